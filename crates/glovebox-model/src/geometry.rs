@@ -1,0 +1,106 @@
+//! Integer geometry in one coordinate space at a time (X11 root coordinates,
+//! or the pixel space of a frame's image); the type says nothing of which,
+//! the field holding it does.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Point {
+    pub x: i32,
+    pub y: i32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Size {
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Size {
+    pub const fn new(width: u32, height: u32) -> Self {
+        Size { width, height }
+    }
+
+    pub const fn area(self) -> u64 {
+        self.width as u64 * self.height as u64
+    }
+}
+
+/// An axis-aligned rectangle; `x`/`y` is the top-left corner, the right and
+/// bottom edges are exclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Rect {
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Rect {
+    pub const fn new(x: i32, y: i32, width: u32, height: u32) -> Self {
+        Rect { x, y, width, height }
+    }
+
+    pub const fn size(self) -> Size {
+        Size { width: self.width, height: self.height }
+    }
+
+    pub const fn right(self) -> i64 {
+        self.x as i64 + self.width as i64
+    }
+
+    pub const fn bottom(self) -> i64 {
+        self.y as i64 + self.height as i64
+    }
+
+    pub const fn is_empty(self) -> bool {
+        self.width == 0 || self.height == 0
+    }
+
+    pub fn contains(self, p: Point) -> bool {
+        let (px, py) = (p.x as i64, p.y as i64);
+        px >= self.x as i64 && py >= self.y as i64 && px < self.right() && py < self.bottom()
+    }
+
+    /// The overlapping part of both rectangles, `None` when they do not overlap.
+    pub fn intersection(self, other: Rect) -> Option<Rect> {
+        let x0 = (self.x as i64).max(other.x as i64);
+        let y0 = (self.y as i64).max(other.y as i64);
+        let x1 = self.right().min(other.right());
+        let y1 = self.bottom().min(other.bottom());
+        (x1 > x0 && y1 > y0).then(|| Rect::new(x0 as i32, y0 as i32, (x1 - x0) as u32, (y1 - y0) as u32))
+    }
+
+    /// The smallest rectangle holding both.
+    pub fn union(self, other: Rect) -> Rect {
+        let x0 = (self.x as i64).min(other.x as i64);
+        let y0 = (self.y as i64).min(other.y as i64);
+        let x1 = self.right().max(other.right());
+        let y1 = self.bottom().max(other.bottom());
+        Rect::new(x0 as i32, y0 as i32, (x1 - x0) as u32, (y1 - y0) as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn right_and_bottom_edges_are_exclusive() {
+        let r = Rect::new(10, 20, 5, 5);
+        assert!(r.contains(Point { x: 10, y: 20 }));
+        assert!(r.contains(Point { x: 14, y: 24 }));
+        assert!(!r.contains(Point { x: 15, y: 24 }));
+        assert!(!r.contains(Point { x: 14, y: 25 }));
+        assert!(!r.contains(Point { x: 9, y: 20 }));
+    }
+
+    #[test]
+    fn intersection_and_union() {
+        let a = Rect::new(0, 0, 100, 100);
+        let b = Rect::new(50, -10, 100, 30);
+        assert_eq!(a.intersection(b), Some(Rect::new(50, 0, 50, 20)));
+        assert_eq!(a.union(b), Rect::new(0, -10, 150, 110));
+        assert_eq!(a.intersection(Rect::new(100, 0, 5, 5)), None);
+    }
+}

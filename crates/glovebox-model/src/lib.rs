@@ -1,0 +1,17 @@
+//! The platform-free data model of glovebox.
+//!
+//! Everything a surface, the host or a backend exchanges is described here as
+//! plain data: window identities, geometry, window descriptions, capture
+//! frames with their display metadata, and the one registry of refusal codes.
+//! This crate performs no I/O and knows no platform.
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod frame;
+pub mod geometry;
+pub mod window;
+
+pub use error::{ErrorCode, Refusal};
+pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject, Monitor};
+pub use geometry::{Point, Rect, Size};
+pub use window::{PidSource, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};
