@@ -1,1 +1,64 @@
-//! x
+//! The boundary between glovebox and a platform backend.
+//!
+//! Backends implement small, capability-specific traits ([`WindowSource`],
+//! [`ScreenCapture`]) and say up front what they can do ([`Capabilities`]).
+//! This crate also owns pure image handling shared by every backend
+//! (downscaling, PNG encoding), the environment report of `glovebox doctor`,
+//! the answer of platforms without a backend, and a fake desktop for tests of
+//! pure logic.
+#![forbid(unsafe_code)]
+
+pub mod capabilities;
+pub mod compose;
+pub mod doctor;
+pub mod fake;
+pub mod image;
+pub mod unsupported;
+
+use glovebox_model::{CaptureLimits, DisplaySelection, Frame, FrameId, Monitor, Refusal, WindowInfo, WindowRef};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub use capabilities::{Capabilities, Support};
+pub use image::RgbImage;
+
+/// Lists the desktop's top-level windows.
+pub trait WindowSource {
+    /// Every managed top-level window, frontmost first.
+    fn list_windows(&self) -> Result<Vec<WindowInfo>, Refusal>;
+
+    /// The one window `reference` names, measured now.
+    fn find_window(&self, reference: &WindowRef) -> Result<WindowInfo, Refusal> {
+        let windows = self.list_windows()?;
+        reference.resolve(&windows).cloned()
+    }
+}
+
+/// Reads pixels of windows and displays.
+pub trait ScreenCapture {
+    /// The monitors of the desktop as the platform reports them.
+    fn monitors(&self) -> Result<Vec<Monitor>, Refusal>;
+
+    /// One window's client area, cropped to its measured geometry.
+    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, Refusal>;
+
+    /// A composite of the selected displays with black gaps between them.
+    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits) -> Result<Capture, Refusal>;
+}
+
+/// An image and the frame record that says what it shows.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    pub frame: Frame,
+    pub image: RgbImage,
+}
+
+/// A frame id unique within this process.
+pub fn next_frame_id() -> FrameId {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    FrameId(NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Milliseconds since the Unix epoch, for frame timestamps.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}

@@ -1,0 +1,75 @@
+//! The backend of platforms glovebox has none for yet: every operation is an
+//! exact, attributable refusal.
+
+use crate::doctor::{Check, DoctorReport, SessionType};
+use crate::{Capabilities, Capture, ScreenCapture, Support, WindowSource};
+use glovebox_model::{CaptureLimits, DisplaySelection, ErrorCode, Monitor, Refusal, WindowInfo, WindowRef};
+
+/// Answers `COMPUTER_PLATFORM_UNSUPPORTED` from every operation.
+#[derive(Debug, Clone)]
+pub struct UnsupportedPlatform {
+    pub os: &'static str,
+}
+
+impl UnsupportedPlatform {
+    pub fn current() -> Self {
+        UnsupportedPlatform { os: std::env::consts::OS }
+    }
+
+    pub fn refusal(&self) -> Refusal {
+        Refusal::new(ErrorCode::PlatformUnsupported, format!("glovebox has no backend for {} yet; only Linux/X11 is supported", self.os))
+    }
+
+    pub fn capabilities(&self) -> Capabilities {
+        let missing = || Support::Missing { reason: self.refusal().message };
+        Capabilities { backend: format!("none ({})", self.os), window_listing: missing(), window_capture: missing(), desktop_capture: missing() }
+    }
+
+    pub fn doctor(&self) -> DoctorReport {
+        DoctorReport {
+            platform: self.os.to_owned(),
+            session: SessionType::Unsupported,
+            checks: vec![Check::missing("backend", self.refusal().to_string(), &["every capture, listing and input operation"])],
+        }
+    }
+}
+
+impl WindowSource for UnsupportedPlatform {
+    fn list_windows(&self) -> Result<Vec<WindowInfo>, Refusal> {
+        Err(self.refusal())
+    }
+}
+
+impl ScreenCapture for UnsupportedPlatform {
+    fn monitors(&self) -> Result<Vec<Monitor>, Refusal> {
+        Err(self.refusal())
+    }
+
+    fn capture_window(&self, _: &WindowRef, _: CaptureLimits) -> Result<Capture, Refusal> {
+        Err(self.refusal())
+    }
+
+    fn capture_desktop(&self, _: &DisplaySelection, _: CaptureLimits) -> Result<Capture, Refusal> {
+        Err(self.refusal())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_names_the_platform() {
+        let p = UnsupportedPlatform { os: "macos" };
+        let errors = [
+            p.list_windows().unwrap_err(),
+            p.monitors().unwrap_err(),
+            p.capture_desktop(&DisplaySelection::All, CaptureLimits::default()).unwrap_err(),
+        ];
+        for e in errors {
+            assert_eq!(e.code, ErrorCode::PlatformUnsupported);
+            assert!(e.message.contains("macos"));
+        }
+        assert!(!p.doctor().healthy());
+    }
+}
