@@ -1,1 +1,284 @@
-//! x
+//! A private headless desktop: Xvfb on a display it picks itself
+//! (`-displayfd`), a private D-Bus session bus on which the accessibility bus
+//! can be activated, and the openbox window manager.
+//!
+//! Every process the sandbox starts, and every command started through
+//! [`Sandbox::command`], joins one process group that teardown ends; nothing
+//! else is ever signalled. A watchdog outside that group ends it too when the
+//! owning process dies without tearing down (a test binary's statics are
+//! never dropped).
+#![forbid(unsafe_code)]
+
+mod monitors;
+
+pub use monitors::MonitorSpec;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Why a sandbox could not start or be changed.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("{program} is not installed (Debian package {package})")]
+    MissingProgram { program: &'static str, package: &'static str },
+    #[error("could not start {program}: {source}")]
+    Spawn { program: &'static str, source: std::io::Error },
+    #[error("{what} did not become ready: {detail}")]
+    NotReady { what: &'static str, detail: String },
+    #[error("sandbox runtime directory: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("X request failed: {0}")]
+    X11(String),
+}
+
+/// How to build the sandbox desktop.
+#[derive(Debug, Clone)]
+pub struct SandboxOptions {
+    pub width: u32,
+    pub height: u32,
+    pub window_manager: bool,
+}
+
+impl Default for SandboxOptions {
+    fn default() -> Self {
+        SandboxOptions { width: 1920, height: 1080, window_manager: true }
+    }
+}
+
+/// A running private desktop. Dropping it tears everything down.
+#[derive(Debug)]
+pub struct Sandbox {
+    display: String,
+    bus_address: String,
+    runtime_dir: PathBuf,
+    process_group: u32,
+    children: Vec<Child>,
+    watchdog: Option<(Child, ChildStdin)>,
+}
+
+const READY_TIMEOUT: Duration = Duration::from_secs(15);
+
+fn require(program: &'static str, package: &'static str) -> Result<PathBuf, SandboxError> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+        .ok_or(SandboxError::MissingProgram { program, package })
+}
+
+/// Reads one line from a child's stdout, giving up after `timeout`.
+fn read_line_within(stdout: impl Read + Send + 'static, timeout: Duration, what: &'static str) -> Result<String, SandboxError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stdout);
+        let mut line = String::new();
+        let result = reader.read_line(&mut line).map(|_| line);
+        let _ = tx.send(result);
+        // Keep draining so the child never blocks on a full pipe.
+        let _ = std::io::copy(&mut reader, &mut std::io::sink());
+    });
+    match rx.recv_timeout(timeout) {
+        Ok(Ok(line)) if !line.trim().is_empty() => Ok(line.trim().to_owned()),
+        Ok(Ok(_)) => Err(SandboxError::NotReady { what, detail: "it exited before reporting".into() }),
+        Ok(Err(e)) => Err(SandboxError::NotReady { what, detail: e.to_string() }),
+        Err(_) => Err(SandboxError::NotReady { what, detail: format!("no answer within {timeout:?}") }),
+    }
+}
+
+fn unique_runtime_dir() -> Result<PathBuf, SandboxError> {
+    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("glovebox-sandbox-{}-{n}-{nanos:x}", std::process::id()));
+    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    Ok(dir)
+}
+
+impl Sandbox {
+    /// Starts Xvfb, the private session bus and (optionally) openbox, and
+    /// waits until each is ready.
+    pub fn start(options: SandboxOptions) -> Result<Sandbox, SandboxError> {
+        let xvfb = require("Xvfb", "xvfb")?;
+        let dbus = require("dbus-daemon", "dbus-daemon")?;
+        let openbox = if options.window_manager { Some(require("openbox", "openbox")?) } else { None };
+        let runtime_dir = unique_runtime_dir()?;
+
+        let mut xvfb_child = Command::new(&xvfb)
+            .args(["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0"])
+            .arg(format!("{}x{}x24", options.width, options.height))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|source| SandboxError::Spawn { program: "Xvfb", source })?;
+        let process_group = xvfb_child.id();
+        let mut sandbox = Sandbox {
+            display: String::new(),
+            bus_address: String::new(),
+            runtime_dir,
+            process_group,
+            children: vec![],
+            watchdog: None,
+        };
+        let stdout = xvfb_child.stdout.take().expect("piped");
+        sandbox.children.push(xvfb_child);
+        sandbox.start_watchdog()?;
+        let number = read_line_within(stdout, READY_TIMEOUT, "Xvfb")?;
+        sandbox.display = format!(":{number}");
+
+        let mut bus_child = Command::new(&dbus)
+            .args(["--session", "--nofork", "--nosyslog", "--print-address=1"])
+            .arg(format!("--address=unix:path={}", sandbox.runtime_dir.join("bus").display()))
+            .envs(sandbox.env())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(process_group as i32)
+            .spawn()
+            .map_err(|source| SandboxError::Spawn { program: "dbus-daemon", source })?;
+        let stdout = bus_child.stdout.take().expect("piped");
+        sandbox.children.push(bus_child);
+        sandbox.bus_address = read_line_within(stdout, READY_TIMEOUT, "dbus-daemon")?;
+
+        if let Some(openbox) = openbox {
+            let wm = sandbox
+                .command(openbox)
+                .args(["--sm-disable", "--config-file", "/dev/null"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|source| SandboxError::Spawn { program: "openbox", source })?;
+            sandbox.children.push(wm);
+            sandbox.wait_for_window_manager()?;
+        }
+        Ok(sandbox)
+    }
+
+    /// One desktop per process, started on first use: the test suites'
+    /// private desktop. Torn down by the watchdog when the process exits.
+    pub fn shared() -> &'static Sandbox {
+        static SHARED: OnceLock<Sandbox> = OnceLock::new();
+        SHARED.get_or_init(|| Sandbox::start(SandboxOptions::default()).unwrap_or_else(|e| panic!("sandbox desktop: {e}")))
+    }
+
+    /// A shell outside the sandbox's process group that ends the group when
+    /// its stdin closes without the word `done` (the owner died).
+    fn start_watchdog(&mut self) -> Result<(), SandboxError> {
+        let group = self.process_group;
+        let script = format!(
+            "trap '' INT HUP; read line; [ \"$line\" = done ] && exit 0; kill -TERM -{group} 2>/dev/null; sleep 1; kill -KILL -{group} 2>/dev/null"
+        );
+        let mut child = Command::new("/bin/sh")
+            .args(["-c", &script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|source| SandboxError::Spawn { program: "sh", source })?;
+        let stdin = child.stdin.take().expect("piped");
+        self.watchdog = Some((child, stdin));
+        Ok(())
+    }
+
+    fn wait_for_window_manager(&self) -> Result<(), SandboxError> {
+        let deadline = Instant::now() + READY_TIMEOUT;
+        loop {
+            match monitors::window_manager_name(&self.display) {
+                Ok(Some(_)) => return Ok(()),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+                Ok(None) => return Err(SandboxError::NotReady { what: "openbox", detail: "no _NET_SUPPORTING_WM_CHECK".into() }),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The X display, e.g. `:3`.
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
+    /// The private session bus address.
+    pub fn bus_address(&self) -> &str {
+        &self.bus_address
+    }
+
+    /// The private `XDG_RUNTIME_DIR` of this desktop.
+    pub fn runtime_dir(&self) -> &Path {
+        &self.runtime_dir
+    }
+
+    /// The environment a program needs to run inside this desktop. It also
+    /// pins toolkits to X11 and to renderers that work without a GPU.
+    pub fn env(&self) -> Vec<(String, String)> {
+        [
+            ("DISPLAY", self.display.as_str()),
+            ("DBUS_SESSION_BUS_ADDRESS", self.bus_address.as_str()),
+            ("XDG_RUNTIME_DIR", self.runtime_dir.to_str().unwrap_or("/tmp")),
+            ("XDG_SESSION_TYPE", "x11"),
+            ("GDK_BACKEND", "x11"),
+            ("QT_QPA_PLATFORM", "xcb"),
+            // GTK4's GL renderer spins without a GPU under Xvfb and never registers on AT-SPI.
+            ("GSK_RENDERER", "cairo"),
+            ("LIBGL_ALWAYS_SOFTWARE", "1"),
+            ("NO_AT_BRIDGE", "0"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+    }
+
+    /// A command that runs inside this desktop and is ended with it.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
+        command.env_remove("WAYLAND_DISPLAY").envs(self.env()).process_group(self.process_group as i32);
+        command
+    }
+
+    /// Replaces the RandR monitors with `monitors` (to simulate several displays).
+    pub fn set_monitors(&self, monitors: &[MonitorSpec]) -> Result<(), SandboxError> {
+        monitors::set_monitors(&self.display, monitors)
+    }
+
+    /// Ends every process of the desktop and removes its runtime directory.
+    pub fn shutdown(mut self) {
+        self.teardown();
+    }
+
+    fn teardown(&mut self) {
+        let group = rustix::process::Pid::from_raw(self.process_group as i32);
+        if let Some(group) = group {
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::TERM);
+            let deadline = Instant::now() + Duration::from_secs(2);
+            for child in &mut self.children {
+                while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        }
+        for child in &mut self.children {
+            let _ = child.wait();
+        }
+        self.children.clear();
+        if let Some((mut child, mut stdin)) = self.watchdog.take() {
+            let _ = stdin.write_all(b"done\n");
+            drop(stdin);
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.runtime_dir);
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        self.teardown();
+    }
+}

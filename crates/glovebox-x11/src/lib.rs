@@ -1,1 +1,19 @@
-//! x
+//! The Linux/X11 backend: EWMH window listing, MIT-SHM/GetImage capture of
+//! windows and RandR monitors, and the environment checks of `glovebox doctor`.
+//!
+//! Transport (the X connection) lives in [`connection`]; what is read over it
+//! is turned into `glovebox-model` values in [`windows`] and [`capture`].
+//! Everything here is safe code except [`shm`], which must map shared memory.
+#![cfg_attr(not(feature = "shm"), forbid(unsafe_code))]
+#![cfg_attr(feature = "shm", deny(unsafe_code))]
+
+mod capture;
+mod connection;
+pub mod doctor;
+mod pixels;
+#[cfg(feature = "shm")]
+mod shm;
+mod windows;
+
+pub use capture::CaptureRoute;
+pub use connection::X11Backend;

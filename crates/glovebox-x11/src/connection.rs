@@ -1,0 +1,91 @@
+//! The X connection: connecting with exact refusals instead of hangs, the
+//! atoms glovebox reads, and the translation of X errors into refusals.
+
+use glovebox_model::Refusal;
+use x11rb::errors::{ConnectError, ConnectionError, ReplyError};
+use x11rb::connection::Connection as _;
+use x11rb::rust_connection::RustConnection;
+
+x11rb::atom_manager! {
+    pub Atoms: AtomsCookie {
+        _NET_CLIENT_LIST,
+        _NET_CLIENT_LIST_STACKING,
+        _NET_ACTIVE_WINDOW,
+        _NET_SUPPORTING_WM_CHECK,
+        _NET_WM_NAME,
+        _NET_WM_PID,
+        _NET_WM_STATE,
+        _NET_WM_STATE_HIDDEN,
+        WM_STATE,
+        UTF8_STRING,
+    }
+}
+
+/// A connected X11 backend. Cheap to keep; every call is one round of
+/// pipelined requests over the same connection.
+pub struct X11Backend {
+    pub(crate) conn: RustConnection,
+    pub(crate) root: u32,
+    pub(crate) atoms: Atoms,
+    pub(crate) capture: crate::capture::Capturer,
+}
+
+impl std::fmt::Debug for X11Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("X11Backend").field("root", &self.root).field("capture", &self.capture.route()).finish()
+    }
+}
+
+/// Explains why no X display can be reached in this environment.
+pub(crate) fn no_display_refusal() -> Refusal {
+    if std::env::var_os("WAYLAND_DISPLAY").is_some() {
+        Refusal::backend_unavailable(
+            "this is a Wayland session without an X display (DISPLAY is unset): glovebox needs X11 or a rootful XWayland",
+        )
+    } else {
+        Refusal::backend_unavailable("no X display: DISPLAY is unset (run inside `glovebox sandbox -- …` or an X11 session)")
+    }
+}
+
+pub(crate) fn connect_error(display: Option<&str>, e: ConnectError) -> Refusal {
+    let name = display.map(str::to_owned).or_else(|| std::env::var("DISPLAY").ok()).unwrap_or_default();
+    match e {
+        ConnectError::DisplayParsingError(_) if name.is_empty() => no_display_refusal(),
+        other => Refusal::backend_unavailable(format!("cannot connect to X display {name:?}: {other}")),
+    }
+}
+
+pub(crate) fn connection_lost(e: ConnectionError) -> Refusal {
+    Refusal::backend_unavailable(format!("the X connection failed: {e}"))
+}
+
+/// Maps a failed X request; `window_gone` names the window when an X error
+/// means the window it was about no longer exists.
+pub(crate) fn reply_error(e: ReplyError, window_gone: Option<&dyn std::fmt::Display>) -> Refusal {
+    match (e, window_gone) {
+        (ReplyError::X11Error(x), Some(window)) if matches!(x.error_kind, x11rb::protocol::ErrorKind::Window | x11rb::protocol::ErrorKind::Drawable) => {
+            Refusal::target_gone(format!("window {window} closed"))
+        }
+        (ReplyError::X11Error(x), _) => Refusal::backend_unavailable(format!("X request {:?} failed: {:?}", x.request_name, x.error_kind)),
+        (ReplyError::ConnectionError(c), _) => connection_lost(c),
+    }
+}
+
+impl X11Backend {
+    /// Connects to `display` (or `$DISPLAY`) and prepares capture.
+    pub fn connect(display: Option<&str>) -> Result<X11Backend, Refusal> {
+        if display.is_none() && std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty()) {
+            return Err(no_display_refusal());
+        }
+        let (conn, screen) = x11rb::connect(display).map_err(|e| connect_error(display, e))?;
+        let root = conn.setup().roots[screen].root;
+        let atoms = Atoms::new(&conn).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        let capture = crate::capture::Capturer::new(&conn, screen)?;
+        Ok(X11Backend { conn, root, atoms, capture })
+    }
+
+    /// Which route captures pixels on this connection.
+    pub fn capture_route(&self) -> crate::CaptureRoute {
+        self.capture.route()
+    }
+}
