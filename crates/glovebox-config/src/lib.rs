@@ -1,1 +1,367 @@
-//! x
+//! glovebox's configuration (DESIGN.md §9): TOML layered as built-in
+//! defaults < `~/.config/glovebox/config.toml` < `./.glovebox.toml` <
+//! `--config FILE` < `GLOVEBOX_*` environment, typed and validated once.
+//!
+//! Keys are dotted paths (`capture.max_width`); the environment form is the
+//! upper-cased path with `_` for `.` (`GLOVEBOX_CAPTURE_MAX_WIDTH`).
+#![forbid(unsafe_code)]
+
+use glovebox_model::{CaptureLimits, DisplaySelection, Refusal};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use toml::{Table, Value};
+
+/// The effective configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Computer use is off until the user turns it on.
+    pub enabled: bool,
+    pub capture: CaptureConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureConfig {
+    pub max_width: u32,
+    pub max_height: u32,
+    /// `all` or one display id.
+    pub display: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let limits = CaptureLimits::default();
+        Config {
+            enabled: false,
+            capture: CaptureConfig { max_width: limits.max_width, max_height: limits.max_height, display: "all".into() },
+        }
+    }
+}
+
+impl Config {
+    pub fn capture_limits(&self) -> Result<CaptureLimits, Refusal> {
+        CaptureLimits::new(self.capture.max_width, self.capture.max_height)
+    }
+
+    pub fn display_selection(&self) -> Result<DisplaySelection, Refusal> {
+        self.capture.display.parse()
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        self.capture_limits().map_err(|r| r.message)?;
+        self.display_selection().map_err(|r| r.message)?;
+        Ok(())
+    }
+}
+
+/// A configuration that could not be read, parsed or validated.
+#[derive(Debug, thiserror::Error)]
+#[error("{origin}: {message}")]
+pub struct ConfigError {
+    /// The layer at fault: a file path, an environment variable, or a key.
+    pub origin: String,
+    pub message: String,
+}
+
+impl From<ConfigError> for Refusal {
+    fn from(e: ConfigError) -> Refusal {
+        Refusal::invalid_argument(format!("configuration {e}"))
+    }
+}
+
+/// Which layer a key's effective value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Default,
+    File(PathBuf),
+    Environment(String),
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Default => f.write_str("default"),
+            Origin::File(path) => write!(f, "{}", path.display()),
+            Origin::Environment(name) => write!(f, "${name}"),
+        }
+    }
+}
+
+/// Where the layers are read from.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    pub user_file: Option<PathBuf>,
+    pub project_file: Option<PathBuf>,
+    pub explicit_file: Option<PathBuf>,
+    pub environment: Vec<(String, String)>,
+}
+
+impl Sources {
+    /// The standard layers of this process: XDG config home, the current
+    /// directory, `explicit` and the `GLOVEBOX_*` environment.
+    pub fn standard(explicit: Option<PathBuf>) -> Sources {
+        let config_home = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")));
+        Sources {
+            user_file: config_home.map(|dir| dir.join("glovebox").join("config.toml")),
+            project_file: Some(PathBuf::from(".glovebox.toml")),
+            explicit_file: explicit,
+            environment: std::env::vars().filter(|(k, _)| k.starts_with("GLOVEBOX_")).collect(),
+        }
+    }
+}
+
+/// Every key with its default value, in dotted form.
+pub fn keys() -> Vec<(String, Value)> {
+    let mut out = vec![];
+    flatten("", &defaults_table(), &mut out);
+    out
+}
+
+fn defaults_table() -> Table {
+    Table::try_from(Config::default()).expect("defaults serialise")
+}
+
+fn flatten(prefix: &str, table: &Table, out: &mut Vec<(String, Value)>) {
+    for (k, v) in table {
+        let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+        match v {
+            Value::Table(inner) => flatten(&key, inner, out),
+            other => out.push((key, other.clone())),
+        }
+    }
+}
+
+fn env_name(key: &str) -> String {
+    format!("GLOVEBOX_{}", key.replace('.', "_").to_uppercase())
+}
+
+/// Parses `text` as a value of the same TOML type as `like`.
+fn parse_like(like: &Value, text: &str) -> Result<Value, String> {
+    match like {
+        Value::Boolean(_) => match text.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Ok(Value::Boolean(true)),
+            "false" | "0" | "no" | "off" => Ok(Value::Boolean(false)),
+            _ => Err(format!("{text:?} is not a boolean (true/false)")),
+        },
+        Value::Integer(_) => text.trim().parse::<i64>().map(Value::Integer).map_err(|_| format!("{text:?} is not an integer")),
+        _ => Ok(Value::String(text.to_owned())),
+    }
+}
+
+fn merge(base: &mut Table, layer: &Table) {
+    for (k, v) in layer {
+        match (base.get_mut(k), v) {
+            (Some(Value::Table(b)), Value::Table(l)) => merge(b, l),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+fn read_table(path: &Path) -> Result<Option<Table>, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ConfigError { origin: path.display().to_string(), message: e.to_string() }),
+    };
+    text.parse::<Table>().map(Some).map_err(|e| ConfigError { origin: path.display().to_string(), message: e.to_string() })
+}
+
+fn lookup<'a>(table: &'a Table, key: &str) -> Option<&'a Value> {
+    let mut parts = key.split('.');
+    let mut value = table.get(parts.next()?)?;
+    for part in parts {
+        value = value.as_table()?.get(part)?;
+    }
+    Some(value)
+}
+
+/// The loaded layers, kept so `config get` can say where a value came from.
+#[derive(Debug, Clone)]
+pub struct Layered {
+    layers: Vec<(Origin, Table)>,
+    pub config: Config,
+}
+
+impl Layered {
+    /// Reads every layer, merges and validates. An explicit `--config` file
+    /// must exist; the user and project files are optional.
+    pub fn load(sources: &Sources) -> Result<Layered, ConfigError> {
+        let mut layers = vec![(Origin::Default, defaults_table())];
+        for (path, required) in [(&sources.user_file, false), (&sources.project_file, false), (&sources.explicit_file, true)] {
+            let Some(path) = path else { continue };
+            match read_table(path)? {
+                Some(table) => layers.push((Origin::File(path.clone()), table)),
+                None if required => {
+                    return Err(ConfigError { origin: path.display().to_string(), message: "file not found".into() })
+                }
+                None => {}
+            }
+        }
+        let known = keys();
+        for (name, text) in &sources.environment {
+            let Some((key, like)) = known.iter().find(|(key, _)| env_name(key) == *name) else {
+                if name.starts_with("GLOVEBOX_") && !NON_CONFIG_ENV.contains(&name.as_str()) {
+                    return Err(ConfigError { origin: format!("${name}"), message: "is not a configuration key".into() });
+                }
+                continue;
+            };
+            let value = parse_like(like, text).map_err(|message| ConfigError { origin: format!("${name}"), message })?;
+            let mut table = Table::new();
+            set_path(&mut table, key, value);
+            layers.push((Origin::Environment(name.clone()), table));
+        }
+        let mut merged = Table::new();
+        for (_, table) in &layers {
+            merge(&mut merged, table);
+        }
+        let config: Config = Value::Table(merged)
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError { origin: "configuration".into(), message: e.message().to_owned() })?;
+        config.validate().map_err(|message| ConfigError { origin: "configuration".into(), message })?;
+        Ok(Layered { layers, config })
+    }
+
+    /// The effective value of `key` and the layer that set it.
+    pub fn get(&self, key: &str) -> Result<(Value, Origin), ConfigError> {
+        if !keys().iter().any(|(k, _)| k == key) {
+            return Err(unknown_key(key));
+        }
+        self.layers
+            .iter()
+            .rev()
+            .find_map(|(origin, table)| lookup(table, key).map(|v| (v.clone(), origin.clone())))
+            .ok_or_else(|| unknown_key(key))
+    }
+}
+
+/// Variables with the prefix that are not configuration keys.
+const NON_CONFIG_ENV: &[&str] = &["GLOVEBOX_FIXTURE_STATE", "GLOVEBOX_FIXTURE_CONTROL", "GLOVEBOX_LOG"];
+
+fn unknown_key(key: &str) -> ConfigError {
+    let known: Vec<_> = keys().into_iter().map(|(k, _)| k).collect();
+    ConfigError { origin: key.to_owned(), message: format!("unknown key; known keys: {}", known.join(", ")) }
+}
+
+fn set_path(table: &mut Table, key: &str, value: Value) {
+    let mut parts: Vec<&str> = key.split('.').collect();
+    let last = parts.pop().expect("non-empty key");
+    let mut current = table;
+    for part in parts {
+        current = current
+            .entry(part.to_owned())
+            .or_insert_with(|| Value::Table(Table::new()))
+            .as_table_mut()
+            .expect("dotted keys name tables");
+    }
+    current.insert(last.to_owned(), value);
+}
+
+/// Sets `key` to `text` in the file at `path`, keeping its other keys, after
+/// checking the key exists and the resulting file is a valid configuration.
+pub fn set_in_file(path: &Path, key: &str, text: &str) -> Result<(), ConfigError> {
+    let known = keys();
+    let (_, like) = known.iter().find(|(k, _)| k == key).ok_or_else(|| unknown_key(key))?;
+    let value = parse_like(like, text).map_err(|message| ConfigError { origin: key.to_owned(), message })?;
+    let mut table = read_table(path)?.unwrap_or_default();
+    set_path(&mut table, key, value);
+    let mut check = defaults_table();
+    merge(&mut check, &table);
+    let config: Config = Value::Table(check)
+        .try_into()
+        .map_err(|e: toml::de::Error| ConfigError { origin: path.display().to_string(), message: e.message().to_owned() })?;
+    config.validate().map_err(|message| ConfigError { origin: key.to_owned(), message })?;
+    let io = |e: std::io::Error| ConfigError { origin: path.display().to_string(), message: e.to_string() };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let text = toml::to_string_pretty(&table).map_err(|e| ConfigError { origin: path.display().to_string(), message: e.to_string() })?;
+    let tmp = path.with_extension("toml.tmp");
+    std::fs::write(&tmp, text).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("glovebox-config-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn defaults_are_off_with_1920_by_1200() {
+        let layered = Layered::load(&Sources::default()).unwrap();
+        assert!(!layered.config.enabled);
+        assert_eq!(layered.config.capture_limits().unwrap(), CaptureLimits { max_width: 1920, max_height: 1200 });
+        assert_eq!(layered.get("capture.display").unwrap(), (Value::String("all".into()), Origin::Default));
+    }
+
+    #[test]
+    fn layers_apply_in_order_user_project_explicit_environment() {
+        let dir = temp_dir("layers");
+        let (user, project, explicit) = (dir.join("user.toml"), dir.join("project.toml"), dir.join("explicit.toml"));
+        std::fs::write(&user, "enabled = true\n[capture]\nmax_width = 800\nmax_height = 600\n").unwrap();
+        std::fs::write(&project, "[capture]\nmax_width = 1000\n").unwrap();
+        std::fs::write(&explicit, "[capture]\nmax_height = 700\n").unwrap();
+        let sources = Sources {
+            user_file: Some(user.clone()),
+            project_file: Some(project.clone()),
+            explicit_file: Some(explicit.clone()),
+            environment: vec![("GLOVEBOX_CAPTURE_MAX_HEIGHT".into(), "500".into())],
+        };
+        let layered = Layered::load(&sources).unwrap();
+        assert!(layered.config.enabled);
+        assert_eq!((layered.config.capture.max_width, layered.config.capture.max_height), (1000, 500));
+        assert_eq!(layered.get("enabled").unwrap().1, Origin::File(user));
+        assert_eq!(layered.get("capture.max_width").unwrap().1, Origin::File(project));
+        assert_eq!(layered.get("capture.max_height").unwrap().1, Origin::Environment("GLOVEBOX_CAPTURE_MAX_HEIGHT".into()));
+    }
+
+    #[test]
+    fn bad_layers_are_refused_with_their_origin() {
+        let dir = temp_dir("bad");
+        let file = dir.join("c.toml");
+        for (text, origin) in [
+            ("nonsense = 1\n", "configuration"),
+            ("[capture]\nmax_width = 0\n", "configuration"),
+            ("[capture]\ndisplay = \"left\"\n", "configuration"),
+            ("enabled = \"maybe\"\n", "configuration"),
+            ("enabled = \n", "c.toml"),
+        ] {
+            std::fs::write(&file, text).unwrap();
+            let err = Layered::load(&Sources { explicit_file: Some(file.clone()), ..Default::default() }).unwrap_err();
+            assert!(err.origin.contains(origin), "{text:?}: {err}");
+        }
+        let missing = Sources { explicit_file: Some(dir.join("absent.toml")), ..Default::default() };
+        assert!(Layered::load(&missing).unwrap_err().message.contains("not found"));
+        let env = Sources { environment: vec![("GLOVEBOX_ENABLED".into(), "perhaps".into())], ..Default::default() };
+        assert_eq!(Layered::load(&env).unwrap_err().origin, "$GLOVEBOX_ENABLED");
+        let typo = Sources { environment: vec![("GLOVEBOX_ENABLD".into(), "1".into())], ..Default::default() };
+        assert!(Layered::load(&typo).is_err());
+    }
+
+    #[test]
+    fn set_keeps_other_keys_and_refuses_unknown_keys_and_bad_values() {
+        let dir = temp_dir("set");
+        let file = dir.join("nested").join("config.toml");
+        set_in_file(&file, "enabled", "true").unwrap();
+        set_in_file(&file, "capture.max_width", "1280").unwrap();
+        let layered = Layered::load(&Sources { user_file: Some(file.clone()), ..Default::default() }).unwrap();
+        assert!(layered.config.enabled);
+        assert_eq!(layered.config.capture.max_width, 1280);
+        assert!(set_in_file(&file, "capture.colour", "red").is_err());
+        assert!(set_in_file(&file, "capture.max_width", "0").is_err());
+        assert!(set_in_file(&file, "capture.max_width", "wide").is_err());
+        let after = Layered::load(&Sources { user_file: Some(file), ..Default::default() }).unwrap();
+        assert_eq!(after.config.capture.max_width, 1280, "refused sets change nothing");
+    }
+}

@@ -149,7 +149,10 @@ impl Sandbox {
         if let Some(openbox) = openbox {
             let wm = sandbox
                 .command(openbox)
-                .args(["--sm-disable", "--config-file", "/dev/null"])
+                .arg("--sm-disable")
+                // Openbox reads its system rc.xml; a private config home keeps
+                // the user's own openbox settings out of the sandbox.
+                .env("XDG_CONFIG_HOME", sandbox.runtime_dir.join("config"))
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -239,6 +242,14 @@ impl Sandbox {
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut command = Command::new(program);
         command.env_remove("WAYLAND_DISPLAY").envs(self.env()).process_group(self.process_group as i32);
+        command
+    }
+
+    /// A command that runs inside this desktop but stays in the caller's
+    /// process group, so the terminal's Ctrl-C and job control reach it.
+    pub fn foreground_command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
+        command.env_remove("WAYLAND_DISPLAY").envs(self.env());
         command
     }
 

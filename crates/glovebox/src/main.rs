@@ -1,1 +1,61 @@
-fn main(){}
+//! The `glovebox` command line: window listing, screenshots, the sandbox
+//! desktop, doctor and configuration. Library crates decide and refuse; this
+//! binary parses arguments, picks the platform backend, prints and maps
+//! refusals to exit codes.
+
+mod commands;
+mod exit;
+#[cfg(target_os = "linux")]
+mod sandbox_cmd;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "glovebox", version, about = "A native computer-use host for AI agents")]
+struct Cli {
+    /// An extra configuration file layered over the user and project files.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the desktop's windows, frontmost first, 30 per page.
+    Windows(commands::WindowsArgs),
+    /// Capture a window or displays to a PNG and print the frame record.
+    Screenshot(commands::ScreenshotArgs),
+    /// Check what this environment offers glovebox.
+    Doctor {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a private headless desktop (Xvfb, session bus, openbox), printing
+    /// its environment or running a command inside it.
+    #[cfg(target_os = "linux")]
+    Sandbox(sandbox_cmd::SandboxArgs),
+    /// Read or change the configuration.
+    Config {
+        #[command(subcommand)]
+        action: commands::ConfigAction,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Windows(args) => commands::windows(cli.config, args),
+        Command::Screenshot(args) => commands::screenshot(cli.config, args),
+        Command::Doctor { json } => commands::doctor(json),
+        #[cfg(target_os = "linux")]
+        Command::Sandbox(args) => sandbox_cmd::run(args),
+        Command::Config { action } => commands::config(cli.config, action),
+    };
+    match result {
+        Ok(code) => code,
+        Err(failure) => failure.report(),
+    }
+}

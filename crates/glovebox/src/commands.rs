@@ -1,0 +1,190 @@
+//! The one-shot commands: windows, screenshot, doctor, config.
+
+use crate::exit::{refused, Failure};
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use glovebox_config::{Layered, Sources};
+use glovebox_model::{CaptureLimits, DisplaySelection, Refusal, WindowPage, WindowRef};
+use glovebox_platform::doctor::DoctorReport;
+use glovebox_platform::{ScreenCapture, WindowSource};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// What a backend must offer these commands.
+pub trait Desktop: WindowSource + ScreenCapture {}
+impl<T: WindowSource + ScreenCapture> Desktop for T {}
+
+/// The platform's backend, connected to `$DISPLAY`.
+pub fn backend() -> Result<Box<dyn Desktop>, Refusal> {
+    #[cfg(target_os = "linux")]
+    {
+        Ok(Box::new(glovebox_x11::X11Backend::connect(None)?))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Err(glovebox_platform::unsupported::UnsupportedPlatform::current().refusal())
+    }
+}
+
+fn platform_doctor() -> DoctorReport {
+    #[cfg(target_os = "linux")]
+    {
+        glovebox_x11::doctor::doctor(None)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        glovebox_platform::unsupported::UnsupportedPlatform::current().doctor()
+    }
+}
+
+fn load_config(explicit: Option<PathBuf>, json: bool) -> Result<Layered, Failure> {
+    Layered::load(&Sources::standard(explicit)).map_err(|e| refused(e.into(), json))
+}
+
+#[derive(Args, Debug)]
+pub struct WindowsArgs {
+    /// Case-insensitive filter on app, title and id.
+    #[arg(long)]
+    query: Option<String>,
+    /// 1-based page of 30 windows.
+    #[arg(long, default_value_t = 1)]
+    page: usize,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn windows(config: Option<PathBuf>, args: WindowsArgs) -> Result<ExitCode, Failure> {
+    load_config(config, args.json)?;
+    let page = backend()
+        .and_then(|b| b.list_windows())
+        .and_then(|windows| WindowPage::paginate(windows, args.query.as_deref(), args.page))
+        .map_err(|r| refused(r, args.json))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&page).context("serialising the window page")?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{:<20} {:<18} {:<3} {:<21} TITLE", "ID", "APP", "", "GEOMETRY");
+    for w in &page.windows {
+        let flags = format!("{}{}", if w.focused { "*" } else { "" }, if w.minimized { "m" } else { "" });
+        let g = w.geometry;
+        let geometry = format!("{}x{}+{}+{}", g.width, g.height, g.x, g.y);
+        println!("{:<20} {:<18} {:<3} {:<21} {}", w.id.to_string(), w.app, flags, geometry, w.title);
+    }
+    println!("page {}/{} · {} window(s) · * focused, m minimised", page.page, page.pages, page.total);
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct ScreenshotArgs {
+    /// Window to capture: pid/xid, or pid/title.
+    #[arg(long, conflicts_with = "display")]
+    window: Option<String>,
+    /// Display id to capture, or `all` for a composite (default from config).
+    #[arg(long)]
+    display: Option<String>,
+    /// Where to write the PNG; `-` for standard output.
+    #[arg(short, long, default_value = "screenshot.png")]
+    output: PathBuf,
+    #[arg(long)]
+    max_width: Option<u32>,
+    #[arg(long)]
+    max_height: Option<u32>,
+}
+
+pub fn screenshot(config: Option<PathBuf>, args: ScreenshotArgs) -> Result<ExitCode, Failure> {
+    let json = true;
+    let config = load_config(config, json)?.config;
+    let limits = CaptureLimits::new(
+        args.max_width.unwrap_or(config.capture.max_width),
+        args.max_height.unwrap_or(config.capture.max_height),
+    )
+    .map_err(|r| refused(r, json))?;
+    let capture = match &args.window {
+        Some(window) => {
+            let window: WindowRef = window.parse().map_err(|r| refused(r, json))?;
+            backend().and_then(|b| b.capture_window(&window, limits))
+        }
+        None => {
+            let selection: DisplaySelection = match &args.display {
+                Some(text) => text.parse(),
+                None => config.display_selection(),
+            }
+            .map_err(|r| refused(r, json))?;
+            backend().and_then(|b| b.capture_desktop(&selection, limits))
+        }
+    }
+    .map_err(|r| refused(r, json))?;
+    let png = capture.image.encode_png().map_err(|r| refused(r, json))?;
+    if args.output == Path::new("-") {
+        std::io::stdout().write_all(&png).context("writing the PNG to standard output")?;
+        eprintln!("{}", serde_json::to_string(&capture.frame).context("serialising the frame")?);
+    } else {
+        write_atomically(&args.output, &png)?;
+        let record = serde_json::json!({ "file": args.output, "bytes": png.len(), "frame": capture.frame });
+        println!("{}", serde_json::to_string_pretty(&record).context("serialising the frame")?);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes through a temporary file in the same directory and renames it, so
+/// a failure never leaves a partial image at `path`.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let name = path.file_name().with_context(|| format!("{} is not a file name", path.display()))?;
+    let tmp = path.with_file_name(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("writing {}", path.display()))
+}
+
+pub fn doctor(json: bool) -> Result<ExitCode, Failure> {
+    let report = platform_doctor();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report).context("serialising the report")?);
+    } else {
+        print!("{}", report.render_text());
+    }
+    Ok(if report.healthy() { ExitCode::SUCCESS } else { ExitCode::from(4) })
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigAction {
+    /// Print a key's effective value and the layer it came from.
+    Get { key: String },
+    /// Set a key in the user configuration file (or `--project`'s ./.glovebox.toml).
+    Set {
+        key: String,
+        value: String,
+        #[arg(long)]
+        project: bool,
+    },
+    /// Print every key with its effective value and origin.
+    List,
+}
+
+pub fn config(explicit: Option<PathBuf>, action: ConfigAction) -> Result<ExitCode, Failure> {
+    let sources = Sources::standard(explicit);
+    match action {
+        ConfigAction::Get { key } => {
+            let layered = Layered::load(&sources).map_err(|e| refused(e.into(), false))?;
+            let (value, origin) = layered.get(&key).map_err(|e| refused(e.into(), false))?;
+            println!("{value}\t# {origin}");
+        }
+        ConfigAction::Set { key, value, project } => {
+            let file = if project { sources.project_file.clone() } else { sources.user_file.clone() }
+                .ok_or_else(|| refused(Refusal::invalid_argument("no configuration directory: set HOME or XDG_CONFIG_HOME"), false))?;
+            glovebox_config::set_in_file(&file, &key, &value).map_err(|e| refused(e.into(), false))?;
+            println!("{key} = {value}\t# written to {}", file.display());
+        }
+        ConfigAction::List => {
+            let layered = Layered::load(&sources).map_err(|e| refused(e.into(), false))?;
+            for (key, _) in glovebox_config::keys() {
+                let (value, origin) = layered.get(&key).map_err(|e| refused(e.into(), false))?;
+                println!("{key} = {value}\t# {origin}");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

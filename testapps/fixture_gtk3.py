@@ -1,0 +1,302 @@
+#!/usr/bin/python3
+"""GTK3 fixture app for glovebox's end-to-end tests.
+
+It reports its own state, the tests' external oracle, as one JSON document
+rewritten atomically at $GLOVEBOX_FIXTURE_STATE after every change, and takes
+JSON-line commands from the FIFO at $GLOVEBOX_FIXTURE_CONTROL (optional).
+
+The password entry's text is never reported, only its length.
+
+Commands (one JSON object per line):
+  {"cmd": "set", "widget": "name|email|combo|subscribe|slider|row", "value": ...}
+  {"cmd": "minimize"} / {"cmd": "restore"} / {"cmd": "present"}
+  {"cmd": "move", "x": 10, "y": 20} / {"cmd": "resize", "width": 500, "height": 400}
+  {"cmd": "title", "value": "new title"}
+  {"cmd": "open_windows", "count": 35}   extra small top-level windows
+  {"cmd": "freeze", "seconds": 5}        block the main loop (unresponsive app)
+  {"cmd": "quit"}
+New widgets and commands are added by later work; keys of the state stay stable.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+
+import gi
+
+gi.require_version("Gtk", "3.0")
+from gi.repository import GLib, Gtk  # noqa: E402
+
+SWATCHES = {"red": (1.0, 0.0, 0.0), "green": (0.0, 1.0, 0.0), "blue": (0.0, 0.0, 1.0)}
+COMBO_OPTIONS = ["Red", "Green", "Blue"]
+
+
+class Fixture:
+    def __init__(self, args):
+        self.args = args
+        self.state_path = os.environ.get("GLOVEBOX_FIXTURE_STATE")
+        self.clicks = {"submit": 0, "cancel": 0, "menu_new": 0}
+        self.events = []
+        self.extra_windows = []
+        self.ready = False
+
+        self.window = Gtk.Window(title=args.title)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            self.window.set_wmclass(args.wm_name, args.wm_class)
+        self.window.set_default_size(args.width, args.height)
+        self.window.connect("destroy", Gtk.main_quit)
+        for signal in ("notify::is-active", "window-state-event", "configure-event"):
+            self.window.connect(signal, lambda *a: self.report() or False)
+        self.window.connect("set-focus", lambda *a: self.report())
+
+        outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4)
+        self.window.add(outer)
+        outer.pack_start(self.build_menu(), False, False, 0)
+
+        grid = Gtk.Grid(column_spacing=8, row_spacing=6, margin=8)
+        outer.pack_start(grid, False, False, 0)
+
+        self.name = self.labelled_entry(grid, 0, "Name", "name")
+        self.email = self.labelled_entry(grid, 1, "Email", "email")
+        self.password = self.labelled_entry(grid, 2, "Password", "password")
+        self.password.set_visibility(False)
+
+        grid.attach(Gtk.Label(label="Colour"), 0, 3, 1, 1)
+        self.combo = Gtk.ComboBoxText()
+        self.combo.set_name("combo")
+        for option in COMBO_OPTIONS:
+            self.combo.append_text(option)
+        self.combo.set_active(0)
+        self.combo.connect("changed", lambda *a: self.report())
+        grid.attach(self.combo, 1, 3, 1, 1)
+
+        self.subscribe = Gtk.CheckButton(label="Subscribe")
+        self.subscribe.set_name("subscribe")
+        self.subscribe.connect("toggled", lambda *a: self.report())
+        grid.attach(self.subscribe, 1, 4, 1, 1)
+
+        grid.attach(Gtk.Label(label="Volume"), 0, 5, 1, 1)
+        self.slider = Gtk.Scale.new_with_range(Gtk.Orientation.HORIZONTAL, 0, 100, 1)
+        self.slider.set_name("slider")
+        self.slider.set_value(50)
+        self.slider.set_hexpand(True)
+        self.slider.connect("value-changed", lambda *a: self.report())
+        grid.attach(self.slider, 1, 5, 1, 1)
+
+        buttons = Gtk.Box(spacing=8)
+        for label, key in (("Submit", "submit"), ("Cancel", "cancel")):
+            button = Gtk.Button(label=label)
+            button.set_name(key)
+            button.connect("clicked", self.on_click, key)
+            buttons.pack_start(button, False, False, 0)
+        grid.attach(buttons, 1, 6, 1, 1)
+
+        swatch_box = Gtk.Box(spacing=10)
+        self.swatches = {}
+        for key, rgb in SWATCHES.items():
+            # Plain CSS colours: exact pixels without needing cairo bindings.
+            area = Gtk.Box()
+            area.set_size_request(60, 60)
+            area.set_name("swatch-" + key)
+            css = Gtk.CssProvider()
+            css.load_from_data(("#swatch-%s { background-color: rgb(%d,%d,%d); }" % ((key,) + tuple(int(c * 255) for c in rgb))).encode())
+            area.get_style_context().add_provider(css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
+            swatch_box.pack_start(area, False, False, 0)
+            self.swatches[key] = area
+        grid.attach(swatch_box, 1, 7, 1, 1)
+
+        store = Gtk.ListStore(str)
+        for i in range(args.rows):
+            store.append(["Row %d" % i])
+        self.list = Gtk.TreeView(model=store)
+        self.list.set_name("list")
+        self.list.append_column(Gtk.TreeViewColumn("Item", Gtk.CellRendererText(), text=0))
+        self.list.get_selection().connect("changed", lambda *a: self.report())
+        scroller = Gtk.ScrolledWindow()
+        scroller.set_vexpand(True)
+        scroller.add(self.list)
+        outer.pack_start(scroller, True, True, 0)
+
+        self.status = Gtk.Label(label="Ready")
+        self.status.set_name("status")
+        outer.pack_start(self.status, False, False, 4)
+
+        self.window.connect("map-event", self.on_mapped)
+        self.window.show_all()
+        if args.x is not None and args.y is not None:
+            self.window.move(args.x, args.y)
+
+        control = os.environ.get("GLOVEBOX_FIXTURE_CONTROL")
+        if control:
+            if not os.path.exists(control):
+                os.mkfifo(control)
+            # Opened read-write so the FIFO never reports end-of-file between writers.
+            fd = os.open(control, os.O_RDWR | os.O_NONBLOCK)
+            self.control_buffer = b""
+            GLib.io_add_watch(fd, GLib.PRIORITY_DEFAULT, GLib.IOCondition.IN, self.on_control)
+
+    def build_menu(self):
+        bar = Gtk.MenuBar()
+        for title, items in (("File", ("New", "Quit")), ("Edit", ("Copy", "Paste"))):
+            top = Gtk.MenuItem(label=title)
+            menu = Gtk.Menu()
+            for item_label in items:
+                item = Gtk.MenuItem(label=item_label)
+                item.connect("activate", self.on_menu, item_label)
+                menu.append(item)
+            top.set_submenu(menu)
+            bar.append(top)
+        return bar
+
+    def labelled_entry(self, grid, row, label, name):
+        grid.attach(Gtk.Label(label=label), 0, row, 1, 1)
+        entry = Gtk.Entry()
+        entry.set_name(name)
+        entry.get_accessible().set_name(label)
+        entry.connect("changed", lambda *a: self.report())
+        grid.attach(entry, 1, row, 1, 1)
+        return entry
+
+    def on_click(self, _button, key):
+        self.clicks[key] += 1
+        self.status.set_text("%s clicked" % key.capitalize())
+        self.events.append({"event": "click", "widget": key})
+        self.report()
+
+    def on_menu(self, _item, label):
+        self.events.append({"event": "menu", "item": label})
+        if label == "New":
+            self.clicks["menu_new"] += 1
+        if label == "Quit":
+            Gtk.main_quit()
+        self.report()
+
+    def on_mapped(self, *_):
+        # Report readiness once the first frame is drawn, so pixels are there.
+        def after_draw():
+            self.ready = True
+            self.report()
+            return False
+        GLib.timeout_add(150, after_draw)
+        return False
+
+    def focused_widget(self):
+        widget = self.window.get_focus()
+        return widget.get_name() if widget is not None else None
+
+    def allocation_in_window(self, widget):
+        alloc = widget.get_allocation()
+        x, y = widget.translate_coordinates(self.window, 0, 0) or (alloc.x, alloc.y)
+        return [x, y, alloc.width, alloc.height]
+
+    def state(self):
+        model, rows = self.list.get_selection().get_selected_rows()
+        gdk_window = self.window.get_window()
+        return {
+            "pid": os.getpid(),
+            "title": self.window.get_title(),
+            "ready": self.ready,
+            "window_active": self.window.is_active(),
+            "xid": gdk_window.get_xid() if gdk_window is not None else None,
+            "minimized": bool(gdk_window and gdk_window.get_state() & gi.repository.Gdk.WindowState.ICONIFIED),
+            "focus": self.focused_widget(),
+            "values": {
+                "name": self.name.get_text(),
+                "email": self.email.get_text(),
+                "password_length": len(self.password.get_text()),
+                "combo": self.combo.get_active_text(),
+                "subscribe": self.subscribe.get_active(),
+                "slider": self.slider.get_value(),
+                "selected_row": rows[0].get_indices()[0] if rows else None,
+            },
+            "clicks": self.clicks,
+            "status": self.status.get_text(),
+            "swatches": {k: self.allocation_in_window(a) for k, a in self.swatches.items()},
+            "extra_windows": len(self.extra_windows),
+            "events": self.events[-50:],
+        }
+
+    def report(self):
+        if not self.state_path:
+            return
+        tmp = self.state_path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.state(), f)
+        os.replace(tmp, self.state_path)
+
+    def on_control(self, fd, _condition):
+        try:
+            self.control_buffer += os.read(fd, 65536)
+        except BlockingIOError:
+            return True
+        while b"\n" in self.control_buffer:
+            line, self.control_buffer = self.control_buffer.split(b"\n", 1)
+            if line.strip():
+                try:
+                    self.run(json.loads(line))
+                except Exception as e:  # a bad command must not kill the fixture
+                    self.events.append({"event": "command-error", "error": str(e)})
+                self.report()
+        return True
+
+    def run(self, command):
+        cmd = command["cmd"]
+        self.events.append({"event": "command", "cmd": cmd})
+        if cmd == "set":
+            widget, value = command["widget"], command["value"]
+            if widget in ("name", "email"):
+                getattr(self, widget).set_text(value)
+            elif widget == "combo":
+                self.combo.set_active(COMBO_OPTIONS.index(value))
+            elif widget == "subscribe":
+                self.subscribe.set_active(bool(value))
+            elif widget == "slider":
+                self.slider.set_value(float(value))
+            elif widget == "row":
+                self.list.get_selection().select_path(Gtk.TreePath(int(value)))
+        elif cmd == "minimize":
+            self.window.iconify()
+        elif cmd == "restore":
+            self.window.deiconify()
+        elif cmd == "present":
+            self.window.present_with_time(Gtk.get_current_event_time() or int(time.monotonic() * 1000) & 0xFFFFFFFF)
+        elif cmd == "move":
+            self.window.move(command["x"], command["y"])
+        elif cmd == "resize":
+            self.window.resize(command["width"], command["height"])
+        elif cmd == "title":
+            self.window.set_title(command["value"])
+        elif cmd == "open_windows":
+            for i in range(int(command["count"])):
+                extra = Gtk.Window(title="%s extra %d" % (self.args.title, i))
+                extra.set_default_size(120, 60)
+                extra.show_all()
+                self.extra_windows.append(extra)
+        elif cmd == "freeze":
+            time.sleep(float(command["seconds"]))
+        elif cmd == "quit":
+            Gtk.main_quit()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--title", default="glovebox fixture")
+    parser.add_argument("--wm-name", default="glovebox-fixture", help="WM_CLASS instance")
+    parser.add_argument("--wm-class", default="GloveboxFixture", help="WM_CLASS class")
+    parser.add_argument("--width", type=int, default=480)
+    parser.add_argument("--height", type=int, default=640)
+    parser.add_argument("--x", type=int)
+    parser.add_argument("--y", type=int)
+    parser.add_argument("--rows", type=int, default=200)
+    args = parser.parse_args()
+    Fixture(args)
+    Gtk.main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
