@@ -90,6 +90,6 @@ mod tests {
         assert_eq!(image.data, [1, 2, 3, 10, 20, 30, 4, 5, 6, 40, 50, 60]);
         let rgbx_big = PixelFormat { red_shift: 24, green_shift: 16, blue_shift: 8, little_endian: false };
         assert_eq!(rgbx_big.to_rgb(&[1, 2, 3, 0], 1, 1, 4).unwrap().data, [1, 2, 3]);
-        assert!(bgrx.to_rgb(&bytes[..20], 2, 2, 12).is_err());
+        assert!(bgrx.to_rgb(&bytes[..19], 2, 2, 12).is_err());
     }
 }
