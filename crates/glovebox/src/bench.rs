@@ -1,1 +1,154 @@
-fn main() {}
+//! `glovebox-bench`: capture figures on a private sandbox desktop, printed
+//! as medians next to the tools a user would otherwise reach for (scrot,
+//! ImageMagick `import`), all measured in the same run.
+//!
+//! Run: `cargo run --release -p glovebox --bin glovebox-bench [-- --runs N]`
+
+use anyhow::{bail, Context, Result};
+use glovebox_model::{CaptureLimits, DisplaySelection, WindowRef};
+use glovebox_platform::{ScreenCapture, WindowSource};
+use glovebox_sandbox::{Sandbox, SandboxOptions};
+use glovebox_x11::X11Backend;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn measure(runs: usize, mut f: impl FnMut() -> Result<()>) -> Result<Duration> {
+    f()?; // warm-up
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        f()?;
+        samples.push(start.elapsed());
+    }
+    Ok(median(samples))
+}
+
+fn run_tool(sandbox: &Sandbox, program: &Path, args: &[&str]) -> Result<()> {
+    let status = sandbox
+        .command(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .with_context(|| format!("running {}", program.display()))?;
+    if !status.success() {
+        bail!("{} {:?} failed: {status}", program.display(), args);
+    }
+    Ok(())
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(program)).find(|p| p.is_file())
+}
+
+fn main() -> Result<()> {
+    let runs: usize = match std::env::args().skip_while(|a| a != "--runs").nth(1) {
+        Some(n) => n.parse().context("--runs takes a number")?,
+        None => 30,
+    };
+    let sandbox = Sandbox::start(SandboxOptions::default())?;
+    let fixture_script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/fixture_gtk3.py");
+    let state = sandbox.runtime_dir().join("bench-fixture.json");
+    let mut fixture = sandbox
+        .command("/usr/bin/python3")
+        .arg(&fixture_script)
+        .args(["--title", "bench fixture"])
+        .env("GLOVEBOX_FIXTURE_STATE", &state)
+        .stdin(Stdio::null())
+        .spawn()
+        .context("starting the GTK3 fixture app (python3-gi)")?;
+    let backend = X11Backend::connect(Some(sandbox.display())).map_err(|r| anyhow::anyhow!("{r}"))?;
+    let reference = WindowRef::PidTitle { pid: fixture.id(), title: "bench fixture".into() };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let window = loop {
+        let ready = std::fs::read_to_string(&state).map(|s| s.contains("\"ready\": true")).unwrap_or(false);
+        if let (true, Ok(windows)) = (ready, backend.list_windows()) {
+            if let Ok(w) = reference.resolve(&windows) {
+                break w.clone();
+            }
+        }
+        if Instant::now() > deadline {
+            bail!("the fixture window did not appear");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let window_id = window.id.to_string();
+    let xid = format!("{:#x}", window.id.xid);
+    let limits = CaptureLimits::default();
+    let out_dir = sandbox.runtime_dir().join("bench-out");
+    std::fs::create_dir_all(&out_dir)?;
+    let out = |name: &str| out_dir.join(name).to_string_lossy().into_owned();
+    let glovebox = std::env::current_exe()?.with_file_name("glovebox");
+
+    println!("glovebox-bench: {runs} runs per row after one warm-up, median wall time");
+    println!("desktop 1920x1080x24 (Xvfb {}), window {}x{}, capture route {:?}", sandbox.display(), window.geometry.width, window.geometry.height, backend.capture_route());
+    let mut rows: Vec<(String, Duration)> = vec![];
+    let desktop = measure(runs, || {
+        let capture = backend.capture_desktop(&DisplaySelection::All, limits).map_err(|r| anyhow::anyhow!("{r}"))?;
+        capture.image.encode_png().map_err(|r| anyhow::anyhow!("{r}"))?;
+        Ok(())
+    })?;
+    rows.push(("in-process: desktop capture + PNG".into(), desktop));
+    let desktop_raw = measure(runs, || {
+        backend.capture_desktop(&DisplaySelection::All, limits).map_err(|r| anyhow::anyhow!("{r}"))?;
+        Ok(())
+    })?;
+    rows.push(("in-process: desktop capture only".into(), desktop_raw));
+    let window_ref: WindowRef = window_id.parse().map_err(|r| anyhow::anyhow!("{r}"))?;
+    let in_window = measure(runs, || {
+        let capture = backend.capture_window(&window_ref, limits).map_err(|r| anyhow::anyhow!("{r}"))?;
+        capture.image.encode_png().map_err(|r| anyhow::anyhow!("{r}"))?;
+        Ok(())
+    })?;
+    rows.push(("in-process: window capture + PNG".into(), in_window));
+    let cli_desktop = if glovebox.is_file() {
+        let d = measure(runs, || run_tool(&sandbox, &glovebox, &["screenshot", "-o", &out("g.png")]))?;
+        rows.push(("one-shot CLI: glovebox screenshot (desktop)".into(), d));
+        let w = measure(runs, || run_tool(&sandbox, &glovebox, &["screenshot", "--window", &window_id, "-o", &out("gw.png")]))?;
+        rows.push(("one-shot CLI: glovebox screenshot --window".into(), w));
+        Some(d)
+    } else {
+        println!("(skipping CLI rows: build the glovebox binary in the same profile first)");
+        None
+    };
+    let scrot = match which("scrot") {
+        Some(scrot) => {
+            let d = measure(runs, || run_tool(&sandbox, &scrot, &["-o", &out("scrot.png")]))?;
+            rows.push(("scrot (desktop)".into(), d));
+            Some(d)
+        }
+        None => None,
+    };
+    let import = match which("import") {
+        Some(import) => {
+            let d = measure(runs, || run_tool(&sandbox, &import, &["-window", "root", &out("import.png")]))?;
+            rows.push(("ImageMagick import -window root".into(), d));
+            let w = measure(runs, || run_tool(&sandbox, &import, &["-window", &xid, &out("importw.png")]))?;
+            rows.push(("ImageMagick import -window ID".into(), w));
+            Some(d)
+        }
+        None => None,
+    };
+    for (name, d) in &rows {
+        println!("{name:<46} {:>9.2} ms", d.as_secs_f64() * 1000.0);
+    }
+    if let Some(cli) = cli_desktop {
+        if let Some(s) = scrot {
+            println!("{:<46} {:>9.1}x", "scrot / glovebox CLI", s.as_secs_f64() / cli.as_secs_f64());
+        }
+        if let Some(i) = import {
+            println!("{:<46} {:>9.1}x", "import / glovebox CLI", i.as_secs_f64() / cli.as_secs_f64());
+        }
+    }
+    let _ = fixture.kill();
+    let _ = fixture.wait();
+    sandbox.shutdown();
+    Ok(())
+}

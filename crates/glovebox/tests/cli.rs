@@ -1,0 +1,227 @@
+//! The `glovebox` binary end to end in a sandbox desktop: outputs, exit
+//! codes, refusal codes, and that a failed screenshot leaves no file.
+#![cfg(target_os = "linux")]
+
+use glovebox_platform::RgbImage;
+use glovebox_sandbox::Sandbox;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn glovebox(sandbox: &Sandbox, home: &Path) -> Command {
+    let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
+    command.env("HOME", home).env_remove("XDG_CONFIG_HOME").current_dir(home).stdin(Stdio::null());
+    command
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("glovebox-cli-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(command: &mut Command) -> (i32, Value, String) {
+    let Output { status, stdout, stderr } = command.output().unwrap();
+    let json = serde_json::from_slice(&stdout).unwrap_or(Value::Null);
+    (status.code().unwrap_or(-1), json, String::from_utf8_lossy(&stderr).into_owned())
+}
+
+struct App(Child);
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts the fixture and returns it with its window id once listed.
+fn fixture(sandbox: &Sandbox, home: &Path, title: &str) -> (App, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/fixture_gtk3.py");
+    let state = home.join(format!("{title}.json"));
+    let child = sandbox
+        .command("/usr/bin/python3")
+        .arg(script)
+        .args(["--title", title])
+        .env("GLOVEBOX_FIXTURE_STATE", &state)
+        .env("GLOVEBOX_FIXTURE_CONTROL", home.join(format!("{title}.fifo")))
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let app = App(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let ready = std::fs::read_to_string(&state).is_ok_and(|s| s.contains("\"ready\": true"));
+        let (_, page, _) = run(glovebox(sandbox, home).args(["windows", "--json", "--query", title]));
+        if let Some(w) = page["windows"].as_array().and_then(|w| w.first()).filter(|_| ready) {
+            assert_eq!(w["id"].as_str().unwrap().split('/').next().unwrap(), pid.to_string());
+            return (app, w["id"].as_str().unwrap().to_owned());
+        }
+        assert!(Instant::now() < deadline, "fixture {title} never listed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn screenshot_of_a_window_writes_the_png_and_prints_its_frame() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("window");
+    let (_app, id) = fixture(sandbox, &home, "cli-window");
+    let (code, record, stderr) = run(glovebox(sandbox, &home).args(["screenshot", "--window", &id, "-o", "w.png"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(record["frame"]["subject"]["kind"], "window");
+    assert_eq!(record["frame"]["subject"]["window"], id.as_str());
+    let image = RgbImage::decode_png(&std::fs::read(home.join("w.png")).unwrap()).unwrap();
+    assert_eq!(image.width as u64, record["frame"]["subject"]["geometry"]["width"].as_u64().unwrap());
+    assert_eq!(image.width as u64, record["frame"]["image"]["width"].as_u64().unwrap());
+
+    let (code, record, stderr) = run(glovebox(sandbox, &home).args(["screenshot", "-o", "d.png", "--max-width", "960", "--max-height", "960"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(record["frame"]["image"], serde_json::json!({"width": 960, "height": 540}));
+    let image = RgbImage::decode_png(&std::fs::read(home.join("d.png")).unwrap()).unwrap();
+    assert_eq!((image.width, image.height), (960, 540));
+}
+
+#[test]
+fn bad_screenshot_input_exits_with_its_code_and_leaves_no_file() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("bad");
+    let cases: [(&[&str], i32, &str); 7] = [
+        (&["--window", "1/0x7ffffff"], 3, "COMPUTER_TARGET_GONE"),
+        (&["--window", "not-an-id"], 2, "COMPUTER_INVALID_ARGUMENT"),
+        (&["--window", "/0x5"], 2, "COMPUTER_INVALID_ARGUMENT"),
+        (&["--display", "9"], 2, "COMPUTER_INVALID_ARGUMENT"),
+        (&["--display", "left"], 2, "COMPUTER_INVALID_ARGUMENT"),
+        (&["--max-width", "0"], 2, "COMPUTER_INVALID_ARGUMENT"),
+        (&["--max-height", "999999"], 2, "COMPUTER_INVALID_ARGUMENT"),
+    ];
+    for (args, expected_exit, expected_code) in cases {
+        let (code, json, stderr) = run(glovebox(sandbox, &home).arg("screenshot").args(args).args(["-o", "out.png"]));
+        assert_eq!(code, expected_exit, "{args:?}: {stderr}");
+        assert_eq!(json["error"]["code"], expected_code, "{args:?}");
+        assert!(stderr.contains(expected_code), "{args:?}: {stderr}");
+        assert!(!home.join("out.png").exists(), "{args:?} left a file");
+    }
+    assert_eq!(std::fs::read_dir(&home).unwrap().count(), 0, "no temporary files either");
+
+    let (_app, id) = fixture(sandbox, &home, "cli-minimised");
+    std::fs::OpenOptions::new().write(true).open(home.join("cli-minimised.fifo")).map(|mut f| {
+        use std::io::Write;
+        writeln!(f, r#"{{"cmd": "minimize"}}"#).unwrap();
+    }).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (code, json, _) = run(glovebox(sandbox, &home).args(["screenshot", "--window", &id, "-o", "min.png"]));
+        if code != 0 {
+            assert_eq!((code, json["error"]["code"].as_str()), (4, Some("COMPUTER_BACKGROUND_UNAVAILABLE")));
+            break;
+        }
+        std::fs::remove_file(home.join("min.png")).unwrap();
+        assert!(Instant::now() < deadline, "window never minimised");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!home.join("min.png").exists());
+
+    let (code, _, stderr) = run(glovebox(sandbox, &home).args(["screenshot", "-o", "missing-dir/out.png"]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(!home.join("missing-dir").exists());
+}
+
+#[test]
+fn without_a_display_every_operation_is_backend_unavailable() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("nodisplay");
+    for args in [&["windows"][..], &["screenshot", "-o", "x.png"], &["screenshot", "--window", "1/0x5", "-o", "x.png"]] {
+        let (code, _, stderr) = run(glovebox(sandbox, &home).env_remove("DISPLAY").args(args));
+        assert_eq!(code, 4, "{args:?}: {stderr}");
+        assert!(stderr.contains("COMPUTER_BACKEND_UNAVAILABLE") && stderr.contains("DISPLAY"), "{stderr}");
+    }
+    let (code, _, stderr) = run(glovebox(sandbox, &home).env_remove("DISPLAY").env("WAYLAND_DISPLAY", "wayland-0").arg("windows"));
+    assert_eq!(code, 4);
+    assert!(stderr.contains("Wayland"), "{stderr}");
+    let (code, report, _) = run(glovebox(sandbox, &home).env_remove("DISPLAY").args(["doctor", "--json"]));
+    assert_eq!(code, 4);
+    assert_eq!(report["session"], "none");
+    assert_eq!(report["checks"][0]["status"], "missing");
+    assert!(!home.join("x.png").exists());
+}
+
+#[test]
+fn doctor_finds_everything_in_the_sandbox() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("doctor");
+    let (code, report, stderr) = run(glovebox(sandbox, &home).args(["doctor", "--json"]));
+    assert_eq!(code, 0, "{stderr} {report:#}");
+    assert_eq!(report["session"], "x11");
+    let names: Vec<_> = report["checks"].as_array().unwrap().iter().map(|c| (c["name"].as_str().unwrap(), c["status"].as_str().unwrap())).collect();
+    for expected in ["display", "XTest", "capture", "RandR", "Composite", "Shape", "X-Resource", "window manager", "accessibility bus"] {
+        assert!(names.contains(&(expected, "ok")), "{expected} in {names:?}");
+    }
+}
+
+#[test]
+fn windows_paging_arguments_are_checked() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("paging");
+    let (code, json, _) = run(glovebox(sandbox, &home).args(["windows", "--json", "--page", "0"]));
+    assert_eq!((code, json["error"]["code"].as_str()), (2, Some("COMPUTER_INVALID_ARGUMENT")));
+    let (code, json, _) = run(glovebox(sandbox, &home).args(["windows", "--json", "--page", "500"]));
+    assert_eq!((code, json["error"]["code"].as_str()), (2, Some("COMPUTER_INVALID_ARGUMENT")));
+    let (code, json, _) = run(glovebox(sandbox, &home).args(["windows", "--json", "--query", "no window is called this"]));
+    assert_eq!(code, 0);
+    assert_eq!(json["total"], 0);
+}
+
+#[test]
+fn config_set_get_and_refusals() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("config");
+    let (code, _, stderr) = run(glovebox(sandbox, &home).args(["config", "set", "enabled", "true"]));
+    assert_eq!(code, 0, "{stderr}");
+    let out = glovebox(sandbox, &home).args(["config", "get", "enabled"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("true") && text.contains(".config/glovebox/config.toml"), "{text}");
+    let (code, _, stderr) = run(glovebox(sandbox, &home).args(["config", "set", "capture.max_width", "0"]));
+    assert_eq!(code, 2, "{stderr}");
+    let (code, _, stderr) = run(glovebox(sandbox, &home).args(["config", "get", "no.such.key"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("known keys"), "{stderr}");
+    // The environment layer wins, and a bad value there is refused, not ignored.
+    let out = glovebox(sandbox, &home).env("GLOVEBOX_CAPTURE_MAX_WIDTH", "640").args(["config", "get", "capture.max_width"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("640"));
+    let (code, _, _) = run(glovebox(sandbox, &home).env("GLOVEBOX_CAPTURE_MAX_WIDTH", "wide").args(["screenshot", "-o", "c.png"]));
+    assert_eq!(code, 2);
+    assert!(!home.join("c.png").exists());
+}
+
+#[test]
+fn sandbox_runs_a_command_inside_and_tears_down() {
+    let home = scratch("sandbox");
+    let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .args(["sandbox", "--", "sh", "-c", "echo \"$DISPLAY\"; \"$0\" windows --json >/dev/null || exit 9; exit 7", env!("CARGO_BIN_EXE_glovebox")])
+        .current_dir(&home)
+        .env("HOME", &home)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7), "{}", String::from_utf8_lossy(&out.stderr));
+    let display = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let number = display.strip_prefix(':').expect("a display was printed");
+    let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while socket.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!socket.exists(), "Xvfb of {display} still running");
+}
+
+#[test]
+fn readme_documents_every_error_code_with_its_meaning() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    for code in glovebox_model::ErrorCode::ALL {
+        let row = format!("| `{}` | {} |", code.as_str(), code.meaning());
+        assert!(readme.contains(&row), "README lacks {row}");
+    }
+}
