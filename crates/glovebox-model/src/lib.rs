@@ -6,11 +6,13 @@
 //! This crate performs no I/O and knows no platform.
 #![forbid(unsafe_code)]
 
+pub mod a11y;
 pub mod error;
 pub mod frame;
 pub mod geometry;
 pub mod window;
 
+pub use a11y::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation};
 pub use error::{ErrorCode, Refusal};
 pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject, Monitor};
 pub use geometry::{Point, Rect, Size};

@@ -1,0 +1,453 @@
+//! Accessibility trees as the model sees them: elements with roles, names,
+//! states, bounds and actions (never values), the fidelity an observation
+//! could reach, what a budget cut off, and the compact text rendering a
+//! model reads.
+
+use crate::geometry::Rect;
+use crate::window::WindowId;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::time::Duration;
+
+/// An element id, unique within one window's observations in this process
+/// and stable for the same accessible object: `e12`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ElementId(pub u32);
+
+impl fmt::Display for ElementId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "e{}", self.0)
+    }
+}
+
+impl std::str::FromStr for ElementId {
+    type Err = crate::Refusal;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let digits = text.trim().trim_start_matches('@');
+        digits
+            .strip_prefix('e')
+            .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|d| d.parse().ok())
+            .map(ElementId)
+            .ok_or_else(|| crate::Refusal::invalid_argument(format!("element id {text:?} is malformed: ids look like e12")))
+    }
+}
+
+impl Serialize for ElementId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ElementId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?.parse().map_err(|e: crate::Refusal| serde::de::Error::custom(e.message))
+    }
+}
+
+impl schemars::JsonSchema for ElementId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ElementId".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "pattern": "^e[0-9]+$" })
+    }
+}
+
+/// The states glovebox reports. Absent means false.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ElementState {
+    Enabled,
+    Focused,
+    Focusable,
+    Checked,
+    Indeterminate,
+    Selected,
+    Expanded,
+    Expandable,
+    Editable,
+    Showing,
+    Visible,
+    Active,
+    Pressed,
+    Modal,
+    ReadOnly,
+    Required,
+    Multiline,
+}
+
+/// How much of a window an observation could describe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "level", rename_all = "kebab-case")]
+pub enum Fidelity {
+    /// The whole accessibility tree within the budgets.
+    Full,
+    /// A tree, but something is known to be missing; the reason says what.
+    Partial { reason: String },
+    /// No accessibility tree: pixels are all there is. Never an empty tree.
+    None { reason: String },
+}
+
+/// Which budget stopped a tree read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "budget", rename_all = "kebab-case")]
+pub enum TruncatedBy {
+    Nodes { max: usize },
+    Depth { max: usize },
+    Deadline { millis: u64 },
+}
+
+/// What a budget cut off, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Truncation {
+    pub by: TruncatedBy,
+    /// Elements whose children were not (all) read.
+    pub at: Vec<ElementId>,
+}
+
+/// Limits of one tree read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeBudget {
+    pub max_nodes: usize,
+    pub max_depth: usize,
+    pub deadline: Duration,
+}
+
+impl Default for TreeBudget {
+    fn default() -> Self {
+        TreeBudget { max_nodes: 5_000, max_depth: 64, deadline: Duration::from_secs(3) }
+    }
+}
+
+impl TreeBudget {
+    pub fn new(max_nodes: usize, max_depth: usize, deadline: Duration) -> Result<Self, crate::Refusal> {
+        if !(1..=100_000).contains(&max_nodes) {
+            return Err(crate::Refusal::invalid_argument(format!("max nodes {max_nodes} is outside 1..=100000")));
+        }
+        if !(1..=1_000).contains(&max_depth) {
+            return Err(crate::Refusal::invalid_argument(format!("max depth {max_depth} is outside 1..=1000")));
+        }
+        if deadline.is_zero() || deadline > Duration::from_secs(60) {
+            return Err(crate::Refusal::invalid_argument("the deadline must lie in (0, 60] seconds"));
+        }
+        Ok(TreeBudget { max_nodes, max_depth, deadline })
+    }
+}
+
+/// Children that were counted but not walked (rows of a long list that are
+/// off-screen), so the tree never drops them silently.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct OmittedChildren {
+    pub count: usize,
+    pub hint: String,
+}
+
+/// One accessible element. Values are never read; `has_value` says one exists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Element {
+    pub id: ElementId,
+    /// The platform's role name, e.g. `push button`, `password text`.
+    pub role: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    pub states: Vec<ElementState>,
+    /// Relative to the window's client area; absent without a Component interface.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<Rect>,
+    /// In root (screen) coordinates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_bounds: Option<Rect>,
+    pub has_value: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<Element>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted_children: Option<OmittedChildren>,
+}
+
+impl Element {
+    pub fn has(&self, state: ElementState) -> bool {
+        self.states.contains(&state)
+    }
+
+    pub fn is_password(&self) -> bool {
+        self.role == "password text"
+    }
+
+    /// Something an agent can act on: it has actions, takes text or a
+    /// value, or can be focused or selected.
+    pub fn is_actionable(&self) -> bool {
+        !self.actions.is_empty()
+            || self.has_value
+            || self.has(ElementState::Editable)
+            || self.has(ElementState::Focusable)
+            || matches!(self.role.as_str(), "push button" | "check box" | "radio button" | "toggle button" | "combo box" | "menu item" | "link" | "slider" | "spin button" | "entry" | "password text" | "text" | "page tab")
+    }
+
+    /// Every element of the subtree, depth first.
+    pub fn walk(&self) -> Box<dyn Iterator<Item = &Element> + '_> {
+        Box::new(std::iter::once(self).chain(self.children.iter().flat_map(|c| c.walk())))
+    }
+}
+
+/// One read of one window's accessibility tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AccessibilityTree {
+    pub window: WindowId,
+    pub fidelity: Fidelity,
+    /// The window's accessible; absent exactly when fidelity is `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<Element>,
+    pub node_count: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<Truncation>,
+    /// A password field has keyboard focus: input and capture must be refused.
+    pub focused_password: bool,
+    /// Milliseconds the read took.
+    pub elapsed_ms: u64,
+}
+
+impl AccessibilityTree {
+    pub fn find(&self, id: ElementId) -> Option<&Element> {
+        self.root.as_ref()?.walk().find(|e| e.id == id)
+    }
+}
+
+impl AccessibilityTree {
+    /// The compact text a model reads: one line per element that matters
+    /// (actionable, or named), two spaces per level, `@id` on actionable
+    /// elements, role, quoted name and state flags. Unnamed containers are
+    /// dropped (their children move up), hidden children are counted, and
+    /// omitted children are summarised; nothing disappears silently.
+    pub fn render_text(&self) -> String {
+        let mut out = format!("window {} · fidelity ", self.window);
+        match &self.fidelity {
+            Fidelity::Full => out.push_str("full"),
+            Fidelity::Partial { reason } => out.push_str(&format!("partial ({reason})")),
+            Fidelity::None { reason } => out.push_str(&format!("none ({reason}); no accessibility tree, use a screenshot")),
+        }
+        out.push_str(&format!(" · {} elements\n", self.node_count));
+        if self.focused_password {
+            out.push_str("! a password field has focus: input and capture are refused while it does\n");
+        }
+        if let Some(t) = &self.truncated {
+            let by = match t.by {
+                TruncatedBy::Nodes { max } => format!("the node budget ({max})"),
+                TruncatedBy::Depth { max } => format!("the depth budget ({max})"),
+                TruncatedBy::Deadline { millis } => format!("the deadline ({millis} ms)"),
+            };
+            let at: Vec<String> = t.at.iter().take(8).map(|id| id.to_string()).collect();
+            let more = if t.at.len() > 8 { format!(" and {} more", t.at.len() - 8) } else { String::new() };
+            out.push_str(&format!("! truncated by {by}: children of {}{more} not read\n", at.join(", ")));
+        }
+        if let Some(root) = &self.root {
+            render_element(root, 0, &mut out);
+        }
+        out
+    }
+}
+
+fn quote(text: &str) -> String {
+    let single_line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let trimmed: String = single_line.trim().chars().take(120).collect();
+    let ellipsis = if single_line.trim().chars().count() > 120 { "…" } else { "" };
+    format!("\"{}{ellipsis}\"", trimmed.replace('"', "\\\""))
+}
+
+fn flags(e: &Element) -> Vec<&'static str> {
+    use ElementState::*;
+    let mut flags = vec![];
+    let actionable = e.is_actionable();
+    if e.has(Focused) {
+        flags.push("focused");
+    }
+    if e.has(Checked) {
+        flags.push("checked");
+    } else if e.has(Indeterminate) {
+        flags.push("mixed");
+    }
+    if e.has(Selected) {
+        flags.push("selected");
+    }
+    if e.has(Expanded) {
+        flags.push("expanded");
+    } else if e.has(Expandable) {
+        flags.push("collapsed");
+    }
+    if actionable && !e.has(Enabled) {
+        flags.push("disabled");
+    }
+    if e.has(ReadOnly) {
+        flags.push("read-only");
+    }
+    if e.has(Required) {
+        flags.push("required");
+    }
+    if e.has_value {
+        flags.push("has value");
+    }
+    flags
+}
+
+/// Whether an element gets a line of its own.
+fn matters(e: &Element) -> bool {
+    e.is_actionable() || !e.name.trim().is_empty() || e.omitted_children.is_some()
+}
+
+fn is_shown(e: &Element) -> bool {
+    e.has(ElementState::Showing) || e.has(ElementState::Visible) && e.bounds.is_none()
+}
+
+fn render_element(e: &Element, depth: usize, out: &mut String) {
+    let (shown, hidden): (Vec<&Element>, Vec<&Element>) = e.children.iter().partition(|c| is_shown(c));
+    if depth > 0 && !matters(e) {
+        // An unnamed container: its children take its place.
+        for child in shown {
+            render_element(child, depth, out);
+        }
+        return;
+    }
+    out.push_str(&"  ".repeat(depth));
+    if e.is_actionable() {
+        out.push_str(&format!("@{} ", e.id));
+    }
+    out.push_str(&e.role);
+    if !e.name.trim().is_empty() {
+        out.push(' ');
+        out.push_str(&quote(&e.name));
+    }
+    let flags = flags(e);
+    if !flags.is_empty() {
+        out.push_str(&format!(" [{}]", flags.join(", ")));
+    }
+    if !hidden.is_empty() {
+        out.push_str(&format!(" (+{} hidden)", hidden.len()));
+    }
+    out.push('\n');
+    for child in shown {
+        render_element(child, depth + 1, out);
+    }
+    if let Some(omitted) = &e.omitted_children {
+        out.push_str(&"  ".repeat(depth + 1));
+        out.push_str(&format!("… {} more not shown: {}\n", omitted.count, omitted.hint));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ElementState::*;
+
+    fn element(id: u32, role: &str, name: &str, states: &[ElementState], children: Vec<Element>) -> Element {
+        Element {
+            id: ElementId(id),
+            role: role.into(),
+            name: name.into(),
+            description: String::new(),
+            states: states.to_vec(),
+            bounds: Some(Rect::new(0, 0, 10, 10)),
+            screen_bounds: None,
+            has_value: false,
+            actions: vec![],
+            children,
+            omitted_children: None,
+        }
+    }
+
+    fn sample() -> AccessibilityTree {
+        let mut name = element(5, "text", "Name", &[Enabled, Focusable, Focused, Editable, Showing, Visible], vec![]);
+        name.has_value = true;
+        let mut password = element(6, "password text", "Password", &[Enabled, Focusable, Editable, Showing, Visible], vec![]);
+        password.has_value = true;
+        let mut submit = element(7, "push button", "Submit", &[Enabled, Focusable, Showing, Visible], vec![]);
+        submit.actions = vec!["click".into()];
+        let mut disabled = element(8, "push button", "Delete", &[Focusable, Showing, Visible], vec![]);
+        disabled.actions = vec!["click".into()];
+        let mut new_item = element(10, "menu item", "New", &[Enabled], vec![]);
+        new_item.actions = vec!["click".into()];
+        let mut file = element(9, "menu", "File", &[Enabled, Showing, Visible, Expandable], vec![new_item]);
+        file.actions = vec!["click".into()];
+        let mut table = element(11, "table", "", &[Enabled, Showing, Visible, Focusable], vec![element(12, "table cell", "Row 0", &[Enabled, Showing, Visible, Selected], vec![])]);
+        table.omitted_children = Some(OmittedChildren { count: 199, hint: "off-screen rows; scroll the table".into() });
+        let unnamed_panel = element(2, "panel", "", &[Enabled, Showing, Visible], vec![name, password, submit, disabled]);
+        let root = element(1, "frame", "Fixture \"A\"", &[Enabled, Showing, Visible, Active], vec![
+            element(3, "menu bar", "", &[Enabled, Showing, Visible], vec![file]),
+            unnamed_panel,
+            table,
+            element(13, "label", "Ready", &[Enabled, Showing, Visible], vec![]),
+            element(14, "filler", "", &[Enabled, Showing, Visible], vec![]),
+        ]);
+        AccessibilityTree {
+            window: WindowId { pid: 42, xid: 0x400003 },
+            fidelity: Fidelity::Full,
+            root: Some(root),
+            node_count: 14,
+            truncated: None,
+            focused_password: false,
+            elapsed_ms: 3,
+        }
+    }
+
+    #[test]
+    fn text_rendering_prunes_noise_and_marks_actionable_elements() {
+        let text = sample().render_text();
+        let expected = "\
+window 42/0x400003 · fidelity full · 14 elements
+frame \"Fixture \\\"A\\\"\"
+  @e9 menu \"File\" [collapsed] (+1 hidden)
+  @e5 text \"Name\" [focused, has value]
+  @e6 password text \"Password\" [has value]
+  @e7 push button \"Submit\"
+  @e8 push button \"Delete\" [disabled]
+  @e11 table
+    table cell \"Row 0\" [selected]
+    … 199 more not shown: off-screen rows; scroll the table
+  label \"Ready\"
+";
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn truncation_password_focus_and_no_fidelity_are_announced() {
+        let mut tree = sample();
+        tree.truncated = Some(Truncation { by: TruncatedBy::Nodes { max: 14 }, at: vec![ElementId(11)] });
+        tree.focused_password = true;
+        let text = tree.render_text();
+        assert!(text.contains("! truncated by the node budget (14): children of e11 not read"));
+        assert!(text.contains("! a password field has focus"));
+        let none = AccessibilityTree {
+            window: WindowId { pid: 1, xid: 2 },
+            fidelity: Fidelity::None { reason: "XTerm exposes no accessibility".into() },
+            root: None,
+            node_count: 0,
+            truncated: None,
+            focused_password: false,
+            elapsed_ms: 0,
+        };
+        assert_eq!(none.render_text(), "window 1/0x2 · fidelity none (XTerm exposes no accessibility); no accessibility tree, use a screenshot · 0 elements\n");
+    }
+
+    #[test]
+    fn element_ids_parse_and_print() {
+        assert_eq!("e12".parse::<ElementId>().unwrap(), ElementId(12));
+        assert_eq!("@e7".parse::<ElementId>().unwrap(), ElementId(7));
+        for bad in ["", "e", "12", "x12", "e-1", "e1.5", "e99999999999"] {
+            assert!(bad.parse::<ElementId>().is_err(), "{bad:?}");
+        }
+        assert_eq!(serde_json::to_string(&ElementId(3)).unwrap(), "\"e3\"");
+    }
+
+    #[test]
+    fn budgets_reject_zero_and_absurd_limits() {
+        assert!(TreeBudget::new(0, 10, Duration::from_secs(1)).is_err());
+        assert!(TreeBudget::new(10, 0, Duration::from_secs(1)).is_err());
+        assert!(TreeBudget::new(10, 10, Duration::ZERO).is_err());
+        assert!(TreeBudget::new(10, 10, Duration::from_secs(3600)).is_err());
+        assert!(TreeBudget::new(20_000, 64, Duration::from_secs(3)).is_ok());
+    }
+}
