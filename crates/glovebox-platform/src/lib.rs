@@ -15,7 +15,7 @@ pub mod fake;
 pub mod image;
 pub mod unsupported;
 
-use glovebox_model::{CaptureLimits, DisplaySelection, Frame, FrameId, Monitor, Refusal, WindowInfo, WindowRef};
+use glovebox_model::{AccessibilityTree, CaptureLimits, DisplaySelection, Frame, FrameId, Monitor, Refusal, TreeBudget, WindowInfo, WindowRef};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use capabilities::{Capabilities, Support};
@@ -43,6 +43,14 @@ pub trait ScreenCapture {
 
     /// A composite of the selected displays with black gaps between them.
     fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits) -> Result<Capture, Refusal>;
+}
+
+/// Reads windows' accessibility trees.
+pub trait AccessibilitySource {
+    /// The tree of `window` as measured by a [`WindowSource`], within
+    /// `budget`. A window without an accessible is fidelity `none`, not an
+    /// error and never an empty tree.
+    fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, Refusal>;
 }
 
 /// An image and the frame record that says what it shows.

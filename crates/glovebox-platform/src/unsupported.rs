@@ -2,8 +2,8 @@
 //! exact, attributable refusal.
 
 use crate::doctor::{Check, DoctorReport, SessionType};
-use crate::{Capabilities, Capture, ScreenCapture, Support, WindowSource};
-use glovebox_model::{CaptureLimits, DisplaySelection, ErrorCode, Monitor, Refusal, WindowInfo, WindowRef};
+use crate::{AccessibilitySource, Capabilities, Capture, ScreenCapture, Support, WindowSource};
+use glovebox_model::{AccessibilityTree, CaptureLimits, DisplaySelection, ErrorCode, Monitor, Refusal, TreeBudget, WindowInfo, WindowRef};
 
 /// Answers `COMPUTER_PLATFORM_UNSUPPORTED` from every operation.
 #[derive(Debug, Clone)]
@@ -50,6 +50,12 @@ impl ScreenCapture for UnsupportedPlatform {
     }
 
     fn capture_desktop(&self, _: &DisplaySelection, _: CaptureLimits) -> Result<Capture, Refusal> {
+        Err(self.refusal())
+    }
+}
+
+impl AccessibilitySource for UnsupportedPlatform {
+    fn inspect(&self, _: &WindowInfo, _: TreeBudget) -> Result<AccessibilityTree, Refusal> {
         Err(self.refusal())
     }
 }

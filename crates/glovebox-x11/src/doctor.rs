@@ -1,11 +1,10 @@
-//! `glovebox doctor` on Linux: what this environment offers glovebox, and
-//! what each missing piece disables.
+//! `glovebox doctor` on Linux, X11 part: what the display offers glovebox,
+//! and what each missing piece disables. (The accessibility bus is checked
+//! by `glovebox-atspi`.)
 
 use crate::X11Backend;
 use glovebox_platform::doctor::{Check, DoctorReport, SessionType};
 use glovebox_platform::WindowSource;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 use x11rb::connection::RequestConnection;
 use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat};
 use x11rb::connection::Connection as _;
@@ -27,45 +26,6 @@ fn extension_check(conn: &RustConnection, name: &'static str, label: &str, disab
         Ok(Some(_)) => Check::ok(label, format!("{name} present")),
         Ok(None) => Check::missing(label, format!("the X server has no {name} extension"), disables),
         Err(e) => Check::missing(label, format!("could not query {name}: {e}"), disables),
-    }
-}
-
-/// Asks the session bus for the accessibility bus address, as every AT-SPI
-/// client does first; bounded so a stuck bus cannot hang doctor.
-fn accessibility_bus_check() -> Check {
-    const DISABLES: &[&str] = &["accessibility trees (observe falls back to pixels only)", "semantic background input"];
-    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
-        return Check::missing("accessibility bus", "DBUS_SESSION_BUS_ADDRESS is unset: no session bus to find org.a11y.Bus on", DISABLES);
-    }
-    let child = Command::new("dbus-send")
-        .args(["--session", "--print-reply=literal", "--reply-timeout=3000", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(child) => child,
-        Err(e) => return Check::missing("accessibility bus", format!("cannot run dbus-send (package dbus-bin): {e}"), DISABLES),
-    };
-    let deadline = Instant::now() + Duration::from_secs(4);
-    while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    if matches!(child.try_wait(), Ok(None)) {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Check::missing("accessibility bus", "org.a11y.Bus did not answer within 4 s", DISABLES);
-    }
-    match child.wait_with_output() {
-        Ok(out) if out.status.success() => {
-            Check::ok("accessibility bus", format!("org.a11y.Bus at {}", String::from_utf8_lossy(&out.stdout).trim()))
-        }
-        Ok(out) => Check::missing(
-            "accessibility bus",
-            format!("org.a11y.Bus unavailable (install at-spi2-core): {}", String::from_utf8_lossy(&out.stderr).trim()),
-            DISABLES,
-        ),
-        Err(e) => Check::missing("accessibility bus", e.to_string(), DISABLES),
     }
 }
 
@@ -131,6 +91,5 @@ pub fn doctor(display: Option<&str>) -> DoctorReport {
             if rootless { SessionType::XwaylandRootless } else { SessionType::X11 }
         }
     };
-    checks.push(accessibility_bus_check());
     DoctorReport { platform: std::env::consts::OS.to_owned(), session, checks }
 }

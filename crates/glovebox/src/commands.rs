@@ -4,9 +4,9 @@ use crate::exit::{refused, Failure};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use glovebox_config::{Layered, Sources};
-use glovebox_model::{CaptureLimits, DisplaySelection, Refusal, WindowPage, WindowRef};
+use glovebox_model::{CaptureLimits, DisplaySelection, Refusal, TreeBudget, WindowPage, WindowRef};
 use glovebox_platform::doctor::DoctorReport;
-use glovebox_platform::{ScreenCapture, WindowSource};
+use glovebox_platform::{AccessibilitySource, ScreenCapture, WindowSource};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -27,10 +27,24 @@ pub fn backend() -> Result<Box<dyn Desktop>, Refusal> {
     }
 }
 
+/// The platform's accessibility reader.
+pub fn accessibility() -> Result<Box<dyn AccessibilitySource>, Refusal> {
+    #[cfg(target_os = "linux")]
+    {
+        Ok(Box::new(glovebox_atspi::AtspiBackend::new()?))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Err(glovebox_platform::unsupported::UnsupportedPlatform::current().refusal())
+    }
+}
+
 fn platform_doctor() -> DoctorReport {
     #[cfg(target_os = "linux")]
     {
-        glovebox_x11::doctor::doctor(None)
+        let mut report = glovebox_x11::doctor::doctor(None);
+        report.checks.push(glovebox_atspi::doctor_check());
+        report
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -137,6 +151,41 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result.with_context(|| format!("writing {}", path.display()))
+}
+
+#[derive(Args, Debug)]
+pub struct InspectArgs {
+    /// Window to read: pid/xid, or pid/title.
+    #[arg(long)]
+    window: String,
+    /// Print the structured tree as JSON instead of the compact text.
+    #[arg(long, conflicts_with = "text")]
+    json: bool,
+    /// Print the compact text tree (the default).
+    #[arg(long)]
+    text: bool,
+    #[arg(long, default_value_t = TreeBudget::default().max_nodes)]
+    max_nodes: usize,
+    #[arg(long, default_value_t = TreeBudget::default().max_depth)]
+    max_depth: usize,
+    /// Deadline of the whole read, in milliseconds.
+    #[arg(long, default_value_t = TreeBudget::default().deadline.as_millis() as u64)]
+    deadline_ms: u64,
+}
+
+pub fn inspect(config: Option<PathBuf>, args: InspectArgs) -> Result<ExitCode, Failure> {
+    let json = args.json;
+    load_config(config, json)?;
+    let budget = TreeBudget::new(args.max_nodes, args.max_depth, std::time::Duration::from_millis(args.deadline_ms)).map_err(|r| refused(r, json))?;
+    let reference: WindowRef = args.window.parse().map_err(|r| refused(r, json))?;
+    let window = backend().and_then(|b| b.find_window(&reference)).map_err(|r| refused(r, json))?;
+    let tree = accessibility().and_then(|a| a.inspect(&window, budget)).map_err(|r| refused(r, json))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&tree).context("serialising the tree")?);
+    } else {
+        print!("{}", tree.render_text());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn doctor(json: bool) -> Result<ExitCode, Failure> {

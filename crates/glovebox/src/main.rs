@@ -28,6 +28,8 @@ enum Command {
     Windows(commands::WindowsArgs),
     /// Capture a window or displays to a PNG and print the frame record.
     Screenshot(commands::ScreenshotArgs),
+    /// Read a window's accessibility tree (compact text, or JSON).
+    Inspect(commands::InspectArgs),
     /// Check what this environment offers glovebox.
     Doctor {
         #[arg(long)]
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Windows(args) => commands::windows(cli.config, args),
         Command::Screenshot(args) => commands::screenshot(cli.config, args),
+        Command::Inspect(args) => commands::inspect(cli.config, args),
         Command::Doctor { json } => commands::doctor(json),
         #[cfg(target_os = "linux")]
         Command::Sandbox(args) => sandbox_cmd::run(args),

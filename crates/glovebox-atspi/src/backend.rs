@@ -1,0 +1,290 @@
+//! The accessibility backend object: owns the runtime and the bus
+//! connection, maps X windows to their accessibles, and assembles model
+//! trees from walks.
+
+use crate::ids::IdRegistry;
+use crate::transport::{Bus, BusError, ObjectRef};
+use crate::translate::{role_name, ROLE_PASSWORD_TEXT};
+use crate::walk::{rect, screen_offset, walk, CacheIndex, Cut, RawNode, Walk};
+use futures_util::future::join_all;
+use glovebox_model::{
+    AccessibilityTree, Element, ElementId, ElementState, ErrorCode, Fidelity, OmittedChildren, Refusal, TreeBudget, TruncatedBy,
+    Truncation, WindowInfo,
+};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+use tokio::time::Instant;
+
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Reads accessibility trees over AT-SPI. One per process is enough; it
+/// keeps element ids stable across observations.
+pub struct AtspiBackend {
+    runtime: tokio::runtime::Runtime,
+    bus: Mutex<Option<Result<Bus, String>>>,
+    ids: Mutex<IdRegistry>,
+    pids: Mutex<HashMap<String, u32>>,
+}
+
+impl std::fmt::Debug for AtspiBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AtspiBackend")
+    }
+}
+
+/// The window's accessible, or why there is none.
+enum FrameMatch {
+    Found { frame: ObjectRef, extents: Option<(i32, i32, i32, i32)> },
+    Absent(String),
+}
+
+fn bus_refusal(e: BusError) -> Refusal {
+    match e {
+        BusError::Gone(what) => Refusal::target_gone(format!("{what} went away while it was being read")),
+        other => Refusal::backend_unavailable(other.to_string()),
+    }
+}
+
+impl AtspiBackend {
+    pub fn new() -> Result<AtspiBackend, Refusal> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Refusal::backend_unavailable(format!("starting the D-Bus runtime: {e}")))?;
+        Ok(AtspiBackend { runtime, bus: Mutex::new(None), ids: Mutex::default(), pids: Mutex::default() })
+    }
+
+    /// The accessibility bus, connected on first use; the failure is kept
+    /// (and reported) rather than retried on every call.
+    fn bus(&self) -> Result<Bus, String> {
+        let mut slot = self.bus.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            let connected = self.runtime.block_on(async {
+                match tokio::time::timeout(CONNECT_TIMEOUT, Bus::connect()).await {
+                    Err(_) => Err(format!("no answer from the accessibility bus within {CONNECT_TIMEOUT:?}")),
+                    Ok(Err(e)) => Err(e.to_string()),
+                    Ok(Ok(bus)) => {
+                        // Without a listener GTK keeps no cache; walking still works without one.
+                        let _ = tokio::time::timeout(CONNECT_TIMEOUT, bus.listen_for_children_changes()).await;
+                        Ok(bus)
+                    }
+                }
+            });
+            *slot = Some(connected);
+        }
+        slot.clone().expect("set above")
+    }
+
+    /// The accessible object behind `id`, which must come from `window`.
+    pub fn resolve(&self, window: &WindowInfo, id: ElementId) -> Result<ObjectRef, Refusal> {
+        self.ids.lock().unwrap_or_else(|p| p.into_inner()).resolve(window.id.xid, id)
+    }
+
+    /// Reads `window`'s tree within `budget`. A window without an accessible
+    /// gets fidelity `none` and its reason; an application that stops
+    /// answering before its window is found gets `COMPUTER_TIMEOUT`.
+    pub fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, Refusal> {
+        let started = std::time::Instant::now();
+        let none = |reason: String| AccessibilityTree {
+            window: window.id,
+            fidelity: Fidelity::None { reason },
+            root: None,
+            node_count: 0,
+            truncated: None,
+            focused_password: false,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        };
+        let bus = match self.bus() {
+            Ok(bus) => bus,
+            Err(reason) => return Ok(none(format!("accessibility bus unavailable: {reason}"))),
+        };
+        let deadline = Instant::now() + budget.deadline;
+        let timeout = || {
+            Refusal::new(
+                ErrorCode::Timeout,
+                format!("the application of window {} did not answer within {} ms", window.id, budget.deadline.as_millis()),
+            )
+        };
+        let outcome = self.runtime.block_on(async {
+            let found = tokio::time::timeout_at(deadline, self.find_frame(&bus, window)).await.map_err(|_| timeout())??;
+            let (frame, extents) = match found {
+                FrameMatch::Found { frame, extents } => (frame, extents),
+                FrameMatch::Absent(reason) => return Ok(Err(reason)),
+            };
+            let cache = match tokio::time::timeout_at(deadline, bus.cache_items(&frame.bus)).await {
+                Ok(Ok(items)) => CacheIndex::new(items),
+                Ok(Err(BusError::Gone(what))) => return Err(Refusal::target_gone(format!("{what} exited"))),
+                Ok(Err(_)) => CacheIndex::default(),
+                Err(_) => return Err(timeout()),
+            };
+            Ok(Ok((extents, walk(&bus, &cache, frame, budget, deadline).await)))
+        })?;
+        let (frame_extents, walked) = match outcome {
+            Ok(walked) => walked,
+            Err(reason) => return Ok(none(reason)),
+        };
+        if walked.nodes.is_empty() {
+            return match walked.cut {
+                Some(Cut::Deadline(_)) => Err(timeout()),
+                _ => Err(Refusal::target_gone(format!("the accessible of window {} vanished while it was read", window.id))),
+            };
+        }
+        Ok(self.assemble(window, walked, frame_extents, budget, started))
+    }
+
+    async fn pid_of(&self, bus: &Bus, name: &str) -> Option<u32> {
+        if let Some(pid) = self.pids.lock().unwrap_or_else(|p| p.into_inner()).get(name) {
+            return Some(*pid);
+        }
+        let pid = bus.pid_of(name).await.ok()?;
+        self.pids.lock().unwrap_or_else(|p| p.into_inner()).insert(name.to_owned(), pid);
+        Some(pid)
+    }
+
+    /// Finds the window's accessible. The match is unambiguous because it
+    /// needs three independent agreements: the pid (attested by the X server
+    /// and by the D-Bus daemon, neither self-reported), the exact title, and
+    /// the geometry; when two accessibles still fit, it refuses to guess.
+    async fn find_frame(&self, bus: &Bus, window: &WindowInfo) -> Result<FrameMatch, Refusal> {
+        if window.id.pid == 0 {
+            return Ok(FrameMatch::Absent("the window's process is unknown, so its accessible cannot be matched".into()));
+        }
+        let apps = bus.applications().await.map_err(bus_refusal)?;
+        let pids = join_all(apps.iter().map(|app| self.pid_of(bus, &app.bus))).await;
+        let owned: Vec<&ObjectRef> = apps.iter().zip(pids).filter(|(_, pid)| *pid == Some(window.id.pid)).map(|(app, _)| app).collect();
+        if owned.is_empty() {
+            return Ok(FrameMatch::Absent(format!(
+                "{} (pid {}) exposes no accessibility: its toolkit has no AT-SPI support or it is turned off",
+                window.app, window.id.pid
+            )));
+        }
+        let tops: Vec<ObjectRef> = join_all(owned.iter().map(|app| bus.children(app)))
+            .await
+            .into_iter()
+            .filter_map(Result::ok)
+            .flatten()
+            .filter(|o| !o.is_null())
+            .collect();
+        let facts = join_all(tops.iter().map(|o| async move {
+            let name = bus.name(o).await.unwrap_or_default();
+            let extents = bus.extents(o).await.ok();
+            (name, extents)
+        }))
+        .await;
+        let g = window.geometry;
+        let same_size = |e: &Option<(i32, i32, i32, i32)>| e.is_some_and(|(_, _, w, h)| (w as u32, h as u32) == (g.width, g.height));
+        let same_place = |e: &Option<(i32, i32, i32, i32)>| e.is_some_and(|(x, y, _, _)| (x, y) == (g.x, g.y) || (x, y) == (0, 0));
+        let titled: Vec<usize> = (0..tops.len()).filter(|&i| facts[i].0 == window.title).collect();
+        let chosen: Vec<usize> = match titled.len() {
+            1 => titled,
+            0 => (0..tops.len()).filter(|&i| same_size(&facts[i].1) && same_place(&facts[i].1)).collect(),
+            _ => titled.into_iter().filter(|&i| same_size(&facts[i].1) && same_place(&facts[i].1)).collect(),
+        };
+        match chosen.as_slice() {
+            [one] => Ok(FrameMatch::Found { frame: tops[*one].clone(), extents: facts[*one].1 }),
+            [] => Ok(FrameMatch::Absent(format!(
+                "none of the {} accessible windows of pid {} matches the title {:?} or the geometry",
+                tops.len(),
+                window.id.pid,
+                window.title
+            ))),
+            many => Ok(FrameMatch::Absent(format!(
+                "{} accessible windows of pid {} match the title {:?} and the geometry; refusing to guess",
+                many.len(),
+                window.id.pid,
+                window.title
+            ))),
+        }
+    }
+
+    fn assemble(&self, window: &WindowInfo, walked: Walk, frame_extents: Option<(i32, i32, i32, i32)>, budget: TreeBudget, started: std::time::Instant) -> AccessibilityTree {
+        let offset = screen_offset(walked.nodes[0].extents.or(frame_extents), window);
+        let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let origin = (window.geometry.x, window.geometry.y);
+        // Ids in reading order (depth first), so a first observation reads e1, e2, … top to bottom.
+        let mut order = vec![];
+        let mut stack = vec![0usize];
+        while let Some(i) = stack.pop() {
+            order.push(i);
+            stack.extend(walked.nodes[i].children.iter().rev());
+        }
+        let id_of: HashMap<usize, ElementId> = order.iter().map(|&i| (i, ids.id_for(window.id.xid, &walked.nodes[i].object))).collect();
+        drop(ids);
+        fn build(i: usize, nodes: &[RawNode], id_of: &HashMap<usize, ElementId>, offset: (i32, i32), origin: (i32, i32)) -> Element {
+            let n = &nodes[i];
+            let screen = n.extents.and_then(|e| rect(e, offset));
+            let states = n.states.to_states();
+            Element {
+                id: id_of[&i],
+                role: role_name(n.role),
+                // A password field's name is its label; its text is never read.
+                name: n.name.clone(),
+                description: n.description.clone(),
+                states,
+                bounds: screen.map(|r| glovebox_model::Rect::new(r.x.saturating_sub(origin.0), r.y.saturating_sub(origin.1), r.width, r.height)),
+                screen_bounds: screen,
+                has_value: n.has_value(),
+                actions: n.actions.clone(),
+                children: n.children.iter().map(|&c| build(c, nodes, id_of, offset, origin)).collect(),
+                omitted_children: n.omitted.as_ref().map(|(count, _)| OmittedChildren {
+                    count: *count,
+                    hint: format!("rows of this {} that are off-screen or not yet created; scroll it to bring them into view", role_name(n.role)),
+                }),
+            }
+        }
+        let root = build(0, &walked.nodes, &id_of, offset, origin);
+        let focused_password = walked.nodes.iter().any(|n| n.role == ROLE_PASSWORD_TEXT && n.states.to_states().contains(&ElementState::Focused));
+        let truncated = walked.cut.as_ref().map(|cut| {
+            let (by, at) = match cut {
+                Cut::Nodes(at) => (TruncatedBy::Nodes { max: budget.max_nodes }, at),
+                Cut::Depth(at) => (TruncatedBy::Depth { max: budget.max_depth }, at),
+                Cut::Deadline(at) => (TruncatedBy::Deadline { millis: budget.deadline.as_millis() as u64 }, at),
+            };
+            Truncation { by, at: at.iter().filter_map(|i| id_of.get(i).copied()).collect() }
+        });
+        let fidelity = match (&truncated, walked.failures.first()) {
+            (None, None) => Fidelity::Full,
+            (Some(_), _) => Fidelity::Partial { reason: "a budget cut the tree short (see truncated)".into() },
+            (None, Some(first)) => Fidelity::Partial {
+                reason: format!("{} object(s) could not be read, e.g. {first}", walked.failures.len()),
+            },
+        };
+        AccessibilityTree {
+            window: window.id,
+            fidelity,
+            node_count: walked.nodes.len(),
+            root: Some(root),
+            truncated,
+            focused_password,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        }
+    }
+}
+
+impl glovebox_platform::AccessibilitySource for AtspiBackend {
+    fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, Refusal> {
+        AtspiBackend::inspect(self, window, budget)
+    }
+}
+
+/// The doctor's accessibility check: the bus is found and answers.
+pub fn doctor_check() -> glovebox_platform::doctor::Check {
+    use glovebox_platform::doctor::Check;
+    const DISABLES: &[&str] = &["accessibility trees (observe falls back to pixels only)", "semantic background input"];
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+        return Check::missing("accessibility bus", "cannot start the D-Bus runtime", DISABLES);
+    };
+    runtime.block_on(async {
+        match tokio::time::timeout(CONNECT_TIMEOUT, async {
+            let bus = Bus::connect().await?;
+            bus.applications().await
+        })
+        .await
+        {
+            Err(_) => Check::missing("accessibility bus", format!("no answer within {CONNECT_TIMEOUT:?}"), DISABLES),
+            Ok(Err(e)) => Check::missing("accessibility bus", format!("{e} (install at-spi2-core; a session bus must be running)"), DISABLES),
+            Ok(Ok(apps)) => Check::ok("accessibility bus", format!("AT-SPI registry answers; {} accessible application(s)", apps.len())),
+        }
+    })
+}

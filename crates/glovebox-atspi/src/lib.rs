@@ -1,0 +1,15 @@
+//! The Linux accessibility backend: AT-SPI over D-Bus.
+//!
+//! [`transport`] speaks D-Bus (the accessibility bus and the raw AT-SPI
+//! calls); [`translate`] maps AT-SPI's numbers onto the model; [`walk`]
+//! reads one window's tree within its budgets; [`ids`] keeps element ids
+//! stable across observations; [`backend`] ties them together.
+#![forbid(unsafe_code)]
+
+mod backend;
+pub mod ids;
+pub mod translate;
+pub mod transport;
+pub mod walk;
+
+pub use backend::{doctor_check, AtspiBackend};

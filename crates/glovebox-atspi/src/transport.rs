@@ -1,0 +1,194 @@
+//! Transport: the connection to the accessibility bus and the raw AT-SPI
+//! calls glovebox makes over it. Nothing here knows the model; replies are
+//! returned as plain Rust values for `translate` to interpret.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use zbus::zvariant::{OwnedObjectPath, OwnedValue, Type};
+
+/// A failed or impossible AT-SPI exchange.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum BusError {
+    #[error("no session bus: {0}")]
+    NoSessionBus(String),
+    #[error("the accessibility bus is unavailable: {0}")]
+    NoAccessibilityBus(String),
+    /// The object or its application went away mid-read.
+    #[error("{0} is gone")]
+    Gone(String),
+    #[error("{call} failed: {message}")]
+    Call { call: String, message: String },
+}
+
+/// An accessible object: the application's bus name and the object path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Type)]
+pub struct ObjectRef {
+    pub bus: String,
+    pub path: OwnedObjectPath,
+}
+
+impl std::fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.bus, self.path.as_str())
+    }
+}
+
+impl ObjectRef {
+    pub fn root_of(bus: &str) -> ObjectRef {
+        ObjectRef { bus: bus.to_owned(), path: OwnedObjectPath::try_from("/org/a11y/atspi/accessible/root").expect("valid path") }
+    }
+
+    /// AT-SPI's null reference (`/org/a11y/atspi/null`).
+    pub fn is_null(&self) -> bool {
+        self.path.as_str().ends_with("/null") || self.bus.is_empty()
+    }
+}
+
+/// One entry of `org.a11y.atspi.Cache.GetItems` (at-spi2 ≥ 2.46 layout).
+#[derive(Debug, Clone, Deserialize, Type)]
+pub struct CacheItem {
+    pub object: ObjectRef,
+    pub app: ObjectRef,
+    pub parent: ObjectRef,
+    pub index_in_parent: i32,
+    pub child_count: i32,
+    pub interfaces: Vec<String>,
+    pub name: String,
+    pub role: u32,
+    pub description: String,
+    pub states: Vec<u32>,
+}
+
+pub const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
+pub const COMPONENT: &str = "org.a11y.atspi.Component";
+pub const ACTION: &str = "org.a11y.atspi.Action";
+const CACHE_PATH: &str = "/org/a11y/atspi/cache";
+const REGISTRY: &str = "org.a11y.atspi.Registry";
+
+/// A connection to the accessibility bus.
+#[derive(Clone, Debug)]
+pub struct Bus {
+    conn: zbus::Connection,
+}
+
+fn call_error(call: &str, target: &str, e: zbus::Error) -> BusError {
+    let message = e.to_string();
+    let gone = matches!(&e, zbus::Error::MethodError(name, _, _) if matches!(name.as_str(),
+        "org.freedesktop.DBus.Error.ServiceUnknown" | "org.freedesktop.DBus.Error.UnknownObject" | "org.freedesktop.DBus.Error.NoReply" | "org.freedesktop.DBus.Error.UnknownMethod"));
+    if gone && !message.contains("UnknownMethod") {
+        BusError::Gone(target.to_owned())
+    } else {
+        BusError::Call { call: format!("{call} on {target}"), message }
+    }
+}
+
+impl Bus {
+    /// Finds the accessibility bus through the session bus (`org.a11y.Bus`)
+    /// and connects to it.
+    pub async fn connect() -> Result<Bus, BusError> {
+        let session = zbus::Connection::session().await.map_err(|e| BusError::NoSessionBus(e.to_string()))?;
+        let reply = session
+            .call_method(Some("org.a11y.Bus"), "/org/a11y/bus", Some("org.a11y.Bus"), "GetAddress", &())
+            .await
+            .map_err(|e| BusError::NoAccessibilityBus(format!("org.a11y.Bus.GetAddress: {e} (is at-spi2-core installed?)")))?;
+        let address: String = reply.body().deserialize().map_err(|e| BusError::NoAccessibilityBus(e.to_string()))?;
+        let conn = zbus::connection::Builder::address(address.as_str())
+            .map_err(|e| BusError::NoAccessibilityBus(format!("{address}: {e}")))?
+            .build()
+            .await
+            .map_err(|e| BusError::NoAccessibilityBus(format!("{address}: {e}")))?;
+        Ok(Bus { conn })
+    }
+
+    async fn call<B, R>(&self, target: &ObjectRef, interface: &str, method: &str, body: &B) -> Result<R, BusError>
+    where
+        B: Serialize + zbus::zvariant::DynamicType,
+        R: DeserializeOwned + Type,
+    {
+        let reply = self
+            .conn
+            .call_method(Some(target.bus.as_str()), target.path.as_str(), Some(interface), method, body)
+            .await
+            .map_err(|e| call_error(method, &target.to_string(), e))?;
+        reply.body().deserialize().map_err(|e| BusError::Call { call: format!("{method} on {target}"), message: e.to_string() })
+    }
+
+    async fn property<R: TryFrom<OwnedValue>>(&self, target: &ObjectRef, interface: &str, name: &str) -> Result<R, BusError> {
+        let value: OwnedValue = self.call(target, "org.freedesktop.DBus.Properties", "Get", &(interface, name)).await?;
+        R::try_from(value).map_err(|_| BusError::Call { call: format!("{name} on {target}"), message: "unexpected type".into() })
+    }
+
+    /// Registers this connection as an event listener. at-spi2's GTK bridge
+    /// builds its object cache (and answers Cache.GetItems) only once some
+    /// client listens for events; the registration ends with the connection.
+    pub async fn listen_for_children_changes(&self) -> Result<(), BusError> {
+        let registry = ObjectRef { bus: REGISTRY.to_owned(), path: OwnedObjectPath::try_from("/org/a11y/atspi/registry").expect("valid path") };
+        let properties: Vec<String> = vec![];
+        self.call::<_, ()>(&registry, REGISTRY, "RegisterEvent", &("object:children-changed", properties, "")).await
+    }
+
+    /// The applications registered with the AT-SPI registry.
+    pub async fn applications(&self) -> Result<Vec<ObjectRef>, BusError> {
+        let registry = ObjectRef::root_of(REGISTRY);
+        self.children(&registry).await
+    }
+
+    /// The pid of a bus peer, as the bus daemon knows it (not self-reported).
+    pub async fn pid_of(&self, bus_name: &str) -> Result<u32, BusError> {
+        let reply = self
+            .conn
+            .call_method(Some("org.freedesktop.DBus"), "/org/freedesktop/DBus", Some("org.freedesktop.DBus"), "GetConnectionUnixProcessID", &(bus_name,))
+            .await
+            .map_err(|e| call_error("GetConnectionUnixProcessID", bus_name, e))?;
+        reply.body().deserialize().map_err(|e| BusError::Call { call: "GetConnectionUnixProcessID".into(), message: e.to_string() })
+    }
+
+    pub async fn children(&self, target: &ObjectRef) -> Result<Vec<ObjectRef>, BusError> {
+        self.call(target, ACCESSIBLE, "GetChildren", &()).await
+    }
+
+    pub async fn child_at(&self, target: &ObjectRef, index: i32) -> Result<ObjectRef, BusError> {
+        self.call(target, ACCESSIBLE, "GetChildAtIndex", &(index,)).await
+    }
+
+    /// Every object the application keeps in its cache, when it has one.
+    pub async fn cache_items(&self, bus_name: &str) -> Result<Vec<CacheItem>, BusError> {
+        let cache = ObjectRef { bus: bus_name.to_owned(), path: OwnedObjectPath::try_from(CACHE_PATH).expect("valid path") };
+        self.call(&cache, "org.a11y.atspi.Cache", "GetItems", &()).await
+    }
+
+    pub async fn role(&self, target: &ObjectRef) -> Result<u32, BusError> {
+        self.call(target, ACCESSIBLE, "GetRole", &()).await
+    }
+
+    pub async fn states(&self, target: &ObjectRef) -> Result<Vec<u32>, BusError> {
+        self.call(target, ACCESSIBLE, "GetState", &()).await
+    }
+
+    pub async fn interfaces(&self, target: &ObjectRef) -> Result<Vec<String>, BusError> {
+        self.call(target, ACCESSIBLE, "GetInterfaces", &()).await
+    }
+
+    pub async fn name(&self, target: &ObjectRef) -> Result<String, BusError> {
+        self.property(target, ACCESSIBLE, "Name").await
+    }
+
+    pub async fn description(&self, target: &ObjectRef) -> Result<String, BusError> {
+        self.property(target, ACCESSIBLE, "Description").await
+    }
+
+    pub async fn child_count(&self, target: &ObjectRef) -> Result<i32, BusError> {
+        self.property(target, ACCESSIBLE, "ChildCount").await
+    }
+
+    /// Component.GetExtents in screen coordinates: (x, y, width, height).
+    pub async fn extents(&self, target: &ObjectRef) -> Result<(i32, i32, i32, i32), BusError> {
+        self.call(target, COMPONENT, "GetExtents", &(0u32,)).await
+    }
+
+    /// Action names (Action.GetActions: name, description, key binding).
+    pub async fn actions(&self, target: &ObjectRef) -> Result<Vec<String>, BusError> {
+        let actions: Vec<(String, String, String)> = self.call(target, ACTION, "GetActions", &()).await?;
+        Ok(actions.into_iter().map(|(name, _, _)| name).collect())
+    }
+}

@@ -1,0 +1,297 @@
+//! Reading one window's tree: find the window's accessible, then walk it
+//! level by level with every request of a level in flight at once, taking
+//! what the application's cache already holds, within the node, depth and
+//! deadline budgets.
+
+use crate::transport::{Bus, BusError, CacheItem, ObjectRef};
+use crate::translate::{has_value, StateBits, DEFUNCT, MANAGES_DESCENDANTS};
+use futures_util::future::join_all;
+use glovebox_model::{Rect, TreeBudget, WindowInfo};
+use std::collections::HashMap;
+use tokio::time::Instant;
+
+/// Children of a container that manages its descendants (a list or table
+/// creating row objects on demand) are read up to this many; the rest are
+/// counted and summarised.
+pub const MANAGED_CHILDREN_READ: i32 = 200;
+
+/// What is known of one accessible.
+#[derive(Debug, Clone)]
+pub struct RawNode {
+    pub object: ObjectRef,
+    pub role: u32,
+    pub name: String,
+    pub description: String,
+    pub states: StateBits,
+    pub interfaces: Vec<String>,
+    pub children: Vec<usize>,
+    /// Children counted but not read, and why.
+    pub omitted: Option<(usize, String)>,
+    pub extents: Option<(i32, i32, i32, i32)>,
+    pub actions: Vec<String>,
+}
+
+impl RawNode {
+    fn from_cache(item: &CacheItem) -> RawNode {
+        RawNode {
+            object: item.object.clone(),
+            role: item.role,
+            name: item.name.clone(),
+            description: item.description.clone(),
+            states: StateBits::from_words(&item.states),
+            interfaces: item.interfaces.clone(),
+            children: vec![],
+            omitted: None,
+            extents: None,
+            actions: vec![],
+        }
+    }
+
+    pub fn has_interface(&self, name: &str) -> bool {
+        self.interfaces.iter().any(|i| i.ends_with(name))
+    }
+
+    pub fn has_value(&self) -> bool {
+        has_value(self.role, &self.interfaces, self.states)
+    }
+}
+
+/// Which budget stopped the walk, and the nodes whose children it cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cut {
+    Nodes(Vec<usize>),
+    Depth(Vec<usize>),
+    Deadline(Vec<usize>),
+}
+
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// Index 0 is the window's accessible.
+    pub nodes: Vec<RawNode>,
+    pub cut: Option<Cut>,
+    /// Objects that vanished or failed while being read.
+    pub failures: Vec<String>,
+    pub used_cache: bool,
+}
+
+/// The application's cache as lookup tables, when it answered.
+#[derive(Default)]
+pub struct CacheIndex {
+    items: HashMap<ObjectRef, CacheItem>,
+    children: HashMap<ObjectRef, Vec<(i32, ObjectRef)>>,
+}
+
+impl CacheIndex {
+    pub fn new(items: Vec<CacheItem>) -> CacheIndex {
+        let mut index = CacheIndex::default();
+        for item in items {
+            if item.parent != item.object {
+                index.children.entry(item.parent.clone()).or_default().push((item.index_in_parent, item.object.clone()));
+            }
+            index.items.insert(item.object.clone(), item);
+        }
+        for list in index.children.values_mut() {
+            list.sort_by_key(|(i, _)| *i);
+        }
+        index
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The cached children, when the cache knows them all in order.
+    fn children_of(&self, object: &ObjectRef) -> Option<Vec<ObjectRef>> {
+        let item = self.items.get(object)?;
+        let cached = self.children.get(object).map(Vec::as_slice).unwrap_or(&[]);
+        let complete = item.child_count >= 0 && cached.len() == item.child_count as usize && cached.iter().all(|(i, _)| *i >= 0);
+        complete.then(|| cached.iter().map(|(_, o)| o.clone()).collect())
+    }
+}
+
+async fn fetch_node(bus: &Bus, object: ObjectRef) -> Result<RawNode, BusError> {
+    let (role, name, description, states, interfaces) = tokio::try_join!(
+        bus.role(&object),
+        bus.name(&object),
+        bus.description(&object),
+        bus.states(&object),
+        bus.interfaces(&object),
+    )?;
+    Ok(RawNode {
+        object,
+        role,
+        name,
+        description,
+        states: StateBits::from_words(&states),
+        interfaces,
+        children: vec![],
+        omitted: None,
+        extents: None,
+        actions: vec![],
+    })
+}
+
+/// The children to read of a node, and how many more it has that are not read.
+async fn child_refs(bus: &Bus, cache: &CacheIndex, node: &RawNode) -> Result<(Vec<ObjectRef>, usize), BusError> {
+    if let Some(children) = cache.children_of(&node.object) {
+        return Ok((children, 0));
+    }
+    if node.states.has(MANAGES_DESCENDANTS) {
+        let count = bus.child_count(&node.object).await?.max(0);
+        if count > MANAGED_CHILDREN_READ {
+            let first = join_all((0..MANAGED_CHILDREN_READ).map(|i| bus.child_at(&node.object, i))).await;
+            let refs: Vec<ObjectRef> = first.into_iter().filter_map(Result::ok).filter(|o| !o.is_null()).collect();
+            return Ok((refs, (count - MANAGED_CHILDREN_READ) as usize));
+        }
+    }
+    Ok((bus.children(&node.object).await?.into_iter().filter(|o| !o.is_null()).collect(), 0))
+}
+
+/// Walks the tree under `root`.
+pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBudget, deadline: Instant) -> Walk {
+    let mut walk = Walk { used_cache: !cache.is_empty(), ..Walk::default() };
+    // (object, parent index, depth)
+    let mut frontier: Vec<(ObjectRef, Option<usize>, usize)> = vec![(root, None, 0)];
+    while !frontier.is_empty() {
+        // Node facts: from the cache, else fetched (all at once).
+        let missing: Vec<ObjectRef> = frontier.iter().filter(|(o, _, _)| !cache.items.contains_key(o)).map(|(o, _, _)| o.clone()).collect();
+        let fetched = match tokio::time::timeout_at(deadline, join_all(missing.iter().cloned().map(|o| fetch_node(bus, o)))).await {
+            Ok(results) => results,
+            Err(_) => {
+                walk.cut = Some(Cut::Deadline(frontier.iter().filter_map(|(_, p, _)| *p).collect()));
+                break;
+            }
+        };
+        let mut fetched_by_ref: HashMap<ObjectRef, RawNode> = HashMap::new();
+        for (object, result) in missing.into_iter().zip(fetched) {
+            match result {
+                Ok(node) => {
+                    fetched_by_ref.insert(object, node);
+                }
+                Err(e) => walk.failures.push(e.to_string()),
+            }
+        }
+        let mut added: Vec<(usize, usize)> = vec![]; // (node index, depth)
+        let mut cut_by_nodes: Vec<usize> = vec![];
+        for (object, parent, depth) in frontier.drain(..) {
+            let node = match cache.items.get(&object) {
+                Some(item) => RawNode::from_cache(item),
+                None => match fetched_by_ref.remove(&object) {
+                    Some(node) => node,
+                    None => continue,
+                },
+            };
+            if node.states.has(DEFUNCT) {
+                continue;
+            }
+            if let Some(p) = parent {
+                // Rows a managing container holds off-screen are counted, not kept.
+                if walk.nodes[p].states.has(MANAGES_DESCENDANTS) && !node.states.has(crate::translate::SHOWING_BIT) {
+                    let omitted = walk.nodes[p].omitted.get_or_insert((0, String::new()));
+                    omitted.0 += 1;
+                    continue;
+                }
+            }
+            if walk.nodes.len() >= budget.max_nodes {
+                if let Some(p) = parent {
+                    if !cut_by_nodes.contains(&p) {
+                        cut_by_nodes.push(p);
+                    }
+                }
+                continue;
+            }
+            let index = walk.nodes.len();
+            walk.nodes.push(node);
+            if let Some(p) = parent {
+                walk.nodes[p].children.push(index);
+            }
+            added.push((index, depth));
+        }
+        if !cut_by_nodes.is_empty() {
+            walk.cut = Some(Cut::Nodes(cut_by_nodes));
+            break;
+        }
+        // Children of this level, all requested at once.
+        let expandable: Vec<(usize, usize)> = added.iter().copied().filter(|(i, _)| might_have_children(cache, &walk.nodes[*i])).collect();
+        let (within, too_deep): (Vec<_>, Vec<_>) = expandable.into_iter().partition(|(_, depth)| depth + 1 <= budget.max_depth);
+        if !too_deep.is_empty() && walk.cut.is_none() {
+            walk.cut = Some(Cut::Depth(too_deep.iter().map(|(i, _)| *i).collect()));
+        }
+        let requests = within.iter().map(|(i, _)| child_refs(bus, cache, &walk.nodes[*i]));
+        let results = match tokio::time::timeout_at(deadline, join_all(requests)).await {
+            Ok(results) => results,
+            Err(_) => {
+                walk.cut = Some(Cut::Deadline(within.iter().map(|(i, _)| *i).collect()));
+                break;
+            }
+        };
+        for ((index, depth), result) in within.into_iter().zip(results) {
+            match result {
+                Ok((children, not_read)) => {
+                    if not_read > 0 {
+                        let omitted = walk.nodes[index].omitted.get_or_insert((0, String::new()));
+                        omitted.0 += not_read;
+                    }
+                    frontier.extend(children.into_iter().map(|c| (c, Some(index), depth + 1)));
+                }
+                Err(e) => walk.failures.push(e.to_string()),
+            }
+        }
+    }
+    enrich(bus, &mut walk, deadline).await;
+    walk
+}
+
+fn might_have_children(cache: &CacheIndex, node: &RawNode) -> bool {
+    match cache.items.get(&node.object) {
+        Some(item) => item.child_count != 0,
+        None => true,
+    }
+}
+
+/// Bounds and action names for every node, requested all at once.
+async fn enrich(bus: &Bus, walk: &mut Walk, deadline: Instant) {
+    let extents = join_all(walk.nodes.iter().map(|n| async move {
+        if n.has_interface("Component") { bus.extents(&n.object).await.ok() } else { None }
+    }));
+    let actions = join_all(walk.nodes.iter().map(|n| async move {
+        if n.has_interface("Action") { bus.actions(&n.object).await.unwrap_or_default() } else { vec![] }
+    }));
+    match tokio::time::timeout_at(deadline, futures_util::future::join(extents, actions)).await {
+        Ok((extents, actions)) => {
+            for ((node, e), a) in walk.nodes.iter_mut().zip(extents).zip(actions) {
+                node.extents = e.filter(|(_, _, w, h)| *w > 0 && *h > 0);
+                node.actions = a;
+            }
+        }
+        Err(_) => {
+            if walk.cut.is_none() {
+                walk.cut = Some(Cut::Deadline(vec![]));
+            }
+            walk.failures.push("bounds and actions were not all read before the deadline".into());
+        }
+    }
+}
+
+/// How the accessible's extents relate to the X window: GTK3 reports screen
+/// coordinates; GTK4 reports window-relative ones even when asked for screen.
+pub fn screen_offset(frame_extents: Option<(i32, i32, i32, i32)>, window: &WindowInfo) -> (i32, i32) {
+    let g = window.geometry;
+    match frame_extents {
+        Some((x, y, _, _)) if (x, y) == (g.x, g.y) => (0, 0),
+        Some((0, 0, _, _)) => (g.x, g.y),
+        _ => (0, 0),
+    }
+}
+
+/// Screen rectangle of reported extents; `None` for the placeholder
+/// extents toolkits report for objects not on screen (G_MININT origins,
+/// empty or absurd sizes).
+pub fn rect((x, y, w, h): (i32, i32, i32, i32), offset: (i32, i32)) -> Option<Rect> {
+    const LIMIT: i32 = 1 << 20;
+    let sane = |v: i32| (-LIMIT..=LIMIT).contains(&v);
+    if !(sane(x) && sane(y) && w > 0 && h > 0 && w <= LIMIT && h <= LIMIT) {
+        return None;
+    }
+    Some(Rect::new(x + offset.0, y + offset.1, w as u32, h as u32))
+}
