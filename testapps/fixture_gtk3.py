@@ -257,7 +257,9 @@ class Fixture:
             elif widget == "slider":
                 self.slider.set_value(float(value))
             elif widget == "row":
-                self.list.get_selection().select_path(Gtk.TreePath(int(value)))
+                path = Gtk.TreePath(int(value))
+                self.list.get_selection().select_path(path)
+                self.list.scroll_to_cell(path, None, True, 0.5, 0.0)
         elif cmd == "minimize":
             self.window.iconify()
         elif cmd == "restore":

@@ -173,13 +173,18 @@ impl AtspiBackend {
         }))
         .await;
         let g = window.geometry;
-        let same_size = |e: &Option<(i32, i32, i32, i32)>| e.is_some_and(|(_, _, w, h)| (w as u32, h as u32) == (g.width, g.height));
-        let same_place = |e: &Option<(i32, i32, i32, i32)>| e.is_some_and(|(x, y, _, _)| (x, y) == (g.x, g.y) || (x, y) == (0, 0));
+        // GTK3 reports the decorated frame (the client area plus the window
+        // manager's borders); GTK4 reports the client size at (0, 0).
+        let fits = |e: &Option<(i32, i32, i32, i32)>| match e.and_then(|e| rect(e, (0, 0))) {
+            Some(r) if r.x == 0 && r.y == 0 && r.size() == g.size() => true,
+            Some(r) => r.intersection(g) == Some(g) && r.width <= g.width + 64 && r.height <= g.height + 96,
+            None => false,
+        };
         let titled: Vec<usize> = (0..tops.len()).filter(|&i| facts[i].0 == window.title).collect();
         let chosen: Vec<usize> = match titled.len() {
             1 => titled,
-            0 => (0..tops.len()).filter(|&i| same_size(&facts[i].1) && same_place(&facts[i].1)).collect(),
-            _ => titled.into_iter().filter(|&i| same_size(&facts[i].1) && same_place(&facts[i].1)).collect(),
+            0 => (0..tops.len()).filter(|&i| fits(&facts[i].1)).collect(),
+            _ => titled.into_iter().filter(|&i| fits(&facts[i].1)).collect(),
         };
         match chosen.as_slice() {
             [one] => Ok(FrameMatch::Found { frame: tops[*one].clone(), extents: facts[*one].1 }),
@@ -200,6 +205,8 @@ impl AtspiBackend {
 
     fn assemble(&self, window: &WindowInfo, walked: Walk, frame_extents: Option<(i32, i32, i32, i32)>, budget: TreeBudget, started: std::time::Instant) -> AccessibilityTree {
         let offset = screen_offset(walked.nodes[0].extents.or(frame_extents), window);
+        let mut walked = walked;
+        reading_order(&mut walked.nodes);
         let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         let origin = (window.geometry.x, window.geometry.y);
         // Ids in reading order (depth first), so a first observation reads e1, e2, … top to bottom.
@@ -258,6 +265,24 @@ impl AtspiBackend {
             truncated,
             focused_password,
             elapsed_ms: started.elapsed().as_millis() as u64,
+        }
+    }
+}
+
+/// Puts siblings in reading order (top to bottom, then left to right) when
+/// every one of them has bounds; toolkits' own child order is often
+/// reversed or arbitrary (GTK3 grids list their children last-added first).
+fn reading_order(nodes: &mut [RawNode]) {
+    for i in 0..nodes.len() {
+        let children = nodes[i].children.clone();
+        let positions: Option<Vec<(i32, i32)>> = children
+            .iter()
+            .map(|&c| nodes[c].extents.and_then(|e| rect(e, (0, 0))).map(|r| (r.y, r.x)))
+            .collect();
+        if let Some(positions) = positions {
+            let mut ordered: Vec<(usize, (i32, i32))> = children.into_iter().zip(positions).collect();
+            ordered.sort_by_key(|(_, position)| *position);
+            nodes[i].children = ordered.into_iter().map(|(c, _)| c).collect();
         }
     }
 }

@@ -48,7 +48,6 @@ const PRESSED: u32 = 20;
 const SELECTED: u32 = 23;
 const SENSITIVE: u32 = 24;
 const SHOWING: u32 = 25;
-pub const SHOWING_BIT: u32 = SHOWING;
 const VISIBLE: u32 = 30;
 pub const MANAGES_DESCENDANTS: u32 = 31;
 const INDETERMINATE: u32 = 32;

@@ -151,6 +151,15 @@ impl Bus {
         self.call(target, ACCESSIBLE, "GetChildAtIndex", &(index,)).await
     }
 
+    /// Component.GetAccessibleAtPoint in screen coordinates.
+    pub async fn hit_test(&self, target: &ObjectRef, x: i32, y: i32) -> Result<ObjectRef, BusError> {
+        self.call(target, COMPONENT, "GetAccessibleAtPoint", &(x, y, 0u32)).await
+    }
+
+    pub async fn index_in_parent(&self, target: &ObjectRef) -> Result<i32, BusError> {
+        self.call(target, ACCESSIBLE, "GetIndexInParent", &()).await
+    }
+
     /// Every object the application keeps in its cache, when it has one.
     pub async fn cache_items(&self, bus_name: &str) -> Result<Vec<CacheItem>, BusError> {
         let cache = ObjectRef { bus: bus_name.to_owned(), path: OwnedObjectPath::try_from(CACHE_PATH).expect("valid path") };

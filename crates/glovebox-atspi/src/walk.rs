@@ -15,6 +15,7 @@ use tokio::time::Instant;
 /// counted and summarised.
 pub const MANAGED_CHILDREN_READ: i32 = 200;
 
+
 /// What is known of one accessible.
 #[derive(Debug, Clone)]
 pub struct RawNode {
@@ -24,6 +25,7 @@ pub struct RawNode {
     pub description: String,
     pub states: StateBits,
     pub interfaces: Vec<String>,
+    pub parent: Option<usize>,
     pub children: Vec<usize>,
     /// Children counted but not read, and why.
     pub omitted: Option<(usize, String)>,
@@ -40,6 +42,7 @@ impl RawNode {
             description: item.description.clone(),
             states: StateBits::from_words(&item.states),
             interfaces: item.interfaces.clone(),
+            parent: None,
             children: vec![],
             omitted: None,
             extents: None,
@@ -124,6 +127,7 @@ async fn fetch_node(bus: &Bus, object: ObjectRef) -> Result<RawNode, BusError> {
         description,
         states: StateBits::from_words(&states),
         interfaces,
+        parent: None,
         children: vec![],
         omitted: None,
         extents: None,
@@ -132,19 +136,106 @@ async fn fetch_node(bus: &Bus, object: ObjectRef) -> Result<RawNode, BusError> {
 }
 
 /// The children to read of a node, and how many more it has that are not read.
-async fn child_refs(bus: &Bus, cache: &CacheIndex, node: &RawNode) -> Result<(Vec<ObjectRef>, usize), BusError> {
+async fn child_refs(bus: &Bus, cache: &CacheIndex, walk: &Walk, index: usize) -> Result<(Vec<ObjectRef>, usize), BusError> {
+    let node = &walk.nodes[index];
     if let Some(children) = cache.children_of(&node.object) {
         return Ok((children, 0));
     }
     if node.states.has(MANAGES_DESCENDANTS) {
-        let count = bus.child_count(&node.object).await?.max(0);
-        if count > MANAGED_CHILDREN_READ {
-            let first = join_all((0..MANAGED_CHILDREN_READ).map(|i| bus.child_at(&node.object, i))).await;
-            let refs: Vec<ObjectRef> = first.into_iter().filter_map(Result::ok).filter(|o| !o.is_null()).collect();
-            return Ok((refs, (count - MANAGED_CHILDREN_READ) as usize));
-        }
+        return managed_children(bus, walk, index).await;
     }
     Ok((bus.children(&node.object).await?.into_iter().filter(|o| !o.is_null()).collect(), 0))
+}
+
+/// The part of the screen where a node's children can be seen: its own
+/// extents clipped by every ancestor's (scroll panes, viewports, the window).
+async fn visible_clip(bus: &Bus, walk: &Walk, index: usize) -> Option<Rect> {
+    let mut chain = vec![index];
+    while let Some(parent) = walk.nodes[*chain.last().expect("non-empty")].parent {
+        chain.push(parent);
+    }
+    let extents = join_all(chain.iter().map(|&i| bus.extents(&walk.nodes[i].object))).await;
+    let rects: Vec<Rect> = extents.into_iter().filter_map(|e| e.ok().and_then(|e| rect(e, (0, 0)))).collect();
+    rects.into_iter().reduce(|a, b| a.intersection(b).unwrap_or(Rect::new(a.x, a.y, 0, 0)))
+}
+
+/// Children of a container that creates them on demand (a list or table):
+/// only those inside the visible clip are read; the rest are counted.
+/// Off-screen rows report no position (GTK3 answers G_MININT), so the
+/// visible index range is found by hit-testing the clip's corners.
+async fn managed_children(bus: &Bus, walk: &Walk, index: usize) -> Result<(Vec<ObjectRef>, usize), BusError> {
+    let container = &walk.nodes[index].object;
+    let count = bus.child_count(container).await?.max(0);
+    let Some(clip) = visible_clip(bus, walk, index).await.filter(|c| !c.is_empty()) else {
+        return Ok((vec![], count as usize));
+    };
+    let index_at = |x: i32, y: i32| async move {
+        let hit = bus.hit_test(container, x, y).await.ok().filter(|hit| !hit.is_null() && hit != container)?;
+        bus.index_in_parent(&hit).await.ok().filter(|i| (0..count).contains(i))
+    };
+    let (right, bottom) = (clip.right() as i32 - 2, clip.bottom() as i32 - 2);
+    let middle = clip.y + clip.height as i32 / 2;
+    let probes = [(clip.x + 1, clip.y + 1), (clip.x + 1, middle), (clip.x + 1, bottom), (right, bottom)];
+    let seed = join_all(probes.map(|(x, y)| index_at(x, y))).await.into_iter().flatten().min().unwrap_or(0);
+    let child_extents = |i: i32| async move {
+        let child = bus.child_at(container, i).await?;
+        let extents = bus.extents(&child).await.ok().and_then(|e| rect(e, (0, 0)));
+        Ok::<_, BusError>((i, child, extents))
+    };
+    let shown = |extents: Option<Rect>| extents.is_some_and(|r| r.intersection(clip).is_some());
+    // Visible rows form one run of indices around the seed: extend it both
+    // ways a chunk at a time until a chunk ends in a child that is not shown.
+    const CHUNK: i32 = 16;
+    let mut visible: Vec<(i32, ObjectRef)> = vec![];
+    let mut low = seed;
+    while low > 0 && visible.len() < MANAGED_CHILDREN_READ as usize {
+        let start = (low - CHUNK).max(0);
+        let mut ended = false;
+        for result in join_all((start..low).map(child_extents)).await {
+            let (i, child, extents) = result?;
+            if shown(extents) {
+                visible.push((i, child));
+            } else {
+                ended = true;
+            }
+        }
+        low = start;
+        if ended {
+            break;
+        }
+    }
+    let mut high = seed;
+    while high < count && visible.len() < MANAGED_CHILDREN_READ as usize {
+        let end = (high + CHUNK).min(count);
+        let chunk = join_all((high..end).map(child_extents)).await;
+        let mut ended = false;
+        for result in chunk {
+            let (i, child, extents) = result?;
+            if shown(extents) {
+                visible.push((i, child));
+            } else if i > seed {
+                ended = true;
+            }
+        }
+        high = end;
+        if ended {
+            break;
+        }
+    }
+    // Column headers sit at the first indices, visible whatever the scroll.
+    if low > 0 {
+        for result in join_all((0..low.min(4)).map(child_extents)).await {
+            let (i, child, extents) = result?;
+            if shown(extents) {
+                visible.push((i, child));
+            }
+        }
+    }
+    visible.sort_by_key(|(i, _)| *i);
+    visible.dedup_by_key(|(i, _)| *i);
+    let visible: Vec<ObjectRef> = visible.into_iter().map(|(_, c)| c).collect();
+    let omitted = (count as usize).saturating_sub(visible.len());
+    Ok((visible, omitted))
 }
 
 /// Walks the tree under `root`.
@@ -184,14 +275,6 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
             if node.states.has(DEFUNCT) {
                 continue;
             }
-            if let Some(p) = parent {
-                // Rows a managing container holds off-screen are counted, not kept.
-                if walk.nodes[p].states.has(MANAGES_DESCENDANTS) && !node.states.has(crate::translate::SHOWING_BIT) {
-                    let omitted = walk.nodes[p].omitted.get_or_insert((0, String::new()));
-                    omitted.0 += 1;
-                    continue;
-                }
-            }
             if walk.nodes.len() >= budget.max_nodes {
                 if let Some(p) = parent {
                     if !cut_by_nodes.contains(&p) {
@@ -201,7 +284,7 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
                 continue;
             }
             let index = walk.nodes.len();
-            walk.nodes.push(node);
+            walk.nodes.push(RawNode { parent, ..node });
             if let Some(p) = parent {
                 walk.nodes[p].children.push(index);
             }
@@ -217,7 +300,7 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
         if !too_deep.is_empty() && walk.cut.is_none() {
             walk.cut = Some(Cut::Depth(too_deep.iter().map(|(i, _)| *i).collect()));
         }
-        let requests = within.iter().map(|(i, _)| child_refs(bus, cache, &walk.nodes[*i]));
+        let requests = within.iter().map(|(i, _)| child_refs(bus, cache, &walk, *i));
         let results = match tokio::time::timeout_at(deadline, join_all(requests)).await {
             Ok(results) => results,
             Err(_) => {

@@ -300,7 +300,7 @@ fn matters(e: &Element) -> bool {
 }
 
 fn is_shown(e: &Element) -> bool {
-    e.has(ElementState::Showing) || e.has(ElementState::Visible) && e.bounds.is_none()
+    e.has(ElementState::Showing)
 }
 
 fn render_element(e: &Element, depth: usize, out: &mut String) {
