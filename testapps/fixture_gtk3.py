@@ -13,6 +13,8 @@ Commands (one JSON object per line):
   {"cmd": "move", "x": 10, "y": 20} / {"cmd": "resize", "width": 500, "height": 400}
   {"cmd": "title", "value": "new title"}
   {"cmd": "open_windows", "count": 35}   extra small top-level windows
+  {"cmd": "focus", "widget": "name|email|password|submit|..."}
+  {"cmd": "set", "widget": "password", "value": "..."}   (never reported back)
   {"cmd": "freeze", "seconds": 5}        block the main loop (unresponsive app)
   {"cmd": "quit"}
 New widgets and commands are added by later work; keys of the state stay stable.
@@ -88,11 +90,13 @@ class Fixture:
         grid.attach(self.slider, 1, 5, 1, 1)
 
         buttons = Gtk.Box(spacing=8)
+        self.buttons = {}
         for label, key in (("Submit", "submit"), ("Cancel", "cancel")):
             button = Gtk.Button(label=label)
             button.set_name(key)
             button.connect("clicked", self.on_click, key)
             buttons.pack_start(button, False, False, 0)
+            self.buttons[key] = button
         grid.attach(buttons, 1, 6, 1, 1)
 
         swatch_box = Gtk.Box(spacing=10)
@@ -121,9 +125,31 @@ class Fixture:
         scroller.add(self.list)
         outer.pack_start(scroller, True, True, 0)
 
+        if args.labels:
+            # A large tree of plain widgets (all cached by the bridge), for budget
+            # tests; grouped by 100 because GTK3 looks children up by index in
+            # linear time, which makes one flat container of 20,000 quadratic.
+            many = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+            many.set_name("many")
+            for start in range(0, args.labels, 100):
+                group = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+                for i in range(start, min(start + 100, args.labels)):
+                    group.pack_start(Gtk.Label(label="L%d" % i), False, False, 0)
+                many.pack_start(group, False, False, 0)
+            many_scroller = Gtk.ScrolledWindow()
+            many_scroller.set_min_content_height(80)
+            many_scroller.add(many)
+            outer.pack_start(many_scroller, True, True, 0)
+
         self.status = Gtk.Label(label="Ready")
         self.status.set_name("status")
         outer.pack_start(self.status, False, False, 4)
+
+        self.widgets = {
+            "name": self.name, "email": self.email, "password": self.password, "combo": self.combo,
+            "subscribe": self.subscribe, "slider": self.slider, "list": self.list, "status": self.status,
+            **self.buttons,
+        }
 
         self.window.connect("map-event", self.on_mapped)
         self.window.show_all()
@@ -216,12 +242,14 @@ class Fixture:
             "clicks": self.clicks,
             "status": self.status.get_text(),
             "swatches": {k: self.allocation_in_window(a) for k, a in self.swatches.items()},
+            "allocations": {k: self.allocation_in_window(w) for k, w in self.widgets.items()},
             "extra_windows": len(self.extra_windows),
             "events": self.events[-50:],
         }
 
     def report(self):
-        if not self.state_path:
+        # Nothing is reported until the window is up, so half-built state never leaks out.
+        if not self.state_path or not self.ready:
             return
         tmp = self.state_path + ".tmp"
         with open(tmp, "w") as f:
@@ -248,7 +276,7 @@ class Fixture:
         self.events.append({"event": "command", "cmd": cmd})
         if cmd == "set":
             widget, value = command["widget"], command["value"]
-            if widget in ("name", "email"):
+            if widget in ("name", "email", "password"):
                 getattr(self, widget).set_text(value)
             elif widget == "combo":
                 self.combo.set_active(COMBO_OPTIONS.index(value))
@@ -260,6 +288,8 @@ class Fixture:
                 path = Gtk.TreePath(int(value))
                 self.list.get_selection().select_path(path)
                 self.list.scroll_to_cell(path, None, True, 0.5, 0.0)
+        elif cmd == "focus":
+            self.widgets[command["widget"]].grab_focus()
         elif cmd == "minimize":
             self.window.iconify()
         elif cmd == "restore":
@@ -294,6 +324,7 @@ def main():
     parser.add_argument("--x", type=int)
     parser.add_argument("--y", type=int)
     parser.add_argument("--rows", type=int, default=200)
+    parser.add_argument("--labels", type=int, default=0, help="extra labels, for large trees")
     args = parser.parse_args()
     Fixture(args)
     Gtk.main()

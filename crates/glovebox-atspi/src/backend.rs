@@ -81,6 +81,21 @@ impl AtspiBackend {
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).resolve(window.id.xid, id)
     }
 
+    /// The live role and name of the accessible behind `id` (read now, not
+    /// from the last observation).
+    pub fn describe(&self, window: &WindowInfo, id: ElementId) -> Result<(String, String), Refusal> {
+        let object = self.resolve(window, id)?;
+        let bus = self.bus().map_err(Refusal::backend_unavailable)?;
+        self.runtime.block_on(async {
+            let read = async { tokio::try_join!(bus.role(&object), bus.name(&object)) };
+            match tokio::time::timeout(CONNECT_TIMEOUT, read).await {
+                Err(_) => Err(Refusal::new(ErrorCode::Timeout, format!("{id}'s application did not answer"))),
+                Ok(Err(e)) => Err(bus_refusal(e)),
+                Ok(Ok((role, name))) => Ok((role_name(role), name)),
+            }
+        })
+    }
+
     /// Reads `window`'s tree within `budget`. A window without an accessible
     /// gets fidelity `none` and its reason; an application that stops
     /// answering before its window is found gets `COMPUTER_TIMEOUT`.
@@ -154,6 +169,9 @@ impl AtspiBackend {
         let pids = join_all(apps.iter().map(|app| self.pid_of(bus, &app.bus))).await;
         let owned: Vec<&ObjectRef> = apps.iter().zip(pids).filter(|(_, pid)| *pid == Some(window.id.pid)).map(|(app, _)| app).collect();
         if owned.is_empty() {
+            if !std::path::Path::new(&format!("/proc/{}", window.id.pid)).exists() {
+                return Err(Refusal::target_gone(format!("the process of window {} has exited", window.id)));
+            }
             return Ok(FrameMatch::Absent(format!(
                 "{} (pid {}) exposes no accessibility: its toolkit has no AT-SPI support or it is turned off",
                 window.app, window.id.pid

@@ -246,7 +246,8 @@ impl AccessibilityTree {
             out.push_str(&format!("! truncated by {by}: children of {}{more} not read\n", at.join(", ")));
         }
         if let Some(root) = &self.root {
-            render_element(root, 0, &mut out);
+            let toolkit_sets_showing = root.children.iter().flat_map(|c| c.walk()).any(|e| e.has(ElementState::Showing));
+            render_element(root, 0, toolkit_sets_showing, &mut out);
         }
         out
     }
@@ -299,16 +300,18 @@ fn matters(e: &Element) -> bool {
     e.is_actionable() || !e.name.trim().is_empty() || e.omitted_children.is_some()
 }
 
-fn is_shown(e: &Element) -> bool {
-    e.has(ElementState::Showing)
+/// Whether a child is on screen. Some toolkits (GTK 4.8) never set
+/// `showing` below the window and only say `visible`; trust `visible` there.
+fn is_shown(e: &Element, toolkit_sets_showing: bool) -> bool {
+    e.has(ElementState::Showing) || (!toolkit_sets_showing && e.has(ElementState::Visible))
 }
 
-fn render_element(e: &Element, depth: usize, out: &mut String) {
-    let (shown, hidden): (Vec<&Element>, Vec<&Element>) = e.children.iter().partition(|c| is_shown(c));
+fn render_element(e: &Element, depth: usize, showing: bool, out: &mut String) {
+    let (shown, hidden): (Vec<&Element>, Vec<&Element>) = e.children.iter().partition(|c| is_shown(c, showing));
     if depth > 0 && !matters(e) {
         // An unnamed container: its children take its place.
         for child in shown {
-            render_element(child, depth, out);
+            render_element(child, depth, showing, out);
         }
         return;
     }
@@ -330,7 +333,7 @@ fn render_element(e: &Element, depth: usize, out: &mut String) {
     }
     out.push('\n');
     for child in shown {
-        render_element(child, depth + 1, out);
+        render_element(child, depth + 1, showing, out);
     }
     if let Some(omitted) = &e.omitted_children {
         out.push_str(&"  ".repeat(depth + 1));

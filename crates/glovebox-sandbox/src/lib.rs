@@ -9,6 +9,7 @@
 //! never dropped).
 #![forbid(unsafe_code)]
 
+pub mod fixture;
 mod monitors;
 
 pub use monitors::MonitorSpec;

@@ -46,7 +46,7 @@ fn window_capture_shows_the_fixture_swatches_where_it_drew_them() {
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture capture"), &[]);
     let state = fixture.activate();
-    let window = fixture.window(&backend);
+    let window = window_of(&fixture, &backend);
     let before = backend.list_windows().unwrap();
 
     let capture = backend.capture_window(&window.id.to_string().parse().unwrap(), CaptureLimits::default()).unwrap();
@@ -72,7 +72,7 @@ fn downscaled_window_capture_keeps_aspect_and_colours() {
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture scaled"), &[]);
     let state = fixture.activate();
-    let window = fixture.window(&backend);
+    let window = window_of(&fixture, &backend);
     let limits = CaptureLimits::new(window.geometry.width / 2, 10_000).unwrap();
     let capture = backend.capture_window(&window.id.to_string().parse().unwrap(), limits).unwrap();
     assert_eq!(capture.image.width, window.geometry.width / 2);
@@ -92,7 +92,7 @@ fn desktop_capture_places_the_window_at_its_root_position() {
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture desktop"), &[]);
     let state = fixture.activate();
-    let window = fixture.window(&backend);
+    let window = window_of(&fixture, &backend);
     let capture = backend.capture_desktop(&DisplaySelection::All, CaptureLimits::default()).unwrap();
     assert_eq!(capture.image.size(), glovebox_model::Size::new(1920, 1080));
     let FrameSubject::Desktop { bounds, displays } = &capture.frame.subject else { panic!("desktop frame") };
@@ -128,7 +128,7 @@ fn bad_window_references_and_minimised_windows_are_refused() {
     assert_eq!(display.code, ErrorCode::InvalidArgument);
 
     let fixture = Fixture::launch(sandbox, &unique("Fixture minimised capture"), &[]);
-    let id = fixture.window(&backend).id;
+    let id = window_of(&fixture, &backend).id;
     fixture.send(serde_json::json!({"cmd": "minimize"}));
     fixture.wait_state("fixture iconified", |s| s["minimized"] == true);
     wait_until("listed minimised", || backend.list_windows().ok()?.into_iter().find(|w| w.id == id && w.minimized));
@@ -143,7 +143,7 @@ fn a_window_that_closes_or_moves_during_capture_is_refused() {
     let _turn = desktop_lock();
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture closing"), &[]);
-    let measured = fixture.window(&backend);
+    let measured = window_of(&fixture, &backend);
 
     // Measured, then moved before its pixels are read: the basis is stale.
     fixture.send(serde_json::json!({"cmd": "move", "x": 300, "y": 200}));
@@ -152,7 +152,7 @@ fn a_window_that_closes_or_moves_during_capture_is_refused() {
     assert_eq!(moved.code, ErrorCode::StaleBasis);
 
     // Measured, then closed before its pixels are read: the target is gone.
-    let current = fixture.window(&backend);
+    let current = window_of(&fixture, &backend);
     fixture.send(serde_json::json!({"cmd": "quit"}));
     wait_until("window closed", || (!backend.list_windows().ok()?.iter().any(|w| w.id == current.id)).then_some(()));
     let gone = backend.capture_measured_window(&current, CaptureLimits::default()).unwrap_err();

@@ -23,7 +23,7 @@ fn lists_fixture_and_xterm_with_server_pids_titles_and_classes() {
     let xterm_title = unique("Term list");
     let mut xterm = xterm(sandbox, &xterm_title, "60x10+40+40");
 
-    let fixture_window = fixture.window(&backend);
+    let fixture_window = window_of(&fixture, &backend);
     let state = fixture.state().unwrap();
     assert_eq!(fixture_window.id.pid, fixture.pid());
     assert_eq!(fixture_window.pid_source, PidSource::Server);
@@ -62,7 +62,7 @@ fn stacking_order_and_focus_follow_the_window_manager() {
     for (front, back) in [(&first, &second), (&second, &first)] {
         front.activate();
         back.wait_state("other fixture inactive", |s| s["window_active"] == false);
-        let (front_window, back_window) = (front.window(&backend), back.window(&backend));
+        let (front_window, back_window) = (window_of(&front, &backend), window_of(&back, &backend));
         let windows = wait_until("listing shows the activation", || {
             let w = backend.list_windows().ok()?;
             w.iter().find(|w| w.id == front_window.id).filter(|w| w.focused).map(|_| w.clone())
@@ -80,7 +80,7 @@ fn minimised_windows_are_flagged() {
     let _turn = desktop_lock();
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture minimise"), &[]);
-    let id = fixture.window(&backend).id;
+    let id = window_of(&fixture, &backend).id;
     fixture.send(serde_json::json!({"cmd": "minimize"}));
     fixture.wait_state("fixture iconified", |s| s["minimized"] == true);
     wait_until("listing shows minimised", || backend.list_windows().ok()?.into_iter().find(|w| w.id == id && w.minimized));
@@ -119,7 +119,7 @@ fn without_a_window_manager_root_children_stand_in() {
     let sandbox = Sandbox::start(glovebox_sandbox::SandboxOptions { window_manager: false, ..Default::default() }).unwrap();
     let backend = backend(&sandbox);
     let fixture = Fixture::launch(&sandbox, &unique("Fixture no wm"), &[]);
-    let window = fixture.window(&backend);
+    let window = window_of(&fixture, &backend);
     assert_eq!(window.id.pid, fixture.pid());
     drop(fixture);
     sandbox.shutdown();

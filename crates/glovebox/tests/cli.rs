@@ -6,7 +6,8 @@ use glovebox_platform::RgbImage;
 use glovebox_sandbox::Sandbox;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use glovebox_sandbox::fixture::{wait_until, Fixture};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn glovebox(sandbox: &Sandbox, home: &Path) -> Command {
@@ -28,40 +29,15 @@ fn run(command: &mut Command) -> (i32, Value, String) {
     (status.code().unwrap_or(-1), json, String::from_utf8_lossy(&stderr).into_owned())
 }
 
-struct App(Child);
-impl Drop for App {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts the fixture and returns it with its window id once listed.
-fn fixture(sandbox: &Sandbox, home: &Path, title: &str) -> (App, String) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/fixture_gtk3.py");
-    let state = home.join(format!("{title}.json"));
-    let child = sandbox
-        .command("/usr/bin/python3")
-        .arg(script)
-        .args(["--title", title])
-        .env("GLOVEBOX_FIXTURE_STATE", &state)
-        .env("GLOVEBOX_FIXTURE_CONTROL", home.join(format!("{title}.fifo")))
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let app = App(child);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let ready = std::fs::read_to_string(&state).is_ok_and(|s| s.contains("\"ready\": true"));
+/// Starts the fixture and returns it with its window id as `glovebox windows` lists it.
+fn fixture(sandbox: &Sandbox, home: &Path, title: &str) -> (Fixture, String) {
+    let fixture = Fixture::launch(sandbox, title, &[]);
+    let id = wait_until("fixture listed", || {
         let (_, page, _) = run(glovebox(sandbox, home).args(["windows", "--json", "--query", title]));
-        if let Some(w) = page["windows"].as_array().and_then(|w| w.first()).filter(|_| ready) {
-            assert_eq!(w["id"].as_str().unwrap().split('/').next().unwrap(), pid.to_string());
-            return (app, w["id"].as_str().unwrap().to_owned());
-        }
-        assert!(Instant::now() < deadline, "fixture {title} never listed");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        page["windows"].as_array().and_then(|w| w.first()).map(|w| w["id"].as_str().unwrap().to_owned())
+    });
+    assert_eq!(id.split('/').next().unwrap(), fixture.pid().to_string());
+    (fixture, id)
 }
 
 #[test]
@@ -106,11 +82,8 @@ fn bad_screenshot_input_exits_with_its_code_and_leaves_no_file() {
     }
     assert_eq!(std::fs::read_dir(&home).unwrap().count(), 0, "no temporary files either");
 
-    let (_app, id) = fixture(sandbox, &home, "cli-minimised");
-    std::fs::OpenOptions::new().write(true).open(home.join("cli-minimised.fifo")).map(|mut f| {
-        use std::io::Write;
-        writeln!(f, r#"{{"cmd": "minimize"}}"#).unwrap();
-    }).unwrap();
+    let (app, id) = fixture(sandbox, &home, "cli-minimised");
+    app.send(serde_json::json!({"cmd": "minimize"}));
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         assert!(Instant::now() < deadline, "window never minimised");
