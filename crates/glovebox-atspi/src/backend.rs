@@ -22,6 +22,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// keeps element ids stable across observations.
 pub struct AtspiBackend {
     runtime: tokio::runtime::Runtime,
+    session_bus: Option<String>,
     bus: Mutex<Option<Result<Bus, String>>>,
     ids: Mutex<IdRegistry>,
     pids: Mutex<HashMap<String, u32>>,
@@ -47,12 +48,18 @@ fn bus_refusal(e: BusError) -> Refusal {
 }
 
 impl AtspiBackend {
+    /// A backend on the session bus of `$DBUS_SESSION_BUS_ADDRESS`.
     pub fn new() -> Result<AtspiBackend, Refusal> {
+        Self::on_session_bus(None)
+    }
+
+    /// A backend on the given session bus (e.g. a sandbox desktop's).
+    pub fn on_session_bus(address: Option<&str>) -> Result<AtspiBackend, Refusal> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| Refusal::backend_unavailable(format!("starting the D-Bus runtime: {e}")))?;
-        Ok(AtspiBackend { runtime, bus: Mutex::new(None), ids: Mutex::default(), pids: Mutex::default() })
+        Ok(AtspiBackend { runtime, session_bus: address.map(str::to_owned), bus: Mutex::new(None), ids: Mutex::default(), pids: Mutex::default() })
     }
 
     /// The accessibility bus, connected on first use; the failure is kept
@@ -61,7 +68,7 @@ impl AtspiBackend {
         let mut slot = self.bus.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             let connected = self.runtime.block_on(async {
-                match tokio::time::timeout(CONNECT_TIMEOUT, Bus::connect()).await {
+                match tokio::time::timeout(CONNECT_TIMEOUT, Bus::connect(self.session_bus.as_deref())).await {
                     Err(_) => Err(format!("no answer from the accessibility bus within {CONNECT_TIMEOUT:?}")),
                     Ok(Err(e)) => Err(e.to_string()),
                     Ok(Ok(bus)) => {
@@ -320,7 +327,7 @@ pub fn doctor_check() -> glovebox_platform::doctor::Check {
     };
     runtime.block_on(async {
         match tokio::time::timeout(CONNECT_TIMEOUT, async {
-            let bus = Bus::connect().await?;
+            let bus = Bus::connect(None).await?;
             bus.applications().await
         })
         .await

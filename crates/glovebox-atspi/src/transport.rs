@@ -84,9 +84,16 @@ fn call_error(call: &str, target: &str, e: zbus::Error) -> BusError {
 
 impl Bus {
     /// Finds the accessibility bus through the session bus (`org.a11y.Bus`)
-    /// and connects to it.
-    pub async fn connect() -> Result<Bus, BusError> {
-        let session = zbus::Connection::session().await.map_err(|e| BusError::NoSessionBus(e.to_string()))?;
+    /// and connects to it. `session` overrides `$DBUS_SESSION_BUS_ADDRESS`.
+    pub async fn connect(session: Option<&str>) -> Result<Bus, BusError> {
+        let session = match session {
+            Some(address) => zbus::connection::Builder::address(address)
+                .map_err(|e| BusError::NoSessionBus(format!("{address}: {e}")))?
+                .build()
+                .await,
+            None => zbus::Connection::session().await,
+        }
+        .map_err(|e| BusError::NoSessionBus(e.to_string()))?;
         let reply = session
             .call_method(Some("org.a11y.Bus"), "/org/a11y/bus", Some("org.a11y.Bus"), "GetAddress", &())
             .await

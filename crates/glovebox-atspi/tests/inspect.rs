@@ -15,28 +15,15 @@ use std::process::{Child, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-/// One accessibility backend per test binary, as a long-lived host would have.
+/// One accessibility backend per test binary, as a long-lived host would
+/// have; tests take turns on it.
 fn backends() -> (&'static X11Backend, MutexGuard<'static, AtspiBackend>) {
     static X11: OnceLock<X11Backend> = OnceLock::new();
     static ATSPI: OnceLock<Mutex<AtspiBackend>> = OnceLock::new();
     let sandbox = Sandbox::shared();
-    // The backend reads DBUS_SESSION_BUS_ADDRESS of this process.
-    static ENV: OnceLock<()> = OnceLock::new();
-    ENV.get_or_init(|| {
-        for (key, value) in sandbox.env() {
-            // SAFETY-free: set once, before any thread reads the environment for D-Bus.
-            unsafe_free_set_env(&key, &value);
-        }
-    });
     let x11 = X11.get_or_init(|| X11Backend::connect(Some(sandbox.display())).unwrap());
-    let atspi = ATSPI.get_or_init(|| Mutex::new(AtspiBackend::new().unwrap()));
+    let atspi = ATSPI.get_or_init(|| Mutex::new(AtspiBackend::on_session_bus(Some(sandbox.bus_address())).unwrap()));
     (x11, atspi.lock().unwrap_or_else(|p| p.into_inner()))
-}
-
-fn unsafe_free_set_env(key: &str, value: &str) {
-    // Rust 2021 keeps set_var safe; every test takes the backend lock first, so
-    // no other test thread is inside D-Bus setup while this runs.
-    std::env::set_var(key, value);
 }
 
 fn window(x11: &X11Backend, pid: u32, title: &str) -> WindowInfo {
@@ -267,4 +254,23 @@ fn gtk4_widget_factory_reads_with_window_relative_extents_fixed() {
     assert!(root.walk().any(|e| e.role == "page tab" && e.name.contains('2')));
     assert!(!tree.render_text().lines().skip(1).collect::<Vec<_>>().is_empty());
     assert!(tree.render_text().contains("\"Close\""));
+}
+
+#[test]
+fn fixture_text_rendering_keeps_its_shape() {
+    // A desktop and backend of its own: ids start from e1 and focus stays
+    // put whatever the other tests do.
+    let sandbox = Sandbox::start(Default::default()).unwrap();
+    let x11 = X11Backend::connect(Some(sandbox.display())).unwrap();
+    let atspi = AtspiBackend::on_session_bus(Some(sandbox.bus_address())).unwrap();
+    let fixture = Fixture::launch(&sandbox, &unique_title("A11y snapshot"), &[]);
+    let window = window(&x11, fixture.pid(), &fixture.title);
+    let tree = inspect_until(&atspi, &window, "tree", |t| t.fidelity == Fidelity::Full);
+    let text = tree.render_text();
+    let (header, body) = text.split_once('\n').unwrap();
+    assert!(header.starts_with(&format!("window {} · fidelity full · ", window.id)), "{header}");
+    let body = body.replacen(&format!("frame {:?}", fixture.title), "frame \"<title>\"", 1);
+    insta::assert_snapshot!("fixture_tree_text", body);
+    drop(fixture);
+    sandbox.shutdown();
 }
