@@ -188,6 +188,25 @@ pub fn inspect(config: Option<PathBuf>, args: InspectArgs) -> Result<ExitCode, F
     Ok(ExitCode::SUCCESS)
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum SchemaOutput {
+    WindowPage,
+    Frame,
+    AccessibilityTree,
+    Error,
+}
+
+pub fn schema(output: SchemaOutput) -> Result<ExitCode, Failure> {
+    let schema = match output {
+        SchemaOutput::WindowPage => schemars::schema_for!(glovebox_model::WindowPage),
+        SchemaOutput::Frame => schemars::schema_for!(glovebox_model::Frame),
+        SchemaOutput::AccessibilityTree => schemars::schema_for!(glovebox_model::AccessibilityTree),
+        SchemaOutput::Error => schemars::schema_for!(glovebox_model::Refusal),
+    };
+    println!("{}", serde_json::to_string_pretty(&schema).context("serialising the schema")?);
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn doctor(json: bool) -> Result<ExitCode, Failure> {
     let report = platform_doctor();
     if json {

@@ -30,6 +30,11 @@ enum Command {
     Screenshot(commands::ScreenshotArgs),
     /// Read a window's accessibility tree (compact text, or JSON).
     Inspect(commands::InspectArgs),
+    /// Print the JSON schema of an output: window-page, frame, accessibility-tree or error.
+    Schema {
+        #[arg(value_enum)]
+        output: commands::SchemaOutput,
+    },
     /// Check what this environment offers glovebox.
     Doctor {
         #[arg(long)]
@@ -52,6 +57,7 @@ fn main() -> ExitCode {
         Command::Windows(args) => commands::windows(cli.config, args),
         Command::Screenshot(args) => commands::screenshot(cli.config, args),
         Command::Inspect(args) => commands::inspect(cli.config, args),
+        Command::Schema { output } => commands::schema(output),
         Command::Doctor { json } => commands::doctor(json),
         #[cfg(target_os = "linux")]
         Command::Sandbox(args) => sandbox_cmd::run(args),

@@ -203,3 +203,58 @@ fn readme_documents_every_error_code_with_its_meaning() {
         assert!(readme.contains(&row), "README lacks {row}");
     }
 }
+
+#[test]
+fn inspect_prints_the_tree_as_text_or_json_and_refuses_bad_input() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("inspect");
+    let (_app, id) = fixture(sandbox, &home, "cli-inspect");
+    let text = wait_until("a full tree", || {
+        let out = glovebox(sandbox, &home).args(["inspect", "--window", &id]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.success() && text.contains("fidelity full")).then_some(text)
+    });
+    assert!(text.contains("push button \"Submit\""), "{text}");
+    let (code, tree, stderr) = run(glovebox(sandbox, &home).args(["inspect", "--json", "--window", &id]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(tree["window"], id.as_str());
+    assert_eq!(tree["root"]["role"], "frame");
+
+    let (code, tree, _) = run(glovebox(sandbox, &home).args(["inspect", "--json", "--max-nodes", "5", "--window", &id]));
+    assert_eq!((code, tree["node_count"].as_u64()), (0, Some(5)));
+    assert_eq!(tree["truncated"]["by"]["budget"], "nodes");
+
+    for (args, exit, code) in [
+        (vec!["--max-nodes", "0"], 2, "COMPUTER_INVALID_ARGUMENT"),
+        (vec!["--deadline-ms", "0"], 2, "COMPUTER_INVALID_ARGUMENT"),
+    ] {
+        let (status, json, stderr) = run(glovebox(sandbox, &home).args(["inspect", "--json", "--window", &id]).args(&args));
+        assert_eq!((status, json["error"]["code"].as_str()), (exit, Some(code)), "{args:?} {stderr}");
+    }
+    let (status, json, _) = run(glovebox(sandbox, &home).args(["inspect", "--json", "--window", "1/0x7ffffff"]));
+    assert_eq!((status, json["error"]["code"].as_str()), (3, Some("COMPUTER_TARGET_GONE")));
+
+    // No accessibility bus: declared as fidelity none with the reason, not an empty tree.
+    let (status, tree, stderr) = run(glovebox(sandbox, &home)
+        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/glovebox-test-bus")
+        .args(["inspect", "--json", "--window", &id]));
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(tree["fidelity"]["level"], "none");
+    assert!(tree["fidelity"]["reason"].as_str().unwrap().contains("accessibility bus unavailable"));
+    assert!(tree.get("root").is_none());
+    let (status, report, _) = run(glovebox(sandbox, &home).env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus").args(["doctor", "--json"]));
+    assert_eq!(status, 4);
+    let a11y = report["checks"].as_array().unwrap().iter().find(|c| c["name"] == "accessibility bus").unwrap().clone();
+    assert_eq!(a11y["status"], "missing");
+}
+
+#[test]
+fn schemas_are_published_for_every_output() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("schema");
+    for output in ["window-page", "frame", "accessibility-tree", "error"] {
+        let (code, schema, stderr) = run(glovebox(sandbox, &home).args(["schema", output]));
+        assert_eq!(code, 0, "{stderr}");
+        assert!(schema["properties"].is_object() || schema["oneOf"].is_array(), "{output}: {schema}");
+    }
+}
