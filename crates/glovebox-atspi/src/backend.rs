@@ -26,6 +26,8 @@ pub struct AtspiBackend {
     bus: Mutex<Option<Result<Bus, String>>>,
     ids: Mutex<IdRegistry>,
     pids: Mutex<HashMap<String, u32>>,
+    /// Accessibles already matched to X windows (by xid), checked for life on use.
+    frames: Mutex<HashMap<u32, ObjectRef>>,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -59,7 +61,7 @@ impl AtspiBackend {
             .enable_all()
             .build()
             .map_err(|e| Refusal::backend_unavailable(format!("starting the D-Bus runtime: {e}")))?;
-        Ok(AtspiBackend { runtime, session_bus: address.map(str::to_owned), bus: Mutex::new(None), ids: Mutex::default(), pids: Mutex::default() })
+        Ok(AtspiBackend { runtime, session_bus: address.map(str::to_owned), bus: Mutex::new(None), ids: Mutex::default(), pids: Mutex::default(), frames: Mutex::default() })
     }
 
     /// The accessibility bus, connected on first use; the failure is kept
@@ -129,11 +131,20 @@ impl AtspiBackend {
             )
         };
         let outcome = self.runtime.block_on(async {
-            let found = tokio::time::timeout_at(deadline, self.find_frame(&bus, window)).await.map_err(|_| timeout())??;
+            let known = self.frames.lock().unwrap_or_else(|p| p.into_inner()).get(&window.id.xid).cloned();
+            let found = match known {
+                // A frame matched before only needs to still be there.
+                Some(frame) => match tokio::time::timeout_at(deadline, bus.extents(&frame)).await.map_err(|_| timeout())? {
+                    Ok(extents) => FrameMatch::Found { frame, extents: Some(extents) },
+                    Err(_) => tokio::time::timeout_at(deadline, self.find_frame(&bus, window)).await.map_err(|_| timeout())??,
+                },
+                None => tokio::time::timeout_at(deadline, self.find_frame(&bus, window)).await.map_err(|_| timeout())??,
+            };
             let (frame, extents) = match found {
                 FrameMatch::Found { frame, extents } => (frame, extents),
                 FrameMatch::Absent(reason) => return Ok(Err(reason)),
             };
+            self.frames.lock().unwrap_or_else(|p| p.into_inner()).insert(window.id.xid, frame.clone());
             let cache = match tokio::time::timeout_at(deadline, bus.cache_items(&frame.bus)).await {
                 Ok(Ok(items)) => CacheIndex::new(items),
                 Ok(Err(BusError::Gone(what))) => return Err(Refusal::target_gone(format!("{what} exited"))),
@@ -259,10 +270,7 @@ impl AtspiBackend {
                 has_value: n.has_value(),
                 actions: n.actions.clone(),
                 children: n.children.iter().map(|&c| build(c, nodes, id_of, offset, origin)).collect(),
-                omitted_children: n.omitted.as_ref().map(|(count, _)| OmittedChildren {
-                    count: *count,
-                    hint: format!("rows of this {} that are off-screen or not yet created; scroll it to bring them into view", role_name(n.role)),
-                }),
+                omitted_children: n.omitted.as_ref().map(|(count, hint)| OmittedChildren { count: *count, hint: hint.clone() }),
             }
         }
         let root = build(0, &walked.nodes, &id_of, offset, origin);

@@ -26,8 +26,14 @@ const ROLE_NAMES: [&str; 130] = [
     "content deletion", "content insertion", "mark", "suggestion", "push button menu",
 ];
 
-pub const ROLE_FRAME: u32 = 23;
 pub const ROLE_PASSWORD_TEXT: u32 = 40;
+
+/// Roles whose hidden children still matter: a closed menu's items can be
+/// activated without opening it.
+pub fn is_menu_like(role: u32) -> bool {
+    // combo box, menu, menu bar, menu item, popup menu, check/radio menu item
+    matches!(role, 11 | 33 | 34 | 35 | 41 | 8 | 45)
+}
 
 pub fn role_name(role: u32) -> String {
     ROLE_NAMES.get(role as usize).map(|s| (*s).to_owned()).unwrap_or_else(|| format!("role {role}"))
@@ -47,8 +53,8 @@ const MULTI_LINE: u32 = 17;
 const PRESSED: u32 = 20;
 const SELECTED: u32 = 23;
 const SENSITIVE: u32 = 24;
-const SHOWING: u32 = 25;
-const VISIBLE: u32 = 30;
+pub const SHOWING: u32 = 25;
+pub const VISIBLE: u32 = 30;
 pub const MANAGES_DESCENDANTS: u32 = 31;
 const INDETERMINATE: u32 = 32;
 const REQUIRED: u32 = 33;

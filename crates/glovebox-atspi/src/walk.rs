@@ -4,7 +4,7 @@
 //! deadline budgets.
 
 use crate::transport::{Bus, BusError, CacheItem, ObjectRef};
-use crate::translate::{has_value, StateBits, DEFUNCT, MANAGES_DESCENDANTS};
+use crate::translate::{has_value, is_menu_like, StateBits, DEFUNCT, MANAGES_DESCENDANTS, SHOWING, VISIBLE};
 use futures_util::future::join_all;
 use glovebox_model::{Rect, TreeBudget, WindowInfo};
 use std::collections::HashMap;
@@ -75,6 +75,16 @@ pub struct Walk {
     /// Objects that vanished or failed while being read.
     pub failures: Vec<String>,
     pub used_cache: bool,
+    /// Whether the toolkit marks on-screen objects `showing` (GTK3, Qt) or
+    /// only `visible` (GTK 4.8); decided from the window's direct children.
+    pub uses_showing: bool,
+}
+
+impl Walk {
+    /// Whether a node (other than the window itself) is on screen.
+    pub fn is_shown(&self, node: &RawNode) -> bool {
+        node.states.has(if self.uses_showing { SHOWING } else { VISIBLE })
+    }
 }
 
 /// The application's cache as lookup tables, when it answered.
@@ -243,6 +253,7 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
     let mut walk = Walk { used_cache: !cache.is_empty(), ..Walk::default() };
     // (object, parent index, depth)
     let mut frontier: Vec<(ObjectRef, Option<usize>, usize)> = vec![(root, None, 0)];
+    let mut enrichment = vec![];
     while !frontier.is_empty() {
         // Node facts: from the cache, else fetched (all at once).
         let missing: Vec<ObjectRef> = frontier.iter().filter(|(o, _, _)| !cache.items.contains_key(o)).map(|(o, _, _)| o.clone()).collect();
@@ -290,6 +301,22 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
             }
             added.push((index, depth));
         }
+        if added.iter().any(|(_, depth)| *depth == 1) {
+            walk.uses_showing = added.iter().filter(|(_, depth)| *depth == 1).any(|(i, _)| walk.nodes[*i].states.has(SHOWING));
+        }
+        // Hidden subtrees (another tab's page, a collapsed section) are
+        // counted, not walked; menus are walked, since their items work closed.
+        let (hidden, added): (Vec<(usize, usize)>, Vec<(usize, usize)>) = added.into_iter().partition(|(i, depth)| {
+            let node = &walk.nodes[*i];
+            *depth > 0 && !walk.is_shown(node) && !is_menu_like(node.role)
+        });
+        let hidden_counts = join_all(hidden.iter().map(|(i, _)| hidden_child_count(bus, cache, &walk.nodes[*i]))).await;
+        for ((index, _), count) in hidden.into_iter().zip(hidden_counts) {
+            if count > 0 {
+                walk.nodes[index].omitted = Some((count, OMITTED_HIDDEN.into()));
+            }
+        }
+        start_enrichment(bus, &walk, &added, &mut enrichment);
         if !cut_by_nodes.is_empty() {
             walk.cut = Some(Cut::Nodes(cut_by_nodes));
             break;
@@ -312,8 +339,7 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
             match result {
                 Ok((children, not_read)) => {
                     if not_read > 0 {
-                        let omitted = walk.nodes[index].omitted.get_or_insert((0, String::new()));
-                        omitted.0 += not_read;
+                        walk.nodes[index].omitted = Some((not_read, OMITTED_OFFSCREEN.into()));
                     }
                     frontier.extend(children.into_iter().map(|c| (c, Some(index), depth + 1)));
                 }
@@ -321,8 +347,18 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
             }
         }
     }
-    enrich(bus, &mut walk, deadline).await;
+    finish_enrichment(&mut walk, enrichment, deadline).await;
     walk
+}
+
+pub const OMITTED_HIDDEN: &str = "hidden (another page, or a collapsed or scrolled-away part); bring it into view to read them";
+pub const OMITTED_OFFSCREEN: &str = "off-screen or not yet created rows; scroll the list to bring them into view";
+
+async fn hidden_child_count(bus: &Bus, cache: &CacheIndex, node: &RawNode) -> usize {
+    match cache.items.get(&node.object) {
+        Some(item) if item.child_count >= 0 => item.child_count as usize,
+        _ => bus.child_count(&node.object).await.unwrap_or(0).max(0) as usize,
+    }
 }
 
 fn might_have_children(cache: &CacheIndex, node: &RawNode) -> bool {
@@ -332,22 +368,47 @@ fn might_have_children(cache: &CacheIndex, node: &RawNode) -> bool {
     }
 }
 
-/// Bounds and action names for every node, requested all at once.
-async fn enrich(bus: &Bus, walk: &mut Walk, deadline: Instant) {
-    let extents = join_all(walk.nodes.iter().map(|n| async move {
-        if n.has_interface("Component") { bus.extents(&n.object).await.ok() } else { None }
-    }));
-    let actions = join_all(walk.nodes.iter().map(|n| async move {
-        if n.has_interface("Action") { bus.actions(&n.object).await.unwrap_or_default() } else { vec![] }
-    }));
-    match tokio::time::timeout_at(deadline, futures_util::future::join(extents, actions)).await {
-        Ok((extents, actions)) => {
-            for ((node, e), a) in walk.nodes.iter_mut().zip(extents).zip(actions) {
-                node.extents = e.filter(|(_, _, w, h)| *w > 0 && *h > 0);
-                node.actions = a;
+type Enrichment = (Option<(i32, i32, i32, i32)>, Vec<String>);
+
+/// Starts reading bounds and action names of freshly added nodes. The
+/// requests run while the walk goes on, filling the application's idle time
+/// between the walk's own round trips. Hidden objects have no meaningful
+/// position, and their actions matter only in menus.
+fn start_enrichment(bus: &Bus, walk: &Walk, added: &[(usize, usize)], pending: &mut Vec<(usize, tokio::task::JoinHandle<Enrichment>)>) {
+    for &(index, _) in added {
+        let node = &walk.nodes[index];
+        let shown = index == 0 || walk.is_shown(node);
+        let want_extents = shown && node.has_interface("Component");
+        let want_actions = (shown || is_menu_like(node.role)) && node.has_interface("Action");
+        if !(want_extents || want_actions) {
+            continue;
+        }
+        let (bus, object) = (bus.clone(), node.object.clone());
+        pending.push((
+            index,
+            tokio::spawn(async move {
+                let extents = async { if want_extents { bus.extents(&object).await.ok() } else { None } };
+                let actions = async { if want_actions { bus.actions(&object).await.unwrap_or_default() } else { vec![] } };
+                tokio::join!(extents, actions)
+            }),
+        ));
+    }
+}
+
+async fn finish_enrichment(walk: &mut Walk, pending: Vec<(usize, tokio::task::JoinHandle<Enrichment>)>, deadline: Instant) {
+    let (indices, handles): (Vec<usize>, Vec<_>) = pending.into_iter().unzip();
+    let aborts: Vec<_> = handles.iter().map(|h| h.abort_handle()).collect();
+    match tokio::time::timeout_at(deadline, join_all(handles)).await {
+        Ok(results) => {
+            for (index, result) in indices.into_iter().zip(results) {
+                if let Ok((extents, actions)) = result {
+                    walk.nodes[index].extents = extents.filter(|(_, _, w, h)| *w > 0 && *h > 0);
+                    walk.nodes[index].actions = actions;
+                }
             }
         }
         Err(_) => {
+            aborts.iter().for_each(|a| a.abort());
             if walk.cut.is_none() {
                 walk.cut = Some(Cut::Deadline(vec![]));
             }

@@ -1,11 +1,13 @@
-//! `glovebox-bench`: capture figures on a private sandbox desktop, printed
-//! as medians next to the tools a user would otherwise reach for (scrot,
-//! ImageMagick `import`), all measured in the same run.
+//! `glovebox-bench`: capture and accessibility figures on a private sandbox
+//! desktop, printed as medians next to the tools a user would otherwise
+//! reach for (scrot, ImageMagick `import`, a pyatspi walk), all measured in
+//! the same run.
 //!
 //! Run: `cargo run --release -p glovebox --bin glovebox-bench [-- --runs N]`
 
 use anyhow::{bail, Context, Result};
-use glovebox_model::{CaptureLimits, DisplaySelection, WindowRef};
+use glovebox_atspi::AtspiBackend;
+use glovebox_model::{CaptureLimits, DisplaySelection, TreeBudget, WindowInfo, WindowRef};
 use glovebox_platform::{ScreenCapture, WindowSource};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
 use glovebox_x11::X11Backend;
@@ -147,8 +149,89 @@ fn main() -> Result<()> {
             println!("{:<46} {:>9.1}x", "import / glovebox CLI", i.as_secs_f64() / cli.as_secs_f64());
         }
     }
+    let factory = sandbox.command("gtk3-widget-factory").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
+    match factory {
+        Ok(mut factory) => {
+            let result = bench_inspect(&sandbox, &backend, runs, &glovebox, &[(window, "fixture app (200-row list)"), (wait_window(&backend, factory.id(), "gtk3-widget-factory")?, "gtk3-widget-factory")]);
+            let _ = factory.kill();
+            let _ = factory.wait();
+            result?;
+        }
+        Err(e) => println!("(skipping accessibility rows: gtk3-widget-factory: {e})"),
+    }
     let _ = fixture.kill();
     let _ = fixture.wait();
     sandbox.shutdown();
+    Ok(())
+}
+
+fn wait_window(backend: &X11Backend, pid: u32, title: &str) -> Result<WindowInfo> {
+    let reference = WindowRef::PidTitle { pid, title: title.into() };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(windows) = backend.list_windows() {
+            if let Ok(w) = reference.resolve(&windows) {
+                return Ok(w.clone());
+            }
+        }
+        if Instant::now() > deadline {
+            bail!("window {title:?} did not appear");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Accessibility rows: in-process and one-shot CLI inspect next to a full
+/// pyatspi walk, and the text tree's size next to the window's PNG.
+fn bench_inspect(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: &Path, windows: &[(WindowInfo, &str)]) -> Result<()> {
+    let atspi = AtspiBackend::on_session_bus(Some(sandbox.bus_address())).map_err(|r| anyhow::anyhow!("{r}"))?;
+    let budget = TreeBudget::default();
+    let walker = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/pyatspi_walk.py");
+    println!();
+    println!("{:<34} {:>8} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9}", "inspect", "elements", "in-proc", "CLI", "pyatspi", "ratio", "text B", "~tokens", "PNG B");
+    for (window, label) in windows {
+        // Let the application's accessibility bridge come up before timing it.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let tree = loop {
+            let tree = atspi.inspect(window, budget).map_err(|r| anyhow::anyhow!("{r}"))?;
+            if tree.node_count > 10 || Instant::now() > deadline {
+                break tree;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let in_process = measure(runs, || atspi.inspect(window, budget).map(|_| ()).map_err(|r| anyhow::anyhow!("{r}")))?;
+        let id = window.id.to_string();
+        let cli = measure(runs.min(10), || run_tool(sandbox, glovebox, &["inspect", "--window", &id]))?;
+        let walk = sandbox
+            .command("/usr/bin/python3")
+            .arg(&walker)
+            .args(["--pid", &window.id.pid.to_string(), "--title", &window.title, "--runs", "5"])
+            .output()
+            .context("running the pyatspi baseline (python3-pyatspi)")?;
+        let walked = String::from_utf8_lossy(&walk.stdout);
+        let (walk_nodes, walk_ms) = walked.trim().split_once(' ').unwrap_or(("?", "nan"));
+        let walk_ms: f64 = walk_ms.parse().unwrap_or(f64::NAN);
+        let text = tree.render_text();
+        let png = backend
+            .capture_window(&id.parse().map_err(|r| anyhow::anyhow!("{r}"))?, CaptureLimits::default())
+            .and_then(|c| c.image.encode_png())
+            .map(|p| p.len())
+            .map_err(|r| anyhow::anyhow!("{r}"))?;
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        println!(
+            "{:<34} {:>8} {:>8.2}ms {:>8.2}ms {:>8.1}ms {:>6.0}x {:>9} {:>9} {:>9}",
+            label,
+            tree.node_count,
+            ms(in_process),
+            ms(cli),
+            walk_ms,
+            walk_ms / ms(in_process),
+            text.len(),
+            text.len() / 4,
+            png
+        );
+        println!("{:<34} (pyatspi walked {walk_nodes} nodes: every row of long lists)", "");
+    }
+    println!("tokens are estimated as text bytes / 4; PNG is the same window's screenshot");
     Ok(())
 }
