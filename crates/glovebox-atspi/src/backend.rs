@@ -326,6 +326,17 @@ impl glovebox_platform::AccessibilitySource for AtspiBackend {
     }
 }
 
+impl AtspiBackend {
+    /// Whether accessibility trees can be read here (the doctor's check, as a capability).
+    pub fn support() -> glovebox_platform::Support {
+        let check = doctor_check();
+        match check.status {
+            glovebox_platform::doctor::CheckStatus::Missing => glovebox_platform::Support::Missing { reason: check.detail },
+            _ => glovebox_platform::Support::Available { detail: format!("AT-SPI: {}", check.detail) },
+        }
+    }
+}
+
 /// The doctor's accessibility check: the bus is found and answers.
 pub fn doctor_check() -> glovebox_platform::doctor::Check {
     use glovebox_platform::doctor::Check;

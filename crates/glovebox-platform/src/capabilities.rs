@@ -24,4 +24,5 @@ pub struct Capabilities {
     pub window_listing: Support,
     pub window_capture: Support,
     pub desktop_capture: Support,
+    pub accessibility: Support,
 }

@@ -22,7 +22,13 @@ impl UnsupportedPlatform {
 
     pub fn capabilities(&self) -> Capabilities {
         let missing = || Support::Missing { reason: self.refusal().message };
-        Capabilities { backend: format!("none ({})", self.os), window_listing: missing(), window_capture: missing(), desktop_capture: missing() }
+        Capabilities {
+            backend: format!("none ({})", self.os),
+            window_listing: missing(),
+            window_capture: missing(),
+            desktop_capture: missing(),
+            accessibility: missing(),
+        }
     }
 
     pub fn doctor(&self) -> DoctorReport {

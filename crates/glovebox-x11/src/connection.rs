@@ -84,6 +84,43 @@ impl X11Backend {
         Ok(X11Backend { conn, root, atoms, capture })
     }
 
+    /// What this connection can do, before anything is asked of it.
+    /// Accessibility is another backend's to state; it is left missing here.
+    pub fn capabilities(&self) -> glovebox_platform::Capabilities {
+        use glovebox_platform::Support;
+        let wm = self.window_manager_present();
+        let window_listing = Support::Available {
+            detail: if wm { "EWMH client list".into() } else { "root children (no window manager: no focus or stacking hints)".into() },
+        };
+        let capture = match self.capture_route() {
+            crate::CaptureRoute::Unavailable(reason) => Support::Missing { reason },
+            crate::CaptureRoute::Shm => Support::Available { detail: "MIT-SHM".into() },
+            crate::CaptureRoute::GetImage => Support::Available { detail: "GetImage".into() },
+        };
+        let randr = self.has_extension(x11rb::protocol::randr::X11_EXTENSION_NAME);
+        let desktop_capture = match &capture {
+            Support::Available { detail } if randr => Support::Available { detail: format!("{detail}, RandR monitors") },
+            Support::Available { detail } => Support::Available { detail: format!("{detail}, the screen as one display (no RandR)") },
+            missing => missing.clone(),
+        };
+        glovebox_platform::Capabilities {
+            backend: "x11".into(),
+            window_listing,
+            window_capture: capture,
+            desktop_capture,
+            accessibility: Support::Missing { reason: "not provided by the X11 backend".into() },
+        }
+    }
+
+    fn window_manager_present(&self) -> bool {
+        use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
+        self.conn
+            .get_property(false, self.root, self.atoms._NET_SUPPORTING_WM_CHECK, AtomEnum::WINDOW, 0, 1)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .is_some_and(|r| r.value32().and_then(|mut v| v.next()).is_some())
+    }
+
     /// Which route captures pixels on this connection.
     pub fn capture_route(&self) -> crate::CaptureRoute {
         self.capture.route()

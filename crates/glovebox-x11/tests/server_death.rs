@@ -32,3 +32,16 @@ fn no_display_at_all_is_backend_unavailable() {
     let e = X11Backend::connect(Some("nonsense")).unwrap_err();
     assert_eq!(e.code, ErrorCode::BackendUnavailable);
 }
+
+#[test]
+fn capabilities_are_stated_up_front() {
+    let sandbox = Sandbox::start(SandboxOptions { window_manager: false, ..Default::default() }).unwrap();
+    let backend = X11Backend::connect(Some(sandbox.display())).unwrap();
+    let caps = backend.capabilities();
+    assert_eq!(caps.backend, "x11");
+    assert!(caps.window_capture.is_available() && caps.desktop_capture.is_available());
+    let glovebox_platform::Support::Available { detail } = &caps.window_listing else { panic!("{caps:?}") };
+    assert!(detail.contains("no window manager"), "{detail}");
+    assert!(!caps.accessibility.is_available());
+    sandbox.shutdown();
+}

@@ -207,10 +207,26 @@ pub fn schema(output: SchemaOutput) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What the platform backend says it can do; `None` when it cannot even connect.
+fn platform_capabilities() -> Option<glovebox_platform::Capabilities> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut caps = glovebox_x11::X11Backend::connect(None).ok()?.capabilities();
+        caps.accessibility = glovebox_atspi::AtspiBackend::support();
+        Some(caps)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Some(glovebox_platform::unsupported::UnsupportedPlatform::current().capabilities())
+    }
+}
+
 pub fn doctor(json: bool) -> Result<ExitCode, Failure> {
     let report = platform_doctor();
     if json {
-        println!("{}", serde_json::to_string_pretty(&report).context("serialising the report")?);
+        let mut value = serde_json::to_value(&report).context("serialising the report")?;
+        value["capabilities"] = serde_json::to_value(platform_capabilities()).context("serialising the capabilities")?;
+        println!("{}", serde_json::to_string_pretty(&value).context("serialising the report")?);
     } else {
         print!("{}", report.render_text());
     }

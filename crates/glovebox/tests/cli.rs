@@ -137,6 +137,10 @@ fn doctor_finds_everything_in_the_sandbox() {
     for expected in ["display", "XTest", "capture", "RandR", "Composite", "Shape", "X-Resource", "window manager", "accessibility bus"] {
         assert!(names.contains(&(expected, "ok")), "{expected} in {names:?}");
     }
+    let caps = &report["capabilities"];
+    for capability in ["window_listing", "window_capture", "desktop_capture", "accessibility"] {
+        assert_eq!(caps[capability]["status"], "available", "{capability}: {caps}");
+    }
 }
 
 #[test]
