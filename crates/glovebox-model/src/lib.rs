@@ -7,13 +7,17 @@
 #![forbid(unsafe_code)]
 
 pub mod a11y;
+pub mod action;
 pub mod error;
 pub mod frame;
 pub mod geometry;
+pub mod grant;
 pub mod window;
 
 pub use a11y::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation};
+pub use action::{Action, Button, Target};
 pub use error::{ErrorCode, Refusal};
+pub use grant::{CaptureMode, Denial, GrantView, InputPolicy, Origin, Scope};
 pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject, Monitor};
 pub use geometry::{Point, Rect, Size};
 pub use window::{PidSource, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};

@@ -3,8 +3,11 @@
 //! Backend behaviour is tested against the real X11 backend, not this.
 
 use crate::compose::{desktop_capture, window_capture, window_capture_rect};
-use crate::{Capture, RgbImage, ScreenCapture, WindowSource};
-use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, Rect, Refusal, WindowInfo, WindowRef};
+use crate::{AccessibilitySource, Capture, Delivery, InputSink, ResolvedTarget, RgbImage, ScreenCapture, SecureInputProbe, WindowSource};
+use glovebox_model::{
+    AccessibilityTree, Action, CaptureLimits, DisplaySelection, Element, ElementId, ElementState, Fidelity, Monitor, Rect, Refusal, TreeBudget,
+    WindowId, WindowInfo, WindowRef,
+};
 use std::sync::Mutex;
 
 #[derive(Debug, Clone)]
@@ -13,17 +16,44 @@ pub struct FakeWindow {
     pub colour: [u8; 3],
 }
 
-/// Windows frontmost first, monitors, and the screen they sit on.
+/// Windows frontmost first, monitors, and the screen they sit on. Every
+/// window's tree is a frame with an `OK` button (e2) and a password field
+/// (e3); input is recorded, not performed.
 #[derive(Debug)]
 pub struct FakeDesktop {
     pub screen: Rect,
     pub monitors: Mutex<Vec<Monitor>>,
     pub windows: Mutex<Vec<FakeWindow>>,
+    /// Another client holds the keyboard.
+    pub keyboard_grab: Mutex<bool>,
+    /// The window whose password field has focus.
+    pub password_focus: Mutex<Option<WindowId>>,
+    /// Every delivered action, in order.
+    pub delivered: Mutex<Vec<(WindowId, Action, Vec<ResolvedTarget>)>>,
 }
 
 impl FakeDesktop {
     pub fn new(screen: Rect, monitors: Vec<Monitor>, windows: Vec<FakeWindow>) -> Self {
-        FakeDesktop { screen, monitors: Mutex::new(monitors), windows: Mutex::new(windows) }
+        FakeDesktop {
+            screen,
+            monitors: Mutex::new(monitors),
+            windows: Mutex::new(windows),
+            keyboard_grab: Mutex::new(false),
+            password_focus: Mutex::new(None),
+            delivered: Mutex::new(vec![]),
+        }
+    }
+
+    /// Moves a window (as a window manager would).
+    pub fn move_window(&self, id: WindowId, to: Rect) {
+        if let Some(w) = self.windows.lock().unwrap().iter_mut().find(|w| w.info.id == id) {
+            w.info.geometry = to;
+        }
+    }
+
+    /// Closes a window.
+    pub fn close_window(&self, id: WindowId) {
+        self.windows.lock().unwrap().retain(|w| w.info.id != id);
     }
 
     fn render(&self, rect: Rect) -> RgbImage {
@@ -56,6 +86,62 @@ impl ScreenCapture for FakeDesktop {
     fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits) -> Result<Capture, Refusal> {
         let monitors = self.monitors()?;
         desktop_capture(&monitors, selection, limits, |rect| Ok(self.render(rect)))
+    }
+}
+
+fn fake_element(id: u32, role: &str, name: &str, bounds: Rect, window: &WindowInfo, states: Vec<ElementState>) -> Element {
+    let g = window.geometry;
+    Element {
+        id: ElementId(id),
+        role: role.into(),
+        name: name.into(),
+        description: String::new(),
+        states,
+        bounds: Some(bounds),
+        screen_bounds: Some(Rect::new(g.x + bounds.x, g.y + bounds.y, bounds.width, bounds.height)),
+        has_value: role == "password text",
+        actions: if role == "push button" { vec!["click".into()] } else { vec![] },
+        children: vec![],
+        omitted_children: None,
+    }
+}
+
+impl AccessibilitySource for FakeDesktop {
+    fn inspect(&self, window: &WindowInfo, _: TreeBudget) -> Result<AccessibilityTree, Refusal> {
+        let info = self.find_window(&WindowRef::Id(window.id))?;
+        let focused = *self.password_focus.lock().unwrap() == Some(info.id);
+        let shown = vec![ElementState::Enabled, ElementState::Showing, ElementState::Visible];
+        let mut password_states = shown.clone();
+        password_states.extend([ElementState::Focusable, ElementState::Editable]);
+        if focused {
+            password_states.push(ElementState::Focused);
+        }
+        let mut button_states = shown.clone();
+        button_states.push(ElementState::Focusable);
+        let size = Rect::new(0, 0, info.geometry.width, info.geometry.height);
+        let mut root = fake_element(1, "frame", &info.title, size, &info, shown);
+        root.children = vec![
+            fake_element(2, "push button", "OK", Rect::new(10, 10, 50, 20), &info, button_states),
+            fake_element(3, "password text", "Password", Rect::new(10, 40, 100, 20), &info, password_states),
+        ];
+        Ok(AccessibilityTree { window: info.id, fidelity: Fidelity::Full, root: Some(root), node_count: 3, truncated: None, focused_password: focused, elapsed_ms: 0 })
+    }
+}
+
+impl InputSink for FakeDesktop {
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal> {
+        self.delivered.lock().unwrap().push((window.id, action.clone(), targets.to_vec()));
+        Ok(Delivery { route: "fake".into() })
+    }
+}
+
+impl SecureInputProbe for FakeDesktop {
+    fn keyboard_grabbed(&self) -> Result<bool, Refusal> {
+        Ok(*self.keyboard_grab.lock().unwrap())
+    }
+
+    fn focused_password(&self, window: &WindowInfo) -> Result<bool, Refusal> {
+        Ok(*self.password_focus.lock().unwrap() == Some(window.id))
     }
 }
 

@@ -15,7 +15,7 @@ pub mod fake;
 pub mod image;
 pub mod unsupported;
 
-use glovebox_model::{AccessibilityTree, CaptureLimits, DisplaySelection, Frame, FrameId, Monitor, Refusal, TreeBudget, WindowInfo, WindowRef};
+use glovebox_model::{AccessibilityTree, Action, CaptureLimits, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, Refusal, TreeBudget, WindowInfo, WindowRef};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use capabilities::{Capabilities, Support};
@@ -51,6 +51,36 @@ pub trait AccessibilitySource {
     /// `budget`. A window without an accessible is fidelity `none`, not an
     /// error and never an empty tree.
     fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, Refusal>;
+}
+
+/// What an action's target became after the host checked it: an element of
+/// the window's newest frame, or a point in global desktop coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResolvedTarget {
+    Element(ElementId),
+    Global(Point),
+}
+
+/// How an input was delivered.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct Delivery {
+    /// The route used, e.g. `at-spi:DoAction` or `x11:SendEvent`.
+    pub route: String,
+}
+
+/// Delivers checked input to a window. Only the host calls this, after
+/// every freshness and denial check passed.
+pub trait InputSink {
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal>;
+}
+
+/// Signals of secure input the platform can see.
+pub trait SecureInputProbe {
+    /// Another client holds an active keyboard grab (a pinentry or polkit prompt).
+    fn keyboard_grabbed(&self) -> Result<bool, Refusal>;
+
+    /// A password field of `window` has keyboard focus.
+    fn focused_password(&self, window: &WindowInfo) -> Result<bool, Refusal>;
 }
 
 /// An image and the frame record that says what it shows.

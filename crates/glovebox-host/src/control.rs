@@ -1,0 +1,196 @@
+//! Coordination between glovebox processes on one display: the grant lock
+//! (at most one active grant per display), the Stop cooldown file, and the
+//! control socket through which `glovebox stop` and `glovebox grant status`
+//! reach the process holding the grant.
+//!
+//! The lock is an `flock` on a file in the runtime directory: the kernel
+//! drops it when its holder dies, so a crashed holder never blocks anyone.
+
+use glovebox_model::{ErrorCode, Refusal};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The directory of one display's coordination files.
+#[derive(Debug, Clone)]
+pub struct DisplayDir {
+    dir: PathBuf,
+    display: String,
+}
+
+fn io_refusal(what: &str, e: std::io::Error) -> Refusal {
+    Refusal::backend_unavailable(format!("{what}: {e}"))
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+impl DisplayDir {
+    /// `$XDG_RUNTIME_DIR/glovebox` (or a private directory under /tmp).
+    pub fn default_root() -> PathBuf {
+        match std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
+            Some(dir) => PathBuf::from(dir).join("glovebox"),
+            None => std::env::temp_dir().join(format!("glovebox-{}", crate::process::current_uid())),
+        }
+    }
+
+    pub fn new(root: &Path, display: &str) -> Result<DisplayDir, Refusal> {
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(root).map_err(|e| io_refusal("runtime directory", e))?;
+        let safe: String = display.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect();
+        Ok(DisplayDir { dir: root.to_owned(), display: safe })
+    }
+
+    fn file(&self, suffix: &str) -> PathBuf {
+        self.dir.join(format!("display-{}.{suffix}", self.display))
+    }
+
+    /// Takes the display's grant lock, or says which process holds it.
+    pub fn lock(&self) -> Result<DisplayLock, Refusal> {
+        let path = self.file("lock");
+        let mut file = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(&path).map_err(|e| io_refusal("grant lock", e))?;
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => {
+                file.set_len(0).map_err(|e| io_refusal("grant lock", e))?;
+                write!(file, "{}", std::process::id()).map_err(|e| io_refusal("grant lock", e))?;
+                Ok(DisplayLock { _file: file })
+            }
+            Err(_) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                Err(Refusal::new(
+                    ErrorCode::NoGrant,
+                    format!("another glovebox process (pid {}) holds this display's grant; `glovebox stop` revokes it", holder.trim()),
+                ))
+            }
+        }
+    }
+
+    /// Starts the Stop cooldown, visible to every process on this display.
+    pub fn start_cooldown(&self, length: Duration) -> Result<(), Refusal> {
+        let until = now_ms() + length.as_millis() as u64;
+        let path = self.file("stopped-until");
+        let tmp = self.file("stopped-until.tmp");
+        std::fs::write(&tmp, until.to_string()).and_then(|_| std::fs::rename(&tmp, &path)).map_err(|e| io_refusal("stop cooldown", e))
+    }
+
+    pub fn clear_cooldown(&self) {
+        let _ = std::fs::remove_file(self.file("stopped-until"));
+    }
+
+    /// Time left of the Stop cooldown, if one runs.
+    pub fn cooldown_left(&self) -> Option<Duration> {
+        let until: u64 = std::fs::read_to_string(self.file("stopped-until")).ok()?.trim().parse().ok()?;
+        let now = now_ms();
+        (until > now).then(|| Duration::from_millis(until - now))
+    }
+
+    /// Serves the control socket: each connection sends one command line and
+    /// gets one reply line from `handle`.
+    pub fn serve(&self, handle: impl Fn(&str) -> String + Send + 'static) -> Result<ControlServer, Refusal> {
+        let path = self.file("sock");
+        // Only the lock holder serves, so a socket file left here is stale.
+        let _ = std::fs::remove_file(&path);
+        let listener = UnixListener::bind(&path).map_err(|e| io_refusal("control socket", e))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        std::thread::Builder::new()
+            .name("glovebox-control".into())
+            .spawn(move || {
+                for stream in listener.incoming() {
+                    if stopping.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Ok(stream) = stream else { continue };
+                    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+                    let mut line = String::new();
+                    if BufReader::new(&stream).read_line(&mut line).is_ok() {
+                        let reply = handle(line.trim());
+                        let _ = (&stream).write_all(format!("{reply}\n").as_bytes());
+                    }
+                }
+            })
+            .map_err(|e| io_refusal("control thread", e))?;
+        Ok(ControlServer { path, stop })
+    }
+
+    /// Sends a command to the process holding this display's grant.
+    pub fn send(&self, command: &str) -> Result<String, Refusal> {
+        let path = self.file("sock");
+        let mut stream = UnixStream::connect(&path).map_err(|_| Refusal::new(ErrorCode::NoGrant, "no glovebox process holds a grant on this display"))?;
+        stream.set_read_timeout(Some(Duration::from_secs(3))).map_err(|e| io_refusal("control socket", e))?;
+        stream.write_all(format!("{command}\n").as_bytes()).map_err(|e| io_refusal("control socket", e))?;
+        let mut reply = String::new();
+        BufReader::new(stream).read_line(&mut reply).map_err(|e| io_refusal("control socket", e))?;
+        Ok(reply.trim().to_owned())
+    }
+}
+
+/// Held while this process has the display's grant.
+#[derive(Debug)]
+pub struct DisplayLock {
+    _file: File,
+}
+
+/// The control socket's server; stops serving when dropped.
+#[derive(Debug)]
+pub struct ControlServer {
+    path: PathBuf,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for ControlServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        let _ = UnixStream::connect(&self.path);
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> DisplayDir {
+        let root = std::env::temp_dir().join(format!("glovebox-control-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        DisplayDir::new(&root, ":9").unwrap()
+    }
+
+    #[test]
+    fn the_lock_is_exclusive_and_released_on_drop() {
+        let d = dir("lock");
+        let held = d.lock().unwrap();
+        let refused = d.lock().unwrap_err();
+        assert_eq!(refused.code, ErrorCode::NoGrant);
+        assert!(refused.message.contains(&std::process::id().to_string()));
+        drop(held);
+        d.lock().unwrap();
+    }
+
+    #[test]
+    fn cooldown_counts_down_and_clears() {
+        let d = dir("cooldown");
+        assert!(d.cooldown_left().is_none());
+        d.start_cooldown(Duration::from_secs(30)).unwrap();
+        assert!(d.cooldown_left().unwrap() > Duration::from_secs(29));
+        d.clear_cooldown();
+        assert!(d.cooldown_left().is_none());
+    }
+
+    #[test]
+    fn control_socket_round_trip() {
+        let d = dir("socket");
+        assert_eq!(d.send("status").unwrap_err().code, ErrorCode::NoGrant);
+        let server = d.serve(|command| format!("got {command}")).unwrap();
+        assert_eq!(d.send("stop").unwrap(), "got stop");
+        drop(server);
+        assert!(d.send("stop").is_err());
+    }
+}

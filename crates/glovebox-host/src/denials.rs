@@ -1,0 +1,118 @@
+//! Who may never be a target: glovebox's own windows and its launcher's
+//! (self-target), credential software and the configured deny list, and
+//! windows of other users' processes. Secure input is checked separately,
+//! right before each capture and synthesis, since it changes from moment to
+//! moment.
+
+use crate::process::{ancestors, ProcessTable};
+use glovebox_model::{Denial, WindowInfo};
+
+/// Credential software: always denied, whatever the configuration says.
+/// `*` matches any run of characters.
+pub const BUILT_IN_DENY: &[&str] = &[
+    "keepassxc", "keepass*", "bitwarden", "1password", "gcr-prompter", "gcr-viewer", "gnome-keyring*", "seahorse",
+    "polkit-*", "*polkit*agent*", "lxpolkit", "pinentry*", "ssh-askpass*", "ksshaskpass", "x11-ssh-askpass", "kwalletd*",
+    "kwallet-query", "org.keepassxc.*",
+];
+
+/// Which of the launching process tree counts as glovebox itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AncestorRule {
+    /// glovebox's own process and every ancestor (the agent host among them).
+    Ancestors,
+    /// Also every other child of those ancestors (helpers of the agent host
+    /// that draw its prompts). Configuration can only widen the rule.
+    AncestorsAndTheirChildren,
+}
+
+fn glob_match(pattern: &str, text: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == text,
+        Some((prefix, rest)) => {
+            let Some(mut remaining) = text.strip_prefix(prefix) else { return false };
+            if rest.is_empty() {
+                return true;
+            }
+            loop {
+                if glob_match(rest, remaining) {
+                    return true;
+                }
+                let mut chars = remaining.chars();
+                if chars.next().is_none() {
+                    return false;
+                }
+                remaining = chars.as_str();
+            }
+        }
+    }
+}
+
+/// The static rules, evaluated against a window and its process.
+pub struct Denials {
+    own_pid: u32,
+    ancestors: Vec<u32>,
+    rule: AncestorRule,
+    uid: u32,
+    entries: Vec<(String, bool)>,
+}
+
+impl Denials {
+    pub fn new(table: &dyn ProcessTable, own_pid: u32, uid: u32, rule: AncestorRule, configured: &[String]) -> Denials {
+        let mut entries: Vec<(String, bool)> = BUILT_IN_DENY.iter().map(|e| (e.to_string(), true)).collect();
+        entries.extend(configured.iter().map(|e| e.trim().to_lowercase()).filter(|e| !e.is_empty()).map(|e| (e, false)));
+        Denials { own_pid, ancestors: ancestors(table, own_pid), rule, uid, entries }
+    }
+
+    /// The first rule that denies `window`, in order of absoluteness.
+    pub fn check(&self, table: &dyn ProcessTable, window: &WindowInfo) -> Option<Denial> {
+        let pid = window.id.pid;
+        if pid == self.own_pid {
+            return Some(Denial::SelfTarget { detail: "the window belongs to this glovebox process".into() });
+        }
+        if pid != 0 && self.ancestors.contains(&pid) {
+            return Some(Denial::SelfTarget { detail: format!("pid {pid} launched glovebox (an ancestor process)") });
+        }
+        if self.rule == AncestorRule::AncestorsAndTheirChildren && pid != 0 {
+            if let Some(parent) = table.parent(pid).filter(|p| *p == self.own_pid || self.ancestors.contains(p)) {
+                if parent != self.own_pid {
+                    return Some(Denial::SelfTarget { detail: format!("pid {pid} is a child of pid {parent}, which launched glovebox") });
+                }
+            }
+        }
+        let executable = table.executable(pid);
+        let mut names = vec![window.app.to_lowercase(), window.instance.to_lowercase()];
+        if let Some(exe) = &executable {
+            names.push(exe.to_string_lossy().to_lowercase());
+            if let Some(base) = exe.file_name() {
+                names.push(base.to_string_lossy().to_lowercase());
+            }
+        }
+        if let Some(comm) = table.name(pid) {
+            names.push(comm.to_lowercase());
+        }
+        for (entry, built_in) in &self.entries {
+            if names.iter().any(|n| !n.is_empty() && glob_match(entry, n)) {
+                return Some(Denial::Denylisted { entry: entry.clone(), built_in: *built_in });
+            }
+        }
+        match table.owner_uid(pid) {
+            Some(uid) if pid != 0 && uid != self.uid => Some(Denial::Elevated { uid }),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("pinentry*", "pinentry-gnome3"));
+        assert!(glob_match("*polkit*agent*", "polkit-gnome-authentication-agent-1"));
+        assert!(glob_match("keepassxc", "keepassxc"));
+        assert!(!glob_match("keepassxc", "keepassxc2"));
+        assert!(!glob_match("ssh-askpass*", "xssh-askpass"));
+        assert!(glob_match("*", ""));
+    }
+}

@@ -1,0 +1,71 @@
+//! What the host needs to know of processes: parents (for the self-target
+//! rule), owners (for elevated targets) and executables (for the deny list).
+
+use std::path::PathBuf;
+
+pub trait ProcessTable: Send + Sync {
+    fn parent(&self, pid: u32) -> Option<u32>;
+    fn owner_uid(&self, pid: u32) -> Option<u32>;
+    fn executable(&self, pid: u32) -> Option<PathBuf>;
+    /// The kernel's short name of the process (`comm`).
+    fn name(&self, pid: u32) -> Option<String>;
+}
+
+/// Linux's `/proc`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ProcFs;
+
+impl ProcessTable for ProcFs {
+    fn parent(&self, pid: u32) -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The name is in parentheses and may itself contain spaces or ')'.
+        let after_name = &stat[stat.rfind(')')? + 1..];
+        after_name.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    fn owner_uid(&self, pid: u32) -> Option<u32> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(format!("/proc/{pid}")).ok().map(|m| m.uid())
+    }
+
+    fn executable(&self, pid: u32) -> Option<PathBuf> {
+        std::fs::read_link(format!("/proc/{pid}/exe")).ok()
+    }
+
+    fn name(&self, pid: u32) -> Option<String> {
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).ok().map(|s| s.trim().to_owned())
+    }
+}
+
+/// The ancestors of `pid`, nearest first, up to (not including) pid 1.
+pub fn ancestors(table: &dyn ProcessTable, pid: u32) -> Vec<u32> {
+    let mut out = vec![];
+    let mut current = pid;
+    while let Some(parent) = table.parent(current) {
+        if parent <= 1 || out.contains(&parent) || out.len() > 256 {
+            break;
+        }
+        out.push(parent);
+        current = parent;
+    }
+    out
+}
+
+/// The uid this process runs as.
+pub fn current_uid() -> u32 {
+    rustix::process::getuid().as_raw()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_has_a_parent_an_owner_and_an_executable() {
+        let me = std::process::id();
+        assert!(ProcFs.parent(me).is_some());
+        assert_eq!(ProcFs.owner_uid(me), Some(current_uid()));
+        assert!(ProcFs.executable(me).is_some());
+        assert!(!ancestors(&ProcFs, me).contains(&me));
+    }
+}

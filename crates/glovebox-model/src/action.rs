@@ -1,0 +1,126 @@
+//! Input described as data before anything executes it: what to do, and to
+//! which target (an element of the newest frame, or a point in its image).
+
+use crate::a11y::ElementId;
+use crate::error::Refusal;
+use crate::geometry::Point;
+use serde::{Deserialize, Serialize};
+
+/// Where an action lands: an element id from the newest frame, or a point in
+/// that frame's image pixels. Never both, never neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Target {
+    Element(ElementId),
+    Point(Point),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Button {
+    Left,
+    Right,
+    Middle,
+}
+
+/// One input action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    Click { target: Target, button: Button, count: u8 },
+    Move { target: Target },
+    Drag { from: Target, to: Target },
+    Scroll { target: Target, dx: i32, dy: i32 },
+    /// Text typed at the caret.
+    Type { text: String },
+    /// Replaces the whole value of the target.
+    SetValue { target: Target, text: String },
+    Key { combo: String, repeat: u8 },
+    Select { target: Target, option: String },
+}
+
+/// Longest text a single type/set_value action carries.
+pub const MAX_TEXT_CHARS: usize = 10_000;
+
+impl Action {
+    /// A stable name for audit records and approvals.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Action::Click { .. } => "click",
+            Action::Move { .. } => "move",
+            Action::Drag { .. } => "drag",
+            Action::Scroll { .. } => "scroll",
+            Action::Type { .. } => "type",
+            Action::SetValue { .. } => "set_value",
+            Action::Key { .. } => "key",
+            Action::Select { .. } => "select",
+        }
+    }
+
+    /// Every target the action names, in order.
+    pub fn targets(&self) -> Vec<Target> {
+        match self {
+            Action::Click { target, .. } | Action::Move { target } | Action::Scroll { target, .. } => vec![*target],
+            Action::SetValue { target, .. } | Action::Select { target, .. } => vec![*target],
+            Action::Drag { from, to } => vec![*from, *to],
+            Action::Type { .. } | Action::Key { .. } => vec![],
+        }
+    }
+
+    /// Characters of text the action carries (audited as a length only).
+    pub fn text_length(&self) -> Option<usize> {
+        match self {
+            Action::Type { text } | Action::SetValue { text, .. } => Some(text.chars().count()),
+            _ => None,
+        }
+    }
+
+    /// Checks argument ranges; nothing is clamped.
+    pub fn validate(&self) -> Result<(), Refusal> {
+        match self {
+            Action::Click { count, .. } if !(1..=3).contains(count) => Err(Refusal::invalid_argument(format!("click count {count} is outside 1..=3"))),
+            Action::Key { repeat, .. } if !(1..=20).contains(repeat) => Err(Refusal::invalid_argument(format!("key repeat {repeat} is outside 1..=20"))),
+            Action::Key { combo, .. } if combo.trim().is_empty() => Err(Refusal::invalid_argument("the key combo is empty")),
+            Action::Type { text } if text.is_empty() => Err(Refusal::invalid_argument("there is no text to type")),
+            Action::Scroll { dx: 0, dy: 0, .. } => Err(Refusal::invalid_argument("a scroll needs a non-zero dx or dy")),
+            Action::Scroll { dx, dy, .. } if dx.abs() > 100 || dy.abs() > 100 => Err(Refusal::invalid_argument("scroll steps lie in -100..=100")),
+            Action::Select { option, .. } if option.is_empty() => Err(Refusal::invalid_argument("the option to select is empty")),
+            _ => match self.text_length() {
+                Some(n) if n > MAX_TEXT_CHARS => Err(Refusal::invalid_argument(format!("{n} characters exceed the {MAX_TEXT_CHARS}-character limit"))),
+                _ => Ok(()),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+
+    #[test]
+    fn ranges_are_checked_not_clamped() {
+        let at = Target::Point(Point { x: 1, y: 1 });
+        assert!(Action::Click { target: at, button: Button::Left, count: 2 }.validate().is_ok());
+        for bad in [
+            Action::Click { target: at, button: Button::Left, count: 0 },
+            Action::Click { target: at, button: Button::Left, count: 4 },
+            Action::Key { combo: "ctrl+a".into(), repeat: 21 },
+            Action::Key { combo: " ".into(), repeat: 1 },
+            Action::Type { text: String::new() },
+            Action::Scroll { target: at, dx: 0, dy: 0 },
+            Action::Type { text: "x".repeat(MAX_TEXT_CHARS + 1) },
+        ] {
+            assert_eq!(bad.validate().unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn targets_are_an_enum_on_the_wire() {
+        let json = serde_json::to_value(Action::Click { target: Target::Element(ElementId(4)), button: Button::Left, count: 1 }).unwrap();
+        assert_eq!(json, serde_json::json!({"action": "click", "target": {"element": "e4"}, "button": "left", "count": 1}));
+        let point: Action = serde_json::from_value(serde_json::json!({"action": "move", "target": {"point": {"x": 3, "y": 4}}})).unwrap();
+        assert_eq!(point.targets(), vec![Target::Point(Point { x: 3, y: 4 })]);
+        assert!(serde_json::from_value::<Target>(serde_json::json!({"element": "e1", "point": {"x": 1, "y": 1}})).is_err());
+    }
+}

@@ -1,0 +1,88 @@
+//! Grants as surfaces see them: the unit of permission, and why a window is
+//! refused.
+
+use crate::error::ErrorCode;
+use crate::window::WindowId;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// Bound to one window at a time; may rebind to another allowed window.
+    Desktop,
+    /// Pinned to one window; rebinding is a scope violation.
+    Window,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    Agent,
+    User,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaptureMode {
+    A11yOnly,
+    A11yAndPixels,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum InputPolicy {
+    AutonomousInScope,
+}
+
+/// Why a window may not be a target. The first two are absolute.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "denial", rename_all = "kebab-case")]
+pub enum Denial {
+    /// glovebox's own window, or one of the process tree that launched it.
+    SelfTarget { detail: String },
+    /// A password field has focus, or another client holds the keyboard.
+    SecureInput { detail: String },
+    /// On the deny list (`entry` is the matching entry; built-in ones cannot be removed).
+    Denylisted { entry: String, built_in: bool },
+    /// The window's process belongs to another user.
+    Elevated { uid: u32 },
+}
+
+impl Denial {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Denial::SelfTarget { .. } => ErrorCode::SelfTarget,
+            Denial::SecureInput { .. } => ErrorCode::SecureInput,
+            Denial::Denylisted { .. } => ErrorCode::TargetDenylisted,
+            Denial::Elevated { .. } => ErrorCode::TargetElevated,
+        }
+    }
+
+    pub fn sentence(&self) -> String {
+        match self {
+            Denial::SelfTarget { detail } => format!("glovebox never acts on its own windows or its launcher's: {detail}"),
+            Denial::SecureInput { detail } => format!("secure input is active ({detail}); capture and input wait until it ends"),
+            Denial::Denylisted { entry, built_in: true } => format!("credential software ({entry}) is always denied"),
+            Denial::Denylisted { entry, built_in: false } => format!("the deny list names this application ({entry})"),
+            Denial::Elevated { uid } => format!("the window's process runs as uid {uid}, another user"),
+        }
+    }
+}
+
+/// The state of the active grant, as `grant_status` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct GrantView {
+    pub grant_id: String,
+    pub scope: Scope,
+    pub origin: Origin,
+    /// The bound window; absent when every window is denied.
+    pub target: Option<WindowId>,
+    pub target_app: Option<String>,
+    /// Why there is no target, when there is none.
+    pub no_target_reason: Option<String>,
+    pub revision: u64,
+    pub input_policy: InputPolicy,
+    pub capture: CaptureMode,
+    pub budget_left: u32,
+    pub idle_expiry_secs: u64,
+}
