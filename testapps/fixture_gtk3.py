@@ -16,6 +16,7 @@ Commands (one JSON object per line):
   {"cmd": "focus", "widget": "name|email|password|submit|..."}
   {"cmd": "set", "widget": "password", "value": "..."}   (never reported back)
   {"cmd": "freeze", "seconds": 5}        block the main loop (unresponsive app)
+  {"cmd": "spawn", "argv": [...], "stdout": "/path"}   run a child process of the fixture
   {"cmd": "quit"}
 New widgets and commands are added by later work; keys of the state stay stable.
 """
@@ -23,6 +24,7 @@ New widgets and commands are added by later work; keys of the state stay stable.
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 import warnings
@@ -310,6 +312,10 @@ class Fixture:
                 self.extra_windows.append(extra)
         elif cmd == "freeze":
             time.sleep(float(command["seconds"]))
+        elif cmd == "spawn":
+            out = open(command["stdout"], "wb")
+            self.children = getattr(self, "children", [])
+            self.children.append(subprocess.Popen(command["argv"], stdout=out, stderr=subprocess.STDOUT))
         elif cmd == "quit":
             Gtk.main_quit()
 

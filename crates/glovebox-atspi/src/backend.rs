@@ -105,6 +105,14 @@ impl AtspiBackend {
         })
     }
 
+    /// Whether a password field of `window` has keyboard focus, read now.
+    /// A window without an accessible cannot say; that is `false` here, and
+    /// the keyboard-grab probe is what covers such prompts.
+    pub fn focused_password(&self, window: &WindowInfo) -> Result<bool, Refusal> {
+        let budget = TreeBudget::new(5_000, 64, Duration::from_secs(2)).expect("valid budget");
+        Ok(self.inspect(window, budget)?.focused_password)
+    }
+
     /// Reads `window`'s tree within `budget`. A window without an accessible
     /// gets fidelity `none` and its reason; an application that stops
     /// answering before its window is found gets `COMPUTER_TIMEOUT`.

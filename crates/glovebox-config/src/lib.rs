@@ -17,7 +17,32 @@ use toml::{Table, Value};
 pub struct Config {
     /// Computer use is off until the user turns it on.
     pub enabled: bool,
+    /// Refuse every input; observation only.
+    pub read_only: bool,
     pub capture: CaptureConfig,
+    pub grant: GrantConfig,
+    pub deny: DenyConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrantConfig {
+    /// Input actions a grant may take.
+    pub budget: u32,
+    /// Seconds without a call after which a grant expires.
+    pub idle_expiry_secs: u64,
+    /// `a11y-only` or `a11y-and-pixels`.
+    pub capture: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DenyConfig {
+    /// Applications never to act on (WM_CLASS, executable name or path; `*` wildcards).
+    /// Added to the built-in credential entries, which cannot be removed.
+    pub apps: Vec<String>,
+    /// `ancestors`, or `ancestors-and-their-children` (wider; never narrower).
+    pub ancestors: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,7 +59,10 @@ impl Default for Config {
         let limits = CaptureLimits::default();
         Config {
             enabled: false,
+            read_only: false,
             capture: CaptureConfig { max_width: limits.max_width, max_height: limits.max_height, display: "all".into() },
+            grant: GrantConfig { budget: 50, idle_expiry_secs: 900, capture: "a11y-and-pixels".into() },
+            deny: DenyConfig { apps: vec![], ancestors: "ancestors".into() },
         }
     }
 }
@@ -51,6 +79,18 @@ impl Config {
     fn validate(&self) -> Result<(), String> {
         self.capture_limits().map_err(|r| r.message)?;
         self.display_selection().map_err(|r| r.message)?;
+        if !(1..=10_000).contains(&self.grant.budget) {
+            return Err(format!("grant.budget {} is outside 1..=10000", self.grant.budget));
+        }
+        if !(1..=86_400).contains(&self.grant.idle_expiry_secs) {
+            return Err(format!("grant.idle_expiry_secs {} is outside 1..=86400", self.grant.idle_expiry_secs));
+        }
+        if !matches!(self.grant.capture.as_str(), "a11y-only" | "a11y-and-pixels") {
+            return Err(format!("grant.capture {:?} is neither a11y-only nor a11y-and-pixels", self.grant.capture));
+        }
+        if !matches!(self.deny.ancestors.as_str(), "ancestors" | "ancestors-and-their-children") {
+            return Err(format!("deny.ancestors {:?} is neither ancestors nor ancestors-and-their-children", self.deny.ancestors));
+        }
         Ok(())
     }
 }
@@ -148,6 +188,10 @@ fn parse_like(like: &Value, text: &str) -> Result<Value, String> {
             _ => Err(format!("{text:?} is not a boolean (true/false)")),
         },
         Value::Integer(_) => text.trim().parse::<i64>().map(Value::Integer).map_err(|_| format!("{text:?} is not an integer")),
+        // Lists are written comma-separated in the environment and on the command line.
+        Value::Array(_) => Ok(Value::Array(
+            text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| Value::String(s.to_owned())).collect(),
+        )),
         _ => Ok(Value::String(text.to_owned())),
     }
 }

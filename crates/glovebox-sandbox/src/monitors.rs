@@ -25,10 +25,16 @@ fn connect(display: &str) -> Result<(x11rb::rust_connection::RustConnection, usi
     x11rb::connect(Some(display)).map_err(x11_error)
 }
 
-/// The name of the EWMH window manager, `None` until one announces itself.
+/// The name of the EWMH window manager, `None` until one announces itself
+/// and redirects the root's substructure (before that, a window mapped now
+/// would escape management).
 pub(crate) fn window_manager_name(display: &str) -> Result<Option<String>, SandboxError> {
     let (conn, screen) = connect(display)?;
     let root = conn.setup().roots[screen].root;
+    let masks = conn.get_window_attributes(root).map_err(x11_error)?.reply().map_err(x11_error)?.all_event_masks;
+    if !masks.contains(x11rb::protocol::xproto::EventMask::SUBSTRUCTURE_REDIRECT) {
+        return Ok(None);
+    }
     let check = conn.intern_atom(false, b"_NET_SUPPORTING_WM_CHECK").map_err(x11_error)?.reply().map_err(x11_error)?.atom;
     let reply = conn.get_property(false, root, check, AtomEnum::WINDOW, 0, 1).map_err(x11_error)?.reply().map_err(x11_error)?;
     let Some(wm_window) = reply.value32().and_then(|mut v| v.next()) else { return Ok(None) };

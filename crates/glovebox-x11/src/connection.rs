@@ -28,6 +28,8 @@ pub struct X11Backend {
     pub(crate) root: u32,
     pub(crate) atoms: Atoms,
     pub(crate) capture: crate::capture::Capturer,
+    /// A never-mapped window for the keyboard-grab probe, made on first use.
+    pub(crate) grab_probe: std::sync::OnceLock<u32>,
 }
 
 impl std::fmt::Debug for X11Backend {
@@ -81,7 +83,7 @@ impl X11Backend {
         let root = conn.setup().roots[screen].root;
         let atoms = Atoms::new(&conn).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
         let capture = crate::capture::Capturer::new(&conn, screen)?;
-        Ok(X11Backend { conn, root, atoms, capture })
+        Ok(X11Backend { conn, root, atoms, capture, grab_probe: std::sync::OnceLock::new() })
     }
 
     /// What this connection can do, before anything is asked of it.

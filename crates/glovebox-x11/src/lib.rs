@@ -9,6 +9,7 @@
 
 mod capture;
 mod connection;
+pub mod grab;
 pub mod doctor;
 mod pixels;
 #[cfg(feature = "shm")]

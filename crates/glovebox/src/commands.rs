@@ -4,7 +4,7 @@ use crate::exit::{refused, Failure};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use glovebox_config::{Layered, Sources};
-use glovebox_model::{CaptureLimits, DisplaySelection, Refusal, TreeBudget, WindowPage, WindowRef};
+use glovebox_model::{CaptureLimits, DisplaySelection, Origin, Refusal, Scope, TreeBudget, WindowRef};
 use glovebox_platform::doctor::DoctorReport;
 use glovebox_platform::{AccessibilitySource, ScreenCapture, WindowSource};
 use std::io::Write;
@@ -69,21 +69,22 @@ pub struct WindowsArgs {
 }
 
 pub fn windows(config: Option<PathBuf>, args: WindowsArgs) -> Result<ExitCode, Failure> {
-    load_config(config, args.json)?;
-    let page = backend()
-        .and_then(|b| b.list_windows())
-        .and_then(|windows| WindowPage::paginate(windows, args.query.as_deref(), args.page))
+    let config = load_config(config, args.json)?.config;
+    let page = glovebox::platform::open_host(&config)
+        .and_then(|host| host.list_windows(args.query.as_deref(), args.page))
         .map_err(|r| refused(r, args.json))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&page).context("serialising the window page")?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{:<20} {:<18} {:<3} {:<21} TITLE", "ID", "APP", "", "GEOMETRY");
-    for w in &page.windows {
+    println!("{:<20} {:<18} {:<3} {:<21} {:<19} TITLE", "ID", "APP", "", "GEOMETRY", "DENIED");
+    for listed in &page.windows {
+        let w = &listed.window;
         let flags = format!("{}{}", if w.focused { "*" } else { "" }, if w.minimized { "m" } else { "" });
         let g = w.geometry;
         let geometry = format!("{}x{}+{}+{}", g.width, g.height, g.x, g.y);
-        println!("{:<20} {:<18} {:<3} {:<21} {}", w.id.to_string(), w.app, flags, geometry, w.title);
+        let denied = listed.denial.as_ref().map(|d| d.code().as_str().trim_start_matches("COMPUTER_").to_lowercase()).unwrap_or_default();
+        println!("{:<20} {:<18} {:<3} {:<21} {:<19} {}", w.id.to_string(), w.app, flags, geometry, denied, w.title);
     }
     println!("page {}/{} · {} window(s) · * focused, m minimised", page.page, page.pages, page.total);
     Ok(ExitCode::SUCCESS)
@@ -270,5 +271,124 @@ pub fn config(explicit: Option<PathBuf>, action: ConfigAction) -> Result<ExitCod
             }
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GrantAction {
+    /// Create a user grant and hold it until Ctrl-C or `glovebox stop`.
+    Hold {
+        /// Bind to this window (pid/xid or pid/title) instead of the frontmost allowed one.
+        #[arg(long)]
+        window: Option<String>,
+        /// `window` pins the grant to that window.
+        #[arg(long, value_enum, default_value = "desktop")]
+        scope: ScopeArg,
+    },
+    /// Ask the process holding this display's grant what it holds.
+    Status,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ScopeArg {
+    Desktop,
+    Window,
+}
+
+pub fn grant(config: Option<PathBuf>, action: GrantAction) -> Result<ExitCode, Failure> {
+    let config = load_config(config, true)?.config;
+    match action {
+        GrantAction::Status => {
+            let reply = glovebox_host::Host::remote_status(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name())
+                .map_err(|r| refused(r, true))?;
+            println!("{reply}");
+            Ok(ExitCode::SUCCESS)
+        }
+        GrantAction::Hold { window, scope } => {
+            let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, true))?;
+            let window: Option<WindowRef> = window.map(|w| w.parse()).transpose().map_err(|r| refused(r, true))?;
+            let scope = match scope {
+                ScopeArg::Desktop => Scope::Desktop,
+                ScopeArg::Window => Scope::Window,
+            };
+            let view = host.create_grant(Origin::User, scope, window.as_ref()).map_err(|r| refused(r, true))?;
+            println!("{}", serde_json::to_string(&view).context("serialising the grant")?);
+            let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let flag = interrupted.clone();
+            #[cfg(target_os = "linux")]
+            let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst));
+            while host.grant_status().is_some() && !interrupted.load(std::sync::atomic::Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            host.revoke("the holder ended");
+            eprintln!("grant ended");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+pub fn stop() -> Result<ExitCode, Failure> {
+    let cooldown = std::time::Duration::from_secs(30);
+    let reply = glovebox_host::Host::stop_display(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name(), cooldown)
+        .map_err(|r| refused(r, false))?;
+    println!("{reply}");
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// Only records of the last N seconds.
+    #[arg(long)]
+    since_secs: Option<u64>,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn audit(args: AuditArgs) -> Result<ExitCode, Failure> {
+    let log = glovebox_host::audit::AuditLog::new(glovebox_host::audit::AuditLog::default_path());
+    let since = args.since_secs.map(|s| glovebox_platform::now_ms().saturating_sub(s * 1000)).unwrap_or(0);
+    let records = log.read(since).with_context(|| format!("reading {}", log.path().display()))?;
+    for r in records {
+        if args.json {
+            println!("{}", serde_json::to_string(&r).context("serialising a record")?);
+        } else {
+            let code = r.code.map(|c| c.as_str().to_owned()).unwrap_or_default();
+            let target = r.target.map(|t| t.to_string()).unwrap_or_default();
+            println!("{} {:<14} {:<10} {:<18} {:<9} {} {}", r.ts_ms, r.event, r.grant_id.unwrap_or_default(), target, r.action.unwrap_or_default(), code, r.detail.unwrap_or_default());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct ObserveArgs {
+    /// Bind to this window first (pid/xid or pid/title).
+    #[arg(long)]
+    window: Option<String>,
+    /// Also take a screenshot and write it here.
+    #[arg(long)]
+    screenshot: Option<PathBuf>,
+    #[arg(long)]
+    json: bool,
+}
+
+/// One observation through the host, as an agent's first call would make it.
+pub fn observe(config: Option<PathBuf>, args: ObserveArgs) -> Result<ExitCode, Failure> {
+    let json = args.json;
+    let config = load_config(config, json)?.config;
+    let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
+    let window: Option<WindowRef> = args.window.map(|w| w.parse()).transpose().map_err(|r| refused(r, json))?;
+    let seen = host.observe(window.as_ref(), args.screenshot.is_some()).map_err(|r| refused(r, json))?;
+    if let (Some(path), Some(png)) = (&args.screenshot, &seen.screenshot) {
+        write_atomically(path, png)?;
+    }
+    if json {
+        let value = serde_json::json!({ "frame": seen.frame, "grant": seen.grant, "tree": seen.tree });
+        println!("{}", serde_json::to_string_pretty(&value).context("serialising the observation")?);
+    } else {
+        println!("frame {} · revision {} · grant {} ({:?}, budget {})", seen.frame.id, seen.frame.revision, seen.grant.grant_id, seen.grant.scope, seen.grant.budget_left);
+        print!("{}", seen.tree.render_text());
+    }
+    host.revoke("one-shot observation done");
     Ok(ExitCode::SUCCESS)
 }

@@ -28,6 +28,17 @@ enum Command {
     Windows(commands::WindowsArgs),
     /// Capture a window or displays to a PNG and print the frame record.
     Screenshot(commands::ScreenshotArgs),
+    /// Observe through the host: grant, denials, frame, tree (and screenshot).
+    Observe(commands::ObserveArgs),
+    /// Create or query grants.
+    Grant {
+        #[command(subcommand)]
+        action: commands::GrantAction,
+    },
+    /// Revoke this display's grant from any terminal; agent grants are refused for 30 s.
+    Stop,
+    /// Read the audit trail.
+    Audit(commands::AuditArgs),
     /// Read a window's accessibility tree (compact text, or JSON).
     Inspect(commands::InspectArgs),
     /// Print the JSON schema of an output: window-page, frame, accessibility-tree or error.
@@ -57,6 +68,10 @@ fn main() -> ExitCode {
         Command::Windows(args) => commands::windows(cli.config, args),
         Command::Screenshot(args) => commands::screenshot(cli.config, args),
         Command::Inspect(args) => commands::inspect(cli.config, args),
+        Command::Observe(args) => commands::observe(cli.config, args),
+        Command::Grant { action } => commands::grant(cli.config, action),
+        Command::Stop => commands::stop(),
+        Command::Audit(args) => commands::audit(args),
         Command::Schema { output } => commands::schema(output),
         Command::Doctor { json } => commands::doctor(json),
         #[cfg(target_os = "linux")]

@@ -1,0 +1,6 @@
+//! How the `glovebox` binary puts the pieces together: the platform's
+//! backends behind one [`glovebox_host::Host`], configured from
+//! `glovebox-config`. Shared by the binary and its end-to-end tests.
+#![forbid(unsafe_code)]
+
+pub mod platform;
