@@ -17,4 +17,8 @@ sleep 0.3
 "$glovebox" screenshot -o "$out/desktop.png"
 id=$("$glovebox" windows --query "glovebox demo app" --json | sed -n 's/.*"id": "\([^"]*\)".*/\1/p' | head -1)
 "$glovebox" screenshot --window "$id" -o "$out/window.png"
-echo "wrote $out/desktop.png and $out/window.png"
+# What an agent's first call gets: a grant bound to the frontmost allowed
+# window, its newest frame and its accessibility tree.
+"$glovebox" observe --window "$id"
+"$glovebox" inspect --window "$id" --json > "$out/tree.json"
+echo "wrote $out/desktop.png, $out/window.png and $out/tree.json"
