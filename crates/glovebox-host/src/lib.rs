@@ -45,6 +45,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 /// The platform pieces the host works through.
+#[derive(Clone)]
 pub struct Backends {
     pub windows: Arc<dyn WindowSource + Send + Sync>,
     pub capture: Arc<dyn ScreenCapture + Send + Sync>,
@@ -221,10 +222,10 @@ impl Host {
 
     /// Records a refusal in the audit trail and hands it back.
     fn refused(&self, state: &State, action: Option<&Action>, refusal: Refusal) -> Refusal {
-        let mut record = AuditRecord::new("refusal");
-        if let Some(grant) = &state.grant {
-            record = self.grant_record("refusal", grant);
-        }
+        let mut record = match &state.grant {
+            Some(grant) => self.grant_record("refusal", grant),
+            None => AuditRecord::new("refusal"),
+        };
         record.action = action.map(|a| a.kind().to_owned());
         record.text_length = action.and_then(Action::text_length);
         record.code = Some(refusal.code);
@@ -236,6 +237,22 @@ impl Host {
     /// The denial that covers `window` now, static rules first.
     fn denial_of(&self, window: &WindowInfo) -> Option<Denial> {
         self.inner.denials.check(&*self.inner.backends.processes, window)
+    }
+
+    /// Refuses a window no grant may target (self-target, deny list,
+    /// elevated), or any capture while secure input is active, for surfaces
+    /// that read a window outside a grant (`glovebox screenshot`, `inspect`).
+    pub fn check_readable(&self, window: Option<&WindowInfo>) -> Result<(), Refusal> {
+        let checked = (|| {
+            if let Some(d) = window.and_then(|w| self.denial_of(w)) {
+                return Err(refuse(d.code(), d.sentence()));
+            }
+            if self.inner.backends.secure_input.keyboard_grabbed()? {
+                return Err(refuse(ErrorCode::SecureInput, "another client holds the keyboard (a password or authentication prompt); nothing is captured until it lets go"));
+            }
+            Ok(())
+        })();
+        checked.map_err(|e| self.refused(&self.state(), None, e))
     }
 
     /// Every window, frontmost first, with the reason each denied one is denied.
@@ -508,7 +525,7 @@ impl Host {
         let grant = state.grant.as_ref().expect("ensured");
         let pixels_allowed = grant.capture == CaptureMode::A11yAndPixels;
         let capture = if screenshot && pixels_allowed {
-            if tree.focused_password || b.secure_input.focused_password(target)? {
+            if tree.focused_password {
                 return Err(refuse(ErrorCode::SecureInput, "a password field has focus: no screenshot is taken while it does"));
             }
             Some(b.capture.capture_window(&WindowRef::Id(target.id), self.inner.config.capture_limits)?)

@@ -6,38 +6,9 @@ use clap::{Args, Subcommand};
 use glovebox_config::{Layered, Sources};
 use glovebox_model::{CaptureLimits, DisplaySelection, Origin, Refusal, Scope, TreeBudget, WindowRef};
 use glovebox_platform::doctor::DoctorReport;
-use glovebox_platform::{AccessibilitySource, ScreenCapture, WindowSource};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// What a backend must offer these commands.
-pub trait Desktop: WindowSource + ScreenCapture {}
-impl<T: WindowSource + ScreenCapture> Desktop for T {}
-
-/// The platform's backend, connected to `$DISPLAY`.
-pub fn backend() -> Result<Box<dyn Desktop>, Refusal> {
-    #[cfg(target_os = "linux")]
-    {
-        Ok(Box::new(glovebox_x11::X11Backend::connect(None)?))
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        Err(glovebox_platform::unsupported::UnsupportedPlatform::current().refusal())
-    }
-}
-
-/// The platform's accessibility reader.
-pub fn accessibility() -> Result<Box<dyn AccessibilitySource>, Refusal> {
-    #[cfg(target_os = "linux")]
-    {
-        Ok(Box::new(glovebox_atspi::AtspiBackend::new()?))
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        Err(glovebox_platform::unsupported::UnsupportedPlatform::current().refusal())
-    }
-}
 
 fn platform_doctor() -> DoctorReport {
     #[cfg(target_os = "linux")]
@@ -115,19 +86,19 @@ pub fn screenshot(config: Option<PathBuf>, args: ScreenshotArgs) -> Result<ExitC
         args.max_height.unwrap_or(config.capture.max_height),
     )
     .map_err(|r| refused(r, json))?;
-    let capture = match &args.window {
-        Some(window) => {
-            let window: WindowRef = window.parse().map_err(|r| refused(r, json))?;
-            backend().and_then(|b| b.capture_window(&window, limits))
-        }
-        None => {
-            let selection: DisplaySelection = match &args.display {
-                Some(text) => text.parse(),
-                None => config.display_selection(),
-            }
-            .map_err(|r| refused(r, json))?;
-            backend().and_then(|b| b.capture_desktop(&selection, limits))
-        }
+    let window: Option<WindowRef> = args.window.as_deref().map(str::parse).transpose().map_err(|r| refused(r, json))?;
+    let selection: DisplaySelection = match &args.display {
+        Some(text) => text.parse(),
+        None => config.display_selection(),
+    }
+    .map_err(|r| refused(r, json))?;
+    let (host, backends) = glovebox::platform::open_host_with_backends(&config).map_err(|r| refused(r, json))?;
+    let capture = match &window {
+        Some(window) => backends.windows.find_window(window).and_then(|w| {
+            host.check_readable(Some(&w))?;
+            backends.capture.capture_window(&WindowRef::Id(w.id), limits)
+        }),
+        None => host.check_readable(None).and_then(|()| backends.capture.capture_desktop(&selection, limits)),
     }
     .map_err(|r| refused(r, json))?;
     let png = capture.image.encode_png().map_err(|r| refused(r, json))?;
@@ -176,11 +147,13 @@ pub struct InspectArgs {
 
 pub fn inspect(config: Option<PathBuf>, args: InspectArgs) -> Result<ExitCode, Failure> {
     let json = args.json;
-    load_config(config, json)?;
+    let config = load_config(config, json)?.config;
     let budget = TreeBudget::new(args.max_nodes, args.max_depth, std::time::Duration::from_millis(args.deadline_ms)).map_err(|r| refused(r, json))?;
     let reference: WindowRef = args.window.parse().map_err(|r| refused(r, json))?;
-    let window = backend().and_then(|b| b.find_window(&reference)).map_err(|r| refused(r, json))?;
-    let tree = accessibility().and_then(|a| a.inspect(&window, budget)).map_err(|r| refused(r, json))?;
+    let (host, backends) = glovebox::platform::open_host_with_backends(&config).map_err(|r| refused(r, json))?;
+    let window = backends.windows.find_window(&reference).map_err(|r| refused(r, json))?;
+    host.check_readable(Some(&window)).map_err(|r| refused(r, json))?;
+    let tree = backends.accessibility.inspect(&window, budget).map_err(|r| refused(r, json))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&tree).context("serialising the tree")?);
     } else {

@@ -2,9 +2,7 @@
 
 use glovebox_config::Config;
 use glovebox_host::denials::AncestorRule;
-use glovebox_host::{Host, HostConfig};
-#[cfg(not(target_os = "linux"))]
-use glovebox_host::Backends;
+use glovebox_host::{Backends, Host, HostConfig};
 use glovebox_model::{CaptureMode, Refusal, TreeBudget};
 use std::time::Duration;
 
@@ -89,6 +87,14 @@ pub fn backends(_display: Option<&str>, _session_bus: Option<&str>) -> Result<Ba
 
 /// The host of this process on `$DISPLAY`, configured from `config`.
 pub fn open_host(config: &Config) -> Result<Host, Refusal> {
+    open_host_with_backends(config).map(|(host, _)| host)
+}
+
+/// The host and, for surfaces that read outside a grant after asking the
+/// host (`screenshot`, `inspect`), the same backends it checks against.
+pub fn open_host_with_backends(config: &Config) -> Result<(Host, Backends), Refusal> {
     let display = display_name();
-    Host::open(backends(None, None)?, host_config(config, &display)?)
+    let backends = backends(None, None)?;
+    let host = Host::open(backends.clone(), host_config(config, &display)?)?;
+    Ok((host, backends))
 }

@@ -262,3 +262,20 @@ fn schemas_are_published_for_every_output() {
         assert!(schema["properties"].is_object() || schema["oneOf"].is_array(), "{output}: {schema}");
     }
 }
+
+#[test]
+fn screenshot_and_inspect_refuse_denied_windows() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("denied");
+    let fixture = Fixture::launch(sandbox, "cli-keepass", &["--wm-class", "KeePassXC"]);
+    let id = wait_until("listed", || {
+        let (_, page, _) = run(glovebox(sandbox, &home).args(["windows", "--json", "--query", "cli-keepass"]));
+        page["windows"].as_array().and_then(|w| w.first()).map(|w| w["id"].as_str().unwrap().to_owned())
+    });
+    let (code, json, _) = run(glovebox(sandbox, &home).args(["screenshot", "--window", &id, "-o", "k.png"]));
+    assert_eq!((code, json["error"]["code"].as_str()), (5, Some("COMPUTER_TARGET_DENYLISTED")));
+    assert!(!home.join("k.png").exists());
+    let (code, json, _) = run(glovebox(sandbox, &home).args(["inspect", "--json", "--window", &id]));
+    assert_eq!((code, json["error"]["code"].as_str()), (5, Some("COMPUTER_TARGET_DENYLISTED")));
+    drop(fixture);
+}
