@@ -136,6 +136,17 @@ pub struct Observation {
     pub grant: GrantView,
 }
 
+/// What this host can do for its callers, stated before they ask.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct HostCapabilities {
+    /// An input route exists; without one every input ends in
+    /// `COMPUTER_BACKGROUND_UNAVAILABLE` after the host's checks.
+    pub input: bool,
+    /// Grants created here may include screenshots.
+    pub pixels: bool,
+    pub read_only: bool,
+}
+
 /// The result of a delivered action.
 #[derive(Debug, Clone)]
 pub struct ActOutcome {
@@ -253,6 +264,14 @@ impl Host {
             Ok(())
         })();
         checked.map_err(|e| self.refused(&self.state(), None, e))
+    }
+
+    pub fn capabilities(&self) -> HostCapabilities {
+        HostCapabilities {
+            input: self.inner.backends.input.is_some() && !self.inner.config.read_only,
+            pixels: self.inner.config.capture == CaptureMode::A11yAndPixels,
+            read_only: self.inner.config.read_only,
+        }
     }
 
     /// Every window, frontmost first, with the reason each denied one is denied.

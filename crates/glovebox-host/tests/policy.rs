@@ -355,6 +355,7 @@ fn read_only_refuses_input_before_anything_else() {
     let mut world = World::new("readonly");
     world.config.read_only = true;
     let host = world.host();
+    assert!(host.capabilities().read_only && !host.capabilities().input);
     let seen = host.observe(None, false).unwrap();
     assert_eq!(code(host.act(seen.frame.id, click(OK_BUTTON))), ErrorCode::ReadOnly);
     // Even a malformed action on a bogus frame is refused as read-only first.

@@ -238,3 +238,21 @@ fn one_grant_per_display_across_processes_and_stop_wins() {
     drop(fixture);
     sandbox.shutdown();
 }
+
+#[test]
+fn a_crashed_holder_never_blocks_the_display() {
+    let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
+    let state = sandbox.runtime_dir().join("state");
+    let fixture = Fixture::launch(&sandbox, &unique_title("Host crash"), &[]);
+    let host = host(&sandbox, config(&sandbox, "crash"));
+    fixture_window(&host, &fixture);
+    let mut holder = glovebox_cli(&sandbox, &state).args(["grant", "hold"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(holder.stdout.take().unwrap()), &mut line).unwrap();
+    assert_eq!(code(host.observe(None, false)), ErrorCode::NoGrant);
+    holder.kill().unwrap(); // SIGKILL: no cleanup runs
+    holder.wait().unwrap();
+    host.observe(None, false).unwrap();
+    drop(fixture);
+    sandbox.shutdown();
+}
