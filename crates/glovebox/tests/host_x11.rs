@@ -249,10 +249,13 @@ fn a_crashed_holder_never_blocks_the_display() {
     let mut holder = glovebox_cli(&sandbox, &state).args(["grant", "hold"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let mut line = String::new();
     std::io::BufRead::read_line(&mut std::io::BufReader::new(holder.stdout.take().unwrap()), &mut line).unwrap();
-    assert_eq!(code(host.observe(None, false)), ErrorCode::NoGrant);
+    let grant: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("holder said {line:?}: {e}"));
+    assert_eq!(grant["origin"], "user");
+    let refused = host.observe(None, false).map(|o| o.grant).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::NoGrant, "{refused}");
     holder.kill().unwrap(); // SIGKILL: no cleanup runs
     holder.wait().unwrap();
-    host.observe(None, false).unwrap();
+    host.observe(None, false).unwrap_or_else(|e| panic!("after the holder died: {e}"));
     drop(fixture);
     sandbox.shutdown();
 }
