@@ -203,6 +203,17 @@ fn glovebox_cli(sandbox: &Sandbox, state: &PathBuf) -> std::process::Command {
     command
 }
 
+/// Another process (`glovebox grant hold`) takes the display's grant; returns
+/// it with the grant it reported.
+fn hold_grant_elsewhere(sandbox: &Sandbox, state: &PathBuf) -> (Child, serde_json::Value) {
+    let mut holder = glovebox_cli(sandbox, state).args(["grant", "hold"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(holder.stdout.take().unwrap()), &mut line).unwrap();
+    let grant: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("holder said {line:?}: {e}"));
+    assert_eq!(grant["origin"], "user");
+    (holder, grant)
+}
+
 #[test]
 fn one_grant_per_display_across_processes_and_stop_wins() {
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
@@ -210,12 +221,7 @@ fn one_grant_per_display_across_processes_and_stop_wins() {
     let fixture = Fixture::launch(&sandbox, &unique_title("Host lock"), &[]);
     let host = host(&sandbox, config(&sandbox, "lock"));
     fixture_window(&host, &fixture);
-    // Another process takes the display's grant and holds it.
-    let mut holder = glovebox_cli(&sandbox, &state).args(["grant", "hold"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(holder.stdout.take().unwrap()), &mut line).unwrap();
-    let grant: serde_json::Value = serde_json::from_str(&line).unwrap();
-    assert_eq!(grant["origin"], "user");
+    let (mut holder, grant) = hold_grant_elsewhere(&sandbox, &state);
     let refused = host.observe(None, false).unwrap_err();
     assert_eq!(refused.code, ErrorCode::NoGrant);
     assert!(refused.message.contains(&holder.id().to_string()), "{}", refused.message);
@@ -246,11 +252,7 @@ fn a_crashed_holder_never_blocks_the_display() {
     let fixture = Fixture::launch(&sandbox, &unique_title("Host crash"), &[]);
     let host = host(&sandbox, config(&sandbox, "crash"));
     fixture_window(&host, &fixture);
-    let mut holder = glovebox_cli(&sandbox, &state).args(["grant", "hold"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(holder.stdout.take().unwrap()), &mut line).unwrap();
-    let grant: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("holder said {line:?}: {e}"));
-    assert_eq!(grant["origin"], "user");
+    let (mut holder, _) = hold_grant_elsewhere(&sandbox, &state);
     let refused = host.observe(None, false).map(|o| o.grant).unwrap_err();
     assert_eq!(refused.code, ErrorCode::NoGrant, "{refused}");
     holder.kill().unwrap(); // SIGKILL: no cleanup runs
