@@ -92,6 +92,7 @@ impl AuditLog {
         }
         let mut file = std::fs::OpenOptions::new().create(true).append(true).read(true).open(&self.path)?;
         // Released when `file` closes, also if this process dies mid-write.
+        #[cfg(unix)]
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
         let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
         line.push('\n');

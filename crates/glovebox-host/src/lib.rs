@@ -24,6 +24,12 @@
 #![forbid(unsafe_code)]
 
 pub mod audit;
+#[cfg(unix)]
+pub mod control;
+/// Without Unix sockets and `flock` there is no cross-process coordination
+/// yet: every grant is refused on such platforms.
+#[cfg(not(unix))]
+#[path = "control_unsupported.rs"]
 pub mod control;
 pub mod denials;
 pub mod frames;

@@ -23,9 +23,15 @@ impl ProcessTable for ProcFs {
         after_name.split_whitespace().nth(1)?.parse().ok()
     }
 
+    #[cfg(unix)]
     fn owner_uid(&self, pid: u32) -> Option<u32> {
         use std::os::unix::fs::MetadataExt;
         std::fs::metadata(format!("/proc/{pid}")).ok().map(|m| m.uid())
+    }
+
+    #[cfg(not(unix))]
+    fn owner_uid(&self, _pid: u32) -> Option<u32> {
+        None
     }
 
     fn executable(&self, pid: u32) -> Option<PathBuf> {
@@ -52,8 +58,15 @@ pub fn ancestors(table: &dyn ProcessTable, pid: u32) -> Vec<u32> {
 }
 
 /// The uid this process runs as.
+#[cfg(unix)]
 pub fn current_uid() -> u32 {
     rustix::process::getuid().as_raw()
+}
+
+/// Platforms without uids have one user as far as the host is concerned.
+#[cfg(not(unix))]
+pub fn current_uid() -> u32 {
+    0
 }
 
 #[cfg(test)]
