@@ -18,9 +18,27 @@ pub struct SandboxArgs {
     /// Start without a window manager.
     #[arg(long)]
     no_wm: bool,
+    /// Simulate a display (RandR monitor) `WxH+X+Y`; repeat for several. The
+    /// first one is primary.
+    #[arg(long = "monitor", value_name = "WxH+X+Y")]
+    monitors: Vec<String>,
     /// Command to run inside the desktop; the desktop ends when it exits.
     #[arg(last = true)]
     command: Vec<String>,
+}
+
+/// Parses `WxH+X+Y` into a monitor named `DISPLAY-<index>`.
+fn parse_monitor(index: usize, text: &str) -> Result<glovebox_sandbox::MonitorSpec, Refusal> {
+    let bad = || Refusal::invalid_argument(format!("monitor {text:?} is not WxH+X+Y (e.g. 1280x800+1280+0)"));
+    let (size, position) = text.split_once('+').ok_or_else(bad)?;
+    let (width, height) = size.split_once('x').ok_or_else(bad)?;
+    let (x, y) = position.split_once('+').ok_or_else(bad)?;
+    let number = |s: &str| s.trim().parse::<u16>().map_err(|_| bad());
+    let (width, height, x, y) = (number(width)?, number(height)?, number(x)?, number(y)?);
+    if width == 0 || height == 0 || x > i16::MAX as u16 || y > i16::MAX as u16 {
+        return Err(bad());
+    }
+    Ok(glovebox_sandbox::MonitorSpec { name: format!("DISPLAY-{index}"), x: x as i16, y: y as i16, width, height, primary: index == 0 })
 }
 
 fn shell_quote(value: &str) -> String {
@@ -31,6 +49,7 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
     if !(64..=16384).contains(&args.width) || !(64..=16384).contains(&args.height) {
         return Err(refused(Refusal::invalid_argument("sandbox width and height must lie in 64..=16384"), false));
     }
+    let monitors: Vec<_> = args.monitors.iter().enumerate().map(|(i, m)| parse_monitor(i, m)).collect::<Result<_, _>>().map_err(|r| refused(r, false))?;
     let (stop_tx, stop_rx) = mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = stop_tx.send(());
@@ -38,6 +57,9 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
     .map_err(|e| anyhow::anyhow!("installing the Ctrl-C handler: {e}"))?;
     let options = SandboxOptions { width: args.width, height: args.height, window_manager: !args.no_wm };
     let sandbox = Sandbox::start(options).map_err(|e| refused(Refusal::backend_unavailable(format!("sandbox: {e}")), false))?;
+    if !monitors.is_empty() {
+        sandbox.set_monitors(&monitors).map_err(|e| refused(Refusal::backend_unavailable(format!("sandbox monitors: {e}")), false))?;
+    }
 
     let Some((program, rest)) = args.command.split_first() else {
         for (key, value) in sandbox.env() {

@@ -279,3 +279,24 @@ fn screenshot_and_inspect_refuse_denied_windows() {
     assert_eq!((code, json["error"]["code"].as_str()), (5, Some("COMPUTER_TARGET_DENYLISTED")));
     drop(fixture);
 }
+
+#[test]
+fn sandbox_simulates_two_displays() {
+    let home = scratch("monitors");
+    let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .args(["sandbox", "--width", "2560", "--height", "1080", "--monitor", "1280x1024+0+0", "--monitor", "1280x800+1280+0", "--"])
+        .args([env!("CARGO_BIN_EXE_glovebox"), "screenshot", "-o", "two.png"])
+        .current_dir(&home)
+        .env("HOME", &home)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let record: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let displays = record["frame"]["subject"]["displays"].as_array().unwrap();
+    assert_eq!(displays.len(), 2);
+    assert_eq!(displays[1]["logical"], serde_json::json!({"x": 1280, "y": 0, "width": 1280, "height": 800}));
+    let bad = Command::new(env!("CARGO_BIN_EXE_glovebox")).args(["sandbox", "--monitor", "wide", "--", "true"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("COMPUTER_INVALID_ARGUMENT"));
+}
