@@ -21,7 +21,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// Reads accessibility trees over AT-SPI. One per process is enough; it
 /// keeps element ids stable across observations.
 pub struct AtspiBackend {
-    runtime: tokio::runtime::Runtime,
+    pub(crate) runtime: tokio::runtime::Runtime,
     session_bus: Option<String>,
     bus: Mutex<Option<Result<Bus, String>>>,
     ids: Mutex<IdRegistry>,
@@ -66,7 +66,7 @@ impl AtspiBackend {
 
     /// The accessibility bus, connected on first use; the failure is kept
     /// (and reported) rather than retried on every call.
-    fn bus(&self) -> Result<Bus, String> {
+    pub(crate) fn bus(&self) -> Result<Bus, String> {
         let mut slot = self.bus.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             let connected = self.runtime.block_on(async {
@@ -83,6 +83,11 @@ impl AtspiBackend {
             *slot = Some(connected);
         }
         slot.clone().expect("set above")
+    }
+
+    /// The accessible matched to `window` by an earlier observation.
+    pub(crate) fn frame_of(&self, window: &WindowInfo) -> Option<ObjectRef> {
+        self.frames.lock().unwrap_or_else(|p| p.into_inner()).get(&window.id.xid).cloned()
     }
 
     /// The accessible object behind `id`, which must come from `window`.

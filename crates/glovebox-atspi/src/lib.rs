@@ -8,6 +8,7 @@
 
 mod backend;
 pub mod ids;
+mod input;
 pub mod translate;
 pub mod transport;
 pub mod walk;

@@ -167,6 +167,41 @@ impl Bus {
         self.call(target, ACCESSIBLE, "GetIndexInParent", &()).await
     }
 
+    pub async fn do_action(&self, target: &ObjectRef, index: i32) -> Result<bool, BusError> {
+        self.call(target, ACTION, "DoAction", &(index,)).await
+    }
+
+    pub async fn set_text_contents(&self, target: &ObjectRef, text: &str) -> Result<bool, BusError> {
+        self.call(target, "org.a11y.atspi.EditableText", "SetTextContents", &(text,)).await
+    }
+
+    pub async fn insert_text(&self, target: &ObjectRef, position: i32, text: &str) -> Result<bool, BusError> {
+        let length = text.chars().count() as i32;
+        self.call(target, "org.a11y.atspi.EditableText", "InsertText", &(position, text, length)).await
+    }
+
+    pub async fn caret_offset(&self, target: &ObjectRef) -> Result<i32, BusError> {
+        self.property(target, "org.a11y.atspi.Text", "CaretOffset").await
+    }
+
+    /// The element's text, read only to confirm a write glovebox made.
+    pub async fn text(&self, target: &ObjectRef) -> Result<String, BusError> {
+        self.call(target, "org.a11y.atspi.Text", "GetText", &(0i32, -1i32)).await
+    }
+
+    pub async fn current_value(&self, target: &ObjectRef) -> Result<f64, BusError> {
+        self.property(target, "org.a11y.atspi.Value", "CurrentValue").await
+    }
+
+    pub async fn set_current_value(&self, target: &ObjectRef, value: f64) -> Result<(), BusError> {
+        let value = zbus::zvariant::Value::from(value);
+        self.call::<_, ()>(target, "org.freedesktop.DBus.Properties", "Set", &("org.a11y.atspi.Value", "CurrentValue", value)).await
+    }
+
+    pub async fn select_child(&self, target: &ObjectRef, index: i32) -> Result<bool, BusError> {
+        self.call(target, "org.a11y.atspi.Selection", "SelectChild", &(index,)).await
+    }
+
     /// Every object the application keeps in its cache, when it has one.
     pub async fn cache_items(&self, bus_name: &str) -> Result<Vec<CacheItem>, BusError> {
         let cache = ObjectRef { bus: bus_name.to_owned(), path: OwnedObjectPath::try_from(CACHE_PATH).expect("valid path") };

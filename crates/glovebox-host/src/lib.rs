@@ -632,6 +632,9 @@ impl Host {
                 Target::Point(p) => ResolvedTarget::Global(frame.to_global(p)?),
             });
         }
+        if matches!(action, Action::SetValue { .. }) && element_role.as_deref() == Some("password text") {
+            return Err(refuse(ErrorCode::SecureInput, "glovebox never writes into password fields"));
+        }
         // Immediately before synthesis: the absolute denials, again.
         if let Some(d) = self.denial_of(&window) {
             return Err(refuse(d.code(), d.sentence()));

@@ -382,6 +382,17 @@ fn secure_input_refuses_capture_and_input_while_a_password_field_has_focus() {
 }
 
 #[test]
+fn secure_input_never_writes_into_a_password_field() {
+    let world = World::new("pwfield");
+    let host = world.host();
+    let seen = host.observe(None, false).unwrap();
+    let password = Target::Element(glovebox_model::ElementId(3));
+    assert_eq!(code(host.act(seen.frame.id, Action::SetValue { target: password, text: "pw".into() })), ErrorCode::SecureInput);
+    assert!(world.desktop.delivered.lock().unwrap().is_empty());
+    assert_eq!(host.grant_status().unwrap().budget_left, 50, "a refused action costs nothing");
+}
+
+#[test]
 fn secure_input_refuses_while_another_client_holds_the_keyboard() {
     let world = World::new("grab");
     let host = world.host();

@@ -58,8 +58,8 @@ mod linux {
         }
     }
 
-    /// X11 for windows, capture and grabs; AT-SPI for trees and password
-    /// focus. No background input route exists yet.
+    /// X11 for windows, capture and grabs; AT-SPI for trees, password focus
+    /// and semantic background input (actions, text, values, selection).
     pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Backends, Refusal> {
         let x11 = Arc::new(X11Backend::connect(display)?);
         let atspi = Arc::new(AtspiBackend::on_session_bus(session_bus)?);
@@ -67,7 +67,7 @@ mod linux {
             windows: x11.clone(),
             capture: x11.clone(),
             accessibility: atspi.clone(),
-            input: None,
+            input: Some(atspi.clone()),
             secure_input: Arc::new(LinuxSecureInput { x11, atspi }),
             processes: Arc::new(ProcFs),
         })

@@ -124,10 +124,11 @@ fn stale_basis_when_the_window_manager_moved_the_window() {
     let refused = host.act(seen.frame.id, Action::Click { target: submit(&seen), button: Button::Left, count: 1 }).unwrap_err();
     assert_eq!(refused.code, ErrorCode::StaleBasis, "{refused}");
     assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 0, "nothing reached the app");
-    // A fresh observation is a fresh basis; the check then passes (and this platform has no input route yet).
+    // A fresh observation is a fresh basis: the same click is delivered.
     let again = host.observe(None, false).unwrap();
-    let point = Target::Point(glovebox_model::Point { x: 5, y: 5 });
-    assert_eq!(code(host.act(again.frame.id, Action::Click { target: point, button: Button::Left, count: 1 })), ErrorCode::BackgroundUnavailable);
+    host.act(again.frame.id, Action::Click { target: submit(&again), button: Button::Left, count: 1 }).unwrap();
+    fixture.wait_state("clicked", |s| s["clicks"]["submit"] == 1);
+    let again = host.observe(None, false).unwrap();
     let outside = Target::Point(glovebox_model::Point { x: again.frame.image.width as i32, y: 5 });
     assert_eq!(code(host.act(again.frame.id, Action::Click { target: outside, button: Button::Left, count: 1 })), ErrorCode::CoordinateOutOfBounds);
 }
@@ -152,8 +153,10 @@ fn secure_input_while_a_password_field_has_focus_then_allowed_again() {
     fixture.wait_state("name focused", |s| s["focus"] == "name");
     let after = wait_until("focus left", || host.observe(None, true).ok().filter(|s| !s.tree.focused_password));
     assert!(after.screenshot.is_some());
-    // Past the secure-input check: this platform has no input route yet.
-    assert_eq!(code(host.act(after.frame.id, Action::Type { text: "typed-secret".into() })), ErrorCode::BackgroundUnavailable);
+    // Focus is in the Name field now: typing is delivered there.
+    host.act(after.frame.id, Action::Type { text: "typed-secret".into() }).unwrap();
+    fixture.wait_state("typed", |s| s["values"]["name"].as_str().is_some_and(|n| n.contains("typed-secret")));
+    assert_eq!(fixture.state().unwrap()["values"]["password_length"], 12);
     let audit = std::fs::read_to_string(audit_path).unwrap();
     assert!(!audit.contains("typed-secret") && !audit.contains("Geheim"), "{audit}");
     assert!(audit.contains("COMPUTER_SECURE_INPUT"));

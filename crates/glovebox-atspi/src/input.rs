@@ -1,0 +1,204 @@
+//! Semantic background input over AT-SPI: actions (click, press, toggle),
+//! text replacement and insertion, values, and selection — delivered to the
+//! element itself, never through the user's pointer or keyboard focus.
+//!
+//! Every write that can be read back is read back: a call that answers
+//! `true` and changes nothing is reported as not delivered.
+
+use crate::backend::AtspiBackend;
+use crate::transport::{Bus, BusError, ObjectRef};
+use glovebox_model::{Action, Button, ElementState, ErrorCode, Point, Refusal, WindowInfo};
+use glovebox_platform::{Delivery, InputSink, ResolvedTarget};
+use std::time::Duration;
+
+const INPUT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Action names, in order of preference, that mean "activate this".
+const ACTIVATE: &[&str] = &["click", "press", "activate", "toggle", "jump", "open"];
+
+fn not_actionable(message: impl Into<String>) -> Refusal {
+    Refusal::new(ErrorCode::ElementNotActionable, message)
+}
+
+fn no_route(what: &str) -> Refusal {
+    Refusal::new(ErrorCode::BackgroundUnavailable, format!("no background route delivers {what} yet"))
+}
+
+fn bus_failure(e: BusError) -> Refusal {
+    match e {
+        BusError::Gone(what) => Refusal::target_gone(format!("{what} went away")),
+        other => Refusal::backend_unavailable(other.to_string()),
+    }
+}
+
+async fn interfaces(bus: &Bus, object: &ObjectRef) -> Result<Vec<String>, Refusal> {
+    bus.interfaces(object).await.map_err(bus_failure)
+}
+
+fn has(interfaces: &[String], name: &str) -> bool {
+    interfaces.iter().any(|i| i.ends_with(name))
+}
+
+async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Refusal> {
+    let names = bus.actions(object).await.unwrap_or_default();
+    let chosen = ACTIVATE.iter().find_map(|wanted| names.iter().position(|n| n.eq_ignore_ascii_case(wanted)));
+    let Some(index) = chosen else {
+        return Err(not_actionable(format!("the element offers no click-like action (it offers {names:?})")));
+    };
+    if !bus.do_action(object, index as i32).await.map_err(bus_failure)? {
+        return Err(not_actionable(format!("the application refused the {:?} action", names[index])));
+    }
+    Ok(Delivery { route: format!("at-spi:DoAction({})", names[index]) })
+}
+
+async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery, Refusal> {
+    let ifaces = interfaces(bus, object).await?;
+    if has(&ifaces, "EditableText") {
+        bus.set_text_contents(object, text).await.map_err(bus_failure)?;
+        let now = bus.text(object).await.map_err(bus_failure)?;
+        if now != text {
+            return Err(not_actionable("the application did not take the new text (read back differs)"));
+        }
+        return Ok(Delivery { route: "at-spi:EditableText.SetTextContents".into() });
+    }
+    if has(&ifaces, "Value") {
+        let value: f64 = text.trim().parse().map_err(|_| Refusal::invalid_argument(format!("{text:?} is not a number for this slider or spin button")))?;
+        bus.set_current_value(object, value).await.map_err(bus_failure)?;
+        let now = bus.current_value(object).await.map_err(bus_failure)?;
+        if (now - value).abs() > 1e-6 * value.abs().max(1.0) {
+            return Err(not_actionable(format!("the application kept the value at {now}, not {value} (outside its range or step?)")));
+        }
+        return Ok(Delivery { route: "at-spi:Value.CurrentValue".into() });
+    }
+    Err(not_actionable("the element holds no settable text or value"))
+}
+
+/// Finds the option named `option` among the element's descendants (combo
+/// boxes keep theirs in a menu child) and selects it: through the element's
+/// own Selection first (a GTK3 combo box sets its active item that way),
+/// then the option's parent's, then by activating the option. Success is
+/// read back: a combo box must show the option, a list item must be
+/// selected; highlighting an item of a closed menu is not choosing it.
+async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery, Refusal> {
+    let Some((parent, child, index)) = find_option(bus, object, option).await? else {
+        return Err(not_actionable(format!("the element has no option named {option:?}")));
+    };
+    let is_combo = bus.role(object).await.map_err(bus_failure)? == 11;
+    let confirmed = || async {
+        if is_combo {
+            bus.name(object).await.map(|name| name == option).unwrap_or(false)
+        } else {
+            bus.states(&child).await.map(|s| crate::translate::StateBits::from_words(&s).to_states().contains(&ElementState::Selected)).unwrap_or(false)
+        }
+    };
+    for (owner, route) in [(object, "at-spi:Selection.SelectChild"), (&parent, "at-spi:Selection.SelectChild(parent)")] {
+        if has(&interfaces(bus, owner).await?, "Selection") && bus.select_child(owner, index).await.unwrap_or(false) && confirmed().await {
+            return Ok(Delivery { route: route.into() });
+        }
+    }
+    if activate(bus, &child).await.is_ok() && confirmed().await {
+        return Ok(Delivery { route: "at-spi:DoAction(option)".into() });
+    }
+    Err(not_actionable(format!("the application did not choose {option:?} (read back shows no change)")))
+}
+
+/// The option's parent, the option, and its index among its siblings.
+async fn find_option(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Option<(ObjectRef, ObjectRef, i32)>, Refusal> {
+    let mut level = vec![object.clone()];
+    for _ in 0..3 {
+        let mut next = vec![];
+        for parent in &level {
+            let children = bus.children(parent).await.map_err(bus_failure)?;
+            for (index, child) in children.iter().enumerate() {
+                if bus.name(child).await.map_err(bus_failure)? == option {
+                    return Ok(Some((parent.clone(), child.clone(), index as i32)));
+                }
+            }
+            next.extend(children);
+        }
+        level = next;
+    }
+    Ok(None)
+}
+
+/// The deepest element under a global point, starting from the window's frame.
+async fn element_at(bus: &Bus, frame: &ObjectRef, point: Point) -> Result<ObjectRef, Refusal> {
+    let mut current = frame.clone();
+    for _ in 0..32 {
+        match bus.hit_test(&current, point.x, point.y).await {
+            Ok(hit) if !hit.is_null() && hit != current => current = hit,
+            _ => break,
+        }
+    }
+    Ok(current)
+}
+
+impl AtspiBackend {
+    async fn deliver_async(
+        &self,
+        bus: &Bus,
+        window: &WindowInfo,
+        action: &Action,
+        targets: &[ResolvedTarget],
+        focused: Option<ObjectRef>,
+    ) -> Result<Delivery, Refusal> {
+        let object = match targets.first() {
+            Some(ResolvedTarget::Element(id)) => Some(self.resolve(window, *id)?),
+            Some(ResolvedTarget::Global(point)) => {
+                let frame = self.frame_of(window).ok_or_else(|| no_route("a point on a window glovebox has not observed"))?;
+                Some(element_at(bus, &frame, *point).await?)
+            }
+            None => None,
+        };
+        match (action, object) {
+            (Action::Click { button: Button::Left, count: 1, .. }, Some(object)) => activate(bus, &object).await,
+            (Action::Click { .. }, _) => Err(no_route("double, triple, right or middle clicks")),
+            (Action::SetValue { text, .. }, Some(object)) => set_value(bus, &object, text).await,
+            (Action::Select { option, .. }, Some(object)) => select(bus, &object, option).await,
+            (Action::Type { text }, _) => {
+                let focused = focused.ok_or_else(|| not_actionable("no editable element of this window has keyboard focus"))?;
+                let caret = bus.caret_offset(&focused).await.map_err(bus_failure)?;
+                let before = bus.text(&focused).await.map_err(bus_failure)?;
+                bus.insert_text(&focused, caret, text).await.map_err(bus_failure)?;
+                let after = bus.text(&focused).await.map_err(bus_failure)?;
+                if after.chars().count() != before.chars().count() + text.chars().count() || !after.contains(text.as_str()) {
+                    return Err(not_actionable("the application did not take the typed text (read back differs)"));
+                }
+                Ok(Delivery { route: "at-spi:EditableText.InsertText".into() })
+            }
+            (Action::Move { .. }, _) => Err(no_route("pointer moves")),
+            (Action::Drag { .. }, _) => Err(no_route("drags")),
+            (Action::Scroll { .. }, _) => Err(no_route("scrolling")),
+            (Action::Key { .. }, _) => Err(no_route("key presses")),
+            (_, None) => Err(Refusal::invalid_argument("this action needs a target")),
+        }
+    }
+
+    /// The focused editable element of the window, for typing at the caret.
+    fn focused_editable(&self, window: &WindowInfo) -> Result<ObjectRef, Refusal> {
+        let tree = self.inspect(window, glovebox_model::TreeBudget::default())?;
+        let focused = tree
+            .root
+            .as_ref()
+            .and_then(|root| root.walk().find(|e| e.has(ElementState::Focused) && e.has(ElementState::Editable)))
+            .ok_or_else(|| not_actionable("no editable element of this window has keyboard focus; set_value or click a field first"))?;
+        self.resolve(window, focused.id)
+    }
+}
+
+impl InputSink for AtspiBackend {
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal> {
+        let bus = self.bus().map_err(Refusal::backend_unavailable)?;
+        // Typing goes to the focused editable element, found by reading the tree first.
+        let focused = match action {
+            Action::Type { .. } => Some(self.focused_editable(window)?),
+            _ => None,
+        };
+        self.runtime.block_on(async {
+            match tokio::time::timeout(INPUT_TIMEOUT, self.deliver_async(&bus, window, action, targets, focused)).await {
+                Ok(result) => result,
+                Err(_) => Err(Refusal::new(ErrorCode::Timeout, format!("the application of window {} did not answer within {INPUT_TIMEOUT:?}", window.id))),
+            }
+        })
+    }
+}

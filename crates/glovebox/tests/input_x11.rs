@@ -1,0 +1,203 @@
+//! Semantic background input through the host on the real desktop: each
+//! action is checked against the target fixture's own report, and against
+//! what must not change — the pointer, the active window, the stacking
+//! order, and a second (sentinel) fixture that must receive nothing.
+#![cfg(target_os = "linux")]
+
+use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_model::{Action, Button, ErrorCode, Point, Target, WindowId, WindowRef};
+use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
+use glovebox_sandbox::{Sandbox, SandboxOptions};
+use serde_json::Value;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::ConnectionExt as _;
+
+/// One private desktop for this binary; tests take turns on it.
+fn desktop() -> (&'static Sandbox, MutexGuard<'static, ()>) {
+    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
+    static TURN: Mutex<()> = Mutex::new(());
+    let turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
+    (SANDBOX.get_or_init(|| Sandbox::start(SandboxOptions::default()).unwrap()), turn)
+}
+
+struct Stage {
+    host: Host,
+    target: Fixture,
+    sentinel: Fixture,
+    window: WindowId,
+    conn: x11rb::rust_connection::RustConnection,
+    root: u32,
+}
+
+/// What must be the same before and after a background action.
+#[derive(Debug, PartialEq)]
+struct Untouched {
+    pointer: (i16, i16),
+    stacking: Vec<WindowId>,
+    focused: Option<WindowId>,
+    sentinel_events: usize,
+    sentinel_values: Value,
+}
+
+impl Stage {
+    fn new(sandbox: &Sandbox, name: &str) -> Stage {
+        let mut config = HostConfig::new(sandbox.display());
+        config.runtime_root = sandbox.runtime_dir().join("glovebox");
+        config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
+        let backends = glovebox::platform::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
+        let host = Host::open(backends, config).unwrap();
+        let target = Fixture::launch(sandbox, &unique_title(&format!("Target {name}")), &["--x", "40", "--y", "40"]);
+        let sentinel = Fixture::launch(sandbox, &unique_title(&format!("Sentinel {name}")), &["--x", "900", "--y", "40"]);
+        // The user works in the sentinel; the agent's target stays in the background.
+        sentinel.activate();
+        let window = wait_until("target listed", || {
+            host.list_windows(Some(&target.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id)
+        });
+        let (conn, screen) = x11rb::connect(Some(sandbox.display())).unwrap();
+        let root = conn.setup().roots[screen].root;
+        Stage { host, target, sentinel, window, conn, root }
+    }
+
+    fn observe(&self) -> Observation {
+        wait_until("target tree", || self.host.observe(Some(&WindowRef::Id(self.window)), false).ok().filter(|o| o.tree.node_count > 10))
+    }
+
+    fn element(seen: &Observation, role: &str, name: &str) -> Target {
+        let e = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == role && e.name == name);
+        Target::Element(e.unwrap_or_else(|| panic!("no {role} {name:?}")).id)
+    }
+
+    fn untouched(&self) -> Untouched {
+        let pointer = self.conn.query_pointer(self.root).unwrap().reply().unwrap();
+        let windows = self.host.list_windows(None, 1).unwrap().windows;
+        let state = self.sentinel.state().unwrap();
+        Untouched {
+            pointer: (pointer.root_x, pointer.root_y),
+            stacking: windows.iter().map(|w| w.window.id).collect(),
+            focused: windows.iter().find(|w| w.window.focused).map(|w| w.window.id),
+            sentinel_events: state["events"].as_array().unwrap().len(),
+            sentinel_values: state["values"].clone(),
+        }
+    }
+
+    /// Runs `action` on the newest frame and checks nothing else moved.
+    fn act(&self, action: Action) -> Result<glovebox_host::ActOutcome, glovebox_model::Refusal> {
+        let before = self.untouched();
+        let seen = self.observe();
+        let result = self.host.act(seen.frame.id, action);
+        assert_eq!(self.untouched(), before, "a background action changed the user's desktop");
+        result
+    }
+}
+
+fn click(target: Target) -> Action {
+    Action::Click { target, button: Button::Left, count: 1 }
+}
+
+#[test]
+fn click_by_element_is_delivered_in_the_background() {
+    let (sandbox, _turn) = desktop();
+    let stage = Stage::new(sandbox, "click");
+    let seen = stage.observe();
+    let submit = Stage::element(&seen, "push button", "Submit");
+    let budget = seen.grant.budget_left;
+    let before = stage.untouched();
+    let done = stage.host.act(seen.frame.id, click(submit)).unwrap();
+    assert!(done.delivery.route.starts_with("at-spi:DoAction"), "{}", done.delivery.route);
+    stage.target.wait_state("submit clicked", |s| s["clicks"]["submit"] == 1 && s["status"] == "Submit clicked");
+    assert_eq!(stage.untouched(), before);
+    assert_eq!(done.next.grant.budget_left, budget - 1);
+    assert_ne!(done.next.frame.id, seen.frame.id);
+    assert_eq!(stage.target.state().unwrap()["window_active"], false, "the target stayed in the background");
+}
+
+#[test]
+fn click_by_point_is_hit_tested_to_the_element_under_it() {
+    let (sandbox, _turn) = desktop();
+    let stage = Stage::new(sandbox, "point");
+    let seen = stage.observe();
+    let checkbox = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "check box").unwrap().bounds.unwrap();
+    let centre = Point { x: checkbox.x + checkbox.width as i32 / 2, y: checkbox.y + checkbox.height as i32 / 2 };
+    stage.act(click(Target::Point(centre))).unwrap();
+    stage.target.wait_state("subscribed", |s| s["values"]["subscribe"] == true);
+}
+
+#[test]
+fn set_value_replaces_text_with_unicode_intact() {
+    let (sandbox, _turn) = desktop();
+    let stage = Stage::new(sandbox, "text");
+    stage.target.send(serde_json::json!({"cmd": "set", "widget": "name", "value": "old value"}));
+    stage.target.wait_state("old value", |s| s["values"]["name"] == "old value");
+    let seen = stage.observe();
+    let text = "Ada Lovelace — 日本語 ✓ 🦀";
+    stage.act(Action::SetValue { target: Stage::element(&seen, "text", "Name"), text: text.into() }).unwrap();
+    stage.target.wait_state("new name", |s| s["values"]["name"] == text);
+    // Clearing is a replacement with nothing.
+    let seen = stage.observe();
+    stage.act(Action::SetValue { target: Stage::element(&seen, "text", "Name"), text: String::new() }).unwrap();
+    stage.target.wait_state("cleared", |s| s["values"]["name"] == "");
+}
+
+#[test]
+fn set_value_moves_a_slider_and_refuses_what_holds_no_value() {
+    let (sandbox, _turn) = desktop();
+    let stage = Stage::new(sandbox, "slider");
+    let seen = stage.observe();
+    let slider = Target::Element(seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "slider").unwrap().id);
+    stage.act(Action::SetValue { target: slider, text: "73".into() }).unwrap();
+    stage.target.wait_state("slider at 73", |s| s["values"]["slider"] == 73.0);
+    let seen = stage.observe();
+    let refused = stage.act(Action::SetValue { target: Stage::element(&seen, "push button", "Submit"), text: "x".into() }).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::ElementNotActionable, "{refused}");
+    let seen = stage.observe();
+    let refused = stage.act(Action::SetValue { target: slider_of(&seen), text: "loud".into() }).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::InvalidArgument);
+    assert_eq!(stage.target.state().unwrap()["values"]["slider"], 73.0);
+    assert_eq!(stage.target.state().unwrap()["clicks"]["submit"], 0);
+}
+
+fn slider_of(seen: &Observation) -> Target {
+    Target::Element(seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "slider").unwrap().id)
+}
+
+#[test]
+fn select_picks_a_combo_option_and_refuses_unknown_ones() {
+    let (sandbox, _turn) = desktop();
+    let stage = Stage::new(sandbox, "select");
+    let seen = stage.observe();
+    let combo = Stage::element(&seen, "combo box", "Red");
+    stage.act(Action::Select { target: combo, option: "Blue".into() }).unwrap();
+    stage.target.wait_state("blue", |s| s["values"]["combo"] == "Blue");
+    let seen = stage.observe();
+    let combo = Stage::element(&seen, "combo box", "Blue");
+    let refused = stage.act(Action::Select { target: combo, option: "Purple".into() }).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::ElementNotActionable);
+    assert_eq!(stage.target.state().unwrap()["values"]["combo"], "Blue");
+}
+
+#[test]
+fn routes_that_do_not_exist_yet_are_refused_and_cost_nothing() {
+    let (sandbox, _turn) = desktop();
+    let stage = Stage::new(sandbox, "refused");
+    let seen = stage.observe();
+    let submit = Stage::element(&seen, "push button", "Submit");
+    let budget = seen.grant.budget_left;
+    for action in [
+        Action::Key { combo: "Return".into(), repeat: 1 },
+        Action::Move { target: submit },
+        Action::Scroll { target: submit, dx: 0, dy: 3 },
+        Action::Drag { from: submit, to: submit },
+        Action::Click { target: submit, button: Button::Right, count: 1 },
+        Action::Click { target: submit, button: Button::Left, count: 2 },
+    ] {
+        let kind = action.kind();
+        assert_eq!(stage.act(action).unwrap_err().code, ErrorCode::BackgroundUnavailable, "{kind}");
+    }
+    // Typing needs a focused field; the background window has none focused.
+    assert_eq!(stage.act(Action::Type { text: "abc".into() }).unwrap_err().code, ErrorCode::ElementNotActionable);
+    let state = stage.target.state().unwrap();
+    assert_eq!(state["clicks"]["submit"], 0);
+    assert_eq!(state["values"]["name"], "");
+    assert_eq!(stage.host.grant_status().unwrap().budget_left, budget);
+}
