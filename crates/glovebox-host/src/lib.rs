@@ -18,7 +18,7 @@
 //! // Act on an element of that frame; the result carries the next frame.
 //! let submit = seen.tree.root.as_ref().unwrap().walk().find(|e| e.name == "Submit").unwrap().id;
 //! let done = host.act(seen.frame.id, Action::Click { target: Target::Element(submit), button: Button::Left, count: 1 })?;
-//! println!("delivered by {}; next frame {}", done.delivery.route, done.next.frame.id);
+//! println!("delivered by {}; next frame {}", done.delivery.route, done.next?.frame.id);
 //! # Ok(()) }
 //! ```
 #![forbid(unsafe_code)]
@@ -157,8 +157,10 @@ pub struct HostCapabilities {
 #[derive(Debug, Clone)]
 pub struct ActOutcome {
     pub delivery: Delivery,
-    /// The next observation of the bound window.
-    pub next: Observation,
+    /// The next observation of the bound window. An action that was
+    /// delivered stays delivered even when this fails (a menu it opened may
+    /// hold the keyboard, say); the refusal then says why there is no frame.
+    pub next: Result<Observation, Refusal>,
     /// Set when this action used the last of the budget and closed the grant.
     pub grant_closed: Option<ErrorCode>,
 }
@@ -667,7 +669,7 @@ impl Host {
         });
         record.detail = Some(format!("delivered by {}", delivery.route));
         self.audit(record);
-        let next = self.observe_target(state, &window, false)?;
+        let next = self.observe_target(state, &window, false);
         let mut grant_closed = None;
         if state.grant.as_ref().is_some_and(|g| g.budget_left == 0) {
             let why = "the grant used its whole action budget".to_owned();

@@ -279,11 +279,11 @@ fn stale_ref_after_an_input_and_for_unknown_ids() {
     let seen = host.observe(None, false).unwrap();
     let done = host.act(seen.frame.id, click(OK_BUTTON)).unwrap();
     assert_eq!(done.delivery.route, "fake");
-    assert_ne!(done.next.frame.id, seen.frame.id);
+    assert_ne!(done.next.as_ref().unwrap().frame.id, seen.frame.id);
     // The input ended the old frame.
     assert_eq!(code(host.act(seen.frame.id, click(OK_BUTTON))), ErrorCode::StaleRef);
     // An id the newest frame does not have.
-    assert_eq!(code(host.act(done.next.frame.id, click(Target::Element(glovebox_model::ElementId(77))))), ErrorCode::StaleRef);
+    assert_eq!(code(host.act(done.next.as_ref().unwrap().frame.id, click(Target::Element(glovebox_model::ElementId(77))))), ErrorCode::StaleRef);
     assert_eq!(world.desktop.delivered.lock().unwrap().len(), 1);
 }
 
@@ -307,16 +307,30 @@ fn budget_reaching_zero_closes_the_grant() {
     let host = world.host();
     let mut frame = host.observe(None, false).unwrap().frame.id;
     let first = host.act(frame, click(OK_BUTTON)).unwrap();
-    assert_eq!(first.next.grant.budget_left, 1);
-    frame = first.next.frame.id;
+    assert_eq!(first.next.as_ref().unwrap().grant.budget_left, 1);
+    frame = first.next.as_ref().unwrap().frame.id;
     let last = host.act(frame, click(OK_BUTTON)).unwrap();
     assert_eq!(last.grant_closed, Some(ErrorCode::BudgetExhausted));
     assert!(host.grant_status().is_none());
-    assert_eq!(code(host.act(last.next.frame.id, click(OK_BUTTON))), ErrorCode::NoGrant);
+    assert_eq!(code(host.act(last.next.as_ref().unwrap().frame.id, click(OK_BUTTON))), ErrorCode::NoGrant);
     // An agent cannot simply start over; the user can.
     assert_eq!(code(host.observe(None, false)), ErrorCode::BudgetExhausted);
     host.create_grant(Origin::User, Scope::Desktop, None).unwrap();
     host.observe(None, false).unwrap();
+}
+
+#[test]
+fn a_delivered_action_stays_delivered_when_the_next_observation_is_refused() {
+    let world = World::new("afterwards");
+    let host = world.host();
+    let seen = host.observe(None, false).unwrap();
+    // The click opens something that grabs the keyboard (a menu, a prompt).
+    *world.desktop.grab_on_delivery.lock().unwrap() = true;
+    let done = host.act(seen.frame.id, click(OK_BUTTON)).unwrap();
+    assert_eq!(done.delivery.route, "fake");
+    assert_eq!(world.desktop.delivered.lock().unwrap().len(), 1);
+    assert_eq!(done.next.unwrap_err().code, ErrorCode::SecureInput);
+    assert_eq!(host.grant_status().unwrap().budget_left, 49, "the delivered action was paid for");
 }
 
 #[test]
@@ -439,7 +453,7 @@ fn audit_never_contains_typed_text_or_a_password_value() {
     let seen = host.observe(None, false).unwrap();
     let secret = "typed-SECRET-4711";
     let done = host.act(seen.frame.id, Action::Type { text: secret.into() }).unwrap();
-    host.act(done.next.frame.id, Action::SetValue { target: OK_BUTTON, text: format!("{secret}-value") }).unwrap();
+    host.act(done.next.as_ref().unwrap().frame.id, Action::SetValue { target: OK_BUTTON, text: format!("{secret}-value") }).unwrap();
     *world.desktop.password_focus.lock().unwrap() = Some(id(EDITOR, 0x20));
     let focused = host.observe(None, false).unwrap();
     assert_eq!(code(host.act(focused.frame.id, Action::Type { text: "pw-hunter2".into() })), ErrorCode::SecureInput);

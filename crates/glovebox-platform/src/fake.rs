@@ -30,6 +30,8 @@ pub struct FakeDesktop {
     pub password_focus: Mutex<Option<WindowId>>,
     /// Every delivered action, in order.
     pub delivered: Mutex<Vec<(WindowId, Action, Vec<ResolvedTarget>)>>,
+    /// A delivered action opens something that grabs the keyboard (a menu, a prompt).
+    pub grab_on_delivery: Mutex<bool>,
 }
 
 impl FakeDesktop {
@@ -41,6 +43,7 @@ impl FakeDesktop {
             keyboard_grab: Mutex::new(false),
             password_focus: Mutex::new(None),
             delivered: Mutex::new(vec![]),
+            grab_on_delivery: Mutex::new(false),
         }
     }
 
@@ -131,6 +134,9 @@ impl AccessibilitySource for FakeDesktop {
 impl InputSink for FakeDesktop {
     fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal> {
         self.delivered.lock().unwrap().push((window.id, action.clone(), targets.to_vec()));
+        if *self.grab_on_delivery.lock().unwrap() {
+            *self.keyboard_grab.lock().unwrap() = true;
+        }
         Ok(Delivery { route: "fake".into() })
     }
 }
