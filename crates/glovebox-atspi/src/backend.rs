@@ -28,6 +28,9 @@ pub struct AtspiBackend {
     pids: Mutex<HashMap<String, u32>>,
     /// Accessibles already matched to X windows (by xid), checked for life on use.
     frames: Mutex<HashMap<u32, ObjectRef>>,
+    /// Applications whose Collection queries were seen to find what a tree
+    /// read finds (by bus name); only those are asked instead of read.
+    collection_trusted: Mutex<HashMap<String, bool>>,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -61,7 +64,7 @@ impl AtspiBackend {
             .enable_all()
             .build()
             .map_err(|e| Refusal::backend_unavailable(format!("starting the D-Bus runtime: {e}")))?;
-        Ok(AtspiBackend { runtime, session_bus: address.map(str::to_owned), bus: Mutex::new(None), ids: Mutex::default(), pids: Mutex::default(), frames: Mutex::default() })
+        Ok(AtspiBackend { runtime, session_bus: address.map(str::to_owned), bus: Mutex::new(None), ids: Mutex::default(), pids: Mutex::default(), frames: Mutex::default(), collection_trusted: Mutex::default() })
     }
 
     /// The accessibility bus, connected on first use; the failure is kept
@@ -114,8 +117,42 @@ impl AtspiBackend {
     /// A window without an accessible cannot say; that is `false` here, and
     /// the keyboard-grab probe is what covers such prompts.
     pub fn focused_password(&self, window: &WindowInfo) -> Result<bool, Refusal> {
+        let frame = self.frame_of(window);
+        let bus = self.bus().ok();
+        let query = |states: &[u32], roles: &[u32]| -> Option<Vec<ObjectRef>> {
+            let (frame, bus) = (frame.as_ref()?, bus.as_ref()?);
+            let asked = self.runtime.block_on(async { tokio::time::timeout(CONNECT_TIMEOUT, bus.find_matching(frame, states, roles, 1)).await });
+            asked.ok()?.ok()
+        };
+        let app = frame.as_ref().map(|f| f.bus.clone());
+        let trusted = app.as_ref().and_then(|a| self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).get(a).copied());
+        if trusted == Some(true) {
+            if let Some(found) = query(&[crate::translate::FOCUSED], &[ROLE_PASSWORD_TEXT]) {
+                return Ok(found.iter().any(|o| !o.is_null()));
+            }
+        }
+        // The tree read decides; when it shows a focused element, it also
+        // tells whether this application's Collection answers truthfully.
         let budget = TreeBudget::new(5_000, 64, Duration::from_secs(2)).expect("valid budget");
-        Ok(self.inspect(window, budget)?.focused_password)
+        let tree = self.inspect(window, budget)?;
+        if let (None, Some(app)) = (trusted, app) {
+            let focused = tree.root.as_ref().and_then(|r| r.walk().find(|e| e.has(ElementState::Focused)).map(|e| e.id));
+            if let Some(focused) = focused {
+                let expected = self.resolve(window, focused).ok();
+                let answered = query(&[crate::translate::FOCUSED], &[]).map(|found| found.into_iter().find(|o| !o.is_null()));
+                let agrees = matches!((answered, expected), (Some(Some(a)), Some(e)) if a == e);
+                self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).insert(app, agrees);
+            }
+        }
+        Ok(tree.focused_password)
+    }
+
+    /// Whether password focus in `window` is checked by a Collection query
+    /// (validated against a tree read of the same application) rather than
+    /// by reading the tree.
+    pub fn password_check_uses_collection(&self, window: &WindowInfo) -> bool {
+        let app = self.frame_of(window).map(|f| f.bus);
+        app.and_then(|a| self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).get(&a).copied()).unwrap_or(false)
     }
 
     /// Reads `window`'s tree within `budget`. A window without an accessible

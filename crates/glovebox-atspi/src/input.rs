@@ -52,6 +52,9 @@ async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Refusal> {
 }
 
 async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery, Refusal> {
+    if bus.role(object).await.map_err(bus_failure)? == crate::translate::ROLE_PASSWORD_TEXT {
+        return Err(Refusal::new(ErrorCode::SecureInput, "glovebox never writes into password fields"));
+    }
     let ifaces = interfaces(bus, object).await?;
     if has(&ifaces, "EditableText") {
         bus.set_text_contents(object, text).await.map_err(bus_failure)?;
@@ -182,6 +185,10 @@ impl AtspiBackend {
             .as_ref()
             .and_then(|root| root.walk().find(|e| e.has(ElementState::Focused) && e.has(ElementState::Editable)))
             .ok_or_else(|| not_actionable("no editable element of this window has keyboard focus; set_value or click a field first"))?;
+        // The host refuses this first; a second lock on the same door.
+        if focused.is_password() {
+            return Err(Refusal::new(ErrorCode::SecureInput, "the focused field is a password field"));
+        }
         self.resolve(window, focused.id)
     }
 }

@@ -202,6 +202,28 @@ impl Bus {
         self.call(target, "org.a11y.atspi.Selection", "SelectChild", &(index,)).await
     }
 
+    /// Collection.GetMatches for objects with every state in `states` and
+    /// any role in `roles` (AT-SPI state and role numbers), at most `count`.
+    pub async fn find_matching(&self, target: &ObjectRef, states: &[u32], roles: &[u32], count: i32) -> Result<Vec<ObjectRef>, BusError> {
+        const ALL: i32 = 1;
+        const ANY: i32 = 2;
+        const CANONICAL: u32 = 1;
+        let mut state_words = vec![0i32; 2];
+        for s in states {
+            state_words[(*s / 32) as usize] |= (1u32 << (s % 32)) as i32;
+        }
+        let mut role_words = vec![0i32; 5];
+        for r in roles {
+            role_words[(*r / 32) as usize] |= (1u32 << (r % 32)) as i32;
+        }
+        let attributes: std::collections::HashMap<String, String> = Default::default();
+        let interfaces: Vec<String> = vec![];
+        // No roles means any role: ALL over an empty set holds for everything.
+        let role_match = if roles.is_empty() { ALL } else { ANY };
+        let rule = (state_words, ALL, attributes, ALL, role_words, role_match, interfaces, ALL, false);
+        self.call(target, "org.a11y.atspi.Collection", "GetMatches", &(rule, CANONICAL, count, true)).await
+    }
+
     /// Every object the application keeps in its cache, when it has one.
     pub async fn cache_items(&self, bus_name: &str) -> Result<Vec<CacheItem>, BusError> {
         let cache = ObjectRef { bus: bus_name.to_owned(), path: OwnedObjectPath::try_from(CACHE_PATH).expect("valid path") };

@@ -57,6 +57,7 @@ fn fixture_elements_match_the_apps_own_report() {
     let window = window(x11, fixture.pid(), &fixture.title);
     let tree = inspect_until(&atspi, &window, "full fidelity", |t| t.fidelity == Fidelity::Full);
     assert_eq!(tree.window, window.id);
+    assert!(!atspi.focused_password(&window).unwrap());
 
     let submit = find(&tree, "push button", "Submit");
     assert!(submit.has(ElementState::Enabled) && submit.has(ElementState::Focusable));
@@ -113,6 +114,9 @@ fn password_values_never_appear_and_focus_is_flagged() {
     fixture.wait_state("password focused", |s| s["focus"] == "password");
     let window = window(x11, fixture.pid(), &fixture.title);
     let tree = inspect_until(&atspi, &window, "password focus seen", |t| t.focused_password);
+    assert!(atspi.focused_password(&window).unwrap(), "the quick check agrees with the tree");
+    assert!(atspi.password_check_uses_collection(&window), "GTK3 answers Collection queries truthfully");
+    assert!(atspi.focused_password(&window).unwrap(), "the Collection query sees the focused password field too");
     let password = find(&tree, "password text", "Password");
     assert!(password.has(ElementState::Focused) && password.has_value);
     let json = serde_json::to_string(&tree).unwrap();
