@@ -74,7 +74,6 @@ pub struct Walk {
     pub cut: Option<Cut>,
     /// Objects that vanished or failed while being read.
     pub failures: Vec<String>,
-    pub used_cache: bool,
     /// Whether the toolkit marks on-screen objects `showing` (GTK3, Qt) or
     /// only `visible` (GTK 4.8); decided from the window's direct children.
     pub uses_showing: bool,
@@ -107,10 +106,6 @@ impl CacheIndex {
             list.sort_by_key(|(i, _)| *i);
         }
         index
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
     }
 
     /// The cached children, when the cache knows them all in order.
@@ -250,7 +245,7 @@ async fn managed_children(bus: &Bus, walk: &Walk, index: usize) -> Result<(Vec<O
 
 /// Walks the tree under `root`.
 pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBudget, deadline: Instant) -> Walk {
-    let mut walk = Walk { used_cache: !cache.is_empty(), ..Walk::default() };
+    let mut walk = Walk::default();
     // (object, parent index, depth)
     let mut frontier: Vec<(ObjectRef, Option<usize>, usize)> = vec![(root, None, 0)];
     let mut enrichment = vec![];

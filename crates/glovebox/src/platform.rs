@@ -80,9 +80,7 @@ pub use linux::{backends, LinuxSecureInput};
 /// Every operation refuses with `COMPUTER_PLATFORM_UNSUPPORTED`.
 #[cfg(not(target_os = "linux"))]
 pub fn backends(_display: Option<&str>, _session_bus: Option<&str>) -> Result<Backends, Refusal> {
-    use std::sync::Arc;
-    let none = Arc::new(glovebox_platform::unsupported::UnsupportedPlatform::current());
-    Err(none.refusal())
+    Err(glovebox_platform::unsupported::UnsupportedPlatform::current().refusal())
 }
 
 /// The host of this process on `$DISPLAY`, configured from `config`.

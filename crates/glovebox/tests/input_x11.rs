@@ -144,8 +144,7 @@ fn set_value_moves_a_slider_and_refuses_what_holds_no_value() {
     let (sandbox, _turn) = desktop();
     let stage = Stage::new(sandbox, "slider");
     let seen = stage.observe();
-    let slider = Target::Element(seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "slider").unwrap().id);
-    stage.act(Action::SetValue { target: slider, text: "73".into() }).unwrap();
+    stage.act(Action::SetValue { target: slider_of(&seen), text: "73".into() }).unwrap();
     stage.target.wait_state("slider at 73", |s| s["values"]["slider"] == 73.0);
     let seen = stage.observe();
     let refused = stage.act(Action::SetValue { target: Stage::element(&seen, "push button", "Submit"), text: "x".into() }).unwrap_err();

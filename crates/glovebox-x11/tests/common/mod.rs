@@ -5,7 +5,7 @@
 use glovebox_model::{WindowInfo, WindowRef};
 use glovebox_platform::WindowSource;
 use glovebox_sandbox::Sandbox;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{Mutex, MutexGuard};
 
 pub use glovebox_sandbox::fixture::{unique_title as unique, wait_until, Fixture};
@@ -30,8 +30,4 @@ pub fn xterm(sandbox: &Sandbox, title: &str, geometry: &str) -> Child {
         .stdin(Stdio::null())
         .spawn()
         .expect("xterm is installed")
-}
-
-pub fn sandbox_tool(sandbox: &Sandbox, program: &str) -> Command {
-    sandbox.command(program)
 }
