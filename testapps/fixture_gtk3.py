@@ -32,7 +32,8 @@ import warnings
 import gi
 
 gi.require_version("Gtk", "3.0")
-from gi.repository import GLib, Gtk  # noqa: E402
+gi.require_version("Gdk", "3.0")
+from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
 SWATCHES = {"red": (1.0, 0.0, 0.0), "green": (0.0, 1.0, 0.0), "blue": (0.0, 0.0, 1.0)}
 COMBO_OPTIONS = ["Red", "Green", "Blue"]
@@ -115,6 +116,24 @@ class Fixture:
             self.swatches[key] = area
         grid.attach(swatch_box, 1, 7, 1, 1)
 
+        # A plain drawing surface with no accessible actions: the target of
+        # pointer routes (buttons, double clicks, hover, wheel, drags).
+        self.pad_state = {"presses": [], "hover": None, "scrolls": {"up": 0, "down": 0, "left": 0, "right": 0}, "drags": [], "motions": 0}
+        self.pad = Gtk.EventBox()
+        self.pad.set_name("pad")
+        self.pad.set_size_request(200, 60)
+        self.pad.get_accessible().set_name("Pad")
+        self.pad.add_events(Gdk.EventMask.BUTTON_PRESS_MASK | Gdk.EventMask.BUTTON_RELEASE_MASK | Gdk.EventMask.POINTER_MOTION_MASK
+                            | Gdk.EventMask.SCROLL_MASK | Gdk.EventMask.ENTER_NOTIFY_MASK | Gdk.EventMask.LEAVE_NOTIFY_MASK)
+        self.pad.connect("button-press-event", self.on_pad_press)
+        self.pad.connect("button-release-event", self.on_pad_release)
+        self.pad.connect("motion-notify-event", self.on_pad_motion)
+        self.pad.connect("scroll-event", self.on_pad_scroll)
+        self.pad_press_at = None
+        grid.attach(self.pad, 1, 8, 1, 1)
+        self.keys = []
+        self.window.connect("key-press-event", self.on_key)
+
         store = Gtk.ListStore(str)
         for i in range(args.rows):
             store.append(["Row %d" % i])
@@ -149,7 +168,7 @@ class Fixture:
 
         self.widgets = {
             "name": self.name, "email": self.email, "password": self.password, "combo": self.combo,
-            "subscribe": self.subscribe, "slider": self.slider, "list": self.list, "status": self.status,
+            "subscribe": self.subscribe, "slider": self.slider, "list": self.list, "status": self.status, "pad": self.pad,
             **self.buttons,
         }
 
@@ -188,6 +207,52 @@ class Fixture:
         entry.connect("changed", lambda *a: self.report())
         grid.attach(entry, 1, row, 1, 1)
         return entry
+
+    def on_pad_press(self, _widget, event):
+        if event.type == Gdk.EventType.BUTTON_PRESS:
+            self.pad_state["presses"].append({"button": event.button, "count": 1})
+            if event.button == 1:
+                self.pad_press_at = (int(event.x), int(event.y))
+        elif event.type in (Gdk.EventType._2BUTTON_PRESS, Gdk.EventType._3BUTTON_PRESS) and self.pad_state["presses"]:
+            self.pad_state["presses"][-1]["count"] = 2 if event.type == Gdk.EventType._2BUTTON_PRESS else 3
+        self.report()
+        return True
+
+    def on_pad_release(self, _widget, event):
+        if event.button == 1 and self.pad_press_at is not None:
+            start, end = self.pad_press_at, (int(event.x), int(event.y))
+            if abs(end[0] - start[0]) + abs(end[1] - start[1]) > 8:
+                self.pad_state["drags"].append([start[0], start[1], end[0], end[1]])
+            self.pad_press_at = None
+        self.report()
+        return True
+
+    def on_pad_motion(self, _widget, event):
+        self.pad_state["motions"] += 1
+        if not event.state & Gdk.ModifierType.BUTTON1_MASK:
+            self.pad_state["hover"] = [int(event.x), int(event.y)]
+        self.report()
+        return True
+
+    def on_pad_scroll(self, _widget, event):
+        names = {Gdk.ScrollDirection.UP: "up", Gdk.ScrollDirection.DOWN: "down", Gdk.ScrollDirection.LEFT: "left", Gdk.ScrollDirection.RIGHT: "right"}
+        if event.direction in names:
+            self.pad_state["scrolls"][names[event.direction]] += 1
+        elif event.direction == Gdk.ScrollDirection.SMOOTH:
+            _, dx, dy = event.get_scroll_deltas()
+            for value, neg, pos in ((dy, "up", "down"), (dx, "left", "right")):
+                if value:
+                    self.pad_state["scrolls"][pos if value > 0 else neg] += int(round(abs(value))) or 1
+        self.report()
+        return True
+
+    def on_key(self, _window, event):
+        mods = [name for name, mask in (("ctrl", Gdk.ModifierType.CONTROL_MASK), ("shift", Gdk.ModifierType.SHIFT_MASK),
+                                        ("alt", Gdk.ModifierType.MOD1_MASK), ("super", Gdk.ModifierType.MOD4_MASK)) if event.state & mask]
+        self.keys.append({"key": Gdk.keyval_name(event.keyval), "mods": mods, "focus": self.focused_widget()})
+        self.keys = self.keys[-50:]
+        self.report()
+        return False
 
     def on_click(self, _button, key):
         self.clicks[key] += 1
@@ -246,6 +311,8 @@ class Fixture:
             "swatches": {k: self.allocation_in_window(a) for k, a in self.swatches.items()},
             "allocations": {k: self.allocation_in_window(w) for k, w in self.widgets.items()},
             "extra_windows": len(self.extra_windows),
+            "pad": self.pad_state,
+            "keys": self.keys,
             "events": self.events[-50:],
         }
 

@@ -98,6 +98,14 @@ impl AtspiBackend {
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).resolve(window.id.xid, id)
     }
 
+    /// The toolkit of the application behind `window` (`GTK`, `3.24.38`),
+    /// when an observation matched it to an accessible.
+    pub fn toolkit(&self, window: &WindowInfo) -> Option<(String, String)> {
+        let frame = self.frame_of(window)?;
+        let bus = self.bus().ok()?;
+        self.runtime.block_on(async { tokio::time::timeout(CONNECT_TIMEOUT, bus.toolkit(&frame.bus)).await.ok()?.ok() })
+    }
+
     /// The live role and name of the accessible behind `id` (read now, not
     /// from the last observation).
     pub fn describe(&self, window: &WindowInfo, id: ElementId) -> Result<(String, String), Refusal> {

@@ -3,12 +3,14 @@
 //! element itself, never through the user's pointer or keyboard focus.
 //!
 //! Every write that can be read back is read back: a call that answers
-//! `true` and changes nothing is reported as not delivered.
+//! `true` and changes nothing is reported as not delivered. Actions with no
+//! semantic route (keys, wheel, hover, drags, other buttons) are refused
+//! `COMPUTER_BACKGROUND_UNAVAILABLE` here; the caller may try another route.
 
 use crate::backend::AtspiBackend;
 use crate::transport::{Bus, BusError, ObjectRef};
 use glovebox_model::{Action, Button, ElementState, ErrorCode, Point, Refusal, WindowInfo};
-use glovebox_platform::{Delivery, InputSink, ResolvedTarget};
+use glovebox_platform::{Delivery, ResolvedTarget};
 use std::time::Duration;
 
 const INPUT_TIMEOUT: Duration = Duration::from_secs(3);
@@ -37,6 +39,28 @@ async fn interfaces(bus: &Bus, object: &ObjectRef) -> Result<Vec<String>, Refusa
 
 fn has(interfaces: &[String], name: &str) -> bool {
     interfaces.iter().any(|i| i.ends_with(name))
+}
+
+/// A click on `object`: its own click-like action, or that of the nearest
+/// of its two closest ancestors below `frame` that has one — as a real
+/// click on a button's label presses the button.
+async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Result<Delivery, Refusal> {
+    let first = activate(bus, object).await;
+    let Err(refusal) = &first else { return first };
+    if refusal.code != ErrorCode::ElementNotActionable {
+        return first;
+    }
+    let mut current = object.clone();
+    for _ in 0..2 {
+        current = match bus.parent(&current).await {
+            Ok(parent) if !parent.is_null() && Some(&parent) != frame => parent,
+            _ => break,
+        };
+        if let Ok(delivery) = activate(bus, &current).await {
+            return Ok(Delivery { route: format!("{} on the parent", delivery.route) });
+        }
+    }
+    first
 }
 
 async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Refusal> {
@@ -83,8 +107,15 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
 /// read back: a combo box must show the option, a list item must be
 /// selected; highlighting an item of a closed menu is not choosing it.
 async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery, Refusal> {
-    let Some((parent, child, index)) = find_option(bus, object, option).await? else {
-        return Err(not_actionable(format!("the element has no option named {option:?}")));
+    let (parent, child, index) = match find_option(bus, object, option).await? {
+        Found::Option(parent, child, index) => (parent, child, index),
+        Found::Others(names) if names.is_empty() => {
+            return Err(Refusal::new(
+                ErrorCode::BackgroundUnavailable,
+                "the element exposes no options until it is opened, and no background route opens it",
+            ))
+        }
+        Found::Others(names) => return Err(Refusal::new(ErrorCode::ElementNotFound, format!("the element has no option named {option:?} (it has {names:?})"))),
     };
     let is_combo = bus.role(object).await.map_err(bus_failure)? == 11;
     let confirmed = || async {
@@ -102,26 +133,38 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     if activate(bus, &child).await.is_ok() && confirmed().await {
         return Ok(Delivery { route: "at-spi:DoAction(option)".into() });
     }
-    Err(not_actionable(format!("the application did not choose {option:?} (read back shows no change)")))
+    Err(Refusal::new(ErrorCode::BackgroundUnavailable, format!("the application did not choose {option:?} through AT-SPI (read back shows no change); no background route selects it")))
 }
 
-/// The option's parent, the option, and its index among its siblings.
-async fn find_option(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Option<(ObjectRef, ObjectRef, i32)>, Refusal> {
+enum Found {
+    /// The option's parent, the option, and its index among its siblings.
+    Option(ObjectRef, ObjectRef, i32),
+    /// The names of the options there are instead.
+    Others(Vec<String>),
+}
+
+/// Looks for the option among the element's descendants, three levels deep.
+async fn find_option(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Found, Refusal> {
     let mut level = vec![object.clone()];
+    let mut others = vec![];
     for _ in 0..3 {
         let mut next = vec![];
         for parent in &level {
             let children = bus.children(parent).await.map_err(bus_failure)?;
             for (index, child) in children.iter().enumerate() {
-                if bus.name(child).await.map_err(bus_failure)? == option {
-                    return Ok(Some((parent.clone(), child.clone(), index as i32)));
+                let name = bus.name(child).await.map_err(bus_failure)?;
+                if name == option {
+                    return Ok(Found::Option(parent.clone(), child.clone(), index as i32));
+                }
+                if !name.is_empty() {
+                    others.push(name);
                 }
             }
             next.extend(children);
         }
         level = next;
     }
-    Ok(None)
+    Ok(Found::Others(others))
 }
 
 /// The deepest element under a global point, starting from the window's frame.
@@ -146,15 +189,22 @@ impl AtspiBackend {
         focused: Option<ObjectRef>,
     ) -> Result<Delivery, Refusal> {
         let object = match targets.first() {
-            Some(ResolvedTarget::Element(id)) => Some(self.resolve(window, *id)?),
-            Some(ResolvedTarget::Global(point)) => {
-                let frame = self.frame_of(window).ok_or_else(|| no_route("a point on a window glovebox has not observed"))?;
-                Some(element_at(bus, &frame, *point).await?)
+            Some(ResolvedTarget::Element { id, .. }) => Some(self.resolve(window, *id)?),
+            Some(ResolvedTarget::Global { at, under }) => {
+                let frame = self.frame_of(window).ok_or_else(|| Refusal::new(ErrorCode::BackgroundUnavailable, format!("window {} exposes no accessible elements, so nothing semantic lies under the point", window.id)))?;
+                // The frame's own element under the point first: it is what the
+                // caller saw, and live hit-testing is wrong on toolkits that
+                // cannot take screen coordinates (GTK 4.8 answers with another
+                // element). Without one, the application hit-tests.
+                match under {
+                    Some(id) => Some(self.resolve(window, *id)?),
+                    None => Some(element_at(bus, &frame, *at).await?),
+                }
             }
             None => None,
         };
         match (action, object) {
-            (Action::Click { button: Button::Left, count: 1, .. }, Some(object)) => activate(bus, &object).await,
+            (Action::Click { button: Button::Left, count: 1, .. }, Some(object)) => click(bus, &object, self.frame_of(window).as_ref()).await,
             (Action::Click { .. }, _) => Err(no_route("double, triple, right or middle clicks")),
             (Action::SetValue { text, .. }, Some(object)) => set_value(bus, &object, text).await,
             (Action::Select { option, .. }, Some(object)) => select(bus, &object, option).await,
@@ -193,8 +243,9 @@ impl AtspiBackend {
     }
 }
 
-impl InputSink for AtspiBackend {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal> {
+impl AtspiBackend {
+    /// Delivers `action` through AT-SPI alone (see the module doc).
+    pub fn deliver_semantic(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal> {
         let bus = self.bus().map_err(Refusal::backend_unavailable)?;
         // Typing goes to the focused editable element, found by reading the tree first.
         let focused = match action {

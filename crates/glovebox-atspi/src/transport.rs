@@ -242,6 +242,12 @@ impl Bus {
         self.call(target, ACCESSIBLE, "GetInterfaces", &()).await
     }
 
+    pub async fn parent(&self, target: &ObjectRef) -> Result<ObjectRef, BusError> {
+        let value: OwnedValue = self.call(target, "org.freedesktop.DBus.Properties", "Get", &(ACCESSIBLE, "Parent")).await?;
+        let (bus, path): (String, OwnedObjectPath) = value.try_into().map_err(|_| BusError::Call { call: format!("Parent on {target}"), message: "unexpected type".into() })?;
+        Ok(ObjectRef { bus, path })
+    }
+
     pub async fn name(&self, target: &ObjectRef) -> Result<String, BusError> {
         self.property(target, ACCESSIBLE, "Name").await
     }
@@ -257,6 +263,14 @@ impl Bus {
     /// Component.GetExtents in screen coordinates: (x, y, width, height).
     pub async fn extents(&self, target: &ObjectRef) -> Result<(i32, i32, i32, i32), BusError> {
         self.call(target, COMPONENT, "GetExtents", &(0u32,)).await
+    }
+
+    /// The application's toolkit name and version (`GTK`, `3.24.38`).
+    pub async fn toolkit(&self, bus_name: &str) -> Result<(String, String), BusError> {
+        let root = ObjectRef::root_of(bus_name);
+        let name: String = self.property(&root, "org.a11y.atspi.Application", "ToolkitName").await?;
+        let version: String = self.property(&root, "org.a11y.atspi.Application", "Version").await?;
+        Ok((name, version))
     }
 
     /// Action names (Action.GetActions: name, description, key binding).

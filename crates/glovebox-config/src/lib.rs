@@ -22,6 +22,15 @@ pub struct Config {
     pub capture: CaptureConfig,
     pub grant: GrantConfig,
     pub deny: DenyConfig,
+    pub input: InputConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputConfig {
+    /// Calls may ask for foreground delivery: the target is activated and the
+    /// user's real pointer and keyboard act, then are put back.
+    pub foreground: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,6 +72,7 @@ impl Default for Config {
             capture: CaptureConfig { max_width: limits.max_width, max_height: limits.max_height, display: "all".into() },
             grant: GrantConfig { budget: 50, idle_expiry_secs: 900, capture: "a11y-and-pixels".into() },
             deny: DenyConfig { apps: vec![], ancestors: "ancestors".into() },
+            input: InputConfig { foreground: false },
         }
     }
 }

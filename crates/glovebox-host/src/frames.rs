@@ -16,11 +16,42 @@ pub struct FrameRecord {
     /// The pixel space coordinates refer to: the screenshot's, or the
     /// window's own pixels when no screenshot was taken.
     pub image: Size,
-    pub elements: HashMap<ElementId, String>,
+    /// Every element of the frame's tree: its role, and the centre of its
+    /// visible part in global coordinates when it has one.
+    pub elements: HashMap<ElementId, FrameElement>,
+    /// Elements with visible bounds, in tree order (parents before children).
+    pub hit_order: Vec<ElementId>,
+    /// The window had no accessibility tree: element ids cannot exist.
+    pub no_tree: bool,
     pub created: Instant,
 }
 
+#[derive(Debug, Clone)]
+pub struct FrameElement {
+    pub role: String,
+    pub name: String,
+    /// The part of the element inside the window, in global coordinates.
+    pub visible: Option<Rect>,
+    pub center: Option<Point>,
+}
+
+impl FrameElement {
+    /// Records `element` of a window whose client area is `geometry`.
+    pub fn of(element: &glovebox_model::Element, geometry: Rect) -> FrameElement {
+        let visible = element.screen_bounds.and_then(|b| b.intersection(geometry));
+        let center = visible.map(|v| Point { x: v.x + v.width as i32 / 2, y: v.y + v.height as i32 / 2 });
+        FrameElement { role: element.role.clone(), name: element.name.clone(), visible, center }
+    }
+}
+
 impl FrameRecord {
+    /// The deepest element of this frame whose visible part holds global
+    /// point `at` (the last in tree order: children and later siblings
+    /// are drawn over their predecessors).
+    pub fn element_at(&self, at: Point) -> Option<ElementId> {
+        self.hit_order.iter().rev().copied().find(|id| self.elements.get(id).and_then(|e| e.visible).is_some_and(|r| r.contains(at)))
+    }
+
     /// Maps a point in the frame's image to global desktop coordinates.
     /// Outside the image is refused, never clamped.
     pub fn to_global(&self, p: Point) -> Result<Point, Refusal> {

@@ -38,9 +38,9 @@ pub mod process;
 use audit::{AuditLog, AuditRecord};
 use control::{ControlServer, DisplayDir, DisplayLock};
 use denials::{AncestorRule, Denials};
-use frames::{FrameRecord, FrameStore};
+use frames::{FrameElement, FrameRecord, FrameStore};
 use glovebox_model::{
-    AccessibilityTree, Action, CaptureLimits, CaptureMode, Denial, ErrorCode, FrameId, GrantView, InputPolicy, Origin, Rect, Refusal, Scope,
+    AccessibilityTree, Action, CaptureLimits, CaptureMode, DeliveryMode, Denial, ErrorCode, FrameId, GrantView, InputPolicy, Origin, Rect, Refusal, Scope,
     Size, Target, TreeBudget, WindowId, WindowInfo, WindowPage, WindowRef,
 };
 use glovebox_platform::{AccessibilitySource, Delivery, InputSink, ResolvedTarget, ScreenCapture, SecureInputProbe, WindowSource};
@@ -80,6 +80,8 @@ pub struct HostConfig {
     pub stop_cooldown: Duration,
     pub tree_budget: TreeBudget,
     pub capture_limits: CaptureLimits,
+    /// Calls may ask for foreground delivery (the real pointer and keyboard).
+    pub allow_foreground: bool,
 }
 
 impl HostConfig {
@@ -98,6 +100,7 @@ impl HostConfig {
             stop_cooldown: Duration::from_secs(30),
             tree_budget: TreeBudget::default(),
             capture_limits: CaptureLimits::default(),
+            allow_foreground: false,
         }
     }
 }
@@ -566,8 +569,10 @@ impl Host {
             None => (target.geometry, target.geometry.size()),
         };
         let id = glovebox_platform::next_frame_id();
-        let elements = tree.root.iter().flat_map(|r| r.walk()).map(|e| (e.id, e.role.clone())).collect();
-        let record = FrameRecord { id, window: target.id, revision: grant.revision, geometry, image, elements, created: Instant::now() };
+        let elements: std::collections::HashMap<_, _> = tree.root.iter().flat_map(|r| r.walk()).map(|e| (e.id, FrameElement::of(e, geometry))).collect();
+        let hit_order = tree.root.iter().flat_map(|r| r.walk()).filter(|e| elements[&e.id].visible.is_some()).map(|e| e.id).collect();
+        let no_tree = tree.root.is_none();
+        let record = FrameRecord { id, window: target.id, revision: grant.revision, geometry, image, elements, hit_order, no_tree, created: Instant::now() };
         let frame = FrameView {
             id,
             window: target.id,
@@ -588,16 +593,28 @@ impl Host {
     /// Checks `action` against frame `frame` and the live window, then
     /// delivers it. Nothing reaches the window unless every check passed.
     pub fn act(&self, frame: FrameId, action: Action) -> Result<ActOutcome, Refusal> {
+        self.act_with(frame, action, DeliveryMode::Background)
+    }
+
+    /// [`Host::act`] with an explicit delivery mode; foreground delivery
+    /// only when the configuration allows it.
+    pub fn act_with(&self, frame: FrameId, action: Action, mode: DeliveryMode) -> Result<ActOutcome, Refusal> {
         let mut state = self.state();
-        let result = self.act_locked(&mut state, frame, &action);
+        let result = self.act_locked(&mut state, frame, &action, mode);
         result.map_err(|e| self.refused(&state, Some(&action), e))
     }
 
-    fn act_locked(&self, state: &mut State, frame_id: FrameId, action: &Action) -> Result<ActOutcome, Refusal> {
+    fn act_locked(&self, state: &mut State, frame_id: FrameId, action: &Action, mode: DeliveryMode) -> Result<ActOutcome, Refusal> {
         if self.inner.config.read_only {
             return Err(refuse(ErrorCode::ReadOnly, "glovebox runs read-only: no input is delivered"));
         }
         action.validate()?;
+        if mode == DeliveryMode::Foreground && !self.inner.config.allow_foreground {
+            return Err(refuse(
+                ErrorCode::ApprovalDenied,
+                "foreground delivery (the user's real pointer and keyboard) is off in the configuration; `glovebox config set input.foreground true` allows calls to ask for it",
+            ));
+        }
         self.ensure_grant(state, false)?;
         let grant = state.grant.as_ref().expect("ensured");
         if grant.budget_left == 0 {
@@ -625,13 +642,19 @@ impl Host {
         for target in action.targets() {
             targets.push(match target {
                 Target::Element(id) => match frame.elements.get(&id) {
-                    Some(role) => {
-                        element_role.get_or_insert(role.clone());
-                        ResolvedTarget::Element(id)
+                    Some(element) => {
+                        element_role.get_or_insert(element.role.clone());
+                        ResolvedTarget::Element { id, center: element.center }
+                    }
+                    None if frame.no_tree => {
+                        return Err(refuse(ErrorCode::ElementNotFound, format!("window {} exposes no accessibility tree, so it has no element {id}; point at image pixels instead", frame.window)))
                     }
                     None => return Err(refuse(ErrorCode::StaleRef, format!("{id} is not in frame {frame_id}; observe again and use the new ids"))),
                 },
-                Target::Point(p) => ResolvedTarget::Global(frame.to_global(p)?),
+                Target::Point(p) => {
+                    let at = frame.to_global(p)?;
+                    ResolvedTarget::Global { at, under: frame.element_at(at) }
+                }
             });
         }
         if matches!(action, Action::SetValue { .. }) && element_role.as_deref() == Some("password text") {
@@ -654,7 +677,7 @@ impl Host {
         let Some(input) = &b.input else {
             return Err(refuse(ErrorCode::BackgroundUnavailable, "this platform has no background input route yet"));
         };
-        let delivery = input.deliver(&window, action, &targets)?;
+        let delivery = input.deliver(&window, action, &targets, mode)?;
         // Any input ends the frame; the budget pays for it.
         state.frames.end(frame_id);
         let grant = state.grant.as_mut().expect("ensured");

@@ -297,7 +297,7 @@ fn out_of_bounds_point_is_refused_never_clamped() {
     }
     host.act(seen.frame.id, click(Target::Point(Point { x: 639, y: 479 }))).unwrap();
     let delivered = world.desktop.delivered.lock().unwrap();
-    assert_eq!(delivered[0].2, vec![glovebox_platform::ResolvedTarget::Global(Point { x: 100 + 639, y: 100 + 479 })]);
+    assert_eq!(delivered[0].2, vec![glovebox_platform::ResolvedTarget::Global { at: Point { x: 100 + 639, y: 100 + 479 }, under: Some(glovebox_model::ElementId(1)) }]);
 }
 
 #[test]

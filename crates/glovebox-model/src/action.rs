@@ -80,17 +80,49 @@ impl Action {
         match self {
             Action::Click { count, .. } if !(1..=3).contains(count) => Err(Refusal::invalid_argument(format!("click count {count} is outside 1..=3"))),
             Action::Key { repeat, .. } if !(1..=20).contains(repeat) => Err(Refusal::invalid_argument(format!("key repeat {repeat} is outside 1..=20"))),
-            Action::Key { combo, .. } if combo.trim().is_empty() => Err(Refusal::invalid_argument("the key combo is empty")),
+            Action::Key { combo, .. } => crate::keys::KeyCombo::parse(combo).map(|_| ()),
             Action::Type { text } if text.is_empty() => Err(Refusal::invalid_argument("there is no text to type")),
             Action::Scroll { dx: 0, dy: 0, .. } => Err(Refusal::invalid_argument("a scroll needs a non-zero dx or dy")),
             Action::Scroll { dx, dy, .. } if dx.abs() > 100 || dy.abs() > 100 => Err(Refusal::invalid_argument("scroll steps lie in -100..=100")),
             Action::Select { option, .. } if option.is_empty() => Err(Refusal::invalid_argument("the option to select is empty")),
+            Action::Drag { from, to } if from == to => Err(Refusal::invalid_argument("a drag needs two different points")),
             _ => match self.text_length() {
                 Some(n) if n > MAX_TEXT_CHARS => Err(Refusal::invalid_argument(format!("{n} characters exceed the {MAX_TEXT_CHARS}-character limit"))),
                 _ => Ok(()),
             },
         }
     }
+}
+
+/// How input reaches the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryMode {
+    /// Never moves the user's pointer, focus or stacking order; refused
+    /// (`COMPUTER_BACKGROUND_UNAVAILABLE`) where no such route exists.
+    #[default]
+    Background,
+    /// Activates the window and uses the real pointer and keyboard, then
+    /// restores them. Only when the configuration allows it.
+    Foreground,
+}
+
+/// Steps of a batch: the first may target anything, later ones only type
+/// or press keys, so a batch cannot wander across a window on stale ids.
+pub const BATCH_STEPS: std::ops::RangeInclusive<usize> = 2..=3;
+
+/// Checks the shape of a batch before any step runs.
+pub fn validate_batch(steps: &[Action]) -> Result<(), Refusal> {
+    if !BATCH_STEPS.contains(&steps.len()) {
+        return Err(Refusal::invalid_argument(format!("a batch has 2 or 3 steps, not {}", steps.len())));
+    }
+    for (i, step) in steps.iter().enumerate() {
+        if i > 0 && !matches!(step, Action::Type { .. } | Action::Key { .. }) {
+            return Err(Refusal::invalid_argument(format!("batch step {} is a {}: only the first step may target; later steps type or press keys", i + 1, step.kind())));
+        }
+        step.validate().map_err(|e| Refusal::new(e.code, format!("batch step {}: {}", i + 1, e.message)))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -106,12 +138,26 @@ mod tests {
             Action::Click { target: at, button: Button::Left, count: 0 },
             Action::Click { target: at, button: Button::Left, count: 4 },
             Action::Key { combo: "ctrl+a".into(), repeat: 21 },
-            Action::Key { combo: " ".into(), repeat: 1 },
+            Action::Key { combo: "  ".into(), repeat: 1 },
             Action::Type { text: String::new() },
             Action::Scroll { target: at, dx: 0, dy: 0 },
+            Action::Key { combo: "ctrl+hyper".into(), repeat: 1 },
+            Action::Drag { from: at, to: at },
             Action::Type { text: "x".repeat(MAX_TEXT_CHARS + 1) },
         ] {
             assert_eq!(bad.validate().unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn batches_have_two_or_three_steps_and_target_only_first() {
+        let at = Target::Point(Point { x: 1, y: 1 });
+        let click = Action::Click { target: at, button: Button::Left, count: 1 };
+        let typing = Action::Type { text: "hi".into() };
+        let enter = Action::Key { combo: "Enter".into(), repeat: 1 };
+        assert!(validate_batch(&[click.clone(), typing.clone(), enter.clone()]).is_ok());
+        for bad in [vec![click.clone()], vec![click.clone(), typing.clone(), enter.clone(), enter.clone()], vec![typing.clone(), click.clone()], vec![click, Action::Key { combo: "nope".into(), repeat: 1 }]] {
+            assert_eq!(validate_batch(&bad).unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
         }
     }
 

@@ -12,10 +12,12 @@ pub mod error;
 pub mod frame;
 pub mod geometry;
 pub mod grant;
+pub mod keys;
 pub mod window;
 
 pub use a11y::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation};
-pub use action::{Action, Button, Target};
+pub use action::{validate_batch, Action, Button, DeliveryMode, Target, BATCH_STEPS};
+pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use error::{ErrorCode, Refusal};
 pub use grant::{CaptureMode, Denial, GrantView, InputPolicy, Origin, Scope};
 pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject, Monitor};

@@ -4,7 +4,7 @@
 
 use crate::compose::{desktop_capture, window_capture, window_capture_rect};
 use crate::{AccessibilitySource, Capture, Delivery, InputSink, ResolvedTarget, RgbImage, ScreenCapture, SecureInputProbe, WindowSource};
-use glovebox_model::{
+use glovebox_model::{DeliveryMode, 
     AccessibilityTree, Action, CaptureLimits, DisplaySelection, Element, ElementId, ElementState, Fidelity, Monitor, Rect, Refusal, TreeBudget,
     WindowId, WindowInfo, WindowRef,
 };
@@ -29,7 +29,7 @@ pub struct FakeDesktop {
     /// The window whose password field has focus.
     pub password_focus: Mutex<Option<WindowId>>,
     /// Every delivered action, in order.
-    pub delivered: Mutex<Vec<(WindowId, Action, Vec<ResolvedTarget>)>>,
+    pub delivered: Mutex<Vec<(WindowId, Action, Vec<ResolvedTarget>, DeliveryMode)>>,
     /// A delivered action opens something that grabs the keyboard (a menu, a prompt).
     pub grab_on_delivery: Mutex<bool>,
 }
@@ -132,8 +132,8 @@ impl AccessibilitySource for FakeDesktop {
 }
 
 impl InputSink for FakeDesktop {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal> {
-        self.delivered.lock().unwrap().push((window.id, action.clone(), targets.to_vec()));
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, Refusal> {
+        self.delivered.lock().unwrap().push((window.id, action.clone(), targets.to_vec(), mode));
         if *self.grab_on_delivery.lock().unwrap() {
             *self.keyboard_grab.lock().unwrap() = true;
         }

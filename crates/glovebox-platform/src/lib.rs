@@ -12,13 +12,15 @@ pub mod capabilities;
 pub mod compose;
 pub mod doctor;
 pub mod fake;
+pub mod gesture;
 pub mod image;
 pub mod unsupported;
 
-use glovebox_model::{AccessibilityTree, Action, CaptureLimits, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, Refusal, TreeBudget, WindowInfo, WindowRef};
+use glovebox_model::{AccessibilityTree, Action, DeliveryMode, CaptureLimits, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, Refusal, TreeBudget, WindowInfo, WindowRef};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use capabilities::{Capabilities, Support};
+pub use gesture::Gesture;
 pub use image::RgbImage;
 
 /// Lists the desktop's top-level windows.
@@ -54,11 +56,23 @@ pub trait AccessibilitySource {
 }
 
 /// What an action's target became after the host checked it: an element of
-/// the window's newest frame, or a point in global desktop coordinates.
+/// the window's newest frame (with the centre of its visible part, in global
+/// desktop coordinates, when it has bounds on screen), or a global point
+/// (with the frame's deepest element under it, when the frame has one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResolvedTarget {
-    Element(ElementId),
-    Global(Point),
+    Element { id: ElementId, center: Option<Point> },
+    Global { at: Point, under: Option<ElementId> },
+}
+
+impl ResolvedTarget {
+    /// Where a pointer route would put the pointer for this target.
+    pub fn point(&self) -> Option<Point> {
+        match *self {
+            ResolvedTarget::Element { center, .. } => center,
+            ResolvedTarget::Global { at, .. } => Some(at),
+        }
+    }
 }
 
 /// How an input was delivered.
@@ -69,9 +83,10 @@ pub struct Delivery {
 }
 
 /// Delivers checked input to a window. Only the host calls this, after
-/// every freshness and denial check passed.
+/// every freshness and denial check passed (and, for foreground delivery,
+/// after the configuration allowed it).
 pub trait InputSink {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal>;
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, Refusal>;
 }
 
 /// Signals of secure input the platform can see.

@@ -29,7 +29,29 @@ pub fn unique_title(prefix: &str) -> String {
     format!("{prefix} {}-{}", std::process::id(), N.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
 }
 
-/// The GTK3 fixture app (`testapps/fixture_gtk3.py`), killed on drop.
+/// Which fixture app to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixtureKind {
+    /// `testapps/fixture_gtk3.py`.
+    Gtk3,
+    /// `testapps/fixture_gtk4.py`.
+    Gtk4,
+    /// `testapps/fixture_term.py` inside xterm (no accessibility; no control FIFO).
+    XTerm,
+}
+
+impl FixtureKind {
+    pub fn script(self) -> PathBuf {
+        let name = match self {
+            FixtureKind::Gtk3 => "fixture_gtk3.py",
+            FixtureKind::Gtk4 => "fixture_gtk4.py",
+            FixtureKind::XTerm => "fixture_term.py",
+        };
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps").join(name)
+    }
+}
+
+/// A fixture app (GTK3 by default), killed on drop.
 pub struct Fixture {
     pub child: Child,
     pub title: String,
@@ -39,19 +61,38 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn script() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/fixture_gtk3.py")
+        FixtureKind::Gtk3.script()
     }
 
-    /// Starts the fixture titled `title` and waits until it reports ready.
+    /// Starts the GTK3 fixture titled `title` and waits until it reports ready.
     pub fn launch(sandbox: &Sandbox, title: &str, args: &[&str]) -> Fixture {
+        Self::launch_kind(sandbox, FixtureKind::Gtk3, title, args)
+    }
+
+    /// Starts a fixture of `kind` titled `title` and waits until it reports ready.
+    pub fn launch_kind(sandbox: &Sandbox, kind: FixtureKind, title: &str, args: &[&str]) -> Fixture {
         let dir = sandbox.runtime_dir().join(format!("fixture-{}", title.replace([' ', '/'], "_")));
         std::fs::create_dir_all(&dir).expect("fixture directory");
         let (state_path, control_path) = (dir.join("state.json"), dir.join("control"));
-        let child = sandbox
-            .command("/usr/bin/python3")
-            .arg(Self::script())
-            .args(["--title", title])
-            .args(args)
+        let mut command = match kind {
+            FixtureKind::XTerm => {
+                let mut c = sandbox.command("xterm");
+                c.args(["-T", title, "-geometry", "80x24+0+0"]).args(args).arg("-e").arg("/usr/bin/python3").arg(kind.script());
+                c
+            }
+            _ => {
+                let mut c = sandbox.command("/usr/bin/python3");
+                c.arg(kind.script()).args(["--title", title]).args(args);
+                c
+            }
+        };
+        if kind == FixtureKind::Gtk4 {
+            // GTK 4.8 warns on every screen-coordinate query over AT-SPI; keep that out of test output.
+            if let Ok(log) = std::fs::File::create(dir.join("stderr.log")) {
+                command.stderr(log);
+            }
+        }
+        let child = command
             .env("GLOVEBOX_FIXTURE_STATE", &state_path)
             .env("GLOVEBOX_FIXTURE_CONTROL", &control_path)
             .stdin(Stdio::null())

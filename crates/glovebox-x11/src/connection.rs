@@ -11,6 +11,7 @@ x11rb::atom_manager! {
         _NET_CLIENT_LIST,
         _NET_CLIENT_LIST_STACKING,
         _NET_ACTIVE_WINDOW,
+        _NET_RESTACK_WINDOW,
         _NET_SUPPORTING_WM_CHECK,
         _NET_WM_NAME,
         _NET_WM_PID,
@@ -30,6 +31,9 @@ pub struct X11Backend {
     pub(crate) capture: crate::capture::Capturer,
     /// A never-mapped window for the keyboard-grab probe, made on first use.
     pub(crate) grab_probe: std::sync::OnceLock<u32>,
+    /// A never-mapped window whose property changes tell the server time.
+    pub(crate) clock: std::sync::OnceLock<u32>,
+    pub(crate) keymap: std::sync::OnceLock<crate::input::Keymap>,
 }
 
 impl std::fmt::Debug for X11Backend {
@@ -83,7 +87,7 @@ impl X11Backend {
         let root = conn.setup().roots[screen].root;
         let atoms = Atoms::new(&conn).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
         let capture = crate::capture::Capturer::new(&conn, screen)?;
-        Ok(X11Backend { conn, root, atoms, capture, grab_probe: std::sync::OnceLock::new() })
+        Ok(X11Backend { conn, root, atoms, capture, grab_probe: Default::default(), clock: Default::default(), keymap: Default::default() })
     }
 
     /// What this connection can do, before anything is asked of it.

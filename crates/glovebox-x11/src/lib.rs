@@ -11,6 +11,7 @@ mod capture;
 mod connection;
 pub mod grab;
 pub mod doctor;
+pub mod input;
 mod pixels;
 #[cfg(feature = "shm")]
 mod shm;

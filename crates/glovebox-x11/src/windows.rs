@@ -35,7 +35,7 @@ impl X11Backend {
     /// The managed top-level windows, bottom of the stack first. Without a
     /// window manager (no EWMH list) the viewable, non-override-redirect
     /// children of the root stand in, in the server's stacking order.
-    fn stacking_order(&self) -> Result<Vec<Window>, Refusal> {
+    pub(crate) fn stacking_order(&self) -> Result<Vec<Window>, Refusal> {
         let conn = &self.conn;
         for list in [self.atoms._NET_CLIENT_LIST_STACKING, self.atoms._NET_CLIENT_LIST] {
             let reply = conn
@@ -64,7 +64,7 @@ impl X11Backend {
             .collect())
     }
 
-    fn active_window(&self) -> Result<Option<Window>, Refusal> {
+    pub(crate) fn active_window(&self) -> Result<Option<Window>, Refusal> {
         let reply = self
             .conn
             .get_property(false, self.root, self.atoms._NET_ACTIVE_WINDOW, AtomEnum::WINDOW, 0, 1)

@@ -4,3 +4,5 @@
 #![forbid(unsafe_code)]
 
 pub mod platform;
+#[cfg(target_os = "linux")]
+pub mod routes;

@@ -28,6 +28,7 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
     };
     host.capture_limits = config.capture_limits()?;
     host.tree_budget = TreeBudget::default();
+    host.allow_foreground = config.input.foreground;
     Ok(host)
 }
 
@@ -58,8 +59,8 @@ mod linux {
         }
     }
 
-    /// X11 for windows, capture and grabs; AT-SPI for trees, password focus
-    /// and semantic background input (actions, text, values, selection).
+    /// X11 for windows, capture, grabs and event input; AT-SPI for trees,
+    /// password focus and semantic input (actions, text, values, selection).
     pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Backends, Refusal> {
         let x11 = Arc::new(X11Backend::connect(display)?);
         let atspi = Arc::new(AtspiBackend::on_session_bus(session_bus)?);
@@ -67,7 +68,7 @@ mod linux {
             windows: x11.clone(),
             capture: x11.clone(),
             accessibility: atspi.clone(),
-            input: Some(atspi.clone()),
+            input: Some(Arc::new(crate::routes::LinuxInput { x11: x11.clone(), atspi: atspi.clone() })),
             secure_input: Arc::new(LinuxSecureInput { x11, atspi }),
             processes: Arc::new(ProcFs),
         })

@@ -171,7 +171,7 @@ fn select_picks_a_combo_option_and_refuses_unknown_ones() {
     let seen = stage.observe();
     let combo = Stage::element(&seen, "combo box", "Blue");
     let refused = stage.act(Action::Select { target: combo, option: "Purple".into() }).unwrap_err();
-    assert_eq!(refused.code, ErrorCode::ElementNotActionable);
+    assert_eq!(refused.code, ErrorCode::ElementNotFound, "{refused}");
     assert_eq!(stage.target.state().unwrap()["values"]["combo"], "Blue");
 }
 

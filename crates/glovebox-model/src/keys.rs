@@ -1,0 +1,218 @@
+//! Key combos as a model writes them (`ctrl+shift+p`, `Enter`, `F12`, `é`)
+//! parsed into data: modifiers plus one key. Platform backends map the
+//! result to their own key codes; nothing here knows about X11.
+
+use crate::error::Refusal;
+use std::fmt;
+
+/// A key with a name (not a character it types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NamedKey {
+    Enter,
+    Escape,
+    Tab,
+    Space,
+    Backspace,
+    Delete,
+    Insert,
+    Up,
+    Down,
+    Left,
+    Right,
+    Home,
+    End,
+    PageUp,
+    PageDown,
+    /// F1..=F24.
+    F(u8),
+    Menu,
+}
+
+/// Modifier keys held while the key is pressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Modifiers {
+    pub ctrl: bool,
+    pub shift: bool,
+    pub alt: bool,
+    pub superkey: bool,
+}
+
+impl Modifiers {
+    pub fn is_empty(self) -> bool {
+        self == Modifiers::default()
+    }
+}
+
+/// The key pressed last in a combo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Key {
+    Named(NamedKey),
+    /// A single Unicode character (`a`, `?`, `é`, `中`). Letters keep their
+    /// case: `ctrl+A` and `ctrl+a` differ only by the Shift they imply.
+    Char(char),
+    /// A modifier pressed on its own (`Shift`, `Super`).
+    Modifier(ModifierKey),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModifierKey {
+    Ctrl,
+    Shift,
+    Alt,
+    Super,
+}
+
+/// `modifiers + key`, e.g. `ctrl+shift+p`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyCombo {
+    pub modifiers: Modifiers,
+    pub key: Key,
+}
+
+fn modifier(name: &str) -> Option<ModifierKey> {
+    Some(match name {
+        "ctrl" | "control" | "ctl" => ModifierKey::Ctrl,
+        "shift" => ModifierKey::Shift,
+        "alt" | "option" | "meta" => ModifierKey::Alt,
+        "super" | "win" | "windows" | "cmd" | "command" | "logo" => ModifierKey::Super,
+        _ => return None,
+    })
+}
+
+fn named(name: &str) -> Option<NamedKey> {
+    use NamedKey::*;
+    Some(match name {
+        "enter" | "return" => Enter,
+        "escape" | "esc" => Escape,
+        "tab" => Tab,
+        "space" => Space,
+        "backspace" => Backspace,
+        "delete" | "del" => Delete,
+        "insert" | "ins" => Insert,
+        "up" | "arrowup" | "uparrow" => Up,
+        "down" | "arrowdown" | "downarrow" => Down,
+        "left" | "arrowleft" | "leftarrow" => Left,
+        "right" | "arrowright" | "rightarrow" => Right,
+        "home" => Home,
+        "end" => End,
+        "pageup" | "pgup" | "page_up" | "prior" => PageUp,
+        "pagedown" | "pgdn" | "page_down" | "next" => PageDown,
+        "menu" | "contextmenu" => Menu,
+        f if f.len() >= 2 && f.starts_with('f') && f[1..].chars().all(|c| c.is_ascii_digit()) => {
+            let n: u8 = f[1..].parse().ok()?;
+            if !(1..=24).contains(&n) {
+                return None;
+            }
+            F(n)
+        }
+        _ => return None,
+    })
+}
+
+impl KeyCombo {
+    /// Parses `ctrl+shift+p`, `Enter`, `F5`, `alt+F4`, `+`, `ctrl++`, `é`.
+    /// Names are case-insensitive; a single character stands for itself.
+    pub fn parse(text: &str) -> Result<KeyCombo, Refusal> {
+        let bad = |why: String| Refusal::invalid_argument(format!("key combo {text:?}: {why}"));
+        if text.trim().is_empty() && text != " " {
+            return Err(bad("it is empty".into()));
+        }
+        // `+` is both the separator and a key: a trailing "++" or a lone "+" names the key.
+        let (head, last) = if text == "+" {
+            ("", "+")
+        } else if let Some(head) = text.strip_suffix("++") {
+            (head, "+")
+        } else {
+            match text.rsplit_once('+') {
+                Some((head, last)) => (head, last),
+                None => ("", text),
+            }
+        };
+        let mut modifiers = Modifiers::default();
+        if !head.is_empty() {
+            for part in head.split('+') {
+                let part = part.trim().to_ascii_lowercase();
+                match modifier(&part) {
+                    Some(ModifierKey::Ctrl) => modifiers.ctrl = true,
+                    Some(ModifierKey::Shift) => modifiers.shift = true,
+                    Some(ModifierKey::Alt) => modifiers.alt = true,
+                    Some(ModifierKey::Super) => modifiers.superkey = true,
+                    None if part.is_empty() => return Err(bad("it has an empty part between '+' signs".into())),
+                    None => return Err(bad(format!("{part:?} is not a modifier (ctrl, shift, alt, super)"))),
+                }
+            }
+        }
+        let last_trimmed = if last == " " { last } else { last.trim() };
+        let lower = last_trimmed.to_lowercase();
+        let mut chars = last_trimmed.chars();
+        let key = match (chars.next(), chars.next()) {
+            (Some(c), None) if !c.is_control() => Key::Char(c),
+            (None, _) => return Err(bad("it ends without a key".into())),
+            _ => match (named(&lower), modifier(&lower)) {
+                (Some(k), _) => Key::Named(k),
+                (None, Some(m)) => Key::Modifier(m),
+                (None, None) => return Err(bad(format!("{last_trimmed:?} is not a key name (Enter, Escape, Tab, Space, Backspace, Delete, arrows, Home, End, PageUp, PageDown, F1–F24, or one character)"))),
+            },
+        };
+        Ok(KeyCombo { modifiers, key })
+    }
+}
+
+impl fmt::Display for KeyCombo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (on, name) in [(self.modifiers.ctrl, "ctrl"), (self.modifiers.shift, "shift"), (self.modifiers.alt, "alt"), (self.modifiers.superkey, "super")] {
+            if on {
+                write!(f, "{name}+")?;
+            }
+        }
+        match self.key {
+            Key::Named(NamedKey::F(n)) => write!(f, "F{n}"),
+            Key::Named(k) => write!(f, "{k:?}"),
+            Key::Char(c) => write!(f, "{c}"),
+            Key::Modifier(m) => write!(f, "{m:?}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+
+    fn combo(text: &str) -> KeyCombo {
+        KeyCombo::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn names_are_case_insensitive_and_chords_compose() {
+        assert_eq!(combo("ENTER").key, Key::Named(NamedKey::Enter));
+        assert_eq!(combo("Return"), combo("enter"));
+        let c = combo("Ctrl+Shift+p");
+        assert!(c.modifiers.ctrl && c.modifiers.shift && !c.modifiers.alt);
+        assert_eq!(c.key, Key::Char('p'));
+        assert_eq!(combo("alt+F4").key, Key::Named(NamedKey::F(4)));
+        assert_eq!(combo("f24").key, Key::Named(NamedKey::F(24)));
+        assert_eq!(combo("super").key, Key::Modifier(ModifierKey::Super));
+        assert_eq!(combo("PageDown").key, Key::Named(NamedKey::PageDown));
+        assert_eq!(combo("ctrl+shift+p").to_string(), "ctrl+shift+p");
+    }
+
+    #[test]
+    fn single_characters_stand_for_themselves() {
+        assert_eq!(combo("+").key, Key::Char('+'));
+        assert_eq!(combo("ctrl++"), KeyCombo { modifiers: Modifiers { ctrl: true, ..Default::default() }, key: Key::Char('+') });
+        assert_eq!(combo("é").key, Key::Char('é'));
+        assert_eq!(combo("中").key, Key::Char('中'));
+        assert_eq!(combo("😀").key, Key::Char('😀'));
+        assert_eq!(combo("A").key, Key::Char('A'));
+        assert_eq!(combo(" ").key, Key::Char(' '));
+    }
+
+    #[test]
+    fn unknown_names_are_refused() {
+        for bad in ["", "  ", "F0", "F25", "ctrl+", "hyper+a", "Entr", "ctrl++a", "ctrl+ +a", "ab", "\u{7}"] {
+            let e = KeyCombo::parse(bad).expect_err(bad);
+            assert_eq!(e.code, ErrorCode::InvalidArgument, "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! Input routes of the X11 backend: window-targeted synthetic events
+//! (background) and XTest (foreground, opt-in), both fed [`Gesture`]s.
+//! Which toolkit honours which route is not decided here: the caller
+//! chooses a route from what it knows of the target.
+
+mod foreground;
+mod keymap;
+mod synthetic;
+
+pub use keymap::{char_keysym, KeyStroke, Keymap};
+
+use crate::connection::{connection_lost, reply_error, X11Backend};
+use glovebox_model::{DeliveryMode, Refusal, WindowInfo};
+use glovebox_platform::Gesture;
+use std::time::{Duration, Instant};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{AtomEnum, ChangeWindowAttributesAux, ConnectionExt as _, CreateWindowAux, EventMask, PropMode, WindowClass};
+use x11rb::protocol::Event;
+
+impl X11Backend {
+    /// The server's keyboard mapping, read on first use.
+    pub fn keymap(&self) -> Result<&Keymap, Refusal> {
+        if let Some(map) = self.keymap.get() {
+            return Ok(map);
+        }
+        let map = Keymap::read(&self.conn)?;
+        Ok(self.keymap.get_or_init(|| map))
+    }
+
+    /// The X server's current time, read from a property change on a
+    /// private unmapped window. Synthetic events carry it so toolkits order
+    /// them (double-click detection) against real ones.
+    pub(crate) fn server_time(&self) -> Result<u32, Refusal> {
+        let clock = match self.clock.get() {
+            Some(w) => *w,
+            None => {
+                let w = self.conn.generate_id().map_err(|e| Refusal::backend_unavailable(format!("X id: {e}")))?;
+                let aux = CreateWindowAux::new().event_mask(EventMask::PROPERTY_CHANGE);
+                self.conn.create_window(0, w, self.root, -1, -1, 1, 1, 0, WindowClass::INPUT_ONLY, 0, &aux).map_err(connection_lost)?;
+                let _ = self.conn.change_window_attributes(w, &ChangeWindowAttributesAux::new().event_mask(EventMask::PROPERTY_CHANGE));
+                *self.clock.get_or_init(|| w)
+            }
+        };
+        self.conn.change_property(PropMode::APPEND, clock, AtomEnum::WM_NAME, AtomEnum::STRING, 8, 0, &[]).map_err(connection_lost)?;
+        // After this reply the server has queued the PropertyNotify for us.
+        self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        let deadline = Instant::now() + Duration::from_secs(1);
+        loop {
+            match self.conn.poll_for_event().map_err(connection_lost)? {
+                Some(Event::PropertyNotify(e)) if e.window == clock => return Ok(e.time),
+                Some(_) => continue,
+                None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+                None => return Err(Refusal::backend_unavailable("the X server did not report its time")),
+            }
+        }
+    }
+
+    /// The key strokes a key or text gesture needs, or a refusal naming the
+    /// first key this keyboard layout cannot produce.
+    pub fn strokes(&self, gesture: &Gesture) -> Result<Vec<KeyStroke>, Refusal> {
+        match gesture {
+            Gesture::Key { combo, .. } => Ok(vec![self.keymap()?.combo(combo)?]),
+            Gesture::Text { text } => self.keymap()?.text(text),
+            _ => Ok(vec![]),
+        }
+    }
+
+    /// Performs `gesture` in `window`: background as synthetic events sent
+    /// to the window alone, foreground through XTest with the desktop put
+    /// back afterwards.
+    pub fn perform(&self, window: &WindowInfo, gesture: &Gesture, mode: DeliveryMode) -> Result<(), Refusal> {
+        let keys = self.strokes(gesture)?;
+        match mode {
+            DeliveryMode::Background => self.send_synthetic(window.id.xid, gesture, &keys),
+            DeliveryMode::Foreground => self.send_foreground(window.id.xid, gesture, &keys),
+        }
+    }
+}

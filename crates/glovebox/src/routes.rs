@@ -1,0 +1,163 @@
+//! Route choice for input on Linux/X11: which way each action reaches which
+//! toolkit. Semantic AT-SPI routes come first (they have read-back);
+//! window-targeted synthetic events are used only for toolkits the action
+//! matrix showed honour them, because such events have no read-back and a
+//! toolkit that drops them would otherwise look like a success. Foreground
+//! (XTest) runs only when the host let a foreground call through.
+
+use glovebox_atspi::AtspiBackend;
+use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, KeyCombo, Refusal, WindowInfo};
+use glovebox_platform::{Delivery, Gesture, InputSink, ResolvedTarget};
+use glovebox_x11::X11Backend;
+use std::sync::Arc;
+
+/// The toolkits whose handling of synthetic events is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Toolkit {
+    Gtk3,
+    Gtk4,
+    XTerm,
+    /// Anything else, named by its AT-SPI toolkit name or WM_CLASS.
+    Other(String),
+}
+
+/// Which synthetic (SendEvent) input a toolkit acts on; see
+/// `docs/action-matrix.md` and `../shared/notes` for the measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SyntheticSupport {
+    /// Clicks, hover, wheel and drags.
+    pub pointer: bool,
+    /// A middle click is safe to send (xterm pastes the selection on one).
+    pub middle_button: bool,
+    pub keys: bool,
+}
+
+impl Toolkit {
+    /// Identifies the toolkit behind `window`: AT-SPI's answer when the
+    /// window was matched to an accessible, else its WM_CLASS.
+    pub fn of(atspi: &AtspiBackend, window: &WindowInfo) -> Toolkit {
+        if let Some((name, version)) = atspi.toolkit(window) {
+            return match (name.to_ascii_lowercase().as_str(), version.split('.').next()) {
+                ("gtk", Some("3")) => Toolkit::Gtk3,
+                ("gtk", Some("4")) => Toolkit::Gtk4,
+                _ => Toolkit::Other(format!("{name} {version}")),
+            };
+        }
+        match window.app.as_str() {
+            "XTerm" | "UXTerm" => Toolkit::XTerm,
+            other => Toolkit::Other(other.to_owned()),
+        }
+    }
+
+    pub fn synthetic(&self) -> SyntheticSupport {
+        match self {
+            Toolkit::Gtk3 => SyntheticSupport { pointer: true, middle_button: true, keys: true },
+            // xterm drops synthetic keys (allowSendEvents is off by default).
+            Toolkit::XTerm => SyntheticSupport { pointer: true, middle_button: false, keys: false },
+            // GTK4 ignores synthetic events; others are unmeasured, so unused.
+            Toolkit::Gtk4 | Toolkit::Other(_) => SyntheticSupport::default(),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Toolkit::Gtk3 => "GTK3".into(),
+            Toolkit::Gtk4 => "GTK4".into(),
+            Toolkit::XTerm => "xterm".into(),
+            Toolkit::Other(name) => name.clone(),
+        }
+    }
+}
+
+/// The Linux input sink: AT-SPI, then synthetic X events, or XTest.
+pub struct LinuxInput {
+    pub x11: Arc<X11Backend>,
+    pub atspi: Arc<AtspiBackend>,
+}
+
+fn unavailable(what: &str, toolkit: &Toolkit) -> Refusal {
+    Refusal::new(
+        ErrorCode::BackgroundUnavailable,
+        format!("no background route delivers {what} to this {} window; it would need foreground delivery (the real pointer and keyboard)", toolkit.name()),
+    )
+}
+
+fn point_of(target: &ResolvedTarget) -> Result<glovebox_model::Point, Refusal> {
+    target.point().ok_or_else(|| Refusal::new(ErrorCode::ElementNotActionable, "the element has no visible bounds inside the window to point at"))
+}
+
+/// The pointer or keyboard gesture an action amounts to, when it has one.
+fn gesture(action: &Action, targets: &[ResolvedTarget]) -> Result<Option<Gesture>, Refusal> {
+    let at = |i: usize| targets.get(i).ok_or_else(|| Refusal::invalid_argument("this action needs a target")).and_then(point_of);
+    Ok(Some(match action {
+        Action::Click { button, count, .. } => Gesture::Click { at: at(0)?, button: *button, count: *count },
+        Action::Move { .. } => Gesture::Hover { at: at(0)? },
+        Action::Drag { .. } => Gesture::Drag { from: at(0)?, to: at(1)? },
+        Action::Scroll { dx, dy, .. } => Gesture::Scroll { at: at(0)?, dx: *dx, dy: *dy },
+        Action::Key { combo, repeat } => Gesture::Key { combo: KeyCombo::parse(combo)?, repeat: *repeat },
+        Action::Type { text } => Gesture::Text { text: text.clone() },
+        Action::SetValue { .. } | Action::Select { .. } => return Ok(None),
+    }))
+}
+
+impl LinuxInput {
+    fn synthetic(&self, window: &WindowInfo, gesture: &Gesture) -> Result<Delivery, Refusal> {
+        self.x11.perform(window, gesture, DeliveryMode::Background)?;
+        Ok(Delivery { route: "x11:SendEvent".into() })
+    }
+
+    fn background(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal> {
+        let toolkit = Toolkit::of(&self.atspi, window);
+        let accepts = toolkit.synthetic();
+        let Some(gesture) = gesture(action, targets)? else {
+            return self.atspi.deliver_semantic(window, action, targets);
+        };
+        match action {
+            Action::Click { button: Button::Left, count: 1, .. } | Action::Type { .. } => match self.atspi.deliver_semantic(window, action, targets) {
+                Ok(delivery) => Ok(delivery),
+                // No semantic route for this element (or no accessible at all): events, where the toolkit takes them.
+                Err(e) if matches!(e.code, ErrorCode::ElementNotActionable | ErrorCode::BackgroundUnavailable) => {
+                    let usable = if matches!(action, Action::Type { .. }) { accepts.keys } else { accepts.pointer };
+                    if usable {
+                        self.synthetic(window, &gesture)
+                    } else {
+                        Err(e)
+                    }
+                }
+                Err(e) => Err(e),
+            },
+            Action::Click { button: Button::Middle, .. } if accepts.pointer && !accepts.middle_button => Err(Refusal::new(
+                ErrorCode::BackgroundUnavailable,
+                format!("a synthetic middle click in a {} window pastes the selection; glovebox does not send one in the background", toolkit.name()),
+            )),
+            Action::Key { .. } if accepts.keys => self.synthetic(window, &gesture),
+            Action::Key { .. } => Err(unavailable("key presses", &toolkit)),
+            _ if accepts.pointer => self.synthetic(window, &gesture),
+            _ => Err(unavailable(&format!("a {}", action.kind()), &toolkit)),
+        }
+    }
+
+    fn foreground(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal> {
+        let Some(gesture) = gesture(action, targets)? else {
+            // Setting a value or choosing an option never needs the real pointer.
+            return self.atspi.deliver_semantic(window, action, targets);
+        };
+        if let Gesture::Text { .. } = gesture {
+            // Characters no key produces go in through the semantic route instead.
+            if self.x11.strokes(&gesture).is_err() {
+                return self.atspi.deliver_semantic(window, action, targets);
+            }
+        }
+        self.x11.perform(window, &gesture, DeliveryMode::Foreground)?;
+        Ok(Delivery { route: "x11:XTest".into() })
+    }
+}
+
+impl InputSink for LinuxInput {
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, Refusal> {
+        match mode {
+            DeliveryMode::Background => self.background(window, action, targets),
+            DeliveryMode::Foreground => self.foreground(window, action, targets),
+        }
+    }
+}

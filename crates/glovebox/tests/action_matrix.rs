@@ -1,0 +1,384 @@
+//! The action matrix: every input action × addressing (element, point) ×
+//! delivery (background, foreground) × application (GTK3 fixture, GTK4
+//! fixture, a terminal fixture in xterm), each cell run through the host on
+//! a real headless desktop and judged by the target application's own
+//! report of its state.
+//!
+//! The expected outcome of every cell is declared in [`MATRIX`]: delivered
+//! (the fixture must show the change) or an exact refusal code (the fixture
+//! must show no change). Background cells also check that the real pointer,
+//! the focused window, the stacking order and a sentinel window the user
+//! works in are untouched; foreground cells check that pointer, focus and
+//! stacking came back. The table of results is printed at the end and
+//! written to `target/action-matrix.md` (copied to `docs/action-matrix.md`).
+#![cfg(target_os = "linux")]
+
+use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, Point, Refusal, Target, WindowId, WindowRef};
+use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture, FixtureKind};
+use glovebox_sandbox::{Sandbox, SandboxOptions};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::ConnectionExt as _;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum App {
+    Gtk3,
+    Gtk4,
+    XTerm,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Act {
+    /// Left click on the Submit button (xterm: anywhere).
+    Click,
+    RightClick,
+    MiddleClick,
+    DoubleClick,
+    /// Hover over the pad.
+    Move,
+    /// From the pad's left part to its right part.
+    Drag,
+    /// Two wheel steps down over the pad.
+    Scroll,
+    /// ASCII text at the caret of the focused field.
+    TypeAscii,
+    /// Text no US key produces (accents, CJK, emoji).
+    TypeUnicode,
+    /// `ctrl+a`.
+    Key,
+    /// Replace the Name field's text.
+    SetValue,
+    /// Choose "Blue" in the colour combo.
+    Select,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Addressing {
+    Element,
+    Point,
+    /// Typing and keys go to the focused element; they take no target.
+    Focus,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Delivered,
+    Refused(ErrorCode),
+}
+
+use Addressing::{Element as E, Focus as F, Point as P};
+use Expect::{Delivered as D, Refused as R};
+
+const BG: ErrorCode = ErrorCode::BackgroundUnavailable;
+const NO_EL: ErrorCode = ErrorCode::ElementNotFound;
+
+/// Expected outcome per cell: GTK3 background, GTK3 foreground, GTK4
+/// background, GTK4 foreground, xterm background, xterm foreground.
+/// xterm exposes no accessibility tree, so its element cells have no ids
+/// (`ELEMENT_NOT_FOUND`); GTK4 ignores synthetic X events, so only
+/// AT-SPI routes reach it in the background.
+#[rustfmt::skip]
+const MATRIX: &[(Act, Addressing, [Expect; 6])] = &[
+    //                           GTK3 bg  GTK3 fg  GTK4 bg   GTK4 fg  xterm bg    xterm fg
+    (Act::Click,       E, [D,       D,       D,        D,       R(NO_EL),   R(NO_EL)]),
+    (Act::Click,       P, [D,       D,       D,        D,       D,          D]),
+    (Act::RightClick,  E, [D,       D,       R(BG),    D,       R(NO_EL),   R(NO_EL)]),
+    (Act::RightClick,  P, [D,       D,       R(BG),    D,       D,          D]),
+    (Act::MiddleClick, E, [D,       D,       R(BG),    D,       R(NO_EL),   R(NO_EL)]),
+    (Act::MiddleClick, P, [D,       D,       R(BG),    D,       R(BG),      D]),
+    (Act::DoubleClick, E, [D,       D,       R(BG),    D,       R(NO_EL),   R(NO_EL)]),
+    (Act::DoubleClick, P, [D,       D,       R(BG),    D,       D,          D]),
+    (Act::Move,        E, [D,       D,       R(BG),    D,       R(NO_EL),   R(NO_EL)]),
+    (Act::Move,        P, [D,       D,       R(BG),    D,       D,          D]),
+    (Act::Drag,        E, [D,       D,       R(BG),    D,       R(NO_EL),   R(NO_EL)]),
+    (Act::Drag,        P, [D,       D,       R(BG),    D,       D,          D]),
+    (Act::Scroll,      E, [D,       D,       R(BG),    D,       R(NO_EL),   R(NO_EL)]),
+    (Act::Scroll,      P, [D,       D,       R(BG),    D,       D,          D]),
+    (Act::TypeAscii,   F, [D,       D,       D,        D,       R(BG),      D]),
+    (Act::TypeUnicode, F, [D,       D,       D,        D,       R(BG),      R(BG)]),
+    (Act::Key,         F, [D,       D,       R(BG),    D,       R(BG),      D]),
+    (Act::SetValue,    E, [D,       D,       D,        D,       R(NO_EL),   R(NO_EL)]),
+    (Act::SetValue,    P, [D,       D,       D,        D,       R(BG),      R(BG)]),
+    (Act::Select,      E, [D,       D,       R(BG),    R(BG),   R(NO_EL),   R(NO_EL)]),
+    (Act::Select,      P, [D,       D,       R(BG),    R(BG),   R(BG),      R(BG)]),
+];
+
+const APPS: [(App, DeliveryMode); 6] = [
+    (App::Gtk3, DeliveryMode::Background),
+    (App::Gtk3, DeliveryMode::Foreground),
+    (App::Gtk4, DeliveryMode::Background),
+    (App::Gtk4, DeliveryMode::Foreground),
+    (App::XTerm, DeliveryMode::Background),
+    (App::XTerm, DeliveryMode::Foreground),
+];
+
+const TYPED_ASCII: &str = "hello world";
+const TYPED_UNICODE: &str = "héllo 日本 🦀";
+const NEW_NAME: &str = "Grace Hopper ✓";
+
+struct Stage {
+    host: Host,
+    sentinel: Fixture,
+    conn: x11rb::rust_connection::RustConnection,
+    root: u32,
+}
+
+/// What must be the same before and after an action (foreground actions
+/// put pointer, focus and stacking back; background ones never move them).
+#[derive(Debug, PartialEq)]
+struct Desktop {
+    pointer: (i16, i16),
+    stacking: Vec<WindowId>,
+    focused: Option<WindowId>,
+    sentinel: Value,
+}
+
+struct Target_ {
+    app: App,
+    fixture: Fixture,
+    window: WindowId,
+}
+
+impl Stage {
+    fn desktop(&self) -> Desktop {
+        let pointer = self.conn.query_pointer(self.root).unwrap().reply().unwrap();
+        let windows = self.host.list_windows(None, 1).unwrap().windows;
+        let state = self.sentinel.state().unwrap();
+        Desktop {
+            pointer: (pointer.root_x, pointer.root_y),
+            stacking: windows.iter().map(|w| w.window.id).collect(),
+            focused: windows.iter().find(|w| w.window.focused).map(|w| w.window.id),
+            sentinel: json!([state["values"], state["clicks"], state["keys"], state["pad"], state["window_active"]]),
+        }
+    }
+
+    fn observe(&self, target: &Target_) -> Observation {
+        let minimum = if target.app == App::XTerm { 0 } else { 8 };
+        let mut last;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            match self.host.observe(Some(&WindowRef::Id(target.window)), false) {
+                Ok(o) if o.tree.node_count >= minimum => return o,
+                Ok(o) => last = format!("{} nodes: {}", o.tree.node_count, o.tree.render_text()),
+                Err(e) => last = e.to_string(),
+            }
+            assert!(Instant::now() < deadline, "no tree of {:?}: {last}", target.app);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn launch(&self, sandbox: &Sandbox, app: App) -> Target_ {
+        let (kind, args): (FixtureKind, &[&str]) = match app {
+            App::Gtk3 => (FixtureKind::Gtk3, &["--x", "20", "--y", "20", "--rows", "20"]),
+            App::Gtk4 => (FixtureKind::Gtk4, &[]),
+            App::XTerm => (FixtureKind::XTerm, &[]),
+        };
+        let fixture = Fixture::launch_kind(sandbox, kind, &unique_title(&format!("Matrix {app:?}")), args);
+        let window = wait_until("target listed", || self.host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
+        Target_ { app, fixture, window }
+    }
+}
+
+/// The element named `name` (any role when `role` is empty).
+fn element(seen: &Observation, role: &str, name: &str) -> Option<Target> {
+    seen.tree.root.as_ref()?.walk().find(|e| (role.is_empty() || e.role == role) && (name.is_empty() || e.name == name)).map(|e| Target::Element(e.id))
+}
+
+/// A point in the frame's image (window-relative without a screenshot) at
+/// `dx, dy` from the centre of the fixture's widget `name`.
+fn point_in(state: &Value, name: &str, dx: i32, dy: i32) -> Target {
+    let a = &state["allocations"][name];
+    let (x, y, w, h) = (a[0].as_i64().unwrap() as i32, a[1].as_i64().unwrap() as i32, a[2].as_i64().unwrap() as i32, a[3].as_i64().unwrap() as i32);
+    Target::Point(Point { x: x + w / 2 + dx, y: y + h / 2 + dy })
+}
+
+/// The action of a cell, aimed by `addressing`. For xterm there are no
+/// elements: element cells name an id the frame cannot have.
+fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, seen: &Observation, state: &Value) -> Action {
+    let xterm_point = |x, y| Target::Point(Point { x, y });
+    let aim = |role: &str, name: &str, widget: &str, dx: i32| -> Target {
+        match (addressing, app) {
+            (Addressing::Element, App::XTerm) => Target::Element("e1".parse().unwrap()),
+            (Addressing::Element, _) => element(seen, role, name).unwrap_or_else(|| panic!("{app:?} has no {role} {name:?}:\n{}", seen.tree.render_text())),
+            (_, App::XTerm) => xterm_point(120 + dx, 100),
+            _ => point_in(state, widget, dx, 0),
+        }
+    };
+    let pad = |dx| aim("", "Pad", "pad", dx);
+    match act {
+        Act::Click => Action::Click { target: aim("push button", "Submit", "submit", 0), button: Button::Left, count: 1 },
+        Act::RightClick => Action::Click { target: pad(0), button: Button::Right, count: 1 },
+        Act::MiddleClick => Action::Click { target: pad(0), button: Button::Middle, count: 1 },
+        Act::DoubleClick => Action::Click { target: pad(0), button: Button::Left, count: 2 },
+        // xterm reports motion only into a new cell: each move cell has its own.
+        Act::Move if app == App::XTerm && addressing == Addressing::Point => {
+            Action::Move { target: xterm_point(if mode == DeliveryMode::Background { 200 } else { 280 }, 150) }
+        }
+        Act::Move => Action::Move { target: pad(0) },
+        Act::Drag => {
+            let from = pad(-60);
+            // The far end is a point: an element has one centre.
+            let to = match (addressing, app) {
+                (Addressing::Element, App::XTerm) => xterm_point(300, 100),
+                (_, App::XTerm) => xterm_point(240, 100),
+                _ => point_in(state, "pad", 60, 0),
+            };
+            Action::Drag { from, to }
+        }
+        Act::Scroll => Action::Scroll { target: pad(0), dx: 0, dy: 2 },
+        Act::TypeAscii => Action::Type { text: TYPED_ASCII.into() },
+        Act::TypeUnicode => Action::Type { text: TYPED_UNICODE.into() },
+        Act::Key => Action::Key { combo: "ctrl+a".into(), repeat: 1 },
+        Act::SetValue => Action::SetValue { target: aim("", "Name", "name", 0), text: NEW_NAME.into() },
+        Act::Select => Action::Select { target: aim("combo box", combo_name(app), "combo", 0), option: "Blue".into() },
+    }
+}
+
+fn combo_name(app: App) -> &'static str {
+    match app {
+        App::Gtk3 => "Red",
+        _ => "",
+    }
+}
+
+/// Whether the fixture's report shows the effect of `act`, comparing the
+/// report after the action with the one before.
+fn shows(act: Act, app: App, before: &Value, after: &Value) -> bool {
+    let presses = |s: &Value| s["pad"]["presses"].as_array().map(Vec::clone).unwrap_or_default();
+    let new_presses: Vec<Value> = presses(after).into_iter().skip(presses(before).len()).collect();
+    let last_press = presses(after).last().cloned().unwrap_or(Value::Null);
+    let count = |s: &Value, path: &[&str]| path.iter().fold(s, |v, k| &v[*k]).as_u64().unwrap_or(0);
+    let keys_grew = || after["keys"].as_array().map(Vec::len) > before["keys"].as_array().map(Vec::len);
+    match (act, app) {
+        (Act::Click, App::XTerm) => new_presses.len() == 1 && new_presses[0]["button"] == 1,
+        (Act::Click, _) => count(after, &["clicks", "submit"]) == count(before, &["clicks", "submit"]) + 1,
+        (Act::RightClick, _) => new_presses.len() == 1 && new_presses[0]["button"] == 3,
+        (Act::MiddleClick, _) => new_presses.len() == 1 && new_presses[0]["button"] == 2,
+        // xterm reports presses, not click counts.
+        (Act::DoubleClick, App::XTerm) => new_presses.len() == 2 && new_presses.iter().all(|p| p["button"] == 1),
+        (Act::DoubleClick, _) => new_presses.len() == 1 && last_press["button"] == 1 && last_press["count"] == 2,
+        (Act::Move, _) => count(after, &["pad", "motions"]) > count(before, &["pad", "motions"]),
+        (Act::Drag, _) => after["pad"]["drags"].as_array().map(Vec::len) == before["pad"]["drags"].as_array().map(|d| d.len() + 1),
+        (Act::Scroll, _) => count(after, &["pad", "scrolls", "down"]) == count(before, &["pad", "scrolls", "down"]) + 2,
+        (Act::TypeAscii, App::XTerm) => after["typed"].as_str().unwrap_or("").ends_with(TYPED_ASCII),
+        (Act::TypeUnicode, App::XTerm) => after["typed"].as_str().unwrap_or("").ends_with(TYPED_UNICODE),
+        (Act::TypeAscii, _) => after["values"]["name"] == TYPED_ASCII,
+        (Act::TypeUnicode, _) => after["values"]["name"] == TYPED_UNICODE,
+        (Act::Key, App::XTerm) => after["typed"].as_str().unwrap_or("").ends_with('\u{1}'),
+        (Act::Key, _) => keys_grew() && after["keys"].as_array().unwrap().last().is_some_and(|k| k["key"] == "a" && k["mods"] == json!(["ctrl"])),
+        (Act::SetValue, _) => after["values"]["name"] == NEW_NAME,
+        (Act::Select, _) => after["values"]["combo"] == "Blue",
+    }
+}
+
+/// Puts the fixture back to a known state before a cell.
+fn reset(target: &Target_, act: Act) {
+    if target.app == App::XTerm {
+        return;
+    }
+    target.fixture.send(json!({"cmd": "set", "widget": "name", "value": ""}));
+    if target.app == App::Gtk3 {
+        target.fixture.send(json!({"cmd": "set", "widget": "combo", "value": "Red"}));
+    }
+    if matches!(act, Act::TypeAscii | Act::TypeUnicode | Act::Key) {
+        target.fixture.send(json!({"cmd": "focus", "widget": "name"}));
+        target.fixture.wait_state("name focused and empty", |s| s["focus"] == "name" && s["values"]["name"] == "");
+    } else {
+        target.fixture.wait_state("name empty", |s| s["values"]["name"] == "" && (target.app != App::Gtk3 || s["values"]["combo"] == "Red"));
+    }
+}
+
+/// The cell's verdict: `Ok(outcome)` when it behaved as declared, or why not.
+fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, mode: DeliveryMode, expect: Expect) -> Result<String, String> {
+    reset(target, act);
+    let seen = stage.observe(target);
+    let state_before = target.fixture.state().unwrap();
+    let action = action_for(act, addressing, target.app, mode, &seen, &state_before);
+    let desktop_before = stage.desktop();
+    let budget_before = seen.grant.budget_left;
+    let result: Result<glovebox_host::ActOutcome, Refusal> = stage.host.act_with(seen.frame.id, action.clone(), mode);
+    let desktop_after = stage.desktop();
+    if desktop_after != desktop_before {
+        return Err(format!("the user's desktop changed:\n before {desktop_before:?}\n after  {desktop_after:?}"));
+    }
+    match (expect, result) {
+        (Expect::Delivered, Ok(done)) => {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                let now = target.fixture.state().unwrap();
+                if shows(act, target.app, &state_before, &now) {
+                    return Ok(format!("delivered ({})", done.delivery.route));
+                }
+                if Instant::now() > deadline {
+                    return Err(format!("reported delivered by {} but the fixture shows no change: {now}", done.delivery.route));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        (Expect::Delivered, Err(refusal)) => Err(format!("refused: {refusal}")),
+        (Expect::Refused(code), Ok(done)) => Err(format!("expected {code}, but delivered by {}", done.delivery.route)),
+        (Expect::Refused(code), Err(refusal)) if refusal.code == code => {
+            // A refusal changes nothing and costs nothing.
+            std::thread::sleep(Duration::from_millis(150));
+            let now = target.fixture.state().unwrap();
+            if shows(act, target.app, &state_before, &now) {
+                return Err(format!("refused with {code} but the fixture changed: {now}"));
+            }
+            if stage.host.grant_status().map(|g| g.budget_left) != Some(budget_before) {
+                return Err("a refused action consumed budget".into());
+            }
+            Ok(format!("refused {code}"))
+        }
+        (Expect::Refused(code), Err(refusal)) => Err(format!("expected {code}, got {refusal}")),
+    }
+}
+
+#[test]
+fn action_matrix() {
+    let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
+    let mut config = HostConfig::new(sandbox.display());
+    config.runtime_root = sandbox.runtime_dir().join("glovebox");
+    config.audit_path = sandbox.runtime_dir().join("audit-matrix.jsonl");
+    config.allow_foreground = true;
+    config.budget = 10_000;
+    let backends = glovebox::platform::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
+    let host = Host::open(backends, config).unwrap();
+    let sentinel = Fixture::launch(&sandbox, &unique_title("Matrix sentinel"), &["--x", "1300", "--y", "500", "--rows", "5"]);
+    let (conn, screen) = x11rb::connect(Some(sandbox.display())).unwrap();
+    let root = conn.setup().roots[screen].root;
+    let stage = Stage { host, sentinel, conn, root };
+    let targets = [stage.launch(&sandbox, App::Gtk3), stage.launch(&sandbox, App::Gtk4), stage.launch(&sandbox, App::XTerm)];
+    // The user works in the sentinel; the targets stay in the background.
+    stage.sentinel.activate();
+    // The user's pointer rests on the sentinel.
+    stage.conn.warp_pointer(x11rb::NONE, stage.root, 0, 0, 0, 0, 1500, 700).unwrap();
+    stage.conn.get_input_focus().unwrap().reply().unwrap();
+
+    let mut failures = vec![];
+    let mut table = String::from("| action | addressing | GTK3 background | GTK3 foreground | GTK4 background | GTK4 foreground | xterm background | xterm foreground |\n|---|---|---|---|---|---|---|---|\n");
+    for (act, addressing, expected) in MATRIX {
+        let mut row = format!("| {act:?} | {addressing:?} |");
+        for ((app, mode), expect) in APPS.iter().zip(expected) {
+            let target = targets.iter().find(|t| t.app == *app).unwrap();
+            let verdict = run_cell(&stage, target, *act, *addressing, *mode, *expect);
+            eprintln!("{act:?} {addressing:?} {app:?} {mode:?}: {verdict:?}; grab check: {:?}", stage.host.check_readable(None));
+            let cell = match &verdict {
+                Ok(outcome) => outcome.clone(),
+                Err(why) => {
+                    failures.push(format!("{act:?} × {addressing:?} × {app:?} × {mode:?}: {why}"));
+                    format!("**FAILED** ({})", match expect { Expect::Delivered => "expected delivered".into(), Expect::Refused(c) => format!("expected {c}") })
+                }
+            };
+            write!(row, " {cell} |").unwrap();
+        }
+        table.push_str(&row);
+        table.push('\n');
+    }
+    println!("\n{table}");
+    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/action-matrix.md");
+    let _ = std::fs::write(&out, &table);
+    assert!(failures.is_empty(), "{} cell(s) FAILED:\n{}", failures.len(), failures.join("\n"));
+}
