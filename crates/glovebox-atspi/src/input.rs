@@ -9,11 +9,17 @@
 
 use crate::backend::AtspiBackend;
 use crate::transport::{Bus, BusError, ObjectRef};
+use crate::translate::role_name;
 use glovebox_model::{Action, Button, ElementState, ErrorCode, Point, Refusal, WindowInfo};
 use glovebox_platform::{Delivery, ResolvedTarget};
 use std::time::Duration;
 
 const INPUT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Roles of elements one chooses an option in.
+const CHOOSER_ROLES: &[&str] = &["combo box", "list", "list box", "menu", "table", "tree", "tree table", "page tab list"];
+/// Roles of the options themselves.
+const OPTION_ROLES: &[&str] = &["list item", "menu item", "check menu item", "radio menu item", "table cell", "page tab", "tree item"];
 
 /// Action names, in order of preference, that mean "activate this".
 const ACTIVATE: &[&str] = &["click", "press", "activate", "toggle", "jump", "open"];
@@ -75,6 +81,24 @@ async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Refusal> {
     Ok(Delivery { route: format!("at-spi:DoAction({})", names[index]) })
 }
 
+/// Reads a value back until it satisfies `done` or a short while passes:
+/// some toolkits (GTK4) apply a write on their next main-loop turn.
+async fn read_back<T, F, Fut>(read: F, done: impl Fn(&T) -> bool) -> Result<T, Refusal>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, BusError>>,
+{
+    let mut value = read().await.map_err(bus_failure)?;
+    for _ in 0..10 {
+        if done(&value) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        value = read().await.map_err(bus_failure)?;
+    }
+    Ok(value)
+}
+
 async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery, Refusal> {
     if bus.role(object).await.map_err(bus_failure)? == crate::translate::ROLE_PASSWORD_TEXT {
         return Err(Refusal::new(ErrorCode::SecureInput, "glovebox never writes into password fields"));
@@ -82,7 +106,7 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
     let ifaces = interfaces(bus, object).await?;
     if has(&ifaces, "EditableText") {
         bus.set_text_contents(object, text).await.map_err(bus_failure)?;
-        let now = bus.text(object).await.map_err(bus_failure)?;
+        let now = read_back(|| bus.text(object), |now| now == text).await?;
         if now != text {
             return Err(not_actionable("the application did not take the new text (read back differs)"));
         }
@@ -107,6 +131,18 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
 /// read back: a combo box must show the option, a list item must be
 /// selected; highlighting an item of a closed menu is not choosing it.
 async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery, Refusal> {
+    // A point may land on a part of the chooser (its label or arrow): the chooser is then an ancestor.
+    let mut object = object.clone();
+    for _ in 0..3 {
+        if CHOOSER_ROLES.contains(&role_name(bus.role(&object).await.map_err(bus_failure)?).as_str()) {
+            break;
+        }
+        match bus.parent(&object).await {
+            Ok(parent) if !parent.is_null() => object = parent,
+            _ => break,
+        }
+    }
+    let object = &object;
     let (parent, child, index) = match find_option(bus, object, option).await? {
         Found::Option(parent, child, index) => (parent, child, index),
         Found::Others(names) if names.is_empty() => {
@@ -153,10 +189,11 @@ async fn find_option(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Foun
             let children = bus.children(parent).await.map_err(bus_failure)?;
             for (index, child) in children.iter().enumerate() {
                 let name = bus.name(child).await.map_err(bus_failure)?;
-                if name == option {
+                let is_option = OPTION_ROLES.contains(&role_name(bus.role(child).await.map_err(bus_failure)?).as_str());
+                if is_option && name == option {
                     return Ok(Found::Option(parent.clone(), child.clone(), index as i32));
                 }
-                if !name.is_empty() {
+                if is_option && !name.is_empty() {
                     others.push(name);
                 }
             }
@@ -213,8 +250,9 @@ impl AtspiBackend {
                 let caret = bus.caret_offset(&focused).await.map_err(bus_failure)?;
                 let before = bus.text(&focused).await.map_err(bus_failure)?;
                 bus.insert_text(&focused, caret, text).await.map_err(bus_failure)?;
-                let after = bus.text(&focused).await.map_err(bus_failure)?;
-                if after.chars().count() != before.chars().count() + text.chars().count() || !after.contains(text.as_str()) {
+                let expected = before.chars().count() + text.chars().count();
+                let after = read_back(|| bus.text(&focused), |after| after.chars().count() == expected && after.contains(text.as_str())).await?;
+                if after.chars().count() != expected || !after.contains(text.as_str()) {
                     return Err(not_actionable("the application did not take the typed text (read back differs)"));
                 }
                 Ok(Delivery { route: "at-spi:EditableText.InsertText".into() })

@@ -185,8 +185,11 @@ impl Bus {
     }
 
     /// The element's text, read only to confirm a write glovebox made.
+    /// The whole text. The end offset is the character count, not -1:
+    /// GTK 4.8 answers `GetText(0, -1)` with an empty string.
     pub async fn text(&self, target: &ObjectRef) -> Result<String, BusError> {
-        self.call(target, "org.a11y.atspi.Text", "GetText", &(0i32, -1i32)).await
+        let count: i32 = self.property(target, "org.a11y.atspi.Text", "CharacterCount").await?;
+        self.call(target, "org.a11y.atspi.Text", "GetText", &(0i32, count)).await
     }
 
     pub async fn current_value(&self, target: &ObjectRef) -> Result<f64, BusError> {

@@ -118,10 +118,11 @@ impl LinuxInput {
                 // No semantic route for this element (or no accessible at all): events, where the toolkit takes them.
                 Err(e) if matches!(e.code, ErrorCode::ElementNotActionable | ErrorCode::BackgroundUnavailable) => {
                     let usable = if matches!(action, Action::Type { .. }) { accepts.keys } else { accepts.pointer };
-                    if usable {
-                        self.synthetic(window, &gesture)
-                    } else {
-                        Err(e)
+                    match (usable, &toolkit) {
+                        (true, _) => self.synthetic(window, &gesture),
+                        // Without accessibility the semantic refusal says nothing useful.
+                        (false, Toolkit::XTerm) => Err(unavailable(if matches!(action, Action::Type { .. }) { "typing" } else { "this click" }, &toolkit)),
+                        (false, _) => Err(e),
                     }
                 }
                 Err(e) => Err(e),
@@ -143,9 +144,10 @@ impl LinuxInput {
             return self.atspi.deliver_semantic(window, action, targets);
         };
         if let Gesture::Text { .. } = gesture {
-            // Characters no key produces go in through the semantic route instead.
-            if self.x11.strokes(&gesture).is_err() {
-                return self.atspi.deliver_semantic(window, action, targets);
+            // Characters no key produces go in through the semantic route
+            // instead, where the application exposes a focused field.
+            if let Err(no_keys) = self.x11.strokes(&gesture) {
+                return self.atspi.deliver_semantic(window, action, targets).map_err(|_| no_keys);
             }
         }
         self.x11.perform(window, &gesture, DeliveryMode::Foreground)?;
