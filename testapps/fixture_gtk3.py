@@ -69,6 +69,10 @@ class Fixture:
         self.email = self.labelled_entry(grid, 1, "Email", "email")
         self.password = self.labelled_entry(grid, 2, "Password", "password")
         self.password.set_visibility(False)
+        if args.no_password:
+            # Some tests need a window without any password field.
+            self.password.set_no_show_all(True)
+            self.password.get_parent().remove(self.password)
 
         grid.attach(Gtk.Label(label="Colour"), 0, 3, 1, 1)
         self.combo = Gtk.ComboBoxText()
@@ -400,6 +404,7 @@ def main():
     parser.add_argument("--y", type=int)
     parser.add_argument("--rows", type=int, default=200)
     parser.add_argument("--labels", type=int, default=0, help="extra labels, for large trees")
+    parser.add_argument("--no-password", action="store_true", help="leave the password field out")
     args = parser.parse_args()
     Fixture(args)
     Gtk.main()

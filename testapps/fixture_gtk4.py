@@ -41,6 +41,8 @@ class Fixture:
 
         self.name = self.labelled(grid, 0, "Name", Gtk.Entry())
         self.password = self.labelled(grid, 1, "Password", Gtk.PasswordEntry())
+        if args.no_password:
+            grid.remove(self.password)
         for entry in (self.name, self.password):
             entry.connect("changed", lambda *a: self.report())
 
@@ -229,6 +231,7 @@ def main():
     parser.add_argument("--title", default="glovebox gtk4 fixture")
     parser.add_argument("--width", type=int, default=420)
     parser.add_argument("--height", type=int, default=420)
+    parser.add_argument("--no-password", action="store_true", help="leave the password field out")
     args, _ = parser.parse_known_args()
     app = Gtk.Application(application_id=None)
     holder = {}

@@ -600,11 +600,19 @@ impl Host {
     /// only when the configuration allows it.
     pub fn act_with(&self, frame: FrameId, action: Action, mode: DeliveryMode) -> Result<ActOutcome, Refusal> {
         let mut state = self.state();
-        let result = self.act_locked(&mut state, frame, &action, mode);
+        let result = self.act_locked(&mut state, frame, &action, mode, true);
         result.map_err(|e| self.refused(&state, Some(&action), e))
     }
 
-    fn act_locked(&self, state: &mut State, frame_id: FrameId, action: &Action, mode: DeliveryMode) -> Result<ActOutcome, Refusal> {
+    /// [`Host::act_with`] without the follow-up observation, for callers
+    /// that observe on their own schedule. The frame still ends.
+    pub fn act_unobserved(&self, frame: FrameId, action: Action, mode: DeliveryMode) -> Result<Delivery, Refusal> {
+        let mut state = self.state();
+        let result = self.act_locked(&mut state, frame, &action, mode, false);
+        result.map(|outcome| outcome.delivery).map_err(|e| self.refused(&state, Some(&action), e))
+    }
+
+    fn act_locked(&self, state: &mut State, frame_id: FrameId, action: &Action, mode: DeliveryMode, observe_after: bool) -> Result<ActOutcome, Refusal> {
         if self.inner.config.read_only {
             return Err(refuse(ErrorCode::ReadOnly, "glovebox runs read-only: no input is delivered"));
         }
@@ -692,7 +700,11 @@ impl Host {
         });
         record.detail = Some(format!("delivered by {}", delivery.route));
         self.audit(record);
-        let next = self.observe_target(state, &window, false);
+        let next = if observe_after {
+            self.observe_target(state, &window, false)
+        } else {
+            Err(refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame"))
+        };
         let mut grant_closed = None;
         if state.grant.as_ref().is_some_and(|g| g.budget_left == 0) {
             let why = "the grant used its whole action budget".to_owned();

@@ -152,16 +152,83 @@ fn main() -> Result<()> {
     let factory = sandbox.command("gtk3-widget-factory").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
     match factory {
         Ok(mut factory) => {
-            let result = bench_inspect(&sandbox, &backend, runs, &glovebox, &[(window, "fixture app (200-row list)"), (wait_window(&backend, factory.id(), "gtk3-widget-factory")?, "gtk3-widget-factory")]);
+            let result = bench_inspect(&sandbox, &backend, runs, &glovebox, &[(window.clone(), "fixture app (200-row list)"), (wait_window(&backend, factory.id(), "gtk3-widget-factory")?, "gtk3-widget-factory")]);
             let _ = factory.kill();
             let _ = factory.wait();
             result?;
         }
         Err(e) => println!("(skipping accessibility rows: gtk3-widget-factory: {e})"),
     }
+    let result = bench_input(&sandbox, runs, &window);
     let _ = fixture.kill();
     let _ = fixture.wait();
     sandbox.shutdown();
+    result
+}
+
+/// Input rows: gated clicks and background typing through the host, next to
+/// the xdotool commands a user would otherwise script.
+fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()> {
+    use glovebox_host::{Host, HostConfig};
+    use glovebox_model::{Action, Button, DeliveryMode, Target};
+    let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
+    let mut config = HostConfig::new(sandbox.display());
+    config.runtime_root = sandbox.runtime_dir().join("glovebox-bench");
+    config.audit_path = sandbox.runtime_dir().join("bench-audit.jsonl");
+    config.budget = 10_000;
+    let backends = glovebox::platform::backends(Some(sandbox.display()), Some(sandbox.bus_address())).map_err(fail)?;
+    let host = Host::open(backends, config).map_err(fail)?;
+    let reference = WindowRef::Id(window.id);
+    let seen = host.observe(Some(&reference), false).map_err(fail)?;
+    let submit = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
+    let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1 };
+    // Timed: the host's checks and the delivery; the observation that makes each frame is not.
+    let mut unobserved = vec![];
+    for _ in 0..=runs {
+        let frame = host.observe(None, false).map_err(fail)?.frame.id;
+        let start = Instant::now();
+        host.act_unobserved(frame, click.clone(), DeliveryMode::Background).map_err(fail)?;
+        unobserved.push(start.elapsed());
+    }
+    unobserved.remove(0);
+    let mut frame = host.observe(None, false).map_err(fail)?.frame.id;
+    let observed = measure(runs, || {
+        let done = host.act(frame, click.clone()).map_err(fail)?;
+        frame = done.next.map_err(fail)?.frame.id;
+        Ok(())
+    })?;
+    let text: String = "The quick brown fox jumps over the lazy dog 0123456789 ".chars().cycle().take(100).collect();
+    let name = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Name")).map(|e| e.id).context("no Name field")?;
+    let mut typing = vec![];
+    for _ in 0..=runs.min(10) {
+        let frame = host.observe(None, false).map_err(fail)?.frame.id;
+        host.act_unobserved(frame, Action::SetValue { target: Target::Element(name), text: String::new() }, DeliveryMode::Background).map_err(fail)?;
+        let frame = host.observe(None, false).map_err(fail)?.frame.id;
+        let start = Instant::now();
+        let route = host.act_unobserved(frame, Action::Type { text: text.clone() }, DeliveryMode::Background).map_err(fail)?.route;
+        typing.push((start.elapsed(), route));
+    }
+    typing.remove(0);
+    let route = typing[0].1.clone();
+    let typing = median(typing.into_iter().map(|(d, _)| d).collect());
+    println!();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!("{:<58} {:>9.2} ms", "host: gated element click, no follow-up observation", ms(median(unobserved)));
+    println!("{:<58} {:>9.2} ms", "host: gated element click + next observation", ms(observed));
+    println!("{:<58} {:>9.2} ms", format!("host: type 100 characters, background ({route})"), ms(typing));
+    match which("xdotool") {
+        Some(xdotool) => {
+            let (x, y) = (window.geometry.x + 100, window.geometry.y + 100);
+            let (xs, ys) = (x.to_string(), y.to_string());
+            let moved = measure(runs, || run_tool(sandbox, &xdotool, &["mousemove", &xs, &ys, "click", "1"]))?;
+            println!("{:<58} {:>9.2} ms", "xdotool mousemove X Y click 1 (foreground)", ms(moved));
+            let typed = measure(runs.min(5), || run_tool(sandbox, &xdotool, &["type", &text]))?;
+            println!("{:<58} {:>9.2} ms", "xdotool type (100 characters, default 12 ms delay)", ms(typed));
+            let fast = measure(runs.min(10), || run_tool(sandbox, &xdotool, &["type", "--delay", "0", &text]))?;
+            println!("{:<58} {:>9.2} ms", "xdotool type --delay 0 (100 characters)", ms(fast));
+        }
+        None => println!("(skipping xdotool rows: install xdotool)"),
+    }
     Ok(())
 }
 

@@ -101,7 +101,28 @@ fn gesture(action: &Action, targets: &[ResolvedTarget]) -> Result<Option<Gesture
 }
 
 impl LinuxInput {
+    /// Synthetic keys go to whatever widget the application has focused,
+    /// which AT-SPI does not report for an inactive GTK3 window. Keys are
+    /// sent only when the focused element is known and is not a password
+    /// field, or when the window has no password field at all.
+    fn check_key_destination(&self, window: &WindowInfo) -> Result<(), Refusal> {
+        let tree = glovebox_platform::AccessibilitySource::inspect(&*self.atspi, window, glovebox_model::TreeBudget::default())?;
+        let Some(root) = tree.root.as_ref() else { return Ok(()) };
+        let secure = |why: &str| Err(Refusal::new(ErrorCode::SecureInput, why.to_owned()));
+        match root.walk().find(|e| e.has(glovebox_model::ElementState::Focused)) {
+            Some(focused) if focused.is_password() => secure("the focused field is a password field: glovebox types nothing into it"),
+            Some(_) => Ok(()),
+            None if root.walk().any(|e| e.is_password()) => secure(
+                "keys would go to this inactive window's focused widget, which its toolkit does not report, and the window has a password field; use set_value on the field you mean",
+            ),
+            None => Ok(()),
+        }
+    }
+
     fn synthetic(&self, window: &WindowInfo, gesture: &Gesture) -> Result<Delivery, Refusal> {
+        if matches!(gesture, Gesture::Key { .. } | Gesture::Text { .. }) {
+            self.check_key_destination(window)?;
+        }
         self.x11.perform(window, gesture, DeliveryMode::Background)?;
         Ok(Delivery { route: "x11:SendEvent".into() })
     }
@@ -149,6 +170,9 @@ impl LinuxInput {
             if let Err(no_keys) = self.x11.strokes(&gesture) {
                 return self.atspi.deliver_semantic(window, action, targets).map_err(|_| no_keys);
             }
+        }
+        if matches!(gesture, Gesture::Key { .. } | Gesture::Text { .. }) {
+            self.check_key_destination(window)?;
         }
         self.x11.perform(window, &gesture, DeliveryMode::Foreground)?;
         Ok(Delivery { route: "x11:XTest".into() })

@@ -176,27 +176,35 @@ fn select_picks_a_combo_option_and_refuses_unknown_ones() {
 }
 
 #[test]
-fn routes_that_do_not_exist_yet_are_refused_and_cost_nothing() {
+fn bad_input_is_refused_with_its_code_and_changes_nothing() {
     let (sandbox, _turn) = desktop();
-    let stage = Stage::new(sandbox, "refused");
+    let stage = Stage::new(sandbox, "bad");
     let seen = stage.observe();
     let submit = Stage::element(&seen, "push button", "Submit");
     let budget = seen.grant.budget_left;
-    for action in [
-        Action::Key { combo: "Return".into(), repeat: 1 },
-        Action::Move { target: submit },
-        Action::Scroll { target: submit, dx: 0, dy: 3 },
-        Action::Drag { from: submit, to: submit },
-        Action::Click { target: submit, button: Button::Right, count: 1 },
-        Action::Click { target: submit, button: Button::Left, count: 2 },
+    let outside = Target::Point(Point { x: seen.frame.image.width as i32 + 5, y: 10 });
+    for (action, code) in [
+        (Action::Key { combo: "hyper+q".into(), repeat: 1 }, ErrorCode::InvalidArgument),
+        (Action::Key { combo: "Enter".into(), repeat: 21 }, ErrorCode::InvalidArgument),
+        (Action::Type { text: String::new() }, ErrorCode::InvalidArgument),
+        (Action::Click { target: submit, button: Button::Left, count: 4 }, ErrorCode::InvalidArgument),
+        (Action::Drag { from: submit, to: outside }, ErrorCode::CoordinateOutOfBounds),
+        (Action::SetValue { target: submit, text: "x".into() }, ErrorCode::ElementNotActionable),
     ] {
         let kind = action.kind();
-        assert_eq!(stage.act(action).unwrap_err().code, ErrorCode::BackgroundUnavailable, "{kind}");
+        let refused = stage.act(action).unwrap_err();
+        assert_eq!(refused.code, code, "{kind}: {refused}");
     }
-    // Typing needs a focused field; the background window has none focused.
-    assert_eq!(stage.act(Action::Type { text: "abc".into() }).unwrap_err().code, ErrorCode::ElementNotActionable);
+    // The password field has the application's focus, but the window is
+    // inactive, so its toolkit does not say so: keys are refused, not sent.
+    stage.target.send(serde_json::json!({"cmd": "focus", "widget": "password"}));
+    stage.target.wait_state("password focused", |s| s["focus"] == "password");
+    for action in [Action::Type { text: "hunter2".into() }, Action::Key { combo: "a".into(), repeat: 1 }] {
+        assert_eq!(stage.act(action).unwrap_err().code, ErrorCode::SecureInput);
+    }
     let state = stage.target.state().unwrap();
     assert_eq!(state["clicks"]["submit"], 0);
-    assert_eq!(state["values"]["name"], "");
-    assert_eq!(stage.host.grant_status().unwrap().budget_left, budget);
+    assert_eq!(state["values"]["password_length"], 0);
+    assert_eq!(state["keys"], serde_json::json!([]));
+    assert_eq!(stage.host.grant_status().unwrap().budget_left, budget, "refusals cost nothing");
 }
