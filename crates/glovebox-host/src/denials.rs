@@ -63,6 +63,14 @@ impl Denials {
         Denials { own_pid, ancestors: ancestors(table, own_pid), rule, uid, entries }
     }
 
+    /// The deny-list entry matching any of `names` (lower-cased), if one does.
+    pub fn denylisted(&self, names: &[String]) -> Option<Denial> {
+        self.entries
+            .iter()
+            .find(|(entry, _)| names.iter().any(|n| !n.is_empty() && glob_match(entry, n)))
+            .map(|(entry, built_in)| Denial::Denylisted { entry: entry.clone(), built_in: *built_in })
+    }
+
     /// The first rule that denies `window`, in order of absoluteness.
     pub fn check(&self, table: &dyn ProcessTable, window: &WindowInfo) -> Option<Denial> {
         let pid = window.id.pid;
@@ -90,10 +98,8 @@ impl Denials {
         if let Some(comm) = table.name(pid) {
             names.push(comm.to_lowercase());
         }
-        for (entry, built_in) in &self.entries {
-            if names.iter().any(|n| !n.is_empty() && glob_match(entry, n)) {
-                return Some(Denial::Denylisted { entry: entry.clone(), built_in: *built_in });
-            }
+        if let Some(denied) = self.denylisted(&names) {
+            return Some(denied);
         }
         match table.owner_uid(pid) {
             Some(uid) if pid != 0 && uid != self.uid => Some(Denial::Elevated { uid }),

@@ -23,6 +23,8 @@ pub struct FrameRecord {
     pub hit_order: Vec<ElementId>,
     /// The window had no accessibility tree: element ids cannot exist.
     pub no_tree: bool,
+    /// The screenshot at full resolution, kept for zoom.
+    pub pixels: Option<std::sync::Arc<glovebox_platform::RgbImage>>,
     pub created: Instant,
 }
 

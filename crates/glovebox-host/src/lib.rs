@@ -34,6 +34,9 @@ pub mod control;
 pub mod denials;
 pub mod frames;
 pub mod process;
+mod tools;
+
+pub use tools::{BatchOutcome, OpenedApp, WaitOutcome, Zoomed};
 
 use audit::{AuditLog, AuditRecord};
 use control::{ControlServer, DisplayDir, DisplayLock};
@@ -61,6 +64,8 @@ pub struct Backends {
     pub input: Option<Arc<dyn InputSink + Send + Sync>>,
     pub secure_input: Arc<dyn SecureInputProbe + Send + Sync>,
     pub processes: Arc<dyn ProcessTable>,
+    /// `None` where applications cannot be started: `open_app` is then refused.
+    pub launcher: Option<Arc<dyn glovebox_platform::AppLauncher + Send + Sync>>,
 }
 
 /// Settings of one host; see `glovebox-config` for where they come from.
@@ -558,21 +563,24 @@ impl Host {
             if tree.focused_password {
                 return Err(refuse(ErrorCode::SecureInput, "a password field has focus: no screenshot is taken while it does"));
             }
-            Some(b.capture.capture_window(&WindowRef::Id(target.id), self.inner.config.capture_limits)?)
+            // Full resolution is kept for zoom; the caller gets it scaled to the limits.
+            let native = CaptureLimits::new(glovebox_model::frame::MAX_IMAGE_EDGE, glovebox_model::frame::MAX_IMAGE_EDGE)?;
+            Some(b.capture.capture_window(&WindowRef::Id(target.id), native)?)
         } else if screenshot {
             return Err(refuse(ErrorCode::ScopeViolation, "this grant allows the accessibility tree only, not pixels"));
         } else {
             None
         };
         let (geometry, image) = match &capture {
-            Some(c) => (c.frame.native_rect(), c.frame.image),
+            Some(c) => (c.frame.native_rect(), self.inner.config.capture_limits.fit(c.image.size())),
             None => (target.geometry, target.geometry.size()),
         };
         let id = glovebox_platform::next_frame_id();
         let elements: std::collections::HashMap<_, _> = tree.root.iter().flat_map(|r| r.walk()).map(|e| (e.id, FrameElement::of(e, geometry))).collect();
         let hit_order = tree.root.iter().flat_map(|r| r.walk()).filter(|e| elements[&e.id].visible.is_some()).map(|e| e.id).collect();
         let no_tree = tree.root.is_none();
-        let record = FrameRecord { id, window: target.id, revision: grant.revision, geometry, image, elements, hit_order, no_tree, created: Instant::now() };
+        let pixels = capture.map(|c| Arc::new(c.image));
+        let record = FrameRecord { id, window: target.id, revision: grant.revision, geometry, image, elements, hit_order, no_tree, pixels: pixels.clone(), created: Instant::now() };
         let frame = FrameView {
             id,
             window: target.id,
@@ -583,7 +591,7 @@ impl Host {
             expires_in_secs: self.inner.config.frame_ttl.as_secs(),
         };
         state.frames.insert(record);
-        let png = capture.map(|c| c.image.encode_png()).transpose()?;
+        let png = pixels.map(|p| p.as_ref().clone().downscale(image).encode_png()).transpose()?;
         let mut audit = self.grant_record("observe", grant);
         audit.detail = Some(format!("frame {id}, {} elements{}", tree.node_count, if png.is_some() { ", screenshot" } else { "" }));
         self.audit(audit);

@@ -104,6 +104,7 @@ impl World {
             input: Some(d.clone()),
             secure_input: d.clone(),
             processes: World::processes(),
+            launcher: None,
         };
         Host::open(backends, self.config.clone()).unwrap()
     }
@@ -164,7 +165,7 @@ fn ancestor_rule_only_widens() {
     let mut processes = World::processes();
     Arc::get_mut(&mut processes).unwrap().0.insert(1100, (AGENT_HOST, current_uid(), "/opt/agent/prompt"));
     let host = Host::open(
-        Backends { windows: d.clone(), capture: d.clone(), accessibility: d.clone(), input: Some(d.clone()), secure_input: d.clone(), processes },
+        Backends { windows: d.clone(), capture: d.clone(), accessibility: d.clone(), input: Some(d.clone()), secure_input: d.clone(), processes, launcher: None },
         world.config.clone(),
     )
     .unwrap();
@@ -477,6 +478,7 @@ fn platform_unsupported_answers_every_operation() {
         input: None,
         secure_input: world.desktop.clone(),
         processes: World::processes(),
+        launcher: None,
     };
     let host = Host::open(backends, world.config.clone()).unwrap();
     assert_eq!(code(host.observe(None, false)), ErrorCode::PlatformUnsupported);

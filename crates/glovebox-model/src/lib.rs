@@ -13,10 +13,12 @@ pub mod frame;
 pub mod geometry;
 pub mod grant;
 pub mod keys;
+pub mod wait;
 pub mod window;
 
 pub use a11y::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation};
 pub use action::{validate_batch, Action, Button, DeliveryMode, Target, BATCH_STEPS};
+pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use error::{ErrorCode, Refusal};
 pub use grant::{CaptureMode, Denial, GrantView, InputPolicy, Origin, Scope};

@@ -56,6 +56,26 @@ impl RgbImage {
         }
     }
 
+    /// The pixels of `rect` (in this image's coordinates), or `None` when
+    /// the rectangle is empty or reaches outside the image.
+    pub fn crop(&self, rect: glovebox_model::Rect) -> Option<RgbImage> {
+        let inside = rect.width > 0 && rect.height > 0 && rect.x >= 0 && rect.y >= 0 && rect.x as u64 + rect.width as u64 <= self.width as u64 && rect.y as u64 + rect.height as u64 <= self.height as u64;
+        if !inside {
+            return None;
+        }
+        let mut out = RgbImage::black(rect.size());
+        out.blit_from(self, rect);
+        Some(out)
+    }
+
+    fn blit_from(&mut self, source: &RgbImage, rect: glovebox_model::Rect) {
+        let row_bytes = rect.width as usize * 3;
+        for row in 0..rect.height as usize {
+            let src = ((rect.y as usize + row) * source.width as usize + rect.x as usize) * 3;
+            self.data[row * row_bytes..(row + 1) * row_bytes].copy_from_slice(&source.data[src..src + row_bytes]);
+        }
+    }
+
     /// Scales down to `target` by averaging each target pixel's source area.
     /// Returns the image unchanged when the size already matches.
     pub fn downscale(self, target: Size) -> RgbImage {

@@ -89,6 +89,23 @@ pub trait InputSink {
     fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, Refusal>;
 }
 
+/// What launching an application by name would run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchPlan {
+    /// The application's display name (a desktop entry's `Name`, or the executable's).
+    pub name: String,
+    pub program: std::path::PathBuf,
+    pub args: Vec<String>,
+}
+
+/// Starts applications by name: a desktop entry or an executable.
+pub trait AppLauncher {
+    /// What `name` would run, without running it, so the host can check it first.
+    fn plan(&self, name: &str) -> Result<LaunchPlan, Refusal>;
+    /// Runs a plan, detached from the caller; returns the new process id.
+    fn launch(&self, plan: &LaunchPlan) -> Result<u32, Refusal>;
+}
+
 /// Signals of secure input the platform can see.
 pub trait SecureInputProbe {
     /// Another client holds an active keyboard grab (a pinentry or polkit prompt).

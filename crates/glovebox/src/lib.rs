@@ -6,3 +6,5 @@
 pub mod platform;
 #[cfg(target_os = "linux")]
 pub mod routes;
+#[cfg(target_os = "linux")]
+pub mod launcher;

@@ -71,6 +71,7 @@ mod linux {
             input: Some(Arc::new(crate::routes::LinuxInput { x11: x11.clone(), atspi: atspi.clone() })),
             secure_input: Arc::new(LinuxSecureInput { x11, atspi }),
             processes: Arc::new(ProcFs),
+            launcher: Some(Arc::new(crate::launcher::DesktopLauncher { display: display.map(str::to_owned), session_bus: session_bus.map(str::to_owned) })),
         })
     }
 }

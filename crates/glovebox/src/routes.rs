@@ -109,10 +109,12 @@ impl LinuxInput {
         let tree = glovebox_platform::AccessibilitySource::inspect(&*self.atspi, window, glovebox_model::TreeBudget::default())?;
         let Some(root) = tree.root.as_ref() else { return Ok(()) };
         let secure = |why: &str| Err(Refusal::new(ErrorCode::SecureInput, why.to_owned()));
-        match root.walk().find(|e| e.has(glovebox_model::ElementState::Focused)) {
-            Some(focused) if focused.is_password() => secure("the focused field is a password field: glovebox types nothing into it"),
-            Some(_) => Ok(()),
-            None if root.walk().any(|e| e.is_password()) => secure(
+        let focused = root.walk().find(|e| e.has(glovebox_model::ElementState::Focused)).map(|e| e.is_password());
+        let has_password = root.walk().any(|e| e.is_password());
+        match focused {
+            Some(true) => secure("the focused field is a password field: glovebox types nothing into it"),
+            Some(false) => Ok(()),
+            None if has_password => secure(
                 "keys would go to this inactive window's focused widget, which its toolkit does not report, and the window has a password field; use set_value on the field you mean",
             ),
             None => Ok(()),

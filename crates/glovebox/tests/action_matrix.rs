@@ -74,7 +74,6 @@ use Expect::{Delivered as D, Refused as R};
 
 const BG: ErrorCode = ErrorCode::BackgroundUnavailable;
 const NO_EL: ErrorCode = ErrorCode::ElementNotFound;
-const NA: ErrorCode = ErrorCode::ElementNotActionable;
 
 /// Expected outcome per cell: GTK3 background, GTK3 foreground, GTK4
 /// background, GTK4 foreground, xterm background, xterm foreground.

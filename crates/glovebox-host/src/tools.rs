@@ -1,0 +1,276 @@
+//! The host's session tools beyond observe and act: batches of input,
+//! waits, zoom into the newest frame, switching the bound window, and
+//! opening applications. Each goes through the same grant, freshness and
+//! denial checks as a single action, and refusals are audited the same way.
+
+use crate::{refuse, Host, Observation};
+use glovebox_model::{
+    validate_batch, Action, CaptureMode, DeliveryMode, ErrorCode, FrameId, Rect, Refusal, Scope, Size, WaitCondition, WaitFor, WindowInfo,
+    WindowRef,
+};
+use glovebox_platform::Delivery;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// How long `open_app` waits for the new application's window.
+const OPEN_APP_TIMEOUT: Duration = Duration::from_secs(15);
+/// How often a conditional wait looks at the window again.
+const WAIT_POLL: Duration = Duration::from_millis(100);
+
+/// What a batch did.
+#[derive(Debug)]
+pub struct BatchOutcome {
+    /// The route of every delivered step, in order.
+    pub delivered: Vec<Delivery>,
+    /// The first step (1-based) that failed, and why; no later step ran.
+    pub failed: Option<(usize, Refusal)>,
+    /// The newest observation after the last delivered step.
+    pub next: Result<Observation, Refusal>,
+    pub grant_closed: Option<ErrorCode>,
+}
+
+/// What a wait saw.
+#[derive(Debug)]
+pub struct WaitOutcome {
+    /// `None` for a timed wait; for a condition, whether it was seen to
+    /// hold. `Some(false)` means the time ran out: nothing is proven.
+    pub confirmed: Option<bool>,
+    pub waited_ms: u64,
+    pub observation: Observation,
+}
+
+/// A full-resolution crop of a frame's screenshot.
+#[derive(Debug, Clone)]
+pub struct Zoomed {
+    pub frame: FrameId,
+    /// The crop in the window's own pixels (relative to its client area).
+    pub region: Rect,
+    /// The PNG's size: the region's, unless the capture limits scaled it.
+    pub size: Size,
+    pub png: Vec<u8>,
+}
+
+/// An application `open_app` started, and the grant's first look at it.
+#[derive(Debug)]
+pub struct OpenedApp {
+    pub pid: u32,
+    pub window: WindowInfo,
+    pub observation: Observation,
+}
+
+impl Host {
+    /// Runs 2–3 steps in order: the first may target anything, later ones
+    /// only type or press keys. Each step is checked against the newest
+    /// frame right before it is delivered; the first refusal ends the batch
+    /// and is reported with its step number. Nothing is retried.
+    pub fn batch(&self, frame: FrameId, steps: Vec<Action>, mode: DeliveryMode) -> Result<BatchOutcome, Refusal> {
+        let mut state = self.state();
+        if let Err(e) = validate_batch(&steps) {
+            return Err(self.refused(&state, steps.first(), e));
+        }
+        let mut frame = frame;
+        let mut outcome = BatchOutcome { delivered: vec![], failed: None, next: Err(refuse(ErrorCode::NoGrant, "no step ran")), grant_closed: None };
+        for (index, step) in steps.iter().enumerate() {
+            let number = index + 1;
+            match self.act_locked(&mut state, frame, step, mode, true) {
+                Ok(done) => {
+                    outcome.delivered.push(done.delivery);
+                    outcome.grant_closed = done.grant_closed;
+                    if let Ok(next) = &done.next {
+                        frame = next.frame.id;
+                    }
+                    let no_frame = done.next.as_ref().err().cloned();
+                    outcome.next = done.next;
+                    if number < steps.len() {
+                        if let Some(e) = no_frame {
+                            let e = Refusal::new(e.code, format!("batch step {}: there is no fresh frame to check it against: {}", number + 1, e.message));
+                            outcome.failed = Some((number + 1, self.refused(&state, steps.get(number), e)));
+                            break;
+                        }
+                    }
+                }
+                Err(e) => {
+                    let e = self.refused(&state, Some(step), Refusal::new(e.code, format!("batch step {number}: {}", e.message)));
+                    if number == 1 {
+                        return Err(e);
+                    }
+                    outcome.failed = Some((number, e));
+                    break;
+                }
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Sleeps in short slices, giving up when the user presses Stop.
+    fn pause(&self, total: Duration) -> Result<(), Refusal> {
+        let end = Instant::now() + total;
+        while Instant::now() < end {
+            if self.inner.stop_requested.load(Ordering::SeqCst) {
+                return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
+            }
+            std::thread::sleep((end - Instant::now()).min(Duration::from_millis(20)));
+        }
+        Ok(())
+    }
+
+    /// Waits a fixed time, or until an element query appears, disappears or
+    /// changes in the bound window's tree, then returns an observation.
+    pub fn wait(&self, what: WaitFor, screenshot: bool) -> Result<WaitOutcome, Refusal> {
+        if let Err(e) = what.validate() {
+            return Err(self.refused(&self.state(), None, e));
+        }
+        let start = Instant::now();
+        let waited = || start.elapsed().as_millis() as u64;
+        let (condition, query, timeout) = match what {
+            WaitFor::Seconds(seconds) => {
+                self.pause(Duration::from_secs_f64(seconds))?;
+                return Ok(WaitOutcome { confirmed: None, observation: self.observe(None, screenshot)?, waited_ms: waited() });
+            }
+            WaitFor::Until { condition, query, timeout_secs } => (condition, query, Duration::from_secs_f64(timeout_secs)),
+        };
+        let first = self.observe(None, false)?;
+        let initial = query.fingerprint(&first.tree);
+        let holds = |now: &[String]| match condition {
+            WaitCondition::Appear => !now.is_empty(),
+            WaitCondition::Disappear => now.is_empty(),
+            WaitCondition::Change => now != initial.as_slice(),
+        };
+        let mut confirmed = condition != WaitCondition::Change && holds(&initial);
+        while !confirmed && start.elapsed() < timeout {
+            self.pause(WAIT_POLL.min(timeout.saturating_sub(start.elapsed())))?;
+            let now = self.observe(None, false)?;
+            confirmed = holds(&query.fingerprint(&now.tree));
+        }
+        Ok(WaitOutcome { confirmed: Some(confirmed), observation: self.observe(None, screenshot)?, waited_ms: waited() })
+    }
+
+    /// A full-resolution crop of `frame`'s screenshot. `region` is in the
+    /// frame's image pixels and must lie inside the image; nothing new is
+    /// captured, so no other window can appear in it.
+    pub fn zoom(&self, frame_id: FrameId, region: Rect) -> Result<Zoomed, Refusal> {
+        let mut state = self.state();
+        let result = (|| {
+            self.ensure_grant(&mut state, false)?;
+            let grant = state.grant.as_ref().expect("ensured");
+            if grant.capture != CaptureMode::A11yAndPixels {
+                return Err(refuse(ErrorCode::ScopeViolation, "this grant allows the accessibility tree only, not pixels"));
+            }
+            let Some(frame) = state.frames.get(frame_id) else {
+                return Err(refuse(ErrorCode::StaleRef, format!("frame {frame_id} is not the newest frame of the bound window; observe again")));
+            };
+            if frame.revision != grant.revision || frame.created.elapsed() > self.inner.config.frame_ttl {
+                return Err(refuse(ErrorCode::StaleRevision, "the grant was rebound or the frame expired since; observe again"));
+            }
+            let Some(pixels) = frame.pixels.clone() else {
+                return Err(Refusal::invalid_argument(format!("frame {frame_id} has no screenshot; observe with a screenshot first")));
+            };
+            let image = Rect::new(0, 0, frame.image.width, frame.image.height);
+            if region.width == 0 || region.height == 0 || region.intersection(image) != Some(region) {
+                return Err(refuse(ErrorCode::CoordinateOutOfBounds, format!("zoom region {region:?} is empty or reaches outside the {}x{} image", image.width, image.height)));
+            }
+            // Image pixels back to the window's own, rounding outwards.
+            let (nw, nh) = (pixels.width as u64, pixels.height as u64);
+            let (iw, ih) = (frame.image.width.max(1) as u64, frame.image.height.max(1) as u64);
+            let x0 = region.x as u64 * nw / iw;
+            let y0 = region.y as u64 * nh / ih;
+            let x1 = ((region.x as u64 + region.width as u64) * nw).div_ceil(iw).min(nw);
+            let y1 = ((region.y as u64 + region.height as u64) * nh).div_ceil(ih).min(nh);
+            let native = Rect::new(x0 as i32, y0 as i32, (x1 - x0).max(1) as u32, (y1 - y0).max(1) as u32);
+            let crop = pixels.crop(native).ok_or_else(|| refuse(ErrorCode::CoordinateOutOfBounds, "the zoom region maps outside the screenshot"))?;
+            let size = self.inner.config.capture_limits.fit(crop.size());
+            let png = crop.downscale(size).encode_png()?;
+            Ok(Zoomed { frame: frame_id, region: native, size, png })
+        })();
+        result.map_err(|e| self.refused(&state, None, e))
+    }
+
+    /// Moves the grant to another window (denials checked, revision bumped)
+    /// and observes it. The window is not raised or focused: switching is
+    /// the grant's business, not the user's desktop's.
+    pub fn switch_window(&self, window: &WindowRef, screenshot: bool) -> Result<Observation, Refusal> {
+        self.observe(Some(window), screenshot)
+    }
+
+    /// Starts an application by desktop-entry name or executable, waits for
+    /// its window to map, binds the grant to it and observes it. Denied
+    /// applications are refused before anything starts. Costs one action.
+    pub fn open_app(&self, name: &str, screenshot: bool) -> Result<OpenedApp, Refusal> {
+        let mut state = self.state();
+        let result = (|| {
+            if self.inner.config.read_only {
+                return Err(refuse(ErrorCode::ReadOnly, "glovebox runs read-only: no application is started"));
+            }
+            if name.trim().is_empty() || name.chars().any(char::is_control) {
+                return Err(Refusal::invalid_argument("an application name is a desktop entry's name or an executable, without control characters"));
+            }
+            self.ensure_grant(&mut state, true)?;
+            let grant = state.grant.as_ref().expect("ensured");
+            if grant.scope == Scope::Window {
+                return Err(refuse(ErrorCode::ScopeViolation, "this grant is pinned to one window; it cannot move to a new application"));
+            }
+            if grant.budget_left == 0 {
+                return Err(refuse(ErrorCode::BudgetExhausted, "the grant has no actions left"));
+            }
+            let b = &self.inner.backends;
+            let launcher = b.launcher.as_ref().ok_or_else(|| refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications"))?;
+            let plan = launcher.plan(name.trim())?;
+            let mut names = vec![plan.name.to_lowercase(), plan.program.to_string_lossy().to_lowercase()];
+            if let Some(base) = plan.program.file_name() {
+                names.push(base.to_string_lossy().to_lowercase());
+            }
+            if let Some(d) = self.inner.denials.denylisted(&names) {
+                return Err(refuse(d.code(), d.sentence()));
+            }
+            if self.inner.stop_requested.load(Ordering::SeqCst) {
+                return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
+            }
+            let before: Vec<_> = b.windows.list_windows()?.into_iter().map(|w| w.id).collect();
+            let pid = launcher.launch(&plan)?;
+            let grant = state.grant.as_mut().expect("ensured");
+            grant.budget_left -= 1;
+            let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
+            record.detail = Some(format!("started {:?} ({}) as pid {pid}", plan.name, plan.program.display()));
+            self.audit(record);
+            let window = self.wait_for_new_window(pid, &plan, &before)?;
+            if let Some(d) = self.denial_of(&window) {
+                return Err(refuse(d.code(), d.sentence()));
+            }
+            self.bind(&mut state, Some(window.clone()), None);
+            let observation = self.observe_target(&mut state, &window, screenshot)?;
+            Ok(OpenedApp { pid, window, observation })
+        })();
+        result.map_err(|e| self.refused(&state, None, e))
+    }
+
+    /// The first new window of the started process (or a descendant of it),
+    /// or failing that one whose class names the application.
+    fn wait_for_new_window(&self, pid: u32, plan: &glovebox_platform::LaunchPlan, before: &[glovebox_model::WindowId]) -> Result<WindowInfo, Refusal> {
+        let processes = &self.inner.backends.processes;
+        let descends = |mut p: u32| {
+            for _ in 0..16 {
+                if p == pid {
+                    return true;
+                }
+                match processes.parent(p) {
+                    Some(parent) if parent > 1 => p = parent,
+                    _ => return false,
+                }
+            }
+            false
+        };
+        let program = plan.program.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+        let named = |w: &WindowInfo| [w.app.to_lowercase(), w.instance.to_lowercase()].iter().any(|c| !c.is_empty() && (*c == program || *c == plan.name.to_lowercase()));
+        let deadline = Instant::now() + OPEN_APP_TIMEOUT;
+        loop {
+            let fresh: Vec<WindowInfo> = self.inner.backends.windows.list_windows()?.into_iter().filter(|w| !before.contains(&w.id) && !w.minimized).collect();
+            if let Some(w) = fresh.iter().find(|w| descends(w.id.pid)).or_else(|| fresh.iter().find(|w| named(w))) {
+                return Ok(w.clone());
+            }
+            if Instant::now() > deadline {
+                return Err(refuse(ErrorCode::Timeout, format!("started {:?} as pid {pid}, but no window of it mapped within {} s", plan.name, OPEN_APP_TIMEOUT.as_secs())));
+            }
+            self.pause(Duration::from_millis(50))?;
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Starting applications for `open_app` on Linux: by desktop entry (its
+//! file name or `Name`, from the XDG data directories) or by executable
+//! (an absolute path, or a name on `PATH`). The child runs detached in its
+//! own process group, with the desktop's display and session bus.
+
+use glovebox_model::Refusal;
+use glovebox_platform::{AppLauncher, LaunchPlan};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub struct DesktopLauncher {
+    /// `DISPLAY` for the child; the caller's own when `None`.
+    pub display: Option<String>,
+    /// `DBUS_SESSION_BUS_ADDRESS` for the child; the caller's own when `None`.
+    pub session_bus: Option<String>,
+}
+
+/// Directories holding `.desktop` files, most specific first.
+fn application_dirs() -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let data_home = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from).or_else(|| home.map(|h| h.join(".local/share")));
+    let data_dirs = std::env::var("XDG_DATA_DIRS").ok().filter(|d| !d.is_empty()).unwrap_or_else(|| "/usr/local/share:/usr/share".into());
+    data_home.into_iter().chain(data_dirs.split(':').map(PathBuf::from)).map(|d| d.join("applications")).collect()
+}
+
+/// `Name` and `Exec` of a launchable `[Desktop Entry]`.
+fn read_entry(path: &Path) -> Option<(String, String)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let (mut in_entry, mut name, mut exec, mut hidden, mut application) = (false, None, None, false, false);
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_entry = line == "[Desktop Entry]";
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=').filter(|_| in_entry) else { continue };
+        match key.trim() {
+            "Name" => name = Some(value.trim().to_owned()),
+            "Exec" => exec = Some(value.trim().to_owned()),
+            "Hidden" => hidden = value.trim() == "true",
+            "Type" => application = value.trim() == "Application",
+            _ => {}
+        }
+    }
+    (application && !hidden).then_some(())?;
+    Some((name?, exec?))
+}
+
+/// Splits an `Exec` value into words (double quotes group; backslash
+/// escapes inside them) and drops field codes (`%f`, `%U`, …).
+fn exec_words(exec: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut escaped, mut started) = (vec![], String::new(), false, false, false);
+    for c in exec.chars() {
+        match c {
+            _ if escaped => {
+                word.push(c);
+                escaped = false;
+            }
+            '\\' if quoted => escaped = true,
+            '"' => {
+                quoted = !quoted;
+                started = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if started || !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            c => word.push(c),
+        }
+    }
+    if started || !word.is_empty() {
+        words.push(word);
+    }
+    words.into_iter().filter(|w| !(w.len() == 2 && w.starts_with('%'))).map(|w| w.replace("%%", "%")).collect()
+}
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(program)).find(|p| is_executable(p))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+impl AppLauncher for DesktopLauncher {
+    fn plan(&self, name: &str) -> Result<LaunchPlan, Refusal> {
+        if name.contains('/') {
+            let path = PathBuf::from(name);
+            if !path.is_absolute() || !is_executable(&path) {
+                return Err(Refusal::invalid_argument(format!("{name:?} is not an absolute path to an executable file")));
+            }
+            let base = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            return Ok(LaunchPlan { name: base, program: path, args: vec![] });
+        }
+        let wanted = name.to_lowercase();
+        for dir in application_dirs() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "desktop")).collect();
+            files.sort();
+            for file in files {
+                let stem = file.file_stem().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_default();
+                let Some((entry_name, exec)) = read_entry(&file) else { continue };
+                if stem != wanted && entry_name.to_lowercase() != wanted {
+                    continue;
+                }
+                let mut words = exec_words(&exec).into_iter();
+                let Some(program) = words.next() else { continue };
+                let program = if program.contains('/') { PathBuf::from(&program) } else { on_path(&program).unwrap_or_else(|| PathBuf::from(&program)) };
+                if !is_executable(&program) {
+                    return Err(Refusal::invalid_argument(format!("desktop entry {} runs {}, which is not installed", file.display(), program.display())));
+                }
+                return Ok(LaunchPlan { name: entry_name, program, args: words.collect() });
+            }
+        }
+        match on_path(name) {
+            Some(program) => Ok(LaunchPlan { name: name.to_owned(), program, args: vec![] }),
+            None => Err(Refusal::invalid_argument(format!("there is no desktop entry or executable named {name:?}"))),
+        }
+    }
+
+    fn launch(&self, plan: &LaunchPlan) -> Result<u32, Refusal> {
+        let mut command = Command::new(&plan.program);
+        command.args(&plan.args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
+        if let Some(display) = &self.display {
+            command.env("DISPLAY", display);
+        }
+        if let Some(bus) = &self.session_bus {
+            command.env("DBUS_SESSION_BUS_ADDRESS", bus);
+        }
+        let mut child = command.spawn().map_err(|e| Refusal::backend_unavailable(format!("starting {}: {e}", plan.program.display())))?;
+        let pid = child.id();
+        // Reaped in the background so it never lingers as a zombie.
+        std::thread::spawn(move || child.wait());
+        Ok(pid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exec_lines_lose_field_codes_and_keep_quoted_words() {
+        assert_eq!(exec_words("gedit %U"), vec!["gedit"]);
+        assert_eq!(exec_words(r#"sh -c "echo \"a b\"" %f"#), vec!["sh", "-c", "echo \"a b\""]);
+        assert_eq!(exec_words("app --rate=50%% %i"), vec!["app", "--rate=50%"]);
+    }
+
+    #[test]
+    fn unknown_names_are_refused() {
+        let launcher = DesktopLauncher { display: None, session_bus: None };
+        assert!(launcher.plan("no-such-program-glovebox").is_err());
+        assert!(launcher.plan("relative/path").is_err());
+        assert_eq!(launcher.plan("sh").unwrap().program.file_name().unwrap(), "sh");
+    }
+}
