@@ -4,7 +4,7 @@
 use glovebox_host::denials::AncestorRule;
 use glovebox_host::process::{current_uid, ProcessTable};
 use glovebox_host::{Backends, Host, HostConfig};
-use glovebox_model::{
+use glovebox_model::{DeliveryMode, 
     Action, Button, Denial, ErrorCode, Monitor, Origin, PidSource, Point, Rect, Refusal, Scope, Target, WindowId, WindowInfo, WindowRef,
 };
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
@@ -483,4 +483,50 @@ fn platform_unsupported_answers_every_operation() {
     let host = Host::open(backends, world.config.clone()).unwrap();
     assert_eq!(code(host.observe(None, false)), ErrorCode::PlatformUnsupported);
     assert_eq!(code(host.list_windows(None, 1)), ErrorCode::PlatformUnsupported);
+}
+
+#[test]
+fn foreground_delivery_only_when_the_configuration_allows_it() {
+    let world = World::new("foreground");
+    let host = world.host();
+    let seen = host.observe(None, false).unwrap();
+    let budget = seen.grant.budget_left;
+    let refused = host.act_with(seen.frame.id, click(OK_BUTTON), DeliveryMode::Foreground).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::ApprovalDenied);
+    assert!(refused.message.contains("glovebox config set input.foreground true"), "{refused}");
+    assert!(world.desktop.delivered.lock().unwrap().is_empty());
+    assert_eq!(host.grant_status().unwrap().budget_left, budget);
+    drop(host);
+
+    let mut allowed = World::new("foreground-allowed");
+    allowed.config.allow_foreground = true;
+    let host = allowed.host();
+    let seen = host.observe(None, false).unwrap();
+    host.act_with(seen.frame.id, click(OK_BUTTON), DeliveryMode::Foreground).unwrap();
+    let delivered = allowed.desktop.delivered.lock().unwrap();
+    assert_eq!(delivered[0].3, DeliveryMode::Foreground);
+    // Element targets reach the sink with the centre of their visible part.
+    let ok = glovebox_model::ElementId(2);
+    assert_eq!(delivered[0].2, vec![glovebox_platform::ResolvedTarget::Element { id: ok, center: Some(Point { x: 100 + 10 + 25, y: 100 + 10 + 10 }) }]);
+}
+
+#[test]
+fn batches_are_checked_step_by_step_and_stop_at_the_first_refusal() {
+    let world = World::new("batch");
+    let host = world.host();
+    let seen = host.observe(None, false).unwrap();
+    let budget = seen.grant.budget_left;
+    let typing = Action::Type { text: "abc".into() };
+    // Invalid shapes run nothing and cost nothing.
+    assert_eq!(code(host.batch(seen.frame.id, vec![typing.clone()], DeliveryMode::Background)), ErrorCode::InvalidArgument);
+    assert_eq!(code(host.batch(seen.frame.id, vec![typing.clone(), click(OK_BUTTON)], DeliveryMode::Background)), ErrorCode::InvalidArgument);
+    assert!(world.desktop.delivered.lock().unwrap().is_empty());
+    // The password field takes focus after the first step: the second is refused, and named.
+    *world.desktop.grab_on_delivery.lock().unwrap() = true;
+    let done = host.batch(seen.frame.id, vec![click(OK_BUTTON), typing], DeliveryMode::Background).unwrap();
+    assert_eq!(done.delivered.len(), 1);
+    let (step, refusal) = done.failed.unwrap();
+    assert_eq!((step, refusal.code), (2, ErrorCode::SecureInput));
+    assert_eq!(world.desktop.delivered.lock().unwrap().len(), 1);
+    assert_eq!(host.grant_status().unwrap().budget_left, budget - 1);
 }
