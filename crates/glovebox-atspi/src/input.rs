@@ -265,14 +265,29 @@ impl AtspiBackend {
         }
     }
 
-    /// The focused editable element of the window, for typing at the caret.
-    fn focused_editable(&self, window: &WindowInfo) -> Result<ObjectRef, Refusal> {
+    /// The focused editable element of the window, for typing at the caret:
+    /// one Collection query where this application's answers were checked
+    /// against a tree read (see `focused_password`), else a tree read.
+    fn focused_editable(&self, window: &WindowInfo, bus: &Bus) -> Result<ObjectRef, Refusal> {
+        let none = || not_actionable("no editable element of this window has keyboard focus; set_value or click a field first");
+        if self.password_check_uses_collection(window) {
+            if let Some(frame) = self.frame_of(window) {
+                let states = [crate::translate::FOCUSED, crate::translate::EDITABLE];
+                let found = self.runtime.block_on(async { tokio::time::timeout(INPUT_TIMEOUT, bus.find_matching(&frame, &states, &[], 1)).await });
+                if let Ok(Ok(found)) = found {
+                    let focused = found.into_iter().find(|o| !o.is_null()).ok_or_else(none)?;
+                    let role = self.runtime.block_on(async { tokio::time::timeout(INPUT_TIMEOUT, bus.role(&focused)).await });
+                    return match role {
+                        Ok(Ok(crate::translate::ROLE_PASSWORD_TEXT)) => Err(Refusal::new(ErrorCode::SecureInput, "the focused field is a password field")),
+                        Ok(Ok(_)) => Ok(focused),
+                        Ok(Err(e)) => Err(bus_failure(e)),
+                        Err(_) => Err(Refusal::new(ErrorCode::Timeout, format!("the application of window {} did not answer", window.id))),
+                    };
+                }
+            }
+        }
         let tree = self.inspect(window, glovebox_model::TreeBudget::default())?;
-        let focused = tree
-            .root
-            .as_ref()
-            .and_then(|root| root.walk().find(|e| e.has(ElementState::Focused) && e.has(ElementState::Editable)))
-            .ok_or_else(|| not_actionable("no editable element of this window has keyboard focus; set_value or click a field first"))?;
+        let focused = tree.root.as_ref().and_then(|root| root.walk().find(|e| e.has(ElementState::Focused) && e.has(ElementState::Editable))).ok_or_else(none)?;
         // The host refuses this first; a second lock on the same door.
         if focused.is_password() {
             return Err(Refusal::new(ErrorCode::SecureInput, "the focused field is a password field"));
@@ -287,7 +302,7 @@ impl AtspiBackend {
         let bus = self.bus().map_err(Refusal::backend_unavailable)?;
         // Typing goes to the focused editable element, found by reading the tree first.
         let focused = match action {
-            Action::Type { .. } => Some(self.focused_editable(window)?),
+            Action::Type { .. } => Some(self.focused_editable(window, &bus)?),
             _ => None,
         };
         self.runtime.block_on(async {

@@ -42,7 +42,7 @@ pub fn role_name(role: u32) -> String {
 // AtspiStateType bit numbers.
 const ACTIVE: u32 = 1;
 const CHECKED: u32 = 4;
-const EDITABLE: u32 = 7;
+pub const EDITABLE: u32 = 7;
 const ENABLED: u32 = 8;
 const EXPANDABLE: u32 = 9;
 const EXPANDED: u32 = 10;

@@ -198,7 +198,7 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
         Ok(())
     })?;
     let text: String = "The quick brown fox jumps over the lazy dog 0123456789 ".chars().cycle().take(100).collect();
-    let name = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Name")).map(|e| e.id).context("no Name field")?;
+    let name = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Name" && e.has(glovebox_model::ElementState::Editable))).map(|e| e.id).context("no Name field")?;
     let mut typing = vec![];
     for _ in 0..=runs.min(10) {
         let frame = host.observe(None, false).map_err(fail)?.frame.id;
