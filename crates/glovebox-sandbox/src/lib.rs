@@ -172,6 +172,14 @@ impl Sandbox {
         SHARED.get_or_init(|| Sandbox::start(SandboxOptions::default()).unwrap_or_else(|e| panic!("sandbox desktop: {e}")))
     }
 
+    /// [`Sandbox::shared`] and this test's turn on it: tests that watch the
+    /// pointer, focus or stacking order must not run at the same time.
+    pub fn shared_turn() -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
+        static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
+        (Sandbox::shared(), turn)
+    }
+
     /// A shell outside the sandbox's process group that ends the group when
     /// its stdin closes without the word `done` (the owner died).
     fn start_watchdog(&mut self) -> Result<(), SandboxError> {

@@ -7,18 +7,14 @@
 use glovebox_host::{Host, HostConfig, Observation};
 use glovebox_model::{Action, Button, ErrorCode, Point, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
-use glovebox_sandbox::{Sandbox, SandboxOptions};
+use glovebox_sandbox::Sandbox;
 use serde_json::Value;
-use std::sync::{Mutex, MutexGuard, OnceLock};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::ConnectionExt as _;
 
 /// One private desktop for this binary; tests take turns on it.
-fn desktop() -> (&'static Sandbox, MutexGuard<'static, ()>) {
-    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    static TURN: Mutex<()> = Mutex::new(());
-    let turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
-    (SANDBOX.get_or_init(|| Sandbox::start(SandboxOptions::default()).unwrap()), turn)
+fn desktop() -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
+    Sandbox::shared_turn()
 }
 
 struct Stage {

@@ -7,16 +7,12 @@ use glovebox_host::{Host, HostConfig, Observation};
 use glovebox_model::{Action, Button, DeliveryMode, ElementQuery, ErrorCode, Rect, Target, WaitCondition, WaitFor, WindowId, WindowRef};
 use glovebox_platform::RgbImage;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
-use glovebox_sandbox::{Sandbox, SandboxOptions};
+use glovebox_sandbox::Sandbox;
 use serde_json::json;
-use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-fn desktop() -> (&'static Sandbox, MutexGuard<'static, ()>) {
-    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    static TURN: Mutex<()> = Mutex::new(());
-    let turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
-    (SANDBOX.get_or_init(|| Sandbox::start(SandboxOptions::default()).unwrap()), turn)
+fn desktop() -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
+    Sandbox::shared_turn()
 }
 
 fn host(sandbox: &Sandbox, name: &str, deny: &[&str]) -> Host {

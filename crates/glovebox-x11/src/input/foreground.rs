@@ -153,13 +153,35 @@ impl X11Backend {
         // Source 2: a pager acting for the user, which window managers honour without focus-stealing checks.
         self.client_message(window, self.atoms._NET_ACTIVE_WINDOW, [2, self.server_time()?, current, 0, 0])?;
         let deadline = Instant::now() + ACTIVATION_TIMEOUT;
-        while self.active_window()? != Some(window) {
+        // The window manager announces the new active window before the X
+        // focus has moved for clients that take focus themselves
+        // (WM_TAKE_FOCUS, as xterm does): keys sent in between would reach
+        // the old window. Both must have arrived.
+        while self.active_window()? != Some(window) || !self.focus_within(window)? {
             if Instant::now() > deadline {
                 return Err(Refusal::new(ErrorCode::BackgroundUnavailable, format!("the window manager did not activate window 0x{window:x} within {ACTIVATION_TIMEOUT:?}")));
             }
             std::thread::sleep(Duration::from_millis(2));
         }
         Ok(())
+    }
+
+    /// Whether the X input focus is `window` or inside it.
+    fn focus_within(&self, window: Window) -> Result<bool, Refusal> {
+        let mut focus = self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?.focus;
+        for _ in 0..16 {
+            if focus == window {
+                return Ok(true);
+            }
+            if focus <= 1 || focus == self.root {
+                return Ok(false);
+            }
+            focus = match self.conn.query_tree(focus).map_err(connection_lost)?.reply() {
+                Ok(tree) => tree.parent,
+                Err(_) => return Ok(false),
+            };
+        }
+        Ok(false)
     }
 
     fn pointer_position(&self) -> Result<Point, Refusal> {
