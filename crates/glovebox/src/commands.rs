@@ -365,3 +365,25 @@ pub fn observe(config: Option<PathBuf>, args: ObserveArgs) -> Result<ExitCode, F
     host.revoke("one-shot observation done");
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// Refuse and hide every input tool, whatever the configuration says.
+    #[arg(long)]
+    read_only: bool,
+}
+
+/// `glovebox mcp`: the MCP server on stdio. Nothing but protocol goes to stdout.
+pub fn mcp(config: Option<PathBuf>, args: McpArgs) -> Result<ExitCode, Failure> {
+    let mut config = load_config(config, false)?.config;
+    config.read_only |= args.read_only;
+    let options = glovebox_mcp::Options { enabled: config.enabled, read_only: config.read_only };
+    // A disabled server never touches the desktop; every tool says how to enable it.
+    let host = if config.enabled {
+        glovebox::platform::open_host(&config)
+    } else {
+        Err(glovebox_model::Refusal::new(glovebox_model::ErrorCode::Disabled, "computer use is turned off"))
+    };
+    glovebox_mcp::run_stdio(glovebox_mcp::GloveboxServer::new(host, options)).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -55,6 +55,8 @@ enum Command {
     /// its environment or running a command inside it.
     #[cfg(target_os = "linux")]
     Sandbox(sandbox_cmd::SandboxArgs),
+    /// Serve the MCP tools over stdin/stdout (for Claude Code, Cursor, VS Code, …).
+    Mcp(commands::McpArgs),
     /// Read or change the configuration.
     Config {
         #[command(subcommand)]
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
         #[cfg(target_os = "linux")]
         Command::Sandbox(args) => sandbox_cmd::run(args),
         Command::Config { action } => commands::config(cli.config, action),
+        Command::Mcp(args) => commands::mcp(cli.config, args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,135 @@
+//! `glovebox mcp` over its real stdio transport, driven by the official
+//! SDK's client against a sandbox desktop: tools/list, an observe →
+//! set_value → click flow checked against the fixture's own report, the
+//! screenshot as a PNG image block of the stated size, disabled and
+//! read-only modes, and a wrong-typed call that leaves the server serving.
+#![cfg(target_os = "linux")]
+
+use base64::Engine as _;
+use glovebox_platform::RgbImage;
+use glovebox_sandbox::fixture::{unique_title, Fixture};
+use glovebox_sandbox::Sandbox;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("glovebox-mcp-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+async fn connect(sandbox: &Sandbox, name: &str, enabled: bool, args: &[&str]) -> RunningService<RoleClient, ()> {
+    let home = scratch(name);
+    let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
+    command.arg("mcp").args(args).env("HOME", &home).env_remove("XDG_CONFIG_HOME").env("XDG_STATE_HOME", home.join("state")).current_dir(&home);
+    command.env("GLOVEBOX_ENABLED", if enabled { "true" } else { "false" });
+    ().serve(TokioChildProcess::new(tokio::process::Command::from(command)).unwrap()).await.unwrap()
+}
+
+fn args(value: Value) -> serde_json::Map<String, Value> {
+    value.as_object().unwrap().clone()
+}
+
+async fn call(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> CallToolResult {
+    client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args(arguments))).await.unwrap_or_else(|e| panic!("{tool}: {e}"))
+}
+
+fn text_of(result: &CallToolResult) -> String {
+    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
+}
+
+/// The `@eN` id on the tree line that contains `needle`.
+fn id_on_line(text: &str, needle: &str) -> String {
+    let line = text.lines().find(|l| l.contains(needle) && l.contains('@')).unwrap_or_else(|| panic!("no line with {needle:?} in\n{text}"));
+    line.split_whitespace().find(|w| w.starts_with("@e")).unwrap().trim_start_matches('@').to_owned()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap()
+}
+
+#[test]
+fn observe_set_value_click_through_the_stdio_server() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("MCP flow"), &["--no-password"]);
+    runtime().block_on(async {
+        let client = connect(sandbox, "flow", true, &[]).await;
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        for expected in ["list_windows", "observe", "zoom", "wait", "click", "move", "drag", "scroll", "type", "set_value", "key", "select", "batch", "open_app", "switch_window", "grant_status"] {
+            assert!(names.contains(&expected), "{expected} missing from {names:?}");
+        }
+        for tool in &tools {
+            assert_eq!(tool.input_schema.get("type"), Some(&json!("object")), "{}", tool.name);
+            let annotations = tool.annotations.as_ref().unwrap_or_else(|| panic!("{} has no annotations", tool.name));
+            let input = glovebox_mcp::INPUT_TOOLS.contains(&tool.name.as_ref());
+            assert_eq!(annotations.destructive_hint.unwrap_or(false), input, "{}", tool.name);
+            assert_eq!(annotations.read_only_hint.unwrap_or(false), !input, "{}", tool.name);
+        }
+
+        let listed = text_of(&call(&client, "list_windows", json!({"query": fixture.title})).await);
+        let window = listed.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+        let seen = call(&client, "observe", json!({"window": window, "screenshot": true})).await;
+        assert_ne!(seen.is_error, Some(true), "{}", text_of(&seen));
+        let text = text_of(&seen);
+        let image = seen.content.iter().find_map(|c| c.as_image().cloned()).expect("an image block");
+        assert_eq!(image.mime_type, "image/png");
+        let png = RgbImage::decode_png(&base64::engine::general_purpose::STANDARD.decode(&image.data).unwrap()).unwrap();
+        let stated = format!("pixels of a {}x{} image", png.width, png.height);
+        assert!(text.contains(&stated), "the frame line states the image size: {stated} in\n{text}");
+
+        let name = id_on_line(&text, "\"Name\"");
+        let done = call(&client, "set_value", json!({"target": {"element": name}, "text": "Ada Lovelace ✓"})).await;
+        assert_ne!(done.is_error, Some(true), "{}", text_of(&done));
+        fixture.wait_state("name set", |s| s["values"]["name"] == "Ada Lovelace ✓");
+        let submit = id_on_line(&text_of(&done), "\"Submit\"");
+        let clicked = call(&client, "click", json!({"target": {"element": submit}})).await;
+        assert!(text_of(&clicked).starts_with("delivered by"), "{}", text_of(&clicked));
+        fixture.wait_state("submitted", |s| s["clicks"]["submit"] == 1);
+
+        // A stale id is a tool error with its code first and what to do next.
+        let stale = call(&client, "click", json!({"target": {"element": "e9999"}})).await;
+        assert_eq!(stale.is_error, Some(true));
+        assert!(text_of(&stale).starts_with("COMPUTER_STALE_REF"), "{}", text_of(&stale));
+
+        // Wrong-typed arguments: a protocol error, and the server keeps serving.
+        let wrong = client.call_tool(CallToolRequestParams::new("click").with_arguments(args(json!({"target": 5})))).await;
+        assert!(wrong.is_err() || wrong.as_ref().unwrap().is_error == Some(true), "{wrong:?}");
+        let still = call(&client, "grant_status", json!({})).await;
+        assert_ne!(still.is_error, Some(true));
+        client.cancel().await.unwrap();
+    });
+    assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 1);
+}
+
+#[test]
+fn disabled_and_read_only_servers_refuse_with_their_codes() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("MCP modes"), &[]);
+    runtime().block_on(async {
+        let off = connect(sandbox, "off", false, &[]).await;
+        let refused = call(&off, "observe", json!({})).await;
+        assert_eq!(refused.is_error, Some(true));
+        let text = text_of(&refused);
+        assert!(text.starts_with("COMPUTER_DISABLED") && text.contains("glovebox config set enabled true"), "{text}");
+        off.cancel().await.unwrap();
+
+        let read_only = connect(sandbox, "ro", true, &["--read-only"]).await;
+        let names: Vec<String> = read_only.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
+        for hidden in glovebox_mcp::INPUT_TOOLS {
+            assert!(!names.iter().any(|n| n == hidden), "{hidden} is listed in read-only mode");
+        }
+        assert!(names.iter().any(|n| n == "observe"));
+        call(&read_only, "observe", json!({"screenshot": false})).await;
+        let refused = call(&read_only, "click", json!({"target": {"point": {"x": 5, "y": 5}}})).await;
+        assert_eq!(refused.is_error, Some(true));
+        assert!(text_of(&refused).starts_with("COMPUTER_READ_ONLY"), "{}", text_of(&refused));
+        read_only.cancel().await.unwrap();
+    });
+    assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 0);
+}
