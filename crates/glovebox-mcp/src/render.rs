@@ -32,13 +32,18 @@ pub fn refusal(r: &Refusal) -> String {
     format!("{}: {}\n{}", r.code, r.message, next_step(r.code))
 }
 
+/// A value's wire name (`desktop`, `a11y-and-pixels`), as the schema spells it.
+fn wire<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
 fn grant_line(g: &GrantView) -> String {
     let target = match (&g.target, &g.no_target_reason) {
         (Some(t), _) => format!("bound to {t} ({})", g.target_app.as_deref().unwrap_or("?")),
         (None, Some(why)) => format!("no target: {why}"),
         (None, None) => "no target".into(),
     };
-    format!("grant {} ({:?}, {:?}): {target}, revision {}, {} action(s) left, capture {:?}", g.grant_id, g.scope, g.origin, g.revision, g.budget_left, g.capture)
+    format!("grant {} ({} scope, created by the {}): {target}, revision {}, {} action(s) left, capture {}", g.grant_id, wire(&g.scope), wire(&g.origin), g.revision, g.budget_left, wire(&g.capture))
 }
 
 /// An observation: the frame line, the grant line, then the tree.

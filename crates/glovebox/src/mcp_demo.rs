@@ -1,0 +1,109 @@
+//! `glovebox-mcp-demo`: glovebox's main job in one command, with no API key.
+//! Run inside a sandbox desktop (`glovebox sandbox -- glovebox-mcp-demo`),
+//! it starts the GTK3 fixture app, starts `glovebox mcp` as a child over
+//! stdio, and drives it with a scripted MCP client the way an agent would:
+//! list windows, observe, set two fields, click Submit, observe again. Each
+//! step is printed, and the fixture's own state report is checked at the
+//! end (exit 1 when it does not show the work).
+
+use anyhow::{bail, Context, Result};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn text_of(result: &CallToolResult) -> String {
+    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
+}
+
+async fn step(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> Result<String> {
+    println!("\n→ {tool} {arguments}");
+    let args = arguments.as_object().cloned().unwrap_or_default();
+    let result = client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args)).await.with_context(|| format!("calling {tool}"))?;
+    let text = text_of(&result);
+    let images = result.content.iter().filter(|c| c.as_image().is_some()).count();
+    for line in text.lines().take(24) {
+        println!("  {line}");
+    }
+    if text.lines().count() > 24 {
+        println!("  … ({} more lines)", text.lines().count() - 24);
+    }
+    if images > 0 {
+        println!("  [+ {images} screenshot image block(s)]");
+    }
+    if result.is_error == Some(true) {
+        bail!("{tool} was refused: {}", text.lines().next().unwrap_or_default());
+    }
+    Ok(text)
+}
+
+/// The `@eN` id on the first tree line containing `needle`.
+fn id_on_line(text: &str, needle: &str) -> Result<String> {
+    let line = text.lines().find(|l| l.contains(needle) && l.contains("@e")).with_context(|| format!("no element {needle} in the tree"))?;
+    Ok(line.split_whitespace().find(|w| w.starts_with("@e")).unwrap_or_default().trim_start_matches('@').to_owned())
+}
+
+fn testapps() -> PathBuf {
+    let beside_binary = std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.join("../../testapps")));
+    match beside_binary.filter(|p| p.join("fixture_gtk3.py").is_file()) {
+        Some(p) => p,
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps"),
+    }
+}
+
+fn main() -> Result<()> {
+    if std::env::var_os("DISPLAY").is_none() {
+        bail!("run inside a sandbox desktop: glovebox sandbox -- glovebox-mcp-demo");
+    }
+    let state = std::env::temp_dir().join(format!("glovebox-demo-{}.json", std::process::id()));
+    let mut fixture = std::process::Command::new("/usr/bin/python3")
+        .arg(testapps().join("fixture_gtk3.py"))
+        .args(["--title", "glovebox demo form", "--no-password"])
+        .env("GLOVEBOX_FIXTURE_STATE", &state)
+        .spawn()
+        .context("starting the fixture app (python3-gi, gir1.2-gtk-3.0)")?;
+    let read_state = || -> Option<Value> { serde_json::from_str(&std::fs::read_to_string(&state).ok()?).ok() };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while read_state().is_none_or(|s| s["ready"] != true) {
+        if Instant::now() > deadline {
+            bail!("the fixture app did not come up");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let glovebox = std::env::current_exe()?.with_file_name("glovebox");
+    let home = std::env::temp_dir().join(format!("glovebox-demo-home-{}", std::process::id()));
+    std::fs::create_dir_all(&home)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let outcome = runtime.block_on(async {
+        let mut command = tokio::process::Command::new(&glovebox);
+        // The demo's own throwaway configuration: enabled, state under a scratch home.
+        command.arg("mcp").env("GLOVEBOX_ENABLED", "true").env("XDG_STATE_HOME", home.join("state")).env("HOME", &home).env_remove("XDG_CONFIG_HOME");
+        let client = ().serve(TokioChildProcess::new(command)?).await.context("starting glovebox mcp")?;
+        let tools = client.list_all_tools().await?;
+        println!("glovebox mcp offers {} tools: {}", tools.len(), tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>().join(", "));
+        let listed = step(&client, "list_windows", json!({"query": "glovebox demo form"})).await?;
+        let window = listed.lines().nth(1).and_then(|l| l.split_whitespace().next()).context("the form's window is not listed")?.to_owned();
+        let seen = step(&client, "observe", json!({"window": window, "screenshot": true})).await?;
+        let after_name = step(&client, "set_value", json!({"target": {"element": id_on_line(&seen, "\"Name\"")?}, "text": "Ada Lovelace"})).await?;
+        let after_email = step(&client, "set_value", json!({"target": {"element": id_on_line(&after_name, "\"Email\"")?}, "text": "ada@example.org"})).await?;
+        step(&client, "click", json!({"target": {"element": id_on_line(&after_email, "\"Submit\"")?}})).await?;
+        step(&client, "grant_status", json!({})).await?;
+        client.cancel().await?;
+        anyhow::Ok(())
+    });
+    let final_state = read_state();
+    let _ = fixture.kill();
+    let _ = fixture.wait();
+    let _ = std::fs::remove_file(&state);
+    outcome?;
+    let s = final_state.context("the fixture stopped reporting")?;
+    println!("\nThe fixture app's own report: name {:?}, email {:?}, Submit clicked {} time(s), status {:?}", s["values"]["name"], s["values"]["email"], s["clicks"]["submit"], s["status"]);
+    if s["values"]["name"] != "Ada Lovelace" || s["values"]["email"] != "ada@example.org" || s["clicks"]["submit"] != 1 {
+        bail!("the fixture does not show the work the tools reported");
+    }
+    println!("verified: every step shows in the application's own state");
+    Ok(())
+}
