@@ -462,6 +462,12 @@ impl Host {
     /// The grant for this call: the active one (touched), or a new agent
     /// grant when there is none and `create` allows it.
     fn ensure_grant(&self, state: &mut State, create: bool) -> Result<(), Refusal> {
+        // After Stop nothing uses a grant; only a new one (a user grant, or
+        // an agent grant once the cooldown is over) clears the flag.
+        if self.inner.stop_requested.load(Ordering::SeqCst) && (state.grant.is_some() || !create) {
+            self.revoke_locked(state, "stopped by the user");
+            return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop; the grant is revoked"));
+        }
         if let Some(expired) = self.expire_if_idle(state) {
             return Err(expired);
         }
@@ -724,14 +730,32 @@ impl Host {
     }
 }
 
+/// How long Stop waits for a turn in flight to let go of the state before
+/// it answers anyway; the turn then revokes the grant at its next check.
+const STOP_WAIT: Duration = Duration::from_millis(50);
+
 fn stop_inner(inner: &Arc<Inner>) -> Result<(), Refusal> {
+    // From here every entry point refuses: the flag is checked before the grant is used.
     inner.stop_requested.store(true, Ordering::SeqCst);
     inner.display_dir.start_cooldown(inner.config.stop_cooldown)?;
     let host = Host { inner: inner.clone() };
-    // Stop must win even while a turn holds the state: revoke as soon as it is free.
-    let mut state = host.state();
-    host.revoke_locked(&mut state, "stopped by the user");
-    Ok(())
+    let deadline = Instant::now() + STOP_WAIT;
+    loop {
+        match inner.state.try_lock() {
+            Ok(mut state) => {
+                host.revoke_locked(&mut state, "stopped by the user");
+                return Ok(());
+            }
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                host.revoke_locked(&mut p.into_inner(), "stopped by the user");
+                return Ok(());
+            }
+            Err(std::sync::TryLockError::WouldBlock) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            // A turn holds the state (a slow application call): it sees the
+            // flag at its next check and revokes the grant itself.
+            Err(std::sync::TryLockError::WouldBlock) => return Ok(()),
+        }
+    }
 }
 
 fn control_command(inner: &Weak<Inner>, command: &str) -> String {

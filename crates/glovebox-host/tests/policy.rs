@@ -424,7 +424,7 @@ fn stop_cooldown_refuses_agent_grant_and_user_grant_clears_it() {
     let seen = host.observe(None, false).unwrap();
     host.stop().unwrap();
     assert!(host.grant_status().is_none());
-    assert_eq!(code(host.act(seen.frame.id, click(OK_BUTTON))), ErrorCode::NoGrant);
+    assert_eq!(code(host.act(seen.frame.id, click(OK_BUTTON))), ErrorCode::StoppedByUser);
     assert_eq!(code(host.observe(None, false)), ErrorCode::StoppedByUser);
     // The cooldown holds across hosts (processes) on the same display.
     let other = world.host();

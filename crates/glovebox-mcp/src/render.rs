@@ -22,6 +22,7 @@ pub fn next_step(code: ErrorCode) -> &'static str {
         ErrorCode::SelfTarget | ErrorCode::TargetDenylisted | ErrorCode::TargetElevated => "This window is off limits; choose another one.",
         ErrorCode::ApprovalRequired | ErrorCode::ApprovalDenied => "The user did not approve this; do not retry it unchanged.",
         ErrorCode::InvalidArgument => "Fix the arguments as the message says.",
+        ErrorCode::NoGrant => "Call observe first: it creates a grant on the frontmost allowed window.",
         ErrorCode::Timeout => "The application is slow or frozen; wait, then observe again.",
         _ => "Tell the user what failed.",
     }

@@ -23,10 +23,18 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// `glovebox` in the sandbox with a scratch home, state and runtime
+/// directory of its own (so a Stop cooldown stays within one test).
+fn glovebox(sandbox: &Sandbox, home: &std::path::Path) -> std::process::Command {
+    let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
+    command.env("HOME", home).env_remove("XDG_CONFIG_HOME").env("XDG_STATE_HOME", home.join("state")).env("XDG_RUNTIME_DIR", home.join("run")).current_dir(home);
+    command
+}
+
 async fn connect(sandbox: &Sandbox, name: &str, enabled: bool, args: &[&str]) -> RunningService<RoleClient, ()> {
     let home = scratch(name);
-    let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
-    command.arg("mcp").args(args).env("HOME", &home).env_remove("XDG_CONFIG_HOME").env("XDG_STATE_HOME", home.join("state")).current_dir(&home);
+    let mut command = glovebox(sandbox, &home);
+    command.arg("mcp").args(args);
     command.env("GLOVEBOX_ENABLED", if enabled { "true" } else { "false" });
     ().serve(TokioChildProcess::new(tokio::process::Command::from(command)).unwrap()).await.unwrap()
 }
@@ -132,4 +140,29 @@ fn disabled_and_read_only_servers_refuse_with_their_codes() {
         read_only.cancel().await.unwrap();
     });
     assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 0);
+}
+
+#[test]
+fn stop_from_another_process_revokes_a_running_server() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("MCP stop"), &["--no-password"]);
+    runtime().block_on(async {
+        let client = connect(sandbox, "stop", true, &[]).await;
+        let listed = text_of(&call(&client, "list_windows", json!({"query": fixture.title})).await);
+        let window = listed.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+        let seen = call(&client, "observe", json!({"window": window, "screenshot": false})).await;
+        assert_ne!(seen.is_error, Some(true), "{}", text_of(&seen));
+        let submit = id_on_line(&text_of(&seen), "\"Submit\"");
+        let started = std::time::Instant::now();
+        let stop = glovebox(sandbox, &std::env::temp_dir().join(format!("glovebox-mcp-test-{}-stop", std::process::id()))).arg("stop").output().unwrap();
+        println!("glovebox stop took {:?} (process start included): {}", started.elapsed(), String::from_utf8_lossy(&stop.stdout).trim());
+        assert!(stop.status.success(), "{}", String::from_utf8_lossy(&stop.stderr));
+        for (tool, arguments) in [("click", json!({"target": {"element": submit}})), ("observe", json!({}))] {
+            let refused = call(&client, tool, arguments).await;
+            assert_eq!(refused.is_error, Some(true));
+            assert!(text_of(&refused).starts_with("COMPUTER_STOPPED_BY_USER"), "{tool}: {}", text_of(&refused));
+        }
+        client.cancel().await.unwrap();
+    });
+    assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 0, "nothing was delivered after Stop");
 }
