@@ -23,7 +23,32 @@ pub struct Config {
     pub grant: GrantConfig,
     pub deny: DenyConfig,
     pub input: InputConfig,
+    pub approval: ApprovalConfig,
 }
+
+/// Who approves what (DESIGN.md §7): classes observe / input / foreground,
+/// each `allow`, `prompt` or `deny`; `mode` is a shorthand that sets them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalConfig {
+    /// `write` (observe allow, input and foreground prompt), `yolo` (all
+    /// allow), `always-ask` (all prompt) or `custom` (the three keys below).
+    pub mode: String,
+    pub observe: String,
+    pub input: String,
+    pub foreground: String,
+    /// Input on an element whose name has a word starting with one of these
+    /// escalates to `prompt` whatever the class says; empty: never.
+    pub consequential: Vec<String>,
+}
+
+/// Words that mark consequential buttons, in several languages.
+pub const CONSEQUENTIAL_TERMS: &[&str] = &[
+    "send", "submit", "post", "publish", "buy", "pay", "purchase", "order", "checkout", "delete", "remove", "transfer", "allow", "accept", "confirm",
+    "senden", "absenden", "kaufen", "bezahlen", "bestellen", "löschen", "entfernen", "überweisen", "erlauben", "akzeptieren", "bestätigen",
+    "envoyer", "acheter", "payer", "commander", "supprimer", "virement", "autoriser", "accepter", "publier", "confirmer",
+    "enviar", "comprar", "pagar", "pedido", "eliminar", "borrar", "transferir", "permitir", "aceptar", "publicar", "confirmar",
+];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -73,6 +98,13 @@ impl Default for Config {
             grant: GrantConfig { budget: 50, idle_expiry_secs: 900, capture: "a11y-and-pixels".into() },
             deny: DenyConfig { apps: vec![], ancestors: "ancestors".into() },
             input: InputConfig { foreground: false },
+            approval: ApprovalConfig {
+                mode: "write".into(),
+                observe: "allow".into(),
+                input: "prompt".into(),
+                foreground: "prompt".into(),
+                consequential: CONSEQUENTIAL_TERMS.iter().map(|t| t.to_string()).collect(),
+            },
         }
     }
 }
@@ -97,6 +129,14 @@ impl Config {
         }
         if !matches!(self.grant.capture.as_str(), "a11y-only" | "a11y-and-pixels") {
             return Err(format!("grant.capture {:?} is neither a11y-only nor a11y-and-pixels", self.grant.capture));
+        }
+        if !matches!(self.approval.mode.as_str(), "write" | "yolo" | "always-ask" | "custom") {
+            return Err(format!("approval.mode {:?} is none of write, yolo, always-ask, custom", self.approval.mode));
+        }
+        for (key, value) in [("observe", &self.approval.observe), ("input", &self.approval.input), ("foreground", &self.approval.foreground)] {
+            if !matches!(value.as_str(), "allow" | "prompt" | "deny") {
+                return Err(format!("approval.{key} {value:?} is none of allow, prompt, deny"));
+            }
         }
         if !matches!(self.deny.ancestors.as_str(), "ancestors" | "ancestors-and-their-children") {
             return Err(format!("deny.ancestors {:?} is neither ancestors nor ancestors-and-their-children", self.deny.ancestors));

@@ -102,6 +102,23 @@ impl Host {
         Ok(outcome)
     }
 
+    /// What `action`'s targets are in `frame`, as (role, name) — for an
+    /// approval prompt. Unknown ids and points over no element are left out;
+    /// the action itself is checked properly when it runs.
+    pub fn describe_targets(&self, frame: FrameId, action: &Action) -> Vec<(String, String)> {
+        let state = self.state();
+        let Some(record) = state.frames.get(frame) else { return vec![] };
+        action
+            .targets()
+            .into_iter()
+            .filter_map(|t| match t {
+                glovebox_model::Target::Element(id) => Some(id),
+                glovebox_model::Target::Point(p) => record.to_global(p).ok().and_then(|g| record.element_at(g)),
+            })
+            .filter_map(|id| record.elements.get(&id).map(|e| (e.role.clone(), e.name.clone())))
+            .collect()
+    }
+
     /// Sleeps in short slices, giving up when the user presses Stop.
     fn pause(&self, total: Duration) -> Result<(), Refusal> {
         let end = Instant::now() + total;

@@ -10,6 +10,7 @@
 //! them. Input tools always act on the newest frame this server returned.
 #![forbid(unsafe_code)]
 
+pub mod approval;
 pub mod render;
 
 use base64::Engine as _;
@@ -18,15 +19,36 @@ use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, FrameId, Rect, Ref
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData as McpError, ServerHandler};
 use serde::Deserialize;
 use std::sync::{Arc, Mutex};
 
 /// How the server was started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     pub enabled: bool,
     pub read_only: bool,
+    pub approvals: approval::Approvals,
+}
+
+/// What an input call is about to do, for the approval gate.
+struct Intent {
+    /// `click`, `type`, `batch`, `open_app`, …
+    kind: String,
+    /// The action whose targets are described (the first step of a batch).
+    action: Option<Action>,
+    foreground: bool,
+    /// Characters of text the call carries (never the text itself).
+    text_length: Option<usize>,
+    /// Anything else worth showing (the application to start).
+    detail: Option<String>,
+}
+
+impl Intent {
+    fn of(action: &Action, delivery: Option<DeliveryMode>) -> Intent {
+        Intent { kind: action.kind().into(), action: Some(action.clone()), foreground: delivery == Some(DeliveryMode::Foreground), text_length: action.text_length(), detail: None }
+    }
 }
 
 /// The tools that change something; hidden and refused in read-only mode.
@@ -211,21 +233,74 @@ impl GloveboxServer {
             .ok_or_else(|| Refusal::new(ErrorCode::StaleRef, "there is no observation yet; call observe first"))
     }
 
+    /// The server-wide checks every call passes first.
+    fn check(&self, input: bool) -> Result<&Host, Refusal> {
+        let shared = &self.shared;
+        if !shared.options.enabled {
+            Err(Refusal::new(ErrorCode::Disabled, "computer use is turned off; the user enables it with `glovebox config set enabled true`"))
+        } else if input && shared.options.read_only {
+            Err(Refusal::new(ErrorCode::ReadOnly, "this server runs read-only: no input tool is available"))
+        } else {
+            shared.host.as_ref().map_err(Clone::clone)
+        }
+    }
+
+    /// The approval gate of an input call: its class's policy, escalated to
+    /// a prompt for consequential targets; a prompt goes to the user through
+    /// the client, and anything but an explicit yes refuses.
+    async fn approve(&self, context: &RequestContext<RoleServer>, intent: &Intent) -> Result<(), Refusal> {
+        let host = self.check(true)?;
+        let described = match (&intent.action, self.newest()) {
+            (Some(action), Ok(frame)) => host.describe_targets(frame, action),
+            _ => vec![],
+        };
+        let names: Vec<String> = described.iter().map(|(_, name)| name.clone()).collect();
+        let class = if intent.foreground { approval::Class::Foreground } else { approval::Class::Input };
+        let (policy, why) = self.shared.options.approvals.policy(class, &names);
+        let class_name = if intent.foreground { "foreground" } else { "input" };
+        match policy {
+            approval::Policy::Allow => Ok(()),
+            approval::Policy::Deny => Err(Refusal::new(ErrorCode::ApprovalDenied, format!("the configuration denies {class_name} actions (approval.{class_name} = deny)"))),
+            approval::Policy::Prompt => {
+                let targets = described.iter().map(|(role, name)| format!("{role} {name:?}")).collect::<Vec<_>>().join(" and ");
+                let window = host.grant_status().and_then(|g| Some(format!("{} ({})", g.target_app?, g.target?))).unwrap_or_else(|| "the bound window".into());
+                let mut message = format!("glovebox wants to {} {}in {window}", intent.kind, if targets.is_empty() { String::new() } else { format!("on {targets} ") });
+                if let Some(n) = intent.text_length {
+                    message.push_str(&format!(", entering {n} character(s)"));
+                }
+                if let Some(detail) = &intent.detail {
+                    message.push_str(&format!(" ({detail})"));
+                }
+                if intent.foreground {
+                    message.push_str(", using your real pointer and keyboard for a moment");
+                }
+                if let Some(why) = why {
+                    message.push_str(&format!(". Asking because {why}"));
+                }
+                message.push_str(". Approve?");
+                approval::ask(&context.peer, message).await
+            }
+        }
+    }
+
+    /// An input tool: approval first, then the work.
+    async fn input<F>(&self, context: RequestContext<RoleServer>, intent: Intent, work: F) -> Result<CallToolResult, McpError>
+    where
+        F: FnOnce(&Host, &GloveboxServer) -> Result<Reply, Refusal> + Send + 'static,
+    {
+        if let Err(r) = self.approve(&context, &intent).await {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(render::refusal(&r))]));
+        }
+        self.run(true, work).await
+    }
+
     /// Runs one tool on a blocking thread after the server-wide checks, and
     /// turns its reply or refusal into a tool result.
     async fn run<F>(&self, input: bool, work: F) -> Result<CallToolResult, McpError>
     where
         F: FnOnce(&Host, &GloveboxServer) -> Result<Reply, Refusal> + Send + 'static,
     {
-        let shared = &self.shared;
-        let checked = if !shared.options.enabled {
-            Err(Refusal::new(ErrorCode::Disabled, "computer use is turned off; the user enables it with `glovebox config set enabled true`"))
-        } else if input && shared.options.read_only {
-            Err(Refusal::new(ErrorCode::ReadOnly, "this server runs read-only: no input tool is available"))
-        } else {
-            shared.host.as_ref().map(|_| ()).map_err(Clone::clone)
-        };
-        if let Err(r) = checked {
+        if let Err(r) = self.check(input) {
             return Ok(CallToolResult::error(vec![ContentBlock::text(render::refusal(&r))]));
         }
         let server = self.clone();
@@ -324,24 +399,27 @@ impl GloveboxServer {
         description = "Click an element (preferred: `{\"element\": \"e12\"}` from the newest observation) or a point (`{\"point\": {\"x\": 10, \"y\": 20}}` in the newest image's pixels). Returns the next observation. Delivered in the background without moving the user's pointer where a route exists.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn click(&self, Parameters(args): Parameters<ClickArgs>) -> Result<CallToolResult, McpError> {
+    async fn click(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ClickArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Click { target: args.target, button: args.button.unwrap_or(Button::Left), count: args.count.unwrap_or(1) };
-        self.run(true, self.act(action, args.delivery)).await
+        self.input(context, Intent::of(&action, args.delivery), self.act(action, args.delivery)).await
     }
 
     #[tool(name = "move", description = "Move the pointer over a target (hover), e.g. to reveal a tooltip. Returns the next observation.", annotations(destructive_hint = true, open_world_hint = false))]
-    async fn r#move(&self, Parameters(args): Parameters<MoveArgs>) -> Result<CallToolResult, McpError> {
-        self.run(true, self.act(Action::Move { target: args.target }, args.delivery)).await
+    async fn r#move(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<MoveArgs>) -> Result<CallToolResult, McpError> {
+        let action = Action::Move { target: args.target };
+        self.input(context, Intent::of(&action, args.delivery), self.act(action, args.delivery)).await
     }
 
     #[tool(description = "Press the left button at `from`, move to `to`, release. Returns the next observation.", annotations(destructive_hint = true, open_world_hint = false))]
-    async fn drag(&self, Parameters(args): Parameters<DragArgs>) -> Result<CallToolResult, McpError> {
-        self.run(true, self.act(Action::Drag { from: args.from, to: args.to }, args.delivery)).await
+    async fn drag(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<DragArgs>) -> Result<CallToolResult, McpError> {
+        let action = Action::Drag { from: args.from, to: args.to };
+        self.input(context, Intent::of(&action, args.delivery), self.act(action, args.delivery)).await
     }
 
     #[tool(description = "Turn the wheel over a target: dy > 0 scrolls down, dx > 0 right (steps, -100..100). Returns the next observation.", annotations(destructive_hint = true, open_world_hint = false))]
-    async fn scroll(&self, Parameters(args): Parameters<ScrollArgs>) -> Result<CallToolResult, McpError> {
-        self.run(true, self.act(Action::Scroll { target: args.target, dx: args.dx, dy: args.dy }, args.delivery)).await
+    async fn scroll(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ScrollArgs>) -> Result<CallToolResult, McpError> {
+        let action = Action::Scroll { target: args.target, dx: args.dx, dy: args.dy };
+        self.input(context, Intent::of(&action, args.delivery), self.act(action, args.delivery)).await
     }
 
     #[tool(
@@ -349,34 +427,46 @@ impl GloveboxServer {
         description = "Type text at the caret of the focused field (inserts; does not replace). To replace a field's whole value use set_value instead. Returns the next observation.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn r#type(&self, Parameters(args): Parameters<TypeArgs>) -> Result<CallToolResult, McpError> {
-        self.run(true, self.act(Action::Type { text: args.text }, args.delivery)).await
+    async fn r#type(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<TypeArgs>) -> Result<CallToolResult, McpError> {
+        let action = Action::Type { text: args.text };
+        self.input(context, Intent::of(&action, args.delivery), self.act(action, args.delivery)).await
     }
 
     #[tool(
         description = "Replace the whole value of a text field, slider or spin button (empty text clears a field). Preferred over click + type. Returns the next observation.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn set_value(&self, Parameters(args): Parameters<SetValueArgs>) -> Result<CallToolResult, McpError> {
-        self.run(true, self.act(Action::SetValue { target: args.target, text: args.text }, None)).await
+    async fn set_value(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<SetValueArgs>) -> Result<CallToolResult, McpError> {
+        let action = Action::SetValue { target: args.target, text: args.text };
+        self.input(context, Intent::of(&action, None), self.act(action, None)).await
     }
 
     #[tool(description = "Press a key or chord (`Enter`, `ctrl+s`, `shift+Tab`, `F5`), 1–20 times. Returns the next observation.", annotations(destructive_hint = true, open_world_hint = false))]
-    async fn key(&self, Parameters(args): Parameters<KeyArgs>) -> Result<CallToolResult, McpError> {
-        self.run(true, self.act(Action::Key { combo: args.combo, repeat: args.repeat.unwrap_or(1) }, args.delivery)).await
+    async fn key(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<KeyArgs>) -> Result<CallToolResult, McpError> {
+        let action = Action::Key { combo: args.combo, repeat: args.repeat.unwrap_or(1) };
+        self.input(context, Intent::of(&action, args.delivery), self.act(action, args.delivery)).await
     }
 
     #[tool(description = "Choose an option by its visible name in a combo box or list. Returns the next observation.", annotations(destructive_hint = true, open_world_hint = false))]
-    async fn select(&self, Parameters(args): Parameters<SelectArgs>) -> Result<CallToolResult, McpError> {
-        self.run(true, self.act(Action::Select { target: args.target, option: args.option }, None)).await
+    async fn select(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<SelectArgs>) -> Result<CallToolResult, McpError> {
+        let action = Action::Select { target: args.target, option: args.option };
+        self.input(context, Intent::of(&action, None), self.act(action, None)).await
     }
 
     #[tool(
         description = "Run 2–3 actions in order (the first may target; later ones only type or press keys), each checked right before it is sent. The first refusal stops the batch and names its step; nothing is retried.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn batch(&self, Parameters(args): Parameters<BatchArgs>) -> Result<CallToolResult, McpError> {
-        self.run(true, move |host, server| {
+    async fn batch(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<BatchArgs>) -> Result<CallToolResult, McpError> {
+        let kinds: Vec<&str> = args.steps.iter().map(Action::kind).collect();
+        let intent = Intent {
+            kind: format!("run a batch ({})", kinds.join(", ")),
+            action: args.steps.first().cloned(),
+            foreground: args.delivery == Some(DeliveryMode::Foreground),
+            text_length: Some(args.steps.iter().filter_map(Action::text_length).sum()).filter(|n| *n > 0),
+            detail: None,
+        };
+        self.input(context, intent, move |host, server| {
             let done = host.batch(server.newest()?, args.steps, args.delivery.unwrap_or_default())?;
             let text = render::batch(&done);
             Ok(match &done.next {
@@ -391,8 +481,9 @@ impl GloveboxServer {
         description = "Start an application by desktop-entry name or executable, wait for its window, bind to it and observe it. Denied applications are refused before anything starts.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn open_app(&self, Parameters(args): Parameters<OpenAppArgs>) -> Result<CallToolResult, McpError> {
-        self.run(true, move |host, _| {
+    async fn open_app(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<OpenAppArgs>) -> Result<CallToolResult, McpError> {
+        let intent = Intent { kind: "start an application".into(), action: None, foreground: false, text_length: None, detail: Some(format!("{:?}", args.name)) };
+        self.input(context, intent, move |host, _| {
             let opened = host.open_app(&args.name, false)?;
             let text = format!("started pid {}; window {}\n{}", opened.pid, opened.window.id, render::observation(&opened.observation));
             Ok(Reply::observed(text, &opened.observation))

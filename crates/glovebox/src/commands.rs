@@ -377,7 +377,9 @@ pub struct McpArgs {
 pub fn mcp(config: Option<PathBuf>, args: McpArgs) -> Result<ExitCode, Failure> {
     let mut config = load_config(config, false)?.config;
     config.read_only |= args.read_only;
-    let options = glovebox_mcp::Options { enabled: config.enabled, read_only: config.read_only };
+    let a = &config.approval;
+    let approvals = glovebox_mcp::approval::Approvals::new(&a.mode, &a.observe, &a.input, &a.foreground, &a.consequential);
+    let options = glovebox_mcp::Options { enabled: config.enabled, read_only: config.read_only, approvals };
     // A disabled server never touches the desktop; every tool says how to enable it.
     let host = if config.enabled {
         glovebox::platform::open_host(&config)

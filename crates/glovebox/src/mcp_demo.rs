@@ -3,8 +3,10 @@
 //! it starts the GTK3 fixture app, starts `glovebox mcp` as a child over
 //! stdio, and drives it with a scripted MCP client the way an agent would:
 //! list windows, observe, set two fields, click Submit, observe again. Each
-//! step is printed, and the fixture's own state report is checked at the
-//! end (exit 1 when it does not show the work).
+//! step is printed — including the approval prompts glovebox sends (the
+//! default `write` mode asks before input), which the script answers as the
+//! user — and the fixture's own state report is checked at the end (exit 1
+//! when it does not show the work).
 
 use anyhow::{bail, Context, Result};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -19,7 +21,32 @@ fn text_of(result: &CallToolResult) -> String {
     result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
 }
 
-async fn step(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> Result<String> {
+/// The demo's stand-in for the user: shows each approval prompt glovebox
+/// sends through MCP elicitation, and approves it (a real client asks a person).
+#[derive(Clone)]
+struct ScriptedUser;
+
+impl rmcp::ClientHandler for ScriptedUser {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        info.capabilities = rmcp::model::ClientCapabilities::builder().enable_elicitation().build();
+        info
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            println!("  ? approval prompt: {message}");
+            println!("  ! the scripted user approves");
+        }
+        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept).with_content(json!({"approve": true})))
+    }
+}
+
+async fn step(client: &RunningService<RoleClient, ScriptedUser>, tool: &str, arguments: Value) -> Result<String> {
     println!("\n→ {tool} {arguments}");
     let args = arguments.as_object().cloned().unwrap_or_default();
     let result = client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args)).await.with_context(|| format!("calling {tool}"))?;
@@ -81,7 +108,7 @@ fn main() -> Result<()> {
         let mut command = tokio::process::Command::new(&glovebox);
         // The demo's own throwaway configuration: enabled, state under a scratch home.
         command.arg("mcp").env("GLOVEBOX_ENABLED", "true").env("XDG_STATE_HOME", home.join("state")).env("HOME", &home).env_remove("XDG_CONFIG_HOME");
-        let client = ().serve(TokioChildProcess::new(command)?).await.context("starting glovebox mcp")?;
+        let client = ScriptedUser.serve(TokioChildProcess::new(command)?).await.context("starting glovebox mcp")?;
         let tools = client.list_all_tools().await?;
         println!("glovebox mcp offers {} tools: {}", tools.len(), tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>().join(", "));
         let listed = step(&client, "list_windows", json!({"query": "glovebox demo form"})).await?;

@@ -31,19 +31,28 @@ fn glovebox(sandbox: &Sandbox, home: &std::path::Path) -> std::process::Command 
     command
 }
 
+/// `glovebox mcp` with approvals off (every class allowed, no escalation),
+/// for the tests about everything else.
 async fn connect(sandbox: &Sandbox, name: &str, enabled: bool, args: &[&str]) -> RunningService<RoleClient, ()> {
+    connect_as(sandbox, name, enabled, args, &[("GLOVEBOX_APPROVAL_MODE", "yolo"), ("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")], ()).await
+}
+
+async fn connect_as<C: rmcp::ClientHandler>(sandbox: &Sandbox, name: &str, enabled: bool, args: &[&str], env: &[(&str, &str)], client: C) -> RunningService<RoleClient, C> {
     let home = scratch(name);
     let mut command = glovebox(sandbox, &home);
     command.arg("mcp").args(args);
     command.env("GLOVEBOX_ENABLED", if enabled { "true" } else { "false" });
-    ().serve(TokioChildProcess::new(tokio::process::Command::from(command)).unwrap()).await.unwrap()
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    client.serve(TokioChildProcess::new(tokio::process::Command::from(command)).unwrap()).await.unwrap()
 }
 
 fn args(value: Value) -> serde_json::Map<String, Value> {
     value.as_object().unwrap().clone()
 }
 
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> CallToolResult {
+async fn call<C: rmcp::ClientHandler>(client: &RunningService<RoleClient, C>, tool: &str, arguments: Value) -> CallToolResult {
     client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args(arguments))).await.unwrap_or_else(|e| panic!("{tool}: {e}"))
 }
 
@@ -165,4 +174,94 @@ fn stop_from_another_process_revokes_a_running_server() {
         client.cancel().await.unwrap();
     });
     assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 0, "nothing was delivered after Stop");
+}
+
+/// A client that can show approval prompts: it records each message and
+/// answers with a fixed choice.
+#[derive(Clone)]
+struct Prompted {
+    answer: rmcp::model::ElicitationAction,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for Prompted {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        info.capabilities = rmcp::model::ClientCapabilities::builder().enable_elicitation().build();
+        info
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.seen.lock().unwrap().push(message.clone());
+        }
+        let result = rmcp::model::ElicitResult::new(self.answer.clone());
+        Ok(match self.answer {
+            rmcp::model::ElicitationAction::Accept => result.with_content(json!({"approve": true})),
+            _ => result,
+        })
+    }
+}
+
+#[test]
+fn approvals_prompt_through_elicitation_and_fail_closed() {
+    use rmcp::model::ElicitationAction;
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("MCP approvals"), &["--no-password"]);
+    let prompted = |answer| Prompted { answer, seen: Default::default() };
+    runtime().block_on(async {
+        // The default mode: observing is allowed, input asks.
+        let yes = prompted(ElicitationAction::Accept);
+        let client = connect_as(sandbox, "approve-yes", true, &[], &[], yes.clone()).await;
+        let listed = text_of(&call(&client, "list_windows", json!({"query": fixture.title})).await);
+        let window = listed.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+        let seen = text_of(&call(&client, "observe", json!({"window": window, "screenshot": false})).await);
+        assert!(yes.seen.lock().unwrap().is_empty(), "observing needs no approval");
+        let name = id_on_line(&seen, "\"Name\"");
+        let done = call(&client, "set_value", json!({"target": {"element": name}, "text": "secret-free text"})).await;
+        assert_ne!(done.is_error, Some(true), "{}", text_of(&done));
+        fixture.wait_state("approved value", |s| s["values"]["name"] == "secret-free text");
+        let asked = yes.seen.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1);
+        assert!(asked[0].contains("set_value") && asked[0].contains("\"Name\"") && asked[0].contains("16 character(s)"), "{}", asked[0]);
+        assert!(!asked[0].contains("secret-free"), "the prompt never shows the text: {}", asked[0]);
+        client.cancel().await.unwrap();
+
+        // Declined and cancelled prompts refuse, and nothing changes.
+        for (answer, label) in [(ElicitationAction::Decline, "decline"), (ElicitationAction::Cancel, "cancel")] {
+            let client = connect_as(sandbox, &format!("approve-{label}"), true, &[], &[], prompted(answer)).await;
+            let seen = text_of(&call(&client, "observe", json!({"window": window, "screenshot": false})).await);
+            let refused = call(&client, "set_value", json!({"target": {"element": id_on_line(&seen, "\"Name\"")}, "text": "nope"})).await;
+            assert!(text_of(&refused).starts_with("COMPUTER_APPROVAL_DENIED"), "{label}: {}", text_of(&refused));
+            client.cancel().await.unwrap();
+        }
+        // A client that cannot ask fails closed.
+        let mute = connect_as(sandbox, "approve-mute", true, &[], &[], ()).await;
+        let seen = text_of(&call(&mute, "observe", json!({"window": window, "screenshot": false})).await);
+        let refused = call(&mute, "set_value", json!({"target": {"element": id_on_line(&seen, "\"Name\"")}, "text": "nope"})).await;
+        assert!(text_of(&refused).starts_with("COMPUTER_APPROVAL_REQUIRED"), "{}", text_of(&refused));
+        mute.cancel().await.unwrap();
+        assert_eq!(fixture.state().unwrap()["values"]["name"], "secret-free text");
+
+        // Even with every class allowed, a consequential button asks first.
+        let no = prompted(ElicitationAction::Decline);
+        let yolo = connect_as(sandbox, "approve-yolo", true, &[], &[("GLOVEBOX_APPROVAL_MODE", "yolo")], no.clone()).await;
+        let seen = text_of(&call(&yolo, "observe", json!({"window": window, "screenshot": false})).await);
+        let refused = call(&yolo, "click", json!({"target": {"element": id_on_line(&seen, "\"Submit\"")}})).await;
+        assert!(text_of(&refused).starts_with("COMPUTER_APPROVAL_DENIED"), "{}", text_of(&refused));
+        let asked = no.seen.lock().unwrap().clone();
+        assert!(asked.len() == 1 && asked[0].contains("reads like \"submit\""), "{asked:?}");
+        // A plain button goes through without a prompt.
+        let cancel = call(&yolo, "click", json!({"target": {"element": id_on_line(&seen, "\"Cancel\"")}})).await;
+        assert_ne!(cancel.is_error, Some(true), "{}", text_of(&cancel));
+        assert_eq!(no.seen.lock().unwrap().len(), 1);
+        yolo.cancel().await.unwrap();
+    });
+    let state = fixture.state().unwrap();
+    assert_eq!(state["clicks"]["submit"], 0, "the declined Submit never happened");
+    assert_eq!(state["clicks"]["cancel"], 1);
 }
