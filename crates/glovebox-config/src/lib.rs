@@ -24,6 +24,17 @@ pub struct Config {
     pub deny: DenyConfig,
     pub input: InputConfig,
     pub approval: ApprovalConfig,
+    pub serve: ServeConfig,
+}
+
+/// `glovebox serve` (streamable HTTP on 127.0.0.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServeConfig {
+    /// 0 picks a free port.
+    pub port: u16,
+    /// The bearer token clients must send; empty: a new one per run, printed at start.
+    pub token: String,
 }
 
 /// Who approves what (DESIGN.md §7): classes observe / input / foreground,
@@ -105,6 +116,7 @@ impl Default for Config {
                 foreground: "prompt".into(),
                 consequential: CONSEQUENTIAL_TERMS.iter().map(|t| t.to_string()).collect(),
             },
+            serve: ServeConfig { port: 8750, token: String::new() },
         }
     }
 }
@@ -129,6 +141,9 @@ impl Config {
         }
         if !matches!(self.grant.capture.as_str(), "a11y-only" | "a11y-and-pixels") {
             return Err(format!("grant.capture {:?} is neither a11y-only nor a11y-and-pixels", self.grant.capture));
+        }
+        if !self.serve.token.is_empty() && self.serve.token.len() < 16 {
+            return Err("serve.token must be at least 16 characters (or empty for a new one per run)".into());
         }
         if !matches!(self.approval.mode.as_str(), "write" | "yolo" | "always-ask" | "custom") {
             return Err(format!("approval.mode {:?} is none of write, yolo, always-ask, custom", self.approval.mode));

@@ -11,6 +11,8 @@
 #![forbid(unsafe_code)]
 
 pub mod approval;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod render;
 
 use base64::Engine as _;

@@ -373,10 +373,8 @@ pub struct McpArgs {
     read_only: bool,
 }
 
-/// `glovebox mcp`: the MCP server on stdio. Nothing but protocol goes to stdout.
-pub fn mcp(config: Option<PathBuf>, args: McpArgs) -> Result<ExitCode, Failure> {
-    let mut config = load_config(config, false)?.config;
-    config.read_only |= args.read_only;
+/// The MCP server of this configuration (not yet serving).
+fn mcp_server(config: &glovebox_config::Config) -> glovebox_mcp::GloveboxServer {
     let a = &config.approval;
     let approvals = glovebox_mcp::approval::Approvals::new(&a.mode, &a.observe, &a.input, &a.foreground, &a.consequential);
     let options = glovebox_mcp::Options { enabled: config.enabled, read_only: config.read_only, approvals };
@@ -386,6 +384,45 @@ pub fn mcp(config: Option<PathBuf>, args: McpArgs) -> Result<ExitCode, Failure> 
     } else {
         Err(glovebox_model::Refusal::new(glovebox_model::ErrorCode::Disabled, "computer use is turned off"))
     };
-    glovebox_mcp::run_stdio(glovebox_mcp::GloveboxServer::new(host, options)).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
+    glovebox_mcp::GloveboxServer::new(host, options)
+}
+
+/// `glovebox mcp`: the MCP server on stdio. Nothing but protocol goes to stdout.
+pub fn mcp(config: Option<PathBuf>, args: McpArgs) -> Result<ExitCode, Failure> {
+    let mut config = load_config(config, false)?.config;
+    config.read_only |= args.read_only;
+    glovebox_mcp::run_stdio(mcp_server(&config)).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Port on 127.0.0.1 (default: serve.port; 0 picks a free one).
+    #[arg(long)]
+    port: Option<u16>,
+    /// Refuse and hide every input tool, whatever the configuration says.
+    #[arg(long)]
+    read_only: bool,
+}
+
+/// 32 hex characters from the kernel's random source.
+fn new_token() -> anyhow::Result<String> {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).context("reading /dev/urandom for a token")?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// `glovebox serve`: streamable HTTP on loopback; prints the URL and token.
+pub fn serve(config: Option<PathBuf>, args: ServeArgs) -> Result<ExitCode, Failure> {
+    let mut config = load_config(config, false)?.config;
+    config.read_only |= args.read_only;
+    let token = if config.serve.token.is_empty() { new_token()? } else { config.serve.token.clone() };
+    let port = args.port.unwrap_or(config.serve.port);
+    let announce = |address: std::net::SocketAddr| {
+        println!("{}", serde_json::json!({"url": format!("http://{address}/mcp"), "token": token}));
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+    };
+    glovebox_mcp::http::run_http(mcp_server(&config), port, token.clone(), announce).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
     Ok(ExitCode::SUCCESS)
 }

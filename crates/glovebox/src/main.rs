@@ -57,6 +57,8 @@ enum Command {
     Sandbox(sandbox_cmd::SandboxArgs),
     /// Serve the MCP tools over stdin/stdout (for Claude Code, Cursor, VS Code, …).
     Mcp(commands::McpArgs),
+    /// Serve the MCP tools over streamable HTTP on 127.0.0.1, behind a bearer token.
+    Serve(commands::ServeArgs),
     /// Read or change the configuration.
     Config {
         #[command(subcommand)]
@@ -80,6 +82,7 @@ fn main() -> ExitCode {
         Command::Sandbox(args) => sandbox_cmd::run(args),
         Command::Config { action } => commands::config(cli.config, action),
         Command::Mcp(args) => commands::mcp(cli.config, args),
+        Command::Serve(args) => commands::serve(cli.config, args),
     };
     match result {
         Ok(code) => code,

@@ -265,3 +265,55 @@ fn approvals_prompt_through_elicitation_and_fail_closed() {
     assert_eq!(state["clicks"]["submit"], 0, "the declined Submit never happened");
     assert_eq!(state["clicks"]["cancel"], 1);
 }
+
+/// One HTTP/1.1 request over a fresh connection; returns the status and body.
+fn http_post(address: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    let status = response.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, response)
+}
+
+#[test]
+fn http_server_needs_the_token_and_a_loopback_origin() {
+    use std::io::BufRead;
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let home = scratch("http");
+    let mut server = glovebox(sandbox, &home)
+        .args(["serve", "--port", "0"])
+        .env("GLOVEBOX_ENABLED", "true")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let announced: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("serve printed {line:?}: {e}"));
+    let url = announced["url"].as_str().unwrap();
+    let token = announced["token"].as_str().unwrap();
+    assert!(url.starts_with("http://127.0.0.1:") && token.len() == 32, "{announced}");
+    let address = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}).to_string();
+    let bearer = format!("Bearer {token}");
+    assert_eq!(http_post(&address, &[], &initialize).0, 401, "no token");
+    assert_eq!(http_post(&address, &[("Authorization", "Bearer wrong-token-wrong-token!")], &initialize).0, 401, "wrong token");
+    assert_eq!(http_post(&address, &[("Authorization", &bearer), ("Origin", "https://evil.example")], &initialize).0, 403, "foreign origin");
+    let (status, body) = http_post(&address, &[("Authorization", &bearer), ("Origin", "http://localhost:3000")], &initialize);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"name\":\"glovebox\""), "{body}");
+    // A malformed JSON-RPC body gets an error, and the server keeps serving.
+    let (status, body) = http_post(&address, &[("Authorization", &bearer)], "{not json");
+    assert!((400..500).contains(&status), "{status} {body}");
+    assert_eq!(http_post(&address, &[("Authorization", &bearer)], &initialize).0, 200);
+    let _ = server.kill();
+    let _ = server.wait();
+}
