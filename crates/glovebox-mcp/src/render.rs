@@ -76,17 +76,22 @@ pub fn observation(o: &Observation) -> String {
     text
 }
 
-pub fn acted(done: &ActOutcome) -> String {
-    let mut text = format!("delivered by {}\n", done.delivery.route);
-    if let Some(code) = done.grant_closed {
-        let _ = writeln!(text, "the grant closed after this action ({code})");
-    }
-    match &done.next {
+/// The observation after an input, or why there is none.
+fn next_observation(text: &mut String, next: &Result<Observation, Refusal>) {
+    match next {
         Ok(next) => text.push_str(&observation(next)),
         Err(r) => {
             let _ = writeln!(text, "no new observation: {}", refusal(r));
         }
     }
+}
+
+pub fn acted(done: &ActOutcome) -> String {
+    let mut text = format!("delivered by {}\n", done.delivery.route);
+    if let Some(code) = done.grant_closed {
+        let _ = writeln!(text, "the grant closed after this action ({code})");
+    }
+    next_observation(&mut text, &done.next);
     text
 }
 
@@ -98,12 +103,7 @@ pub fn batch(done: &BatchOutcome) -> String {
     if let Some((step, r)) = &done.failed {
         let _ = writeln!(text, "step {step} refused, later steps not run: {}", refusal(r));
     }
-    match &done.next {
-        Ok(next) => text.push_str(&observation(next)),
-        Err(r) => {
-            let _ = writeln!(text, "no new observation: {}", refusal(r));
-        }
-    }
+    next_observation(&mut text, &done.next);
     text
 }
 

@@ -8,3 +8,5 @@ pub mod platform;
 pub mod routes;
 #[cfg(target_os = "linux")]
 pub mod launcher;
+#[cfg(target_os = "linux")]
+pub mod prompts;

@@ -15,35 +15,11 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use glovebox::prompts::ScriptedUser;
 use std::time::{Duration, Instant};
 
 fn text_of(result: &CallToolResult) -> String {
     result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
-}
-
-/// The demo's stand-in for the user: shows each approval prompt glovebox
-/// sends through MCP elicitation, and approves it (a real client asks a person).
-#[derive(Clone)]
-struct ScriptedUser;
-
-impl rmcp::ClientHandler for ScriptedUser {
-    fn get_info(&self) -> rmcp::model::ClientConfig {
-        let mut info = rmcp::model::ClientConfig::default();
-        info.capabilities = rmcp::model::ClientCapabilities::builder().enable_elicitation().build();
-        info
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: rmcp::model::ElicitRequestParams,
-        _context: rmcp::service::RequestContext<RoleClient>,
-    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = &request {
-            println!("  ? approval prompt: {message}");
-            println!("  ! the scripted user approves");
-        }
-        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept).with_content(json!({"approve": true})))
-    }
 }
 
 async fn step(client: &RunningService<RoleClient, ScriptedUser>, tool: &str, arguments: Value) -> Result<String> {
@@ -108,7 +84,7 @@ fn main() -> Result<()> {
         let mut command = tokio::process::Command::new(&glovebox);
         // The demo's own throwaway configuration: enabled, state under a scratch home.
         command.arg("mcp").env("GLOVEBOX_ENABLED", "true").env("XDG_STATE_HOME", home.join("state")).env("HOME", &home).env_remove("XDG_CONFIG_HOME");
-        let client = ScriptedUser.serve(TokioChildProcess::new(command)?).await.context("starting glovebox mcp")?;
+        let client = ScriptedUser::answering(rmcp::model::ElicitationAction::Accept, true).serve(TokioChildProcess::new(command)?).await.context("starting glovebox mcp")?;
         let tools = client.list_all_tools().await?;
         println!("glovebox mcp offers {} tools: {}", tools.len(), tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>().join(", "));
         let listed = step(&client, "list_windows", json!({"query": "glovebox demo form"})).await?;

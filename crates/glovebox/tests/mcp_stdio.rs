@@ -176,43 +176,12 @@ fn stop_from_another_process_revokes_a_running_server() {
     assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 0, "nothing was delivered after Stop");
 }
 
-/// A client that can show approval prompts: it records each message and
-/// answers with a fixed choice.
-#[derive(Clone)]
-struct Prompted {
-    answer: rmcp::model::ElicitationAction,
-    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-}
-
-impl rmcp::ClientHandler for Prompted {
-    fn get_info(&self) -> rmcp::model::ClientConfig {
-        let mut info = rmcp::model::ClientConfig::default();
-        info.capabilities = rmcp::model::ClientCapabilities::builder().enable_elicitation().build();
-        info
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: rmcp::model::ElicitRequestParams,
-        _context: rmcp::service::RequestContext<RoleClient>,
-    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = &request {
-            self.seen.lock().unwrap().push(message.clone());
-        }
-        let result = rmcp::model::ElicitResult::new(self.answer.clone());
-        Ok(match self.answer {
-            rmcp::model::ElicitationAction::Accept => result.with_content(json!({"approve": true})),
-            _ => result,
-        })
-    }
-}
-
 #[test]
 fn approvals_prompt_through_elicitation_and_fail_closed() {
     use rmcp::model::ElicitationAction;
     let (sandbox, _turn) = Sandbox::shared_turn();
     let fixture = Fixture::launch(sandbox, &unique_title("MCP approvals"), &["--no-password"]);
-    let prompted = |answer| Prompted { answer, seen: Default::default() };
+    let prompted = |answer| glovebox::prompts::ScriptedUser::answering(answer, false);
     runtime().block_on(async {
         // The default mode: observing is allowed, input asks.
         let yes = prompted(ElicitationAction::Accept);
@@ -220,12 +189,12 @@ fn approvals_prompt_through_elicitation_and_fail_closed() {
         let listed = text_of(&call(&client, "list_windows", json!({"query": fixture.title})).await);
         let window = listed.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
         let seen = text_of(&call(&client, "observe", json!({"window": window, "screenshot": false})).await);
-        assert!(yes.seen.lock().unwrap().is_empty(), "observing needs no approval");
+        assert!(yes.prompts().is_empty(), "observing needs no approval");
         let name = id_on_line(&seen, "\"Name\"");
         let done = call(&client, "set_value", json!({"target": {"element": name}, "text": "secret-free text"})).await;
         assert_ne!(done.is_error, Some(true), "{}", text_of(&done));
         fixture.wait_state("approved value", |s| s["values"]["name"] == "secret-free text");
-        let asked = yes.seen.lock().unwrap().clone();
+        let asked = yes.prompts();
         assert_eq!(asked.len(), 1);
         assert!(asked[0].contains("set_value") && asked[0].contains("\"Name\"") && asked[0].contains("16 character(s)"), "{}", asked[0]);
         assert!(!asked[0].contains("secret-free"), "the prompt never shows the text: {}", asked[0]);
@@ -253,12 +222,12 @@ fn approvals_prompt_through_elicitation_and_fail_closed() {
         let seen = text_of(&call(&yolo, "observe", json!({"window": window, "screenshot": false})).await);
         let refused = call(&yolo, "click", json!({"target": {"element": id_on_line(&seen, "\"Submit\"")}})).await;
         assert!(text_of(&refused).starts_with("COMPUTER_APPROVAL_DENIED"), "{}", text_of(&refused));
-        let asked = no.seen.lock().unwrap().clone();
+        let asked = no.prompts();
         assert!(asked.len() == 1 && asked[0].contains("reads like \"submit\""), "{asked:?}");
         // A plain button goes through without a prompt.
         let cancel = call(&yolo, "click", json!({"target": {"element": id_on_line(&seen, "\"Cancel\"")}})).await;
         assert_ne!(cancel.is_error, Some(true), "{}", text_of(&cancel));
-        assert_eq!(no.seen.lock().unwrap().len(), 1);
+        assert_eq!(no.prompts().len(), 1);
         yolo.cancel().await.unwrap();
     });
     let state = fixture.state().unwrap();
