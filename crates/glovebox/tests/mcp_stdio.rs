@@ -286,3 +286,50 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+/// Resident memory of a process, from /proc, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap()
+}
+
+/// The bound: after a warm-up, 1,000 more sequential calls may grow the
+/// server's resident memory by at most 8 MiB (a leak of 8 KiB per call
+/// would show).
+#[test]
+fn a_thousand_sequential_calls_do_not_grow_memory() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("MCP memory"), &["--no-password"]);
+    let home = scratch("memory");
+    let mut command = glovebox(sandbox, &home);
+    command.arg("mcp").env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_APPROVAL_MODE", "yolo");
+    runtime().block_on(async {
+        let transport = TokioChildProcess::new(tokio::process::Command::from(command)).unwrap();
+        let pid = transport.id().unwrap();
+        let client = ().serve(transport).await.unwrap();
+        let listed = text_of(&call(&client, "list_windows", json!({"query": fixture.title})).await);
+        let window = listed.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+        call(&client, "observe", json!({"window": window, "screenshot": false})).await;
+        let round = |n: usize| {
+            let client = &client;
+            async move {
+                for i in 0..n {
+                    let (tool, arguments) = match i % 4 {
+                        0 => ("list_windows", json!({})),
+                        1 => ("grant_status", json!({})),
+                        2 => ("observe", json!({"screenshot": false})),
+                        _ => ("click", json!({"target": {"element": "e99999"}})),
+                    };
+                    call(client, tool, arguments).await;
+                }
+            }
+        };
+        round(200).await;
+        let before = rss_kib(pid);
+        round(1000).await;
+        let after = rss_kib(pid);
+        println!("glovebox mcp resident memory: {before} KiB after warm-up, {after} KiB after 1,000 more calls");
+        assert!(after <= before + 8 * 1024, "grew from {before} KiB to {after} KiB");
+        client.cancel().await.unwrap();
+    });
+}
