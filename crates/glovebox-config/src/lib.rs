@@ -25,6 +25,17 @@ pub struct Config {
     pub input: InputConfig,
     pub approval: ApprovalConfig,
     pub serve: ServeConfig,
+    pub mcp: McpConfig,
+}
+
+/// How the MCP server returns screenshots.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpConfig {
+    /// Write screenshots to files under the runtime directory and return a
+    /// `file://` resource link instead of inline image bytes (large inline
+    /// images slow some clients down).
+    pub screenshot_files: bool,
 }
 
 /// `glovebox serve` (streamable HTTP on 127.0.0.1).
@@ -117,6 +128,7 @@ impl Default for Config {
                 consequential: CONSEQUENTIAL_TERMS.iter().map(|t| t.to_string()).collect(),
             },
             serve: ServeConfig { port: 8750, token: String::new() },
+            mcp: McpConfig { screenshot_files: false },
         }
     }
 }

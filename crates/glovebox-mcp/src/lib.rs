@@ -32,6 +32,9 @@ pub struct Options {
     pub enabled: bool,
     pub read_only: bool,
     pub approvals: approval::Approvals,
+    /// Where screenshots go as files (returned as `file://` resource links);
+    /// `None`: inline PNG image blocks.
+    pub screenshot_dir: Option<std::path::PathBuf>,
 }
 
 /// What an input call is about to do, for the approval gate.
@@ -319,7 +322,13 @@ impl GloveboxServer {
                 }
                 let mut content = vec![ContentBlock::text(reply.text)];
                 if let Some(png) = reply.png {
-                    content.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(png), "image/png"));
+                    match &self.shared.options.screenshot_dir {
+                        None => content.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(png), "image/png")),
+                        Some(dir) => match write_screenshot(dir, &png) {
+                            Ok(link) => content.push(ContentBlock::resource_link(link)),
+                            Err(e) => return Ok(CallToolResult::error(vec![ContentBlock::text(render::refusal(&e))])),
+                        },
+                    }
                 }
                 CallToolResult::success(content)
             }
@@ -337,6 +346,19 @@ impl GloveboxServer {
             })
         }
     }
+}
+
+/// Writes a screenshot next to the others (private directory, unique name)
+/// and describes it as a resource link.
+fn write_screenshot(dir: &std::path::Path, png: &[u8]) -> Result<rmcp::model::Resource, Refusal> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let failed = |e: std::io::Error| Refusal::backend_unavailable(format!("writing the screenshot under {}: {e}", dir.display()));
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(failed)?;
+    let name = format!("screenshot-{}-{}.png", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let path = dir.join(&name);
+    std::fs::write(&path, png).map_err(failed)?;
+    Ok(rmcp::model::Resource::new(format!("file://{}", path.display()), name).with_mime_type("image/png").with_size(png.len() as u64))
 }
 
 fn window_ref(text: &str) -> Result<WindowRef, Refusal> {

@@ -136,6 +136,18 @@ fn disabled_and_read_only_servers_refuse_with_their_codes() {
         assert!(text.starts_with("COMPUTER_DISABLED") && text.contains("glovebox config set enabled true"), "{text}");
         off.cancel().await.unwrap();
 
+        // Screenshots as files: a file:// resource link to a PNG instead of inline bytes.
+        let files = connect_as(sandbox, "files", true, &[], &[("GLOVEBOX_MCP_SCREENSHOT_FILES", "true")], ()).await;
+        let listed = text_of(&call(&files, "list_windows", json!({"query": fixture.title})).await);
+        let window = listed.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+        let seen = call(&files, "observe", json!({"window": window, "screenshot": true})).await;
+        assert!(seen.content.iter().all(|c| c.as_image().is_none()), "no inline image");
+        let link = seen.content.iter().find_map(|c| c.as_resource_link().cloned()).expect("a resource link");
+        let png = std::fs::read(link.uri.strip_prefix("file://").unwrap()).unwrap();
+        assert_eq!(link.size, Some(png.len() as u64));
+        RgbImage::decode_png(&png).unwrap();
+        files.cancel().await.unwrap();
+
         let read_only = connect(sandbox, "ro", true, &["--read-only"]).await;
         let names: Vec<String> = read_only.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
         for hidden in glovebox_mcp::INPUT_TOOLS {
