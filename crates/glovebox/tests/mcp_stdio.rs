@@ -345,3 +345,50 @@ fn a_thousand_sequential_calls_do_not_grow_memory() {
         client.cancel().await.unwrap();
     });
 }
+
+/// The raw protocol on stdio: a malformed line gets a JSON-RPC error (or is
+/// dropped) and the server keeps answering; every tool's input schema is a
+/// valid JSON Schema (Draft 2020-12, checked by python3-jsonschema).
+#[test]
+fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
+    use std::io::{BufRead, Write};
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let home = scratch("raw");
+    let mut server = glovebox(sandbox, &home)
+        .arg("mcp")
+        .env("GLOVEBOX_ENABLED", "true")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(server.stdout.take().unwrap());
+    let mut send = |line: &str| writeln!(stdin, "{line}").unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    send("{this is not json");
+    send(&initialize.to_string());
+    send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string());
+    let mut tools = None;
+    for _ in 0..10 {
+        let mut line = String::new();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC on stdout: {line:?}: {e}"));
+        if message["id"] == 2 {
+            tools = Some(message["result"]["tools"].clone());
+            break;
+        }
+    }
+    let tools = tools.expect("tools/list answered after the malformed line");
+    let schemas = home.join("schemas.json");
+    std::fs::write(&schemas, serde_json::to_string(&tools).unwrap()).unwrap();
+    let check = "import json,sys\nfrom jsonschema import Draft202012Validator as V\nfor t in json.load(open(sys.argv[1])):\n    V.check_schema(t['inputSchema'])\n    V(t['inputSchema'])\nprint(len(json.load(open(sys.argv[1]))))";
+    let out = std::process::Command::new("/usr/bin/python3").args(["-c", check]).arg(&schemas).output().expect("python3 with python3-jsonschema");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "16");
+    drop(stdin);
+    let _ = server.kill();
+    let _ = server.wait();
+}
