@@ -273,6 +273,8 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
     let mut server = glovebox(sandbox, &home)
         .args(["serve", "--port", "0"])
         .env("GLOVEBOX_ENABLED", "true")
+        .env("GLOVEBOX_APPROVAL_MODE", "yolo")
+        .env("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -295,6 +297,34 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
     let (status, body) = http_post(&address, &[("Authorization", &bearer)], "{not json");
     assert!((400..500).contains(&status), "{status} {body}");
     assert_eq!(http_post(&address, &[("Authorization", &bearer)], &initialize).0, 200);
+
+    // A whole flow over HTTP: initialize, observe, set_value, checked against the fixture.
+    let fixture = Fixture::launch(sandbox, &unique_title("MCP http"), &["--no-password"]);
+    let (status, response) = http_post(&address, &[("Authorization", &bearer)], &initialize);
+    assert_eq!(status, 200, "{response}");
+    let session = response.lines().find_map(|l| l.strip_prefix("mcp-session-id: ").or_else(|| l.strip_prefix("Mcp-Session-Id: "))).map(|s| s.trim().to_owned());
+    let mut headers = vec![("Authorization".to_owned(), bearer.clone()), ("MCP-Protocol-Version".to_owned(), "2025-06-18".to_owned())];
+    if let Some(id) = session {
+        headers.push(("Mcp-Session-Id".to_owned(), id));
+    }
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    http_post(&address, &headers, &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    let mut next_id = 10;
+    let mut tool = |name: &str, arguments: Value| -> Value {
+        next_id += 1;
+        let body = json!({"jsonrpc": "2.0", "id": next_id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}).to_string();
+        let (status, response) = http_post(&address, &headers, &body);
+        assert_eq!(status, 200, "{response}");
+        let message = response.lines().filter_map(|l| l.strip_prefix("data:")).chain(response.split("\r\n\r\n").nth(1)).filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok()).find(|m| m["id"] == next_id);
+        message.unwrap_or_else(|| panic!("no answer to {name} in {response}"))["result"].clone()
+    };
+    let listed = tool("list_windows", json!({"query": fixture.title}));
+    let window = listed["content"][0]["text"].as_str().unwrap().lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+    let seen = tool("observe", json!({"window": window, "screenshot": false}));
+    let name = id_on_line(seen["content"][0]["text"].as_str().unwrap(), "\"Name\"");
+    let done = tool("set_value", json!({"target": {"element": name}, "text": "over http"}));
+    assert_ne!(done["isError"], true, "{done}");
+    fixture.wait_state("set over HTTP", |s| s["values"]["name"] == "over http");
     let _ = server.kill();
     let _ = server.wait();
 }
