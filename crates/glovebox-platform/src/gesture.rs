@@ -20,16 +20,3 @@ pub enum Gesture {
     /// Text typed key by key.
     Text { text: String },
 }
-
-impl Gesture {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Gesture::Click { .. } => "click",
-            Gesture::Hover { .. } => "move",
-            Gesture::Drag { .. } => "drag",
-            Gesture::Scroll { .. } => "scroll",
-            Gesture::Key { .. } => "key",
-            Gesture::Text { .. } => "type",
-        }
-    }
-}

@@ -7,7 +7,7 @@ mod foreground;
 mod keymap;
 mod synthetic;
 
-pub use keymap::{char_keysym, KeyStroke, Keymap};
+pub use keymap::{KeyStroke, Keymap};
 
 use crate::connection::{connection_lost, reply_error, X11Backend};
 use glovebox_model::{DeliveryMode, Refusal, WindowInfo};
