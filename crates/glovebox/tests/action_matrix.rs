@@ -304,6 +304,23 @@ fn reset(target: &Target_, act: Act) {
     }
 }
 
+/// The desktop after an action. Background actions must leave it untouched
+/// at once. Foreground ones restore the X focus before returning, but the
+/// user's toolkit learns of it from its own event queue a moment later (the
+/// sentinel's GTK `is-active` lags the X focus), so they get a short grace
+/// for the desktop to read as it did; a restoration that never happens
+/// still fails.
+fn settled_desktop(stage: &Stage, before: &Desktop, mode: DeliveryMode) -> Desktop {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let now = stage.desktop();
+        if mode == DeliveryMode::Background || now == *before || Instant::now() > deadline {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
 /// The cell's verdict: `Ok(outcome)` when it behaved as declared, or why not.
 fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, mode: DeliveryMode, expect: Expect) -> Result<String, String> {
     reset(target, act);
@@ -313,7 +330,7 @@ fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, m
     let desktop_before = stage.desktop();
     let budget_before = seen.grant.budget_left;
     let result: Result<glovebox_host::ActOutcome, Refusal> = stage.host.act_with(seen.frame.id, action.clone(), mode);
-    let desktop_after = stage.desktop();
+    let desktop_after = settled_desktop(stage, &desktop_before, mode);
     if desktop_after != desktop_before {
         return Err(format!("the user's desktop changed:\n before {desktop_before:?}\n after  {desktop_after:?}"));
     }
