@@ -532,10 +532,23 @@ impl Host {
     /// allowed. The result is the window's newest frame.
     pub fn observe(&self, window: Option<&WindowRef>, screenshot: bool) -> Result<Observation, Refusal> {
         let mut state = self.state();
-        self.observe_locked(&mut state, window, screenshot).map_err(|e| self.refused(&state, None, e))
+        let limits = self.inner.config.capture_limits;
+        self.observe_locked(&mut state, window, screenshot, limits).map_err(|e| self.refused(&state, None, e))
     }
 
-    fn observe_locked(&self, state: &mut State, window: Option<&WindowRef>, screenshot: bool) -> Result<Observation, Refusal> {
+    /// [`Host::observe`] with a screenshot scaled down (never up) to fit
+    /// `limits` instead of the configured capture limits, keeping its
+    /// aspect ratio. The frame's `image` is that scaled size, so point
+    /// targets in the returned PNG's pixels map back exactly, per axis.
+    /// For surfaces whose client declares its own display size (the
+    /// Anthropic computer tool).
+    pub fn observe_fitted(&self, window: Option<&WindowRef>, limits: CaptureLimits) -> Result<Observation, Refusal> {
+        let mut state = self.state();
+        let result = CaptureLimits::new(limits.max_width, limits.max_height).and_then(|limits| self.observe_locked(&mut state, window, true, limits));
+        result.map_err(|e| self.refused(&state, None, e))
+    }
+
+    fn observe_locked(&self, state: &mut State, window: Option<&WindowRef>, screenshot: bool, limits: CaptureLimits) -> Result<Observation, Refusal> {
         self.ensure_grant(state, true)?;
         if let Some(reference) = window {
             let named = self.inner.backends.windows.find_window(reference)?;
@@ -554,10 +567,14 @@ impl Host {
         if let Some(d) = self.denial_of(&target) {
             return Err(refuse(d.code(), d.sentence()));
         }
-        self.observe_target(state, &target, screenshot)
+        self.observe_target_fitted(state, &target, screenshot, limits)
     }
 
     fn observe_target(&self, state: &mut State, target: &WindowInfo, screenshot: bool) -> Result<Observation, Refusal> {
+        self.observe_target_fitted(state, target, screenshot, self.inner.config.capture_limits)
+    }
+
+    fn observe_target_fitted(&self, state: &mut State, target: &WindowInfo, screenshot: bool, limits: CaptureLimits) -> Result<Observation, Refusal> {
         let b = &self.inner.backends;
         if b.secure_input.keyboard_grabbed()? {
             return Err(refuse(ErrorCode::SecureInput, "another client holds the keyboard (a password or authentication prompt); nothing is captured until it lets go"));
@@ -578,7 +595,7 @@ impl Host {
             None
         };
         let (geometry, image) = match &capture {
-            Some(c) => (c.frame.native_rect(), self.inner.config.capture_limits.fit(c.image.size())),
+            Some(c) => (c.frame.native_rect(), limits.fit(c.image.size())),
             None => (target.geometry, target.geometry.size()),
         };
         let id = glovebox_platform::next_frame_id();

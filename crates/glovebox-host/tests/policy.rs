@@ -530,3 +530,32 @@ fn batches_are_checked_step_by_step_and_stop_at_the_first_refusal() {
     assert_eq!(world.desktop.delivered.lock().unwrap().len(), 1);
     assert_eq!(host.grant_status().unwrap().budget_left, budget - 1);
 }
+
+#[test]
+fn fitted_observation_scales_down_to_the_callers_limits_and_points_map_back_per_axis() {
+    let world = World::new("fitted");
+    let host = world.host();
+    // The editor is 640×480; a client that declared a 320×320 display sees it at 320×240.
+    let limits = glovebox_model::CaptureLimits::new(320, 320).unwrap();
+    let seen = host.observe_fitted(None, limits).unwrap();
+    assert_eq!(seen.frame.image, glovebox_model::Size::new(320, 240));
+    let png = glovebox_platform::RgbImage::decode_png(seen.screenshot.as_ref().unwrap()).unwrap();
+    assert_eq!(png.size(), seen.frame.image, "the PNG is the frame's image");
+    // Never up: larger limits keep the native size; the plain observe keeps its configured limits.
+    assert_eq!(host.observe_fitted(None, glovebox_model::CaptureLimits::new(4000, 4000).unwrap()).unwrap().frame.image, glovebox_model::Size::new(640, 480));
+    assert_eq!(host.observe(None, true).unwrap().frame.image, glovebox_model::Size::new(640, 480));
+    assert_eq!(code(host.observe_fitted(None, glovebox_model::CaptureLimits { max_width: 0, max_height: 10 })), ErrorCode::InvalidArgument);
+    let seen = host.observe_fitted(None, limits).unwrap();
+    assert_eq!(code(host.act(seen.frame.id, click(Target::Point(Point { x: 320, y: 10 })))), ErrorCode::CoordinateOutOfBounds);
+    // Image pixel (319, 239) is native pixels 638..640 × 478..480: its centre lands on (639, 479).
+    host.act(seen.frame.id, click(Target::Point(Point { x: 319, y: 239 }))).unwrap();
+    let seen = host.observe_fitted(None, limits).unwrap();
+    host.act(seen.frame.id, click(Target::Point(Point { x: 0, y: 0 }))).unwrap();
+    let delivered = world.desktop.delivered.lock().unwrap();
+    let at = |i: usize| match &delivered[i].2[0] {
+        glovebox_platform::ResolvedTarget::Global { at, .. } => *at,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(at(0), Point { x: 100 + 639, y: 100 + 479 });
+    assert_eq!(at(1), Point { x: 100 + 1, y: 100 + 1 });
+}
