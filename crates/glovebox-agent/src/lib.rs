@@ -3,7 +3,15 @@
 //! the model injected. No platform code lives here.
 #![forbid(unsafe_code)]
 
+pub mod decision;
 pub mod model;
+pub mod prompt;
 pub mod providers;
+pub mod report;
+pub mod run;
+pub mod trajectory;
 
+pub use decision::Decision;
 pub use model::{DecideRequest, Model, ModelBinding, ModelError, Png, Provider, Reply, ToolSpec, DECISION_TOOL};
+pub use run::{run, Gate, Outcome, Preapproved, Task};
+pub use trajectory::{Step, StopReason, Summary, Verdict};

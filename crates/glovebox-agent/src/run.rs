@@ -1,0 +1,388 @@
+//! The loop of DESIGN.md §6: observe → decide → validate → act, through the
+//! host's public API only, with the model injected. It stops on done, ask,
+//! the step limit (clamped by the grant's budget), a host refusal that ends
+//! the grant (Stop, expiry, budget, revocation), or the same failing step
+//! coming back three times.
+
+use crate::decision::{self, Decision};
+use crate::model::{DecideRequest, Model, Png, ToolSpec, DECISION_TOOL};
+use crate::prompt;
+use crate::trajectory::{DecisionRecord, FinalWindow, Step, StopReason, Summary, Verdict};
+use glovebox_host::{Host, Observation};
+use glovebox_model::{Action, CaptureMode, DeliveryMode, ErrorCode, Point, Refusal, Target, WindowRef};
+use std::collections::HashMap;
+use std::time::Instant;
+
+pub const DEFAULT_MAX_STEPS: u32 = 10;
+/// The most steps one task may ask for.
+pub const MAX_STEPS_LIMIT: u32 = 50;
+/// The same failing step this many times ends the run.
+pub const REPEAT_LIMIT: u32 = 3;
+/// Lines of the tree kept per step in the trajectory.
+const TREE_EXCERPT_LINES: usize = 40;
+
+/// What the caller asked for.
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub instruction: String,
+    pub max_steps: u32,
+    /// Only done, ask and switch are accepted; no input at all.
+    pub observe_only: bool,
+    /// Bind to this window first; `None`: the grant's window.
+    pub window: Option<WindowRef>,
+    pub delivery: DeliveryMode,
+}
+
+impl Task {
+    pub fn new(instruction: impl Into<String>) -> Task {
+        Task { instruction: instruction.into(), max_steps: DEFAULT_MAX_STEPS, observe_only: false, window: None, delivery: DeliveryMode::Background }
+    }
+
+    /// Checks the caller's arguments; nothing is clamped silently.
+    pub fn validate(&self) -> Result<(), Refusal> {
+        if self.instruction.trim().is_empty() {
+            return Err(Refusal::invalid_argument("the instruction is empty"));
+        }
+        if self.instruction.chars().count() > 4000 {
+            return Err(Refusal::invalid_argument("the instruction exceeds 4000 characters"));
+        }
+        if !(1..=MAX_STEPS_LIMIT).contains(&self.max_steps) {
+            return Err(Refusal::invalid_argument(format!("max_steps {} is outside 1..={MAX_STEPS_LIMIT}", self.max_steps)));
+        }
+        Ok(())
+    }
+}
+
+/// The user's say before each input action (approval classes, consequential
+/// names). The loop never approves anything itself.
+pub trait Gate {
+    /// `targets` are the (role, name) of the elements the action touches.
+    fn approve(&mut self, action: &Action, targets: &[(String, String)]) -> Result<(), Refusal>;
+}
+
+/// Approves everything: for callers whose approval happened before the run
+/// (or tests of the loop itself).
+pub struct Preapproved;
+
+impl Gate for Preapproved {
+    fn approve(&mut self, _: &Action, _: &[(String, String)]) -> Result<(), Refusal> {
+        Ok(())
+    }
+}
+
+/// What a finished run hands back.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub summary: Summary,
+    pub steps: Vec<Step>,
+}
+
+/// Refusals after which the loop cannot go on: the grant is gone or the
+/// platform cannot serve it. Every other refusal is the model's to fix.
+fn ends_the_run(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::StoppedByUser
+            | ErrorCode::GrantExpired
+            | ErrorCode::NoGrant
+            | ErrorCode::BudgetExhausted
+            | ErrorCode::Disabled
+            | ErrorCode::ApprovalRequired
+            | ErrorCode::OsPermissionMissing
+            | ErrorCode::PlatformUnsupported
+            | ErrorCode::BackendUnavailable
+    )
+}
+
+/// Runs `task` to its end. `progress` sees each step as it completes.
+pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task, progress: &mut dyn FnMut(&Step)) -> Result<Outcome, Refusal> {
+    task.validate()?;
+    let mut run = Run { host, pixels: false, steps: vec![], failures: HashMap::new(), titles: HashMap::new() };
+    let mut seen = match run.observe(task.window.as_ref(), model.accepts_images()) {
+        Ok(seen) => seen,
+        Err(refusal) => return Err(refusal),
+    };
+    // Switches and refused steps cost steps but not budget; input costs both.
+    let max_steps = if task.observe_only { task.max_steps } else { task.max_steps.min(seen.grant.budget_left.max(1)) };
+    let tool = ToolSpec {
+        name: DECISION_TOOL,
+        description: "Your next step on the user's computer: exactly one action, switch, done or ask.".into(),
+        schema: decision::schema(),
+    };
+    let system = prompt::system(task.observe_only);
+    let stop = loop {
+        let index = run.steps.len() as u32 + 1;
+        if index > max_steps {
+            break StopReason::StepLimit { limit: max_steps };
+        }
+        let windows = run.windows();
+        let tree = seen.tree.render_text();
+        let frame_line = format!(
+            "Bound window: {} {:?} · frame {} · image {}×{} pixels (points are in these pixels)",
+            seen.frame.window,
+            run.titles.get(&seen.frame.window).map(|t| t.1.as_str()).unwrap_or(""),
+            seen.frame.id,
+            seen.frame.image.width,
+            seen.frame.image.height
+        );
+        let screenshot = seen.screenshot.clone().map(|bytes| Png { bytes, width: seen.frame.image.width, height: seen.frame.image.height });
+        let turn = prompt::Turn {
+            instruction: &task.instruction,
+            history: &run.steps,
+            steps_left: max_steps - index + 1,
+            budget_left: seen.grant.budget_left,
+            windows: &windows,
+            frame_line: &frame_line,
+            tree: &tree,
+            screenshot_attached: screenshot.is_some(),
+        };
+        let request = DecideRequest { system: system.clone(), user: prompt::user(&turn), screenshot: screenshot.clone(), tool: tool.clone() };
+        let asked = Instant::now();
+        let reply = model.decide(&request);
+        let model_ms = asked.elapsed().as_millis() as u64;
+        let mut step = Step {
+            index,
+            window: Some(seen.frame.window),
+            window_title: run.titles.get(&seen.frame.window).map(|t| t.1.clone()).unwrap_or_default(),
+            frame: Some(seen.frame.id),
+            image: Some(seen.frame.image),
+            tree_excerpt: tree.lines().take(TREE_EXCERPT_LINES).collect::<Vec<_>>().join("\n"),
+            screenshot,
+            decision: DecisionRecord::Unparsed { excerpt: String::new() },
+            action: None,
+            target_drawn: None,
+            verdict: Verdict::Finished,
+            model_ms,
+            act_ms: 0,
+            tokens: None,
+        };
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(e) if e.code() == ErrorCode::ModelSchemaViolation => {
+                // An unreadable answer is a failed step like any other.
+                step.verdict = Verdict::Refused { code: e.code(), message: e.to_string() };
+                if let Some(stop) = run.record_failure(step, "unreadable", progress) {
+                    break stop;
+                }
+                continue;
+            }
+            Err(e) => break StopReason::Model { code: e.code(), message: e.to_string() },
+        };
+        step.tokens = reply.usage;
+        let decision = match decision::parse(&reply.decision) {
+            Ok(d) => d,
+            Err(refusal) => {
+                step.decision = DecisionRecord::Unparsed { excerpt: reply.decision.chars().take(300).collect() };
+                step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message };
+                if let Some(stop) = run.record_failure(step, "schema", progress) {
+                    break stop;
+                }
+                continue;
+            }
+        };
+        step.decision = DecisionRecord::Parsed { decision: serde_json::from_str(&reply.decision).unwrap_or_default() };
+        let fingerprint = normalised(&reply.decision);
+        let started = Instant::now();
+        match decision {
+            Decision::Done { .. } => {
+                run.finish(step, progress);
+                break StopReason::Done;
+            }
+            Decision::Ask { question } => {
+                step.verdict = Verdict::Asked;
+                run.finish(step, progress);
+                break StopReason::Asked { question };
+            }
+            Decision::Switch { window } => {
+                let result = window.parse::<WindowRef>().and_then(|w| run.observe(Some(&w), model.accepts_images()));
+                step.act_ms = started.elapsed().as_millis() as u64;
+                match result {
+                    Ok(next) => {
+                        step.verdict = Verdict::Switched { window: next.frame.window };
+                        seen = next;
+                        run.finish(step, progress);
+                    }
+                    Err(refusal) if ends_the_run(refusal.code) => {
+                        step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message.clone() };
+                        run.finish(step, progress);
+                        break StopReason::host(&refusal);
+                    }
+                    Err(refusal) => {
+                        step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message };
+                        if let Some(stop) = run.record_failure(step, &fingerprint, progress) {
+                            break stop;
+                        }
+                    }
+                }
+            }
+            Decision::Act(action) => {
+                let targets = host.describe_targets(seen.frame.id, &action);
+                step.action = Some(describe(&action, &targets));
+                step.target_drawn = drawn_target(&seen, &action);
+                let result = check(&seen, &action, task)
+                    .and_then(|()| gate.approve(&action, &targets))
+                    .and_then(|()| host.act_unobserved(seen.frame.id, action.clone(), task.delivery));
+                step.act_ms = started.elapsed().as_millis() as u64;
+                match result {
+                    Ok(delivery) => {
+                        step.verdict = Verdict::Delivered { route: delivery.route };
+                        run.finish(step, progress);
+                    }
+                    Err(refusal) if ends_the_run(refusal.code) => {
+                        step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message.clone() };
+                        run.finish(step, progress);
+                        break StopReason::host(&refusal);
+                    }
+                    Err(refusal) => {
+                        step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message };
+                        if let Some(stop) = run.record_failure(step, &fingerprint, progress) {
+                            break stop;
+                        }
+                    }
+                }
+                // A delivered action ended the frame; a refused one may have
+                // found the window changed. Either way: look again.
+                match run.observe(None, model.accepts_images()) {
+                    Ok(next) => seen = next,
+                    Err(refusal) => break StopReason::host(&refusal),
+                }
+            }
+        }
+    };
+    let final_window = run.titles.get(&seen.frame.window).map(|(app, title)| FinalWindow { id: seen.frame.window, app: app.clone(), title: title.clone() });
+    let summary = Summary::of(&run.steps, stop, max_steps, final_window, model.name());
+    Ok(Outcome { summary, steps: run.steps })
+}
+
+struct Run<'h> {
+    host: &'h Host,
+    /// The last observation carried pixels (the grant allows them and the model takes them).
+    pixels: bool,
+    steps: Vec<Step>,
+    /// Failed steps by what was tried, to spot the same step failing again.
+    failures: HashMap<String, u32>,
+    /// (app, title) of each listed window, from the newest listing.
+    titles: HashMap<glovebox_model::WindowId, (String, String)>,
+}
+
+impl Run<'_> {
+    fn observe(&mut self, window: Option<&WindowRef>, images: bool) -> Result<Observation, Refusal> {
+        let want = images && self.host.grant_status().is_none_or(|g| g.capture == CaptureMode::A11yAndPixels);
+        let seen = match self.host.observe(window, want) {
+            // The grant may allow the tree only, or a password field has
+            // focus (no pixels then): the tree alone still serves.
+            Err(r) if want && matches!(r.code, ErrorCode::SecureInput | ErrorCode::ScopeViolation) && window.is_none() => self.host.observe(None, false),
+            other => other,
+        }?;
+        self.pixels = seen.screenshot.is_some();
+        Ok(seen)
+    }
+
+    /// The window list as the model sees it, refreshing the titles.
+    fn windows(&mut self) -> String {
+        let Ok(page) = self.host.list_windows(None, 1) else { return "(the window list is unavailable)".into() };
+        let mut out = String::new();
+        for w in &page.windows {
+            let i = &w.window;
+            self.titles.insert(i.id, (i.app.clone(), i.title.clone()));
+            let denied = w.denial.as_ref().map(|d| format!(" [denied: {}]", d.code())).unwrap_or_default();
+            out.push_str(&format!("{} {} {:?}{}{}\n", i.id, i.app, i.title, if i.focused { " [focused by the user]" } else { "" }, denied));
+        }
+        if page.pages > 1 {
+            out.push_str(&format!("… {} windows in all; only the first page is shown\n", page.total));
+        }
+        out
+    }
+
+    fn finish(&mut self, step: Step, progress: &mut dyn FnMut(&Step)) {
+        progress(&step);
+        self.steps.push(step);
+    }
+
+    /// Records a failed step; the third failure of the same step ends the run.
+    fn record_failure(&mut self, step: Step, fingerprint: &str, progress: &mut dyn FnMut(&Step)) -> Option<StopReason> {
+        let code = match &step.verdict {
+            Verdict::Refused { code, .. } => *code,
+            _ => ErrorCode::InvalidArgument,
+        };
+        let count = self.failures.entry(fingerprint.to_owned()).or_default();
+        *count += 1;
+        let repeated = *count >= REPEAT_LIMIT;
+        self.finish(step, progress);
+        repeated.then_some(StopReason::RepeatedFailure { code })
+    }
+}
+
+/// Checks the loop can make before asking the host (which checks again):
+/// observe-only, id in the current tree, point inside the frame's image.
+fn check(seen: &Observation, action: &Action, task: &Task) -> Result<(), Refusal> {
+    if task.observe_only {
+        return Err(Refusal::new(ErrorCode::ReadOnly, "this task is observe-only: answer done, ask or switch"));
+    }
+    action.validate()?;
+    for target in action.targets() {
+        match target {
+            Target::Element(id) => {
+                let known = seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.id == id));
+                if !known {
+                    return Err(Refusal::new(ErrorCode::StaleRef, format!("{id} is not in the newest observation (frame {}); use an id from it", seen.frame.id)));
+                }
+            }
+            Target::Point(p) => {
+                let image = seen.frame.image;
+                if p.x < 0 || p.y < 0 || p.x as u32 >= image.width || p.y as u32 >= image.height {
+                    return Err(Refusal::new(
+                        ErrorCode::CoordinateOutOfBounds,
+                        format!("point ({}, {}) is outside the {}×{} image of frame {}", p.x, p.y, image.width, image.height, seen.frame.id),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `click push button "Submit"`, `type 12 characters`, …; typed text is
+/// described by its length, never quoted.
+fn describe(action: &Action, targets: &[(String, String)]) -> String {
+    let on = match targets.first() {
+        Some((role, name)) if !name.is_empty() => format!(" {role} {name:?}"),
+        Some((role, _)) => format!(" {role}"),
+        None => match action.targets().first() {
+            Some(Target::Point(p)) => format!(" at ({}, {})", p.x, p.y),
+            Some(Target::Element(id)) => format!(" {id}"),
+            None => String::new(),
+        },
+    };
+    match action {
+        Action::Type { text } => format!("type {} characters", text.chars().count()),
+        Action::SetValue { text, .. } => format!("set_value{on} to {} characters", text.chars().count()),
+        Action::Key { combo, repeat } if *repeat > 1 => format!("key {combo} ×{repeat}"),
+        Action::Key { combo, .. } => format!("key {combo}"),
+        Action::Select { option, .. } => format!("select {option:?} in{on}"),
+        other => format!("{}{on}", other.kind()),
+    }
+}
+
+/// Where the action points in the frame's image: the point itself, or the
+/// centre of the element's bounds mapped into image pixels.
+fn drawn_target(seen: &Observation, action: &Action) -> Option<Point> {
+    let g = seen.frame.geometry;
+    let image = seen.frame.image;
+    match action.targets().first()? {
+        Target::Point(p) => Some(*p),
+        Target::Element(id) => {
+            let element = seen.tree.root.as_ref()?.walk().find(|e| e.id == *id)?;
+            let b = element.screen_bounds?.intersection(g)?;
+            let cx = (b.x - g.x) as i64 + b.width as i64 / 2;
+            let cy = (b.y - g.y) as i64 + b.height as i64 / 2;
+            Some(Point { x: (cx * image.width as i64 / g.width.max(1) as i64) as i32, y: (cy * image.height as i64 / g.height.max(1) as i64) as i32 })
+        }
+    }
+}
+
+/// The decision with insignificant whitespace removed, to recognise a step
+/// the model repeats.
+fn normalised(raw: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(raw).map(|v| v.to_string()).unwrap_or_else(|_| raw.trim().to_owned())
+}
