@@ -26,7 +26,36 @@ pub struct Config {
     pub approval: ApprovalConfig,
     pub serve: ServeConfig,
     pub mcp: McpConfig,
+    pub model: ModelConfig,
 }
+
+/// The model the instruction-level loop (`computer`, `glovebox run`) uses.
+/// Nothing is bound by default, and nothing is ever chosen silently.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// `openai` (Responses API), `anthropic` (Messages API),
+    /// `openai-compatible` (Chat Completions: Ollama, vLLM, LM Studio),
+    /// `mcp-sampling` (the MCP client's model, under `glovebox mcp` only), or
+    /// empty: unbound.
+    pub provider: String,
+    /// The provider's model name, e.g. `claude-sonnet-4-5` or `gpt-5`.
+    pub model: String,
+    /// Overrides the provider's endpoint base; required for `openai-compatible`.
+    pub base_url: String,
+    /// The environment variable holding the API key (never the key itself);
+    /// empty: no key is sent.
+    pub api_key_env: String,
+    /// The model takes images; `false` sends the accessibility tree alone.
+    pub images: bool,
+    /// Seconds one request may take.
+    pub timeout_secs: u64,
+    /// Extra attempts on 429, 5xx and timeouts, with exponential backoff.
+    pub max_retries: u32,
+}
+
+/// The providers `model.provider` accepts (empty: unbound).
+pub const MODEL_PROVIDERS: &[&str] = &["openai", "anthropic", "openai-compatible", "mcp-sampling"];
 
 /// How the MCP server returns screenshots.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,6 +158,15 @@ impl Default for Config {
             },
             serve: ServeConfig { port: 8750, token: String::new() },
             mcp: McpConfig { screenshot_files: false },
+            model: ModelConfig {
+                provider: String::new(),
+                model: String::new(),
+                base_url: String::new(),
+                api_key_env: String::new(),
+                images: true,
+                timeout_secs: 60,
+                max_retries: 2,
+            },
         }
     }
 }
@@ -164,6 +202,25 @@ impl Config {
             if !matches!(value.as_str(), "allow" | "prompt" | "deny") {
                 return Err(format!("approval.{key} {value:?} is none of allow, prompt, deny"));
             }
+        }
+        let model = &self.model;
+        if !model.provider.is_empty() && !MODEL_PROVIDERS.contains(&model.provider.as_str()) {
+            return Err(format!("model.provider {:?} is none of {}", model.provider, MODEL_PROVIDERS.join(", ")));
+        }
+        if !model.provider.is_empty() && model.provider != "mcp-sampling" && model.model.trim().is_empty() {
+            return Err(format!("model.provider is {:?} but model.model names no model", model.provider));
+        }
+        if model.provider == "openai-compatible" && model.base_url.is_empty() {
+            return Err("model.provider openai-compatible needs model.base_url (e.g. http://localhost:11434/v1 for Ollama)".into());
+        }
+        if !model.base_url.is_empty() && !(model.base_url.starts_with("http://") || model.base_url.starts_with("https://")) {
+            return Err(format!("model.base_url {:?} is not an http(s) URL", model.base_url));
+        }
+        if !(1..=600).contains(&model.timeout_secs) {
+            return Err(format!("model.timeout_secs {} is outside 1..=600", model.timeout_secs));
+        }
+        if model.max_retries > 10 {
+            return Err(format!("model.max_retries {} is outside 0..=10", model.max_retries));
         }
         if !matches!(self.deny.ancestors.as_str(), "ancestors" | "ancestors-and-their-children") {
             return Err(format!("deny.ancestors {:?} is neither ancestors nor ancestors-and-their-children", self.deny.ancestors));
@@ -468,6 +525,24 @@ mod tests {
         assert_eq!(Layered::load(&env).unwrap_err().origin, "$GLOVEBOX_ENABLED");
         let typo = Sources { environment: vec![("GLOVEBOX_ENABLD".into(), "1".into())], ..Default::default() };
         assert!(Layered::load(&typo).is_err());
+    }
+
+    #[test]
+    fn model_is_unbound_by_default_and_bindings_are_checked() {
+        let layered = Layered::load(&Sources::default()).unwrap();
+        assert_eq!(layered.config.model.provider, "", "no model is bound until the user binds one");
+        let env = |pairs: &[(&str, &str)]| Sources { environment: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), ..Default::default() };
+        let ok = Layered::load(&env(&[("GLOVEBOX_MODEL_PROVIDER", "anthropic"), ("GLOVEBOX_MODEL_MODEL", "claude-sonnet-4-5"), ("GLOVEBOX_MODEL_API_KEY_ENV", "ANTHROPIC_API_KEY")])).unwrap();
+        assert_eq!(ok.config.model.api_key_env, "ANTHROPIC_API_KEY");
+        for bad in [
+            vec![("GLOVEBOX_MODEL_PROVIDER", "gemini"), ("GLOVEBOX_MODEL_MODEL", "x")],
+            vec![("GLOVEBOX_MODEL_PROVIDER", "openai")],
+            vec![("GLOVEBOX_MODEL_PROVIDER", "openai-compatible"), ("GLOVEBOX_MODEL_MODEL", "llama3.2")],
+            vec![("GLOVEBOX_MODEL_PROVIDER", "openai"), ("GLOVEBOX_MODEL_MODEL", "gpt-5"), ("GLOVEBOX_MODEL_BASE_URL", "ftp://x")],
+            vec![("GLOVEBOX_MODEL_TIMEOUT_SECS", "0")],
+        ] {
+            assert!(Layered::load(&env(&bad)).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
