@@ -148,7 +148,7 @@ impl std::str::FromStr for Provider {
 }
 
 /// The user's explicit choice of model (config `[model]`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelBinding {
     pub provider: Provider,
     pub model: String,

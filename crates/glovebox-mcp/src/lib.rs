@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod approval;
+pub mod computer;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod render;
@@ -35,6 +36,9 @@ pub struct Options {
     /// Where screenshots go as files (returned as `file://` resource links);
     /// `None`: inline PNG image blocks.
     pub screenshot_dir: Option<std::path::PathBuf>,
+    /// The model the `computer` tool runs with; `None`: unbound, and the
+    /// tool answers `COMPUTER_MODEL_UNBOUND` (never another model).
+    pub model: Option<glovebox_agent::ModelBinding>,
 }
 
 /// What an input call is about to do, for the approval gate.
@@ -57,6 +61,7 @@ impl Intent {
 }
 
 /// The tools that change something; hidden and refused in read-only mode.
+/// (`computer` stays visible: an observe-only run needs no input.)
 pub const INPUT_TOOLS: &[&str] = &["click", "move", "drag", "scroll", "type", "set_value", "key", "select", "batch", "open_app"];
 
 struct Shared {
@@ -523,6 +528,62 @@ impl GloveboxServer {
         self.run(false, move |host, _| {
             let o = host.switch_window(&window_ref(&args.window)?, false)?;
             Ok(Reply::observed(render::observation(&o), &o))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Delegate a whole task: glovebox runs its own bounded observe → decide → act loop with the model the user bound for computer use (not you), and returns a summary built from what was actually delivered, refused and why it stopped. Use observe_only to ask a question about a window. If the summary says the model asks something, answer by calling computer again with a clearer instruction.",
+        annotations(destructive_hint = true, open_world_hint = false)
+    )]
+    async fn computer(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<computer::ComputerArgs>) -> Result<CallToolResult, McpError> {
+        let refused = |r: &Refusal| Ok(CallToolResult::error(vec![ContentBlock::text(render::refusal(r))]));
+        let observe_only = args.observe_only.unwrap_or(false);
+        if let Err(r) = self.check(!observe_only) {
+            return refused(&r);
+        }
+        let task = match args.task() {
+            Ok(task) => task,
+            Err(r) => return refused(&r),
+        };
+        let model = match computer::bound_model(self.shared.options.model.as_ref(), &context.peer) {
+            Ok(model) => model,
+            Err(r) => return refused(&r),
+        };
+        // The run as a whole is approved once, by its class; consequential
+        // targets inside it still ask one by one (ConsequentialGate).
+        let approvals = self.shared.options.approvals.clone();
+        let class = if observe_only { approval::Class::Observe } else { approval::Class::Input };
+        let verdict = match approvals.policy(class, &[]).0 {
+            approval::Policy::Allow => Ok(()),
+            approval::Policy::Deny => Err(Refusal::new(ErrorCode::ApprovalDenied, "the configuration denies this class of action (approval.*)")),
+            approval::Policy::Prompt => {
+                let window = task.window.as_ref().map(|w| format!("window {w:?}")).unwrap_or_else(|| "the bound window".into());
+                let message = format!(
+                    "glovebox's computer tool wants to let {} {} {window} for the instruction {:?}, for up to {} steps. Approve?",
+                    model.name(),
+                    if observe_only { "look at" } else { "operate" },
+                    task.instruction.chars().take(300).collect::<String>(),
+                    task.max_steps
+                );
+                approval::ask(&context.peer, message).await
+            }
+        };
+        if let Err(r) = verdict {
+            return refused(&r);
+        }
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return refused(&Refusal::backend_unavailable("no async runtime"));
+        };
+        let mut gate = computer::ConsequentialGate { approvals, peer: context.peer.clone(), handle };
+        let mut model = model;
+        self.run(!observe_only, move |host, server| {
+            let outcome = glovebox_agent::run(host, model.as_mut(), &mut gate, &task, &mut |_| {});
+            // The loop's frames replaced the one this server handed out.
+            *server.shared.newest.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            let outcome = outcome?;
+            let json = serde_json::to_string(&outcome.summary).unwrap_or_default();
+            Ok(Reply::text(format!("{}\n\nsummary: {json}\nObserve again before using the fine-grained tools.", outcome.summary.render())))
         })
         .await
     }

@@ -3,6 +3,7 @@
 //! `glovebox-config`. Shared by the binary and its end-to-end tests.
 #![forbid(unsafe_code)]
 
+pub mod binding;
 pub mod platform;
 #[cfg(target_os = "linux")]
 pub mod routes;

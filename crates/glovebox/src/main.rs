@@ -6,6 +6,8 @@
 mod commands;
 mod exit;
 #[cfg(target_os = "linux")]
+mod run_cmd;
+#[cfg(target_os = "linux")]
 mod sandbox_cmd;
 
 use clap::{Parser, Subcommand};
@@ -59,6 +61,9 @@ enum Command {
     Mcp(commands::McpArgs),
     /// Serve the MCP tools over streamable HTTP on 127.0.0.1, behind a bearer token.
     Serve(commands::ServeArgs),
+    /// Run an instruction with the bound model: a bounded observe → decide → act loop, with a summary and an HTML report.
+    #[cfg(target_os = "linux")]
+    Run(run_cmd::RunArgs),
     /// Read or change the configuration.
     Config {
         #[command(subcommand)]
@@ -83,6 +88,8 @@ fn main() -> ExitCode {
         Command::Config { action } => commands::config(cli.config, action),
         Command::Mcp(args) => commands::mcp(cli.config, args),
         Command::Serve(args) => commands::serve(cli.config, args),
+        #[cfg(target_os = "linux")]
+        Command::Run(args) => run_cmd::run(cli.config, args),
     };
     match result {
         Ok(code) => code,

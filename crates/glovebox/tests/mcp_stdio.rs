@@ -78,13 +78,14 @@ fn observe_set_value_click_through_the_stdio_server() {
         let client = connect(sandbox, "flow", true, &[]).await;
         let tools = client.list_all_tools().await.unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-        for expected in ["list_windows", "observe", "zoom", "wait", "click", "move", "drag", "scroll", "type", "set_value", "key", "select", "batch", "open_app", "switch_window", "grant_status"] {
+        for expected in ["list_windows", "observe", "zoom", "wait", "click", "move", "drag", "scroll", "type", "set_value", "key", "select", "batch", "open_app", "switch_window", "grant_status", "computer"] {
             assert!(names.contains(&expected), "{expected} missing from {names:?}");
         }
         for tool in &tools {
             assert_eq!(tool.input_schema.get("type"), Some(&json!("object")), "{}", tool.name);
             let annotations = tool.annotations.as_ref().unwrap_or_else(|| panic!("{} has no annotations", tool.name));
-            let input = glovebox_mcp::INPUT_TOOLS.contains(&tool.name.as_ref());
+            // `computer` may act (destructive) but stays listed read-only (observe_only runs).
+            let input = glovebox_mcp::INPUT_TOOLS.contains(&tool.name.as_ref()) || tool.name == "computer";
             assert_eq!(annotations.destructive_hint.unwrap_or(false), input, "{}", tool.name);
             assert_eq!(annotations.read_only_hint.unwrap_or(false), !input, "{}", tool.name);
         }
@@ -417,7 +418,7 @@ fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
     let check = "import json,sys\nfrom jsonschema import Draft202012Validator as V\nfor t in json.load(open(sys.argv[1])):\n    V.check_schema(t['inputSchema'])\n    V(t['inputSchema'])\nprint(len(json.load(open(sys.argv[1]))))";
     let out = std::process::Command::new("/usr/bin/python3").args(["-c", check]).arg(&schemas).output().expect("python3 with python3-jsonschema");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "16");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "17");
     drop(stdin);
     let _ = server.kill();
     let _ = server.wait();

@@ -1,0 +1,160 @@
+//! The instruction-level `computer` tool: runs glovebox-agent's loop with
+//! the model the user bound, behind the same approvals as the fine-grained
+//! tools, and answers with the loop's bounded summary. Also the MCP
+//! sampling provider, which lives here because it needs the MCP connection.
+
+use crate::approval::{self, Approvals, Class, Policy};
+use base64::Engine as _;
+use glovebox_agent::model::{DecideRequest, Model, ModelBinding, ModelError, Provider, Reply};
+use glovebox_agent::{Gate, Task};
+use glovebox_model::{Action, ErrorCode, Refusal};
+// Sampling is deprecated upstream (SEP-2577) but is what MCP clients offer today.
+#[allow(deprecated)]
+use rmcp::model::{CreateMessageRequestParams, ModelHint, ModelPreferences, Role};
+use rmcp::service::{Peer, RoleServer};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ComputerArgs {
+    /// What to do, in plain words, e.g. "fill in the name field with Ada and press Submit".
+    pub instruction: String,
+    /// Steps the loop may take (1–50, default 10); clamped by the grant's action budget.
+    pub max_steps: Option<u32>,
+    /// Look only: the loop may answer but never act.
+    pub observe_only: Option<bool>,
+    /// A window id (`pid/0xXID`) to work in; omitted: the bound window.
+    pub window: Option<String>,
+}
+
+impl ComputerArgs {
+    pub fn task(&self) -> Result<Task, Refusal> {
+        let mut task = Task::new(self.instruction.clone());
+        task.max_steps = self.max_steps.unwrap_or(glovebox_agent::run::DEFAULT_MAX_STEPS);
+        task.observe_only = self.observe_only.unwrap_or(false);
+        task.window = self.window.as_deref().map(str::parse).transpose()?;
+        task.validate()?;
+        Ok(task)
+    }
+}
+
+/// The model for one `computer` call: the user's binding, or a refusal.
+pub fn bound_model(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>) -> Result<Box<dyn Model>, Refusal> {
+    let binding = binding.ok_or_else(|| ModelError::Unbound.to_refusal())?;
+    match binding.provider {
+        Provider::McpSampling => {
+            let offers = peer.peer_info().is_some_and(|info| info.capabilities.sampling.is_some());
+            if !offers {
+                return Err(Refusal::new(
+                    ErrorCode::ModelUnbound,
+                    "model.provider is mcp-sampling, but this MCP client does not offer sampling; bind another provider (glovebox never falls back to one by itself)",
+                ));
+            }
+            let handle = tokio::runtime::Handle::try_current().map_err(|e| Refusal::backend_unavailable(format!("no async runtime for sampling: {e}")))?;
+            Ok(Box::new(SamplingModel { peer: peer.clone(), handle, binding: binding.clone() }))
+        }
+        _ => glovebox_agent::providers::bind(binding).map_err(|e| e.to_refusal()),
+    }
+}
+
+/// Per-action approvals inside a run the user already approved as a whole:
+/// consequential targets still ask, every time.
+pub struct ConsequentialGate {
+    pub approvals: Approvals,
+    pub peer: Peer<RoleServer>,
+    pub handle: tokio::runtime::Handle,
+}
+
+impl Gate for ConsequentialGate {
+    fn approve(&mut self, action: &Action, targets: &[(String, String)]) -> Result<(), Refusal> {
+        let names: Vec<String> = targets.iter().map(|(_, n)| n.clone()).collect();
+        match self.approvals.policy(Class::Input, &names) {
+            (Policy::Deny, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the configuration denies input actions (approval.input = deny)")),
+            (Policy::Prompt, Some(why)) => {
+                let on = targets.iter().map(|(r, n)| format!("{r} {n:?}")).collect::<Vec<_>>().join(" and ");
+                let mut message = format!("glovebox's computer tool wants to {} on {on}", action.kind());
+                if let Some(n) = action.text_length() {
+                    message.push_str(&format!(", entering {n} character(s)"));
+                }
+                message.push_str(&format!(". Asking because {why}. Approve?"));
+                self.handle.block_on(approval::ask(&self.peer, message))
+            }
+            // The run itself was approved (or allowed) before it started.
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The MCP client's own model, through `sampling/createMessage`. Sampling
+/// carries no forced tool call, so the schema goes into the system prompt
+/// and the loop parses the text as strictly as any tool arguments.
+struct SamplingModel {
+    peer: Peer<RoleServer>,
+    handle: tokio::runtime::Handle,
+    binding: ModelBinding,
+}
+
+/// The text between one enclosing Markdown code fence, if the whole answer is fenced.
+fn unfenced(text: &str) -> &str {
+    let t = text.trim();
+    match t.strip_prefix("```").and_then(|rest| rest.strip_suffix("```")) {
+        Some(inner) => inner.strip_prefix("json").unwrap_or(inner).trim(),
+        None => t,
+    }
+}
+
+impl Model for SamplingModel {
+    fn name(&self) -> String {
+        format!("mcp-sampling/{}", if self.binding.model.is_empty() { "client's choice" } else { &self.binding.model })
+    }
+
+    fn accepts_images(&self) -> bool {
+        self.binding.images
+    }
+
+    #[allow(deprecated)]
+    fn decide(&mut self, request: &DecideRequest) -> Result<Reply, ModelError> {
+        use rmcp::model::{ImageContent, SamplingMessage, SamplingMessageContentBlock};
+        let system = format!(
+            "{}\n\nAnswer with one JSON object and nothing else (no prose, no code fence) that matches this JSON Schema:\n{}",
+            request.system, request.tool.schema
+        );
+        let mut blocks = vec![SamplingMessageContentBlock::text(request.user.clone())];
+        if let (Some(png), true) = (&request.screenshot, self.binding.images) {
+            blocks.push(SamplingMessageContentBlock::Image(ImageContent::new(base64::engine::general_purpose::STANDARD.encode(&png.bytes), "image/png")));
+        }
+        let mut params = CreateMessageRequestParams::new(vec![SamplingMessage::new_multiple(Role::User, blocks)], 1024).with_system_prompt(system);
+        if !self.binding.model.is_empty() {
+            params = params.with_model_preferences(ModelPreferences::new().with_hints(vec![ModelHint::new(self.binding.model.clone())]));
+        }
+        let timeout = self.binding.timeout;
+        let peer = self.peer.clone();
+        let answer = self
+            .handle
+            .block_on(async move { tokio::time::timeout(timeout, peer.create_message(params)).await })
+            .map_err(|_| ModelError::Timeout(timeout))?
+            .map_err(|e| ModelError::Transport(format!("sampling/createMessage failed: {e}")))?;
+        let text: Vec<String> = answer
+            .message
+            .content
+            .into_vec()
+            .into_iter()
+            .filter_map(|block| match block {
+                SamplingMessageContentBlock::Text(t) => Some(t.text),
+                _ => None,
+            })
+            .collect();
+        Ok(Reply { decision: unfenced(&text.join("")).to_owned(), usage: None })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_one_enclosing_fence_is_removed() {
+        assert_eq!(unfenced("```json\n{\"a\":1}\n```"), "{\"a\":1}");
+        assert_eq!(unfenced(" {\"a\":1} "), "{\"a\":1}");
+        assert_eq!(unfenced("Here: ```{\"a\":1}```"), "Here: ```{\"a\":1}```", "prose around a fence stays, and fails the schema");
+    }
+}

@@ -1,0 +1,147 @@
+//! `glovebox run "instruction"`: the loop in a terminal, with the model the
+//! user bound, a live progress line per step, Ctrl-C as Stop, a summary
+//! (text or `--json`) and a self-contained HTML trajectory report.
+//!
+//! The person who typed the command approved the run as a whole; inputs on
+//! consequential targets (send, pay, delete, …) still ask on the terminal,
+//! and without a terminal they are refused (`COMPUTER_APPROVAL_REQUIRED`).
+
+use crate::exit::{exit_code, refused, Failure};
+use anyhow::Context as _;
+use clap::Args;
+use glovebox_agent::{Gate, Provider, StopReason, Task};
+use glovebox_mcp::approval::{Approvals, Class, Policy};
+use glovebox_model::{Action, ErrorCode, Refusal};
+use std::io::{BufRead as _, Write as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// What to do, in plain words.
+    instruction: String,
+    /// Steps the loop may take (1–50); clamped by the grant's action budget.
+    #[arg(long, default_value_t = glovebox_agent::run::DEFAULT_MAX_STEPS)]
+    max_steps: u32,
+    /// Work in this window (`pid/0xXID` from `glovebox windows`); default: the frontmost allowed one.
+    #[arg(long)]
+    window: Option<String>,
+    /// Look only: the model may answer, never act.
+    #[arg(long)]
+    observe_only: bool,
+    /// Print the summary as JSON on stdout (progress stays on stderr).
+    #[arg(long)]
+    json: bool,
+    /// Where to write the HTML trajectory report (default: under the state directory).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+}
+
+/// Consequential targets ask the person at the terminal.
+struct TerminalGate {
+    approvals: Approvals,
+}
+
+impl Gate for TerminalGate {
+    fn approve(&mut self, action: &Action, targets: &[(String, String)]) -> Result<(), Refusal> {
+        let names: Vec<String> = targets.iter().map(|(_, n)| n.clone()).collect();
+        match self.approvals.policy(Class::Input, &names) {
+            (Policy::Deny, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the configuration denies input actions (approval.input = deny)")),
+            (Policy::Prompt, Some(why)) => {
+                let on = targets.iter().map(|(r, n)| format!("{r} {n:?}")).collect::<Vec<_>>().join(" and ");
+                ask_terminal(&format!("The model wants to {} on {on} ({why}). Allow? [y/N] ", action.kind()))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A yes/no on the controlling terminal; no terminal fails closed.
+fn ask_terminal(question: &str) -> Result<(), Refusal> {
+    let required = || Refusal::new(ErrorCode::ApprovalRequired, "this action needs the user's approval and there is no terminal to ask on");
+    let mut tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").map_err(|_| required())?;
+    tty.write_all(question.as_bytes()).map_err(|_| required())?;
+    let mut answer = String::new();
+    std::io::BufReader::new(&tty).read_line(&mut answer).map_err(|_| required())?;
+    match answer.trim().to_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => Err(Refusal::new(ErrorCode::ApprovalDenied, "the user did not approve this action")),
+    }
+}
+
+fn default_report_path() -> PathBuf {
+    let dir = glovebox_host::audit::AuditLog::default_path().parent().map(|p| p.join("runs")).unwrap_or_else(|| PathBuf::from("."));
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or_default();
+    dir.join(format!("run-{stamp}.html"))
+}
+
+pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> {
+    let json = args.json;
+    let config = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config)).map_err(|e| refused(e.into(), json))?.config;
+    if !config.enabled {
+        return Err(refused(Refusal::new(ErrorCode::Disabled, "computer use is turned off; enable it with `glovebox config set enabled true`"), json));
+    }
+    let binding = crate_binding(&config).map_err(|r| refused(r, json))?;
+    let mut task = Task::new(args.instruction.clone());
+    task.max_steps = args.max_steps;
+    task.observe_only = args.observe_only;
+    task.window = args.window.as_deref().map(str::parse).transpose().map_err(|r| refused(r, json))?;
+    task.validate().map_err(|r| refused(r, json))?;
+    let mut model = glovebox_agent::providers::bind(&binding).map_err(|e| refused(e.to_refusal(), json))?;
+    let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
+
+    // Ctrl-C is Stop: the grant is revoked and the loop ends at its next
+    // host call; a second Ctrl-C leaves at once.
+    let stopper = host.clone();
+    let pressed = std::sync::atomic::AtomicBool::new(false);
+    ctrlc::set_handler(move || {
+        if pressed.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        let _ = stopper.stop();
+    })
+    .context("installing the Ctrl-C handler")?;
+
+    let a = &config.approval;
+    let mut gate = TerminalGate { approvals: Approvals::new(&a.mode, &a.observe, &a.input, &a.foreground, &a.consequential) };
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar.set_message(format!("step 1: asking {}", model.name()));
+    let max = task.max_steps;
+    let outcome = glovebox_agent::run(&host, model.as_mut(), &mut gate, &task, &mut |step| {
+        bar.println(format!("{} ({} ms model, {} ms host)", step.line(), step.model_ms, step.act_ms));
+        bar.set_message(format!("step {}/{max}: asking the model", step.index + 1));
+    });
+    bar.finish_and_clear();
+    let outcome = outcome.map_err(|r| refused(r, json))?;
+
+    let path = args.report.unwrap_or_else(default_report_path);
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    std::fs::write(&path, glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps)).with_context(|| format!("writing {}", path.display()))?;
+    if json {
+        println!("{}", serde_json::json!({"summary": outcome.summary, "report": path}));
+    } else {
+        println!("{}\nreport: {}", outcome.summary.render(), path.display());
+    }
+    Ok(match &outcome.summary.stop {
+        StopReason::Done | StopReason::Asked { .. } => ExitCode::SUCCESS,
+        StopReason::StepLimit { .. } => ExitCode::from(exit_code(ErrorCode::Timeout)),
+        other => ExitCode::from(other.code().map(exit_code).unwrap_or(1)),
+    })
+}
+
+/// The configured binding; unbound or MCP sampling (which needs an MCP
+/// client) is `COMPUTER_MODEL_UNBOUND`.
+fn crate_binding(config: &glovebox_config::Config) -> Result<glovebox_agent::ModelBinding, Refusal> {
+    match glovebox::binding::model_binding(&config.model).map_err(|e| e.to_refusal())? {
+        None => Err(glovebox_agent::ModelError::Unbound.to_refusal()),
+        Some(b) if b.provider == Provider::McpSampling => Err(Refusal::new(
+            ErrorCode::ModelUnbound,
+            "model.provider mcp-sampling borrows an MCP client's model and only works under `glovebox mcp`; bind openai, anthropic or openai-compatible for `glovebox run`",
+        )),
+        Some(b) => Ok(b),
+    }
+}
