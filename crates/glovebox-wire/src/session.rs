@@ -1,0 +1,232 @@
+//! The execution core both executors share: the frame the model last saw
+//! (every coordinate maps through it), the approval gate, and running a
+//! planned batch through the host in order with the screenshot deferred to
+//! the end. The host checks every step (grant, denials, freshness, bounds,
+//! budget, secure input); nothing here skips or repeats those checks.
+
+use crate::error::WireError;
+use crate::gate::{ApprovalClass, ApprovalRequest, InputGate};
+use glovebox_host::{FrameView, Host, Observation};
+use glovebox_model::{Action, Button, CaptureLimits, DeliveryMode, ErrorCode, Refusal, Target, WindowRef};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How an executor runs its calls.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecutorOptions {
+    /// The window to look at and act in (binding the grant to it on the
+    /// first call); `None`: the window the host's grant is bound to.
+    pub window: Option<WindowRef>,
+    /// Background by default; foreground is refused by the host unless its
+    /// configuration allows it, and is its own approval class.
+    pub delivery: DeliveryMode,
+    /// How long a GA `wait` action sleeps (it carries no duration).
+    pub ga_wait: Duration,
+}
+
+impl Default for ExecutorOptions {
+    fn default() -> Self {
+        ExecutorOptions { window: None, delivery: DeliveryMode::Background, ga_wait: Duration::from_secs(1) }
+    }
+}
+
+/// One planned step: host input with its points already in the basis
+/// frame's image pixels, a pause, or a deferred screenshot marker.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Input(Action),
+    Wait(Duration),
+    Screenshot,
+}
+
+impl Step {
+    fn points(&self) -> bool {
+        matches!(self, Step::Input(a) if !a.targets().is_empty())
+    }
+}
+
+/// Which screenshot a model gets: the host's configured limits (OpenAI),
+/// or fitted into a declared display (Anthropic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    Configured,
+    Fitted(CaptureLimits),
+}
+
+pub struct Session {
+    pub host: Host,
+    pub options: ExecutorOptions,
+    gate: Arc<dyn InputGate>,
+    /// The frame of the screenshot the model last received.
+    pub basis: Option<FrameView>,
+}
+
+/// The refusal for a coordinate before any screenshot.
+pub fn no_screenshot_yet() -> Refusal {
+    Refusal::new(ErrorCode::StaleRef, "there is no screenshot to map coordinates through yet; take a screenshot first")
+}
+
+fn describe(action: &Action, names: &[String]) -> String {
+    let at = |t: &Target| match t {
+        Target::Point(p) => format!("({}, {})", p.x, p.y),
+        Target::Element(e) => e.to_string(),
+    };
+    let on = if names.is_empty() { String::new() } else { format!(" on {}", names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")) };
+    match action {
+        Action::Click { target, button, count } => {
+            let button = match button {
+                Button::Left => "",
+                Button::Right => "right-",
+                Button::Middle => "middle-",
+            };
+            let times = if *count > 1 { format!(" ×{count}") } else { String::new() };
+            format!("{button}click{times} at {}{on}", at(target))
+        }
+        Action::Move { target } => format!("move to {}{on}", at(target)),
+        Action::Drag { from, to } => format!("drag from {} to {}{on}", at(from), at(to)),
+        Action::Scroll { target, dx, dy } => format!("scroll {dx}, {dy} step(s) at {}{on}", at(target)),
+        Action::Type { text } => format!("type {} character(s)", text.chars().count()),
+        Action::Key { combo, .. } => format!("press {combo}"),
+        other => other.kind().to_owned(),
+    }
+}
+
+impl Session {
+    pub fn new(host: Host, options: ExecutorOptions, gate: Arc<dyn InputGate>) -> Session {
+        Session { host, options, gate, basis: None }
+    }
+
+    /// An observation of the bound window, with a screenshot of the kind
+    /// the model receives when `screenshot` is set.
+    pub fn look(&self, look: Look, screenshot: bool) -> Result<Observation, Refusal> {
+        let window = self.options.window.as_ref();
+        match (look, screenshot) {
+            (_, false) => self.host.observe(window, false),
+            (Look::Configured, true) => self.host.observe(window, true),
+            (Look::Fitted(limits), true) => self.host.observe_fitted(window, limits),
+        }
+    }
+
+    /// Checks that the batch can be mapped at all: coordinates need a
+    /// screenshot, and must lie inside it. Nothing has run yet.
+    pub fn precheck(&self, steps: &[Step]) -> Result<(), WireError> {
+        for (i, step) in steps.iter().enumerate() {
+            let Step::Input(action) = step else { continue };
+            for target in action.targets() {
+                let Target::Point(p) = target else { continue };
+                let Some(basis) = &self.basis else { return Err(WireError::at(i, 0, no_screenshot_yet())) };
+                if p.x < 0 || p.y < 0 || p.x as u32 >= basis.image.width || p.y as u32 >= basis.image.height {
+                    let why = format!("point ({}, {}) is outside the {}×{} screenshot", p.x, p.y, basis.image.width, basis.image.height);
+                    return Err(WireError::at(i, 0, Refusal::new(ErrorCode::CoordinateOutOfBounds, why)));
+                }
+            }
+            action.validate().map_err(|e| WireError::at(i, 0, e))?;
+        }
+        Ok(())
+    }
+
+    /// What the gate is shown: the class, one line per action, the names
+    /// of the elements under the points, and the length of any text.
+    pub fn request(&self, steps: &[Step]) -> ApprovalRequest {
+        let input = steps.iter().any(|s| matches!(s, Step::Input(_)));
+        let class = match (input, self.options.delivery) {
+            (false, _) => ApprovalClass::Observe,
+            (true, DeliveryMode::Background) => ApprovalClass::Input,
+            (true, DeliveryMode::Foreground) => ApprovalClass::Foreground,
+        };
+        let mut request = ApprovalRequest { class, actions: vec![], target_names: vec![], text_characters: 0 };
+        for step in steps {
+            request.actions.push(match step {
+                Step::Screenshot => "screenshot".into(),
+                Step::Wait(d) => format!("wait {:.1} s", d.as_secs_f64()),
+                Step::Input(action) => {
+                    let names: Vec<String> = match &self.basis {
+                        Some(basis) => self.host.describe_targets(basis.id, action).into_iter().map(|(_, name)| name).filter(|n| !n.is_empty()).collect(),
+                        None => vec![],
+                    };
+                    request.text_characters += action.text_length().unwrap_or(0);
+                    let line = describe(action, &names);
+                    request.target_names.extend(names);
+                    line
+                }
+            });
+        }
+        request
+    }
+
+    pub fn approve(&self, request: &ApprovalRequest) -> Result<(), WireError> {
+        self.gate.approve(request).map_err(WireError::new)
+    }
+
+    /// Runs the steps in order. Every coordinate maps through the basis
+    /// frame: the host ends a frame at each input, so before a later step
+    /// the window is observed again the same way, and a frame whose window
+    /// geometry or image size differs from the basis is a layout change.
+    /// The first failure stops the batch; the basis is dropped once input
+    /// was delivered or the layout changed, so the model must look again.
+    pub fn run(&mut self, steps: &[Step], look: Look) -> Result<(), WireError> {
+        let mut live = self.basis.as_ref().map(|b| b.id);
+        let mut executed = 0;
+        for (i, step) in steps.iter().enumerate() {
+            let result = match step {
+                Step::Screenshot => Ok(()),
+                Step::Wait(d) => {
+                    std::thread::sleep(*d);
+                    Ok(())
+                }
+                Step::Input(action) => self.deliver(action, step.points(), look, &mut live).map(|()| executed += 1),
+            };
+            if let Err(mut refusal) = result {
+                if steps.len() > 1 {
+                    refusal = crate::error::to_wire(refusal);
+                    refusal.message = format!(
+                        "action {i} of the batch failed: {}; {executed} input action(s) before it were delivered{}",
+                        refusal.message,
+                        if i + 1 < steps.len() { ", and the actions after it did not run" } else { "" }
+                    );
+                }
+                let error = WireError::at(i, executed, refusal);
+                if executed > 0 || matches!(error.code(), ErrorCode::LayoutChanged | ErrorCode::StaleRef | ErrorCode::StaleRevision | ErrorCode::TargetGone) {
+                    self.basis = None;
+                }
+                return Err(error);
+            }
+        }
+        Ok(())
+    }
+
+    fn deliver(&mut self, action: &Action, points: bool, look: Look, live: &mut Option<glovebox_model::FrameId>) -> Result<(), Refusal> {
+        let frame = match live.take() {
+            Some(id) => id,
+            None => {
+                let seen = self.look(look, points)?;
+                if points {
+                    let basis = self.basis.as_ref().ok_or_else(no_screenshot_yet)?;
+                    if seen.frame.geometry != basis.geometry || seen.frame.image != basis.image {
+                        return Err(Refusal::new(
+                            ErrorCode::LayoutChanged,
+                            format!(
+                                "the window changed since the screenshot ({:?} shown as {}×{}, now {:?} as {}×{}); take a new screenshot",
+                                basis.geometry, basis.image.width, basis.image.height, seen.frame.geometry, seen.frame.image.width, seen.frame.image.height
+                            ),
+                        ));
+                    }
+                }
+                seen.frame.id
+            }
+        };
+        self.host.act_unobserved(frame, action.clone(), self.options.delivery).map(|_| ())
+    }
+
+    /// The screenshot after a call: the model's next basis.
+    pub fn finish(&mut self, look: Look) -> Result<Observation, WireError> {
+        // Whatever happens next, the old basis is no longer what the model should aim with.
+        self.basis = None;
+        let seen = self.look(look, true).map_err(WireError::new)?;
+        if seen.screenshot.is_none() {
+            return Err(WireError::new(Refusal::new(ErrorCode::ScopeViolation, "the observation carried no screenshot; the grant allows the accessibility tree only")));
+        }
+        self.basis = Some(seen.frame.clone());
+        Ok(seen)
+    }
+}

@@ -1,0 +1,218 @@
+//! Golden request/response pairs for both executors against the fake
+//! desktop: every GA action type and every Anthropic action, with the host
+//! actions each one delivered (global points) and the exact answer. Images
+//! are compared by their decoded size (`<png WxH>`), not their bytes.
+//!
+//! The cases live in `tests/golden/*.json`; `GLOVEBOX_BLESS=1 cargo test -p
+//! glovebox-wire --test golden` rewrites their `expect` parts, which are then
+//! reviewed like code.
+
+use base64::Engine as _;
+use glovebox_host::process::{current_uid, ProcessTable};
+use glovebox_host::{Backends, Host, HostConfig};
+use glovebox_model::{Monitor, PidSource, Rect, WindowId, WindowInfo};
+use glovebox_platform::fake::{FakeDesktop, FakeWindow};
+use glovebox_platform::ResolvedTarget;
+use glovebox_wire::*;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+struct Processes;
+
+impl ProcessTable for Processes {
+    fn parent(&self, pid: u32) -> Option<u32> {
+        (pid == 1001).then_some(1)
+    }
+    fn owner_uid(&self, pid: u32) -> Option<u32> {
+        (pid == 1001).then(current_uid)
+    }
+    fn executable(&self, pid: u32) -> Option<PathBuf> {
+        (pid == 1001).then(|| PathBuf::from("/usr/bin/editor"))
+    }
+    fn name(&self, pid: u32) -> Option<String> {
+        (pid == 1001).then(|| "editor".into())
+    }
+}
+
+const EDITOR: WindowId = WindowId { pid: 1001, xid: 0x20 };
+
+/// One 640×480 window at (100, 100) on a 1920×1080 screen; its tree has an
+/// `OK` button at (10, 10, 50, 20) and a password field at (10, 40, 100, 20).
+struct World {
+    desktop: Arc<FakeDesktop>,
+    host: Host,
+}
+
+impl World {
+    fn new(name: &str, budget: u32) -> World {
+        let info = WindowInfo {
+            id: EDITOR,
+            app: "Editor".into(),
+            instance: "editor".into(),
+            title: "Editor window".into(),
+            pid_source: PidSource::Server,
+            geometry: Rect::new(100, 100, 640, 480),
+            focused: false,
+            minimized: false,
+        };
+        let screen = Rect::new(0, 0, 1920, 1080);
+        let desktop = Arc::new(FakeDesktop::new(screen, vec![Monitor { name: "screen".into(), logical: screen, primary: true }], vec![FakeWindow { info, colour: [200, 10, 10] }]));
+        let root = std::env::temp_dir().join(format!("glovebox-wire-golden-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let mut config = HostConfig::new(&format!(":wire-{name}"));
+        config.runtime_root = root.join("run");
+        config.audit_path = root.join("audit.jsonl");
+        config.budget = budget;
+        let d = desktop.clone();
+        let backends = Backends {
+            windows: d.clone(),
+            capture: d.clone(),
+            accessibility: d.clone(),
+            input: Some(d.clone()),
+            secure_input: d.clone(),
+            processes: Arc::new(Processes),
+            launcher: None,
+        };
+        World { host: Host::open(backends, config).unwrap(), desktop }
+    }
+
+    /// Every delivered action with its targets as global points.
+    fn delivered(&self) -> Value {
+        let delivered = self.desktop.delivered.lock().unwrap();
+        Value::Array(
+            delivered
+                .iter()
+                .map(|(_, action, targets, _)| {
+                    let at: Vec<Value> = targets
+                        .iter()
+                        .map(|t| match t {
+                            ResolvedTarget::Global { at, .. } => json!([at.x, at.y]),
+                            ResolvedTarget::Element { id, .. } => json!(id.to_string()),
+                        })
+                        .collect();
+                    json!({"action": action, "at": at})
+                })
+                .collect(),
+        )
+    }
+}
+
+fn options() -> ExecutorOptions {
+    ExecutorOptions { ga_wait: Duration::from_millis(10), ..ExecutorOptions::default() }
+}
+
+/// Replaces image bytes by their decoded size, so goldens stay readable.
+fn normalise(value: &mut Value) {
+    let describe = |b64: &str| {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(b64).expect("base64");
+        let (size, _) = glovebox_wire::scaling::decode_rgb(&bytes).expect("a PNG");
+        format!("<png {}x{}>", size.width, size.height)
+    };
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match (key.as_str(), &*v) {
+                    ("image_url", Value::String(url)) => *v = json!(format!("data:image/png;base64,{}", describe(url.trim_start_matches("data:image/png;base64,")))),
+                    ("data", Value::String(b64)) => *v = json!(describe(b64)),
+                    // Frame ids count up per process; the tests run in parallel.
+                    ("message" | "text", Value::String(text)) => *v = json!(without_frame_ids(text)),
+                    _ => normalise(v),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalise),
+        _ => {}
+    }
+}
+
+fn without_frame_ids(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("frame f") {
+        out.push_str(&rest[..at + 7]);
+        rest = &rest[at + 7..];
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        out.push_str(if digits > 0 { "N" } else { "" });
+        rest = &rest[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn golden(file: &str, run: impl Fn(&Value) -> Value) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(file);
+    let mut cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let bless = std::env::var_os("GLOVEBOX_BLESS").is_some();
+    let mut failures = vec![];
+    for case in cases.iter_mut() {
+        let mut actual = run(case);
+        normalise(&mut actual);
+        if bless {
+            case["expect"] = actual;
+        } else if case["expect"] != actual {
+            failures.push(format!("{}:\n expected {}\n actual   {}", case["name"], case["expect"], actual));
+        }
+    }
+    if bless {
+        std::fs::write(&path, serde_json::to_string_pretty(&cases).unwrap() + "\n").unwrap();
+    }
+    assert!(failures.is_empty(), "{} golden case(s) differ:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Each OpenAI case: optional setup (`fresh`: no screenshot first; `budget`;
+/// `move_window_to` after the screenshot; `acknowledge`: the ids the user
+/// approved, else headless), the `request` item, and the expected
+/// `response` or `error` plus the host actions `delivered`.
+#[test]
+fn openai_golden_pairs() {
+    golden("openai.json", |case| {
+        let name = case["name"].as_str().unwrap().replace(' ', "-");
+        let world = World::new(&format!("oa-{name}"), case["budget"].as_u64().unwrap_or(50) as u32);
+        let executor = OpenAiExecutor::new(world.host.clone(), options(), Arc::new(AllowAll));
+        if case["fresh"] != true {
+            let first = executor.execute(&json!({"type": "computer_call", "call_id": "setup", "action": {"type": "screenshot"}}), &Headless).unwrap();
+            assert!(first.png().is_ok());
+        }
+        if let Some(r) = case["move_window_to"].as_array() {
+            let n: Vec<i64> = r.iter().map(|v| v.as_i64().unwrap()).collect();
+            world.desktop.move_window(EDITOR, Rect::new(n[0] as i32, n[1] as i32, n[2] as u32, n[3] as u32));
+        }
+        let result = match case["acknowledge"].as_array() {
+            Some(ids) => executor.execute(&case["request"], &Acknowledged(ids.iter().map(|v| v.as_str().unwrap().to_owned()).collect())),
+            None => executor.execute(&case["request"], &Headless),
+        };
+        match result {
+            Ok(output) => json!({"response": output, "delivered": world.delivered()}),
+            Err(e) => json!({"error": e.to_json()["error"], "http_status": e.http_status(), "delivered": world.delivered()}),
+        }
+    });
+}
+
+/// Each Anthropic case: the `tool` definition and a sequence of `calls`
+/// (tool_use blocks; `screenshot_first` defaults to true); the expected
+/// tool_result of each and the host actions delivered.
+#[test]
+fn anthropic_golden_pairs() {
+    golden("anthropic.json", |case| {
+        let name = case["name"].as_str().unwrap().replace(' ', "-");
+        let world = World::new(&format!("an-{name}"), 50);
+        let executor = AnthropicExecutor::new(world.host.clone(), options(), Arc::new(AllowAll));
+        let tool: ToolDefinition = serde_json::from_value(case["tool"].clone()).unwrap();
+        if case["screenshot_first"] != false {
+            let first = executor.tool_result(&tool, &json!({"type": "tool_use", "id": "toolu_setup", "name": "computer", "input": {"action": "screenshot"}})).unwrap();
+            assert!(!first.is_error, "{first:?}");
+        }
+        let results: Vec<Value> = case["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|call| match executor.tool_result(&tool, call) {
+                Ok(result) => serde_json::to_value(result).unwrap(),
+                Err(e) => json!({"refused": e}),
+            })
+            .collect();
+        json!({"results": results, "delivered": world.delivered()})
+    });
+}
