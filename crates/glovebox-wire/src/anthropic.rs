@@ -319,6 +319,18 @@ impl AnthropicExecutor {
         Ok(vec![ContentBlock::png(&Placement::new(tool.display(), seen.frame.image)?.pad_png(&png)?)])
     }
 
+    /// Acts in `window` from now on (`None`: the grant's bound window); a
+    /// different window drops the last screenshot, the cursor and any press.
+    pub fn set_window(&self, window: Option<glovebox_model::WindowRef>) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if state.session.options.window != window {
+            state.session.options.window = window;
+            state.session.basis = None;
+            state.cursor = None;
+            state.pressed = None;
+        }
+    }
+
     /// Forgets the last screenshot, the cursor and any pending press.
     pub fn reset(&self) {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());

@@ -335,6 +335,16 @@ impl OpenAiExecutor {
         Ok(ComputerCallOutput::new(call.call_id.clone(), acknowledged, &png))
     }
 
+    /// Acts in `window` from now on (`None`: the grant's bound window); a
+    /// different window drops the last screenshot.
+    pub fn set_window(&self, window: Option<glovebox_model::WindowRef>) {
+        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        if session.options.window != window {
+            session.options.window = window;
+            session.basis = None;
+        }
+    }
+
     /// Forgets the last screenshot: the next coordinate needs a new one.
     pub fn reset(&self) {
         self.session.lock().unwrap_or_else(|p| p.into_inner()).basis = None;

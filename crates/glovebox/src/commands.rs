@@ -426,6 +426,9 @@ pub fn serve(config: Option<PathBuf>, args: ServeArgs) -> Result<ExitCode, Failu
         println!("{}", serde_json::json!({"url": format!("http://{address}/mcp"), "token": token}));
         let _ = std::io::Write::flush(&mut std::io::stdout());
     };
-    glovebox_mcp::http::run_http(mcp_server(&config), port, token.clone(), announce).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
+    // The OpenAI/Anthropic executors under /v1/ share the MCP server's host (one grant per display).
+    let server = mcp_server(&config);
+    let routes = std::sync::Arc::new(glovebox::wire_routes::WireRoutes::from_config(server.host(), &config));
+    glovebox_mcp::http::run_http_with(server, port, token.clone(), announce, Some(routes)).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,7 @@ pub mod binding;
 pub mod platform;
 #[cfg(target_os = "linux")]
 pub mod routes;
+pub mod wire_routes;
 #[cfg(target_os = "linux")]
 pub mod launcher;
 #[cfg(target_os = "linux")]

@@ -1,0 +1,143 @@
+//! `glovebox serve`'s JSON endpoints for agent builders with a native
+//! computer-use model (DESIGN.md §1): the OpenAI GA and Anthropic executors
+//! of `glovebox-wire`, on the same host as the MCP tools and behind the same
+//! token and loopback checks.
+//!
+//! - `POST /v1/openai/computer_call` takes `{"call": <computer_call item>,
+//!   "acknowledged_safety_checks"?: ["cu_sc_…"], "window"?: "pid/xid"}` and
+//!   answers 200 with the `computer_call_output` item, or an error body
+//!   `{"error": {"code", "message", "failed_action_index"?}}` with 422
+//!   (arguments), 403 (policy, approvals, safety checks, denials) or 409
+//!   (state: layout changed, stale, budget, no route).
+//! - `POST /v1/anthropic/computer` takes `{"tool": <computer tool
+//!   definition>, "tool_use": <tool_use block>, "window"?: "pid/xid"}` and
+//!   answers 200 with the `tool_result` block (a refusal is a result with
+//!   `is_error`, as the model should see it); 422 when the request itself is
+//!   unusable (no tool definition, no tool_use id).
+//!
+//! A body that is not JSON is 400; another path 404. There is no prompt
+//! channel here: input runs only when the configuration allows the input
+//! class outright (`approval.mode = yolo`, or `custom` with
+//! `approval.input = allow`), and a pending OpenAI safety check runs only
+//! when the request lists its id as acknowledged by the user.
+
+use glovebox_host::Host;
+use glovebox_mcp::approval::{Approvals, Class, Policy};
+use glovebox_mcp::http::Routes;
+use glovebox_model::{ErrorCode, Refusal, WindowRef};
+use glovebox_wire::{Acknowledged, AnthropicExecutor, ApprovalClass, ApprovalRequest, ExecutorOptions, InputGate, OpenAiExecutor, ToolDefinition, WireError};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The approval classes as configured, with no one to ask: `prompt` fails
+/// closed with the command that allows the class.
+pub struct ConfigGate(pub Approvals);
+
+impl InputGate for ConfigGate {
+    fn approve(&self, request: &ApprovalRequest) -> Result<(), Refusal> {
+        let (class, name) = match request.class {
+            ApprovalClass::Observe => (Class::Observe, "observe"),
+            ApprovalClass::Input => (Class::Input, "input"),
+            ApprovalClass::Foreground => (Class::Foreground, "foreground"),
+        };
+        match self.0.policy(class, &request.target_names) {
+            (Policy::Allow, _) => Ok(()),
+            (Policy::Deny, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, format!("the configuration denies {name} actions (approval.{name} = deny)"))),
+            (Policy::Prompt, Some(why)) => Err(Refusal::new(
+                ErrorCode::ApprovalRequired,
+                format!("this call needs the user's approval because {why} (consequential targets always ask), and the JSON endpoints of glovebox serve have no prompt channel"),
+            )),
+            (Policy::Prompt, None) => Err(Refusal::new(
+                ErrorCode::ApprovalRequired,
+                format!(
+                    "{name} actions need the user's approval (approval.{name} = prompt) and the JSON endpoints of glovebox serve have no prompt channel; `glovebox config set approval.mode yolo`, or `glovebox config set approval.mode custom` with `glovebox config set approval.{name} allow`, allows them"
+                ),
+            )),
+        }
+    }
+}
+
+/// Both executors on one host (or why there is none).
+pub struct WireRoutes {
+    executors: Result<(OpenAiExecutor, AnthropicExecutor), Refusal>,
+}
+
+impl WireRoutes {
+    pub fn new(host: Result<Host, Refusal>, approvals: Approvals) -> WireRoutes {
+        let gate: Arc<dyn InputGate> = Arc::new(ConfigGate(approvals));
+        let executors = host.map(|host| {
+            (OpenAiExecutor::new(host.clone(), ExecutorOptions::default(), gate.clone()), AnthropicExecutor::new(host, ExecutorOptions::default(), gate))
+        });
+        WireRoutes { executors }
+    }
+
+    /// The routes of this configuration on `host`.
+    pub fn from_config(host: Result<Host, Refusal>, config: &glovebox_config::Config) -> WireRoutes {
+        let a = &config.approval;
+        WireRoutes::new(host, Approvals::new(&a.mode, &a.observe, &a.input, &a.foreground, &a.consequential))
+    }
+}
+
+fn error(e: &WireError) -> (u16, String) {
+    (e.http_status(), e.to_json().to_string())
+}
+
+fn refused(refusal: Refusal) -> (u16, String) {
+    error(&WireError::new(refusal))
+}
+
+/// The optional `window` of a request body.
+fn window(body: &Value) -> Result<Option<WindowRef>, Refusal> {
+    match body.get("window") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => text.parse().map(Some),
+        Some(_) => Err(Refusal::invalid_argument("`window` is a window id such as 4280/0x1e00003")),
+    }
+}
+
+impl Routes for WireRoutes {
+    fn post(&self, path: &str, body: &[u8]) -> (u16, String) {
+        if !matches!(path, "/v1/openai/computer_call" | "/v1/anthropic/computer") {
+            let message = "no such endpoint; POST /v1/openai/computer_call or /v1/anthropic/computer";
+            return (404, json!({"error": {"code": "COMPUTER_INVALID_ARGUMENT", "message": message}}).to_string());
+        }
+        let body: Value = match serde_json::from_slice(body) {
+            Ok(v) => v,
+            Err(e) => return (400, WireError::new(Refusal::invalid_argument(format!("the body is not JSON: {e}"))).to_json().to_string()),
+        };
+        let (openai, anthropic) = match &self.executors {
+            Ok(pair) => pair,
+            Err(refusal) => return refused(refusal.clone()),
+        };
+        let window = match window(&body) {
+            Ok(w) => w,
+            Err(r) => return refused(r),
+        };
+        if path == "/v1/openai/computer_call" {
+            let Some(call) = body.get("call") else { return refused(Refusal::invalid_argument("the body needs `call`: the computer_call item")) };
+            let acknowledged: Vec<String> = match body.get("acknowledged_safety_checks") {
+                None | Some(Value::Null) => vec![],
+                Some(v) => match serde_json::from_value(v.clone()) {
+                    Ok(ids) => ids,
+                    Err(e) => return refused(Refusal::invalid_argument(format!("acknowledged_safety_checks is a list of check ids: {e}"))),
+                },
+            };
+            openai.set_window(window);
+            return match openai.execute(call, &Acknowledged(acknowledged)) {
+                Ok(output) => (200, serde_json::to_string(&output).unwrap_or_default()),
+                Err(e) => error(&e),
+            };
+        }
+        let tool: ToolDefinition = match body.get("tool").map(|t| serde_json::from_value(t.clone())) {
+            Some(Ok(tool)) => tool,
+            Some(Err(e)) => return refused(Refusal::invalid_argument(format!("`tool` is not a computer tool definition: {e}"))),
+            None => return refused(Refusal::invalid_argument("the body needs `tool`: the computer tool definition the model was given")),
+        };
+        let Some(tool_use) = body.get("tool_use") else { return refused(Refusal::invalid_argument("the body needs `tool_use`: the model's tool_use block")) };
+        anthropic.set_window(window);
+        match anthropic.tool_result(&tool, tool_use) {
+            Ok(result) => (200, serde_json::to_string(&result).unwrap_or_default()),
+            Err(r) => refused(r),
+        }
+    }
+}
