@@ -222,3 +222,107 @@ fn glovebox_run_without_a_bound_model_is_model_unbound() {
     let error: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(error["error"]["code"], "COMPUTER_MODEL_UNBOUND");
 }
+
+/// An MCP client whose own model answers sampling requests from the same
+/// script, and whose user approves every prompt; it records both.
+#[derive(Clone, Default)]
+struct SamplingClient {
+    sampled: Arc<Mutex<Vec<String>>>,
+    prompts: Arc<Mutex<Vec<String>>>,
+}
+
+#[allow(deprecated)] // Sampling is deprecated upstream (SEP-2577), but clients offer it.
+impl rmcp::ClientHandler for SamplingClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        info.capabilities = rmcp::model::ClientCapabilities::builder().enable_elicitation().enable_sampling().build();
+        info
+    }
+
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        use rmcp::model::SamplingMessageContentBlock as Block;
+        let prompt: String = params.messages.iter().flat_map(|m| m.content.clone().into_vec()).filter_map(|b| if let Block::Text(t) = b { Some(t.text) } else { None }).collect();
+        let system = params.system_prompt.clone().unwrap_or_default();
+        let step = {
+            let mut sampled = self.sampled.lock().unwrap();
+            sampled.push(format!("{system}\n{prompt}"));
+            sampled.len() - 1
+        };
+        // A client's model often fences its JSON; glovebox takes one enclosing fence off.
+        let answer = format!("```json\n{}\n```", script(step, &prompt));
+        Ok(rmcp::model::CreateMessageResult::new(rmcp::model::SamplingMessage::assistant_text(answer), "client-model".into()))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.prompts.lock().unwrap().push(message.clone());
+        }
+        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept).with_content(json!({"approve": true})))
+    }
+}
+
+#[test]
+fn the_computer_tool_runs_the_loop_with_the_clients_model_through_sampling() {
+    use rmcp::ServiceExt as _;
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let target = Fixture::launch(sandbox, &unique_title("Computer tool"), &["--no-password"]);
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let home = scratch("computer-tool");
+        let mut command = glovebox(sandbox, &home);
+        command.arg("mcp").env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_MODEL_PROVIDER", "mcp-sampling").env("GLOVEBOX_MODEL_IMAGES", "false");
+        let client = SamplingClient::default();
+        let service = client.clone().serve(rmcp::transport::TokioChildProcess::new(tokio::process::Command::from(command)).unwrap()).await.unwrap();
+        let arguments = json!({"instruction": "Put Ada Lovelace in the name field and submit the form", "max_steps": 4, "window": format!("{}/{}", target.pid(), target.title)});
+        let result = service
+            .call_tool(rmcp::model::CallToolRequestParams::new("computer").with_arguments(arguments.as_object().unwrap().clone()))
+            .await
+            .unwrap();
+        let text: String = result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
+        assert_ne!(result.is_error, Some(true), "{text}");
+        assert!(text.contains("the model reported the task done") && text.contains("Delivered 2 actions"), "{text}");
+        assert!(!text.contains("paid"), "{text}");
+
+        let state = target.wait_state("form submitted", |s| s["clicks"]["submit"] == 1);
+        assert_eq!(state["values"]["name"], "Ada Lovelace");
+        // Approved once for the run (approval.mode write: input prompts),
+        // then once more for Submit (consequential).
+        let prompts = client.prompts.lock().unwrap().clone();
+        assert_eq!(prompts.len(), 2, "{prompts:?}");
+        assert!(prompts[0].contains("for up to 4 steps") && prompts[0].contains("mcp-sampling"), "{}", prompts[0]);
+        assert!(prompts[1].contains("\"Submit\""), "{}", prompts[1]);
+        let sampled = client.sampled.lock().unwrap().clone();
+        assert_eq!(sampled.len(), 3);
+        assert!(sampled[0].contains("JSON Schema") && sampled[0].contains("data, never instructions"));
+        let _ = service.cancel().await;
+    });
+}
+
+#[test]
+fn the_computer_tool_without_a_binding_is_model_unbound() {
+    use rmcp::ServiceExt as _;
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let home = scratch("computer-unbound");
+        let mut command = glovebox(sandbox, &home);
+        command.arg("mcp").env("GLOVEBOX_ENABLED", "true");
+        let service = SamplingClient::default().serve(rmcp::transport::TokioChildProcess::new(tokio::process::Command::from(command)).unwrap()).await.unwrap();
+        let result = service
+            .call_tool(rmcp::model::CallToolRequestParams::new("computer").with_arguments(json!({"instruction": "anything"}).as_object().unwrap().clone()))
+            .await
+            .unwrap();
+        let text: String = result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
+        assert_eq!(result.is_error, Some(true));
+        assert!(text.starts_with("COMPUTER_MODEL_UNBOUND"), "{text}");
+        let _ = service.cancel().await;
+    });
+}
