@@ -50,6 +50,11 @@ fn script(step: usize, prompt: &str) -> Value {
 /// An OpenAI-compatible Chat Completions server on loopback: records each
 /// request body and answers with the scripted decision as a tool call.
 fn model_server() -> (String, Arc<Mutex<Vec<Value>>>) {
+    model_server_with(script, std::time::Duration::ZERO)
+}
+
+/// [`model_server`] with another script and a thinking time per answer.
+fn model_server_with(script: fn(usize, &str) -> Value, delay: std::time::Duration) -> (String, Arc<Mutex<Vec<Value>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
@@ -83,6 +88,7 @@ fn model_server() -> (String, Arc<Mutex<Vec<Value>>>) {
                 seen.push(request);
                 seen.len() - 1
             };
+            std::thread::sleep(delay);
             let answer = json!({
                 "id": format!("chatcmpl-{step}"), "object": "chat.completion", "model": "scripted",
                 "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
@@ -211,6 +217,43 @@ fn glovebox_run_refuses_a_consequential_click_when_no_terminal_can_ask() {
     assert_eq!(state["clicks"]["submit"], 0, "nothing consequential happened");
     assert_eq!(state["values"]["name"], "Ada Lovelace", "the harmless step before it was delivered");
     assert_eq!(seen.lock().unwrap().len(), 2, "no decision was asked for after the refusal");
+}
+
+/// A model that never finishes: it presses Cancel forever.
+fn cancel_forever(_: usize, prompt: &str) -> Value {
+    json!({"decision": {"kind": "action", "action": {"type": "click", "target": {"element": id_on_line(prompt, "\"Cancel\"").expect("Cancel is in the tree")}, "button": "left", "count": 1}}})
+}
+
+#[test]
+fn ctrl_c_during_glovebox_run_is_stop() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let target = Fixture::launch(sandbox, &unique_title("Run interrupted"), &["--no-password"]);
+    let (base, seen) = model_server_with(cancel_forever, std::time::Duration::from_millis(300));
+    let home = scratch("interrupted");
+    let child = glovebox(sandbox, &home)
+        .args(["run", "Press Cancel until told otherwise", "--max-steps", "40", "--json", "--window", &format!("{}/{}", target.pid(), target.title)])
+        .env("GLOVEBOX_ENABLED", "true")
+        .env("GLOVEBOX_MODEL_PROVIDER", "openai-compatible")
+        .env("GLOVEBOX_MODEL_MODEL", "scripted")
+        .env("GLOVEBOX_MODEL_BASE_URL", &base)
+        .env("GLOVEBOX_GRANT_BUDGET", "100")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    target.wait_state("two clicks delivered", |s| s["clicks"]["cancel"].as_u64() >= Some(2));
+    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(5), "stdout {stdout}\nstderr {}", String::from_utf8_lossy(&out.stderr));
+    let result: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(result["summary"]["stop"]["code"], "COMPUTER_STOPPED_BY_USER", "{result}");
+    let clicks = target.state().unwrap()["clicks"]["cancel"].as_u64().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert_eq!(target.state().unwrap()["clicks"]["cancel"].as_u64().unwrap(), clicks, "nothing is delivered after Stop");
+    assert_eq!(result["summary"]["delivered"].as_array().unwrap().len() as u64, clicks, "the summary counts exactly what the fixture saw");
+    assert!(seen.lock().unwrap().len() < 40);
 }
 
 #[test]
