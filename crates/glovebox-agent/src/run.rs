@@ -18,6 +18,8 @@ pub const DEFAULT_MAX_STEPS: u32 = 10;
 pub const MAX_STEPS_LIMIT: u32 = 50;
 /// The same failing step this many times ends the run.
 pub const REPEAT_LIMIT: u32 = 3;
+/// Pause after a delivered action before the next observation.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(150);
 /// Lines of the tree kept per step in the trajectory.
 const TREE_EXCERPT_LINES: usize = 40;
 
@@ -227,6 +229,8 @@ pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task,
                     Ok(delivery) => {
                         step.verdict = Verdict::Delivered { route: delivery.route };
                         run.finish(step, progress);
+                        // Let the application draw what the input changed before looking again.
+                        std::thread::sleep(SETTLE);
                     }
                     Err(refusal) if ends_the_run(refusal.code) => {
                         step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message.clone() };
