@@ -163,4 +163,8 @@ pub struct ModelBinding {
     pub timeout: Duration,
     /// Extra attempts on 429/5xx/timeouts, with exponential backoff.
     pub max_retries: u32,
+    /// The model has native computer use (OpenAI GA `computer`, Anthropic
+    /// `computer_2025…`) and gets that tool instead of the decision function.
+    /// Explicit: never inferred from the model's name.
+    pub native: bool,
 }

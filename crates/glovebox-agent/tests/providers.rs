@@ -53,6 +53,7 @@ fn binding(provider: Provider, base: Option<&str>, key_env: Option<&str>) -> Mod
         images: true,
         timeout: Duration::from_secs(5),
         max_retries: 2,
+        native: false,
     }
 }
 

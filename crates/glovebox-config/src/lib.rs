@@ -52,6 +52,10 @@ pub struct ModelConfig {
     pub timeout_secs: u64,
     /// Extra attempts on 429, 5xx and timeouts, with exponential backoff.
     pub max_retries: u32,
+    /// The model has native computer use (OpenAI GA `computer`, Anthropic
+    /// `computer_2025…`): it gets that tool, run through glovebox-wire's
+    /// executors. Only for `openai` and `anthropic`; never inferred.
+    pub native: bool,
 }
 
 /// The providers `model.provider` accepts (empty: unbound).
@@ -166,6 +170,7 @@ impl Default for Config {
                 images: true,
                 timeout_secs: 60,
                 max_retries: 2,
+                native: false,
             },
         }
     }
@@ -218,6 +223,9 @@ impl Config {
         }
         if !(1..=600).contains(&model.timeout_secs) {
             return Err(format!("model.timeout_secs {} is outside 1..=600", model.timeout_secs));
+        }
+        if model.native && !matches!(model.provider.as_str(), "openai" | "anthropic") {
+            return Err(format!("model.native needs model.provider openai or anthropic, not {:?}", model.provider));
         }
         if model.max_retries > 10 {
             return Err(format!("model.max_retries {} is outside 0..=10", model.max_retries));

@@ -21,6 +21,7 @@ pub fn model_binding(config: &glovebox_config::ModelConfig) -> Result<Option<Mod
         images: config.images,
         timeout: Duration::from_secs(config.timeout_secs),
         max_retries: config.max_retries,
+        native: config.native,
     }))
 }
 
