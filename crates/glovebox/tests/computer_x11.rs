@@ -47,6 +47,20 @@ fn script(step: usize, prompt: &str) -> Value {
     json!({"decision": decision})
 }
 
+/// The same task by a sloppier model: first an id from no frame of this
+/// window, then a point far outside it; both must be refused, and the
+/// model must be told, before it does the work.
+fn script_with_mistakes(step: usize, prompt: &str) -> Value {
+    match step {
+        0 => json!({"decision": {"kind": "action", "action": {"type": "click", "target": {"element": "@e99999"}, "button": "left", "count": 1}}}),
+        1 => {
+            assert!(prompt.contains("COMPUTER_STALE_REF"), "the model hears of its stale id");
+            json!({"decision": {"kind": "action", "action": {"type": "click", "target": {"x": 5000, "y": 5}, "button": "left", "count": 1}}})
+        }
+        n => script(n - 2, prompt),
+    }
+}
+
 /// An OpenAI-compatible Chat Completions server on loopback: records each
 /// request body and answers with the scripted decision as a tool call.
 fn model_server() -> (String, Arc<Mutex<Vec<Value>>>) {
@@ -136,11 +150,11 @@ fn glovebox_run_fills_and_submits_the_form_with_a_replayed_model_and_reports_onl
     desk.conn.flush().unwrap();
     let (pointer, user) = (desk.pointer(), user_values(&sentinel));
 
-    let (base, seen) = model_server();
+    let (base, seen) = model_server_with(script_with_mistakes, std::time::Duration::ZERO);
     let home = scratch("run");
     let report = home.join("report.html");
     let out = glovebox(sandbox, &home)
-        .args(["run", "Put Ada Lovelace in the name field and submit the form", "--max-steps", "5", "--json", "--report"])
+        .args(["run", "Put Ada Lovelace in the name field and submit the form", "--max-steps", "8", "--json", "--report"])
         .arg(&report)
         .args(["--window", &format!("{}/{}", target.pid(), target.title)])
         .env("GLOVEBOX_ENABLED", "true")
@@ -166,13 +180,15 @@ fn glovebox_run_fills_and_submits_the_form_with_a_replayed_model_and_reports_onl
     let summary = &result["summary"];
     assert_eq!(summary["stop"]["reason"], "done");
     assert_eq!(summary["delivered"].as_array().unwrap().len(), 2, "{summary}");
+    let refused: Vec<&str> = summary["refusals"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+    assert_eq!(refused, ["COMPUTER_STALE_REF", "COMPUTER_COORDINATE_OUT_OF_BOUNDS"]);
     assert!(summary["delivered"][1]["action"].as_str().unwrap().contains("Submit"));
     assert!(!summary.to_string().contains("paid"), "model prose never reaches the summary: {summary}");
 
     // What the model was sent: the forced tool with the strict schema, the
     // screenshot, and the planted text only inside the untrusted block.
     let requests = seen.lock().unwrap();
-    assert_eq!(requests.len(), 3);
+    assert_eq!(requests.len(), 5);
     let first = &requests[0];
     assert_eq!(first["tool_choice"]["function"]["name"], "next_step");
     assert_eq!(first["tools"][0]["function"]["parameters"], glovebox_agent::decision::schema());
@@ -182,12 +198,13 @@ fn glovebox_run_fills_and_submits_the_form_with_a_replayed_model_and_reports_onl
     let at = prompt.find(PLANTED).expect("the planted text is shown as data");
     let open = prompt[..at].rfind(glovebox_agent::prompt::DATA_BEGIN).expect("inside a data block");
     assert!(!prompt[open..at].contains(glovebox_agent::prompt::DATA_END));
-    assert!(requests[1]["messages"][1]["content"].to_string().contains("set_value"), "step 2 sees step 1's record");
+    assert!(requests[3]["messages"][1]["content"].to_string().contains("set_value"), "step 4 sees step 3's record");
 
     // The trajectory report: self-contained, screenshots and targets drawn.
     let page = std::fs::read_to_string(&report).unwrap();
-    assert_eq!(page.matches("data:image/png;base64,").count(), 3);
-    assert_eq!(page.matches("<circle").count(), 2);
+    assert_eq!(page.matches("data:image/png;base64,").count(), 5);
+    // The outside point is drawn where the model aimed; the unknown id has nowhere to be drawn.
+    assert_eq!(page.matches("<circle").count(), 3);
 }
 
 #[test]
