@@ -99,11 +99,8 @@ fn ends_the_run(code: ErrorCode) -> bool {
 /// Runs `task` to its end. `progress` sees each step as it completes.
 pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task, progress: &mut dyn FnMut(&Step)) -> Result<Outcome, Refusal> {
     task.validate()?;
-    let mut run = Run { host, pixels: false, steps: vec![], failures: HashMap::new(), titles: HashMap::new() };
-    let mut seen = match run.observe(task.window.as_ref(), model.accepts_images()) {
-        Ok(seen) => seen,
-        Err(refusal) => return Err(refusal),
-    };
+    let mut run = Run { host, steps: vec![], failures: HashMap::new(), titles: HashMap::new() };
+    let mut seen = run.observe(task.window.as_ref(), model.accepts_images())?;
     // Switches and refused steps cost steps but not budget; input costs both.
     let max_steps = if task.observe_only { task.max_steps } else { task.max_steps.min(seen.grant.budget_left.max(1)) };
     let tool = ToolSpec {
@@ -260,8 +257,6 @@ pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task,
 
 struct Run<'h> {
     host: &'h Host,
-    /// The last observation carried pixels (the grant allows them and the model takes them).
-    pixels: bool,
     steps: Vec<Step>,
     /// Failed steps by what was tried, to spot the same step failing again.
     failures: HashMap<String, u32>,
@@ -272,14 +267,13 @@ struct Run<'h> {
 impl Run<'_> {
     fn observe(&mut self, window: Option<&WindowRef>, images: bool) -> Result<Observation, Refusal> {
         let want = images && self.host.grant_status().is_none_or(|g| g.capture == CaptureMode::A11yAndPixels);
-        let seen = match self.host.observe(window, want) {
+        match self.host.observe(window, want) {
             // The grant may allow the tree only, or a password field has
             // focus (no pixels then): the tree alone still serves.
-            Err(r) if want && matches!(r.code, ErrorCode::SecureInput | ErrorCode::ScopeViolation) && window.is_none() => self.host.observe(None, false),
+            // (A pinned grant's scope refusal comes back the same way.)
+            Err(r) if want && matches!(r.code, ErrorCode::SecureInput | ErrorCode::ScopeViolation) => self.host.observe(window, false),
             other => other,
-        }?;
-        self.pixels = seen.screenshot.is_some();
-        Ok(seen)
+        }
     }
 
     /// The window list as the model sees it, refreshing the titles.

@@ -283,7 +283,8 @@ fn images_go_only_to_image_models_and_only_when_the_grant_allows_pixels() {
 
     let tree_only = world("tree-only", |c| c.capture = CaptureMode::A11yOnly);
     let mut model = Scripted::new(&[done("seen")]);
-    go(&tree_only, &mut model, &Task::new("look"));
+    let named = Task { window: Some(glovebox_model::WindowRef::Id(EDITOR)), ..Task::new("look") };
+    go(&tree_only, &mut model, &named);
     let request = &model.requests.lock().unwrap()[0];
     assert!(request.screenshot.is_none());
     assert!(request.user.contains("push button \"OK\""), "the tree still goes: {}", request.user);

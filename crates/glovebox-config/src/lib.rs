@@ -218,7 +218,7 @@ impl Config {
         if model.provider == "openai-compatible" && model.base_url.is_empty() {
             return Err("model.provider openai-compatible needs model.base_url (e.g. http://localhost:11434/v1 for Ollama)".into());
         }
-        if !model.base_url.is_empty() && !(model.base_url.starts_with("http://") || model.base_url.starts_with("https://")) {
+        if !model.base_url.is_empty() && !model.base_url.starts_with("http://") && !model.base_url.starts_with("https://") {
             return Err(format!("model.base_url {:?} is not an http(s) URL", model.base_url));
         }
         if !(1..=600).contains(&model.timeout_secs) {

@@ -383,7 +383,7 @@ fn mcp_server(config: &glovebox_config::Config) -> glovebox_mcp::GloveboxServer 
     let options = glovebox_mcp::Options { enabled: config.enabled, read_only: config.read_only, approvals, screenshot_dir, model };
     // A disabled server never touches the desktop; every tool says how to enable it.
     let host = if config.enabled {
-        glovebox::platform::open_host(&config)
+        glovebox::platform::open_host(config)
     } else {
         Err(glovebox_model::Refusal::new(glovebox_model::ErrorCode::Disabled, "computer use is turned off"))
     };
