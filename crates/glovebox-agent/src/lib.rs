@@ -5,6 +5,7 @@
 
 pub mod decision;
 pub mod model;
+pub mod native;
 pub mod prompt;
 pub mod providers;
 pub mod report;
@@ -13,5 +14,6 @@ pub mod trajectory;
 
 pub use decision::Decision;
 pub use model::{DecideRequest, Model, ModelBinding, ModelError, Png, Provider, Reply, ToolSpec, DECISION_TOOL};
+pub use native::run_native;
 pub use run::{run, Gate, Outcome, Preapproved, Task};
 pub use trajectory::{Step, StopReason, Summary, Verdict};

@@ -81,7 +81,7 @@ pub struct Outcome {
 
 /// Refusals after which the loop cannot go on: the grant is gone or the
 /// platform cannot serve it. Every other refusal is the model's to fix.
-fn ends_the_run(code: ErrorCode) -> bool {
+pub(crate) fn ends_the_run(code: ErrorCode) -> bool {
     matches!(
         code,
         ErrorCode::StoppedByUser

@@ -6,16 +6,16 @@
 
 mod anthropic;
 mod compat;
-mod http;
+pub(crate) mod http;
 mod openai;
 
 use crate::model::{DecideRequest, Model, ModelBinding, ModelError, Png, Provider, Reply};
 use base64::Engine as _;
 use serde_json::Value;
 
-const OPENAI_BASE: &str = "https://api.openai.com/v1";
-const ANTHROPIC_BASE: &str = "https://api.anthropic.com/v1";
-const ANTHROPIC_VERSION: &str = "2023-06-01";
+pub(crate) const OPENAI_BASE: &str = "https://api.openai.com/v1";
+pub(crate) const ANTHROPIC_BASE: &str = "https://api.anthropic.com/v1";
+pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// The model `binding` names, ready to decide. The API key is read from its
 /// environment variable here, once. MCP sampling cannot be bound here (it
@@ -169,7 +169,7 @@ fn base_url(wire: Wire, configured: Option<&str>) -> Result<String, ModelError> 
 }
 
 /// The key from the variable `name`; the error names the variable, never a value.
-fn api_key(name: &str) -> Result<String, ModelError> {
+pub(crate) fn api_key(name: &str) -> Result<String, ModelError> {
     match std::env::var(name) {
         Ok(key) if key.trim().is_empty() => Err(ModelError::Binding(format!("environment variable {name} is empty"))),
         Ok(key) => Ok(key.trim().to_string()),
