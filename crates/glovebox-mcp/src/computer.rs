@@ -37,6 +37,19 @@ impl ComputerArgs {
     }
 }
 
+/// Writes the run's HTML trajectory report next to the audit trail
+/// (`…/glovebox/runs/`) and says where, or why there is none.
+pub fn write_report(task: &Task, outcome: &glovebox_agent::Outcome) -> String {
+    let dir = glovebox_host::audit::AuditLog::default_path().parent().map(|p| p.join("runs")).unwrap_or_else(|| std::path::PathBuf::from("runs"));
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or_default();
+    let path = dir.join(format!("computer-{stamp}.html"));
+    let page = glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps);
+    match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, page)) {
+        Ok(()) => format!("trajectory report: {}", path.display()),
+        Err(e) => format!("no trajectory report ({}: {e})", path.display()),
+    }
+}
+
 /// The model for one `computer` call: the user's binding, or a refusal.
 pub fn bound_model(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>) -> Result<Box<dyn Model>, Refusal> {
     let binding = binding.ok_or_else(|| ModelError::Unbound.to_refusal())?;
@@ -57,22 +70,23 @@ pub fn bound_model(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>) -> R
 }
 
 /// Per-action approvals inside a run the user already approved as a whole:
-/// consequential targets still ask, every time.
+/// consequential targets still ask, every time. Serves both paths: the
+/// decision loop's [`Gate`] and the native executors' `InputGate`.
+#[derive(Clone)]
 pub struct ConsequentialGate {
     pub approvals: Approvals,
     pub peer: Peer<RoleServer>,
     pub handle: tokio::runtime::Handle,
 }
 
-impl Gate for ConsequentialGate {
-    fn approve(&mut self, action: &Action, targets: &[(String, String)]) -> Result<(), Refusal> {
-        let names: Vec<String> = targets.iter().map(|(_, n)| n.clone()).collect();
-        match self.approvals.policy(Class::Input, &names) {
+impl ConsequentialGate {
+    /// `what` describes the input ("click on push button \"Send\""), `names` are the targets' names.
+    fn check(&self, what: &str, names: &[String], text_length: Option<usize>) -> Result<(), Refusal> {
+        match self.approvals.policy(Class::Input, names) {
             (Policy::Deny, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the configuration denies input actions (approval.input = deny)")),
             (Policy::Prompt, Some(why)) => {
-                let on = targets.iter().map(|(r, n)| format!("{r} {n:?}")).collect::<Vec<_>>().join(" and ");
-                let mut message = format!("glovebox's computer tool wants to {} on {on}", action.kind());
-                if let Some(n) = action.text_length() {
+                let mut message = format!("glovebox's computer tool wants to {what}");
+                if let Some(n) = text_length.filter(|n| *n > 0) {
                     message.push_str(&format!(", entering {n} character(s)"));
                 }
                 message.push_str(&format!(". Asking because {why}. Approve?"));
@@ -81,6 +95,76 @@ impl Gate for ConsequentialGate {
             // The run itself was approved (or allowed) before it started.
             _ => Ok(()),
         }
+    }
+}
+
+impl Gate for ConsequentialGate {
+    fn approve(&mut self, action: &Action, targets: &[(String, String)]) -> Result<(), Refusal> {
+        let names: Vec<String> = targets.iter().map(|(_, n)| n.clone()).collect();
+        let on = targets.iter().map(|(r, n)| format!("{r} {n:?}")).collect::<Vec<_>>().join(" and ");
+        self.check(&format!("{} on {on}", action.kind()), &names, action.text_length())
+    }
+}
+
+impl glovebox_wire::InputGate for ConsequentialGate {
+    fn approve(&self, request: &glovebox_wire::ApprovalRequest) -> Result<(), Refusal> {
+        match request.class {
+            glovebox_wire::ApprovalClass::Observe => Ok(()),
+            glovebox_wire::ApprovalClass::Foreground => Err(Refusal::new(ErrorCode::ApprovalDenied, "the computer tool delivers in the background only")),
+            glovebox_wire::ApprovalClass::Input => {
+                let on = request.target_names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(" and ");
+                self.check(&format!("{} on {on}", request.actions.join(", ")), &request.target_names, Some(request.text_characters))
+            }
+        }
+    }
+}
+
+/// OpenAI's pending safety checks, each put to the user; only an explicit
+/// yes acknowledges one.
+pub struct ElicitedSafetyChecks {
+    pub peer: Peer<RoleServer>,
+    pub handle: tokio::runtime::Handle,
+}
+
+impl glovebox_wire::SafetyApprover for ElicitedSafetyChecks {
+    fn approve(&self, checks: &[glovebox_wire::SafetyCheck], request: &glovebox_wire::ApprovalRequest) -> Vec<String> {
+        checks
+            .iter()
+            .filter(|check| {
+                let message = format!(
+                    "The model's provider flagged this step ({}): {}. The step: {}. Acknowledge and let it run?",
+                    check.code.as_deref().unwrap_or("safety check"),
+                    check.message.as_deref().unwrap_or("no details given"),
+                    request.actions.join(", ")
+                );
+                self.handle.block_on(approval::ask(&self.peer, message)).is_ok()
+            })
+            .map(|check| check.id.clone())
+            .collect()
+    }
+}
+
+/// How a `computer` call decides: the strict decision function with any
+/// model, or the provider's native computer tool run through glovebox-wire.
+pub enum Runner {
+    Decisions(Box<dyn Model>),
+    Native(ModelBinding),
+}
+
+impl Runner {
+    pub fn name(&self) -> String {
+        match self {
+            Runner::Decisions(model) => model.name(),
+            Runner::Native(b) => format!("{}/{} (native computer use)", if b.provider == Provider::AnthropicMessages { "anthropic" } else { "openai" }, b.model),
+        }
+    }
+}
+
+/// The runner for one `computer` call: the user's binding, or a refusal.
+pub fn runner(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>) -> Result<Runner, Refusal> {
+    match binding {
+        Some(b) if b.native => Ok(Runner::Native(b.clone())),
+        other => bound_model(other, peer).map(Runner::Decisions),
     }
 }
 

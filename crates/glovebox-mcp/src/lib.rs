@@ -546,8 +546,8 @@ impl GloveboxServer {
             Ok(task) => task,
             Err(r) => return refused(&r),
         };
-        let model = match computer::bound_model(self.shared.options.model.as_ref(), &context.peer) {
-            Ok(model) => model,
+        let runner = match computer::runner(self.shared.options.model.as_ref(), &context.peer) {
+            Ok(runner) => runner,
             Err(r) => return refused(&r),
         };
         // The run as a whole is approved once, by its class; consequential
@@ -561,7 +561,7 @@ impl GloveboxServer {
                 let window = task.window.as_ref().map(|w| format!("window {w:?}")).unwrap_or_else(|| "the bound window".into());
                 let message = format!(
                     "glovebox's computer tool wants to let {} {} {window} for the instruction {:?}, for up to {} steps. Approve?",
-                    model.name(),
+                    runner.name(),
                     if observe_only { "look at" } else { "operate" },
                     task.instruction.chars().take(300).collect::<String>(),
                     task.max_steps
@@ -575,15 +575,19 @@ impl GloveboxServer {
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
             return refused(&Refusal::backend_unavailable("no async runtime"));
         };
-        let mut gate = computer::ConsequentialGate { approvals, peer: context.peer.clone(), handle };
-        let mut model = model;
+        let mut gate = computer::ConsequentialGate { approvals, peer: context.peer.clone(), handle: handle.clone() };
+        let safety = computer::ElicitedSafetyChecks { peer: context.peer.clone(), handle };
         self.run(!observe_only, move |host, server| {
-            let outcome = glovebox_agent::run(host, model.as_mut(), &mut gate, &task, &mut |_| {});
+            let outcome = match runner {
+                computer::Runner::Decisions(mut model) => glovebox_agent::run(host, model.as_mut(), &mut gate, &task, &mut |_| {}),
+                computer::Runner::Native(binding) => glovebox_agent::run_native(host, &binding, std::sync::Arc::new(gate), &safety, &task, &mut |_| {}),
+            };
             // The loop's frames replaced the one this server handed out.
             *server.shared.newest.lock().unwrap_or_else(|p| p.into_inner()) = None;
             let outcome = outcome?;
             let json = serde_json::to_string(&outcome.summary).unwrap_or_default();
-            Ok(Reply::text(format!("{}\n\nsummary: {json}\nObserve again before using the fine-grained tools.", outcome.summary.render())))
+            let report = computer::write_report(&task, &outcome);
+            Ok(Reply::text(format!("{}\n\nsummary: {json}\n{report}\nObserve again before using the fine-grained tools.", outcome.summary.render())))
         })
         .await
     }

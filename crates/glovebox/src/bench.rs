@@ -229,6 +229,49 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
         }
         None => println!("(skipping xdotool rows: install xdotool)"),
     }
+    bench_loop(&host, runs, window)
+}
+
+/// A model that answers at once: it clicks Cancel, found in the prompt's tree.
+struct InstantModel;
+
+impl glovebox_agent::Model for InstantModel {
+    fn name(&self) -> String {
+        "bench/instant".into()
+    }
+    fn accepts_images(&self) -> bool {
+        true
+    }
+    fn decide(&mut self, request: &glovebox_agent::DecideRequest) -> Result<glovebox_agent::Reply, glovebox_agent::ModelError> {
+        let id = request.user.lines().find(|l| l.contains("\"Cancel\"") && l.contains('@')).and_then(|l| l.split_whitespace().find(|w| w.starts_with("@e")));
+        let id = id.ok_or_else(|| glovebox_agent::ModelError::InvalidResponse("no Cancel in the tree".into()))?;
+        let decision = serde_json::json!({"decision": {"kind": "action", "action": {"type": "click", "target": {"element": id}, "button": "left", "count": 1}}});
+        Ok(glovebox_agent::Reply { decision: decision.to_string(), usage: None })
+    }
+}
+
+/// The loop's own cost per step (observe with screenshot, prompt, checks,
+/// delivery; the model answers at once), and one OpenAI GA executor batch
+/// (click at a pixel, then the one screenshot it returns).
+fn bench_loop(host: &glovebox_host::Host, runs: usize, window: &WindowInfo) -> Result<()> {
+    use glovebox_agent::{Preapproved, Task};
+    let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
+    let steps = runs.clamp(2, 50) as u32;
+    let task = Task { max_steps: steps, window: Some(WindowRef::Id(window.id)), ..Task::new("press Cancel") };
+    let start = Instant::now();
+    let outcome = glovebox_agent::run(host, &mut InstantModel, &mut Preapproved, &task, &mut |_| {}).map_err(fail)?;
+    let elapsed = start.elapsed();
+    anyhow::ensure!(outcome.summary.delivered.len() as u32 == steps, "the loop delivered {} of {steps} clicks: {:?}", outcome.summary.delivered.len(), outcome.summary.stop);
+    let settle = Duration::from_millis(150) * steps;
+    let per_step = (elapsed.saturating_sub(settle)) / steps;
+    println!("{:<58} {:>9.2} ms", format!("loop: one step, instant model ({steps} steps, 150 ms settle excluded)"), per_step.as_secs_f64() * 1000.0);
+
+    let openai = glovebox_wire::OpenAiExecutor::new(host.clone(), glovebox_wire::ExecutorOptions { window: Some(WindowRef::Id(window.id)), ..Default::default() }, std::sync::Arc::new(glovebox_wire::AllowAll));
+    let first = serde_json::json!({"type": "computer_call", "call_id": "bench-0", "actions": [{"type": "screenshot"}]});
+    openai.execute(&first, &glovebox_wire::Headless).map_err(|e| anyhow::anyhow!("{}", e.refusal))?;
+    let click = serde_json::json!({"type": "computer_call", "call_id": "bench", "actions": [{"type": "click", "button": "left", "x": 5, "y": 5}]});
+    let batch = measure(runs, || openai.execute(&click, &glovebox_wire::Headless).map(|_| ()).map_err(|e| anyhow::anyhow!("{}", e.refusal)))?;
+    println!("{:<58} {:>9.2} ms", "wire: OpenAI GA batch (click at a pixel + screenshot PNG)", batch.as_secs_f64() * 1000.0);
     Ok(())
 }
 

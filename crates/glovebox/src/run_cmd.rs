@@ -57,6 +57,41 @@ impl Gate for TerminalGate {
     }
 }
 
+impl glovebox_wire::InputGate for TerminalGate {
+    fn approve(&self, request: &glovebox_wire::ApprovalRequest) -> Result<(), Refusal> {
+        match request.class {
+            glovebox_wire::ApprovalClass::Observe => Ok(()),
+            glovebox_wire::ApprovalClass::Foreground => Err(Refusal::new(ErrorCode::ApprovalDenied, "glovebox run delivers in the background only")),
+            glovebox_wire::ApprovalClass::Input => match self.approvals.policy(Class::Input, &request.target_names) {
+                (Policy::Deny, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the configuration denies input actions (approval.input = deny)")),
+                (Policy::Prompt, Some(why)) => ask_terminal(&format!("The model wants to {} ({why}). Allow? [y/N] ", request.actions.join(", "))),
+                _ => Ok(()),
+            },
+        }
+    }
+}
+
+/// OpenAI's pending safety checks, each put to the person at the terminal.
+struct TerminalSafetyChecks;
+
+impl glovebox_wire::SafetyApprover for TerminalSafetyChecks {
+    fn approve(&self, checks: &[glovebox_wire::SafetyCheck], request: &glovebox_wire::ApprovalRequest) -> Vec<String> {
+        checks
+            .iter()
+            .filter(|c| {
+                let question = format!(
+                    "The provider flagged this step ({}): {}. Step: {}. Acknowledge? [y/N] ",
+                    c.code.as_deref().unwrap_or("safety check"),
+                    c.message.as_deref().unwrap_or("no details"),
+                    request.actions.join(", ")
+                );
+                ask_terminal(&question).is_ok()
+            })
+            .map(|c| c.id.clone())
+            .collect()
+    }
+}
+
 /// A yes/no on the controlling terminal; no terminal fails closed.
 fn ask_terminal(question: &str) -> Result<(), Refusal> {
     let required = || Refusal::new(ErrorCode::ApprovalRequired, "this action needs the user's approval and there is no terminal to ask on");
@@ -88,7 +123,11 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
     task.observe_only = args.observe_only;
     task.window = args.window.as_deref().map(str::parse).transpose().map_err(|r| refused(r, json))?;
     task.validate().map_err(|r| refused(r, json))?;
-    let mut model = glovebox_agent::providers::bind(&binding).map_err(|e| refused(e.to_refusal(), json))?;
+    let mut model = match binding.native {
+        true => None,
+        false => Some(glovebox_agent::providers::bind(&binding).map_err(|e| refused(e.to_refusal(), json))?),
+    };
+    let model_name = model.as_ref().map(|m| m.name()).unwrap_or_else(|| format!("{}/{} (native computer use)", config.model.provider, binding.model));
     let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
 
     // Ctrl-C is Stop: the grant is revoked and the loop ends at its next
@@ -107,12 +146,16 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
     let mut gate = TerminalGate { approvals: Approvals::new(&a.mode, &a.observe, &a.input, &a.foreground, &a.consequential) };
     let bar = indicatif::ProgressBar::new_spinner();
     bar.enable_steady_tick(Duration::from_millis(120));
-    bar.set_message(format!("step 1: asking {}", model.name()));
+    bar.set_message(format!("step 1: asking {model_name}"));
     let max = task.max_steps;
-    let outcome = glovebox_agent::run(&host, model.as_mut(), &mut gate, &task, &mut |step| {
+    let mut progress = |step: &glovebox_agent::Step| {
         bar.println(format!("{} ({} ms model, {} ms host)", step.line(), step.model_ms, step.act_ms));
         bar.set_message(format!("step {}/{max}: asking the model", step.index + 1));
-    });
+    };
+    let outcome = match model.as_mut() {
+        Some(model) => glovebox_agent::run(&host, model.as_mut(), &mut gate, &task, &mut progress),
+        None => glovebox_agent::run_native(&host, &binding, std::sync::Arc::new(gate), &TerminalSafetyChecks, &task, &mut progress),
+    };
     bar.finish_and_clear();
     let outcome = outcome.map_err(|r| refused(r, json))?;
 

@@ -69,10 +69,33 @@ fn model_server() -> (String, Arc<Mutex<Vec<Value>>>) {
 
 /// [`model_server`] with another script and a thinking time per answer.
 fn model_server_with(script: fn(usize, &str) -> Value, delay: std::time::Duration) -> (String, Arc<Mutex<Vec<Value>>>) {
+    let (base, seen, _) = replay_server(Box::new(move |step, request: &Value| {
+        std::thread::sleep(delay);
+        let prompt = match &request["messages"][1]["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"),
+            _ => String::new(),
+        };
+        json!({
+            "id": format!("chatcmpl-{step}"), "object": "chat.completion", "model": "scripted",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+                "tool_calls": [{"id": format!("call_{step}"), "type": "function", "function": {"name": "next_step", "arguments": script(step, &prompt).to_string()}}]}}],
+            "usage": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}
+        })
+    }));
+    (format!("{base}/v1"), seen)
+}
+
+type Answer = Box<dyn Fn(usize, &Value) -> Value + Send>;
+
+/// A loopback HTTP server: records each request's body (and header lines)
+/// and answers it with `answer(step, body)` as JSON.
+fn replay_server(answer: Answer) -> (String, Arc<Mutex<Vec<Value>>>, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let base = format!("http://{}", listener.local_addr().unwrap());
     let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
-    let record = seen.clone();
+    let headers: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (record, record_headers) = (seen.clone(), headers.clone());
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
@@ -86,34 +109,23 @@ fn model_server_with(script: fn(usize, &str) -> Value, delay: std::time::Duratio
                 if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
                     length = v.trim().parse().unwrap_or(0);
                 }
+                record_headers.lock().unwrap().push(line.trim().to_owned());
             }
             let mut body = vec![0; length];
             if reader.read_exact(&mut body).is_err() {
                 continue;
             }
             let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            let prompt = match &request["messages"][1]["content"] {
-                Value::String(s) => s.clone(),
-                Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"),
-                _ => String::new(),
-            };
             let step = {
                 let mut seen = record.lock().unwrap();
-                seen.push(request);
+                seen.push(request.clone());
                 seen.len() - 1
             };
-            std::thread::sleep(delay);
-            let answer = json!({
-                "id": format!("chatcmpl-{step}"), "object": "chat.completion", "model": "scripted",
-                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
-                    "tool_calls": [{"id": format!("call_{step}"), "type": "function", "function": {"name": "next_step", "arguments": script(step, &prompt).to_string()}}]}}],
-                "usage": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}
-            })
-            .to_string();
-            let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}", answer.len());
+            let text = answer(step, &request).to_string();
+            let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
         }
     });
-    (base, seen)
+    (base, seen, headers)
 }
 
 struct Desk {
@@ -350,6 +362,8 @@ fn the_computer_tool_runs_the_loop_with_the_clients_model_through_sampling() {
         assert_ne!(result.is_error, Some(true), "{text}");
         assert!(text.contains("the model reported the task done") && text.contains("Delivered 2 actions"), "{text}");
         assert!(!text.contains("paid"), "{text}");
+        let report = text.lines().find_map(|l| l.strip_prefix("trajectory report: ")).expect("a report path");
+        assert!(std::fs::read_to_string(report).unwrap().contains("target at image pixel"), "the report locates the targets");
 
         let state = target.wait_state("form submitted", |s| s["clicks"]["submit"] == 1);
         assert_eq!(state["values"]["name"], "Ada Lovelace");
@@ -385,4 +399,63 @@ fn the_computer_tool_without_a_binding_is_model_unbound() {
         assert!(text.starts_with("COMPUTER_MODEL_UNBOUND"), "{text}");
         let _ = service.cancel().await;
     });
+}
+
+/// The window's client size, as `glovebox windows` lists it.
+fn window_size(sandbox: &Sandbox, home: &Path, title: &str) -> (i64, i64) {
+    let out = glovebox(sandbox, home).args(["windows", "--json", "--query", title]).env("GLOVEBOX_ENABLED", "true").output().unwrap();
+    let page: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let g = &page["windows"][0]["geometry"];
+    (g["width"].as_i64().unwrap(), g["height"].as_i64().unwrap())
+}
+
+#[test]
+fn glovebox_run_with_a_native_anthropic_model_clicks_through_the_wire_executor() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let target = Fixture::launch(sandbox, &unique_title("Run native"), &["--no-password"]);
+    let home = scratch("native");
+    let (width, _) = window_size(sandbox, &home, &target.title);
+    let state = target.state().unwrap();
+    let a = &state["allocations"]["submit"];
+    let (x, y, w, h) = (a[0].as_i64().unwrap(), a[1].as_i64().unwrap(), a[2].as_i64().unwrap(), a[3].as_i64().unwrap());
+    // A scripted Claude: look, click Submit's centre in the declared display's pixels, then say it is done.
+    let (base, seen, headers) = replay_server(Box::new(move |step, request: &Value| {
+        let display_width = request["tools"][0]["display_width_px"].as_i64().unwrap_or(width);
+        let scale = |v: i64| v * display_width / width;
+        let tool_use = |input: Value| json!({"type": "tool_use", "id": format!("toolu_{step}"), "name": "computer", "input": input});
+        let content = match step {
+            0 => json!([{"type": "text", "text": "Let me look."}, tool_use(json!({"action": "screenshot"}))]),
+            1 => json!([tool_use(json!({"action": "left_click", "coordinate": [scale(x + w / 2), scale(y + h / 2)]}))]),
+            _ => json!([{"type": "text", "text": "Done: I submitted the form and paid the invoice."}]),
+        };
+        let stop = if step < 2 { "tool_use" } else { "end_turn" };
+        json!({"id": format!("msg_{step}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": content, "stop_reason": stop, "usage": {"input_tokens": 1500, "output_tokens": 30}})
+    }));
+    let out = glovebox(sandbox, &home)
+        .args(["run", "Submit the form", "--max-steps", "5", "--json", "--window", &format!("{}/{}", target.pid(), target.title)])
+        .env("GLOVEBOX_ENABLED", "true")
+        .env("GLOVEBOX_MODEL_PROVIDER", "anthropic")
+        .env("GLOVEBOX_MODEL_MODEL", "claude-sonnet-4-5")
+        .env("GLOVEBOX_MODEL_NATIVE", "true")
+        .env("GLOVEBOX_MODEL_BASE_URL", format!("{base}/v1"))
+        .env("GLOVEBOX_MODEL_API_KEY_ENV", "TEST_ANTHROPIC_API_KEY")
+        .env("TEST_ANTHROPIC_API_KEY", "sk-ant-test")
+        .env("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "exit {:?}\nstdout {stdout}\nstderr {}", out.status, String::from_utf8_lossy(&out.stderr));
+    target.wait_state("Submit clicked through the native tool", |s| s["clicks"]["submit"] == 1);
+    let result: Value = serde_json::from_str(stdout.trim()).unwrap();
+    let summary = &result["summary"];
+    assert_eq!(summary["stop"]["reason"], "done", "{summary}");
+    assert_eq!(summary["delivered"].as_array().unwrap().len(), 1, "the screenshot is not work: {summary}");
+    assert!(!summary.to_string().contains("paid"), "{summary}");
+    let requests = seen.lock().unwrap();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[0]["tools"][0]["type"], "computer_20250124");
+    assert!(headers.lock().unwrap().iter().any(|h| h.to_ascii_lowercase() == "anthropic-beta: computer-use-2025-01-24"));
+    // The click's tool_result carries the screenshot the model sees next.
+    let last_turn = requests[2]["messages"].as_array().unwrap().last().unwrap().to_string();
+    assert!(last_turn.contains("tool_result") && last_turn.contains("\"media_type\":\"image/png\""), "{last_turn}");
 }
