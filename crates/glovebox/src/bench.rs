@@ -267,9 +267,14 @@ fn bench_loop(host: &glovebox_host::Host, runs: usize, window: &WindowInfo) -> R
     println!("{:<58} {:>9.2} ms", format!("loop: one step, instant model ({steps} steps, 150 ms settle excluded)"), per_step.as_secs_f64() * 1000.0);
 
     let openai = glovebox_wire::OpenAiExecutor::new(host.clone(), glovebox_wire::ExecutorOptions { window: Some(WindowRef::Id(window.id)), ..Default::default() }, std::sync::Arc::new(glovebox_wire::AllowAll));
+    // Cancel's centre in the screenshot's pixels (the window at scale 1 within the limits).
+    let seen = host.observe(Some(&WindowRef::Id(window.id)), false).map_err(fail)?;
+    let cancel = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Cancel")).and_then(|e| e.screen_bounds).context("no Cancel button")?;
+    let g = seen.frame.geometry;
+    let (x, y) = (cancel.x - g.x + cancel.width as i32 / 2, cancel.y - g.y + cancel.height as i32 / 2);
+    let click = serde_json::json!({"type": "computer_call", "call_id": "bench", "actions": [{"type": "click", "button": "left", "x": x, "y": y}]});
     let first = serde_json::json!({"type": "computer_call", "call_id": "bench-0", "actions": [{"type": "screenshot"}]});
     openai.execute(&first, &glovebox_wire::Headless).map_err(|e| anyhow::anyhow!("{}", e.refusal))?;
-    let click = serde_json::json!({"type": "computer_call", "call_id": "bench", "actions": [{"type": "click", "button": "left", "x": 5, "y": 5}]});
     let batch = measure(runs, || openai.execute(&click, &glovebox_wire::Headless).map(|_| ()).map_err(|e| anyhow::anyhow!("{}", e.refusal)))?;
     println!("{:<58} {:>9.2} ms", "wire: OpenAI GA batch (click at a pixel + screenshot PNG)", batch.as_secs_f64() * 1000.0);
     Ok(())
