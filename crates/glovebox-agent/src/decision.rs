@@ -82,7 +82,8 @@ fn target(t: WireTarget) -> Result<Target, Refusal> {
     }
 }
 
-fn bounded(text: String) -> String {
+/// Model text kept for records: one line, at most [`MAX_MODEL_TEXT`] characters.
+pub(crate) fn bounded(text: &str) -> String {
     let single_line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     match single_line.char_indices().nth(MAX_MODEL_TEXT) {
         Some((cut, _)) => format!("{}…", &single_line[..cut]),
@@ -99,9 +100,9 @@ pub fn parse(raw: &str) -> Result<Decision, Refusal> {
     })?;
     Ok(match envelope.decision {
         Wire::Switch { window } => Decision::Switch { window },
-        Wire::Done { claim } => Decision::Done { claim: bounded(claim) },
+        Wire::Done { claim } => Decision::Done { claim: bounded(&claim) },
         Wire::Ask { question } if question.trim().is_empty() => return Err(violation("an ask needs a question")),
-        Wire::Ask { question } => Decision::Ask { question: bounded(question) },
+        Wire::Ask { question } => Decision::Ask { question: bounded(&question) },
         Wire::Action { action } => Decision::Act(match action {
             WireAction::Click { target: t, button, count } => Action::Click { target: target(t)?, button, count },
             WireAction::Move { target: t } => Action::Move { target: target(t)? },

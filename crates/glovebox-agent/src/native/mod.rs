@@ -353,15 +353,7 @@ pub(crate) fn png_size(bytes: &[u8]) -> Option<Size> {
     Some(Size::new(word(16), word(20)))
 }
 
-/// Model text kept for the trajectory: one line, at most
-/// [`crate::decision::MAX_MODEL_TEXT`] characters.
-pub(crate) fn bounded(text: &str) -> String {
-    let line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    match line.char_indices().nth(crate::decision::MAX_MODEL_TEXT) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line,
-    }
-}
+pub(crate) use crate::decision::bounded;
 
 /// A short piece of a model-supplied name for descriptions (action names are
 /// read from the model's JSON and could be anything).
