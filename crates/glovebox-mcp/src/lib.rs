@@ -36,9 +36,10 @@ pub struct Options {
     /// Where screenshots go as files (returned as `file://` resource links);
     /// `None`: inline PNG image blocks.
     pub screenshot_dir: Option<std::path::PathBuf>,
-    /// The model the `computer` tool runs with; `None`: unbound, and the
-    /// tool answers `COMPUTER_MODEL_UNBOUND` (never another model).
-    pub model: Option<glovebox_agent::ModelBinding>,
+    /// The model the `computer` tool runs with; `Ok(None)`: unbound, and the
+    /// tool answers `COMPUTER_MODEL_UNBOUND` (never another model); `Err`:
+    /// the binding cannot work, and the tool says why.
+    pub model: Result<Option<glovebox_agent::ModelBinding>, Refusal>,
 }
 
 /// What an input call is about to do, for the approval gate.
@@ -546,7 +547,7 @@ impl GloveboxServer {
             Ok(task) => task,
             Err(r) => return refused(&r),
         };
-        let runner = match computer::runner(self.shared.options.model.as_ref(), &context.peer) {
+        let runner = match self.shared.options.model.clone().and_then(|binding| computer::runner(binding.as_ref(), &context.peer)) {
             Ok(runner) => runner,
             Err(r) => return refused(&r),
         };

@@ -13,6 +13,16 @@ pub fn model_binding(config: &glovebox_config::ModelConfig) -> Result<Option<Mod
         Err(e) => return Err(e),
     };
     let text = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+    let unusable = |why: String| Err(ModelError::Binding(why));
+    if provider != Provider::McpSampling && config.model.trim().is_empty() {
+        return unusable(format!("model.provider is {:?} but model.model names no model (`glovebox config set model.model NAME`)", config.provider));
+    }
+    if provider == Provider::OpenAiCompatible && config.base_url.trim().is_empty() {
+        return unusable("model.provider openai-compatible needs model.base_url (e.g. http://127.0.0.1:11434/v1 for Ollama)".into());
+    }
+    if config.native && !matches!(provider, Provider::OpenAiResponses | Provider::AnthropicMessages) {
+        return unusable(format!("model.native needs model.provider openai or anthropic, not {:?}", config.provider));
+    }
     Ok(Some(ModelBinding {
         provider,
         model: config.model.trim().to_owned(),
@@ -40,5 +50,15 @@ mod tests {
         assert_eq!(bound.provider, Provider::OpenAiCompatible);
         assert_eq!(bound.api_key_env, None);
         assert_eq!(bound.timeout, Duration::from_secs(60));
+        config.base_url.clear();
+        assert!(matches!(model_binding(&config), Err(ModelError::Binding(_))), "openai-compatible without a base URL");
+        config.provider = "anthropic".into();
+        config.model.clear();
+        assert!(matches!(model_binding(&config), Err(ModelError::Binding(_))), "a provider without a model");
+        config.model = "claude-sonnet-4-5".into();
+        config.native = true;
+        assert!(model_binding(&config).unwrap().unwrap().native);
+        config.provider = "mcp-sampling".into();
+        assert!(matches!(model_binding(&config), Err(ModelError::Binding(_))), "native sampling");
     }
 }

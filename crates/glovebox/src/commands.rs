@@ -378,8 +378,9 @@ fn mcp_server(config: &glovebox_config::Config) -> glovebox_mcp::GloveboxServer 
     let a = &config.approval;
     let approvals = glovebox_mcp::approval::Approvals::new(&a.mode, &a.observe, &a.input, &a.foreground, &a.consequential);
     let screenshot_dir = config.mcp.screenshot_files.then(|| glovebox_host::control::DisplayDir::default_root().join("screenshots"));
-    // A broken binding (unknown provider) leaves the tool unbound; config validation already named it.
-    let model = glovebox::binding::model_binding(&config.model).ok().flatten();
+    // A binding that cannot work (a provider without a model, say) is the
+    // computer tool's refusal to give, with the reason; other tools serve on.
+    let model = glovebox::binding::model_binding(&config.model).map_err(|e| e.to_refusal());
     let options = glovebox_mcp::Options { enabled: config.enabled, read_only: config.read_only, approvals, screenshot_dir, model };
     // A disabled server never touches the desktop; every tool says how to enable it.
     let host = if config.enabled {
