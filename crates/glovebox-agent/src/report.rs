@@ -8,6 +8,15 @@ use crate::trajectory::{DecisionRecord, Step, Summary, Verdict};
 use base64::Engine as _;
 use std::fmt::Write as _;
 
+/// Where reports go by default: `runs/` beside the audit trail's directory
+/// (`$XDG_STATE_HOME/glovebox/runs`), named `<prefix>-<unix ms>.html`.
+pub fn default_path(prefix: &str) -> std::path::PathBuf {
+    let audit = glovebox_host::audit::AuditLog::default_path();
+    let glovebox = audit.parent().and_then(|p| p.parent()).map(|p| p.to_path_buf()).unwrap_or_else(std::env::temp_dir);
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or_default();
+    glovebox.join("runs").join(format!("{prefix}-{stamp}.html"))
+}
+
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {

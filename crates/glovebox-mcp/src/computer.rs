@@ -40,11 +40,10 @@ impl ComputerArgs {
 /// Writes the run's HTML trajectory report next to the audit trail
 /// (`…/glovebox/runs/`) and says where, or why there is none.
 pub fn write_report(task: &Task, outcome: &glovebox_agent::Outcome) -> String {
-    let dir = glovebox_host::audit::AuditLog::default_path().parent().map(|p| p.join("runs")).unwrap_or_else(|| std::path::PathBuf::from("runs"));
-    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or_default();
-    let path = dir.join(format!("computer-{stamp}.html"));
+    let path = glovebox_agent::report::default_path("computer");
     let page = glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps);
-    match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, page)) {
+    let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, page));
+    match written {
         Ok(()) => format!("trajectory report: {}", path.display()),
         Err(e) => format!("no trajectory report ({}: {e})", path.display()),
     }

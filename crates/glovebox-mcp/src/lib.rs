@@ -559,7 +559,7 @@ impl GloveboxServer {
             approval::Policy::Allow => Ok(()),
             approval::Policy::Deny => Err(Refusal::new(ErrorCode::ApprovalDenied, "the configuration denies this class of action (approval.*)")),
             approval::Policy::Prompt => {
-                let window = task.window.as_ref().map(|w| format!("window {w:?}")).unwrap_or_else(|| "the bound window".into());
+                let window = task.window.as_ref().map(|w| format!("window {w}")).unwrap_or_else(|| "the bound window".into());
                 let message = format!(
                     "glovebox's computer tool wants to let {} {} {window} for the instruction {:?}, for up to {} steps. Approve?",
                     runner.name(),

@@ -6,7 +6,9 @@
 //! step is printed — including the approval prompts glovebox sends (the
 //! default `write` mode asks before input), which the script answers as the
 //! user — and the fixture's own state report is checked at the end (exit 1
-//! when it does not show the work).
+//! when it does not show the work). Then it hands glovebox a whole task with
+//! the `computer` tool, bound to the client's own model through MCP sampling;
+//! here that model is a script that reads the prompt glovebox sends it.
 
 use anyhow::{bail, Context, Result};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -16,13 +18,56 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use glovebox::prompts::ScriptedUser;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// The demo's MCP client: the scripted user for approval prompts, and a
+/// scripted "model" answering glovebox's sampling requests.
+#[derive(Clone)]
+struct DemoClient {
+    user: ScriptedUser,
+    asked: Arc<AtomicUsize>,
+}
+
+/// What the scripted model decides at each step, from the tree in the prompt.
+fn decide(step: usize, prompt: &str) -> Value {
+    let id = |needle: &str| id_on_line(prompt, needle).unwrap_or_default();
+    let decision = match step {
+        0 => json!({"kind": "action", "action": {"type": "set_value", "target": {"element": id("\"Name\"")}, "text": "Grace Hopper"}}),
+        1 => json!({"kind": "action", "action": {"type": "click", "target": {"element": id("\"Submit\"")}, "button": "left", "count": 1}}),
+        _ => json!({"kind": "done", "claim": "The name is Grace Hopper and the form is submitted."}),
+    };
+    json!({"decision": decision})
+}
+
+#[allow(deprecated)] // MCP sampling is deprecated upstream (SEP-2577); clients still offer it.
+impl rmcp::ClientHandler for DemoClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        info.capabilities = rmcp::model::ClientCapabilities::builder().enable_elicitation().enable_sampling().build();
+        info
+    }
+
+    async fn create_elicitation(&self, request: rmcp::model::ElicitRequestParams, context: rmcp::service::RequestContext<RoleClient>) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.user.create_elicitation(request, context).await
+    }
+
+    async fn create_message(&self, params: rmcp::model::CreateMessageRequestParams, _: rmcp::service::RequestContext<RoleClient>) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        use rmcp::model::SamplingMessageContentBlock as Block;
+        let prompt: String = params.messages.iter().flat_map(|m| m.content.clone().into_vec()).filter_map(|b| if let Block::Text(t) = b { Some(t.text) } else { None }).collect();
+        let step = self.asked.fetch_add(1, Ordering::SeqCst);
+        let answer = decide(step, &prompt);
+        println!("  ◆ glovebox asks the client's model (sampling, {} characters of prompt); it answers {answer}", prompt.chars().count());
+        Ok(rmcp::model::CreateMessageResult::new(rmcp::model::SamplingMessage::assistant_text(answer.to_string()), "demo-script".into()))
+    }
+}
 
 fn text_of(result: &CallToolResult) -> String {
     result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
 }
 
-async fn step(client: &RunningService<RoleClient, ScriptedUser>, tool: &str, arguments: Value) -> Result<String> {
+async fn step(client: &RunningService<RoleClient, DemoClient>, tool: &str, arguments: Value) -> Result<String> {
     println!("\n→ {tool} {arguments}");
     let args = arguments.as_object().cloned().unwrap_or_default();
     let result = client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args)).await.with_context(|| format!("calling {tool}"))?;
@@ -83,8 +128,11 @@ fn main() -> Result<()> {
     let outcome = runtime.block_on(async {
         let mut command = tokio::process::Command::new(&glovebox);
         // The demo's own throwaway configuration: enabled, state under a scratch home.
-        command.arg("mcp").env("GLOVEBOX_ENABLED", "true").env("XDG_STATE_HOME", home.join("state")).env("HOME", &home).env_remove("XDG_CONFIG_HOME");
-        let client = ScriptedUser::answering(rmcp::model::ElicitationAction::Accept, true).serve(TokioChildProcess::new(command)?).await.context("starting glovebox mcp")?;
+        // The computer tool's model is the client's own, through sampling (chosen explicitly).
+        command.arg("mcp").env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_MODEL_PROVIDER", "mcp-sampling").env("GLOVEBOX_MODEL_IMAGES", "false");
+        command.env("XDG_STATE_HOME", home.join("state")).env("HOME", &home).env_remove("XDG_CONFIG_HOME");
+        let user = ScriptedUser::answering(rmcp::model::ElicitationAction::Accept, true);
+        let client = DemoClient { user, asked: Arc::default() }.serve(TokioChildProcess::new(command)?).await.context("starting glovebox mcp")?;
         let tools = client.list_all_tools().await?;
         println!("glovebox mcp offers {} tools: {}", tools.len(), tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>().join(", "));
         let listed = step(&client, "list_windows", json!({"query": "glovebox demo form"})).await?;
@@ -94,6 +142,8 @@ fn main() -> Result<()> {
         let after_email = step(&client, "set_value", json!({"target": {"element": id_on_line(&after_name, "\"Email\"")?}, "text": "ada@example.org"})).await?;
         step(&client, "click", json!({"target": {"element": id_on_line(&after_email, "\"Submit\"")?}})).await?;
         step(&client, "grant_status", json!({})).await?;
+        println!("\nNow a whole task at once: the computer tool runs glovebox's own loop with the model the user bound.");
+        step(&client, "computer", json!({"instruction": "Change the name to Grace Hopper and submit the form again", "max_steps": 5, "window": window})).await?;
         client.cancel().await?;
         anyhow::Ok(())
     });
@@ -104,7 +154,7 @@ fn main() -> Result<()> {
     outcome?;
     let s = final_state.context("the fixture stopped reporting")?;
     println!("\nThe fixture app's own report: name {:?}, email {:?}, Submit clicked {} time(s), status {:?}", s["values"]["name"], s["values"]["email"], s["clicks"]["submit"], s["status"]);
-    if s["values"]["name"] != "Ada Lovelace" || s["values"]["email"] != "ada@example.org" || s["clicks"]["submit"] != 1 {
+    if s["values"]["name"] != "Grace Hopper" || s["values"]["email"] != "ada@example.org" || s["clicks"]["submit"] != 2 {
         bail!("the fixture does not show the work the tools reported");
     }
     println!("verified: every step shows in the application's own state");

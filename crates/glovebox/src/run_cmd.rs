@@ -105,11 +105,6 @@ fn ask_terminal(question: &str) -> Result<(), Refusal> {
     }
 }
 
-fn default_report_path() -> PathBuf {
-    let dir = glovebox_host::audit::AuditLog::default_path().parent().map(|p| p.join("runs")).unwrap_or_else(|| PathBuf::from("."));
-    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or_default();
-    dir.join(format!("run-{stamp}.html"))
-}
 
 pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> {
     let json = args.json;
@@ -159,7 +154,7 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
     bar.finish_and_clear();
     let outcome = outcome.map_err(|r| refused(r, json))?;
 
-    let path = args.report.unwrap_or_else(default_report_path);
+    let path = args.report.unwrap_or_else(|| glovebox_agent::report::default_path("run"));
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
