@@ -99,6 +99,9 @@ pub(crate) fn ends_the_run(code: ErrorCode) -> bool {
 /// Runs `task` to its end. `progress` sees each step as it completes.
 pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task, progress: &mut dyn FnMut(&Step)) -> Result<Outcome, Refusal> {
     task.validate()?;
+    if host.capabilities().read_only && !task.observe_only {
+        return Err(Refusal::new(ErrorCode::ReadOnly, "glovebox runs read-only, so this task could deliver nothing; ask again with observe_only"));
+    }
     let mut run = Run { host, steps: vec![], failures: HashMap::new(), titles: HashMap::new() };
     let mut seen = run.observe(task.window.as_ref(), model.accepts_images())?;
     // Switches and refused steps cost steps but not budget; input costs both.

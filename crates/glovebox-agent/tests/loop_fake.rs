@@ -260,6 +260,17 @@ fn observe_only_tasks_refuse_every_action() {
 }
 
 #[test]
+fn a_read_only_host_takes_observe_only_tasks_alone() {
+    let w = world("read-only", |c| c.read_only = true);
+    let mut model = Scripted::new(&[done("looked")]);
+    let refused = run(&w.host, &mut model, &mut Preapproved, &Task::new("press OK"), &mut |_| {}).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::ReadOnly);
+    assert!(model.requests.lock().unwrap().is_empty());
+    let out = go(&w, &mut model, &Task { observe_only: true, ..Task::new("what does it say?") });
+    assert_eq!(out.summary.stop, StopReason::Done);
+}
+
+#[test]
 fn no_binding_is_model_unbound_never_a_fallback() {
     let unbound = "".parse::<glovebox_agent::Provider>().unwrap_err();
     assert_eq!(unbound.code(), ErrorCode::ModelUnbound);

@@ -112,7 +112,7 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
     if !config.enabled {
         return Err(refused(Refusal::new(ErrorCode::Disabled, "computer use is turned off; enable it with `glovebox config set enabled true`"), json));
     }
-    let binding = crate_binding(&config).map_err(|r| refused(r, json))?;
+    let binding = configured_binding(&config).map_err(|r| refused(r, json))?;
     let mut task = Task::new(args.instruction.clone());
     task.max_steps = args.max_steps;
     task.observe_only = args.observe_only;
@@ -173,7 +173,7 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
 
 /// The configured binding; unbound or MCP sampling (which needs an MCP
 /// client) is `COMPUTER_MODEL_UNBOUND`.
-fn crate_binding(config: &glovebox_config::Config) -> Result<glovebox_agent::ModelBinding, Refusal> {
+fn configured_binding(config: &glovebox_config::Config) -> Result<glovebox_agent::ModelBinding, Refusal> {
     match glovebox::binding::model_binding(&config.model).map_err(|e| e.to_refusal())? {
         None => Err(glovebox_agent::ModelError::Unbound.to_refusal()),
         Some(b) if b.provider == Provider::McpSampling => Err(Refusal::new(

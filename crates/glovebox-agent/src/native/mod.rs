@@ -175,6 +175,9 @@ pub fn run_native(
     progress: &mut dyn FnMut(&Step),
 ) -> Result<Outcome, Refusal> {
     task.validate()?;
+    if host.capabilities().read_only && !task.observe_only {
+        return Err(Refusal::new(ErrorCode::ReadOnly, "glovebox runs read-only, so this task could deliver nothing; ask again with observe_only"));
+    }
     let client = bind(binding).map_err(|e| e.to_refusal())?;
     // Bind the window first, so the executor's first screenshot is of it.
     let seen = host.observe(task.window.as_ref(), false)?;
