@@ -80,11 +80,14 @@ pub struct Outcome {
 }
 
 /// Refusals after which the loop cannot go on: the grant is gone or the
-/// platform cannot serve it. Every other refusal is the model's to fix.
+/// platform cannot serve it, or (native path) the provider flagged a step the
+/// user did not acknowledge, so the model must not try around it. Every other
+/// refusal is the model's to fix.
 pub(crate) fn ends_the_run(code: ErrorCode) -> bool {
     matches!(
         code,
         ErrorCode::StoppedByUser
+            | ErrorCode::SafetyCheckUnacknowledged
             | ErrorCode::GrantExpired
             | ErrorCode::NoGrant
             | ErrorCode::BudgetExhausted
@@ -96,13 +99,47 @@ pub(crate) fn ends_the_run(code: ErrorCode) -> bool {
     )
 }
 
+/// The steps of a run as they complete, and its failed steps by what was
+/// tried (to spot the same step failing again). Shared by both loops.
+#[derive(Default)]
+pub(crate) struct Record {
+    pub(crate) steps: Vec<Step>,
+    failures: HashMap<String, u32>,
+}
+
+impl Record {
+    pub(crate) fn finish(&mut self, step: Step, progress: &mut dyn FnMut(&Step)) {
+        progress(&step);
+        self.steps.push(step);
+    }
+
+    /// Records a refused step. The run ends when the refusal ends the grant
+    /// ([`ends_the_run`]) or the same step (`fingerprint`) failed
+    /// [`REPEAT_LIMIT`] times.
+    pub(crate) fn refused(&mut self, mut step: Step, refusal: Refusal, fingerprint: &str, progress: &mut dyn FnMut(&Step)) -> Option<StopReason> {
+        let code = refusal.code;
+        if ends_the_run(code) {
+            let stop = StopReason::host(&refusal);
+            step.verdict = Verdict::Refused { code, message: refusal.message };
+            self.finish(step, progress);
+            return Some(stop);
+        }
+        step.verdict = Verdict::Refused { code, message: refusal.message };
+        let count = self.failures.entry(fingerprint.to_owned()).or_default();
+        *count += 1;
+        let repeated = *count >= REPEAT_LIMIT;
+        self.finish(step, progress);
+        repeated.then_some(StopReason::RepeatedFailure { code })
+    }
+}
+
 /// Runs `task` to its end. `progress` sees each step as it completes.
 pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task, progress: &mut dyn FnMut(&Step)) -> Result<Outcome, Refusal> {
     task.validate()?;
     if host.capabilities().read_only && !task.observe_only {
         return Err(Refusal::new(ErrorCode::ReadOnly, "glovebox runs read-only, so this task could deliver nothing; ask again with observe_only"));
     }
-    let mut run = Run { host, steps: vec![], failures: HashMap::new(), titles: HashMap::new() };
+    let mut run = Run { host, record: Record::default(), titles: HashMap::new() };
     let mut seen = run.observe(task.window.as_ref(), model.accepts_images())?;
     // Switches and refused steps cost steps but not budget; input costs both.
     let max_steps = if task.observe_only { task.max_steps } else { task.max_steps.min(seen.grant.budget_left.max(1)) };
@@ -113,7 +150,7 @@ pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task,
     };
     let system = prompt::system(task.observe_only);
     let stop = loop {
-        let index = run.steps.len() as u32 + 1;
+        let index = run.record.steps.len() as u32 + 1;
         if index > max_steps {
             break StopReason::StepLimit { limit: max_steps };
         }
@@ -130,7 +167,7 @@ pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task,
         let screenshot = seen.screenshot.clone().map(|bytes| Png { bytes, width: seen.frame.image.width, height: seen.frame.image.height });
         let turn = prompt::Turn {
             instruction: &task.instruction,
-            history: &run.steps,
+            history: &run.record.steps,
             steps_left: max_steps - index + 1,
             budget_left: seen.grant.budget_left,
             windows: &windows,
@@ -162,8 +199,7 @@ pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task,
             Ok(reply) => reply,
             Err(e) if e.code() == ErrorCode::ModelSchemaViolation => {
                 // An unreadable answer is a failed step like any other.
-                step.verdict = Verdict::Refused { code: e.code(), message: e.to_string() };
-                if let Some(stop) = run.record_failure(step, "unreadable", progress) {
+                if let Some(stop) = run.record.refused(step, e.to_refusal(), "unreadable", progress) {
                     break stop;
                 }
                 continue;
@@ -175,8 +211,7 @@ pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task,
             Ok(d) => d,
             Err(refusal) => {
                 step.decision = DecisionRecord::Unparsed { excerpt: reply.decision.chars().take(300).collect() };
-                step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message };
-                if let Some(stop) = run.record_failure(step, "schema", progress) {
+                if let Some(stop) = run.record.refused(step, refusal, "schema", progress) {
                     break stop;
                 }
                 continue;
@@ -187,12 +222,12 @@ pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task,
         let started = Instant::now();
         match decision {
             Decision::Done { .. } => {
-                run.finish(step, progress);
+                run.record.finish(step, progress);
                 break StopReason::Done;
             }
             Decision::Ask { question } => {
                 step.verdict = Verdict::Asked;
-                run.finish(step, progress);
+                run.record.finish(step, progress);
                 break StopReason::Asked { question };
             }
             Decision::Switch { window } => {
@@ -202,16 +237,10 @@ pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task,
                     Ok(next) => {
                         step.verdict = Verdict::Switched { window: next.frame.window };
                         seen = next;
-                        run.finish(step, progress);
-                    }
-                    Err(refusal) if ends_the_run(refusal.code) => {
-                        step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message.clone() };
-                        run.finish(step, progress);
-                        break StopReason::host(&refusal);
+                        run.record.finish(step, progress);
                     }
                     Err(refusal) => {
-                        step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message };
-                        if let Some(stop) = run.record_failure(step, &fingerprint, progress) {
+                        if let Some(stop) = run.record.refused(step, refusal, &fingerprint, progress) {
                             break stop;
                         }
                     }
@@ -228,18 +257,12 @@ pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task,
                 match result {
                     Ok(delivery) => {
                         step.verdict = Verdict::Delivered { route: delivery.route };
-                        run.finish(step, progress);
+                        run.record.finish(step, progress);
                         // Let the application draw what the input changed before looking again.
                         std::thread::sleep(SETTLE);
                     }
-                    Err(refusal) if ends_the_run(refusal.code) => {
-                        step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message.clone() };
-                        run.finish(step, progress);
-                        break StopReason::host(&refusal);
-                    }
                     Err(refusal) => {
-                        step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message };
-                        if let Some(stop) = run.record_failure(step, &fingerprint, progress) {
+                        if let Some(stop) = run.record.refused(step, refusal, &fingerprint, progress) {
                             break stop;
                         }
                     }
@@ -254,15 +277,13 @@ pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task,
         }
     };
     let final_window = run.titles.get(&seen.frame.window).map(|(app, title)| FinalWindow { id: seen.frame.window, app: app.clone(), title: title.clone() });
-    let summary = Summary::of(&run.steps, stop, max_steps, final_window, model.name());
-    Ok(Outcome { summary, steps: run.steps })
+    let summary = Summary::of(&run.record.steps, stop, max_steps, final_window, model.name());
+    Ok(Outcome { summary, steps: run.record.steps })
 }
 
 struct Run<'h> {
     host: &'h Host,
-    steps: Vec<Step>,
-    /// Failed steps by what was tried, to spot the same step failing again.
-    failures: HashMap<String, u32>,
+    record: Record,
     /// (app, title) of each listed window, from the newest listing.
     titles: HashMap<glovebox_model::WindowId, (String, String)>,
 }
@@ -293,24 +314,6 @@ impl Run<'_> {
             out.push_str(&format!("… {} windows in all; only the first page is shown\n", page.total));
         }
         out
-    }
-
-    fn finish(&mut self, step: Step, progress: &mut dyn FnMut(&Step)) {
-        progress(&step);
-        self.steps.push(step);
-    }
-
-    /// Records a failed step; the third failure of the same step ends the run.
-    fn record_failure(&mut self, step: Step, fingerprint: &str, progress: &mut dyn FnMut(&Step)) -> Option<StopReason> {
-        let code = match &step.verdict {
-            Verdict::Refused { code, .. } => *code,
-            _ => ErrorCode::InvalidArgument,
-        };
-        let count = self.failures.entry(fingerprint.to_owned()).or_default();
-        *count += 1;
-        let repeated = *count >= REPEAT_LIMIT;
-        self.finish(step, progress);
-        repeated.then_some(StopReason::RepeatedFailure { code })
     }
 }
 

@@ -91,7 +91,7 @@ impl Conversation for Anthropic {
             return Err(unreadable("the message holds neither a tool_use block nor text", answer));
         }
         self.messages.push(json!({"role": "assistant", "content": content}));
-        let usage = answer.get("usage").and_then(|u| Some((u.get("input_tokens")?.as_u64()?, u.get("output_tokens")?.as_u64()?)));
+        let usage = crate::providers::usage(answer, "input_tokens", "output_tokens");
         Ok(Reply { calls, text: text.join("\n"), usage })
     }
 

@@ -15,13 +15,12 @@ mod prompt;
 
 use crate::model::{ModelBinding, ModelError, Png, Provider};
 use crate::providers::{self, http::Http};
-use crate::run::{ends_the_run, Outcome, Task, REPEAT_LIMIT};
+use crate::run::{Outcome, Record, Task};
 use crate::trajectory::{DecisionRecord, FinalWindow, Step, StopReason, Summary, Verdict};
 use glovebox_host::Host;
 use glovebox_model::{CaptureMode, ErrorCode, Point, Refusal, Size, WindowId, WindowRef};
 use glovebox_wire::{ApprovalClass, ApprovalRequest, ExecutorOptions, InputGate, SafetyApprover};
 use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -203,9 +202,9 @@ pub fn run_native(
         }
         _ => Box::new(openai::OpenAi::new(host.clone(), options, gate, &binding.model, prompt::system(task.observe_only, None), first)),
     };
-    let mut run = Run { steps: vec![], failures: HashMap::new(), window, title, shown: None, tree: tree.lines().take(TREE_EXCERPT_LINES).collect::<Vec<_>>().join("\n") };
+    let mut run = Run { record: Record::default(), window, title, shown: None, tree: tree.lines().take(TREE_EXCERPT_LINES).collect::<Vec<_>>().join("\n") };
     let stop = 'run: loop {
-        if run.steps.len() as u32 >= max_steps {
+        if run.record.steps.len() as u32 >= max_steps {
             break StopReason::StepLimit { limit: max_steps };
         }
         let body = conversation.body();
@@ -216,9 +215,8 @@ pub fn run_native(
             Ok(reply) => reply,
             Err(e) if e.code() == ErrorCode::ModelSchemaViolation => {
                 // Unreadable: a failed step; the same request goes out again.
-                let mut step = run.step(DecisionRecord::Unparsed { excerpt: String::new() }, None, None, model_ms, None);
-                step.verdict = Verdict::Refused { code: e.code(), message: e.to_string() };
-                if let Some(stop) = run.record_failure(step, "unreadable", progress) {
+                let step = run.step(DecisionRecord::Unparsed { excerpt: String::new() }, None, None, model_ms, None);
+                if let Some(stop) = run.record.refused(step, e.to_refusal(), "unreadable", progress) {
                     break stop;
                 }
                 continue;
@@ -234,14 +232,14 @@ pub fn run_native(
             };
             let mut step = run.step(DecisionRecord::Parsed { decision }, None, None, model_ms, reply.usage);
             step.verdict = if question.is_some() { Verdict::Asked } else { Verdict::Finished };
-            run.finish(step, progress);
+            run.record.finish(step, progress);
             break match question {
                 Some(question) => StopReason::Asked { question },
                 None => StopReason::Done,
             };
         }
         for (i, call) in reply.calls.iter().enumerate() {
-            if run.steps.len() as u32 >= max_steps {
+            if run.record.steps.len() as u32 >= max_steps {
                 break 'run StopReason::StepLimit { limit: max_steps };
             }
             // The model's time and tokens belong to the first call of its reply.
@@ -252,7 +250,7 @@ pub fn run_native(
             if let Some((action, route)) = &done.delivered_before {
                 let mut step = run.step(DecisionRecord::Parsed { decision: done.decision.clone() }, Some(action.clone()), done.target, model_ms, usage);
                 step.verdict = Verdict::Delivered { route: route.clone() };
-                run.finish(step, progress);
+                run.record.finish(step, progress);
             }
             let mut step = run.step(DecisionRecord::Parsed { decision: done.decision.clone() }, Some(done.action.clone()), done.target, model_ms, usage);
             step.act_ms = act_ms;
@@ -262,16 +260,10 @@ pub fn run_native(
             match done.outcome {
                 Ok(()) => {
                     step.verdict = if done.input { Verdict::Delivered { route: done.route.clone() } } else { Verdict::Finished };
-                    run.finish(step, progress);
-                }
-                Err(refusal) if ends(refusal.code) => {
-                    step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message.clone() };
-                    run.finish(step, progress);
-                    break 'run StopReason::host(&refusal);
+                    run.record.finish(step, progress);
                 }
                 Err(refusal) => {
-                    step.verdict = Verdict::Refused { code: refusal.code, message: refusal.message };
-                    if let Some(stop) = run.record_failure(step, &done.fingerprint, progress) {
+                    if let Some(stop) = run.record.refused(step, refusal, &done.fingerprint, progress) {
                         break 'run stop;
                     }
                 }
@@ -285,20 +277,12 @@ pub fn run_native(
     let (_, fresh) = prompt::windows(host);
     titles.extend(fresh);
     let final_window = titles.get(&window).map(|(app, title)| FinalWindow { id: window, app: app.clone(), title: title.clone() });
-    let summary = Summary::of(&run.steps, stop, max_steps, final_window, name);
-    Ok(Outcome { summary, steps: run.steps })
-}
-
-/// Host refusals after which the run cannot go on, plus an OpenAI safety
-/// check the user did not acknowledge: the provider flagged the situation,
-/// so the run stops rather than letting the model try around it.
-fn ends(code: ErrorCode) -> bool {
-    ends_the_run(code) || code == ErrorCode::SafetyCheckUnacknowledged
+    let summary = Summary::of(&run.record.steps, stop, max_steps, final_window, name);
+    Ok(Outcome { summary, steps: run.record.steps })
 }
 
 struct Run {
-    steps: Vec<Step>,
-    failures: HashMap<String, u32>,
+    record: Record,
     window: WindowId,
     title: String,
     /// The screenshot the model last received: what its next coordinates refer to.
@@ -311,12 +295,12 @@ impl Run {
     fn step(&self, decision: DecisionRecord, action: Option<String>, target: Option<Point>, model_ms: u64, tokens: Option<(u64, u64)>) -> Step {
         let screenshot = self.shown.as_ref().and_then(|bytes| png_size(bytes).map(|s| Png { bytes: bytes.clone(), width: s.width, height: s.height }));
         Step {
-            index: self.steps.len() as u32 + 1,
+            index: self.record.steps.len() as u32 + 1,
             window: Some(self.window),
             window_title: self.title.clone(),
             frame: None,
             image: screenshot.as_ref().map(|p| Size::new(p.width, p.height)),
-            tree_excerpt: if self.steps.is_empty() { self.tree.clone() } else { String::new() },
+            tree_excerpt: if self.record.steps.is_empty() { self.tree.clone() } else { String::new() },
             target_drawn: target.filter(|_| screenshot.is_some()),
             screenshot,
             decision,
@@ -326,24 +310,6 @@ impl Run {
             act_ms: 0,
             tokens,
         }
-    }
-
-    fn finish(&mut self, step: Step, progress: &mut dyn FnMut(&Step)) {
-        progress(&step);
-        self.steps.push(step);
-    }
-
-    /// Records a failed step; the third failure of the same call ends the run.
-    fn record_failure(&mut self, step: Step, fingerprint: &str, progress: &mut dyn FnMut(&Step)) -> Option<StopReason> {
-        let code = match &step.verdict {
-            Verdict::Refused { code, .. } => *code,
-            _ => ErrorCode::InvalidArgument,
-        };
-        let count = self.failures.entry(fingerprint.to_owned()).or_default();
-        *count += 1;
-        let repeated = *count >= REPEAT_LIMIT;
-        self.finish(step, progress);
-        repeated.then_some(StopReason::RepeatedFailure { code })
     }
 }
 

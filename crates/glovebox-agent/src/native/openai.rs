@@ -7,7 +7,7 @@
 //! gets a fresh screenshot, and the refusal follows as a message. Only the
 //! newest screenshots keep their pixels.
 
-use super::{ends, short, Conversation, Executed, Reply, KEPT_SCREENSHOTS};
+use super::{short, Conversation, Executed, Reply, KEPT_SCREENSHOTS};
 use crate::model::ModelError;
 use crate::providers::http::error_message;
 use glovebox_host::Host;
@@ -65,22 +65,12 @@ impl Conversation for OpenAi {
         if calls.iter().any(|c| c.get("call_id").and_then(Value::as_str).is_none_or(str::is_empty)) {
             return Err(ModelError::InvalidResponse("a computer_call has no call_id".into()));
         }
-        let text: Vec<&str> = output
-            .iter()
-            .filter(|i| i.get("type").and_then(Value::as_str) == Some("message"))
-            .filter_map(|i| i.get("content").and_then(Value::as_array))
-            .flatten()
-            .filter_map(|part| match part.get("type").and_then(Value::as_str) {
-                Some("output_text") => part.get("text").and_then(Value::as_str),
-                Some("refusal") => part.get("refusal").and_then(Value::as_str),
-                _ => None,
-            })
-            .collect();
+        let text: Vec<&str> = crate::providers::openai::message_text(output).collect();
         if calls.is_empty() && text.is_empty() {
             return Err(unreadable("the response holds neither a computer_call nor text", answer));
         }
         self.input.extend(output.iter().cloned());
-        let usage = answer.get("usage").and_then(|u| Some((u.get("input_tokens")?.as_u64()?, u.get("output_tokens")?.as_u64()?)));
+        let usage = crate::providers::usage(answer, "input_tokens", "output_tokens");
         Ok(Reply { calls, text: text.join("\n"), usage })
     }
 
@@ -107,7 +97,7 @@ impl Conversation for OpenAi {
             done.delivered_before = Some((before, route));
         }
         done.outcome = Err(error.refusal.clone());
-        if ends(error.code()) {
+        if crate::run::ends_the_run(error.code()) {
             // The run stops here; no output is owed to a conversation that ends.
             return done;
         }

@@ -7,7 +7,7 @@
 mod anthropic;
 mod compat;
 pub(crate) mod http;
-mod openai;
+pub(crate) mod openai;
 
 use crate::model::{DecideRequest, Model, ModelBinding, ModelError, Png, Provider, Reply};
 use base64::Engine as _;
@@ -183,7 +183,7 @@ fn data_url(png: &Png) -> String {
 }
 
 /// Tokens in and out when both counters are present.
-fn usage(answer: &Value, input: &str, output: &str) -> Option<(u64, u64)> {
+pub(crate) fn usage(answer: &Value, input: &str, output: &str) -> Option<(u64, u64)> {
     let usage = answer.get("usage")?;
     Some((usage.get(input)?.as_u64()?, usage.get(output)?.as_u64()?))
 }

@@ -33,6 +33,20 @@ pub(crate) fn body(model: &str, request: &DecideRequest, screenshot: Option<&Png
     })
 }
 
+/// The text parts (and refusals) of the `message` items of a Responses `output`.
+pub(crate) fn message_text(output: &[Value]) -> impl Iterator<Item = &str> {
+    output
+        .iter()
+        .filter(|item| item.get("type").and_then(Value::as_str) == Some("message"))
+        .filter_map(|item| item.get("content").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|part| match part.get("type").and_then(Value::as_str) {
+            Some("output_text") => part.get("text").and_then(Value::as_str),
+            Some("refusal") => part.get("refusal").and_then(Value::as_str),
+            _ => None,
+        })
+}
+
 pub(crate) fn parse(answer: &Value, tool: &str) -> Result<Reply, ModelError> {
     if answer.get("status").and_then(Value::as_str) == Some("failed") || answer.get("error").is_some_and(|e| !e.is_null()) {
         return Err(wire_error("the response failed", answer));
@@ -54,17 +68,7 @@ pub(crate) fn parse(answer: &Value, tool: &str) -> Result<Reply, ModelError> {
         };
         return Ok(Reply { decision, usage });
     }
-    let text: String = output
-        .iter()
-        .filter(|item| item.get("type").and_then(Value::as_str) == Some("message"))
-        .filter_map(|item| item.get("content").and_then(Value::as_array))
-        .flatten()
-        .filter_map(|part| match part.get("type").and_then(Value::as_str) {
-            Some("output_text") => part.get("text").and_then(Value::as_str),
-            Some("refusal") => part.get("refusal").and_then(Value::as_str),
-            _ => None,
-        })
-        .collect();
+    let text: String = message_text(output).collect();
     if text.is_empty() {
         return Err(wire_error("the response holds neither a function call nor text", answer));
     }
