@@ -5,31 +5,12 @@
 use glovebox_agent::model::{DecideRequest, Model, ModelError, Reply};
 use glovebox_agent::prompt::{DATA_BEGIN, DATA_END};
 use glovebox_agent::{run, Gate, Outcome, Preapproved, StopReason, Task, Verdict};
-use glovebox_host::process::{current_uid, ProcessTable};
+use glovebox_host::process::{current_uid, DeclaredProcesses};
 use glovebox_host::{Backends, Host, HostConfig};
 use glovebox_model::{Action, CaptureMode, ErrorCode, Monitor, PidSource, Rect, Refusal, WindowId, WindowInfo};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
 use serde_json::json;
-use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-
-struct Processes(HashMap<u32, (u32, &'static str)>);
-
-impl ProcessTable for Processes {
-    fn parent(&self, pid: u32) -> Option<u32> {
-        self.0.get(&pid).map(|p| p.0)
-    }
-    fn owner_uid(&self, pid: u32) -> Option<u32> {
-        self.0.get(&pid).map(|_| current_uid())
-    }
-    fn executable(&self, pid: u32) -> Option<PathBuf> {
-        self.0.get(&pid).map(|p| PathBuf::from(p.1))
-    }
-    fn name(&self, pid: u32) -> Option<String> {
-        self.executable(pid).and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-    }
-}
 
 const EDITOR: WindowId = WindowId { pid: 1001, xid: 0x20 };
 const TERMINAL: WindowId = WindowId { pid: 1002, xid: 0x30 };
@@ -59,10 +40,9 @@ fn world(name: &str, adjust: impl FnOnce(&mut HostConfig)) -> World {
     config.runtime_root = root.join("run");
     config.audit_path = root.join("audit.jsonl");
     adjust(&mut config);
-    let me = std::process::id();
-    let processes = Arc::new(Processes(HashMap::from([(me, (1, "/usr/bin/glovebox")), (1001, (1, "/usr/bin/editor")), (1002, (1, "/usr/bin/terminal"))])));
-    let d = desktop.clone();
-    let backends = Backends { windows: d.clone(), capture: d.clone(), accessibility: d.clone(), input: Some(d.clone()), secure_input: d.clone(), processes, launcher: None };
+    let uid = current_uid();
+    let processes = DeclaredProcesses::new([(std::process::id(), 1, uid, "/usr/bin/glovebox"), (1001, 1, uid, "/usr/bin/editor"), (1002, 1, uid, "/usr/bin/terminal")]);
+    let backends = Backends::of_fake_desktop(desktop.clone(), Arc::new(processes));
     World { host: Host::open(backends, config).unwrap(), desktop }
 }
 

@@ -9,14 +9,12 @@ use base64::Engine as _;
 use glovebox_agent::native::{ANTHROPIC_BETA, KEPT_SCREENSHOTS};
 use glovebox_agent::prompt::DATA_BEGIN;
 use glovebox_agent::{run_native, ModelBinding, Outcome, Provider, StopReason, Task, Verdict};
-use glovebox_host::process::{current_uid, ProcessTable};
+use glovebox_host::process::{current_uid, DeclaredProcesses};
 use glovebox_host::{Backends, Host, HostConfig};
 use glovebox_model::{Action, Button, ErrorCode, Monitor, PidSource, Point, Rect, Target, WindowId, WindowInfo, WindowRef};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
 use glovebox_wire::{AllowAll, Headless, SafetyApprover};
 use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Once};
 use std::time::Duration;
 
@@ -28,23 +26,6 @@ mod server;
 use server::{ok, serve, status, Server};
 
 // ---------------------------------------------------------------- fixtures
-
-struct Processes(HashMap<u32, (u32, &'static str)>);
-
-impl ProcessTable for Processes {
-    fn parent(&self, pid: u32) -> Option<u32> {
-        self.0.get(&pid).map(|p| p.0)
-    }
-    fn owner_uid(&self, pid: u32) -> Option<u32> {
-        self.0.get(&pid).map(|_| current_uid())
-    }
-    fn executable(&self, pid: u32) -> Option<PathBuf> {
-        self.0.get(&pid).map(|p| PathBuf::from(p.1))
-    }
-    fn name(&self, pid: u32) -> Option<String> {
-        self.executable(pid).and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-    }
-}
 
 const EDITOR: WindowId = WindowId { pid: 1001, xid: 0x20 };
 const TERMINAL: WindowId = WindowId { pid: 1002, xid: 0x30 };
@@ -73,10 +54,9 @@ fn world(name: &str) -> World {
     let mut config = HostConfig::new(&format!(":native-{name}"));
     config.runtime_root = root.join("run");
     config.audit_path = root.join("audit.jsonl");
-    let me = std::process::id();
-    let processes = Arc::new(Processes(HashMap::from([(me, (1, "/usr/bin/glovebox")), (1001, (1, "/usr/bin/editor")), (1002, (1, "/usr/bin/terminal"))])));
-    let d = desktop.clone();
-    let backends = Backends { windows: d.clone(), capture: d.clone(), accessibility: d.clone(), input: Some(d.clone()), secure_input: d.clone(), processes, launcher: None };
+    let uid = current_uid();
+    let processes = DeclaredProcesses::new([(std::process::id(), 1, uid, "/usr/bin/glovebox"), (1001, 1, uid, "/usr/bin/editor"), (1002, 1, uid, "/usr/bin/terminal")]);
+    let backends = Backends::of_fake_desktop(desktop.clone(), Arc::new(processes));
     World { host: Host::open(backends, config).unwrap(), desktop }
 }
 

@@ -68,6 +68,21 @@ pub struct Backends {
     pub launcher: Option<Arc<dyn glovebox_platform::AppLauncher + Send + Sync>>,
 }
 
+impl Backends {
+    /// Every backend from the fake desktop (tests of policy and loops).
+    pub fn of_fake_desktop(desktop: Arc<glovebox_platform::fake::FakeDesktop>, processes: Arc<dyn ProcessTable>) -> Backends {
+        Backends {
+            windows: desktop.clone(),
+            capture: desktop.clone(),
+            accessibility: desktop.clone(),
+            input: Some(desktop.clone()),
+            secure_input: desktop,
+            processes,
+            launcher: None,
+        }
+    }
+}
+
 /// Settings of one host; see `glovebox-config` for where they come from.
 #[derive(Debug, Clone)]
 pub struct HostConfig {

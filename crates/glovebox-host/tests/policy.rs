@@ -2,34 +2,14 @@
 //! one test per rule, named after it.
 
 use glovebox_host::denials::AncestorRule;
-use glovebox_host::process::{current_uid, ProcessTable};
+use glovebox_host::process::{current_uid, DeclaredProcesses};
 use glovebox_host::{Backends, Host, HostConfig};
 use glovebox_model::{DeliveryMode, 
     Action, Button, Denial, ErrorCode, Monitor, Origin, PidSource, Point, Rect, Refusal, Scope, Target, WindowId, WindowInfo, WindowRef,
 };
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
-use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Processes as the tests declare them: pid → (parent, uid, executable).
-struct FakeProcesses(HashMap<u32, (u32, u32, &'static str)>);
-
-impl ProcessTable for FakeProcesses {
-    fn parent(&self, pid: u32) -> Option<u32> {
-        self.0.get(&pid).map(|p| p.0)
-    }
-    fn owner_uid(&self, pid: u32) -> Option<u32> {
-        self.0.get(&pid).map(|p| p.1)
-    }
-    fn executable(&self, pid: u32) -> Option<PathBuf> {
-        self.0.get(&pid).map(|p| PathBuf::from(p.2))
-    }
-    fn name(&self, pid: u32) -> Option<String> {
-        self.executable(pid).and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-    }
-}
 
 const ME: u32 = 0; // replaced by std::process::id()
 const AGENT_HOST: u32 = 900;
@@ -82,30 +62,20 @@ impl World {
         World { desktop: Arc::new(desktop), config }
     }
 
-    fn processes() -> Arc<FakeProcesses> {
-        let me = std::process::id();
+    fn processes() -> DeclaredProcesses {
         let uid = current_uid();
-        Arc::new(FakeProcesses(HashMap::from([
-            (me, (AGENT_HOST, uid, "/usr/bin/glovebox")),
-            (AGENT_HOST, (1, uid, "/opt/agent/agent-host")),
-            (EDITOR, (1, uid, "/usr/bin/editor")),
-            (TERMINAL, (1, uid, "/usr/bin/terminal")),
-            (KEEPASS, (1, uid, "/usr/bin/keepassxc")),
-            (ROOT_TOOL, (1, uid + 1, "/usr/sbin/root-tool")),
-        ])))
+        DeclaredProcesses::new([
+            (std::process::id(), AGENT_HOST, uid, "/usr/bin/glovebox"),
+            (AGENT_HOST, 1, uid, "/opt/agent/agent-host"),
+            (EDITOR, 1, uid, "/usr/bin/editor"),
+            (TERMINAL, 1, uid, "/usr/bin/terminal"),
+            (KEEPASS, 1, uid, "/usr/bin/keepassxc"),
+            (ROOT_TOOL, 1, uid + 1, "/usr/sbin/root-tool"),
+        ])
     }
 
     fn host(&self) -> Host {
-        let d = self.desktop.clone();
-        let backends = Backends {
-            windows: d.clone(),
-            capture: d.clone(),
-            accessibility: d.clone(),
-            input: Some(d.clone()),
-            secure_input: d.clone(),
-            processes: World::processes(),
-            launcher: None,
-        };
+        let backends = Backends::of_fake_desktop(self.desktop.clone(), Arc::new(World::processes()));
         Host::open(backends, self.config.clone()).unwrap()
     }
 
@@ -161,14 +131,9 @@ fn ancestor_rule_only_widens() {
     world.config.ancestor_rule = AncestorRule::AncestorsAndTheirChildren;
     // A helper of the agent host (its child, glovebox's sibling) draws its prompts.
     world.desktop.windows.lock().unwrap().push(window(1100, 0x70, "AgentPrompt", Rect::new(0, 0, 10, 10)));
-    let d = world.desktop.clone();
     let mut processes = World::processes();
-    Arc::get_mut(&mut processes).unwrap().0.insert(1100, (AGENT_HOST, current_uid(), "/opt/agent/prompt"));
-    let host = Host::open(
-        Backends { windows: d.clone(), capture: d.clone(), accessibility: d.clone(), input: Some(d.clone()), secure_input: d.clone(), processes, launcher: None },
-        world.config.clone(),
-    )
-    .unwrap();
+    processes.insert(1100, AGENT_HOST, current_uid(), "/opt/agent/prompt");
+    let host = Host::open(Backends::of_fake_desktop(world.desktop.clone(), Arc::new(processes)), world.config.clone()).unwrap();
     let listed = host.list_windows(None, 1).unwrap();
     assert!(matches!(listed.windows.iter().find(|w| w.window.id.xid == 0x70).unwrap().denial, Some(Denial::SelfTarget { .. })));
     assert!(matches!(listed.windows.iter().find(|w| w.window.id.xid == 0x10).unwrap().denial, Some(Denial::SelfTarget { .. })));
@@ -477,7 +442,7 @@ fn platform_unsupported_answers_every_operation() {
         accessibility: platform.clone(),
         input: None,
         secure_input: world.desktop.clone(),
-        processes: World::processes(),
+        processes: Arc::new(World::processes()),
         launcher: None,
     };
     let host = Host::open(backends, world.config.clone()).unwrap();

@@ -8,7 +8,7 @@
 //! reviewed like code.
 
 use base64::Engine as _;
-use glovebox_host::process::{current_uid, ProcessTable};
+use glovebox_host::process::{current_uid, DeclaredProcesses};
 use glovebox_host::{Backends, Host, HostConfig};
 use glovebox_model::{Monitor, PidSource, Rect, WindowId, WindowInfo};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
@@ -18,23 +18,6 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-
-struct Processes;
-
-impl ProcessTable for Processes {
-    fn parent(&self, pid: u32) -> Option<u32> {
-        (pid == 1001).then_some(1)
-    }
-    fn owner_uid(&self, pid: u32) -> Option<u32> {
-        (pid == 1001).then(current_uid)
-    }
-    fn executable(&self, pid: u32) -> Option<PathBuf> {
-        (pid == 1001).then(|| PathBuf::from("/usr/bin/editor"))
-    }
-    fn name(&self, pid: u32) -> Option<String> {
-        (pid == 1001).then(|| "editor".into())
-    }
-}
 
 const EDITOR: WindowId = WindowId { pid: 1001, xid: 0x20 };
 
@@ -65,16 +48,8 @@ impl World {
         config.runtime_root = root.join("run");
         config.audit_path = root.join("audit.jsonl");
         config.budget = budget;
-        let d = desktop.clone();
-        let backends = Backends {
-            windows: d.clone(),
-            capture: d.clone(),
-            accessibility: d.clone(),
-            input: Some(d.clone()),
-            secure_input: d.clone(),
-            processes: Arc::new(Processes),
-            launcher: None,
-        };
+        let processes = DeclaredProcesses::new([(EDITOR.pid, 1, current_uid(), "/usr/bin/editor")]);
+        let backends = Backends::of_fake_desktop(desktop.clone(), Arc::new(processes));
         World { host: Host::open(backends, config).unwrap(), desktop }
     }
 
