@@ -130,12 +130,7 @@ impl glovebox_wire::SafetyApprover for ElicitedSafetyChecks {
         checks
             .iter()
             .filter(|check| {
-                let message = format!(
-                    "The model's provider flagged this step ({}): {}. The step: {}. Acknowledge and let it run?",
-                    check.code.as_deref().unwrap_or("safety check"),
-                    check.message.as_deref().unwrap_or("no details given"),
-                    request.actions.join(", ")
-                );
+                let message = format!("{} Acknowledge and let it run?", check.describe(request));
                 self.handle.block_on(approval::ask(&self.peer, message)).is_ok()
             })
             .map(|check| check.id.clone())

@@ -267,6 +267,16 @@ impl Sandbox {
         monitors::set_monitors(&self.display, monitors)
     }
 
+    /// Where the real pointer is, in root coordinates.
+    pub fn pointer(&self) -> Result<(i16, i16), SandboxError> {
+        monitors::pointer(&self.display)
+    }
+
+    /// Puts the real pointer at `(x, y)`, as a user would have left it.
+    pub fn warp_pointer(&self, x: i16, y: i16) -> Result<(), SandboxError> {
+        monitors::warp_pointer(&self.display, x, y)
+    }
+
     /// Ends every process of the desktop and removes its runtime directory.
     pub fn shutdown(mut self) {
         self.teardown();

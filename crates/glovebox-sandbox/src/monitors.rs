@@ -1,5 +1,6 @@
 //! X requests the sandbox itself needs: waiting for the window manager and
-//! laying out simulated monitors with RandR 1.5.
+//! laying out simulated monitors with RandR 1.5; and the real pointer, which
+//! tests place and read to prove that background input left it alone.
 
 use crate::SandboxError;
 use x11rb::connection::Connection;
@@ -23,6 +24,22 @@ fn x11_error(e: impl std::fmt::Display) -> SandboxError {
 
 fn connect(display: &str) -> Result<(x11rb::rust_connection::RustConnection, usize), SandboxError> {
     x11rb::connect(Some(display)).map_err(x11_error)
+}
+
+/// The real pointer in root coordinates.
+pub(crate) fn pointer(display: &str) -> Result<(i16, i16), SandboxError> {
+    let (conn, screen) = connect(display)?;
+    let reply = conn.query_pointer(conn.setup().roots[screen].root).map_err(x11_error)?.reply().map_err(x11_error)?;
+    Ok((reply.root_x, reply.root_y))
+}
+
+/// Moves the real pointer to `(x, y)` in root coordinates; done when this returns.
+pub(crate) fn warp_pointer(display: &str, x: i16, y: i16) -> Result<(), SandboxError> {
+    let (conn, screen) = connect(display)?;
+    conn.warp_pointer(x11rb::NONE, conn.setup().roots[screen].root, 0, 0, 0, 0, x, y).map_err(x11_error)?;
+    // A round trip: the server has applied the warp once it answers.
+    conn.get_input_focus().map_err(x11_error)?.reply().map_err(x11_error)?;
+    Ok(())
 }
 
 /// The name of the EWMH window manager, `None` until one announces itself

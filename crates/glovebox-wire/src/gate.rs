@@ -77,6 +77,18 @@ pub struct SafetyCheck {
     pub message: Option<String>,
 }
 
+impl SafetyCheck {
+    /// The check and the step it stops, as a sentence to put to the user.
+    pub fn describe(&self, request: &ApprovalRequest) -> String {
+        format!(
+            "The model's provider flagged this step ({}): {}. The step: {}.",
+            self.code.as_deref().unwrap_or("safety check"),
+            self.message.as_deref().unwrap_or("no details given"),
+            request.actions.join(", ")
+        )
+    }
+}
+
 /// Shows the user the pending checks and the call, and returns the ids the
 /// user explicitly approved. Ids that were not pending are ignored.
 pub trait SafetyApprover {

@@ -78,15 +78,7 @@ impl glovebox_wire::SafetyApprover for TerminalSafetyChecks {
     fn approve(&self, checks: &[glovebox_wire::SafetyCheck], request: &glovebox_wire::ApprovalRequest) -> Vec<String> {
         checks
             .iter()
-            .filter(|c| {
-                let question = format!(
-                    "The provider flagged this step ({}): {}. Step: {}. Acknowledge? [y/N] ",
-                    c.code.as_deref().unwrap_or("safety check"),
-                    c.message.as_deref().unwrap_or("no details"),
-                    request.actions.join(", ")
-                );
-                ask_terminal(&question).is_ok()
-            })
+            .filter(|c| ask_terminal(&format!("{} Acknowledge? [y/N] ", c.describe(request))).is_ok())
             .map(|c| c.id.clone())
             .collect()
     }

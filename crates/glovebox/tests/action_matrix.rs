@@ -20,8 +20,6 @@ use glovebox_sandbox::{Sandbox, SandboxOptions};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
-use x11rb::connection::Connection;
-use x11rb::protocol::xproto::ConnectionExt as _;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum App {
@@ -125,8 +123,7 @@ const NEW_NAME: &str = "Grace Hopper ✓";
 struct Stage {
     host: Host,
     sentinel: Fixture,
-    conn: x11rb::rust_connection::RustConnection,
-    root: u32,
+    sandbox: Sandbox,
 }
 
 /// What must be the same before and after an action (foreground actions
@@ -147,11 +144,10 @@ struct Target_ {
 
 impl Stage {
     fn desktop(&self) -> Desktop {
-        let pointer = self.conn.query_pointer(self.root).unwrap().reply().unwrap();
         let windows = self.host.list_windows(None, 1).unwrap().windows;
         let state = self.sentinel.state().unwrap();
         Desktop {
-            pointer: (pointer.root_x, pointer.root_y),
+            pointer: self.sandbox.pointer().unwrap(),
             stacking: windows.iter().map(|w| w.window.id).collect(),
             focused: windows.iter().find(|w| w.window.focused).map(|w| w.window.id),
             sentinel: json!([state["values"], state["clicks"], state["keys"], state["pad"], state["window_active"]]),
@@ -173,7 +169,7 @@ impl Stage {
         }
     }
 
-    fn launch(&self, sandbox: &Sandbox, app: App) -> Target_ {
+    fn launch(&self, app: App) -> Target_ {
         let (kind, args): (FixtureKind, &[&str]) = match app {
             // Without a password field: keys into an inactive window whose
             // focus is unknown are refused where one exists (see input_x11.rs).
@@ -181,7 +177,7 @@ impl Stage {
             App::Gtk4 => (FixtureKind::Gtk4, &["--no-password"]),
             App::XTerm => (FixtureKind::XTerm, &[]),
         };
-        let fixture = Fixture::launch_kind(sandbox, kind, &unique_title(&format!("Matrix {app:?}")), args);
+        let fixture = Fixture::launch_kind(&self.sandbox, kind, &unique_title(&format!("Matrix {app:?}")), args);
         let window = wait_until("target listed", || self.host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
         Target_ { app, fixture, window }
     }
@@ -377,15 +373,12 @@ fn action_matrix() {
     let backends = glovebox::platform::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
     let host = Host::open(backends, config).unwrap();
     let sentinel = Fixture::launch(&sandbox, &unique_title("Matrix sentinel"), &["--x", "1300", "--y", "500", "--rows", "5"]);
-    let (conn, screen) = x11rb::connect(Some(sandbox.display())).unwrap();
-    let root = conn.setup().roots[screen].root;
-    let stage = Stage { host, sentinel, conn, root };
-    let targets = [stage.launch(&sandbox, App::Gtk3), stage.launch(&sandbox, App::Gtk4), stage.launch(&sandbox, App::XTerm)];
+    let stage = Stage { host, sentinel, sandbox };
+    let targets = [stage.launch(App::Gtk3), stage.launch(App::Gtk4), stage.launch(App::XTerm)];
     // The user works in the sentinel; the targets stay in the background.
     stage.sentinel.activate();
     // The user's pointer rests on the sentinel.
-    stage.conn.warp_pointer(x11rb::NONE, stage.root, 0, 0, 0, 0, 1500, 700).unwrap();
-    stage.conn.get_input_focus().unwrap().reply().unwrap();
+    stage.sandbox.warp_pointer(1500, 700).unwrap();
 
     let mut failures = vec![];
     let mut table = String::from("| action | addressing | GTK3 background | GTK3 foreground | GTK4 background | GTK4 foreground | xterm background | xterm foreground |\n|---|---|---|---|---|---|---|---|\n");

@@ -9,8 +9,6 @@ use glovebox_model::{Action, Button, ErrorCode, Point, Target, WindowId, WindowR
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
 use serde_json::Value;
-use x11rb::connection::Connection;
-use x11rb::protocol::xproto::ConnectionExt as _;
 
 /// One private desktop for this binary; tests take turns on it.
 fn desktop() -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
@@ -22,8 +20,7 @@ struct Stage {
     target: Fixture,
     sentinel: Fixture,
     window: WindowId,
-    conn: x11rb::rust_connection::RustConnection,
-    root: u32,
+    sandbox: &'static Sandbox,
 }
 
 /// What must be the same before and after a background action.
@@ -37,7 +34,7 @@ struct Untouched {
 }
 
 impl Stage {
-    fn new(sandbox: &Sandbox, name: &str) -> Stage {
+    fn new(sandbox: &'static Sandbox, name: &str) -> Stage {
         let mut config = HostConfig::new(sandbox.display());
         config.runtime_root = sandbox.runtime_dir().join("glovebox");
         config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
@@ -50,9 +47,7 @@ impl Stage {
         let window = wait_until("target listed", || {
             host.list_windows(Some(&target.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id)
         });
-        let (conn, screen) = x11rb::connect(Some(sandbox.display())).unwrap();
-        let root = conn.setup().roots[screen].root;
-        Stage { host, target, sentinel, window, conn, root }
+        Stage { host, target, sentinel, window, sandbox }
     }
 
     fn observe(&self) -> Observation {
@@ -65,11 +60,10 @@ impl Stage {
     }
 
     fn untouched(&self) -> Untouched {
-        let pointer = self.conn.query_pointer(self.root).unwrap().reply().unwrap();
         let windows = self.host.list_windows(None, 1).unwrap().windows;
         let state = self.sentinel.state().unwrap();
         Untouched {
-            pointer: (pointer.root_x, pointer.root_y),
+            pointer: self.sandbox.pointer().unwrap(),
             stacking: windows.iter().map(|w| w.window.id).collect(),
             focused: windows.iter().find(|w| w.window.focused).map(|w| w.window.id),
             sentinel_events: state["events"].as_array().unwrap().len(),

@@ -12,8 +12,6 @@ use glovebox_sandbox::Sandbox;
 use glovebox_wire::{AllowAll, AnthropicExecutor, ApprovalRequest, ExecutorOptions, Headless, OpenAiExecutor, SafetyCheck, ToolDefinition, ToolResult};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use x11rb::connection::Connection;
-use x11rb::protocol::xproto::ConnectionExt as _;
 
 fn host(sandbox: &Sandbox, name: &str) -> Host {
     let mut config = HostConfig::new(sandbox.display());
@@ -42,24 +40,6 @@ fn allocation(state: &Value, name: &str) -> (i64, i64, i64, i64) {
     (a[0].as_i64().unwrap(), a[1].as_i64().unwrap(), a[2].as_i64().unwrap(), a[3].as_i64().unwrap())
 }
 
-struct Pointer {
-    conn: x11rb::rust_connection::RustConnection,
-    root: u32,
-}
-
-impl Pointer {
-    fn new(sandbox: &Sandbox) -> Pointer {
-        let (conn, screen) = x11rb::connect(Some(sandbox.display())).unwrap();
-        let root = conn.setup().roots[screen].root;
-        Pointer { conn, root }
-    }
-
-    fn at(&self) -> (i16, i16) {
-        let reply = self.conn.query_pointer(self.root).unwrap().reply().unwrap();
-        (reply.root_x, reply.root_y)
-    }
-}
-
 fn png_of_data_url(url: &str) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD.decode(url.strip_prefix("data:image/png;base64,").expect("a PNG data URL")).unwrap()
 }
@@ -85,8 +65,7 @@ fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
     fixture.send(json!({"cmd": "focus", "widget": "name"}));
     fixture.wait_state("name focused", |s| s["focus"] == "name");
     let executor = OpenAiExecutor::new(host.clone(), options(window.id), Arc::new(AllowAll));
-    let pointer = Pointer::new(sandbox);
-    let before = pointer.at();
+    let before = sandbox.pointer().unwrap();
 
     // The first call looks; its PNG is the window at its own size (within the configured limits).
     let first = executor.execute(&call("call_look", json!([{"type": "screenshot"}])), &Headless).unwrap();
@@ -109,7 +88,7 @@ fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
     fixture.wait_state("click, text and key", |s| {
         s["clicks"]["submit"] == 1 && s["values"]["name"] == "xyz" && s["keys"].as_array().unwrap().last().is_some_and(|k| k["key"] == "Home")
     });
-    assert_eq!(pointer.at(), before, "the real pointer never moved");
+    assert_eq!(sandbox.pointer().unwrap(), before, "the real pointer never moved");
     assert_eq!(fixture.state().unwrap()["window_active"], false, "the window stayed in the background");
     let user = sentinel.state().unwrap();
     assert_eq!(user["window_active"], true, "the user's window kept the focus");
@@ -145,8 +124,7 @@ fn anthropic_display_scaling_round_trips_to_the_window() {
             other => panic!("not one image: {other:?}"),
         }
     };
-    let pointer = Pointer::new(sandbox);
-    let before = pointer.at();
+    let before = sandbox.pointer().unwrap();
 
     // The screenshot is exactly the declared display; the window, scaled down, sits top-left, the rest is black.
     let shot = act(json!({"action": "screenshot"}));
@@ -197,7 +175,7 @@ fn anthropic_display_scaling_round_trips_to_the_window() {
     assert!(stale.is_error && text.starts_with("COMPUTER_LAYOUT_CHANGED"), "{text}");
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert_eq!(fixture.state().unwrap()["clicks"]["cancel"], 0);
-    assert_eq!(pointer.at(), before, "the real pointer never moved");
+    assert_eq!(sandbox.pointer().unwrap(), before, "the real pointer never moved");
 }
 
 #[test]
