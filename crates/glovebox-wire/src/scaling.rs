@@ -7,6 +7,7 @@
 //! image, so coordinates map back exactly, with no rounding of our own.
 
 use glovebox_model::{CaptureLimits, ErrorCode, Point, Rect, Refusal, Size};
+use glovebox_platform::image::RgbImage;
 
 /// Largest declared display edge accepted (X11 coordinates are 16-bit).
 pub const MAX_DISPLAY_EDGE: u32 = glovebox_model::frame::MAX_IMAGE_EDGE;
@@ -67,57 +68,14 @@ impl Placement {
     /// Re-encodes the frame's PNG onto a black canvas of the display's size.
     pub fn pad_png(&self, png_bytes: &[u8]) -> Result<Vec<u8>, Refusal> {
         let broken = |e: String| Refusal::backend_unavailable(format!("the screenshot could not be placed on the display: {e}"));
-        let mut decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
-        decoder.set_transformations(png::Transformations::normalize_to_color8());
-        let mut reader = decoder.read_info().map_err(|e| broken(e.to_string()))?;
-        let mut buffer = vec![0; reader.output_buffer_size().unwrap_or(0)];
-        let info = reader.next_frame(&mut buffer).map_err(|e| broken(e.to_string()))?;
-        let channels = match info.color_type {
-            png::ColorType::Rgb => 3,
-            png::ColorType::Rgba => 4,
-            other => return Err(broken(format!("colour type {other:?}"))),
-        };
-        if (info.width, info.height) != (self.image.width, self.image.height) {
-            return Err(broken(format!("the PNG is {}×{}, the frame says {}×{}", info.width, info.height, self.image.width, self.image.height)));
+        let picture = RgbImage::decode_png(png_bytes).map_err(|e| broken(e.message))?;
+        if picture.size() != self.image {
+            return Err(broken(format!("the PNG is {}×{}, the frame says {}×{}", picture.width, picture.height, self.image.width, self.image.height)));
         }
-        let (dw, iw) = (self.display.width as usize, self.image.width as usize);
-        let mut canvas = vec![0u8; dw * self.display.height as usize * 3];
-        for (y, row) in buffer[..info.buffer_size()].chunks_exact(iw * channels).enumerate() {
-            let out = &mut canvas[y * dw * 3..][..iw * 3];
-            for (dst, src) in out.chunks_exact_mut(3).zip(row.chunks_exact(channels)) {
-                dst.copy_from_slice(&src[..3]);
-            }
-        }
-        encode_rgb(self.display, &canvas).map_err(broken)
+        let mut canvas = RgbImage::black(self.display);
+        canvas.blit(&picture, 0, 0);
+        canvas.encode_png().map_err(|e| broken(e.message))
     }
-}
-
-fn encode_rgb(size: Size, rgb: &[u8]) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(rgb.len() / 8);
-    let mut encoder = png::Encoder::new(&mut out, size.width, size.height);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Fastest);
-    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
-    writer.write_image_data(rgb).map_err(|e| e.to_string())?;
-    writer.finish().map_err(|e| e.to_string())?;
-    Ok(out)
-}
-
-/// The size and RGB pixels of a PNG (for tests and callers checking a result).
-pub fn decode_rgb(png_bytes: &[u8]) -> Result<(Size, Vec<u8>), Refusal> {
-    let bad = |e: png::DecodingError| Refusal::invalid_argument(format!("not a readable PNG: {e}"));
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
-    decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().map_err(bad)?;
-    let mut buffer = vec![0; reader.output_buffer_size().unwrap_or(0)];
-    let info = reader.next_frame(&mut buffer).map_err(bad)?;
-    let rgb = match info.color_type {
-        png::ColorType::Rgb => buffer[..info.buffer_size()].to_vec(),
-        png::ColorType::Rgba => buffer[..info.buffer_size()].chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect(),
-        other => return Err(Refusal::invalid_argument(format!("PNG colour type {other:?} is not RGB"))),
-    };
-    Ok((Size::new(info.width, info.height), rgb))
 }
 
 #[cfg(test)]
@@ -178,11 +136,11 @@ mod tests {
 
     #[test]
     fn padding_keeps_the_picture_top_left_and_blackens_the_rest() {
-        let picture = encode_rgb(Size::new(2, 1), &[255, 0, 0, 0, 255, 0]).unwrap();
+        let picture = RgbImage { width: 2, height: 1, data: vec![255, 0, 0, 0, 255, 0] }.encode_png().unwrap();
         let p = Placement::new(Size::new(3, 2), Size::new(2, 1)).unwrap();
-        let (size, rgb) = decode_rgb(&p.pad_png(&picture).unwrap()).unwrap();
-        assert_eq!(size, Size::new(3, 2));
-        assert_eq!(rgb, vec![255, 0, 0, 0, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        let padded = RgbImage::decode_png(&p.pad_png(&picture).unwrap()).unwrap();
+        assert_eq!(padded.size(), Size::new(3, 2));
+        assert_eq!(padded.data, vec![255, 0, 0, 0, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
         assert!(Placement::new(Size::new(3, 2), Size::new(1, 1)).unwrap().pad_png(&picture).is_err(), "a PNG of another size is refused");
     }
 }

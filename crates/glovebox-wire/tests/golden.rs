@@ -82,8 +82,8 @@ fn options() -> ExecutorOptions {
 fn normalise(value: &mut Value) {
     let describe = |b64: &str| {
         let bytes = base64::engine::general_purpose::STANDARD.decode(b64).expect("base64");
-        let (size, _) = glovebox_wire::scaling::decode_rgb(&bytes).expect("a PNG");
-        format!("<png {}x{}>", size.width, size.height)
+        let image = glovebox_platform::image::RgbImage::decode_png(&bytes).expect("a PNG");
+        format!("<png {}x{}>", image.width, image.height)
     };
     match value {
         Value::Object(map) => {

@@ -45,7 +45,8 @@ fn png_of_data_url(url: &str) -> Vec<u8> {
 }
 
 fn decode(png: &[u8]) -> (Size, Vec<u8>) {
-    glovebox_wire::scaling::decode_rgb(png).unwrap()
+    let image = glovebox_platform::image::RgbImage::decode_png(png).unwrap();
+    (image.size(), image.data)
 }
 
 fn call(id: &str, actions: Value) -> Value {
