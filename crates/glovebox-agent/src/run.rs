@@ -55,23 +55,6 @@ impl Task {
     }
 }
 
-/// The user's say before each input action (approval classes, consequential
-/// names). The loop never approves anything itself.
-pub trait Gate {
-    /// `targets` are the (role, name) of the elements the action touches.
-    fn approve(&mut self, action: &Action, targets: &[(String, String)]) -> Result<(), Refusal>;
-}
-
-/// Approves everything: for callers whose approval happened before the run
-/// (or tests of the loop itself).
-pub struct Preapproved;
-
-impl Gate for Preapproved {
-    fn approve(&mut self, _: &Action, _: &[(String, String)]) -> Result<(), Refusal> {
-        Ok(())
-    }
-}
-
 /// What a finished run hands back.
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -134,8 +117,11 @@ impl Record {
 }
 
 /// Runs `task` to its end. `progress` sees each step as it completes.
-pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task, progress: &mut dyn FnMut(&Step)) -> Result<Outcome, Refusal> {
+/// The host's approvals apply to every step: hand it the handle the run
+/// was approved with ([`Host::approve_span`]).
+pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn FnMut(&Step)) -> Result<Outcome, Refusal> {
     task.validate()?;
+    let host = &if task.observe_only { host.observe_only() } else { host.clone() };
     if host.capabilities().read_only && !task.observe_only {
         return Err(Refusal::new(ErrorCode::ReadOnly, "glovebox runs read-only, so this task could deliver nothing; ask again with observe_only"));
     }
@@ -251,7 +237,6 @@ pub fn run(host: &Host, model: &mut dyn Model, gate: &mut dyn Gate, task: &Task,
                 step.action = Some(describe(&action, &targets));
                 step.target_drawn = drawn_target(&seen, &action);
                 let result = check(&seen, &action, task)
-                    .and_then(|()| gate.approve(&action, &targets))
                     .and_then(|()| host.act_unobserved(seen.frame.id, action.clone(), task.delivery));
                 step.act_ms = started.elapsed().as_millis() as u64;
                 match result {

@@ -4,10 +4,10 @@
 
 use glovebox_agent::model::{DecideRequest, Model, ModelError, Reply};
 use glovebox_agent::prompt::{DATA_BEGIN, DATA_END};
-use glovebox_agent::{run, Gate, Outcome, Preapproved, StopReason, Task, Verdict};
+use glovebox_agent::{run, Outcome, StopReason, Task, Verdict};
 use glovebox_host::process::{current_uid, DeclaredProcesses};
 use glovebox_host::{Backends, Host, HostConfig};
-use glovebox_model::{Action, CaptureMode, ErrorCode, Monitor, PidSource, Rect, Refusal, WindowId, WindowInfo};
+use glovebox_model::{Action, CaptureMode, ErrorCode, Monitor, PidSource, Rect, WindowId, WindowInfo};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
@@ -37,6 +37,8 @@ fn world(name: &str, adjust: impl FnOnce(&mut HostConfig)) -> World {
     let root = std::env::temp_dir().join(format!("glovebox-loop-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let mut config = HostConfig::new(&format!(":loop-{name}"));
+    // Approval prompts have tests of their own; here every class is allowed.
+    config.approvals = glovebox_host::Approvals::allow_all();
     config.runtime_root = root.join("run");
     config.audit_path = root.join("audit.jsonl");
     adjust(&mut config);
@@ -93,7 +95,7 @@ fn done(claim: &str) -> serde_json::Value {
 }
 
 fn go(world: &World, model: &mut dyn Model, task: &Task) -> Outcome {
-    run(&world.host, model, &mut Preapproved, task, &mut |_| {}).unwrap()
+    run(&world.host, model, task, &mut |_| {}).unwrap()
 }
 
 fn delivered(world: &World) -> Vec<Action> {
@@ -243,7 +245,7 @@ fn observe_only_tasks_refuse_every_action() {
 fn a_read_only_host_takes_observe_only_tasks_alone() {
     let w = world("read-only", |c| c.read_only = true);
     let mut model = Scripted::new(&[done("looked")]);
-    let refused = run(&w.host, &mut model, &mut Preapproved, &Task::new("press OK"), &mut |_| {}).unwrap_err();
+    let refused = run(&w.host, &mut model, &Task::new("press OK"), &mut |_| {}).unwrap_err();
     assert_eq!(refused.code, ErrorCode::ReadOnly);
     assert!(model.requests.lock().unwrap().is_empty());
     let out = go(&w, &mut model, &Task { observe_only: true, ..Task::new("what does it say?") });
@@ -294,21 +296,22 @@ fn an_instruction_planted_on_screen_stays_inside_the_untrusted_data() {
     assert!(request.user.starts_with("Instruction from the user: summarise the editor"));
 }
 
-struct Refuse;
-impl Gate for Refuse {
-    fn approve(&mut self, _: &Action, targets: &[(String, String)]) -> Result<(), Refusal> {
-        assert_eq!(targets, &[("push button".to_string(), "OK".to_string())]);
-        Err(Refusal::new(ErrorCode::ApprovalDenied, "the user declined"))
-    }
-}
-
 #[test]
 fn a_declined_approval_delivers_nothing() {
-    let w = world("gate", |_| {});
+    let w = world("gate", |config| config.approvals = glovebox_host::Approvals::new(glovebox_model::ApprovalMode::Write, [glovebox_model::Policy::Allow; 3], &[]));
+    let asked: Arc<Mutex<Vec<String>>> = Arc::default();
+    let seen = asked.clone();
+    let host = w.host.with_approver(Arc::new(move |request: &glovebox_host::ApprovalRequest| {
+        seen.lock().unwrap().push(request.question());
+        glovebox_host::Answer::Declined
+    }));
     let mut model = Scripted::new(&[click(json!({"element": "@e2"})), done("declined")]);
-    let out = run(&w.host, &mut model, &mut Refuse, &Task::new("press OK"), &mut |_| {}).unwrap();
-    assert!(matches!(&out.steps[0].verdict, Verdict::Refused { code: ErrorCode::ApprovalDenied, .. }));
+    let out = run(&host, &mut model, &Task::new("press OK"), &mut |_| {}).unwrap();
+    assert!(matches!(&out.steps[0].verdict, Verdict::Refused { code: ErrorCode::ApprovalDenied, .. }), "{:?}", out.steps[0].verdict);
     assert!(delivered(&w).is_empty());
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked.len(), 1, "asked once, for the click: {asked:?}");
+    assert!(asked[0].contains("push button \"OK\""), "{}", asked[0]);
 }
 
 #[test]
@@ -326,7 +329,7 @@ fn bad_task_arguments_are_refused_before_anything_runs() {
     let w = world("args", |_| {});
     for task in [Task::new(" "), Task { max_steps: 0, ..Task::new("x") }, Task { max_steps: 51, ..Task::new("x") }] {
         let mut model = Scripted::new(&[]);
-        let refused = run(&w.host, &mut model, &mut Preapproved, &task, &mut |_| {}).unwrap_err();
+        let refused = run(&w.host, &mut model, &task, &mut |_| {}).unwrap_err();
         assert_eq!(refused.code, ErrorCode::InvalidArgument);
         assert!(model.requests.lock().unwrap().is_empty());
     }

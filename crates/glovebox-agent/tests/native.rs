@@ -13,7 +13,6 @@ use glovebox_host::process::{current_uid, DeclaredProcesses};
 use glovebox_host::{Backends, Host, HostConfig};
 use glovebox_model::{Action, Button, ErrorCode, Monitor, PidSource, Point, Rect, Target, WindowId, WindowInfo, WindowRef};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
-use glovebox_wire::{AllowAll, Headless, SafetyApprover};
 use serde_json::{json, Value};
 use std::sync::{Arc, Once};
 use std::time::Duration;
@@ -52,6 +51,8 @@ fn world(name: &str) -> World {
     let root = std::env::temp_dir().join(format!("glovebox-native-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let mut config = HostConfig::new(&format!(":native-{name}"));
+    // Approval prompts have tests of their own; here every class is allowed.
+    config.approvals = glovebox_host::Approvals::allow_all();
     config.runtime_root = root.join("run");
     config.audit_path = root.join("audit.jsonl");
     let uid = current_uid();
@@ -85,8 +86,8 @@ fn task() -> Task {
     task
 }
 
-fn go(w: &World, provider: Provider, server: &Server, task: &Task, safety: &dyn SafetyApprover) -> Outcome {
-    run_native(&w.host, &binding(provider, server), Arc::new(AllowAll), safety, task, &mut |_| {}).unwrap()
+fn go(w: &World, provider: Provider, server: &Server, task: &Task) -> Outcome {
+    run_native(&w.host, &binding(provider, server), task, &mut |_| {}).unwrap()
 }
 
 fn delivered(w: &World) -> Vec<(WindowId, Action)> {
@@ -152,7 +153,7 @@ fn anthropic_screenshot_click_then_text_delivers_the_click_and_reports_only_it()
         ok(tool_use(2, json!({"action": "left_click", "coordinate": OK}))),
         ok(final_text("I clicked OK and paid the invoice.")),
     ]);
-    let out = go(&w, Provider::AnthropicMessages, &server, &task(), &Headless);
+    let out = go(&w, Provider::AnthropicMessages, &server, &task());
 
     // The oracle: exactly one click, in the bound window, on the OK button.
     assert_eq!(delivered(&w), vec![(EDITOR, click_at(35, 20))]);
@@ -205,7 +206,7 @@ fn anthropic_history_keeps_only_the_newest_screenshots() {
     let mut script: Vec<_> = (1..=5).map(|n| ok(tool_use(n, json!({"action": "screenshot"})))).collect();
     script.push(ok(final_text("Looked around.")));
     let server = serve(script);
-    let out = go(&w, Provider::AnthropicMessages, &server, &task(), &Headless);
+    let out = go(&w, Provider::AnthropicMessages, &server, &task());
     assert_eq!(out.summary.stop, StopReason::Done);
     assert!(delivered(&w).is_empty(), "screenshots deliver nothing");
     let requests = server.requests();
@@ -222,7 +223,7 @@ fn anthropic_point_outside_is_refused_and_sent_back_as_an_error_result() {
         ok(tool_use(2, json!({"action": "left_click", "coordinate": [900, 10]}))),
         ok(final_text("The button was out of reach.")),
     ]);
-    let out = go(&w, Provider::AnthropicMessages, &server, &task(), &Headless);
+    let out = go(&w, Provider::AnthropicMessages, &server, &task());
     assert!(delivered(&w).is_empty(), "nothing is clamped into the window");
     assert!(matches!(&out.steps[1].verdict, Verdict::Refused { code: ErrorCode::CoordinateOutOfBounds, .. }), "{:?}", out.steps[1].verdict);
     assert_eq!(out.summary.refusals.len(), 1);
@@ -242,7 +243,7 @@ fn anthropic_observe_only_refuses_input_and_the_model_is_told() {
     ]);
     let mut task = task();
     task.observe_only = true;
-    let out = go(&w, Provider::AnthropicMessages, &server, &task, &Headless);
+    let out = go(&w, Provider::AnthropicMessages, &server, &task);
     assert!(delivered(&w).is_empty());
     assert!(matches!(&out.steps[1].verdict, Verdict::Refused { code: ErrorCode::ReadOnly, .. }), "{:?}", out.steps[1].verdict);
     assert_eq!(results(&server.requests()[2].body)[0]["is_error"], true);
@@ -252,13 +253,13 @@ fn anthropic_observe_only_refuses_input_and_the_model_is_told() {
 fn anthropic_question_stops_as_asked_and_step_limit_holds() {
     let w = world("anthropic-ask");
     let server = serve(vec![ok(final_text("QUESTION: Which invoice should I open?"))]);
-    let out = go(&w, Provider::AnthropicMessages, &server, &task(), &Headless);
+    let out = go(&w, Provider::AnthropicMessages, &server, &task());
     assert_eq!(out.summary.stop, StopReason::Asked { question: "Which invoice should I open?".into() });
 
     let server = serve((1..=3).map(|n| ok(tool_use(n, json!({"action": "screenshot"})))).collect());
     let mut task = task();
     task.max_steps = 2;
-    let out = go(&w, Provider::AnthropicMessages, &server, &task, &Headless);
+    let out = go(&w, Provider::AnthropicMessages, &server, &task);
     assert_eq!(out.summary.stop, StopReason::StepLimit { limit: 2 });
     assert_eq!(server.count(), 2);
 }
@@ -267,7 +268,7 @@ fn anthropic_question_stops_as_asked_and_step_limit_holds() {
 fn anthropic_unauthorized_stops_with_a_model_error_and_nothing_runs() {
     let w = world("anthropic-401");
     let server = serve(vec![status(401, json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}))]);
-    let out = go(&w, Provider::AnthropicMessages, &server, &task(), &Headless);
+    let out = go(&w, Provider::AnthropicMessages, &server, &task());
     match &out.summary.stop {
         StopReason::Model { code, message } => {
             assert_eq!(*code, ErrorCode::BackendUnavailable);
@@ -284,11 +285,11 @@ fn a_binding_that_cannot_go_native_is_refused_before_anything_runs() {
     let server = serve(vec![]);
     let mut compat = binding(Provider::OpenAiCompatible, &server);
     compat.model = "qwen2.5vl".into();
-    let refusal = run_native(&w.host, &compat, Arc::new(AllowAll), &Headless, &task(), &mut |_| {}).unwrap_err();
+    let refusal = run_native(&w.host, &compat, &task(), &mut |_| {}).unwrap_err();
     assert_eq!(refusal.code, ErrorCode::ModelUnbound);
     let mut blind = binding(Provider::AnthropicMessages, &server);
     blind.images = false;
-    assert!(run_native(&w.host, &blind, Arc::new(AllowAll), &Headless, &task(), &mut |_| {}).is_err());
+    assert!(run_native(&w.host, &blind, &task(), &mut |_| {}).is_err());
     assert_eq!(server.count(), 0);
 }
 
@@ -337,7 +338,7 @@ fn openai_batched_call_then_message_delivers_the_batch_and_reports_only_it() {
         ok(computer_call(2, json!([{"type": "click", "button": "left", "x": OK[0], "y": OK[1]}, {"type": "type", "text": "hello"}, {"type": "screenshot"}]), json!([]))),
         ok(message("I pressed OK and sent the email to everyone.")),
     ]);
-    let out = go(&w, Provider::OpenAiResponses, &server, &task(), &Headless);
+    let out = go(&w, Provider::OpenAiResponses, &server, &task());
 
     assert_eq!(delivered(&w), vec![(EDITOR, click_at(35, 20)), (EDITOR, Action::Type { text: "hello".into() })]);
     assert_eq!(out.summary.stop, StopReason::Done);
@@ -376,7 +377,7 @@ fn openai_history_keeps_only_the_newest_screenshots() {
     let mut script: Vec<_> = (1..=5).map(|n| ok(computer_call(n, json!([{"type": "screenshot"}]), json!([])))).collect();
     script.push(ok(message("Looked around.")));
     let server = serve(script);
-    let out = go(&w, Provider::OpenAiResponses, &server, &task(), &Headless);
+    let out = go(&w, Provider::OpenAiResponses, &server, &task());
     assert_eq!(out.summary.stop, StopReason::Done);
     let requests = server.requests();
     let images: Vec<(u32, u32)> = outputs(&requests.last().unwrap().body).iter().map(|o| png_size(o["output"]["image_url"].as_str().unwrap())).collect();
@@ -392,7 +393,7 @@ fn openai_safety_check_headless_stops_the_run_and_nothing_is_delivered() {
         ok(computer_call(2, json!([{"type": "click", "button": "left", "x": OK[0], "y": OK[1]}]), checks)),
         ok(message("unreachable")),
     ]);
-    let out = go(&w, Provider::OpenAiResponses, &server, &task(), &Headless);
+    let out = go(&w, Provider::OpenAiResponses, &server, &task());
     assert!(matches!(&out.summary.stop, StopReason::Host { code: ErrorCode::SafetyCheckUnacknowledged, .. }), "{:?}", out.summary.stop);
     assert!(delivered(&w).is_empty());
     assert!(out.summary.delivered.is_empty());
@@ -407,7 +408,7 @@ fn openai_refused_call_gets_a_screenshot_and_the_refusal_as_text() {
         ok(computer_call(2, json!([{"type": "click", "button": "left", "x": 5000, "y": 10}]), json!([]))),
         ok(message("Out of reach.")),
     ]);
-    let out = go(&w, Provider::OpenAiResponses, &server, &task(), &Headless);
+    let out = go(&w, Provider::OpenAiResponses, &server, &task());
     assert!(delivered(&w).is_empty());
     assert!(matches!(&out.steps[1].verdict, Verdict::Refused { code: ErrorCode::CoordinateOutOfBounds, .. }), "{:?}", out.steps[1].verdict);
     let requests = server.requests();
@@ -422,7 +423,7 @@ fn openai_refused_call_gets_a_screenshot_and_the_refusal_as_text() {
 fn openai_unauthorized_stops_with_a_model_error() {
     let w = world("openai-401");
     let server = serve(vec![status(401, json!({"error": {"message": "Incorrect API key provided: sk-nat***8d2e.", "type": "invalid_request_error", "code": "invalid_api_key"}}))]);
-    let out = go(&w, Provider::OpenAiResponses, &server, &task(), &Headless);
+    let out = go(&w, Provider::OpenAiResponses, &server, &task());
     assert!(matches!(&out.summary.stop, StopReason::Model { code: ErrorCode::BackendUnavailable, .. }), "{:?}", out.summary.stop);
     assert!(out.steps.is_empty() && delivered(&w).is_empty());
 }
@@ -437,7 +438,7 @@ fn openai_batch_failing_part_way_reports_the_delivered_part_as_work() {
         ok(computer_call(2, json!([{"type": "click", "button": "left", "x": OK[0], "y": OK[1]}, {"type": "type", "text": "hunter2"}]), json!([]))),
         ok(message("Typed it.")),
     ]);
-    let out = go(&w, Provider::OpenAiResponses, &server, &task(), &Headless);
+    let out = go(&w, Provider::OpenAiResponses, &server, &task());
     assert_eq!(delivered(&w), vec![(EDITOR, click_at(35, 20))]);
     assert_eq!(out.summary.delivered.len(), 1, "{:?}", out.steps.iter().map(|s| s.line()).collect::<Vec<_>>());
     assert_eq!(out.summary.delivered[0].action, "click at (35, 20)");

@@ -6,7 +6,7 @@
 //! upper-cased path with `_` for `.` (`GLOVEBOX_CAPTURE_MAX_WIDTH`).
 #![forbid(unsafe_code)]
 
-use glovebox_model::{CaptureLimits, DisplaySelection, Refusal};
+use glovebox_model::{AncestorRule, ApprovalMode, CaptureLimits, CaptureMode, DisplaySelection, Policy, Refusal};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
@@ -88,10 +88,10 @@ pub struct ServeConfig {
 pub struct ApprovalConfig {
     /// `write` (observe allow, input and foreground prompt), `yolo` (all
     /// allow), `always-ask` (all prompt) or `custom` (the three keys below).
-    pub mode: String,
-    pub observe: String,
-    pub input: String,
-    pub foreground: String,
+    pub mode: ApprovalMode,
+    pub observe: Policy,
+    pub input: Policy,
+    pub foreground: Policy,
     /// Input on an element whose name has a word starting with one of these
     /// escalates to `prompt` whatever the class says; empty: never.
     pub consequential: Vec<String>,
@@ -121,7 +121,7 @@ pub struct GrantConfig {
     /// Seconds without a call after which a grant expires.
     pub idle_expiry_secs: u64,
     /// `a11y-only` or `a11y-and-pixels`.
-    pub capture: String,
+    pub capture: CaptureMode,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,7 +131,7 @@ pub struct DenyConfig {
     /// Added to the built-in credential entries, which cannot be removed.
     pub apps: Vec<String>,
     /// `ancestors`, or `ancestors-and-their-children` (wider; never narrower).
-    pub ancestors: String,
+    pub ancestors: AncestorRule,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -150,14 +150,14 @@ impl Default for Config {
             enabled: false,
             read_only: false,
             capture: CaptureConfig { max_width: limits.max_width, max_height: limits.max_height, display: "all".into() },
-            grant: GrantConfig { budget: 50, idle_expiry_secs: 900, capture: "a11y-and-pixels".into() },
-            deny: DenyConfig { apps: vec![], ancestors: "ancestors".into() },
+            grant: GrantConfig { budget: 50, idle_expiry_secs: 900, capture: CaptureMode::A11yAndPixels },
+            deny: DenyConfig { apps: vec![], ancestors: AncestorRule::Ancestors },
             input: InputConfig { foreground: false },
             approval: ApprovalConfig {
-                mode: "write".into(),
-                observe: "allow".into(),
-                input: "prompt".into(),
-                foreground: "prompt".into(),
+                mode: ApprovalMode::Write,
+                observe: Policy::Allow,
+                input: Policy::Prompt,
+                foreground: Policy::Prompt,
                 consequential: CONSEQUENTIAL_TERMS.iter().map(|t| t.to_string()).collect(),
             },
             serve: ServeConfig { port: 8750, token: String::new() },
@@ -194,19 +194,8 @@ impl Config {
         if !(1..=86_400).contains(&self.grant.idle_expiry_secs) {
             return Err(format!("grant.idle_expiry_secs {} is outside 1..=86400", self.grant.idle_expiry_secs));
         }
-        if !matches!(self.grant.capture.as_str(), "a11y-only" | "a11y-and-pixels") {
-            return Err(format!("grant.capture {:?} is neither a11y-only nor a11y-and-pixels", self.grant.capture));
-        }
         if !self.serve.token.is_empty() && self.serve.token.len() < 16 {
             return Err("serve.token must be at least 16 characters (or empty for a new one per run)".into());
-        }
-        if !matches!(self.approval.mode.as_str(), "write" | "yolo" | "always-ask" | "custom") {
-            return Err(format!("approval.mode {:?} is none of write, yolo, always-ask, custom", self.approval.mode));
-        }
-        for (key, value) in [("observe", &self.approval.observe), ("input", &self.approval.input), ("foreground", &self.approval.foreground)] {
-            if !matches!(value.as_str(), "allow" | "prompt" | "deny") {
-                return Err(format!("approval.{key} {value:?} is none of allow, prompt, deny"));
-            }
         }
         let model = &self.model;
         if !model.provider.is_empty() && !MODEL_PROVIDERS.contains(&model.provider.as_str()) {
@@ -223,9 +212,6 @@ impl Config {
         }
         if model.max_retries > 10 {
             return Err(format!("model.max_retries {} is outside 0..=10", model.max_retries));
-        }
-        if !matches!(self.deny.ancestors.as_str(), "ancestors" | "ancestors-and-their-children") {
-            return Err(format!("deny.ancestors {:?} is neither ancestors nor ancestors-and-their-children", self.deny.ancestors));
         }
         Ok(())
     }

@@ -15,15 +15,7 @@ pub const BUILT_IN_DENY: &[&str] = &[
     "kwallet-query", "org.keepassxc.*",
 ];
 
-/// Which of the launching process tree counts as glovebox itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AncestorRule {
-    /// glovebox's own process and every ancestor (the agent host among them).
-    Ancestors,
-    /// Also every other child of those ancestors (helpers of the agent host
-    /// that draw its prompts). Configuration can only widen the rule.
-    AncestorsAndTheirChildren,
-}
+pub use glovebox_model::AncestorRule;
 
 fn glob_match(pattern: &str, text: &str) -> bool {
     match pattern.split_once('*') {

@@ -11,8 +11,12 @@ pub struct FrameRecord {
     pub id: FrameId,
     pub window: WindowId,
     pub revision: u64,
-    /// The window's client area when the frame was made.
+    /// The window's client area when the frame was made (root
+    /// coordinates): an action is stale once the window measures otherwise.
     pub geometry: Rect,
+    /// The part of the window the image shows (the client area clipped to
+    /// the screen): points in the image map through it.
+    pub shown: Rect,
     /// The pixel space coordinates refer to: the screenshot's, or the
     /// window's own pixels when no screenshot was taken.
     pub image: Size,
@@ -59,10 +63,11 @@ impl FrameRecord {
     pub fn to_global(&self, p: Point) -> Result<Point, Refusal> {
         let frame = glovebox_model::Frame {
             id: self.id,
-            subject: glovebox_model::FrameSubject::Window { window: self.window, geometry: self.geometry },
+            subject: glovebox_model::FrameSubject::Window { window: self.window, geometry: self.shown },
             image: self.image,
-            scale: self.image.width as f64 / self.geometry.width.max(1) as f64,
+            scale: self.image.width as f64 / self.shown.width.max(1) as f64,
             captured_at_ms: 0,
+            occluded: vec![],
         };
         frame.image_to_global(p)
     }

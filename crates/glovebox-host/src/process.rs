@@ -1,97 +1,7 @@
-//! What the host needs to know of processes: parents (for the self-target
-//! rule), owners (for elevated targets) and executables (for the deny list).
+//! The process table the host's denials read ([`glovebox_platform::process`]),
+//! and the uid glovebox itself runs as.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
-
-pub trait ProcessTable: Send + Sync {
-    fn parent(&self, pid: u32) -> Option<u32>;
-    fn owner_uid(&self, pid: u32) -> Option<u32>;
-    fn executable(&self, pid: u32) -> Option<PathBuf>;
-    /// The kernel's short name of the process (`comm`).
-    fn name(&self, pid: u32) -> Option<String>;
-}
-
-/// Linux's `/proc`.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct ProcFs;
-
-impl ProcessTable for ProcFs {
-    fn parent(&self, pid: u32) -> Option<u32> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // The name is in parentheses and may itself contain spaces or ')'.
-        let after_name = &stat[stat.rfind(')')? + 1..];
-        after_name.split_whitespace().nth(1)?.parse().ok()
-    }
-
-    #[cfg(unix)]
-    fn owner_uid(&self, pid: u32) -> Option<u32> {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(format!("/proc/{pid}")).ok().map(|m| m.uid())
-    }
-
-    #[cfg(not(unix))]
-    fn owner_uid(&self, _pid: u32) -> Option<u32> {
-        None
-    }
-
-    fn executable(&self, pid: u32) -> Option<PathBuf> {
-        std::fs::read_link(format!("/proc/{pid}/exe")).ok()
-    }
-
-    fn name(&self, pid: u32) -> Option<String> {
-        std::fs::read_to_string(format!("/proc/{pid}/comm")).ok().map(|s| s.trim().to_owned())
-    }
-}
-
-/// Processes as a caller declares them (pid → parent, owner uid,
-/// executable), for hosts over the fake desktop in tests.
-#[derive(Debug, Default, Clone)]
-pub struct DeclaredProcesses(HashMap<u32, (u32, u32, PathBuf)>);
-
-impl DeclaredProcesses {
-    /// From `(pid, parent, uid, executable)` rows.
-    pub fn new<'a>(rows: impl IntoIterator<Item = (u32, u32, u32, &'a str)>) -> DeclaredProcesses {
-        let mut table = DeclaredProcesses::default();
-        for (pid, parent, uid, executable) in rows {
-            table.insert(pid, parent, uid, executable);
-        }
-        table
-    }
-
-    pub fn insert(&mut self, pid: u32, parent: u32, uid: u32, executable: &str) {
-        self.0.insert(pid, (parent, uid, PathBuf::from(executable)));
-    }
-}
-
-impl ProcessTable for DeclaredProcesses {
-    fn parent(&self, pid: u32) -> Option<u32> {
-        self.0.get(&pid).map(|p| p.0)
-    }
-    fn owner_uid(&self, pid: u32) -> Option<u32> {
-        self.0.get(&pid).map(|p| p.1)
-    }
-    fn executable(&self, pid: u32) -> Option<PathBuf> {
-        self.0.get(&pid).map(|p| p.2.clone())
-    }
-    fn name(&self, pid: u32) -> Option<String> {
-        self.0.get(&pid).and_then(|p| p.2.file_name()).map(|n| n.to_string_lossy().into_owned())
-    }
-}
-
-/// The ancestors of `pid`, nearest first, up to (not including) pid 1.
-pub fn ancestors(table: &dyn ProcessTable, pid: u32) -> Vec<u32> {
-    let mut out = vec![];
-    let mut current = pid;
-    while let Some(parent) = table.parent(current) {
-        if parent <= 1 || out.contains(&parent) || out.len() > 256 {
-            break;
-        }
-        out.push(parent);
-        current = parent;
-    }
-    out
-}
+pub use glovebox_platform::process::*;
 
 /// The uid this process runs as.
 #[cfg(unix)]
@@ -105,16 +15,3 @@ pub fn current_uid() -> u32 {
     0
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn this_process_has_a_parent_an_owner_and_an_executable() {
-        let me = std::process::id();
-        assert!(ProcFs.parent(me).is_some());
-        assert_eq!(ProcFs.owner_uid(me), Some(current_uid()));
-        assert!(ProcFs.executable(me).is_some());
-        assert!(!ancestors(&ProcFs, me).contains(&me));
-    }
-}

@@ -3,13 +3,13 @@
 //! opening applications. Each goes through the same grant, freshness and
 //! denial checks as a single action, and refusals are audited the same way.
 
-use crate::{refuse, Host, Observation};
+use crate::act::{describe_action, Span};
+use crate::{refuse, ApprovalRequest, Host, Observation};
 use glovebox_model::{
-    validate_batch, Action, CaptureMode, DeliveryMode, ErrorCode, FrameId, Rect, Refusal, Scope, Size, WaitCondition, WaitFor, WindowInfo,
-    WindowRef,
+    validate_batch, Action, ApprovalClass, CaptureMode, DeliveryMode, ErrorCode, FrameId, Rect, Refusal, Scope, Size, WaitCondition, WaitFor,
+    WindowInfo, WindowRef,
 };
 use glovebox_platform::Delivery;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// How long `open_app` waits for the new application's window.
@@ -63,11 +63,31 @@ impl Host {
     /// only type or press keys. Each step is checked against the newest
     /// frame right before it is delivered; the first refusal ends the batch
     /// and is reported with its step number. Nothing is retried.
+    /// The batch is approved once, with every step and the first step's
+    /// targets shown; a step that lands on another consequential target
+    /// asks again.
     pub fn batch(&self, frame: FrameId, steps: Vec<Action>, mode: DeliveryMode) -> Result<BatchOutcome, Refusal> {
-        let mut state = self.state();
         if let Err(e) = validate_batch(&steps) {
-            return Err(self.refused(&state, steps.first(), e));
+            return Err(self.refused(&self.state(), steps.first(), e));
         }
+        let span = Span {
+            class: if mode == DeliveryMode::Foreground { ApprovalClass::Foreground } else { ApprovalClass::Input },
+            actions: steps.iter().map(describe_action).collect(),
+            targets: steps.first().map(|first| self.describe_targets(frame, first)).unwrap_or_default(),
+            text_characters: steps.iter().filter_map(Action::text_length).sum(),
+            detail: None,
+            started_by_user: false,
+        };
+        let approved = match span.class {
+            // Foreground steps ask one by one, as the class says.
+            ApprovalClass::Foreground => self.clone(),
+            _ => self.approve_span(span)?,
+        };
+        approved.batch_approved(frame, steps, mode)
+    }
+
+    fn batch_approved(&self, frame: FrameId, steps: Vec<Action>, mode: DeliveryMode) -> Result<BatchOutcome, Refusal> {
+        let mut state = self.state();
         let mut frame = frame;
         let mut outcome = BatchOutcome { delivered: vec![], failed: None, next: Err(refuse(ErrorCode::NoGrant, "no step ran")), grant_closed: None };
         for (index, step) in steps.iter().enumerate() {
@@ -123,7 +143,7 @@ impl Host {
     fn pause(&self, total: Duration) -> Result<(), Refusal> {
         let end = Instant::now() + total;
         while Instant::now() < end {
-            if self.inner.stop_requested.load(Ordering::SeqCst) {
+            if self.stopped() {
                 return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
             }
             std::thread::sleep((end - Instant::now()).min(Duration::from_millis(20)));
@@ -133,20 +153,21 @@ impl Host {
 
     /// Waits a fixed time, or until an element query appears, disappears or
     /// changes in the bound window's tree, then returns an observation.
+    /// Approved once as an observation; its looks inside need no more prompts.
     pub fn wait(&self, what: WaitFor, screenshot: bool) -> Result<WaitOutcome, Refusal> {
         if let Err(e) = what.validate() {
             return Err(self.refused(&self.state(), None, e));
         }
+        let first = self.observe(None, false)?;
         let start = Instant::now();
         let waited = || start.elapsed().as_millis() as u64;
         let (condition, query, timeout) = match what {
             WaitFor::Seconds(seconds) => {
                 self.pause(Duration::from_secs_f64(seconds))?;
-                return Ok(WaitOutcome { confirmed: None, observation: self.observe(None, screenshot)?, waited_ms: waited() });
+                return Ok(WaitOutcome { confirmed: None, observation: self.observe_approved(screenshot)?, waited_ms: waited() });
             }
             WaitFor::Until { condition, query, timeout_secs } => (condition, query, Duration::from_secs_f64(timeout_secs)),
         };
-        let first = self.observe(None, false)?;
         let initial = query.fingerprint(&first.tree);
         let holds = |now: &[String]| match condition {
             WaitCondition::Appear => !now.is_empty(),
@@ -156,10 +177,10 @@ impl Host {
         let mut confirmed = condition != WaitCondition::Change && holds(&initial);
         while !confirmed && start.elapsed() < timeout {
             self.pause(WAIT_POLL.min(timeout.saturating_sub(start.elapsed())))?;
-            let now = self.observe(None, false)?;
+            let now = self.observe_approved(false)?;
             confirmed = holds(&query.fingerprint(&now.tree));
         }
-        Ok(WaitOutcome { confirmed: Some(confirmed), observation: self.observe(None, screenshot)?, waited_ms: waited() })
+        Ok(WaitOutcome { confirmed: Some(confirmed), observation: self.observe_approved(screenshot)?, waited_ms: waited() })
     }
 
     /// A full-resolution crop of `frame`'s screenshot. `region` is in the
@@ -182,6 +203,9 @@ impl Host {
             let Some(pixels) = frame.pixels.clone() else {
                 return Err(Refusal::invalid_argument(format!("frame {frame_id} has no screenshot; observe with a screenshot first")));
             };
+            let frame = frame.clone();
+            let window = grant.target.clone();
+            self.approve_observation(window.as_ref(), &format!("zoom into {region:?} of the last screenshot"))?;
             let image = Rect::new(0, 0, frame.image.width, frame.image.height);
             if region.width == 0 || region.height == 0 || region.intersection(image) != Some(region) {
                 return Err(refuse(ErrorCode::CoordinateOutOfBounds, format!("zoom region {region:?} is empty or reaches outside the {}x{} image", image.width, image.height)));
@@ -215,9 +239,8 @@ impl Host {
     pub fn open_app(&self, name: &str, screenshot: bool) -> Result<OpenedApp, Refusal> {
         let mut state = self.state();
         let result = (|| {
-            if self.inner.config.read_only {
-                return Err(refuse(ErrorCode::ReadOnly, "glovebox runs read-only: no application is started"));
-            }
+            self.inner.config.check_enabled()?;
+            self.check_input_allowed()?;
             if name.trim().is_empty() || name.chars().any(char::is_control) {
                 return Err(Refusal::invalid_argument("an application name is a desktop entry's name or an executable, without control characters"));
             }
@@ -239,7 +262,10 @@ impl Host {
             if let Some(d) = self.inner.denials.denylisted(&names) {
                 return Err(refuse(d.code(), d.sentence()));
             }
-            if self.inner.stop_requested.load(Ordering::SeqCst) {
+            let mut request = ApprovalRequest::call(ApprovalClass::Input, vec!["start an application".into()]);
+            request.detail = Some(format!("{:?}, which runs {}", plan.name, plan.program.display()));
+            self.approve(request, &[])?;
+            if self.stopped() {
                 return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
             }
             let before: Vec<_> = b.windows.list_windows()?.into_iter().map(|w| w.id).collect();

@@ -57,6 +57,8 @@ impl World {
         let root = std::env::temp_dir().join(format!("glovebox-host-test-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let mut config = HostConfig::new(&format!(":test-{name}"));
+        // Approval prompts have tests of their own; here every class is allowed.
+        config.approvals = glovebox_host::Approvals::allow_all();
         config.runtime_root = root.join("run");
         config.audit_path = root.join("audit.jsonl");
         World { desktop: Arc::new(desktop), config }

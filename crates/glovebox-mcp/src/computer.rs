@@ -3,11 +3,10 @@
 //! tools, and answers with the loop's bounded summary. Also the MCP
 //! sampling provider, which lives here because it needs the MCP connection.
 
-use crate::approval::{self, Approvals, Class, Policy};
 use base64::Engine as _;
 use glovebox_agent::model::{DecideRequest, Model, ModelBinding, ModelError, Provider, Reply};
-use glovebox_agent::{Gate, Task};
-use glovebox_model::{Action, ErrorCode, Refusal};
+use glovebox_agent::Task;
+use glovebox_model::{ErrorCode, Refusal};
 // Sampling is deprecated upstream (SEP-2577) but is what MCP clients offer today.
 #[allow(deprecated)]
 use rmcp::model::{CreateMessageRequestParams, ModelHint, ModelPreferences, Role};
@@ -68,75 +67,6 @@ pub fn bound_model(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>) -> R
     }
 }
 
-/// Per-action approvals inside a run the user already approved as a whole:
-/// consequential targets still ask, every time. Serves both paths: the
-/// decision loop's [`Gate`] and the native executors' `InputGate`.
-#[derive(Clone)]
-pub struct ConsequentialGate {
-    pub approvals: Approvals,
-    pub peer: Peer<RoleServer>,
-    pub handle: tokio::runtime::Handle,
-}
-
-impl ConsequentialGate {
-    /// `what` describes the input ("click on push button \"Send\""), `names` are the targets' names.
-    fn check(&self, what: &str, names: &[String], text_length: Option<usize>) -> Result<(), Refusal> {
-        match self.approvals.policy(Class::Input, names) {
-            (Policy::Deny, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the configuration denies input actions (approval.input = deny)")),
-            (Policy::Prompt, Some(why)) => {
-                let mut message = format!("glovebox's computer tool wants to {what}");
-                if let Some(n) = text_length.filter(|n| *n > 0) {
-                    message.push_str(&format!(", entering {n} character(s)"));
-                }
-                message.push_str(&format!(". Asking because {why}. Approve?"));
-                self.handle.block_on(approval::ask(&self.peer, message))
-            }
-            // The run itself was approved (or allowed) before it started.
-            _ => Ok(()),
-        }
-    }
-}
-
-impl Gate for ConsequentialGate {
-    fn approve(&mut self, action: &Action, targets: &[(String, String)]) -> Result<(), Refusal> {
-        let names: Vec<String> = targets.iter().map(|(_, n)| n.clone()).collect();
-        let on = targets.iter().map(|(r, n)| format!("{r} {n:?}")).collect::<Vec<_>>().join(" and ");
-        self.check(&format!("{} on {on}", action.kind()), &names, action.text_length())
-    }
-}
-
-impl glovebox_wire::InputGate for ConsequentialGate {
-    fn approve(&self, request: &glovebox_wire::ApprovalRequest) -> Result<(), Refusal> {
-        match request.class {
-            glovebox_wire::ApprovalClass::Observe => Ok(()),
-            glovebox_wire::ApprovalClass::Foreground => Err(Refusal::new(ErrorCode::ApprovalDenied, "the computer tool delivers in the background only")),
-            glovebox_wire::ApprovalClass::Input => {
-                let on = request.target_names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(" and ");
-                self.check(&format!("{} on {on}", request.actions.join(", ")), &request.target_names, Some(request.text_characters))
-            }
-        }
-    }
-}
-
-/// OpenAI's pending safety checks, each put to the user; only an explicit
-/// yes acknowledges one.
-pub struct ElicitedSafetyChecks {
-    pub peer: Peer<RoleServer>,
-    pub handle: tokio::runtime::Handle,
-}
-
-impl glovebox_wire::SafetyApprover for ElicitedSafetyChecks {
-    fn approve(&self, checks: &[glovebox_wire::SafetyCheck], request: &glovebox_wire::ApprovalRequest) -> Vec<String> {
-        checks
-            .iter()
-            .filter(|check| {
-                let message = format!("{} Acknowledge and let it run?", check.describe(request));
-                self.handle.block_on(approval::ask(&self.peer, message)).is_ok()
-            })
-            .map(|check| check.id.clone())
-            .collect()
-    }
-}
 
 /// How a `computer` call decides: the strict decision function with any
 /// model, or the provider's native computer tool run through glovebox-wire.

@@ -119,7 +119,7 @@ pub fn run_http_with(server: GloveboxServer, port: u16, token: String, ready: im
     let _keep = server.clone();
     runtime.block_on(async move {
         let factory = server.clone();
-        let service = StreamableHttpService::new(move || Ok(factory.clone()), LocalSessionManager::default().into(), StreamableHttpServerConfig::default());
+        let service = StreamableHttpService::new(move || Ok(factory.session()), LocalSessionManager::default().into(), StreamableHttpServerConfig::default());
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| format!("binding 127.0.0.1:{port}: {e}"))?;
         ready(listener.local_addr().map_err(|e| e.to_string())?);
         loop {

@@ -155,6 +155,11 @@ pub struct Frame {
     pub scale: f64,
     /// Milliseconds since the Unix epoch when the pixels were read.
     pub captured_at_ms: u64,
+    /// Rectangles (root coordinates) painted black because another window
+    /// covered the captured window there, or, in a desktop image, because
+    /// a denied window showed there. Their pixels never reach an image.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub occluded: Vec<Rect>,
 }
 
 impl Frame {
@@ -325,6 +330,7 @@ mod tests {
             image: layout.image,
             scale: 0.5,
             captured_at_ms: 0,
+            occluded: vec![],
         };
         assert_eq!(frame.image_to_global(Point { x: 0, y: 100 }).unwrap(), Point { x: 1, y: 201 });
         assert_eq!(frame.image_to_global(Point { x: 1279, y: 399 }).unwrap(), Point { x: 2559, y: 799 });

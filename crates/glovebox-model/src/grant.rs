@@ -86,3 +86,60 @@ pub struct GrantView {
     pub budget_left: u32,
     pub idle_expiry_secs: u64,
 }
+
+/// What a call of one approval class gets (DESIGN.md §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Policy {
+    Allow,
+    /// Ask the user through the surface's prompt channel; none fails closed.
+    Prompt,
+    Deny,
+}
+
+/// The approval class of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalClass {
+    /// Listing, observing, zooming, waiting, switching windows.
+    Observe,
+    /// Input delivered in the background.
+    Input,
+    /// Input delivered with the user's real pointer and keyboard.
+    Foreground,
+}
+
+impl ApprovalClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalClass::Observe => "observe",
+            ApprovalClass::Input => "input",
+            ApprovalClass::Foreground => "foreground",
+        }
+    }
+}
+
+/// A shorthand that sets the three classes' policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalMode {
+    /// Observe allow; input and foreground prompt.
+    Write,
+    /// Everything allow (consequential targets still ask).
+    Yolo,
+    /// Everything prompt.
+    AlwaysAsk,
+    /// The three per-class settings as written.
+    Custom,
+}
+
+/// Which of the launching process tree counts as glovebox itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum AncestorRule {
+    /// glovebox's own process and every ancestor (the agent host among them).
+    Ancestors,
+    /// Also every other child of those ancestors (helpers of the agent host
+    /// that draw its prompts). Configuration can only widen the rule.
+    AncestorsAndTheirChildren,
+}

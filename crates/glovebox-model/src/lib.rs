@@ -21,7 +21,7 @@ pub use action::{validate_batch, Action, Button, DeliveryMode, Target, BATCH_STE
 pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use error::{ErrorCode, Refusal};
-pub use grant::{CaptureMode, Denial, GrantView, InputPolicy, Origin, Scope};
+pub use grant::{AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin, Policy, Scope};
 pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject, Monitor};
 pub use geometry::{Point, Rect, Size};
 pub use window::{PidSource, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};

@@ -83,12 +83,18 @@ impl ScreenCapture for FakeDesktop {
     fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, Refusal> {
         let info = self.find_window(window)?;
         let rect = window_capture_rect(&info, self.screen)?;
-        Ok(window_capture(&info, rect, self.render(rect), limits))
+        let windows = self.windows.lock().unwrap().clone();
+        let above = windows.iter().take_while(|w| w.info.id != info.id).filter(|w| !w.info.minimized).map(|w| w.info.geometry);
+        let covered = crate::compose::covering(info.geometry, above);
+        Ok(window_capture(&info, rect, self.render(rect), limits, &covered))
     }
 
-    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits) -> Result<Capture, Refusal> {
+    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[glovebox_model::WindowId]) -> Result<Capture, Refusal> {
         let monitors = self.monitors()?;
-        desktop_capture(&monitors, selection, limits, |rect| Ok(self.render(rect)))
+        let stacking: Vec<(Rect, bool)> =
+            self.windows.lock().unwrap().iter().filter(|w| !w.info.minimized).map(|w| (w.info.geometry, hidden.contains(&w.info.id))).collect();
+        let hidden = crate::compose::visible_parts_of_hidden(&stacking);
+        desktop_capture(&monitors, selection, limits, &hidden, |rect| Ok(self.render(rect)))
     }
 }
 
@@ -200,7 +206,7 @@ mod tests {
     #[test]
     fn desktop_composite_blackens_gaps_and_maps_points_back() {
         let d = desktop();
-        let capture = d.capture_desktop(&DisplaySelection::All, CaptureLimits::new(150, 150).unwrap()).unwrap();
+        let capture = d.capture_desktop(&DisplaySelection::All, CaptureLimits::new(150, 150).unwrap(), &[]).unwrap();
         assert_eq!(capture.image.size(), glovebox_model::Size::new(150, 100));
         // The blue window covers the gap at (150, 150) natively; the composite is black there.
         assert_eq!(capture.image.pixel(75, 75), [0, 0, 0]);

@@ -14,9 +14,10 @@ pub mod doctor;
 pub mod fake;
 pub mod gesture;
 pub mod image;
+pub mod process;
 pub mod unsupported;
 
-use glovebox_model::{AccessibilityTree, Action, DeliveryMode, CaptureLimits, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, Refusal, TreeBudget, WindowInfo, WindowRef};
+use glovebox_model::{AccessibilityTree, Action, CaptureLimits, DeliveryMode, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, Refusal, TreeBudget, WindowId, WindowInfo, WindowRef};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use capabilities::{Capabilities, Support};
@@ -40,11 +41,15 @@ pub trait ScreenCapture {
     /// The monitors of the desktop as the platform reports them.
     fn monitors(&self) -> Result<Vec<Monitor>, Refusal>;
 
-    /// One window's client area, cropped to its measured geometry.
+    /// One window's client area, cropped to its measured geometry, holding
+    /// that window's pixels alone: whatever other windows cover is black
+    /// and listed in the frame's `occluded`.
     fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, Refusal>;
 
-    /// A composite of the selected displays with black gaps between them.
-    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits) -> Result<Capture, Refusal>;
+    /// A composite of the selected displays with black gaps between them,
+    /// and black wherever one of the `hidden` windows shows (listed in the
+    /// frame's `occluded`).
+    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[WindowId]) -> Result<Capture, Refusal>;
 }
 
 /// Reads windows' accessibility trees.
@@ -104,6 +109,37 @@ pub trait AppLauncher {
     fn plan(&self, name: &str) -> Result<LaunchPlan, Refusal>;
     /// Runs a plan, detached from the caller; returns the new process id.
     fn launch(&self, plan: &LaunchPlan) -> Result<u32, Refusal>;
+}
+
+/// The platform pieces the host works through, as the platform crate
+/// composes them. Only the host holds them.
+#[derive(Clone)]
+pub struct Backends {
+    pub windows: std::sync::Arc<dyn WindowSource + Send + Sync>,
+    pub capture: std::sync::Arc<dyn ScreenCapture + Send + Sync>,
+    pub accessibility: std::sync::Arc<dyn AccessibilitySource + Send + Sync>,
+    /// `None` where no input route exists yet: every input is then
+    /// `COMPUTER_BACKGROUND_UNAVAILABLE` after all checks.
+    pub input: Option<std::sync::Arc<dyn InputSink + Send + Sync>>,
+    pub secure_input: std::sync::Arc<dyn SecureInputProbe + Send + Sync>,
+    pub processes: std::sync::Arc<dyn process::ProcessTable>,
+    /// `None` where applications cannot be started: `open_app` is then refused.
+    pub launcher: Option<std::sync::Arc<dyn AppLauncher + Send + Sync>>,
+}
+
+impl Backends {
+    /// Every backend from the fake desktop (tests of policy and loops).
+    pub fn of_fake_desktop(desktop: std::sync::Arc<fake::FakeDesktop>, processes: std::sync::Arc<dyn process::ProcessTable>) -> Backends {
+        Backends {
+            windows: desktop.clone(),
+            capture: desktop.clone(),
+            accessibility: desktop.clone(),
+            input: Some(desktop.clone()),
+            secure_input: desktop,
+            processes,
+            launcher: None,
+        }
+    }
 }
 
 /// Signals of secure input the platform can see.

@@ -55,7 +55,7 @@ impl ScreenCapture for UnsupportedPlatform {
         Err(self.refusal())
     }
 
-    fn capture_desktop(&self, _: &DisplaySelection, _: CaptureLimits) -> Result<Capture, Refusal> {
+    fn capture_desktop(&self, _: &DisplaySelection, _: CaptureLimits, _: &[glovebox_model::WindowId]) -> Result<Capture, Refusal> {
         Err(self.refusal())
     }
 }
@@ -76,7 +76,7 @@ mod tests {
         let errors = [
             p.list_windows().unwrap_err(),
             p.monitors().unwrap_err(),
-            p.capture_desktop(&DisplaySelection::All, CaptureLimits::default()).unwrap_err(),
+            p.capture_desktop(&DisplaySelection::All, CaptureLimits::default(), &[]).unwrap_err(),
         ];
         for e in errors {
             assert_eq!(e.code, ErrorCode::PlatformUnsupported);

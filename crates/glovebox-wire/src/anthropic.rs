@@ -21,11 +21,10 @@
 //! taken after it (the next basis for coordinates).
 
 use crate::error::{invalid, WireError};
-use crate::gate::{ApprovalClass, ApprovalRequest, InputGate};
 use crate::scaling::{self, Placement};
 use crate::session::{no_screenshot_yet, ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
-use glovebox_host::Host;
+use glovebox_host::{Approver, Host};
 use glovebox_model::{Action, Button, ErrorCode, Refusal, Size, Target};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -244,14 +243,20 @@ struct Planned {
 }
 
 impl AnthropicExecutor {
-    pub fn new(host: Host, options: ExecutorOptions, gate: Arc<dyn InputGate>) -> AnthropicExecutor {
-        AnthropicExecutor { state: Mutex::new(State { session: Session::new(host, options, gate), display: None, cursor: None, pressed: None }) }
+    pub fn new(host: Host, options: ExecutorOptions) -> AnthropicExecutor {
+        AnthropicExecutor { state: Mutex::new(State { session: Session::new(host, options), display: None, cursor: None, pressed: None }) }
     }
 
     /// The `tool_result` block for a `tool_use` block: the action's content,
     /// or `is_error` with the refusal's code and sentence. Refused only when
     /// the block has no `id` to answer.
     pub fn tool_result(&self, tool: &ToolDefinition, tool_use: &Value) -> Result<ToolResult, Refusal> {
+        self.tool_result_with(tool, tool_use, None)
+    }
+
+    /// [`AnthropicExecutor::tool_result`] asking this call's prompts through
+    /// `approver` instead of the executor's host's.
+    pub fn tool_result_with(&self, tool: &ToolDefinition, tool_use: &Value, approver: Option<Arc<dyn Approver>>) -> Result<ToolResult, Refusal> {
         let id = tool_use.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()).ok_or_else(|| invalid("the tool_use block has no id"))?.to_owned();
         let checked = (|| {
             match tool_use.get("type").and_then(Value::as_str) {
@@ -263,7 +268,7 @@ impl AnthropicExecutor {
             }
             tool_use.get("input").ok_or_else(|| invalid("the tool_use block has no input"))
         })();
-        Ok(match checked.and_then(|input| self.execute(tool, input)) {
+        Ok(match checked.and_then(|input| self.execute_with(tool, input, approver)) {
             Ok(content) => ToolResult { kind: ToolResultType::ToolResult, tool_use_id: id, content, is_error: false },
             Err(refusal) => ToolResult::refusal(id, &refusal),
         })
@@ -271,6 +276,10 @@ impl AnthropicExecutor {
 
     /// Runs one `tool_use` input; the content blocks of its result.
     pub fn execute(&self, tool: &ToolDefinition, input: &Value) -> Result<Vec<ContentBlock>, Refusal> {
+        self.execute_with(tool, input, None)
+    }
+
+    fn execute_with(&self, tool: &ToolDefinition, input: &Value, approver: Option<Arc<dyn Approver>>) -> Result<Vec<ContentBlock>, Refusal> {
         let limits = scaling::limits(tool.display())?;
         let action = ComputerAction::parse(input, tool)?;
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
@@ -287,14 +296,14 @@ impl AnthropicExecutor {
                 let (x, y) = state.cursor.ok_or_else(|| {
                     invalid("the agent's cursor has no position yet (glovebox never reads or moves the user's pointer); mouse_move or a click with a coordinate places it")
                 })?;
-                state.session.approve(&observe_request("cursor_position")).map_err(|e| e.refusal)?;
+                // The agent's own cursor: nothing of the screen is read.
                 return Ok(vec![ContentBlock::Text { text: format!("X={x},Y={y}") }]);
             }
             ComputerAction::Zoom { region } => {
                 let basis = state.session.basis.clone().ok_or_else(no_screenshot_yet)?;
                 let rect = Placement::new(tool.display(), basis.image)?.region(*region)?;
-                state.session.approve(&observe_request(&format!("zoom into {region:?}"))).map_err(|e| e.refusal)?;
-                let zoomed = state.session.host.zoom(basis.id, rect).map_err(crate::error::to_wire)?;
+                let asking = approver.as_ref().map(|a| state.session.host.with_approver(a.clone())).unwrap_or_else(|| state.session.host.clone());
+                let zoomed = asking.zoom(basis.id, rect).map_err(crate::error::to_wire)?;
                 return Ok(vec![ContentBlock::png(&zoomed.png)]);
             }
             ComputerAction::HoldKey { .. } => {
@@ -305,10 +314,10 @@ impl AnthropicExecutor {
         let planned = plan(&action, &state, tool.display())?;
         let run = (|| {
             state.session.precheck(&planned.steps)?;
-            let request = state.session.request(&planned.steps);
-            state.session.approve(&request)?;
-            state.session.run(&planned.steps, look)?;
-            state.session.finish(look)
+            let asking = approver.map(|a| state.session.host.with_approver(a)).unwrap_or_else(|| state.session.host.clone());
+            let approved = state.session.approve(&asking, &planned.steps)?;
+            state.session.run(&approved, &planned.steps, look)?;
+            state.session.finish(&approved, look)
         })();
         let seen = run.map_err(|e| single(e, planned.steps.len()))?;
         state.cursor = planned.cursor.or(state.cursor);
@@ -340,9 +349,6 @@ impl AnthropicExecutor {
     }
 }
 
-fn observe_request(line: &str) -> ApprovalRequest {
-    ApprovalRequest { class: ApprovalClass::Observe, actions: vec![line.to_owned()], target_names: vec![], text_characters: 0 }
-}
 
 /// One tool call's error: which combo of a key sequence failed, if several.
 fn single(e: WireError, steps: usize) -> Refusal {

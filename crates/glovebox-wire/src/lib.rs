@@ -7,14 +7,15 @@
 //! no grant may reach. Every coordinate is a point in the pixels of the
 //! screenshot the executor last returned, delivered through
 //! [`glovebox_host::Host`], which makes every check; the executors only
-//! translate, and ask their approval hooks ([`gate`]) before anything runs.
+//! translate; approvals and safety checks are the host's, asked through the
+//! prompt channel of the host handle they were given.
 //!
 //! ```no_run
 //! # use glovebox_wire::*;
 //! # fn demo(host: glovebox_host::Host) -> Result<(), WireError> {
-//! let openai = OpenAiExecutor::new(host, ExecutorOptions::default(), std::sync::Arc::new(AllowAll));
+//! let openai = OpenAiExecutor::new(host, ExecutorOptions::default());
 //! let call = serde_json::json!({"type": "computer_call", "call_id": "call_1", "actions": [{"type": "screenshot"}]});
-//! let output = openai.execute(&call, &Headless)?;
+//! let output = openai.execute(&call)?;
 //! println!("{}", serde_json::to_string(&output).unwrap());
 //! # Ok(()) }
 //! ```
@@ -30,6 +31,6 @@ pub mod session;
 
 pub use anthropic::{AnthropicExecutor, ComputerAction, ContentBlock, ToolDefinition, ToolResult, ToolVersion};
 pub use error::WireError;
-pub use gate::{Acknowledged, AllowAll, ApprovalClass, ApprovalRequest, Headless, InputGate, ObserveOnly, SafetyApprover, SafetyCheck};
+pub use gate::SafetyCheck;
 pub use openai::{ComputerCall, ComputerCallOutput, GaAction, OpenAiExecutor};
 pub use session::ExecutorOptions;

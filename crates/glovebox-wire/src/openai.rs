@@ -22,10 +22,10 @@
 //! the approved checks.
 
 use crate::error::{invalid, WireError};
-use crate::gate::{InputGate, SafetyApprover, SafetyCheck};
+use crate::gate::SafetyCheck;
 use crate::session::{ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
-use glovebox_host::Host;
+use glovebox_host::{Approver, Host};
 use glovebox_model::{Action, Button, ErrorCode, Point, Refusal, Target};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -296,43 +296,52 @@ pub struct OpenAiExecutor {
 }
 
 impl OpenAiExecutor {
-    pub fn new(host: Host, options: ExecutorOptions, gate: Arc<dyn InputGate>) -> OpenAiExecutor {
-        OpenAiExecutor { session: Mutex::new(Session::new(host, options, gate)) }
+    pub fn new(host: Host, options: ExecutorOptions) -> OpenAiExecutor {
+        OpenAiExecutor { session: Mutex::new(Session::new(host, options)) }
     }
 
     /// [`OpenAiExecutor::execute_call`] on a JSON `computer_call` item.
-    pub fn execute(&self, item: &Value, approver: &dyn SafetyApprover) -> Result<ComputerCallOutput, WireError> {
-        self.execute_call(&ComputerCall::parse(item)?, approver)
+    pub fn execute(&self, item: &Value) -> Result<ComputerCallOutput, WireError> {
+        self.execute_call(&ComputerCall::parse(item)?, None)
     }
 
-    /// Maps and checks the whole batch, asks the gate (a denied class stops
-    /// the call first), then the approver for any pending safety checks,
-    /// runs the batch in order and answers with the screenshot taken after
-    /// it. The first failing action stops the batch and is named.
-    pub fn execute_call(&self, call: &ComputerCall, approver: &dyn SafetyApprover) -> Result<ComputerCallOutput, WireError> {
+    /// [`OpenAiExecutor::execute`] asking this call's prompts (approvals,
+    /// safety checks) through `approver` instead of the executor's host's.
+    pub fn execute_with(&self, item: &Value, approver: Arc<dyn Approver>) -> Result<ComputerCallOutput, WireError> {
+        self.execute_call(&ComputerCall::parse(item)?, Some(approver))
+    }
+
+    /// Maps and checks the whole batch, asks the host to approve it (a
+    /// denied class stops the call first), then puts every pending safety
+    /// check to the user, runs the batch in order and answers with the
+    /// screenshot taken after it. The first failing action stops the batch
+    /// and is named.
+    pub fn execute_call(&self, call: &ComputerCall, approver: Option<Arc<dyn Approver>>) -> Result<ComputerCallOutput, WireError> {
         let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
         let steps = plan(&call.actions, &session.options)?;
         session.precheck(&steps)?;
-        let request = session.request(&steps);
-        session.approve(&request)?;
-        let acknowledged = if call.pending_safety_checks.is_empty() {
-            vec![]
-        } else {
-            let ids = approver.approve(&call.pending_safety_checks, &request);
-            let (approved, open): (Vec<SafetyCheck>, Vec<SafetyCheck>) = call.pending_safety_checks.iter().cloned().partition(|c| ids.contains(&c.id));
-            if !open.is_empty() {
-                let named = open.iter().map(|c| format!("{} ({})", c.id, c.code.as_deref().unwrap_or("no code"))).collect::<Vec<_>>().join(", ");
-                return Err(WireError::new(Refusal::new(
-                    ErrorCode::SafetyCheckUnacknowledged,
-                    format!("the user did not explicitly acknowledge the provider's safety check(s) {named}; nothing was executed"),
-                )));
-            }
-            approved
+        let asking = match approver {
+            Some(approver) => session.host.with_approver(approver),
+            None => session.host.clone(),
         };
-        session.run(&steps, Look::Configured)?;
-        let seen = session.finish(Look::Configured)?;
+        let approved = session.approve(&asking, &steps)?;
+        let lines = session.span(&steps).actions;
+        let mut open = vec![];
+        for check in &call.pending_safety_checks {
+            if approved.acknowledge_safety_check(&check.id, check.code.as_deref(), check.message.as_deref(), &lines).is_err() {
+                open.push(format!("{} ({})", check.id, check.code.as_deref().unwrap_or("no code")));
+            }
+        }
+        if !open.is_empty() {
+            return Err(WireError::new(Refusal::new(
+                ErrorCode::SafetyCheckUnacknowledged,
+                format!("the user did not explicitly acknowledge the provider's safety check(s) {}; nothing was executed", open.join(", ")),
+            )));
+        }
+        session.run(&approved, &steps, Look::Configured)?;
+        let seen = session.finish(&approved, Look::Configured)?;
         let png = seen.screenshot.expect("finish checks the screenshot");
-        Ok(ComputerCallOutput::new(call.call_id.clone(), acknowledged, &png))
+        Ok(ComputerCallOutput::new(call.call_id.clone(), call.pending_safety_checks.clone(), &png))
     }
 
     /// Acts in `window` from now on (`None`: the grant's bound window); a

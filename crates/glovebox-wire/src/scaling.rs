@@ -102,6 +102,7 @@ mod tests {
             image,
             scale: 1365.0 / 1920.0,
             captured_at_ms: 0,
+            occluded: vec![],
         };
         for (x, y) in [(0, 0), (683, 384), (1364, 767), (100, 700)] {
             let g = frame.image_to_global(Point { x, y }).unwrap();

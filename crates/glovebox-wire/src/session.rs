@@ -5,10 +5,8 @@
 //! budget, secure input); nothing here skips or repeats those checks.
 
 use crate::error::WireError;
-use crate::gate::{ApprovalClass, ApprovalRequest, InputGate};
-use glovebox_host::{FrameView, Host, Observation};
-use glovebox_model::{Action, Button, CaptureLimits, DeliveryMode, ErrorCode, Refusal, Target, WindowRef};
-use std::sync::Arc;
+use glovebox_host::{FrameView, Host, Observation, Span};
+use glovebox_model::{Action, ApprovalClass, Button, CaptureLimits, DeliveryMode, ErrorCode, Refusal, Target, WindowRef};
 use std::time::Duration;
 
 /// How an executor runs its calls.
@@ -54,9 +52,9 @@ pub enum Look {
 }
 
 pub struct Session {
+    /// The host handle, with the prompt channel of whoever runs the executor.
     pub host: Host,
     pub options: ExecutorOptions,
-    gate: Arc<dyn InputGate>,
     /// The frame of the screenshot the model last received.
     pub basis: Option<FrameView>,
 }
@@ -92,18 +90,18 @@ fn describe(action: &Action, names: &[String]) -> String {
 }
 
 impl Session {
-    pub fn new(host: Host, options: ExecutorOptions, gate: Arc<dyn InputGate>) -> Session {
-        Session { host, options, gate, basis: None }
+    pub fn new(host: Host, options: ExecutorOptions) -> Session {
+        Session { host, options, basis: None }
     }
 
-    /// An observation of the bound window, with a screenshot of the kind
-    /// the model receives when `screenshot` is set.
-    pub fn look(&self, look: Look, screenshot: bool) -> Result<Observation, Refusal> {
+    /// An observation of the bound window through `host`, with a screenshot
+    /// of the kind the model receives when `screenshot` is set.
+    pub fn look(&self, host: &Host, look: Look, screenshot: bool) -> Result<Observation, Refusal> {
         let window = self.options.window.as_ref();
         match (look, screenshot) {
-            (_, false) => self.host.observe(window, false),
-            (Look::Configured, true) => self.host.observe(window, true),
-            (Look::Fitted(limits), true) => self.host.observe_fitted(window, limits),
+            (_, false) => host.observe(window, false),
+            (Look::Configured, true) => host.observe(window, true),
+            (Look::Fitted(limits), true) => host.observe_fitted(window, limits),
         }
     }
 
@@ -125,37 +123,41 @@ impl Session {
         Ok(())
     }
 
-    /// What the gate is shown: the class, one line per action, the names
-    /// of the elements under the points, and the length of any text.
-    pub fn request(&self, steps: &[Step]) -> ApprovalRequest {
+    /// What the user is shown for the call: the class, one line per
+    /// action, the elements under the points, and the length of any text.
+    pub fn span(&self, steps: &[Step]) -> Span {
         let input = steps.iter().any(|s| matches!(s, Step::Input(_)));
         let class = match (input, self.options.delivery) {
             (false, _) => ApprovalClass::Observe,
             (true, DeliveryMode::Background) => ApprovalClass::Input,
             (true, DeliveryMode::Foreground) => ApprovalClass::Foreground,
         };
-        let mut request = ApprovalRequest { class, actions: vec![], target_names: vec![], text_characters: 0 };
+        let mut span = Span { class, actions: vec![], targets: vec![], text_characters: 0, detail: None, started_by_user: false };
         for step in steps {
-            request.actions.push(match step {
+            span.actions.push(match step {
                 Step::Screenshot => "screenshot".into(),
                 Step::Wait(d) => format!("wait {:.1} s", d.as_secs_f64()),
                 Step::Input(action) => {
-                    let names: Vec<String> = match &self.basis {
-                        Some(basis) => self.host.describe_targets(basis.id, action).into_iter().map(|(_, name)| name).filter(|n| !n.is_empty()).collect(),
+                    let targets = match &self.basis {
+                        Some(basis) => self.host.describe_targets(basis.id, action).into_iter().filter(|(_, name)| !name.is_empty()).collect(),
                         None => vec![],
                     };
-                    request.text_characters += action.text_length().unwrap_or(0);
+                    span.text_characters += action.text_length().unwrap_or(0);
+                    let names: Vec<String> = targets.iter().map(|(_, n): &(String, String)| n.clone()).collect();
                     let line = describe(action, &names);
-                    request.target_names.extend(names);
+                    span.targets.extend(targets);
                     line
                 }
             });
         }
-        request
+        span
     }
 
-    pub fn approve(&self, request: &ApprovalRequest) -> Result<(), WireError> {
-        self.gate.approve(request).map_err(WireError::new)
+    /// Asks the host once for the whole call, through `asking`'s prompt
+    /// channel; the handle it returns runs the call's steps (foreground
+    /// steps still ask one by one).
+    pub fn approve(&self, asking: &Host, steps: &[Step]) -> Result<Host, WireError> {
+        asking.approve_span(self.span(steps)).map_err(WireError::new)
     }
 
     /// Runs the steps in order. Every coordinate maps through the basis
@@ -164,7 +166,7 @@ impl Session {
     /// geometry or image size differs from the basis is a layout change.
     /// The first failure stops the batch; the basis is dropped once input
     /// was delivered or the layout changed, so the model must look again.
-    pub fn run(&mut self, steps: &[Step], look: Look) -> Result<(), WireError> {
+    pub fn run(&mut self, host: &Host, steps: &[Step], look: Look) -> Result<(), WireError> {
         let mut live = self.basis.as_ref().map(|b| b.id);
         let mut executed = 0;
         for (i, step) in steps.iter().enumerate() {
@@ -174,7 +176,7 @@ impl Session {
                     std::thread::sleep(*d);
                     Ok(())
                 }
-                Step::Input(action) => self.deliver(action, step.points(), look, &mut live).map(|()| executed += 1),
+                Step::Input(action) => self.deliver(host, action, step.points(), look, &mut live).map(|()| executed += 1),
             };
             if let Err(mut refusal) = result {
                 if steps.len() > 1 {
@@ -195,11 +197,11 @@ impl Session {
         Ok(())
     }
 
-    fn deliver(&mut self, action: &Action, points: bool, look: Look, live: &mut Option<glovebox_model::FrameId>) -> Result<(), Refusal> {
+    fn deliver(&mut self, host: &Host, action: &Action, points: bool, look: Look, live: &mut Option<glovebox_model::FrameId>) -> Result<(), Refusal> {
         let frame = match live.take() {
             Some(id) => id,
             None => {
-                let seen = self.look(look, points)?;
+                let seen = self.look(host, look, points)?;
                 if points {
                     let basis = self.basis.as_ref().ok_or_else(no_screenshot_yet)?;
                     if seen.frame.geometry != basis.geometry || seen.frame.image != basis.image {
@@ -215,14 +217,14 @@ impl Session {
                 seen.frame.id
             }
         };
-        self.host.act_unobserved(frame, action.clone(), self.options.delivery).map(|_| ())
+        host.act_unobserved(frame, action.clone(), self.options.delivery).map(|_| ())
     }
 
     /// The screenshot after a call: the model's next basis.
-    pub fn finish(&mut self, look: Look) -> Result<Observation, WireError> {
+    pub fn finish(&mut self, host: &Host, look: Look) -> Result<Observation, WireError> {
         // Whatever happens next, the old basis is no longer what the model should aim with.
         self.basis = None;
-        let seen = self.look(look, true).map_err(WireError::new)?;
+        let seen = self.look(host, look, true).map_err(WireError::new)?;
         if seen.screenshot.is_none() {
             return Err(WireError::new(Refusal::new(ErrorCode::ScopeViolation, "the observation carried no screenshot; the grant allows the accessibility tree only")));
         }

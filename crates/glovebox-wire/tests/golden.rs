@@ -9,7 +9,7 @@
 
 use base64::Engine as _;
 use glovebox_host::process::{current_uid, DeclaredProcesses};
-use glovebox_host::{Backends, Host, HostConfig};
+use glovebox_host::{Backends, Host, HostConfig, StatedAcknowledgements};
 use glovebox_model::{Monitor, PidSource, Rect, WindowId, WindowInfo};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
 use glovebox_platform::ResolvedTarget;
@@ -45,6 +45,8 @@ impl World {
         let root = std::env::temp_dir().join(format!("glovebox-wire-golden-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let mut config = HostConfig::new(&format!(":wire-{name}"));
+        // Approval prompts have tests of their own; here every class is allowed.
+        config.approvals = glovebox_host::Approvals::allow_all();
         config.runtime_root = root.join("run");
         config.audit_path = root.join("audit.jsonl");
         config.budget = budget;
@@ -145,9 +147,9 @@ fn openai_golden_pairs() {
     golden("openai.json", |case| {
         let name = case["name"].as_str().unwrap().replace(' ', "-");
         let world = World::new(&format!("oa-{name}"), case["budget"].as_u64().unwrap_or(50) as u32);
-        let executor = OpenAiExecutor::new(world.host.clone(), options(), Arc::new(AllowAll));
+        let executor = OpenAiExecutor::new(world.host.clone(), options());
         if case["fresh"] != true {
-            let first = executor.execute(&json!({"type": "computer_call", "call_id": "setup", "action": {"type": "screenshot"}}), &Headless).unwrap();
+            let first = executor.execute(&json!({"type": "computer_call", "call_id": "setup", "action": {"type": "screenshot"}})).unwrap();
             assert!(first.png().is_ok());
         }
         if let Some(r) = case["move_window_to"].as_array() {
@@ -155,8 +157,8 @@ fn openai_golden_pairs() {
             world.desktop.move_window(EDITOR, Rect::new(n[0] as i32, n[1] as i32, n[2] as u32, n[3] as u32));
         }
         let result = match case["acknowledge"].as_array() {
-            Some(ids) => executor.execute(&case["request"], &Acknowledged(ids.iter().map(|v| v.as_str().unwrap().to_owned()).collect())),
-            None => executor.execute(&case["request"], &Headless),
+            Some(ids) => executor.execute_with(&case["request"], Arc::new(StatedAcknowledgements(ids.iter().map(|v| v.as_str().unwrap().to_owned()).collect()))),
+            None => executor.execute(&case["request"]),
         };
         match result {
             Ok(output) => json!({"response": output, "delivered": world.delivered()}),
@@ -173,7 +175,7 @@ fn anthropic_golden_pairs() {
     golden("anthropic.json", |case| {
         let name = case["name"].as_str().unwrap().replace(' ', "-");
         let world = World::new(&format!("an-{name}"), 50);
-        let executor = AnthropicExecutor::new(world.host.clone(), options(), Arc::new(AllowAll));
+        let executor = AnthropicExecutor::new(world.host.clone(), options());
         let tool: ToolDefinition = serde_json::from_value(case["tool"].clone()).unwrap();
         if case["screenshot_first"] != false {
             let first = executor.tool_result(&tool, &json!({"type": "tool_use", "id": "toolu_setup", "name": "computer", "input": {"action": "screenshot"}})).unwrap();

@@ -4,7 +4,7 @@
 
 use crate::connection::{connection_lost, reply_error, X11Backend};
 use crate::pixels::PixelFormat;
-use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, Rect, Refusal, WindowInfo, WindowRef};
+use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, Rect, Refusal, WindowId, WindowInfo, WindowRef};
 use glovebox_platform::compose::{desktop_capture, window_capture, window_capture_rect};
 use glovebox_platform::{Capture, RgbImage, ScreenCapture, WindowSource};
 use std::sync::Mutex;
@@ -141,6 +141,7 @@ impl X11Backend {
         self.capture.format()?;
         let screen = self.screen_rect()?;
         let rect = window_capture_rect(window, screen)?;
+        let covered = self.covering(window)?;
         let native = self.capture.read(&self.conn, self.root, rect)?;
         let after = self.measure(window.id.xid)?;
         if after.geometry != window.geometry || after.minimized != window.minimized {
@@ -149,7 +150,11 @@ impl X11Backend {
                 format!("window {} moved, resized or was minimised while it was captured; capture again", window.id),
             ));
         }
-        Ok(window_capture(window, rect, native, limits))
+        // What covered the window may have moved while it was read: what
+        // covers it now is blacked out too, so neither state leaks.
+        let mut covered = covered;
+        covered.extend(self.covering(window)?);
+        Ok(window_capture(window, rect, native, limits, &covered))
     }
 }
 
@@ -182,10 +187,19 @@ impl ScreenCapture for X11Backend {
         self.capture_measured_window(&info, limits)
     }
 
-    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits) -> Result<Capture, Refusal> {
+    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[WindowId]) -> Result<Capture, Refusal> {
         self.capture.format()?;
         let screen = self.screen_rect()?;
         let monitors = self.monitors()?;
-        desktop_capture(&monitors, selection, limits, |rect| self.read_clipped(rect, screen))
+        let mut parts = self.hidden_parts(hidden)?;
+        let mut capture = desktop_capture(&monitors, selection, limits, &parts, |rect| self.read_clipped(rect, screen))?;
+        // A hidden window that moved while the displays were read is
+        // blacked out where it is now as well.
+        let now = self.hidden_parts(hidden)?;
+        if now != parts {
+            parts.extend(now);
+            capture = desktop_capture(&monitors, selection, limits, &parts, |rect| self.read_clipped(rect, screen))?;
+        }
+        Ok(capture)
     }
 }

@@ -72,7 +72,7 @@ pub fn doctor(display: Option<&str>) -> DoctorReport {
                 crate::CaptureRoute::Unavailable(reason) => Check::missing("capture", reason, &["screenshots"]),
                 _ => {
                     // Capture one pixel so the route shown is the one that works.
-                    let probe = glovebox_platform::ScreenCapture::capture_desktop(backend, &glovebox_model::DisplaySelection::All, glovebox_model::CaptureLimits::new(1, 1).expect("valid"));
+                    let probe = glovebox_platform::ScreenCapture::capture_desktop(backend, &glovebox_model::DisplaySelection::All, glovebox_model::CaptureLimits::new(1, 1).expect("valid"), &[]);
                     match (probe, backend.capture_route()) {
                         (Err(e), _) => Check::missing("capture", e.message, &["screenshots"]),
                         (Ok(_), crate::CaptureRoute::Shm) => Check::ok("capture", "MIT-SHM (memfd, AttachFd)"),

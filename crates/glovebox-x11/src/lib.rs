@@ -12,6 +12,7 @@ mod connection;
 pub mod grab;
 pub mod doctor;
 pub mod input;
+mod occlusion;
 mod pixels;
 #[cfg(feature = "shm")]
 mod shm;

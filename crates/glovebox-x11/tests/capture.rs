@@ -35,7 +35,7 @@ fn assert_filled(image: &RgbImage, rect: Rect, rgb: [u8; 3], what: &str) {
 #[test]
 fn shm_is_the_capture_route_on_a_local_server() {
     let backend = backend(Sandbox::shared());
-    backend.capture_desktop(&DisplaySelection::All, CaptureLimits::new(16, 16).unwrap()).unwrap();
+    backend.capture_desktop(&DisplaySelection::All, CaptureLimits::new(16, 16).unwrap(), &[]).unwrap();
     assert_eq!(backend.capture_route(), CaptureRoute::Shm);
 }
 
@@ -93,7 +93,7 @@ fn desktop_capture_places_the_window_at_its_root_position() {
     let fixture = Fixture::launch(sandbox, &unique("Fixture desktop"), &[]);
     let state = fixture.activate();
     let window = window_of(&fixture, &backend);
-    let capture = backend.capture_desktop(&DisplaySelection::All, CaptureLimits::default()).unwrap();
+    let capture = backend.capture_desktop(&DisplaySelection::All, CaptureLimits::default(), &[]).unwrap();
     assert_eq!(capture.image.size(), glovebox_model::Size::new(1920, 1080));
     let FrameSubject::Desktop { bounds, displays } = &capture.frame.subject else { panic!("desktop frame") };
     assert_eq!(*bounds, Rect::new(0, 0, 1920, 1080));
@@ -106,7 +106,7 @@ fn desktop_capture_places_the_window_at_its_root_position() {
         let centre = Point { x: on_root.x + 30, y: on_root.y + 30 };
         assert_eq!(capture.frame.image_to_global(centre).unwrap(), centre);
     }
-    let small = backend.capture_desktop(&DisplaySelection::All, CaptureLimits::new(960, 960).unwrap()).unwrap();
+    let small = backend.capture_desktop(&DisplaySelection::All, CaptureLimits::new(960, 960).unwrap(), &[]).unwrap();
     assert_eq!(small.image.size(), glovebox_model::Size::new(960, 540));
     let red = swatch(&state, "red");
     let x = (window.geometry.x + red.x + 30) as u32 / 2;
@@ -124,7 +124,7 @@ fn bad_window_references_and_minimised_windows_are_refused() {
     assert_eq!(unknown.code, ErrorCode::TargetGone);
     let no_title = backend.capture_window(&"1/no such title".parse().unwrap(), limits).unwrap_err();
     assert_eq!(no_title.code, ErrorCode::TargetGone);
-    let display = backend.capture_desktop(&DisplaySelection::One("3".into()), limits).unwrap_err();
+    let display = backend.capture_desktop(&DisplaySelection::One("3".into()), limits, &[]).unwrap_err();
     assert_eq!(display.code, ErrorCode::InvalidArgument);
 
     let fixture = Fixture::launch(sandbox, &unique("Fixture minimised capture"), &[]);

@@ -15,7 +15,7 @@ fn calls_after_the_server_died_are_backend_unavailable() {
     sandbox.shutdown();
     let errors = [
         backend.list_windows().unwrap_err(),
-        backend.capture_desktop(&DisplaySelection::All, CaptureLimits::default()).unwrap_err(),
+        backend.capture_desktop(&DisplaySelection::All, CaptureLimits::default(), &[]).unwrap_err(),
         backend.capture_window(&"1/0x200001".parse().unwrap(), CaptureLimits::default()).unwrap_err(),
     ];
     for e in errors {

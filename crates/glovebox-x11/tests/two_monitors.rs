@@ -27,7 +27,7 @@ fn composite_of_two_monitors_keeps_the_gap_black_and_maps_points() {
     });
     fixture.activate();
 
-    let capture = backend.capture_desktop(&DisplaySelection::All, CaptureLimits::new(1280, 1280).unwrap()).unwrap();
+    let capture = backend.capture_desktop(&DisplaySelection::All, CaptureLimits::new(1280, 1280).unwrap(), &[]).unwrap();
     assert_eq!(capture.image.size(), glovebox_model::Size::new(1280, 512));
     let FrameSubject::Desktop { bounds, displays } = &capture.frame.subject else { panic!("desktop frame") };
     assert_eq!(*bounds, Rect::new(0, 0, 2560, 1024));
@@ -47,11 +47,11 @@ fn composite_of_two_monitors_keeps_the_gap_black_and_maps_points() {
     assert_eq!(capture.frame.image_to_global(Point { x: 800, y: 100 }).unwrap(), Point { x: 1601, y: 201 });
 
     // One display alone: just the right monitor's pixels, at native size.
-    let right = backend.capture_desktop(&DisplaySelection::One("1".into()), CaptureLimits::default()).unwrap();
+    let right = backend.capture_desktop(&DisplaySelection::One("1".into()), CaptureLimits::default(), &[]).unwrap();
     assert_eq!(right.image.size(), glovebox_model::Size::new(1280, 800));
     let FrameSubject::Desktop { bounds, .. } = &right.frame.subject else { panic!("desktop frame") };
     assert_eq!(*bounds, Rect::new(1280, 0, 1280, 800));
-    let unknown = backend.capture_desktop(&DisplaySelection::One("2".into()), CaptureLimits::default()).unwrap_err();
+    let unknown = backend.capture_desktop(&DisplaySelection::One("2".into()), CaptureLimits::default(), &[]).unwrap_err();
     assert_eq!(unknown.code, ErrorCode::InvalidArgument);
     drop(fixture);
     sandbox.shutdown();

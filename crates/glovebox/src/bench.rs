@@ -93,13 +93,13 @@ fn main() -> Result<()> {
     println!("desktop 1920x1080x24 (Xvfb {}), window {}x{}, capture route {:?}", sandbox.display(), window.geometry.width, window.geometry.height, backend.capture_route());
     let mut rows: Vec<(String, Duration)> = vec![];
     let desktop = measure(runs, || {
-        let capture = backend.capture_desktop(&DisplaySelection::All, limits).map_err(|r| anyhow::anyhow!("{r}"))?;
+        let capture = backend.capture_desktop(&DisplaySelection::All, limits, &[]).map_err(|r| anyhow::anyhow!("{r}"))?;
         capture.image.encode_png().map_err(|r| anyhow::anyhow!("{r}"))?;
         Ok(())
     })?;
     rows.push(("in-process: desktop capture + PNG".into(), desktop));
     let desktop_raw = measure(runs, || {
-        backend.capture_desktop(&DisplaySelection::All, limits).map_err(|r| anyhow::anyhow!("{r}"))?;
+        backend.capture_desktop(&DisplaySelection::All, limits, &[]).map_err(|r| anyhow::anyhow!("{r}"))?;
         Ok(())
     })?;
     rows.push(("in-process: desktop capture only".into(), desktop_raw));
@@ -173,10 +173,12 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     use glovebox_model::{Action, Button, DeliveryMode, Target};
     let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
     let mut config = HostConfig::new(sandbox.display());
+    // Approval prompts have tests of their own; here every class is allowed.
+    config.approvals = glovebox_host::Approvals::allow_all();
     config.runtime_root = sandbox.runtime_dir().join("glovebox-bench");
     config.audit_path = sandbox.runtime_dir().join("bench-audit.jsonl");
     config.budget = 10_000;
-    let backends = glovebox::platform::backends(Some(sandbox.display()), Some(sandbox.bus_address())).map_err(fail)?;
+    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).map_err(fail)?;
     let host = Host::open(backends, config).map_err(fail)?;
     let reference = WindowRef::Id(window.id);
     let seen = host.observe(Some(&reference), false).map_err(fail)?;
@@ -254,19 +256,19 @@ impl glovebox_agent::Model for InstantModel {
 /// delivery; the model answers at once), and one OpenAI GA executor batch
 /// (click at a pixel, then the one screenshot it returns).
 fn bench_loop(host: &glovebox_host::Host, runs: usize, window: &WindowInfo) -> Result<()> {
-    use glovebox_agent::{Preapproved, Task};
+    use glovebox_agent::Task;
     let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
     let steps = runs.clamp(2, 50) as u32;
     let task = Task { max_steps: steps, window: Some(WindowRef::Id(window.id)), ..Task::new("press Cancel") };
     let start = Instant::now();
-    let outcome = glovebox_agent::run(host, &mut InstantModel, &mut Preapproved, &task, &mut |_| {}).map_err(fail)?;
+    let outcome = glovebox_agent::run(host, &mut InstantModel, &task, &mut |_| {}).map_err(fail)?;
     let elapsed = start.elapsed();
     anyhow::ensure!(outcome.summary.delivered.len() as u32 == steps, "the loop delivered {} of {steps} clicks: {:?}", outcome.summary.delivered.len(), outcome.summary.stop);
     let settle = Duration::from_millis(150) * steps;
     let per_step = (elapsed.saturating_sub(settle)) / steps;
     println!("{:<58} {:>9.2} ms", format!("loop: one step, instant model ({steps} steps, 150 ms settle excluded)"), per_step.as_secs_f64() * 1000.0);
 
-    let openai = glovebox_wire::OpenAiExecutor::new(host.clone(), glovebox_wire::ExecutorOptions { window: Some(WindowRef::Id(window.id)), ..Default::default() }, std::sync::Arc::new(glovebox_wire::AllowAll));
+    let openai = glovebox_wire::OpenAiExecutor::new(host.clone(), glovebox_wire::ExecutorOptions { window: Some(WindowRef::Id(window.id)), ..Default::default() });
     // Cancel's centre in the screenshot's pixels (the window at scale 1 within the limits).
     let seen = host.observe(Some(&WindowRef::Id(window.id)), false).map_err(fail)?;
     let cancel = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Cancel")).and_then(|e| e.screen_bounds).context("no Cancel button")?;
@@ -274,8 +276,8 @@ fn bench_loop(host: &glovebox_host::Host, runs: usize, window: &WindowInfo) -> R
     let (x, y) = (cancel.x - g.x + cancel.width as i32 / 2, cancel.y - g.y + cancel.height as i32 / 2);
     let click = serde_json::json!({"type": "computer_call", "call_id": "bench", "actions": [{"type": "click", "button": "left", "x": x, "y": y}]});
     let first = serde_json::json!({"type": "computer_call", "call_id": "bench-0", "actions": [{"type": "screenshot"}]});
-    openai.execute(&first, &glovebox_wire::Headless).map_err(|e| anyhow::anyhow!("{}", e.refusal))?;
-    let batch = measure(runs, || openai.execute(&click, &glovebox_wire::Headless).map(|_| ()).map_err(|e| anyhow::anyhow!("{}", e.refusal)))?;
+    openai.execute(&first).map_err(|e| anyhow::anyhow!("{}", e.refusal))?;
+    let batch = measure(runs, || openai.execute(&click).map(|_| ()).map_err(|e| anyhow::anyhow!("{}", e.refusal)))?;
     println!("{:<58} {:>9.2} ms", "wire: OpenAI GA batch (click at a pixel + screenshot PNG)", batch.as_secs_f64() * 1000.0);
     Ok(())
 }

@@ -5,22 +5,14 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use glovebox_config::{Layered, Sources};
 use glovebox_model::{CaptureLimits, DisplaySelection, Origin, Refusal, Scope, TreeBudget, WindowRef};
-use glovebox_platform::doctor::DoctorReport;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-fn platform_doctor() -> DoctorReport {
-    #[cfg(target_os = "linux")]
-    {
-        let mut report = glovebox_x11::doctor::doctor(None);
-        report.checks.push(glovebox_atspi::doctor_check());
-        report
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        glovebox_platform::unsupported::UnsupportedPlatform::current().doctor()
-    }
+/// The host for a one-shot read by the person at the terminal: its
+/// observe-class prompts (`approval.observe = prompt`) ask on the terminal.
+fn open_reader(config: &glovebox_config::Config) -> Result<glovebox_host::Host, Refusal> {
+    glovebox::platform::open_host(config).map(|host| host.with_approver(std::sync::Arc::new(crate::terminal::Terminal)))
 }
 
 fn load_config(explicit: Option<PathBuf>, json: bool) -> Result<Layered, Failure> {
@@ -41,7 +33,7 @@ pub struct WindowsArgs {
 
 pub fn windows(config: Option<PathBuf>, args: WindowsArgs) -> Result<ExitCode, Failure> {
     let config = load_config(config, args.json)?.config;
-    let page = glovebox::platform::open_host(&config)
+    let page = open_reader(&config)
         .and_then(|host| host.list_windows(args.query.as_deref(), args.page))
         .map_err(|r| refused(r, args.json))?;
     if args.json {
@@ -92,13 +84,10 @@ pub fn screenshot(config: Option<PathBuf>, args: ScreenshotArgs) -> Result<ExitC
         None => config.display_selection(),
     }
     .map_err(|r| refused(r, json))?;
-    let (host, backends) = glovebox::platform::open_host_with_backends(&config).map_err(|r| refused(r, json))?;
+    let host = open_reader(&config).map_err(|r| refused(r, json))?;
     let capture = match &window {
-        Some(window) => backends.windows.find_window(window).and_then(|w| {
-            host.check_readable(Some(&w))?;
-            backends.capture.capture_window(&WindowRef::Id(w.id), limits)
-        }),
-        None => host.check_readable(None).and_then(|()| backends.capture.capture_desktop(&selection, limits)),
+        Some(window) => host.read_window_pixels(window, limits),
+        None => host.read_desktop_pixels(&selection, limits),
     }
     .map_err(|r| refused(r, json))?;
     let png = capture.image.encode_png().map_err(|r| refused(r, json))?;
@@ -150,10 +139,8 @@ pub fn inspect(config: Option<PathBuf>, args: InspectArgs) -> Result<ExitCode, F
     let config = load_config(config, json)?.config;
     let budget = TreeBudget::new(args.max_nodes, args.max_depth, std::time::Duration::from_millis(args.deadline_ms)).map_err(|r| refused(r, json))?;
     let reference: WindowRef = args.window.parse().map_err(|r| refused(r, json))?;
-    let (host, backends) = glovebox::platform::open_host_with_backends(&config).map_err(|r| refused(r, json))?;
-    let window = backends.windows.find_window(&reference).map_err(|r| refused(r, json))?;
-    host.check_readable(Some(&window)).map_err(|r| refused(r, json))?;
-    let tree = backends.accessibility.inspect(&window, budget).map_err(|r| refused(r, json))?;
+    let host = open_reader(&config).map_err(|r| refused(r, json))?;
+    let (_, tree) = host.read_tree(&reference, budget).map_err(|r| refused(r, json))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&tree).context("serialising the tree")?);
     } else {
@@ -181,25 +168,11 @@ pub fn schema(output: SchemaOutput) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What the platform backend says it can do; `None` when it cannot even connect.
-fn platform_capabilities() -> Option<glovebox_platform::Capabilities> {
-    #[cfg(target_os = "linux")]
-    {
-        let mut caps = glovebox_x11::X11Backend::connect(None).ok()?.capabilities();
-        caps.accessibility = glovebox_atspi::AtspiBackend::support();
-        Some(caps)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        Some(glovebox_platform::unsupported::UnsupportedPlatform::current().capabilities())
-    }
-}
-
 pub fn doctor(json: bool) -> Result<ExitCode, Failure> {
-    let report = platform_doctor();
+    let report = glovebox_linux::doctor();
     if json {
         let mut value = serde_json::to_value(&report).context("serialising the report")?;
-        value["capabilities"] = serde_json::to_value(platform_capabilities()).context("serialising the capabilities")?;
+        value["capabilities"] = serde_json::to_value(glovebox_linux::capabilities()).context("serialising the capabilities")?;
         println!("{}", serde_json::to_string_pretty(&value).context("serialising the report")?);
     } else {
         print!("{}", report.render_text());
@@ -349,7 +322,7 @@ pub struct ObserveArgs {
 pub fn observe(config: Option<PathBuf>, args: ObserveArgs) -> Result<ExitCode, Failure> {
     let json = args.json;
     let config = load_config(config, json)?.config;
-    let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
+    let host = open_reader(&config).map_err(|r| refused(r, json))?;
     let window: Option<WindowRef> = args.window.map(|w| w.parse()).transpose().map_err(|r| refused(r, json))?;
     let seen = host.observe(window.as_ref(), args.screenshot.is_some()).map_err(|r| refused(r, json))?;
     if let (Some(path), Some(png)) = (&args.screenshot, &seen.screenshot) {
@@ -375,20 +348,13 @@ pub struct McpArgs {
 
 /// The MCP server of this configuration (not yet serving).
 fn mcp_server(config: &glovebox_config::Config) -> glovebox_mcp::GloveboxServer {
-    let a = &config.approval;
-    let approvals = glovebox_mcp::approval::Approvals::new(&a.mode, &a.observe, &a.input, &a.foreground, &a.consequential);
     let screenshot_dir = config.mcp.screenshot_files.then(|| glovebox_host::control::DisplayDir::default_root().join("screenshots"));
     // A binding that cannot work (a provider without a model, say) is the
     // computer tool's refusal to give, with the reason; other tools serve on.
     let model = glovebox::binding::model_binding(&config.model).map_err(|e| e.to_refusal());
-    let options = glovebox_mcp::Options { enabled: config.enabled, read_only: config.read_only, approvals, screenshot_dir, model };
-    // A disabled server never touches the desktop; every tool says how to enable it.
-    let host = if config.enabled {
-        glovebox::platform::open_host(config)
-    } else {
-        Err(glovebox_model::Refusal::new(glovebox_model::ErrorCode::Disabled, "computer use is turned off"))
-    };
-    glovebox_mcp::GloveboxServer::new(host, options)
+    let options = glovebox_mcp::Options { read_only: config.read_only, screenshot_dir, model };
+    // A disabled host never touches the desktop; every tool answers its refusal.
+    glovebox_mcp::GloveboxServer::new(glovebox::platform::open_host(config), options)
 }
 
 /// `glovebox mcp`: the MCP server on stdio. Nothing but protocol goes to stdout.
@@ -429,7 +395,7 @@ pub fn serve(config: Option<PathBuf>, args: ServeArgs) -> Result<ExitCode, Failu
     };
     // The OpenAI/Anthropic executors under /v1/ share the MCP server's host (one grant per display).
     let server = mcp_server(&config);
-    let routes = std::sync::Arc::new(glovebox::wire_routes::WireRoutes::from_config(server.host(), &config));
+    let routes = std::sync::Arc::new(glovebox_mcp::wire_routes::WireRoutes::new(server.host()));
     glovebox_mcp::http::run_http_with(server, port, token.clone(), announce, Some(routes)).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,7 @@
 
 mod commands;
 mod exit;
+mod terminal;
 #[cfg(target_os = "linux")]
 mod run_cmd;
 #[cfg(target_os = "linux")]

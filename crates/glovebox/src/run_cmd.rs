@@ -9,10 +9,8 @@
 use crate::exit::{exit_code, refused, Failure};
 use anyhow::Context as _;
 use clap::Args;
-use glovebox_agent::{Gate, Provider, StopReason, Task};
-use glovebox_mcp::approval::{Approvals, Class, Policy};
-use glovebox_model::{Action, ErrorCode, Refusal};
-use std::io::{BufRead as _, Write as _};
+use glovebox_agent::{Provider, StopReason, Task};
+use glovebox_model::{ErrorCode, Refusal};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -38,72 +36,10 @@ pub struct RunArgs {
     report: Option<PathBuf>,
 }
 
-/// Consequential targets ask the person at the terminal.
-struct TerminalGate {
-    approvals: Approvals,
-}
-
-impl Gate for TerminalGate {
-    fn approve(&mut self, action: &Action, targets: &[(String, String)]) -> Result<(), Refusal> {
-        let names: Vec<String> = targets.iter().map(|(_, n)| n.clone()).collect();
-        match self.approvals.policy(Class::Input, &names) {
-            (Policy::Deny, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the configuration denies input actions (approval.input = deny)")),
-            (Policy::Prompt, Some(why)) => {
-                let on = targets.iter().map(|(r, n)| format!("{r} {n:?}")).collect::<Vec<_>>().join(" and ");
-                ask_terminal(&format!("The model wants to {} on {on} ({why}). Allow? [y/N] ", action.kind()))
-            }
-            _ => Ok(()),
-        }
-    }
-}
-
-impl glovebox_wire::InputGate for TerminalGate {
-    fn approve(&self, request: &glovebox_wire::ApprovalRequest) -> Result<(), Refusal> {
-        match request.class {
-            glovebox_wire::ApprovalClass::Observe => Ok(()),
-            glovebox_wire::ApprovalClass::Foreground => Err(Refusal::new(ErrorCode::ApprovalDenied, "glovebox run delivers in the background only")),
-            glovebox_wire::ApprovalClass::Input => match self.approvals.policy(Class::Input, &request.target_names) {
-                (Policy::Deny, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the configuration denies input actions (approval.input = deny)")),
-                (Policy::Prompt, Some(why)) => ask_terminal(&format!("The model wants to {} ({why}). Allow? [y/N] ", request.actions.join(", "))),
-                _ => Ok(()),
-            },
-        }
-    }
-}
-
-/// OpenAI's pending safety checks, each put to the person at the terminal.
-struct TerminalSafetyChecks;
-
-impl glovebox_wire::SafetyApprover for TerminalSafetyChecks {
-    fn approve(&self, checks: &[glovebox_wire::SafetyCheck], request: &glovebox_wire::ApprovalRequest) -> Vec<String> {
-        checks
-            .iter()
-            .filter(|c| ask_terminal(&format!("{} Acknowledge? [y/N] ", c.describe(request))).is_ok())
-            .map(|c| c.id.clone())
-            .collect()
-    }
-}
-
-/// A yes/no on the controlling terminal; no terminal fails closed.
-fn ask_terminal(question: &str) -> Result<(), Refusal> {
-    let required = || Refusal::new(ErrorCode::ApprovalRequired, "this action needs the user's approval and there is no terminal to ask on");
-    let mut tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").map_err(|_| required())?;
-    tty.write_all(question.as_bytes()).map_err(|_| required())?;
-    let mut answer = String::new();
-    std::io::BufReader::new(&tty).read_line(&mut answer).map_err(|_| required())?;
-    match answer.trim().to_lowercase().as_str() {
-        "y" | "yes" => Ok(()),
-        _ => Err(Refusal::new(ErrorCode::ApprovalDenied, "the user did not approve this action")),
-    }
-}
-
-
 pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> {
     let json = args.json;
     let config = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config)).map_err(|e| refused(e.into(), json))?.config;
-    if !config.enabled {
-        return Err(refused(Refusal::new(ErrorCode::Disabled, "computer use is turned off; enable it with `glovebox config set enabled true`"), json));
-    }
+    glovebox::platform::host_config(&config, &glovebox::platform::display_name()).and_then(|h| h.check_enabled()).map_err(|r| refused(r, json))?;
     let binding = configured_binding(&config).map_err(|r| refused(r, json))?;
     let mut task = Task::new(args.instruction.clone());
     task.max_steps = args.max_steps;
@@ -129,8 +65,18 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
     })
     .context("installing the Ctrl-C handler")?;
 
-    let a = &config.approval;
-    let mut gate = TerminalGate { approvals: Approvals::new(&a.mode, &a.observe, &a.input, &a.foreground, &a.consequential) };
+    // The person who typed the command started the run: that is its
+    // approval (unless the configuration denies the class); the host still
+    // asks on the terminal for consequential targets and safety checks.
+    let span = glovebox_host::Span {
+        class: if task.observe_only { glovebox_model::ApprovalClass::Observe } else { glovebox_model::ApprovalClass::Input },
+        actions: vec![format!("run the instruction {:?} with {model_name}", task.instruction.chars().take(300).collect::<String>())],
+        targets: vec![],
+        text_characters: 0,
+        detail: None,
+        started_by_user: true,
+    };
+    let host = host.with_approver(std::sync::Arc::new(crate::terminal::Terminal)).approve_span(span).map_err(|r| refused(r, json))?;
     let bar = indicatif::ProgressBar::new_spinner();
     bar.enable_steady_tick(Duration::from_millis(120));
     bar.set_message(format!("step 1: asking {model_name}"));
@@ -140,8 +86,8 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
         bar.set_message(format!("step {}/{max}: asking the model", step.index + 1));
     };
     let outcome = match model.as_mut() {
-        Some(model) => glovebox_agent::run(&host, model.as_mut(), &mut gate, &task, &mut progress),
-        None => glovebox_agent::run_native(&host, &binding, std::sync::Arc::new(gate), &TerminalSafetyChecks, &task, &mut progress),
+        Some(model) => glovebox_agent::run(&host, model.as_mut(), &task, &mut progress),
+        None => glovebox_agent::run_native(&host, &binding, &task, &mut progress),
     };
     bar.finish_and_clear();
     let outcome = outcome.map_err(|r| refused(r, json))?;

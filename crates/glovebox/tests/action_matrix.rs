@@ -366,11 +366,13 @@ fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, m
 fn action_matrix() {
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
     let mut config = HostConfig::new(sandbox.display());
+    // Approval prompts have tests of their own; here every class is allowed.
+    config.approvals = glovebox_host::Approvals::allow_all();
     config.runtime_root = sandbox.runtime_dir().join("glovebox");
     config.audit_path = sandbox.runtime_dir().join("audit-matrix.jsonl");
     config.allow_foreground = true;
     config.budget = 10_000;
-    let backends = glovebox::platform::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
+    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
     let host = Host::open(backends, config).unwrap();
     let sentinel = Fixture::launch(&sandbox, &unique_title("Matrix sentinel"), &["--x", "1300", "--y", "500", "--rows", "5"]);
     let stage = Stage { host, sentinel, sandbox };

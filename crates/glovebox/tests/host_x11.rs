@@ -16,13 +16,15 @@ use x11rb::wrapper::ConnectionExt as _;
 
 fn config(sandbox: &Sandbox, name: &str) -> HostConfig {
     let mut config = HostConfig::new(sandbox.display());
+    // Approval prompts have tests of their own; here every class is allowed.
+    config.approvals = glovebox_host::Approvals::allow_all();
     config.runtime_root = sandbox.runtime_dir().join("glovebox");
     config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
     config
 }
 
 fn host(sandbox: &Sandbox, config: HostConfig) -> Host {
-    let backends = glovebox::platform::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
+    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
     Host::open(backends, config).unwrap()
 }
 

@@ -36,9 +36,11 @@ struct Untouched {
 impl Stage {
     fn new(sandbox: &'static Sandbox, name: &str) -> Stage {
         let mut config = HostConfig::new(sandbox.display());
+        // Approval prompts have tests of their own; here every class is allowed.
+        config.approvals = glovebox_host::Approvals::allow_all();
         config.runtime_root = sandbox.runtime_dir().join("glovebox");
         config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
-        let backends = glovebox::platform::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
+        let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
         let host = Host::open(backends, config).unwrap();
         let target = Fixture::launch(sandbox, &unique_title(&format!("Target {name}")), &["--x", "40", "--y", "40"]);
         let sentinel = Fixture::launch(sandbox, &unique_title(&format!("Sentinel {name}")), &["--x", "900", "--y", "40"]);

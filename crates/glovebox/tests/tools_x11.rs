@@ -17,10 +17,12 @@ fn desktop() -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
 
 fn host(sandbox: &Sandbox, name: &str, deny: &[&str]) -> Host {
     let mut config = HostConfig::new(sandbox.display());
+    // Approval prompts have tests of their own; here every class is allowed.
+    config.approvals = glovebox_host::Approvals::allow_all();
     config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-{name}"));
     config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
     config.deny = deny.iter().map(|d| d.to_string()).collect();
-    let backends = glovebox::platform::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
+    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
     Host::open(backends, config).unwrap()
 }
 

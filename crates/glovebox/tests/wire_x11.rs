@@ -9,15 +9,18 @@ use glovebox_host::{Host, HostConfig};
 use glovebox_model::{CaptureLimits, ErrorCode, Size, WindowId, WindowInfo, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
-use glovebox_wire::{AllowAll, AnthropicExecutor, ApprovalRequest, ExecutorOptions, Headless, OpenAiExecutor, SafetyCheck, ToolDefinition, ToolResult};
+use glovebox_host::{Answer, ApprovalRequest, Subject};
+use glovebox_wire::{AnthropicExecutor, ExecutorOptions, OpenAiExecutor, ToolDefinition, ToolResult};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
 fn host(sandbox: &Sandbox, name: &str) -> Host {
     let mut config = HostConfig::new(sandbox.display());
+    // Approval prompts have tests of their own; here every class is allowed.
+    config.approvals = glovebox_host::Approvals::allow_all();
     config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-wire-{name}"));
     config.audit_path = sandbox.runtime_dir().join(format!("audit-wire-{name}.jsonl"));
-    let backends = glovebox::platform::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
+    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
     Host::open(backends, config).unwrap()
 }
 
@@ -65,11 +68,11 @@ fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
     ready(&host, window.id);
     fixture.send(json!({"cmd": "focus", "widget": "name"}));
     fixture.wait_state("name focused", |s| s["focus"] == "name");
-    let executor = OpenAiExecutor::new(host.clone(), options(window.id), Arc::new(AllowAll));
+    let executor = OpenAiExecutor::new(host.clone(), options(window.id));
     let before = sandbox.pointer().unwrap();
 
     // The first call looks; its PNG is the window at its own size (within the configured limits).
-    let first = executor.execute(&call("call_look", json!([{"type": "screenshot"}])), &Headless).unwrap();
+    let first = executor.execute(&call("call_look", json!([{"type": "screenshot"}]))).unwrap();
     let (size, _) = decode(&first.png().unwrap());
     assert_eq!(size, window.geometry.size());
 
@@ -85,7 +88,7 @@ fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
             {"type": "keypress", "keys": ["HOME"]}
         ]),
     );
-    let output = executor.execute(&batch, &Headless).unwrap();
+    let output = executor.execute(&batch).unwrap();
     fixture.wait_state("click, text and key", |s| {
         s["clicks"]["submit"] == 1 && s["values"]["name"] == "xyz" && s["keys"].as_array().unwrap().last().is_some_and(|k| k["key"] == "Home")
     });
@@ -112,7 +115,7 @@ fn anthropic_display_scaling_round_trips_to_the_window() {
     let window = listed(&host, &fixture);
     assert!(window.geometry.width > 1366 && window.geometry.height > 768, "the window must be larger than the display: {:?}", window.geometry);
     ready(&host, window.id);
-    let executor = AnthropicExecutor::new(host.clone(), options(window.id), Arc::new(AllowAll));
+    let executor = AnthropicExecutor::new(host.clone(), options(window.id));
     let tool: ToolDefinition = serde_json::from_value(json!({"type": "computer_20250124", "name": "computer", "display_width_px": 1366, "display_height_px": 768, "display_number": 1})).unwrap();
     let mut next_id = 0;
     let mut act = |input: Value| -> ToolResult {
@@ -186,21 +189,21 @@ fn openai_layout_change_between_screenshot_and_click_clicks_nothing() {
     let fixture = Fixture::launch(sandbox, &unique_title("Wire layout"), &["--no-password", "--x", "40", "--y", "40"]);
     let window = listed(&host, &fixture);
     ready(&host, window.id);
-    let executor = OpenAiExecutor::new(host.clone(), options(window.id), Arc::new(AllowAll));
-    executor.execute(&call("look", json!([{"type": "screenshot"}])), &Headless).unwrap();
+    let executor = OpenAiExecutor::new(host.clone(), options(window.id));
+    executor.execute(&call("look", json!([{"type": "screenshot"}]))).unwrap();
     let (x, y, w, h) = allocation(&fixture.state().unwrap(), "cancel");
     let click = call("click", json!([{"type": "click", "button": "left", "x": x + w / 2, "y": y + h / 2}]));
     fixture.send(json!({"cmd": "move", "x": 300, "y": 200}));
     wait_until("moved", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.first().filter(|w| w.window.geometry != window.geometry).map(|_| ()));
-    let refused = executor.execute(&click, &Headless).unwrap_err();
+    let refused = executor.execute(&click).unwrap_err();
     assert_eq!(refused.code(), ErrorCode::LayoutChanged, "{refused}");
     assert_eq!(refused.failed_action_index, Some(0));
     assert!(refused.refusal.message.contains("take a new screenshot"), "{refused}");
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert_eq!(fixture.state().unwrap()["clicks"]["cancel"], 0, "nothing was clicked");
     // A new screenshot is the new basis; the same pixels now click.
-    executor.execute(&call("look-again", json!([{"type": "screenshot"}])), &Headless).unwrap();
-    executor.execute(&click, &Headless).unwrap();
+    executor.execute(&call("look-again", json!([{"type": "screenshot"}]))).unwrap();
+    executor.execute(&click).unwrap();
     fixture.wait_state("cancel clicked after a new screenshot", |s| s["clicks"]["cancel"] == 1);
 }
 
@@ -211,8 +214,8 @@ fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
     let fixture = Fixture::launch(sandbox, &unique_title("Wire safety"), &["--no-password", "--x", "80", "--y", "80"]);
     let window = listed(&host, &fixture);
     ready(&host, window.id);
-    let executor = OpenAiExecutor::new(host.clone(), options(window.id), Arc::new(AllowAll));
-    executor.execute(&call("look", json!([{"type": "screenshot"}])), &Headless).unwrap();
+    let executor = OpenAiExecutor::new(host.clone(), options(window.id));
+    executor.execute(&call("look", json!([{"type": "screenshot"}]))).unwrap();
     let (x, y, w, h) = allocation(&fixture.state().unwrap(), "cancel");
     let mut item = call("guarded", json!([{"type": "click", "button": "left", "x": x + w / 2, "y": y + h / 2}]));
     item["pending_safety_checks"] = json!([
@@ -221,23 +224,27 @@ fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
     ]);
 
     // Headless: nothing acknowledges, nothing runs.
-    let refused = executor.execute(&item, &Headless).unwrap_err();
+    let refused = executor.execute(&item).unwrap_err();
     assert_eq!(refused.code(), ErrorCode::SafetyCheckUnacknowledged, "{refused}");
     // The user approves one of two: still nothing runs.
-    let shown = std::sync::Mutex::new(vec![]);
-    let one = |checks: &[SafetyCheck], request: &ApprovalRequest| {
-        shown.lock().unwrap().push((checks.len(), request.actions.clone()));
-        vec!["cu_sc_1".to_owned()]
-    };
-    assert_eq!(executor.execute(&item, &one).unwrap_err().code(), ErrorCode::SafetyCheckUnacknowledged);
-    let (count, actions) = shown.lock().unwrap()[0].clone();
-    assert_eq!(count, 2, "the user sees every pending check");
-    assert!(actions[0].starts_with("click at"), "{actions:?}");
+    let shown: Arc<std::sync::Mutex<Vec<(String, Vec<String>)>>> = Arc::default();
+    let seen = shown.clone();
+    let one = Arc::new(move |request: &ApprovalRequest| match &request.subject {
+        Subject::SafetyCheck { id, step, .. } => {
+            seen.lock().unwrap().push((id.clone(), step.clone()));
+            if id == "cu_sc_1" { Answer::Approved } else { Answer::Declined }
+        }
+        Subject::Call { .. } => Answer::Approved,
+    });
+    assert_eq!(executor.execute_with(&item, one).unwrap_err().code(), ErrorCode::SafetyCheckUnacknowledged);
+    let shown = shown.lock().unwrap().clone();
+    assert_eq!(shown.len(), 2, "the user sees every pending check: {shown:?}");
+    assert!(shown[0].1[0].starts_with("click at"), "{shown:?}");
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert_eq!(fixture.state().unwrap()["clicks"]["cancel"], 0, "nothing ran");
     // Both approved (plus an id that was never pending): it runs, and echoes exactly the two.
-    let all = |_: &[SafetyCheck], _: &ApprovalRequest| vec!["cu_sc_2".to_owned(), "cu_sc_1".to_owned(), "cu_sc_other".to_owned()];
-    let output = executor.execute(&item, &all).unwrap();
+    let all = Arc::new(|_: &ApprovalRequest| Answer::Approved);
+    let output = executor.execute_with(&item, all).unwrap();
     fixture.wait_state("cancel clicked", |s| s["clicks"]["cancel"] == 1);
     let echoed: Vec<&str> = output.acknowledged_safety_checks.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(echoed, ["cu_sc_1", "cu_sc_2"]);

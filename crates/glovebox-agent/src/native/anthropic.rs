@@ -12,10 +12,9 @@ use crate::providers::http::error_message;
 use base64::Engine as _;
 use glovebox_host::Host;
 use glovebox_model::{Point, Refusal, Size};
-use glovebox_wire::{AnthropicExecutor, ContentBlock, ExecutorOptions, InputGate, SafetyApprover, ToolDefinition, ToolResult, ToolVersion};
+use glovebox_wire::{AnthropicExecutor, ContentBlock, ExecutorOptions, ToolDefinition, ToolResult, ToolVersion};
 use glovebox_wire::anthropic::ToolResultType;
 use serde_json::{json, Value};
-use std::sync::Arc;
 
 /// Room for a reply that types a paragraph or explains the outcome.
 const MAX_TOKENS: u32 = 4096;
@@ -34,7 +33,7 @@ pub(super) struct Anthropic {
 }
 
 impl Anthropic {
-    pub(super) fn new(host: Host, options: ExecutorOptions, gate: Arc<dyn InputGate>, model: &str, system: String, first: String, display: Size) -> Anthropic {
+    pub(super) fn new(host: Host, options: ExecutorOptions, model: &str, system: String, first: String, display: Size) -> Anthropic {
         let tool = ToolDefinition {
             version: ToolVersion::V20250124,
             name: TOOL_NAME.into(),
@@ -44,7 +43,7 @@ impl Anthropic {
             enable_zoom: false,
         };
         Anthropic {
-            executor: AnthropicExecutor::new(host, options, gate),
+            executor: AnthropicExecutor::new(host, options),
             tool,
             model: model.to_owned(),
             system,
@@ -95,7 +94,7 @@ impl Conversation for Anthropic {
         Ok(Reply { calls, text: text.join("\n"), usage })
     }
 
-    fn execute(&mut self, call: &Value, _: &dyn SafetyApprover) -> Executed {
+    fn execute(&mut self, call: &Value) -> Executed {
         let id = call.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
         let input = call.get("input").cloned().unwrap_or(Value::Null);
         let named = call.get("name").and_then(Value::as_str).unwrap_or_default();

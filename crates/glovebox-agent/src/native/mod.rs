@@ -19,9 +19,9 @@ use crate::run::{Outcome, Record, Task};
 use crate::trajectory::{DecisionRecord, FinalWindow, Step, StopReason, Summary, Verdict};
 use glovebox_host::Host;
 use glovebox_model::{CaptureMode, ErrorCode, Point, Refusal, Size, WindowId, WindowRef};
-use glovebox_wire::{ApprovalClass, ApprovalRequest, ExecutorOptions, InputGate, SafetyApprover};
+use glovebox_wire::ExecutorOptions;
 use serde_json::{json, Value};
-use std::sync::Arc;
+
 use std::time::Instant;
 
 /// The largest display an Anthropic model is told about (WXGA): Anthropic
@@ -77,19 +77,7 @@ pub(crate) trait Conversation {
     fn body(&mut self) -> Value;
     /// Reads `answer`; an unreadable one leaves the history as it was.
     fn read(&mut self, answer: &Value) -> Result<Reply, ModelError>;
-    fn execute(&mut self, call: &Value, safety: &dyn SafetyApprover) -> Executed;
-}
-
-/// Refuses input in an observe-only task, before the caller's gate is asked.
-struct ObserveOnlyGate(Arc<dyn InputGate>);
-
-impl InputGate for ObserveOnlyGate {
-    fn approve(&self, request: &ApprovalRequest) -> Result<(), Refusal> {
-        match request.class {
-            ApprovalClass::Observe => self.0.approve(request),
-            _ => Err(Refusal::new(ErrorCode::ReadOnly, "this task is observe-only: take screenshots and reply with text; no input is delivered")),
-        }
-    }
+    fn execute(&mut self, call: &Value) -> Executed;
 }
 
 /// Where the model lives and how to reach it. Not `Debug`: headers hold the key.
@@ -161,15 +149,14 @@ pub fn display_for(window: Size) -> Size {
     }
 }
 
-/// Runs `task` with the bound model's native computer tool. `gate` is asked
-/// before every call (observe, input, foreground), `safety` before any
-/// OpenAI pending safety check; `progress` sees each step as it completes.
+/// Runs `task` with the bound model's native computer tool through `host`,
+/// whose prompt channel the host asks for approvals and OpenAI's pending
+/// safety checks; an observe-only task gets a handle that refuses input.
+/// `progress` sees each step as it completes.
 /// `Err` only when nothing could start (arguments, binding, no window).
 pub fn run_native(
     host: &Host,
     binding: &ModelBinding,
-    gate: Arc<dyn InputGate>,
-    safety: &dyn SafetyApprover,
     task: &Task,
     progress: &mut dyn FnMut(&Step),
 ) -> Result<Outcome, Refusal> {
@@ -185,11 +172,11 @@ pub fn run_native(
     }
     let window = seen.frame.window;
     let max_steps = if task.observe_only { task.max_steps } else { task.max_steps.min(seen.grant.budget_left.max(1)) };
-    let gate: Arc<dyn InputGate> = if task.observe_only { Arc::new(ObserveOnlyGate(gate)) } else { gate };
+    let host = if task.observe_only { host.observe_only() } else { host.clone() };
     // Pinned to the bound window: should it close, the executor is refused
     // rather than acting in whatever window the grant falls back to.
     let options = ExecutorOptions { window: Some(WindowRef::Id(window)), delivery: task.delivery, ..ExecutorOptions::default() };
-    let (windows, mut titles) = prompt::windows(host);
+    let (windows, mut titles) = prompt::windows(&host);
     let tree = seen.tree.render_text();
     let title = titles.get(&window).map(|t| t.1.clone()).unwrap_or_default();
     let first = prompt::first_turn(&task.instruction, max_steps, seen.grant.budget_left, &windows, &format!("Bound window: {window} (its title is in the list above)"), &tree);
@@ -198,9 +185,9 @@ pub fn run_native(
         Provider::AnthropicMessages => {
             let display = display_for(seen.frame.geometry.size());
             let system = prompt::system(task.observe_only, Some(display));
-            Box::new(anthropic::Anthropic::new(host.clone(), options, gate, &binding.model, system, first, display))
+            Box::new(anthropic::Anthropic::new(host.clone(), options, &binding.model, system, first, display))
         }
-        _ => Box::new(openai::OpenAi::new(host.clone(), options, gate, &binding.model, prompt::system(task.observe_only, None), first)),
+        _ => Box::new(openai::OpenAi::new(host.clone(), options, &binding.model, prompt::system(task.observe_only, None), first)),
     };
     let mut run = Run { record: Record::default(), window, title, shown: None, tree: tree.lines().take(TREE_EXCERPT_LINES).collect::<Vec<_>>().join("\n") };
     let stop = 'run: loop {
@@ -245,7 +232,7 @@ pub fn run_native(
             // The model's time and tokens belong to the first call of its reply.
             let (model_ms, usage) = if i == 0 { (model_ms, reply.usage) } else { (0, None) };
             let started = Instant::now();
-            let done = conversation.execute(call, safety);
+            let done = conversation.execute(call);
             let act_ms = started.elapsed().as_millis() as u64;
             if let Some((action, route)) = &done.delivered_before {
                 let mut step = run.step(DecisionRecord::Parsed { decision: done.decision.clone() }, Some(action.clone()), done.target, model_ms, usage);
@@ -274,7 +261,7 @@ pub fn run_native(
         }
     };
     // The titles as they are now: the window may have renamed itself.
-    let (_, fresh) = prompt::windows(host);
+    let (_, fresh) = prompt::windows(&host);
     titles.extend(fresh);
     let final_window = titles.get(&window).map(|(app, title)| FinalWindow { id: window, app: app.clone(), title: title.clone() });
     let summary = Summary::of(&run.record.steps, stop, max_steps, final_window, name);

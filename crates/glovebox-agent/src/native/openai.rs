@@ -12,10 +12,9 @@ use crate::model::ModelError;
 use crate::providers::http::error_message;
 use glovebox_host::Host;
 use glovebox_model::Point;
-use glovebox_wire::{ComputerCall, ExecutorOptions, GaAction, Headless, InputGate, OpenAiExecutor, SafetyApprover};
+use glovebox_wire::{ComputerCall, ExecutorOptions, GaAction, OpenAiExecutor};
 use serde_json::{json, Value};
 use glovebox_wire::openai::GaButton;
-use std::sync::Arc;
 
 /// A valid 1×1 black PNG: what an old screenshot becomes, since every
 /// `computer_call_output` must keep carrying an image.
@@ -30,9 +29,9 @@ pub(super) struct OpenAi {
 }
 
 impl OpenAi {
-    pub(super) fn new(host: Host, options: ExecutorOptions, gate: Arc<dyn InputGate>, model: &str, system: String, first: String) -> OpenAi {
+    pub(super) fn new(host: Host, options: ExecutorOptions, model: &str, system: String, first: String) -> OpenAi {
         OpenAi {
-            executor: OpenAiExecutor::new(host, options, gate),
+            executor: OpenAiExecutor::new(host, options),
             model: model.to_owned(),
             system,
             input: vec![json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": first}]})],
@@ -74,7 +73,7 @@ impl Conversation for OpenAi {
         Ok(Reply { calls, text: text.join("\n"), usage })
     }
 
-    fn execute(&mut self, call: &Value, safety: &dyn SafetyApprover) -> Executed {
+    fn execute(&mut self, call: &Value) -> Executed {
         let call_id = call.get("call_id").and_then(Value::as_str).unwrap_or_default().to_owned();
         let parsed = ComputerCall::parse(call);
         let actions = parsed.as_ref().map(|c| c.actions.clone()).unwrap_or_default();
@@ -84,7 +83,7 @@ impl Conversation for OpenAi {
         };
         let decision = json!({"computer_call": call.get("actions").or_else(|| call.get("action")).cloned().unwrap_or(Value::Null)});
         let mut done = Executed { action, decision, target, route, input, outcome: Ok(()), delivered_before: None, screenshot: None, fatal: None, fingerprint: normalised(call) };
-        let error = match parsed.and_then(|c| self.executor.execute_call(&c, safety)) {
+        let error = match parsed.and_then(|c| self.executor.execute_call(&c, None)) {
             Ok(output) => {
                 done.screenshot = output.png().ok();
                 self.input.push(serde_json::to_value(&output).unwrap_or(Value::Null));
@@ -103,7 +102,7 @@ impl Conversation for OpenAi {
         }
         // The call still needs its output: a screenshot of the window as it is now.
         let look = ComputerCall { id: None, call_id: call_id.clone(), actions: vec![GaAction::Screenshot {}], pending_safety_checks: vec![] };
-        match self.executor.execute_call(&look, &Headless) {
+        match self.executor.execute_call(&look, None) {
             Ok(output) => {
                 done.screenshot = output.png().ok();
                 self.input.push(serde_json::to_value(&output).unwrap_or(Value::Null));

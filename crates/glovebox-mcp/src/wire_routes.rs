@@ -16,46 +16,17 @@
 //!   unusable (no tool definition, no tool_use id).
 //!
 //! A body that is not JSON is 400; another path 404. There is no prompt
-//! channel here: input runs only when the configuration allows the input
-//! class outright (`approval.mode = yolo`, or `custom` with
-//! `approval.input = allow`), and a pending OpenAI safety check runs only
-//! when the request lists its id as acknowledged by the user.
+//! channel here, so the host fails every prompt closed: input runs only
+//! when the configuration allows the input class outright, and a pending
+//! OpenAI safety check runs only when the request lists its id as
+//! acknowledged by the user ([`StatedAcknowledgements`]).
 
-use glovebox_host::Host;
-use glovebox_mcp::approval::{Approvals, Class, Policy};
-use glovebox_mcp::http::Routes;
-use glovebox_model::{ErrorCode, Refusal, WindowRef};
-use glovebox_wire::{Acknowledged, AnthropicExecutor, ApprovalClass, ApprovalRequest, ExecutorOptions, InputGate, OpenAiExecutor, ToolDefinition, WireError};
+use crate::http::Routes;
+use glovebox_host::{Host, StatedAcknowledgements};
+use glovebox_model::{Refusal, WindowRef};
+use glovebox_wire::{AnthropicExecutor, ExecutorOptions, OpenAiExecutor, ToolDefinition, WireError};
 use serde_json::{json, Value};
 use std::sync::Arc;
-
-/// The approval classes as configured, with no one to ask: `prompt` fails
-/// closed with the command that allows the class.
-pub struct ConfigGate(pub Approvals);
-
-impl InputGate for ConfigGate {
-    fn approve(&self, request: &ApprovalRequest) -> Result<(), Refusal> {
-        let (class, name) = match request.class {
-            ApprovalClass::Observe => (Class::Observe, "observe"),
-            ApprovalClass::Input => (Class::Input, "input"),
-            ApprovalClass::Foreground => (Class::Foreground, "foreground"),
-        };
-        match self.0.policy(class, &request.target_names) {
-            (Policy::Allow, _) => Ok(()),
-            (Policy::Deny, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, format!("the configuration denies {name} actions (approval.{name} = deny)"))),
-            (Policy::Prompt, Some(why)) => Err(Refusal::new(
-                ErrorCode::ApprovalRequired,
-                format!("this call needs the user's approval because {why} (consequential targets always ask), and the JSON endpoints of glovebox serve have no prompt channel"),
-            )),
-            (Policy::Prompt, None) => Err(Refusal::new(
-                ErrorCode::ApprovalRequired,
-                format!(
-                    "{name} actions need the user's approval (approval.{name} = prompt) and the JSON endpoints of glovebox serve have no prompt channel; `glovebox config set approval.mode yolo`, or `glovebox config set approval.mode custom` with `glovebox config set approval.{name} allow`, allows them"
-                ),
-            )),
-        }
-    }
-}
 
 /// Both executors on one host (or why there is none).
 pub struct WireRoutes {
@@ -63,18 +34,9 @@ pub struct WireRoutes {
 }
 
 impl WireRoutes {
-    pub fn new(host: Result<Host, Refusal>, approvals: Approvals) -> WireRoutes {
-        let gate: Arc<dyn InputGate> = Arc::new(ConfigGate(approvals));
-        let executors = host.map(|host| {
-            (OpenAiExecutor::new(host.clone(), ExecutorOptions::default(), gate.clone()), AnthropicExecutor::new(host, ExecutorOptions::default(), gate))
-        });
+    pub fn new(host: Result<Host, Refusal>) -> WireRoutes {
+        let executors = host.map(|host| (OpenAiExecutor::new(host.clone(), ExecutorOptions::default()), AnthropicExecutor::new(host, ExecutorOptions::default())));
         WireRoutes { executors }
-    }
-
-    /// The routes of this configuration on `host`.
-    pub fn from_config(host: Result<Host, Refusal>, config: &glovebox_config::Config) -> WireRoutes {
-        let a = &config.approval;
-        WireRoutes::new(host, Approvals::new(&a.mode, &a.observe, &a.input, &a.foreground, &a.consequential))
     }
 }
 
@@ -123,7 +85,7 @@ impl Routes for WireRoutes {
                 },
             };
             openai.set_window(window);
-            return match openai.execute(call, &Acknowledged(acknowledged)) {
+            return match openai.execute_with(call, Arc::new(StatedAcknowledgements(acknowledged))) {
                 Ok(output) => (200, serde_json::to_string(&output).unwrap_or_default()),
                 Err(e) => error(&e),
             };

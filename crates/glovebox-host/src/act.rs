@@ -1,0 +1,248 @@
+//! Acting: every check an input passes, in order, under the one lock, so
+//! the frame and targets the user approves are the ones delivered — no
+//! other call can replace the frame between the prompt and the delivery.
+//!
+//! Order: read-only, the action's own validity, foreground allowed, the
+//! grant, its budget, the frame (newest, same revision, not expired), the
+//! targets resolved in that frame, secure-input writes, the approval class
+//! (consequential names escalate), then the window measured again, the
+//! absolute denials and secure input once more, Stop, and delivery.
+
+use crate::approval::Standing;
+use crate::grant::State;
+use crate::{refuse, ActOutcome, ApprovalRequest, Host};
+use glovebox_model::{Action, ApprovalClass, Button, DeliveryMode, ErrorCode, FrameId, Refusal, Target};
+use glovebox_platform::{Delivery, ResolvedTarget};
+
+/// One line describing `action` for a prompt: what it does, never the text.
+pub fn describe_action(action: &Action) -> String {
+    let at = |t: &Target| match t {
+        Target::Point(p) => format!(" at ({}, {})", p.x, p.y),
+        Target::Element(e) => format!(" {e}"),
+    };
+    match action {
+        Action::Click { target, button, count } => {
+            let button = match button {
+                Button::Left => "",
+                Button::Right => "right-",
+                Button::Middle => "middle-",
+            };
+            let times = if *count > 1 { format!(" ×{count}") } else { String::new() };
+            format!("{button}click{times}{}", at(target))
+        }
+        Action::Move { target } => format!("move the pointer{}", at(target)),
+        Action::Drag { from, to } => format!("drag from{} to{}", at(from), at(to)),
+        Action::Scroll { target, dx, dy } => format!("scroll {dx}, {dy} step(s){}", at(target)),
+        Action::Type { .. } => "type".into(),
+        Action::Key { combo, repeat } if *repeat > 1 => format!("press {combo} ×{repeat}"),
+        Action::Key { combo, .. } => format!("press {combo}"),
+        Action::SetValue { target, .. } => format!("set the value of{}", at(target)),
+        Action::Select { target, option } => format!("choose {option:?} in{}", at(target)),
+    }
+}
+
+/// What a span of calls does, for the one prompt that approves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    pub class: ApprovalClass,
+    /// One line per step (`click at (120, 40)`, `screenshot`, `run the
+    /// instruction "…" for up to 10 steps`).
+    pub actions: Vec<String>,
+    /// Role and name of the elements the span's steps touch, where known.
+    pub targets: Vec<(String, String)>,
+    pub text_characters: usize,
+    pub detail: Option<String>,
+    /// The person started this span themselves (`glovebox run` typed at a
+    /// terminal): that is the approval a prompt would ask for, unless the
+    /// configuration denies the class or a consequential target asks.
+    pub started_by_user: bool,
+}
+
+impl Host {
+    /// Checks `action` against frame `frame` and the live window, then
+    /// delivers it. Nothing reaches the window unless every check passed.
+    pub fn act(&self, frame: FrameId, action: Action) -> Result<ActOutcome, Refusal> {
+        self.act_with(frame, action, DeliveryMode::Background)
+    }
+
+    /// [`Host::act`] with an explicit delivery mode; foreground delivery
+    /// only when the configuration allows it.
+    pub fn act_with(&self, frame: FrameId, action: Action, mode: DeliveryMode) -> Result<ActOutcome, Refusal> {
+        let mut state = self.state();
+        let result = self.act_locked(&mut state, frame, &action, mode, true);
+        result.map_err(|e| self.refused(&state, Some(&action), e))
+    }
+
+    /// [`Host::act_with`] without the follow-up observation, for callers
+    /// that observe on their own schedule. The frame still ends.
+    pub fn act_unobserved(&self, frame: FrameId, action: Action, mode: DeliveryMode) -> Result<Delivery, Refusal> {
+        let mut state = self.state();
+        let result = self.act_locked(&mut state, frame, &action, mode, false);
+        result.map(|outcome| outcome.delivery).map_err(|e| self.refused(&state, Some(&action), e))
+    }
+
+    /// Asks once for a span of calls (a run of the loop, one provider batch)
+    /// and returns a handle whose calls inside the span need no further
+    /// prompt of that class. Consequential targets the prompt did not show,
+    /// and foreground delivery, still ask one by one.
+    pub fn approve_span(&self, span: Span) -> Result<Host, Refusal> {
+        let names: Vec<String> = span.targets.iter().map(|(_, n)| n.clone()).filter(|n| !n.is_empty()).collect();
+        let checked = (|| {
+            self.inner.config.check_enabled()?;
+            if span.class != ApprovalClass::Observe {
+                self.check_input_allowed()?;
+            }
+            let verdict = self.inner.config.approvals.verdict(span.class, &names);
+            let mut request = ApprovalRequest::call(span.class, span.actions.clone());
+            request.window = self.grant_status().and_then(|g| Some(format!("{} ({})", g.target_app?, g.target?)));
+            request.targets = span.targets.clone();
+            request.text_characters = span.text_characters;
+            request.detail = span.detail.clone();
+            match verdict.policy {
+                glovebox_model::Policy::Prompt if span.started_by_user && verdict.escalation.is_none() => Ok(()),
+                _ => self.approve(request, &names),
+            }
+        })();
+        checked.map_err(|e| self.refused(&self.state(), None, e))?;
+        let mut handle = self.clone();
+        handle.standing = Some(Standing { class: span.class, shown: names });
+        Ok(handle)
+    }
+
+    /// Puts a provider's safety check on a proposed step to the user; only
+    /// an explicit yes acknowledges it, whatever the configuration says, and
+    /// no prompt channel fails closed (`COMPUTER_SAFETY_CHECK_UNACKNOWLEDGED`).
+    pub fn acknowledge_safety_check(&self, id: &str, code: Option<&str>, message: Option<&str>, step: &[String]) -> Result<(), Refusal> {
+        let subject = crate::Subject::SafetyCheck { id: id.to_owned(), code: code.map(str::to_owned), message: message.map(str::to_owned), step: step.to_vec() };
+        let mut request = ApprovalRequest::call(ApprovalClass::Input, vec![]);
+        request.subject = subject;
+        request.window = self.grant_status().and_then(|g| Some(format!("{} ({})", g.target_app?, g.target?)));
+        let answer = self.approver.ask(&request);
+        let result = crate::approval::answer_to_result(answer, &request);
+        let mut record = crate::audit::AuditRecord::new("safety-check");
+        record.detail = Some(format!("{id} ({}): {}", code.unwrap_or("no code"), if result.is_ok() { "acknowledged by the user" } else { "not acknowledged" }));
+        self.audit(record);
+        result
+    }
+
+    pub(crate) fn act_locked(&self, state: &mut State, frame_id: FrameId, action: &Action, mode: DeliveryMode, observe_after: bool) -> Result<ActOutcome, Refusal> {
+        self.inner.config.check_enabled()?;
+        self.check_input_allowed()?;
+        action.validate()?;
+        if mode == DeliveryMode::Foreground && !self.inner.config.allow_foreground {
+            return Err(refuse(
+                ErrorCode::ApprovalDenied,
+                "foreground delivery (the user's real pointer and keyboard) is off in the configuration; `glovebox config set input.foreground true` allows calls to ask for it",
+            ));
+        }
+        self.ensure_grant(state, false)?;
+        let grant = state.grant.as_ref().expect("ensured");
+        if grant.budget_left == 0 {
+            return Err(refuse(ErrorCode::BudgetExhausted, "the grant has no input actions left"));
+        }
+        let Some(frame) = state.frames.get(frame_id).cloned() else {
+            return Err(refuse(ErrorCode::StaleRef, format!("frame {frame_id} is not the newest frame of the bound window (an input ended it, or it never existed); observe again and use the new ids")));
+        };
+        if frame.revision != grant.revision || grant.target.as_ref().map(|t| t.id) != Some(frame.window) {
+            return Err(refuse(ErrorCode::StaleRevision, "the grant was rebound after this frame; observe again"));
+        }
+        if frame.created.elapsed() > self.inner.config.frame_ttl {
+            state.frames.end(frame_id);
+            return Err(refuse(ErrorCode::StaleRef, format!("frame {frame_id} expired after {} s; observe again", self.inner.config.frame_ttl.as_secs())));
+        }
+        let window_label = grant.target.as_ref().map(Host::window_label);
+        let mut targets = vec![];
+        let mut described = vec![];
+        for target in action.targets() {
+            targets.push(match target {
+                Target::Element(id) => match frame.elements.get(&id) {
+                    Some(element) => {
+                        described.push((element.role.clone(), element.name.clone()));
+                        ResolvedTarget::Element { id, center: element.center }
+                    }
+                    None if frame.no_tree => {
+                        return Err(refuse(ErrorCode::ElementNotFound, format!("window {} exposes no accessibility tree, so it has no element {id}; point at image pixels instead", frame.window)))
+                    }
+                    None => return Err(refuse(ErrorCode::StaleRef, format!("{id} is not in frame {frame_id}; observe again and use the new ids"))),
+                },
+                Target::Point(p) => {
+                    let at = frame.to_global(p)?;
+                    let under = frame.element_at(at);
+                    if let Some(element) = under.and_then(|id| frame.elements.get(&id)) {
+                        described.push((element.role.clone(), element.name.clone()));
+                    }
+                    ResolvedTarget::Global { at, under }
+                }
+            });
+        }
+        let element_role = described.first().map(|(role, _)| role.clone());
+        if matches!(action, Action::SetValue { .. }) && element_role.as_deref() == Some("password text") {
+            return Err(refuse(ErrorCode::SecureInput, "glovebox never writes into password fields"));
+        }
+        // The approval sees exactly these targets of exactly this frame;
+        // the state stays locked until they are delivered or refused.
+        let class = match mode {
+            DeliveryMode::Background => ApprovalClass::Input,
+            DeliveryMode::Foreground => ApprovalClass::Foreground,
+        };
+        let mut request = ApprovalRequest::call(class, vec![describe_action(action)]);
+        request.window = window_label;
+        request.targets = described.clone();
+        request.text_characters = action.text_length().unwrap_or(0);
+        let names: Vec<String> = described.iter().map(|(_, n)| n.clone()).filter(|n| !n.is_empty()).collect();
+        self.approve(request, &names)?;
+        let window = self.current_target(state)?;
+        if window.geometry != frame.geometry || window.minimized {
+            return Err(refuse(
+                ErrorCode::StaleBasis,
+                format!("window {} moved, resized or was minimised since frame {frame_id} ({:?} then, {:?} now); observe again", window.id, frame.geometry, window.geometry),
+            ));
+        }
+        // Immediately before synthesis: the absolute denials, again.
+        if let Some(d) = self.denial_of(&window) {
+            return Err(refuse(d.code(), d.sentence()));
+        }
+        let b = &self.inner.backends;
+        if b.secure_input.keyboard_grabbed()? {
+            return Err(refuse(ErrorCode::SecureInput, "another client holds the keyboard (a password or authentication prompt)"));
+        }
+        if b.secure_input.focused_password(&window)? {
+            return Err(refuse(ErrorCode::SecureInput, "a password field has focus: glovebox types nothing while it does"));
+        }
+        if self.stopped() {
+            self.revoke_locked(state, "stopped by the user");
+            return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
+        }
+        let Some(input) = &b.input else {
+            return Err(refuse(ErrorCode::BackgroundUnavailable, "this platform has no background input route yet"));
+        };
+        let delivery = input.deliver(&window, action, &targets, mode)?;
+        // Any input ends the frame; the budget pays for it.
+        state.frames.end(frame_id);
+        let grant = state.grant.as_mut().expect("ensured");
+        grant.budget_left -= 1;
+        let mut record = self.grant_record("action", state.grant.as_ref().expect("ensured"));
+        record.action = Some(action.kind().to_owned());
+        record.text_length = action.text_length();
+        record.element_role = element_role;
+        record.element_id = action.targets().iter().find_map(|t| match t {
+            Target::Element(id) => Some(id.to_string()),
+            Target::Point(_) => None,
+        });
+        record.detail = Some(format!("delivered by {}", delivery.route));
+        self.audit(record);
+        let next = if observe_after {
+            self.observe_target(state, &window, false)
+        } else {
+            Err(refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame"))
+        };
+        let mut grant_closed = None;
+        if state.grant.as_ref().is_some_and(|g| g.budget_left == 0) {
+            let why = "the grant used its whole action budget".to_owned();
+            self.revoke_locked(state, &why);
+            state.closed = Some((ErrorCode::BudgetExhausted, why));
+            grant_closed = Some(ErrorCode::BudgetExhausted);
+        }
+        Ok(ActOutcome { delivery, next, grant_closed })
+    }
+}

@@ -1,0 +1,300 @@
+//! Approvals (DESIGN.md §7), decided here and nowhere else: each call
+//! belongs to a class (observe, input, foreground) whose policy is allow,
+//! prompt or deny; input on an element whose name reads like a
+//! consequential act (send, pay, delete, …) asks whatever its class says;
+//! a provider's safety check is acknowledged only by the user's explicit yes.
+//!
+//! A surface supplies only its prompt channel, an [`Approver`]: MCP
+//! elicitation, the terminal, or none (every prompt then fails closed).
+//! The host builds the [`ApprovalRequest`], words the question and turns
+//! the [`Answer`] into a refusal; nothing here approves on the user's behalf.
+
+use glovebox_model::{ApprovalClass, ApprovalMode, ErrorCode, Policy, Refusal};
+
+/// The approval settings of one host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approvals {
+    pub observe: Policy,
+    pub input: Policy,
+    pub foreground: Policy,
+    /// Lower-cased words; a name with a word starting with one asks first.
+    pub consequential: Vec<String>,
+}
+
+impl Approvals {
+    /// The classes a mode sets; `custom` takes the three policies as given.
+    pub fn new(mode: ApprovalMode, custom: [Policy; 3], consequential: &[String]) -> Approvals {
+        let [observe, input, foreground] = match mode {
+            ApprovalMode::Write => [Policy::Allow, Policy::Prompt, Policy::Prompt],
+            ApprovalMode::Yolo => [Policy::Allow; 3],
+            ApprovalMode::AlwaysAsk => [Policy::Prompt; 3],
+            ApprovalMode::Custom => custom,
+        };
+        Approvals { observe, input, foreground, consequential: consequential.iter().map(|t| t.trim().to_lowercase()).filter(|t| !t.is_empty()).collect() }
+    }
+
+    /// Every class allowed and nothing consequential: for tests and
+    /// embedders that approve elsewhere.
+    pub fn allow_all() -> Approvals {
+        Approvals { observe: Policy::Allow, input: Policy::Allow, foreground: Policy::Allow, consequential: vec![] }
+    }
+
+    /// The consequential term `name` reads like, if any (words, not substrings).
+    pub fn consequential_term(&self, name: &str) -> Option<&str> {
+        let lower = name.to_lowercase();
+        let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+        self.consequential.iter().find(|term| words.iter().any(|w| w.starts_with(term.as_str()))).map(String::as_str)
+    }
+
+    fn class_policy(&self, class: ApprovalClass) -> Policy {
+        match class {
+            ApprovalClass::Observe => self.observe,
+            ApprovalClass::Input => self.input,
+            ApprovalClass::Foreground => self.foreground,
+        }
+    }
+
+    /// What a call of `class` on targets named `names` needs.
+    pub fn verdict(&self, class: ApprovalClass, names: &[String]) -> Verdict {
+        let base = self.class_policy(class);
+        if class == ApprovalClass::Observe || base == Policy::Deny {
+            return Verdict { policy: base, escalation: None, escalated_by: None };
+        }
+        match names.iter().find_map(|n| self.consequential_term(n).map(|t| (n.clone(), format!("{n:?} reads like {t:?}")))) {
+            Some((name, why)) => Verdict { policy: Policy::Prompt, escalation: Some(why), escalated_by: Some(name) },
+            None => Verdict { policy: base, escalation: None, escalated_by: None },
+        }
+    }
+}
+
+/// The policy a call gets, and why it asks when a consequential name made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub policy: Policy,
+    /// The sentence saying why (`"Send" reads like "send"`).
+    pub escalation: Option<String>,
+    /// The name that escalated.
+    pub escalated_by: Option<String>,
+}
+
+/// What the user is asked about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subject {
+    /// A call of an approval class: one line per action, in order.
+    Call { class: ApprovalClass, actions: Vec<String> },
+    /// A provider's safety check on a step the model proposed.
+    SafetyCheck { id: String, code: Option<String>, message: Option<String>, step: Vec<String> },
+}
+
+/// One question for the user, built by the host. Typed text appears as its
+/// length only; field values never.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalRequest {
+    pub subject: Subject,
+    /// The bound window, as `app (pid/xid)`.
+    pub window: Option<String>,
+    /// Role and name of each element the call touches.
+    pub targets: Vec<(String, String)>,
+    /// Characters the call would enter.
+    pub text_characters: usize,
+    /// Anything else worth showing (the application to start).
+    pub detail: Option<String>,
+    /// Why this asks although the class would not (a consequential name).
+    pub escalation: Option<String>,
+}
+
+impl ApprovalRequest {
+    /// A call of `class` doing `actions`.
+    pub fn call(class: ApprovalClass, actions: Vec<String>) -> ApprovalRequest {
+        ApprovalRequest { subject: Subject::Call { class, actions }, window: None, targets: vec![], text_characters: 0, detail: None, escalation: None }
+    }
+
+    pub fn class(&self) -> Option<ApprovalClass> {
+        match &self.subject {
+            Subject::Call { class, .. } => Some(*class),
+            Subject::SafetyCheck { .. } => None,
+        }
+    }
+
+    /// The question as the user reads it: the one sentence every prompt channel shows.
+    pub fn question(&self) -> String {
+        let window = self.window.as_deref().unwrap_or("the bound window");
+        let mut text = match &self.subject {
+            Subject::Call { class, actions } => {
+                let on = self.targets.iter().map(|(role, name)| format!("{role} {name:?}")).collect::<Vec<_>>().join(" and ");
+                let mut text = format!("glovebox wants to {} ", actions.join(", then "));
+                if !on.is_empty() {
+                    text.push_str(&format!("on {on} "));
+                }
+                text.push_str(&format!("in {window}"));
+                if *class == ApprovalClass::Foreground {
+                    text.push_str(", using your real pointer and keyboard for a moment");
+                }
+                text
+            }
+            Subject::SafetyCheck { code, message, step, .. } => format!(
+                "The model's provider flagged a step ({}): {}. The step: {} in {window}",
+                code.as_deref().unwrap_or("safety check"),
+                message.as_deref().unwrap_or("no details given"),
+                step.join(", ")
+            ),
+        };
+        if self.text_characters > 0 {
+            text.push_str(&format!(", entering {} character(s)", self.text_characters));
+        }
+        if let Some(detail) = &self.detail {
+            text.push_str(&format!(" ({detail})"));
+        }
+        if let Some(why) = &self.escalation {
+            text.push_str(&format!(". Asking because {why}"));
+        }
+        text.push_str(match self.subject {
+            Subject::Call { .. } => ". Approve?",
+            Subject::SafetyCheck { .. } => ". Acknowledge and let it run?",
+        });
+        text
+    }
+}
+
+/// The user's answer, as the prompt channel heard it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Approved,
+    Declined,
+    Cancelled,
+    /// There is no one to ask (no terminal, a client without elicitation),
+    /// or the channel failed; said why.
+    Unavailable(String),
+}
+
+/// A surface's prompt channel. It only asks and reports the answer.
+pub trait Approver: Send + Sync {
+    fn ask(&self, request: &ApprovalRequest) -> Answer;
+}
+
+/// No prompt channel: every prompt fails closed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoPrompt;
+
+impl Approver for NoPrompt {
+    fn ask(&self, _: &ApprovalRequest) -> Answer {
+        Answer::Unavailable("this surface has no prompt channel".into())
+    }
+}
+
+/// Safety checks the caller states its user acknowledged (the JSON
+/// endpoints of `glovebox serve` carry them in the request); every other
+/// prompt fails closed.
+#[derive(Debug, Clone, Default)]
+pub struct StatedAcknowledgements(pub Vec<String>);
+
+impl Approver for StatedAcknowledgements {
+    fn ask(&self, request: &ApprovalRequest) -> Answer {
+        match &request.subject {
+            Subject::SafetyCheck { id, .. } if self.0.contains(id) => Answer::Approved,
+            Subject::SafetyCheck { .. } => Answer::Unavailable("the request did not list this safety check as acknowledged by the user".into()),
+            Subject::Call { .. } => Answer::Unavailable("the JSON endpoints of glovebox serve have no prompt channel".into()),
+        }
+    }
+}
+
+impl<F: Fn(&ApprovalRequest) -> Answer + Send + Sync> Approver for F {
+    fn ask(&self, request: &ApprovalRequest) -> Answer {
+        self(request)
+    }
+}
+
+/// An approval the user gave for a whole span of calls (a run of the loop,
+/// one provider batch): prompts of `class` (and, for input, observation)
+/// inside it are already answered, except consequential targets unless the
+/// user was shown them, and foreground delivery, which always asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Standing {
+    pub class: ApprovalClass,
+    /// Names of consequential targets the user was shown when approving (a
+    /// batch whose targets were known): these do not ask again one by one.
+    pub shown: Vec<String>,
+}
+
+impl Standing {
+    pub(crate) fn covers(&self, class: ApprovalClass, escalated_by: Option<&str>) -> bool {
+        let class_covered = match (self.class, class) {
+            (ApprovalClass::Input, ApprovalClass::Observe | ApprovalClass::Input) => true,
+            (ApprovalClass::Observe, ApprovalClass::Observe) => true,
+            _ => false,
+        };
+        class_covered && escalated_by.is_none_or(|name| self.shown.iter().any(|s| s == name))
+    }
+}
+
+/// Turns the user's answer into the call's fate.
+pub(crate) fn answer_to_result(answer: Answer, request: &ApprovalRequest) -> Result<(), Refusal> {
+    match (answer, &request.subject) {
+        (Answer::Approved, _) => Ok(()),
+        (Answer::Declined, Subject::SafetyCheck { .. }) | (Answer::Cancelled, Subject::SafetyCheck { .. }) | (Answer::Unavailable(_), Subject::SafetyCheck { .. }) => {
+            Err(Refusal::new(ErrorCode::SafetyCheckUnacknowledged, "the user did not explicitly acknowledge the provider's safety check; nothing was executed"))
+        }
+        (Answer::Declined, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the user declined this action")),
+        (Answer::Cancelled, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the user cancelled the approval prompt")),
+        (Answer::Unavailable(why), _) => Err(Refusal::new(
+            ErrorCode::ApprovalRequired,
+            format!(
+                "this call needs the user's approval and there is no one to ask ({why}); the user can allow the class in glovebox's configuration (`glovebox config set approval.mode yolo`, or `custom` with `approval.{} allow`)",
+                request.class().map(ApprovalClass::as_str).unwrap_or("input")
+            ),
+        )),
+    }
+}
+
+/// The refusal of a class the configuration denies.
+pub(crate) fn denied(class: ApprovalClass) -> Refusal {
+    let name = class.as_str();
+    Refusal::new(ErrorCode::ApprovalDenied, format!("the configuration denies {name} calls (approval.{name} = deny)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_set_the_classes_and_consequential_names_escalate() {
+        let terms: Vec<String> = ["send", "löschen", "pay"].iter().map(|s| s.to_string()).collect();
+        let yolo = Approvals::new(ApprovalMode::Yolo, [Policy::Deny; 3], &terms);
+        assert_eq!(yolo.verdict(ApprovalClass::Input, &["Cancel".into()]).policy, Policy::Allow);
+        assert_eq!(yolo.verdict(ApprovalClass::Input, &["Send message".into()]).policy, Policy::Prompt);
+        assert_eq!(yolo.verdict(ApprovalClass::Input, &["Jetzt LÖSCHEN".into()]).policy, Policy::Prompt);
+        assert_eq!(yolo.verdict(ApprovalClass::Input, &["Payment".into()]).policy, Policy::Prompt);
+        assert_eq!(yolo.verdict(ApprovalClass::Input, &["Resend".into()]).policy, Policy::Allow, "words, not substrings");
+        let write = Approvals::new(ApprovalMode::Write, [Policy::Deny; 3], &[]);
+        assert_eq!(write.verdict(ApprovalClass::Observe, &[]).policy, Policy::Allow);
+        assert_eq!(write.verdict(ApprovalClass::Input, &[]).policy, Policy::Prompt);
+        let custom = Approvals::new(ApprovalMode::Custom, [Policy::Allow, Policy::Deny, Policy::Prompt], &terms);
+        assert_eq!(custom.verdict(ApprovalClass::Input, &["Send".into()]).policy, Policy::Deny, "deny stays deny");
+        assert_eq!(custom.verdict(ApprovalClass::Observe, &["Send".into()]).policy, Policy::Allow, "observation never escalates");
+    }
+
+    #[test]
+    fn a_standing_approval_covers_its_class_but_not_foreground_or_unseen_consequential_targets() {
+        let run = Standing { class: ApprovalClass::Input, shown: vec![] };
+        assert!(run.covers(ApprovalClass::Input, None));
+        assert!(run.covers(ApprovalClass::Observe, None));
+        assert!(!run.covers(ApprovalClass::Input, Some("Send")));
+        assert!(!run.covers(ApprovalClass::Foreground, None));
+        let batch = Standing { class: ApprovalClass::Input, shown: vec!["Send".into()] };
+        assert!(batch.covers(ApprovalClass::Input, Some("Send")), "the user saw this one");
+        assert!(!batch.covers(ApprovalClass::Input, Some("Delete")), "but not this one");
+        let look = Standing { class: ApprovalClass::Observe, shown: vec![] };
+        assert!(!look.covers(ApprovalClass::Input, None));
+    }
+
+    #[test]
+    fn the_question_names_targets_and_lengths_never_text() {
+        let mut request = ApprovalRequest::call(ApprovalClass::Input, vec!["type".into()]);
+        request.targets = vec![("text".into(), "Name".into())];
+        request.window = Some("Fixture (1/0x2)".into());
+        request.text_characters = 4;
+        assert_eq!(request.question(), "glovebox wants to type on text \"Name\" in Fixture (1/0x2), entering 4 character(s). Approve?");
+        assert!(answer_to_result(Answer::Unavailable("none".into()), &request).unwrap_err().code == ErrorCode::ApprovalRequired);
+        assert!(answer_to_result(Answer::Declined, &request).unwrap_err().code == ErrorCode::ApprovalDenied);
+    }
+}

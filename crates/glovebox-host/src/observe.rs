@@ -1,0 +1,204 @@
+//! Observation: the bound window's tree and pixels as a frame, and the
+//! reads a user makes outside any grant (`glovebox screenshot`, `inspect`).
+//! Every read passes the same gate: computer use on, the observe class's
+//! approval, the denials, secure input (a keyboard grab, a focused password
+//! field). Pixels hold the window alone: what other windows cover is black
+//! and listed as occluded; a desktop image blacks out every denied window.
+
+use crate::frames::{FrameElement, FrameRecord};
+use crate::grant::State;
+use crate::{refuse, ApprovalRequest, FrameView, Host, Observation};
+use glovebox_model::{AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, DisplaySelection, ErrorCode, Refusal, Scope, TreeBudget, WindowInfo, WindowRef};
+use glovebox_platform::Capture;
+use std::sync::Arc;
+use std::time::Instant;
+
+fn keyboard_grabbed() -> Refusal {
+    refuse(ErrorCode::SecureInput, "another client holds the keyboard (a password or authentication prompt); nothing is read or captured until it lets go")
+}
+
+fn password_focused() -> Refusal {
+    refuse(ErrorCode::SecureInput, "a password field has focus: nothing of the window is read or captured until focus leaves it")
+}
+
+impl Host {
+    /// Observes the bound window (binding or rebinding first when `window`
+    /// names one): its accessibility tree, and a screenshot when asked and
+    /// allowed. The result is the window's newest frame.
+    pub fn observe(&self, window: Option<&WindowRef>, screenshot: bool) -> Result<Observation, Refusal> {
+        let mut state = self.state();
+        let limits = self.inner.config.capture_limits;
+        self.observe_locked(&mut state, window, screenshot, limits, true).map_err(|e| self.refused(&state, None, e))
+    }
+
+    /// [`Host::observe`] with a screenshot scaled down (never up) to fit
+    /// `limits` instead of the configured capture limits, keeping its
+    /// aspect ratio. The frame's `image` is that scaled size, so point
+    /// targets in the returned PNG's pixels map back exactly, per axis.
+    /// For surfaces whose client declares its own display size (the
+    /// Anthropic computer tool).
+    pub fn observe_fitted(&self, window: Option<&WindowRef>, limits: CaptureLimits) -> Result<Observation, Refusal> {
+        let mut state = self.state();
+        let result = CaptureLimits::new(limits.max_width, limits.max_height).and_then(|limits| self.observe_locked(&mut state, window, true, limits, true));
+        result.map_err(|e| self.refused(&state, None, e))
+    }
+
+    /// An observation whose approval the caller already obtained (the
+    /// later looks of one wait).
+    pub(crate) fn observe_approved(&self, screenshot: bool) -> Result<Observation, Refusal> {
+        let mut state = self.state();
+        let limits = self.inner.config.capture_limits;
+        self.observe_locked(&mut state, None, screenshot, limits, false).map_err(|e| self.refused(&state, None, e))
+    }
+
+    /// The observe class's approval for reading `window`.
+    pub(crate) fn approve_observation(&self, window: Option<&WindowInfo>, what: &str) -> Result<(), Refusal> {
+        let mut request = ApprovalRequest::call(ApprovalClass::Observe, vec![what.to_owned()]);
+        request.window = window.map(Host::window_label);
+        self.approve(request, &[])
+    }
+
+    fn observe_locked(&self, state: &mut State, window: Option<&WindowRef>, screenshot: bool, limits: CaptureLimits, ask: bool) -> Result<Observation, Refusal> {
+        self.ensure_grant(state, true)?;
+        if let Some(reference) = window {
+            let named = self.inner.backends.windows.find_window(reference)?;
+            let grant = state.grant.as_ref().expect("ensured");
+            if grant.target.as_ref().map(|t| t.id) != Some(named.id) {
+                if grant.scope == Scope::Window {
+                    return Err(refuse(ErrorCode::ScopeViolation, "this grant is pinned to one window; it cannot move to another"));
+                }
+                if let Some(d) = self.denial_of(&named) {
+                    return Err(refuse(d.code(), d.sentence()));
+                }
+                self.bind(state, Some(named), None);
+            }
+        }
+        let target = self.current_target(state)?;
+        if let Some(d) = self.denial_of(&target) {
+            return Err(refuse(d.code(), d.sentence()));
+        }
+        if ask {
+            let what = if screenshot { "read the accessibility tree and take a screenshot" } else { "read the accessibility tree" };
+            self.approve_observation(Some(&target), what)?;
+        }
+        self.observe_target_fitted(state, &target, screenshot, limits)
+    }
+
+    pub(crate) fn observe_target(&self, state: &mut State, target: &WindowInfo, screenshot: bool) -> Result<Observation, Refusal> {
+        self.observe_target_fitted(state, target, screenshot, self.inner.config.capture_limits)
+    }
+
+    fn observe_target_fitted(&self, state: &mut State, target: &WindowInfo, screenshot: bool, limits: CaptureLimits) -> Result<Observation, Refusal> {
+        let b = &self.inner.backends;
+        if b.secure_input.keyboard_grabbed()? {
+            return Err(keyboard_grabbed());
+        }
+        let grant = state.grant.as_ref().expect("ensured");
+        let pixels_allowed = grant.capture == CaptureMode::A11yAndPixels;
+        if screenshot && !pixels_allowed {
+            return Err(refuse(ErrorCode::ScopeViolation, "this grant allows the accessibility tree only, not pixels"));
+        }
+        let tree = b.accessibility.inspect(target, self.inner.config.tree_budget)?;
+        if tree.focused_password {
+            return Err(password_focused());
+        }
+        let capture = if screenshot {
+            // Full resolution is kept for zoom; the caller gets it scaled to the limits.
+            let native = CaptureLimits::new(glovebox_model::frame::MAX_IMAGE_EDGE, glovebox_model::frame::MAX_IMAGE_EDGE)?;
+            Some(b.capture.capture_window(&WindowRef::Id(target.id), native)?)
+        } else {
+            None
+        };
+        // The window as measured (for staleness) and the part of it the
+        // image shows (for mapping points): they differ when it reaches
+        // past the screen's edge.
+        let geometry = target.geometry;
+        let (shown, image, occluded) = match &capture {
+            Some(c) => (c.frame.native_rect(), limits.fit(c.image.size()), c.frame.occluded.clone()),
+            None => (target.geometry, target.geometry.size(), vec![]),
+        };
+        let id = glovebox_platform::next_frame_id();
+        let elements: std::collections::HashMap<_, _> = tree.root.iter().flat_map(|r| r.walk()).map(|e| (e.id, FrameElement::of(e, shown))).collect();
+        let hit_order = tree.root.iter().flat_map(|r| r.walk()).filter(|e| elements[&e.id].visible.is_some()).map(|e| e.id).collect();
+        let no_tree = tree.root.is_none();
+        let pixels = capture.map(|c| Arc::new(c.image));
+        let record = FrameRecord { id, window: target.id, revision: grant.revision, geometry, shown, image, elements, hit_order, no_tree, pixels: pixels.clone(), created: Instant::now() };
+        let frame = FrameView {
+            id,
+            window: target.id,
+            revision: grant.revision,
+            geometry,
+            image,
+            scale: image.width as f64 / shown.width.max(1) as f64,
+            expires_in_secs: self.inner.config.frame_ttl.as_secs(),
+            occluded,
+        };
+        state.frames.insert(record);
+        let png = pixels.map(|p| p.as_ref().clone().downscale(image).encode_png()).transpose()?;
+        let mut audit = self.grant_record("observe", grant);
+        audit.detail = Some(format!("frame {id}, {} elements{}", tree.node_count, if png.is_some() { ", screenshot" } else { "" }));
+        self.audit(audit);
+        Ok(Observation { frame, tree, screenshot: png, grant: self.view(grant) })
+    }
+
+    /// The gate of a read outside any grant: on, approved as an
+    /// observation, not denied, no secure input.
+    fn check_read(&self, window: Option<&WindowInfo>, what: &str) -> Result<(), Refusal> {
+        self.inner.config.check_enabled()?;
+        if let Some(d) = window.and_then(|w| self.denial_of(w)) {
+            return Err(refuse(d.code(), d.sentence()));
+        }
+        self.approve_observation(window, what)?;
+        if self.inner.backends.secure_input.keyboard_grabbed()? {
+            return Err(keyboard_grabbed());
+        }
+        Ok(())
+    }
+
+    /// One window's accessibility tree outside any grant (`glovebox inspect`).
+    pub fn read_tree(&self, window: &WindowRef, budget: TreeBudget) -> Result<(WindowInfo, AccessibilityTree), Refusal> {
+        let result = (|| {
+            self.inner.config.check_enabled()?;
+            let info = self.inner.backends.windows.find_window(window)?;
+            self.check_read(Some(&info), "read the accessibility tree")?;
+            let tree = self.inner.backends.accessibility.inspect(&info, budget)?;
+            if tree.focused_password {
+                return Err(password_focused());
+            }
+            Ok((info, tree))
+        })();
+        result.map_err(|e| self.refused(&self.state(), None, e))
+    }
+
+    /// One window's pixels outside any grant (`glovebox screenshot --window`):
+    /// the window alone, covered parts black and listed as occluded.
+    pub fn read_window_pixels(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, Refusal> {
+        let result = (|| {
+            self.inner.config.check_enabled()?;
+            let info = self.inner.backends.windows.find_window(window)?;
+            self.check_read(Some(&info), "take a screenshot")?;
+            if self.inner.backends.secure_input.focused_password(&info)? {
+                return Err(password_focused());
+            }
+            self.inner.backends.capture.capture_window(&WindowRef::Id(info.id), limits)
+        })();
+        result.map_err(|e| self.refused(&self.state(), None, e))
+    }
+
+    /// The selected displays outside any grant (`glovebox screenshot`),
+    /// with every denied window blacked out wherever it shows.
+    pub fn read_desktop_pixels(&self, selection: &DisplaySelection, limits: CaptureLimits) -> Result<Capture, Refusal> {
+        let result = (|| {
+            self.check_read(None, "take a screenshot of the desktop")?;
+            let windows = self.inner.backends.windows.list_windows()?;
+            if let Some(active) = windows.iter().find(|w| w.focused) {
+                if self.inner.backends.secure_input.focused_password(active)? {
+                    return Err(password_focused());
+                }
+            }
+            let hidden: Vec<_> = windows.iter().filter(|w| self.denial_of(w).is_some()).map(|w| w.id).collect();
+            self.inner.backends.capture.capture_desktop(selection, limits, &hidden)
+        })();
+        result.map_err(|e| self.refused(&self.state(), None, e))
+    }
+}

@@ -1,0 +1,155 @@
+//! glovebox on Linux: the X11 and AT-SPI backends composed into the
+//! [`Backends`] the host works through. Which input route reaches which
+//! toolkit is decided here ([`routes`]), as is how applications start
+//! ([`launcher`]) and how secure input is probed; the host above decides
+//! whether anything may happen at all. Other platforms get a backend set
+//! whose every call answers `COMPUTER_PLATFORM_UNSUPPORTED`.
+#![forbid(unsafe_code)]
+
+#[cfg(target_os = "linux")]
+pub mod launcher;
+#[cfg(target_os = "linux")]
+pub mod routes;
+
+use glovebox_model::Refusal;
+use glovebox_platform::doctor::DoctorReport;
+use glovebox_platform::process::ProcessTable;
+use glovebox_platform::Backends;
+use std::path::PathBuf;
+
+/// The display the host's grant lock is per.
+pub fn display_name() -> String {
+    std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()).unwrap_or_else(|| "none".into())
+}
+
+/// Linux's `/proc`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ProcFs;
+
+impl ProcessTable for ProcFs {
+    fn parent(&self, pid: u32) -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The name is in parentheses and may itself contain spaces or ')'.
+        let after_name = &stat[stat.rfind(')')? + 1..];
+        after_name.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    #[cfg(unix)]
+    fn owner_uid(&self, pid: u32) -> Option<u32> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(format!("/proc/{pid}")).ok().map(|m| m.uid())
+    }
+
+    #[cfg(not(unix))]
+    fn owner_uid(&self, _pid: u32) -> Option<u32> {
+        None
+    }
+
+    fn executable(&self, pid: u32) -> Option<PathBuf> {
+        std::fs::read_link(format!("/proc/{pid}/exe")).ok()
+    }
+
+    fn name(&self, pid: u32) -> Option<String> {
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).ok().map(|s| s.trim().to_owned())
+    }
+}
+
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use glovebox_atspi::AtspiBackend;
+    use glovebox_model::{Refusal, WindowInfo};
+    use glovebox_platform::{Backends, SecureInputProbe};
+    use glovebox_x11::X11Backend;
+    use std::sync::Arc;
+
+    /// Secure input on Linux: the X server's keyboard grabs and the focused
+    /// element of the window's accessibility tree.
+    pub struct LinuxSecureInput {
+        pub x11: Arc<X11Backend>,
+        pub atspi: Arc<AtspiBackend>,
+    }
+
+    impl SecureInputProbe for LinuxSecureInput {
+        fn keyboard_grabbed(&self) -> Result<bool, Refusal> {
+            self.x11.keyboard_grabbed_by_other()
+        }
+
+        fn focused_password(&self, window: &WindowInfo) -> Result<bool, Refusal> {
+            self.atspi.focused_password(window)
+        }
+    }
+
+    /// X11 for windows, capture, grabs and event input; AT-SPI for trees,
+    /// password focus and semantic input (actions, text, values, selection).
+    pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Backends, Refusal> {
+        let x11 = Arc::new(X11Backend::connect(display)?);
+        let atspi = Arc::new(AtspiBackend::on_session_bus(session_bus)?);
+        Ok(Backends {
+            windows: x11.clone(),
+            capture: x11.clone(),
+            accessibility: atspi.clone(),
+            input: Some(Arc::new(crate::routes::LinuxInput { x11: x11.clone(), atspi: atspi.clone() })),
+            secure_input: Arc::new(LinuxSecureInput { x11, atspi }),
+            processes: Arc::new(super::ProcFs),
+            launcher: Some(Arc::new(crate::launcher::DesktopLauncher { display: display.map(str::to_owned), session_bus: session_bus.map(str::to_owned) })),
+        })
+    }
+
+    pub fn doctor() -> glovebox_platform::doctor::DoctorReport {
+        let mut report = glovebox_x11::doctor::doctor(None);
+        report.checks.push(glovebox_atspi::doctor_check());
+        report
+    }
+
+    pub fn capabilities() -> Option<glovebox_platform::Capabilities> {
+        let mut caps = X11Backend::connect(None).ok()?.capabilities();
+        caps.accessibility = AtspiBackend::support();
+        Some(caps)
+    }
+}
+
+#[cfg(target_os = "linux")]
+pub use linux::LinuxSecureInput;
+
+/// This platform's backends on `display` and `session_bus` (the
+/// environment's when `None`).
+pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Backends, Refusal> {
+    #[cfg(target_os = "linux")]
+    return linux::backends(display, session_bus);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (display, session_bus);
+        Err(glovebox_platform::unsupported::UnsupportedPlatform::current().refusal())
+    }
+}
+
+/// What this environment offers (`glovebox doctor`).
+pub fn doctor() -> DoctorReport {
+    #[cfg(target_os = "linux")]
+    return linux::doctor();
+    #[cfg(not(target_os = "linux"))]
+    glovebox_platform::unsupported::UnsupportedPlatform::current().doctor()
+}
+
+/// What the platform backend says it can do; `None` when it cannot even connect.
+pub fn capabilities() -> Option<glovebox_platform::Capabilities> {
+    #[cfg(target_os = "linux")]
+    return linux::capabilities();
+    #[cfg(not(target_os = "linux"))]
+    Some(glovebox_platform::unsupported::UnsupportedPlatform::current().capabilities())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_has_a_parent_an_owner_and_an_executable() {
+        let me = std::process::id();
+        assert!(ProcFs.parent(me).is_some());
+        assert!(ProcFs.owner_uid(me).is_some());
+        assert!(ProcFs.executable(me).is_some());
+        assert!(!glovebox_platform::process::ancestors(&ProcFs, me).contains(&me));
+    }
+}
