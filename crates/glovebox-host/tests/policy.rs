@@ -352,10 +352,10 @@ fn secure_input_refuses_capture_and_input_while_a_password_field_has_focus() {
     let seen = host.observe(None, false).unwrap();
     *world.desktop.password_focus.lock().unwrap() = Some(id(EDITOR, 0x20));
     assert_eq!(code(host.observe(None, true)), ErrorCode::SecureInput);
-    let tree_only = host.observe(None, false).unwrap();
-    assert!(tree_only.tree.focused_password);
-    assert_eq!(code(host.act(tree_only.frame.id, Action::Type { text: "hunter2".into() })), ErrorCode::SecureInput);
-    let _ = seen;
+    // The tree is not read either (DESIGN.md §4: capture and input wait).
+    assert_eq!(code(host.observe(None, false)), ErrorCode::SecureInput);
+    assert_eq!(code(host.act(seen.frame.id, Action::Type { text: "hunter2".into() })), ErrorCode::SecureInput);
+    assert!(world.desktop.delivered.lock().unwrap().is_empty());
     // Focus leaves the field: capture and input work again.
     *world.desktop.password_focus.lock().unwrap() = None;
     let again = host.observe(None, true).unwrap();
@@ -422,9 +422,9 @@ fn audit_never_contains_typed_text_or_a_password_value() {
     let secret = "typed-SECRET-4711";
     let done = host.act(seen.frame.id, Action::Type { text: secret.into() }).unwrap();
     host.act(done.next.as_ref().unwrap().frame.id, Action::SetValue { target: OK_BUTTON, text: format!("{secret}-value") }).unwrap();
+    let before = host.observe(None, false).unwrap();
     *world.desktop.password_focus.lock().unwrap() = Some(id(EDITOR, 0x20));
-    let focused = host.observe(None, false).unwrap();
-    assert_eq!(code(host.act(focused.frame.id, Action::Type { text: "pw-hunter2".into() })), ErrorCode::SecureInput);
+    assert_eq!(code(host.act(before.frame.id, Action::Type { text: "pw-hunter2".into() })), ErrorCode::SecureInput);
     let audit = world.audit_text();
     assert!(!audit.contains(secret) && !audit.contains("hunter2"), "{audit}");
     assert!(audit.contains(&format!("\"text_length\":{}", secret.len())));
@@ -525,4 +525,173 @@ fn fitted_observation_scales_down_to_the_callers_limits_and_points_map_back_per_
     };
     assert_eq!(at(0), Point { x: 100 + 639, y: 100 + 479 });
     assert_eq!(at(1), Point { x: 100 + 1, y: 100 + 1 });
+}
+
+fn pixels(png: &[u8]) -> glovebox_platform::RgbImage {
+    glovebox_platform::RgbImage::decode_png(png).unwrap()
+}
+
+fn colours(image: &glovebox_platform::RgbImage) -> std::collections::HashSet<[u8; 3]> {
+    (0..image.height).flat_map(|y| (0..image.width).map(move |x| (x, y))).map(|(x, y)| image.pixel(x, y)).collect()
+}
+
+#[test]
+fn disabled_refuses_before_anything_opens() {
+    let mut world = World::new("disabled");
+    world.config.enabled = false;
+    let backends = Backends::of_fake_desktop(world.desktop.clone(), Arc::new(World::processes()));
+    assert_eq!(Host::open(backends, world.config.clone()).err().map(|e| e.code), Some(ErrorCode::Disabled));
+    assert_eq!(code(world.config.check_enabled()), ErrorCode::Disabled);
+}
+
+#[test]
+fn observe_deny_refuses_every_observation_tool() {
+    let mut world = World::new("observe-deny");
+    world.config.approvals = glovebox_host::Approvals::new(glovebox_model::ApprovalMode::Custom, [glovebox_model::Policy::Deny, glovebox_model::Policy::Allow, glovebox_model::Policy::Allow], &[]);
+    let host = world.host();
+    assert_eq!(code(host.list_windows(None, 1)), ErrorCode::ApprovalDenied);
+    assert_eq!(code(host.observe(None, false)), ErrorCode::ApprovalDenied);
+    assert_eq!(code(host.observe(None, true)), ErrorCode::ApprovalDenied);
+    assert_eq!(code(host.switch_window(&WindowRef::Id(id(TERMINAL, 0x30)), false)), ErrorCode::ApprovalDenied);
+    assert_eq!(code(host.wait(glovebox_model::WaitFor::Seconds(0.5), false)), ErrorCode::ApprovalDenied);
+    assert_eq!(code(host.read_tree(&WindowRef::Id(id(EDITOR, 0x20)), glovebox_model::TreeBudget::default())), ErrorCode::ApprovalDenied);
+    assert_eq!(code(host.read_window_pixels(&WindowRef::Id(id(EDITOR, 0x20)), glovebox_model::CaptureLimits::default())), ErrorCode::ApprovalDenied);
+    assert_eq!(code(host.read_desktop_pixels(&glovebox_model::DisplaySelection::All, glovebox_model::CaptureLimits::default())), ErrorCode::ApprovalDenied);
+    assert!(!world.audit_text().contains("\"event\":\"observe\""), "nothing was observed");
+}
+
+#[test]
+fn always_ask_with_a_declined_prompt_refuses_and_captures_nothing() {
+    let mut world = World::new("always-ask");
+    world.config.approvals = glovebox_host::Approvals::new(glovebox_model::ApprovalMode::AlwaysAsk, [glovebox_model::Policy::Allow; 3], &[]);
+    let asked: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let seen = asked.clone();
+    let host = world.host().with_approver(Arc::new(move |r: &glovebox_host::ApprovalRequest| {
+        seen.lock().unwrap().push(r.question());
+        glovebox_host::Answer::Declined
+    }));
+    assert_eq!(code(host.observe(None, true)), ErrorCode::ApprovalDenied);
+    assert_eq!(code(host.list_windows(None, 1)), ErrorCode::ApprovalDenied);
+    // No prompt channel at all: required, not denied.
+    assert_eq!(code(host.with_approver(Arc::new(glovebox_host::NoPrompt)).observe(None, false)), ErrorCode::ApprovalRequired);
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked.len(), 2);
+    assert!(asked[0].contains("take a screenshot") && asked[0].contains("Editor"), "{}", asked[0]);
+    assert!(!world.audit_text().contains("\"event\":\"observe\""), "nothing was observed");
+}
+
+#[test]
+fn the_approved_target_is_the_delivered_one_even_when_an_observation_lands_during_the_prompt() {
+    let mut world = World::new("approve-act");
+    world.config.approvals = glovebox_host::Approvals::new(glovebox_model::ApprovalMode::Write, [glovebox_model::Policy::Allow; 3], &[]);
+    let base = world.host();
+    let seen = base.observe(None, true).unwrap();
+    assert_eq!(seen.frame.window, id(EDITOR, 0x20));
+    let other = base.clone();
+    let racing: Arc<std::sync::Mutex<Option<std::thread::JoinHandle<Result<glovebox_host::Observation, Refusal>>>>> = Arc::default();
+    let slot = racing.clone();
+    let questions: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let asked = questions.clone();
+    let host = base.with_approver(Arc::new(move |r: &glovebox_host::ApprovalRequest| {
+        asked.lock().unwrap().push(r.question());
+        // While the user reads the prompt, another call rebinds the grant
+        // to the terminal and observes it.
+        let other = other.clone();
+        *slot.lock().unwrap() = Some(std::thread::spawn(move || other.switch_window(&WindowRef::Id(id(TERMINAL, 0x30)), false)));
+        std::thread::sleep(Duration::from_millis(150));
+        glovebox_host::Answer::Approved
+    }));
+    let done = host.act(seen.frame.id, click(OK_BUTTON)).unwrap();
+    let switched = racing.lock().unwrap().take().unwrap().join().unwrap().unwrap();
+    assert_eq!(switched.frame.window, id(TERMINAL, 0x30), "the racing call ran after the action");
+    let delivered = world.desktop.delivered.lock().unwrap().clone();
+    assert_eq!(delivered.len(), 1);
+    assert_eq!(delivered[0].0, id(EDITOR, 0x20), "delivered to the window the prompt named");
+    assert!(matches!(delivered[0].2[0], glovebox_platform::ResolvedTarget::Element { id: glovebox_model::ElementId(2), .. }));
+    let questions = questions.lock().unwrap();
+    assert!(questions[0].contains("push button \"OK\"") && questions[0].contains(&id(EDITOR, 0x20).to_string()), "{}", questions[0]);
+    assert_eq!(done.next.unwrap().frame.window, id(EDITOR, 0x20));
+}
+
+#[test]
+fn consequential_targets_ask_inside_an_approved_span_unless_shown() {
+    let mut world = World::new("span");
+    world.config.approvals = glovebox_host::Approvals::new(glovebox_model::ApprovalMode::Write, [glovebox_model::Policy::Allow; 3], &["ok".to_owned()]);
+    let asked: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let seen = asked.clone();
+    let host = world.host().with_approver(Arc::new(move |r: &glovebox_host::ApprovalRequest| {
+        seen.lock().unwrap().push(r.question());
+        glovebox_host::Answer::Approved
+    }));
+    let span = glovebox_host::Span { class: glovebox_model::ApprovalClass::Input, actions: vec!["run a task".into()], targets: vec![], text_characters: 0, detail: None, started_by_user: false };
+    let run = host.approve_span(span).unwrap();
+    let first = run.observe(None, false).unwrap();
+    let next = run.act(first.frame.id, Action::Type { text: "x".into() }).unwrap().next.unwrap();
+    assert_eq!(asked.lock().unwrap().len(), 1, "the span's one prompt; typing inside it asks nothing more");
+    run.act(next.frame.id, click(OK_BUTTON)).unwrap();
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked.len(), 2, "the consequential \"OK\" asked again");
+    assert!(asked[1].contains("Asking because \"OK\" reads like \"ok\""), "{}", asked[1]);
+}
+
+#[test]
+fn a_window_screenshot_holds_that_window_alone_and_says_what_was_covered() {
+    let world = World::new("occluded");
+    // The agent host's window (frontmost) lies over the editor's top-left corner.
+    world.desktop.move_window(id(AGENT_HOST, 0x10), Rect::new(0, 0, 300, 250));
+    let host = world.host();
+    let seen = host.observe(None, true).unwrap();
+    assert_eq!(seen.frame.window, id(EDITOR, 0x20));
+    assert_eq!(seen.frame.occluded, vec![Rect::new(100, 100, 200, 150)]);
+    let image = pixels(seen.screenshot.as_ref().unwrap());
+    let found = colours(&image);
+    assert!(!found.contains(&[0x10, 0, 0]), "no pixel of the window lying over it");
+    assert!(found.contains(&[0x20, 0, 0]), "the editor's own pixels");
+    assert_eq!(image.pixel(10, 10), [0, 0, 0], "the covered corner is black");
+    let outside = host.read_window_pixels(&WindowRef::Id(id(EDITOR, 0x20)), glovebox_model::CaptureLimits::default()).unwrap();
+    assert_eq!(outside.frame.occluded, vec![Rect::new(100, 100, 200, 150)]);
+    assert!(!colours(&outside.image).contains(&[0x10, 0, 0]));
+}
+
+#[test]
+fn a_desktop_image_blacks_out_every_denied_window() {
+    let world = World::new("desktop-redacted");
+    let host = world.host();
+    let capture = host.read_desktop_pixels(&glovebox_model::DisplaySelection::All, glovebox_model::CaptureLimits::new(1920, 1080).unwrap()).unwrap();
+    let found = colours(&capture.image);
+    for (denied, what) in [([0x10, 0, 0], "glovebox's launcher"), ([0x40, 0, 0], "KeePassXC"), ([0x50, 0, 0], "a root tool")] {
+        assert!(!found.contains(&denied), "{what} shows in the desktop image");
+    }
+    // The editor lies wholly under the launcher's window; the terminal reaches past it.
+    assert!(found.contains(&[0x30, 0, 0]), "allowed windows show");
+    assert_eq!(capture.image.pixel(10, 10), [0, 0, 0], "where the launcher's window was is black");
+    assert!(!capture.frame.occluded.is_empty());
+}
+
+#[test]
+fn reads_outside_a_grant_refuse_secure_input_and_denied_windows() {
+    let world = World::new("reads");
+    let host = world.host();
+    let editor = WindowRef::Id(id(EDITOR, 0x20));
+    assert!(host.read_tree(&editor, glovebox_model::TreeBudget::default()).is_ok());
+    assert_eq!(code(host.read_tree(&WindowRef::Id(id(KEEPASS, 0x40)), glovebox_model::TreeBudget::default())), ErrorCode::TargetDenylisted);
+    assert_eq!(code(host.read_window_pixels(&WindowRef::Id(id(AGENT_HOST, 0x10)), glovebox_model::CaptureLimits::default())), ErrorCode::SelfTarget);
+    *world.desktop.password_focus.lock().unwrap() = Some(id(EDITOR, 0x20));
+    assert_eq!(code(host.read_tree(&editor, glovebox_model::TreeBudget::default())), ErrorCode::SecureInput);
+    assert_eq!(code(host.read_window_pixels(&editor, glovebox_model::CaptureLimits::default())), ErrorCode::SecureInput);
+    *world.desktop.password_focus.lock().unwrap() = None;
+    assert!(host.read_window_pixels(&editor, glovebox_model::CaptureLimits::default()).is_ok(), "works again once focus leaves");
+}
+
+#[test]
+fn a_window_partly_off_screen_still_takes_actions() {
+    let world = World::new("offscreen");
+    world.desktop.move_window(id(EDITOR, 0x20), Rect::new(-100, 100, 640, 480));
+    let host = world.host();
+    let seen = host.observe(None, true).unwrap();
+    assert_eq!(seen.frame.geometry, Rect::new(-100, 100, 640, 480), "the window as measured, not clipped");
+    assert_eq!(seen.frame.image.width, 540, "the image shows the part on screen");
+    host.act(seen.frame.id, click(Target::Point(glovebox_model::Point { x: 50, y: 20 }))).unwrap();
+    let delivered = world.desktop.delivered.lock().unwrap().clone();
+    assert!(matches!(delivered[0].2[0], glovebox_platform::ResolvedTarget::Global { at: glovebox_model::Point { x: 50, y: 120 }, .. }), "{:?}", delivered[0].2);
 }
