@@ -5,6 +5,9 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 glovebox="${GLOVEBOX:-$here/target/release/glovebox}"
 out="${OUT_DIR:-$PWD}"
+# Computer use is off until the user turns it on; this private desktop is
+# where the user tries it.
+export GLOVEBOX_ENABLED=true
 /usr/bin/python3 "$here/testapps/fixture_gtk3.py" --title "glovebox demo app" &
 xterm -title "glovebox demo terminal" -geometry 80x20+60+60 &
 for _ in $(seq 100); do

@@ -176,6 +176,17 @@ class Fixture:
             **self.buttons,
         }
 
+        if args.fill:
+            # One flat colour over the whole client area: a window whose
+            # pixels a test can recognise anywhere (the widgets stay, unshown).
+            self.window.remove(outer)
+            fill = Gtk.EventBox()
+            fill.set_name("fill")
+            rgb = tuple(int(c) for c in args.fill.split(","))
+            css = Gtk.CssProvider()
+            css.load_from_data(("#fill { background-color: rgb(%d,%d,%d); }" % rgb).encode())
+            fill.get_style_context().add_provider(css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
+            self.window.add(fill)
         self.window.connect("map-event", self.on_mapped)
         self.window.show_all()
         if args.x is not None and args.y is not None:
@@ -405,6 +416,7 @@ def main():
     parser.add_argument("--rows", type=int, default=200)
     parser.add_argument("--labels", type=int, default=0, help="extra labels, for large trees")
     parser.add_argument("--no-password", action="store_true", help="leave the password field out")
+    parser.add_argument("--fill", help="R,G,B: show one flat colour instead of the widgets")
     args = parser.parse_args()
     Fixture(args)
     Gtk.main()

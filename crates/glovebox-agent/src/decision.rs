@@ -15,12 +15,18 @@ pub const MAX_MODEL_TEXT: usize = 500;
 pub enum Decision {
     Act(Action),
     /// Bind the grant to another window (a `pid/xid` id from the list).
-    Switch { window: String },
+    Switch {
+        window: String,
+    },
     /// The model believes the task is finished. Its claim is recorded in
     /// the trajectory; the summary is built from what the loop saw.
-    Done { claim: String },
+    Done {
+        claim: String,
+    },
     /// The model needs the caller to answer something first.
-    Ask { question: String },
+    Ask {
+        question: String,
+    },
 }
 
 #[derive(Deserialize)]
@@ -143,13 +149,25 @@ pub fn schema() -> Value {
         object(&all, properties)
     };
     let actions = json!([
-        action("click", &["target", "button", "count"], json!({"target": target, "button": {"type": "string", "enum": ["left", "right", "middle"]}, "count": {"type": "integer", "description": "1 to 3"}})),
+        action(
+            "click",
+            &["target", "button", "count"],
+            json!({"target": target, "button": {"type": "string", "enum": ["left", "right", "middle"]}, "count": {"type": "integer", "description": "1 to 3"}})
+        ),
         action("move", &["target"], json!({"target": target})),
         action("drag", &["from", "to"], json!({"from": target, "to": target})),
-        action("scroll", &["target", "dx", "dy"], json!({"target": target, "dx": {"type": "integer"}, "dy": {"type": "integer", "description": "wheel steps, -100 to 100; positive scrolls down"}})),
+        action(
+            "scroll",
+            &["target", "dx", "dy"],
+            json!({"target": target, "dx": {"type": "integer"}, "dy": {"type": "integer", "description": "wheel steps, -100 to 100; positive scrolls down"}})
+        ),
         action("type", &["text"], json!({"text": text("typed at the caret of the focused field")})),
         action("set_value", &["target", "text"], json!({"target": target, "text": text("replaces the whole value of the field")})),
-        action("key", &["combo", "repeat"], json!({"combo": text("a key or chord such as Enter, ctrl+a, shift+Tab"), "repeat": {"type": "integer", "description": "1 to 20"}})),
+        action(
+            "key",
+            &["combo", "repeat"],
+            json!({"combo": text("a key or chord such as Enter, ctrl+a, shift+Tab"), "repeat": {"type": "integer", "description": "1 to 20"}})
+        ),
         action("select", &["target", "option"], json!({"target": target, "option": text("the option's visible name")})),
     ]);
     json!({

@@ -61,7 +61,14 @@ pub fn html(instruction: &str, summary: &Summary, steps: &[Step]) -> String {
 
 fn step_html(out: &mut String, step: &Step) {
     let window = step.window.map(|w| w.to_string()).unwrap_or_default();
-    let _ = write!(out, "<section><h2>Step {}</h2><p class=\"meta\">window {} {} · frame {}</p>", step.index, escape(&window), escape(&format!("{:?}", step.window_title)), step.frame.map(|f| f.to_string()).unwrap_or_default());
+    let _ = write!(
+        out,
+        "<section><h2>Step {}</h2><p class=\"meta\">window {} {} · frame {}</p>",
+        step.index,
+        escape(&window),
+        escape(&format!("{:?}", step.window_title)),
+        step.frame.map(|f| f.to_string()).unwrap_or_default()
+    );
     match (&step.screenshot, step.image) {
         (Some(png), Some(size)) => {
             let data = base64::engine::general_purpose::STANDARD.encode(&png.bytes);
@@ -98,7 +105,13 @@ fn step_html(out: &mut String, step: &Step) {
         DecisionRecord::Parsed { decision } => serde_json::to_string_pretty(decision).unwrap_or_default(),
         DecisionRecord::Unparsed { excerpt } => format!("(outside the schema) {excerpt}"),
     };
-    let _ = write!(out, "<p><b>Decision</b> ({} ms{})</p><pre>{}</pre>", step.model_ms, step.tokens.map(|(i, o)| format!(", {i} tokens in, {o} out")).unwrap_or_default(), escape(&decision));
+    let _ = write!(
+        out,
+        "<p><b>Decision</b> ({} ms{})</p><pre>{}</pre>",
+        step.model_ms,
+        step.tokens.map(|(i, o)| format!(", {i} tokens in, {o} out")).unwrap_or_default(),
+        escape(&decision)
+    );
     let (class, verdict) = match &step.verdict {
         Verdict::Delivered { route } => ("delivered", format!("delivered via {route}")),
         Verdict::Refused { code, message } => ("refused", format!("refused {code}: {message}")),
@@ -106,7 +119,12 @@ fn step_html(out: &mut String, step: &Step) {
         Verdict::Finished => ("meta", "finished".to_owned()),
         Verdict::Asked => ("meta", "asked the user".to_owned()),
     };
-    let _ = write!(out, "<p class=\"{class}\"><b>Host:</b> {} ({} ms)</p>", escape(&format!("{}{verdict}", step.action.as_ref().map(|a| format!("{a} → ")).unwrap_or_default())), step.act_ms);
+    let _ = write!(
+        out,
+        "<p class=\"{class}\"><b>Host:</b> {} ({} ms)</p>",
+        escape(&format!("{}{verdict}", step.action.as_ref().map(|a| format!("{a} → ")).unwrap_or_default())),
+        step.act_ms
+    );
     let _ = write!(out, "<details><summary>Tree excerpt the model saw</summary><pre>{}</pre></details></section>", escape(&step.tree_excerpt));
 }
 
@@ -138,7 +156,10 @@ mod tests {
 
     #[test]
     fn report_is_self_contained_and_escapes_screen_and_model_text() {
-        let steps = vec![step(1, Verdict::Delivered { route: "at-spi:DoAction".into() }, true), step(2, Verdict::Refused { code: ErrorCode::StaleRef, message: "observe again".into() }, false)];
+        let steps = vec![
+            step(1, Verdict::Delivered { route: "at-spi:DoAction".into() }, true),
+            step(2, Verdict::Refused { code: ErrorCode::StaleRef, message: "observe again".into() }, false),
+        ];
         let summary = crate::trajectory::Summary::of(&steps, StopReason::Done, 5, None, "scripted/test".into());
         let page = html("press <OK>", &summary, &steps);
         assert!(!page.contains("<script>") && !page.contains("<img src=x"), "{page}");

@@ -236,8 +236,7 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
                 let targets = host.describe_targets(seen.frame.id, &action);
                 step.action = Some(describe(&action, &targets));
                 step.target_drawn = drawn_target(&seen, &action);
-                let result = check(&seen, &action, task)
-                    .and_then(|()| host.act_unobserved(seen.frame.id, action.clone(), task.delivery));
+                let result = check(&seen, &action, task).and_then(|()| host.act_unobserved(seen.frame.id, action.clone(), task.delivery));
                 step.act_ms = started.elapsed().as_millis() as u64;
                 match result {
                     Ok(delivery) => {
@@ -314,7 +313,10 @@ fn check(seen: &Observation, action: &Action, task: &Task) -> Result<(), Refusal
             Target::Element(id) => {
                 let known = seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.id == id));
                 if !known {
-                    return Err(Refusal::new(ErrorCode::StaleRef, format!("{id} is not in the newest observation (frame {}); use an id from it", seen.frame.id)));
+                    return Err(Refusal::new(
+                        ErrorCode::StaleRef,
+                        format!("{id} is not in the newest observation (frame {}); use an id from it", seen.frame.id),
+                    ));
                 }
             }
             Target::Point(p) => {

@@ -116,9 +116,12 @@ fn openai_sends_one_forced_strict_tool_with_the_screenshot_and_reads_the_call() 
     assert_eq!(body["model"], "gpt-5");
     assert_eq!(body["instructions"], request(true).system);
     assert_eq!(body["store"], false);
-    assert_eq!(body["tools"], json!([{
-        "type": "function", "name": "next_step", "description": "The next step.", "parameters": schema(), "strict": true
-    }]));
+    assert_eq!(
+        body["tools"],
+        json!([{
+            "type": "function", "name": "next_step", "description": "The next step.", "parameters": schema(), "strict": true
+        }])
+    );
     assert_eq!(body["tool_choice"], json!({"type": "function", "name": "next_step"}));
     let input = body["input"].as_array().unwrap();
     assert_eq!(input.len(), 1);
@@ -186,10 +189,13 @@ fn anthropic_sends_the_forced_tool_image_first_and_reads_tool_use() {
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["role"], "user");
-    assert_eq!(messages[0]["content"], json!([
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png_base64()}},
-        {"type": "text", "text": request(true).user}
-    ]));
+    assert_eq!(
+        messages[0]["content"],
+        json!([
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png_base64()}},
+            {"type": "text", "text": request(true).user}
+        ])
+    );
 }
 
 #[test]
@@ -230,13 +236,16 @@ fn compat_sends_system_then_user_parts_with_the_image_and_reads_the_tool_call() 
     assert_eq!(body["model"], "qwen2.5vl:7b");
     assert_eq!(body["tools"], json!([{"type": "function", "function": {"name": "next_step", "description": "The next step.", "parameters": schema()}}]));
     assert_eq!(body["tool_choice"], json!({"type": "function", "function": {"name": "next_step"}}));
-    assert_eq!(body["messages"], json!([
-        {"role": "system", "content": request(true).system},
-        {"role": "user", "content": [
-            {"type": "text", "text": request(true).user},
-            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", png_base64())}}
-        ]}
-    ]));
+    assert_eq!(
+        body["messages"],
+        json!([
+            {"role": "system", "content": request(true).system},
+            {"role": "user", "content": [
+                {"type": "text", "text": request(true).user},
+                {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", png_base64())}}
+            ]}
+        ])
+    );
 }
 
 #[test]

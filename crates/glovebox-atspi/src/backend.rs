@@ -3,13 +3,12 @@
 //! trees from walks.
 
 use crate::ids::IdRegistry;
-use crate::transport::{Bus, BusError, ObjectRef};
 use crate::translate::{role_name, ROLE_PASSWORD_TEXT};
+use crate::transport::{Bus, BusError, ObjectRef};
 use crate::walk::{rect, screen_offset, walk, CacheIndex, Cut, RawNode, Walk};
 use futures_util::future::join_all;
 use glovebox_model::{
-    AccessibilityTree, Element, ElementId, ElementState, ErrorCode, Fidelity, OmittedChildren, Refusal, TreeBudget, TruncatedBy,
-    Truncation, WindowInfo,
+    AccessibilityTree, Element, ElementId, ElementState, ErrorCode, Fidelity, OmittedChildren, Refusal, TreeBudget, TruncatedBy, Truncation, WindowInfo,
 };
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -64,7 +63,15 @@ impl AtspiBackend {
             .enable_all()
             .build()
             .map_err(|e| Refusal::backend_unavailable(format!("starting the D-Bus runtime: {e}")))?;
-        Ok(AtspiBackend { runtime, session_bus: address.map(str::to_owned), bus: Mutex::new(None), ids: Mutex::default(), pids: Mutex::default(), frames: Mutex::default(), collection_trusted: Mutex::default() })
+        Ok(AtspiBackend {
+            runtime,
+            session_bus: address.map(str::to_owned),
+            bus: Mutex::new(None),
+            ids: Mutex::default(),
+            pids: Mutex::default(),
+            frames: Mutex::default(),
+            collection_trusted: Mutex::default(),
+        })
     }
 
     /// The accessibility bus, connected on first use; the failure is kept
@@ -182,12 +189,8 @@ impl AtspiBackend {
             Err(reason) => return Ok(none(format!("accessibility bus unavailable: {reason}"))),
         };
         let deadline = Instant::now() + budget.deadline;
-        let timeout = || {
-            Refusal::new(
-                ErrorCode::Timeout,
-                format!("the application of window {} did not answer within {} ms", window.id, budget.deadline.as_millis()),
-            )
-        };
+        let timeout =
+            || Refusal::new(ErrorCode::Timeout, format!("the application of window {} did not answer within {} ms", window.id, budget.deadline.as_millis()));
         let outcome = self.runtime.block_on(async {
             let known = self.frames.lock().unwrap_or_else(|p| p.into_inner()).get(&window.id.xid).cloned();
             let found = match known {
@@ -253,13 +256,8 @@ impl AtspiBackend {
                 window.app, window.id.pid
             )));
         }
-        let tops: Vec<ObjectRef> = join_all(owned.iter().map(|app| bus.children(app)))
-            .await
-            .into_iter()
-            .filter_map(Result::ok)
-            .flatten()
-            .filter(|o| !o.is_null())
-            .collect();
+        let tops: Vec<ObjectRef> =
+            join_all(owned.iter().map(|app| bus.children(app))).await.into_iter().filter_map(Result::ok).flatten().filter(|o| !o.is_null()).collect();
         let facts = join_all(tops.iter().map(|o| async move {
             let name = bus.name(o).await.unwrap_or_default();
             let extents = bus.extents(o).await.ok();
@@ -297,7 +295,14 @@ impl AtspiBackend {
         }
     }
 
-    fn assemble(&self, window: &WindowInfo, walked: Walk, frame_extents: Option<(i32, i32, i32, i32)>, budget: TreeBudget, started: std::time::Instant) -> AccessibilityTree {
+    fn assemble(
+        &self,
+        window: &WindowInfo,
+        walked: Walk,
+        frame_extents: Option<(i32, i32, i32, i32)>,
+        budget: TreeBudget,
+        started: std::time::Instant,
+    ) -> AccessibilityTree {
         let offset = screen_offset(walked.nodes[0].extents.or(frame_extents), window);
         let mut walked = walked;
         reading_order(&mut walked.nodes);
@@ -344,9 +349,7 @@ impl AtspiBackend {
         let fidelity = match (&truncated, walked.failures.first()) {
             (None, None) => Fidelity::Full,
             (Some(_), _) => Fidelity::Partial { reason: "a budget cut the tree short (see truncated)".into() },
-            (None, Some(first)) => Fidelity::Partial {
-                reason: format!("{} object(s) could not be read, e.g. {first}", walked.failures.len()),
-            },
+            (None, Some(first)) => Fidelity::Partial { reason: format!("{} object(s) could not be read, e.g. {first}", walked.failures.len()) },
         };
         AccessibilityTree {
             window: window.id,
@@ -366,10 +369,7 @@ impl AtspiBackend {
 fn reading_order(nodes: &mut [RawNode]) {
     for i in 0..nodes.len() {
         let children = nodes[i].children.clone();
-        let positions: Option<Vec<(i32, i32)>> = children
-            .iter()
-            .map(|&c| nodes[c].extents.and_then(|e| rect(e, (0, 0))).map(|r| (r.y, r.x)))
-            .collect();
+        let positions: Option<Vec<(i32, i32)>> = children.iter().map(|&c| nodes[c].extents.and_then(|e| rect(e, (0, 0))).map(|r| (r.y, r.x))).collect();
         if let Some(positions) = positions {
             let mut ordered: Vec<(usize, (i32, i32))> = children.into_iter().zip(positions).collect();
             ordered.sort_by_key(|(_, position)| *position);

@@ -30,10 +30,9 @@ impl IdRegistry {
     pub fn resolve(&self, xid: u32, id: ElementId) -> Result<ObjectRef, Refusal> {
         match self.by_id.get(&id) {
             Some((owner, object)) if *owner == xid => Ok(object.clone()),
-            Some((owner, _)) => Err(Refusal::new(
-                ErrorCode::StaleRef,
-                format!("{id} belongs to window {owner:#x}, not {xid:#x}; observe this window and use its ids"),
-            )),
+            Some((owner, _)) => {
+                Err(Refusal::new(ErrorCode::StaleRef, format!("{id} belongs to window {owner:#x}, not {xid:#x}; observe this window and use its ids")))
+            }
             None => Err(Refusal::new(ErrorCode::ElementNotFound, format!("{id} was never issued; observe again and use the new ids"))),
         }
     }

@@ -8,8 +8,8 @@
 //! `COMPUTER_BACKGROUND_UNAVAILABLE` here; the caller may try another route.
 
 use crate::backend::AtspiBackend;
-use crate::transport::{Bus, BusError, ObjectRef};
 use crate::translate::role_name;
+use crate::transport::{Bus, BusError, ObjectRef};
 use glovebox_model::{Action, Button, ElementState, ErrorCode, Point, Refusal, WindowInfo};
 use glovebox_platform::{Delivery, ResolvedTarget};
 use std::time::Duration;
@@ -146,10 +146,7 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     let (parent, child, index) = match find_option(bus, object, option).await? {
         Found::Option(parent, child, index) => (parent, child, index),
         Found::Others(names) if names.is_empty() => {
-            return Err(Refusal::new(
-                ErrorCode::BackgroundUnavailable,
-                "the element exposes no options until it is opened, and no background route opens it",
-            ))
+            return Err(Refusal::new(ErrorCode::BackgroundUnavailable, "the element exposes no options until it is opened, and no background route opens it"))
         }
         Found::Others(names) => return Err(Refusal::new(ErrorCode::ElementNotFound, format!("the element has no option named {option:?} (it has {names:?})"))),
     };
@@ -169,7 +166,10 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     if activate(bus, &child).await.is_ok() && confirmed().await {
         return Ok(Delivery { route: "at-spi:DoAction(option)".into() });
     }
-    Err(Refusal::new(ErrorCode::BackgroundUnavailable, format!("the application did not choose {option:?} through AT-SPI (read back shows no change); no background route selects it")))
+    Err(Refusal::new(
+        ErrorCode::BackgroundUnavailable,
+        format!("the application did not choose {option:?} through AT-SPI (read back shows no change); no background route selects it"),
+    ))
 }
 
 enum Found {
@@ -228,7 +228,12 @@ impl AtspiBackend {
         let object = match targets.first() {
             Some(ResolvedTarget::Element { id, .. }) => Some(self.resolve(window, *id)?),
             Some(ResolvedTarget::Global { at, under }) => {
-                let frame = self.frame_of(window).ok_or_else(|| Refusal::new(ErrorCode::BackgroundUnavailable, format!("window {} exposes no accessible elements, so nothing semantic lies under the point", window.id)))?;
+                let frame = self.frame_of(window).ok_or_else(|| {
+                    Refusal::new(
+                        ErrorCode::BackgroundUnavailable,
+                        format!("window {} exposes no accessible elements, so nothing semantic lies under the point", window.id),
+                    )
+                })?;
                 // The frame's own element under the point first: it is what the
                 // caller saw, and live hit-testing is wrong on toolkits that
                 // cannot take screen coordinates (GTK 4.8 answers with another
@@ -287,7 +292,8 @@ impl AtspiBackend {
             }
         }
         let tree = self.inspect(window, glovebox_model::TreeBudget::default())?;
-        let focused = tree.root.as_ref().and_then(|root| root.walk().find(|e| e.has(ElementState::Focused) && e.has(ElementState::Editable))).ok_or_else(none)?;
+        let focused =
+            tree.root.as_ref().and_then(|root| root.walk().find(|e| e.has(ElementState::Focused) && e.has(ElementState::Editable))).ok_or_else(none)?;
         // The host refuses this first; a second lock on the same door.
         if focused.is_password() {
             return Err(Refusal::new(ErrorCode::SecureInput, "the focused field is a password field"));

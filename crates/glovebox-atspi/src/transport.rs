@@ -87,10 +87,7 @@ impl Bus {
     /// and connects to it. `session` overrides `$DBUS_SESSION_BUS_ADDRESS`.
     pub async fn connect(session: Option<&str>) -> Result<Bus, BusError> {
         let session = match session {
-            Some(address) => zbus::connection::Builder::address(address)
-                .map_err(|e| BusError::NoSessionBus(format!("{address}: {e}")))?
-                .build()
-                .await,
+            Some(address) => zbus::connection::Builder::address(address).map_err(|e| BusError::NoSessionBus(format!("{address}: {e}")))?.build().await,
             None => zbus::Connection::session().await,
         }
         .map_err(|e| BusError::NoSessionBus(e.to_string()))?;
@@ -247,7 +244,8 @@ impl Bus {
 
     pub async fn parent(&self, target: &ObjectRef) -> Result<ObjectRef, BusError> {
         let value: OwnedValue = self.call(target, "org.freedesktop.DBus.Properties", "Get", &(ACCESSIBLE, "Parent")).await?;
-        let (bus, path): (String, OwnedObjectPath) = value.try_into().map_err(|_| BusError::Call { call: format!("Parent on {target}"), message: "unexpected type".into() })?;
+        let (bus, path): (String, OwnedObjectPath) =
+            value.try_into().map_err(|_| BusError::Call { call: format!("Parent on {target}"), message: "unexpected type".into() })?;
         Ok(ObjectRef { bus, path })
     }
 

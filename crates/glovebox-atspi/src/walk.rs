@@ -3,8 +3,8 @@
 //! what the application's cache already holds, within the node, depth and
 //! deadline budgets.
 
-use crate::transport::{Bus, BusError, CacheItem, ObjectRef};
 use crate::translate::{has_value, is_menu_like, StateBits, DEFUNCT, MANAGES_DESCENDANTS, SHOWING, VISIBLE};
+use crate::transport::{Bus, BusError, CacheItem, ObjectRef};
 use futures_util::future::join_all;
 use glovebox_model::{Rect, TreeBudget, WindowInfo};
 use std::collections::HashMap;
@@ -14,7 +14,6 @@ use tokio::time::Instant;
 /// creating row objects on demand) are read up to this many; the rest are
 /// counted and summarised.
 pub const MANAGED_CHILDREN_READ: i32 = 200;
-
 
 /// What is known of one accessible.
 #[derive(Debug, Clone)]
@@ -118,13 +117,8 @@ impl CacheIndex {
 }
 
 async fn fetch_node(bus: &Bus, object: ObjectRef) -> Result<RawNode, BusError> {
-    let (role, name, description, states, interfaces) = tokio::try_join!(
-        bus.role(&object),
-        bus.name(&object),
-        bus.description(&object),
-        bus.states(&object),
-        bus.interfaces(&object),
-    )?;
+    let (role, name, description, states, interfaces) =
+        tokio::try_join!(bus.role(&object), bus.name(&object), bus.description(&object), bus.states(&object), bus.interfaces(&object),)?;
     Ok(RawNode {
         object,
         role,
@@ -318,7 +312,7 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
         }
         // Children of this level, all requested at once.
         let expandable: Vec<(usize, usize)> = added.iter().copied().filter(|(i, _)| might_have_children(cache, &walk.nodes[*i])).collect();
-        let (within, too_deep): (Vec<_>, Vec<_>) = expandable.into_iter().partition(|(_, depth)| depth + 1 <= budget.max_depth);
+        let (within, too_deep): (Vec<_>, Vec<_>) = expandable.into_iter().partition(|(_, depth)| *depth < budget.max_depth);
         if !too_deep.is_empty() && walk.cut.is_none() {
             walk.cut = Some(Cut::Depth(too_deep.iter().map(|(i, _)| *i).collect()));
         }
@@ -382,8 +376,20 @@ fn start_enrichment(bus: &Bus, walk: &Walk, added: &[(usize, usize)], pending: &
         pending.push((
             index,
             tokio::spawn(async move {
-                let extents = async { if want_extents { bus.extents(&object).await.ok() } else { None } };
-                let actions = async { if want_actions { bus.actions(&object).await.unwrap_or_default() } else { vec![] } };
+                let extents = async {
+                    if want_extents {
+                        bus.extents(&object).await.ok()
+                    } else {
+                        None
+                    }
+                };
+                let actions = async {
+                    if want_actions {
+                        bus.actions(&object).await.unwrap_or_default()
+                    } else {
+                        vec![]
+                    }
+                };
                 tokio::join!(extents, actions)
             }),
         ));

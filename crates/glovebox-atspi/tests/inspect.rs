@@ -4,9 +4,7 @@
 //! the password rule.
 
 use glovebox_atspi::AtspiBackend;
-use glovebox_model::{
-    AccessibilityTree, Element, ElementId, ElementState, ErrorCode, Fidelity, Rect, TreeBudget, TruncatedBy, WindowInfo, WindowRef,
-};
+use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, ErrorCode, Fidelity, Rect, TreeBudget, TruncatedBy, WindowInfo, WindowRef};
 use glovebox_platform::WindowSource;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;

@@ -99,10 +99,53 @@ pub struct ApprovalConfig {
 
 /// Words that mark consequential buttons, in several languages.
 pub const CONSEQUENTIAL_TERMS: &[&str] = &[
-    "send", "submit", "post", "publish", "buy", "pay", "purchase", "order", "checkout", "delete", "remove", "transfer", "allow", "accept", "confirm",
-    "senden", "absenden", "kaufen", "bezahlen", "bestellen", "löschen", "entfernen", "überweisen", "erlauben", "akzeptieren", "bestätigen",
-    "envoyer", "acheter", "payer", "commander", "supprimer", "virement", "autoriser", "accepter", "publier", "confirmer",
-    "enviar", "comprar", "pagar", "pedido", "eliminar", "borrar", "transferir", "permitir", "aceptar", "publicar", "confirmar",
+    "send",
+    "submit",
+    "post",
+    "publish",
+    "buy",
+    "pay",
+    "purchase",
+    "order",
+    "checkout",
+    "delete",
+    "remove",
+    "transfer",
+    "allow",
+    "accept",
+    "confirm",
+    "senden",
+    "absenden",
+    "kaufen",
+    "bezahlen",
+    "bestellen",
+    "löschen",
+    "entfernen",
+    "überweisen",
+    "erlauben",
+    "akzeptieren",
+    "bestätigen",
+    "envoyer",
+    "acheter",
+    "payer",
+    "commander",
+    "supprimer",
+    "virement",
+    "autoriser",
+    "accepter",
+    "publier",
+    "confirmer",
+    "enviar",
+    "comprar",
+    "pagar",
+    "pedido",
+    "eliminar",
+    "borrar",
+    "transferir",
+    "permitir",
+    "aceptar",
+    "publicar",
+    "confirmar",
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -311,9 +354,7 @@ fn parse_like(like: &Value, text: &str) -> Result<Value, String> {
         },
         Value::Integer(_) => text.trim().parse::<i64>().map(Value::Integer).map_err(|_| format!("{text:?} is not an integer")),
         // Lists are written comma-separated in the environment and on the command line.
-        Value::Array(_) => Ok(Value::Array(
-            text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| Value::String(s.to_owned())).collect(),
-        )),
+        Value::Array(_) => Ok(Value::Array(text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| Value::String(s.to_owned())).collect())),
         _ => Ok(Value::String(text.to_owned())),
     }
 }
@@ -363,9 +404,7 @@ impl Layered {
             let Some(path) = path else { continue };
             match read_table(path)? {
                 Some(table) => layers.push((Origin::File(path.clone()), table)),
-                None if required => {
-                    return Err(ConfigError { origin: path.display().to_string(), message: "file not found".into() })
-                }
+                None if required => return Err(ConfigError { origin: path.display().to_string(), message: "file not found".into() }),
                 None => {}
             }
         }
@@ -386,9 +425,8 @@ impl Layered {
         for (_, table) in &layers {
             merge(&mut merged, table);
         }
-        let config: Config = Value::Table(merged)
-            .try_into()
-            .map_err(|e: toml::de::Error| ConfigError { origin: "configuration".into(), message: e.message().to_owned() })?;
+        let config: Config =
+            Value::Table(merged).try_into().map_err(|e: toml::de::Error| ConfigError { origin: "configuration".into(), message: e.message().to_owned() })?;
         config.validate().map_err(|message| ConfigError { origin: "configuration".into(), message })?;
         Ok(Layered { layers, config })
     }
@@ -398,11 +436,7 @@ impl Layered {
         if !keys().iter().any(|(k, _)| k == key) {
             return Err(unknown_key(key));
         }
-        self.layers
-            .iter()
-            .rev()
-            .find_map(|(origin, table)| lookup(table, key).map(|v| (v.clone(), origin.clone())))
-            .ok_or_else(|| unknown_key(key))
+        self.layers.iter().rev().find_map(|(origin, table)| lookup(table, key).map(|v| (v.clone(), origin.clone()))).ok_or_else(|| unknown_key(key))
     }
 }
 
@@ -419,11 +453,7 @@ fn set_path(table: &mut Table, key: &str, value: Value) {
     let last = parts.pop().expect("non-empty key");
     let mut current = table;
     for part in parts {
-        current = current
-            .entry(part.to_owned())
-            .or_insert_with(|| Value::Table(Table::new()))
-            .as_table_mut()
-            .expect("dotted keys name tables");
+        current = current.entry(part.to_owned()).or_insert_with(|| Value::Table(Table::new())).as_table_mut().expect("dotted keys name tables");
     }
     current.insert(last.to_owned(), value);
 }
@@ -438,9 +468,8 @@ pub fn set_in_file(path: &Path, key: &str, text: &str) -> Result<(), ConfigError
     set_path(&mut table, key, value);
     let mut check = defaults_table();
     merge(&mut check, &table);
-    let config: Config = Value::Table(check)
-        .try_into()
-        .map_err(|e: toml::de::Error| ConfigError { origin: path.display().to_string(), message: e.message().to_owned() })?;
+    let config: Config =
+        Value::Table(check).try_into().map_err(|e: toml::de::Error| ConfigError { origin: path.display().to_string(), message: e.message().to_owned() })?;
     config.validate().map_err(|message| ConfigError { origin: key.to_owned(), message })?;
     let io = |e: std::io::Error| ConfigError { origin: path.display().to_string(), message: e.to_string() };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -520,7 +549,12 @@ mod tests {
         let layered = Layered::load(&Sources::default()).unwrap();
         assert_eq!(layered.config.model.provider, "", "no model is bound until the user binds one");
         let env = |pairs: &[(&str, &str)]| Sources { environment: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), ..Default::default() };
-        let ok = Layered::load(&env(&[("GLOVEBOX_MODEL_PROVIDER", "anthropic"), ("GLOVEBOX_MODEL_MODEL", "claude-sonnet-4-5"), ("GLOVEBOX_MODEL_API_KEY_ENV", "ANTHROPIC_API_KEY")])).unwrap();
+        let ok = Layered::load(&env(&[
+            ("GLOVEBOX_MODEL_PROVIDER", "anthropic"),
+            ("GLOVEBOX_MODEL_MODEL", "claude-sonnet-4-5"),
+            ("GLOVEBOX_MODEL_API_KEY_ENV", "ANTHROPIC_API_KEY"),
+        ]))
+        .unwrap();
         assert_eq!(ok.config.model.api_key_env, "ANTHROPIC_API_KEY");
         // Set one key at a time in any order: pairs are checked at binding time.
         assert!(Layered::load(&env(&[("GLOVEBOX_MODEL_PROVIDER", "openai-compatible")])).is_ok());

@@ -113,7 +113,8 @@ impl Host {
     /// an explicit yes acknowledges it, whatever the configuration says, and
     /// no prompt channel fails closed (`COMPUTER_SAFETY_CHECK_UNACKNOWLEDGED`).
     pub fn acknowledge_safety_check(&self, id: &str, code: Option<&str>, message: Option<&str>, step: &[String]) -> Result<(), Refusal> {
-        let subject = crate::Subject::SafetyCheck { id: id.to_owned(), code: code.map(str::to_owned), message: message.map(str::to_owned), step: step.to_vec() };
+        let subject =
+            crate::Subject::SafetyCheck { id: id.to_owned(), code: code.map(str::to_owned), message: message.map(str::to_owned), step: step.to_vec() };
         let mut request = ApprovalRequest::call(ApprovalClass::Input, vec![]);
         request.subject = subject;
         request.window = self.grant_status().and_then(|g| Some(format!("{} ({})", g.target_app?, g.target?)));
@@ -125,7 +126,14 @@ impl Host {
         result
     }
 
-    pub(crate) fn act_locked(&self, state: &mut State, frame_id: FrameId, action: &Action, mode: DeliveryMode, observe_after: bool) -> Result<ActOutcome, Refusal> {
+    pub(crate) fn act_locked(
+        &self,
+        state: &mut State,
+        frame_id: FrameId,
+        action: &Action,
+        mode: DeliveryMode,
+        observe_after: bool,
+    ) -> Result<ActOutcome, Refusal> {
         self.inner.config.check_enabled()?;
         self.check_input_allowed()?;
         action.validate()?;
@@ -141,7 +149,12 @@ impl Host {
             return Err(refuse(ErrorCode::BudgetExhausted, "the grant has no input actions left"));
         }
         let Some(frame) = state.frames.get(frame_id).cloned() else {
-            return Err(refuse(ErrorCode::StaleRef, format!("frame {frame_id} is not the newest frame of the bound window (an input ended it, or it never existed); observe again and use the new ids")));
+            return Err(refuse(
+                ErrorCode::StaleRef,
+                format!(
+                    "frame {frame_id} is not the newest frame of the bound window (an input ended it, or it never existed); observe again and use the new ids"
+                ),
+            ));
         };
         if frame.revision != grant.revision || grant.target.as_ref().map(|t| t.id) != Some(frame.window) {
             return Err(refuse(ErrorCode::StaleRevision, "the grant was rebound after this frame; observe again"));
@@ -161,7 +174,10 @@ impl Host {
                         ResolvedTarget::Element { id, center: element.center }
                     }
                     None if frame.no_tree => {
-                        return Err(refuse(ErrorCode::ElementNotFound, format!("window {} exposes no accessibility tree, so it has no element {id}; point at image pixels instead", frame.window)))
+                        return Err(refuse(
+                            ErrorCode::ElementNotFound,
+                            format!("window {} exposes no accessibility tree, so it has no element {id}; point at image pixels instead", frame.window),
+                        ))
                     }
                     None => return Err(refuse(ErrorCode::StaleRef, format!("{id} is not in frame {frame_id}; observe again and use the new ids"))),
                 },
@@ -195,7 +211,10 @@ impl Host {
         if window.geometry != frame.geometry || window.minimized {
             return Err(refuse(
                 ErrorCode::StaleBasis,
-                format!("window {} moved, resized or was minimised since frame {frame_id} ({:?} then, {:?} now); observe again", window.id, frame.geometry, window.geometry),
+                format!(
+                    "window {} moved, resized or was minimised since frame {frame_id} ({:?} then, {:?} now); observe again",
+                    window.id, frame.geometry, window.geometry
+                ),
             ));
         }
         // Immediately before synthesis: the absolute denials, again.

@@ -218,11 +218,10 @@ pub struct Standing {
 
 impl Standing {
     pub(crate) fn covers(&self, class: ApprovalClass, escalated_by: Option<&str>) -> bool {
-        let class_covered = match (self.class, class) {
-            (ApprovalClass::Input, ApprovalClass::Observe | ApprovalClass::Input) => true,
-            (ApprovalClass::Observe, ApprovalClass::Observe) => true,
-            _ => false,
-        };
+        let class_covered = matches!(
+            (self.class, class),
+            (ApprovalClass::Input, ApprovalClass::Observe | ApprovalClass::Input) | (ApprovalClass::Observe, ApprovalClass::Observe)
+        );
         class_covered && escalated_by.is_none_or(|name| self.shown.iter().any(|s| s == name))
     }
 }

@@ -10,9 +10,24 @@ use glovebox_model::{Denial, WindowInfo};
 /// Credential software: always denied, whatever the configuration says.
 /// `*` matches any run of characters.
 pub const BUILT_IN_DENY: &[&str] = &[
-    "keepassxc", "keepass*", "bitwarden", "1password", "gcr-prompter", "gcr-viewer", "gnome-keyring*", "seahorse",
-    "polkit-*", "*polkit*agent*", "lxpolkit", "pinentry*", "ssh-askpass*", "ksshaskpass", "x11-ssh-askpass", "kwalletd*",
-    "kwallet-query", "org.keepassxc.*",
+    "keepassxc",
+    "keepass*",
+    "bitwarden",
+    "1password",
+    "gcr-prompter",
+    "gcr-viewer",
+    "gnome-keyring*",
+    "seahorse",
+    "polkit-*",
+    "*polkit*agent*",
+    "lxpolkit",
+    "pinentry*",
+    "ssh-askpass*",
+    "ksshaskpass",
+    "x11-ssh-askpass",
+    "kwalletd*",
+    "kwallet-query",
+    "org.keepassxc.*",
 ];
 
 pub use glovebox_model::AncestorRule;

@@ -42,9 +42,9 @@ mod observe;
 pub mod process;
 mod tools;
 
-pub use glovebox_platform::Backends;
-pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject};
 pub use act::{describe_action, Span};
+pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject};
+pub use glovebox_platform::Backends;
 pub use tools::{BatchOutcome, OpenedApp, WaitOutcome, Zoomed};
 
 use approval::Standing;

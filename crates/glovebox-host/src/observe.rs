@@ -8,7 +8,9 @@
 use crate::frames::{FrameElement, FrameRecord};
 use crate::grant::State;
 use crate::{refuse, ApprovalRequest, FrameView, Host, Observation};
-use glovebox_model::{AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, DisplaySelection, ErrorCode, Refusal, Scope, TreeBudget, WindowInfo, WindowRef};
+use glovebox_model::{
+    AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, DisplaySelection, ErrorCode, Refusal, Scope, TreeBudget, WindowInfo, WindowRef,
+};
 use glovebox_platform::Capture;
 use std::sync::Arc;
 use std::time::Instant;
@@ -58,7 +60,14 @@ impl Host {
         self.approve(request, &[])
     }
 
-    fn observe_locked(&self, state: &mut State, window: Option<&WindowRef>, screenshot: bool, limits: CaptureLimits, ask: bool) -> Result<Observation, Refusal> {
+    fn observe_locked(
+        &self,
+        state: &mut State,
+        window: Option<&WindowRef>,
+        screenshot: bool,
+        limits: CaptureLimits,
+        ask: bool,
+    ) -> Result<Observation, Refusal> {
         self.ensure_grant(state, true)?;
         if let Some(reference) = window {
             let named = self.inner.backends.windows.find_window(reference)?;
@@ -122,7 +131,19 @@ impl Host {
         let hit_order = tree.root.iter().flat_map(|r| r.walk()).filter(|e| elements[&e.id].visible.is_some()).map(|e| e.id).collect();
         let no_tree = tree.root.is_none();
         let pixels = capture.map(|c| Arc::new(c.image));
-        let record = FrameRecord { id, window: target.id, revision: grant.revision, geometry, shown, image, elements, hit_order, no_tree, pixels: pixels.clone(), created: Instant::now() };
+        let record = FrameRecord {
+            id,
+            window: target.id,
+            revision: grant.revision,
+            geometry,
+            shown,
+            image,
+            elements,
+            hit_order,
+            no_tree,
+            pixels: pixels.clone(),
+            created: Instant::now(),
+        };
         let frame = FrameView {
             id,
             window: target.id,

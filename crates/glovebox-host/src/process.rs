@@ -14,4 +14,3 @@ pub fn current_uid() -> u32 {
 pub fn current_uid() -> u32 {
     0
 }
-

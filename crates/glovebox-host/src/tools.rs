@@ -6,8 +6,8 @@
 use crate::act::{describe_action, Span};
 use crate::{refuse, ApprovalRequest, Host, Observation};
 use glovebox_model::{
-    validate_batch, Action, ApprovalClass, CaptureMode, DeliveryMode, ErrorCode, FrameId, Rect, Refusal, Scope, Size, WaitCondition, WaitFor,
-    WindowInfo, WindowRef,
+    validate_batch, Action, ApprovalClass, CaptureMode, DeliveryMode, ErrorCode, FrameId, Rect, Refusal, Scope, Size, WaitCondition, WaitFor, WindowInfo,
+    WindowRef,
 };
 use glovebox_platform::Delivery;
 use std::time::{Duration, Instant};
@@ -208,7 +208,10 @@ impl Host {
             self.approve_observation(window.as_ref(), &format!("zoom into {region:?} of the last screenshot"))?;
             let image = Rect::new(0, 0, frame.image.width, frame.image.height);
             if region.width == 0 || region.height == 0 || region.intersection(image) != Some(region) {
-                return Err(refuse(ErrorCode::CoordinateOutOfBounds, format!("zoom region {region:?} is empty or reaches outside the {}x{} image", image.width, image.height)));
+                return Err(refuse(
+                    ErrorCode::CoordinateOutOfBounds,
+                    format!("zoom region {region:?} is empty or reaches outside the {}x{} image", image.width, image.height),
+                ));
             }
             // Image pixels back to the window's own, rounding outwards.
             let (nw, nh) = (pixels.width as u64, pixels.height as u64);
@@ -303,7 +306,9 @@ impl Host {
             false
         };
         let program = plan.program.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
-        let named = |w: &WindowInfo| [w.app.to_lowercase(), w.instance.to_lowercase()].iter().any(|c| !c.is_empty() && (*c == program || *c == plan.name.to_lowercase()));
+        let named = |w: &WindowInfo| {
+            [w.app.to_lowercase(), w.instance.to_lowercase()].iter().any(|c| !c.is_empty() && (*c == program || *c == plan.name.to_lowercase()))
+        };
         let deadline = Instant::now() + OPEN_APP_TIMEOUT;
         loop {
             let fresh: Vec<WindowInfo> = self.inner.backends.windows.list_windows()?.into_iter().filter(|w| !before.contains(&w.id) && !w.minimized).collect();
@@ -311,7 +316,10 @@ impl Host {
                 return Ok(w.clone());
             }
             if Instant::now() > deadline {
-                return Err(refuse(ErrorCode::Timeout, format!("started {:?} as pid {pid}, but no window of it mapped within {} s", plan.name, OPEN_APP_TIMEOUT.as_secs())));
+                return Err(refuse(
+                    ErrorCode::Timeout,
+                    format!("started {:?} as pid {pid}, but no window of it mapped within {} s", plan.name, OPEN_APP_TIMEOUT.as_secs()),
+                ));
             }
             self.pause(Duration::from_millis(50))?;
         }

@@ -4,8 +4,8 @@
 use glovebox_host::denials::AncestorRule;
 use glovebox_host::process::{current_uid, DeclaredProcesses};
 use glovebox_host::{Backends, Host, HostConfig};
-use glovebox_model::{DeliveryMode, 
-    Action, Button, Denial, ErrorCode, Monitor, Origin, PidSource, Point, Rect, Refusal, Scope, Target, WindowId, WindowInfo, WindowRef,
+use glovebox_model::{
+    Action, Button, DeliveryMode, Denial, ErrorCode, Monitor, Origin, PidSource, Point, Rect, Refusal, Scope, Target, WindowId, WindowInfo, WindowRef,
 };
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
 use std::sync::Arc;
@@ -265,7 +265,10 @@ fn out_of_bounds_point_is_refused_never_clamped() {
     }
     host.act(seen.frame.id, click(Target::Point(Point { x: 639, y: 479 }))).unwrap();
     let delivered = world.desktop.delivered.lock().unwrap();
-    assert_eq!(delivered[0].2, vec![glovebox_platform::ResolvedTarget::Global { at: Point { x: 100 + 639, y: 100 + 479 }, under: Some(glovebox_model::ElementId(1)) }]);
+    assert_eq!(
+        delivered[0].2,
+        vec![glovebox_platform::ResolvedTarget::Global { at: Point { x: 100 + 639, y: 100 + 479 }, under: Some(glovebox_model::ElementId(1)) }]
+    );
 }
 
 #[test]
@@ -547,7 +550,11 @@ fn disabled_refuses_before_anything_opens() {
 #[test]
 fn observe_deny_refuses_every_observation_tool() {
     let mut world = World::new("observe-deny");
-    world.config.approvals = glovebox_host::Approvals::new(glovebox_model::ApprovalMode::Custom, [glovebox_model::Policy::Deny, glovebox_model::Policy::Allow, glovebox_model::Policy::Allow], &[]);
+    world.config.approvals = glovebox_host::Approvals::new(
+        glovebox_model::ApprovalMode::Custom,
+        [glovebox_model::Policy::Deny, glovebox_model::Policy::Allow, glovebox_model::Policy::Allow],
+        &[],
+    );
     let host = world.host();
     assert_eq!(code(host.list_windows(None, 1)), ErrorCode::ApprovalDenied);
     assert_eq!(code(host.observe(None, false)), ErrorCode::ApprovalDenied);
@@ -623,7 +630,14 @@ fn consequential_targets_ask_inside_an_approved_span_unless_shown() {
         seen.lock().unwrap().push(r.question());
         glovebox_host::Answer::Approved
     }));
-    let span = glovebox_host::Span { class: glovebox_model::ApprovalClass::Input, actions: vec!["run a task".into()], targets: vec![], text_characters: 0, detail: None, started_by_user: false };
+    let span = glovebox_host::Span {
+        class: glovebox_model::ApprovalClass::Input,
+        actions: vec!["run a task".into()],
+        targets: vec![],
+        text_characters: 0,
+        detail: None,
+        started_by_user: false,
+    };
     let run = host.approve_span(span).unwrap();
     let first = run.observe(None, false).unwrap();
     let next = run.act(first.frame.id, Action::Type { text: "x".into() }).unwrap().next.unwrap();

@@ -54,7 +54,6 @@ impl ProcessTable for ProcFs {
     }
 }
 
-
 #[cfg(target_os = "linux")]
 mod linux {
     use glovebox_atspi::AtspiBackend;

@@ -123,4 +123,3 @@ pub struct SwitchWindowArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct NoArgs {}
-

@@ -67,7 +67,6 @@ pub fn bound_model(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>) -> R
     }
 }
 
-
 /// How a `computer` call decides: the strict decision function with any
 /// model, or the provider's native computer tool run through glovebox-wire.
 pub enum Runner {
@@ -79,7 +78,9 @@ impl Runner {
     pub fn name(&self) -> String {
         match self {
             Runner::Decisions(model) => model.name(),
-            Runner::Native(b) => format!("{}/{} (native computer use)", if b.provider == Provider::AnthropicMessages { "anthropic" } else { "openai" }, b.model),
+            Runner::Native(b) => {
+                format!("{}/{} (native computer use)", if b.provider == Provider::AnthropicMessages { "anthropic" } else { "openai" }, b.model)
+            }
         }
     }
 }

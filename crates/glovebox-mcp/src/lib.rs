@@ -132,8 +132,8 @@ impl GloveboxServer {
         };
         let server = self.clone();
         let outcome = tokio::task::spawn_blocking(move || work(&host, &server))
-        .await
-        .map_err(|e| McpError::internal_error(format!("the tool panicked or was cancelled: {e}"), None))?;
+            .await
+            .map_err(|e| McpError::internal_error(format!("the tool panicked or was cancelled: {e}"), None))?;
         Ok(match outcome {
             Ok(reply) => {
                 if let Some(frame) = reply.frame {
@@ -247,19 +247,29 @@ impl GloveboxServer {
         self.run(&context, self.act(action, args.delivery)).await
     }
 
-    #[tool(name = "move", description = "Move the pointer over a target (hover), e.g. to reveal a tooltip. Returns the next observation.", annotations(destructive_hint = true, open_world_hint = false))]
+    #[tool(
+        name = "move",
+        description = "Move the pointer over a target (hover), e.g. to reveal a tooltip. Returns the next observation.",
+        annotations(destructive_hint = true, open_world_hint = false)
+    )]
     async fn r#move(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<MoveArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Move { target: args.target };
         self.run(&context, self.act(action, args.delivery)).await
     }
 
-    #[tool(description = "Press the left button at `from`, move to `to`, release. Returns the next observation.", annotations(destructive_hint = true, open_world_hint = false))]
+    #[tool(
+        description = "Press the left button at `from`, move to `to`, release. Returns the next observation.",
+        annotations(destructive_hint = true, open_world_hint = false)
+    )]
     async fn drag(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<DragArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Drag { from: args.from, to: args.to };
         self.run(&context, self.act(action, args.delivery)).await
     }
 
-    #[tool(description = "Turn the wheel over a target: dy > 0 scrolls down, dx > 0 right (steps, -100..100). Returns the next observation.", annotations(destructive_hint = true, open_world_hint = false))]
+    #[tool(
+        description = "Turn the wheel over a target: dy > 0 scrolls down, dx > 0 right (steps, -100..100). Returns the next observation.",
+        annotations(destructive_hint = true, open_world_hint = false)
+    )]
     async fn scroll(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ScrollArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Scroll { target: args.target, dx: args.dx, dy: args.dy };
         self.run(&context, self.act(action, args.delivery)).await
@@ -284,13 +294,19 @@ impl GloveboxServer {
         self.run(&context, self.act(action, None)).await
     }
 
-    #[tool(description = "Press a key or chord (`Enter`, `ctrl+s`, `shift+Tab`, `F5`), 1–20 times. Returns the next observation.", annotations(destructive_hint = true, open_world_hint = false))]
+    #[tool(
+        description = "Press a key or chord (`Enter`, `ctrl+s`, `shift+Tab`, `F5`), 1–20 times. Returns the next observation.",
+        annotations(destructive_hint = true, open_world_hint = false)
+    )]
     async fn key(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<KeyArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Key { combo: args.combo, repeat: args.repeat.unwrap_or(1) };
         self.run(&context, self.act(action, args.delivery)).await
     }
 
-    #[tool(description = "Choose an option by its visible name in a combo box or list. Returns the next observation.", annotations(destructive_hint = true, open_world_hint = false))]
+    #[tool(
+        description = "Choose an option by its visible name in a combo box or list. Returns the next observation.",
+        annotations(destructive_hint = true, open_world_hint = false)
+    )]
     async fn select(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<SelectArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Select { target: args.target, option: args.option };
         self.run(&context, self.act(action, None)).await
@@ -384,7 +400,10 @@ impl GloveboxServer {
         .await
     }
 
-    #[tool(description = "The active grant: bound window, scope, revision, actions left, capture mode.", annotations(read_only_hint = true, open_world_hint = false))]
+    #[tool(
+        description = "The active grant: bound window, scope, revision, actions left, capture mode.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
     async fn grant_status(&self, context: RequestContext<RoleServer>, Parameters(_): Parameters<NoArgs>) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, _| {
             Ok(Reply::text(match host.grant_status() {

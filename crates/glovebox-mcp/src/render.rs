@@ -12,7 +12,9 @@ pub fn next_step(code: ErrorCode) -> &'static str {
         ErrorCode::StaleRef | ErrorCode::StaleRevision | ErrorCode::StaleBasis => "Call observe again and use the ids and coordinates of the new observation.",
         ErrorCode::Disabled => "Ask the user to run `glovebox config set enabled true`.",
         ErrorCode::ReadOnly => "Only observation tools are available; ask the user if input is needed.",
-        ErrorCode::BackgroundUnavailable => "Try another action that reaches the same goal (set_value instead of typing, an element instead of a point), or ask the user.",
+        ErrorCode::BackgroundUnavailable => {
+            "Try another action that reaches the same goal (set_value instead of typing, an element instead of a point), or ask the user."
+        }
         ErrorCode::SecureInput => "A password or authentication prompt is active: leave it to the user.",
         ErrorCode::BudgetExhausted | ErrorCode::GrantExpired | ErrorCode::StoppedByUser => "Stop and tell the user; only they can start a new grant.",
         ErrorCode::CoordinateOutOfBounds => "Use a point inside the newest frame's image (its size is in the frame line).",
@@ -44,7 +46,15 @@ fn grant_line(g: &GrantView) -> String {
         (None, Some(why)) => format!("no target: {why}"),
         (None, None) => "no target".into(),
     };
-    format!("grant {} ({} scope, created by the {}): {target}, revision {}, {} action(s) left, capture {}", g.grant_id, wire(&g.scope), wire(&g.origin), g.revision, g.budget_left, wire(&g.capture))
+    format!(
+        "grant {} ({} scope, created by the {}): {target}, revision {}, {} action(s) left, capture {}",
+        g.grant_id,
+        wire(&g.scope),
+        wire(&g.origin),
+        g.revision,
+        g.budget_left,
+        wire(&g.capture)
+    )
 }
 
 /// An observation: the frame line, the grant line, then the tree.

@@ -35,7 +35,8 @@ pub struct WireRoutes {
 
 impl WireRoutes {
     pub fn new(host: Result<Host, Refusal>) -> WireRoutes {
-        let executors = host.map(|host| (OpenAiExecutor::new(host.clone(), ExecutorOptions::default()), AnthropicExecutor::new(host, ExecutorOptions::default())));
+        let executors =
+            host.map(|host| (OpenAiExecutor::new(host.clone(), ExecutorOptions::default()), AnthropicExecutor::new(host, ExecutorOptions::default())));
         WireRoutes { executors }
     }
 }

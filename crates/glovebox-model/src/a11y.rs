@@ -186,7 +186,22 @@ impl Element {
             || self.has_value
             || self.has(ElementState::Editable)
             || self.has(ElementState::Focusable)
-            || matches!(self.role.as_str(), "push button" | "check box" | "radio button" | "toggle button" | "combo box" | "menu item" | "link" | "slider" | "spin button" | "entry" | "password text" | "text" | "page tab")
+            || matches!(
+                self.role.as_str(),
+                "push button"
+                    | "check box"
+                    | "radio button"
+                    | "toggle button"
+                    | "combo box"
+                    | "menu item"
+                    | "link"
+                    | "slider"
+                    | "spin button"
+                    | "entry"
+                    | "password text"
+                    | "text"
+                    | "page tab"
+            )
     }
 
     /// Every element of the subtree, depth first.
@@ -375,16 +390,28 @@ mod tests {
         new_item.actions = vec!["click".into()];
         let mut file = element(9, "menu", "File", &[Enabled, Showing, Visible, Expandable], vec![new_item]);
         file.actions = vec!["click".into()];
-        let mut table = element(11, "table", "", &[Enabled, Showing, Visible, Focusable], vec![element(12, "table cell", "Row 0", &[Enabled, Showing, Visible, Selected], vec![])]);
+        let mut table = element(
+            11,
+            "table",
+            "",
+            &[Enabled, Showing, Visible, Focusable],
+            vec![element(12, "table cell", "Row 0", &[Enabled, Showing, Visible, Selected], vec![])],
+        );
         table.omitted_children = Some(OmittedChildren { count: 199, hint: "off-screen rows; scroll the table".into() });
         let unnamed_panel = element(2, "panel", "", &[Enabled, Showing, Visible], vec![name, password, submit, disabled]);
-        let root = element(1, "frame", "Fixture \"A\"", &[Enabled, Showing, Visible, Active], vec![
-            element(3, "menu bar", "", &[Enabled, Showing, Visible], vec![file]),
-            unnamed_panel,
-            table,
-            element(13, "label", "Ready", &[Enabled, Showing, Visible], vec![]),
-            element(14, "filler", "", &[Enabled, Showing, Visible], vec![]),
-        ]);
+        let root = element(
+            1,
+            "frame",
+            "Fixture \"A\"",
+            &[Enabled, Showing, Visible, Active],
+            vec![
+                element(3, "menu bar", "", &[Enabled, Showing, Visible], vec![file]),
+                unnamed_panel,
+                table,
+                element(13, "label", "Ready", &[Enabled, Showing, Visible], vec![]),
+                element(14, "filler", "", &[Enabled, Showing, Visible], vec![]),
+            ],
+        );
         AccessibilityTree {
             window: WindowId { pid: 42, xid: 0x400003 },
             fidelity: Fidelity::Full,

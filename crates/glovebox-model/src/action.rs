@@ -27,16 +27,40 @@ pub enum Button {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
-    Click { target: Target, button: Button, count: u8 },
-    Move { target: Target },
-    Drag { from: Target, to: Target },
-    Scroll { target: Target, dx: i32, dy: i32 },
+    Click {
+        target: Target,
+        button: Button,
+        count: u8,
+    },
+    Move {
+        target: Target,
+    },
+    Drag {
+        from: Target,
+        to: Target,
+    },
+    Scroll {
+        target: Target,
+        dx: i32,
+        dy: i32,
+    },
     /// Text typed at the caret.
-    Type { text: String },
+    Type {
+        text: String,
+    },
     /// Replaces the whole value of the target.
-    SetValue { target: Target, text: String },
-    Key { combo: String, repeat: u8 },
-    Select { target: Target, option: String },
+    SetValue {
+        target: Target,
+        text: String,
+    },
+    Key {
+        combo: String,
+        repeat: u8,
+    },
+    Select {
+        target: Target,
+        option: String,
+    },
 }
 
 /// Longest text a single type/set_value action carries.
@@ -118,7 +142,11 @@ pub fn validate_batch(steps: &[Action]) -> Result<(), Refusal> {
     }
     for (i, step) in steps.iter().enumerate() {
         if i > 0 && !matches!(step, Action::Type { .. } | Action::Key { .. }) {
-            return Err(Refusal::invalid_argument(format!("batch step {} is a {}: only the first step may target; later steps type or press keys", i + 1, step.kind())));
+            return Err(Refusal::invalid_argument(format!(
+                "batch step {} is a {}: only the first step may target; later steps type or press keys",
+                i + 1,
+                step.kind()
+            )));
         }
         step.validate().map_err(|e| Refusal::new(e.code, format!("batch step {}: {}", i + 1, e.message)))?;
     }
@@ -156,7 +184,12 @@ mod tests {
         let typing = Action::Type { text: "hi".into() };
         let enter = Action::Key { combo: "Enter".into(), repeat: 1 };
         assert!(validate_batch(&[click.clone(), typing.clone(), enter.clone()]).is_ok());
-        for bad in [vec![click.clone()], vec![click.clone(), typing.clone(), enter.clone(), enter.clone()], vec![typing.clone(), click.clone()], vec![click, Action::Key { combo: "nope".into(), repeat: 1 }]] {
+        for bad in [
+            vec![click.clone()],
+            vec![click.clone(), typing.clone(), enter.clone(), enter.clone()],
+            vec![typing.clone(), click.clone()],
+            vec![click, Action::Key { combo: "nope".into(), repeat: 1 }],
+        ] {
             assert_eq!(validate_batch(&bad).unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
         }
     }

@@ -191,10 +191,7 @@ impl Frame {
             let native_offset = ((2 * v as i64 + 1) * native_len as i64) / (2 * image_len as i64);
             (origin as i64 + native_offset) as i32
         };
-        Ok(Point {
-            x: map(p.x, self.image.width, native.width, native.x),
-            y: map(p.y, self.image.height, native.height, native.y),
-        })
+        Ok(Point { x: map(p.x, self.image.width, native.width, native.x), y: map(p.y, self.image.height, native.height, native.y) })
     }
 }
 
@@ -234,10 +231,7 @@ impl DesktopLayout {
                 let count = all.len();
                 let one: Vec<_> = all.into_iter().filter(|(i, _)| i == id).collect();
                 if one.is_empty() {
-                    return Err(Refusal::invalid_argument(format!(
-                        "display {id} does not exist: this desktop has displays 0..={}",
-                        count - 1
-                    )));
+                    return Err(Refusal::invalid_argument(format!("display {id} does not exist: this desktop has displays 0..={}", count - 1)));
                 }
                 one
             }

@@ -18,10 +18,10 @@ pub mod window;
 
 pub use a11y::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation};
 pub use action::{validate_batch, Action, Button, DeliveryMode, Target, BATCH_STEPS};
-pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
-pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use error::{ErrorCode, Refusal};
-pub use grant::{AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin, Policy, Scope};
 pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject, Monitor};
 pub use geometry::{Point, Rect, Size};
+pub use grant::{AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin, Policy, Scope};
+pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
+pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
 pub use window::{PidSource, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};

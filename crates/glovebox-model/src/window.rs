@@ -81,9 +81,7 @@ impl FromStr for WindowRef {
             return Err(malformed());
         }
         let xid = match rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
-            Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
-                Some(u32::from_str_radix(hex, 16).map_err(|_| malformed())?)
-            }
+            Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => Some(u32::from_str_radix(hex, 16).map_err(|_| malformed())?),
             _ if rest.bytes().all(|b| b.is_ascii_digit()) => Some(rest.parse().map_err(|_| malformed())?),
             _ => None,
         };
@@ -187,9 +185,7 @@ impl WindowPage {
             None => windows,
             Some(q) => windows
                 .into_iter()
-                .filter(|w| {
-                    [&w.app, &w.instance, &w.title, &w.id.to_string()].iter().any(|field| field.to_lowercase().contains(&q))
-                })
+                .filter(|w| [&w.app, &w.instance, &w.title, &w.id.to_string()].iter().any(|field| field.to_lowercase().contains(&q)))
                 .collect(),
         };
         let total = matching.len();
@@ -226,10 +222,7 @@ mod tests {
         assert_eq!(id.to_string(), "4280/0x1e00003");
         assert_eq!("4280/0x1e00003".parse::<WindowRef>().unwrap(), WindowRef::Id(id));
         assert_eq!("4280/31457283".parse::<WindowRef>().unwrap(), WindowRef::Id(id));
-        assert_eq!(
-            "4280/Mail — Inbox".parse::<WindowRef>().unwrap(),
-            WindowRef::PidTitle { pid: 4280, title: "Mail — Inbox".into() }
-        );
+        assert_eq!("4280/Mail — Inbox".parse::<WindowRef>().unwrap(), WindowRef::PidTitle { pid: 4280, title: "Mail — Inbox".into() });
         assert_eq!("7/a/b".parse::<WindowRef>().unwrap(), WindowRef::PidTitle { pid: 7, title: "a/b".into() });
     }
 

@@ -13,9 +13,10 @@ pub fn window_capture_rect(window: &WindowInfo, screen: Rect) -> Result<Rect, Re
             format!("window {} is minimised: it has no pixels until restored, and restoring it would change the user's desktop", window.id),
         ));
     }
-    window.geometry.intersection(screen).ok_or_else(|| {
-        Refusal::new(ErrorCode::BackgroundUnavailable, format!("window {} lies entirely outside the screen", window.id))
-    })
+    window
+        .geometry
+        .intersection(screen)
+        .ok_or_else(|| Refusal::new(ErrorCode::BackgroundUnavailable, format!("window {} lies entirely outside the screen", window.id)))
 }
 
 /// A window frame from the native pixels of `rect`, scaled into `limits`.

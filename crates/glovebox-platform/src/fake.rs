@@ -4,11 +4,14 @@
 
 use crate::compose::{desktop_capture, window_capture, window_capture_rect};
 use crate::{AccessibilitySource, Capture, Delivery, InputSink, ResolvedTarget, RgbImage, ScreenCapture, SecureInputProbe, WindowSource};
-use glovebox_model::{DeliveryMode, 
-    AccessibilityTree, Action, CaptureLimits, DisplaySelection, Element, ElementId, ElementState, Fidelity, Monitor, Rect, Refusal, TreeBudget,
+use glovebox_model::{
+    AccessibilityTree, Action, CaptureLimits, DeliveryMode, DisplaySelection, Element, ElementId, ElementState, Fidelity, Monitor, Rect, Refusal, TreeBudget,
     WindowId, WindowInfo, WindowRef,
 };
 use std::sync::Mutex;
+
+/// One action the fake desktop received: window, action, targets, mode.
+pub type DeliveredAction = (WindowId, Action, Vec<ResolvedTarget>, DeliveryMode);
 
 #[derive(Debug, Clone)]
 pub struct FakeWindow {
@@ -29,7 +32,7 @@ pub struct FakeDesktop {
     /// The window whose password field has focus.
     pub password_focus: Mutex<Option<WindowId>>,
     /// Every delivered action, in order.
-    pub delivered: Mutex<Vec<(WindowId, Action, Vec<ResolvedTarget>, DeliveryMode)>>,
+    pub delivered: Mutex<Vec<DeliveredAction>>,
     /// A delivered action opens something that grabs the keyboard (a menu, a prompt).
     pub grab_on_delivery: Mutex<bool>,
 }
@@ -133,7 +136,15 @@ impl AccessibilitySource for FakeDesktop {
             fake_element(2, "push button", "OK", Rect::new(10, 10, 50, 20), &info, button_states),
             fake_element(3, "password text", "Password", Rect::new(10, 40, 100, 20), &info, password_states),
         ];
-        Ok(AccessibilityTree { window: info.id, fidelity: Fidelity::Full, root: Some(root), node_count: 3, truncated: None, focused_password: focused, elapsed_ms: 0 })
+        Ok(AccessibilityTree {
+            window: info.id,
+            fidelity: Fidelity::Full,
+            root: Some(root),
+            node_count: 3,
+            truncated: None,
+            focused_password: focused,
+            elapsed_ms: 0,
+        })
     }
 }
 

@@ -59,7 +59,12 @@ impl RgbImage {
     /// The pixels of `rect` (in this image's coordinates), or `None` when
     /// the rectangle is empty or reaches outside the image.
     pub fn crop(&self, rect: glovebox_model::Rect) -> Option<RgbImage> {
-        let inside = rect.width > 0 && rect.height > 0 && rect.x >= 0 && rect.y >= 0 && rect.x as u64 + rect.width as u64 <= self.width as u64 && rect.y as u64 + rect.height as u64 <= self.height as u64;
+        let inside = rect.width > 0
+            && rect.height > 0
+            && rect.x >= 0
+            && rect.y >= 0
+            && rect.x as u64 + rect.width as u64 <= self.width as u64
+            && rect.y as u64 + rect.height as u64 <= self.height as u64;
         if !inside {
             return None;
         }

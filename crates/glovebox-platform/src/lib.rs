@@ -17,7 +17,10 @@ pub mod image;
 pub mod process;
 pub mod unsupported;
 
-use glovebox_model::{AccessibilityTree, Action, CaptureLimits, DeliveryMode, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, Refusal, TreeBudget, WindowId, WindowInfo, WindowRef};
+use glovebox_model::{
+    AccessibilityTree, Action, CaptureLimits, DeliveryMode, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, Refusal, TreeBudget, WindowId,
+    WindowInfo, WindowRef,
+};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use capabilities::{Capabilities, Support};

@@ -60,4 +60,3 @@ pub fn ancestors(table: &dyn ProcessTable, pid: u32) -> Vec<u32> {
     }
     out
 }
-

@@ -73,11 +73,8 @@ mod tests {
     #[test]
     fn every_operation_names_the_platform() {
         let p = UnsupportedPlatform { os: "macos" };
-        let errors = [
-            p.list_windows().unwrap_err(),
-            p.monitors().unwrap_err(),
-            p.capture_desktop(&DisplaySelection::All, CaptureLimits::default(), &[]).unwrap_err(),
-        ];
+        let errors =
+            [p.list_windows().unwrap_err(), p.monitors().unwrap_err(), p.capture_desktop(&DisplaySelection::All, CaptureLimits::default(), &[]).unwrap_err()];
         for e in errors {
             assert_eq!(e.code, ErrorCode::PlatformUnsupported);
             assert!(e.message.contains("macos"));

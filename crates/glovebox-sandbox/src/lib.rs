@@ -66,10 +66,7 @@ const READY_TIMEOUT: Duration = Duration::from_secs(15);
 
 fn require(program: &'static str, package: &'static str) -> Result<PathBuf, SandboxError> {
     let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| candidate.is_file())
-        .ok_or(SandboxError::MissingProgram { program, package })
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|candidate| candidate.is_file()).ok_or(SandboxError::MissingProgram { program, package })
 }
 
 /// Reads one line from a child's stdout, giving up after `timeout`.
@@ -119,14 +116,7 @@ impl Sandbox {
             .spawn()
             .map_err(|source| SandboxError::Spawn { program: "Xvfb", source })?;
         let process_group = xvfb_child.id();
-        let mut sandbox = Sandbox {
-            display: String::new(),
-            bus_address: String::new(),
-            runtime_dir,
-            process_group,
-            children: vec![],
-            watchdog: None,
-        };
+        let mut sandbox = Sandbox { display: String::new(), bus_address: String::new(), runtime_dir, process_group, children: vec![], watchdog: None };
         let stdout = xvfb_child.stdout.take().expect("piped");
         sandbox.children.push(xvfb_child);
         sandbox.start_watchdog()?;
@@ -184,9 +174,8 @@ impl Sandbox {
     /// its stdin closes without the word `done` (the owner died).
     fn start_watchdog(&mut self) -> Result<(), SandboxError> {
         let group = self.process_group;
-        let script = format!(
-            "trap '' INT HUP; read line; [ \"$line\" = done ] && exit 0; kill -TERM -{group} 2>/dev/null; sleep 1; kill -KILL -{group} 2>/dev/null"
-        );
+        let script =
+            format!("trap '' INT HUP; read line; [ \"$line\" = done ] && exit 0; kill -TERM -{group} 2>/dev/null; sleep 1; kill -KILL -{group} 2>/dev/null");
         let mut child = Command::new("/bin/sh")
             .args(["-c", &script])
             .stdin(Stdio::piped())

@@ -92,19 +92,63 @@ pub enum ScrollDirection {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum ComputerAction {
-    Key { text: String },
-    HoldKey { text: String, duration: f64 },
-    Type { text: String },
+    Key {
+        text: String,
+    },
+    HoldKey {
+        text: String,
+        duration: f64,
+    },
+    Type {
+        text: String,
+    },
     CursorPosition {},
-    MouseMove { coordinate: Coordinate },
-    LeftMouseDown { #[serde(default)] coordinate: Option<Coordinate> },
-    LeftMouseUp { #[serde(default)] coordinate: Option<Coordinate> },
-    LeftClick { #[serde(default)] coordinate: Option<Coordinate>, #[serde(default)] text: Option<String> },
-    LeftClickDrag { #[serde(default)] start_coordinate: Option<Coordinate>, coordinate: Coordinate },
-    RightClick { #[serde(default)] coordinate: Option<Coordinate>, #[serde(default)] text: Option<String> },
-    MiddleClick { #[serde(default)] coordinate: Option<Coordinate>, #[serde(default)] text: Option<String> },
-    DoubleClick { #[serde(default)] coordinate: Option<Coordinate>, #[serde(default)] text: Option<String> },
-    TripleClick { #[serde(default)] coordinate: Option<Coordinate>, #[serde(default)] text: Option<String> },
+    MouseMove {
+        coordinate: Coordinate,
+    },
+    LeftMouseDown {
+        #[serde(default)]
+        coordinate: Option<Coordinate>,
+    },
+    LeftMouseUp {
+        #[serde(default)]
+        coordinate: Option<Coordinate>,
+    },
+    LeftClick {
+        #[serde(default)]
+        coordinate: Option<Coordinate>,
+        #[serde(default)]
+        text: Option<String>,
+    },
+    LeftClickDrag {
+        #[serde(default)]
+        start_coordinate: Option<Coordinate>,
+        coordinate: Coordinate,
+    },
+    RightClick {
+        #[serde(default)]
+        coordinate: Option<Coordinate>,
+        #[serde(default)]
+        text: Option<String>,
+    },
+    MiddleClick {
+        #[serde(default)]
+        coordinate: Option<Coordinate>,
+        #[serde(default)]
+        text: Option<String>,
+    },
+    DoubleClick {
+        #[serde(default)]
+        coordinate: Option<Coordinate>,
+        #[serde(default)]
+        text: Option<String>,
+    },
+    TripleClick {
+        #[serde(default)]
+        coordinate: Option<Coordinate>,
+        #[serde(default)]
+        text: Option<String>,
+    },
     Scroll {
         #[serde(default)]
         coordinate: Option<Coordinate>,
@@ -113,9 +157,13 @@ pub enum ComputerAction {
         #[serde(default)]
         text: Option<String>,
     },
-    Wait { duration: f64 },
+    Wait {
+        duration: f64,
+    },
     Screenshot {},
-    Zoom { region: [i64; 4] },
+    Zoom {
+        region: [i64; 4],
+    },
 }
 
 impl ComputerAction {
@@ -146,8 +194,16 @@ impl ComputerAction {
     pub fn since(&self) -> ToolVersion {
         use ComputerAction::*;
         match self {
-            Key { .. } | Type { .. } | CursorPosition {} | MouseMove { .. } | LeftClick { .. } | LeftClickDrag { .. } | RightClick { .. } | MiddleClick { .. }
-            | DoubleClick { .. } | Screenshot {} => ToolVersion::V20241022,
+            Key { .. }
+            | Type { .. }
+            | CursorPosition {}
+            | MouseMove { .. }
+            | LeftClick { .. }
+            | LeftClickDrag { .. }
+            | RightClick { .. }
+            | MiddleClick { .. }
+            | DoubleClick { .. }
+            | Screenshot {} => ToolVersion::V20241022,
             HoldKey { .. } | LeftMouseDown { .. } | LeftMouseUp { .. } | TripleClick { .. } | Scroll { .. } | Wait { .. } => ToolVersion::V20250124,
             Zoom { .. } => ToolVersion::V20251124,
         }
@@ -190,7 +246,9 @@ pub enum ContentBlock {
 
 impl ContentBlock {
     pub fn png(png: &[u8]) -> ContentBlock {
-        ContentBlock::Image { source: ImageSource { kind: SourceType::Base64, media_type: "image/png".into(), data: base64::engine::general_purpose::STANDARD.encode(png) } }
+        ContentBlock::Image {
+            source: ImageSource { kind: SourceType::Base64, media_type: "image/png".into(), data: base64::engine::general_purpose::STANDARD.encode(png) },
+        }
     }
 }
 
@@ -307,7 +365,10 @@ impl AnthropicExecutor {
                 return Ok(vec![ContentBlock::png(&zoomed.png)]);
             }
             ComputerAction::HoldKey { .. } => {
-                return Err(Refusal::new(ErrorCode::BackgroundUnavailable, "hold_key needs the user's real keyboard: glovebox holds no key in the background; press combos with key instead"));
+                return Err(Refusal::new(
+                    ErrorCode::BackgroundUnavailable,
+                    "hold_key needs the user's real keyboard: glovebox holds no key in the background; press combos with key instead",
+                ));
             }
             _ => {}
         }
@@ -349,7 +410,6 @@ impl AnthropicExecutor {
     }
 }
 
-
 /// One tool call's error: which combo of a key sequence failed, if several.
 fn single(e: WireError, steps: usize) -> Refusal {
     match e.failed_action_index {
@@ -386,7 +446,11 @@ fn plan(action: &ComputerAction, state: &State, display: Size) -> Result<Planned
         Ok(input(Action::Click { target: at(p)?, button, count }, Some(p)))
     };
     Ok(match action {
-        Key { text } => Planned { steps: crate::keys::xdotool(text)?.into_iter().map(|combo| Step::Input(Action::Key { combo, repeat: 1 })).collect(), cursor: None, pressed: None },
+        Key { text } => Planned {
+            steps: crate::keys::xdotool(text)?.into_iter().map(|combo| Step::Input(Action::Key { combo, repeat: 1 })).collect(),
+            cursor: None,
+            pressed: None,
+        },
         Type { text } => input(Action::Type { text: text.clone() }, None),
         MouseMove { coordinate: [x, y] } => input(Action::Move { target: at((*x, *y))? }, Some((*x, *y))),
         LeftClick { coordinate, text } => click(coordinate, text, Button::Left, 1, "left_click")?,
@@ -407,7 +471,8 @@ fn plan(action: &ComputerAction, state: &State, display: Size) -> Result<Planned
         LeftMouseUp { coordinate } => {
             let down = state.pressed.ok_or_else(|| invalid("left_mouse_up without a left_mouse_down before it"))?;
             let up = here(coordinate)?;
-            let action = if up == down { Action::Click { target: at(up)?, button: Button::Left, count: 1 } } else { Action::Drag { from: at(down)?, to: at(up)? } };
+            let action =
+                if up == down { Action::Click { target: at(up)?, button: Button::Left, count: 1 } } else { Action::Drag { from: at(down)?, to: at(up)? } };
             Planned { steps: vec![Step::Input(action)], cursor: Some(up), pressed: Some(None) }
         }
         Scroll { coordinate, scroll_direction, scroll_amount, text } => {

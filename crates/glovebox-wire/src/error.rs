@@ -62,8 +62,18 @@ pub fn http_status(code: ErrorCode) -> u16 {
     use ErrorCode::*;
     match code {
         InvalidArgument | CoordinateOutOfBounds | ModelSchemaViolation => 422,
-        Disabled | ReadOnly | ApprovalRequired | ApprovalDenied | SafetyCheckUnacknowledged | StoppedByUser | SelfTarget | TargetDenylisted | TargetElevated
-        | SecureInput | ScopeViolation | OsPermissionMissing => 403,
+        Disabled
+        | ReadOnly
+        | ApprovalRequired
+        | ApprovalDenied
+        | SafetyCheckUnacknowledged
+        | StoppedByUser
+        | SelfTarget
+        | TargetDenylisted
+        | TargetElevated
+        | SecureInput
+        | ScopeViolation
+        | OsPermissionMissing => 403,
         _ => 409,
     }
 }

@@ -14,4 +14,3 @@ pub struct SafetyCheck {
     #[serde(default)]
     pub message: Option<String>,
 }
-

@@ -120,7 +120,13 @@ fn compose(tokens: Vec<String>, what: &str) -> Result<String, Refusal> {
         (0, Some((last, held))) => held.iter().chain([last]).copied().collect::<Vec<_>>().join("+"),
         (1, _) => mods.iter().copied().chain([keys[0].as_str()]).collect::<Vec<_>>().join("+"),
         (0, None) => return Err(Refusal::invalid_argument(format!("{what} names no key"))),
-        _ => return Err(Refusal::invalid_argument(format!("{what} presses {} keys at once ({}); glovebox presses modifiers plus one key per combo", keys.len(), keys.join(", ")))),
+        _ => {
+            return Err(Refusal::invalid_argument(format!(
+                "{what} presses {} keys at once ({}); glovebox presses modifiers plus one key per combo",
+                keys.len(),
+                keys.join(", ")
+            )))
+        }
     };
     KeyCombo::parse(&combo).map_err(|e| Refusal::invalid_argument(format!("{what}: {}", e.message)))?;
     Ok(combo)

@@ -174,7 +174,10 @@ fn no_keys(keys: &Option<Vec<String>>, what: &str) -> Result<(), Refusal> {
 pub fn scroll_steps(pixels: i64, axis: &str) -> Result<i32, Refusal> {
     let steps = pixels.unsigned_abs().div_ceil(PIXELS_PER_STEP as u64);
     if steps > MAX_STEPS as u64 {
-        return Err(invalid(format!("{axis} of {pixels} pixels is {steps} wheel steps; one scroll moves at most {MAX_STEPS} steps ({} pixels)", MAX_STEPS * PIXELS_PER_STEP)));
+        return Err(invalid(format!(
+            "{axis} of {pixels} pixels is {steps} wheel steps; one scroll moves at most {MAX_STEPS} steps ({} pixels)",
+            MAX_STEPS * PIXELS_PER_STEP
+        )));
     }
     Ok(pixels.signum() as i32 * steps as i32)
 }

@@ -22,14 +22,21 @@ pub struct Placement {
 
 /// The limits that make the host fit a frame into `display`.
 pub fn limits(display: Size) -> Result<CaptureLimits, Refusal> {
-    CaptureLimits::new(display.width, display.height)
-        .map_err(|_| Refusal::invalid_argument(format!("display_width_px × display_height_px = {}×{} is outside 1..={MAX_DISPLAY_EDGE} per edge", display.width, display.height)))
+    CaptureLimits::new(display.width, display.height).map_err(|_| {
+        Refusal::invalid_argument(format!(
+            "display_width_px × display_height_px = {}×{} is outside 1..={MAX_DISPLAY_EDGE} per edge",
+            display.width, display.height
+        ))
+    })
 }
 
 impl Placement {
     pub fn new(display: Size, image: Size) -> Result<Placement, Refusal> {
         if image.width > display.width || image.height > display.height {
-            return Err(Refusal::backend_unavailable(format!("the {}×{} frame does not fit the declared {}×{} display", image.width, image.height, display.width, display.height)));
+            return Err(Refusal::backend_unavailable(format!(
+                "the {}×{} frame does not fit the declared {}×{} display",
+                image.width, image.height, display.width, display.height
+            )));
         }
         Ok(Placement { display, image })
     }

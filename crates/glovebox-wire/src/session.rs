@@ -226,7 +226,10 @@ impl Session {
         self.basis = None;
         let seen = self.look(host, look, true).map_err(WireError::new)?;
         if seen.screenshot.is_none() {
-            return Err(WireError::new(Refusal::new(ErrorCode::ScopeViolation, "the observation carried no screenshot; the grant allows the accessibility tree only")));
+            return Err(WireError::new(Refusal::new(
+                ErrorCode::ScopeViolation,
+                "the observation carried no screenshot; the grant allows the accessibility tree only",
+            )));
         }
         self.basis = Some(seen.frame.clone());
         Ok(seen)

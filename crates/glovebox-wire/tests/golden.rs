@@ -41,7 +41,11 @@ impl World {
             minimized: false,
         };
         let screen = Rect::new(0, 0, 1920, 1080);
-        let desktop = Arc::new(FakeDesktop::new(screen, vec![Monitor { name: "screen".into(), logical: screen, primary: true }], vec![FakeWindow { info, colour: [200, 10, 10] }]));
+        let desktop = Arc::new(FakeDesktop::new(
+            screen,
+            vec![Monitor { name: "screen".into(), logical: screen, primary: true }],
+            vec![FakeWindow { info, colour: [200, 10, 10] }],
+        ));
         let root = std::env::temp_dir().join(format!("glovebox-wire-golden-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let mut config = HostConfig::new(&format!(":wire-{name}"));
@@ -91,7 +95,9 @@ fn normalise(value: &mut Value) {
         Value::Object(map) => {
             for (key, v) in map.iter_mut() {
                 match (key.as_str(), &*v) {
-                    ("image_url", Value::String(url)) => *v = json!(format!("data:image/png;base64,{}", describe(url.trim_start_matches("data:image/png;base64,")))),
+                    ("image_url", Value::String(url)) => {
+                        *v = json!(format!("data:image/png;base64,{}", describe(url.trim_start_matches("data:image/png;base64,"))))
+                    }
                     ("data", Value::String(b64)) => *v = json!(describe(b64)),
                     // Frame ids count up per process; the tests run in parallel.
                     ("message" | "text", Value::String(text)) => *v = json!(without_frame_ids(text)),
@@ -157,7 +163,9 @@ fn openai_golden_pairs() {
             world.desktop.move_window(EDITOR, Rect::new(n[0] as i32, n[1] as i32, n[2] as u32, n[3] as u32));
         }
         let result = match case["acknowledge"].as_array() {
-            Some(ids) => executor.execute_with(&case["request"], Arc::new(StatedAcknowledgements(ids.iter().map(|v| v.as_str().unwrap().to_owned()).collect()))),
+            Some(ids) => {
+                executor.execute_with(&case["request"], Arc::new(StatedAcknowledgements(ids.iter().map(|v| v.as_str().unwrap().to_owned()).collect())))
+            }
             None => executor.execute(&case["request"]),
         };
         match result {
@@ -178,7 +186,8 @@ fn anthropic_golden_pairs() {
         let executor = AnthropicExecutor::new(world.host.clone(), options());
         let tool: ToolDefinition = serde_json::from_value(case["tool"].clone()).unwrap();
         if case["screenshot_first"] != false {
-            let first = executor.tool_result(&tool, &json!({"type": "tool_use", "id": "toolu_setup", "name": "computer", "input": {"action": "screenshot"}})).unwrap();
+            let first =
+                executor.tool_result(&tool, &json!({"type": "tool_use", "id": "toolu_setup", "name": "computer", "input": {"action": "screenshot"}})).unwrap();
             assert!(!first.is_error, "{first:?}");
         }
         let results: Vec<Value> = case["calls"]

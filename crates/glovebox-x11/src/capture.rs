@@ -41,9 +41,8 @@ pub(crate) struct Capturer {
 
 impl Capturer {
     pub(crate) fn new(conn: &RustConnection, screen: usize) -> Result<Capturer, Refusal> {
-        let unavailable = crate::doctor::is_rootless_xwayland(conn).then(|| {
-            "this X server is a rootless XWayland: its root window holds no pixels of Wayland clients".to_owned()
-        });
+        let unavailable = crate::doctor::is_rootless_xwayland(conn)
+            .then(|| "this X server is a rootless XWayland: its root window holds no pixels of Wayland clients".to_owned());
         let shm_present = cfg!(feature = "shm") && conn.extension_information("MIT-SHM").map_err(connection_lost)?.is_some();
         Ok(Capturer {
             screen,
@@ -103,11 +102,7 @@ impl Capturer {
                 return format.to_rgb(bytes, rect.width, rect.height, rect.width as usize * 4);
             }
         }
-        let reply = conn
-            .get_image(ImageFormat::Z_PIXMAP, root, x, y, w, h, !0)
-            .map_err(connection_lost)?
-            .reply()
-            .map_err(|e| reply_error(e, None))?;
+        let reply = conn.get_image(ImageFormat::Z_PIXMAP, root, x, y, w, h, !0).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
         let stride = if h == 0 { 0 } else { reply.data.len() / h as usize };
         format.to_rgb(&reply.data, rect.width, rect.height, stride)
     }
@@ -165,12 +160,7 @@ impl ScreenCapture for X11Backend {
             return Ok(vec![Monitor { name: "screen".into(), logical: screen, primary: true }]);
         }
         let reply = self.conn.randr_get_monitors(self.root, true).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
-        let names: Vec<_> = reply
-            .monitors
-            .iter()
-            .map(|m| self.conn.get_atom_name(m.name))
-            .collect::<Result<_, _>>()
-            .map_err(connection_lost)?;
+        let names: Vec<_> = reply.monitors.iter().map(|m| self.conn.get_atom_name(m.name)).collect::<Result<_, _>>().map_err(connection_lost)?;
         reply
             .monitors
             .iter()

@@ -2,8 +2,8 @@
 //! atoms glovebox reads, and the translation of X errors into refusals.
 
 use glovebox_model::Refusal;
-use x11rb::errors::{ConnectError, ConnectionError, ReplyError};
 use x11rb::connection::Connection as _;
+use x11rb::errors::{ConnectError, ConnectionError, ReplyError};
 use x11rb::rust_connection::RustConnection;
 
 x11rb::atom_manager! {
@@ -45,9 +45,7 @@ impl std::fmt::Debug for X11Backend {
 /// Explains why no X display can be reached in this environment.
 pub(crate) fn no_display_refusal() -> Refusal {
     if std::env::var_os("WAYLAND_DISPLAY").is_some() {
-        Refusal::backend_unavailable(
-            "this is a Wayland session without an X display (DISPLAY is unset): glovebox needs X11 or a rootful XWayland",
-        )
+        Refusal::backend_unavailable("this is a Wayland session without an X display (DISPLAY is unset): glovebox needs X11 or a rootful XWayland")
     } else {
         Refusal::backend_unavailable("no X display: DISPLAY is unset (run inside `glovebox sandbox -- …` or an X11 session)")
     }
@@ -95,9 +93,8 @@ impl X11Backend {
     pub fn capabilities(&self) -> glovebox_platform::Capabilities {
         use glovebox_platform::Support;
         let wm = self.window_manager_present();
-        let window_listing = Support::Available {
-            detail: if wm { "EWMH client list".into() } else { "root children (no window manager: no focus or stacking hints)".into() },
-        };
+        let window_listing =
+            Support::Available { detail: if wm { "EWMH client list".into() } else { "root children (no window manager: no focus or stacking hints)".into() } };
         let capture = match self.capture_route() {
             crate::CaptureRoute::Unavailable(reason) => Support::Missing { reason },
             crate::CaptureRoute::Shm => Support::Available { detail: "MIT-SHM".into() },

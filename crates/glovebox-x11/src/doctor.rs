@@ -5,9 +5,9 @@
 use crate::X11Backend;
 use glovebox_platform::doctor::{Check, DoctorReport, SessionType};
 use glovebox_platform::WindowSource;
+use x11rb::connection::Connection as _;
 use x11rb::connection::RequestConnection;
 use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat};
-use x11rb::connection::Connection as _;
 use x11rb::rust_connection::RustConnection;
 
 /// A rootless XWayland keeps no root pixmap: GetImage on the root fails.
@@ -33,7 +33,12 @@ fn window_manager_check(backend: &X11Backend) -> Check {
     const DISABLES: &[&str] = &["EWMH window list, stacking order and focus flags (listing falls back to root children)"];
     let name = (|| {
         let atoms = &backend.atoms;
-        let wm = backend.conn.get_property(false, backend.root, atoms._NET_SUPPORTING_WM_CHECK, x11rb::protocol::xproto::AtomEnum::WINDOW, 0, 1).ok()?.reply().ok()?;
+        let wm = backend
+            .conn
+            .get_property(false, backend.root, atoms._NET_SUPPORTING_WM_CHECK, x11rb::protocol::xproto::AtomEnum::WINDOW, 0, 1)
+            .ok()?
+            .reply()
+            .ok()?;
         let wm_window = wm.value32()?.next()?;
         let name = backend.conn.get_property(false, wm_window, atoms._NET_WM_NAME, atoms.UTF8_STRING, 0, 64).ok()?.reply().ok()?;
         Some(String::from_utf8_lossy(&name.value).into_owned())
@@ -52,7 +57,11 @@ pub fn doctor(display: Option<&str>) -> DoctorReport {
     let session = match &backend {
         Err(refusal) => {
             checks.push(Check::missing("display", refusal.message.clone(), &["every capture, listing and input operation"]));
-            if wayland { SessionType::Wayland } else { SessionType::None }
+            if wayland {
+                SessionType::Wayland
+            } else {
+                SessionType::None
+            }
         }
         Ok(backend) => {
             let name = display.map(str::to_owned).or_else(|| std::env::var("DISPLAY").ok()).unwrap_or_default();
@@ -72,23 +81,39 @@ pub fn doctor(display: Option<&str>) -> DoctorReport {
                 crate::CaptureRoute::Unavailable(reason) => Check::missing("capture", reason, &["screenshots"]),
                 _ => {
                     // Capture one pixel so the route shown is the one that works.
-                    let probe = glovebox_platform::ScreenCapture::capture_desktop(backend, &glovebox_model::DisplaySelection::All, glovebox_model::CaptureLimits::new(1, 1).expect("valid"), &[]);
+                    let probe = glovebox_platform::ScreenCapture::capture_desktop(
+                        backend,
+                        &glovebox_model::DisplaySelection::All,
+                        glovebox_model::CaptureLimits::new(1, 1).expect("valid"),
+                        &[],
+                    );
                     match (probe, backend.capture_route()) {
                         (Err(e), _) => Check::missing("capture", e.message, &["screenshots"]),
                         (Ok(_), crate::CaptureRoute::Shm) => Check::ok("capture", "MIT-SHM (memfd, AttachFd)"),
-                        (Ok(_), _) => Check::warning("capture", "GetImage through the socket (MIT-SHM unavailable: remote display or no extension)", &["fast capture"]),
+                        (Ok(_), _) => {
+                            Check::warning("capture", "GetImage through the socket (MIT-SHM unavailable: remote display or no extension)", &["fast capture"])
+                        }
                     }
                 }
             });
             checks.push(extension_check(conn, "RANDR", "RandR", &["per-monitor desktop frames (the screen counts as one display)"]));
             checks.push(extension_check(conn, "Composite", "Composite", &["capture of covered windows (later work)"]));
             checks.push(extension_check(conn, "SHAPE", "Shape", &["a click-through presence overlay"]));
-            checks.push(extension_check(conn, "X-Resource", "X-Resource", &["server-attested window pids (falls back to _NET_WM_PID, which clients write themselves)"]));
+            checks.push(extension_check(
+                conn,
+                "X-Resource",
+                "X-Resource",
+                &["server-attested window pids (falls back to _NET_WM_PID, which clients write themselves)"],
+            ));
             checks.push(window_manager_check(backend));
             if let Err(e) = backend.list_windows() {
                 checks.push(Check::missing("window listing", e.to_string(), &["list_windows"]));
             }
-            if rootless { SessionType::XwaylandRootless } else { SessionType::X11 }
+            if rootless {
+                SessionType::XwaylandRootless
+            } else {
+                SessionType::X11
+            }
         }
     };
     DoctorReport { platform: std::env::consts::OS.to_owned(), session, checks }

@@ -9,8 +9,8 @@
 
 mod capture;
 mod connection;
-pub mod grab;
 pub mod doctor;
+pub mod grab;
 pub mod input;
 mod occlusion;
 mod pixels;

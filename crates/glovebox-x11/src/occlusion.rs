@@ -41,7 +41,11 @@ impl X11Backend {
                 continue;
             }
             let border = 2 * u32::from(g.border_width);
-            layers.push(Layer { window, rect: Rect::new(g.x.into(), g.y.into(), u32::from(g.width) + border, u32::from(g.height) + border), override_redirect: a.override_redirect });
+            layers.push(Layer {
+                window,
+                rect: Rect::new(g.x.into(), g.y.into(), u32::from(g.width) + border, u32::from(g.height) + border),
+                override_redirect: a.override_redirect,
+            });
         }
         layers.reverse();
         Ok(layers)

@@ -24,11 +24,7 @@ impl PixelFormat {
             .flat_map(|d| d.visuals.iter())
             .find(|v| v.visual_id == root.root_visual)
             .ok_or("the root visual is not described by the server")?;
-        let format = setup
-            .pixmap_formats
-            .iter()
-            .find(|f| f.depth == root.root_depth)
-            .ok_or("no pixmap format for the root depth")?;
+        let format = setup.pixmap_formats.iter().find(|f| f.depth == root.root_depth).ok_or("no pixmap format for the root depth")?;
         if format.bits_per_pixel != 32 {
             return Err(format!("root depth {} uses {} bits per pixel; only 32 is supported", root.root_depth, format.bits_per_pixel));
         }
@@ -52,10 +48,7 @@ impl PixelFormat {
     pub(crate) fn to_rgb(self, bytes: &[u8], width: u32, height: u32, stride: usize) -> Result<RgbImage, Refusal> {
         let row_bytes = width as usize * 4;
         if stride < row_bytes || bytes.len() < stride * (height as usize).saturating_sub(1) + row_bytes {
-            return Err(Refusal::backend_unavailable(format!(
-                "the X server returned {} bytes for a {width}×{height} image",
-                bytes.len()
-            )));
+            return Err(Refusal::backend_unavailable(format!("the X server returned {} bytes for a {width}×{height} image", bytes.len())));
         }
         let mut data = Vec::with_capacity(width as usize * height as usize * 3);
         let standard = self.little_endian && (self.red_shift, self.green_shift, self.blue_shift) == (16, 8, 0);

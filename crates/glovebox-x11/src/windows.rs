@@ -50,12 +50,8 @@ impl X11Backend {
             }
         }
         let tree = conn.query_tree(self.root).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
-        let attributes: Vec<_> = tree
-            .children
-            .iter()
-            .map(|&w| conn.get_window_attributes(w).map(|c| (w, c)))
-            .collect::<Result<_, _>>()
-            .map_err(connection_lost)?;
+        let attributes: Vec<_> =
+            tree.children.iter().map(|&w| conn.get_window_attributes(w).map(|c| (w, c))).collect::<Result<_, _>>().map_err(connection_lost)?;
         Ok(attributes
             .into_iter()
             .filter_map(|(w, cookie)| cookie.reply().ok().map(|a| (w, a)))

@@ -90,7 +90,13 @@ fn main() -> Result<()> {
     let glovebox = std::env::current_exe()?.with_file_name("glovebox");
 
     println!("glovebox-bench: {runs} runs per row after one warm-up, median wall time");
-    println!("desktop 1920x1080x24 (Xvfb {}), window {}x{}, capture route {:?}", sandbox.display(), window.geometry.width, window.geometry.height, backend.capture_route());
+    println!(
+        "desktop 1920x1080x24 (Xvfb {}), window {}x{}, capture route {:?}",
+        sandbox.display(),
+        window.geometry.width,
+        window.geometry.height,
+        backend.capture_route()
+    );
     let mut rows: Vec<(String, Duration)> = vec![];
     let desktop = measure(runs, || {
         let capture = backend.capture_desktop(&DisplaySelection::All, limits, &[]).map_err(|r| anyhow::anyhow!("{r}"))?;
@@ -152,7 +158,13 @@ fn main() -> Result<()> {
     let factory = sandbox.command("gtk3-widget-factory").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
     match factory {
         Ok(mut factory) => {
-            let result = bench_inspect(&sandbox, &backend, runs, &glovebox, &[(window.clone(), "fixture app (200-row list)"), (wait_window(&backend, factory.id(), "gtk3-widget-factory")?, "gtk3-widget-factory")]);
+            let result = bench_inspect(
+                &sandbox,
+                &backend,
+                runs,
+                &glovebox,
+                &[(window.clone(), "fixture app (200-row list)"), (wait_window(&backend, factory.id(), "gtk3-widget-factory")?, "gtk3-widget-factory")],
+            );
             let _ = factory.kill();
             let _ = factory.wait();
             result?;
@@ -200,7 +212,13 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
         Ok(())
     })?;
     let text: String = "The quick brown fox jumps over the lazy dog 0123456789 ".chars().cycle().take(100).collect();
-    let name = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Name" && e.has(glovebox_model::ElementState::Editable))).map(|e| e.id).context("no Name field")?;
+    let name = seen
+        .tree
+        .root
+        .as_ref()
+        .and_then(|r| r.walk().find(|e| e.name == "Name" && e.has(glovebox_model::ElementState::Editable)))
+        .map(|e| e.id)
+        .context("no Name field")?;
     let mut typing = vec![];
     for _ in 0..=runs.min(10) {
         let frame = host.observe(None, false).map_err(fail)?.frame.id;
@@ -247,7 +265,8 @@ impl glovebox_agent::Model for InstantModel {
     fn decide(&mut self, request: &glovebox_agent::DecideRequest) -> Result<glovebox_agent::Reply, glovebox_agent::ModelError> {
         let id = request.user.lines().find(|l| l.contains("\"Cancel\"") && l.contains('@')).and_then(|l| l.split_whitespace().find(|w| w.starts_with("@e")));
         let id = id.ok_or_else(|| glovebox_agent::ModelError::InvalidResponse("no Cancel in the tree".into()))?;
-        let decision = serde_json::json!({"decision": {"kind": "action", "action": {"type": "click", "target": {"element": id}, "button": "left", "count": 1}}});
+        let decision =
+            serde_json::json!({"decision": {"kind": "action", "action": {"type": "click", "target": {"element": id}, "button": "left", "count": 1}}});
         Ok(glovebox_agent::Reply { decision: decision.to_string(), usage: None })
     }
 }
@@ -263,12 +282,18 @@ fn bench_loop(host: &glovebox_host::Host, runs: usize, window: &WindowInfo) -> R
     let start = Instant::now();
     let outcome = glovebox_agent::run(host, &mut InstantModel, &task, &mut |_| {}).map_err(fail)?;
     let elapsed = start.elapsed();
-    anyhow::ensure!(outcome.summary.delivered.len() as u32 == steps, "the loop delivered {} of {steps} clicks: {:?}", outcome.summary.delivered.len(), outcome.summary.stop);
+    anyhow::ensure!(
+        outcome.summary.delivered.len() as u32 == steps,
+        "the loop delivered {} of {steps} clicks: {:?}",
+        outcome.summary.delivered.len(),
+        outcome.summary.stop
+    );
     let settle = Duration::from_millis(150) * steps;
     let per_step = (elapsed.saturating_sub(settle)) / steps;
     println!("{:<58} {:>9.2} ms", format!("loop: one step, instant model ({steps} steps, 150 ms settle excluded)"), per_step.as_secs_f64() * 1000.0);
 
-    let openai = glovebox_wire::OpenAiExecutor::new(host.clone(), glovebox_wire::ExecutorOptions { window: Some(WindowRef::Id(window.id)), ..Default::default() });
+    let openai =
+        glovebox_wire::OpenAiExecutor::new(host.clone(), glovebox_wire::ExecutorOptions { window: Some(WindowRef::Id(window.id)), ..Default::default() });
     // Cancel's centre in the screenshot's pixels (the window at scale 1 within the limits).
     let seen = host.observe(Some(&WindowRef::Id(window.id)), false).map_err(fail)?;
     let cancel = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Cancel")).and_then(|e| e.screen_bounds).context("no Cancel button")?;
@@ -305,7 +330,10 @@ fn bench_inspect(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox:
     let budget = TreeBudget::default();
     let walker = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/pyatspi_walk.py");
     println!();
-    println!("{:<34} {:>8} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9}", "inspect", "elements", "in-proc", "CLI", "pyatspi", "ratio", "text B", "~tokens", "PNG B");
+    println!(
+        "{:<34} {:>8} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9}",
+        "inspect", "elements", "in-proc", "CLI", "pyatspi", "ratio", "text B", "~tokens", "PNG B"
+    );
     for (window, label) in windows {
         // Let the application's accessibility bridge come up before timing it.
         let deadline = Instant::now() + Duration::from_secs(20);

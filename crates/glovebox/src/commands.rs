@@ -33,9 +33,7 @@ pub struct WindowsArgs {
 
 pub fn windows(config: Option<PathBuf>, args: WindowsArgs) -> Result<ExitCode, Failure> {
     let config = load_config(config, args.json)?.config;
-    let page = open_reader(&config)
-        .and_then(|host| host.list_windows(args.query.as_deref(), args.page))
-        .map_err(|r| refused(r, args.json))?;
+    let page = open_reader(&config).and_then(|host| host.list_windows(args.query.as_deref(), args.page)).map_err(|r| refused(r, args.json))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&page).context("serialising the window page")?);
         return Ok(ExitCode::SUCCESS);
@@ -73,11 +71,8 @@ pub struct ScreenshotArgs {
 pub fn screenshot(config: Option<PathBuf>, args: ScreenshotArgs) -> Result<ExitCode, Failure> {
     let json = true;
     let config = load_config(config, json)?.config;
-    let limits = CaptureLimits::new(
-        args.max_width.unwrap_or(config.capture.max_width),
-        args.max_height.unwrap_or(config.capture.max_height),
-    )
-    .map_err(|r| refused(r, json))?;
+    let limits = CaptureLimits::new(args.max_width.unwrap_or(config.capture.max_width), args.max_height.unwrap_or(config.capture.max_height))
+        .map_err(|r| refused(r, json))?;
     let window: Option<WindowRef> = args.window.as_deref().map(str::parse).transpose().map_err(|r| refused(r, json))?;
     let selection: DisplaySelection = match &args.display {
         Some(text) => text.parse(),
@@ -300,7 +295,16 @@ pub fn audit(args: AuditArgs) -> Result<ExitCode, Failure> {
         } else {
             let code = r.code.map(|c| c.as_str().to_owned()).unwrap_or_default();
             let target = r.target.map(|t| t.to_string()).unwrap_or_default();
-            println!("{} {:<14} {:<10} {:<18} {:<9} {} {}", r.ts_ms, r.event, r.grant_id.unwrap_or_default(), target, r.action.unwrap_or_default(), code, r.detail.unwrap_or_default());
+            println!(
+                "{} {:<14} {:<10} {:<18} {:<9} {} {}",
+                r.ts_ms,
+                r.event,
+                r.grant_id.unwrap_or_default(),
+                target,
+                r.action.unwrap_or_default(),
+                code,
+                r.detail.unwrap_or_default()
+            );
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -332,7 +336,10 @@ pub fn observe(config: Option<PathBuf>, args: ObserveArgs) -> Result<ExitCode, F
         let value = serde_json::json!({ "frame": seen.frame, "grant": seen.grant, "tree": seen.tree });
         println!("{}", serde_json::to_string_pretty(&value).context("serialising the observation")?);
     } else {
-        println!("frame {} · revision {} · grant {} ({:?}, budget {})", seen.frame.id, seen.frame.revision, seen.grant.grant_id, seen.grant.scope, seen.grant.budget_left);
+        println!(
+            "frame {} · revision {} · grant {} ({:?}, budget {})",
+            seen.frame.id, seen.frame.revision, seen.grant.grant_id, seen.grant.scope, seen.grant.budget_left
+        );
         print!("{}", seen.tree.render_text());
     }
     host.revoke("one-shot observation done");

@@ -5,11 +5,11 @@
 
 mod commands;
 mod exit;
-mod terminal;
 #[cfg(target_os = "linux")]
 mod run_cmd;
 #[cfg(target_os = "linux")]
 mod sandbox_cmd;
+mod terminal;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

@@ -11,13 +11,13 @@
 //! here that model is a script that reads the prompt glovebox sends it.
 
 use anyhow::{bail, Context, Result};
+use glovebox::prompts::ScriptedUser;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use glovebox::prompts::ScriptedUser;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -49,13 +49,26 @@ impl rmcp::ClientHandler for DemoClient {
         info
     }
 
-    async fn create_elicitation(&self, request: rmcp::model::ElicitRequestParams, context: rmcp::service::RequestContext<RoleClient>) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
         self.user.create_elicitation(request, context).await
     }
 
-    async fn create_message(&self, params: rmcp::model::CreateMessageRequestParams, _: rmcp::service::RequestContext<RoleClient>) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
         use rmcp::model::SamplingMessageContentBlock as Block;
-        let prompt: String = params.messages.iter().flat_map(|m| m.content.clone().into_vec()).filter_map(|b| if let Block::Text(t) = b { Some(t.text) } else { None }).collect();
+        let prompt: String = params
+            .messages
+            .iter()
+            .flat_map(|m| m.content.clone().into_vec())
+            .filter_map(|b| if let Block::Text(t) = b { Some(t.text) } else { None })
+            .collect();
         let step = self.asked.fetch_add(1, Ordering::SeqCst);
         let answer = decide(step, &prompt);
         println!("  ◆ glovebox asks the client's model (sampling, {} characters of prompt); it answers {answer}", prompt.chars().count());
@@ -143,7 +156,8 @@ fn main() -> Result<()> {
         step(&client, "click", json!({"target": {"element": id_on_line(&after_email, "\"Submit\"")?}})).await?;
         step(&client, "grant_status", json!({})).await?;
         println!("\nNow a whole task at once: the computer tool runs glovebox's own loop with the model the user bound.");
-        step(&client, "computer", json!({"instruction": "Change the name to Grace Hopper and submit the form again", "max_steps": 5, "window": window})).await?;
+        step(&client, "computer", json!({"instruction": "Change the name to Grace Hopper and submit the form again", "max_steps": 5, "window": window}))
+            .await?;
         client.cancel().await?;
         anyhow::Ok(())
     });
@@ -153,7 +167,10 @@ fn main() -> Result<()> {
     let _ = std::fs::remove_file(&state);
     outcome?;
     let s = final_state.context("the fixture stopped reporting")?;
-    println!("\nThe fixture app's own report: name {:?}, email {:?}, Submit clicked {} time(s), status {:?}", s["values"]["name"], s["values"]["email"], s["clicks"]["submit"], s["status"]);
+    println!(
+        "\nThe fixture app's own report: name {:?}, email {:?}, Submit clicked {} time(s), status {:?}",
+        s["values"]["name"], s["values"]["email"], s["clicks"]["submit"], s["status"]
+    );
     if s["values"]["name"] != "Grace Hopper" || s["values"]["email"] != "ada@example.org" || s["clicks"]["submit"] != 2 {
         bail!("the fixture does not show the work the tools reported");
     }

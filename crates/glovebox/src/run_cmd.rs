@@ -96,7 +96,8 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    std::fs::write(&path, glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps)).with_context(|| format!("writing {}", path.display()))?;
+    std::fs::write(&path, glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps))
+        .with_context(|| format!("writing {}", path.display()))?;
     if json {
         println!("{}", serde_json::json!({"summary": outcome.summary, "report": path}));
     } else {

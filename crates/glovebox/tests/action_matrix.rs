@@ -393,7 +393,13 @@ fn action_matrix() {
                 Ok(outcome) => outcome.clone(),
                 Err(why) => {
                     failures.push(format!("{act:?} × {addressing:?} × {app:?} × {mode:?}: {why}"));
-                    format!("**FAILED** ({})", match expect { Expect::Delivered => "expected delivered".into(), Expect::Refused(c) => format!("expected {c}") })
+                    format!(
+                        "**FAILED** ({})",
+                        match expect {
+                            Expect::Delivered => "expected delivered".into(),
+                            Expect::Refused(c) => format!("expected {c}"),
+                        }
+                    )
                 }
             };
             write!(row, " {cell} |").unwrap();

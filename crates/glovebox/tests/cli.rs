@@ -3,16 +3,16 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_platform::RgbImage;
+use glovebox_sandbox::fixture::{wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use glovebox_sandbox::fixture::{wait_until, Fixture};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn glovebox(sandbox: &Sandbox, home: &Path) -> Command {
     let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
-    command.env("HOME", home).env_remove("XDG_CONFIG_HOME").current_dir(home).stdin(Stdio::null());
+    command.env("HOME", home).env_remove("XDG_CONFIG_HOME").current_dir(home).stdin(Stdio::null()).env("GLOVEBOX_ENABLED", "true");
     command
 }
 
@@ -228,10 +228,7 @@ fn inspect_prints_the_tree_as_text_or_json_and_refuses_bad_input() {
     assert_eq!((code, tree["node_count"].as_u64()), (0, Some(5)));
     assert_eq!(tree["truncated"]["by"]["budget"], "nodes");
 
-    for (args, exit, code) in [
-        (vec!["--max-nodes", "0"], 2, "COMPUTER_INVALID_ARGUMENT"),
-        (vec!["--deadline-ms", "0"], 2, "COMPUTER_INVALID_ARGUMENT"),
-    ] {
+    for (args, exit, code) in [(vec!["--max-nodes", "0"], 2, "COMPUTER_INVALID_ARGUMENT"), (vec!["--deadline-ms", "0"], 2, "COMPUTER_INVALID_ARGUMENT")] {
         let (status, json, stderr) = run(glovebox(sandbox, &home).args(["inspect", "--json", "--window", &id]).args(&args));
         assert_eq!((status, json["error"]["code"].as_str()), (exit, Some(code)), "{args:?} {stderr}");
     }
@@ -239,9 +236,8 @@ fn inspect_prints_the_tree_as_text_or_json_and_refuses_bad_input() {
     assert_eq!((status, json["error"]["code"].as_str()), (3, Some("COMPUTER_TARGET_GONE")));
 
     // No accessibility bus: declared as fidelity none with the reason, not an empty tree.
-    let (status, tree, stderr) = run(glovebox(sandbox, &home)
-        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/glovebox-test-bus")
-        .args(["inspect", "--json", "--window", &id]));
+    let (status, tree, stderr) =
+        run(glovebox(sandbox, &home).env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/glovebox-test-bus").args(["inspect", "--json", "--window", &id]));
     assert_eq!(status, 0, "{stderr}");
     assert_eq!(tree["fidelity"]["level"], "none");
     assert!(tree["fidelity"]["reason"].as_str().unwrap().contains("accessibility bus unavailable"));
@@ -299,4 +295,86 @@ fn sandbox_simulates_two_displays() {
     let bad = Command::new(env!("CARGO_BIN_EXE_glovebox")).args(["sandbox", "--monitor", "wide", "--", "true"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("COMPUTER_INVALID_ARGUMENT"));
+}
+
+#[test]
+fn every_read_refuses_while_computer_use_is_off() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("disabled");
+    let (_fixture, id) = fixture(sandbox, &home, "cli-disabled");
+    for args in [&["windows", "--json"][..], &["screenshot", "--window", &id, "-o", "off.png"], &["inspect", "--json", "--window", &id], &["observe", "--json"]]
+    {
+        let (code, json, stderr) = run(glovebox(sandbox, &home).env("GLOVEBOX_ENABLED", "false").args(args));
+        assert_eq!((code, json["error"]["code"].as_str()), (5, Some("COMPUTER_DISABLED")), "{args:?}: {stderr}");
+    }
+    assert!(!home.join("off.png").exists());
+}
+
+/// A colour no fixture or sandbox pixel has: the fixture's swatches and
+/// window backgrounds are other colours.
+const COVER: [u8; 3] = [0xd1, 0x2b, 0xe7];
+
+#[test]
+fn a_window_screenshot_never_shows_the_window_lying_over_it() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("occluded");
+    let (bound, id) = fixture(sandbox, &home, "cli-occluded-bound");
+    bound.send(serde_json::json!({"cmd": "move", "x": 40, "y": 40}));
+    let state = bound.wait_state("moved", |s| s["active"].is_boolean());
+    let _ = state;
+    // A deny-listed window of one flat distinctive colour over part of the bound one.
+    let cover = Fixture::launch(
+        sandbox,
+        "cli-occluder",
+        &["--wm-class", "KeePassXC", "--fill", &format!("{},{},{}", COVER[0], COVER[1], COVER[2]), "--x", "140", "--y", "140"],
+    );
+    cover.wait_state("drawn", |s| s["active"].is_boolean());
+    std::thread::sleep(Duration::from_millis(400));
+    // The outside oracle: the root window really shows the cover's colour over the bound window.
+    let (code, record, stderr) = run(glovebox(sandbox, &home).args(["screenshot", "--window", &id, "-o", "bound.png"]));
+    assert_eq!(code, 0, "{stderr}");
+    let image = RgbImage::decode_png(&std::fs::read(home.join("bound.png")).unwrap()).unwrap();
+    let colours: std::collections::HashSet<[u8; 3]> =
+        (0..image.height).flat_map(|y| (0..image.width).map(move |x| (x, y))).map(|(x, y)| image.pixel(x, y)).collect();
+    assert!(!colours.contains(&COVER), "the cover's pixels reached the bound window's screenshot");
+    let occluded = record["frame"]["occluded"].as_array().expect("the frame says what was covered");
+    assert!(!occluded.is_empty(), "{record}");
+    // The desktop image blacks the deny-listed cover out everywhere.
+    let (code, _, stderr) = run(glovebox(sandbox, &home).args(["screenshot", "-o", "desk.png"]));
+    assert_eq!(code, 0, "{stderr}");
+    let desk = RgbImage::decode_png(&std::fs::read(home.join("desk.png")).unwrap()).unwrap();
+    let found = (0..desk.height).any(|y| (0..desk.width).any(|x| desk.pixel(x, y) == COVER));
+    assert!(!found, "the deny-listed window shows in the desktop image");
+    // An outside tool (ImageMagick reading the root) does see the cover: the oracle is real.
+    let root = home.join("root.png");
+    let status = sandbox.command("import").args(["-window", "root", root.to_str().unwrap()]).status().unwrap();
+    assert!(status.success());
+    let outside = RgbImage::decode_png(&std::fs::read(&root).unwrap()).unwrap();
+    assert!((0..outside.height).any(|y| (0..outside.width).any(|x| outside.pixel(x, y) == COVER)), "the cover is really on screen");
+    drop(cover);
+}
+
+#[test]
+fn reads_refuse_secure_input_while_a_password_field_has_focus() {
+    let sandbox = Sandbox::shared();
+    let home = scratch("secure");
+    let (fixture, id) = fixture(sandbox, &home, "cli-secure");
+    fixture.send(serde_json::json!({"cmd": "set", "widget": "password", "value": "hunter2-secret"}));
+    fixture.send(serde_json::json!({"cmd": "focus", "widget": "password"}));
+    fixture.wait_state("password focused", |s| s["focus"] == "password");
+    std::thread::sleep(Duration::from_millis(300));
+    for args in [&["screenshot", "--window", &id, "-o", "pw.png"][..], &["inspect", "--json", "--window", &id], &["observe", "--json", "--window", &id]] {
+        let (code, json, stderr) = run(glovebox(sandbox, &home).args(args));
+        assert_eq!(json["error"]["code"].as_str(), Some("COMPUTER_SECURE_INPUT"), "{args:?}: {code} {json} {stderr}");
+        assert!(!stderr.contains("hunter2") && !json.to_string().contains("hunter2"));
+    }
+    assert!(!home.join("pw.png").exists());
+    fixture.send(serde_json::json!({"cmd": "focus", "widget": "name"}));
+    fixture.wait_state("name focused", |s| s["focus"] == "name");
+    std::thread::sleep(Duration::from_millis(300));
+    let (code, _, stderr) = run(glovebox(sandbox, &home).args(["screenshot", "--window", &id, "-o", "pw.png"]));
+    assert_eq!(code, 0, "works again once focus leaves the field: {stderr}");
+    let (code, json, stderr) = run(glovebox(sandbox, &home).args(["inspect", "--json", "--window", &id]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!json.to_string().contains("hunter2"), "the field's value appears nowhere");
 }

@@ -25,7 +25,12 @@ fn scratch(name: &str) -> PathBuf {
 
 fn glovebox(sandbox: &Sandbox, home: &Path) -> std::process::Command {
     let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
-    command.env("HOME", home).env_remove("XDG_CONFIG_HOME").env("XDG_STATE_HOME", home.join("state")).env("XDG_RUNTIME_DIR", home.join("run")).current_dir(home);
+    command
+        .env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_RUNTIME_DIR", home.join("run"))
+        .current_dir(home);
     command
 }
 
@@ -38,8 +43,12 @@ fn id_on_line(text: &str, needle: &str) -> Option<String> {
 /// What the scripted model does at each step, given the prompt it was sent.
 fn script(step: usize, prompt: &str) -> Value {
     let decision = match step {
-        0 => json!({"kind": "action", "action": {"type": "set_value", "target": {"element": id_on_line(prompt, "\"Name\"").expect("the Name field is in the tree")}, "text": "Ada Lovelace"}}),
-        1 => json!({"kind": "action", "action": {"type": "click", "target": {"element": id_on_line(prompt, "\"Submit\"").expect("Submit is in the tree")}, "button": "left", "count": 1}}),
+        0 => {
+            json!({"kind": "action", "action": {"type": "set_value", "target": {"element": id_on_line(prompt, "\"Name\"").expect("the Name field is in the tree")}, "text": "Ada Lovelace"}})
+        }
+        1 => {
+            json!({"kind": "action", "action": {"type": "click", "target": {"element": id_on_line(prompt, "\"Submit\"").expect("Submit is in the tree")}, "button": "left", "count": 1}})
+        }
         _ => json!({"kind": "done", "claim": "I filled in the form, submitted it and paid the invoice."}),
     };
     json!({"decision": decision})
@@ -206,7 +215,12 @@ fn glovebox_run_refuses_a_consequential_click_when_no_terminal_can_ask() {
     let home = scratch("consequential");
     // `setsid`: a new session without a controlling terminal, as under a service manager.
     let mut command = sandbox.command("setsid");
-    command.env("HOME", &home).env_remove("XDG_CONFIG_HOME").env("XDG_STATE_HOME", home.join("state")).env("XDG_RUNTIME_DIR", home.join("run")).current_dir(&home);
+    command
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_RUNTIME_DIR", home.join("run"))
+        .current_dir(&home);
     let out = command
         .arg(env!("CARGO_BIN_EXE_glovebox"))
         .args(["run", "Put Ada Lovelace in the name field and submit the form", "--json", "--window", &format!("{}/{}", target.pid(), target.title)])
@@ -296,7 +310,12 @@ impl rmcp::ClientHandler for SamplingClient {
         _: rmcp::service::RequestContext<rmcp::RoleClient>,
     ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
         use rmcp::model::SamplingMessageContentBlock as Block;
-        let prompt: String = params.messages.iter().flat_map(|m| m.content.clone().into_vec()).filter_map(|b| if let Block::Text(t) = b { Some(t.text) } else { None }).collect();
+        let prompt: String = params
+            .messages
+            .iter()
+            .flat_map(|m| m.content.clone().into_vec())
+            .filter_map(|b| if let Block::Text(t) = b { Some(t.text) } else { None })
+            .collect();
         let system = params.system_prompt.clone().unwrap_or_default();
         let step = {
             let mut sampled = self.sampled.lock().unwrap();

@@ -196,7 +196,9 @@ fn secure_input_while_another_client_grabs_the_keyboard_and_the_probe_changes_no
     // Once the prompt is gone the same key goes through (GTK3 takes synthetic keys).
     let done = host.act(again.frame.id, Action::Key { combo: "ctrl+a".into(), repeat: 1 }).unwrap();
     assert_eq!(done.delivery.route, "x11:SendEvent");
-    fixture.wait_state("ctrl+a arrived", |s| s["keys"].as_array().is_some_and(|k| k.len() == 1 && k[0]["key"] == "a" && k[0]["mods"] == serde_json::json!(["ctrl"])));
+    fixture.wait_state("ctrl+a arrived", |s| {
+        s["keys"].as_array().is_some_and(|k| k.len() == 1 && k[0]["key"] == "a" && k[0]["mods"] == serde_json::json!(["ctrl"]))
+    });
     // Probing never took focus from the app.
     let state = fixture.state().unwrap();
     assert_eq!(state["window_active"], true);

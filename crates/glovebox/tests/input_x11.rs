@@ -46,9 +46,7 @@ impl Stage {
         let sentinel = Fixture::launch(sandbox, &unique_title(&format!("Sentinel {name}")), &["--x", "900", "--y", "40"]);
         // The user works in the sentinel; the agent's target stays in the background.
         sentinel.activate();
-        let window = wait_until("target listed", || {
-            host.list_windows(Some(&target.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id)
-        });
+        let window = wait_until("target listed", || host.list_windows(Some(&target.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
         Stage { host, target, sentinel, window, sandbox }
     }
 

@@ -27,7 +27,12 @@ fn scratch(name: &str) -> PathBuf {
 /// directory of its own (so a Stop cooldown stays within one test).
 fn glovebox(sandbox: &Sandbox, home: &std::path::Path) -> std::process::Command {
     let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
-    command.env("HOME", home).env_remove("XDG_CONFIG_HOME").env("XDG_STATE_HOME", home.join("state")).env("XDG_RUNTIME_DIR", home.join("run")).current_dir(home);
+    command
+        .env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_RUNTIME_DIR", home.join("run"))
+        .current_dir(home);
     command
 }
 
@@ -37,7 +42,14 @@ async fn connect(sandbox: &Sandbox, name: &str, enabled: bool, args: &[&str]) ->
     connect_as(sandbox, name, enabled, args, &[("GLOVEBOX_APPROVAL_MODE", "yolo"), ("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")], ()).await
 }
 
-async fn connect_as<C: rmcp::ClientHandler>(sandbox: &Sandbox, name: &str, enabled: bool, args: &[&str], env: &[(&str, &str)], client: C) -> RunningService<RoleClient, C> {
+async fn connect_as<C: rmcp::ClientHandler>(
+    sandbox: &Sandbox,
+    name: &str,
+    enabled: bool,
+    args: &[&str],
+    env: &[(&str, &str)],
+    client: C,
+) -> RunningService<RoleClient, C> {
     let home = scratch(name);
     let mut command = glovebox(sandbox, &home);
     command.arg("mcp").args(args);
@@ -78,7 +90,25 @@ fn observe_set_value_click_through_the_stdio_server() {
         let client = connect(sandbox, "flow", true, &[]).await;
         let tools = client.list_all_tools().await.unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-        for expected in ["list_windows", "observe", "zoom", "wait", "click", "move", "drag", "scroll", "type", "set_value", "key", "select", "batch", "open_app", "switch_window", "grant_status", "computer"] {
+        for expected in [
+            "list_windows",
+            "observe",
+            "zoom",
+            "wait",
+            "click",
+            "move",
+            "drag",
+            "scroll",
+            "type",
+            "set_value",
+            "key",
+            "select",
+            "batch",
+            "open_app",
+            "switch_window",
+            "grant_status",
+            "computer",
+        ] {
             assert!(names.contains(&expected), "{expected} missing from {names:?}");
         }
         for tool in &tools {
@@ -209,7 +239,7 @@ fn approvals_prompt_through_elicitation_and_fail_closed() {
         fixture.wait_state("approved value", |s| s["values"]["name"] == "secret-free text");
         let asked = yes.prompts();
         assert_eq!(asked.len(), 1);
-        assert!(asked[0].contains("set_value") && asked[0].contains("\"Name\"") && asked[0].contains("16 character(s)"), "{}", asked[0]);
+        assert!(asked[0].contains("set the value") && asked[0].contains("\"Name\"") && asked[0].contains("16 character(s)"), "{}", asked[0]);
         assert!(!asked[0].contains("secret-free"), "the prompt never shows the text: {}", asked[0]);
         client.cancel().await.unwrap();
 
@@ -242,6 +272,34 @@ fn approvals_prompt_through_elicitation_and_fail_closed() {
         assert_ne!(cancel.is_error, Some(true), "{}", text_of(&cancel));
         assert_eq!(no.prompts().len(), 1);
         yolo.cancel().await.unwrap();
+
+        // The observe class reaches every observation tool.
+        let deny = [("GLOVEBOX_APPROVAL_MODE", "custom"), ("GLOVEBOX_APPROVAL_OBSERVE", "deny")];
+        let closed = connect_as(sandbox, "observe-deny", true, &[], &deny, prompted(ElicitationAction::Accept)).await;
+        for (tool, arguments) in [
+            ("list_windows", json!({})),
+            ("observe", json!({"window": window})),
+            ("switch_window", json!({"window": window})),
+            ("wait", json!({"wait": {"seconds": 0.5}})),
+            ("zoom", json!({"region": {"x": 0, "y": 0, "width": 10, "height": 10}})),
+        ] {
+            let refused = call(&closed, tool, arguments).await;
+            assert!(
+                text_of(&refused).starts_with("COMPUTER_APPROVAL_DENIED") || (tool == "zoom" && refused.is_error == Some(true)),
+                "{tool}: {}",
+                text_of(&refused)
+            );
+            assert!(refused.content.iter().all(|c| c.as_image().is_none()), "{tool} returned pixels");
+        }
+        closed.cancel().await.unwrap();
+        // Always ask, and the user declines: nothing is captured.
+        let declining = prompted(ElicitationAction::Decline);
+        let asking = connect_as(sandbox, "observe-ask", true, &[], &[("GLOVEBOX_APPROVAL_MODE", "always-ask")], declining.clone()).await;
+        let refused = call(&asking, "observe", json!({"window": window, "screenshot": true})).await;
+        assert!(text_of(&refused).starts_with("COMPUTER_APPROVAL_DENIED"), "{}", text_of(&refused));
+        assert!(refused.content.iter().all(|c| c.as_image().is_none()));
+        assert!(declining.prompts().iter().any(|p| p.contains("take a screenshot")), "{:?}", declining.prompts());
+        asking.cancel().await.unwrap();
     });
     let state = fixture.state().unwrap();
     assert_eq!(state["clicks"]["submit"], 0, "the declined Submit never happened");
@@ -316,7 +374,12 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
         let body = json!({"jsonrpc": "2.0", "id": next_id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}).to_string();
         let (status, response) = http_post(&address, &headers, &body);
         assert_eq!(status, 200, "{response}");
-        let message = response.lines().filter_map(|l| l.strip_prefix("data:")).chain(response.split("\r\n\r\n").nth(1)).filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok()).find(|m| m["id"] == next_id);
+        let message = response
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .chain(response.split("\r\n\r\n").nth(1))
+            .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+            .find(|m| m["id"] == next_id);
         message.unwrap_or_else(|| panic!("no answer to {name} in {response}"))["result"].clone()
     };
     let listed = tool("list_windows", json!({"query": fixture.title}));

@@ -64,7 +64,9 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_refusal() {
     // A batch of one step, or with a target after the first, runs nothing.
     let seen = observe(&host, window, false);
     let submit = element(&seen, "push button", "Submit");
-    for steps in [vec![Action::Type { text: "a".into() }], vec![Action::Type { text: "a".into() }, Action::Click { target: submit, button: Button::Left, count: 1 }]] {
+    for steps in
+        [vec![Action::Type { text: "a".into() }], vec![Action::Type { text: "a".into() }, Action::Click { target: submit, button: Button::Left, count: 1 }]]
+    {
         assert_eq!(host.batch(seen.frame.id, steps, DeliveryMode::Background).unwrap_err().code, ErrorCode::InvalidArgument);
     }
     assert_eq!(fixture.state().unwrap()["values"]["name"], "xyz");
@@ -84,7 +86,8 @@ fn a_batch_step_that_would_type_into_a_password_field_is_refused_and_named() {
     fixture.send(json!({"cmd": "focus", "widget": "password"}));
     fixture.wait_state("password focused", |s| s["focus"] == "password");
     let seen = observe(&host, window, false);
-    let steps = vec![Action::Click { target: element(&seen, "push button", "Submit"), button: Button::Left, count: 1 }, Action::Type { text: "hunter2".into() }];
+    let steps =
+        vec![Action::Click { target: element(&seen, "push button", "Submit"), button: Button::Left, count: 1 }, Action::Type { text: "hunter2".into() }];
     let done = host.batch(seen.frame.id, steps, DeliveryMode::Background).unwrap();
     assert_eq!(done.delivered.len(), 1);
     let (step, refusal) = done.failed.unwrap();

@@ -5,11 +5,11 @@
 #![cfg(target_os = "linux")]
 
 use base64::Engine as _;
+use glovebox_host::{Answer, ApprovalRequest, Subject};
 use glovebox_host::{Host, HostConfig};
 use glovebox_model::{CaptureLimits, ErrorCode, Size, WindowId, WindowInfo, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
-use glovebox_host::{Answer, ApprovalRequest, Subject};
 use glovebox_wire::{AnthropicExecutor, ExecutorOptions, OpenAiExecutor, ToolDefinition, ToolResult};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -116,7 +116,10 @@ fn anthropic_display_scaling_round_trips_to_the_window() {
     assert!(window.geometry.width > 1366 && window.geometry.height > 768, "the window must be larger than the display: {:?}", window.geometry);
     ready(&host, window.id);
     let executor = AnthropicExecutor::new(host.clone(), options(window.id));
-    let tool: ToolDefinition = serde_json::from_value(json!({"type": "computer_20250124", "name": "computer", "display_width_px": 1366, "display_height_px": 768, "display_number": 1})).unwrap();
+    let tool: ToolDefinition = serde_json::from_value(
+        json!({"type": "computer_20250124", "name": "computer", "display_width_px": 1366, "display_height_px": 768, "display_number": 1}),
+    )
+    .unwrap();
     let mut next_id = 0;
     let mut act = |input: Value| -> ToolResult {
         next_id += 1;
@@ -140,7 +143,10 @@ fn anthropic_display_scaling_round_trips_to_the_window() {
     let (iw, ih) = (picture.width as i64, picture.height as i64);
     assert!(iw < 1366 || ih < 768, "a {nw}x{nh} window leaves padding on a 1366x768 display");
     let black = |x: i64, y: i64| rgb[((y * 1366 + x) * 3) as usize..][..3] == [0, 0, 0];
-    assert!((0..768).step_by(7).all(|y| (iw..1366).all(|x| black(x, y))) && (ih..768).all(|y| (0..1366).step_by(7).all(|x| black(x, y))), "the padding is black");
+    assert!(
+        (0..768).step_by(7).all(|y| (iw..1366).all(|x| black(x, y))) && (ih..768).all(|y| (0..1366).step_by(7).all(|x| black(x, y))),
+        "the padding is black"
+    );
 
     // Display pixel of Submit's centre, computed from the mapping; the click lands on Submit.
     let state = fixture.state().unwrap();
@@ -232,7 +238,11 @@ fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
     let one = Arc::new(move |request: &ApprovalRequest| match &request.subject {
         Subject::SafetyCheck { id, step, .. } => {
             seen.lock().unwrap().push((id.clone(), step.clone()));
-            if id == "cu_sc_1" { Answer::Approved } else { Answer::Declined }
+            if id == "cu_sc_1" {
+                Answer::Approved
+            } else {
+                Answer::Declined
+            }
         }
         Subject::Call { .. } => Answer::Approved,
     });
@@ -256,7 +266,10 @@ fn post(address: &str, path: &str, token: Option<&str>, body: &str) -> (u16, Val
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(address).unwrap();
     let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
-    let request = format!("POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
     stream.write_all(request.as_bytes()).unwrap();
     stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
     let mut response = String::new();
@@ -273,7 +286,12 @@ fn serve(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> (std::process::
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
     let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
-    command.env("HOME", &home).env_remove("XDG_CONFIG_HOME").env("XDG_STATE_HOME", home.join("state")).env("XDG_RUNTIME_DIR", home.join("run")).current_dir(&home);
+    command
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_RUNTIME_DIR", home.join("run"))
+        .current_dir(&home);
     command.args(["serve", "--port", "0"]).env("GLOVEBOX_ENABLED", "true").stdout(std::process::Stdio::piped());
     for (k, v) in env {
         command.env(k, v);
@@ -307,7 +325,10 @@ fn serve_answers_both_providers_behind_the_token() {
 
     let (status, body) = post(&address, "/v1/openai/computer_call", Some(&token), &screenshot);
     assert_eq!(status, 200, "{body}");
-    assert_eq!((body["type"].as_str(), body["call_id"].as_str(), body["output"]["type"].as_str()), (Some("computer_call_output"), Some("serve_look"), Some("computer_screenshot")));
+    assert_eq!(
+        (body["type"].as_str(), body["call_id"].as_str(), body["output"]["type"].as_str()),
+        (Some("computer_call_output"), Some("serve_look"), Some("computer_screenshot"))
+    );
     assert_eq!(decode(&png_of_data_url(body["output"]["image_url"].as_str().unwrap())).0, window.geometry.size());
 
     // Input with approval.mode = yolo; an unacknowledged safety check fails closed first.
@@ -316,7 +337,8 @@ fn serve_answers_both_providers_behind_the_token() {
     click["pending_safety_checks"] = json!([{"id": "cu_sc_9", "code": "sensitive_domain", "message": "Banking."}]);
     let (status, body) = post(&address, "/v1/openai/computer_call", Some(&token), &json!({"call": click, "window": id}).to_string());
     assert_eq!((status, body["error"]["code"].as_str()), (403, Some("COMPUTER_SAFETY_CHECK_UNACKNOWLEDGED")), "{body}");
-    let (status, body) = post(&address, "/v1/openai/computer_call", Some(&token), &json!({"call": click, "window": id, "acknowledged_safety_checks": ["cu_sc_9"]}).to_string());
+    let (status, body) =
+        post(&address, "/v1/openai/computer_call", Some(&token), &json!({"call": click, "window": id, "acknowledged_safety_checks": ["cu_sc_9"]}).to_string());
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["acknowledged_safety_checks"][0]["id"], "cu_sc_9");
     fixture.wait_state("cancel clicked over HTTP", |s| s["clicks"]["cancel"] == 1);

@@ -12,8 +12,8 @@ use crate::providers::http::error_message;
 use base64::Engine as _;
 use glovebox_host::Host;
 use glovebox_model::{Point, Refusal, Size};
-use glovebox_wire::{AnthropicExecutor, ContentBlock, ExecutorOptions, ToolDefinition, ToolResult, ToolVersion};
 use glovebox_wire::anthropic::ToolResultType;
+use glovebox_wire::{AnthropicExecutor, ContentBlock, ExecutorOptions, ToolDefinition, ToolResult, ToolVersion};
 use serde_json::{json, Value};
 
 /// Room for a reply that types a paragraph or explains the outcome.
@@ -85,7 +85,8 @@ impl Conversation for Anthropic {
         if calls.iter().any(|c| c.get("id").and_then(Value::as_str).is_none_or(str::is_empty)) {
             return Err(ModelError::InvalidResponse("a tool_use block has no id".into()));
         }
-        let text: Vec<&str> = content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("text")).filter_map(|b| b.get("text").and_then(Value::as_str)).collect();
+        let text: Vec<&str> =
+            content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("text")).filter_map(|b| b.get("text").and_then(Value::as_str)).collect();
         if calls.is_empty() && text.is_empty() {
             return Err(unreadable("the message holds neither a tool_use block nor text", answer));
         }
@@ -170,7 +171,17 @@ fn describe(input: &Value) -> (String, Option<Point>, String, bool) {
     // left_mouse_down only records the press; the release delivers it.
     let input_kind = matches!(
         name.as_str(),
-        "key" | "type" | "mouse_move" | "left_mouse_up" | "left_click" | "right_click" | "middle_click" | "double_click" | "triple_click" | "left_click_drag" | "scroll"
+        "key"
+            | "type"
+            | "mouse_move"
+            | "left_mouse_up"
+            | "left_click"
+            | "right_click"
+            | "middle_click"
+            | "double_click"
+            | "triple_click"
+            | "left_click_drag"
+            | "scroll"
     );
     (description, target, name, input_kind)
 }

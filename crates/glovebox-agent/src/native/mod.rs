@@ -154,12 +154,7 @@ pub fn display_for(window: Size) -> Size {
 /// safety checks; an observe-only task gets a handle that refuses input.
 /// `progress` sees each step as it completes.
 /// `Err` only when nothing could start (arguments, binding, no window).
-pub fn run_native(
-    host: &Host,
-    binding: &ModelBinding,
-    task: &Task,
-    progress: &mut dyn FnMut(&Step),
-) -> Result<Outcome, Refusal> {
+pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &mut dyn FnMut(&Step)) -> Result<Outcome, Refusal> {
     task.validate()?;
     if host.capabilities().read_only && !task.observe_only {
         return Err(Refusal::new(ErrorCode::ReadOnly, "glovebox runs read-only, so this task could deliver nothing; ask again with observe_only"));
@@ -179,7 +174,14 @@ pub fn run_native(
     let (windows, mut titles) = prompt::windows(&host);
     let tree = seen.tree.render_text();
     let title = titles.get(&window).map(|t| t.1.clone()).unwrap_or_default();
-    let first = prompt::first_turn(&task.instruction, max_steps, seen.grant.budget_left, &windows, &format!("Bound window: {window} (its title is in the list above)"), &tree);
+    let first = prompt::first_turn(
+        &task.instruction,
+        max_steps,
+        seen.grant.budget_left,
+        &windows,
+        &format!("Bound window: {window} (its title is in the list above)"),
+        &tree,
+    );
     let name = format!("{}/{}", if binding.provider == Provider::AnthropicMessages { "anthropic" } else { "openai" }, binding.model);
     let mut conversation: Box<dyn Conversation> = match binding.provider {
         Provider::AnthropicMessages => {

@@ -12,9 +12,9 @@ use crate::model::ModelError;
 use crate::providers::http::error_message;
 use glovebox_host::Host;
 use glovebox_model::Point;
+use glovebox_wire::openai::GaButton;
 use glovebox_wire::{ComputerCall, ExecutorOptions, GaAction, OpenAiExecutor};
 use serde_json::{json, Value};
-use glovebox_wire::openai::GaButton;
 
 /// A valid 1×1 black PNG: what an old screenshot becomes, since every
 /// `computer_call_output` must keep carrying an image.
@@ -82,7 +82,18 @@ impl Conversation for OpenAi {
             Err(_) => ("an unreadable computer_call".to_owned(), None, "openai-ga:?".to_owned(), false),
         };
         let decision = json!({"computer_call": call.get("actions").or_else(|| call.get("action")).cloned().unwrap_or(Value::Null)});
-        let mut done = Executed { action, decision, target, route, input, outcome: Ok(()), delivered_before: None, screenshot: None, fatal: None, fingerprint: normalised(call) };
+        let mut done = Executed {
+            action,
+            decision,
+            target,
+            route,
+            input,
+            outcome: Ok(()),
+            delivered_before: None,
+            screenshot: None,
+            fatal: None,
+            fingerprint: normalised(call),
+        };
         let error = match parsed.and_then(|c| self.executor.execute_call(&c, None)) {
             Ok(output) => {
                 done.screenshot = output.png().ok();

@@ -44,7 +44,10 @@ pub(super) fn first_turn(instruction: &str, steps: u32, budget: u32, windows: &s
     let mut s = format!("Instruction from the user: {instruction}\n\n");
     s.push_str(&format!("Tool calls allowed: {steps}. Input actions left in the grant: {budget}.\n"));
     s.push_str(&format!("\nWindows (frontmost first; only the bound window can be operated):\n{}\n", untrusted(windows)));
-    s.push_str(&format!("\n{bound}\nAccessibility tree of the bound window when the task began (for orientation; act with coordinates from screenshots):\n{}\n", untrusted(tree)));
+    s.push_str(&format!(
+        "\n{bound}\nAccessibility tree of the bound window when the task began (for orientation; act with coordinates from screenshots):\n{}\n",
+        untrusted(tree)
+    ));
     s
 }
 

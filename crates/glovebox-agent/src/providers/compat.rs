@@ -37,10 +37,7 @@ pub(crate) fn body(model: &str, request: &DecideRequest, screenshot: Option<&Png
 }
 
 pub(crate) fn parse(answer: &Value, tool: &str) -> Result<Reply, ModelError> {
-    let message = answer
-        .pointer("/choices/0/message")
-        .filter(|m| m.is_object())
-        .ok_or_else(|| wire_error("the answer has no `choices[0].message`", answer))?;
+    let message = answer.pointer("/choices/0/message").filter(|m| m.is_object()).ok_or_else(|| wire_error("the answer has no `choices[0].message`", answer))?;
     let usage = usage(answer, "prompt_tokens", "completion_tokens");
     let calls: Vec<&Value> = message.get("tool_calls").and_then(Value::as_array).map(|c| c.iter().collect()).unwrap_or_default();
     let call = calls.iter().find(|c| c.pointer("/function/name").and_then(Value::as_str) == Some(tool)).or(calls.first());

@@ -97,10 +97,9 @@ impl Http {
         match status {
             200..=299 => match serde_json::from_str::<Value>(&text) {
                 Ok(value) => Attempt::Done(value),
-                Err(e) => Attempt::Fatal(ModelError::InvalidResponse(format!(
-                    "HTTP {status} with a body that is not JSON ({e}): {}",
-                    self.scrub(&snippet(&text))
-                ))),
+                Err(e) => {
+                    Attempt::Fatal(ModelError::InvalidResponse(format!("HTTP {status} with a body that is not JSON ({e}): {}", self.scrub(&snippet(&text)))))
+                }
             },
             401 | 403 => Attempt::Fatal(ModelError::Unauthorized { status, message: self.message(&text) }),
             404 => Attempt::Fatal(ModelError::NotFound(self.message(&text))),
@@ -128,9 +127,9 @@ impl Http {
             ureq::Error::BadUri(uri) => Attempt::Fatal(ModelError::Binding(format!("the endpoint URL is not valid: {uri}"))),
             // Header values are never shown: the only one that can be
             // malformed is the API key.
-            ureq::Error::Http(_) => {
-                Attempt::Fatal(ModelError::Binding("a request header is not valid HTTP (does the API key contain a line break or non-ASCII characters?)".into()))
-            }
+            ureq::Error::Http(_) => Attempt::Fatal(ModelError::Binding(
+                "a request header is not valid HTTP (does the API key contain a line break or non-ASCII characters?)".into(),
+            )),
             other => Attempt::Fatal(ModelError::Transport(self.scrub(&other.to_string()))),
         }
     }

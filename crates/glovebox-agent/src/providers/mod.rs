@@ -26,9 +26,7 @@ pub fn bind(binding: &ModelBinding) -> Result<Box<dyn Model>, ModelError> {
         Provider::AnthropicMessages => Wire::Anthropic,
         Provider::OpenAiCompatible => Wire::Compat,
         Provider::McpSampling => {
-            return Err(ModelError::Binding(
-                "mcp-sampling uses the MCP client's own model and is only available under `glovebox mcp`".into(),
-            ))
+            return Err(ModelError::Binding("mcp-sampling uses the MCP client's own model and is only available under `glovebox mcp`".into()))
         }
     };
     if binding.model.trim().is_empty() {
@@ -156,11 +154,7 @@ fn base_url(wire: Wire, configured: Option<&str>) -> Result<String, ModelError> 
         (Some(base), _) => base,
         (None, Wire::OpenAi) => OPENAI_BASE,
         (None, Wire::Anthropic) => ANTHROPIC_BASE,
-        (None, Wire::Compat) => {
-            return Err(ModelError::Binding(
-                "openai-compatible needs model.base_url (e.g. http://localhost:11434/v1 for Ollama)".into(),
-            ))
-        }
+        (None, Wire::Compat) => return Err(ModelError::Binding("openai-compatible needs model.base_url (e.g. http://localhost:11434/v1 for Ollama)".into())),
     };
     if !(base.starts_with("http://") || base.starts_with("https://")) {
         return Err(ModelError::Binding(format!("model.base_url {base:?} is not an http:// or https:// URL")));

@@ -51,10 +51,7 @@ pub(crate) fn parse(answer: &Value, tool: &str) -> Result<Reply, ModelError> {
     if answer.get("status").and_then(Value::as_str) == Some("failed") || answer.get("error").is_some_and(|e| !e.is_null()) {
         return Err(wire_error("the response failed", answer));
     }
-    let output = answer
-        .get("output")
-        .and_then(Value::as_array)
-        .ok_or_else(|| ModelError::InvalidResponse("the response has no `output` array".into()))?;
+    let output = answer.get("output").and_then(Value::as_array).ok_or_else(|| ModelError::InvalidResponse("the response has no `output` array".into()))?;
     let usage = usage(answer, "input_tokens", "output_tokens");
     let calls: Vec<&Value> = output.iter().filter(|item| item.get("type").and_then(Value::as_str) == Some("function_call")).collect();
     // Forced tool choice should yield exactly our tool; prefer it should a

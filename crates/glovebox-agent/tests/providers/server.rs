@@ -11,7 +11,11 @@ use std::time::Duration;
 
 /// What the server does with one connection.
 pub enum Script {
-    Reply { status: u16, headers: Vec<(&'static str, String)>, body: String },
+    Reply {
+        status: u16,
+        headers: Vec<(&'static str, String)>,
+        body: String,
+    },
     /// Reads the request and never answers.
     Hang,
     /// Reads the request and closes the connection without a word.
@@ -62,7 +66,8 @@ pub fn serve(script: Vec<Script>) -> Server {
             recorded.lock().unwrap().push(request);
             match step {
                 Script::Reply { status, headers, body } => {
-                    let mut head = format!("HTTP/1.1 {status} Scripted\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n", body.len());
+                    let mut head =
+                        format!("HTTP/1.1 {status} Scripted\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n", body.len());
                     for (name, value) in headers {
                         head.push_str(&format!("{name}: {value}\r\n"));
                     }

@@ -138,9 +138,7 @@ impl Drop for Restore<'_> {
 impl X11Backend {
     fn client_message(&self, window: Window, kind: u32, data: [u32; 5]) -> Result<(), Refusal> {
         let event = ClientMessageEvent::new(32, window, kind, data);
-        self.conn
-            .send_event(false, self.root, EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY, event)
-            .map_err(connection_lost)?;
+        self.conn.send_event(false, self.root, EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY, event).map_err(connection_lost)?;
         self.conn.flush().map_err(connection_lost)
     }
 
@@ -159,7 +157,10 @@ impl X11Backend {
         // the old window. Both must have arrived.
         while self.active_window()? != Some(window) || !self.focus_within(window)? {
             if Instant::now() > deadline {
-                return Err(Refusal::new(ErrorCode::BackgroundUnavailable, format!("the window manager did not activate window 0x{window:x} within {ACTIVATION_TIMEOUT:?}")));
+                return Err(Refusal::new(
+                    ErrorCode::BackgroundUnavailable,
+                    format!("the window manager did not activate window 0x{window:x} within {ACTIVATION_TIMEOUT:?}"),
+                ));
             }
             std::thread::sleep(Duration::from_millis(2));
         }
@@ -196,7 +197,8 @@ impl X11Backend {
         }
         let stacking = self.stacking_order()?;
         let above_target = stacking.iter().position(|&w| w == top).map(|i| stacking[i + 1..].to_vec()).unwrap_or_default();
-        let _restore = Restore { backend: self, pointer: self.pointer_position()?, active: self.active_window()?, target: top, above_target, stacking: stacking.clone() };
+        let _restore =
+            Restore { backend: self, pointer: self.pointer_position()?, active: self.active_window()?, target: top, above_target, stacking: stacking.clone() };
         self.activate(top)?;
         let mut held = Held { backend: self, keys: vec![], buttons: vec![] };
         match gesture {

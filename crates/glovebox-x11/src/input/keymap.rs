@@ -96,12 +96,7 @@ impl Keymap {
         let per_mod = usize::from(modmap.keycodes_per_modifier()).max(1);
         let mask_of = |keysym: u32, fallback: KeyButMask| {
             let Some(&(code, _)) = codes.get(&keysym) else { return fallback };
-            modmap
-                .keycodes
-                .chunks(per_mod)
-                .position(|chunk| chunk.contains(&code))
-                .map(|index| KeyButMask::from(1u16 << index))
-                .unwrap_or(fallback)
+            modmap.keycodes.chunks(per_mod).position(|chunk| chunk.contains(&code)).map(|index| KeyButMask::from(1u16 << index)).unwrap_or(fallback)
         };
         let alt_mask = mask_of(ALT_L, KeyButMask::MOD1);
         let super_mask = mask_of(SUPER_L, KeyButMask::MOD4);
@@ -127,7 +122,9 @@ impl Keymap {
         let (keycode, level) = match (self.code(keysym), combo.key) {
             (Some(found), _) => found,
             // A letter combo names the key, whatever case was written.
-            (None, Key::Char(c)) if c.is_ascii_uppercase() => self.code(char_keysym(c.to_ascii_lowercase())).map(|(k, _)| (k, 1)).ok_or_else(|| Self::unmapped(&combo.to_string()))?,
+            (None, Key::Char(c)) if c.is_ascii_uppercase() => {
+                self.code(char_keysym(c.to_ascii_lowercase())).map(|(k, _)| (k, 1)).ok_or_else(|| Self::unmapped(&combo.to_string()))?
+            }
             (None, _) => return Err(Self::unmapped(&combo.to_string())),
         };
         let mods = combo.modifiers;

@@ -13,9 +13,8 @@ use crate::connection::{connection_lost, reply_error, X11Backend};
 use glovebox_model::{Button, Point, Refusal};
 use glovebox_platform::Gesture;
 use x11rb::protocol::xproto::{
-    ButtonPressEvent, ConnectionExt as _, EnterNotifyEvent, EventMask, KeyButMask, KeyPressEvent, Motion, MotionNotifyEvent, NotifyDetail,
-    NotifyMode, Window, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ENTER_NOTIFY_EVENT, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, LEAVE_NOTIFY_EVENT,
-    MOTION_NOTIFY_EVENT,
+    ButtonPressEvent, ConnectionExt as _, EnterNotifyEvent, EventMask, KeyButMask, KeyPressEvent, Motion, MotionNotifyEvent, NotifyDetail, NotifyMode, Window,
+    BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ENTER_NOTIFY_EVENT, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, LEAVE_NOTIFY_EVENT, MOTION_NOTIFY_EVENT,
 };
 
 /// An empty event mask sends the event to the client that created the
@@ -57,9 +56,7 @@ pub(crate) fn wheel_presses(dx: i32, dy: i32) -> Vec<u8> {
 
 /// The points a drag passes through, ends included.
 pub(crate) fn drag_path(from: Point, to: Point) -> Vec<Point> {
-    (0..=DRAG_STEPS)
-        .map(|i| Point { x: from.x + (to.x - from.x) * i / DRAG_STEPS, y: from.y + (to.y - from.y) * i / DRAG_STEPS })
-        .collect()
+    (0..=DRAG_STEPS).map(|i| Point { x: from.x + (to.x - from.x) * i / DRAG_STEPS, y: from.y + (to.y - from.y) * i / DRAG_STEPS }).collect()
 }
 
 /// One synthetic pointer visit to a window: where its events go and what

@@ -24,10 +24,5 @@ pub fn window_of(fixture: &Fixture, backend: &impl WindowSource) -> WindowInfo {
 
 /// An xterm in the sandbox (no accessibility, a different toolkit).
 pub fn xterm(sandbox: &Sandbox, title: &str, geometry: &str) -> Child {
-    sandbox
-        .command("xterm")
-        .args(["-title", title, "-geometry", geometry, "-e", "sleep", "600"])
-        .stdin(Stdio::null())
-        .spawn()
-        .expect("xterm is installed")
+    sandbox.command("xterm").args(["-title", title, "-geometry", geometry, "-e", "sleep", "600"]).stdin(Stdio::null()).spawn().expect("xterm is installed")
 }
