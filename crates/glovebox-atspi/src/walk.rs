@@ -295,7 +295,7 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
         }
         // Hidden subtrees (another tab's page, a collapsed section) are
         // counted, not walked; menus are walked, since their items work closed.
-        let (hidden, added): (Vec<(usize, usize)>, Vec<(usize, usize)>) = added.into_iter().partition(|(i, depth)| {
+        let (hidden, added): (Vec<_>, Vec<_>) = added.into_iter().partition(|(i, depth)| {
             let node = &walk.nodes[*i];
             *depth > 0 && !walk.is_shown(node) && !is_menu_like(node.role)
         });

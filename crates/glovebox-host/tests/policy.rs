@@ -595,7 +595,8 @@ fn the_approved_target_is_the_delivered_one_even_when_an_observation_lands_durin
     let seen = base.observe(None, true).unwrap();
     assert_eq!(seen.frame.window, id(EDITOR, 0x20));
     let other = base.clone();
-    let racing: Arc<std::sync::Mutex<Option<std::thread::JoinHandle<Result<glovebox_host::Observation, Refusal>>>>> = Arc::default();
+    type Racing = Option<std::thread::JoinHandle<Result<glovebox_host::Observation, Refusal>>>;
+    let racing: Arc<std::sync::Mutex<Racing>> = Arc::default();
     let slot = racing.clone();
     let questions: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
     let asked = questions.clone();

@@ -62,7 +62,7 @@ fn stacking_order_and_focus_follow_the_window_manager() {
     for (front, back) in [(&first, &second), (&second, &first)] {
         front.activate();
         back.wait_state("other fixture inactive", |s| s["window_active"] == false);
-        let (front_window, back_window) = (window_of(&front, &backend), window_of(&back, &backend));
+        let (front_window, back_window) = (window_of(front, &backend), window_of(back, &backend));
         let windows = wait_until("listing shows the activation", || {
             let w = backend.list_windows().ok()?;
             w.iter().find(|w| w.id == front_window.id).filter(|w| w.focused).map(|_| w.clone())

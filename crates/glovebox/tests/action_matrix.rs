@@ -252,7 +252,7 @@ fn combo_name(app: App) -> &'static str {
 /// Whether the fixture's report shows the effect of `act`, comparing the
 /// report after the action with the one before.
 fn shows(act: Act, app: App, before: &Value, after: &Value) -> bool {
-    let presses = |s: &Value| s["pad"]["presses"].as_array().map(Vec::clone).unwrap_or_default();
+    let presses = |s: &Value| s["pad"]["presses"].as_array().cloned().unwrap_or_default();
     let new_presses: Vec<Value> = presses(after).into_iter().skip(presses(before).len()).collect();
     let last_press = presses(after).last().cloned().unwrap_or(Value::Null);
     let count = |s: &Value, path: &[&str]| path.iter().fold(s, |v, k| &v[*k]).as_u64().unwrap_or(0);

@@ -97,7 +97,9 @@ type Answer = Box<dyn Fn(usize, &Value) -> Value + Send>;
 
 /// A loopback HTTP server: records each request's body (and header lines)
 /// and answers it with `answer(step, body)` as JSON.
-fn replay_server(answer: Answer) -> (String, Arc<Mutex<Vec<Value>>>, Arc<Mutex<Vec<String>>>) {
+type Recorded<T> = Arc<Mutex<Vec<T>>>;
+
+fn replay_server(answer: Answer) -> (String, Recorded<Value>, Recorded<String>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
@@ -452,7 +454,7 @@ fn glovebox_run_with_a_native_anthropic_model_clicks_through_the_wire_executor()
     let requests = seen.lock().unwrap();
     assert_eq!(requests.len(), 3);
     assert_eq!(requests[0]["tools"][0]["type"], "computer_20250124");
-    assert!(headers.lock().unwrap().iter().any(|h| h.to_ascii_lowercase() == "anthropic-beta: computer-use-2025-01-24"));
+    assert!(headers.lock().unwrap().iter().any(|h| h.eq_ignore_ascii_case("anthropic-beta: computer-use-2025-01-24")));
     // The click's tool_result carries the screenshot the model sees next.
     let last_turn = requests[2]["messages"].as_array().unwrap().last().unwrap().to_string();
     assert!(last_turn.contains("tool_result") && last_turn.contains("\"media_type\":\"image/png\""), "{last_turn}");

@@ -181,11 +181,10 @@ fn secure_input_while_another_client_grabs_the_keyboard_and_the_probe_changes_no
     conn.create_window(0, prompt, root, 0, 0, 50, 50, 0, WindowClass::INPUT_OUTPUT, 0, &CreateWindowAux::new().override_redirect(1)).unwrap();
     conn.map_window(prompt).unwrap();
     conn.sync().unwrap();
-    let grabbed = wait_until("grab", || {
+    wait_until("grab", || {
         let r = conn.grab_keyboard(false, prompt, x11rb::CURRENT_TIME, GrabMode::ASYNC, GrabMode::ASYNC).ok()?.reply().ok()?;
         (r.status == GrabStatus::SUCCESS).then_some(())
     });
-    let _ = grabbed;
     let events_before = fixture.state().unwrap()["events"].as_array().unwrap().len();
     assert_eq!(code(host.act(seen.frame.id, Action::Key { combo: "ctrl+a".into(), repeat: 1 })), ErrorCode::SecureInput);
     assert_eq!(code(host.observe(None, false)), ErrorCode::SecureInput);

@@ -233,7 +233,8 @@ fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
     let refused = executor.execute(&item).unwrap_err();
     assert_eq!(refused.code(), ErrorCode::SafetyCheckUnacknowledged, "{refused}");
     // The user approves one of two: still nothing runs.
-    let shown: Arc<std::sync::Mutex<Vec<(String, Vec<String>)>>> = Arc::default();
+    type Shown = Vec<(String, Vec<String>)>;
+    let shown: Arc<std::sync::Mutex<Shown>> = Arc::default();
     let seen = shown.clone();
     let one = Arc::new(move |request: &ApprovalRequest| match &request.subject {
         Subject::SafetyCheck { id, step, .. } => {
