@@ -202,11 +202,12 @@ mod tests {
     }
 
     #[test]
-    fn window_capture_crops_to_the_window_and_sees_what_is_on_top() {
+    fn window_capture_crops_to_the_window_and_blacks_out_what_lies_on_top() {
         let d = desktop();
         let capture = d.capture_window(&"7/0x2".parse().unwrap(), CaptureLimits::default()).unwrap();
         assert_eq!(capture.image.size(), glovebox_model::Size::new(300, 200));
-        assert_eq!(capture.image.pixel(20, 20), [255, 0, 0]);
+        assert_eq!(capture.image.pixel(20, 20), [0, 0, 0], "window 1 lies over it there");
+        assert_eq!(capture.frame.occluded, vec![Rect::new(10, 10, 50, 50)]);
         assert_eq!(capture.image.pixel(100, 100), [0, 0, 255]);
         let minimised = d.capture_window(&"7/0x3".parse().unwrap(), CaptureLimits::default()).unwrap_err();
         assert_eq!(minimised.code, ErrorCode::BackgroundUnavailable);

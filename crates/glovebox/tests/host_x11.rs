@@ -72,7 +72,7 @@ fn self_target_refused_for_an_ancestor_window() {
     let fixture = Fixture::launch(sandbox, &unique_title("Host ancestor"), &[]);
     let out = sandbox.runtime_dir().join(format!("ancestor-{}.json", fixture.pid()));
     // glovebox runs as the fixture's child: the fixture launched it.
-    fixture.send(serde_json::json!({"cmd": "spawn", "argv": [env!("CARGO_BIN_EXE_glovebox"), "windows", "--json", "--query", fixture.title], "stdout": out}));
+    fixture.send(serde_json::json!({"cmd": "spawn", "argv": ["env", "GLOVEBOX_ENABLED=true", env!("CARGO_BIN_EXE_glovebox"), "windows", "--json", "--query", fixture.title], "stdout": out}));
     let listing: serde_json::Value = wait_until("child glovebox output", || serde_json::from_str(&std::fs::read_to_string(&out).ok()?).ok());
     let window = &listing["windows"][0];
     assert_eq!(window["title"], fixture.title.as_str());
@@ -144,10 +144,12 @@ fn secure_input_while_a_password_field_has_focus_then_allowed_again() {
     let fixture = Fixture::launch(&sandbox, &unique_title("Host password"), &[]);
     fixture.activate();
     fixture.send(serde_json::json!({"cmd": "set", "widget": "password", "value": "pw-Geheim-77"}));
+    let window = fixture_window(&host, &fixture);
+    let seen = host.observe(Some(&WindowRef::Id(window.id)), false).unwrap();
     fixture.send(serde_json::json!({"cmd": "focus", "widget": "password"}));
     fixture.wait_state("password focused", |s| s["focus"] == "password");
-    let window = fixture_window(&host, &fixture);
-    let seen = wait_until("password focus seen", || host.observe(Some(&WindowRef::Id(window.id)), false).ok().filter(|s| s.tree.focused_password));
+    // Neither the tree nor pixels are read while the password field has focus.
+    wait_until("password focus seen", || host.observe(None, false).err().filter(|e| e.code == ErrorCode::SecureInput));
     assert_eq!(code(host.observe(None, true)), ErrorCode::SecureInput, "no screenshot while the password field has focus");
     assert_eq!(code(host.act(seen.frame.id, Action::Type { text: "typed-secret".into() })), ErrorCode::SecureInput);
     assert_eq!(fixture.state().unwrap()["values"]["password_length"], 12, "the field is untouched");
@@ -208,7 +210,7 @@ fn secure_input_while_another_client_grabs_the_keyboard_and_the_probe_changes_no
 
 fn glovebox_cli(sandbox: &Sandbox, state: &PathBuf) -> std::process::Command {
     let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
-    command.env("XDG_STATE_HOME", state).env("HOME", state).stdin(Stdio::null());
+    command.env("XDG_STATE_HOME", state).env("HOME", state).env("GLOVEBOX_ENABLED", "true").stdin(Stdio::null());
     command
 }
 
