@@ -178,15 +178,13 @@ class Fixture:
 
         if args.fill:
             # One flat colour over the whole client area: a window whose
-            # pixels a test can recognise anywhere (the widgets stay, unshown).
-            self.window.remove(outer)
-            fill = Gtk.EventBox()
-            fill.set_name("fill")
+            # pixels a test can recognise anywhere (its widgets stay, unseen).
+            self.window.set_name("fill")
             rgb = tuple(int(c) for c in args.fill.split(","))
             css = Gtk.CssProvider()
-            css.load_from_data(("#fill { background-color: rgb(%d,%d,%d); }" % rgb).encode())
-            fill.get_style_context().add_provider(css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
-            self.window.add(fill)
+            css.load_from_data(("#fill { background-color: rgb(%d,%d,%d); background-image: none; }" % rgb).encode())
+            self.window.get_style_context().add_provider(css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
+            outer.set_opacity(0.0)
         self.window.connect("map-event", self.on_mapped)
         self.window.show_all()
         if args.x is not None and args.y is not None:

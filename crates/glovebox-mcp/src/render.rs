@@ -72,6 +72,10 @@ pub fn observation(o: &Observation) -> String {
         if o.screenshot.is_some() { "; the screenshot follows" } else { "" }
     );
     let _ = writeln!(text, "{}", grant_line(&o.grant));
+    if !f.occluded.is_empty() {
+        let parts: Vec<String> = f.occluded.iter().map(|r| format!("{}x{}+{}+{}", r.width, r.height, r.x, r.y)).collect();
+        let _ = writeln!(text, "occluded: other windows cover {} of this window (desktop coordinates); those parts of the screenshot are black", parts.join(", "));
+    }
     match &o.tree.fidelity {
         Fidelity::Full => {}
         Fidelity::Partial { reason } => {

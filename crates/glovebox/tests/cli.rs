@@ -314,46 +314,57 @@ fn every_read_refuses_while_computer_use_is_off() {
     assert!(!home.join("off.png").exists());
 }
 
-/// A colour no fixture or sandbox pixel has: the fixture's swatches and
+/// Colours no fixture or sandbox pixel has: the fixture's swatches and
 /// window backgrounds are other colours.
-const COVER: [u8; 3] = [0xd1, 0x2b, 0xe7];
+const DENIED_COVER: [u8; 3] = [0xd1, 0x2b, 0xe7];
+const PLAIN_COVER: [u8; 3] = [0x17, 0xc9, 0x5a];
+
+fn png_colours(path: &Path, within: Option<(i64, i64, i64, i64)>) -> std::collections::HashSet<[u8; 3]> {
+    let image = RgbImage::decode_png(&std::fs::read(path).unwrap()).unwrap();
+    let (x0, y0, w, h) = within.unwrap_or((0, 0, image.width as i64, image.height as i64));
+    let mut out = std::collections::HashSet::new();
+    for y in y0.max(0)..(y0 + h).min(image.height as i64) {
+        for x in x0.max(0)..(x0 + w).min(image.width as i64) {
+            out.insert(image.pixel(x as u32, y as u32));
+        }
+    }
+    out
+}
 
 #[test]
-fn a_window_screenshot_never_shows_the_window_lying_over_it() {
+fn a_window_screenshot_never_shows_the_windows_lying_over_it() {
     let sandbox = Sandbox::shared();
     let home = scratch("occluded");
     let (bound, id) = fixture(sandbox, &home, "cli-occluded-bound");
     bound.send(serde_json::json!({"cmd": "move", "x": 40, "y": 40}));
-    // A deny-listed window of one flat distinctive colour over part of the bound one.
-    let cover = Fixture::launch(
-        sandbox,
-        "cli-occluder",
-        &["--wm-class", "KeePassXC", "--fill", &format!("{},{},{}", COVER[0], COVER[1], COVER[2]), "--x", "140", "--y", "140"],
-    );
-    let _ = cover.state();
+    let fill = |c: [u8; 3]| format!("{},{},{}", c[0], c[1], c[2]);
+    // A deny-listed window and an ordinary one, each one flat colour, over parts of the bound window.
+    let denied = Fixture::launch(sandbox, "cli-occluder-denied", &["--wm-class", "KeePassXC", "--fill", &fill(DENIED_COVER), "--x", "140", "--y", "140", "--width", "200", "--height", "200"]);
+    let plain = Fixture::launch(sandbox, "cli-occluder-plain", &["--fill", &fill(PLAIN_COVER), "--x", "300", "--y", "420", "--width", "300", "--height", "200"]);
+    let _ = (denied.state(), plain.state());
     std::thread::sleep(Duration::from_millis(800));
-    // The outside oracle: the root window really shows the cover's colour over the bound window.
     let (code, record, stderr) = run(glovebox(sandbox, &home).args(["screenshot", "--window", &id, "-o", "bound.png"]));
     assert_eq!(code, 0, "{stderr}");
-    let image = RgbImage::decode_png(&std::fs::read(home.join("bound.png")).unwrap()).unwrap();
-    let colours: std::collections::HashSet<[u8; 3]> =
-        (0..image.height).flat_map(|y| (0..image.width).map(move |x| (x, y))).map(|(x, y)| image.pixel(x, y)).collect();
-    assert!(!colours.contains(&COVER), "the cover's pixels reached the bound window's screenshot");
+    let g = &record["frame"]["subject"]["geometry"];
+    let rect = (g["x"].as_i64().unwrap(), g["y"].as_i64().unwrap(), g["width"].as_i64().unwrap(), g["height"].as_i64().unwrap());
+    // The outside oracle: ImageMagick reading the root sees both covers over the bound window.
+    let root = home.join("root.png");
+    assert!(sandbox.command("import").args(["-window", "root", root.to_str().unwrap()]).status().unwrap().success());
+    let on_screen = png_colours(&root, Some(rect));
+    assert!(on_screen.contains(&DENIED_COVER) && on_screen.contains(&PLAIN_COVER), "the covers really lie over the bound window");
+    let shot = png_colours(&home.join("bound.png"), None);
+    assert!(!shot.contains(&DENIED_COVER), "the deny-listed cover reached the bound window's screenshot");
+    assert!(!shot.contains(&PLAIN_COVER), "another window reached the bound window's screenshot");
+    assert!(shot.len() > 8, "the bound window's own pixels are there");
     let occluded = record["frame"]["occluded"].as_array().expect("the frame says what was covered");
-    assert!(!occluded.is_empty(), "{record}");
-    // The desktop image blacks the deny-listed cover out everywhere.
+    assert!(occluded.len() >= 2, "{record}");
+    // The desktop image blacks the deny-listed window out and shows the ordinary one.
     let (code, _, stderr) = run(glovebox(sandbox, &home).args(["screenshot", "-o", "desk.png"]));
     assert_eq!(code, 0, "{stderr}");
-    let desk = RgbImage::decode_png(&std::fs::read(home.join("desk.png")).unwrap()).unwrap();
-    let found = (0..desk.height).any(|y| (0..desk.width).any(|x| desk.pixel(x, y) == COVER));
-    assert!(!found, "the deny-listed window shows in the desktop image");
-    // An outside tool (ImageMagick reading the root) does see the cover: the oracle is real.
-    let root = home.join("root.png");
-    let status = sandbox.command("import").args(["-window", "root", root.to_str().unwrap()]).status().unwrap();
-    assert!(status.success());
-    let outside = RgbImage::decode_png(&std::fs::read(&root).unwrap()).unwrap();
-    assert!((0..outside.height).any(|y| (0..outside.width).any(|x| outside.pixel(x, y) == COVER)), "the cover is really on screen");
-    drop(cover);
+    let desk = png_colours(&home.join("desk.png"), None);
+    assert!(!desk.contains(&DENIED_COVER), "the deny-listed window shows in the desktop image");
+    assert!(desk.contains(&PLAIN_COVER), "an allowed window shows in the desktop image");
+    drop((denied, plain));
 }
 
 #[test]

@@ -486,3 +486,27 @@ fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+#[test]
+fn observe_returns_the_bound_window_alone_when_a_denied_window_lies_over_it() {
+    const COVER: [u8; 3] = [0xd1, 0x2b, 0xe7];
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let bound = Fixture::launch(sandbox, &unique_title("MCP occluded"), &["--no-password", "--x", "40", "--y", "40"]);
+    let cover = Fixture::launch(sandbox, &unique_title("MCP cover"), &["--wm-class", "KeePassXC", "--fill", "209,43,231", "--x", "160", "--y", "160", "--width", "200", "--height", "200"]);
+    let _ = (bound.state(), cover.state());
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    runtime().block_on(async {
+        let client = connect(sandbox, "occluded", true, &[]).await;
+        let listed = text_of(&call(&client, "list_windows", json!({"query": bound.title})).await);
+        let window = listed.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+        let seen = call(&client, "observe", json!({"window": window, "screenshot": true})).await;
+        assert_ne!(seen.is_error, Some(true), "{}", text_of(&seen));
+        let image = seen.content.iter().find_map(|c| c.as_image().cloned()).expect("an image block");
+        let png = RgbImage::decode_png(&base64::engine::general_purpose::STANDARD.decode(&image.data).unwrap()).unwrap();
+        let found = (0..png.height).any(|y| (0..png.width).any(|x| png.pixel(x, y) == COVER));
+        assert!(!found, "the deny-listed window's pixels reached the model");
+        assert!(text_of(&seen).contains("occluded"), "the result says what was covered: {}", text_of(&seen));
+        client.cancel().await.unwrap();
+    });
+    drop(cover);
+}
