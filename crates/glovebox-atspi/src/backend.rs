@@ -7,9 +7,8 @@ use crate::translate::{role_name, ROLE_PASSWORD_TEXT};
 use crate::transport::{Bus, BusError, ObjectRef};
 use crate::walk::{rect, screen_offset, walk, CacheIndex, Cut, RawNode, Walk};
 use futures_util::future::join_all;
-use glovebox_model::{
-    AccessibilityTree, Element, ElementId, ElementState, ErrorCode, Fidelity, OmittedChildren, Refusal, TreeBudget, TruncatedBy, Truncation, WindowInfo,
-};
+use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation, WindowInfo};
+use glovebox_platform::{BackendError, BackendErrorKind};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -44,25 +43,25 @@ enum FrameMatch {
     Absent(String),
 }
 
-fn bus_refusal(e: BusError) -> Refusal {
+fn bus_refusal(e: BusError) -> BackendError {
     match e {
-        BusError::Gone(what) => Refusal::target_gone(format!("{what} went away while it was being read")),
-        other => Refusal::backend_unavailable(other.to_string()),
+        BusError::Gone(what) => BackendError::gone(format!("{what} went away while it was being read")),
+        other => BackendError::unavailable(other.to_string()),
     }
 }
 
 impl AtspiBackend {
     /// A backend on the session bus of `$DBUS_SESSION_BUS_ADDRESS`.
-    pub fn new() -> Result<AtspiBackend, Refusal> {
+    pub fn new() -> Result<AtspiBackend, BackendError> {
         Self::on_session_bus(None)
     }
 
     /// A backend on the given session bus (e.g. a sandbox desktop's).
-    pub fn on_session_bus(address: Option<&str>) -> Result<AtspiBackend, Refusal> {
+    pub fn on_session_bus(address: Option<&str>) -> Result<AtspiBackend, BackendError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| Refusal::backend_unavailable(format!("starting the D-Bus runtime: {e}")))?;
+            .map_err(|e| BackendError::unavailable(format!("starting the D-Bus runtime: {e}")))?;
         Ok(AtspiBackend {
             runtime,
             session_bus: address.map(str::to_owned),
@@ -101,7 +100,7 @@ impl AtspiBackend {
     }
 
     /// The accessible object behind `id`, which must come from `window`.
-    pub fn resolve(&self, window: &WindowInfo, id: ElementId) -> Result<ObjectRef, Refusal> {
+    pub fn resolve(&self, window: &WindowInfo, id: ElementId) -> Result<ObjectRef, BackendError> {
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).resolve(window.id.xid, id)
     }
 
@@ -115,13 +114,13 @@ impl AtspiBackend {
 
     /// The live role and name of the accessible behind `id` (read now, not
     /// from the last observation).
-    pub fn describe(&self, window: &WindowInfo, id: ElementId) -> Result<(String, String), Refusal> {
+    pub fn describe(&self, window: &WindowInfo, id: ElementId) -> Result<(String, String), BackendError> {
         let object = self.resolve(window, id)?;
-        let bus = self.bus().map_err(Refusal::backend_unavailable)?;
+        let bus = self.bus().map_err(BackendError::unavailable)?;
         self.runtime.block_on(async {
             let read = async { tokio::try_join!(bus.role(&object), bus.name(&object)) };
             match tokio::time::timeout(CONNECT_TIMEOUT, read).await {
-                Err(_) => Err(Refusal::new(ErrorCode::Timeout, format!("{id}'s application did not answer"))),
+                Err(_) => Err(BackendError::new(BackendErrorKind::Timeout, format!("{id}'s application did not answer"))),
                 Ok(Err(e)) => Err(bus_refusal(e)),
                 Ok(Ok((role, name))) => Ok((role_name(role), name)),
             }
@@ -131,7 +130,7 @@ impl AtspiBackend {
     /// Whether a password field of `window` has keyboard focus, read now.
     /// A window without an accessible cannot say; that is `false` here, and
     /// the keyboard-grab probe is what covers such prompts.
-    pub fn focused_password(&self, window: &WindowInfo) -> Result<bool, Refusal> {
+    pub fn focused_password(&self, window: &WindowInfo) -> Result<bool, BackendError> {
         let frame = self.frame_of(window);
         let bus = self.bus().ok();
         let query = |states: &[u32], roles: &[u32]| -> Option<Vec<ObjectRef>> {
@@ -173,7 +172,7 @@ impl AtspiBackend {
     /// Reads `window`'s tree within `budget`. A window without an accessible
     /// gets fidelity `none` and its reason; an application that stops
     /// answering before its window is found gets `COMPUTER_TIMEOUT`.
-    pub fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, Refusal> {
+    pub fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, BackendError> {
         let started = std::time::Instant::now();
         let none = |reason: String| AccessibilityTree {
             window: window.id,
@@ -189,8 +188,12 @@ impl AtspiBackend {
             Err(reason) => return Ok(none(format!("accessibility bus unavailable: {reason}"))),
         };
         let deadline = Instant::now() + budget.deadline;
-        let timeout =
-            || Refusal::new(ErrorCode::Timeout, format!("the application of window {} did not answer within {} ms", window.id, budget.deadline.as_millis()));
+        let timeout = || {
+            BackendError::new(
+                BackendErrorKind::Timeout,
+                format!("the application of window {} did not answer within {} ms", window.id, budget.deadline.as_millis()),
+            )
+        };
         let outcome = self.runtime.block_on(async {
             let known = self.frames.lock().unwrap_or_else(|p| p.into_inner()).get(&window.id.xid).cloned();
             let found = match known {
@@ -208,7 +211,7 @@ impl AtspiBackend {
             self.frames.lock().unwrap_or_else(|p| p.into_inner()).insert(window.id.xid, frame.clone());
             let cache = match tokio::time::timeout_at(deadline, bus.cache_items(&frame.bus)).await {
                 Ok(Ok(items)) => CacheIndex::new(items),
-                Ok(Err(BusError::Gone(what))) => return Err(Refusal::target_gone(format!("{what} exited"))),
+                Ok(Err(BusError::Gone(what))) => return Err(BackendError::gone(format!("{what} exited"))),
                 Ok(Err(_)) => CacheIndex::default(),
                 Err(_) => return Err(timeout()),
             };
@@ -221,7 +224,7 @@ impl AtspiBackend {
         if walked.nodes.is_empty() {
             return match walked.cut {
                 Some(Cut::Deadline(_)) => Err(timeout()),
-                _ => Err(Refusal::target_gone(format!("the accessible of window {} vanished while it was read", window.id))),
+                _ => Err(BackendError::gone(format!("the accessible of window {} vanished while it was read", window.id))),
             };
         }
         Ok(self.assemble(window, walked, frame_extents, budget, started))
@@ -240,7 +243,7 @@ impl AtspiBackend {
     /// needs three independent agreements: the pid (attested by the X server
     /// and by the D-Bus daemon, neither self-reported), the exact title, and
     /// the geometry; when two accessibles still fit, it refuses to guess.
-    async fn find_frame(&self, bus: &Bus, window: &WindowInfo) -> Result<FrameMatch, Refusal> {
+    async fn find_frame(&self, bus: &Bus, window: &WindowInfo) -> Result<FrameMatch, BackendError> {
         if window.id.pid == 0 {
             return Ok(FrameMatch::Absent("the window's process is unknown, so its accessible cannot be matched".into()));
         }
@@ -249,7 +252,7 @@ impl AtspiBackend {
         let owned: Vec<&ObjectRef> = apps.iter().zip(pids).filter(|(_, pid)| *pid == Some(window.id.pid)).map(|(app, _)| app).collect();
         if owned.is_empty() {
             if !std::path::Path::new(&format!("/proc/{}", window.id.pid)).exists() {
-                return Err(Refusal::target_gone(format!("the process of window {} has exited", window.id)));
+                return Err(BackendError::gone(format!("the process of window {} has exited", window.id)));
             }
             return Ok(FrameMatch::Absent(format!(
                 "{} (pid {}) exposes no accessibility: its toolkit has no AT-SPI support or it is turned off",
@@ -379,7 +382,7 @@ fn reading_order(nodes: &mut [RawNode]) {
 }
 
 impl glovebox_platform::AccessibilitySource for AtspiBackend {
-    fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, Refusal> {
+    fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, BackendError> {
         AtspiBackend::inspect(self, window, budget)
     }
 }

@@ -3,7 +3,8 @@
 //! keeps its id across observations.
 
 use crate::transport::ObjectRef;
-use glovebox_model::{ElementId, ErrorCode, Refusal};
+use glovebox_model::ElementId;
+use glovebox_platform::{BackendError, BackendErrorKind};
 use std::collections::HashMap;
 
 #[derive(Debug, Default)]
@@ -27,13 +28,14 @@ impl IdRegistry {
     }
 
     /// The object behind `id`, which must belong to window `xid`.
-    pub fn resolve(&self, xid: u32, id: ElementId) -> Result<ObjectRef, Refusal> {
+    pub fn resolve(&self, xid: u32, id: ElementId) -> Result<ObjectRef, BackendError> {
         match self.by_id.get(&id) {
             Some((owner, object)) if *owner == xid => Ok(object.clone()),
-            Some((owner, _)) => {
-                Err(Refusal::new(ErrorCode::StaleRef, format!("{id} belongs to window {owner:#x}, not {xid:#x}; observe this window and use its ids")))
-            }
-            None => Err(Refusal::new(ErrorCode::ElementNotFound, format!("{id} was never issued; observe again and use the new ids"))),
+            Some((owner, _)) => Err(BackendError::new(
+                BackendErrorKind::StaleElement,
+                format!("{id} belongs to window {owner:#x}, not {xid:#x}; observe this window and use its ids"),
+            )),
+            None => Err(BackendError::new(BackendErrorKind::NotFound, format!("{id} was never issued; observe again and use the new ids"))),
         }
     }
 }
@@ -55,7 +57,7 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(ids.id_for(0x100, &object("/a")), a);
         assert_eq!(ids.resolve(0x100, a).unwrap(), object("/a"));
-        assert_eq!(ids.resolve(0x200, a).unwrap_err().code, ErrorCode::StaleRef);
-        assert_eq!(ids.resolve(0x100, ElementId(999)).unwrap_err().code, ErrorCode::ElementNotFound);
+        assert_eq!(ids.resolve(0x200, a).unwrap_err().kind, BackendErrorKind::StaleElement);
+        assert_eq!(ids.resolve(0x100, ElementId(999)).unwrap_err().kind, BackendErrorKind::NotFound);
     }
 }

@@ -10,7 +10,8 @@
 use crate::backend::AtspiBackend;
 use crate::translate::role_name;
 use crate::transport::{Bus, BusError, ObjectRef};
-use glovebox_model::{Action, Button, ElementState, ErrorCode, Point, Refusal, WindowInfo};
+use glovebox_model::{Action, Button, ElementState, Point, WindowInfo};
+use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Delivery, ResolvedTarget};
 use std::time::Duration;
 
@@ -24,22 +25,22 @@ const OPTION_ROLES: &[&str] = &["list item", "menu item", "check menu item", "ra
 /// Action names, in order of preference, that mean "activate this".
 const ACTIVATE: &[&str] = &["click", "press", "activate", "toggle", "jump", "open"];
 
-fn not_actionable(message: impl Into<String>) -> Refusal {
-    Refusal::new(ErrorCode::ElementNotActionable, message)
+fn not_actionable(message: impl Into<String>) -> BackendError {
+    BackendError::new(BackendErrorKind::NotActionable, message)
 }
 
-fn no_route(what: &str) -> Refusal {
-    Refusal::new(ErrorCode::BackgroundUnavailable, format!("no background route delivers {what} yet"))
+fn no_route(what: &str) -> BackendError {
+    BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("no background route delivers {what} yet"))
 }
 
-fn bus_failure(e: BusError) -> Refusal {
+fn bus_failure(e: BusError) -> BackendError {
     match e {
-        BusError::Gone(what) => Refusal::target_gone(format!("{what} went away")),
-        other => Refusal::backend_unavailable(other.to_string()),
+        BusError::Gone(what) => BackendError::gone(format!("{what} went away")),
+        other => BackendError::unavailable(other.to_string()),
     }
 }
 
-async fn interfaces(bus: &Bus, object: &ObjectRef) -> Result<Vec<String>, Refusal> {
+async fn interfaces(bus: &Bus, object: &ObjectRef) -> Result<Vec<String>, BackendError> {
     bus.interfaces(object).await.map_err(bus_failure)
 }
 
@@ -50,10 +51,10 @@ fn has(interfaces: &[String], name: &str) -> bool {
 /// A click on `object`: its own click-like action, or that of the nearest
 /// of its two closest ancestors below `frame` that has one — as a real
 /// click on a button's label presses the button.
-async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Result<Delivery, Refusal> {
+async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Result<Delivery, BackendError> {
     let first = activate(bus, object).await;
     let Err(refusal) = &first else { return first };
-    if refusal.code != ErrorCode::ElementNotActionable {
+    if !refusal.is(&BackendErrorKind::NotActionable) {
         return first;
     }
     let mut current = object.clone();
@@ -69,7 +70,7 @@ async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Resu
     first
 }
 
-async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Refusal> {
+async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendError> {
     let names = bus.actions(object).await.unwrap_or_default();
     let chosen = ACTIVATE.iter().find_map(|wanted| names.iter().position(|n| n.eq_ignore_ascii_case(wanted)));
     let Some(index) = chosen else {
@@ -83,7 +84,7 @@ async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Refusal> {
 
 /// Reads a value back until it satisfies `done` or a short while passes:
 /// some toolkits (GTK4) apply a write on their next main-loop turn.
-async fn read_back<T, F, Fut>(read: F, done: impl Fn(&T) -> bool) -> Result<T, Refusal>
+async fn read_back<T, F, Fut>(read: F, done: impl Fn(&T) -> bool) -> Result<T, BackendError>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<T, BusError>>,
@@ -99,9 +100,9 @@ where
     Ok(value)
 }
 
-async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery, Refusal> {
+async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery, BackendError> {
     if bus.role(object).await.map_err(bus_failure)? == crate::translate::ROLE_PASSWORD_TEXT {
-        return Err(Refusal::new(ErrorCode::SecureInput, "glovebox never writes into password fields"));
+        return Err(BackendError::new(BackendErrorKind::SecureInput, "glovebox never writes into password fields"));
     }
     let ifaces = interfaces(bus, object).await?;
     if has(&ifaces, "EditableText") {
@@ -113,7 +114,7 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
         return Ok(Delivery { route: "at-spi:EditableText.SetTextContents".into() });
     }
     if has(&ifaces, "Value") {
-        let value: f64 = text.trim().parse().map_err(|_| Refusal::invalid_argument(format!("{text:?} is not a number for this slider or spin button")))?;
+        let value: f64 = text.trim().parse().map_err(|_| BackendError::invalid_argument(format!("{text:?} is not a number for this slider or spin button")))?;
         bus.set_current_value(object, value).await.map_err(bus_failure)?;
         let now = bus.current_value(object).await.map_err(bus_failure)?;
         if (now - value).abs() > 1e-6 * value.abs().max(1.0) {
@@ -130,7 +131,7 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
 /// then the option's parent's, then by activating the option. Success is
 /// read back: a combo box must show the option, a list item must be
 /// selected; highlighting an item of a closed menu is not choosing it.
-async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery, Refusal> {
+async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery, BackendError> {
     // A point may land on a part of the chooser (its label or arrow): the chooser is then an ancestor.
     let mut object = object.clone();
     for _ in 0..3 {
@@ -146,9 +147,14 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     let (parent, child, index) = match find_option(bus, object, option).await? {
         Found::Option(parent, child, index) => (parent, child, index),
         Found::Others(names) if names.is_empty() => {
-            return Err(Refusal::new(ErrorCode::BackgroundUnavailable, "the element exposes no options until it is opened, and no background route opens it"))
+            return Err(BackendError::new(
+                BackendErrorKind::NoBackgroundRoute,
+                "the element exposes no options until it is opened, and no background route opens it",
+            ))
         }
-        Found::Others(names) => return Err(Refusal::new(ErrorCode::ElementNotFound, format!("the element has no option named {option:?} (it has {names:?})"))),
+        Found::Others(names) => {
+            return Err(BackendError::new(BackendErrorKind::NotFound, format!("the element has no option named {option:?} (it has {names:?})")))
+        }
     };
     let is_combo = bus.role(object).await.map_err(bus_failure)? == 11;
     let confirmed = || async {
@@ -166,8 +172,8 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     if activate(bus, &child).await.is_ok() && confirmed().await {
         return Ok(Delivery { route: "at-spi:DoAction(option)".into() });
     }
-    Err(Refusal::new(
-        ErrorCode::BackgroundUnavailable,
+    Err(BackendError::new(
+        BackendErrorKind::NoBackgroundRoute,
         format!("the application did not choose {option:?} through AT-SPI (read back shows no change); no background route selects it"),
     ))
 }
@@ -180,7 +186,7 @@ enum Found {
 }
 
 /// Looks for the option among the element's descendants, three levels deep.
-async fn find_option(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Found, Refusal> {
+async fn find_option(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Found, BackendError> {
     let mut level = vec![object.clone()];
     let mut others = vec![];
     for _ in 0..3 {
@@ -205,7 +211,7 @@ async fn find_option(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Foun
 }
 
 /// The deepest element under a global point, starting from the window's frame.
-async fn element_at(bus: &Bus, frame: &ObjectRef, point: Point) -> Result<ObjectRef, Refusal> {
+async fn element_at(bus: &Bus, frame: &ObjectRef, point: Point) -> Result<ObjectRef, BackendError> {
     let mut current = frame.clone();
     for _ in 0..32 {
         match bus.hit_test(&current, point.x, point.y).await {
@@ -224,13 +230,13 @@ impl AtspiBackend {
         action: &Action,
         targets: &[ResolvedTarget],
         focused: Option<ObjectRef>,
-    ) -> Result<Delivery, Refusal> {
+    ) -> Result<Delivery, BackendError> {
         let object = match targets.first() {
             Some(ResolvedTarget::Element { id, .. }) => Some(self.resolve(window, *id)?),
             Some(ResolvedTarget::Global { at, under }) => {
                 let frame = self.frame_of(window).ok_or_else(|| {
-                    Refusal::new(
-                        ErrorCode::BackgroundUnavailable,
+                    BackendError::new(
+                        BackendErrorKind::NoBackgroundRoute,
                         format!("window {} exposes no accessible elements, so nothing semantic lies under the point", window.id),
                     )
                 })?;
@@ -266,14 +272,14 @@ impl AtspiBackend {
             (Action::Drag { .. }, _) => Err(no_route("drags")),
             (Action::Scroll { .. }, _) => Err(no_route("scrolling")),
             (Action::Key { .. }, _) => Err(no_route("key presses")),
-            (_, None) => Err(Refusal::invalid_argument("this action needs a target")),
+            (_, None) => Err(BackendError::invalid_argument("this action needs a target")),
         }
     }
 
     /// The focused editable element of the window, for typing at the caret:
     /// one Collection query where this application's answers were checked
     /// against a tree read (see `focused_password`), else a tree read.
-    fn focused_editable(&self, window: &WindowInfo, bus: &Bus) -> Result<ObjectRef, Refusal> {
+    fn focused_editable(&self, window: &WindowInfo, bus: &Bus) -> Result<ObjectRef, BackendError> {
         let none = || not_actionable("no editable element of this window has keyboard focus; set_value or click a field first");
         if self.password_check_uses_collection(window) {
             if let Some(frame) = self.frame_of(window) {
@@ -283,10 +289,12 @@ impl AtspiBackend {
                     let focused = found.into_iter().find(|o| !o.is_null()).ok_or_else(none)?;
                     let role = self.runtime.block_on(async { tokio::time::timeout(INPUT_TIMEOUT, bus.role(&focused)).await });
                     return match role {
-                        Ok(Ok(crate::translate::ROLE_PASSWORD_TEXT)) => Err(Refusal::new(ErrorCode::SecureInput, "the focused field is a password field")),
+                        Ok(Ok(crate::translate::ROLE_PASSWORD_TEXT)) => {
+                            Err(BackendError::new(BackendErrorKind::SecureInput, "the focused field is a password field"))
+                        }
                         Ok(Ok(_)) => Ok(focused),
                         Ok(Err(e)) => Err(bus_failure(e)),
-                        Err(_) => Err(Refusal::new(ErrorCode::Timeout, format!("the application of window {} did not answer", window.id))),
+                        Err(_) => Err(BackendError::new(BackendErrorKind::Timeout, format!("the application of window {} did not answer", window.id))),
                     };
                 }
             }
@@ -296,7 +304,7 @@ impl AtspiBackend {
             tree.root.as_ref().and_then(|root| root.walk().find(|e| e.has(ElementState::Focused) && e.has(ElementState::Editable))).ok_or_else(none)?;
         // The host refuses this first; a second lock on the same door.
         if focused.is_password() {
-            return Err(Refusal::new(ErrorCode::SecureInput, "the focused field is a password field"));
+            return Err(BackendError::new(BackendErrorKind::SecureInput, "the focused field is a password field"));
         }
         self.resolve(window, focused.id)
     }
@@ -304,8 +312,8 @@ impl AtspiBackend {
 
 impl AtspiBackend {
     /// Delivers `action` through AT-SPI alone (see the module doc).
-    pub fn deliver_semantic(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal> {
-        let bus = self.bus().map_err(Refusal::backend_unavailable)?;
+    pub fn deliver_semantic(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
+        let bus = self.bus().map_err(BackendError::unavailable)?;
         // Typing goes to the focused editable element, found by reading the tree first.
         let focused = match action {
             Action::Type { .. } => Some(self.focused_editable(window, &bus)?),
@@ -314,7 +322,10 @@ impl AtspiBackend {
         self.runtime.block_on(async {
             match tokio::time::timeout(INPUT_TIMEOUT, self.deliver_async(&bus, window, action, targets, focused)).await {
                 Ok(result) => result,
-                Err(_) => Err(Refusal::new(ErrorCode::Timeout, format!("the application of window {} did not answer within {INPUT_TIMEOUT:?}", window.id))),
+                Err(_) => Err(BackendError::new(
+                    BackendErrorKind::Timeout,
+                    format!("the application of window {} did not answer within {INPUT_TIMEOUT:?}", window.id),
+                )),
             }
         })
     }

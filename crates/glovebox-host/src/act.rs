@@ -9,6 +9,7 @@
 //! absolute denials and secure input once more, Stop, and delivery.
 
 use crate::approval::Standing;
+use crate::backend::Gated;
 use crate::grant::State;
 use crate::{refuse, ActOutcome, ApprovalRequest, Host};
 use glovebox_model::{Action, ApprovalClass, Button, DeliveryMode, ErrorCode, FrameId, Refusal, Target};
@@ -222,10 +223,10 @@ impl Host {
             return Err(refuse(d.code(), d.sentence()));
         }
         let b = &self.inner.backends;
-        if b.secure_input.keyboard_grabbed()? {
+        if b.secure_input.keyboard_grabbed().gated()? {
             return Err(refuse(ErrorCode::SecureInput, "another client holds the keyboard (a password or authentication prompt)"));
         }
-        if b.secure_input.focused_password(&window)? {
+        if b.secure_input.focused_password(&window).gated()? {
             return Err(refuse(ErrorCode::SecureInput, "a password field has focus: glovebox types nothing while it does"));
         }
         if self.stopped() {
@@ -235,7 +236,7 @@ impl Host {
         let Some(input) = &b.input else {
             return Err(refuse(ErrorCode::BackgroundUnavailable, "this platform has no background input route yet"));
         };
-        let delivery = input.deliver(&window, action, &targets, mode)?;
+        let delivery = input.deliver(&window, action, &targets, mode).gated()?;
         // Any input ends the frame; the budget pays for it.
         state.frames.end(frame_id);
         let grant = state.grant.as_mut().expect("ensured");

@@ -4,6 +4,7 @@
 //! processes reach the holder through.
 
 use crate::audit::AuditRecord;
+use crate::backend::Gated;
 use crate::control::{ControlServer, DisplayLock};
 use crate::frames::FrameStore;
 use crate::{refuse, Host, Inner};
@@ -71,7 +72,7 @@ impl Host {
 
     /// The frontmost window no denial covers, or why there is none.
     pub(crate) fn frontmost_allowed(&self) -> Result<Result<WindowInfo, String>, Refusal> {
-        let windows = self.inner.backends.windows.list_windows()?;
+        let windows = self.inner.backends.windows.list_windows().gated()?;
         let mut reasons = vec![];
         for w in windows.into_iter().filter(|w| !w.minimized) {
             match self.denial_of(&w) {
@@ -144,7 +145,7 @@ impl Host {
         }
         let target = match window {
             Some(reference) => {
-                let w = self.inner.backends.windows.find_window(reference)?;
+                let w = self.inner.backends.windows.find_window(reference).gated()?;
                 if let Some(d) = self.denial_of(&w) {
                     return Err(refuse(d.code(), d.sentence()));
                 }
@@ -293,7 +294,7 @@ impl Host {
         };
         match self.inner.backends.windows.find_window(&WindowRef::Id(target.id)) {
             Ok(now) => Ok(now),
-            Err(e) if e.code == ErrorCode::TargetGone => {
+            Err(e) if e.is(&glovebox_platform::BackendErrorKind::Gone) => {
                 if grant.scope == Scope::Window {
                     self.revoke_locked(state, "the bound window closed");
                     return Err(refuse(ErrorCode::TargetGone, format!("window {} closed; its window-scoped grant is revoked", target.id)));
@@ -304,7 +305,7 @@ impl Host {
                 }
                 Err(refuse(ErrorCode::StaleRevision, format!("window {} closed; the grant moved on (observe again)", target.id)))
             }
-            Err(e) => Err(e),
+            Err(e) => Err(crate::refusal_of(e)),
         }
     }
 }

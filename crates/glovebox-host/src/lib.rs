@@ -28,6 +28,7 @@
 mod act;
 pub mod approval;
 pub mod audit;
+mod backend;
 #[cfg(unix)]
 pub mod control;
 /// Without Unix sockets and `flock` there is no cross-process coordination
@@ -44,9 +45,11 @@ mod tools;
 
 pub use act::{describe_action, Span};
 pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject};
+pub use backend::refusal_of;
 pub use glovebox_platform::Backends;
 pub use tools::{BatchOutcome, OpenedApp, WaitOutcome, Zoomed};
 
+use crate::backend::Gated;
 use approval::Standing;
 use audit::{AuditLog, AuditRecord};
 use control::DisplayDir;
@@ -297,7 +300,7 @@ impl Host {
     pub fn list_windows(&self, query: Option<&str>, page: usize) -> Result<ListedPage, Refusal> {
         let listed = (|| {
             self.approve(ApprovalRequest::call(ApprovalClass::Observe, vec!["list the desktop's windows".into()]), &[])?;
-            let windows = self.inner.backends.windows.list_windows()?;
+            let windows = self.inner.backends.windows.list_windows().gated()?;
             let page = WindowPage::paginate(windows, query, page)?;
             Ok(ListedPage {
                 page: page.page,

@@ -5,6 +5,7 @@
 //! field). Pixels hold the window alone: what other windows cover is black
 //! and listed as occluded; a desktop image blacks out every denied window.
 
+use crate::backend::Gated;
 use crate::frames::{FrameElement, FrameRecord};
 use crate::grant::State;
 use crate::{refuse, ApprovalRequest, FrameView, Host, Observation};
@@ -70,7 +71,7 @@ impl Host {
     ) -> Result<Observation, Refusal> {
         self.ensure_grant(state, true)?;
         if let Some(reference) = window {
-            let named = self.inner.backends.windows.find_window(reference)?;
+            let named = self.inner.backends.windows.find_window(reference).gated()?;
             let grant = state.grant.as_ref().expect("ensured");
             if grant.target.as_ref().map(|t| t.id) != Some(named.id) {
                 if grant.scope == Scope::Window {
@@ -99,7 +100,7 @@ impl Host {
 
     fn observe_target_fitted(&self, state: &mut State, target: &WindowInfo, screenshot: bool, limits: CaptureLimits) -> Result<Observation, Refusal> {
         let b = &self.inner.backends;
-        if b.secure_input.keyboard_grabbed()? {
+        if b.secure_input.keyboard_grabbed().gated()? {
             return Err(keyboard_grabbed());
         }
         let grant = state.grant.as_ref().expect("ensured");
@@ -107,14 +108,14 @@ impl Host {
         if screenshot && !pixels_allowed {
             return Err(refuse(ErrorCode::ScopeViolation, "this grant allows the accessibility tree only, not pixels"));
         }
-        let tree = b.accessibility.inspect(target, self.inner.config.tree_budget)?;
+        let tree = b.accessibility.inspect(target, self.inner.config.tree_budget).gated()?;
         if tree.focused_password {
             return Err(password_focused());
         }
         let capture = if screenshot {
             // Full resolution is kept for zoom; the caller gets it scaled to the limits.
             let native = CaptureLimits::new(glovebox_model::frame::MAX_IMAGE_EDGE, glovebox_model::frame::MAX_IMAGE_EDGE)?;
-            Some(b.capture.capture_window(&WindowRef::Id(target.id), native)?)
+            Some(b.capture.capture_window(&WindowRef::Id(target.id), native).gated()?)
         } else {
             None
         };
@@ -170,7 +171,7 @@ impl Host {
             return Err(refuse(d.code(), d.sentence()));
         }
         self.approve_observation(window, what)?;
-        if self.inner.backends.secure_input.keyboard_grabbed()? {
+        if self.inner.backends.secure_input.keyboard_grabbed().gated()? {
             return Err(keyboard_grabbed());
         }
         Ok(())
@@ -180,9 +181,9 @@ impl Host {
     pub fn read_tree(&self, window: &WindowRef, budget: TreeBudget) -> Result<(WindowInfo, AccessibilityTree), Refusal> {
         let result = (|| {
             self.inner.config.check_enabled()?;
-            let info = self.inner.backends.windows.find_window(window)?;
+            let info = self.inner.backends.windows.find_window(window).gated()?;
             self.check_read(Some(&info), "read the accessibility tree")?;
-            let tree = self.inner.backends.accessibility.inspect(&info, budget)?;
+            let tree = self.inner.backends.accessibility.inspect(&info, budget).gated()?;
             if tree.focused_password {
                 return Err(password_focused());
             }
@@ -196,12 +197,12 @@ impl Host {
     pub fn read_window_pixels(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, Refusal> {
         let result = (|| {
             self.inner.config.check_enabled()?;
-            let info = self.inner.backends.windows.find_window(window)?;
+            let info = self.inner.backends.windows.find_window(window).gated()?;
             self.check_read(Some(&info), "take a screenshot")?;
-            if self.inner.backends.secure_input.focused_password(&info)? {
+            if self.inner.backends.secure_input.focused_password(&info).gated()? {
                 return Err(password_focused());
             }
-            self.inner.backends.capture.capture_window(&WindowRef::Id(info.id), limits)
+            self.inner.backends.capture.capture_window(&WindowRef::Id(info.id), limits).gated()
         })();
         result.map_err(|e| self.refused(&self.state(), None, e))
     }
@@ -211,14 +212,14 @@ impl Host {
     pub fn read_desktop_pixels(&self, selection: &DisplaySelection, limits: CaptureLimits) -> Result<Capture, Refusal> {
         let result = (|| {
             self.check_read(None, "take a screenshot of the desktop")?;
-            let windows = self.inner.backends.windows.list_windows()?;
+            let windows = self.inner.backends.windows.list_windows().gated()?;
             if let Some(active) = windows.iter().find(|w| w.focused) {
-                if self.inner.backends.secure_input.focused_password(active)? {
+                if self.inner.backends.secure_input.focused_password(active).gated()? {
                     return Err(password_focused());
                 }
             }
             let hidden: Vec<_> = windows.iter().filter(|w| self.denial_of(w).is_some()).map(|w| w.id).collect();
-            self.inner.backends.capture.capture_desktop(selection, limits, &hidden)
+            self.inner.backends.capture.capture_desktop(selection, limits, &hidden).gated()
         })();
         result.map_err(|e| self.refused(&self.state(), None, e))
     }

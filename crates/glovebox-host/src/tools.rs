@@ -4,6 +4,7 @@
 //! denial checks as a single action, and refusals are audited the same way.
 
 use crate::act::{describe_action, Span};
+use crate::backend::Gated;
 use crate::{refuse, ApprovalRequest, Host, Observation};
 use glovebox_model::{
     validate_batch, Action, ApprovalClass, CaptureMode, DeliveryMode, ErrorCode, FrameId, Rect, Refusal, Scope, Size, WaitCondition, WaitFor, WindowInfo,
@@ -257,7 +258,7 @@ impl Host {
             }
             let b = &self.inner.backends;
             let launcher = b.launcher.as_ref().ok_or_else(|| refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications"))?;
-            let plan = launcher.plan(name.trim())?;
+            let plan = launcher.plan(name.trim()).gated()?;
             let mut names = vec![plan.name.to_lowercase(), plan.program.to_string_lossy().to_lowercase()];
             if let Some(base) = plan.program.file_name() {
                 names.push(base.to_string_lossy().to_lowercase());
@@ -271,8 +272,8 @@ impl Host {
             if self.stopped() {
                 return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
             }
-            let before: Vec<_> = b.windows.list_windows()?.into_iter().map(|w| w.id).collect();
-            let pid = launcher.launch(&plan)?;
+            let before: Vec<_> = b.windows.list_windows().gated()?.into_iter().map(|w| w.id).collect();
+            let pid = launcher.launch(&plan).gated()?;
             let grant = state.grant.as_mut().expect("ensured");
             grant.budget_left -= 1;
             let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
@@ -311,7 +312,8 @@ impl Host {
         };
         let deadline = Instant::now() + OPEN_APP_TIMEOUT;
         loop {
-            let fresh: Vec<WindowInfo> = self.inner.backends.windows.list_windows()?.into_iter().filter(|w| !before.contains(&w.id) && !w.minimized).collect();
+            let fresh: Vec<WindowInfo> =
+                self.inner.backends.windows.list_windows().gated()?.into_iter().filter(|w| !before.contains(&w.id) && !w.minimized).collect();
             if let Some(w) = fresh.iter().find(|w| descends(w.id.pid)).or_else(|| fresh.iter().find(|w| named(w))) {
                 return Ok(w.clone());
             }

@@ -3,7 +3,7 @@
 //! (an absolute path, or a name on `PATH`). The child runs detached in its
 //! own process group, with the desktop's display and session bus.
 
-use glovebox_model::Refusal;
+use glovebox_platform::BackendError;
 use glovebox_platform::{AppLauncher, LaunchPlan};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -87,11 +87,11 @@ fn is_executable(path: &Path) -> bool {
 }
 
 impl AppLauncher for DesktopLauncher {
-    fn plan(&self, name: &str) -> Result<LaunchPlan, Refusal> {
+    fn plan(&self, name: &str) -> Result<LaunchPlan, BackendError> {
         if name.contains('/') {
             let path = PathBuf::from(name);
             if !path.is_absolute() || !is_executable(&path) {
-                return Err(Refusal::invalid_argument(format!("{name:?} is not an absolute path to an executable file")));
+                return Err(BackendError::invalid_argument(format!("{name:?} is not an absolute path to an executable file")));
             }
             let base = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             return Ok(LaunchPlan { name: base, program: path, args: vec![] });
@@ -111,18 +111,18 @@ impl AppLauncher for DesktopLauncher {
                 let Some(program) = words.next() else { continue };
                 let program = if program.contains('/') { PathBuf::from(&program) } else { on_path(&program).unwrap_or_else(|| PathBuf::from(&program)) };
                 if !is_executable(&program) {
-                    return Err(Refusal::invalid_argument(format!("desktop entry {} runs {}, which is not installed", file.display(), program.display())));
+                    return Err(BackendError::invalid_argument(format!("desktop entry {} runs {}, which is not installed", file.display(), program.display())));
                 }
                 return Ok(LaunchPlan { name: entry_name, program, args: words.collect() });
             }
         }
         match on_path(name) {
             Some(program) => Ok(LaunchPlan { name: name.to_owned(), program, args: vec![] }),
-            None => Err(Refusal::invalid_argument(format!("there is no desktop entry or executable named {name:?}"))),
+            None => Err(BackendError::invalid_argument(format!("there is no desktop entry or executable named {name:?}"))),
         }
     }
 
-    fn launch(&self, plan: &LaunchPlan) -> Result<u32, Refusal> {
+    fn launch(&self, plan: &LaunchPlan) -> Result<u32, BackendError> {
         let mut command = Command::new(&plan.program);
         command.args(&plan.args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
         if let Some(display) = &self.display {
@@ -131,7 +131,7 @@ impl AppLauncher for DesktopLauncher {
         if let Some(bus) = &self.session_bus {
             command.env("DBUS_SESSION_BUS_ADDRESS", bus);
         }
-        let mut child = command.spawn().map_err(|e| Refusal::backend_unavailable(format!("starting {}: {e}", plan.program.display())))?;
+        let mut child = command.spawn().map_err(|e| BackendError::unavailable(format!("starting {}: {e}", plan.program.display())))?;
         let pid = child.id();
         // Reaped in the background so it never lingers as a zombie.
         std::thread::spawn(move || child.wait());

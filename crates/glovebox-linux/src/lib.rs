@@ -11,9 +11,9 @@ pub mod launcher;
 #[cfg(target_os = "linux")]
 pub mod routes;
 
-use glovebox_model::Refusal;
 use glovebox_platform::doctor::DoctorReport;
 use glovebox_platform::process::ProcessTable;
+use glovebox_platform::BackendError;
 use glovebox_platform::Backends;
 use std::path::PathBuf;
 
@@ -57,8 +57,8 @@ impl ProcessTable for ProcFs {
 #[cfg(target_os = "linux")]
 mod linux {
     use glovebox_atspi::AtspiBackend;
-    use glovebox_model::{Refusal, WindowInfo};
-    use glovebox_platform::{Backends, SecureInputProbe};
+    use glovebox_model::WindowInfo;
+    use glovebox_platform::{BackendError, Backends, SecureInputProbe};
     use glovebox_x11::X11Backend;
     use std::sync::Arc;
 
@@ -70,18 +70,18 @@ mod linux {
     }
 
     impl SecureInputProbe for LinuxSecureInput {
-        fn keyboard_grabbed(&self) -> Result<bool, Refusal> {
+        fn keyboard_grabbed(&self) -> Result<bool, BackendError> {
             self.x11.keyboard_grabbed_by_other()
         }
 
-        fn focused_password(&self, window: &WindowInfo) -> Result<bool, Refusal> {
+        fn focused_password(&self, window: &WindowInfo) -> Result<bool, BackendError> {
             self.atspi.focused_password(window)
         }
     }
 
     /// X11 for windows, capture, grabs and event input; AT-SPI for trees,
     /// password focus and semantic input (actions, text, values, selection).
-    pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Backends, Refusal> {
+    pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Backends, BackendError> {
         let x11 = Arc::new(X11Backend::connect(display)?);
         let atspi = Arc::new(AtspiBackend::on_session_bus(session_bus)?);
         Ok(Backends {
@@ -113,13 +113,13 @@ pub use linux::LinuxSecureInput;
 
 /// This platform's backends on `display` and `session_bus` (the
 /// environment's when `None`).
-pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Backends, Refusal> {
+pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Backends, BackendError> {
     #[cfg(target_os = "linux")]
     return linux::backends(display, session_bus);
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (display, session_bus);
-        Err(glovebox_platform::unsupported::UnsupportedPlatform::current().refusal())
+        Err(glovebox_platform::unsupported::UnsupportedPlatform::current().error())
     }
 }
 

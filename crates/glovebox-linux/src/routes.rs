@@ -6,7 +6,8 @@
 //! (XTest) runs only when the host let a foreground call through.
 
 use glovebox_atspi::AtspiBackend;
-use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, KeyCombo, Refusal, WindowInfo};
+use glovebox_model::{Action, Button, DeliveryMode, KeyCombo, WindowInfo};
+use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Delivery, Gesture, InputSink, ResolvedTarget};
 use glovebox_x11::X11Backend;
 use std::sync::Arc;
@@ -75,20 +76,20 @@ pub struct LinuxInput {
     pub atspi: Arc<AtspiBackend>,
 }
 
-fn unavailable(what: &str, toolkit: &Toolkit) -> Refusal {
-    Refusal::new(
-        ErrorCode::BackgroundUnavailable,
+fn unavailable(what: &str, toolkit: &Toolkit) -> BackendError {
+    BackendError::new(
+        BackendErrorKind::NoBackgroundRoute,
         format!("no background route delivers {what} to this {} window; it would need foreground delivery (the real pointer and keyboard)", toolkit.name()),
     )
 }
 
-fn point_of(target: &ResolvedTarget) -> Result<glovebox_model::Point, Refusal> {
-    target.point().ok_or_else(|| Refusal::new(ErrorCode::ElementNotActionable, "the element has no visible bounds inside the window to point at"))
+fn point_of(target: &ResolvedTarget) -> Result<glovebox_model::Point, BackendError> {
+    target.point().ok_or_else(|| BackendError::new(BackendErrorKind::NotActionable, "the element has no visible bounds inside the window to point at"))
 }
 
 /// The pointer or keyboard gesture an action amounts to, when it has one.
-fn gesture(action: &Action, targets: &[ResolvedTarget]) -> Result<Option<Gesture>, Refusal> {
-    let at = |i: usize| targets.get(i).ok_or_else(|| Refusal::invalid_argument("this action needs a target")).and_then(point_of);
+fn gesture(action: &Action, targets: &[ResolvedTarget]) -> Result<Option<Gesture>, BackendError> {
+    let at = |i: usize| targets.get(i).ok_or_else(|| BackendError::invalid_argument("this action needs a target")).and_then(point_of);
     Ok(Some(match action {
         Action::Click { button, count, .. } => Gesture::Click { at: at(0)?, button: *button, count: *count },
         Action::Move { .. } => Gesture::Hover { at: at(0)? },
@@ -105,10 +106,10 @@ impl LinuxInput {
     /// which AT-SPI does not report for an inactive GTK3 window. Keys are
     /// sent only when the focused element is known and is not a password
     /// field, or when the window has no password field at all.
-    fn check_key_destination(&self, window: &WindowInfo) -> Result<(), Refusal> {
+    fn check_key_destination(&self, window: &WindowInfo) -> Result<(), BackendError> {
         let tree = glovebox_platform::AccessibilitySource::inspect(&*self.atspi, window, glovebox_model::TreeBudget::default())?;
         let Some(root) = tree.root.as_ref() else { return Ok(()) };
-        let secure = |why: &str| Err(Refusal::new(ErrorCode::SecureInput, why.to_owned()));
+        let secure = |why: &str| Err(BackendError::new(BackendErrorKind::SecureInput, why.to_owned()));
         let focused = root.walk().find(|e| e.has(glovebox_model::ElementState::Focused)).map(|e| e.is_password());
         let has_password = root.walk().any(|e| e.is_password());
         match focused {
@@ -121,7 +122,7 @@ impl LinuxInput {
         }
     }
 
-    fn synthetic(&self, window: &WindowInfo, gesture: &Gesture) -> Result<Delivery, Refusal> {
+    fn synthetic(&self, window: &WindowInfo, gesture: &Gesture) -> Result<Delivery, BackendError> {
         if matches!(gesture, Gesture::Key { .. } | Gesture::Text { .. }) {
             self.check_key_destination(window)?;
         }
@@ -129,7 +130,7 @@ impl LinuxInput {
         Ok(Delivery { route: "x11:SendEvent".into() })
     }
 
-    fn background(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal> {
+    fn background(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
         let toolkit = Toolkit::of(&self.atspi, window);
         let accepts = toolkit.synthetic();
         let Some(gesture) = gesture(action, targets)? else {
@@ -139,7 +140,7 @@ impl LinuxInput {
             Action::Click { button: Button::Left, count: 1, .. } | Action::Type { .. } => match self.atspi.deliver_semantic(window, action, targets) {
                 Ok(delivery) => Ok(delivery),
                 // No semantic route for this element (or no accessible at all): events, where the toolkit takes them.
-                Err(e) if matches!(e.code, ErrorCode::ElementNotActionable | ErrorCode::BackgroundUnavailable) => {
+                Err(e) if matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) => {
                     let usable = if matches!(action, Action::Type { .. }) { accepts.keys } else { accepts.pointer };
                     match (usable, &toolkit) {
                         (true, _) => self.synthetic(window, &gesture),
@@ -150,8 +151,8 @@ impl LinuxInput {
                 }
                 Err(e) => Err(e),
             },
-            Action::Click { button: Button::Middle, .. } if accepts.pointer && !accepts.middle_button => Err(Refusal::new(
-                ErrorCode::BackgroundUnavailable,
+            Action::Click { button: Button::Middle, .. } if accepts.pointer && !accepts.middle_button => Err(BackendError::new(
+                BackendErrorKind::NoBackgroundRoute,
                 format!("a synthetic middle click in a {} window pastes the selection; glovebox does not send one in the background", toolkit.name()),
             )),
             Action::Key { .. } if accepts.keys => self.synthetic(window, &gesture),
@@ -161,7 +162,7 @@ impl LinuxInput {
         }
     }
 
-    fn foreground(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, Refusal> {
+    fn foreground(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
         let Some(gesture) = gesture(action, targets)? else {
             // Setting a value or choosing an option never needs the real pointer.
             return self.atspi.deliver_semantic(window, action, targets);
@@ -182,7 +183,7 @@ impl LinuxInput {
 }
 
 impl InputSink for LinuxInput {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, Refusal> {
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, BackendError> {
         match mode {
             DeliveryMode::Background => self.background(window, action, targets),
             DeliveryMode::Foreground => self.foreground(window, action, targets),

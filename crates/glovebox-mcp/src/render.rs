@@ -74,7 +74,8 @@ pub fn observation(o: &Observation) -> String {
     let _ = writeln!(text, "{}", grant_line(&o.grant));
     if !f.occluded.is_empty() {
         let parts: Vec<String> = f.occluded.iter().map(|r| format!("{}x{}+{}+{}", r.width, r.height, r.x, r.y)).collect();
-        let _ = writeln!(text, "occluded: other windows cover {} of this window (desktop coordinates); those parts of the screenshot are black", parts.join(", "));
+        let _ =
+            writeln!(text, "occluded: other windows cover {} of this window (desktop coordinates); those parts of the screenshot are black", parts.join(", "));
     }
     match &o.tree.fidelity {
         Fidelity::Full => {}

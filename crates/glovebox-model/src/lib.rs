@@ -24,4 +24,4 @@ pub use geometry::{Point, Rect, Size};
 pub use grant::{AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin, Policy, Scope};
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
-pub use window::{PidSource, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};
+pub use window::{PidSource, ResolveError, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};

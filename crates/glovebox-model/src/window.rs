@@ -105,7 +105,7 @@ impl fmt::Display for WindowRef {
 impl WindowRef {
     /// Finds the one window this reference names. A numeric tail that is no
     /// window id of that pid is tried as a title, since titles may be digits.
-    pub fn resolve<'a>(&self, windows: &'a [WindowInfo]) -> Result<&'a WindowInfo, Refusal> {
+    pub fn resolve<'a>(&self, windows: &'a [WindowInfo]) -> Result<&'a WindowInfo, ResolveError> {
         match self {
             WindowRef::Id(id) => {
                 if let Some(w) = windows.iter().find(|w| w.id == *id) {
@@ -114,9 +114,9 @@ impl WindowRef {
                 let as_title = WindowRef::PidTitle { pid: id.pid, title: id.xid.to_string() };
                 as_title.resolve(windows).map_err(|_| {
                     if let Some(w) = windows.iter().find(|w| w.id.xid == id.xid) {
-                        Refusal::target_gone(format!("window {:#x} belongs to pid {}, not {}; its id is {}", id.xid, w.id.pid, id.pid, w.id))
+                        ResolveError::Gone(format!("window {:#x} belongs to pid {}, not {}; its id is {}", id.xid, w.id.pid, id.pid, w.id))
                     } else {
-                        Refusal::target_gone(format!("no window {id} on this desktop (closed, or never existed); list windows again"))
+                        ResolveError::Gone(format!("no window {id} on this desktop (closed, or never existed); list windows again"))
                     }
                 })
             }
@@ -124,8 +124,8 @@ impl WindowRef {
                 let matches: Vec<_> = windows.iter().filter(|w| w.id.pid == *pid && w.title == *title).collect();
                 match matches.as_slice() {
                     [one] => Ok(one),
-                    [] => Err(Refusal::target_gone(format!("no window of pid {pid} is titled {title:?}; list windows again"))),
-                    many => Err(Refusal::invalid_argument(format!(
+                    [] => Err(ResolveError::Gone(format!("no window of pid {pid} is titled {title:?}; list windows again"))),
+                    many => Err(ResolveError::Ambiguous(format!(
                         "{} windows of pid {pid} are titled {title:?}; name one by id: {}",
                         many.len(),
                         many.iter().map(|w| w.id.to_string()).collect::<Vec<_>>().join(", ")
@@ -198,6 +198,24 @@ impl WindowPage {
     }
 }
 
+/// Why a [`WindowRef`] names no single window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResolveError {
+    /// No window matches (closed, or never existed).
+    Gone(String),
+    /// Several windows match a `pid/title`.
+    Ambiguous(String),
+}
+
+impl From<ResolveError> for Refusal {
+    fn from(e: ResolveError) -> Refusal {
+        match e {
+            ResolveError::Gone(why) => Refusal::target_gone(why),
+            ResolveError::Ambiguous(why) => Refusal::invalid_argument(why),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,12 +258,12 @@ mod tests {
         assert_eq!("1/0x10".parse::<WindowRef>().unwrap().resolve(&list).unwrap().title, "one");
         assert_eq!("1/one".parse::<WindowRef>().unwrap().resolve(&list).unwrap().id.xid, 0x10);
         assert_eq!("2/42".parse::<WindowRef>().unwrap().resolve(&list).unwrap().id.xid, 0x20);
-        let ambiguous = "1/same".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err();
+        let ambiguous = Refusal::from("1/same".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err());
         assert_eq!(ambiguous.code, ErrorCode::InvalidArgument);
         assert!(ambiguous.message.contains("1/0x11") && ambiguous.message.contains("1/0x12"));
-        let gone = "1/0x99".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err();
+        let gone = Refusal::from("1/0x99".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err());
         assert_eq!(gone.code, ErrorCode::TargetGone);
-        let wrong_pid = "3/0x10".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err();
+        let wrong_pid = Refusal::from("3/0x10".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err());
         assert_eq!(wrong_pid.code, ErrorCode::TargetGone);
         assert!(wrong_pid.message.contains("1/0x10"));
     }

@@ -1,22 +1,23 @@
 //! Building frames from native pixel reads, shared by every backend: a
 //! window crop, and a desktop composite whose gaps stay black.
 
+use crate::error::{BackendError, BackendErrorKind};
 use crate::{next_frame_id, now_ms, Capture, RgbImage};
-use glovebox_model::{CaptureLimits, DesktopLayout, DisplaySelection, ErrorCode, Frame, FrameSubject, Monitor, Rect, Refusal, WindowInfo};
+use glovebox_model::{CaptureLimits, DesktopLayout, DisplaySelection, Frame, FrameSubject, Monitor, Rect, WindowInfo};
 
 /// The part of `window` a capture can read: its client area clipped to the
 /// screen. Minimised and fully off-screen windows have no pixels to read.
-pub fn window_capture_rect(window: &WindowInfo, screen: Rect) -> Result<Rect, Refusal> {
+pub fn window_capture_rect(window: &WindowInfo, screen: Rect) -> Result<Rect, BackendError> {
     if window.minimized {
-        return Err(Refusal::new(
-            ErrorCode::BackgroundUnavailable,
+        return Err(BackendError::new(
+            BackendErrorKind::NoBackgroundRoute,
             format!("window {} is minimised: it has no pixels until restored, and restoring it would change the user's desktop", window.id),
         ));
     }
     window
         .geometry
         .intersection(screen)
-        .ok_or_else(|| Refusal::new(ErrorCode::BackgroundUnavailable, format!("window {} lies entirely outside the screen", window.id)))
+        .ok_or_else(|| BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("window {} lies entirely outside the screen", window.id)))
 }
 
 /// A window frame from the native pixels of `rect`, scaled into `limits`.
@@ -44,8 +45,8 @@ pub fn desktop_capture(
     selection: &DisplaySelection,
     limits: CaptureLimits,
     hidden: &[Rect],
-    mut read: impl FnMut(Rect) -> Result<RgbImage, Refusal>,
-) -> Result<Capture, Refusal> {
+    mut read: impl FnMut(Rect) -> Result<RgbImage, BackendError>,
+) -> Result<Capture, BackendError> {
     let layout = DesktopLayout::plan(monitors, selection, limits)?;
     let mut native = match layout.displays.as_slice() {
         [only] if only.logical == layout.bounds => read(layout.bounds)?,

@@ -3,10 +3,11 @@
 //! Backend behaviour is tested against the real X11 backend, not this.
 
 use crate::compose::{desktop_capture, window_capture, window_capture_rect};
+use crate::error::BackendError;
 use crate::{AccessibilitySource, Capture, Delivery, InputSink, ResolvedTarget, RgbImage, ScreenCapture, SecureInputProbe, WindowSource};
 use glovebox_model::{
-    AccessibilityTree, Action, CaptureLimits, DeliveryMode, DisplaySelection, Element, ElementId, ElementState, Fidelity, Monitor, Rect, Refusal, TreeBudget,
-    WindowId, WindowInfo, WindowRef,
+    AccessibilityTree, Action, CaptureLimits, DeliveryMode, DisplaySelection, Element, ElementId, ElementState, Fidelity, Monitor, Rect, TreeBudget, WindowId,
+    WindowInfo, WindowRef,
 };
 use std::sync::Mutex;
 
@@ -73,17 +74,17 @@ impl FakeDesktop {
 }
 
 impl WindowSource for FakeDesktop {
-    fn list_windows(&self) -> Result<Vec<WindowInfo>, Refusal> {
+    fn list_windows(&self) -> Result<Vec<WindowInfo>, BackendError> {
         Ok(self.windows.lock().unwrap().iter().map(|w| w.info.clone()).collect())
     }
 }
 
 impl ScreenCapture for FakeDesktop {
-    fn monitors(&self) -> Result<Vec<Monitor>, Refusal> {
+    fn monitors(&self) -> Result<Vec<Monitor>, BackendError> {
         Ok(self.monitors.lock().unwrap().clone())
     }
 
-    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, Refusal> {
+    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, BackendError> {
         let info = self.find_window(window)?;
         let rect = window_capture_rect(&info, self.screen)?;
         let windows = self.windows.lock().unwrap().clone();
@@ -92,7 +93,7 @@ impl ScreenCapture for FakeDesktop {
         Ok(window_capture(&info, rect, self.render(rect), limits, &covered))
     }
 
-    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[glovebox_model::WindowId]) -> Result<Capture, Refusal> {
+    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[glovebox_model::WindowId]) -> Result<Capture, BackendError> {
         let monitors = self.monitors()?;
         let stacking: Vec<(Rect, bool)> =
             self.windows.lock().unwrap().iter().filter(|w| !w.info.minimized).map(|w| (w.info.geometry, hidden.contains(&w.info.id))).collect();
@@ -119,7 +120,7 @@ fn fake_element(id: u32, role: &str, name: &str, bounds: Rect, window: &WindowIn
 }
 
 impl AccessibilitySource for FakeDesktop {
-    fn inspect(&self, window: &WindowInfo, _: TreeBudget) -> Result<AccessibilityTree, Refusal> {
+    fn inspect(&self, window: &WindowInfo, _: TreeBudget) -> Result<AccessibilityTree, BackendError> {
         let info = self.find_window(&WindowRef::Id(window.id))?;
         let focused = *self.password_focus.lock().unwrap() == Some(info.id);
         let shown = vec![ElementState::Enabled, ElementState::Showing, ElementState::Visible];
@@ -149,7 +150,7 @@ impl AccessibilitySource for FakeDesktop {
 }
 
 impl InputSink for FakeDesktop {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, Refusal> {
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, BackendError> {
         self.delivered.lock().unwrap().push((window.id, action.clone(), targets.to_vec(), mode));
         if *self.grab_on_delivery.lock().unwrap() {
             *self.keyboard_grab.lock().unwrap() = true;
@@ -159,11 +160,11 @@ impl InputSink for FakeDesktop {
 }
 
 impl SecureInputProbe for FakeDesktop {
-    fn keyboard_grabbed(&self) -> Result<bool, Refusal> {
+    fn keyboard_grabbed(&self) -> Result<bool, BackendError> {
         Ok(*self.keyboard_grab.lock().unwrap())
     }
 
-    fn focused_password(&self, window: &WindowInfo) -> Result<bool, Refusal> {
+    fn focused_password(&self, window: &WindowInfo) -> Result<bool, BackendError> {
         Ok(*self.password_focus.lock().unwrap() == Some(window.id))
     }
 }
@@ -210,9 +211,9 @@ mod tests {
         assert_eq!(capture.frame.occluded, vec![Rect::new(10, 10, 50, 50)]);
         assert_eq!(capture.image.pixel(100, 100), [0, 0, 255]);
         let minimised = d.capture_window(&"7/0x3".parse().unwrap(), CaptureLimits::default()).unwrap_err();
-        assert_eq!(minimised.code, ErrorCode::BackgroundUnavailable);
+        assert_eq!(minimised.kind, crate::BackendErrorKind::NoBackgroundRoute);
         let unknown = d.capture_window(&"7/0x9".parse().unwrap(), CaptureLimits::default()).unwrap_err();
-        assert_eq!(unknown.code, ErrorCode::TargetGone);
+        assert_eq!(unknown.kind, crate::BackendErrorKind::Gone);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 pub mod capabilities;
 pub mod compose;
 pub mod doctor;
+pub mod error;
 pub mod fake;
 pub mod gesture;
 pub mod image;
@@ -18,41 +19,42 @@ pub mod process;
 pub mod unsupported;
 
 use glovebox_model::{
-    AccessibilityTree, Action, CaptureLimits, DeliveryMode, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, Refusal, TreeBudget, WindowId,
-    WindowInfo, WindowRef,
+    AccessibilityTree, Action, CaptureLimits, DeliveryMode, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, TreeBudget, WindowId, WindowInfo,
+    WindowRef,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use capabilities::{Capabilities, Support};
+pub use error::{BackendError, BackendErrorKind};
 pub use gesture::Gesture;
 pub use image::RgbImage;
 
 /// Lists the desktop's top-level windows.
 pub trait WindowSource {
     /// Every managed top-level window, frontmost first.
-    fn list_windows(&self) -> Result<Vec<WindowInfo>, Refusal>;
+    fn list_windows(&self) -> Result<Vec<WindowInfo>, BackendError>;
 
     /// The one window `reference` names, measured now.
-    fn find_window(&self, reference: &WindowRef) -> Result<WindowInfo, Refusal> {
+    fn find_window(&self, reference: &WindowRef) -> Result<WindowInfo, BackendError> {
         let windows = self.list_windows()?;
-        reference.resolve(&windows).cloned()
+        Ok(reference.resolve(&windows)?.clone())
     }
 }
 
 /// Reads pixels of windows and displays.
 pub trait ScreenCapture {
     /// The monitors of the desktop as the platform reports them.
-    fn monitors(&self) -> Result<Vec<Monitor>, Refusal>;
+    fn monitors(&self) -> Result<Vec<Monitor>, BackendError>;
 
     /// One window's client area, cropped to its measured geometry, holding
     /// that window's pixels alone: whatever other windows cover is black
     /// and listed in the frame's `occluded`.
-    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, Refusal>;
+    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, BackendError>;
 
     /// A composite of the selected displays with black gaps between them,
     /// and black wherever one of the `hidden` windows shows (listed in the
     /// frame's `occluded`).
-    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[WindowId]) -> Result<Capture, Refusal>;
+    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[WindowId]) -> Result<Capture, BackendError>;
 }
 
 /// Reads windows' accessibility trees.
@@ -60,7 +62,7 @@ pub trait AccessibilitySource {
     /// The tree of `window` as measured by a [`WindowSource`], within
     /// `budget`. A window without an accessible is fidelity `none`, not an
     /// error and never an empty tree.
-    fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, Refusal>;
+    fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, BackendError>;
 }
 
 /// What an action's target became after the host checked it: an element of
@@ -94,7 +96,7 @@ pub struct Delivery {
 /// every freshness and denial check passed (and, for foreground delivery,
 /// after the configuration allowed it).
 pub trait InputSink {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, Refusal>;
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, BackendError>;
 }
 
 /// What launching an application by name would run.
@@ -109,9 +111,9 @@ pub struct LaunchPlan {
 /// Starts applications by name: a desktop entry or an executable.
 pub trait AppLauncher {
     /// What `name` would run, without running it, so the host can check it first.
-    fn plan(&self, name: &str) -> Result<LaunchPlan, Refusal>;
+    fn plan(&self, name: &str) -> Result<LaunchPlan, BackendError>;
     /// Runs a plan, detached from the caller; returns the new process id.
-    fn launch(&self, plan: &LaunchPlan) -> Result<u32, Refusal>;
+    fn launch(&self, plan: &LaunchPlan) -> Result<u32, BackendError>;
 }
 
 /// The platform pieces the host works through, as the platform crate
@@ -148,10 +150,10 @@ impl Backends {
 /// Signals of secure input the platform can see.
 pub trait SecureInputProbe {
     /// Another client holds an active keyboard grab (a pinentry or polkit prompt).
-    fn keyboard_grabbed(&self) -> Result<bool, Refusal>;
+    fn keyboard_grabbed(&self) -> Result<bool, BackendError>;
 
     /// A password field of `window` has keyboard focus.
-    fn focused_password(&self, window: &WindowInfo) -> Result<bool, Refusal>;
+    fn focused_password(&self, window: &WindowInfo) -> Result<bool, BackendError>;
 }
 
 /// An image and the frame record that says what it shows.

@@ -2,8 +2,9 @@
 //! exact, attributable refusal.
 
 use crate::doctor::{Check, DoctorReport, SessionType};
+use crate::error::{BackendError, BackendErrorKind};
 use crate::{AccessibilitySource, Capabilities, Capture, ScreenCapture, Support, WindowSource};
-use glovebox_model::{AccessibilityTree, CaptureLimits, DisplaySelection, ErrorCode, Monitor, Refusal, TreeBudget, WindowInfo, WindowRef};
+use glovebox_model::{AccessibilityTree, CaptureLimits, DisplaySelection, Monitor, TreeBudget, WindowInfo, WindowRef};
 
 /// Answers `COMPUTER_PLATFORM_UNSUPPORTED` from every operation.
 #[derive(Debug, Clone)]
@@ -16,12 +17,12 @@ impl UnsupportedPlatform {
         UnsupportedPlatform { os: std::env::consts::OS }
     }
 
-    pub fn refusal(&self) -> Refusal {
-        Refusal::new(ErrorCode::PlatformUnsupported, format!("glovebox has no backend for {} yet; only Linux/X11 is supported", self.os))
+    pub fn error(&self) -> BackendError {
+        BackendError::new(BackendErrorKind::Unsupported, format!("glovebox has no backend for {} yet; only Linux/X11 is supported", self.os))
     }
 
     pub fn capabilities(&self) -> Capabilities {
-        let missing = || Support::Missing { reason: self.refusal().message };
+        let missing = || Support::Missing { reason: self.error().message };
         Capabilities {
             backend: format!("none ({})", self.os),
             window_listing: missing(),
@@ -35,34 +36,34 @@ impl UnsupportedPlatform {
         DoctorReport {
             platform: self.os.to_owned(),
             session: SessionType::Unsupported,
-            checks: vec![Check::missing("backend", self.refusal().to_string(), &["every capture, listing and input operation"])],
+            checks: vec![Check::missing("backend", self.error().to_string(), &["every capture, listing and input operation"])],
         }
     }
 }
 
 impl WindowSource for UnsupportedPlatform {
-    fn list_windows(&self) -> Result<Vec<WindowInfo>, Refusal> {
-        Err(self.refusal())
+    fn list_windows(&self) -> Result<Vec<WindowInfo>, BackendError> {
+        Err(self.error())
     }
 }
 
 impl ScreenCapture for UnsupportedPlatform {
-    fn monitors(&self) -> Result<Vec<Monitor>, Refusal> {
-        Err(self.refusal())
+    fn monitors(&self) -> Result<Vec<Monitor>, BackendError> {
+        Err(self.error())
     }
 
-    fn capture_window(&self, _: &WindowRef, _: CaptureLimits) -> Result<Capture, Refusal> {
-        Err(self.refusal())
+    fn capture_window(&self, _: &WindowRef, _: CaptureLimits) -> Result<Capture, BackendError> {
+        Err(self.error())
     }
 
-    fn capture_desktop(&self, _: &DisplaySelection, _: CaptureLimits, _: &[glovebox_model::WindowId]) -> Result<Capture, Refusal> {
-        Err(self.refusal())
+    fn capture_desktop(&self, _: &DisplaySelection, _: CaptureLimits, _: &[glovebox_model::WindowId]) -> Result<Capture, BackendError> {
+        Err(self.error())
     }
 }
 
 impl AccessibilitySource for UnsupportedPlatform {
-    fn inspect(&self, _: &WindowInfo, _: TreeBudget) -> Result<AccessibilityTree, Refusal> {
-        Err(self.refusal())
+    fn inspect(&self, _: &WindowInfo, _: TreeBudget) -> Result<AccessibilityTree, BackendError> {
+        Err(self.error())
     }
 }
 
@@ -76,7 +77,7 @@ mod tests {
         let errors =
             [p.list_windows().unwrap_err(), p.monitors().unwrap_err(), p.capture_desktop(&DisplaySelection::All, CaptureLimits::default(), &[]).unwrap_err()];
         for e in errors {
-            assert_eq!(e.code, ErrorCode::PlatformUnsupported);
+            assert_eq!(e.kind, crate::BackendErrorKind::Unsupported);
             assert!(e.message.contains("macos"));
         }
         assert!(!p.doctor().healthy());

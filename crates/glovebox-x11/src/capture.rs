@@ -4,8 +4,9 @@
 
 use crate::connection::{connection_lost, reply_error, X11Backend};
 use crate::pixels::PixelFormat;
-use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, Rect, Refusal, WindowId, WindowInfo, WindowRef};
+use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, Rect, WindowId, WindowInfo, WindowRef};
 use glovebox_platform::compose::{desktop_capture, window_capture, window_capture_rect};
+use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Capture, RgbImage, ScreenCapture, WindowSource};
 use std::sync::Mutex;
 use x11rb::connection::{Connection, RequestConnection};
@@ -40,7 +41,7 @@ pub(crate) struct Capturer {
 }
 
 impl Capturer {
-    pub(crate) fn new(conn: &RustConnection, screen: usize) -> Result<Capturer, Refusal> {
+    pub(crate) fn new(conn: &RustConnection, screen: usize) -> Result<Capturer, BackendError> {
         let unavailable = crate::doctor::is_rootless_xwayland(conn)
             .then(|| "this X server is a rootless XWayland: its root window holds no pixels of Wayland clients".to_owned());
         let shm_present = cfg!(feature = "shm") && conn.extension_information("MIT-SHM").map_err(connection_lost)?.is_some();
@@ -62,15 +63,15 @@ impl Capturer {
         }
     }
 
-    fn format(&self) -> Result<PixelFormat, Refusal> {
+    fn format(&self) -> Result<PixelFormat, BackendError> {
         if let Some(reason) = &self.unavailable {
-            return Err(Refusal::backend_unavailable(reason.clone()));
+            return Err(BackendError::unavailable(reason.clone()));
         }
-        self.format.clone().map_err(|reason| Refusal::backend_unavailable(format!("cannot capture: {reason}")))
+        self.format.clone().map_err(|reason| BackendError::unavailable(format!("cannot capture: {reason}")))
     }
 
     /// Reads `rect` (root coordinates, inside the screen) as RGB.
-    fn read(&self, conn: &RustConnection, root: u32, rect: Rect) -> Result<RgbImage, Refusal> {
+    fn read(&self, conn: &RustConnection, root: u32, rect: Rect) -> Result<RgbImage, BackendError> {
         let format = self.format()?;
         let (x, y, w, h) = (rect.x as i16, rect.y as i16, rect.width as u16, rect.height as u16);
         #[cfg(feature = "shm")]
@@ -110,13 +111,13 @@ impl Capturer {
 
 impl X11Backend {
     /// The root window's current size (RandR may have changed it since connect).
-    fn screen_rect(&self) -> Result<Rect, Refusal> {
+    fn screen_rect(&self) -> Result<Rect, BackendError> {
         let g = self.conn.get_geometry(self.root).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
         Ok(Rect::new(0, 0, g.width.into(), g.height.into()))
     }
 
     /// Reads `rect`, leaving any part outside the screen black.
-    fn read_clipped(&self, rect: Rect, screen: Rect) -> Result<RgbImage, Refusal> {
+    fn read_clipped(&self, rect: Rect, screen: Rect) -> Result<RgbImage, BackendError> {
         match rect.intersection(screen) {
             Some(inside) if inside == rect => self.capture.read(&self.conn, self.root, rect),
             Some(inside) => {
@@ -132,7 +133,7 @@ impl X11Backend {
     /// Captures a window measured earlier. The window is measured again after
     /// the pixels are read: if it closed, moved or resized meanwhile the
     /// capture is refused rather than returned with mixed content.
-    pub fn capture_measured_window(&self, window: &WindowInfo, limits: CaptureLimits) -> Result<Capture, Refusal> {
+    pub fn capture_measured_window(&self, window: &WindowInfo, limits: CaptureLimits) -> Result<Capture, BackendError> {
         self.capture.format()?;
         let screen = self.screen_rect()?;
         let rect = window_capture_rect(window, screen)?;
@@ -140,8 +141,8 @@ impl X11Backend {
         let native = self.capture.read(&self.conn, self.root, rect)?;
         let after = self.measure(window.id.xid)?;
         if after.geometry != window.geometry || after.minimized != window.minimized {
-            return Err(Refusal::new(
-                glovebox_model::ErrorCode::StaleBasis,
+            return Err(BackendError::new(
+                BackendErrorKind::Moved,
                 format!("window {} moved, resized or was minimised while it was captured; capture again", window.id),
             ));
         }
@@ -154,7 +155,7 @@ impl X11Backend {
 }
 
 impl ScreenCapture for X11Backend {
-    fn monitors(&self) -> Result<Vec<Monitor>, Refusal> {
+    fn monitors(&self) -> Result<Vec<Monitor>, BackendError> {
         let screen = self.screen_rect()?;
         if self.conn.extension_information(randr::X11_EXTENSION_NAME).map_err(connection_lost)?.is_none() {
             return Ok(vec![Monitor { name: "screen".into(), logical: screen, primary: true }]);
@@ -172,12 +173,12 @@ impl ScreenCapture for X11Backend {
             .collect()
     }
 
-    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, Refusal> {
+    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, BackendError> {
         let info = self.find_window(window)?;
         self.capture_measured_window(&info, limits)
     }
 
-    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[WindowId]) -> Result<Capture, Refusal> {
+    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[WindowId]) -> Result<Capture, BackendError> {
         self.capture.format()?;
         let screen = self.screen_rect()?;
         let monitors = self.monitors()?;

@@ -1,7 +1,7 @@
 //! The X connection: connecting with exact refusals instead of hangs, the
 //! atoms glovebox reads, and the translation of X errors into refusals.
 
-use glovebox_model::Refusal;
+use glovebox_platform::BackendError;
 use x11rb::connection::Connection as _;
 use x11rb::errors::{ConnectError, ConnectionError, ReplyError};
 use x11rb::rust_connection::RustConnection;
@@ -43,41 +43,41 @@ impl std::fmt::Debug for X11Backend {
 }
 
 /// Explains why no X display can be reached in this environment.
-pub(crate) fn no_display_refusal() -> Refusal {
+pub(crate) fn no_display_refusal() -> BackendError {
     if std::env::var_os("WAYLAND_DISPLAY").is_some() {
-        Refusal::backend_unavailable("this is a Wayland session without an X display (DISPLAY is unset): glovebox needs X11 or a rootful XWayland")
+        BackendError::unavailable("this is a Wayland session without an X display (DISPLAY is unset): glovebox needs X11 or a rootful XWayland")
     } else {
-        Refusal::backend_unavailable("no X display: DISPLAY is unset (run inside `glovebox sandbox -- …` or an X11 session)")
+        BackendError::unavailable("no X display: DISPLAY is unset (run inside `glovebox sandbox -- …` or an X11 session)")
     }
 }
 
-pub(crate) fn connect_error(display: Option<&str>, e: ConnectError) -> Refusal {
+pub(crate) fn connect_error(display: Option<&str>, e: ConnectError) -> BackendError {
     let name = display.map(str::to_owned).or_else(|| std::env::var("DISPLAY").ok()).unwrap_or_default();
     match e {
         ConnectError::DisplayParsingError(_) if name.is_empty() => no_display_refusal(),
-        other => Refusal::backend_unavailable(format!("cannot connect to X display {name:?}: {other}")),
+        other => BackendError::unavailable(format!("cannot connect to X display {name:?}: {other}")),
     }
 }
 
-pub(crate) fn connection_lost(e: ConnectionError) -> Refusal {
-    Refusal::backend_unavailable(format!("the X connection failed: {e}"))
+pub(crate) fn connection_lost(e: ConnectionError) -> BackendError {
+    BackendError::unavailable(format!("the X connection failed: {e}"))
 }
 
 /// Maps a failed X request; `window_gone` names the window when an X error
 /// means the window it was about no longer exists.
-pub(crate) fn reply_error(e: ReplyError, window_gone: Option<&dyn std::fmt::Display>) -> Refusal {
+pub(crate) fn reply_error(e: ReplyError, window_gone: Option<&dyn std::fmt::Display>) -> BackendError {
     match (e, window_gone) {
         (ReplyError::X11Error(x), Some(window)) if matches!(x.error_kind, x11rb::protocol::ErrorKind::Window | x11rb::protocol::ErrorKind::Drawable) => {
-            Refusal::target_gone(format!("window {window} closed"))
+            BackendError::gone(format!("window {window} closed"))
         }
-        (ReplyError::X11Error(x), _) => Refusal::backend_unavailable(format!("X request {:?} failed: {:?}", x.request_name, x.error_kind)),
+        (ReplyError::X11Error(x), _) => BackendError::unavailable(format!("X request {:?} failed: {:?}", x.request_name, x.error_kind)),
         (ReplyError::ConnectionError(c), _) => connection_lost(c),
     }
 }
 
 impl X11Backend {
     /// Connects to `display` (or `$DISPLAY`) and prepares capture.
-    pub fn connect(display: Option<&str>) -> Result<X11Backend, Refusal> {
+    pub fn connect(display: Option<&str>) -> Result<X11Backend, BackendError> {
         if display.is_none() && std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty()) {
             return Err(no_display_refusal());
         }

@@ -10,17 +10,18 @@
 //! and passive (hotkey) grabs are invisible to it.
 
 use crate::connection::{connection_lost, reply_error, X11Backend};
-use glovebox_model::Refusal;
+use glovebox_platform::BackendError;
+
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, CreateWindowAux, GrabMode, GrabStatus, WindowClass};
 use x11rb::CURRENT_TIME;
 
 impl X11Backend {
-    fn grab_probe_window(&self) -> Result<u32, Refusal> {
+    fn grab_probe_window(&self) -> Result<u32, BackendError> {
         if let Some(window) = self.grab_probe.get() {
             return Ok(*window);
         }
-        let window = self.conn.generate_id().map_err(|e| Refusal::backend_unavailable(format!("X id: {e}")))?;
+        let window = self.conn.generate_id().map_err(|e| BackendError::unavailable(format!("X id: {e}")))?;
         self.conn
             .create_window(0, window, self.root, -1, -1, 1, 1, 0, WindowClass::INPUT_ONLY, 0, &CreateWindowAux::new())
             .map_err(connection_lost)?
@@ -30,7 +31,7 @@ impl X11Backend {
     }
 
     /// Whether another client holds an active keyboard grab right now.
-    pub fn keyboard_grabbed_by_other(&self) -> Result<bool, Refusal> {
+    pub fn keyboard_grabbed_by_other(&self) -> Result<bool, BackendError> {
         let probe = self.grab_probe_window()?;
         let reply = self
             .conn

@@ -6,7 +6,8 @@
 //! by the same X client) belong to it and are kept.
 
 use crate::connection::{connection_lost, reply_error, X11Backend};
-use glovebox_model::{Rect, Refusal, WindowId, WindowInfo};
+use glovebox_model::{Rect, WindowId, WindowInfo};
+use glovebox_platform::BackendError;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, MapState, Window};
 
@@ -25,7 +26,7 @@ impl X11Backend {
     }
 
     /// The viewable children of the root, frontmost first.
-    fn root_layers(&self) -> Result<Vec<Layer>, Refusal> {
+    fn root_layers(&self) -> Result<Vec<Layer>, BackendError> {
         let tree = self.conn.query_tree(self.root).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
         let pending: Vec<_> = tree
             .children
@@ -53,7 +54,7 @@ impl X11Backend {
 
     /// The child of the root that holds `window` (its frame, under a
     /// reparenting window manager).
-    fn top_level_of(&self, window: Window) -> Result<Window, Refusal> {
+    fn top_level_of(&self, window: Window) -> Result<Window, BackendError> {
         let mut current = window;
         for _ in 0..32 {
             let tree = self.conn.query_tree(current).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, Some(&current)))?;
@@ -66,7 +67,7 @@ impl X11Backend {
     }
 
     /// The parts of `window`'s client area that windows above it cover.
-    pub(crate) fn covering(&self, window: &WindowInfo) -> Result<Vec<Rect>, Refusal> {
+    pub(crate) fn covering(&self, window: &WindowInfo) -> Result<Vec<Rect>, BackendError> {
         let top = self.top_level_of(window.id.xid)?;
         let client = self.client_of(window.id.xid);
         let layers = self.root_layers()?;
@@ -76,7 +77,7 @@ impl X11Backend {
 
     /// Where the `hidden` windows (and the override-redirect windows of
     /// their clients) show on the screen now.
-    pub(crate) fn hidden_parts(&self, hidden: &[WindowId]) -> Result<Vec<Rect>, Refusal> {
+    pub(crate) fn hidden_parts(&self, hidden: &[WindowId]) -> Result<Vec<Rect>, BackendError> {
         if hidden.is_empty() {
             return Ok(vec![]);
         }

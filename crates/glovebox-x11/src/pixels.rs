@@ -1,7 +1,7 @@
 //! Turning X ZPixmap bytes into RGB: the server's pixel layout is read from
 //! the root visual once, and rows are converted with it.
 
-use glovebox_model::Refusal;
+use glovebox_platform::BackendError;
 use glovebox_platform::RgbImage;
 use x11rb::protocol::xproto::{ImageOrder, Setup};
 
@@ -45,10 +45,10 @@ impl PixelFormat {
     }
 
     /// Converts `height` rows of `width` pixels, `stride` bytes apart.
-    pub(crate) fn to_rgb(self, bytes: &[u8], width: u32, height: u32, stride: usize) -> Result<RgbImage, Refusal> {
+    pub(crate) fn to_rgb(self, bytes: &[u8], width: u32, height: u32, stride: usize) -> Result<RgbImage, BackendError> {
         let row_bytes = width as usize * 4;
         if stride < row_bytes || bytes.len() < stride * (height as usize).saturating_sub(1) + row_bytes {
-            return Err(Refusal::backend_unavailable(format!("the X server returned {} bytes for a {width}×{height} image", bytes.len())));
+            return Err(BackendError::unavailable(format!("the X server returned {} bytes for a {width}×{height} image", bytes.len())));
         }
         let mut data = Vec::with_capacity(width as usize * height as usize * 3);
         let standard = self.little_endian && (self.red_shift, self.green_shift, self.blue_shift) == (16, 8, 0);

@@ -8,7 +8,7 @@
 //! wrote it has arrived, and is never handed out beyond that borrow.
 #![allow(unsafe_code)]
 
-use glovebox_model::Refusal;
+use glovebox_platform::BackendError;
 use rustix::fs::{ftruncate, memfd_create, MemfdFlags};
 use rustix::mm::{mmap, munmap, MapFlags, ProtFlags};
 use std::os::fd::OwnedFd;
@@ -29,8 +29,8 @@ unsafe impl Send for SharedSegment {}
 
 impl SharedSegment {
     /// Creates a segment of `len` bytes and attaches it on `conn`.
-    pub(crate) fn attach(conn: &RustConnection, len: usize) -> Result<SharedSegment, Refusal> {
-        let fail = |what: &str, e: &dyn std::fmt::Display| Refusal::backend_unavailable(format!("MIT-SHM {what}: {e}"));
+    pub(crate) fn attach(conn: &RustConnection, len: usize) -> Result<SharedSegment, BackendError> {
+        let fail = |what: &str, e: &dyn std::fmt::Display| BackendError::unavailable(format!("MIT-SHM {what}: {e}"));
         let fd = memfd_create("glovebox-capture", MemfdFlags::CLOEXEC).map_err(|e| fail("memfd_create", &e))?;
         ftruncate(&fd, len as u64).map_err(|e| fail("ftruncate", &e))?;
         // SAFETY: a fresh shared mapping of a memfd we own, of exactly its length.

@@ -3,8 +3,9 @@
 //! round of requests.
 
 use crate::connection::{connection_lost, reply_error, X11Backend};
-use glovebox_model::{PidSource, Rect, Refusal, WindowId, WindowInfo};
+use glovebox_model::{PidSource, Rect, WindowId, WindowInfo};
 use glovebox_platform::WindowSource;
+use glovebox_platform::{BackendError, BackendErrorKind};
 use x11rb::connection::RequestConnection;
 use x11rb::cookie::Cookie;
 use x11rb::protocol::res::{self, ConnectionExt as _};
@@ -35,7 +36,7 @@ impl X11Backend {
     /// The managed top-level windows, bottom of the stack first. Without a
     /// window manager (no EWMH list) the viewable, non-override-redirect
     /// children of the root stand in, in the server's stacking order.
-    pub(crate) fn stacking_order(&self) -> Result<Vec<Window>, Refusal> {
+    pub(crate) fn stacking_order(&self) -> Result<Vec<Window>, BackendError> {
         let conn = &self.conn;
         for list in [self.atoms._NET_CLIENT_LIST_STACKING, self.atoms._NET_CLIENT_LIST] {
             let reply = conn
@@ -60,7 +61,7 @@ impl X11Backend {
             .collect())
     }
 
-    pub(crate) fn active_window(&self) -> Result<Option<Window>, Refusal> {
+    pub(crate) fn active_window(&self) -> Result<Option<Window>, BackendError> {
         let reply = self
             .conn
             .get_property(false, self.root, self.atoms._NET_ACTIVE_WINDOW, AtomEnum::WINDOW, 0, 1)
@@ -74,7 +75,7 @@ impl X11Backend {
         Ok((focus > 1).then_some(focus))
     }
 
-    fn request(&self, window: Window, has_res: bool) -> Result<Pending<'_>, Refusal> {
+    fn request(&self, window: Window, has_res: bool) -> Result<Pending<'_>, BackendError> {
         let conn = &self.conn;
         let property = |atom: u32, kind: u32, length: u32| conn.get_property(false, window, atom, kind, 0, length);
         let any = u32::from(AtomEnum::ANY);
@@ -99,10 +100,10 @@ impl X11Backend {
     }
 
     /// Collects one window's replies; `Ok(None)` when it vanished meanwhile.
-    fn collect(&self, pending: Pending<'_>, active: Option<Window>) -> Result<Option<WindowInfo>, Refusal> {
+    fn collect(&self, pending: Pending<'_>, active: Option<Window>) -> Result<Option<WindowInfo>, BackendError> {
         let window = pending.window;
         let gone = |e| match reply_error(e, Some(&window)) {
-            r if r.code == glovebox_model::ErrorCode::TargetGone => Ok(None),
+            r if r.is(&BackendErrorKind::Gone) => Ok(None),
             r => Err(r),
         };
         macro_rules! reply {
@@ -155,15 +156,15 @@ impl X11Backend {
     }
 
     /// Measures one window now; `TargetGone` when it no longer exists.
-    pub(crate) fn measure(&self, window: Window) -> Result<WindowInfo, Refusal> {
+    pub(crate) fn measure(&self, window: Window) -> Result<WindowInfo, BackendError> {
         let active = self.active_window()?;
         let pending = self.request(window, self.has_extension(res::X11_EXTENSION_NAME))?;
-        self.collect(pending, active)?.ok_or_else(|| Refusal::target_gone(format!("window {window:#x} closed")))
+        self.collect(pending, active)?.ok_or_else(|| BackendError::gone(format!("window {window:#x} closed")))
     }
 }
 
 impl WindowSource for X11Backend {
-    fn list_windows(&self) -> Result<Vec<WindowInfo>, Refusal> {
+    fn list_windows(&self) -> Result<Vec<WindowInfo>, BackendError> {
         let order = self.stacking_order()?;
         let active = self.active_window()?;
         let has_res = self.has_extension(res::X11_EXTENSION_NAME);

@@ -121,11 +121,11 @@ fn bad_window_references_and_minimised_windows_are_refused() {
     let backend = backend(sandbox);
     let limits = CaptureLimits::default();
     let unknown = backend.capture_window(&"1/0x7ffffff".parse().unwrap(), limits).unwrap_err();
-    assert_eq!(unknown.code, ErrorCode::TargetGone);
+    assert_eq!(unknown.code(), ErrorCode::TargetGone);
     let no_title = backend.capture_window(&"1/no such title".parse().unwrap(), limits).unwrap_err();
-    assert_eq!(no_title.code, ErrorCode::TargetGone);
+    assert_eq!(no_title.code(), ErrorCode::TargetGone);
     let display = backend.capture_desktop(&DisplaySelection::One("3".into()), limits, &[]).unwrap_err();
-    assert_eq!(display.code, ErrorCode::InvalidArgument);
+    assert_eq!(display.code(), ErrorCode::InvalidArgument);
 
     let fixture = Fixture::launch(sandbox, &unique("Fixture minimised capture"), &[]);
     let id = window_of(&fixture, &backend).id;
@@ -133,7 +133,7 @@ fn bad_window_references_and_minimised_windows_are_refused() {
     fixture.wait_state("fixture iconified", |s| s["minimized"] == true);
     wait_until("listed minimised", || backend.list_windows().ok()?.into_iter().find(|w| w.id == id && w.minimized));
     let minimised = backend.capture_window(&id.to_string().parse().unwrap(), limits).unwrap_err();
-    assert_eq!(minimised.code, ErrorCode::BackgroundUnavailable);
+    assert_eq!(minimised.code(), ErrorCode::BackgroundUnavailable);
     assert!(minimised.message.contains("minimised"));
 }
 
@@ -149,12 +149,12 @@ fn a_window_that_closes_or_moves_during_capture_is_refused() {
     fixture.send(serde_json::json!({"cmd": "move", "x": 300, "y": 200}));
     wait_until("window moved", || backend.list_windows().ok()?.into_iter().find(|w| w.id == measured.id && w.geometry != measured.geometry));
     let moved = backend.capture_measured_window(&measured, CaptureLimits::default()).unwrap_err();
-    assert_eq!(moved.code, ErrorCode::StaleBasis);
+    assert_eq!(moved.code(), ErrorCode::StaleBasis);
 
     // Measured, then closed before its pixels are read: the target is gone.
     let current = window_of(&fixture, &backend);
     fixture.send(serde_json::json!({"cmd": "quit"}));
     wait_until("window closed", || (!backend.list_windows().ok()?.iter().any(|w| w.id == current.id)).then_some(()));
     let gone = backend.capture_measured_window(&current, CaptureLimits::default()).unwrap_err();
-    assert_eq!(gone.code, ErrorCode::TargetGone);
+    assert_eq!(gone.code(), ErrorCode::TargetGone);
 }

@@ -19,18 +19,18 @@ fn calls_after_the_server_died_are_backend_unavailable() {
         backend.capture_window(&"1/0x200001".parse().unwrap(), CaptureLimits::default()).unwrap_err(),
     ];
     for e in errors {
-        assert_eq!(e.code, ErrorCode::BackendUnavailable, "{e}");
+        assert_eq!(e.code(), ErrorCode::BackendUnavailable, "{e}");
     }
     let reconnect = X11Backend::connect(Some(&display)).unwrap_err();
-    assert_eq!(reconnect.code, ErrorCode::BackendUnavailable);
+    assert_eq!(reconnect.code(), ErrorCode::BackendUnavailable);
 }
 
 #[test]
 fn no_display_at_all_is_backend_unavailable() {
     let e = X11Backend::connect(Some(":")).unwrap_err();
-    assert_eq!(e.code, ErrorCode::BackendUnavailable);
+    assert_eq!(e.code(), ErrorCode::BackendUnavailable);
     let e = X11Backend::connect(Some("nonsense")).unwrap_err();
-    assert_eq!(e.code, ErrorCode::BackendUnavailable);
+    assert_eq!(e.code(), ErrorCode::BackendUnavailable);
 }
 
 #[test]
@@ -44,4 +44,21 @@ fn capabilities_are_stated_up_front() {
     assert!(detail.contains("no window manager"), "{detail}");
     assert!(!caps.accessibility.is_available());
     sandbox.shutdown();
+}
+
+/// The code the host gives a backend's failure (or a model refusal's own).
+trait Code {
+    fn code(&self) -> glovebox_model::ErrorCode;
+}
+
+impl Code for glovebox_platform::BackendError {
+    fn code(&self) -> glovebox_model::ErrorCode {
+        glovebox_host::refusal_of(self.clone()).code
+    }
+}
+
+impl Code for glovebox_model::Refusal {
+    fn code(&self) -> glovebox_model::ErrorCode {
+        self.code
+    }
 }

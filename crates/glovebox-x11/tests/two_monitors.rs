@@ -43,7 +43,7 @@ fn composite_of_two_monitors_keeps_the_gap_black_and_maps_points() {
             assert_eq!(capture.image.pixel(x, y), [0, 0, 0], "gap pixel ({x}, {y})");
         }
     }
-    assert_eq!(capture.frame.image_to_global(Point { x: 800, y: 475 }).unwrap_err().code, ErrorCode::CoordinateOutOfBounds);
+    assert_eq!(capture.frame.image_to_global(Point { x: 800, y: 475 }).unwrap_err().code(), ErrorCode::CoordinateOutOfBounds);
     assert_eq!(capture.frame.image_to_global(Point { x: 800, y: 100 }).unwrap(), Point { x: 1601, y: 201 });
 
     // One display alone: just the right monitor's pixels, at native size.
@@ -52,7 +52,7 @@ fn composite_of_two_monitors_keeps_the_gap_black_and_maps_points() {
     let FrameSubject::Desktop { bounds, .. } = &right.frame.subject else { panic!("desktop frame") };
     assert_eq!(*bounds, Rect::new(1280, 0, 1280, 800));
     let unknown = backend.capture_desktop(&DisplaySelection::One("2".into()), CaptureLimits::default(), &[]).unwrap_err();
-    assert_eq!(unknown.code, ErrorCode::InvalidArgument);
+    assert_eq!(unknown.code(), ErrorCode::InvalidArgument);
     drop(fixture);
     sandbox.shutdown();
 }

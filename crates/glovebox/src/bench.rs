@@ -190,7 +190,7 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     config.runtime_root = sandbox.runtime_dir().join("glovebox-bench");
     config.audit_path = sandbox.runtime_dir().join("bench-audit.jsonl");
     config.budget = 10_000;
-    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).map_err(fail)?;
+    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).map_err(|e| anyhow::anyhow!("{e}"))?;
     let host = Host::open(backends, config).map_err(fail)?;
     let reference = WindowRef::Id(window.id);
     let seen = host.observe(Some(&reference), false).map_err(fail)?;
@@ -359,9 +359,9 @@ fn bench_inspect(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox:
         let text = tree.render_text();
         let png = backend
             .capture_window(&id.parse().map_err(|r| anyhow::anyhow!("{r}"))?, CaptureLimits::default())
-            .and_then(|c| c.image.encode_png())
-            .map(|p| p.len())
-            .map_err(|r| anyhow::anyhow!("{r}"))?;
+            .map_err(|r| anyhow::anyhow!("{r}"))
+            .and_then(|c| c.image.encode_png().map_err(|r| anyhow::anyhow!("{r}")))
+            .map(|p| p.len())?;
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         println!(
             "{:<34} {:>8} {:>8.2}ms {:>8.2}ms {:>8.1}ms {:>6.0}x {:>9} {:>9} {:>9}",

@@ -31,5 +31,5 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
 pub fn open_host(config: &Config) -> Result<Host, Refusal> {
     let host_config = host_config(config, &display_name())?;
     host_config.check_enabled()?;
-    Host::open(glovebox_linux::backends(None, None)?, host_config)
+    Host::open(glovebox_linux::backends(None, None).map_err(glovebox_host::refusal_of)?, host_config)
 }

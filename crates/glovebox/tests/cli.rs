@@ -339,8 +339,13 @@ fn a_window_screenshot_never_shows_the_windows_lying_over_it() {
     bound.send(serde_json::json!({"cmd": "move", "x": 40, "y": 40}));
     let fill = |c: [u8; 3]| format!("{},{},{}", c[0], c[1], c[2]);
     // A deny-listed window and an ordinary one, each one flat colour, over parts of the bound window.
-    let denied = Fixture::launch(sandbox, "cli-occluder-denied", &["--wm-class", "KeePassXC", "--fill", &fill(DENIED_COVER), "--x", "140", "--y", "140", "--width", "200", "--height", "200"]);
-    let plain = Fixture::launch(sandbox, "cli-occluder-plain", &["--fill", &fill(PLAIN_COVER), "--x", "300", "--y", "420", "--width", "300", "--height", "200"]);
+    let denied = Fixture::launch(
+        sandbox,
+        "cli-occluder-denied",
+        &["--wm-class", "KeePassXC", "--fill", &fill(DENIED_COVER), "--x", "140", "--y", "140", "--width", "200", "--height", "200"],
+    );
+    let plain =
+        Fixture::launch(sandbox, "cli-occluder-plain", &["--fill", &fill(PLAIN_COVER), "--x", "300", "--y", "420", "--width", "300", "--height", "200"]);
     let _ = (denied.state(), plain.state());
     std::thread::sleep(Duration::from_millis(800));
     let (code, record, stderr) = run(glovebox(sandbox, &home).args(["screenshot", "--window", &id, "-o", "bound.png"]));

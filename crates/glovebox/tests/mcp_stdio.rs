@@ -492,7 +492,11 @@ fn observe_returns_the_bound_window_alone_when_a_denied_window_lies_over_it() {
     const COVER: [u8; 3] = [0xd1, 0x2b, 0xe7];
     let (sandbox, _turn) = Sandbox::shared_turn();
     let bound = Fixture::launch(sandbox, &unique_title("MCP occluded"), &["--no-password", "--x", "40", "--y", "40"]);
-    let cover = Fixture::launch(sandbox, &unique_title("MCP cover"), &["--wm-class", "KeePassXC", "--fill", "209,43,231", "--x", "160", "--y", "160", "--width", "200", "--height", "200"]);
+    let cover = Fixture::launch(
+        sandbox,
+        &unique_title("MCP cover"),
+        &["--wm-class", "KeePassXC", "--fill", "209,43,231", "--x", "160", "--y", "160", "--width", "200", "--height", "200"],
+    );
     let _ = (bound.state(), cover.state());
     std::thread::sleep(std::time::Duration::from_millis(800));
     runtime().block_on(async {

@@ -11,8 +11,9 @@
 use super::keymap::KeyStroke;
 use super::synthetic::{button_number, drag_path, wheel_presses};
 use crate::connection::{connection_lost, reply_error, X11Backend};
-use glovebox_model::{ErrorCode, Point, Refusal};
+use glovebox_model::Point;
 use glovebox_platform::Gesture;
+use glovebox_platform::{BackendError, BackendErrorKind};
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ClientMessageEvent, ConnectionExt as _, EventMask, Window};
@@ -37,43 +38,43 @@ struct Held<'a> {
 }
 
 impl Held<'_> {
-    fn fake(&self, kind: u8, detail: u8, at: Option<Point>) -> Result<(), Refusal> {
+    fn fake(&self, kind: u8, detail: u8, at: Option<Point>) -> Result<(), BackendError> {
         let (x, y) = at.map(|p| (p.x as i16, p.y as i16)).unwrap_or((0, 0));
         let root = if at.is_some() { self.backend.root } else { x11rb::NONE };
         self.backend.conn.xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, root, x, y, 0).map_err(connection_lost)?;
         Ok(())
     }
 
-    fn move_to(&self, at: Point) -> Result<(), Refusal> {
+    fn move_to(&self, at: Point) -> Result<(), BackendError> {
         self.fake(MOTION, 0, Some(at))
     }
 
-    fn press_key(&mut self, keycode: u8) -> Result<(), Refusal> {
+    fn press_key(&mut self, keycode: u8) -> Result<(), BackendError> {
         self.keys.push(keycode);
         self.fake(KEY_PRESS, keycode, None)
     }
 
-    fn release_key(&mut self, keycode: u8) -> Result<(), Refusal> {
+    fn release_key(&mut self, keycode: u8) -> Result<(), BackendError> {
         self.keys.retain(|&k| k != keycode);
         self.fake(KEY_RELEASE, keycode, None)
     }
 
-    fn press_button(&mut self, button: u8) -> Result<(), Refusal> {
+    fn press_button(&mut self, button: u8) -> Result<(), BackendError> {
         self.buttons.push(button);
         self.fake(BUTTON_PRESS, button, None)
     }
 
-    fn release_button(&mut self, button: u8) -> Result<(), Refusal> {
+    fn release_button(&mut self, button: u8) -> Result<(), BackendError> {
         self.buttons.retain(|&b| b != button);
         self.fake(BUTTON_RELEASE, button, None)
     }
 
-    fn click(&mut self, button: u8) -> Result<(), Refusal> {
+    fn click(&mut self, button: u8) -> Result<(), BackendError> {
         self.press_button(button)?;
         self.release_button(button)
     }
 
-    fn stroke(&mut self, stroke: &KeyStroke) -> Result<(), Refusal> {
+    fn stroke(&mut self, stroke: &KeyStroke) -> Result<(), BackendError> {
         let modifiers: Vec<u8> = stroke.modifiers.iter().flatten().copied().collect();
         for &m in &modifiers {
             self.press_key(m)?;
@@ -136,14 +137,14 @@ impl Drop for Restore<'_> {
 }
 
 impl X11Backend {
-    fn client_message(&self, window: Window, kind: u32, data: [u32; 5]) -> Result<(), Refusal> {
+    fn client_message(&self, window: Window, kind: u32, data: [u32; 5]) -> Result<(), BackendError> {
         let event = ClientMessageEvent::new(32, window, kind, data);
         self.conn.send_event(false, self.root, EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY, event).map_err(connection_lost)?;
         self.conn.flush().map_err(connection_lost)
     }
 
     /// Asks the window manager to activate `window` and waits until it has.
-    fn activate(&self, window: Window) -> Result<(), Refusal> {
+    fn activate(&self, window: Window) -> Result<(), BackendError> {
         let current = self.active_window()?.unwrap_or(0);
         if current == window {
             return Ok(());
@@ -157,8 +158,8 @@ impl X11Backend {
         // the old window. Both must have arrived.
         while self.active_window()? != Some(window) || !self.focus_within(window)? {
             if Instant::now() > deadline {
-                return Err(Refusal::new(
-                    ErrorCode::BackgroundUnavailable,
+                return Err(BackendError::new(
+                    BackendErrorKind::NoBackgroundRoute,
                     format!("the window manager did not activate window 0x{window:x} within {ACTIVATION_TIMEOUT:?}"),
                 ));
             }
@@ -168,7 +169,7 @@ impl X11Backend {
     }
 
     /// Whether the X input focus is `window` or inside it.
-    fn focus_within(&self, window: Window) -> Result<bool, Refusal> {
+    fn focus_within(&self, window: Window) -> Result<bool, BackendError> {
         let mut focus = self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?.focus;
         for _ in 0..16 {
             if focus == window {
@@ -185,15 +186,15 @@ impl X11Backend {
         Ok(false)
     }
 
-    fn pointer_position(&self) -> Result<Point, Refusal> {
+    fn pointer_position(&self) -> Result<Point, BackendError> {
         let reply = self.conn.query_pointer(self.root).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
         Ok(Point { x: i32::from(reply.root_x), y: i32::from(reply.root_y) })
     }
 
     /// Performs `gesture` in window `top` with the real pointer and keyboard.
-    pub(crate) fn send_foreground(&self, top: Window, gesture: &Gesture, keys: &[KeyStroke]) -> Result<(), Refusal> {
+    pub(crate) fn send_foreground(&self, top: Window, gesture: &Gesture, keys: &[KeyStroke]) -> Result<(), BackendError> {
         if !self.has_extension(x11rb::protocol::xtest::X11_EXTENSION_NAME) {
-            return Err(Refusal::backend_unavailable("the X server has no XTEST extension: no foreground route"));
+            return Err(BackendError::unavailable("the X server has no XTEST extension: no foreground route"));
         }
         let stacking = self.stacking_order()?;
         let above_target = stacking.iter().position(|&w| w == top).map(|i| stacking[i + 1..].to_vec()).unwrap_or_default();

@@ -2,7 +2,8 @@
 //! [`KeyCombo`] or character looked up as (key code, modifier mask). A key
 //! the mapping cannot produce is refused, never replaced by another.
 
-use glovebox_model::{ErrorCode, Key, KeyCombo, ModifierKey, NamedKey, Refusal};
+use glovebox_model::{Key, KeyCombo, ModifierKey, NamedKey};
+use glovebox_platform::{BackendError, BackendErrorKind};
 use std::collections::HashMap;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, KeyButMask};
@@ -76,10 +77,10 @@ fn modifier_keysym(m: ModifierKey) -> u32 {
 }
 
 impl Keymap {
-    pub fn read(conn: &impl Connection) -> Result<Keymap, Refusal> {
+    pub fn read(conn: &impl Connection) -> Result<Keymap, BackendError> {
         let setup = conn.setup();
         let (min, max) = (setup.min_keycode, setup.max_keycode);
-        let failed = |e: &dyn std::fmt::Display| Refusal::backend_unavailable(format!("reading the X keyboard mapping: {e}"));
+        let failed = |e: &dyn std::fmt::Display| BackendError::unavailable(format!("reading the X keyboard mapping: {e}"));
         let mapping = conn.get_keyboard_mapping(min, max - min + 1).map_err(|e| failed(&e))?.reply().map_err(|e| failed(&e))?;
         let per = usize::from(mapping.keysyms_per_keycode).max(1);
         let mut codes = HashMap::new();
@@ -107,13 +108,13 @@ impl Keymap {
         self.codes.get(&keysym).copied()
     }
 
-    fn unmapped(what: &str) -> Refusal {
-        Refusal::new(ErrorCode::BackgroundUnavailable, format!("{what} has no key on this keyboard layout, so no key route can type it"))
+    fn unmapped(what: &str) -> BackendError {
+        BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{what} has no key on this keyboard layout, so no key route can type it"))
     }
 
     /// The stroke for a combo: the key's code, plus Shift when the key sits
     /// on the shifted level, plus the combo's own modifiers.
-    pub fn combo(&self, combo: &KeyCombo) -> Result<KeyStroke, Refusal> {
+    pub fn combo(&self, combo: &KeyCombo) -> Result<KeyStroke, BackendError> {
         let keysym = match combo.key {
             Key::Named(k) => named_keysym(k),
             Key::Char(c) => char_keysym(c),
@@ -145,7 +146,7 @@ impl Keymap {
 
     /// Strokes for every character of `text`, or a refusal naming the first
     /// character no key produces (nothing is typed then).
-    pub fn text(&self, text: &str) -> Result<Vec<KeyStroke>, Refusal> {
+    pub fn text(&self, text: &str) -> Result<Vec<KeyStroke>, BackendError> {
         text.chars()
             .map(|c| {
                 let (keycode, level) = self.code(char_keysym(c)).ok_or_else(|| Self::unmapped(&format!("{c:?} (U+{:04X})", c as u32)))?;

@@ -10,7 +10,8 @@ mod synthetic;
 pub use keymap::{KeyStroke, Keymap};
 
 use crate::connection::{connection_lost, reply_error, X11Backend};
-use glovebox_model::{DeliveryMode, Refusal, WindowInfo};
+use glovebox_model::{DeliveryMode, WindowInfo};
+use glovebox_platform::BackendError;
 use glovebox_platform::Gesture;
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
@@ -19,7 +20,7 @@ use x11rb::protocol::Event;
 
 impl X11Backend {
     /// The server's keyboard mapping, read on first use.
-    pub fn keymap(&self) -> Result<&Keymap, Refusal> {
+    pub fn keymap(&self) -> Result<&Keymap, BackendError> {
         if let Some(map) = self.keymap.get() {
             return Ok(map);
         }
@@ -30,11 +31,11 @@ impl X11Backend {
     /// The X server's current time, read from a property change on a
     /// private unmapped window. Synthetic events carry it so toolkits order
     /// them (double-click detection) against real ones.
-    pub(crate) fn server_time(&self) -> Result<u32, Refusal> {
+    pub(crate) fn server_time(&self) -> Result<u32, BackendError> {
         let clock = match self.clock.get() {
             Some(w) => *w,
             None => {
-                let w = self.conn.generate_id().map_err(|e| Refusal::backend_unavailable(format!("X id: {e}")))?;
+                let w = self.conn.generate_id().map_err(|e| BackendError::unavailable(format!("X id: {e}")))?;
                 let aux = CreateWindowAux::new().event_mask(EventMask::PROPERTY_CHANGE);
                 self.conn.create_window(0, w, self.root, -1, -1, 1, 1, 0, WindowClass::INPUT_ONLY, 0, &aux).map_err(connection_lost)?;
                 let _ = self.conn.change_window_attributes(w, &ChangeWindowAttributesAux::new().event_mask(EventMask::PROPERTY_CHANGE));
@@ -50,14 +51,14 @@ impl X11Backend {
                 Some(Event::PropertyNotify(e)) if e.window == clock => return Ok(e.time),
                 Some(_) => continue,
                 None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-                None => return Err(Refusal::backend_unavailable("the X server did not report its time")),
+                None => return Err(BackendError::unavailable("the X server did not report its time")),
             }
         }
     }
 
     /// The key strokes a key or text gesture needs, or a refusal naming the
     /// first key this keyboard layout cannot produce.
-    pub fn strokes(&self, gesture: &Gesture) -> Result<Vec<KeyStroke>, Refusal> {
+    pub fn strokes(&self, gesture: &Gesture) -> Result<Vec<KeyStroke>, BackendError> {
         match gesture {
             Gesture::Key { combo, .. } => Ok(vec![self.keymap()?.combo(combo)?]),
             Gesture::Text { text } => self.keymap()?.text(text),
@@ -68,7 +69,7 @@ impl X11Backend {
     /// Performs `gesture` in `window`: background as synthetic events sent
     /// to the window alone, foreground through XTest with the desktop put
     /// back afterwards.
-    pub fn perform(&self, window: &WindowInfo, gesture: &Gesture, mode: DeliveryMode) -> Result<(), Refusal> {
+    pub fn perform(&self, window: &WindowInfo, gesture: &Gesture, mode: DeliveryMode) -> Result<(), BackendError> {
         let keys = self.strokes(gesture)?;
         match mode {
             DeliveryMode::Background => self.send_synthetic(window.id.xid, gesture, &keys),

@@ -10,7 +10,8 @@
 
 use super::keymap::KeyStroke;
 use crate::connection::{connection_lost, reply_error, X11Backend};
-use glovebox_model::{Button, Point, Refusal};
+use glovebox_model::{Button, Point};
+use glovebox_platform::BackendError;
 use glovebox_platform::Gesture;
 use x11rb::protocol::xproto::{
     ButtonPressEvent, ConnectionExt as _, EnterNotifyEvent, EventMask, KeyButMask, KeyPressEvent, Motion, MotionNotifyEvent, NotifyDetail, NotifyMode, Window,
@@ -70,12 +71,12 @@ struct Visit<'a> {
 }
 
 impl Visit<'_> {
-    fn send(&self, event: [u8; 32]) -> Result<(), Refusal> {
+    fn send(&self, event: [u8; 32]) -> Result<(), BackendError> {
         self.backend.conn.send_event(false, self.window, TO_CREATOR, event).map_err(connection_lost)?;
         Ok(())
     }
 
-    fn crossing(&self, kind: u8, at: Point, state: KeyButMask) -> Result<(), Refusal> {
+    fn crossing(&self, kind: u8, at: Point, state: KeyButMask) -> Result<(), BackendError> {
         let event = EnterNotifyEvent {
             response_type: kind,
             detail: NotifyDetail::NONLINEAR,
@@ -96,7 +97,7 @@ impl Visit<'_> {
         self.send(event.into())
     }
 
-    fn motion(&self, at: Point, state: KeyButMask) -> Result<(), Refusal> {
+    fn motion(&self, at: Point, state: KeyButMask) -> Result<(), BackendError> {
         let event = MotionNotifyEvent {
             response_type: MOTION_NOTIFY_EVENT,
             detail: Motion::NORMAL,
@@ -115,7 +116,7 @@ impl Visit<'_> {
         self.send(event.into())
     }
 
-    fn button(&self, kind: u8, button: u8, at: Point, state: KeyButMask) -> Result<(), Refusal> {
+    fn button(&self, kind: u8, button: u8, at: Point, state: KeyButMask) -> Result<(), BackendError> {
         let event = ButtonPressEvent {
             response_type: kind,
             detail: button,
@@ -134,7 +135,7 @@ impl Visit<'_> {
         self.send(event.into())
     }
 
-    fn click(&self, button: u8, at: Point) -> Result<(), Refusal> {
+    fn click(&self, button: u8, at: Point) -> Result<(), BackendError> {
         self.button(BUTTON_PRESS_EVENT, button, at, KeyButMask::default())?;
         self.button(BUTTON_RELEASE_EVENT, button, at, button_mask(button))
     }
@@ -142,7 +143,7 @@ impl Visit<'_> {
 
 impl X11Backend {
     /// The deepest mapped window of `top` under global `at`, with its origin.
-    fn window_under(&self, top: Window, at: Point) -> Result<(Window, Point), Refusal> {
+    fn window_under(&self, top: Window, at: Point) -> Result<(Window, Point), BackendError> {
         let gone = format!("0x{top:x}");
         let mut window = top;
         for _ in 0..16 {
@@ -158,17 +159,17 @@ impl X11Backend {
             }
             window = reply.child;
         }
-        Err(Refusal::backend_unavailable(format!("window 0x{top:x} nests deeper than 16 levels at {at:?}")))
+        Err(BackendError::unavailable(format!("window 0x{top:x} nests deeper than 16 levels at {at:?}")))
     }
 
-    fn visit(&self, top: Window, at: Point) -> Result<Visit<'_>, Refusal> {
+    fn visit(&self, top: Window, at: Point) -> Result<Visit<'_>, BackendError> {
         let (window, origin) = self.window_under(top, at)?;
         Ok(Visit { backend: self, window, origin, time: self.server_time()? })
     }
 
     /// Sends `gesture` to window `top` as synthetic events. `keys` are the
     /// strokes of a key or text gesture, looked up by the caller.
-    pub(crate) fn send_synthetic(&self, top: Window, gesture: &Gesture, keys: &[KeyStroke]) -> Result<(), Refusal> {
+    pub(crate) fn send_synthetic(&self, top: Window, gesture: &Gesture, keys: &[KeyStroke]) -> Result<(), BackendError> {
         match gesture {
             Gesture::Click { at, button, count } => {
                 let visit = self.visit(top, *at)?;
@@ -216,7 +217,7 @@ impl X11Backend {
         Ok(())
     }
 
-    fn send_keys(&self, top: Window, strokes: &[KeyStroke]) -> Result<(), Refusal> {
+    fn send_keys(&self, top: Window, strokes: &[KeyStroke]) -> Result<(), BackendError> {
         let time = self.server_time()?;
         for stroke in strokes {
             for kind in [KEY_PRESS_EVENT, KEY_RELEASE_EVENT] {

@@ -26,3 +26,20 @@ pub fn window_of(fixture: &Fixture, backend: &impl WindowSource) -> WindowInfo {
 pub fn xterm(sandbox: &Sandbox, title: &str, geometry: &str) -> Child {
     sandbox.command("xterm").args(["-title", title, "-geometry", geometry, "-e", "sleep", "600"]).stdin(Stdio::null()).spawn().expect("xterm is installed")
 }
+
+/// The code the host gives a backend's failure (or a model refusal's own).
+pub trait Code {
+    fn code(&self) -> glovebox_model::ErrorCode;
+}
+
+impl Code for glovebox_platform::BackendError {
+    fn code(&self) -> glovebox_model::ErrorCode {
+        glovebox_host::refusal_of(self.clone()).code
+    }
+}
+
+impl Code for glovebox_model::Refusal {
+    fn code(&self) -> glovebox_model::ErrorCode {
+        self.code
+    }
+}
