@@ -361,18 +361,25 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
     let fixture = Fixture::launch(sandbox, &unique_title("MCP http"), &["--no-password"]);
     let (status, response) = http_post(&address, &[("Authorization", &bearer)], &initialize);
     assert_eq!(status, 200, "{response}");
-    let session = response.lines().find_map(|l| l.strip_prefix("mcp-session-id: ").or_else(|| l.strip_prefix("Mcp-Session-Id: "))).map(|s| s.trim().to_owned());
-    let mut headers = vec![("Authorization".to_owned(), bearer.clone()), ("MCP-Protocol-Version".to_owned(), "2025-06-18".to_owned())];
-    if let Some(id) = session {
-        headers.push(("Mcp-Session-Id".to_owned(), id));
+    let session_headers = |response: &str| {
+        let session =
+            response.lines().find_map(|l| l.strip_prefix("mcp-session-id: ").or_else(|| l.strip_prefix("Mcp-Session-Id: "))).map(|s| s.trim().to_owned());
+        let mut headers = vec![("Authorization".to_owned(), bearer.clone()), ("MCP-Protocol-Version".to_owned(), "2025-06-18".to_owned())];
+        if let Some(id) = session {
+            headers.push(("Mcp-Session-Id".to_owned(), id));
+        }
+        http_post(&address, &borrowed(&headers), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        headers
+    };
+    fn borrowed(headers: &[(String, String)]) -> Vec<(&str, &str)> {
+        headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
     }
-    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    http_post(&address, &headers, &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    let first = session_headers(&response);
     let mut next_id = 10;
-    let mut tool = |name: &str, arguments: Value| -> Value {
+    let mut tool_in = |headers: &[(String, String)], name: &str, arguments: Value| -> Value {
         next_id += 1;
         let body = json!({"jsonrpc": "2.0", "id": next_id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}).to_string();
-        let (status, response) = http_post(&address, &headers, &body);
+        let (status, response) = http_post(&address, &borrowed(headers), &body);
         assert_eq!(status, 200, "{response}");
         let message = response
             .lines()
@@ -382,6 +389,7 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
             .find(|m| m["id"] == next_id);
         message.unwrap_or_else(|| panic!("no answer to {name} in {response}"))["result"].clone()
     };
+    let mut tool = |name: &str, arguments: Value| tool_in(&first, name, arguments);
     let listed = tool("list_windows", json!({"query": fixture.title}));
     let window = listed["content"][0]["text"].as_str().unwrap().lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
     let seen = tool("observe", json!({"window": window, "screenshot": false}));
@@ -389,6 +397,18 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
     let done = tool("set_value", json!({"target": {"element": name}, "text": "over http"}));
     assert_ne!(done["isError"], true, "{done}");
     fixture.wait_state("set over HTTP", |s| s["values"]["name"] == "over http");
+    // Another session has no frame of its own: it cannot act on the first session's.
+    let seen = tool("observe", json!({"window": window, "screenshot": false}));
+    let name = id_on_line(seen["content"][0]["text"].as_str().unwrap(), "\"Name\"");
+    let (status, response) = http_post(&address, &[("Authorization", &bearer)], &initialize);
+    assert_eq!(status, 200, "{response}");
+    let second = session_headers(&response);
+    assert_ne!(second, first, "a session of its own");
+    let refused = tool_in(&second, "set_value", json!({"target": {"element": name}, "text": "from the other session"}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(refused["content"][0]["text"].as_str().unwrap().starts_with("COMPUTER_STALE_REF"), "{refused}");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(fixture.state().unwrap()["values"]["name"], "over http", "nothing reached the window");
     let _ = server.kill();
     let _ = server.wait();
 }
