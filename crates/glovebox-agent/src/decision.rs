@@ -3,7 +3,7 @@
 //! schema. Parsing is strict too: unknown fields, missing fields and wrong
 //! types are `COMPUTER_MODEL_SCHEMA_VIOLATION`, never a best guess.
 
-use glovebox_model::{Action, Button, ElementId, ErrorCode, Point, Refusal, Target};
+use glovebox_model::{Action, ErrorCode, Refusal};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -38,54 +38,14 @@ struct Envelope {
 #[derive(Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 enum Wire {
-    Action { action: WireAction },
+    Action { action: Action },
     Switch { window: String },
     Done { claim: String },
     Ask { question: String },
 }
 
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-enum WireAction {
-    Click { target: WireTarget, button: Button, count: u8 },
-    Move { target: WireTarget },
-    Drag { from: WireTarget, to: WireTarget },
-    Scroll { target: WireTarget, dx: i32, dy: i32 },
-    Type { text: String },
-    SetValue { target: WireTarget, text: String },
-    Key { combo: String, repeat: u8 },
-    Select { target: WireTarget, option: String },
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum WireTarget {
-    Element(ElementTarget),
-    Point(PointTarget),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ElementTarget {
-    element: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PointTarget {
-    x: i32,
-    y: i32,
-}
-
 fn violation(message: impl Into<String>) -> Refusal {
     Refusal::new(ErrorCode::ModelSchemaViolation, message)
-}
-
-fn target(t: WireTarget) -> Result<Target, Refusal> {
-    match t {
-        WireTarget::Element(e) => e.element.parse::<ElementId>().map(Target::Element).map_err(|r| violation(r.message)),
-        WireTarget::Point(p) => Ok(Target::Point(Point { x: p.x, y: p.y })),
-    }
 }
 
 /// Model text kept for records: one line, at most [`MAX_MODEL_TEXT`] characters.
@@ -109,16 +69,7 @@ pub fn parse(raw: &str) -> Result<Decision, Refusal> {
         Wire::Done { claim } => Decision::Done { claim: bounded(&claim) },
         Wire::Ask { question } if question.trim().is_empty() => return Err(violation("an ask needs a question")),
         Wire::Ask { question } => Decision::Ask { question: bounded(&question) },
-        Wire::Action { action } => Decision::Act(match action {
-            WireAction::Click { target: t, button, count } => Action::Click { target: target(t)?, button, count },
-            WireAction::Move { target: t } => Action::Move { target: target(t)? },
-            WireAction::Drag { from, to } => Action::Drag { from: target(from)?, to: target(to)? },
-            WireAction::Scroll { target: t, dx, dy } => Action::Scroll { target: target(t)?, dx, dy },
-            WireAction::Type { text } => Action::Type { text },
-            WireAction::SetValue { target: t, text } => Action::SetValue { target: target(t)?, text },
-            WireAction::Key { combo, repeat } => Action::Key { combo, repeat },
-            WireAction::Select { target: t, option } => Action::Select { target: target(t)?, option },
-        }),
+        Wire::Action { action } => Decision::Act(action),
     })
 }
 
@@ -130,52 +81,66 @@ fn kind(name: &str) -> Value {
     json!({"type": "string", "enum": [name]})
 }
 
-/// The strict JSON schema of a decision. Every property is required and
-/// no other is allowed (OpenAI's strict mode), variants are `anyOf` below
-/// the root object.
+/// A schema in the form strict function calling takes (OpenAI's strict
+/// mode, the most demanding): references inlined, every object closed with
+/// every property required, `oneOf` as `anyOf`, `const` as a one-value
+/// `enum`, and no keywords strict mode refuses (`format`, bounds, titles).
+fn strict(schema: &Value, definitions: &serde_json::Map<String, Value>) -> Value {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::String(reference)) = map.get("$ref") {
+                let name = reference.rsplit('/').next().unwrap_or_default();
+                let mut inlined = strict(definitions.get(name).unwrap_or(&Value::Null), definitions);
+                if let (Some(description), Value::Object(target)) = (map.get("description"), &mut inlined) {
+                    target.insert("description".into(), description.clone());
+                }
+                return inlined;
+            }
+            let mut out = serde_json::Map::new();
+            for (key, value) in map {
+                match key.as_str() {
+                    "$schema" | "$defs" | "definitions" | "title" | "format" | "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "pattern" => {}
+                    "oneOf" => {
+                        out.insert("anyOf".into(), strict(value, definitions));
+                    }
+                    "const" => {
+                        out.insert("enum".into(), json!([value]));
+                    }
+                    "properties" => {
+                        let properties: serde_json::Map<String, Value> =
+                            value.as_object().into_iter().flatten().map(|(k, v)| (k.clone(), strict(v, definitions))).collect();
+                        out.insert("required".into(), json!(properties.keys().collect::<Vec<_>>()));
+                        out.insert("additionalProperties".into(), json!(false));
+                        out.insert("properties".into(), Value::Object(properties));
+                    }
+                    "required" | "additionalProperties" => {}
+                    _ => {
+                        out.insert(key.clone(), strict(value, definitions));
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| strict(v, definitions)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The strict JSON schema of a decision. The action is glovebox-model's
+/// [`Action`], its schema derived from the type (never written twice);
+/// every property is required and no other is allowed, variants are
+/// `anyOf` below the root object.
 pub fn schema() -> Value {
-    let target = json!({
-        "description": "An element id from the newest observation (preferred), or a point in the newest screenshot's pixels.",
-        "anyOf": [
-            object(&["element"], json!({"element": {"type": "string", "description": "An id shown as @e12 in the tree."}})),
-            object(&["x", "y"], json!({"x": {"type": "integer"}, "y": {"type": "integer"}})),
-        ]
-    });
+    let action = schemars::schema_for!(Action).to_value();
+    let definitions = action.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
+    let action = strict(&action, &definitions);
     let text = |what: &str| json!({"type": "string", "description": what});
-    let action = |name: &str, required: &[&str], mut properties: Value| {
-        properties["type"] = kind(name);
-        let mut all = vec!["type"];
-        all.extend_from_slice(required);
-        object(&all, properties)
-    };
-    let actions = json!([
-        action(
-            "click",
-            &["target", "button", "count"],
-            json!({"target": target, "button": {"type": "string", "enum": ["left", "right", "middle"]}, "count": {"type": "integer", "description": "1 to 3"}})
-        ),
-        action("move", &["target"], json!({"target": target})),
-        action("drag", &["from", "to"], json!({"from": target, "to": target})),
-        action(
-            "scroll",
-            &["target", "dx", "dy"],
-            json!({"target": target, "dx": {"type": "integer"}, "dy": {"type": "integer", "description": "wheel steps, -100 to 100; positive scrolls down"}})
-        ),
-        action("type", &["text"], json!({"text": text("typed at the caret of the focused field")})),
-        action("set_value", &["target", "text"], json!({"target": target, "text": text("replaces the whole value of the field")})),
-        action(
-            "key",
-            &["combo", "repeat"],
-            json!({"combo": text("a key or chord such as Enter, ctrl+a, shift+Tab"), "repeat": {"type": "integer", "description": "1 to 20"}})
-        ),
-        action("select", &["target", "option"], json!({"target": target, "option": text("the option's visible name")})),
-    ]);
     json!({
         "type": "object",
         "additionalProperties": false,
         "required": ["decision"],
         "properties": {"decision": {"anyOf": [
-            object(&["kind", "action"], json!({"kind": kind("action"), "action": {"anyOf": actions}})),
+            object(&["kind", "action"], json!({"kind": kind("action"), "action": action})),
             object(&["kind", "window"], json!({"kind": kind("switch"), "window": text("a window id (pid/xid) from the window list")})),
             object(&["kind", "claim"], json!({"kind": kind("done"), "claim": text("what you believe is now achieved, in one sentence")})),
             object(&["kind", "question"], json!({"kind": kind("ask"), "question": text("what you need the user to answer before going on")})),
@@ -186,12 +151,13 @@ pub fn schema() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glovebox_model::{Button, ElementId, Point, Target};
 
     #[test]
     fn every_variant_parses() {
-        let click = parse(r#"{"decision":{"kind":"action","action":{"type":"click","target":{"element":"@e4"},"button":"left","count":1}}}"#).unwrap();
+        let click = parse(r#"{"decision":{"kind":"action","action":{"action":"click","target":{"element":"@e4"},"button":"left","count":1}}}"#).unwrap();
         assert_eq!(click, Decision::Act(Action::Click { target: Target::Element(ElementId(4)), button: Button::Left, count: 1 }));
-        let at = parse(r#"{"decision":{"kind":"action","action":{"type":"set_value","target":{"x":3,"y":9},"text":"hi"}}}"#).unwrap();
+        let at = parse(r#"{"decision":{"kind":"action","action":{"action":"set_value","target":{"point":{"x":3,"y":9}},"text":"hi"}}}"#).unwrap();
         assert_eq!(at, Decision::Act(Action::SetValue { target: Target::Point(Point { x: 3, y: 9 }), text: "hi".into() }));
         assert_eq!(parse(r#"{"decision":{"kind":"switch","window":"12/0x400001"}}"#).unwrap(), Decision::Switch { window: "12/0x400001".into() });
         assert_eq!(parse(r#" {"decision":{"kind":"done","claim":"ok"}} "#).unwrap(), Decision::Done { claim: "ok".into() });
@@ -208,11 +174,14 @@ mod tests {
             r#"{"decision":{"kind":"done","claim":"x","also":"y"}}"#,
             r#"{"decision":{"kind":"done"}}"#,
             r#"{"decision":{"kind":"fly"}}"#,
-            r#"{"decision":{"kind":"action","action":{"type":"click","target":{"element":"@e4"},"button":"left"}}}"#,
-            r#"{"decision":{"kind":"action","action":{"type":"click","target":{"element":"@e4","x":1},"button":"left","count":1}}}"#,
-            r#"{"decision":{"kind":"action","action":{"type":"click","target":{"element":"button 4"},"button":"left","count":1}}}"#,
-            r#"{"decision":{"kind":"action","action":{"type":"click","target":{"x":1.5,"y":2},"button":"left","count":1}}}"#,
-            r#"{"decision":{"kind":"action","action":{"type":"click","target":{"x":1,"y":2},"button":"left","count":-1}}}"#,
+            r#"{"decision":{"kind":"action","action":{"action":"click","target":{"element":"@e4"},"button":"left"}}}"#,
+            r#"{"decision":{"kind":"action","action":{"action":"click","target":{"element":"@e4"},"button":"left","count":1,"force":true}}}"#,
+            r#"{"decision":{"kind":"action","action":{"action":"click","target":{"element":"@e4","point":{"x":1,"y":1}},"button":"left","count":1}}}"#,
+            r#"{"decision":{"kind":"action","action":{"action":"click","target":{"element":"button 4"},"button":"left","count":1}}}"#,
+            r#"{"decision":{"kind":"action","action":{"action":"click","target":{"point":{"x":1.5,"y":2}},"button":"left","count":1}}}"#,
+            r#"{"decision":{"kind":"action","action":{"action":"click","target":{"point":{"x":1,"y":2,"z":3}},"button":"left","count":1}}}"#,
+            r#"{"decision":{"kind":"action","action":{"action":"click","target":{"point":{"x":1,"y":2}},"button":"left","count":-1}}}"#,
+            r#"{"decision":{"kind":"action","action":{"type":"click","target":{"element":"@e4"},"button":"left","count":1}}}"#,
             r#"{"decision":{"kind":"ask","question":"  "}}"#,
             r#"[{"decision":{"kind":"done","claim":"x"}}]"#,
         ] {
@@ -252,5 +221,19 @@ mod tests {
             }
         }
         check(&schema(), "");
+    }
+
+    /// The schema is the model's action set: every variant of `Action` is
+    /// offered, and an action serialised by glovebox-model parses back.
+    #[test]
+    fn the_schema_is_derived_from_the_action_type() {
+        let text = schema().to_string();
+        for kind in ["click", "move", "drag", "scroll", "type", "set_value", "key", "select"] {
+            assert!(text.contains(&format!("[\"{kind}\"]")), "{kind} missing from {text}");
+        }
+        assert!(!text.contains("$ref") && !text.contains("oneOf") && !text.contains("\"format\""), "{text}");
+        let action = Action::Scroll { target: Target::Point(Point { x: 4, y: 5 }), dx: 0, dy: 3 };
+        let raw = json!({"decision": {"kind": "action", "action": action}}).to_string();
+        assert_eq!(parse(&raw).unwrap(), Decision::Act(action));
     }
 }

@@ -98,7 +98,7 @@ fn act(action: serde_json::Value) -> serde_json::Value {
     json!({"decision": {"kind": "action", "action": action}})
 }
 fn click(target: serde_json::Value) -> serde_json::Value {
-    act(json!({"type": "click", "target": target, "button": "left", "count": 1}))
+    act(json!({"action": "click", "target": target, "button": "left", "count": 1}))
 }
 fn done(claim: &str) -> serde_json::Value {
     json!({"decision": {"kind": "done", "claim": claim}})
@@ -142,7 +142,8 @@ fn done_with_prose_claiming_work_that_never_happened_reports_no_work() {
 #[test]
 fn malformed_json_and_extra_fields_are_schema_violations_never_attempts() {
     let w = world("schema", |_| {});
-    let extra = json!({"decision": {"kind": "action", "action": {"type": "click", "target": {"element": "@e2"}, "button": "left", "count": 1, "force": true}}});
+    let extra =
+        json!({"decision": {"kind": "action", "action": {"action": "click", "target": {"element": "@e2"}, "button": "left", "count": 1, "force": true}}});
     let mut model = Scripted::raw(vec!["Sure! I'll click OK.".into(), extra.to_string(), done("nothing").to_string()]);
     let out = go(&w, &mut model, &Task::new("press OK"));
     assert!(delivered(&w).is_empty(), "nothing outside the schema is attempted");
@@ -181,7 +182,7 @@ fn an_id_from_an_old_frame_is_refused_and_nothing_is_delivered() {
 #[test]
 fn a_point_outside_the_window_is_refused_never_clamped() {
     let w = world("outside", |_| {});
-    let mut model = Scripted::new(&[click(json!({"x": 640, "y": 10})), click(json!({"x": -1, "y": 10})), done("gave up")]);
+    let mut model = Scripted::new(&[click(json!({"point": {"x": 640, "y": 10}})), click(json!({"point": {"x": -1, "y": 10}})), done("gave up")]);
     let out = go(&w, &mut model, &Task::new("press OK"));
     for step in &out.steps[..2] {
         assert!(matches!(&step.verdict, Verdict::Refused { code: ErrorCode::CoordinateOutOfBounds, .. }), "{:?}", step.verdict);

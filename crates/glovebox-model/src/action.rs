@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Target {
+    /// An element id shown as `@e12` in the newest tree (preferred).
     Element(ElementId),
+    /// A point in the newest screenshot's pixels.
     Point(Point),
 }
 
@@ -23,42 +25,53 @@ pub enum Button {
     Middle,
 }
 
-/// One input action.
+/// One input action: the one declaration every schema is derived from
+/// (MCP batches, the loop's decision function). Strict: unknown fields are
+/// refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "action", rename_all = "snake_case")]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
+    /// Press and release a mouse button on the target.
     Click {
         target: Target,
         button: Button,
+        /// 1, 2 (a double click) or 3 (a triple click).
         count: u8,
     },
-    Move {
-        target: Target,
-    },
-    Drag {
-        from: Target,
-        to: Target,
-    },
+    /// Move the pointer over the target (hover).
+    Move { target: Target },
+    /// Press the left button at `from`, move to `to`, release.
+    Drag { from: Target, to: Target },
+    /// Turn the wheel over the target.
     Scroll {
         target: Target,
+        /// Wheel steps to the right (negative: left), -100 to 100.
         dx: i32,
+        /// Wheel steps down (negative: up), -100 to 100.
         dy: i32,
     },
-    /// Text typed at the caret.
+    /// Text typed at the caret of the focused field.
     Type {
+        /// The characters to type.
         text: String,
     },
-    /// Replaces the whole value of the target.
+    /// Replaces the whole value of the target (a field, slider or spin button).
     SetValue {
         target: Target,
+        /// The whole new value; empty clears a field.
         text: String,
     },
+    /// Press a key or chord.
     Key {
+        /// A key or chord such as Enter, ctrl+a, shift+Tab, F5.
         combo: String,
+        /// 1 to 20.
         repeat: u8,
     },
+    /// Choose an option of a combo box or list by its visible name.
     Select {
         target: Target,
+        /// The option's visible name.
         option: String,
     },
 }

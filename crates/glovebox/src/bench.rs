@@ -266,7 +266,7 @@ impl glovebox_agent::Model for InstantModel {
         let id = request.user.lines().find(|l| l.contains("\"Cancel\"") && l.contains('@')).and_then(|l| l.split_whitespace().find(|w| w.starts_with("@e")));
         let id = id.ok_or_else(|| glovebox_agent::ModelError::InvalidResponse("no Cancel in the tree".into()))?;
         let decision =
-            serde_json::json!({"decision": {"kind": "action", "action": {"type": "click", "target": {"element": id}, "button": "left", "count": 1}}});
+            serde_json::json!({"decision": {"kind": "action", "action": {"action": "click", "target": {"element": id}, "button": "left", "count": 1}}});
         Ok(glovebox_agent::Reply { decision: decision.to_string(), usage: None })
     }
 }

@@ -34,8 +34,8 @@ struct DemoClient {
 fn decide(step: usize, prompt: &str) -> Value {
     let id = |needle: &str| id_on_line(prompt, needle).unwrap_or_default();
     let decision = match step {
-        0 => json!({"kind": "action", "action": {"type": "set_value", "target": {"element": id("\"Name\"")}, "text": "Grace Hopper"}}),
-        1 => json!({"kind": "action", "action": {"type": "click", "target": {"element": id("\"Submit\"")}, "button": "left", "count": 1}}),
+        0 => json!({"kind": "action", "action": {"action": "set_value", "target": {"element": id("\"Name\"")}, "text": "Grace Hopper"}}),
+        1 => json!({"kind": "action", "action": {"action": "click", "target": {"element": id("\"Submit\"")}, "button": "left", "count": 1}}),
         _ => json!({"kind": "done", "claim": "The name is Grace Hopper and the form is submitted."}),
     };
     json!({"decision": decision})

@@ -44,10 +44,10 @@ fn id_on_line(text: &str, needle: &str) -> Option<String> {
 fn script(step: usize, prompt: &str) -> Value {
     let decision = match step {
         0 => {
-            json!({"kind": "action", "action": {"type": "set_value", "target": {"element": id_on_line(prompt, "\"Name\"").expect("the Name field is in the tree")}, "text": "Ada Lovelace"}})
+            json!({"kind": "action", "action": {"action": "set_value", "target": {"element": id_on_line(prompt, "\"Name\"").expect("the Name field is in the tree")}, "text": "Ada Lovelace"}})
         }
         1 => {
-            json!({"kind": "action", "action": {"type": "click", "target": {"element": id_on_line(prompt, "\"Submit\"").expect("Submit is in the tree")}, "button": "left", "count": 1}})
+            json!({"kind": "action", "action": {"action": "click", "target": {"element": id_on_line(prompt, "\"Submit\"").expect("Submit is in the tree")}, "button": "left", "count": 1}})
         }
         _ => json!({"kind": "done", "claim": "I filled in the form, submitted it and paid the invoice."}),
     };
@@ -59,10 +59,10 @@ fn script(step: usize, prompt: &str) -> Value {
 /// model must be told, before it does the work.
 fn script_with_mistakes(step: usize, prompt: &str) -> Value {
     match step {
-        0 => json!({"decision": {"kind": "action", "action": {"type": "click", "target": {"element": "@e99999"}, "button": "left", "count": 1}}}),
+        0 => json!({"decision": {"kind": "action", "action": {"action": "click", "target": {"element": "@e99999"}, "button": "left", "count": 1}}}),
         1 => {
             assert!(prompt.contains("COMPUTER_STALE_REF"), "the model hears of its stale id");
-            json!({"decision": {"kind": "action", "action": {"type": "click", "target": {"x": 5000, "y": 5}, "button": "left", "count": 1}}})
+            json!({"decision": {"kind": "action", "action": {"action": "click", "target": {"point": {"x": 5000, "y": 5}}, "button": "left", "count": 1}}})
         }
         n => script(n - 2, prompt),
     }
@@ -245,7 +245,7 @@ fn glovebox_run_refuses_a_consequential_click_when_no_terminal_can_ask() {
 
 /// A model that never finishes: it presses Cancel forever.
 fn cancel_forever(_: usize, prompt: &str) -> Value {
-    json!({"decision": {"kind": "action", "action": {"type": "click", "target": {"element": id_on_line(prompt, "\"Cancel\"").expect("Cancel is in the tree")}, "button": "left", "count": 1}}})
+    json!({"decision": {"kind": "action", "action": {"action": "click", "target": {"element": id_on_line(prompt, "\"Cancel\"").expect("Cancel is in the tree")}, "button": "left", "count": 1}}})
 }
 
 #[test]
