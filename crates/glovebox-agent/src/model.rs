@@ -133,20 +133,6 @@ pub enum Provider {
     McpSampling,
 }
 
-impl std::str::FromStr for Provider {
-    type Err = ModelError;
-    fn from_str(s: &str) -> Result<Provider, ModelError> {
-        match s {
-            "openai" | "openai-responses" => Ok(Provider::OpenAiResponses),
-            "anthropic" | "anthropic-messages" => Ok(Provider::AnthropicMessages),
-            "openai-compatible" | "ollama" | "vllm" | "lmstudio" => Ok(Provider::OpenAiCompatible),
-            "mcp-sampling" => Ok(Provider::McpSampling),
-            "" => Err(ModelError::Unbound),
-            other => Err(ModelError::Binding(format!("model.provider {other:?} is none of openai, anthropic, openai-compatible, mcp-sampling"))),
-        }
-    }
-}
-
 /// The user's explicit choice of model (config `[model]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelBinding {

@@ -264,14 +264,6 @@ fn a_read_only_host_takes_observe_only_tasks_alone() {
 }
 
 #[test]
-fn no_binding_is_model_unbound_never_a_fallback() {
-    let unbound = "".parse::<glovebox_agent::Provider>().unwrap_err();
-    assert_eq!(unbound.code(), ErrorCode::ModelUnbound);
-    let bad = "gpt".parse::<glovebox_agent::Provider>().unwrap_err();
-    assert_eq!(bad.code(), ErrorCode::ModelUnbound);
-}
-
-#[test]
 fn images_go_only_to_image_models_and_only_when_the_grant_allows_pixels() {
     let w = world("pixels", |_| {});
     let mut model = Scripted::new(&[done("seen")]);

@@ -38,7 +38,7 @@ pub struct ModelConfig {
     /// `openai-compatible` (Chat Completions: Ollama, vLLM, LM Studio),
     /// `mcp-sampling` (the MCP client's model, under `glovebox mcp` only), or
     /// empty: unbound.
-    pub provider: String,
+    pub provider: ModelProvider,
     /// The provider's model name, e.g. `claude-sonnet-4-5` or `gpt-5`.
     pub model: String,
     /// Overrides the provider's endpoint base; required for `openai-compatible`.
@@ -58,8 +58,29 @@ pub struct ModelConfig {
     pub native: bool,
 }
 
-/// The providers `model.provider` accepts (empty: unbound).
-pub const MODEL_PROVIDERS: &[&str] = &["openai", "anthropic", "openai-compatible", "mcp-sampling"];
+/// The providers `model.provider` accepts; empty: unbound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelProvider {
+    #[serde(rename = "")]
+    Unbound,
+    Openai,
+    Anthropic,
+    OpenaiCompatible,
+    McpSampling,
+}
+
+impl std::fmt::Display for ModelProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ModelProvider::Unbound => "",
+            ModelProvider::Openai => "openai",
+            ModelProvider::Anthropic => "anthropic",
+            ModelProvider::OpenaiCompatible => "openai-compatible",
+            ModelProvider::McpSampling => "mcp-sampling",
+        })
+    }
+}
 
 /// How the MCP server returns screenshots.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -206,7 +227,7 @@ impl Default for Config {
             serve: ServeConfig { port: 8750, token: String::new() },
             mcp: McpConfig { screenshot_files: false },
             model: ModelConfig {
-                provider: String::new(),
+                provider: ModelProvider::Unbound,
                 model: String::new(),
                 base_url: String::new(),
                 api_key_env: String::new(),
@@ -241,9 +262,6 @@ impl Config {
             return Err("serve.token must be at least 16 characters (or empty for a new one per run)".into());
         }
         let model = &self.model;
-        if !model.provider.is_empty() && !MODEL_PROVIDERS.contains(&model.provider.as_str()) {
-            return Err(format!("model.provider {:?} is none of {}", model.provider, MODEL_PROVIDERS.join(", ")));
-        }
         // Keys that only make sense together (provider and model, a base URL
         // for openai-compatible, native with openai/anthropic) are checked
         // when the model is bound, so `config set` works in any order.
@@ -530,6 +548,11 @@ mod tests {
             ("[capture]\nmax_width = 0\n", "configuration"),
             ("[capture]\ndisplay = \"left\"\n", "configuration"),
             ("enabled = \"maybe\"\n", "configuration"),
+            ("[model]\nprovider = \"gpt\"\n", "configuration"),
+            ("[approval]\nmode = \"sometimes\"\n", "configuration"),
+            ("[approval]\nobserve = \"maybe\"\n", "configuration"),
+            ("[grant]\ncapture = \"pixels\"\n", "configuration"),
+            ("[deny]\nancestors = \"none\"\n", "configuration"),
             ("enabled = \n", "c.toml"),
         ] {
             std::fs::write(&file, text).unwrap();
@@ -547,7 +570,7 @@ mod tests {
     #[test]
     fn model_is_unbound_by_default_and_bindings_are_checked() {
         let layered = Layered::load(&Sources::default()).unwrap();
-        assert_eq!(layered.config.model.provider, "", "no model is bound until the user binds one");
+        assert_eq!(layered.config.model.provider, ModelProvider::Unbound, "no model is bound until the user binds one");
         let env = |pairs: &[(&str, &str)]| Sources { environment: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), ..Default::default() };
         let ok = Layered::load(&env(&[
             ("GLOVEBOX_MODEL_PROVIDER", "anthropic"),

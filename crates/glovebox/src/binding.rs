@@ -3,14 +3,17 @@
 //! `COMPUTER_MODEL_UNBOUND`, never a model of their own choosing.
 
 use glovebox_agent::{ModelBinding, ModelError, Provider};
+use glovebox_config::ModelProvider;
 use std::time::Duration;
 
 /// The binding `[model]` describes, `Ok(None)` when nothing is bound.
 pub fn model_binding(config: &glovebox_config::ModelConfig) -> Result<Option<ModelBinding>, ModelError> {
-    let provider: Provider = match config.provider.parse() {
-        Ok(p) => p,
-        Err(ModelError::Unbound) => return Ok(None),
-        Err(e) => return Err(e),
+    let provider = match config.provider {
+        ModelProvider::Unbound => return Ok(None),
+        ModelProvider::Openai => Provider::OpenAiResponses,
+        ModelProvider::Anthropic => Provider::AnthropicMessages,
+        ModelProvider::OpenaiCompatible => Provider::OpenAiCompatible,
+        ModelProvider::McpSampling => Provider::McpSampling,
     };
     let text = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
     let unusable = |why: String| Err(ModelError::Binding(why));
@@ -43,7 +46,7 @@ mod tests {
     fn an_empty_provider_is_unbound_and_a_named_one_is_bound_as_written() {
         let mut config = glovebox_config::Config::default().model;
         assert_eq!(model_binding(&config).unwrap(), None);
-        config.provider = "openai-compatible".into();
+        config.provider = ModelProvider::OpenaiCompatible;
         config.model = "llama3.2".into();
         config.base_url = "http://127.0.0.1:11434/v1".into();
         let bound = model_binding(&config).unwrap().unwrap();
@@ -52,13 +55,13 @@ mod tests {
         assert_eq!(bound.timeout, Duration::from_secs(60));
         config.base_url.clear();
         assert!(matches!(model_binding(&config), Err(ModelError::Binding(_))), "openai-compatible without a base URL");
-        config.provider = "anthropic".into();
+        config.provider = ModelProvider::Anthropic;
         config.model.clear();
         assert!(matches!(model_binding(&config), Err(ModelError::Binding(_))), "a provider without a model");
         config.model = "claude-sonnet-4-5".into();
         config.native = true;
         assert!(model_binding(&config).unwrap().unwrap().native);
-        config.provider = "mcp-sampling".into();
+        config.provider = ModelProvider::McpSampling;
         assert!(matches!(model_binding(&config), Err(ModelError::Binding(_))), "native sampling");
     }
 }
