@@ -19,6 +19,8 @@ pub struct Config {
     pub enabled: bool,
     /// Refuse every input; observation only.
     pub read_only: bool,
+    /// Draw the agent's cursor (a click-through overlay) where a display allows it.
+    pub overlay: bool,
     pub capture: CaptureConfig,
     pub grant: GrantConfig,
     pub deny: DenyConfig,
@@ -213,6 +215,7 @@ impl Default for Config {
         Config {
             enabled: false,
             read_only: false,
+            overlay: true,
             capture: CaptureConfig { max_width: limits.max_width, max_height: limits.max_height, display: "all".into() },
             grant: GrantConfig { budget: 50, idle_expiry_secs: 900, capture: CaptureMode::A11yAndPixels },
             deny: DenyConfig { apps: vec![], ancestors: AncestorRule::Ancestors },

@@ -236,7 +236,13 @@ impl Host {
         let Some(input) = &b.input else {
             return Err(refuse(ErrorCode::BackgroundUnavailable, "this platform has no background input route yet"));
         };
+        if let Some(at) = targets.first().and_then(ResolvedTarget::point) {
+            self.aim_cursor(at);
+        }
         let delivery = input.deliver(&window, action, &targets, mode).gated()?;
+        self.press_cursor();
+        let on = described.first().map(|(role, name)| format!("{role} {name:?}"));
+        self.record_recent(describe_action(action), on, format!("delivered by {}", delivery.route));
         // Any input ends the frame; the budget pays for it.
         state.frames.end(frame_id);
         let grant = state.grant.as_mut().expect("ensured");

@@ -33,11 +33,13 @@ pub(crate) struct State {
     pub(crate) closed: Option<(ErrorCode, String)>,
     pub(crate) frames: FrameStore,
     next_grant: u64,
+    /// The grant revision the agent's cursor was last placed for.
+    pub(crate) cursor_revision: Option<u64>,
 }
 
 impl Default for State {
     fn default() -> Self {
-        State { grant: None, closed: None, frames: FrameStore::default(), next_grant: 1 }
+        State { grant: None, closed: None, frames: FrameStore::default(), next_grant: 1, cursor_revision: None }
     }
 }
 
@@ -67,6 +69,9 @@ impl Host {
         record.code = Some(refusal.code);
         record.detail = Some(refusal.message.clone());
         self.audit(record);
+        if let Some(action) = action {
+            self.record_recent(crate::describe_action(action), None, refusal.code.as_str().to_owned());
+        }
         refusal
     }
 
@@ -190,6 +195,7 @@ impl Host {
             self.audit(record);
         }
         state.frames.clear();
+        self.hide_cursor(state);
     }
 
     /// Revokes the active grant.
@@ -231,6 +237,7 @@ impl Host {
         self.audit(record);
         state.grant = None;
         state.frames.clear();
+        self.hide_cursor(state);
         let why = format!("the grant expired after {} s idle", self.inner.config.idle_expiry.as_secs());
         state.closed = Some((ErrorCode::GrantExpired, why.clone()));
         Some(refuse(ErrorCode::GrantExpired, why))
@@ -360,6 +367,10 @@ fn control_command(inner: &Weak<Inner>, command: &str) -> String {
                     Err(std::sync::TryLockError::WouldBlock) => return "busy: a call is in flight (an approval prompt may be open)".into(),
                 }
             }
+        }
+        "indicator" => {
+            let host = Host { inner, approver: Arc::new(crate::NoPrompt), standing: None, observe_only: false };
+            host.indicator_url().unwrap_or_else(|| "no indicator".into())
         }
         other => format!("unknown command {other:?}"),
     }

@@ -40,6 +40,7 @@ pub mod denials;
 pub mod frames;
 mod grant;
 mod observe;
+pub mod presence;
 pub mod process;
 mod tools;
 
@@ -197,6 +198,7 @@ struct Inner {
     display_dir: DisplayDir,
     audit: AuditLog,
     state: Mutex<State>,
+    presence: Mutex<presence::PresenceState>,
     /// Set by Stop: the turn in flight gives up at its next checkpoint.
     stop_requested: AtomicBool,
 }
@@ -226,7 +228,16 @@ impl Host {
         let display_dir = DisplayDir::new(&config.runtime_root, &config.display)?;
         let audit = AuditLog::new(config.audit_path.clone());
         let state = State::default();
-        let inner = Inner { backends, config, denials, display_dir, audit, state: Mutex::new(state), stop_requested: AtomicBool::new(false) };
+        let inner = Inner {
+            backends,
+            config,
+            denials,
+            display_dir,
+            audit,
+            state: Mutex::new(state),
+            presence: Mutex::default(),
+            stop_requested: AtomicBool::new(false),
+        };
         Ok(Host { inner: Arc::new(inner), approver: Arc::new(NoPrompt), standing: None, observe_only: false })
     }
 

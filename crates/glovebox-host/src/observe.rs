@@ -156,6 +156,9 @@ impl Host {
             occluded,
         };
         state.frames.insert(record);
+        let revision = grant.revision;
+        self.show_cursor_on(state, target, revision);
+        let grant = state.grant.as_ref().expect("ensured");
         let png = pixels.map(|p| p.as_ref().clone().downscale(image).encode_png()).transpose()?;
         let mut audit = self.grant_record("observe", grant);
         audit.detail = Some(format!("frame {id}, {} elements{}", tree.node_count, if png.is_some() { ", screenshot" } else { "" }));

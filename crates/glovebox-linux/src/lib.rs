@@ -81,8 +81,16 @@ mod linux {
 
     /// X11 for windows, capture, grabs and event input; AT-SPI for trees,
     /// password focus and semantic input (actions, text, values, selection).
-    pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Backends, BackendError> {
+    pub fn backends(display: Option<&str>, session_bus: Option<&str>, options: &super::Options) -> Result<Backends, BackendError> {
         let x11 = Arc::new(X11Backend::connect(display)?);
+        // The cursor is drawn where it can be; without it nothing else changes.
+        let presence: Option<Arc<dyn glovebox_platform::Presence>> = match options.overlay {
+            true => glovebox_x11::overlay::Overlay::open(display).ok().map(|overlay| {
+                x11.exclude_from_captures(overlay.window());
+                Arc::new(overlay) as Arc<dyn glovebox_platform::Presence>
+            }),
+            false => None,
+        };
         let atspi = Arc::new(AtspiBackend::on_session_bus(session_bus)?);
         Ok(Backends {
             windows: x11.clone(),
@@ -92,6 +100,7 @@ mod linux {
             secure_input: Arc::new(LinuxSecureInput { x11, atspi }),
             processes: Arc::new(super::ProcFs),
             launcher: Some(Arc::new(crate::launcher::DesktopLauncher { display: display.map(str::to_owned), session_bus: session_bus.map(str::to_owned) })),
+            presence,
         })
     }
 
@@ -111,14 +120,26 @@ mod linux {
 #[cfg(target_os = "linux")]
 pub use linux::LinuxSecureInput;
 
+/// How the Linux backends are put together.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Draw the agent's cursor (an override-redirect, click-through window).
+    pub overlay: bool,
+}
+
 /// This platform's backends on `display` and `session_bus` (the
-/// environment's when `None`).
+/// environment's when `None`), without the drawn cursor.
 pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Backends, BackendError> {
+    backends_with(display, session_bus, &Options::default())
+}
+
+/// [`backends`] put together as `options` say.
+pub fn backends_with(display: Option<&str>, session_bus: Option<&str>, options: &Options) -> Result<Backends, BackendError> {
     #[cfg(target_os = "linux")]
-    return linux::backends(display, session_bus);
+    return linux::backends(display, session_bus, options);
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (display, session_bus);
+        let _ = (display, session_bus, options);
         Err(glovebox_platform::unsupported::UnsupportedPlatform::current().error())
     }
 }

@@ -130,6 +130,8 @@ pub struct Backends {
     pub processes: std::sync::Arc<dyn process::ProcessTable>,
     /// `None` where applications cannot be started: `open_app` is then refused.
     pub launcher: Option<std::sync::Arc<dyn AppLauncher + Send + Sync>>,
+    /// The agent's drawn cursor, where one can be drawn; purely visual.
+    pub presence: Option<std::sync::Arc<dyn Presence>>,
 }
 
 impl Backends {
@@ -143,8 +145,22 @@ impl Backends {
             secure_input: desktop,
             processes,
             launcher: None,
+            presence: None,
         }
     }
+}
+
+/// The agent's cursor, drawn on the desktop and never taken: it shows
+/// where the agent is about to act and that it acted. Purely visual: it
+/// fails silently, and the host's re-measurement, not the drawing, is the
+/// truth about where an action lands.
+pub trait Presence: Send + Sync {
+    /// Shows the cursor at `at` (root coordinates), on top of everything.
+    fn aim(&self, at: Point);
+    /// Shows that the action at the cursor was delivered.
+    fn press(&self);
+    /// Takes the cursor off the screen (the grant ended).
+    fn hide(&self);
 }
 
 /// Signals of secure input the platform can see.

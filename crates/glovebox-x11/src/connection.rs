@@ -34,6 +34,9 @@ pub struct X11Backend {
     /// A never-mapped window whose property changes tell the server time.
     pub(crate) clock: std::sync::OnceLock<u32>,
     pub(crate) keymap: std::sync::OnceLock<crate::input::Keymap>,
+    /// glovebox's own windows (the agent's cursor): blacked out of every
+    /// desktop capture, as window captures black out whatever covers them.
+    pub(crate) own_windows: std::sync::Mutex<Vec<u32>>,
 }
 
 impl std::fmt::Debug for X11Backend {
@@ -85,7 +88,21 @@ impl X11Backend {
         let root = conn.setup().roots[screen].root;
         let atoms = Atoms::new(&conn).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
         let capture = crate::capture::Capturer::new(&conn, screen)?;
-        Ok(X11Backend { conn, root, atoms, capture, grab_probe: Default::default(), clock: Default::default(), keymap: Default::default() })
+        Ok(X11Backend {
+            conn,
+            root,
+            atoms,
+            capture,
+            grab_probe: Default::default(),
+            clock: Default::default(),
+            keymap: Default::default(),
+            own_windows: Default::default(),
+        })
+    }
+
+    /// Keeps `window` (one of glovebox's own) out of every desktop capture.
+    pub fn exclude_from_captures(&self, window: u32) {
+        self.own_windows.lock().unwrap_or_else(|p| p.into_inner()).push(window);
     }
 
     /// What this connection can do, before anything is asked of it.

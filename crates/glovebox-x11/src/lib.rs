@@ -13,6 +13,7 @@ pub mod doctor;
 pub mod grab;
 pub mod input;
 mod occlusion;
+pub mod overlay;
 mod pixels;
 #[cfg(feature = "shm")]
 mod shm;

@@ -78,10 +78,11 @@ impl X11Backend {
     /// Where the `hidden` windows (and the override-redirect windows of
     /// their clients) show on the screen now.
     pub(crate) fn hidden_parts(&self, hidden: &[WindowId]) -> Result<Vec<Rect>, BackendError> {
-        if hidden.is_empty() {
+        let own = self.own_windows.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if hidden.is_empty() && own.is_empty() {
             return Ok(vec![]);
         }
-        let mut frames = vec![];
+        let mut frames = own;
         for id in hidden {
             // A hidden window that closed meanwhile shows nowhere.
             if let Ok(top) = self.top_level_of(id.xid) {

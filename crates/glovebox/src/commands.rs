@@ -12,7 +12,9 @@ use std::process::ExitCode;
 /// The host for a one-shot read by the person at the terminal: its
 /// observe-class prompts (`approval.observe = prompt`) ask on the terminal.
 fn open_reader(config: &glovebox_config::Config) -> Result<glovebox_host::Host, Refusal> {
-    glovebox::platform::open_host(config).map(|host| host.with_approver(std::sync::Arc::new(crate::terminal::Terminal)))
+    // A one-shot read draws no cursor: nothing stays to show it on.
+    let config = glovebox_config::Config { overlay: false, ..config.clone() };
+    glovebox::platform::open_host(&config).map(|host| host.with_approver(std::sync::Arc::new(crate::terminal::Terminal)))
 }
 
 fn load_config(explicit: Option<PathBuf>, json: bool) -> Result<Layered, Failure> {
@@ -247,6 +249,7 @@ pub fn grant(config: Option<PathBuf>, action: GrantAction) -> Result<ExitCode, F
         }
         GrantAction::Hold { window, scope } => {
             let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, true))?;
+            glovebox::platform::serve_indicator(&host);
             let window: Option<WindowRef> = window.map(|w| w.parse()).transpose().map_err(|r| refused(r, true))?;
             let scope = match scope {
                 ScopeArg::Desktop => Scope::Desktop,
@@ -266,6 +269,32 @@ pub fn grant(config: Option<PathBuf>, action: GrantAction) -> Result<ExitCode, F
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+#[derive(Args, Debug)]
+pub struct IndicatorArgs {
+    /// Also open the page with `xdg-open`.
+    #[arg(long)]
+    open: bool,
+}
+
+/// `glovebox indicator`: the indicator page of the process holding this
+/// display's grant.
+pub fn indicator(args: IndicatorArgs) -> Result<ExitCode, Failure> {
+    let reply = glovebox_host::Host::remote_indicator(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name());
+    let url = match reply {
+        Ok(url) if url.starts_with("http://") => url,
+        Ok(other) => {
+            eprintln!("the process holding this display's grant serves no indicator ({other})");
+            return Ok(ExitCode::from(3));
+        }
+        Err(r) => return Err(refused(r, false)),
+    };
+    println!("{url}");
+    if args.open {
+        std::process::Command::new("xdg-open").arg(&url).spawn().context("running xdg-open")?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn stop() -> Result<ExitCode, Failure> {
@@ -361,7 +390,11 @@ fn mcp_server(config: &glovebox_config::Config) -> glovebox_mcp::GloveboxServer 
     let model = glovebox::binding::model_binding(&config.model).map_err(|e| e.to_refusal());
     let options = glovebox_mcp::Options { read_only: config.read_only, screenshot_dir, model };
     // A disabled host never touches the desktop; every tool answers its refusal.
-    glovebox_mcp::GloveboxServer::new(glovebox::platform::open_host(config), options)
+    let host = glovebox::platform::open_host(config);
+    if let Ok(host) = &host {
+        glovebox::platform::serve_indicator(host);
+    }
+    glovebox_mcp::GloveboxServer::new(host, options)
 }
 
 /// `glovebox mcp`: the MCP server on stdio. Nothing but protocol goes to stdout.

@@ -40,6 +40,8 @@ enum Command {
     },
     /// Revoke this display's grant from any terminal; agent grants are refused for 30 s.
     Stop,
+    /// Print the URL of the indicator page (what the agent holds, and Stop) of this display's grant holder.
+    Indicator(commands::IndicatorArgs),
     /// Read the audit trail.
     Audit(commands::AuditArgs),
     /// Read a window's accessibility tree (compact text, or JSON).
@@ -81,6 +83,7 @@ fn main() -> ExitCode {
         Command::Observe(args) => commands::observe(cli.config, args),
         Command::Grant { action } => commands::grant(cli.config, action),
         Command::Stop => commands::stop(),
+        Command::Indicator(args) => commands::indicator(args),
         Command::Audit(args) => commands::audit(args),
         Command::Schema { output } => commands::schema(output),
         Command::Doctor { json } => commands::doctor(json),

@@ -31,5 +31,14 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
 pub fn open_host(config: &Config) -> Result<Host, Refusal> {
     let host_config = host_config(config, &display_name())?;
     host_config.check_enabled()?;
-    Host::open(glovebox_linux::backends(None, None).map_err(glovebox_host::refusal_of)?, host_config)
+    let options = glovebox_linux::Options { overlay: config.overlay };
+    Host::open(glovebox_linux::backends_with(None, None, &options).map_err(glovebox_host::refusal_of)?, host_config)
+}
+
+/// Serves the indicator page of `host` (this process shows what its grant
+/// holds); where it cannot be served, says so on stderr and goes on.
+pub fn serve_indicator(host: &Host) {
+    if let Err(e) = glovebox_indicator::serve(host.clone()) {
+        eprintln!("glovebox: the indicator page could not be served: {e}");
+    }
 }

@@ -52,6 +52,7 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
     };
     let model_name = model.as_ref().map(|m| m.name()).unwrap_or_else(|| format!("{}/{} (native computer use)", config.model.provider, binding.model));
     let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
+    glovebox::platform::serve_indicator(&host);
 
     // Ctrl-C is Stop: the grant is revoked and the loop ends at its next
     // host call; a second Ctrl-C leaves at once.

@@ -1,0 +1,130 @@
+//! What the user sees of the agent (DESIGN.md §7): the drawn cursor moved
+//! to each target before delivery and pressed after it, hidden with the
+//! grant; and the view the indicator page shows — the grant, the bound
+//! window, the last actions with their results. Drawing never blocks or
+//! replaces an action; reading the view never waits for a call in flight.
+
+use crate::grant::State;
+use crate::Host;
+use glovebox_model::{GrantView, Point, WindowInfo};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// How many recent actions the view keeps.
+const RECENT: usize = 8;
+
+/// One action as the indicator lists it: what, on what, and how it ended.
+/// Typed text appears as its length only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecentAction {
+    pub at_ms: u64,
+    pub action: String,
+    pub target: Option<String>,
+    /// `delivered by …` or the refusal's code.
+    pub result: String,
+}
+
+/// Everything the indicator shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PresenceView {
+    pub grant: Option<GrantView>,
+    /// The bound window's title, when there is one.
+    pub window_title: Option<String>,
+    pub recent: Vec<RecentAction>,
+    /// Stop was pressed and the cooldown has not ended.
+    pub stopped: bool,
+}
+
+#[derive(Default)]
+pub(crate) struct PresenceState {
+    recent: VecDeque<RecentAction>,
+    /// The last view read with the state free, for readers during a call.
+    last: Option<PresenceView>,
+    indicator_url: Option<String>,
+}
+
+impl Host {
+    fn presence_state(&self) -> std::sync::MutexGuard<'_, PresenceState> {
+        self.inner.presence.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn record_recent(&self, action: String, target: Option<String>, result: String) {
+        let mut presence = self.presence_state();
+        if presence.recent.len() == RECENT {
+            presence.recent.pop_front();
+        }
+        presence.recent.push_back(RecentAction { at_ms: glovebox_platform::now_ms(), action, target, result });
+    }
+
+    /// The agent's cursor on `window`, where a grant's first look (or a
+    /// rebinding) puts it: just inside the top-left corner.
+    pub(crate) fn show_cursor_on(&self, state: &mut State, window: &WindowInfo, revision: u64) {
+        if state.cursor_revision == Some(revision) {
+            return;
+        }
+        state.cursor_revision = Some(revision);
+        self.aim_cursor(Point { x: window.geometry.x + 16, y: window.geometry.y + 16 });
+    }
+
+    pub(crate) fn aim_cursor(&self, at: Point) {
+        if let Some(presence) = &self.inner.backends.presence {
+            presence.aim(at);
+        }
+    }
+
+    pub(crate) fn press_cursor(&self) {
+        if let Some(presence) = &self.inner.backends.presence {
+            presence.press();
+        }
+    }
+
+    pub(crate) fn hide_cursor(&self, state: &mut State) {
+        state.cursor_revision = None;
+        if let Some(presence) = &self.inner.backends.presence {
+            presence.hide();
+        }
+    }
+
+    /// What the indicator shows now. Never waits for a call in flight (an
+    /// open approval prompt, say): it then answers the last view it read.
+    pub fn presence_view(&self) -> PresenceView {
+        let stopped = self.inner.display_dir.cooldown_left().is_some();
+        let recent: Vec<RecentAction> = self.presence_state().recent.iter().cloned().collect();
+        let fresh = match self.inner.state.try_lock() {
+            Ok(state) => Some(state.grant.as_ref().map(|g| (self.view(g), g.target.as_ref().map(|w| w.title.clone())))),
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                Some(p.into_inner().grant.as_ref().map(|g| (self.view(g), g.target.as_ref().map(|w| w.title.clone()))))
+            }
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        };
+        let mut presence = self.presence_state();
+        let view = match fresh {
+            Some(grant) => {
+                let (grant, window_title) = grant.map(|(g, t)| (Some(g), t)).unwrap_or((None, None));
+                PresenceView { grant, window_title, recent, stopped }
+            }
+            None => match &presence.last {
+                Some(last) => PresenceView { recent, stopped, ..last.clone() },
+                None => PresenceView { grant: None, window_title: None, recent, stopped },
+            },
+        };
+        presence.last = Some(view.clone());
+        view
+    }
+
+    /// Where this process serves the indicator page (its URL carries the
+    /// token); the control socket hands it to `glovebox indicator`.
+    pub fn set_indicator_url(&self, url: String) {
+        self.presence_state().indicator_url = Some(url);
+    }
+
+    pub(crate) fn indicator_url(&self) -> Option<String> {
+        self.presence_state().indicator_url.clone()
+    }
+
+    /// The indicator of the process holding this display's grant (another
+    /// process), through its control socket.
+    pub fn remote_indicator(runtime_root: &std::path::Path, display: &str) -> Result<String, glovebox_model::Refusal> {
+        crate::control::DisplayDir::new(runtime_root, display)?.send("indicator")
+    }
+}

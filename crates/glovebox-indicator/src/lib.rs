@@ -1,0 +1,156 @@
+//! The indicator (DESIGN.md §7): a small page on 127.0.0.1 that shows what
+//! the agent holds right now — the bound window, scope, origin, budget,
+//! capture mode, the last actions and their results — live over
+//! server-sent events, with a Stop that does exactly what `glovebox stop`
+//! does. Every request needs the per-run token in its URL (403 without
+//! it) and a loopback `Host`. The page is plain HTML, CSS and JavaScript
+//! embedded here; it shows only what the host's presence view gives it.
+#![forbid(unsafe_code)]
+
+use glovebox_host::Host;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+const PAGE: &str = include_str!("page.html");
+/// How often an event stream looks at the host's view for a change.
+const TICK: Duration = Duration::from_millis(100);
+/// A comment line this often keeps proxies and the browser from timing out.
+const KEEPALIVE: Duration = Duration::from_secs(15);
+/// Longest request head read.
+const MAX_HEAD: usize = 8 * 1024;
+
+/// A running indicator; it serves until the process ends.
+pub struct Indicator {
+    pub url: String,
+    pub address: SocketAddr,
+}
+
+/// 32 hex characters from the kernel's random source.
+fn new_token() -> std::io::Result<String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Starts serving `host`'s indicator on a free loopback port and tells the
+/// host its URL (so `glovebox indicator` can ask for it).
+pub fn serve(host: Host) -> std::io::Result<Indicator> {
+    let token = new_token()?;
+    let listener = TcpListener::bind(("127.0.0.1", 0))?;
+    let address = listener.local_addr()?;
+    let url = format!("http://{address}/?token={token}");
+    host.set_indicator_url(url.clone());
+    std::thread::Builder::new().name("glovebox-indicator".into()).spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let (host, token) = (host.clone(), token.clone());
+            let _ = std::thread::Builder::new().name("glovebox-indicator-conn".into()).spawn(move || {
+                let _ = answer(stream, &host, &token);
+            });
+        }
+    })?;
+    Ok(Indicator { url, address })
+}
+
+/// Compares without an early exit, so the time taken says nothing of the token.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn loopback(host: &str) -> bool {
+    let name = host.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(host, |(name, _)| name);
+    matches!(name, "127.0.0.1" | "localhost" | "[::1]")
+}
+
+fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &str) -> std::io::Result<()> {
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut request_line = String::new();
+    reader.by_ref().take(MAX_HEAD as u64).read_line(&mut request_line)?;
+    let mut host_header = None;
+    let mut head = request_line.len();
+    loop {
+        let mut line = String::new();
+        if reader.by_ref().take(MAX_HEAD as u64).read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
+            break;
+        }
+        head += line.len();
+        if head > MAX_HEAD {
+            return respond(&mut stream, "431 Request Header Fields Too Large", "text/plain", "too large");
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("host") {
+                host_header = Some(value.trim().to_owned());
+            }
+        }
+    }
+    let mut parts = request_line.split_whitespace();
+    let (method, target) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let presented = query.split('&').find_map(|pair| pair.strip_prefix("token=")).unwrap_or_default();
+    if !host_header.as_deref().is_some_and(loopback) || !same_secret(presented.as_bytes(), token.as_bytes()) {
+        return respond(&mut stream, "403 Forbidden", "text/plain", "forbidden");
+    }
+    match (method, path) {
+        ("GET", "/") => respond(&mut stream, "200 OK", "text/html; charset=utf-8", PAGE),
+        ("GET", "/events") => events(stream, host),
+        ("POST", "/stop") => {
+            let body = match host.stop() {
+                Ok(()) => {
+                    serde_json::json!({"stopped": true, "message": "Stopped: the grant is revoked, the agent's turn is aborted, and agent grants are refused for 30 seconds."})
+                }
+                Err(e) => serde_json::json!({"stopped": false, "message": format!("Stop failed: {e}")}),
+            };
+            respond(&mut stream, "200 OK", "application/json", &body.to_string())
+        }
+        _ => respond(&mut stream, "404 Not Found", "text/plain", "not found"),
+    }
+}
+
+/// Server-sent events: the view whenever it changes, until the page goes.
+fn events(mut stream: TcpStream, host: &Host) -> std::io::Result<()> {
+    stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\n")?;
+    let mut last = String::new();
+    let mut quiet_since = Instant::now();
+    loop {
+        let view = serde_json::to_string(&host.presence_view()).unwrap_or_default();
+        if view != last {
+            stream.write_all(format!("data: {view}\n\n").as_bytes())?;
+            stream.flush()?;
+            last = view;
+            quiet_since = Instant::now();
+        } else if quiet_since.elapsed() > KEEPALIVE {
+            stream.write_all(b": still here\n\n")?;
+            quiet_since = Instant::now();
+        }
+        std::thread::sleep(TICK);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_hosts_pass_and_secrets_compare_whole() {
+        assert!(loopback("127.0.0.1:8000") && loopback("localhost") && loopback("[::1]:1"));
+        assert!(!loopback("evil.example:8000") && !loopback("127.0.0.1.evil.example"));
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd") && !same_secret(b"abc", b"abcd") && !same_secret(b"", b"a"));
+    }
+
+    #[test]
+    fn the_page_has_a_real_stop_button_and_a_live_status() {
+        assert!(PAGE.contains("<button id=\"stop\" type=\"button\""));
+        assert!(PAGE.contains("role=\"status\"") && PAGE.contains("EventSource"));
+        assert!(!PAGE.contains("setInterval"), "no polling loop in the page");
+    }
+}
