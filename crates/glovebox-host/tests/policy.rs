@@ -449,6 +449,7 @@ fn platform_unsupported_answers_every_operation() {
         secure_input: world.desktop.clone(),
         processes: Arc::new(World::processes()),
         launcher: None,
+        presence: None,
     };
     let host = Host::open(backends, world.config.clone()).unwrap();
     assert_eq!(code(host.observe(None, false)), ErrorCode::PlatformUnsupported);
@@ -709,4 +710,43 @@ fn a_window_partly_off_screen_still_takes_actions() {
     host.act(seen.frame.id, click(Target::Point(glovebox_model::Point { x: 50, y: 20 }))).unwrap();
     let delivered = world.desktop.delivered.lock().unwrap().clone();
     assert!(matches!(delivered[0].2[0], glovebox_platform::ResolvedTarget::Global { at: glovebox_model::Point { x: 50, y: 120 }, .. }), "{:?}", delivered[0].2);
+}
+
+#[derive(Default)]
+struct DrawnCursor(std::sync::Mutex<Vec<String>>);
+
+impl glovebox_platform::Presence for DrawnCursor {
+    fn aim(&self, at: glovebox_model::Point) {
+        self.0.lock().unwrap().push(format!("aim {} {}", at.x, at.y));
+    }
+    fn press(&self) {
+        self.0.lock().unwrap().push("press".into());
+    }
+    fn hide(&self) {
+        self.0.lock().unwrap().push("hide".into());
+    }
+}
+
+#[test]
+fn the_agents_cursor_appears_with_the_first_look_aims_before_delivery_and_goes_with_the_grant() {
+    let world = World::new("cursor");
+    let cursor = Arc::new(DrawnCursor::default());
+    let mut backends = Backends::of_fake_desktop(world.desktop.clone(), Arc::new(World::processes()));
+    backends.presence = Some(cursor.clone());
+    let host = Host::open(backends, world.config.clone()).unwrap();
+    host.observe(None, false).unwrap();
+    assert_eq!(*cursor.0.lock().unwrap(), ["aim 116 116"], "inside the editor's top-left corner");
+    let seen = host.observe(None, false).unwrap();
+    assert_eq!(cursor.0.lock().unwrap().len(), 1, "the same grant and window: the cursor stays");
+    // A refused action draws nothing; a delivered one aims at the element's centre, then presses.
+    assert_eq!(code(host.act(seen.frame.id, click(Target::Element(glovebox_model::ElementId(99))))), ErrorCode::StaleRef);
+    assert_eq!(cursor.0.lock().unwrap().len(), 1);
+    host.act(seen.frame.id, click(OK_BUTTON)).unwrap();
+    assert_eq!(cursor.0.lock().unwrap()[1..], ["aim 135 120", "press"]);
+    let view = host.presence_view();
+    assert_eq!(view.grant.as_ref().unwrap().budget_left, 49);
+    assert!(view.recent.last().unwrap().result.starts_with("delivered by"), "{:?}", view.recent);
+    host.stop().unwrap();
+    assert_eq!(cursor.0.lock().unwrap().last().unwrap(), "hide");
+    assert!(host.presence_view().grant.is_none() && host.presence_view().stopped);
 }

@@ -105,8 +105,15 @@ mod linux {
     }
 
     pub fn doctor() -> glovebox_platform::doctor::DoctorReport {
+        use glovebox_platform::doctor::Check;
         let mut report = glovebox_x11::doctor::doctor(None);
         report.checks.push(glovebox_atspi::doctor_check());
+        report.checks.push(match glovebox_x11::overlay::Overlay::open(None) {
+            Ok(_) => {
+                Check::ok("overlay", "the agent's cursor can be drawn (override-redirect, empty input shape); the grant holder draws it while `overlay = true`")
+            }
+            Err(e) => Check::warning("overlay", e.message, &["the agent's drawn cursor (everything else works)"]),
+        });
         report
     }
 

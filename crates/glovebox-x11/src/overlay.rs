@@ -3,7 +3,8 @@
 //! every click passes through to what is below (it can never receive
 //! input). Its bounding shape is a crosshair with a hollow centre, so the
 //! point it marks stays visible. It draws; it never moves the user's
-//! pointer. Every request is fire-and-forget: a failure to draw is dropped.
+//! pointer. Drawing happens on a thread of its own, so an action only hands
+//! it a note; every request is fire-and-forget and a failure is dropped.
 
 use glovebox_model::Point;
 use glovebox_platform::{BackendError, Presence};
@@ -28,11 +29,24 @@ fn pixel(rgb: [u8; 3]) -> u32 {
     (u32::from(rgb[0]) << 16) | (u32::from(rgb[1]) << 8) | u32::from(rgb[2])
 }
 
+/// What the drawing thread is asked to do.
+enum Draw {
+    Aim(Point),
+    Press,
+    Hide,
+}
+
 /// The cursor window, not shown until the first `aim`.
 pub struct Overlay {
+    window: u32,
+    drawer: Mutex<std::sync::mpsc::Sender<Draw>>,
+}
+
+/// The drawing side: the cursor window on its own connection.
+struct Canvas {
     conn: RustConnection,
     window: u32,
-    shown: Mutex<bool>,
+    shown: bool,
 }
 
 impl Overlay {
@@ -67,7 +81,20 @@ impl Overlay {
         ];
         conn.shape_rectangles(shape::SO::SET, shape::SK::BOUNDING, x11rb::protocol::xproto::ClipOrdering::UNSORTED, window, 0, 0, &crosshair).map_err(lost)?;
         conn.flush().map_err(lost)?;
-        Ok(Overlay { conn, window, shown: Mutex::new(false) })
+        let (drawer, notes) = std::sync::mpsc::channel();
+        let mut canvas = Canvas { conn, window, shown: false };
+        std::thread::Builder::new()
+            .name("glovebox-overlay".into())
+            .spawn(move || {
+                // Ends when the overlay is dropped (its sender with it).
+                for note in notes {
+                    canvas.draw(note);
+                }
+                let _ = canvas.conn.destroy_window(canvas.window);
+                let _ = canvas.conn.flush();
+            })
+            .map_err(|e| BackendError::unavailable(format!("no thread for the overlay: {e}")))?;
+        Ok(Overlay { window, drawer: Mutex::new(drawer) })
     }
 
     /// The cursor window's id (it is glovebox's own, never a target).
@@ -75,44 +102,50 @@ impl Overlay {
         self.window
     }
 
+    fn send(&self, note: Draw) {
+        let _ = self.drawer.lock().unwrap_or_else(|p| p.into_inner()).send(note);
+    }
+}
+
+impl Canvas {
     fn colour(&self, rgb: [u8; 3]) {
         let _ = self.conn.change_window_attributes(self.window, &ChangeWindowAttributesAux::new().background_pixel(pixel(rgb)));
         let _ = self.conn.clear_area(false, self.window, 0, 0, 0, 0);
+    }
+
+    fn draw(&mut self, note: Draw) {
+        match note {
+            Draw::Aim(at) => {
+                let half = i32::from(CURSOR_SIZE / 2);
+                let place = ConfigureWindowAux::new().x(at.x - half).y(at.y - half).stack_mode(StackMode::ABOVE);
+                let _ = self.conn.configure_window(self.window, &place);
+                self.colour(AIM_RGB);
+                if !self.shown {
+                    let _ = self.conn.map_window(self.window);
+                    self.shown = true;
+                }
+            }
+            Draw::Press => self.colour(PRESS_RGB),
+            Draw::Hide if self.shown => {
+                let _ = self.conn.unmap_window(self.window);
+                self.shown = false;
+            }
+            Draw::Hide => {}
+        }
+        let _ = self.conn.flush();
     }
 }
 
 impl Presence for Overlay {
     fn aim(&self, at: Point) {
-        let half = i32::from(CURSOR_SIZE / 2);
-        let place = ConfigureWindowAux::new().x(at.x - half).y(at.y - half).stack_mode(StackMode::ABOVE);
-        let _ = self.conn.configure_window(self.window, &place);
-        self.colour(AIM_RGB);
-        let mut shown = self.shown.lock().unwrap_or_else(|p| p.into_inner());
-        if !*shown {
-            let _ = self.conn.map_window(self.window);
-            *shown = true;
-        }
-        let _ = self.conn.flush();
+        self.send(Draw::Aim(at));
     }
 
     fn press(&self) {
-        self.colour(PRESS_RGB);
-        let _ = self.conn.flush();
+        self.send(Draw::Press);
     }
 
     fn hide(&self) {
-        let mut shown = self.shown.lock().unwrap_or_else(|p| p.into_inner());
-        if *shown {
-            let _ = self.conn.unmap_window(self.window);
-            let _ = self.conn.flush();
-            *shown = false;
-        }
-    }
-}
-
-impl Drop for Overlay {
-    fn drop(&mut self) {
-        let _ = self.conn.destroy_window(self.window);
-        let _ = self.conn.flush();
+        self.send(Draw::Hide);
     }
 }

@@ -35,6 +35,8 @@ fn run_tool(sandbox: &Sandbox, program: &Path, args: &[&str]) -> Result<()> {
     let status = sandbox
         .command(program)
         .args(args)
+        // The bench's own private desktop: computer use is on there.
+        .env("GLOVEBOX_ENABLED", "true")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -178,6 +180,45 @@ fn main() -> Result<()> {
     result
 }
 
+/// The gated click again on a host that draws the agent's cursor (it aims
+/// before and shows the press after each delivery): drawing must stay off
+/// the action's path.
+/// Both hosts take turns, so the machine's drift falls on both alike.
+fn bench_click_with_overlay(sandbox: &Sandbox, runs: usize, plain: &glovebox_host::Host, reference: &WindowRef) -> Result<(Duration, Duration)> {
+    use glovebox_host::{Host, HostConfig};
+    use glovebox_model::{Action, Button, DeliveryMode, Target};
+    let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
+    let mut config = HostConfig::new(sandbox.display());
+    config.approvals = glovebox_host::Approvals::allow_all();
+    config.runtime_root = sandbox.runtime_dir().join("glovebox-bench-overlay");
+    config.audit_path = sandbox.runtime_dir().join("bench-audit.jsonl");
+    config.budget = 10_000;
+    let options = glovebox_linux::Options { overlay: true };
+    let backends = glovebox_linux::backends_with(Some(sandbox.display()), Some(sandbox.bus_address()), &options).map_err(|e| anyhow::anyhow!("{e}"))?;
+    anyhow::ensure!(backends.presence.is_some(), "the agent's cursor cannot be drawn here");
+    let host = Host::open(backends, config).map_err(fail)?;
+    let seen = host.observe(Some(reference), false).map_err(fail)?;
+    let submit = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
+    let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1 };
+    let plain_seen = plain.observe(Some(reference), false).map_err(fail)?;
+    let plain_submit = plain_seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
+    let plain_click = Action::Click { target: Target::Element(plain_submit), button: Button::Left, count: 1 };
+    let (mut off, mut on) = (vec![], vec![]);
+    for _ in 0..=runs {
+        let frame = plain.observe(None, false).map_err(fail)?.frame.id;
+        let start = Instant::now();
+        plain.act_unobserved(frame, plain_click.clone(), DeliveryMode::Background).map_err(fail)?;
+        off.push(start.elapsed());
+        let frame = host.observe(None, false).map_err(fail)?.frame.id;
+        let start = Instant::now();
+        host.act_unobserved(frame, click.clone(), DeliveryMode::Background).map_err(fail)?;
+        on.push(start.elapsed());
+    }
+    off.remove(0);
+    on.remove(0);
+    Ok((median(off), median(on)))
+}
+
 /// Input rows: gated clicks and background typing through the host, next to
 /// the xdotool commands a user would otherwise script.
 fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()> {
@@ -234,6 +275,9 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     println!();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!("{:<58} {:>9.2} ms", "host: gated element click, no follow-up observation", ms(median(unobserved)));
+    let (without, with_cursor) = bench_click_with_overlay(sandbox, runs, &host, &reference)?;
+    println!("{:<58} {:>9.2} ms", "host: gated click, cursor off (interleaved with the next)", ms(without));
+    println!("{:<58} {:>9.2} ms", "host: gated click, the agent's cursor drawn", ms(with_cursor));
     println!("{:<58} {:>9.2} ms", "host: gated element click + next observation", ms(observed));
     println!("{:<58} {:>9.2} ms", format!("host: type 100 characters, background ({route})"), ms(typing));
     match which("xdotool") {

@@ -166,7 +166,19 @@ pub fn schema(output: SchemaOutput) -> Result<ExitCode, Failure> {
 }
 
 pub fn doctor(json: bool) -> Result<ExitCode, Failure> {
-    let report = glovebox_linux::doctor();
+    let mut report = glovebox_linux::doctor();
+    let served = glovebox_host::Host::remote_indicator(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name());
+    report.checks.push(glovebox_platform::doctor::Check::ok(
+        "indicator",
+        match served {
+            // The address only: the token stays with `glovebox indicator`.
+            Ok(url) if url.starts_with("http://") => format!(
+                "served by this display's grant holder at {}/ (`glovebox indicator` prints the URL with its token)",
+                url.split("/?").next().unwrap_or_default()
+            ),
+            _ => "served on 127.0.0.1 by whichever glovebox process holds this display's grant; none holds one now".into(),
+        },
+    ));
     if json {
         let mut value = serde_json::to_value(&report).context("serialising the report")?;
         value["capabilities"] = serde_json::to_value(glovebox_linux::capabilities()).context("serialising the capabilities")?;
