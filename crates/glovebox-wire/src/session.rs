@@ -6,7 +6,7 @@
 
 use crate::error::WireError;
 use glovebox_host::{FrameView, Host, Observation, Span};
-use glovebox_model::{Action, ApprovalClass, Button, CaptureLimits, DeliveryMode, ErrorCode, Refusal, Target, WindowRef};
+use glovebox_model::{Action, ApprovalClass, CaptureLimits, DeliveryMode, ErrorCode, Refusal, Target, WindowRef};
 use std::time::Duration;
 
 /// How an executor runs its calls.
@@ -64,31 +64,6 @@ pub fn no_screenshot_yet() -> Refusal {
     Refusal::new(ErrorCode::StaleRef, "there is no screenshot to map coordinates through yet; take a screenshot first")
 }
 
-fn describe(action: &Action, names: &[String]) -> String {
-    let at = |t: &Target| match t {
-        Target::Point(p) => format!("({}, {})", p.x, p.y),
-        Target::Element(e) => e.to_string(),
-    };
-    let on = if names.is_empty() { String::new() } else { format!(" on {}", names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")) };
-    match action {
-        Action::Click { target, button, count } => {
-            let button = match button {
-                Button::Left => "",
-                Button::Right => "right-",
-                Button::Middle => "middle-",
-            };
-            let times = if *count > 1 { format!(" ×{count}") } else { String::new() };
-            format!("{button}click{times} at {}{on}", at(target))
-        }
-        Action::Move { target } => format!("move to {}{on}", at(target)),
-        Action::Drag { from, to } => format!("drag from {} to {}{on}", at(from), at(to)),
-        Action::Scroll { target, dx, dy } => format!("scroll {dx}, {dy} step(s) at {}{on}", at(target)),
-        Action::Type { text } => format!("type {} character(s)", text.chars().count()),
-        Action::Key { combo, .. } => format!("press {combo}"),
-        other => other.kind().to_owned(),
-    }
-}
-
 impl Session {
     pub fn new(host: Host, options: ExecutorOptions) -> Session {
         Session { host, options, basis: None }
@@ -143,10 +118,9 @@ impl Session {
                         None => vec![],
                     };
                     span.text_characters += action.text_length().unwrap_or(0);
-                    let names: Vec<String> = targets.iter().map(|(_, n): &(String, String)| n.clone()).collect();
-                    let line = describe(action, &names);
+                    // The targets' roles and names are shown beside the lines.
                     span.targets.extend(targets);
-                    line
+                    glovebox_host::describe_action(action)
                 }
             });
         }

@@ -1,6 +1,9 @@
 //! The X server going away under a connected backend: every call answers
 //! `COMPUTER_BACKEND_UNAVAILABLE` at once, never a hang or a panic.
 
+mod common;
+
+use common::Code;
 use glovebox_model::{CaptureLimits, DisplaySelection, ErrorCode};
 use glovebox_platform::{ScreenCapture, WindowSource};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -44,21 +47,4 @@ fn capabilities_are_stated_up_front() {
     assert!(detail.contains("no window manager"), "{detail}");
     assert!(!caps.accessibility.is_available());
     sandbox.shutdown();
-}
-
-/// The code the host gives a backend's failure (or a model refusal's own).
-trait Code {
-    fn code(&self) -> glovebox_model::ErrorCode;
-}
-
-impl Code for glovebox_platform::BackendError {
-    fn code(&self) -> glovebox_model::ErrorCode {
-        glovebox_host::refusal_of(self.clone()).code
-    }
-}
-
-impl Code for glovebox_model::Refusal {
-    fn code(&self) -> glovebox_model::ErrorCode {
-        self.code
-    }
 }

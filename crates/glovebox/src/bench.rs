@@ -180,23 +180,29 @@ fn main() -> Result<()> {
     result
 }
 
+/// A host on the bench's desktop, every approval class allowed (prompts
+/// have tests of their own), under a runtime root of its own so two can
+/// hold grants side by side.
+fn bench_host(sandbox: &Sandbox, root: &str, overlay: bool) -> Result<glovebox_host::Host> {
+    let mut config = glovebox_host::HostConfig::new(sandbox.display());
+    config.approvals = glovebox_host::Approvals::allow_all();
+    config.runtime_root = sandbox.runtime_dir().join(root);
+    config.audit_path = sandbox.runtime_dir().join("bench-audit.jsonl");
+    config.budget = 10_000;
+    let options = glovebox_linux::Options { overlay };
+    let backends = glovebox_linux::backends_with(Some(sandbox.display()), Some(sandbox.bus_address()), &options).map_err(|e| anyhow::anyhow!("{e}"))?;
+    anyhow::ensure!(!overlay || backends.presence.is_some(), "the agent's cursor cannot be drawn here");
+    glovebox_host::Host::open(backends, config).map_err(|r| anyhow::anyhow!("{r}"))
+}
+
 /// The gated click again on a host that draws the agent's cursor (it aims
 /// before and shows the press after each delivery): drawing must stay off
 /// the action's path.
 /// Both hosts take turns, so the machine's drift falls on both alike.
 fn bench_click_with_overlay(sandbox: &Sandbox, runs: usize, plain: &glovebox_host::Host, reference: &WindowRef) -> Result<(Duration, Duration)> {
-    use glovebox_host::{Host, HostConfig};
     use glovebox_model::{Action, Button, DeliveryMode, Target};
     let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
-    let mut config = HostConfig::new(sandbox.display());
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join("glovebox-bench-overlay");
-    config.audit_path = sandbox.runtime_dir().join("bench-audit.jsonl");
-    config.budget = 10_000;
-    let options = glovebox_linux::Options { overlay: true };
-    let backends = glovebox_linux::backends_with(Some(sandbox.display()), Some(sandbox.bus_address()), &options).map_err(|e| anyhow::anyhow!("{e}"))?;
-    anyhow::ensure!(backends.presence.is_some(), "the agent's cursor cannot be drawn here");
-    let host = Host::open(backends, config).map_err(fail)?;
+    let host = bench_host(sandbox, "glovebox-bench-overlay", true)?;
     let seen = host.observe(Some(reference), false).map_err(fail)?;
     let submit = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
     let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1 };
@@ -222,17 +228,9 @@ fn bench_click_with_overlay(sandbox: &Sandbox, runs: usize, plain: &glovebox_hos
 /// Input rows: gated clicks and background typing through the host, next to
 /// the xdotool commands a user would otherwise script.
 fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()> {
-    use glovebox_host::{Host, HostConfig};
     use glovebox_model::{Action, Button, DeliveryMode, Target};
     let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
-    let mut config = HostConfig::new(sandbox.display());
-    // Approval prompts have tests of their own; here every class is allowed.
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join("glovebox-bench");
-    config.audit_path = sandbox.runtime_dir().join("bench-audit.jsonl");
-    config.budget = 10_000;
-    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let host = Host::open(backends, config).map_err(fail)?;
+    let host = bench_host(sandbox, "glovebox-bench", false)?;
     let reference = WindowRef::Id(window.id);
     let seen = host.observe(Some(&reference), false).map_err(fail)?;
     let submit = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
