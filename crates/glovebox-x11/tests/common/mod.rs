@@ -1,6 +1,6 @@
 //! Shared by the end-to-end test binaries: the GTK3 fixture app, launched
 //! into a sandbox desktop, with its own state report as the oracle.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use glovebox_model::{WindowInfo, WindowRef};
 use glovebox_platform::WindowSource;
