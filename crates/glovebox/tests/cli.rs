@@ -333,7 +333,9 @@ fn png_colours(path: &Path, within: Option<(i64, i64, i64, i64)>) -> std::collec
 
 #[test]
 fn a_window_screenshot_never_shows_the_windows_lying_over_it() {
-    let sandbox = Sandbox::shared();
+    // A desktop of its own: no other test's window may land between the covers and the bound window.
+    let private = Sandbox::start(glovebox_sandbox::SandboxOptions::default()).unwrap();
+    let sandbox = &private;
     let home = scratch("occluded");
     let (bound, id) = fixture(sandbox, &home, "cli-occluded-bound");
     bound.send(serde_json::json!({"cmd": "move", "x": 40, "y": 40}));
@@ -369,12 +371,15 @@ fn a_window_screenshot_never_shows_the_windows_lying_over_it() {
     let desk = png_colours(&home.join("desk.png"), None);
     assert!(!desk.contains(&DENIED_COVER), "the deny-listed window shows in the desktop image");
     assert!(desk.contains(&PLAIN_COVER), "an allowed window shows in the desktop image");
-    drop((denied, plain));
+    drop((denied, plain, bound));
+    private.shutdown();
 }
 
 #[test]
 fn reads_refuse_secure_input_while_a_password_field_has_focus() {
-    let sandbox = Sandbox::shared();
+    // A desktop of its own: no other test's window may take the focus meanwhile.
+    let private = Sandbox::start(glovebox_sandbox::SandboxOptions::default()).unwrap();
+    let sandbox = &private;
     let home = scratch("secure");
     let (fixture, id) = fixture(sandbox, &home, "cli-secure");
     fixture.send(serde_json::json!({"cmd": "set", "widget": "password", "value": "hunter2-secret"}));
@@ -395,4 +400,6 @@ fn reads_refuse_secure_input_while_a_password_field_has_focus() {
     let (code, json, stderr) = run(glovebox(sandbox, &home).args(["inspect", "--json", "--window", &id]));
     assert_eq!(code, 0, "{stderr}");
     assert!(!json.to_string().contains("hunter2"), "the field's value appears nowhere");
+    drop(fixture);
+    private.shutdown();
 }
