@@ -25,6 +25,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod access;
 mod act;
 pub mod approval;
 pub mod audit;

@@ -7,8 +7,9 @@
 //! embedded here; it shows only what the host's presence view gives it.
 #![forbid(unsafe_code)]
 
+use glovebox_host::access::{loopback, new_token, same_secret};
 use glovebox_host::Host;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read as _, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
@@ -24,13 +25,6 @@ const MAX_HEAD: usize = 8 * 1024;
 pub struct Indicator {
     pub url: String,
     pub address: SocketAddr,
-}
-
-/// 32 hex characters from the kernel's random source.
-fn new_token() -> std::io::Result<String> {
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Starts serving `host`'s indicator on a free loopback port and tells the
@@ -50,16 +44,6 @@ pub fn serve(host: Host) -> std::io::Result<Indicator> {
         }
     })?;
     Ok(Indicator { url, address })
-}
-
-/// Compares without an early exit, so the time taken says nothing of the token.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-fn loopback(host: &str) -> bool {
-    let name = host.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(host, |(name, _)| name);
-    matches!(name, "127.0.0.1" | "localhost" | "[::1]")
 }
 
 fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &str) -> std::io::Result<()> {
@@ -138,14 +122,6 @@ fn events(mut stream: TcpStream, host: &Host) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_loopback_hosts_pass_and_secrets_compare_whole() {
-        assert!(loopback("127.0.0.1:8000") && loopback("localhost") && loopback("[::1]:1"));
-        assert!(!loopback("evil.example:8000") && !loopback("127.0.0.1.evil.example"));
-        assert!(same_secret(b"abc", b"abc"));
-        assert!(!same_secret(b"abc", b"abd") && !same_secret(b"abc", b"abcd") && !same_secret(b"", b"a"));
-    }
 
     #[test]
     fn the_page_has_a_real_stop_button_and_a_live_status() {

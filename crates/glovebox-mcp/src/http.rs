@@ -10,6 +10,7 @@
 
 use crate::GloveboxServer;
 use bytes::Bytes;
+use glovebox_host::access::{loopback, same_secret};
 use http_body_util::{combinators::BoxBody, BodyExt as _, Full};
 use hyper::{Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -61,20 +62,6 @@ async fn route(routes: Arc<dyn Routes>, request: Request<hyper::body::Incoming>)
         Ok((status, body)) => json(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), body),
         Err(e) => route_error(StatusCode::INTERNAL_SERVER_ERROR, &format!("the endpoint failed: {e}")),
     }
-}
-
-/// Whether `authority` (a `Host` value, or an origin's host part) names this machine.
-fn loopback(authority: &str) -> bool {
-    let host = match authority.strip_prefix('[') {
-        Some(rest) => rest.split(']').next().unwrap_or_default(),
-        None => authority.rsplit_once(':').map(|(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { authority }).unwrap_or(authority),
-    };
-    matches!(host.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "::1")
-}
-
-/// Equal strings, compared in time that does not depend on where they differ.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 fn plain(status: StatusCode, text: &str) -> Response<BoxBody<Bytes, Infallible>> {

@@ -149,7 +149,11 @@ impl X11Backend {
         // What covered the window may have moved while it was read: what
         // covers it now is blacked out too, so neither state leaks.
         let mut covered = covered;
-        covered.extend(self.covering(window)?);
+        for now in self.covering(window)? {
+            if !covered.contains(&now) {
+                covered.push(now);
+            }
+        }
         Ok(window_capture(window, rect, native, limits, &covered))
     }
 }

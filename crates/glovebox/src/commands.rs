@@ -427,19 +427,15 @@ pub struct ServeArgs {
     read_only: bool,
 }
 
-/// 32 hex characters from the kernel's random source.
-fn new_token() -> anyhow::Result<String> {
-    use std::io::Read as _;
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).context("reading /dev/urandom for a token")?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 /// `glovebox serve`: streamable HTTP on loopback; prints the URL and token.
 pub fn serve(config: Option<PathBuf>, args: ServeArgs) -> Result<ExitCode, Failure> {
     let mut config = load_config(config, false)?.config;
     config.read_only |= args.read_only;
-    let token = if config.serve.token.is_empty() { new_token()? } else { config.serve.token.clone() };
+    let token = if config.serve.token.is_empty() {
+        glovebox_host::access::new_token().context("reading /dev/urandom for a token")?
+    } else {
+        config.serve.token.clone()
+    };
     let port = args.port.unwrap_or(config.serve.port);
     let announce = |address: std::net::SocketAddr| {
         println!("{}", serde_json::json!({"url": format!("http://{address}/mcp"), "token": token}));

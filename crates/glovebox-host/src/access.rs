@@ -1,0 +1,40 @@
+//! Who may reach a page or endpoint glovebox serves on loopback (`glovebox
+//! serve`, the indicator): a request whose `Host` names this machine and
+//! that carries the per-run token. One rule for every surface that serves.
+
+/// An HTTP authority (`host[:port]`) that names this machine.
+pub fn loopback(authority: &str) -> bool {
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => authority.rsplit_once(':').map(|(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { authority }).unwrap_or(authority),
+    };
+    matches!(host.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "::1")
+}
+
+/// Equal secrets, compared in time that does not depend on where they differ.
+pub fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// A new per-run token: 32 hex characters from the kernel's random source.
+pub fn new_token() -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_authorities_pass_and_secrets_compare_whole() {
+        assert!(loopback("127.0.0.1:8000") && loopback("localhost") && loopback("[::1]:1") && loopback("LOCALHOST:80"));
+        assert!(!loopback("evil.example:8000") && !loopback("127.0.0.1.evil.example") && !loopback("localhost.evil.example"));
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd") && !same_secret(b"abc", b"abcd") && !same_secret(b"", b"a"));
+        let (a, b) = (new_token().unwrap(), new_token().unwrap());
+        assert!(a.len() == 32 && a != b && a.bytes().all(|c| c.is_ascii_hexdigit()));
+    }
+}
