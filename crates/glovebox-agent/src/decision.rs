@@ -81,59 +81,12 @@ fn kind(name: &str) -> Value {
     json!({"type": "string", "enum": [name]})
 }
 
-/// A schema in the form strict function calling takes (OpenAI's strict
-/// mode, the most demanding): references inlined, every object closed with
-/// every property required, `oneOf` as `anyOf`, `const` as a one-value
-/// `enum`, and no keywords strict mode refuses (`format`, bounds, titles).
-fn strict(schema: &Value, definitions: &serde_json::Map<String, Value>) -> Value {
-    match schema {
-        Value::Object(map) => {
-            if let Some(Value::String(reference)) = map.get("$ref") {
-                let name = reference.rsplit('/').next().unwrap_or_default();
-                let mut inlined = strict(definitions.get(name).unwrap_or(&Value::Null), definitions);
-                if let (Some(description), Value::Object(target)) = (map.get("description"), &mut inlined) {
-                    target.insert("description".into(), description.clone());
-                }
-                return inlined;
-            }
-            let mut out = serde_json::Map::new();
-            for (key, value) in map {
-                match key.as_str() {
-                    "$schema" | "$defs" | "definitions" | "title" | "format" | "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "pattern" => {}
-                    "oneOf" => {
-                        out.insert("anyOf".into(), strict(value, definitions));
-                    }
-                    "const" => {
-                        out.insert("enum".into(), json!([value]));
-                    }
-                    "properties" => {
-                        let properties: serde_json::Map<String, Value> =
-                            value.as_object().into_iter().flatten().map(|(k, v)| (k.clone(), strict(v, definitions))).collect();
-                        out.insert("required".into(), json!(properties.keys().collect::<Vec<_>>()));
-                        out.insert("additionalProperties".into(), json!(false));
-                        out.insert("properties".into(), Value::Object(properties));
-                    }
-                    "required" | "additionalProperties" => {}
-                    _ => {
-                        out.insert(key.clone(), strict(value, definitions));
-                    }
-                }
-            }
-            Value::Object(out)
-        }
-        Value::Array(items) => Value::Array(items.iter().map(|v| strict(v, definitions)).collect()),
-        other => other.clone(),
-    }
-}
-
 /// The strict JSON schema of a decision. The action is glovebox-model's
 /// [`Action`], its schema derived from the type (never written twice);
 /// every property is required and no other is allowed, variants are
 /// `anyOf` below the root object.
 pub fn schema() -> Value {
-    let action = schemars::schema_for!(Action).to_value();
-    let definitions = action.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
-    let action = strict(&action, &definitions);
+    let action = glovebox_model::schema::strict(&schemars::schema_for!(Action).to_value());
     let text = |what: &str| json!({"type": "string", "description": what});
     json!({
         "type": "object",
@@ -156,7 +109,7 @@ mod tests {
     #[test]
     fn every_variant_parses() {
         let click = parse(r#"{"decision":{"kind":"action","action":{"action":"click","target":{"element":"@e4"},"button":"left","count":1}}}"#).unwrap();
-        assert_eq!(click, Decision::Act(Action::Click { target: Target::Element(ElementId(4)), button: Button::Left, count: 1 }));
+        assert_eq!(click, Decision::Act(Action::Click { target: Target::Element(ElementId(4)), button: Button::Left, count: 1, modifiers: vec![] }));
         let at = parse(r#"{"decision":{"kind":"action","action":{"action":"set_value","target":{"point":{"x":3,"y":9}},"text":"hi"}}}"#).unwrap();
         assert_eq!(at, Decision::Act(Action::SetValue { target: Target::Point(Point { x: 3, y: 9 }), text: "hi".into() }));
         assert_eq!(parse(r#"{"decision":{"kind":"switch","window":"12/0x400001"}}"#).unwrap(), Decision::Switch { window: "12/0x400001".into() });
@@ -232,7 +185,7 @@ mod tests {
             assert!(text.contains(&format!("[\"{kind}\"]")), "{kind} missing from {text}");
         }
         assert!(!text.contains("$ref") && !text.contains("oneOf") && !text.contains("\"format\""), "{text}");
-        let action = Action::Scroll { target: Target::Point(Point { x: 4, y: 5 }), dx: 0, dy: 3 };
+        let action = Action::Scroll { target: Target::Point(Point { x: 4, y: 5 }), dx: 0, dy: 3, modifiers: vec![] };
         let raw = json!({"decision": {"kind": "action", "action": action}}).to_string();
         assert_eq!(parse(&raw).unwrap(), Decision::Act(action));
     }

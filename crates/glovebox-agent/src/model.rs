@@ -153,4 +153,16 @@ pub struct ModelBinding {
     /// `computer_2025…`) and gets that tool instead of the decision function.
     /// Explicit: never inferred from the model's name.
     pub native: bool,
+    /// Which Anthropic contract a native run declares.
+    pub anthropic_tool: AnthropicTool,
+}
+
+/// The Anthropic computer-use contract of a native run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AnthropicTool {
+    /// `computer_toolset_20260801`, generally available: no beta header.
+    #[default]
+    Toolset,
+    /// `computer_20250124` behind the `computer-use-2025-01-24` beta.
+    Computer20250124,
 }

@@ -6,6 +6,7 @@
 //! report.
 
 use base64::Engine as _;
+use glovebox_agent::model::AnthropicTool;
 use glovebox_agent::native::{ANTHROPIC_BETA, KEPT_SCREENSHOTS};
 use glovebox_agent::prompt::DATA_BEGIN;
 use glovebox_agent::{run_native, ModelBinding, Outcome, Provider, StopReason, Task, Verdict};
@@ -90,6 +91,8 @@ fn binding(provider: Provider, server: &Server) -> ModelBinding {
         timeout: Duration::from_secs(5),
         max_retries: 0,
         native: true,
+        // Most of these tests are about the single beta tool; the toolset has its own below.
+        anthropic_tool: AnthropicTool::Computer20250124,
     }
 }
 
@@ -108,7 +111,7 @@ fn delivered(w: &World) -> Vec<(WindowId, Action)> {
 }
 
 fn click_at(x: i32, y: i32) -> Action {
-    Action::Click { target: Target::Point(Point { x, y }), button: Button::Left, count: 1 }
+    Action::Click { target: Target::Point(Point { x, y }), button: Button::Left, count: 1, modifiers: vec![] }
 }
 
 /// The PNG inside a data URL or base64 string, checked to be a PNG; its size.
@@ -211,6 +214,65 @@ fn anthropic_screenshot_click_then_text_delivers_the_click_and_reports_only_it()
     // The assistant turns go back verbatim, alternating with the results.
     let roles: Vec<&str> = requests[2].body["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
+}
+
+/// An Anthropic answer with several toolset member blocks, as the
+/// toolset's `tool_use` blocks come: named after the member.
+fn members(n: u32, blocks: &[(&str, Value)]) -> Value {
+    let mut content = vec![json!({"type": "text", "text": "Working on it."})];
+    for (i, (name, input)) in blocks.iter().enumerate() {
+        content.push(
+            json!({"type": "tool_use", "id": format!("toolu_{n}_{i}"), "name": name, "toolset_name": "computer", "input": input, "caller": {"type": "direct"}}),
+        );
+    }
+    json!({"id": format!("msg_01Set{n}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+        "content": content, "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 900 + n, "output_tokens": 40}})
+}
+
+#[test]
+fn anthropic_toolset_turn_stops_at_its_first_failure_and_says_the_rest_did_not_run() {
+    let w = world("anthropic-toolset");
+    let server = serve(vec![
+        ok(members(1, &[("screenshot", json!({}))])),
+        ok(members(
+            2,
+            &[("left_click", json!({"coordinate": OK, "text": "ctrl"})), ("left_click", json!({"coordinate": [900, 10]})), ("type", json!({"text": "never"}))],
+        )),
+        ok(final_text("Clicked OK; the second click was out of reach.")),
+    ]);
+    let mut binding = binding(Provider::AnthropicMessages, &server);
+    binding.anthropic_tool = AnthropicTool::Toolset;
+    let out = run_native(&w.host, &binding, &task(), &mut |_| {}).unwrap();
+
+    // The oracle: the first block delivered (ctrl held), the second refused, the third never ran.
+    let mut ctrl_click = click_at(35, 20);
+    if let Action::Click { modifiers, .. } = &mut ctrl_click {
+        *modifiers = vec![glovebox_model::ModifierKey::Ctrl];
+    }
+    assert_eq!(delivered(&w), vec![(EDITOR, ctrl_click)]);
+    assert_eq!(out.summary.stop, StopReason::Done);
+    assert_eq!(out.summary.delivered.len(), 1);
+    assert_eq!(out.summary.delivered[0].route, "anthropic:left_click");
+
+    let requests = server.requests();
+    for r in requests.iter() {
+        assert!(!r.headers.contains_key("anthropic-beta"), "the toolset is generally available: no beta header");
+        assert_eq!(r.body["tools"], json!([{"type": "computer_toolset_20260801", "configs": {"hold_key": {"enabled": false}}}]));
+    }
+    // The screenshot's result is an image at the window's own size (640×480 fits the budget).
+    let r1 = results(&requests[1].body);
+    assert_eq!(r1[0]["tool_use_id"], "toolu_1_0");
+    assert_eq!(png_size(r1[0]["content"][0]["source"]["data"].as_str().unwrap()), (640, 480));
+    // One result per block, in order: done, refused, not run.
+    let r2 = results(&requests[2].body);
+    assert_eq!(r2.len(), 3);
+    assert_eq!(r2.iter().map(|r| r["tool_use_id"].as_str().unwrap()).collect::<Vec<_>>(), ["toolu_2_0", "toolu_2_1", "toolu_2_2"]);
+    assert!(r2[0].get("is_error").is_none());
+    assert_eq!(r2[0]["content"], json!([{"type": "text", "text": "Clicked."}]));
+    assert_eq!(r2[1]["is_error"], true);
+    assert!(r2[1]["content"][0]["text"].as_str().unwrap().starts_with("COMPUTER_COORDINATE_OUT_OF_BOUNDS"), "{}", r2[1]);
+    assert_eq!(r2[2]["is_error"], true);
+    assert!(r2[2]["content"][0]["text"].as_str().unwrap().contains("not run: block 1 (left_click) failed"), "{}", r2[2]);
 }
 
 #[test]

@@ -58,6 +58,20 @@ pub struct ModelConfig {
     /// `computer_2025…`): it gets that tool, run through glovebox-wire's
     /// executors. Only for `openai` and `anthropic`; never inferred.
     pub native: bool,
+    /// The Anthropic tool a native run declares: the generally available
+    /// toolset (default) or the older single beta tool. Chosen here, never
+    /// from the model's name.
+    pub anthropic_tool: AnthropicTool,
+}
+
+/// The Anthropic computer-use contracts `model.anthropic_tool` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum AnthropicTool {
+    #[default]
+    #[serde(rename = "computer_toolset_20260801")]
+    Toolset20260801,
+    #[serde(rename = "computer_20250124")]
+    Computer20250124,
 }
 
 /// The providers `model.provider` accepts; empty: unbound.
@@ -238,6 +252,7 @@ impl Default for Config {
                 timeout_secs: 60,
                 max_retries: 2,
                 native: false,
+                anthropic_tool: AnthropicTool::Toolset20260801,
             },
         }
     }

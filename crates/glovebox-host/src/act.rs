@@ -21,25 +21,30 @@ pub fn describe_action(action: &Action) -> String {
         Target::Point(p) => format!(" at ({}, {})", p.x, p.y),
         Target::Element(e) => format!(" {e}"),
     };
-    match action {
-        Action::Click { target, button, count } => {
+    let held = action.modifiers();
+    let holding = if held.is_empty() { String::new() } else { format!(" with {held} held") };
+    let line = match action {
+        Action::Click { target, button, count, .. } => {
             let button = match button {
                 Button::Left => "",
                 Button::Right => "right-",
                 Button::Middle => "middle-",
+                Button::Back => "back-button ",
+                Button::Forward => "forward-button ",
             };
             let times = if *count > 1 { format!(" ×{count}") } else { String::new() };
             format!("{button}click{times}{}", at(target))
         }
-        Action::Move { target } => format!("move the pointer{}", at(target)),
-        Action::Drag { from, to } => format!("drag from{} to{}", at(from), at(to)),
-        Action::Scroll { target, dx, dy } => format!("scroll {dx}, {dy} step(s){}", at(target)),
+        Action::Move { target, .. } => format!("move the pointer{}", at(target)),
+        Action::Drag { from, to, .. } => format!("drag from{} to{}", at(from), at(to)),
+        Action::Scroll { target, dx, dy, .. } => format!("scroll {dx}, {dy} step(s){}", at(target)),
         Action::Type { .. } => "type".into(),
         Action::Key { combo, repeat } if *repeat > 1 => format!("press {combo} ×{repeat}"),
         Action::Key { combo, .. } => format!("press {combo}"),
         Action::SetValue { target, .. } => format!("set the value of{}", at(target)),
         Action::Select { target, option } => format!("choose {option:?} in{}", at(target)),
-    }
+    };
+    line + &holding
 }
 
 /// What a span of calls does, for the one prompt that approves it.

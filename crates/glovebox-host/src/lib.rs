@@ -19,7 +19,7 @@
 //! println!("{}", seen.tree.render_text());
 //! // Act on an element of that frame; the result carries the next frame.
 //! let submit = seen.tree.root.as_ref().unwrap().walk().find(|e| e.name == "Submit").unwrap().id;
-//! let done = host.act(seen.frame.id, Action::Click { target: Target::Element(submit), button: Button::Left, count: 1 })?;
+//! let done = host.act(seen.frame.id, Action::Click { target: Target::Element(submit), button: Button::Left, count: 1, modifiers: vec![] })?;
 //! println!("delivered by {}; next frame {}", done.delivery.route, done.next?.frame.id);
 //! # Ok(()) }
 //! ```

@@ -91,7 +91,7 @@ fn id(pid: u32, xid: u32) -> WindowId {
 }
 
 fn click(target: Target) -> Action {
-    Action::Click { target, button: Button::Left, count: 1 }
+    Action::Click { target, button: Button::Left, count: 1, modifiers: vec![] }
 }
 
 const OK_BUTTON: Target = Target::Element(glovebox_model::ElementId(2));

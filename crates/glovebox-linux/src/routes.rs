@@ -90,11 +90,12 @@ fn point_of(target: &ResolvedTarget) -> Result<glovebox_model::Point, BackendErr
 /// The pointer or keyboard gesture an action amounts to, when it has one.
 fn gesture(action: &Action, targets: &[ResolvedTarget]) -> Result<Option<Gesture>, BackendError> {
     let at = |i: usize| targets.get(i).ok_or_else(|| BackendError::invalid_argument("this action needs a target")).and_then(point_of);
+    let held = action.modifiers();
     Ok(Some(match action {
-        Action::Click { button, count, .. } => Gesture::Click { at: at(0)?, button: *button, count: *count },
-        Action::Move { .. } => Gesture::Hover { at: at(0)? },
-        Action::Drag { .. } => Gesture::Drag { from: at(0)?, to: at(1)? },
-        Action::Scroll { dx, dy, .. } => Gesture::Scroll { at: at(0)?, dx: *dx, dy: *dy },
+        Action::Click { button, count, .. } => Gesture::Click { at: at(0)?, button: *button, count: *count, held },
+        Action::Move { .. } => Gesture::Hover { at: at(0)?, held },
+        Action::Drag { .. } => Gesture::Drag { from: at(0)?, to: at(1)?, held },
+        Action::Scroll { dx, dy, .. } => Gesture::Scroll { at: at(0)?, dx: *dx, dy: *dy, held },
         Action::Key { combo, repeat } => Gesture::Key { combo: KeyCombo::parse(combo)?, repeat: *repeat },
         Action::Type { text } => Gesture::Text { text: text.clone() },
         Action::SetValue { .. } | Action::Select { .. } => return Ok(None),
@@ -136,7 +137,15 @@ impl LinuxInput {
         let Some(gesture) = gesture(action, targets)? else {
             return self.atspi.deliver_semantic(window, action, targets);
         };
+        let held = action.modifiers();
         match action {
+            Action::Click { button: Button::Middle, .. } if accepts.pointer && !accepts.middle_button => Err(BackendError::new(
+                BackendErrorKind::NoBackgroundRoute,
+                format!("a synthetic middle click in a {} window pastes the selection; glovebox does not send one in the background", toolkit.name()),
+            )),
+            // An accessibility action cannot hold a key: a click with modifiers is events or nothing.
+            _ if !held.is_empty() && accepts.pointer => self.synthetic(window, &gesture),
+            _ if !held.is_empty() => Err(unavailable(&format!("a {} with {held} held", action.kind()), &toolkit)),
             Action::Click { button: Button::Left, count: 1, .. } | Action::Type { .. } => match self.atspi.deliver_semantic(window, action, targets) {
                 Ok(delivery) => Ok(delivery),
                 // No semantic route for this element (or no accessible at all): events, where the toolkit takes them.
@@ -151,10 +160,6 @@ impl LinuxInput {
                 }
                 Err(e) => Err(e),
             },
-            Action::Click { button: Button::Middle, .. } if accepts.pointer && !accepts.middle_button => Err(BackendError::new(
-                BackendErrorKind::NoBackgroundRoute,
-                format!("a synthetic middle click in a {} window pastes the selection; glovebox does not send one in the background", toolkit.name()),
-            )),
             Action::Key { .. } if accepts.keys => self.synthetic(window, &gesture),
             Action::Key { .. } => Err(unavailable("key presses", &toolkit)),
             _ if accepts.pointer => self.synthetic(window, &gesture),

@@ -1,6 +1,6 @@
 //! The arguments of each MCP tool, as their JSON schemas show them.
 
-use glovebox_model::{Action, Button, DeliveryMode, Rect, Target, WaitFor};
+use glovebox_model::{Action, Button, DeliveryMode, ModifierKey, Rect, Target, WaitFor};
 use rmcp::schemars;
 use serde::Deserialize;
 
@@ -9,6 +9,7 @@ pub struct ListWindowsArgs {
     /// Case-insensitive text to match against app, title and id.
     pub query: Option<String>,
     /// 1-based page of 30 windows.
+    #[schemars(range(min = 1))]
     pub page: Option<usize>,
 }
 
@@ -29,25 +30,30 @@ pub struct ZoomArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct WaitArgs {
-    /// `{"seconds": 1.5}` (0.5–5) or `{"until": {"condition": "appear"|"disappear"|"change", "query": {"role": "...", "name": "..."}, "timeout_secs": 5}}`.
+    /// Seconds to wait, or a condition on elements to wait for.
     pub wait: WaitFor,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ClickArgs {
-    /// `{"element": "e12"}` (preferred) or `{"point": {"x": 10, "y": 20}}` in the newest image's pixels.
+    /// An element id from the newest observation (preferred), or a point in its image's pixels.
     pub target: Target,
     /// left (default), right or middle.
     pub button: Option<Button>,
     /// 1 (default), 2 for a double click, 3 for a triple click.
+    #[schemars(range(min = 1, max = 3))]
     pub count: Option<u8>,
-    /// background (default); foreground uses the real pointer and only works when the user allowed it.
+    /// background (default), or foreground (the real pointer; only if the user allowed it).
+    /// Keys held down during it, e.g. `["ctrl"]`.
+    pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct MoveArgs {
     pub target: Target,
+    /// Keys held down during it, e.g. `["ctrl"]`.
+    pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
 }
 
@@ -55,6 +61,8 @@ pub struct MoveArgs {
 pub struct DragArgs {
     pub from: Target,
     pub to: Target,
+    /// Keys held down during it, e.g. `["ctrl"]`.
+    pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
 }
 
@@ -63,10 +71,14 @@ pub struct ScrollArgs {
     pub target: Target,
     /// Wheel steps to the right (negative: left).
     #[serde(default)]
+    #[schemars(range(min = -100, max = 100))]
     pub dx: i32,
     /// Wheel steps down (negative: up).
     #[serde(default)]
+    #[schemars(range(min = -100, max = 100))]
     pub dy: i32,
+    /// Keys held down during it, e.g. `["ctrl"]`.
+    pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
 }
 
@@ -90,6 +102,7 @@ pub struct KeyArgs {
     /// `Enter`, `ctrl+s`, `shift+Tab`, `F5`, or one character.
     pub combo: String,
     /// 1 (default) to 20.
+    #[schemars(range(min = 1, max = 20))]
     pub repeat: Option<u8>,
     pub delivery: Option<DeliveryMode>,
 }
@@ -104,7 +117,8 @@ pub struct SelectArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct BatchArgs {
-    /// 2 or 3 actions, e.g. `[{"action": "click", "target": {"element": "e4"}, "button": "left", "count": 1}, {"action": "type", "text": "hi"}, {"action": "key", "combo": "Enter", "repeat": 1}]`. Only the first may target.
+    /// 2 or 3 actions; only the first may target.
+    #[schemars(length(min = 2, max = 3))]
     pub steps: Vec<Action>,
     pub delivery: Option<DeliveryMode>,
 }
@@ -122,4 +136,7 @@ pub struct SwitchWindowArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct NoArgs {}
+pub struct GrantStatusArgs {
+    /// A window id from list_windows: also say whether a denial covers it.
+    pub window: Option<String>,
+}

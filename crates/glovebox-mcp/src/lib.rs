@@ -90,13 +90,13 @@ impl Reply {
 
 impl GloveboxServer {
     pub fn new(host: Result<Host, Refusal>, options: Options) -> GloveboxServer {
-        let mut visible = Self::tool_router();
+        let mut visible = portable(Self::tool_router());
         if options.read_only {
             for name in INPUT_TOOLS {
                 visible.remove_route(name);
             }
         }
-        GloveboxServer { shared: Arc::new(Shared { host, options }), newest: Arc::default(), tool_router: Self::tool_router(), visible }
+        GloveboxServer { shared: Arc::new(Shared { host, options }), newest: Arc::default(), tool_router: portable(Self::tool_router()), visible }
     }
 
     /// The same server for another client session (streamable HTTP): the
@@ -180,6 +180,18 @@ fn write_screenshot(dir: &std::path::Path, png: &[u8]) -> Result<rmcp::model::Re
     Ok(rmcp::model::Resource::new(format!("file://{}", path.display()), name).with_mime_type("image/png").with_size(png.len() as u64))
 }
 
+/// Every tool's input schema in the form every major client converts
+/// unchanged ([`glovebox_model::schema::portable`]).
+fn portable(mut router: ToolRouter<GloveboxServer>) -> ToolRouter<GloveboxServer> {
+    for route in router.map.values_mut() {
+        let schema = serde_json::Value::Object((*route.attr.input_schema).clone());
+        if let serde_json::Value::Object(portable) = glovebox_model::schema::portable(&schema) {
+            route.attr.input_schema = Arc::new(portable);
+        }
+    }
+    router
+}
+
 fn window_ref(text: &str) -> Result<WindowRef, Refusal> {
     text.parse()
 }
@@ -239,11 +251,16 @@ impl GloveboxServer {
     }
 
     #[tool(
-        description = "Click an element (preferred: `{\"element\": \"e12\"}` from the newest observation) or a point (`{\"point\": {\"x\": 10, \"y\": 20}}` in the newest image's pixels). Returns the next observation. Delivered in the background without moving the user's pointer where a route exists.",
+        description = "Click an element or a point of the newest observation. Returns the next observation. Delivered in the background, without moving the user's pointer, where a route exists.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn click(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ClickArgs>) -> Result<CallToolResult, McpError> {
-        let action = Action::Click { target: args.target, button: args.button.unwrap_or(Button::Left), count: args.count.unwrap_or(1) };
+        let action = Action::Click {
+            target: args.target,
+            button: args.button.unwrap_or(Button::Left),
+            count: args.count.unwrap_or(1),
+            modifiers: args.modifiers.unwrap_or_default(),
+        };
         self.run(&context, self.act(action, args.delivery)).await
     }
 
@@ -253,7 +270,7 @@ impl GloveboxServer {
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn r#move(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<MoveArgs>) -> Result<CallToolResult, McpError> {
-        let action = Action::Move { target: args.target };
+        let action = Action::Move { target: args.target, modifiers: args.modifiers.unwrap_or_default() };
         self.run(&context, self.act(action, args.delivery)).await
     }
 
@@ -262,7 +279,7 @@ impl GloveboxServer {
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn drag(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<DragArgs>) -> Result<CallToolResult, McpError> {
-        let action = Action::Drag { from: args.from, to: args.to };
+        let action = Action::Drag { from: args.from, to: args.to, modifiers: args.modifiers.unwrap_or_default() };
         self.run(&context, self.act(action, args.delivery)).await
     }
 
@@ -271,7 +288,7 @@ impl GloveboxServer {
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn scroll(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ScrollArgs>) -> Result<CallToolResult, McpError> {
-        let action = Action::Scroll { target: args.target, dx: args.dx, dy: args.dy };
+        let action = Action::Scroll { target: args.target, dx: args.dx, dy: args.dy, modifiers: args.modifiers.unwrap_or_default() };
         self.run(&context, self.act(action, args.delivery)).await
     }
 
@@ -401,15 +418,33 @@ impl GloveboxServer {
     }
 
     #[tool(
-        description = "The active grant: bound window, scope, revision, actions left, capture mode.",
+        description = "The active grant: bound window, scope, revision, actions left, capture mode; with `window`, also whether a denial covers that window.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn grant_status(&self, context: RequestContext<RoleServer>, Parameters(_): Parameters<NoArgs>) -> Result<CallToolResult, McpError> {
+    async fn grant_status(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<GrantStatusArgs>) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, _| {
-            Ok(Reply::text(match host.grant_status() {
+            let mut text = match host.grant_status() {
                 Some(view) => serde_json::to_string_pretty(&view).unwrap_or_default(),
                 None => "no active grant; the first observe creates one".into(),
-            }))
+            };
+            if let Some(window) = args.window {
+                let wanted = window_ref(&window)?;
+                let mut listed = host.list_windows(None, 1)?;
+                for page in 2..=listed.pages {
+                    listed.windows.extend(host.list_windows(None, page)?.windows);
+                }
+                let infos: Vec<_> = listed.windows.iter().map(|w| w.window.clone()).collect();
+                let line = match wanted.resolve(&infos) {
+                    Err(glovebox_model::ResolveError::Gone(why) | glovebox_model::ResolveError::Ambiguous(why)) => format!("window {wanted}: {why}"),
+                    Ok(found) => match listed.windows.iter().find(|w| w.window.id == found.id).and_then(|w| w.denial.as_ref()) {
+                        Some(denial) => format!("window {}: denied ({})", found.id, denial.sentence()),
+                        None => format!("window {}: no denial covers it", found.id),
+                    },
+                };
+                text.push('\n');
+                text.push_str(&line);
+            }
+            Ok(Reply::text(text))
         })
         .await
     }

@@ -13,7 +13,11 @@
 //!   definition>, "tool_use": <tool_use block>, "window"?: "pid/xid"}` and
 //!   answers 200 with the `tool_result` block (a refusal is a result with
 //!   `is_error`, as the model should see it); 422 when the request itself is
-//!   unusable (no tool definition, no tool_use id).
+//!   unusable (no tool definition, no tool_use id). With the toolset
+//!   (`"tool": {"type": "computer_toolset_20260801", "configs"?: …}`),
+//!   `tool_use` is one member block (answered with its `tool_result`) or a
+//!   turn's list of them (answered with the list of results, in order; the
+//!   first failure stops the turn and the rest say they were not run).
 //!
 //! A body that is not JSON is 400; another path 404. There is no prompt
 //! channel here, so the host fails every prompt closed: input runs only
@@ -24,7 +28,7 @@
 use crate::http::Routes;
 use glovebox_host::{Host, StatedAcknowledgements};
 use glovebox_model::{Refusal, WindowRef};
-use glovebox_wire::{AnthropicExecutor, ExecutorOptions, OpenAiExecutor, ToolDefinition, WireError};
+use glovebox_wire::{AnthropicExecutor, ExecutorOptions, OpenAiExecutor, ToolDefinition, ToolsetDefinition, WireError};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -91,12 +95,29 @@ impl Routes for WireRoutes {
                 Err(e) => error(&e),
             };
         }
+        let Some(tool_use) = body.get("tool_use") else { return refused(Refusal::invalid_argument("the body needs `tool_use`: the model's tool_use block")) };
+        let is_toolset = body.get("tool").and_then(|t| t.get("type")).and_then(Value::as_str).is_some_and(|t| t.starts_with("computer_toolset_"));
+        if is_toolset {
+            let toolset = match ToolsetDefinition::parse(&body["tool"]) {
+                Ok(t) => t,
+                Err(r) => return refused(r),
+            };
+            anthropic.set_window(window);
+            let blocks = match tool_use {
+                Value::Array(blocks) => blocks.as_slice(),
+                one => std::slice::from_ref(one),
+            };
+            return match anthropic.run_turn(&toolset, blocks, None) {
+                Ok(results) if tool_use.is_array() => (200, serde_json::to_string(&results).unwrap_or_default()),
+                Ok(results) => (200, results.first().map(|r| serde_json::to_string(r).unwrap_or_default()).unwrap_or_default()),
+                Err(r) => refused(r),
+            };
+        }
         let tool: ToolDefinition = match body.get("tool").map(|t| serde_json::from_value(t.clone())) {
             Some(Ok(tool)) => tool,
             Some(Err(e)) => return refused(Refusal::invalid_argument(format!("`tool` is not a computer tool definition: {e}"))),
             None => return refused(Refusal::invalid_argument("the body needs `tool`: the computer tool definition the model was given")),
         };
-        let Some(tool_use) = body.get("tool_use") else { return refused(Refusal::invalid_argument("the body needs `tool_use`: the model's tool_use block")) };
         anthropic.set_window(window);
         match anthropic.tool_result(&tool, tool_use) {
             Ok(result) => (200, serde_json::to_string(&result).unwrap_or_default()),

@@ -4,6 +4,7 @@
 use crate::a11y::ElementId;
 use crate::error::Refusal;
 use crate::geometry::Point;
+use crate::keys::{ModifierKey, Modifiers};
 use serde::{Deserialize, Serialize};
 
 /// Where an action lands: an element id from the newest frame, or a point in
@@ -23,6 +24,9 @@ pub enum Button {
     Left,
     Right,
     Middle,
+    /// The side button browsers and file managers take as "go back".
+    Back,
+    Forward,
 }
 
 /// One input action: the one declaration every schema is derived from
@@ -36,19 +40,36 @@ pub enum Action {
         target: Target,
         button: Button,
         /// 1, 2 (a double click) or 3 (a triple click).
+        #[schemars(range(min = 1, max = 3))]
         count: u8,
+        /// Keys held down during the click, e.g. `["ctrl"]` to add to a selection.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        modifiers: Vec<ModifierKey>,
     },
     /// Move the pointer over the target (hover).
-    Move { target: Target },
+    Move {
+        target: Target,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        modifiers: Vec<ModifierKey>,
+    },
     /// Press the left button at `from`, move to `to`, release.
-    Drag { from: Target, to: Target },
+    Drag {
+        from: Target,
+        to: Target,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        modifiers: Vec<ModifierKey>,
+    },
     /// Turn the wheel over the target.
     Scroll {
         target: Target,
-        /// Wheel steps to the right (negative: left), -100 to 100.
+        /// Wheel steps to the right (negative: left).
+        #[schemars(range(min = -100, max = 100))]
         dx: i32,
-        /// Wheel steps down (negative: up), -100 to 100.
+        /// Wheel steps down (negative: up).
+        #[schemars(range(min = -100, max = 100))]
         dy: i32,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        modifiers: Vec<ModifierKey>,
     },
     /// Text typed at the caret of the focused field.
     Type {
@@ -65,7 +86,7 @@ pub enum Action {
     Key {
         /// A key or chord such as Enter, ctrl+a, shift+Tab, F5.
         combo: String,
-        /// 1 to 20.
+        #[schemars(range(min = 1, max = 20))]
         repeat: u8,
     },
     /// Choose an option of a combo box or list by its visible name.
@@ -97,10 +118,20 @@ impl Action {
     /// Every target the action names, in order.
     pub fn targets(&self) -> Vec<Target> {
         match self {
-            Action::Click { target, .. } | Action::Move { target } | Action::Scroll { target, .. } => vec![*target],
+            Action::Click { target, .. } | Action::Move { target, .. } | Action::Scroll { target, .. } => vec![*target],
             Action::SetValue { target, .. } | Action::Select { target, .. } => vec![*target],
-            Action::Drag { from, to } => vec![*from, *to],
+            Action::Drag { from, to, .. } => vec![*from, *to],
             Action::Type { .. } | Action::Key { .. } => vec![],
+        }
+    }
+
+    /// The keys a pointer action holds down while it runs.
+    pub fn modifiers(&self) -> Modifiers {
+        match self {
+            Action::Click { modifiers, .. } | Action::Move { modifiers, .. } | Action::Drag { modifiers, .. } | Action::Scroll { modifiers, .. } => {
+                Modifiers::of(modifiers)
+            }
+            _ => Modifiers::default(),
         }
     }
 
@@ -122,7 +153,7 @@ impl Action {
             Action::Scroll { dx: 0, dy: 0, .. } => Err(Refusal::invalid_argument("a scroll needs a non-zero dx or dy")),
             Action::Scroll { dx, dy, .. } if dx.abs() > 100 || dy.abs() > 100 => Err(Refusal::invalid_argument("scroll steps lie in -100..=100")),
             Action::Select { option, .. } if option.is_empty() => Err(Refusal::invalid_argument("the option to select is empty")),
-            Action::Drag { from, to } if from == to => Err(Refusal::invalid_argument("a drag needs two different points")),
+            Action::Drag { from, to, .. } if from == to => Err(Refusal::invalid_argument("a drag needs two different points")),
             _ => match self.text_length() {
                 Some(n) if n > MAX_TEXT_CHARS => Err(Refusal::invalid_argument(format!("{n} characters exceed the {MAX_TEXT_CHARS}-character limit"))),
                 _ => Ok(()),
@@ -174,16 +205,16 @@ mod tests {
     #[test]
     fn ranges_are_checked_not_clamped() {
         let at = Target::Point(Point { x: 1, y: 1 });
-        assert!(Action::Click { target: at, button: Button::Left, count: 2 }.validate().is_ok());
+        assert!(Action::Click { target: at, button: Button::Left, count: 2, modifiers: vec![] }.validate().is_ok());
         for bad in [
-            Action::Click { target: at, button: Button::Left, count: 0 },
-            Action::Click { target: at, button: Button::Left, count: 4 },
+            Action::Click { target: at, button: Button::Left, count: 0, modifiers: vec![] },
+            Action::Click { target: at, button: Button::Left, count: 4, modifiers: vec![] },
             Action::Key { combo: "ctrl+a".into(), repeat: 21 },
             Action::Key { combo: "  ".into(), repeat: 1 },
             Action::Type { text: String::new() },
-            Action::Scroll { target: at, dx: 0, dy: 0 },
+            Action::Scroll { target: at, dx: 0, dy: 0, modifiers: vec![] },
             Action::Key { combo: "ctrl+hyper".into(), repeat: 1 },
-            Action::Drag { from: at, to: at },
+            Action::Drag { from: at, to: at, modifiers: vec![] },
             Action::Type { text: "x".repeat(MAX_TEXT_CHARS + 1) },
         ] {
             assert_eq!(bad.validate().unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
@@ -193,7 +224,7 @@ mod tests {
     #[test]
     fn batches_have_two_or_three_steps_and_target_only_first() {
         let at = Target::Point(Point { x: 1, y: 1 });
-        let click = Action::Click { target: at, button: Button::Left, count: 1 };
+        let click = Action::Click { target: at, button: Button::Left, count: 1, modifiers: vec![] };
         let typing = Action::Type { text: "hi".into() };
         let enter = Action::Key { combo: "Enter".into(), repeat: 1 };
         assert!(validate_batch(&[click.clone(), typing.clone(), enter.clone()]).is_ok());
@@ -209,7 +240,7 @@ mod tests {
 
     #[test]
     fn targets_are_an_enum_on_the_wire() {
-        let json = serde_json::to_value(Action::Click { target: Target::Element(ElementId(4)), button: Button::Left, count: 1 }).unwrap();
+        let json = serde_json::to_value(Action::Click { target: Target::Element(ElementId(4)), button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
         assert_eq!(json, serde_json::json!({"action": "click", "target": {"element": "e4"}, "button": "left", "count": 1}));
         let point: Action = serde_json::from_value(serde_json::json!({"action": "move", "target": {"point": {"x": 3, "y": 4}}})).unwrap();
         assert_eq!(point.targets(), vec![Target::Point(Point { x: 3, y: 4 })]);

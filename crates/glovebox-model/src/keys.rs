@@ -41,6 +41,41 @@ impl Modifiers {
     pub fn is_empty(self) -> bool {
         self == Modifiers::default()
     }
+
+    /// The set of `keys` (a key named twice is held once).
+    pub fn of(keys: &[ModifierKey]) -> Modifiers {
+        let mut held = Modifiers::default();
+        for key in keys {
+            match key {
+                ModifierKey::Ctrl => held.ctrl = true,
+                ModifierKey::Shift => held.shift = true,
+                ModifierKey::Alt => held.alt = true,
+                ModifierKey::Super => held.superkey = true,
+            }
+        }
+        held
+    }
+
+    /// Parses the modifier part of a combo as providers write it on its
+    /// own (`ctrl`, `ctrl+shift`, `Shift Alt`); empty is none held.
+    pub fn parse(text: &str) -> Result<Modifiers, Refusal> {
+        let mut keys = vec![];
+        for part in text.split(['+', ' ', ',']).map(str::trim).filter(|p| !p.is_empty()) {
+            keys.push(
+                modifier(&part.to_ascii_lowercase())
+                    .ok_or_else(|| Refusal::invalid_argument(format!("{part:?} in {text:?} is not a modifier key (ctrl, shift, alt or super)")))?,
+            );
+        }
+        Ok(Modifiers::of(&keys))
+    }
+
+    /// The held keys, in the order a combo names them.
+    pub fn keys(self) -> Vec<ModifierKey> {
+        [(self.ctrl, ModifierKey::Ctrl), (self.shift, ModifierKey::Shift), (self.alt, ModifierKey::Alt), (self.superkey, ModifierKey::Super)]
+            .into_iter()
+            .filter_map(|(on, key)| on.then_some(key))
+            .collect()
+    }
 }
 
 /// The key pressed last in a combo.
@@ -54,7 +89,8 @@ pub enum Key {
     Modifier(ModifierKey),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum ModifierKey {
     Ctrl,
     Shift,
@@ -155,6 +191,23 @@ impl KeyCombo {
             },
         };
         Ok(KeyCombo { modifiers, key })
+    }
+}
+
+/// `ctrl+shift`, as a combo writes the held part.
+impl fmt::Display for Modifiers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self
+            .keys()
+            .into_iter()
+            .map(|k| match k {
+                ModifierKey::Ctrl => "ctrl",
+                ModifierKey::Shift => "shift",
+                ModifierKey::Alt => "alt",
+                ModifierKey::Super => "super",
+            })
+            .collect();
+        f.write_str(&names.join("+"))
     }
 }
 

@@ -13,6 +13,7 @@ pub mod frame;
 pub mod geometry;
 pub mod grant;
 pub mod keys;
+pub mod schema;
 pub mod wait;
 pub mod window;
 

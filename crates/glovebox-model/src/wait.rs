@@ -45,9 +45,14 @@ pub enum WaitCondition {
 #[serde(rename_all = "snake_case")]
 pub enum WaitFor {
     /// Wait this long (0.5–5 s), then observe.
-    Seconds(f64),
+    Seconds(#[schemars(range(min = 0.5, max = 5.0))] f64),
     /// Observe until the condition holds or `timeout_secs` (0.5–5) pass.
-    Until { condition: WaitCondition, query: ElementQuery, timeout_secs: f64 },
+    Until {
+        condition: WaitCondition,
+        query: ElementQuery,
+        #[schemars(range(min = 0.5, max = 5.0))]
+        timeout_secs: f64,
+    },
 }
 
 impl WaitFor {

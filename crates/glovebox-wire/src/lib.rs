@@ -29,7 +29,7 @@ pub mod openai;
 pub mod scaling;
 pub mod session;
 
-pub use anthropic::{AnthropicExecutor, ComputerAction, ContentBlock, ToolDefinition, ToolResult, ToolVersion};
+pub use anthropic::{AnthropicExecutor, ComputerAction, ContentBlock, ToolDefinition, ToolResult, ToolVersion, ToolsetDefinition};
 pub use error::WireError;
 pub use gate::SafetyCheck;
 pub use openai::{ComputerCall, ComputerCallOutput, GaAction, OpenAiExecutor};

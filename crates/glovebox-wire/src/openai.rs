@@ -6,10 +6,10 @@
 //! markers (no input, no intermediate image).
 //!
 //! Mapping onto host actions, and where glovebox differs:
-//! - `click {button: left|right|wheel}` is a click (wheel = middle button);
-//!   `back`/`forward` and any `keys` held during a pointer action are
-//!   refused with `COMPUTER_BACKGROUND_UNAVAILABLE` (no background route
-//!   holds a modifier or presses those buttons), never silently dropped.
+//! - `click {button: left|right|wheel|back|forward}` is a click (wheel =
+//!   middle button, back/forward = the side buttons); `keys` on a pointer
+//!   action are modifiers held through it, delivered by the same routes
+//!   (in the background: in the events' state) or refused exactly.
 //! - `drag {path}` drags from the first point to the last; intermediate
 //!   points are not followed (the host drags in a straight line).
 //! - `scroll {scroll_x, scroll_y}` in pixels becomes wheel steps of 100
@@ -26,7 +26,7 @@ use crate::gate::SafetyCheck;
 use crate::session::{ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
 use glovebox_host::{Approver, Host};
-use glovebox_model::{Action, Button, ErrorCode, Point, Refusal, Target};
+use glovebox_model::{Action, Button, ErrorCode, ModifierKey, Modifiers, Point, Refusal, Target};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -158,14 +158,13 @@ fn point(x: i64, y: i64) -> Result<Target, Refusal> {
     Ok(Target::Point(Point { x: x as i32, y: y as i32 }))
 }
 
-fn no_keys(keys: &Option<Vec<String>>, what: &str) -> Result<(), Refusal> {
-    match keys {
-        Some(keys) if !keys.is_empty() => Err(Refusal::new(
-            ErrorCode::BackgroundUnavailable,
-            format!("{what} with {keys:?} held needs the user's real keyboard: glovebox holds no modifier during a pointer action in the background; send it without keys"),
-        )),
-        _ => Ok(()),
+/// The modifiers a pointer action's `keys` hold (`["CTRL"]`, `["shift", "alt"]`).
+fn held(keys: &Option<Vec<String>>) -> Result<Vec<ModifierKey>, Refusal> {
+    let mut held = vec![];
+    for key in keys.iter().flatten() {
+        held.extend(Modifiers::parse(key)?.keys());
     }
+    Ok(Modifiers::of(&held).keys())
 }
 
 /// Wheel steps for a GA scroll distance in pixels: 100 pixels a step,
@@ -186,27 +185,17 @@ pub fn scroll_steps(pixels: i64, axis: &str) -> Result<i32, Refusal> {
 pub fn plan_action(action: &GaAction, options: &ExecutorOptions) -> Result<Step, Refusal> {
     Ok(match action {
         GaAction::Click { x, y, button, keys } => {
-            no_keys(keys, "a click")?;
             let button = match button {
                 GaButton::Left => Button::Left,
                 GaButton::Right => Button::Right,
                 GaButton::Wheel => Button::Middle,
-                GaButton::Back | GaButton::Forward => {
-                    let name = if *button == GaButton::Back { "back" } else { "forward" };
-                    return Err(Refusal::new(
-                        ErrorCode::BackgroundUnavailable,
-                        format!("the {name} mouse button has no route in glovebox; for navigation press keys instead (keypress ALT+LEFT / ALT+RIGHT)"),
-                    ));
-                }
+                GaButton::Back => Button::Back,
+                GaButton::Forward => Button::Forward,
             };
-            Step::Input(Action::Click { target: point(*x, *y)?, button, count: 1 })
+            Step::Input(Action::Click { target: point(*x, *y)?, button, count: 1, modifiers: held(keys)? })
         }
-        GaAction::DoubleClick { x, y, keys } => {
-            no_keys(keys, "a double click")?;
-            Step::Input(Action::Click { target: point(*x, *y)?, button: Button::Left, count: 2 })
-        }
+        GaAction::DoubleClick { x, y, keys } => Step::Input(Action::Click { target: point(*x, *y)?, button: Button::Left, count: 2, modifiers: held(keys)? }),
         GaAction::Drag { path, keys } => {
-            no_keys(keys, "a drag")?;
             if path.len() < 2 {
                 return Err(invalid(format!("a drag path needs at least 2 points, not {}", path.len())));
             }
@@ -214,21 +203,17 @@ pub fn plan_action(action: &GaAction, options: &ExecutorOptions) -> Result<Step,
             for p in path {
                 point(p.x, p.y)?;
             }
-            Step::Input(Action::Drag { from: point(first.x, first.y)?, to: point(last.x, last.y)? })
+            Step::Input(Action::Drag { from: point(first.x, first.y)?, to: point(last.x, last.y)?, modifiers: held(keys)? })
         }
         GaAction::Keypress { keys } => Step::Input(Action::Key { combo: crate::keys::ga_keypress(keys)?, repeat: 1 }),
-        GaAction::Move { x, y, keys } => {
-            no_keys(keys, "a move")?;
-            Step::Input(Action::Move { target: point(*x, *y)? })
-        }
+        GaAction::Move { x, y, keys } => Step::Input(Action::Move { target: point(*x, *y)?, modifiers: held(keys)? }),
         GaAction::Screenshot {} => Step::Screenshot,
         GaAction::Scroll { x, y, scroll_x, scroll_y, keys } => {
-            no_keys(keys, "a scroll")?;
             let (dx, dy) = (scroll_steps(*scroll_x, "scroll_x")?, scroll_steps(*scroll_y, "scroll_y")?);
             if dx == 0 && dy == 0 {
                 return Err(invalid("a scroll needs a non-zero scroll_x or scroll_y"));
             }
-            Step::Input(Action::Scroll { target: point(*x, *y)?, dx, dy })
+            Step::Input(Action::Scroll { target: point(*x, *y)?, dx, dy, modifiers: held(keys)? })
         }
         GaAction::Type { text } => Step::Input(Action::Type { text: text.clone() }),
         GaAction::Wait {} => Step::Wait(options.ga_wait),

@@ -57,6 +57,9 @@ pub struct Session {
     pub options: ExecutorOptions,
     /// The frame of the screenshot the model last received.
     pub basis: Option<FrameView>,
+    /// No input ran since the basis was taken, so its frame is still the
+    /// host's newest; after input a step re-observes and compares layouts.
+    basis_live: bool,
 }
 
 /// The refusal for a coordinate before any screenshot.
@@ -66,7 +69,7 @@ pub fn no_screenshot_yet() -> Refusal {
 
 impl Session {
     pub fn new(host: Host, options: ExecutorOptions) -> Session {
-        Session { host, options, basis: None }
+        Session { host, options, basis: None, basis_live: false }
     }
 
     /// An observation of the bound window through `host`, with a screenshot
@@ -141,7 +144,7 @@ impl Session {
     /// The first failure stops the batch; the basis is dropped once input
     /// was delivered or the layout changed, so the model must look again.
     pub fn run(&mut self, host: &Host, steps: &[Step], look: Look) -> Result<(), WireError> {
-        let mut live = self.basis.as_ref().map(|b| b.id);
+        let mut live = self.basis.as_ref().filter(|_| self.basis_live).map(|b| b.id);
         let mut executed = 0;
         for (i, step) in steps.iter().enumerate() {
             let result = match step {
@@ -150,7 +153,10 @@ impl Session {
                     std::thread::sleep(*d);
                     Ok(())
                 }
-                Step::Input(action) => self.deliver(host, action, step.points(), look, &mut live).map(|()| executed += 1),
+                Step::Input(action) => self.deliver(host, action, step.points(), look, &mut live).map(|()| {
+                    executed += 1;
+                    self.basis_live = false;
+                }),
             };
             if let Err(mut refusal) = result {
                 if steps.len() > 1 {
@@ -206,6 +212,7 @@ impl Session {
             )));
         }
         self.basis = Some(seen.frame.clone());
+        self.basis_live = true;
         Ok(seen)
     }
 }

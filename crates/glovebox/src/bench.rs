@@ -205,10 +205,10 @@ fn bench_click_with_overlay(sandbox: &Sandbox, runs: usize, plain: &glovebox_hos
     let host = bench_host(sandbox, "glovebox-bench-overlay", true)?;
     let seen = host.observe(Some(reference), false).map_err(fail)?;
     let submit = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
-    let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1 };
+    let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1, modifiers: vec![] };
     let plain_seen = plain.observe(Some(reference), false).map_err(fail)?;
     let plain_submit = plain_seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
-    let plain_click = Action::Click { target: Target::Element(plain_submit), button: Button::Left, count: 1 };
+    let plain_click = Action::Click { target: Target::Element(plain_submit), button: Button::Left, count: 1, modifiers: vec![] };
     let (mut off, mut on) = (vec![], vec![]);
     for _ in 0..=runs {
         let frame = plain.observe(None, false).map_err(fail)?.frame.id;
@@ -234,7 +234,7 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     let reference = WindowRef::Id(window.id);
     let seen = host.observe(Some(&reference), false).map_err(fail)?;
     let submit = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
-    let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1 };
+    let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1, modifiers: vec![] };
     // Timed: the host's checks and the delivery; the observation that makes each frame is not.
     let mut unobserved = vec![];
     for _ in 0..=runs {

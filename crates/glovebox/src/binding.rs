@@ -35,6 +35,10 @@ pub fn model_binding(config: &glovebox_config::ModelConfig) -> Result<Option<Mod
         timeout: Duration::from_secs(config.timeout_secs),
         max_retries: config.max_retries,
         native: config.native,
+        anthropic_tool: match config.anthropic_tool {
+            glovebox_config::AnthropicTool::Toolset20260801 => glovebox_agent::model::AnthropicTool::Toolset,
+            glovebox_config::AnthropicTool::Computer20250124 => glovebox_agent::model::AnthropicTool::Computer20250124,
+        },
     }))
 }
 

@@ -214,15 +214,15 @@ fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, se
     };
     let pad = |dx| aim("", "Pad", "pad", dx);
     match act {
-        Act::Click => Action::Click { target: aim("push button", "Submit", "submit", 0), button: Button::Left, count: 1 },
-        Act::RightClick => Action::Click { target: pad(0), button: Button::Right, count: 1 },
-        Act::MiddleClick => Action::Click { target: pad(0), button: Button::Middle, count: 1 },
-        Act::DoubleClick => Action::Click { target: pad(0), button: Button::Left, count: 2 },
+        Act::Click => Action::Click { target: aim("push button", "Submit", "submit", 0), button: Button::Left, count: 1, modifiers: vec![] },
+        Act::RightClick => Action::Click { target: pad(0), button: Button::Right, count: 1, modifiers: vec![] },
+        Act::MiddleClick => Action::Click { target: pad(0), button: Button::Middle, count: 1, modifiers: vec![] },
+        Act::DoubleClick => Action::Click { target: pad(0), button: Button::Left, count: 2, modifiers: vec![] },
         // xterm reports motion only into a new cell: each move cell has its own.
         Act::Move if app == App::XTerm && addressing == Addressing::Point => {
-            Action::Move { target: xterm_point(if mode == DeliveryMode::Background { 200 } else { 280 }, 150) }
+            Action::Move { target: xterm_point(if mode == DeliveryMode::Background { 200 } else { 280 }, 150), modifiers: vec![] }
         }
-        Act::Move => Action::Move { target: pad(0) },
+        Act::Move => Action::Move { target: pad(0), modifiers: vec![] },
         Act::Drag => {
             let from = pad(-60);
             // The far end is a point: an element has one centre.
@@ -231,9 +231,9 @@ fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, se
                 (_, App::XTerm) => xterm_point(240, 100),
                 _ => point_in(state, "pad", 60, 0),
             };
-            Action::Drag { from, to }
+            Action::Drag { from, to, modifiers: vec![] }
         }
-        Act::Scroll => Action::Scroll { target: pad(0), dx: 0, dy: 2 },
+        Act::Scroll => Action::Scroll { target: pad(0), dx: 0, dy: 2, modifiers: vec![] },
         Act::TypeAscii => Action::Type { text: TYPED_ASCII.into() },
         Act::TypeUnicode => Action::Type { text: TYPED_UNICODE.into() },
         Act::Key => Action::Key { combo: "ctrl+a".into(), repeat: 1 },

@@ -123,16 +123,19 @@ fn stale_basis_when_the_window_manager_moved_the_window() {
     let seen = wait_until("tree", || host.observe(Some(&WindowRef::Id(window.id)), false).ok().filter(|s| s.tree.node_count > 10));
     fixture.send(serde_json::json!({"cmd": "move", "x": window.geometry.x + 40, "y": window.geometry.y + 30}));
     wait_until("moved", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().find(|w| w.window.geometry != window.geometry));
-    let refused = host.act(seen.frame.id, Action::Click { target: submit(&seen), button: Button::Left, count: 1 }).unwrap_err();
+    let refused = host.act(seen.frame.id, Action::Click { target: submit(&seen), button: Button::Left, count: 1, modifiers: vec![] }).unwrap_err();
     assert_eq!(refused.code, ErrorCode::StaleBasis, "{refused}");
     assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 0, "nothing reached the app");
     // A fresh observation is a fresh basis: the same click is delivered.
     let again = host.observe(None, false).unwrap();
-    host.act(again.frame.id, Action::Click { target: submit(&again), button: Button::Left, count: 1 }).unwrap();
+    host.act(again.frame.id, Action::Click { target: submit(&again), button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
     fixture.wait_state("clicked", |s| s["clicks"]["submit"] == 1);
     let again = host.observe(None, false).unwrap();
     let outside = Target::Point(glovebox_model::Point { x: again.frame.image.width as i32, y: 5 });
-    assert_eq!(code(host.act(again.frame.id, Action::Click { target: outside, button: Button::Left, count: 1 })), ErrorCode::CoordinateOutOfBounds);
+    assert_eq!(
+        code(host.act(again.frame.id, Action::Click { target: outside, button: Button::Left, count: 1, modifiers: vec![] })),
+        ErrorCode::CoordinateOutOfBounds
+    );
 }
 
 #[test]

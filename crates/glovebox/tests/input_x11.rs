@@ -82,7 +82,7 @@ impl Stage {
 }
 
 fn click(target: Target) -> Action {
-    Action::Click { target, button: Button::Left, count: 1 }
+    Action::Click { target, button: Button::Left, count: 1, modifiers: vec![] }
 }
 
 #[test]
@@ -177,8 +177,8 @@ fn bad_input_is_refused_with_its_code_and_changes_nothing() {
         (Action::Key { combo: "hyper+q".into(), repeat: 1 }, ErrorCode::InvalidArgument),
         (Action::Key { combo: "Enter".into(), repeat: 21 }, ErrorCode::InvalidArgument),
         (Action::Type { text: String::new() }, ErrorCode::InvalidArgument),
-        (Action::Click { target: submit, button: Button::Left, count: 4 }, ErrorCode::InvalidArgument),
-        (Action::Drag { from: submit, to: outside }, ErrorCode::CoordinateOutOfBounds),
+        (Action::Click { target: submit, button: Button::Left, count: 4, modifiers: vec![] }, ErrorCode::InvalidArgument),
+        (Action::Drag { from: submit, to: outside, modifiers: vec![] }, ErrorCode::CoordinateOutOfBounds),
         (Action::SetValue { target: submit, text: "x".into() }, ErrorCode::ElementNotActionable),
     ] {
         let kind = action.kind();

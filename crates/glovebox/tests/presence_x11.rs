@@ -83,7 +83,7 @@ fn the_agents_cursor_is_drawn_click_through_never_captured_and_gone_after_stop()
 
     // Before the click the cursor moves to the button's centre; after it, it shows a press.
     let (cancel, bounds) = element(&seen, "push button", "Cancel");
-    host.act(seen.frame.id, Action::Click { target: cancel, button: Button::Left, count: 1 }).unwrap();
+    host.act(seen.frame.id, Action::Click { target: cancel, button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
     fixture.wait_state("cancel clicked by the host", |s| s["clicks"]["cancel"] == 1);
     let centre = (bounds.x + bounds.width as i32 / 2, bounds.y + bounds.height as i32 / 2);
     let placed = conn.translate_coordinates(cursor, root, 0, 0).unwrap().reply().unwrap();
@@ -228,7 +228,7 @@ fn the_indicator_shows_the_grant_live_in_a_real_browser_and_its_stop_ends_it() {
 
     // An action: the budget shown drops without a reload, and the action is listed.
     let (cancel, _) = element(&seen, "push button", "Cancel");
-    host.act(seen.frame.id, Action::Click { target: cancel, button: Button::Left, count: 1 }).unwrap();
+    host.act(seen.frame.id, Action::Click { target: cancel, button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
     fixture.wait_state("clicked", |s| s["clicks"]["cancel"] == 1);
     wait_until("budget drops live", || (browser.text_of("#budget") == (before - 1).to_string()).then_some(()));
     assert!(browser.text_of("#recent").contains("click"), "{}", browser.text_of("#recent"));

@@ -49,7 +49,7 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_refusal() {
     let seen = observe(&host, window, false);
     let budget = seen.grant.budget_left;
     let steps = vec![
-        Action::Click { target: element(&seen, "push button", "Submit"), button: Button::Left, count: 1 },
+        Action::Click { target: element(&seen, "push button", "Submit"), button: Button::Left, count: 1, modifiers: vec![] },
         Action::Type { text: "xyz".into() },
         Action::Key { combo: "Home".into(), repeat: 1 },
     ];
@@ -64,9 +64,10 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_refusal() {
     // A batch of one step, or with a target after the first, runs nothing.
     let seen = observe(&host, window, false);
     let submit = element(&seen, "push button", "Submit");
-    for steps in
-        [vec![Action::Type { text: "a".into() }], vec![Action::Type { text: "a".into() }, Action::Click { target: submit, button: Button::Left, count: 1 }]]
-    {
+    for steps in [
+        vec![Action::Type { text: "a".into() }],
+        vec![Action::Type { text: "a".into() }, Action::Click { target: submit, button: Button::Left, count: 1, modifiers: vec![] }],
+    ] {
         assert_eq!(host.batch(seen.frame.id, steps, DeliveryMode::Background).unwrap_err().code, ErrorCode::InvalidArgument);
     }
     assert_eq!(fixture.state().unwrap()["values"]["name"], "xyz");
@@ -86,8 +87,10 @@ fn a_batch_step_that_would_type_into_a_password_field_is_refused_and_named() {
     fixture.send(json!({"cmd": "focus", "widget": "password"}));
     fixture.wait_state("password focused", |s| s["focus"] == "password");
     let seen = observe(&host, window, false);
-    let steps =
-        vec![Action::Click { target: element(&seen, "push button", "Submit"), button: Button::Left, count: 1 }, Action::Type { text: "hunter2".into() }];
+    let steps = vec![
+        Action::Click { target: element(&seen, "push button", "Submit"), button: Button::Left, count: 1, modifiers: vec![] },
+        Action::Type { text: "hunter2".into() },
+    ];
     let done = host.batch(seen.frame.id, steps, DeliveryMode::Background).unwrap();
     assert_eq!(done.delivered.len(), 1);
     let (step, refusal) = done.failed.unwrap();
@@ -159,7 +162,7 @@ fn switch_window_moves_the_grant_and_ends_the_old_frames() {
     assert_eq!(switched.grant.target, Some(two));
     assert!(switched.grant.revision > seen.grant.revision);
     assert_eq!(second.state().unwrap()["window_active"], active_before, "switching never raises or focuses");
-    let stale = host.act(seen.frame.id, Action::Click { target: element(&seen, "push button", "Submit"), button: Button::Left, count: 1 });
+    let stale = host.act(seen.frame.id, Action::Click { target: element(&seen, "push button", "Submit"), button: Button::Left, count: 1, modifiers: vec![] });
     assert_eq!(stale.unwrap_err().code, ErrorCode::StaleRef);
     assert_eq!(first.state().unwrap()["clicks"]["submit"], 0);
 }

@@ -1,10 +1,13 @@
-//! The Anthropic Messages conversation for the native computer tool
-//! (`POST {base}/messages` with `anthropic-beta: computer-use-2025-01-24`):
-//! the request body with the `computer_20250124` tool at the declared
-//! display size, the assistant turns kept verbatim, and each `tool_use`
-//! answered by [`AnthropicExecutor`] with a `tool_result` (a refusal as
-//! `is_error: true`), all results of one reply sent back as the next user
-//! turn. Only the newest screenshots stay in the history.
+//! The Anthropic Messages conversation for native computer use
+//! (`POST {base}/messages`), in the contract `model.anthropic_tool` names:
+//! the generally available toolset `computer_toolset_20260801` (member
+//! blocks, a reply's blocks run as one turn that stops at its first
+//! failure), or the beta `computer_20250124` tool at the declared display
+//! size (with `anthropic-beta: computer-use-2025-01-24`). The assistant
+//! turns are kept verbatim, each `tool_use` is answered by
+//! [`AnthropicExecutor`] with a `tool_result` (a refusal as `is_error:
+//! true`), all results of one reply sent back as the next user turn. Only
+//! the newest screenshots stay in the history.
 
 use super::{short, Conversation, Executed, Reply, KEPT_SCREENSHOTS};
 use crate::model::ModelError;
@@ -13,7 +16,7 @@ use base64::Engine as _;
 use glovebox_host::Host;
 use glovebox_model::{Point, Refusal, Size};
 use glovebox_wire::anthropic::ToolResultType;
-use glovebox_wire::{AnthropicExecutor, ContentBlock, ExecutorOptions, ToolDefinition, ToolResult, ToolVersion};
+use glovebox_wire::{AnthropicExecutor, ContentBlock, ExecutorOptions, ToolDefinition, ToolResult, ToolVersion, ToolsetDefinition};
 use serde_json::{json, Value};
 
 /// Room for a reply that types a paragraph or explains the outcome.
@@ -22,9 +25,20 @@ const MAX_TOKENS: u32 = 4096;
 pub const TOOL_NAME: &str = "computer";
 const OMITTED: &str = "(an older screenshot, removed to keep the conversation bounded)";
 
+/// The contract a run declares.
+pub(super) enum Contract {
+    Toolset(ToolsetDefinition),
+    Tool(ToolDefinition),
+}
+
 pub(super) struct Anthropic {
     executor: AnthropicExecutor,
-    tool: ToolDefinition,
+    contract: Contract,
+    /// The block of the current reply that failed (index, member): the
+    /// toolset's turn stops there, later blocks are answered "not run".
+    failed: Option<(usize, String)>,
+    /// Blocks of the current reply answered so far.
+    answered: usize,
     model: String,
     system: String,
     messages: Vec<Value>,
@@ -33,18 +47,24 @@ pub(super) struct Anthropic {
 }
 
 impl Anthropic {
-    pub(super) fn new(host: Host, options: ExecutorOptions, model: &str, system: String, first: String, display: Size) -> Anthropic {
-        let tool = ToolDefinition {
-            version: ToolVersion::V20250124,
-            name: TOOL_NAME.into(),
-            display_width_px: display.width,
-            display_height_px: display.height,
-            display_number: None,
-            enable_zoom: false,
+    /// `display`: the declared display of the single tool; `None`: the toolset.
+    pub(super) fn new(host: Host, options: ExecutorOptions, model: &str, system: String, first: String, display: Option<Size>) -> Anthropic {
+        let contract = match display {
+            None => Contract::Toolset(ToolsetDefinition::glovebox_default()),
+            Some(display) => Contract::Tool(ToolDefinition {
+                version: ToolVersion::V20250124,
+                name: TOOL_NAME.into(),
+                display_width_px: display.width,
+                display_height_px: display.height,
+                display_number: None,
+                enable_zoom: false,
+            }),
         };
         Anthropic {
             executor: AnthropicExecutor::new(host, options),
-            tool,
+            contract,
+            failed: None,
+            answered: 0,
             model: model.to_owned(),
             system,
             messages: vec![json!({"role": "user", "content": [{"type": "text", "text": first}]})],
@@ -63,13 +83,16 @@ impl Conversation for Anthropic {
             "model": self.model,
             "max_tokens": MAX_TOKENS,
             "system": self.system,
-            // Written out rather than serialised from the definition: the
-            // executor's struct carries `enable_zoom`, which this version lacks.
-            "tools": [{
-                "type": self.tool.version.as_str(),
-                "name": self.tool.name,
-                "display_width_px": self.tool.display_width_px,
-                "display_height_px": self.tool.display_height_px,
+            "tools": [match &self.contract {
+                Contract::Toolset(toolset) => serde_json::to_value(toolset).unwrap_or(Value::Null),
+                // Written out rather than serialised from the definition: the
+                // executor's struct carries `enable_zoom`, which this version lacks.
+                Contract::Tool(tool) => json!({
+                    "type": tool.version.as_str(),
+                    "name": tool.name,
+                    "display_width_px": tool.display_width_px,
+                    "display_height_px": tool.display_height_px,
+                }),
             }],
             "messages": self.messages,
         })
@@ -91,6 +114,8 @@ impl Conversation for Anthropic {
             return Err(unreadable("the message holds neither a tool_use block nor text", answer));
         }
         self.messages.push(json!({"role": "assistant", "content": content}));
+        self.failed = None;
+        self.answered = 0;
         let usage = crate::providers::usage(answer, "input_tokens", "output_tokens");
         Ok(Reply { calls, text: text.join("\n"), usage })
     }
@@ -99,12 +124,24 @@ impl Conversation for Anthropic {
         let id = call.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
         let input = call.get("input").cloned().unwrap_or(Value::Null);
         let named = call.get("name").and_then(Value::as_str).unwrap_or_default();
-        let (action, target, name, input_kind) = describe(&input);
-        let outcome = if named == TOOL_NAME {
-            self.executor.execute(&self.tool, &input)
-        } else {
-            Err(Refusal::invalid_argument(format!("there is no tool named {:?}; use the {TOOL_NAME} tool", short(named))))
+        let index = self.answered;
+        self.answered += 1;
+        let (action, target, name, input_kind) = match &self.contract {
+            // A member block is named after its action.
+            Contract::Toolset(_) => describe(&with_action(&input, named)),
+            Contract::Tool(_) => describe(&input),
         };
+        let outcome = match (&self.contract, &self.failed) {
+            (Contract::Toolset(_), Some((at, failed))) => {
+                Err(Refusal::invalid_argument(format!("not run: block {at} ({failed}) failed before it, and a turn stops at its first failure")))
+            }
+            (Contract::Toolset(toolset), None) => self.executor.run_member(toolset, call, None),
+            (Contract::Tool(tool), _) if named == TOOL_NAME => self.executor.execute(tool, &input),
+            (Contract::Tool(_), _) => Err(Refusal::invalid_argument(format!("there is no tool named {:?}; use the {TOOL_NAME} tool", short(named)))),
+        };
+        if outcome.is_err() && self.failed.is_none() && matches!(self.contract, Contract::Toolset(_)) {
+            self.failed = Some((index, short(named)));
+        }
         let (result, screenshot, outcome) = match outcome {
             Ok(content) => {
                 let png = content.iter().find_map(|b| match b {
@@ -130,6 +167,14 @@ impl Conversation for Anthropic {
             fingerprint: input.to_string(),
         }
     }
+}
+
+/// A member block's input with its member name as the `action` the single
+/// tool would carry, for describing it.
+fn with_action(input: &Value, member: &str) -> Value {
+    let mut tagged = input.as_object().cloned().unwrap_or_default();
+    tagged.insert("action".into(), Value::String(member.to_owned()));
+    Value::Object(tagged)
 }
 
 fn unreadable(what: &str, answer: &Value) -> ModelError {

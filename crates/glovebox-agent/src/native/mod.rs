@@ -118,7 +118,10 @@ fn bind(binding: &ModelBinding) -> Result<Client, ModelError> {
     match binding.provider {
         Provider::AnthropicMessages => {
             headers.push(("anthropic-version", providers::ANTHROPIC_VERSION.to_string()));
-            headers.push(("anthropic-beta", ANTHROPIC_BETA.to_string()));
+            // The toolset is generally available; only the older single tool is a beta.
+            if binding.anthropic_tool == crate::model::AnthropicTool::Computer20250124 {
+                headers.push(("anthropic-beta", ANTHROPIC_BETA.to_string()));
+            }
             if let Some(key) = &key {
                 headers.push(("x-api-key", key.clone()));
             }
@@ -185,8 +188,11 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
     let name = format!("{}/{}", if binding.provider == Provider::AnthropicMessages { "anthropic" } else { "openai" }, binding.model);
     let mut conversation: Box<dyn Conversation> = match binding.provider {
         Provider::AnthropicMessages => {
-            let display = display_for(seen.frame.geometry.size());
-            let system = prompt::system(task.observe_only, Some(display));
+            let display = match binding.anthropic_tool {
+                crate::model::AnthropicTool::Toolset => None,
+                crate::model::AnthropicTool::Computer20250124 => Some(display_for(seen.frame.geometry.size())),
+            };
+            let system = prompt::system(task.observe_only, display);
             Box::new(anthropic::Anthropic::new(host.clone(), options, &binding.model, system, first, display))
         }
         _ => Box::new(openai::OpenAi::new(host.clone(), options, &binding.model, prompt::system(task.observe_only, None), first)),

@@ -201,22 +201,27 @@ impl X11Backend {
         let _restore =
             Restore { backend: self, pointer: self.pointer_position()?, active: self.active_window()?, target: top, above_target, stacking: stacking.clone() };
         self.activate(top)?;
+        let modifier_codes = if gesture.held().is_empty() { vec![] } else { self.keymap()?.modifier_codes(gesture.held())? };
         let mut held = Held { backend: self, keys: vec![], buttons: vec![] };
+        // Modifiers go down first and come up when `held` drops, on every path.
+        for &code in &modifier_codes {
+            held.press_key(code)?;
+        }
         match gesture {
-            Gesture::Click { at, button, count } => {
+            Gesture::Click { at, button, count, .. } => {
                 held.move_to(*at)?;
                 for _ in 0..*count {
                     held.click(button_number(*button))?;
                 }
             }
-            Gesture::Hover { at } => held.move_to(*at)?,
-            Gesture::Scroll { at, dx, dy } => {
+            Gesture::Hover { at, .. } => held.move_to(*at)?,
+            Gesture::Scroll { at, dx, dy, .. } => {
                 held.move_to(*at)?;
                 for button in wheel_presses(*dx, *dy) {
                     held.click(button)?;
                 }
             }
-            Gesture::Drag { from, to } => {
+            Gesture::Drag { from, to, .. } => {
                 held.move_to(*from)?;
                 held.press_button(1)?;
                 for point in drag_path(*from, *to).into_iter().skip(1) {

@@ -2,7 +2,7 @@
 //! [`KeyCombo`] or character looked up as (key code, modifier mask). A key
 //! the mapping cannot produce is refused, never replaced by another.
 
-use glovebox_model::{Key, KeyCombo, ModifierKey, NamedKey};
+use glovebox_model::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use std::collections::HashMap;
 use x11rb::connection::Connection;
@@ -142,6 +142,23 @@ impl Keymap {
         hold(2, mods.alt, self.alt_mask, ALT_L);
         hold(3, mods.superkey, self.super_mask, SUPER_L);
         Ok(KeyStroke { keycode, state, modifiers: held })
+    }
+
+    /// The state mask of `held` modifiers as this server maps them.
+    pub fn mask(&self, held: Modifiers) -> KeyButMask {
+        let mut mask = KeyButMask::default();
+        for (on, bit) in [(held.ctrl, KeyButMask::CONTROL), (held.shift, KeyButMask::SHIFT), (held.alt, self.alt_mask), (held.superkey, self.super_mask)] {
+            if on {
+                mask |= bit;
+            }
+        }
+        mask
+    }
+
+    /// The key codes to press for `held` modifiers, or a refusal naming one
+    /// this keyboard has no key for.
+    pub fn modifier_codes(&self, held: Modifiers) -> Result<Vec<u8>, BackendError> {
+        held.keys().into_iter().map(|key| self.code(modifier_keysym(key)).map(|(code, _)| code).ok_or_else(|| Self::unmapped(&format!("{key:?}")))).collect()
     }
 
     /// Strokes for every character of `text`, or a refusal naming the first

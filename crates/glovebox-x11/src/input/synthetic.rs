@@ -32,6 +32,8 @@ pub(crate) fn button_number(button: Button) -> u8 {
         Button::Left => 1,
         Button::Middle => 2,
         Button::Right => 3,
+        Button::Back => 8,
+        Button::Forward => 9,
     }
 }
 
@@ -41,7 +43,9 @@ fn button_mask(button: u8) -> KeyButMask {
         2 => KeyButMask::BUTTON2,
         3 => KeyButMask::BUTTON3,
         4 => KeyButMask::BUTTON4,
-        _ => KeyButMask::BUTTON5,
+        5 => KeyButMask::BUTTON5,
+        // The core protocol has state bits for buttons 1 to 5 only.
+        _ => KeyButMask::default(),
     }
 }
 
@@ -135,9 +139,9 @@ impl Visit<'_> {
         self.send(event.into())
     }
 
-    fn click(&self, button: u8, at: Point) -> Result<(), BackendError> {
-        self.button(BUTTON_PRESS_EVENT, button, at, KeyButMask::default())?;
-        self.button(BUTTON_RELEASE_EVENT, button, at, button_mask(button))
+    fn click(&self, button: u8, at: Point, held: KeyButMask) -> Result<(), BackendError> {
+        self.button(BUTTON_PRESS_EVENT, button, at, held)?;
+        self.button(BUTTON_RELEASE_EVENT, button, at, held | button_mask(button))
     }
 }
 
@@ -170,40 +174,42 @@ impl X11Backend {
     /// Sends `gesture` to window `top` as synthetic events. `keys` are the
     /// strokes of a key or text gesture, looked up by the caller.
     pub(crate) fn send_synthetic(&self, top: Window, gesture: &Gesture, keys: &[KeyStroke]) -> Result<(), BackendError> {
+        // Held modifiers travel in each event's state, as a real keyboard's would.
+        let held = if gesture.held().is_empty() { KeyButMask::default() } else { self.keymap()?.mask(gesture.held()) };
         match gesture {
-            Gesture::Click { at, button, count } => {
+            Gesture::Click { at, button, count, .. } => {
                 let visit = self.visit(top, *at)?;
-                visit.crossing(ENTER_NOTIFY_EVENT, *at, KeyButMask::default())?;
-                visit.motion(*at, KeyButMask::default())?;
+                visit.crossing(ENTER_NOTIFY_EVENT, *at, held)?;
+                visit.motion(*at, held)?;
                 for _ in 0..*count {
-                    visit.click(button_number(*button), *at)?;
+                    visit.click(button_number(*button), *at, held)?;
                 }
-                visit.crossing(LEAVE_NOTIFY_EVENT, *at, KeyButMask::default())?;
+                visit.crossing(LEAVE_NOTIFY_EVENT, *at, held)?;
             }
-            Gesture::Hover { at } => {
+            Gesture::Hover { at, .. } => {
                 let visit = self.visit(top, *at)?;
-                visit.crossing(ENTER_NOTIFY_EVENT, *at, KeyButMask::default())?;
-                visit.motion(*at, KeyButMask::default())?;
+                visit.crossing(ENTER_NOTIFY_EVENT, *at, held)?;
+                visit.motion(*at, held)?;
             }
-            Gesture::Scroll { at, dx, dy } => {
+            Gesture::Scroll { at, dx, dy, .. } => {
                 let visit = self.visit(top, *at)?;
-                visit.crossing(ENTER_NOTIFY_EVENT, *at, KeyButMask::default())?;
-                visit.motion(*at, KeyButMask::default())?;
+                visit.crossing(ENTER_NOTIFY_EVENT, *at, held)?;
+                visit.motion(*at, held)?;
                 for button in wheel_presses(*dx, *dy) {
-                    visit.click(button, *at)?;
+                    visit.click(button, *at, held)?;
                 }
-                visit.crossing(LEAVE_NOTIFY_EVENT, *at, KeyButMask::default())?;
+                visit.crossing(LEAVE_NOTIFY_EVENT, *at, held)?;
             }
-            Gesture::Drag { from, to } => {
+            Gesture::Drag { from, to, .. } => {
                 let visit = self.visit(top, *from)?;
-                visit.crossing(ENTER_NOTIFY_EVENT, *from, KeyButMask::default())?;
-                visit.motion(*from, KeyButMask::default())?;
-                visit.button(BUTTON_PRESS_EVENT, 1, *from, KeyButMask::default())?;
+                visit.crossing(ENTER_NOTIFY_EVENT, *from, held)?;
+                visit.motion(*from, held)?;
+                visit.button(BUTTON_PRESS_EVENT, 1, *from, held)?;
                 for point in drag_path(*from, *to).into_iter().skip(1) {
-                    visit.motion(point, KeyButMask::BUTTON1)?;
+                    visit.motion(point, held | KeyButMask::BUTTON1)?;
                 }
-                visit.button(BUTTON_RELEASE_EVENT, 1, *to, KeyButMask::BUTTON1)?;
-                visit.crossing(LEAVE_NOTIFY_EVENT, *to, KeyButMask::default())?;
+                visit.button(BUTTON_RELEASE_EVENT, 1, *to, held | KeyButMask::BUTTON1)?;
+                visit.crossing(LEAVE_NOTIFY_EVENT, *to, held)?;
             }
             Gesture::Key { repeat, .. } => {
                 for _ in 0..*repeat {

@@ -1,8 +1,13 @@
-//! The Anthropic computer tool (`computer_20241022`, `computer_20250124`,
-//! `computer_20251124`): one `tool_use` input runs against the bound
-//! window, shown to the model at exactly the display size the tool
-//! definition declares (see [`crate::scaling`]), and is answered with
-//! `tool_result` content blocks.
+//! Anthropic's computer use, in both contracts it has had:
+//! - the single tools `computer_20241022`, `computer_20250124`,
+//!   `computer_20251124` (beta): one `tool_use` with an `action` input,
+//!   shown to the model at exactly the display size the tool definition
+//!   declares (see [`crate::scaling`]), every action answered with the
+//!   screenshot after it;
+//! - the generally available toolset `computer_toolset_20260801`
+//!   ([`toolset`]): one `tool_use` block per member, several per turn,
+//!   coordinates in the pixels of the screenshot last returned, only
+//!   `screenshot` and `zoom` answered with an image.
 //!
 //! The executor keeps, across calls, the frame of the last screenshot (every
 //! coordinate maps through it), the agent's virtual cursor in display
@@ -13,23 +18,29 @@
 //! - `left_mouse_down` only records the point; `left_mouse_up` delivers a
 //!   click when released at the same point, a drag from the press to the
 //!   release point otherwise.
-//! - `hold_key`, and clicks or scrolls with modifier keys in `text`, need
-//!   the real keyboard: `COMPUTER_BACKGROUND_UNAVAILABLE`.
+//! - Modifier keys in a pointer action's `text` are held through it, by the
+//!   same routes as the rest (in the background: in the events' state), or
+//!   refused exactly. `hold_key` would hold a key across the model's next
+//!   actions: `COMPUTER_BACKGROUND_UNAVAILABLE`.
 //! - Actions without a coordinate act at the virtual cursor.
 //!
-//! Every action but `cursor_position` and `zoom` answers with the screenshot
-//! taken after it (the next basis for coordinates).
+//! With the single tools every action but `cursor_position` and `zoom`
+//! answers with the screenshot taken after it (the next basis for
+//! coordinates).
 
 use crate::error::{invalid, WireError};
 use crate::scaling::{self, Placement};
 use crate::session::{no_screenshot_yet, ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
 use glovebox_host::{Approver, Host};
-use glovebox_model::{Action, Button, ErrorCode, Refusal, Size, Target};
+use glovebox_model::{Action, Button, CaptureLimits, ErrorCode, ModifierKey, Modifiers, Refusal, Size, Target};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+pub mod toolset;
+pub use toolset::{MemberConfig, ToolsetDefinition, ToolsetVersion};
 
 /// Longest `wait` accepted, in seconds.
 pub const MAX_WAIT_SECS: f64 = 100.0;
@@ -94,6 +105,9 @@ pub enum ScrollDirection {
 pub enum ComputerAction {
     Key {
         text: String,
+        /// The toolset's `repeat` (1 when absent).
+        #[serde(default)]
+        repeat: Option<i64>,
     },
     HoldKey {
         text: String,
@@ -124,6 +138,8 @@ pub enum ComputerAction {
         #[serde(default)]
         start_coordinate: Option<Coordinate>,
         coordinate: Coordinate,
+        #[serde(default)]
+        text: Option<String>,
     },
     RightClick {
         #[serde(default)]
@@ -277,14 +293,71 @@ impl ToolResult {
 
 type Display = (i64, i64);
 
+/// The pixels a model's coordinates are in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Space {
+    /// A single tool's declared display: the frame's image at its top-left.
+    Declared(Size),
+    /// The toolset's: the screenshot itself, sized to the model's image budget.
+    Screenshot,
+}
+
+/// The longest edge and the pixel count Anthropic's models take an image at
+/// without shrinking it again (their documented vision limits); the
+/// toolset's screenshots are fitted inside both, so what the model points
+/// at is what it was sent.
+pub const TOOLSET_MAX_EDGE: u32 = 1568;
+pub const TOOLSET_MAX_PIXELS: u64 = 1_150_000;
+
+/// The largest image of `window`'s aspect inside the toolset's budget.
+pub fn toolset_limits(window: Size) -> CaptureLimits {
+    let (w, h) = (window.width.max(1) as f64, window.height.max(1) as f64);
+    let scale = (TOOLSET_MAX_EDGE as f64 / w.max(h)).min((TOOLSET_MAX_PIXELS as f64 / (w * h)).sqrt()).min(1.0);
+    let edge = |v: f64| ((v * scale).floor() as u32).clamp(1, glovebox_model::frame::MAX_IMAGE_EDGE);
+    CaptureLimits { max_width: edge(w), max_height: edge(h) }
+}
+
+impl Space {
+    fn limits(self, basis: Option<&glovebox_host::FrameView>) -> Result<CaptureLimits, Refusal> {
+        match self {
+            Space::Declared(display) => scaling::limits(display),
+            // Before any screenshot the window's size is not known yet: a 16:9 budget.
+            Space::Screenshot => Ok(basis.map(|b| toolset_limits(b.geometry.size())).unwrap_or(CaptureLimits { max_width: 1430, max_height: 804 })),
+        }
+    }
+
+    fn placement(self, image: Size) -> Result<Placement, Refusal> {
+        match self {
+            Space::Declared(display) => Placement::new(display, image),
+            Space::Screenshot => Placement::new(image, image),
+        }
+    }
+}
+
+/// What a successful action answers with.
+pub(crate) enum Answer {
+    /// The screenshot taken after it (the single tools).
+    Screenshot,
+    /// A line saying what was done (the toolset's pure actions).
+    Acknowledge,
+}
+
 struct State {
     session: Session,
-    /// The display the last call declared; a different one drops the basis.
-    display: Option<Size>,
-    /// The agent's cursor in display pixels (never the user's pointer).
+    /// The coordinate space of the last call; another one drops the basis.
+    space: Option<Space>,
+    /// The agent's cursor in the model's pixels (never the user's pointer).
     cursor: Option<Display>,
     /// Where `left_mouse_down` pressed, until `left_mouse_up`.
     pressed: Option<Display>,
+}
+
+impl State {
+    fn forget(&mut self) {
+        self.session.basis = None;
+        self.cursor = None;
+        self.pressed = None;
+    }
 }
 
 /// Runs Anthropic computer tool calls against one host. Stateful (last
@@ -302,7 +375,7 @@ struct Planned {
 
 impl AnthropicExecutor {
     pub fn new(host: Host, options: ExecutorOptions) -> AnthropicExecutor {
-        AnthropicExecutor { state: Mutex::new(State { session: Session::new(host, options), display: None, cursor: None, pressed: None }) }
+        AnthropicExecutor { state: Mutex::new(State { session: Session::new(host, options), space: None, cursor: None, pressed: None }) }
     }
 
     /// The `tool_result` block for a `tool_use` block: the action's content,
@@ -315,12 +388,9 @@ impl AnthropicExecutor {
     /// [`AnthropicExecutor::tool_result`] asking this call's prompts through
     /// `approver` instead of the executor's host's.
     pub fn tool_result_with(&self, tool: &ToolDefinition, tool_use: &Value, approver: Option<Arc<dyn Approver>>) -> Result<ToolResult, Refusal> {
-        let id = tool_use.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()).ok_or_else(|| invalid("the tool_use block has no id"))?.to_owned();
+        let id = block_id(tool_use)?;
         let checked = (|| {
-            match tool_use.get("type").and_then(Value::as_str) {
-                Some("tool_use") | None => {}
-                Some(other) => return Err(invalid(format!("block type {other:?} is not tool_use"))),
-            }
+            check_block_type(tool_use)?;
             if tool_use.get("name").and_then(Value::as_str) != Some(tool.name.as_str()) {
                 return Err(invalid(format!("the tool_use does not name the declared tool {:?}", tool.name)));
             }
@@ -338,18 +408,27 @@ impl AnthropicExecutor {
     }
 
     fn execute_with(&self, tool: &ToolDefinition, input: &Value, approver: Option<Arc<dyn Approver>>) -> Result<Vec<ContentBlock>, Refusal> {
-        let limits = scaling::limits(tool.display())?;
+        scaling::limits(tool.display())?;
         let action = ComputerAction::parse(input, tool)?;
+        self.run_action(Space::Declared(tool.display()), &action, approver, Answer::Screenshot)
+    }
+
+    /// Runs one parsed action in `space`; the content of its result.
+    pub(crate) fn run_action(
+        &self,
+        space: Space,
+        action: &ComputerAction,
+        approver: Option<Arc<dyn Approver>>,
+        answer: Answer,
+    ) -> Result<Vec<ContentBlock>, Refusal> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        if state.display != Some(tool.display()) {
+        if state.space != Some(space) {
             // Another display size is another coordinate space: nothing carries over.
-            state.session.basis = None;
-            state.cursor = None;
-            state.pressed = None;
-            state.display = Some(tool.display());
+            state.forget();
+            state.space = Some(space);
         }
-        let look = Look::Fitted(limits);
-        match &action {
+        let asking = approver.map(|a| state.session.host.with_approver(a)).unwrap_or_else(|| state.session.host.clone());
+        match action {
             ComputerAction::CursorPosition {} => {
                 let (x, y) = state.cursor.ok_or_else(|| {
                     invalid("the agent's cursor has no position yet (glovebox never reads or moves the user's pointer); mouse_move or a click with a coordinate places it")
@@ -359,34 +438,48 @@ impl AnthropicExecutor {
             }
             ComputerAction::Zoom { region } => {
                 let basis = state.session.basis.clone().ok_or_else(no_screenshot_yet)?;
-                let rect = Placement::new(tool.display(), basis.image)?.region(*region)?;
-                let asking = approver.as_ref().map(|a| state.session.host.with_approver(a.clone())).unwrap_or_else(|| state.session.host.clone());
+                let rect = space.placement(basis.image)?.region(*region)?;
                 let zoomed = asking.zoom(basis.id, rect).map_err(crate::error::to_wire)?;
                 return Ok(vec![ContentBlock::png(&zoomed.png)]);
             }
             ComputerAction::HoldKey { .. } => {
                 return Err(Refusal::new(
                     ErrorCode::BackgroundUnavailable,
-                    "hold_key needs the user's real keyboard: glovebox holds no key in the background; press combos with key instead",
+                    "hold_key needs the user's real keyboard: glovebox holds no key in the background across actions; press combos with key, or give a pointer action the modifiers in its text",
                 ));
             }
             _ => {}
         }
-        let planned = plan(&action, &state, tool.display())?;
+        let look = Look::Fitted(space.limits(state.session.basis.as_ref())?);
+        let planned = plan(action, &state, space)?;
+        let screenshot = matches!(answer, Answer::Screenshot) || matches!(action, ComputerAction::Screenshot {});
         let run = (|| {
             state.session.precheck(&planned.steps)?;
-            let asking = approver.map(|a| state.session.host.with_approver(a)).unwrap_or_else(|| state.session.host.clone());
             let approved = state.session.approve(&asking, &planned.steps)?;
             state.session.run(&approved, &planned.steps, look)?;
-            state.session.finish(&approved, look)
+            if screenshot {
+                // The window as the model will aim at it next: its size sets the next screenshot's budget.
+                let seen = state.session.finish(&approved, look)?;
+                let refit = Look::Fitted(space.limits(Some(&seen.frame))?);
+                return if refit == look { Ok(Some(seen)) } else { state.session.finish(&approved, refit).map(Some) };
+            }
+            Ok(None)
         })();
         let seen = run.map_err(|e| single(e, planned.steps.len()))?;
         state.cursor = planned.cursor.or(state.cursor);
         if let Some(pressed) = planned.pressed {
             state.pressed = pressed;
         }
-        let png = seen.screenshot.expect("finish checks the screenshot");
-        Ok(vec![ContentBlock::png(&Placement::new(tool.display(), seen.frame.image)?.pad_png(&png)?)])
+        match seen {
+            Some(seen) => {
+                let png = seen.screenshot.expect("finish checks the screenshot");
+                Ok(vec![ContentBlock::png(&match space {
+                    Space::Declared(_) => space.placement(seen.frame.image)?.pad_png(&png)?,
+                    Space::Screenshot => png,
+                })])
+            }
+            None => Ok(vec![ContentBlock::Text { text: acknowledgement(action) }]),
+        }
     }
 
     /// Acts in `window` from now on (`None`: the grant's bound window); a
@@ -395,18 +488,46 @@ impl AnthropicExecutor {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if state.session.options.window != window {
             state.session.options.window = window;
-            state.session.basis = None;
-            state.cursor = None;
-            state.pressed = None;
+            state.forget();
         }
     }
 
     /// Forgets the last screenshot, the cursor and any pending press.
     pub fn reset(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.session.basis = None;
-        state.cursor = None;
-        state.pressed = None;
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).forget();
+    }
+}
+
+/// The `id` a result must answer; without one nothing can be answered.
+pub(crate) fn block_id(tool_use: &Value) -> Result<String, Refusal> {
+    tool_use.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned).ok_or_else(|| invalid("the tool_use block has no id"))
+}
+
+pub(crate) fn check_block_type(tool_use: &Value) -> Result<(), Refusal> {
+    match tool_use.get("type").and_then(Value::as_str) {
+        Some("tool_use") | None => Ok(()),
+        Some(other) => Err(invalid(format!("block type {other:?} is not tool_use"))),
+    }
+}
+
+/// What a pure toolset action answers: what was done, in one line.
+fn acknowledgement(action: &ComputerAction) -> String {
+    use ComputerAction::*;
+    match action {
+        Key { text, .. } => format!("Pressed {text}."),
+        Type { .. } => "Typed.".into(),
+        MouseMove { .. } => "Moved the mouse.".into(),
+        LeftMouseDown { .. } => "Left mouse button pressed.".into(),
+        LeftMouseUp { .. } => "Left mouse button released.".into(),
+        LeftClick { .. } => "Clicked.".into(),
+        LeftClickDrag { .. } => "Dragged.".into(),
+        RightClick { .. } => "Right-clicked.".into(),
+        MiddleClick { .. } => "Middle-clicked.".into(),
+        DoubleClick { .. } => "Double-clicked.".into(),
+        TripleClick { .. } => "Triple-clicked.".into(),
+        Scroll { scroll_direction, .. } => format!("Scrolled {}.", format!("{scroll_direction:?}").to_lowercase()),
+        Wait { duration } => format!("Waited {duration}s."),
+        HoldKey { .. } | CursorPosition {} | Screenshot {} | Zoom { .. } => String::new(),
     }
 }
 
@@ -418,20 +539,18 @@ fn single(e: WireError, steps: usize) -> Refusal {
     }
 }
 
-fn no_modifiers(text: &Option<String>, what: &str) -> Result<(), Refusal> {
-    match text.as_deref().map(str::trim) {
-        Some(keys) if !keys.is_empty() => Err(Refusal::new(
-            ErrorCode::BackgroundUnavailable,
-            format!("{what} with {keys:?} held needs the user's real keyboard: glovebox holds no modifier during a pointer action in the background; send it without text"),
-        )),
-        _ => Ok(()),
-    }
+/// The modifiers a pointer action's `text` holds (`ctrl`, `ctrl+shift`).
+fn held(text: &Option<String>) -> Result<Vec<ModifierKey>, Refusal> {
+    Ok(Modifiers::parse(text.as_deref().unwrap_or_default())?.keys())
 }
 
+/// Most times one `key` may repeat.
+pub const MAX_KEY_REPEAT: i64 = 20;
+
 /// Maps one action onto host steps through the last screenshot's placement.
-fn plan(action: &ComputerAction, state: &State, display: Size) -> Result<Planned, Refusal> {
+fn plan(action: &ComputerAction, state: &State, space: Space) -> Result<Planned, Refusal> {
     use ComputerAction::*;
-    let placement = || -> Result<Placement, Refusal> { Placement::new(display, state.session.basis.as_ref().ok_or_else(no_screenshot_yet)?.image) };
+    let placement = || -> Result<Placement, Refusal> { space.placement(state.session.basis.as_ref().ok_or_else(no_screenshot_yet)?.image) };
     let at = |c: Display| -> Result<Target, Refusal> { placement()?.to_image(c.0, c.1).map(Target::Point) };
     let here = |c: &Option<Coordinate>| -> Result<Display, Refusal> {
         match c {
@@ -440,27 +559,33 @@ fn plan(action: &ComputerAction, state: &State, display: Size) -> Result<Planned
         }
     };
     let input = |action: Action, cursor: Option<Display>| Planned { steps: vec![Step::Input(action)], cursor, pressed: None };
-    let click = |c: &Option<Coordinate>, text: &Option<String>, button: Button, count: u8, what: &str| -> Result<Planned, Refusal> {
-        no_modifiers(text, what)?;
+    let click = |c: &Option<Coordinate>, text: &Option<String>, button: Button, count: u8| -> Result<Planned, Refusal> {
+        let modifiers = held(text)?;
         let p = here(c)?;
-        Ok(input(Action::Click { target: at(p)?, button, count }, Some(p)))
+        Ok(input(Action::Click { target: at(p)?, button, count, modifiers }, Some(p)))
     };
     Ok(match action {
-        Key { text } => Planned {
-            steps: crate::keys::xdotool(text)?.into_iter().map(|combo| Step::Input(Action::Key { combo, repeat: 1 })).collect(),
-            cursor: None,
-            pressed: None,
-        },
+        Key { text, repeat } => {
+            let repeat = repeat.unwrap_or(1);
+            if !(1..=MAX_KEY_REPEAT).contains(&repeat) {
+                return Err(invalid(format!("key repeat {repeat} is outside 1..={MAX_KEY_REPEAT}")));
+            }
+            Planned {
+                steps: crate::keys::xdotool(text)?.into_iter().map(|combo| Step::Input(Action::Key { combo, repeat: repeat as u8 })).collect(),
+                cursor: None,
+                pressed: None,
+            }
+        }
         Type { text } => input(Action::Type { text: text.clone() }, None),
-        MouseMove { coordinate: [x, y] } => input(Action::Move { target: at((*x, *y))? }, Some((*x, *y))),
-        LeftClick { coordinate, text } => click(coordinate, text, Button::Left, 1, "left_click")?,
-        RightClick { coordinate, text } => click(coordinate, text, Button::Right, 1, "right_click")?,
-        MiddleClick { coordinate, text } => click(coordinate, text, Button::Middle, 1, "middle_click")?,
-        DoubleClick { coordinate, text } => click(coordinate, text, Button::Left, 2, "double_click")?,
-        TripleClick { coordinate, text } => click(coordinate, text, Button::Left, 3, "triple_click")?,
-        LeftClickDrag { start_coordinate, coordinate: [x, y] } => {
+        MouseMove { coordinate: [x, y] } => input(Action::Move { target: at((*x, *y))?, modifiers: vec![] }, Some((*x, *y))),
+        LeftClick { coordinate, text } => click(coordinate, text, Button::Left, 1)?,
+        RightClick { coordinate, text } => click(coordinate, text, Button::Right, 1)?,
+        MiddleClick { coordinate, text } => click(coordinate, text, Button::Middle, 1)?,
+        DoubleClick { coordinate, text } => click(coordinate, text, Button::Left, 2)?,
+        TripleClick { coordinate, text } => click(coordinate, text, Button::Left, 3)?,
+        LeftClickDrag { start_coordinate, coordinate: [x, y], text } => {
             let from = here(start_coordinate)?;
-            input(Action::Drag { from: at(from)?, to: at((*x, *y))? }, Some((*x, *y)))
+            input(Action::Drag { from: at(from)?, to: at((*x, *y))?, modifiers: held(text)? }, Some((*x, *y)))
         }
         LeftMouseDown { coordinate } => {
             let p = here(coordinate)?;
@@ -471,12 +596,14 @@ fn plan(action: &ComputerAction, state: &State, display: Size) -> Result<Planned
         LeftMouseUp { coordinate } => {
             let down = state.pressed.ok_or_else(|| invalid("left_mouse_up without a left_mouse_down before it"))?;
             let up = here(coordinate)?;
-            let action =
-                if up == down { Action::Click { target: at(up)?, button: Button::Left, count: 1 } } else { Action::Drag { from: at(down)?, to: at(up)? } };
+            let action = if up == down {
+                Action::Click { target: at(up)?, button: Button::Left, count: 1, modifiers: vec![] }
+            } else {
+                Action::Drag { from: at(down)?, to: at(up)?, modifiers: vec![] }
+            };
             Planned { steps: vec![Step::Input(action)], cursor: Some(up), pressed: Some(None) }
         }
         Scroll { coordinate, scroll_direction, scroll_amount, text } => {
-            no_modifiers(text, "scroll")?;
             if !(1..=MAX_SCROLL_AMOUNT).contains(scroll_amount) {
                 return Err(invalid(format!("scroll_amount {scroll_amount} is outside 1..={MAX_SCROLL_AMOUNT}")));
             }
@@ -488,7 +615,7 @@ fn plan(action: &ComputerAction, state: &State, display: Size) -> Result<Planned
                 ScrollDirection::Right => (n, 0),
             };
             let p = here(coordinate)?;
-            input(Action::Scroll { target: at(p)?, dx, dy }, Some(p))
+            input(Action::Scroll { target: at(p)?, dx, dy, modifiers: held(text)? }, Some(p))
         }
         Wait { duration } => {
             if !duration.is_finite() || *duration < 0.0 || *duration > MAX_WAIT_SECS {
