@@ -125,6 +125,9 @@ pub enum Provider {
     OpenAiResponses,
     /// `POST {base}/messages` (default base `https://api.anthropic.com/v1`).
     AnthropicMessages,
+    /// `POST {base}/models/{model}:generateContent` (default base
+    /// `https://generativelanguage.googleapis.com/v1beta`), key in `x-goog-api-key`.
+    Gemini,
     /// `POST {base}/chat/completions` on any OpenAI-compatible server
     /// (Ollama, vLLM, LM Studio); `base_url` is required.
     OpenAiCompatible,

@@ -36,7 +36,8 @@ pub struct Config {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
-    /// `openai` (Responses API), `anthropic` (Messages API),
+    /// `openai` (Responses API), `anthropic` (Messages API), `gemini`
+    /// (Gemini API `generateContent`),
     /// `openai-compatible` (Chat Completions: Ollama, vLLM, LM Studio),
     /// `mcp-sampling` (the MCP client's model, under `glovebox mcp` only), or
     /// empty: unbound.
@@ -56,7 +57,7 @@ pub struct ModelConfig {
     pub max_retries: u32,
     /// The model has native computer use (OpenAI GA `computer`, Anthropic
     /// `computer_2025…`): it gets that tool, run through glovebox-wire's
-    /// executors. Only for `openai` and `anthropic`; never inferred.
+    /// executors. Only for `openai`, `anthropic` and `gemini`; never inferred.
     pub native: bool,
     /// The Anthropic tool a native run declares: the generally available
     /// toolset (default) or the older single beta tool. Chosen here, never
@@ -82,6 +83,7 @@ pub enum ModelProvider {
     Unbound,
     Openai,
     Anthropic,
+    Gemini,
     OpenaiCompatible,
     McpSampling,
 }
@@ -92,6 +94,7 @@ impl std::fmt::Display for ModelProvider {
             ModelProvider::Unbound => "",
             ModelProvider::Openai => "openai",
             ModelProvider::Anthropic => "anthropic",
+            ModelProvider::Gemini => "gemini",
             ModelProvider::OpenaiCompatible => "openai-compatible",
             ModelProvider::McpSampling => "mcp-sampling",
         })

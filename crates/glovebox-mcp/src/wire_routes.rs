@@ -19,6 +19,15 @@
 //!   turn's list of them (answered with the list of results, in order; the
 //!   first failure stops the turn and the rest say they were not run).
 //!
+//! - `POST /v1/gemini/computer_use` takes `{"function_call": <Gemini
+//!   functionCall>, "acknowledged_safety_decision"?: true, "window"?:
+//!   "pid/xid"}` and answers 200 with the `{"functionResponse": …}` part
+//!   (a refusal as its `response.error`, as the model should see it), or
+//!   `{"screenshot": true}` for the screenshot a conversation starts from
+//!   (`{"inlineData": …}`). `acknowledged_safety_decision` states that the
+//!   user confirmed the call's `require_confirmation`; without it such a
+//!   call fails closed.
+//!
 //! A body that is not JSON is 400; another path 404. There is no prompt
 //! channel here, so the host fails every prompt closed: input runs only
 //! when the configuration allows the input class outright, and a pending
@@ -28,19 +37,29 @@
 use crate::http::Routes;
 use glovebox_host::{Host, StatedAcknowledgements};
 use glovebox_model::{Refusal, WindowRef};
-use glovebox_wire::{AnthropicExecutor, ExecutorOptions, OpenAiExecutor, ToolDefinition, ToolsetDefinition, WireError};
+use glovebox_wire::{AnthropicExecutor, ExecutorOptions, GeminiExecutor, OpenAiExecutor, ToolDefinition, ToolsetDefinition, WireError};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// Both executors on one host (or why there is none).
+/// The executors, on one host.
+struct Executors {
+    openai: OpenAiExecutor,
+    anthropic: AnthropicExecutor,
+    gemini: GeminiExecutor,
+}
+
+/// Every executor on one host (or why there is none).
 pub struct WireRoutes {
-    executors: Result<(OpenAiExecutor, AnthropicExecutor), Refusal>,
+    executors: Result<Executors, Refusal>,
 }
 
 impl WireRoutes {
     pub fn new(host: Result<Host, Refusal>) -> WireRoutes {
-        let executors =
-            host.map(|host| (OpenAiExecutor::new(host.clone(), ExecutorOptions::default()), AnthropicExecutor::new(host, ExecutorOptions::default())));
+        let executors = host.map(|host| Executors {
+            openai: OpenAiExecutor::new(host.clone(), ExecutorOptions::default()),
+            anthropic: AnthropicExecutor::new(host.clone(), ExecutorOptions::default()),
+            gemini: GeminiExecutor::new(host, ExecutorOptions::default()),
+        });
         WireRoutes { executors }
     }
 }
@@ -64,16 +83,16 @@ fn window(body: &Value) -> Result<Option<WindowRef>, Refusal> {
 
 impl Routes for WireRoutes {
     fn post(&self, path: &str, body: &[u8]) -> (u16, String) {
-        if !matches!(path, "/v1/openai/computer_call" | "/v1/anthropic/computer") {
-            let message = "no such endpoint; POST /v1/openai/computer_call or /v1/anthropic/computer";
+        if !matches!(path, "/v1/openai/computer_call" | "/v1/anthropic/computer" | "/v1/gemini/computer_use") {
+            let message = "no such endpoint; POST /v1/openai/computer_call, /v1/anthropic/computer or /v1/gemini/computer_use";
             return (404, json!({"error": {"code": "COMPUTER_INVALID_ARGUMENT", "message": message}}).to_string());
         }
         let body: Value = match serde_json::from_slice(body) {
             Ok(v) => v,
             Err(e) => return (400, WireError::new(Refusal::invalid_argument(format!("the body is not JSON: {e}"))).to_json().to_string()),
         };
-        let (openai, anthropic) = match &self.executors {
-            Ok(pair) => pair,
+        let Executors { openai, anthropic, gemini } = match &self.executors {
+            Ok(executors) => executors,
             Err(refusal) => return refused(refusal.clone()),
         };
         let window = match window(&body) {
@@ -94,6 +113,30 @@ impl Routes for WireRoutes {
                 Ok(output) => (200, serde_json::to_string(&output).unwrap_or_default()),
                 Err(e) => error(&e),
             };
+        }
+        if path == "/v1/gemini/computer_use" {
+            gemini.set_window(window);
+            if body.get("screenshot") == Some(&Value::Bool(true)) {
+                return match gemini.screenshot(None) {
+                    Ok(png) => {
+                        use base64::Engine as _;
+                        (200, json!({"inlineData": {"mimeType": "image/png", "data": base64::engine::general_purpose::STANDARD.encode(png)}}).to_string())
+                    }
+                    Err(e) => error(&e),
+                };
+            }
+            let Some(call) = body.get("function_call").filter(|c| c.is_object()) else {
+                return refused(Refusal::invalid_argument("the body needs `function_call`: the model's functionCall (or `\"screenshot\": true`)"));
+            };
+            let acknowledged = match body.get("acknowledged_safety_decision") {
+                None | Some(Value::Null) | Some(Value::Bool(false)) => vec![],
+                Some(Value::Bool(true)) => {
+                    vec![call.get("id").or_else(|| call.get("name")).and_then(Value::as_str).unwrap_or_default().to_owned()]
+                }
+                Some(_) => return refused(Refusal::invalid_argument("acknowledged_safety_decision is true or false")),
+            };
+            let response = gemini.function_response(call, Some(Arc::new(StatedAcknowledgements(acknowledged))));
+            return (200, response.to_string());
         }
         let Some(tool_use) = body.get("tool_use") else { return refused(Refusal::invalid_argument("the body needs `tool_use`: the model's tool_use block")) };
         let is_toolset = body.get("tool").and_then(|t| t.get("type")).and_then(Value::as_str).is_some_and(|t| t.starts_with("computer_toolset_"));

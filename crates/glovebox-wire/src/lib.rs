@@ -1,6 +1,8 @@
 //! Executors for native computer-use models (DESIGN.md §1, §6): an OpenAI GA
-//! `computer_call` or an Anthropic `computer` tool_use becomes host actions,
-//! and the answer goes back in exactly the provider's result shape.
+//! `computer_call`, Anthropic computer `tool_use` blocks (the toolset or
+//! the single beta tools) or a Gemini computer-use function call becomes
+//! host actions, and the answer goes back in exactly the provider's result
+//! shape.
 //!
 //! The screen a model sees is the host's bound window, not the whole
 //! desktop: grants are window-scoped, and a desktop image would show windows
@@ -24,6 +26,7 @@
 pub mod anthropic;
 pub mod error;
 pub mod gate;
+pub mod gemini;
 pub mod keys;
 pub mod openai;
 pub mod scaling;
@@ -32,5 +35,6 @@ pub mod session;
 pub use anthropic::{AnthropicExecutor, ComputerAction, ContentBlock, ToolDefinition, ToolResult, ToolVersion, ToolsetDefinition};
 pub use error::WireError;
 pub use gate::SafetyCheck;
+pub use gemini::{FunctionCall, GeminiCall, GeminiExecutor};
 pub use openai::{ComputerCall, ComputerCallOutput, GaAction, OpenAiExecutor};
 pub use session::ExecutorOptions;

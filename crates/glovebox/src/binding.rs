@@ -12,6 +12,7 @@ pub fn model_binding(config: &glovebox_config::ModelConfig) -> Result<Option<Mod
         ModelProvider::Unbound => return Ok(None),
         ModelProvider::Openai => Provider::OpenAiResponses,
         ModelProvider::Anthropic => Provider::AnthropicMessages,
+        ModelProvider::Gemini => Provider::Gemini,
         ModelProvider::OpenaiCompatible => Provider::OpenAiCompatible,
         ModelProvider::McpSampling => Provider::McpSampling,
     };
@@ -23,8 +24,8 @@ pub fn model_binding(config: &glovebox_config::ModelConfig) -> Result<Option<Mod
     if provider == Provider::OpenAiCompatible && config.base_url.trim().is_empty() {
         return unusable("model.provider openai-compatible needs model.base_url (e.g. http://127.0.0.1:11434/v1 for Ollama)".into());
     }
-    if config.native && !matches!(provider, Provider::OpenAiResponses | Provider::AnthropicMessages) {
-        return unusable(format!("model.native needs model.provider openai or anthropic, not {:?}", config.provider));
+    if config.native && !matches!(provider, Provider::OpenAiResponses | Provider::AnthropicMessages | Provider::Gemini) {
+        return unusable(format!("model.native needs model.provider openai, anthropic or gemini, not {:?}", config.provider));
     }
     Ok(Some(ModelBinding {
         provider,

@@ -1,6 +1,6 @@
 //! The loop's native path (DESIGN.md §6, "Exposure follows the model"): a
-//! model with native computer use (Anthropic `computer_20250124`, OpenAI GA
-//! `computer`) gets its own tool in a multi-turn conversation, and every
+//! model with native computer use (Anthropic's computer toolset or
+//! `computer_20250124`, OpenAI GA `computer`, Gemini `computer_use`) gets its own tool in a multi-turn conversation, and every
 //! call it makes runs through the same `glovebox-wire` executor that
 //! `glovebox serve` offers, over the same host, approvals and denials.
 //!
@@ -10,6 +10,7 @@
 //! is built from what the host delivered, never from the model's prose.
 
 mod anthropic;
+mod gemini;
 mod openai;
 mod prompt;
 
@@ -91,7 +92,8 @@ fn bind(binding: &ModelBinding) -> Result<Client, ModelError> {
     let (default_base, path, label, hint) = match binding.provider {
         Provider::AnthropicMessages => (providers::ANTHROPIC_BASE, "messages", "anthropic", "ANTHROPIC_API_KEY"),
         Provider::OpenAiResponses => (providers::OPENAI_BASE, "responses", "openai", "OPENAI_API_KEY"),
-        _ => return Err(ModelError::Binding("model.native needs model.provider openai or anthropic".into())),
+        Provider::Gemini => (providers::GEMINI_BASE, "", "gemini", "GEMINI_API_KEY"),
+        _ => return Err(ModelError::Binding("model.native needs model.provider openai, anthropic or gemini".into())),
     };
     if binding.model.trim().is_empty() {
         return Err(ModelError::Unbound);
@@ -126,13 +128,22 @@ fn bind(binding: &ModelBinding) -> Result<Client, ModelError> {
                 headers.push(("x-api-key", key.clone()));
             }
         }
+        Provider::Gemini => {
+            if let Some(key) = &key {
+                headers.push(("x-goog-api-key", key.clone()));
+            }
+        }
         _ => {
             if let Some(key) = &key {
                 headers.push(("authorization", format!("Bearer {key}")));
             }
         }
     }
-    Ok(Client { url: format!("{base}/{path}"), headers, http: Http::new(binding.timeout, binding.max_retries, key) })
+    let url = match binding.provider {
+        Provider::Gemini => providers::gemini_url(&base, &binding.model),
+        _ => format!("{base}/{path}"),
+    };
+    Ok(Client { url, headers, http: Http::new(binding.timeout, binding.max_retries, key) })
 }
 
 /// The display size declared to an Anthropic model: the window scaled down
@@ -185,7 +196,12 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
         &format!("Bound window: {window} (its title is in the list above)"),
         &tree,
     );
-    let name = format!("{}/{}", if binding.provider == Provider::AnthropicMessages { "anthropic" } else { "openai" }, binding.model);
+    let label = match binding.provider {
+        Provider::AnthropicMessages => "anthropic",
+        Provider::Gemini => "gemini",
+        _ => "openai",
+    };
+    let name = format!("{label}/{}", binding.model);
     let mut conversation: Box<dyn Conversation> = match binding.provider {
         Provider::AnthropicMessages => {
             let display = match binding.anthropic_tool {
@@ -195,6 +211,7 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
             let system = prompt::system(task.observe_only, display);
             Box::new(anthropic::Anthropic::new(host.clone(), options, &binding.model, system, first, display))
         }
+        Provider::Gemini => Box::new(gemini::Gemini::new(host.clone(), options, prompt::system(task.observe_only, None), first)?),
         _ => Box::new(openai::OpenAi::new(host.clone(), options, &binding.model, prompt::system(task.observe_only, None), first)),
     };
     let mut run = Run { record: Record::default(), window, title, shown: None, tree: tree.lines().take(TREE_EXCERPT_LINES).collect::<Vec<_>>().join("\n") };

@@ -1,11 +1,12 @@
 //! Model providers speaking real wire formats: OpenAI Responses, Anthropic
-//! Messages and OpenAI-compatible Chat Completions. This module owns binding
+//! Messages, Gemini `generateContent` and OpenAI-compatible Chat Completions. This module owns binding
 //! (endpoint, API key, headers) and the one [`Model`] that drives them; each
 //! wire format lives in its own module, the shared HTTP behaviour in `http`.
 //! (MCP sampling lives in `glovebox-mcp`, which owns the MCP connection.)
 
 mod anthropic;
 mod compat;
+pub(crate) mod gemini;
 pub(crate) mod http;
 pub(crate) mod openai;
 
@@ -16,6 +17,12 @@ use serde_json::Value;
 pub(crate) const OPENAI_BASE: &str = "https://api.openai.com/v1";
 pub(crate) const ANTHROPIC_BASE: &str = "https://api.anthropic.com/v1";
 pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
+pub(crate) const GEMINI_BASE: &str = "https://generativelanguage.googleapis.com/v1beta";
+
+/// A Gemini model's `generateContent` endpoint under `base`.
+pub(crate) fn gemini_url(base: &str, model: &str) -> String {
+    format!("{base}/models/{}:generateContent", model.trim().trim_start_matches("models/"))
+}
 
 /// The model `binding` names, ready to decide. The API key is read from its
 /// environment variable here, once. MCP sampling cannot be bound here (it
@@ -25,6 +32,7 @@ pub fn bind(binding: &ModelBinding) -> Result<Box<dyn Model>, ModelError> {
         Provider::OpenAiResponses => Wire::OpenAi,
         Provider::AnthropicMessages => Wire::Anthropic,
         Provider::OpenAiCompatible => Wire::Compat,
+        Provider::Gemini => Wire::Gemini,
         Provider::McpSampling => {
             return Err(ModelError::Binding("mcp-sampling uses the MCP client's own model and is only available under `glovebox mcp`".into()))
         }
@@ -53,7 +61,10 @@ pub fn bind(binding: &ModelBinding) -> Result<Box<dyn Model>, ModelError> {
     Ok(Box::new(HttpModel {
         wire,
         model: binding.model.clone(),
-        url: format!("{base}/{}", wire.path()),
+        url: match wire {
+            Wire::Gemini => gemini_url(&base, &binding.model),
+            _ => format!("{base}/{}", wire.path()),
+        },
         headers,
         images: binding.images,
         http: http::Http::new(binding.timeout, binding.max_retries, key),
@@ -64,6 +75,7 @@ pub fn bind(binding: &ModelBinding) -> Result<Box<dyn Model>, ModelError> {
 enum Wire {
     OpenAi,
     Anthropic,
+    Gemini,
     Compat,
 }
 
@@ -72,6 +84,7 @@ impl Wire {
         match self {
             Wire::OpenAi => "openai",
             Wire::Anthropic => "anthropic",
+            Wire::Gemini => "gemini",
             Wire::Compat => "openai-compatible",
         }
     }
@@ -80,6 +93,7 @@ impl Wire {
         match self {
             Wire::OpenAi => "OPENAI_API_KEY",
             Wire::Anthropic => "ANTHROPIC_API_KEY",
+            Wire::Gemini => "GEMINI_API_KEY",
             Wire::Compat => "OPENAI_API_KEY",
         }
     }
@@ -88,6 +102,7 @@ impl Wire {
         match self {
             Wire::OpenAi => "responses",
             Wire::Anthropic => "messages",
+            Wire::Gemini => "models/{model}:generateContent",
             Wire::Compat => "chat/completions",
         }
     }
@@ -99,6 +114,11 @@ impl Wire {
                 headers.push(("anthropic-version", ANTHROPIC_VERSION.to_string()));
                 if let Some(key) = key {
                     headers.push(("x-api-key", key.to_string()));
+                }
+            }
+            Wire::Gemini => {
+                if let Some(key) = key {
+                    headers.push(("x-goog-api-key", key.to_string()));
                 }
             }
             Wire::OpenAi | Wire::Compat => {
@@ -138,12 +158,14 @@ impl Model for HttpModel {
         let body = match self.wire {
             Wire::OpenAi => openai::body(&self.model, request, screenshot),
             Wire::Anthropic => anthropic::body(&self.model, request, screenshot),
+            Wire::Gemini => gemini::body(request, screenshot),
             Wire::Compat => compat::body(&self.model, request, screenshot),
         };
         let answer = self.http.post_json(&self.url, &self.headers, &body)?;
         match self.wire {
             Wire::OpenAi => openai::parse(&answer, request.tool.name),
             Wire::Anthropic => anthropic::parse(&answer, request.tool.name),
+            Wire::Gemini => gemini::parse(&answer, request.tool.name),
             Wire::Compat => compat::parse(&answer, request.tool.name),
         }
     }
@@ -154,6 +176,7 @@ fn base_url(wire: Wire, configured: Option<&str>) -> Result<String, ModelError> 
         (Some(base), _) => base,
         (None, Wire::OpenAi) => OPENAI_BASE,
         (None, Wire::Anthropic) => ANTHROPIC_BASE,
+        (None, Wire::Gemini) => GEMINI_BASE,
         (None, Wire::Compat) => return Err(ModelError::Binding("openai-compatible needs model.base_url (e.g. http://localhost:11434/v1 for Ollama)".into())),
     };
     if !(base.starts_with("http://") || base.starts_with("https://")) {
