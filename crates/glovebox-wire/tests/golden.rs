@@ -1,6 +1,8 @@
-//! Golden request/response pairs for both executors against the fake
-//! desktop: every GA action type and every Anthropic action, with the host
-//! actions each one delivered (global points) and the exact answer. Images
+//! Golden request/response pairs for every executor against the fake
+//! desktop: every GA action type, every Anthropic action of the single
+//! tools, every member of the computer toolset and every Gemini
+//! computer-use function, with the host actions each one delivered (global
+//! points) and the exact answer. Images
 //! are compared by their decoded size (`<png WxH>`), not their bytes.
 //!
 //! The cases live in `tests/golden/*.json`; `GLOVEBOX_BLESS=1 cargo test -p
@@ -200,5 +202,62 @@ fn anthropic_golden_pairs() {
             })
             .collect();
         json!({"results": results, "delivered": world.delivered()})
+    });
+}
+
+/// Each toolset case: the `tool` (toolset definition) and `turns`, each a
+/// list of member blocks (a screenshot turn first unless `screenshot_first`
+/// is false); the expected results of every turn and the host actions.
+#[test]
+fn anthropic_toolset_golden_pairs() {
+    golden("anthropic_toolset.json", |case| {
+        let name = case["name"].as_str().unwrap().replace(' ', "-");
+        let world = World::new(&format!("ts-{name}"), 50);
+        let executor = AnthropicExecutor::new(world.host.clone(), options());
+        let toolset = ToolsetDefinition::parse(&case["tool"]).unwrap();
+        if case["screenshot_first"] != false {
+            let setup = json!({"type": "tool_use", "id": "toolu_setup", "name": "screenshot", "input": {}});
+            let first = executor.run_turn(&toolset, &[setup], None).unwrap();
+            assert!(!first[0].is_error, "{first:?}");
+        }
+        let turns: Vec<Value> = case["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|turn| match executor.run_turn(&toolset, turn.as_array().unwrap(), None) {
+                Ok(results) => serde_json::to_value(results).unwrap(),
+                Err(e) => json!({"refused": e}),
+            })
+            .collect();
+        json!({"turns": turns, "delivered": world.delivered()})
+    });
+}
+
+/// Each Gemini case: `calls` (functionCall objects, after a first
+/// screenshot unless `screenshot_first` is false; `acknowledge`: the user
+/// confirmed each call's safety decision, else headless); the expected
+/// functionResponse parts and the host actions.
+#[test]
+fn gemini_golden_pairs() {
+    golden("gemini.json", |case| {
+        let name = case["name"].as_str().unwrap().replace(' ', "-");
+        let world = World::new(&format!("ge-{name}"), 50);
+        let executor = GeminiExecutor::new(world.host.clone(), options());
+        if case["screenshot_first"] != false {
+            assert!(executor.screenshot(None).is_ok());
+        }
+        let responses: Vec<Value> = case["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|call| {
+                let approver: Option<Arc<dyn glovebox_host::Approver>> = match case["acknowledge"] == true {
+                    true => Some(Arc::new(StatedAcknowledgements(vec![call["id"].as_str().unwrap_or_default().to_owned()]))),
+                    false => None,
+                };
+                executor.function_response(call, approver)
+            })
+            .collect();
+        json!({"responses": responses, "delivered": world.delivered()})
     });
 }
