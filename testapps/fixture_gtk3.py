@@ -221,8 +221,17 @@ class Fixture:
         grid.attach(entry, 1, row, 1, 1)
         return entry
 
+    def held(self, event, what):
+        """Records which modifier keys an event on the pad carried, when any."""
+        mods = [name for name, mask in (("ctrl", Gdk.ModifierType.CONTROL_MASK), ("shift", Gdk.ModifierType.SHIFT_MASK),
+                                         ("alt", Gdk.ModifierType.MOD1_MASK), ("super", Gdk.ModifierType.SUPER_MASK | Gdk.ModifierType.MOD4_MASK))
+                if event.state & mask]
+        if mods:
+            self.pad_state.setdefault("held", []).append({"event": what, "modifiers": mods})
+
     def on_pad_press(self, _widget, event):
         if event.type == Gdk.EventType.BUTTON_PRESS:
+            self.held(event, "press %d" % event.button)
             self.pad_state["presses"].append({"button": event.button, "count": 1})
             if event.button == 1:
                 self.pad_press_at = (int(event.x), int(event.y))
@@ -234,6 +243,7 @@ class Fixture:
         return True
 
     def on_pad_release(self, _widget, event):
+        self.held(event, "release %d" % event.button)
         if event.button == 1 and self.pad_press_at is not None:
             start, end = self.pad_press_at, (int(event.x), int(event.y))
             if abs(end[0] - start[0]) + abs(end[1] - start[1]) > 8:
@@ -251,6 +261,7 @@ class Fixture:
 
     def on_pad_scroll(self, _widget, event):
         names = {Gdk.ScrollDirection.UP: "up", Gdk.ScrollDirection.DOWN: "down", Gdk.ScrollDirection.LEFT: "left", Gdk.ScrollDirection.RIGHT: "right"}
+        self.held(event, "scroll")
         if event.direction in names:
             self.pad_state["scrolls"][names[event.direction]] += 1
         elif event.direction == Gdk.ScrollDirection.SMOOTH:

@@ -120,8 +120,17 @@ class Fixture:
         self.clicks["submit"] += 1
         self.report()
 
+    def held(self, controller, what):
+        """Records which modifier keys the event on the pad carried, when any."""
+        state = controller.get_current_event_state()
+        mods = [name for name, mask in (("ctrl", Gdk.ModifierType.CONTROL_MASK), ("shift", Gdk.ModifierType.SHIFT_MASK),
+                                         ("alt", Gdk.ModifierType.ALT_MASK), ("super", Gdk.ModifierType.SUPER_MASK)) if state & mask]
+        if mods:
+            self.pad_state.setdefault("held", []).append({"event": what, "modifiers": mods})
+
     def on_pad_press(self, gesture, n_press, _x, _y):
         button = gesture.get_current_button()
+        self.held(gesture, "press %d" % button)
         if n_press > 1 and self.pad_state["presses"]:
             self.pad_state["presses"][-1]["count"] = n_press
         else:
@@ -133,7 +142,8 @@ class Fixture:
         self.pad_state["hover"] = [int(x), int(y)]
         self.report()
 
-    def on_pad_scroll(self, _controller, dx, dy):
+    def on_pad_scroll(self, controller, dx, dy):
+        self.held(controller, "scroll")
         for value, neg, pos in ((dy, "up", "down"), (dx, "left", "right")):
             if value:
                 self.pad_state["scrolls"][pos if value > 0 else neg] += int(round(abs(value))) or 1
@@ -141,6 +151,7 @@ class Fixture:
         return True
 
     def on_pad_drag_end(self, gesture, dx, dy):
+        self.held(gesture, "release 1")
         ok, x, y = gesture.get_start_point()
         if ok and abs(dx) + abs(dy) > 8:
             self.pad_state["drags"].append([int(x), int(y), int(x + dx), int(y + dy)])

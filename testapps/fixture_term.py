@@ -61,6 +61,11 @@ def main():
                     buffer = buffer[match.end():]
                     pad = state["pad"]
                     base = code & ~(4 | 8 | 16)
+                    # xterm encodes shift, meta and control as 4, 8 and 16.
+                    mods = [name for bit, name in ((16, "ctrl"), (4, "shift"), (8, "alt")) if code & bit]
+                    if mods and not code & 32:
+                        what = "scroll" if code & 64 else ("press %d" if kind == b"M" else "release %d") % ((base & 3) + 1)
+                        pad.setdefault("held", []).append({"event": what, "modifiers": mods})
                     if code & 64:
                         direction = {64: "up", 65: "down", 66: "left", 67: "right"}.get(base)
                         if direction and kind == b"M":

@@ -6,7 +6,7 @@
 //! (XTest) runs only when the host let a foreground call through.
 
 use glovebox_atspi::AtspiBackend;
-use glovebox_model::{Action, Button, DeliveryMode, KeyCombo, WindowInfo};
+use glovebox_model::{Action, Button, DeliveryMode, KeyCombo, Modifiers, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Delivery, Gesture, InputSink, ResolvedTarget};
 use glovebox_x11::X11Backend;
@@ -57,6 +57,20 @@ impl Toolkit {
             Toolkit::XTerm => SyntheticSupport { pointer: true, middle_button: false, keys: false },
             // GTK4 ignores synthetic events; others are unmeasured, so unused.
             Toolkit::Gtk4 | Toolkit::Other(_) => SyntheticSupport::default(),
+        }
+    }
+
+    /// Whether the program in a window of this toolkit sees `held`
+    /// modifiers with a pointer button. xterm keeps ctrl (its menus) and
+    /// shift (its own selection and scrollback) for itself, in either
+    /// delivery, and reports only alt to the program (measured: action matrix).
+    fn check_held_pointer_modifiers(&self, held: Modifiers) -> Result<(), BackendError> {
+        match self {
+            Toolkit::XTerm if held.ctrl || held.shift => Err(BackendError::new(
+                BackendErrorKind::NotActionable,
+                format!("xterm keeps {held} with a pointer button for itself (its menus, its own selection and scrollback) and never passes it to the program inside; send it without those keys"),
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -138,6 +152,9 @@ impl LinuxInput {
             return self.atspi.deliver_semantic(window, action, targets);
         };
         let held = action.modifiers();
+        if !held.is_empty() {
+            toolkit.check_held_pointer_modifiers(held)?;
+        }
         match action {
             Action::Click { button: Button::Middle, .. } if accepts.pointer && !accepts.middle_button => Err(BackendError::new(
                 BackendErrorKind::NoBackgroundRoute,
@@ -181,6 +198,17 @@ impl LinuxInput {
         }
         if matches!(gesture, Gesture::Key { .. } | Gesture::Text { .. }) {
             self.check_key_destination(window)?;
+        }
+        let held = gesture.held();
+        if !held.is_empty() {
+            Toolkit::of(&self.atspi, window).check_held_pointer_modifiers(held)?;
+            if (held.alt || held.superkey) && !matches!(gesture, Gesture::Hover { .. }) {
+                // Sent to the window directly, background events bypass those bindings; the real pointer cannot.
+                return Err(BackendError::new(
+                    BackendErrorKind::NotActionable,
+                    format!("with {held} held, the real pointer's buttons and wheel belong to the window manager (it moves, resizes or switches desktops); glovebox sends no such foreground action: deliver it in the background"),
+                ));
+            }
         }
         self.x11.perform(window, &gesture, DeliveryMode::Foreground)?;
         Ok(Delivery { route: "x11:XTest".into() })

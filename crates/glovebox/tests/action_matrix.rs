@@ -14,7 +14,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_host::{Host, HostConfig, Observation};
-use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, Point, Refusal, Target, WindowId, WindowRef};
+use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, ModifierKey, Point, Refusal, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture, FixtureKind};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
 use serde_json::{json, Value};
@@ -41,6 +41,12 @@ enum Act {
     Drag,
     /// Two wheel steps down over the pad.
     Scroll,
+    /// A left click on the pad with ctrl held (add to a selection).
+    CtrlClick,
+    /// Two wheel steps down over the pad with shift held.
+    ShiftScroll,
+    /// The pad drag with alt held.
+    AltDrag,
     /// ASCII text at the caret of the focused field.
     TypeAscii,
     /// Text no US key produces (accents, CJK, emoji).
@@ -72,6 +78,7 @@ use Expect::{Delivered as D, Refused as R};
 
 const BG: ErrorCode = ErrorCode::BackgroundUnavailable;
 const NO_EL: ErrorCode = ErrorCode::ElementNotFound;
+const NO_ACT: ErrorCode = ErrorCode::ElementNotActionable;
 
 /// Expected outcome per cell: GTK3 background, GTK3 foreground, GTK4
 /// background, GTK4 foreground, xterm background, xterm foreground.
@@ -80,7 +87,10 @@ const NO_EL: ErrorCode = ErrorCode::ElementNotFound;
 /// AT-SPI routes reach it in the background. Text no US key produces goes
 /// in only through AT-SPI, which needs a focused field: GTK3 reports none
 /// in an inactive window, so Unicode typing into a background GTK3 window
-/// is refused (set_value carries any Unicode).
+/// is refused (set_value carries any Unicode). Held modifiers travel in
+/// synthetic events' state; xterm keeps ctrl and shift with a pointer
+/// button for itself, and the window manager owns alt with the real
+/// pointer's buttons (openbox moves the window), so those are refused.
 #[rustfmt::skip]
 const MATRIX: &[(Act, Addressing, [Expect; 6])] = &[
     //                           GTK3 bg  GTK3 fg  GTK4 bg   GTK4 fg  xterm bg    xterm fg
@@ -98,6 +108,12 @@ const MATRIX: &[(Act, Addressing, [Expect; 6])] = &[
     (Act::Drag,        P, [D,       D,       R(BG),    D,       D,          D]),
     (Act::Scroll,      E, [D,       D,       R(BG),    D,       R(NO_EL),   R(NO_EL)]),
     (Act::Scroll,      P, [D,       D,       R(BG),    D,       D,          D]),
+    (Act::CtrlClick,   E, [D,       D,       R(BG),    D,       R(NO_EL),   R(NO_EL)]),
+    (Act::CtrlClick,   P, [D,       D,       R(BG),    D,       R(NO_ACT),  R(NO_ACT)]),
+    (Act::ShiftScroll, E, [D,       D,       R(BG),    D,       R(NO_EL),   R(NO_EL)]),
+    (Act::ShiftScroll, P, [D,       D,       R(BG),    D,       R(NO_ACT),  R(NO_ACT)]),
+    (Act::AltDrag,     E, [D,       R(NO_ACT), R(BG),  R(NO_ACT), R(NO_EL),  R(NO_EL)]),
+    (Act::AltDrag,     P, [D,       R(NO_ACT), R(BG),  R(NO_ACT), D,         R(NO_ACT)]),
     (Act::TypeAscii,   F, [D,       D,       D,        D,       R(BG),      D]),
     (Act::TypeUnicode, F, [R(BG),   R(BG),   D,        D,       R(BG),      R(BG)]),
     (Act::Key,         F, [D,       D,       R(BG),    D,       R(BG),      D]),
@@ -223,7 +239,9 @@ fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, se
             Action::Move { target: xterm_point(if mode == DeliveryMode::Background { 200 } else { 280 }, 150), modifiers: vec![] }
         }
         Act::Move => Action::Move { target: pad(0), modifiers: vec![] },
-        Act::Drag => {
+        Act::CtrlClick => Action::Click { target: pad(0), button: Button::Left, count: 1, modifiers: vec![ModifierKey::Ctrl] },
+        Act::ShiftScroll => Action::Scroll { target: pad(0), dx: 0, dy: 2, modifiers: vec![ModifierKey::Shift] },
+        Act::Drag | Act::AltDrag => {
             let from = pad(-60);
             // The far end is a point: an element has one centre.
             let to = match (addressing, app) {
@@ -231,7 +249,8 @@ fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, se
                 (_, App::XTerm) => xterm_point(240, 100),
                 _ => point_in(state, "pad", 60, 0),
             };
-            Action::Drag { from, to, modifiers: vec![] }
+            let modifiers = if act == Act::AltDrag { vec![ModifierKey::Alt] } else { vec![] };
+            Action::Drag { from, to, modifiers }
         }
         Act::Scroll => Action::Scroll { target: pad(0), dx: 0, dy: 2, modifiers: vec![] },
         Act::TypeAscii => Action::Type { text: TYPED_ASCII.into() },
@@ -257,6 +276,9 @@ fn shows(act: Act, app: App, before: &Value, after: &Value) -> bool {
     let last_press = presses(after).last().cloned().unwrap_or(Value::Null);
     let count = |s: &Value, path: &[&str]| path.iter().fold(s, |v, k| &v[*k]).as_u64().unwrap_or(0);
     let keys_grew = || after["keys"].as_array().map(Vec::len) > before["keys"].as_array().map(Vec::len);
+    // The modifiers the pad saw on events since `before`: the held key must be among them, alone.
+    let held = |s: &Value| s["pad"]["held"].as_array().cloned().unwrap_or_default();
+    let newly_held = |event: &str, key: &str| held(after).iter().skip(held(before).len()).any(|h| h["event"] == event && h["modifiers"] == json!([key]));
     match (act, app) {
         (Act::Click, App::XTerm) => new_presses.len() == 1 && new_presses[0]["button"] == 1,
         (Act::Click, _) => count(after, &["clicks", "submit"]) == count(before, &["clicks", "submit"]) + 1,
@@ -268,6 +290,11 @@ fn shows(act: Act, app: App, before: &Value, after: &Value) -> bool {
         (Act::Move, _) => count(after, &["pad", "motions"]) > count(before, &["pad", "motions"]),
         (Act::Drag, _) => after["pad"]["drags"].as_array().map(Vec::len) == before["pad"]["drags"].as_array().map(|d| d.len() + 1),
         (Act::Scroll, _) => count(after, &["pad", "scrolls", "down"]) == count(before, &["pad", "scrolls", "down"]) + 2,
+        (Act::CtrlClick, _) => new_presses.len() == 1 && new_presses[0]["button"] == 1 && newly_held("press 1", "ctrl"),
+        (Act::ShiftScroll, _) => count(after, &["pad", "scrolls", "down"]) == count(before, &["pad", "scrolls", "down"]) + 2 && newly_held("scroll", "shift"),
+        (Act::AltDrag, _) => {
+            after["pad"]["drags"].as_array().map(Vec::len) == before["pad"]["drags"].as_array().map(|d| d.len() + 1) && newly_held("release 1", "alt")
+        }
         (Act::TypeAscii, App::XTerm) => after["typed"].as_str().unwrap_or("").ends_with(TYPED_ASCII),
         (Act::TypeUnicode, App::XTerm) => after["typed"].as_str().unwrap_or("").ends_with(TYPED_UNICODE),
         (Act::TypeAscii, _) => after["values"]["name"] == TYPED_ASCII,
