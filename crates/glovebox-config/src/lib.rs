@@ -600,10 +600,15 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(ok.config.model.api_key_env, "ANTHROPIC_API_KEY");
+        assert_eq!(ok.config.model.anthropic_tool, AnthropicTool::Toolset20260801, "the generally available toolset unless configured");
+        let beta = Layered::load(&env(&[("GLOVEBOX_MODEL_ANTHROPIC_TOOL", "computer_20250124")])).unwrap();
+        assert_eq!(beta.config.model.anthropic_tool, AnthropicTool::Computer20250124);
+        assert!(Layered::load(&env(&[("GLOVEBOX_MODEL_PROVIDER", "gemini"), ("GLOVEBOX_MODEL_MODEL", "gemini-3.5-flash")])).is_ok());
         // Set one key at a time in any order: pairs are checked at binding time.
         assert!(Layered::load(&env(&[("GLOVEBOX_MODEL_PROVIDER", "openai-compatible")])).is_ok());
         for bad in [
-            vec![("GLOVEBOX_MODEL_PROVIDER", "gemini"), ("GLOVEBOX_MODEL_MODEL", "x")],
+            vec![("GLOVEBOX_MODEL_PROVIDER", "cohere"), ("GLOVEBOX_MODEL_MODEL", "x")],
+            vec![("GLOVEBOX_MODEL_ANTHROPIC_TOOL", "computer_20991231")],
             vec![("GLOVEBOX_MODEL_PROVIDER", "openai"), ("GLOVEBOX_MODEL_MODEL", "gpt-5"), ("GLOVEBOX_MODEL_BASE_URL", "ftp://x")],
             vec![("GLOVEBOX_MODEL_TIMEOUT_SECS", "0")],
         ] {

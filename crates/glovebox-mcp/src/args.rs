@@ -38,21 +38,20 @@ pub struct WaitArgs {
 pub struct ClickArgs {
     /// An element id from the newest observation (preferred), or a point in its image's pixels.
     pub target: Target,
-    /// left (default), right or middle.
+    /// left (default), right, middle, or the back/forward side buttons.
     pub button: Option<Button>,
     /// 1 (default), 2 for a double click, 3 for a triple click.
     #[schemars(range(min = 1, max = 3))]
     pub count: Option<u8>,
-    /// background (default), or foreground (the real pointer; only if the user allowed it).
-    /// Keys held down during it, e.g. `["ctrl"]`.
+    /// Keys held down during it, e.g. `["ctrl"]` (move, drag and scroll take them too).
     pub modifiers: Option<Vec<ModifierKey>>,
+    /// background (default), or foreground (the real pointer; only if the user allowed it).
     pub delivery: Option<DeliveryMode>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct MoveArgs {
     pub target: Target,
-    /// Keys held down during it, e.g. `["ctrl"]`.
     pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
 }
@@ -61,7 +60,6 @@ pub struct MoveArgs {
 pub struct DragArgs {
     pub from: Target,
     pub to: Target,
-    /// Keys held down during it, e.g. `["ctrl"]`.
     pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
 }
@@ -77,7 +75,6 @@ pub struct ScrollArgs {
     #[serde(default)]
     #[schemars(range(min = -100, max = 100))]
     pub dy: i32,
-    /// Keys held down during it, e.g. `["ctrl"]`.
     pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
 }

@@ -24,7 +24,7 @@ pub enum Button {
     Left,
     Right,
     Middle,
-    /// The side button browsers and file managers take as "go back".
+    // The side buttons: browsers and file managers take them as back and forward.
     Back,
     Forward,
 }
@@ -42,7 +42,7 @@ pub enum Action {
         /// 1, 2 (a double click) or 3 (a triple click).
         #[schemars(range(min = 1, max = 3))]
         count: u8,
-        /// Keys held down during the click, e.g. `["ctrl"]` to add to a selection.
+        // Keys held down during the click, e.g. ctrl to add to a selection.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         modifiers: Vec<ModifierKey>,
     },

@@ -16,7 +16,9 @@
 //! Both inline references, so a schema says everything in one place, and
 //! keep a description where the model reads what a field means: a
 //! property's own text wins over its type's, and the variants of a field
-//! that has a description are not described again.
+//! that has a description are not described again. In the portable form
+//! an array's items carry no prose either: the array's own description
+//! says what they are (every MCP tool lists its schema in every turn).
 
 use serde_json::{json, Map, Value};
 
@@ -87,6 +89,9 @@ fn transform(schema: &Value, definitions: &Map<String, Value>, form: Form) -> Va
                     "required" | "additionalProperties" if form == Form::Strict => {}
                     // Closedness is the strict converters' to add; a boolean here breaks Gemini's converter.
                     "additionalProperties" if value.is_boolean() => {}
+                    "items" if form == Form::Portable => {
+                        out.insert(key.into(), without_descriptions(transform(value, definitions, form)));
+                    }
                     _ => {
                         out.insert(key.into(), transform(value, definitions, form));
                     }
@@ -117,6 +122,24 @@ fn enum_of_constants(out: &mut Map<String, Value>) {
         out.insert("type".into(), json!("string"));
         out.insert("enum".into(), Value::Array(values));
     }
+}
+
+fn without_descriptions(mut schema: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                // A property may be called "description"; only the keyword goes.
+                if map.get("description").is_some_and(Value::is_string) {
+                    map.remove("description");
+                }
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut schema);
+    schema
 }
 
 fn undescribe_variants(out: &mut Map<String, Value>) {
@@ -183,6 +206,15 @@ mod tests {
         assert_eq!(p["properties"]["count"]["maximum"], 3, "bounds are kept");
         assert_eq!(p["required"], json!(["target"]), "optional stays optional");
         assert_eq!(p["properties"]["target"]["anyOf"][1]["properties"]["point"]["properties"]["x"], json!({"type": "integer"}));
+    }
+
+    #[test]
+    fn portable_items_carry_no_prose_but_keep_their_shape() {
+        let p = portable(&json!({"type": "object", "properties": {"steps": {"description": "the steps", "type": "array", "items": {"$ref": "#/$defs/Step"}}},
+            "$defs": {"Step": {"description": "one", "type": "object", "properties": {"description": {"type": "string", "description": "a field named description"}, "n": {"type": "integer", "minimum": 1, "description": "n"}}}}}));
+        let steps = &p["properties"]["steps"];
+        assert_eq!(steps["description"], "the steps");
+        assert_eq!(steps["items"], json!({"type": "object", "properties": {"description": {"type": "string"}, "n": {"type": "integer", "minimum": 1}}}));
     }
 
     #[test]

@@ -366,7 +366,10 @@ mod tests {
         );
         let steps = plan(&GeminiCall::ScrollAt { x: 500, y: 500, direction: Direction::Down, magnitude: None }, size).unwrap();
         assert_eq!(steps, vec![Step::Input(Action::Scroll { target: point(500, 250), dx: 0, dy: 4, modifiers: vec![] })]);
-        assert_eq!(plan(&GeminiCall::KeyCombination { keys: "Control+Shift+T".into() }, size).unwrap(), vec![Step::Input(Action::Key { combo: "ctrl+shift+t".into(), repeat: 1 })]);
+        assert_eq!(
+            plan(&GeminiCall::KeyCombination { keys: "Control+Shift+T".into() }, size).unwrap(),
+            vec![Step::Input(Action::Key { combo: "ctrl+shift+t".into(), repeat: 1 })]
+        );
         assert_eq!(plan(&GeminiCall::ClickAt { x: 1, y: 1 }, None).unwrap_err().code, ErrorCode::StaleRef);
         assert_eq!(plan(&GeminiCall::Navigate { url: "https://example.com".into() }, size).unwrap_err().code, ErrorCode::InvalidArgument);
     }

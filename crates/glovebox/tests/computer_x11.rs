@@ -410,22 +410,21 @@ fn window_size(sandbox: &Sandbox, home: &Path, title: &str) -> (i64, i64) {
 }
 
 #[test]
-fn glovebox_run_with_a_native_anthropic_model_clicks_through_the_wire_executor() {
+fn glovebox_run_with_a_native_anthropic_model_clicks_through_the_toolset() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let target = Fixture::launch(sandbox, &unique_title("Run native"), &["--no-password"]);
     let home = scratch("native");
-    let (width, _) = window_size(sandbox, &home, &target.title);
     let state = target.state().unwrap();
     let a = &state["allocations"]["submit"];
     let (x, y, w, h) = (a[0].as_i64().unwrap(), a[1].as_i64().unwrap(), a[2].as_i64().unwrap(), a[3].as_i64().unwrap());
-    // A scripted Claude: look, click Submit's centre in the declared display's pixels, then say it is done.
-    let (base, seen, headers) = replay_server(Box::new(move |step, request: &Value| {
-        let display_width = request["tools"][0]["display_width_px"].as_i64().unwrap_or(width);
-        let scale = |v: i64| v * display_width / width;
-        let tool_use = |input: Value| json!({"type": "tool_use", "id": format!("toolu_{step}"), "name": "computer", "input": input});
+    // A scripted Claude on the toolset: look, click Submit's centre in the
+    // screenshot's pixels (the window fits the image budget: its own pixels),
+    // then say it is done.
+    let (base, seen, headers) = replay_server(Box::new(move |step, _request: &Value| {
+        let member = |name: &str, input: Value| json!({"type": "tool_use", "id": format!("toolu_{step}"), "name": name, "toolset_name": "computer", "caller": {"type": "direct"}, "input": input});
         let content = match step {
-            0 => json!([{"type": "text", "text": "Let me look."}, tool_use(json!({"action": "screenshot"}))]),
-            1 => json!([tool_use(json!({"action": "left_click", "coordinate": [scale(x + w / 2), scale(y + h / 2)]}))]),
+            0 => json!([{"type": "text", "text": "Let me look."}, member("screenshot", json!({}))]),
+            1 => json!([member("left_click", json!({"coordinate": [x + w / 2, y + h / 2]}))]),
             _ => json!([{"type": "text", "text": "Done: I submitted the form and paid the invoice."}]),
         };
         let stop = if step < 2 { "tool_use" } else { "end_turn" };
@@ -445,7 +444,7 @@ fn glovebox_run_with_a_native_anthropic_model_clicks_through_the_wire_executor()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "exit {:?}\nstdout {stdout}\nstderr {}", out.status, String::from_utf8_lossy(&out.stderr));
-    target.wait_state("Submit clicked through the native tool", |s| s["clicks"]["submit"] == 1);
+    target.wait_state("Submit clicked through the toolset", |s| s["clicks"]["submit"] == 1);
     let result: Value = serde_json::from_str(stdout.trim()).unwrap();
     let summary = &result["summary"];
     assert_eq!(summary["stop"]["reason"], "done", "{summary}");
@@ -453,9 +452,79 @@ fn glovebox_run_with_a_native_anthropic_model_clicks_through_the_wire_executor()
     assert!(!summary.to_string().contains("paid"), "{summary}");
     let requests = seen.lock().unwrap();
     assert_eq!(requests.len(), 3);
-    assert_eq!(requests[0]["tools"][0]["type"], "computer_20250124");
-    assert!(headers.lock().unwrap().iter().any(|h| h.eq_ignore_ascii_case("anthropic-beta: computer-use-2025-01-24")));
-    // The click's tool_result carries the screenshot the model sees next.
-    let last_turn = requests[2]["messages"].as_array().unwrap().last().unwrap().to_string();
-    assert!(last_turn.contains("tool_result") && last_turn.contains("\"media_type\":\"image/png\""), "{last_turn}");
+    assert_eq!(requests[0]["tools"][0], json!({"type": "computer_toolset_20260801", "configs": {"hold_key": {"enabled": false}}}), "the toolset by default");
+    assert!(!headers.lock().unwrap().iter().any(|h| h.to_ascii_lowercase().starts_with("anthropic-beta")), "the toolset needs no beta header");
+    // The screenshot's result is an image; the click's is one line of text.
+    let turn = |n: usize| requests[n]["messages"].as_array().unwrap().last().unwrap().clone();
+    assert!(turn(1).to_string().contains("\"media_type\":\"image/png\""), "{}", turn(1));
+    assert_eq!(turn(2)["content"][0]["content"], json!([{"type": "text", "text": "Clicked."}]));
+}
+
+#[test]
+fn glovebox_run_with_a_native_gemini_model_fills_and_submits_the_form() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let target = Fixture::launch(sandbox, &unique_title("Run gemini"), &["--no-password"]);
+    let sentinel = Fixture::launch(sandbox, &unique_title("Run gemini user"), &["--no-password", "--x", "900", "--y", "60"]);
+    sentinel.activate();
+    let home = scratch("gemini");
+    let (width, height) = window_size(sandbox, &home, &target.title);
+    let state = target.state().unwrap();
+    let centre = |name: &str| {
+        let a = &state["allocations"][name];
+        let (x, y, w, h) = (a[0].as_i64().unwrap(), a[1].as_i64().unwrap(), a[2].as_i64().unwrap(), a[3].as_i64().unwrap());
+        // Gemini's 0–999 grid, per axis; the middle of the widget survives the rounding.
+        ((x + w / 2) * 1000 / width, (y + h / 2) * 1000 / height)
+    };
+    let (name, submit) = (centre("name"), centre("submit"));
+    let before = sandbox.pointer().unwrap();
+    // A scripted Gemini: type the name (clearing the field), click Submit, then say it is done.
+    let (base, seen, headers) = replay_server(Box::new(move |step, _request: &Value| {
+        let call = |name: &str, args: Value| json!({"functionCall": {"name": name, "args": args}});
+        let parts = match step {
+            0 => json!([{"text": "I'll fill in the name."}, call("type_text_at", json!({"x": name.0, "y": name.1, "text": "Ada Lovelace"}))]),
+            1 => json!([call("click_at", json!({"x": submit.0, "y": submit.1, "intent": "submit the form"}))]),
+            _ => json!([{"text": "Done: the form is submitted and the invoice paid."}]),
+        };
+        json!({"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 1200, "candidatesTokenCount": 20}})
+    }));
+    let out = glovebox(sandbox, &home)
+        .args(["run", "Enter Ada Lovelace as the name and submit", "--max-steps", "5", "--json", "--window", &format!("{}/{}", target.pid(), target.title)])
+        .env("GLOVEBOX_ENABLED", "true")
+        .env("GLOVEBOX_MODEL_PROVIDER", "gemini")
+        .env("GLOVEBOX_MODEL_MODEL", "gemini-3.5-flash")
+        .env("GLOVEBOX_MODEL_NATIVE", "true")
+        .env("GLOVEBOX_MODEL_BASE_URL", format!("{base}/v1beta"))
+        .env("GLOVEBOX_MODEL_API_KEY_ENV", "TEST_GEMINI_API_KEY")
+        .env("TEST_GEMINI_API_KEY", "gm-test-key")
+        .env("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "exit {:?}\nstdout {stdout}\nstderr {}", out.status, String::from_utf8_lossy(&out.stderr));
+    target.wait_state("name typed and Submit clicked through Gemini's calls", |s| s["values"]["name"] == "Ada Lovelace" && s["clicks"]["submit"] == 1);
+    assert_eq!(sandbox.pointer().unwrap(), before, "the real pointer never moved");
+    assert_eq!(target.state().unwrap()["window_active"], false, "the form stayed in the background");
+    let user = sentinel.state().unwrap();
+    assert_eq!(
+        (user["window_active"].as_bool(), user["values"]["name"].as_str(), user["clicks"]["submit"].as_i64()),
+        (Some(true), Some(""), Some(0)),
+        "nothing reached the user's window"
+    );
+    let result: Value = serde_json::from_str(stdout.trim()).unwrap();
+    let summary = &result["summary"];
+    assert_eq!(summary["stop"]["reason"], "done", "{summary}");
+    assert_eq!(summary["delivered"].as_array().unwrap().len(), 2, "{summary}");
+    assert_eq!(summary["model"], "gemini/gemini-3.5-flash");
+    assert!(!summary.to_string().contains("paid"), "{summary}");
+    let requests = seen.lock().unwrap();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[0]["tools"][0]["computerUse"]["environment"], "ENVIRONMENT_DESKTOP");
+    assert!(requests[0]["contents"][0]["parts"][1]["inlineData"]["mimeType"] == "image/png", "the first turn carries the window's screenshot");
+    assert!(headers.lock().unwrap().iter().any(|h| h.eq_ignore_ascii_case("x-goog-api-key: gm-test-key")));
+    assert!(headers.lock().unwrap().iter().any(|h| h.contains("/v1beta/models/gemini-3.5-flash:generateContent")), "the generateContent endpoint");
+    // Each call is answered by a functionResponse with the screenshot after it.
+    let answer = &requests[1]["contents"].as_array().unwrap().last().unwrap()["parts"][0]["functionResponse"];
+    assert_eq!(answer["name"], "type_text_at");
+    assert_eq!(answer["parts"][0]["inlineData"]["mimeType"], "image/png");
+    assert!(answer["response"].get("error").is_none(), "{answer}");
 }

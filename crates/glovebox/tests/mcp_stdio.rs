@@ -462,7 +462,9 @@ fn a_thousand_sequential_calls_do_not_grow_memory() {
 
 /// The raw protocol on stdio: a malformed line gets a JSON-RPC error (or is
 /// dropped) and the server keeps answering; every tool's input schema is a
-/// valid JSON Schema (Draft 2020-12, checked by python3-jsonschema).
+/// valid JSON Schema (Draft 2020-12, checked by python3-jsonschema) in the
+/// portable form, with the contract's bounds; the whole tools/list answer
+/// stays under 16,000 bytes (every agent turn carries it).
 #[test]
 fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
     use std::io::{BufRead, Write};
@@ -491,11 +493,24 @@ fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
         }
         let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC on stdout: {line:?}: {e}"));
         if message["id"] == 2 {
+            assert!(line.len() <= 16_000, "tools/list is {} bytes", line.len());
+            println!("tools/list answer: {} bytes", line.len());
             tools = Some(message["result"]["tools"].clone());
             break;
         }
     }
     let tools = tools.expect("tools/list answered after the malformed line");
+    let text = tools.to_string();
+    for keyword in ["\"$ref\"", "\"$defs\"", "\"oneOf\"", "\"format\"", "\"additionalProperties\""] {
+        assert!(!text.contains(keyword), "{keyword} is in a tool schema: clients' converters break on it");
+    }
+    let schema = |tool: &str| tools.as_array().unwrap().iter().find(|t| t["name"] == tool).unwrap()["inputSchema"].clone();
+    let bounds = |v: &Value| (v["minimum"].as_f64(), v["maximum"].as_f64());
+    assert_eq!(bounds(&schema("click")["properties"]["count"]), (Some(1.0), Some(3.0)));
+    assert_eq!(bounds(&schema("key")["properties"]["repeat"]), (Some(1.0), Some(20.0)));
+    assert_eq!(bounds(&schema("scroll")["properties"]["dy"]), (Some(-100.0), Some(100.0)));
+    assert_eq!(bounds(&schema("wait")["properties"]["wait"]["anyOf"][0]["properties"]["seconds"]), (Some(0.5), Some(5.0)));
+    assert_eq!((schema("batch")["properties"]["steps"]["minItems"].as_u64(), schema("batch")["properties"]["steps"]["maxItems"].as_u64()), (Some(2), Some(3)));
     let schemas = home.join("schemas.json");
     std::fs::write(&schemas, serde_json::to_string(&tools).unwrap()).unwrap();
     let check = "import json,sys\nfrom jsonschema import Draft202012Validator as V\nfor t in json.load(open(sys.argv[1])):\n    V.check_schema(t['inputSchema'])\n    V(t['inputSchema'])\nprint(len(json.load(open(sys.argv[1]))))";

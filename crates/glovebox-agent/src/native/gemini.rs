@@ -54,7 +54,8 @@ impl Conversation for Gemini {
     fn read(&mut self, answer: &Value) -> Result<Reply, ModelError> {
         let parts = gemini::parts(answer)?;
         let calls: Vec<Value> = parts.iter().filter_map(|p| p.get("functionCall")).cloned().collect();
-        let text: Vec<&str> = parts.iter().filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true)).filter_map(|p| p.get("text").and_then(Value::as_str)).collect();
+        let text: Vec<&str> =
+            parts.iter().filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true)).filter_map(|p| p.get("text").and_then(Value::as_str)).collect();
         if calls.is_empty() && text.is_empty() {
             return Err(ModelError::InvalidResponse("the candidate holds neither a function call nor text".into()));
         }
@@ -73,7 +74,8 @@ impl Conversation for Gemini {
             Some(error) => Err(refusal_of(error)),
             None => Ok(()),
         };
-        let screenshot = part.pointer("/parts/0/inlineData/data").and_then(Value::as_str).and_then(|d| base64::engine::general_purpose::STANDARD.decode(d).ok());
+        let screenshot =
+            part.pointer("/parts/0/inlineData/data").and_then(Value::as_str).and_then(|d| base64::engine::general_purpose::STANDARD.decode(d).ok());
         if let Some(png) = &screenshot {
             self.shown = super::png_size(png);
         }

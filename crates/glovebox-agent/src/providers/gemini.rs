@@ -64,7 +64,8 @@ pub(crate) fn parse(answer: &Value, tool: &str) -> Result<Reply, ModelError> {
         };
         return Ok(Reply { decision, usage });
     }
-    let text: String = parts.iter().filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true)).filter_map(|p| p.get("text").and_then(Value::as_str)).collect();
+    let text: String =
+        parts.iter().filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true)).filter_map(|p| p.get("text").and_then(Value::as_str)).collect();
     if text.is_empty() {
         return Err(wire_error("the answer holds neither a function call nor text", answer));
     }
