@@ -26,6 +26,7 @@ use server::{ok, serve, status, Script, Server};
 const OPENAI_KEY: &str = "sk-test-openai-5f1c";
 const ANTHROPIC_KEY: &str = "sk-ant-test-77aa";
 const COMPAT_KEY: &str = "vllm-test-key";
+const GEMINI_KEY: &str = "gm-test-key-19d0";
 
 /// Every variable the tests read, set once before any test binds.
 fn keys() {
@@ -34,6 +35,7 @@ fn keys() {
         std::env::set_var("GLOVEBOX_TEST_KEY_OPENAI", OPENAI_KEY);
         std::env::set_var("GLOVEBOX_TEST_KEY_ANTHROPIC", ANTHROPIC_KEY);
         std::env::set_var("GLOVEBOX_TEST_KEY_COMPAT", COMPAT_KEY);
+        std::env::set_var("GLOVEBOX_TEST_KEY_GEMINI", GEMINI_KEY);
         std::env::set_var("GLOVEBOX_TEST_KEY_EMPTY", "");
         std::env::remove_var("GLOVEBOX_TEST_KEY_MISSING");
     });
@@ -46,6 +48,7 @@ fn binding(provider: Provider, base: Option<&str>, key_env: Option<&str>) -> Mod
         model: match provider {
             Provider::AnthropicMessages => "claude-sonnet-4-5".into(),
             Provider::OpenAiCompatible => "qwen2.5vl:7b".into(),
+            Provider::Gemini => "gemini-3.5-flash".into(),
             _ => "gpt-5".into(),
         },
         base_url: base.map(str::to_string),
@@ -54,6 +57,7 @@ fn binding(provider: Provider, base: Option<&str>, key_env: Option<&str>) -> Mod
         timeout: Duration::from_secs(5),
         max_retries: 2,
         native: false,
+        anthropic_tool: Default::default(),
     }
 }
 
@@ -62,6 +66,9 @@ fn openai(server: &Server) -> ModelBinding {
 }
 fn anthropic(server: &Server) -> ModelBinding {
     binding(Provider::AnthropicMessages, Some(&server.base), Some("GLOVEBOX_TEST_KEY_ANTHROPIC"))
+}
+fn gemini(server: &Server) -> ModelBinding {
+    binding(Provider::Gemini, Some(&server.base), Some("GLOVEBOX_TEST_KEY_GEMINI"))
 }
 fn compat(server: &Server) -> ModelBinding {
     binding(Provider::OpenAiCompatible, Some(&server.base), None)
@@ -285,6 +292,96 @@ fn compat_text_instead_of_the_tool_is_the_decision() {
 fn compat_needs_a_base_url() {
     let error = bind(&binding(Provider::OpenAiCompatible, None, None)).err().unwrap();
     assert!(matches!(&error, ModelError::Binding(m) if m.contains("base_url")), "{error:?}");
+}
+
+// ---------------------------------------------------------------- Gemini
+
+#[test]
+fn gemini_sends_one_forced_function_with_the_screenshot_and_reads_the_call() {
+    let server = serve(vec![ok(gemini_call())]);
+    let mut model = bind(&gemini(&server)).unwrap();
+    assert_eq!(model.name(), "gemini/gemini-3.5-flash");
+    let reply = model.decide(&request(true)).unwrap();
+    assert_eq!(decision_value(&reply.decision), decision_value(DECISION));
+    assert_eq!(reply.usage, Some((1480, 35)));
+    let requests = server.requests();
+    let r = &requests[0];
+    assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/v1/models/gemini-3.5-flash:generateContent"));
+    assert_eq!(r.headers["x-goog-api-key"], GEMINI_KEY);
+    assert!(!r.headers.contains_key("authorization"), "the key goes in x-goog-api-key only");
+    let body = &r.body;
+    assert_eq!(body["systemInstruction"], json!({"parts": [{"text": request(true).system}]}));
+    assert_eq!(body["tools"], json!([{"functionDeclarations": [{"name": "next_step", "description": "The next step.", "parametersJsonSchema": schema()}]}]));
+    assert_eq!(body["toolConfig"], json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["next_step"]}}));
+    let parts = body["contents"][0]["parts"].as_array().unwrap();
+    assert_eq!(body["contents"][0]["role"], "user");
+    assert_eq!(parts[0], json!({"inlineData": {"mimeType": "image/png", "data": png_base64()}}));
+    assert_eq!(parts[1], json!({"text": request(true).user}));
+}
+
+#[test]
+fn gemini_text_only_binding_never_sends_the_screenshot() {
+    let server = serve(vec![ok(gemini_call())]);
+    let mut text_only = gemini(&server);
+    text_only.images = false;
+    bind(&text_only).unwrap().decide(&request(true)).unwrap();
+    assert!(!server.requests()[0].body.to_string().contains("inlineData"));
+}
+
+#[test]
+fn gemini_text_instead_of_the_call_is_the_decision_and_thoughts_are_not() {
+    let server = serve(vec![ok(gemini_text("I cannot find the button."))]);
+    let reply = bind(&gemini(&server)).unwrap().decide(&request(false)).unwrap();
+    assert_eq!(reply.decision, "I cannot find the button.");
+}
+
+#[test]
+fn gemini_blocked_or_empty_answers_are_invalid_responses() {
+    let blocked = json!({"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 10}});
+    let stopped = json!({"candidates": [{"finishReason": "SAFETY", "index": 0}]});
+    for answer in [blocked, stopped] {
+        let server = serve(vec![ok(answer.clone())]);
+        let error = bind(&gemini(&server)).unwrap().decide(&request(false)).unwrap_err();
+        assert!(matches!(&error, ModelError::InvalidResponse(m) if m.contains("SAFETY")), "{answer}: {error:?}");
+    }
+}
+
+#[test]
+fn gemini_resource_exhausted_is_retried_then_server_errors_are_unavailable() {
+    let exhausted = status(429, json!({"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).", "status": "RESOURCE_EXHAUSTED"}}));
+    let server = serve(vec![exhausted, ok(gemini_call())]);
+    let reply = bind(&gemini(&server)).unwrap().decide(&request(false)).unwrap();
+    assert_eq!(decision_value(&reply.decision), decision_value(DECISION));
+    assert_eq!(server.count(), 2);
+
+    let unavailable = || status(503, json!({"error": {"code": 503, "message": "The model is overloaded. Please try again later.", "status": "UNAVAILABLE"}}));
+    let server = serve(vec![unavailable(), unavailable(), unavailable()]);
+    let error = bind(&gemini(&server)).unwrap().decide(&request(false)).unwrap_err();
+    assert_eq!(error, ModelError::Unavailable { status: 503, attempts: 3, message: "The model is overloaded. Please try again later.".into() });
+}
+
+#[test]
+fn gemini_bad_key_silence_and_garbage_map_onto_model_errors() {
+    let server =
+        serve(vec![status(400, json!({"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT"}}))]);
+    let error = bind(&gemini(&server)).unwrap().decide(&request(false)).unwrap_err();
+    assert!(matches!(&error, ModelError::Http { status: 400, message } if message.contains("API key not valid")), "{error:?}");
+    assert!(!error.to_string().contains(GEMINI_KEY));
+
+    let server = serve(vec![Script::Hang]);
+    let mut slow = gemini(&server);
+    slow.timeout = Duration::from_millis(300);
+    slow.max_retries = 0;
+    assert_eq!(bind(&slow).unwrap().decide(&request(false)).unwrap_err(), ModelError::Timeout(Duration::from_millis(300)));
+
+    let server = serve(vec![Script::Reply { status: 200, headers: vec![], body: "{\"candidates\": [".into() }]);
+    assert!(matches!(bind(&gemini(&server)).unwrap().decide(&request(false)).unwrap_err(), ModelError::InvalidResponse(_)));
+}
+
+#[test]
+fn gemini_without_a_key_on_the_public_endpoint_is_a_binding_error() {
+    let error = bind(&binding(Provider::Gemini, None, None)).err().unwrap();
+    assert!(matches!(&error, ModelError::Binding(m) if m.contains("GEMINI_API_KEY")), "{error:?}");
 }
 
 // ---------------------------------------------------------------- retries and failures

@@ -96,3 +96,27 @@ pub fn chat_tool_call(arguments: Value) -> Value {
         "usage": {"prompt_tokens": 82, "completion_tokens": 17, "total_tokens": 99}
     })
 }
+
+/// A Gemini `generateContent` answer as documented: a thought, then the function call.
+pub fn gemini_call() -> Value {
+    json!({
+        "candidates": [{
+            "content": {"role": "model", "parts": [
+                {"text": "The Submit button is e12.", "thought": true},
+                {"functionCall": {"name": "next_step", "args": decision_value(DECISION)}, "thoughtSignature": "c2lnbmF0dXJl"}
+            ]},
+            "finishReason": "STOP",
+            "index": 0
+        }],
+        "usageMetadata": {"promptTokenCount": 1480, "candidatesTokenCount": 35, "totalTokenCount": 1515},
+        "modelVersion": "gemini-3.5-flash",
+        "responseId": "gm_resp_1"
+    })
+}
+
+pub fn gemini_text(text: &str) -> Value {
+    json!({
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "Thinking it over.", "thought": true}, {"text": text}]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 4}
+    })
+}
