@@ -136,6 +136,19 @@ pub enum Provider {
     McpSampling,
 }
 
+impl Provider {
+    /// The name a model is reported under (`anthropic/claude-…`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Provider::OpenAiResponses => "openai",
+            Provider::AnthropicMessages => "anthropic",
+            Provider::Gemini => "gemini",
+            Provider::OpenAiCompatible => "openai-compatible",
+            Provider::McpSampling => "mcp-sampling",
+        }
+    }
+}
+
 /// The user's explicit choice of model (config `[model]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelBinding {

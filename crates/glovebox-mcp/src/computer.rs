@@ -79,9 +79,7 @@ impl Runner {
     pub fn name(&self) -> String {
         match self {
             Runner::Decisions(model) => model.name(),
-            Runner::Native(b) => {
-                format!("{}/{} (native computer use)", if b.provider == Provider::AnthropicMessages { "anthropic" } else { "openai" }, b.model)
-            }
+            Runner::Native(b) => format!("{}/{} (native computer use)", b.provider.label(), b.model),
         }
     }
 }

@@ -196,12 +196,7 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
         &format!("Bound window: {window} (its title is in the list above)"),
         &tree,
     );
-    let label = match binding.provider {
-        Provider::AnthropicMessages => "anthropic",
-        Provider::Gemini => "gemini",
-        _ => "openai",
-    };
-    let name = format!("{label}/{}", binding.model);
+    let name = format!("{}/{}", binding.provider.label(), binding.model);
     let mut conversation: Box<dyn Conversation> = match binding.provider {
         Provider::AnthropicMessages => {
             let display = match binding.anthropic_tool {

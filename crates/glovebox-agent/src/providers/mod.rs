@@ -61,10 +61,7 @@ pub fn bind(binding: &ModelBinding) -> Result<Box<dyn Model>, ModelError> {
     Ok(Box::new(HttpModel {
         wire,
         model: binding.model.clone(),
-        url: match wire {
-            Wire::Gemini => gemini_url(&base, &binding.model),
-            _ => format!("{base}/{}", wire.path()),
-        },
+        url: wire.url(&base, &binding.model),
         headers,
         images: binding.images,
         http: http::Http::new(binding.timeout, binding.max_retries, key),
@@ -81,11 +78,15 @@ enum Wire {
 
 impl Wire {
     fn label(self) -> &'static str {
+        self.provider().label()
+    }
+
+    fn provider(self) -> Provider {
         match self {
-            Wire::OpenAi => "openai",
-            Wire::Anthropic => "anthropic",
-            Wire::Gemini => "gemini",
-            Wire::Compat => "openai-compatible",
+            Wire::OpenAi => Provider::OpenAiResponses,
+            Wire::Anthropic => Provider::AnthropicMessages,
+            Wire::Gemini => Provider::Gemini,
+            Wire::Compat => Provider::OpenAiCompatible,
         }
     }
 
@@ -98,12 +99,12 @@ impl Wire {
         }
     }
 
-    fn path(self) -> &'static str {
+    fn url(self, base: &str, model: &str) -> String {
         match self {
-            Wire::OpenAi => "responses",
-            Wire::Anthropic => "messages",
-            Wire::Gemini => "models/{model}:generateContent",
-            Wire::Compat => "chat/completions",
+            Wire::OpenAi => format!("{base}/responses"),
+            Wire::Anthropic => format!("{base}/messages"),
+            Wire::Gemini => gemini_url(base, model),
+            Wire::Compat => format!("{base}/chat/completions"),
         }
     }
 
