@@ -271,8 +271,10 @@ impl Config {
     }
 
     fn validate(&self) -> Result<(), String> {
-        self.capture_limits().map_err(|r| r.message)?;
-        self.display_selection().map_err(|r| r.message)?;
+        // The sentences name the keys: the merged layers have no single origin to blame.
+        CaptureLimits::new(self.capture.max_width, 1).map_err(|r| format!("capture.max_width: {}", r.message))?;
+        CaptureLimits::new(1, self.capture.max_height).map_err(|r| format!("capture.max_height: {}", r.message))?;
+        self.display_selection().map_err(|r| format!("capture.display: {}", r.message))?;
         if !(1..=10_000).contains(&self.grant.budget) {
             return Err(format!("grant.budget {} is outside 1..=10000", self.grant.budget));
         }
@@ -427,6 +429,34 @@ fn lookup<'a>(table: &'a Table, key: &str) -> Option<&'a Value> {
     Some(value)
 }
 
+/// The layer and key a merged configuration fails to read on: each layer
+/// is tried on its own over the defaults, so the error names the file or
+/// variable and the key (`$GLOVEBOX_APPROVAL_INPUT: approval.input: unknown
+/// variant …`) rather than only what the merge disliked.
+fn culprit(layers: &[(Origin, Table)]) -> Option<ConfigError> {
+    let defaults = defaults_table();
+    for (origin, table) in layers.iter().skip(1) {
+        let mut leaves = vec![];
+        flatten("", table, &mut leaves);
+        for (key, value) in leaves {
+            let mut alone = defaults.clone();
+            let mut one = Table::new();
+            set_path(&mut one, &key, value);
+            merge(&mut alone, &one);
+            if let Err(e) = Config::try_from_table(alone) {
+                return Some(ConfigError { origin: origin.to_string(), message: format!("{key}: {}", e.message()) });
+            }
+        }
+    }
+    None
+}
+
+impl Config {
+    fn try_from_table(table: Table) -> Result<Config, toml::de::Error> {
+        Value::Table(table).try_into()
+    }
+}
+
 /// The loaded layers, kept so `config get` can say where a value came from.
 #[derive(Debug, Clone)]
 pub struct Layered {
@@ -464,8 +494,7 @@ impl Layered {
         for (_, table) in &layers {
             merge(&mut merged, table);
         }
-        let config: Config =
-            Value::Table(merged).try_into().map_err(|e: toml::de::Error| ConfigError { origin: "configuration".into(), message: e.message().to_owned() })?;
+        let config: Config = Value::Table(merged).try_into().map_err(|e: toml::de::Error| culprit(&layers).unwrap_or_else(|| ConfigError { origin: "configuration".into(), message: e.message().to_owned() }))?;
         config.validate().map_err(|message| ConfigError { origin: "configuration".into(), message })?;
         Ok(Layered { layers, config })
     }
@@ -565,15 +594,17 @@ mod tests {
         let dir = temp_dir("bad");
         let file = dir.join("c.toml");
         for (text, origin) in [
-            ("nonsense = 1\n", "configuration"),
+            // A value or key the file's own layer cannot have is blamed on the file, with the key.
+            ("nonsense = 1\n", "c.toml"),
+            // A check across the merged layers names the key in its sentence.
             ("[capture]\nmax_width = 0\n", "configuration"),
             ("[capture]\ndisplay = \"left\"\n", "configuration"),
-            ("enabled = \"maybe\"\n", "configuration"),
-            ("[model]\nprovider = \"gpt\"\n", "configuration"),
-            ("[approval]\nmode = \"sometimes\"\n", "configuration"),
-            ("[approval]\nobserve = \"maybe\"\n", "configuration"),
-            ("[grant]\ncapture = \"pixels\"\n", "configuration"),
-            ("[deny]\nancestors = \"none\"\n", "configuration"),
+            ("enabled = \"maybe\"\n", "c.toml"),
+            ("[model]\nprovider = \"gpt\"\n", "c.toml"),
+            ("[approval]\nmode = \"sometimes\"\n", "c.toml"),
+            ("[approval]\nobserve = \"maybe\"\n", "c.toml"),
+            ("[grant]\ncapture = \"pixels\"\n", "c.toml"),
+            ("[deny]\nancestors = \"none\"\n", "c.toml"),
             ("enabled = \n", "c.toml"),
         ] {
             std::fs::write(&file, text).unwrap();
@@ -604,11 +635,16 @@ mod tests {
         let beta = Layered::load(&env(&[("GLOVEBOX_MODEL_ANTHROPIC_TOOL", "computer_20250124")])).unwrap();
         assert_eq!(beta.config.model.anthropic_tool, AnthropicTool::Computer20250124);
         assert!(Layered::load(&env(&[("GLOVEBOX_MODEL_PROVIDER", "gemini"), ("GLOVEBOX_MODEL_MODEL", "gemini-3.5-flash")])).is_ok());
+        // A value the key's type refuses is blamed on its variable and key, not on "the configuration".
+        let e = Layered::load(&env(&[("GLOVEBOX_APPROVAL_INPUT", "sometimes")])).unwrap_err();
+        assert_eq!(e.origin, "$GLOVEBOX_APPROVAL_INPUT");
+        assert!(e.message.starts_with("approval.input: unknown variant `sometimes`"), "{e}");
         // Set one key at a time in any order: pairs are checked at binding time.
         assert!(Layered::load(&env(&[("GLOVEBOX_MODEL_PROVIDER", "openai-compatible")])).is_ok());
         for bad in [
             vec![("GLOVEBOX_MODEL_PROVIDER", "cohere"), ("GLOVEBOX_MODEL_MODEL", "x")],
             vec![("GLOVEBOX_MODEL_ANTHROPIC_TOOL", "computer_20991231")],
+            vec![("GLOVEBOX_APPROVAL_INPUT", "sometimes")],
             vec![("GLOVEBOX_MODEL_PROVIDER", "openai"), ("GLOVEBOX_MODEL_MODEL", "gpt-5"), ("GLOVEBOX_MODEL_BASE_URL", "ftp://x")],
             vec![("GLOVEBOX_MODEL_TIMEOUT_SECS", "0")],
         ] {

@@ -107,6 +107,11 @@ impl Fixture {
         self.child.id()
     }
 
+    /// Kills, freezes or thaws the fixture's process.
+    pub fn inflict(&self, fault: crate::Fault) {
+        crate::inflict(self.pid(), fault).expect("signalling the fixture");
+    }
+
     /// The fixture's latest report of its state.
     pub fn state(&self) -> Option<Value> {
         let text = std::fs::read_to_string(&self.state_path).ok()?;

@@ -22,6 +22,30 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+/// What the fault tests do to a process the sandbox started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// SIGKILL: gone at once, nothing cleaned up.
+    Kill,
+    /// SIGSTOP: frozen, every request to it unanswered.
+    Freeze,
+    /// SIGCONT: running again.
+    Thaw,
+}
+
+/// Sends `fault` to process `pid`, which must be one the sandbox (or a
+/// command started through it) started.
+pub fn inflict(pid: u32, fault: Fault) -> std::io::Result<()> {
+    use rustix::process::{kill_process, Pid, Signal};
+    let pid = Pid::from_raw(pid as i32).ok_or_else(|| std::io::Error::other("pid 0"))?;
+    let signal = match fault {
+        Fault::Kill => Signal::KILL,
+        Fault::Freeze => Signal::STOP,
+        Fault::Thaw => Signal::CONT,
+    };
+    kill_process(pid, signal).map_err(std::io::Error::from)
+}
+
 /// Why a sandbox could not start or be changed.
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
@@ -202,6 +226,11 @@ impl Sandbox {
     }
 
     /// The X display, e.g. `:3`.
+    /// The X server's process id, for the fault tests that end it on purpose.
+    pub fn x_server_pid(&self) -> u32 {
+        self.children[0].id()
+    }
+
     pub fn display(&self) -> &str {
         &self.display
     }

@@ -1,4 +1,4 @@
-//! The OpenAI GA and Anthropic computer-use executors on a real desktop:
+//! The OpenAI GA, Anthropic and Gemini computer-use executors on a real desktop:
 //! every input is judged by the fixture's own state report, and by the real
 //! pointer, which background delivery must never move. Also the same
 //! executors behind `glovebox serve` over real HTTP.
@@ -306,7 +306,7 @@ fn serve(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> (std::process::
 }
 
 #[test]
-fn serve_answers_both_providers_behind_the_token() {
+fn serve_answers_every_provider_behind_the_token() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let fixture = Fixture::launch(sandbox, &unique_title("Wire serve"), &["--no-password", "--x", "100", "--y", "50"]);
     let probe = host(sandbox, "serve-probe");
@@ -355,6 +355,43 @@ fn serve_answers_both_providers_behind_the_token() {
     let (status, body) = post(&address, "/v1/anthropic/computer", Some(&token), &json!({"tool": tool, "tool_use": padding, "window": id}).to_string());
     assert_eq!((status, body["is_error"].as_bool()), (200, Some(true)), "{body}");
     assert!(body["content"][0]["text"].as_str().unwrap().starts_with("COMPUTER_COORDINATE_OUT_OF_BOUNDS"), "{body}");
+
+    // The toolset: one block answers with its result, a turn's list with the list.
+    let toolset = json!({"type": "computer_toolset_20260801"});
+    let member = |id: &str, name: &str, input: Value| json!({"type": "tool_use", "id": id, "name": name, "toolset_name": "computer", "input": input});
+    let (status, body) =
+        post(&address, "/v1/anthropic/computer", Some(&token), &json!({"tool": toolset, "tool_use": member("toolu_ts_look", "screenshot", json!({})), "window": id}).to_string());
+    assert_eq!((status, body["tool_use_id"].as_str(), body["content"][0]["type"].as_str()), (200, Some("toolu_ts_look"), Some("image")), "{body}");
+    let png = base64::engine::general_purpose::STANDARD.decode(body["content"][0]["source"]["data"].as_str().unwrap()).unwrap();
+    assert_eq!(decode(&png).0, window.geometry.size(), "the window fits the image budget: its own pixels");
+    let turn = json!([member("toolu_ts_cancel", "left_click", json!({"coordinate": [x + w / 2, y + h / 2]})), member("toolu_ts_far", "left_click", json!({"coordinate": [9000, 9]})), member("toolu_ts_never", "key", json!({"text": "Return"}))]);
+    let (status, body) = post(&address, "/v1/anthropic/computer", Some(&token), &json!({"tool": toolset, "tool_use": turn, "window": id}).to_string());
+    assert_eq!(status, 200, "{body}");
+    let errors: Vec<Option<bool>> = body.as_array().unwrap().iter().map(|r| r["is_error"].as_bool()).collect();
+    assert_eq!(errors, [None, Some(true), Some(true)], "{body}");
+    fixture.wait_state("cancel clicked by the toolset turn", |s| s["clicks"]["cancel"] == 2);
+    let disabled = json!({"type": "computer_toolset_20260801", "configs": {"left_click": {"enabled": false}}});
+    let (status, body) =
+        post(&address, "/v1/anthropic/computer", Some(&token), &json!({"tool": disabled, "tool_use": member("toolu_ts_off", "left_click", json!({"coordinate": [x + w / 2, y + h / 2]})), "window": id}).to_string());
+    assert_eq!((status, body["is_error"].as_bool()), (200, Some(true)), "{body}");
+    assert!(body["content"][0]["text"].as_str().unwrap().contains("disabled"), "{body}");
+
+    // Gemini: the first screenshot, then a call on the 0–999 grid; an unconfirmed one fails closed.
+    let size = window.geometry.size();
+    let grid = |(px, py): (i64, i64)| (px * 1000 / i64::from(size.width), py * 1000 / i64::from(size.height));
+    let (status, body) = post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"screenshot": true, "window": id}).to_string());
+    assert_eq!((status, body["inlineData"]["mimeType"].as_str()), (200, Some("image/png")), "{body}");
+    let (gx, gy) = grid((x + w / 2, y + h / 2));
+    let click = json!({"name": "click_at", "id": "fc_cancel", "args": {"x": gx, "y": gy, "safety_decision": {"decision": "require_confirmation", "explanation": "cancels"}}});
+    let (status, body) = post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"function_call": click, "window": id}).to_string());
+    assert_eq!(status, 200, "{body}");
+    assert!(body["functionResponse"]["response"]["error"].as_str().unwrap().starts_with("COMPUTER_SAFETY_CHECK_UNACKNOWLEDGED"), "{body}");
+    let (status, body) =
+        post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"function_call": click, "window": id, "acknowledged_safety_decision": true}).to_string());
+    assert_eq!((status, body["functionResponse"]["response"]["safety_acknowledgement"].as_str()), (200, Some("true")), "{body}");
+    fixture.wait_state("cancel clicked through Gemini once the user confirmed", |s| s["clicks"]["cancel"] == 3);
+    let (status, body) = post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"window": id}).to_string());
+    assert_eq!((status, body["error"]["code"].as_str()), (422, Some("COMPUTER_INVALID_ARGUMENT")), "{body}");
     let _ = server.kill();
     let _ = server.wait();
 
@@ -367,7 +404,87 @@ fn serve_answers_both_providers_behind_the_token() {
     assert_eq!((status, body["error"]["code"].as_str()), (403, Some("COMPUTER_APPROVAL_REQUIRED")), "{body}");
     assert!(body["error"]["message"].as_str().unwrap().contains("glovebox config set approval"), "{body}");
     std::thread::sleep(std::time::Duration::from_millis(300));
-    assert_eq!(fixture.state().unwrap()["clicks"]["cancel"], 1, "the refused click never happened");
+    assert_eq!(fixture.state().unwrap()["clicks"]["cancel"], 3, "the refused click never happened");
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+/// A POST that may be cut off by the server (an oversized body): the status, or 0 when the connection was reset first.
+fn post_tolerant(address: &str, path: &str, token: &str, body: &[u8]) -> u16 {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(address) else { return 0 };
+    let head = format!("POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+    let _ = stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(body));
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    response.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+#[test]
+fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_without_slowing_the_rest() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("Wire load"), &["--no-password", "--x", "100", "--y", "50"]);
+    let probe = host(sandbox, "load-probe");
+    let window = listed(&probe, &fixture);
+    ready(&probe, window.id);
+    probe.revoke("the probe only waited for the window");
+    drop(probe);
+    let id = window.id.to_string();
+    let (mut server, address, token) = serve(sandbox, "load", &[]);
+    let started = std::time::Instant::now();
+    let clients: Vec<_> = (0..6)
+        .map(|t| {
+            let (address, token, id) = (address.clone(), token.clone(), id.clone());
+            std::thread::spawn(move || {
+                let mut latencies = vec![];
+                for n in 0..10 {
+                    let call_id = format!("load_{t}_{n}");
+                    let asked = std::time::Instant::now();
+                    let (status, body) = if n % 2 == 0 {
+                        post(&address, "/v1/openai/computer_call", Some(&token), &json!({"call": call(&call_id, json!([{"type": "screenshot"}])), "window": id}).to_string())
+                    } else {
+                        let gemini = json!({"function_call": {"name": "wait_5_seconds", "id": call_id, "args": {"x": 1}}, "window": id});
+                        post(&address, "/v1/gemini/computer_use", Some(&token), &gemini.to_string())
+                    };
+                    latencies.push(asked.elapsed());
+                    assert_eq!(status, 200, "{body}");
+                    if n % 2 == 0 {
+                        assert_eq!(body["call_id"], call_id.as_str(), "an answer for another client's call");
+                    } else {
+                        // An argument wait_5_seconds does not take: refused at once, answered to this call.
+                        assert_eq!(body["functionResponse"]["id"], call_id.as_str(), "an answer for another client's call");
+                        assert!(body["functionResponse"]["response"]["error"].as_str().unwrap().starts_with("COMPUTER_INVALID_ARGUMENT"), "{body}");
+                    }
+                }
+                latencies
+            })
+        })
+        .collect();
+    let hostile: Vec<_> = (0..2)
+        .map(|t| {
+            let (address, token) = (address.clone(), token.clone());
+            std::thread::spawn(move || {
+                let huge = vec![b' '; glovebox_mcp::http::MAX_ROUTE_BODY + 1024];
+                for _ in 0..10 {
+                    let status = if t == 0 { post(&address, "/v1/openai/computer_call", Some("not-the-token"), "{}").0 } else { post_tolerant(&address, "/v1/openai/computer_call", &token, &huge) };
+                    assert!(if t == 0 { status == 401 } else { status == 413 || status == 0 }, "hostile request answered {status}");
+                }
+            })
+        })
+        .collect();
+    let mut latencies: Vec<std::time::Duration> = clients.into_iter().flat_map(|c| c.join().expect("a client failed")).collect();
+    for h in hostile {
+        h.join().expect("a hostile client was answered wrongly");
+    }
+    latencies.sort();
+    println!(
+        "serve under load: 60 calls from 6 clients beside 20 hostile requests in {:.2} s; median {:?}, slowest {:?}",
+        started.elapsed().as_secs_f64(),
+        latencies[latencies.len() / 2],
+        latencies.last().unwrap()
+    );
+    assert!(*latencies.last().unwrap() < std::time::Duration::from_secs(20), "a call waited {:?}", latencies.last().unwrap());
     let _ = server.kill();
     let _ = server.wait();
 }
