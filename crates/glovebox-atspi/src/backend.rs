@@ -21,7 +21,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 pub struct AtspiBackend {
     pub(crate) runtime: tokio::runtime::Runtime,
     session_bus: Option<String>,
-    bus: Mutex<Option<Result<Bus, String>>>,
+    bus: Mutex<Option<Connected>>,
     ids: Mutex<IdRegistry>,
     pids: Mutex<HashMap<String, u32>>,
     /// Accessibles already matched to X windows (by xid), checked for life on use.
@@ -36,6 +36,17 @@ impl std::fmt::Debug for AtspiBackend {
         f.write_str("AtspiBackend")
     }
 }
+
+/// The accessibility bus as last connected (or why not), and when that was
+/// last known to hold.
+struct Connected {
+    bus: Result<Bus, String>,
+    checked: std::time::Instant,
+}
+
+/// How long a connection (or a failure to connect) is trusted before it is
+/// checked again: a killed bus, or one started later, is noticed within this.
+const RECHECK: Duration = Duration::from_secs(1);
 
 /// The window's accessible, or why there is none.
 enum FrameMatch {
@@ -73,25 +84,44 @@ impl AtspiBackend {
         })
     }
 
-    /// The accessibility bus, connected on first use; the failure is kept
-    /// (and reported) rather than retried on every call.
+    /// The accessibility bus, connected on first use. A connection is
+    /// pinged again when it was last known to hold more than [`RECHECK`]
+    /// ago, and replaced when the bus is gone; a failure to connect is
+    /// retried after as long, so a bus that comes back is used again.
     pub(crate) fn bus(&self) -> Result<Bus, String> {
         let mut slot = self.bus.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
-            let connected = self.runtime.block_on(async {
-                match tokio::time::timeout(CONNECT_TIMEOUT, Bus::connect(self.session_bus.as_deref())).await {
-                    Err(_) => Err(format!("no answer from the accessibility bus within {CONNECT_TIMEOUT:?}")),
-                    Ok(Err(e)) => Err(e.to_string()),
-                    Ok(Ok(bus)) => {
-                        // Without a listener GTK keeps no cache; walking still works without one.
-                        let _ = tokio::time::timeout(CONNECT_TIMEOUT, bus.listen_for_children_changes()).await;
-                        Ok(bus)
-                    }
+        match slot.as_mut() {
+            Some(c) if c.checked.elapsed() < RECHECK => return c.bus.clone(),
+            Some(c @ Connected { bus: Ok(_), .. }) => {
+                let bus = c.bus.clone().expect("matched Ok");
+                if self.runtime.block_on(async { tokio::time::timeout(Duration::from_millis(500), bus.ping()).await }).is_ok_and(|r| r.is_ok()) {
+                    c.checked = std::time::Instant::now();
+                    return Ok(bus);
                 }
-            });
-            *slot = Some(connected);
+            }
+            _ => {}
         }
-        slot.clone().expect("set above")
+        if slot.as_ref().is_some_and(|c| c.bus.is_ok()) {
+            // A new bus knows none of the old one's objects, and hands its
+            // unique names (`:1.5`) out again to other processes.
+            self.frames.lock().unwrap_or_else(|p| p.into_inner()).clear();
+            self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).clear();
+            self.pids.lock().unwrap_or_else(|p| p.into_inner()).clear();
+            *self.ids.lock().unwrap_or_else(|p| p.into_inner()) = IdRegistry::default();
+        }
+        let connected = self.runtime.block_on(async {
+            match tokio::time::timeout(CONNECT_TIMEOUT, Bus::connect(self.session_bus.as_deref())).await {
+                Err(_) => Err(format!("no answer from the accessibility bus within {CONNECT_TIMEOUT:?}")),
+                Ok(Err(e)) => Err(e.to_string()),
+                Ok(Ok(bus)) => {
+                    // Without a listener GTK keeps no cache; walking still works without one.
+                    let _ = tokio::time::timeout(CONNECT_TIMEOUT, bus.listen_for_children_changes()).await;
+                    Ok(bus)
+                }
+            }
+        });
+        *slot = Some(Connected { bus: connected.clone(), checked: std::time::Instant::now() });
+        connected
     }
 
     /// The accessible matched to `window` by an earlier observation.

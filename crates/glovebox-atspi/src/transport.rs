@@ -132,6 +132,15 @@ impl Bus {
     }
 
     /// The applications registered with the AT-SPI registry.
+    /// A round trip to the bus daemon itself: whether the connection holds.
+    pub async fn ping(&self) -> Result<(), BusError> {
+        self.conn
+            .call_method(Some("org.freedesktop.DBus"), "/org/freedesktop/DBus", Some("org.freedesktop.DBus.Peer"), "Ping", &())
+            .await
+            .map(|_| ())
+            .map_err(|e| BusError::NoAccessibilityBus(e.to_string()))
+    }
+
     pub async fn applications(&self) -> Result<Vec<ObjectRef>, BusError> {
         let registry = ObjectRef::root_of(REGISTRY);
         self.children(&registry).await

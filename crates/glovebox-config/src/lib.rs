@@ -494,7 +494,9 @@ impl Layered {
         for (_, table) in &layers {
             merge(&mut merged, table);
         }
-        let config: Config = Value::Table(merged).try_into().map_err(|e: toml::de::Error| culprit(&layers).unwrap_or_else(|| ConfigError { origin: "configuration".into(), message: e.message().to_owned() }))?;
+        let config: Config = Value::Table(merged).try_into().map_err(|e: toml::de::Error| {
+            culprit(&layers).unwrap_or_else(|| ConfigError { origin: "configuration".into(), message: e.message().to_owned() })
+        })?;
         config.validate().map_err(|message| ConfigError { origin: "configuration".into(), message })?;
         Ok(Layered { layers, config })
     }

@@ -82,7 +82,9 @@ fn fuzz_config_set() {
         let _ = std::fs::remove_file(&file);
         match set_in_file(&file, key, value) {
             // What set wrote must load again: a file that no longer loads would lock the user out.
-            Ok(()) => Layered::load(&Sources { user_file: Some(file.clone()), ..Default::default() }).map(|_| ()).map_err(|e| format!("set {key} {value:?} wrote a file that does not load: {e}")),
+            Ok(()) => Layered::load(&Sources { user_file: Some(file.clone()), ..Default::default() })
+                .map(|_| ())
+                .map_err(|e| format!("set {key} {value:?} wrote a file that does not load: {e}")),
             Err(_) => Ok(()),
         }
     });

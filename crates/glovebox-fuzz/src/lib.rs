@@ -97,7 +97,10 @@ pub fn text(rng: &mut Rng) -> String {
         0 | 1 => rng.pick(NASTY).to_string(),
         2 => (0..rng.below(4) + 1).map(|_| *rng.pick(NASTY)).collect::<Vec<_>>().join(*rng.pick(&["+", " ", "/", ""])),
         3 => (0..rng.below(24)).map(|_| char::from_u32(rng.below(0x3000) as u32).unwrap_or('?')).collect(),
-        4 => (0..rng.below(12)).map(|_| *rng.pick(&["a", "ctrl", "shift", "alt", "super", "Enter", "F13", "F0", "Tab", "+", "x", "1"])).collect::<Vec<_>>().join("+"),
+        4 => (0..rng.below(12))
+            .map(|_| *rng.pick(&["a", "ctrl", "shift", "alt", "super", "Enter", "F13", "F0", "Tab", "+", "x", "1"]))
+            .collect::<Vec<_>>()
+            .join("+"),
         _ => rng.pick(&["a", "é", "🦀", "x"]).repeat(rng.below(12_000) as usize + 1),
     }
 }
@@ -125,7 +128,8 @@ pub fn value(rng: &mut Rng, depth: u32) -> Value {
         3 => Value::String(text(rng)),
         4 => Value::Array((0..rng.below(5)).map(|_| value(rng, depth - 1)).collect()),
         _ => {
-            let keys = ["action", "type", "name", "id", "x", "y", "text", "target", "coordinate", "args", "input", "keys", "kind", "decision", "element", "point"];
+            let keys =
+                ["action", "type", "name", "id", "x", "y", "text", "target", "coordinate", "args", "input", "keys", "kind", "decision", "element", "point"];
             Value::Object((0..rng.below(5)).map(|_| ((*rng.pick(&keys)).to_owned(), value(rng, depth - 1))).collect())
         }
     }
@@ -240,7 +244,10 @@ pub fn run<I: std::fmt::Debug>(name: &str, budget: Budget, generate: impl Fn(&mu
             Ok(Ok(())) if took <= CASE_DEADLINE => continue,
             Ok(Ok(())) => format!("took {took:?} (a hang past {CASE_DEADLINE:?})"),
             Ok(Err(why)) => why,
-            Err(panic) => format!("panicked: {}", panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()),
+            Err(panic) => format!(
+                "panicked: {}",
+                panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+            ),
         };
         let failure: String = failure.chars().take(600).collect();
         let shown: String = format!("{input:?}").chars().take(600).collect();

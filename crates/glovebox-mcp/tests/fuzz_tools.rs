@@ -31,7 +31,11 @@ fn host() -> Host {
         minimized: false,
     };
     let screen = Rect::new(0, 0, 800, 600);
-    let desktop = Arc::new(FakeDesktop::new(screen, vec![Monitor { name: "screen".into(), logical: screen, primary: true }], vec![FakeWindow { info, colour: [9, 9, 9] }]));
+    let desktop = Arc::new(FakeDesktop::new(
+        screen,
+        vec![Monitor { name: "screen".into(), logical: screen, primary: true }],
+        vec![FakeWindow { info, colour: [9, 9, 9] }],
+    ));
     let root = std::env::temp_dir().join(format!("glovebox-mcp-fuzz-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let mut config = HostConfig::new(":mcp-fuzz");

@@ -71,32 +71,40 @@ fn actions() -> Vec<Value> {
 #[test]
 fn fuzz_actions() {
     let seeds = actions();
-    run("actions", Budget::from_env(glovebox_fuzz::DEFAULT_CASES), |rng| {
-        let seed = rng.pick(&seeds);
-        mutate(rng, seed)
-    }, |input| {
-        let Ok(action) = serde_json::from_value::<Action>(input.clone()) else { return Ok(()) };
-        if let Err(refusal) = action.validate() {
-            return invalid_argument(refusal.code, "an action");
-        }
-        let written = serde_json::to_value(&action).map_err(|e| format!("{action:?} does not serialise: {e}"))?;
-        match serde_json::from_value::<Action>(written.clone()) {
-            Ok(again) if again == action => Ok(()),
-            other => Err(format!("{action:?} written as {written} reads back as {other:?}")),
-        }
-    });
+    run(
+        "actions",
+        Budget::from_env(glovebox_fuzz::DEFAULT_CASES),
+        |rng| {
+            let seed = rng.pick(&seeds);
+            mutate(rng, seed)
+        },
+        |input| {
+            let Ok(action) = serde_json::from_value::<Action>(input.clone()) else { return Ok(()) };
+            if let Err(refusal) = action.validate() {
+                return invalid_argument(refusal.code, "an action");
+            }
+            let written = serde_json::to_value(&action).map_err(|e| format!("{action:?} does not serialise: {e}"))?;
+            match serde_json::from_value::<Action>(written.clone()) {
+                Ok(again) if again == action => Ok(()),
+                other => Err(format!("{action:?} written as {written} reads back as {other:?}")),
+            }
+        },
+    );
 }
 
 #[test]
 fn fuzz_waits() {
     let seeds = [json!({"seconds": 1.5}), json!({"until": {"condition": "appear", "query": {"role": "push button", "name": "OK"}, "timeout_secs": 2}})];
-    run("waits", Budget::from_env(glovebox_fuzz::DEFAULT_CASES), |rng| {
-        let seed = rng.pick(&seeds);
-        mutate(rng, seed)
-    }, |input| {
-        match serde_json::from_value::<WaitFor>(input.clone()) {
+    run(
+        "waits",
+        Budget::from_env(glovebox_fuzz::DEFAULT_CASES),
+        |rng| {
+            let seed = rng.pick(&seeds);
+            mutate(rng, seed)
+        },
+        |input| match serde_json::from_value::<WaitFor>(input.clone()) {
             Ok(wait) => wait.validate().or_else(|r| invalid_argument(r.code, "a wait")),
             Err(_) => Ok(()),
-        }
-    });
+        },
+    );
 }

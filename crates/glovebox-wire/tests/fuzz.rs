@@ -83,15 +83,20 @@ fn fuzz_openai_computer_calls() {
     ];
     let mut seen = 0;
     let counted = std::cell::RefCell::new(&mut seen);
-    run("openai computer_call", Budget::from_env(CASES), |rng| pick_mutated(rng, &seeds), |item| {
-        match executor.execute(item) {
-            Ok(output) => {
-                output.png().map_err(|e| format!("an output without its PNG: {e}"))?;
+    run(
+        "openai computer_call",
+        Budget::from_env(CASES),
+        |rng| pick_mutated(rng, &seeds),
+        |item| {
+            match executor.execute(item) {
+                Ok(output) => {
+                    output.png().map_err(|e| format!("an output without its PNG: {e}"))?;
+                }
+                Err(e) => coded(&e.refusal.to_string())?,
             }
-            Err(e) => coded(&e.refusal.to_string())?,
-        }
-        inside(&world, &mut counted.borrow_mut())
-    });
+            inside(&world, &mut counted.borrow_mut())
+        },
+    );
     reached(&world, "openai computer_call");
 }
 
@@ -142,8 +147,15 @@ fn fuzz_anthropic_toolset_turns() {
         json!([member("a", "screenshot", json!({}))]),
         json!([member("a", "left_click", json!({"coordinate": [10, 10], "text": "shift"})), member("b", "type", json!({"text": "x"}))]),
         json!([member("a", "key", json!({"text": "Return", "repeat": 3})), member("b", "zoom", json!({"region": [0, 0, 8, 8]}))]),
-        json!([member("a", "scroll", json!({"coordinate": [5, 5], "scroll_direction": "left", "scroll_amount": 2})), member("b", "cursor_position", json!({}))]),
-        json!([member("a", "left_mouse_down", json!({})), member("b", "left_mouse_up", json!({"coordinate": [20, 20]})), member("c", "hold_key", json!({"text": "a", "duration": 1}))]),
+        json!([
+            member("a", "scroll", json!({"coordinate": [5, 5], "scroll_direction": "left", "scroll_amount": 2})),
+            member("b", "cursor_position", json!({}))
+        ]),
+        json!([
+            member("a", "left_mouse_down", json!({})),
+            member("b", "left_mouse_up", json!({"coordinate": [20, 20]})),
+            member("c", "hold_key", json!({"text": "a", "duration": 1}))
+        ]),
     ];
     let toolsets = [
         json!({"type": "computer_toolset_20260801"}),
@@ -192,16 +204,21 @@ fn fuzz_gemini_function_calls() {
     ];
     let mut seen = 0;
     let counted = std::cell::RefCell::new(&mut seen);
-    run("gemini function calls", Budget::from_env(CASES), |rng| pick_mutated(rng, &seeds), |call| {
-        let answer = executor.function_response(call, None);
-        let part = answer.get("functionResponse").ok_or_else(|| format!("not a functionResponse part: {answer}"))?;
-        if let Some(error) = part.pointer("/response/error") {
-            coded(error.as_str().unwrap_or_default())?;
-        }
-        if call.pointer("/args/safety_decision/decision") == Some(&json!("require_confirmation")) && part.pointer("/response/error").is_none() {
-            return Err("a call that asked for confirmation ran headless".into());
-        }
-        inside(&world, &mut counted.borrow_mut())
-    });
+    run(
+        "gemini function calls",
+        Budget::from_env(CASES),
+        |rng| pick_mutated(rng, &seeds),
+        |call| {
+            let answer = executor.function_response(call, None);
+            let part = answer.get("functionResponse").ok_or_else(|| format!("not a functionResponse part: {answer}"))?;
+            if let Some(error) = part.pointer("/response/error") {
+                coded(error.as_str().unwrap_or_default())?;
+            }
+            if call.pointer("/args/safety_decision/decision") == Some(&json!("require_confirmation")) && part.pointer("/response/error").is_none() {
+                return Err("a call that asked for confirmation ran headless".into());
+            }
+            inside(&world, &mut counted.borrow_mut())
+        },
+    );
     reached(&world, "gemini function calls");
 }

@@ -103,7 +103,8 @@ fn x_windows(display: &str) -> i64 {
 /// The accessibility bus's match rules in all, from the bus's own statistics
 /// (`org.freedesktop.DBus.Debug.Stats`), where the daemon offers them.
 fn match_rules(sandbox: &Sandbox) -> Option<i64> {
-    let address = sandbox.command("dbus-send").args(["--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]).output().ok()?;
+    let address =
+        sandbox.command("dbus-send").args(["--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]).output().ok()?;
     let text = String::from_utf8_lossy(&address.stdout);
     let address = text.split('"').nth(1)?.to_owned();
     let stats = sandbox
@@ -118,7 +119,13 @@ fn match_rules(sandbox: &Sandbox) -> Option<i64> {
 }
 
 fn sample(pid: u32, sandbox: &Sandbox) -> Sample {
-    Sample { rss_kib: pid_value(pid, "VmRSS:"), fds: fds(pid), shm_segments: shm_segments(pid), x_windows: x_windows(sandbox.display()), match_rules: match_rules(sandbox) }
+    Sample {
+        rss_kib: pid_value(pid, "VmRSS:"),
+        fds: fds(pid),
+        shm_segments: shm_segments(pid),
+        x_windows: x_windows(sandbox.display()),
+        match_rules: match_rules(sandbox),
+    }
 }
 
 fn id_on_line(text: &str, needle: &str) -> Option<String> {
@@ -270,7 +277,12 @@ fn broken(report: &Report, bounds: &Bounds) -> Vec<String> {
         }
     }
     if report.last_median_ms > report.first_median_ms * bounds.latency_ratio {
-        broken.push(format!("the last tenth's median latency {:.2} ms is over {:.0} % of the first tenth's {:.2} ms", report.last_median_ms, bounds.latency_ratio * 100.0, report.first_median_ms));
+        broken.push(format!(
+            "the last tenth's median latency {:.2} ms is over {:.0} % of the first tenth's {:.2} ms",
+            report.last_median_ms,
+            bounds.latency_ratio * 100.0,
+            report.first_median_ms
+        ));
     }
     broken
 }
@@ -307,7 +319,10 @@ fn main() -> std::process::ExitCode {
         let (b, a) = (&report.before, &report.after);
         println!("{} MCP calls in {:.1} s ({} refused, as the mix intends)", report.calls, report.seconds, report.refusals);
         println!("resident memory: {} KiB after the warm-up, {} KiB at the end", b.rss_kib, a.rss_kib);
-        println!("file descriptors: {} -> {}; shared-memory segments: {} -> {}; X windows: {} -> {}", b.fds, a.fds, b.shm_segments, a.shm_segments, b.x_windows, a.x_windows);
+        println!(
+            "file descriptors: {} -> {}; shared-memory segments: {} -> {}; X windows: {} -> {}",
+            b.fds, a.fds, b.shm_segments, a.shm_segments, b.x_windows, a.x_windows
+        );
         match (b.match_rules, a.match_rules) {
             (Some(rb), Some(ra)) => println!("accessibility bus match rules: {rb} -> {ra}"),
             _ => println!("accessibility bus match rules: the bus offers no statistics"),

@@ -359,20 +359,32 @@ fn serve_answers_every_provider_behind_the_token() {
     // The toolset: one block answers with its result, a turn's list with the list.
     let toolset = json!({"type": "computer_toolset_20260801"});
     let member = |id: &str, name: &str, input: Value| json!({"type": "tool_use", "id": id, "name": name, "toolset_name": "computer", "input": input});
-    let (status, body) =
-        post(&address, "/v1/anthropic/computer", Some(&token), &json!({"tool": toolset, "tool_use": member("toolu_ts_look", "screenshot", json!({})), "window": id}).to_string());
+    let (status, body) = post(
+        &address,
+        "/v1/anthropic/computer",
+        Some(&token),
+        &json!({"tool": toolset, "tool_use": member("toolu_ts_look", "screenshot", json!({})), "window": id}).to_string(),
+    );
     assert_eq!((status, body["tool_use_id"].as_str(), body["content"][0]["type"].as_str()), (200, Some("toolu_ts_look"), Some("image")), "{body}");
     let png = base64::engine::general_purpose::STANDARD.decode(body["content"][0]["source"]["data"].as_str().unwrap()).unwrap();
     assert_eq!(decode(&png).0, window.geometry.size(), "the window fits the image budget: its own pixels");
-    let turn = json!([member("toolu_ts_cancel", "left_click", json!({"coordinate": [x + w / 2, y + h / 2]})), member("toolu_ts_far", "left_click", json!({"coordinate": [9000, 9]})), member("toolu_ts_never", "key", json!({"text": "Return"}))]);
+    let turn = json!([
+        member("toolu_ts_cancel", "left_click", json!({"coordinate": [x + w / 2, y + h / 2]})),
+        member("toolu_ts_far", "left_click", json!({"coordinate": [9000, 9]})),
+        member("toolu_ts_never", "key", json!({"text": "Return"}))
+    ]);
     let (status, body) = post(&address, "/v1/anthropic/computer", Some(&token), &json!({"tool": toolset, "tool_use": turn, "window": id}).to_string());
     assert_eq!(status, 200, "{body}");
     let errors: Vec<Option<bool>> = body.as_array().unwrap().iter().map(|r| r["is_error"].as_bool()).collect();
     assert_eq!(errors, [None, Some(true), Some(true)], "{body}");
     fixture.wait_state("cancel clicked by the toolset turn", |s| s["clicks"]["cancel"] == 2);
     let disabled = json!({"type": "computer_toolset_20260801", "configs": {"left_click": {"enabled": false}}});
-    let (status, body) =
-        post(&address, "/v1/anthropic/computer", Some(&token), &json!({"tool": disabled, "tool_use": member("toolu_ts_off", "left_click", json!({"coordinate": [x + w / 2, y + h / 2]})), "window": id}).to_string());
+    let (status, body) = post(
+        &address,
+        "/v1/anthropic/computer",
+        Some(&token),
+        &json!({"tool": disabled, "tool_use": member("toolu_ts_off", "left_click", json!({"coordinate": [x + w / 2, y + h / 2]})), "window": id}).to_string(),
+    );
     assert_eq!((status, body["is_error"].as_bool()), (200, Some(true)), "{body}");
     assert!(body["content"][0]["text"].as_str().unwrap().contains("disabled"), "{body}");
 
@@ -386,8 +398,12 @@ fn serve_answers_every_provider_behind_the_token() {
     let (status, body) = post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"function_call": click, "window": id}).to_string());
     assert_eq!(status, 200, "{body}");
     assert!(body["functionResponse"]["response"]["error"].as_str().unwrap().starts_with("COMPUTER_SAFETY_CHECK_UNACKNOWLEDGED"), "{body}");
-    let (status, body) =
-        post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"function_call": click, "window": id, "acknowledged_safety_decision": true}).to_string());
+    let (status, body) = post(
+        &address,
+        "/v1/gemini/computer_use",
+        Some(&token),
+        &json!({"function_call": click, "window": id, "acknowledged_safety_decision": true}).to_string(),
+    );
     assert_eq!((status, body["functionResponse"]["response"]["safety_acknowledgement"].as_str()), (200, Some("true")), "{body}");
     fixture.wait_state("cancel clicked through Gemini once the user confirmed", |s| s["clicks"]["cancel"] == 3);
     let (status, body) = post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"window": id}).to_string());
@@ -442,7 +458,12 @@ fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_with
                     let call_id = format!("load_{t}_{n}");
                     let asked = std::time::Instant::now();
                     let (status, body) = if n % 2 == 0 {
-                        post(&address, "/v1/openai/computer_call", Some(&token), &json!({"call": call(&call_id, json!([{"type": "screenshot"}])), "window": id}).to_string())
+                        post(
+                            &address,
+                            "/v1/openai/computer_call",
+                            Some(&token),
+                            &json!({"call": call(&call_id, json!([{"type": "screenshot"}])), "window": id}).to_string(),
+                        )
                     } else {
                         let gemini = json!({"function_call": {"name": "wait_5_seconds", "id": call_id, "args": {"x": 1}}, "window": id});
                         post(&address, "/v1/gemini/computer_use", Some(&token), &gemini.to_string())
@@ -467,7 +488,11 @@ fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_with
             std::thread::spawn(move || {
                 let huge = vec![b' '; glovebox_mcp::http::MAX_ROUTE_BODY + 1024];
                 for _ in 0..10 {
-                    let status = if t == 0 { post(&address, "/v1/openai/computer_call", Some("not-the-token"), "{}").0 } else { post_tolerant(&address, "/v1/openai/computer_call", &token, &huge) };
+                    let status = if t == 0 {
+                        post(&address, "/v1/openai/computer_call", Some("not-the-token"), "{}").0
+                    } else {
+                        post_tolerant(&address, "/v1/openai/computer_call", &token, &huge)
+                    };
                     assert!(if t == 0 { status == 401 } else { status == 413 || status == 0 }, "hostile request answered {status}");
                 }
             })
