@@ -13,9 +13,10 @@ use glovebox_mcp::{GloveboxServer, Options};
 use glovebox_model::{Monitor, PidSource, Rect, WindowId, WindowInfo};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
 
 const WINDOW: WindowId = WindowId { pid: 1001, xid: 0x20 };
 
@@ -131,7 +132,7 @@ fn fuzz_every_tools_arguments() {
     let (read, write) = tokio::io::split(ours);
     let client = Arc::new(Mutex::new(Client { writer: write, reader: BufReader::new(read), next: 0 }));
     runtime.block_on(async {
-        let mut c = client.lock().unwrap();
+        let mut c = client.lock().await;
         let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "0"}});
         assert!(c.call("initialize", init).await.is_some(), "the server answered initialize");
         c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
@@ -152,12 +153,12 @@ fn fuzz_every_tools_arguments() {
         if !readable(&params) {
             // Unreadable JSON gets no answer (there is no id to answer to); the connection must live on.
             return runtime.block_on(async {
-                let mut c = client.lock().unwrap();
+                let mut c = client.lock().await;
                 let _ = c.call_within("tools/call", params, Duration::from_millis(300)).await;
                 c.call("ping", json!({})).await.map(|_| ()).ok_or_else(|| "the server stopped answering after an unreadable request".to_owned())
             });
         }
-        let answer = runtime.block_on(async { client.lock().unwrap().call("tools/call", params).await });
+        let answer = runtime.block_on(async { client.lock().await.call("tools/call", params).await });
         let answer = answer.ok_or("no answer within 5 s: the server hung, panicked or closed the connection")?;
         if let Some(error) = answer.get("error") {
             return if error["code"].is_i64() && error["message"].is_string() { Ok(()) } else { Err(format!("a malformed JSON-RPC error: {answer}")) };

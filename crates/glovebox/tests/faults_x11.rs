@@ -106,6 +106,7 @@ fn a_killed_application_is_gone_and_the_grant_falls_back() {
 
     // The action made on the last frame of the dead window: refused, nothing sent anywhere.
     let refusal = refused_within(Duration::from_secs(5), || host.act(frame, click(submit)));
+    println!("a click on the killed application's last frame: {refusal}");
     assert!(matches!(refusal.code, ErrorCode::TargetGone | ErrorCode::StaleRevision | ErrorCode::StaleBasis), "{refusal}");
     let other_clicks = other.state().unwrap()["clicks"]["submit"].clone();
     // The desktop grant falls back to the frontmost allowed window (DESIGN.md §3), and work goes on there.
@@ -128,11 +129,18 @@ fn a_frozen_application_times_out_and_the_next_call_works_once_it_thaws() {
     let (frame, submit) = element(&host, window, "Submit");
     target.inflict(Fault::Freeze);
     // Its accessibility calls go unanswered: each call ends by its own deadline.
+    let started = Instant::now();
     let refusal = refused_within(Duration::from_secs(12), || host.act(frame, click(submit)));
+    println!("a click into the frozen application: {refusal} after {:?}", started.elapsed());
     assert!(matches!(refusal.code, ErrorCode::Timeout | ErrorCode::BackendUnavailable | ErrorCode::TargetGone), "{refusal}");
     let started = Instant::now();
     let observed = host.observe(Some(&WindowRef::Id(window)), false);
     assert!(started.elapsed() <= Duration::from_secs(12), "observe took {:?}", started.elapsed());
+    println!(
+        "an observation of the frozen application: {:?} after {:?}",
+        observed.as_ref().map(|o| o.tree.node_count).map_err(|r| r.to_string()),
+        started.elapsed()
+    );
     if let Err(refusal) = &observed {
         assert!(matches!(refusal.code, ErrorCode::Timeout | ErrorCode::BackendUnavailable), "{refusal}");
     }
@@ -188,6 +196,7 @@ fn a_killed_accessibility_bus_is_unavailable_and_a_new_one_is_used() {
     std::thread::sleep(Duration::from_millis(300));
     // The tree and the semantic route are gone with the bus; the answer says so in time.
     let refusal = refused_within(Duration::from_secs(12), || host.act(frame, click(submit)));
+    println!("a click after the accessibility bus died: {refusal}");
     assert!(!matches!(refusal.code, ErrorCode::InvalidArgument), "{refusal}");
     let started = Instant::now();
     let _ = host.observe(Some(&WindowRef::Id(window)), false);
@@ -220,6 +229,7 @@ fn a_killed_x_server_makes_every_call_unavailable_without_a_panic() {
     let observed = refused_within(limit, || host.observe(Some(&WindowRef::Id(window)), true));
     assert!(matches!(observed.code, ErrorCode::BackendUnavailable | ErrorCode::TargetGone), "{observed}");
     let acted = refused_within(limit, || host.act(frame, click(submit)));
+    println!("after the X server died: list {listed}; observe {observed}; click {acted}");
     assert!(matches!(acted.code, ErrorCode::BackendUnavailable | ErrorCode::TargetGone | ErrorCode::StaleRevision), "{acted}");
     // Still no panic, and still a typed answer, the second time round.
     assert_eq!(refused_within(limit, || host.list_windows(None, 1)).code, ErrorCode::BackendUnavailable);

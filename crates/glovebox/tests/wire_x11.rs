@@ -458,7 +458,12 @@ fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_with
                         let call_id = format!("load_{round}_{t}_{n}");
                         let asked = std::time::Instant::now();
                         let (status, body) = if n % 2 == 0 {
-                            post(&address, "/v1/openai/computer_call", Some(&token), &json!({"call": call(&call_id, json!([{"type": "screenshot"}])), "window": id}).to_string())
+                            post(
+                                &address,
+                                "/v1/openai/computer_call",
+                                Some(&token),
+                                &json!({"call": call(&call_id, json!([{"type": "screenshot"}])), "window": id}).to_string(),
+                            )
                         } else {
                             let gemini = json!({"function_call": {"name": "wait_5_seconds", "id": call_id, "args": {"x": 1}}, "window": id});
                             post(&address, "/v1/gemini/computer_use", Some(&token), &gemini.to_string())
@@ -492,7 +497,11 @@ fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_with
             std::thread::spawn(move || {
                 let huge = vec![b' '; glovebox_mcp::http::MAX_ROUTE_BODY + 1024];
                 for _ in 0..10 {
-                    let status = if t == 0 { post(&address, "/v1/openai/computer_call", Some("not-the-token"), "{}").0 } else { post_tolerant(&address, "/v1/openai/computer_call", &token, &huge) };
+                    let status = if t == 0 {
+                        post(&address, "/v1/openai/computer_call", Some("not-the-token"), "{}").0
+                    } else {
+                        post_tolerant(&address, "/v1/openai/computer_call", &token, &huge)
+                    };
                     assert!(if t == 0 { status == 401 } else { status == 413 || status == 0 }, "hostile request answered {status}");
                 }
             })
