@@ -272,6 +272,20 @@ impl Sandbox {
         command
     }
 
+    /// [`Sandbox::command`] with a home of its own: `HOME`, the XDG state
+    /// and runtime directories under it (so its configuration, grant lock
+    /// and audit log are private to it), run from there.
+    pub fn command_in_home(&self, program: impl AsRef<std::ffi::OsStr>, home: &Path) -> Command {
+        let mut command = self.command(program);
+        command
+            .env("HOME", home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env("XDG_STATE_HOME", home.join("state"))
+            .env("XDG_RUNTIME_DIR", home.join("run"))
+            .current_dir(home);
+        command
+    }
+
     /// A command that runs inside this desktop but stays in the caller's
     /// process group, so the terminal's Ctrl-C and job control reach it.
     pub fn foreground_command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {

@@ -155,18 +155,13 @@ fn scratch() -> anyhow::Result<PathBuf> {
 }
 
 fn start(sandbox: &Sandbox, home: &Path) -> anyhow::Result<Server> {
-    let mut command = sandbox.command(glovebox_binary()?);
+    let mut command = sandbox.command_in_home(glovebox_binary()?, home);
     command
         .arg("mcp")
-        .env("HOME", home)
-        .env_remove("XDG_CONFIG_HOME")
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_RUNTIME_DIR", home.join("run"))
         .env("GLOVEBOX_ENABLED", "true")
         .env("GLOVEBOX_APPROVAL_MODE", "yolo")
         .env("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")
         .env("GLOVEBOX_GRANT_BUDGET", "10000")
-        .current_dir(home)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped());
     let mut child = command.spawn().context("starting glovebox mcp")?;

@@ -244,17 +244,8 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `glovebox mcp` on the sandbox with its own home (and audit file).
 fn mcp(sandbox: &Sandbox, home: &Path, env: &[(&str, &str)]) -> std::process::Child {
-    let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
-    command
-        .arg("mcp")
-        .env("HOME", home)
-        .env_remove("XDG_CONFIG_HOME")
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_RUNTIME_DIR", home.join("run"))
-        .env("GLOVEBOX_ENABLED", "true")
-        .current_dir(home)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped());
+    let mut command = sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), home);
+    command.arg("mcp").env("GLOVEBOX_ENABLED", "true").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped());
     for (k, v) in env {
         command.env(k, v);
     }

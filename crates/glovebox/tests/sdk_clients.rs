@@ -67,16 +67,8 @@ fn sdk_types(home: &Path, checked: &Value) -> String {
 fn mcp_tools_load_unchanged_in_the_openai_agents_sdk_and_google_genai() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let home = scratch("mcp");
-    let mut command = sandbox.command(sdk_python());
-    command
-        .arg(repo().join("testapps/sdk_mcp_tools.py"))
-        .args([env!("CARGO_BIN_EXE_glovebox"), "mcp"])
-        .env("HOME", &home)
-        .env_remove("XDG_CONFIG_HOME")
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_RUNTIME_DIR", home.join("run"))
-        .env("GLOVEBOX_ENABLED", "true")
-        .current_dir(&home);
+    let mut command = sandbox.command_in_home(sdk_python(), &home);
+    command.arg(repo().join("testapps/sdk_mcp_tools.py")).args([env!("CARGO_BIN_EXE_glovebox"), "mcp"]).env("GLOVEBOX_ENABLED", "true");
     let out = command.output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
