@@ -24,14 +24,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn glovebox(sandbox: &Sandbox, home: &Path) -> std::process::Command {
-    let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
-    command
-        .env("HOME", home)
-        .env_remove("XDG_CONFIG_HOME")
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_RUNTIME_DIR", home.join("run"))
-        .current_dir(home);
-    command
+    sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), home)
 }
 
 /// The `@eN` id on the first tree line holding `needle`.

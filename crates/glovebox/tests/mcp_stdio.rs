@@ -26,14 +26,7 @@ fn scratch(name: &str) -> PathBuf {
 /// `glovebox` in the sandbox with a scratch home, state and runtime
 /// directory of its own (so a Stop cooldown stays within one test).
 fn glovebox(sandbox: &Sandbox, home: &std::path::Path) -> std::process::Command {
-    let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
-    command
-        .env("HOME", home)
-        .env_remove("XDG_CONFIG_HOME")
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_RUNTIME_DIR", home.join("run"))
-        .current_dir(home);
-    command
+    sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), home)
 }
 
 /// `glovebox mcp` with approvals off (every class allowed, no escalation),

@@ -286,13 +286,7 @@ fn serve(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> (std::process::
     let home = std::env::temp_dir().join(format!("glovebox-wire-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
-    let mut command = sandbox.command(env!("CARGO_BIN_EXE_glovebox"));
-    command
-        .env("HOME", &home)
-        .env_remove("XDG_CONFIG_HOME")
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_RUNTIME_DIR", home.join("run"))
-        .current_dir(&home);
+    let mut command = sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), &home);
     command.args(["serve", "--port", "0"]).env("GLOVEBOX_ENABLED", "true").stdout(std::process::Stdio::piped());
     for (k, v) in env {
         command.env(k, v);

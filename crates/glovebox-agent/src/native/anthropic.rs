@@ -132,9 +132,7 @@ impl Conversation for Anthropic {
             Contract::Tool(_) => describe(&input),
         };
         let outcome = match (&self.contract, &self.failed) {
-            (Contract::Toolset(_), Some((at, failed))) => {
-                Err(Refusal::invalid_argument(format!("not run: block {at} ({failed}) failed before it, and a turn stops at its first failure")))
-            }
+            (Contract::Toolset(_), Some((at, failed))) => Err(glovebox_wire::anthropic::toolset::not_run(*at, failed)),
             (Contract::Toolset(toolset), None) => self.executor.run_member(toolset, call, None),
             (Contract::Tool(tool), _) if named == TOOL_NAME => self.executor.execute(tool, &input),
             (Contract::Tool(_), _) => Err(Refusal::invalid_argument(format!("there is no tool named {:?}; use the {TOOL_NAME} tool", short(named)))),

@@ -130,9 +130,9 @@ fn member_action(toolset: &ToolsetDefinition, block: &Value) -> Result<ComputerA
     serde_json::from_value(Value::Object(tagged)).map_err(|e| invalid(format!("{name} input: {e}")))
 }
 
-/// The result of a block a turn did not run because block `at` failed.
-pub fn not_run(tool_use_id: String, at: usize, failed: &str) -> ToolResult {
-    ToolResult::refusal(tool_use_id, &invalid(format!("not run: block {at} ({failed}) failed before it, and a turn stops at its first failure")))
+/// Why a block of a turn did not run: block `at` (`failed`) failed before it.
+pub fn not_run(at: usize, failed: &str) -> Refusal {
+    invalid(format!("not run: block {at} ({failed}) failed before it, and a turn stops at its first failure"))
 }
 
 impl AnthropicExecutor {
@@ -155,7 +155,7 @@ impl AnthropicExecutor {
         let mut failed: Option<(usize, String)> = None;
         for (i, (block, id)) in blocks.iter().zip(ids).enumerate() {
             if let Some((at, name)) = &failed {
-                results.push(not_run(id, *at, name));
+                results.push(ToolResult::refusal(id, &not_run(*at, name)));
                 continue;
             }
             results.push(match self.run_member(toolset, block, approver.clone()) {
