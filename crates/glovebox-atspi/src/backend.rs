@@ -245,7 +245,9 @@ impl AtspiBackend {
                 Ok(Err(_)) => CacheIndex::default(),
                 Err(_) => return Err(timeout()),
             };
-            Ok(Ok((extents, walk(&bus, &cache, frame, budget, deadline).await)))
+            let mut walked = walk(&bus, &cache, frame, budget, deadline).await;
+            crate::names::settle(&bus, &mut walked, deadline).await;
+            Ok(Ok((extents, walked)))
         })?;
         let (frame_extents, walked) = match outcome {
             Ok(walked) => walked,
@@ -365,6 +367,7 @@ impl AtspiBackend {
                 screen_bounds: screen,
                 has_value: n.has_value(),
                 actions: n.actions.clone(),
+                shortcut: n.shortcut.clone(),
                 children: n.children.iter().map(|&c| build(c, nodes, id_of, offset, origin)).collect(),
                 omitted_children: n.omitted.as_ref().map(|(count, hint)| OmittedChildren { count: *count, hint: hint.clone() }),
             }

@@ -71,7 +71,7 @@ async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Resu
 }
 
 async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendError> {
-    let names = bus.actions(object).await.unwrap_or_default();
+    let names: Vec<String> = bus.actions(object).await.unwrap_or_default().into_iter().map(|(name, _)| name).collect();
     let chosen = ACTIVATE.iter().find_map(|wanted| names.iter().position(|n| n.eq_ignore_ascii_case(wanted)));
     let Some(index) = chosen else {
         return Err(not_actionable(format!("the element offers no click-like action (it offers {names:?})")));
@@ -311,6 +311,59 @@ impl AtspiBackend {
 }
 
 impl AtspiBackend {
+    fn target_object(&self, bus: &Bus, window: &WindowInfo, target: &ResolvedTarget) -> Result<ObjectRef, BackendError> {
+        match target {
+            ResolvedTarget::Element { id, .. } | ResolvedTarget::Global { under: Some(id), .. } => self.resolve(window, *id),
+            ResolvedTarget::Global { at, under: None } => {
+                let frame = self.frame_of(window).ok_or_else(|| no_route("a point in a window without accessible elements"))?;
+                self.blocking(element_at(bus, &frame, *at))
+            }
+        }
+    }
+
+    fn blocking<T>(&self, call: impl std::future::Future<Output = Result<T, BackendError>>) -> Result<T, BackendError> {
+        self.runtime.block_on(async {
+            tokio::time::timeout(INPUT_TIMEOUT, call).await.unwrap_or_else(|_| Err(BackendError::new(BackendErrorKind::Timeout, format!("the application did not answer within {INPUT_TIMEOUT:?}"))))
+        })
+    }
+
+    /// Gives the editable field at `target` the application's keyboard
+    /// focus through its own accessible action named `action` (a browser's
+    /// `activate` on a text field focuses it), without activating the
+    /// window. Password fields are refused. Returns the route taken.
+    pub fn focus_field(&self, window: &WindowInfo, target: &ResolvedTarget, action: &str) -> Result<String, BackendError> {
+        let bus = self.bus().map_err(BackendError::unavailable)?;
+        let object = self.target_object(&bus, window, target)?;
+        self.blocking(async {
+            let (role, states, actions) = tokio::try_join!(bus.role(&object), bus.states(&object), bus.actions(&object)).map_err(bus_failure)?;
+            if role == crate::translate::ROLE_PASSWORD_TEXT {
+                return Err(BackendError::new(BackendErrorKind::SecureInput, "glovebox never writes into password fields"));
+            }
+            if !crate::translate::StateBits::from_words(&states).has(crate::translate::EDITABLE) {
+                return Err(not_actionable("the element is not an editable field (read-only, or not a text field)"));
+            }
+            let index = actions.iter().position(|(name, _)| name.eq_ignore_ascii_case(action)).ok_or_else(|| no_route("focusing this field without the pointer"))?;
+            if !bus.do_action(&object, index as i32).await.map_err(bus_failure)? {
+                return Err(not_actionable(format!("the application refused the {action:?} action that focuses the field")));
+            }
+            Ok(format!("at-spi:DoAction({})", actions[index].0))
+        })
+    }
+
+    /// Waits briefly for the field at `target` to read `text`; a refusal
+    /// when it does not (keys that went elsewhere, a field that rewrote them).
+    pub fn expect_text(&self, window: &WindowInfo, target: &ResolvedTarget, text: &str) -> Result<(), BackendError> {
+        let bus = self.bus().map_err(BackendError::unavailable)?;
+        let object = self.target_object(&bus, window, target)?;
+        self.blocking(async {
+            let now = read_back(|| bus.text(&object), |now| now == text).await?;
+            if now != text {
+                return Err(not_actionable("the field does not read what was typed into it (the application rewrote or refused part of it)"));
+            }
+            Ok(())
+        })
+    }
+
     /// Delivers `action` through AT-SPI alone (see the module doc).
     pub fn deliver_semantic(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
         let bus = self.bus().map_err(BackendError::unavailable)?;

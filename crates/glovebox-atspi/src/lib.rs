@@ -1,7 +1,8 @@
 //! The Linux accessibility backend: AT-SPI over D-Bus.
 //!
 //! [`transport`] speaks D-Bus (the accessibility bus and the raw AT-SPI
-//! calls); [`translate`] maps AT-SPI's numbers onto the model; [`walk`]
+//! calls); [`translate`] maps AT-SPI's numbers onto the model; [`names`]
+//! settles names as people read them; [`walk`]
 //! reads one window's tree within its budgets; [`ids`] keeps element ids
 //! stable across observations; [`backend`] ties them together.
 #![forbid(unsafe_code)]
@@ -9,6 +10,7 @@
 mod backend;
 pub mod ids;
 mod input;
+pub mod names;
 pub mod translate;
 pub mod transport;
 pub mod walk;

@@ -217,10 +217,24 @@ impl StateBits {
     }
 }
 
-/// Whether the element holds a value glovebox could set (never read here).
+/// Roles whose value a user would call one: what is typed in a field, a
+/// slider's position, a bar's level.
+const VALUE_ROLES: &[&str] = &["entry", "text", "password text", "spin button", "slider", "scroll bar", "progress bar", "level bar", "dial", "terminal", "combo box", "autocomplete"];
+
+/// Roles that hold a value only while the user can edit them (a
+/// spreadsheet cell, an editable document or section).
+const EDITABLE_VALUE_ROLES: &[&str] =
+    &["table cell", "document text", "document web", "document spreadsheet", "document presentation", "document email", "paragraph", "section", "editbar"];
+
+/// Whether the element holds a value a user would call one (never read
+/// here). Toolkits put Value, Text or EditableText on far more (Gecko gives
+/// frames, buttons and labels EditableText), so the role decides first.
 pub fn has_value(role: u32, interfaces: &[String], states: StateBits) -> bool {
     let has = |name: &str| interfaces.iter().any(|i| i == name);
-    has("org.a11y.atspi.Value") || has("org.a11y.atspi.EditableText") || role == ROLE_PASSWORD_TEXT || (has("org.a11y.atspi.Text") && states.has(EDITABLE))
+    let name = role_name(role);
+    let role_holds_value = VALUE_ROLES.contains(&name.as_str()) || (states.has(EDITABLE) && EDITABLE_VALUE_ROLES.contains(&name.as_str()));
+    role == ROLE_PASSWORD_TEXT
+        || (role_holds_value && (has("org.a11y.atspi.Value") || has("org.a11y.atspi.EditableText") || (has("org.a11y.atspi.Text") && states.has(EDITABLE))))
 }
 
 #[cfg(test)]
@@ -246,5 +260,12 @@ mod tests {
         assert!(has_value(40, &[], StateBits(0)));
         assert!(!has_value(29, &ifaces(&["org.a11y.atspi.Text"]), StateBits(0)));
         assert!(has_value(61, &ifaces(&["org.a11y.atspi.Text"]), StateBits(1 << EDITABLE)));
+        // Gecko's frames, buttons and tool bars carry EditableText; they hold no value.
+        for role in [23, 43, 63, 29, 85] {
+            assert!(!has_value(role, &ifaces(&["org.a11y.atspi.EditableText", "org.a11y.atspi.Text"]), StateBits(0)), "{}", role_name(role));
+        }
+        // A spreadsheet cell holds one while it can be edited.
+        assert!(has_value(56, &ifaces(&["org.a11y.atspi.Text"]), StateBits(1 << EDITABLE)));
+        assert!(!has_value(56, &ifaces(&["org.a11y.atspi.Text"]), StateBits(0)));
     }
 }

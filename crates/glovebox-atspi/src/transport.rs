@@ -283,9 +283,30 @@ impl Bus {
         Ok((name, version))
     }
 
-    /// Action names (Action.GetActions: name, description, key binding).
-    pub async fn actions(&self, target: &ObjectRef) -> Result<Vec<String>, BusError> {
+    /// Action names with their key bindings as the toolkit spells them
+    /// (Action.GetActions: name, description, key binding).
+    pub async fn actions(&self, target: &ObjectRef) -> Result<Vec<(String, String)>, BusError> {
         let actions: Vec<(String, String, String)> = self.call(target, ACTION, "GetActions", &()).await?;
-        Ok(actions.into_iter().map(|(name, _, _)| name).collect())
+        let mut actions: Vec<(String, String)> = actions.into_iter().map(|(name, _, binding)| (name, binding)).collect();
+        // Chromium answers GetActions with empty names; GetName says them one by one.
+        for (index, (name, _)) in actions.iter_mut().enumerate() {
+            if name.is_empty() {
+                *name = self.call(target, ACTION, "GetName", &(index as i32,)).await?;
+            }
+        }
+        Ok(actions)
+    }
+
+    /// The objects `target` is labelled by (AT-SPI relation LABELLED_BY).
+    pub async fn labelled_by(&self, target: &ObjectRef) -> Result<Vec<ObjectRef>, BusError> {
+        const LABELLED_BY: u32 = 2;
+        let relations: Vec<(u32, Vec<(String, OwnedObjectPath)>)> = self.call(target, ACCESSIBLE, "GetRelationSet", &()).await?;
+        Ok(relations
+            .into_iter()
+            .filter(|(kind, _)| *kind == LABELLED_BY)
+            .flat_map(|(_, targets)| targets)
+            .map(|(bus, path)| ObjectRef { bus, path })
+            .filter(|o| !o.is_null())
+            .collect())
     }
 }

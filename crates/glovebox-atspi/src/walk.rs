@@ -30,6 +30,9 @@ pub struct RawNode {
     pub omitted: Option<(usize, String)>,
     pub extents: Option<(i32, i32, i32, i32)>,
     pub actions: Vec<String>,
+    /// The key chord the toolkit says activates this element (a menu
+    /// item's accelerator), in glovebox's spelling.
+    pub shortcut: Option<String>,
 }
 
 impl RawNode {
@@ -46,6 +49,7 @@ impl RawNode {
             omitted: None,
             extents: None,
             actions: vec![],
+            shortcut: None,
         }
     }
 
@@ -131,6 +135,7 @@ async fn fetch_node(bus: &Bus, object: ObjectRef) -> Result<RawNode, BusError> {
         omitted: None,
         extents: None,
         actions: vec![],
+        shortcut: None,
     })
 }
 
@@ -357,7 +362,7 @@ fn might_have_children(cache: &CacheIndex, node: &RawNode) -> bool {
     }
 }
 
-type Enrichment = (Option<(i32, i32, i32, i32)>, Vec<String>);
+type Enrichment = (Option<(i32, i32, i32, i32)>, Vec<(String, String)>);
 
 /// Starts reading bounds and action names of freshly added nodes. The
 /// requests run while the walk goes on, filling the application's idle time
@@ -403,8 +408,11 @@ async fn finish_enrichment(walk: &mut Walk, pending: Vec<(usize, tokio::task::Jo
         Ok(results) => {
             for (index, result) in indices.into_iter().zip(results) {
                 if let Ok((extents, actions)) = result {
-                    walk.nodes[index].extents = extents.filter(|(_, _, w, h)| *w > 0 && *h > 0);
-                    walk.nodes[index].actions = actions;
+                    let node = &mut walk.nodes[index];
+                    node.extents = extents.filter(|(_, _, w, h)| *w > 0 && *h > 0);
+                    // A menu-opening action's binding is a mnemonic: it pops a menu that grabs the keyboard.
+                    node.shortcut = actions.iter().filter(|(name, _)| !name.to_ascii_lowercase().contains("menu")).find_map(|(_, binding)| crate::names::shortcut(binding));
+                    node.actions = actions.into_iter().map(|(name, _)| name).collect();
                 }
             }
         }

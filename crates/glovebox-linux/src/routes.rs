@@ -9,6 +9,7 @@ use glovebox_atspi::AtspiBackend;
 use glovebox_model::{Action, Button, DeliveryMode, KeyCombo, Modifiers, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Delivery, Gesture, InputSink, ResolvedTarget};
+use glovebox_x11::input::Framing;
 use glovebox_x11::X11Backend;
 use std::sync::Arc;
 
@@ -17,6 +18,11 @@ use std::sync::Arc;
 pub enum Toolkit {
     Gtk3,
     Gtk4,
+    Qt5,
+    /// Chromium, Chrome and Electron apps.
+    Chromium,
+    /// Firefox and Thunderbird.
+    Gecko,
     XTerm,
     /// Anything else, named by its AT-SPI toolkit name or WM_CLASS.
     Other(String),
@@ -24,13 +30,25 @@ pub enum Toolkit {
 
 /// Which synthetic (SendEvent) input a toolkit acts on; see
 /// `docs/action-matrix.md` and `../shared/notes` for the measurements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SyntheticSupport {
-    /// Clicks, hover, wheel and drags.
+    /// Clicks, hover and drags.
     pub pointer: bool,
+    /// Wheel buttons (Gecko reads the wheel through XInput2 only).
+    pub wheel: bool,
     /// A middle click is safe to send (xterm pastes the selection on one).
     pub middle_button: bool,
     pub keys: bool,
+    pub framing: Framing,
+    /// The accessible action that gives a text field keyboard focus
+    /// without activating the window, where typing needs it (web fields).
+    pub focus_action: Option<&'static str>,
+}
+
+impl Default for SyntheticSupport {
+    fn default() -> SyntheticSupport {
+        SyntheticSupport { pointer: false, wheel: false, middle_button: false, keys: false, framing: Framing::Bare, focus_action: None }
+    }
 }
 
 impl Toolkit {
@@ -41,6 +59,9 @@ impl Toolkit {
             return match (name.to_ascii_lowercase().as_str(), version.split('.').next()) {
                 ("gtk", Some("3")) => Toolkit::Gtk3,
                 ("gtk", Some("4")) => Toolkit::Gtk4,
+                ("qt", Some("5")) => Toolkit::Qt5,
+                ("chromium", _) => Toolkit::Chromium,
+                ("gecko", _) => Toolkit::Gecko,
                 _ => Toolkit::Other(format!("{name} {version}")),
             };
         }
@@ -51,10 +72,19 @@ impl Toolkit {
     }
 
     pub fn synthetic(&self) -> SyntheticSupport {
+        let all = SyntheticSupport { pointer: true, wheel: true, middle_button: true, keys: true, framing: Framing::Bare, focus_action: None };
         match self {
-            Toolkit::Gtk3 => SyntheticSupport { pointer: true, middle_button: true, keys: true },
+            Toolkit::Gtk3 => all,
+            // A bare press activates and raises a Chromium window, and it
+            // takes keys only while it believes it is focused.
+            Toolkit::Chromium => SyntheticSupport { framing: Framing::InFocus, focus_action: Some("activate"), ..all },
+            // Qt types bare keys but fires its shortcuts (QAction) only in
+            // what it thinks is the active window.
+            Toolkit::Qt5 => SyntheticSupport { pointer: false, wheel: false, middle_button: false, framing: Framing::InFocus, focus_action: Some("SetFocus"), ..all },
+            // Gecko reads the wheel through XInput2 alone.
+            Toolkit::Gecko => SyntheticSupport { wheel: false, focus_action: Some("activate"), ..all },
             // xterm drops synthetic keys (allowSendEvents is off by default).
-            Toolkit::XTerm => SyntheticSupport { pointer: true, middle_button: false, keys: false },
+            Toolkit::XTerm => SyntheticSupport { middle_button: false, keys: false, ..all },
             // GTK4 ignores synthetic events; others are unmeasured, so unused.
             Toolkit::Gtk4 | Toolkit::Other(_) => SyntheticSupport::default(),
         }
@@ -78,6 +108,9 @@ impl Toolkit {
         match self {
             Toolkit::Gtk3 => "GTK3".into(),
             Toolkit::Gtk4 => "GTK4".into(),
+            Toolkit::Qt5 => "Qt 5".into(),
+            Toolkit::Chromium => "Chromium".into(),
+            Toolkit::Gecko => "Firefox (Gecko)".into(),
             Toolkit::XTerm => "xterm".into(),
             Toolkit::Other(name) => name.clone(),
         }
@@ -137,39 +170,95 @@ impl LinuxInput {
         }
     }
 
-    fn synthetic(&self, window: &WindowInfo, gesture: &Gesture) -> Result<Delivery, BackendError> {
+    fn synthetic(&self, window: &WindowInfo, gesture: &Gesture, accepts: SyntheticSupport) -> Result<Delivery, BackendError> {
         if matches!(gesture, Gesture::Key { .. } | Gesture::Text { .. }) {
             self.check_key_destination(window)?;
         }
-        self.x11.perform(window, gesture, DeliveryMode::Background)?;
+        self.x11.perform_background(window, gesture, accepts.framing)?;
         Ok(Delivery { route: "x11:SendEvent".into() })
+    }
+
+    /// `set_value` by keys: focus the field through its own accessible
+    /// action, select all, type, and read the field back. Only characters
+    /// the keyboard layout produces can go in this way.
+    fn set_by_keys(&self, window: &WindowInfo, targets: &[ResolvedTarget], text: &str, accepts: SyntheticSupport) -> Result<Delivery, BackendError> {
+        let target = targets.first().ok_or_else(|| BackendError::invalid_argument("set_value needs a target"))?;
+        let typed = Gesture::Text { text: text.to_owned() };
+        // Refused before anything is sent when the layout lacks a character.
+        self.x11.strokes(&typed).map_err(|e| BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; this field takes text only as key presses", e.message)))?;
+        let Some(action) = accepts.focus_action else { return Err(BackendError::new(BackendErrorKind::NoBackgroundRoute, "no way to focus the field")) };
+        let focused = self.atspi.focus_field(window, target, action)?;
+        let select_all = Gesture::Key { combo: KeyCombo::parse("ctrl+a")?, repeat: 1 };
+        self.x11.perform_background(window, &select_all, accepts.framing)?;
+        let replace = if text.is_empty() { Gesture::Key { combo: KeyCombo::parse("backspace")?, repeat: 1 } } else { typed };
+        self.x11.perform_background(window, &replace, accepts.framing)?;
+        self.atspi.expect_text(window, target, text)?;
+        Ok(Delivery { route: format!("{focused}+x11:SendEvent(keys)") })
+    }
+
+    /// A key chord no event route delivers, as the application's own menu
+    /// item or button bound to it: `None` when nothing in the window is.
+    fn shortcut_by_menu(&self, window: &WindowInfo, combo: &str, repeat: u8) -> Option<Result<Delivery, BackendError>> {
+        let wanted = KeyCombo::parse(combo).ok()?;
+        let same = |shortcut: &str| KeyCombo::parse(shortcut).is_ok_and(|bound| bound.modifiers == wanted.modifiers && bound.key.lowercase() == wanted.key.lowercase());
+        let tree = glovebox_platform::AccessibilitySource::inspect(&*self.atspi, window, glovebox_model::TreeBudget::default()).ok()?;
+        let root = tree.root.as_ref()?;
+        let bound: Vec<&glovebox_model::Element> = root.walk().filter(|e| e.shortcut.as_deref().is_some_and(same)).collect();
+        let element = bound.iter().find(|e| e.has(glovebox_model::ElementState::Enabled)).or(bound.first())?;
+        if !element.has(glovebox_model::ElementState::Enabled) {
+            return Some(Err(BackendError::new(
+                BackendErrorKind::NotActionable,
+                format!("{combo} is bound to the {} \"{}\", which is disabled now; nothing was sent", element.role, element.name),
+            )));
+        }
+        let press = Action::Click { target: glovebox_model::Target::Element(element.id), button: Button::Left, count: 1, modifiers: vec![] };
+        let target = [ResolvedTarget::Element { id: element.id, center: None }];
+        let mut delivery = None;
+        for _ in 0..repeat.max(1) {
+            delivery = Some(match self.atspi.deliver_semantic(window, &press, &target) {
+                Ok(d) => d,
+                Err(e) => return Some(Err(e)),
+            });
+        }
+        let route = delivery.map(|d| d.route).unwrap_or_default();
+        Some(Ok(Delivery { route: format!("{route} on the {} \"{}\" bound to {combo} (the application's own shortcut)", element.role, element.name) }))
     }
 
     fn background(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
         let toolkit = Toolkit::of(&self.atspi, window);
         let accepts = toolkit.synthetic();
         let Some(gesture) = gesture(action, targets)? else {
-            return self.atspi.deliver_semantic(window, action, targets);
+            return match (action, self.atspi.deliver_semantic(window, action, targets)) {
+                // Web fields take no text over AT-SPI (Chromium has no EditableText there, Gecko drops it): keys, where they reach.
+                (Action::SetValue { text, .. }, Err(e)) if accepts.keys && matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) => {
+                    self.set_by_keys(window, targets, text, accepts).map_err(|keys| if keys.is(&BackendErrorKind::NoBackgroundRoute) { e } else { keys })
+                }
+                (_, outcome) => outcome,
+            };
+        };
+        let takes_pointer = match action {
+            Action::Scroll { .. } => accepts.wheel,
+            _ => accepts.pointer,
         };
         let held = action.modifiers();
         if !held.is_empty() {
             toolkit.check_held_pointer_modifiers(held)?;
         }
         match action {
-            Action::Click { button: Button::Middle, .. } if accepts.pointer && !accepts.middle_button => Err(BackendError::new(
+            Action::Click { button: Button::Middle, .. } if takes_pointer && !accepts.middle_button => Err(BackendError::new(
                 BackendErrorKind::NoBackgroundRoute,
                 format!("a synthetic middle click in a {} window pastes the selection; glovebox does not send one in the background", toolkit.name()),
             )),
             // An accessibility action cannot hold a key: a click with modifiers is events or nothing.
-            _ if !held.is_empty() && accepts.pointer => self.synthetic(window, &gesture),
+            _ if !held.is_empty() && takes_pointer => self.synthetic(window, &gesture, accepts),
             _ if !held.is_empty() => Err(unavailable(&format!("a {} with {held} held", action.kind()), &toolkit)),
             Action::Click { button: Button::Left, count: 1, .. } | Action::Type { .. } => match self.atspi.deliver_semantic(window, action, targets) {
                 Ok(delivery) => Ok(delivery),
                 // No semantic route for this element (or no accessible at all): events, where the toolkit takes them.
                 Err(e) if matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) => {
-                    let usable = if matches!(action, Action::Type { .. }) { accepts.keys } else { accepts.pointer };
+                    let usable = if matches!(action, Action::Type { .. }) { accepts.keys } else { takes_pointer };
                     match (usable, &toolkit) {
-                        (true, _) => self.synthetic(window, &gesture),
+                        (true, _) => self.synthetic(window, &gesture, accepts),
                         // Without accessibility the semantic refusal says nothing useful.
                         (false, Toolkit::XTerm) => Err(unavailable(if matches!(action, Action::Type { .. }) { "typing" } else { "this click" }, &toolkit)),
                         (false, _) => Err(e),
@@ -177,9 +266,9 @@ impl LinuxInput {
                 }
                 Err(e) => Err(e),
             },
-            Action::Key { .. } if accepts.keys => self.synthetic(window, &gesture),
-            Action::Key { .. } => Err(unavailable("key presses", &toolkit)),
-            _ if accepts.pointer => self.synthetic(window, &gesture),
+            Action::Key { .. } if accepts.keys => self.synthetic(window, &gesture, accepts),
+            Action::Key { combo, repeat } => self.shortcut_by_menu(window, combo, *repeat).unwrap_or_else(|| Err(unavailable("key presses", &toolkit))),
+            _ if takes_pointer => self.synthetic(window, &gesture, accepts),
             _ => Err(unavailable(&format!("a {}", action.kind()), &toolkit)),
         }
     }

@@ -164,6 +164,10 @@ pub struct Element {
     pub has_value: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<String>,
+    /// The key chord the application binds to this element (a menu item's
+    /// accelerator), e.g. `ctrl+s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shortcut: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Element>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -343,6 +347,9 @@ fn render_element(e: &Element, depth: usize, showing: bool, out: &mut String) {
     if !flags.is_empty() {
         out.push_str(&format!(" [{}]", flags.join(", ")));
     }
+    if let Some(shortcut) = &e.shortcut {
+        out.push_str(&format!(" <{shortcut}>"));
+    }
     if !hidden.is_empty() {
         out.push_str(&format!(" (+{} hidden)", hidden.len()));
     }
@@ -372,6 +379,7 @@ mod tests {
             screen_bounds: None,
             has_value: false,
             actions: vec![],
+            shortcut: None,
             children,
             omitted_children: None,
         }

@@ -98,6 +98,16 @@ pub enum ModifierKey {
     Super,
 }
 
+impl Key {
+    /// The key with a letter's case folded: `S` and `s` are one key.
+    pub fn lowercase(self) -> Key {
+        match self {
+            Key::Char(c) => Key::Char(c.to_lowercase().next().unwrap_or(c)),
+            other => other,
+        }
+    }
+}
+
 /// `modifiers + key`, e.g. `ctrl+shift+p`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KeyCombo {

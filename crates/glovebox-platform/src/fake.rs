@@ -114,6 +114,7 @@ fn fake_element(id: u32, role: &str, name: &str, bounds: Rect, window: &WindowIn
         screen_bounds: Some(Rect::new(g.x + bounds.x, g.y + bounds.y, bounds.width, bounds.height)),
         has_value: role == "password text",
         actions: if role == "push button" { vec!["click".into()] } else { vec![] },
+        shortcut: None,
         children: vec![],
         omitted_children: None,
     }

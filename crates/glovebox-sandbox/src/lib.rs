@@ -160,6 +160,7 @@ impl Sandbox {
         let stdout = bus_child.stdout.take().expect("piped");
         sandbox.children.push(bus_child);
         sandbox.bus_address = read_line_within(stdout, READY_TIMEOUT, "dbus-daemon")?;
+        sandbox.announce_assistive_technology();
 
         if let Some(openbox) = openbox {
             let wm = sandbox
@@ -177,6 +178,25 @@ impl Sandbox {
             sandbox.wait_for_window_manager()?;
         }
         Ok(sandbox)
+    }
+
+    /// Says on the bus that an assistive technology runs, as a screen
+    /// reader does: Chromium (and Electron) export their accessibility tree
+    /// only when `org.a11y.Status.IsEnabled` is true as they start, and
+    /// Firefox turns its own on when it becomes true. The bus activates
+    /// `org.a11y.Bus` for the call. Best effort: without it only those
+    /// browsers stay dark, which their tests report.
+    fn announce_assistive_technology(&self) {
+        let set = self
+            .command("dbus-send")
+            .args(["--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties.Set"])
+            .args(["string:org.a11y.Status", "string:IsEnabled", "variant:boolean:true"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        if !set.is_ok_and(|s| s.success()) {
+            eprintln!("glovebox sandbox: could not set org.a11y.Status.IsEnabled; Chromium and Firefox will expose no accessibility tree");
+        }
     }
 
     /// One desktop per process, started on first use: the test suites'

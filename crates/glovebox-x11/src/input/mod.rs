@@ -9,6 +9,18 @@ mod synthetic;
 
 pub use keymap::{KeyStroke, Keymap};
 
+/// How background events are framed for the window's toolkit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// The events alone (GTK3, xterm).
+    Bare,
+    /// Between a synthetic FocusIn and FocusOut sent to the window alone:
+    /// Chromium takes keys, and Qt its shortcuts, only while it believes
+    /// it is focused. The server's focus, the active window and the
+    /// stacking order do not change (measured: action matrix).
+    InFocus,
+}
+
 use crate::connection::{connection_lost, reply_error, X11Backend};
 use glovebox_model::{DeliveryMode, WindowInfo};
 use glovebox_platform::BackendError;
@@ -70,10 +82,24 @@ impl X11Backend {
     /// to the window alone, foreground through XTest with the desktop put
     /// back afterwards.
     pub fn perform(&self, window: &WindowInfo, gesture: &Gesture, mode: DeliveryMode) -> Result<(), BackendError> {
-        let keys = self.strokes(gesture)?;
         match mode {
-            DeliveryMode::Background => self.send_synthetic(window.id.xid, gesture, &keys),
-            DeliveryMode::Foreground => self.send_foreground(window.id.xid, gesture, &keys),
+            DeliveryMode::Background => self.perform_background(window, gesture, Framing::Bare),
+            DeliveryMode::Foreground => self.send_foreground(window.id.xid, gesture, &self.strokes(gesture)?),
+        }
+    }
+
+    /// Sends `gesture` to `window` alone as synthetic events, framed as its toolkit needs.
+    pub fn perform_background(&self, window: &WindowInfo, gesture: &Gesture, framing: Framing) -> Result<(), BackendError> {
+        let keys = self.strokes(gesture)?;
+        match framing {
+            Framing::Bare => self.send_synthetic(window.id.xid, gesture, &keys),
+            Framing::InFocus => {
+                self.send_focus(window.id.xid, true)?;
+                let sent = self.send_synthetic(window.id.xid, gesture, &keys);
+                // The window must not go on believing it is focused, whatever happened between.
+                let unfocused = self.send_focus(window.id.xid, false);
+                sent.and(unfocused)
+            }
         }
     }
 }

@@ -14,8 +14,9 @@ use glovebox_model::{Button, Point};
 use glovebox_platform::BackendError;
 use glovebox_platform::Gesture;
 use x11rb::protocol::xproto::{
-    ButtonPressEvent, ConnectionExt as _, EnterNotifyEvent, EventMask, KeyButMask, KeyPressEvent, Motion, MotionNotifyEvent, NotifyDetail, NotifyMode, Window,
-    BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ENTER_NOTIFY_EVENT, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, LEAVE_NOTIFY_EVENT, MOTION_NOTIFY_EVENT,
+    ButtonPressEvent, ConnectionExt as _, EnterNotifyEvent, EventMask, FocusInEvent, KeyButMask, KeyPressEvent, Motion, MotionNotifyEvent, NotifyDetail, NotifyMode,
+    Window, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ENTER_NOTIFY_EVENT, FOCUS_IN_EVENT, FOCUS_OUT_EVENT, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, LEAVE_NOTIFY_EVENT,
+    MOTION_NOTIFY_EVENT,
 };
 
 /// An empty event mask sends the event to the client that created the
@@ -220,6 +221,21 @@ impl X11Backend {
         }
         // The round trip makes sure the server has taken every event before we report.
         self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        Ok(())
+    }
+
+    /// A synthetic FocusIn (or FocusOut) for `top` alone, as a window
+    /// manager's focus change would deliver it; the server's focus stays.
+    pub(crate) fn send_focus(&self, top: Window, gained: bool) -> Result<(), BackendError> {
+        let event = FocusInEvent {
+            response_type: if gained { FOCUS_IN_EVENT } else { FOCUS_OUT_EVENT },
+            detail: NotifyDetail::NONLINEAR,
+            sequence: 0,
+            event: top,
+            mode: NotifyMode::NORMAL,
+        };
+        self.conn.send_event(false, top, TO_CREATOR, event).map_err(connection_lost)?;
+        x11rb::connection::Connection::flush(&self.conn).map_err(connection_lost)?;
         Ok(())
     }
 

@@ -1,0 +1,333 @@
+//! Names as people read them. Toolkits leave a field's name empty when a
+//! separate label names it, print their widget classes where a name
+//! belongs (`GtkMenuButton`, `AdwGizmo`), and repeat a button's name in its
+//! only label child. These rules apply to every toolkit alike, after the
+//! walk and before the tree is assembled; nothing here is tuned to one app.
+//!
+//! Key bindings are translated here too: menu items publish their
+//! accelerators in the toolkit's own spelling (`<Control>s`, `Ctrl+S`).
+
+use crate::translate::role_name;
+use crate::transport::{Bus, ObjectRef};
+use crate::walk::{RawNode, Walk};
+use futures_util::future::join_all;
+use std::collections::HashMap;
+use tokio::time::Instant;
+
+/// Roles whose meaning depends on a name a separate label can give them.
+const LABELLED_ROLES: &[&str] = &[
+    "entry",
+    "text",
+    "password text",
+    "spin button",
+    "slider",
+    "combo box",
+    "check box",
+    "radio button",
+    "toggle button",
+    "push button",
+    "list",
+    "list box",
+    "table",
+    "tree",
+    "tree table",
+    "scroll pane",
+    "progress bar",
+    "level bar",
+    "document text",
+];
+
+/// Roles that only show text: a child of this kind repeating its parent's
+/// name adds nothing, and an unnamed parent takes its only such child's.
+const TEXT_LEAF_ROLES: &[&str] = &["label", "static", "text", "paragraph"];
+
+/// Widget class prefixes toolkits put where a name belongs.
+const CLASS_PREFIXES: &[&str] = &["Gtk", "Adw", "Gdk", "Qt", "Q"];
+
+/// Whether `name` is only a toolkit's type name (`GtkImage`, `AdwGizmo`,
+/// `QLineEdit`) or a Qt object name (`qt_scrollarea_viewport`).
+pub fn is_type_name(name: &str) -> bool {
+    if name.starts_with("qt_") && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') {
+        return true;
+    }
+    CLASS_PREFIXES.iter().any(|prefix| {
+        let Some(rest) = name.strip_prefix(prefix) else { return false };
+        let mut chars = rest.chars();
+        chars.next().is_some_and(|c| c.is_ascii_uppercase())
+            && rest.chars().all(|c| c.is_ascii_alphanumeric())
+            && rest.chars().any(|c| c.is_ascii_lowercase())
+    })
+}
+
+/// `"7 7"` → `"7"`: a name that is one half said twice.
+fn undoubled(name: &str) -> Option<&str> {
+    let trimmed = name.trim();
+    let mid = trimmed.len() / 2;
+    if trimmed.len() < 3 || !trimmed.is_char_boundary(mid) {
+        return None;
+    }
+    let (first, second) = (trimmed[..mid].trim_end(), trimmed[mid..].trim_start());
+    (trimmed.as_bytes().get(mid - 1) == Some(&b' ') || trimmed.as_bytes().get(mid) == Some(&b' '))
+        .then_some(())
+        .filter(|_| !first.is_empty() && first == second)
+        .map(|_| first)
+}
+
+/// A child that only shows text (its actions, where a toolkit gives a
+/// label some, do what clicking the parent does).
+fn is_text_leaf(node: &RawNode) -> bool {
+    node.children.is_empty() && TEXT_LEAF_ROLES.contains(&role_name(node.role).as_str())
+}
+
+/// A name without its mnemonic underscores (`Page _1` → `Page 1`; `__` is one `_`).
+fn without_mnemonic(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut chars = name.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '_' {
+            match chars.peek() {
+                Some('_') => {
+                    out.push('_');
+                    chars.next();
+                }
+                Some(next) if next.is_alphanumeric() => {}
+                _ => out.push('_'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The label a person would read as a field's name when no relation says
+/// it: the nearest label on the field's row to its left, else the nearest
+/// one just above it, left-aligned with it (forms and grids lay them out so).
+fn label_beside(nodes: &[RawNode], field: usize, labels: &[usize]) -> Option<usize> {
+    let (fx, fy, fw, fh) = nodes[field].extents?;
+    let _ = fw;
+    let field_middle = fy + fh / 2;
+    let mut left: Option<(i32, usize)> = None;
+    let mut above: Option<(i32, usize)> = None;
+    for &label in labels {
+        let Some((lx, ly, lw, lh)) = nodes[label].extents else { continue };
+        let (right, bottom) = (lx + lw, ly + lh);
+        let same_row = (ly..=bottom).contains(&field_middle) && (fy..=fy + fh).contains(&(ly + lh / 2));
+        if same_row && right <= fx + 4 && fx - right <= 160 && left.is_none_or(|(gap, _)| fx - right < gap) {
+            left = Some((fx - right, label));
+        }
+        if bottom <= fy + 4 && fy - bottom <= 24 && (lx - fx).abs() <= 24 && above.is_none_or(|(gap, _)| fy - bottom < gap) {
+            above = Some((fy - bottom, label));
+        }
+    }
+    left.or(above).map(|(_, label)| label)
+}
+
+/// Settles every node's name: labelled-by relation, then description, for
+/// a labelable control left unnamed; type names dropped; doubled names
+/// halved; a name said again by the only text child said once. The
+/// relation requests run at once and stop at `deadline`.
+pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
+    for node in &mut walk.nodes {
+        if is_type_name(node.name.trim()) {
+            node.name.clear();
+        }
+        if is_type_name(node.description.trim()) {
+            node.description.clear();
+        }
+    }
+    let unnamed: Vec<usize> =
+        (0..walk.nodes.len()).filter(|&i| walk.nodes[i].name.trim().is_empty() && LABELLED_ROLES.contains(&role_name(walk.nodes[i].role).as_str())).collect();
+    let relations = join_all(unnamed.iter().map(|&i| bus.labelled_by(&walk.nodes[i].object)));
+    let labels: Vec<Vec<ObjectRef>> = match tokio::time::timeout_at(deadline, relations).await {
+        Ok(found) => found.into_iter().map(Result::unwrap_or_default).collect(),
+        Err(_) => vec![vec![]; unnamed.len()],
+    };
+    let by_object: HashMap<&ObjectRef, usize> = walk.nodes.iter().enumerate().map(|(i, n)| (&n.object, i)).collect();
+    let mut label_names = vec![];
+    let mut unknown: Vec<(usize, ObjectRef)> = vec![];
+    for (slot, targets) in labels.iter().enumerate() {
+        let known: Vec<String> = targets.iter().filter_map(|t| by_object.get(t)).map(|&i| walk.nodes[i].name.trim().to_owned()).filter(|n| !n.is_empty()).collect();
+        if known.is_empty() {
+            unknown.extend(targets.iter().map(|t| (slot, t.clone())));
+        }
+        label_names.push(known);
+    }
+    if !unknown.is_empty() {
+        if let Ok(names) = tokio::time::timeout_at(deadline, join_all(unknown.iter().map(|(_, t)| bus.name(t)))).await {
+            for ((slot, _), name) in unknown.iter().zip(names) {
+                if let Some(name) = name.ok().map(|n| n.trim().to_owned()).filter(|n| !n.is_empty() && !is_type_name(n)) {
+                    label_names[*slot].push(name);
+                }
+            }
+        }
+    }
+    // Labels laid out beside a field, for fields no relation names.
+    let shown_labels: Vec<usize> = (1..walk.nodes.len())
+        .filter(|&i| {
+            let n = &walk.nodes[i];
+            matches!(role_name(n.role).as_str(), "label" | "static") && !n.name.trim().is_empty() && walk.is_shown(n)
+        })
+        .collect();
+    for (slot, &i) in unnamed.iter().enumerate() {
+        let beside = || label_beside(&walk.nodes, i, &shown_labels).map(|l| walk.nodes[l].name.trim().to_owned());
+        let name = match (label_names[slot].join(" "), walk.nodes[i].description.trim()) {
+            (label, _) if !label.is_empty() => label,
+            (_, description) if !description.is_empty() => description.to_owned(),
+            _ => beside().unwrap_or_default(),
+        };
+        walk.nodes[i].name = name;
+    }
+    let nodes = &mut walk.nodes;
+    for i in 0..nodes.len() {
+        let children = nodes[i].children.clone();
+        if let Some(half) = undoubled(&nodes[i].name).map(str::to_owned) {
+            if children.iter().any(|&c| nodes[c].name.trim() == half) {
+                nodes[i].name = half;
+            }
+        }
+        let [child] = children.as_slice() else { continue };
+        let child = *child;
+        if i == 0 || !is_text_leaf(&nodes[child]) {
+            continue;
+        }
+        let child_name = nodes[child].name.trim().to_owned();
+        let own = without_mnemonic(&nodes[i].name);
+        if own.is_empty() && !child_name.is_empty() {
+            nodes[i].name = child_name;
+        } else if own == child_name {
+            nodes[i].name = child_name;
+        } else {
+            continue;
+        }
+        // The child said nothing its parent does not: one line, the parent's.
+        nodes[i].children.clear();
+    }
+}
+
+/// A toolkit's key binding in glovebox's spelling (`ctrl+shift+s`), or
+/// `None` when it names no key chord. GTK writes `mnemonic;path;accelerator`
+/// (`s;<Alt>f:s;<Control>s`) or just `<Control>s`; Qt writes `Ctrl+Shift+S`.
+/// A mnemonic alone (GTK's first part, a bare `<Alt>x`) works only while
+/// its menu is open, so it is not a shortcut.
+pub fn shortcut(binding: &str) -> Option<String> {
+    let binding = binding.trim();
+    if binding.is_empty() {
+        return None;
+    }
+    let accelerator = match binding.split(';').collect::<Vec<_>>().as_slice() {
+        [_, _, accelerator] => accelerator.trim(),
+        [single] => single.trim(),
+        _ => return None,
+    };
+    let accelerator = accelerator.split(", ").next().unwrap_or("").trim();
+    if accelerator.is_empty() {
+        return None;
+    }
+    let (modifiers, key) = if accelerator.starts_with('<') {
+        let mut modifiers = vec![];
+        let mut rest = accelerator;
+        while let Some(after) = rest.strip_prefix('<') {
+            let (name, tail) = after.split_once('>')?;
+            modifiers.push(match name.to_ascii_lowercase().as_str() {
+                "control" | "ctrl" | "primary" => "ctrl",
+                "shift" => "shift",
+                "alt" | "mod1" => "alt",
+                "super" | "meta" | "mod4" => "super",
+                _ => return None,
+            });
+            rest = tail;
+        }
+        (modifiers, rest.to_owned())
+    } else {
+        let parts: Vec<&str> = if let Some(head) = accelerator.strip_suffix("++") { head.split('+').chain(["+"]).collect() } else { accelerator.split('+').collect() };
+        let (key, held) = parts.split_last()?;
+        let mut modifiers = vec![];
+        for part in held {
+            modifiers.push(match part.to_ascii_lowercase().as_str() {
+                "ctrl" | "control" => "ctrl",
+                "shift" => "shift",
+                "alt" => "alt",
+                "meta" | "super" => "super",
+                _ => return None,
+            });
+        }
+        (modifiers, (*key).to_owned())
+    };
+    let key = match key.as_str() {
+        "" => return None,
+        k if k.chars().count() == 1 => k.to_lowercase(),
+        "Return" | "KP_Enter" => "enter".into(),
+        "Escape" | "Esc" => "escape".into(),
+        "Del" => "delete".into(),
+        "Ins" => "insert".into(),
+        "Page_Up" | "PgUp" | "Prior" => "pageup".into(),
+        "Page_Down" | "PgDown" | "Next" => "pagedown".into(),
+        "plus" => "+".into(),
+        "minus" => "-".into(),
+        "comma" => ",".into(),
+        "period" => ".".into(),
+        "slash" => "/".into(),
+        "space" | "Space" => "space".into(),
+        other => other.to_ascii_lowercase(),
+    };
+    glovebox_model::KeyCombo::parse(&[modifiers.join("+"), key.clone()].iter().filter(|s| !s.is_empty()).cloned().collect::<Vec<_>>().join("+")).ok()?;
+    // A bare letter is a mnemonic or type-ahead, not a chord.
+    if modifiers.is_empty() && key.chars().count() == 1 {
+        return None;
+    }
+    Some(if modifiers.is_empty() { key } else { format!("{}+{key}", modifiers.join("+")) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_names_are_not_names() {
+        for name in ["GtkMenuButton", "AdwGizmo", "GtkImage", "QLineEdit", "qt_scrollarea_viewport", "GdkSurface"] {
+            assert!(is_type_name(name), "{name}");
+        }
+        for name in ["Gtk", "QR", "QEMU", "Quit", "Save", "Gtk Inspector", "Q4 report", "Adwaita theme", "qt"] {
+            assert!(!is_type_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn doubled_names_are_halved() {
+        assert_eq!(undoubled("7 7"), Some("7"));
+        assert_eq!(undoubled("Save Save"), Some("Save"));
+        assert_eq!(undoubled("Save As"), None);
+        assert_eq!(undoubled("aa"), None);
+        assert_eq!(undoubled("ab ab c"), None);
+        assert_eq!(undoubled("日本 日本"), Some("日本"));
+    }
+
+    #[test]
+    fn mnemonics_are_not_read() {
+        assert_eq!(without_mnemonic("Page _1"), "Page 1");
+        assert_eq!(without_mnemonic("_Save"), "Save");
+        assert_eq!(without_mnemonic("snake__case"), "snake_case");
+        assert_eq!(without_mnemonic("a _ b"), "a _ b");
+    }
+
+    #[test]
+    fn key_bindings_in_each_spelling() {
+        assert_eq!(shortcut("<Control>s").as_deref(), Some("ctrl+s"));
+        assert_eq!(shortcut("s;<Alt>f:s;<Control>s").as_deref(), Some("ctrl+s"));
+        assert_eq!(shortcut("<Primary><Shift>z").as_deref(), Some("ctrl+shift+z"));
+        assert_eq!(shortcut("Ctrl+S").as_deref(), Some("ctrl+s"));
+        assert_eq!(shortcut("Ctrl+Shift+R").as_deref(), Some("ctrl+shift+r"));
+        assert_eq!(shortcut("Ctrl++").as_deref(), Some("ctrl++"));
+        assert_eq!(shortcut("F3").as_deref(), Some("f3"));
+        assert_eq!(shortcut("Alt+Right").as_deref(), Some("alt+right"));
+        assert_eq!(shortcut("<Control>Page_Down").as_deref(), Some("ctrl+pagedown"));
+        assert_eq!(shortcut("Ctrl+Q, Ctrl+W").as_deref(), Some("ctrl+q"));
+        // Mnemonics only, or nothing.
+        assert_eq!(shortcut("s;<Alt>f:s;"), None);
+        assert_eq!(shortcut("x"), None);
+        assert_eq!(shortcut(""), None);
+        assert_eq!(shortcut("<Hyper>x"), None);
+        assert_eq!(shortcut("Ctrl+Bogus"), None);
+    }
+}

@@ -1,0 +1,383 @@
+//! Applications nobody in this repository wrote, driven through the host in
+//! the background on a private desktop: Chromium and Firefox ESR showing a
+//! form page this test serves (the page POSTs its state to the test's
+//! loopback server after every change: the oracle), SpeedCrunch and
+//! FeatherPad (Qt 5; oracles: a second AT-SPI client, pyatspi, reading
+//! SpeedCrunch, and the file FeatherPad saved), and zenity's forms dialog
+//! (GTK3) for names as people read them.
+//!
+//! Every delivered step checks the user's side too: the pointer, the
+//! active window, the stacking order and a sentinel window the user works
+//! in stay exactly as they were.
+#![cfg(target_os = "linux")]
+
+use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, Refusal, Target, WindowId, WindowRef};
+use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
+use glovebox_sandbox::{Sandbox, SandboxOptions};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const FORM_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>TITLE</title></head><body>
+<form id="f" onsubmit="event.preventDefault(); submitted++; post('submit');">
+<label for="name">Full name</label> <input id="name" type="text"><br>
+<label for="email">Email</label> <input id="email" type="text"><br>
+<label for="pw">Password</label> <input id="pw" type="password"><br>
+<label for="ro">Reference</label> <input id="ro" type="text" readonly value="REF-1"><br>
+<label for="color">Colour</label> <select id="color"><option>Red</option><option>Green</option><option>Blue</option></select><br>
+<label><input id="agree" type="checkbox"> I agree</label><br>
+<button type="submit">Send</button>
+</form>
+<script>
+let submitted = 0;
+const field = id => document.getElementById(id);
+function post(why) {
+  fetch('/state', {method: 'POST', body: JSON.stringify({why, name: field('name').value, email: field('email').value,
+    pwlen: field('pw').value.length, ro: field('ro').value, color: field('color').value, agree: field('agree').checked, submitted})});
+}
+for (const ev of ['input', 'change']) document.addEventListener(ev, () => post(ev), true);
+post('load');
+</script></body></html>"#;
+
+/// The loopback server: serves the page, keeps the last state each browser posted.
+struct PageServer {
+    port: u16,
+    states: Arc<Mutex<Vec<(String, Value)>>>,
+}
+
+impl PageServer {
+    fn start() -> PageServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let states: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
+        let kept = states.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let kept = kept.clone();
+                std::thread::spawn(move || {
+                    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut request = String::new();
+                    let _ = reader.read_line(&mut request);
+                    let (mut length, mut agent) = (0usize, String::new());
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                            break;
+                        }
+                        let lower = line.to_ascii_lowercase();
+                        if let Some(v) = lower.strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                        if lower.starts_with("user-agent:") {
+                            agent = line.clone();
+                        }
+                    }
+                    let mut stream = stream;
+                    if request.starts_with("POST") {
+                        let mut body = vec![0; length];
+                        let _ = reader.read_exact(&mut body);
+                        if let Ok(state) = serde_json::from_slice::<Value>(&body) {
+                            let browser = if agent.contains("Firefox") { "firefox" } else { "chromium" };
+                            kept.lock().unwrap().push((browser.to_owned(), state));
+                        }
+                        let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+                    } else {
+                        let title = request.split_whitespace().nth(1).unwrap_or("/").trim_start_matches('/').replace("%20", " ");
+                        let page = FORM_PAGE.replace("TITLE", &title);
+                        let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}", page.len());
+                    }
+                });
+            }
+        });
+        PageServer { port, states }
+    }
+
+    fn last(&self, browser: &str) -> Option<Value> {
+        self.states.lock().unwrap().iter().rev().find(|(b, _)| b == browser).map(|(_, s)| s.clone())
+    }
+
+    /// Waits (browsers post on their own schedule) until the page reports `predicate`.
+    fn wait(&self, browser: &str, what: &str, predicate: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let last = self.last(browser);
+            if let Some(state) = last.as_ref().filter(|s| predicate(s)) {
+                return state.clone();
+            }
+            assert!(Instant::now() < deadline, "{browser}: {what}; the page last said {last:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+struct Stage {
+    host: Host,
+    sentinel: Fixture,
+    sandbox: Sandbox,
+    children: Vec<Child>,
+}
+
+#[derive(Debug, PartialEq)]
+struct Desktop {
+    pointer: (i16, i16),
+    stacking: Vec<WindowId>,
+    focused: Option<WindowId>,
+    sentinel: Value,
+}
+
+impl Stage {
+    fn start() -> Stage {
+        let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
+        let mut config = HostConfig::new(sandbox.display());
+        config.approvals = glovebox_host::Approvals::allow_all();
+        config.runtime_root = sandbox.runtime_dir().join("glovebox");
+        config.audit_path = sandbox.runtime_dir().join("audit-real-apps.jsonl");
+        config.budget = 10_000;
+        let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
+        let host = Host::open(backends, config).unwrap();
+        let sentinel = Fixture::launch(&sandbox, &unique_title("Real apps sentinel"), &["--x", "1300", "--y", "600", "--rows", "5"]);
+        Stage { host, sentinel, sandbox, children: vec![] }
+    }
+
+    /// Starts `program` in the desktop; the user's sentinel is active again once its window is listed.
+    fn launch(&mut self, program: &str, args: &[&str], title_part: &str) -> WindowId {
+        let log = std::fs::File::create(self.sandbox.runtime_dir().join(format!("{}.log", program.replace('/', "_")))).unwrap();
+        let child = self
+            .sandbox
+            .command(program)
+            .args(args)
+            .env("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
+            .env("HOME", self.sandbox.runtime_dir())
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| panic!("{program}: {e} (installed by .ci/install-deps)"));
+        self.children.push(child);
+        let window = wait_until(&format!("{program} window listed"), || {
+            self.host.list_windows(Some(title_part), 1).ok()?.windows.into_iter().next().map(|w| w.window.id)
+        });
+        self.sentinel.activate();
+        self.sandbox.warp_pointer(1500, 700).unwrap();
+        window
+    }
+
+    fn desktop(&self) -> Desktop {
+        let windows = self.host.list_windows(None, 1).unwrap().windows;
+        let state = self.sentinel.state().unwrap();
+        Desktop {
+            pointer: self.sandbox.pointer().unwrap(),
+            stacking: windows.iter().map(|w| w.window.id).collect(),
+            focused: windows.iter().find(|w| w.window.focused).map(|w| w.window.id),
+            sentinel: serde_json::json!([state["values"], state["clicks"], state["keys"], state["pad"], state["window_active"]]),
+        }
+    }
+
+    /// Observes `window` until its tree has an element matching `ready`.
+    fn observe_until(&self, window: WindowId, what: &str, ready: impl Fn(&Observation) -> bool) -> Observation {
+        let deadline = Instant::now() + Duration::from_secs(40);
+        loop {
+            let last = self.host.observe(Some(&WindowRef::Id(window)), false);
+            match &last {
+                Ok(seen) if ready(seen) => return seen.clone(),
+                _ if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(200)),
+                Ok(seen) => panic!("{what}: never seen in\n{}", seen.tree.render_text()),
+                Err(e) => panic!("{what}: {e}"),
+            }
+        }
+    }
+
+    /// One action in the background on the newest frame of `window`; the
+    /// user's desktop must not change, whatever the outcome.
+    fn act(&self, window: WindowId, action: impl Fn(&Observation) -> Action) -> Result<String, Refusal> {
+        let seen = self.host.observe(Some(&WindowRef::Id(window)), false).unwrap();
+        let before = self.desktop();
+        let outcome = self.host.act_with(seen.frame.id, action(&seen), DeliveryMode::Background);
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(self.desktop(), before, "the user's desktop changed after {outcome:?}");
+        outcome.map(|done| done.delivery.route)
+    }
+}
+
+impl Drop for Stage {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The id of the first element with `role` and `name`.
+fn id(seen: &Observation, role: &str, name: &str) -> Target {
+    let root = seen.tree.root.as_ref().expect("a tree");
+    let found = root.walk().find(|e| e.role == role && e.name == name);
+    Target::Element(found.unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", seen.tree.render_text())).id)
+}
+
+fn has(seen: &Observation, role: &str, name: &str) -> bool {
+    seen.tree.root.as_ref().is_some_and(|root| root.walk().any(|e| e.role == role && e.name == name))
+}
+
+fn set(target: Target, text: &str) -> Action {
+    Action::SetValue { target, text: text.into() }
+}
+
+fn click(target: Target) -> Action {
+    Action::Click { target, button: Button::Left, count: 1, modifiers: vec![] }
+}
+
+/// Fills and submits the form in `browser` without touching the user's
+/// desktop; returns the page's last state and the routes taken.
+fn fill_form(stage: &Stage, server: &PageServer, browser: &str, window: WindowId, submit_by_key: bool) -> Vec<String> {
+    let mut routes = vec![];
+    let mut step = |what: &str, action: &dyn Fn(&Observation) -> Action| {
+        let route = stage.act(window, action).unwrap_or_else(|e| panic!("{browser}: {what}: {e}"));
+        routes.push(format!("{what}: {route}"));
+    };
+    step("name", &|seen| set(id(seen, "entry", "Full name"), "Ada Lovelace"));
+    server.wait(browser, "the name arrives", |s| s["name"] == "Ada Lovelace");
+    step("email", &|seen| set(id(seen, "entry", "Email"), "ada@example.org"));
+    server.wait(browser, "the email arrives", |s| s["email"] == "ada@example.org");
+    step("colour", &|seen| Action::Select { target: id(seen, "combo box", "Colour"), option: "Blue".into() });
+    server.wait(browser, "the colour arrives", |s| s["color"] == "Blue");
+    step("agree", &|seen| click(id(seen, "check box", "I agree")));
+    server.wait(browser, "the check box arrives", |s| s["agree"] == true);
+    if submit_by_key {
+        step("submit", &|_| Action::Key { combo: "Return".into(), repeat: 1 });
+    } else {
+        step("submit", &|seen| click(id(seen, "push button", "Send")));
+    }
+    let done = server.wait(browser, "the form is submitted", |s| s["submitted"].as_u64() >= Some(1));
+    assert_eq!((done["name"].as_str(), done["email"].as_str(), done["color"].as_str()), (Some("Ada Lovelace"), Some("ada@example.org"), Some("Blue")));
+    routes
+}
+
+/// Refusals on a web page change nothing on it: a password field (secure
+/// input: the host never writes into one) and a read-only field.
+fn refusals_change_nothing(stage: &Stage, server: &PageServer, browser: &str, window: WindowId) {
+    let before = server.last(browser).unwrap();
+    let refused = stage.act(window, |seen| set(id(seen, "password text", "Password"), "hunter2")).expect_err("a password field");
+    assert_eq!(refused.code, ErrorCode::SecureInput, "{refused}");
+    let refused = stage.act(window, |seen| set(id(seen, "entry", "Reference"), "changed")).expect_err("a read-only field");
+    assert!(matches!(refused.code, ErrorCode::ElementNotActionable), "{refused}");
+    std::thread::sleep(Duration::from_millis(500));
+    let after = server.last(browser).unwrap();
+    assert_eq!((after["pwlen"].as_u64(), after["ro"].as_str()), (Some(0), Some("REF-1")), "{after}");
+    assert_eq!(after["submitted"], before["submitted"]);
+}
+
+#[test]
+fn web_forms_fill_and_submit_in_the_background_in_chromium_and_firefox() {
+    let mut stage = Stage::start();
+    let server = PageServer::start();
+    let chromium_title = unique_title("Web form chromium");
+    let firefox_title = unique_title("Web form firefox");
+    let profile = stage.sandbox.runtime_dir().join("chromium-profile");
+    let chromium = stage.launch(
+        "chromium",
+        &[
+            "--no-sandbox",
+            "--force-renderer-accessibility",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-gpu",
+            "--window-position=0,0",
+            "--window-size=900,700",
+            &format!("--user-data-dir={}", profile.display()),
+            &format!("http://127.0.0.1:{}/{}", server.port, chromium_title.replace(' ', "%20")),
+        ],
+        &chromium_title,
+    );
+    let firefox_profile = stage.sandbox.runtime_dir().join("firefox-profile");
+    std::fs::create_dir_all(&firefox_profile).unwrap();
+    let firefox = stage.launch(
+        "firefox-esr",
+        &["--no-remote", "--new-instance", "--profile", firefox_profile.to_str().unwrap(), &format!("http://127.0.0.1:{}/{}", server.port, firefox_title.replace(' ', "%20"))],
+        &firefox_title,
+    );
+    for (browser, window, by_key) in [("chromium", chromium, true), ("firefox", firefox, false)] {
+        let seen = stage.observe_until(window, &format!("{browser}'s form"), |seen| has(seen, "entry", "Full name") && has(seen, "push button", "Send"));
+        let text = seen.tree.render_text();
+        // Names as people read them: every field by its label, values only where one is.
+        for label in ["entry \"Full name\"", "entry \"Email\"", "password text \"Password\"", "combo box \"Colour\"", "check box \"I agree\""] {
+            assert!(text.contains(label), "{browser}: no {label} in\n{text}");
+        }
+        assert!(!text.contains("frame \"") || !text.lines().next().unwrap_or("").contains("has value"), "{text}");
+        assert!(!text.lines().any(|l| l.contains("push button") && l.contains("has value")), "{browser}: a button with a value:\n{text}");
+        server.wait(browser, "the page loads", |s| s["why"] == "load" || s.get("name").is_some());
+        let routes = fill_form(&stage, &server, browser, window, by_key);
+        println!("{browser}:\n  {}", routes.join("\n  "));
+        refusals_change_nothing(&stage, &server, browser, window);
+    }
+}
+
+/// Texts SpeedCrunch shows, read by a second AT-SPI client.
+fn speedcrunch_texts(sandbox: &Sandbox, pid: u32) -> String {
+    let script = r#"
+import pyatspi, sys
+pid = int(sys.argv[1])
+def texts(acc, out):
+    try:
+        if acc.getRoleName() == 'text': out.append(acc.queryText().getText(0, -1))
+    except Exception: pass
+    for child in acc: texts(child, out)
+    return out
+for app in pyatspi.Registry.getDesktop(0):
+    if app.get_process_id() == pid: print('\n'.join(texts(app, [])))
+"#;
+    let out = sandbox.command("/usr/bin/python3").args(["-c", script, &pid.to_string()]).output().expect("python3-pyatspi");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn qt_keys_return_and_a_save_shortcut_in_the_background() {
+    let mut stage = Stage::start();
+    // SpeedCrunch: an expression typed, then Return, in a window the user is not in.
+    let calculator = stage.launch("speedcrunch", &[], "SpeedCrunch");
+    let pid = calculator.pid;
+    stage.observe_until(calculator, "SpeedCrunch's editor", |seen| seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "text" && e.has_value)));
+    let route = stage.act(calculator, |_| Action::Type { text: "6*7".into() }).expect("typing into SpeedCrunch");
+    let route_key = stage.act(calculator, |_| Action::Key { combo: "Return".into(), repeat: 1 }).expect("Return in SpeedCrunch");
+    wait_until("SpeedCrunch shows 42", || speedcrunch_texts(&stage.sandbox, pid).contains("= 42").then_some(()));
+    println!("speedcrunch: type {route}, Return {route_key}");
+
+    // FeatherPad: the document edited, then ctrl+s; the file on disk is the oracle.
+    let path = stage.sandbox.runtime_dir().join("notes-for-featherpad.txt");
+    std::fs::write(&path, "first line\n").unwrap();
+    let editor = stage.launch("featherpad", &[path.to_str().unwrap()], "notes-for-featherpad");
+    stage.observe_until(editor, "FeatherPad's document", |seen| seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "text" && e.has_value)));
+    let edit = stage
+        .act(editor, |seen| {
+            let root = seen.tree.root.as_ref().unwrap();
+            let document = root.walk().find(|e| e.role == "text" && e.has_value).unwrap();
+            set(Target::Element(document.id), "written by glovebox\n")
+        })
+        .expect("setting FeatherPad's text");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "first line\n", "saved before the shortcut");
+    let save = stage.act(editor, |_| Action::Key { combo: "ctrl+s".into(), repeat: 1 }).expect("ctrl+s in FeatherPad");
+    wait_until("FeatherPad saved the file", || (std::fs::read_to_string(&path).ok()? == "written by glovebox\n").then_some(()));
+    println!("featherpad: set_value {edit}, ctrl+s {save}");
+}
+
+#[test]
+fn fields_are_named_by_their_labels_in_a_gtk3_dialog() {
+    let mut stage = Stage::start();
+    let title = unique_title("Forms dialog");
+    let dialog = stage.launch("zenity", &["--forms", "--title", &title, "--add-entry", "First name", "--add-entry", "Last name", "--add-password", "Secret"], &title);
+    let seen = stage.observe_until(dialog, "zenity's fields", |seen| has(seen, "text", "First name"));
+    let text = seen.tree.render_text();
+    assert!(has(&seen, "text", "Last name") && has(&seen, "password text", "Secret"), "{text}");
+    assert!(!text.lines().any(|l| l.trim_start().starts_with('@') && (l.contains(" text [") || l.contains(" password text ["))), "a field without its label's name:\n{text}");
+    // The names are usable: the fields they name are the ones that change (zenity prints them on OK).
+    stage.act(dialog, |seen| set(id(seen, "text", "Last name"), "Lovelace")).expect("set_value on the named field");
+    stage.act(dialog, |seen| set(id(seen, "text", "First name"), "Ada")).expect("set_value on the named field");
+    stage.act(dialog, |seen| click(id(seen, "push button", "OK"))).expect("OK");
+    let out = stage.sandbox.runtime_dir().join("zenity.log");
+    wait_until("zenity prints the fields", || std::fs::read_to_string(&out).ok().filter(|s| s.contains("Ada|Lovelace|")).map(|_| ()));
+}
