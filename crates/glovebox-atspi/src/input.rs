@@ -169,6 +169,14 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
             return Ok(Delivery { route: route.into() });
         }
     }
+    // An option's own action chooses it (a web page's `select`): the option then says it is selected.
+    let chosen = || async { confirmed().await || bus.states(&child).await.is_ok_and(|s| crate::translate::StateBits::from_words(&s).to_states().contains(&ElementState::Selected)) };
+    let names: Vec<String> = bus.actions(&child).await.unwrap_or_default().into_iter().map(|(name, _)| name).collect();
+    if let Some(index) = names.iter().position(|n| n.eq_ignore_ascii_case("select")) {
+        if bus.do_action(&child, index as i32).await.unwrap_or(false) && read_back(|| async { Ok(chosen().await) }, |done| *done).await.unwrap_or(false) {
+            return Ok(Delivery { route: "at-spi:DoAction(select) on the option".into() });
+        }
+    }
     if activate(bus, &child).await.is_ok() && confirmed().await {
         return Ok(Delivery { route: "at-spi:DoAction(option)".into() });
     }
@@ -328,10 +336,11 @@ impl AtspiBackend {
     }
 
     /// Gives the editable field at `target` the application's keyboard
-    /// focus through its own accessible action named `action` (a browser's
-    /// `activate` on a text field focuses it), without activating the
-    /// window. Password fields are refused. Returns the route taken.
-    pub fn focus_field(&self, window: &WindowInfo, target: &ResolvedTarget, action: &str) -> Result<String, BackendError> {
+    /// focus through the first of its own accessible actions named in
+    /// `candidates` (a browser's `activate` on a text field focuses it),
+    /// without activating the window. Password fields are refused. Returns
+    /// the route taken.
+    pub fn focus_field(&self, window: &WindowInfo, target: &ResolvedTarget, candidates: &[&str]) -> Result<String, BackendError> {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let object = self.target_object(&bus, window, target)?;
         self.blocking(async {
@@ -342,9 +351,12 @@ impl AtspiBackend {
             if !crate::translate::StateBits::from_words(&states).has(crate::translate::EDITABLE) {
                 return Err(not_actionable("the element is not an editable field (read-only, or not a text field)"));
             }
-            let index = actions.iter().position(|(name, _)| name.eq_ignore_ascii_case(action)).ok_or_else(|| no_route("focusing this field without the pointer"))?;
+            let index = candidates.iter().find_map(|wanted| actions.iter().position(|(name, _)| name.eq_ignore_ascii_case(wanted))).ok_or_else(|| {
+                let offered: Vec<&str> = actions.iter().map(|(name, _)| name.as_str()).collect();
+                BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("the field offers no action that focuses it (it offers {offered:?})"))
+            })?;
             if !bus.do_action(&object, index as i32).await.map_err(bus_failure)? {
-                return Err(not_actionable(format!("the application refused the {action:?} action that focuses the field")));
+                return Err(not_actionable(format!("the application refused the {:?} action that focuses the field", actions[index].0)));
             }
             Ok(format!("at-spi:DoAction({})", actions[index].0))
         })

@@ -42,12 +42,12 @@ pub struct SyntheticSupport {
     pub framing: Framing,
     /// The accessible action that gives a text field keyboard focus
     /// without activating the window, where typing needs it (web fields).
-    pub focus_action: Option<&'static str>,
+    pub focus_actions: &'static [&'static str],
 }
 
 impl Default for SyntheticSupport {
     fn default() -> SyntheticSupport {
-        SyntheticSupport { pointer: false, wheel: false, middle_button: false, keys: false, framing: Framing::Bare, focus_action: None }
+        SyntheticSupport { pointer: false, wheel: false, middle_button: false, keys: false, framing: Framing::Bare, focus_actions: &[] }
     }
 }
 
@@ -72,17 +72,17 @@ impl Toolkit {
     }
 
     pub fn synthetic(&self) -> SyntheticSupport {
-        let all = SyntheticSupport { pointer: true, wheel: true, middle_button: true, keys: true, framing: Framing::Bare, focus_action: None };
+        let all = SyntheticSupport { pointer: true, wheel: true, middle_button: true, keys: true, framing: Framing::Bare, focus_actions: &[] };
         match self {
             Toolkit::Gtk3 => all,
             // A bare press activates and raises a Chromium window, and it
             // takes keys only while it believes it is focused.
-            Toolkit::Chromium => SyntheticSupport { framing: Framing::InFocus, focus_action: Some("activate"), ..all },
+            Toolkit::Chromium => SyntheticSupport { framing: Framing::InFocus, focus_actions: &["activate", "click"], ..all },
             // Qt types bare keys but fires its shortcuts (QAction) only in
             // what it thinks is the active window.
-            Toolkit::Qt5 => SyntheticSupport { pointer: false, wheel: false, middle_button: false, framing: Framing::InFocus, focus_action: Some("SetFocus"), ..all },
+            Toolkit::Qt5 => SyntheticSupport { pointer: false, wheel: false, middle_button: false, framing: Framing::InFocus, focus_actions: &["SetFocus"], ..all },
             // Gecko reads the wheel through XInput2 alone.
-            Toolkit::Gecko => SyntheticSupport { wheel: false, focus_action: Some("activate"), ..all },
+            Toolkit::Gecko => SyntheticSupport { wheel: false, focus_actions: &["activate", "click"], ..all },
             // xterm drops synthetic keys (allowSendEvents is off by default).
             Toolkit::XTerm => SyntheticSupport { middle_button: false, keys: false, ..all },
             // GTK4 ignores synthetic events; others are unmeasured, so unused.
@@ -186,8 +186,10 @@ impl LinuxInput {
         let typed = Gesture::Text { text: text.to_owned() };
         // Refused before anything is sent when the layout lacks a character.
         self.x11.strokes(&typed).map_err(|e| BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; this field takes text only as key presses", e.message)))?;
-        let Some(action) = accepts.focus_action else { return Err(BackendError::new(BackendErrorKind::NoBackgroundRoute, "no way to focus the field")) };
-        let focused = self.atspi.focus_field(window, target, action)?;
+        if accepts.focus_actions.is_empty() {
+            return Err(BackendError::new(BackendErrorKind::NoBackgroundRoute, "no way to focus the field"));
+        }
+        let focused = self.atspi.focus_field(window, target, accepts.focus_actions)?;
         let select_all = Gesture::Key { combo: KeyCombo::parse("ctrl+a")?, repeat: 1 };
         self.x11.perform_background(window, &select_all, accepts.framing)?;
         let replace = if text.is_empty() { Gesture::Key { combo: KeyCombo::parse("backspace")?, repeat: 1 } } else { typed };
@@ -231,7 +233,7 @@ impl LinuxInput {
             return match (action, self.atspi.deliver_semantic(window, action, targets)) {
                 // Web fields take no text over AT-SPI (Chromium has no EditableText there, Gecko drops it): keys, where they reach.
                 (Action::SetValue { text, .. }, Err(e)) if accepts.keys && matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) => {
-                    self.set_by_keys(window, targets, text, accepts).map_err(|keys| if keys.is(&BackendErrorKind::NoBackgroundRoute) { e } else { keys })
+                    self.set_by_keys(window, targets, text, accepts).map_err(|keys| if keys.is(&BackendErrorKind::NoBackgroundRoute) { BackendError::new(e.kind.clone(), format!("{}; by keys: {}", e.message, keys.message)) } else { keys })
                 }
                 (_, outcome) => outcome,
             };
