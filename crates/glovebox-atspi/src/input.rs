@@ -170,7 +170,9 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
         }
     }
     // An option's own action chooses it (a web page's `select`): the option then says it is selected.
-    let chosen = || async { confirmed().await || bus.states(&child).await.is_ok_and(|s| crate::translate::StateBits::from_words(&s).to_states().contains(&ElementState::Selected)) };
+    let chosen = || async {
+        confirmed().await || bus.states(&child).await.is_ok_and(|s| crate::translate::StateBits::from_words(&s).to_states().contains(&ElementState::Selected))
+    };
     let names: Vec<String> = bus.actions(&child).await.unwrap_or_default().into_iter().map(|(name, _)| name).collect();
     if let Some(index) = names.iter().position(|n| n.eq_ignore_ascii_case("select")) {
         if bus.do_action(&child, index as i32).await.unwrap_or(false) && read_back(|| async { Ok(chosen().await) }, |done| *done).await.unwrap_or(false) {
@@ -331,7 +333,9 @@ impl AtspiBackend {
 
     fn blocking<T>(&self, call: impl std::future::Future<Output = Result<T, BackendError>>) -> Result<T, BackendError> {
         self.runtime.block_on(async {
-            tokio::time::timeout(INPUT_TIMEOUT, call).await.unwrap_or_else(|_| Err(BackendError::new(BackendErrorKind::Timeout, format!("the application did not answer within {INPUT_TIMEOUT:?}"))))
+            tokio::time::timeout(INPUT_TIMEOUT, call)
+                .await
+                .unwrap_or_else(|_| Err(BackendError::new(BackendErrorKind::Timeout, format!("the application did not answer within {INPUT_TIMEOUT:?}"))))
         })
     }
 

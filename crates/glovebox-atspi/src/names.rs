@@ -37,6 +37,14 @@ const LABELLED_ROLES: &[&str] = &[
     "document text",
 ];
 
+/// Fields a label laid out beside them names. Not sliders and bars: the
+/// label beside those is often their value, which is never a name.
+const NAMED_BY_LAYOUT: &[&str] = &["entry", "text", "password text", "spin button", "combo box", "document text"];
+
+/// Roles whose description toolkits fill with the value they show (GTK3's
+/// scale describes itself as its drawn value): never a name.
+const DESCRIBED_BY_VALUE: &[&str] = &["slider", "spin button", "progress bar", "level bar", "scroll bar", "dial"];
+
 /// Roles that only show text: a child of this kind repeating its parent's
 /// name adds nothing, and an unnamed parent takes its only such child's.
 const TEXT_LEAF_ROLES: &[&str] = &["label", "static", "text", "paragraph"];
@@ -53,9 +61,7 @@ pub fn is_type_name(name: &str) -> bool {
     CLASS_PREFIXES.iter().any(|prefix| {
         let Some(rest) = name.strip_prefix(prefix) else { return false };
         let mut chars = rest.chars();
-        chars.next().is_some_and(|c| c.is_ascii_uppercase())
-            && rest.chars().all(|c| c.is_ascii_alphanumeric())
-            && rest.chars().any(|c| c.is_ascii_lowercase())
+        chars.next().is_some_and(|c| c.is_ascii_uppercase()) && rest.chars().all(|c| c.is_ascii_alphanumeric()) && rest.chars().any(|c| c.is_ascii_lowercase())
     })
 }
 
@@ -147,7 +153,8 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
     let mut label_names = vec![];
     let mut unknown: Vec<(usize, ObjectRef)> = vec![];
     for (slot, targets) in labels.iter().enumerate() {
-        let known: Vec<String> = targets.iter().filter_map(|t| by_object.get(t)).map(|&i| walk.nodes[i].name.trim().to_owned()).filter(|n| !n.is_empty()).collect();
+        let known: Vec<String> =
+            targets.iter().filter_map(|t| by_object.get(t)).map(|&i| walk.nodes[i].name.trim().to_owned()).filter(|n| !n.is_empty()).collect();
         if known.is_empty() {
             unknown.extend(targets.iter().map(|t| (slot, t.clone())));
         }
@@ -170,10 +177,12 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
         })
         .collect();
     for (slot, &i) in unnamed.iter().enumerate() {
-        let beside = || label_beside(&walk.nodes, i, &shown_labels).map(|l| walk.nodes[l].name.trim().to_owned());
+        let by_layout = NAMED_BY_LAYOUT.contains(&role_name(walk.nodes[i].role).as_str());
+        let beside = || by_layout.then(|| label_beside(&walk.nodes, i, &shown_labels)).flatten().map(|l| walk.nodes[l].name.trim().to_owned());
+        let described = !DESCRIBED_BY_VALUE.contains(&role_name(walk.nodes[i].role).as_str());
         let name = match (label_names[slot].join(" "), walk.nodes[i].description.trim()) {
             (label, _) if !label.is_empty() => label,
-            (_, description) if !description.is_empty() => description.to_owned(),
+            (_, description) if described && !description.is_empty() => description.to_owned(),
             _ => beside().unwrap_or_default(),
         };
         walk.nodes[i].name = name;
@@ -193,13 +202,11 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
         }
         let child_name = nodes[child].name.trim().to_owned();
         let own = without_mnemonic(&nodes[i].name);
-        if own.is_empty() && !child_name.is_empty() {
-            nodes[i].name = child_name;
-        } else if own == child_name {
-            nodes[i].name = child_name;
-        } else {
+        // An unnamed parent takes its text child's name; a parent the child repeats keeps it, read without mnemonics.
+        if child_name.is_empty() || !(own.is_empty() || own == child_name) {
             continue;
         }
+        nodes[i].name = child_name;
         // The child said nothing its parent does not: one line, the parent's.
         nodes[i].children.clear();
     }
@@ -240,7 +247,8 @@ pub fn shortcut(binding: &str) -> Option<String> {
         }
         (modifiers, rest.to_owned())
     } else {
-        let parts: Vec<&str> = if let Some(head) = accelerator.strip_suffix("++") { head.split('+').chain(["+"]).collect() } else { accelerator.split('+').collect() };
+        let parts: Vec<&str> =
+            if let Some(head) = accelerator.strip_suffix("++") { head.split('+').chain(["+"]).collect() } else { accelerator.split('+').collect() };
         let (key, held) = parts.split_last()?;
         let mut modifiers = vec![];
         for part in held {

@@ -219,7 +219,8 @@ impl StateBits {
 
 /// Roles whose value a user would call one: what is typed in a field, a
 /// slider's position, a bar's level.
-const VALUE_ROLES: &[&str] = &["entry", "text", "password text", "spin button", "slider", "scroll bar", "progress bar", "level bar", "dial", "terminal", "combo box", "autocomplete"];
+const VALUE_ROLES: &[&str] =
+    &["entry", "text", "password text", "spin button", "slider", "scroll bar", "progress bar", "level bar", "dial", "terminal", "combo box", "autocomplete"];
 
 /// Roles that hold a value only while the user can edit them (a
 /// spreadsheet cell, an editable document or section).

@@ -288,9 +288,10 @@ impl Bus {
     pub async fn actions(&self, target: &ObjectRef) -> Result<Vec<(String, String)>, BusError> {
         let actions: Vec<(String, String, String)> = self.call(target, ACTION, "GetActions", &()).await?;
         let mut actions: Vec<(String, String)> = actions.into_iter().map(|(name, _, binding)| (name, binding)).collect();
-        // Chromium answers GetActions with empty names; GetName says them one by one.
+        // Chromium answers GetActions with empty names, Gecko with `;;`
+        // (a key binding where the name belongs); GetName says them one by one.
         for (index, (name, _)) in actions.iter_mut().enumerate() {
-            if name.is_empty() {
+            if name.trim().is_empty() || name.contains(';') {
                 *name = self.call(target, ACTION, "GetName", &(index as i32,)).await?;
             }
         }

@@ -411,7 +411,8 @@ async fn finish_enrichment(walk: &mut Walk, pending: Vec<(usize, tokio::task::Jo
                     let node = &mut walk.nodes[index];
                     node.extents = extents.filter(|(_, _, w, h)| *w > 0 && *h > 0);
                     // A menu-opening action's binding is a mnemonic: it pops a menu that grabs the keyboard.
-                    node.shortcut = actions.iter().filter(|(name, _)| !name.to_ascii_lowercase().contains("menu")).find_map(|(_, binding)| crate::names::shortcut(binding));
+                    node.shortcut =
+                        actions.iter().filter(|(name, _)| !name.to_ascii_lowercase().contains("menu")).find_map(|(_, binding)| crate::names::shortcut(binding));
                     node.actions = actions.into_iter().map(|(name, _)| name).collect();
                 }
             }

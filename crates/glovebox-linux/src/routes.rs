@@ -80,7 +80,9 @@ impl Toolkit {
             Toolkit::Chromium => SyntheticSupport { framing: Framing::InFocus, focus_actions: &["activate", "click"], ..all },
             // Qt types bare keys but fires its shortcuts (QAction) only in
             // what it thinks is the active window.
-            Toolkit::Qt5 => SyntheticSupport { pointer: false, wheel: false, middle_button: false, framing: Framing::InFocus, focus_actions: &["SetFocus"], ..all },
+            Toolkit::Qt5 => {
+                SyntheticSupport { pointer: false, wheel: false, middle_button: false, framing: Framing::InFocus, focus_actions: &["SetFocus"], ..all }
+            }
             // Gecko reads the wheel through XInput2 alone.
             Toolkit::Gecko => SyntheticSupport { wheel: false, focus_actions: &["activate", "click"], ..all },
             // xterm drops synthetic keys (allowSendEvents is off by default).
@@ -185,7 +187,9 @@ impl LinuxInput {
         let target = targets.first().ok_or_else(|| BackendError::invalid_argument("set_value needs a target"))?;
         let typed = Gesture::Text { text: text.to_owned() };
         // Refused before anything is sent when the layout lacks a character.
-        self.x11.strokes(&typed).map_err(|e| BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; this field takes text only as key presses", e.message)))?;
+        self.x11
+            .strokes(&typed)
+            .map_err(|e| BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; this field takes text only as key presses", e.message)))?;
         if accepts.focus_actions.is_empty() {
             return Err(BackendError::new(BackendErrorKind::NoBackgroundRoute, "no way to focus the field"));
         }
@@ -202,7 +206,9 @@ impl LinuxInput {
     /// item or button bound to it: `None` when nothing in the window is.
     fn shortcut_by_menu(&self, window: &WindowInfo, combo: &str, repeat: u8) -> Option<Result<Delivery, BackendError>> {
         let wanted = KeyCombo::parse(combo).ok()?;
-        let same = |shortcut: &str| KeyCombo::parse(shortcut).is_ok_and(|bound| bound.modifiers == wanted.modifiers && bound.key.lowercase() == wanted.key.lowercase());
+        let same = |shortcut: &str| {
+            KeyCombo::parse(shortcut).is_ok_and(|bound| bound.modifiers == wanted.modifiers && bound.key.lowercase() == wanted.key.lowercase())
+        };
         let tree = glovebox_platform::AccessibilitySource::inspect(&*self.atspi, window, glovebox_model::TreeBudget::default()).ok()?;
         let root = tree.root.as_ref()?;
         let bound: Vec<&glovebox_model::Element> = root.walk().filter(|e| e.shortcut.as_deref().is_some_and(same)).collect();
@@ -232,8 +238,16 @@ impl LinuxInput {
         let Some(gesture) = gesture(action, targets)? else {
             return match (action, self.atspi.deliver_semantic(window, action, targets)) {
                 // Web fields take no text over AT-SPI (Chromium has no EditableText there, Gecko drops it): keys, where they reach.
-                (Action::SetValue { text, .. }, Err(e)) if accepts.keys && matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) => {
-                    self.set_by_keys(window, targets, text, accepts).map_err(|keys| if keys.is(&BackendErrorKind::NoBackgroundRoute) { BackendError::new(e.kind.clone(), format!("{}; by keys: {}", e.message, keys.message)) } else { keys })
+                (Action::SetValue { text, .. }, Err(e))
+                    if accepts.keys && matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) =>
+                {
+                    self.set_by_keys(window, targets, text, accepts).map_err(|keys| {
+                        if keys.is(&BackendErrorKind::NoBackgroundRoute) {
+                            BackendError::new(e.kind.clone(), format!("{}; by keys: {}", e.message, keys.message))
+                        } else {
+                            keys
+                        }
+                    })
                 }
                 (_, outcome) => outcome,
             };

@@ -33,10 +33,10 @@ const FORM_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><tit
 <button type="submit">Send</button>
 </form>
 <script>
-let submitted = 0;
+let submitted = 0, seq = 0;
 const field = id => document.getElementById(id);
 function post(why) {
-  fetch('/state', {method: 'POST', body: JSON.stringify({why, name: field('name').value, email: field('email').value,
+  fetch('/state', {method: 'POST', body: JSON.stringify({seq: ++seq, why, name: field('name').value, email: field('email').value,
     pwlen: field('pw').value.length, ro: field('ro').value, color: field('color').value, agree: field('agree').checked, submitted})});
 }
 for (const ev of ['input', 'change']) document.addEventListener(ev, () => post(ev), true);
@@ -89,7 +89,11 @@ impl PageServer {
                     } else {
                         let title = request.split_whitespace().nth(1).unwrap_or("/").trim_start_matches('/').replace("%20", " ");
                         let page = FORM_PAGE.replace("TITLE", &title);
-                        let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}", page.len());
+                        let _ = write!(
+                            stream,
+                            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                            page.len()
+                        );
                     }
                 });
             }
@@ -97,8 +101,9 @@ impl PageServer {
         PageServer { port, states }
     }
 
+    /// The newest state `browser` posted (posts may arrive out of order: the page numbers them).
     fn last(&self, browser: &str) -> Option<Value> {
-        self.states.lock().unwrap().iter().rev().find(|(b, _)| b == browser).map(|(_, s)| s.clone())
+        self.states.lock().unwrap().iter().filter(|(b, _)| b == browser).max_by_key(|(_, s)| s["seq"].as_u64()).map(|(_, s)| s.clone())
     }
 
     /// Waits (browsers post on their own schedule) until the page reports `predicate`.
@@ -243,6 +248,7 @@ fn fill_form(stage: &Stage, server: &PageServer, browser: &str, window: WindowId
     let mut routes = vec![];
     let mut step = |what: &str, action: &dyn Fn(&Observation) -> Action| {
         let route = stage.act(window, action).unwrap_or_else(|e| panic!("{browser}: {what}: {e}"));
+        println!("{browser} {what}: {route}");
         routes.push(format!("{what}: {route}"));
     };
     step("name", &|seen| set(id(seen, "entry", "Full name"), "Ada Lovelace"));
@@ -250,9 +256,8 @@ fn fill_form(stage: &Stage, server: &PageServer, browser: &str, window: WindowId
     step("email", &|seen| set(id(seen, "entry", "Email"), "ada@example.org"));
     server.wait(browser, "the email arrives", |s| s["email"] == "ada@example.org");
     step("colour", &|seen| Action::Select { target: id(seen, "combo box", "Colour"), option: "Blue".into() });
-    server.wait(browser, "the colour arrives", |s| s["color"] == "Blue");
     step("agree", &|seen| click(id(seen, "check box", "I agree")));
-    server.wait(browser, "the check box arrives", |s| s["agree"] == true);
+    server.wait(browser, "the colour and the check box arrive", |s| s["color"] == "Blue" && s["agree"] == true);
     if submit_by_key {
         step("submit", &|_| Action::Key { combo: "Return".into(), repeat: 1 });
     } else {
@@ -303,7 +308,13 @@ fn web_forms_fill_and_submit_in_the_background_in_chromium_and_firefox() {
     std::fs::create_dir_all(&firefox_profile).unwrap();
     let firefox = stage.launch(
         "firefox-esr",
-        &["--no-remote", "--new-instance", "--profile", firefox_profile.to_str().unwrap(), &format!("http://127.0.0.1:{}/{}", server.port, firefox_title.replace(' ', "%20"))],
+        &[
+            "--no-remote",
+            "--new-instance",
+            "--profile",
+            firefox_profile.to_str().unwrap(),
+            &format!("http://127.0.0.1:{}/{}", server.port, firefox_title.replace(' ', "%20")),
+        ],
         &firefox_title,
     );
     for (browser, window, by_key) in [("chromium", chromium, true), ("firefox", firefox, false)] {
@@ -374,11 +385,15 @@ fn qt_keys_return_and_a_save_shortcut_in_the_background() {
 fn fields_are_named_by_their_labels_in_a_gtk3_dialog() {
     let mut stage = Stage::start();
     let title = unique_title("Forms dialog");
-    let dialog = stage.launch("zenity", &["--forms", "--title", &title, "--add-entry", "First name", "--add-entry", "Last name", "--add-password", "Secret"], &title);
+    let dialog =
+        stage.launch("zenity", &["--forms", "--title", &title, "--add-entry", "First name", "--add-entry", "Last name", "--add-password", "Secret"], &title);
     let seen = stage.observe_until(dialog, "zenity's fields", |seen| has(seen, "text", "First name"));
     let text = seen.tree.render_text();
     assert!(has(&seen, "text", "Last name") && has(&seen, "password text", "Secret"), "{text}");
-    assert!(!text.lines().any(|l| l.trim_start().starts_with('@') && (l.contains(" text [") || l.contains(" password text ["))), "a field without its label's name:\n{text}");
+    assert!(
+        !text.lines().any(|l| l.trim_start().starts_with('@') && (l.contains(" text [") || l.contains(" password text ["))),
+        "a field without its label's name:\n{text}"
+    );
     // The names are usable: the fields they name are the ones that change (zenity prints them on OK).
     stage.act(dialog, |seen| set(id(seen, "text", "Last name"), "Lovelace")).expect("set_value on the named field");
     stage.act(dialog, |seen| set(id(seen, "text", "First name"), "Ada")).expect("set_value on the named field");

@@ -14,9 +14,9 @@ use glovebox_model::{Button, Point};
 use glovebox_platform::BackendError;
 use glovebox_platform::Gesture;
 use x11rb::protocol::xproto::{
-    ButtonPressEvent, ConnectionExt as _, EnterNotifyEvent, EventMask, FocusInEvent, KeyButMask, KeyPressEvent, Motion, MotionNotifyEvent, NotifyDetail, NotifyMode,
-    Window, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ENTER_NOTIFY_EVENT, FOCUS_IN_EVENT, FOCUS_OUT_EVENT, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, LEAVE_NOTIFY_EVENT,
-    MOTION_NOTIFY_EVENT,
+    ButtonPressEvent, ConnectionExt as _, EnterNotifyEvent, EventMask, FocusInEvent, KeyButMask, KeyPressEvent, Motion, MotionNotifyEvent, NotifyDetail,
+    NotifyMode, Window, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ENTER_NOTIFY_EVENT, FOCUS_IN_EVENT, FOCUS_OUT_EVENT, KEY_PRESS_EVENT, KEY_RELEASE_EVENT,
+    LEAVE_NOTIFY_EVENT, MOTION_NOTIFY_EVENT,
 };
 
 /// An empty event mask sends the event to the client that created the
