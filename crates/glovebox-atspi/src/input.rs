@@ -9,6 +9,7 @@
 
 use crate::backend::AtspiBackend;
 use crate::translate::role_name;
+use futures_util::future::join_all;
 use crate::transport::{Bus, BusError, ObjectRef};
 use glovebox_model::{Action, Button, ElementState, Point, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
@@ -143,6 +144,12 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
             _ => break,
         }
     }
+    // The list or menu inside a combo box only highlights; the combo box chooses.
+    if let Ok(parent) = bus.parent(&object).await {
+        if !parent.is_null() && bus.role(&parent).await.is_ok_and(|r| r == 11) {
+            object = parent;
+        }
+    }
     let object = &object;
     let (parent, child, index) = match find_option(bus, object, option).await? {
         Found::Option(parent, child, index) => (parent, child, index),
@@ -169,14 +176,27 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
             return Ok(Delivery { route: route.into() });
         }
     }
-    // An option's own action chooses it (a web page's `select`): the option then says it is selected.
-    let chosen = || async {
-        confirmed().await || bus.states(&child).await.is_ok_and(|s| crate::translate::StateBits::from_words(&s).to_states().contains(&ElementState::Selected))
+    // An option's own action chooses it (a web page's `select`): the option
+    // then says it is selected, and none of its siblings does any more (a
+    // browser applies it on its own schedule, so this is waited for).
+    let selected = |o: ObjectRef| async move { bus.states(&o).await.is_ok_and(|s| crate::translate::StateBits::from_words(&s).to_states().contains(&ElementState::Selected)) };
+    let chosen_alone = || async {
+        if confirmed().await {
+            return true;
+        }
+        let siblings = bus.children(&parent).await.unwrap_or_default();
+        let states = join_all(siblings.iter().cloned().map(selected)).await;
+        siblings.iter().zip(states).all(|(sibling, on)| on == (*sibling == child))
     };
     let names: Vec<String> = bus.actions(&child).await.unwrap_or_default().into_iter().map(|(name, _)| name).collect();
     if let Some(index) = names.iter().position(|n| n.eq_ignore_ascii_case("select")) {
-        if bus.do_action(&child, index as i32).await.unwrap_or(false) && read_back(|| async { Ok(chosen().await) }, |done| *done).await.unwrap_or(false) {
-            return Ok(Delivery { route: "at-spi:DoAction(select) on the option".into() });
+        if bus.do_action(&child, index as i32).await.unwrap_or(false) {
+            for _ in 0..30 {
+                if chosen_alone().await {
+                    return Ok(Delivery { route: "at-spi:DoAction(select) on the option".into() });
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
         }
     }
     if activate(bus, &child).await.is_ok() && confirmed().await {
@@ -240,6 +260,7 @@ impl AtspiBackend {
         action: &Action,
         targets: &[ResolvedTarget],
         focused: Option<ObjectRef>,
+        utf16_lengths: bool,
     ) -> Result<Delivery, BackendError> {
         let object = match targets.first() {
             Some(ResolvedTarget::Element { id, .. }) => Some(self.resolve(window, *id)?),
@@ -268,9 +289,13 @@ impl AtspiBackend {
             (Action::Select { option, .. }, Some(object)) => select(bus, &object, option).await,
             (Action::Type { text }, _) => {
                 let focused = focused.ok_or_else(|| not_actionable("no editable element of this window has keyboard focus"))?;
+                // Chromium's web fields have keyboard focus but no EditableText.
+                if !has(&interfaces(bus, &focused).await?, "EditableText") {
+                    return Err(not_actionable("the focused field takes no text over AT-SPI"));
+                }
                 let caret = bus.caret_offset(&focused).await.map_err(bus_failure)?;
                 let before = bus.text(&focused).await.map_err(bus_failure)?;
-                bus.insert_text(&focused, caret, text).await.map_err(bus_failure)?;
+                bus.insert_text(&focused, caret, text, utf16_lengths).await.map_err(bus_failure)?;
                 let expected = before.chars().count() + text.chars().count();
                 let after = read_back(|| bus.text(&focused), |after| after.chars().count() == expected && after.contains(text.as_str())).await?;
                 if after.chars().count() != expected || !after.contains(text.as_str()) {
@@ -388,8 +413,10 @@ impl AtspiBackend {
             Action::Type { .. } => Some(self.focused_editable(window, &bus)?),
             _ => None,
         };
+        // Qt counts InsertText's length in UTF-16 code units.
+        let utf16_lengths = matches!(action, Action::Type { .. }) && self.toolkit(window).is_some_and(|(name, _)| name.eq_ignore_ascii_case("qt"));
         self.runtime.block_on(async {
-            match tokio::time::timeout(INPUT_TIMEOUT, self.deliver_async(&bus, window, action, targets, focused)).await {
+            match tokio::time::timeout(INPUT_TIMEOUT, self.deliver_async(&bus, window, action, targets, focused, utf16_lengths)).await {
                 Ok(result) => result,
                 Err(_) => Err(BackendError::new(
                     BackendErrorKind::Timeout,

@@ -210,6 +210,32 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
         // The child said nothing its parent does not: one line, the parent's.
         nodes[i].children.clear();
     }
+    menus_once(walk);
+}
+
+/// Menus said once: an application that exports its menu bar twice
+/// (LibreOffice's GTK3 build: the native menus under the frame, and its own
+/// menu bar under the root pane) has two parents with the same menus in the
+/// same order. The copy under a `menu bar` stays; the other parent loses them.
+pub fn menus_once(walk: &mut Walk) {
+    let menus_of = |walk: &Walk, i: usize| -> Vec<String> {
+        walk.nodes[i].children.iter().filter(|&&c| role_name(walk.nodes[c].role) == "menu").map(|&c| walk.nodes[c].name.trim().to_owned()).collect()
+    };
+    let parents: Vec<(usize, Vec<String>)> = (0..walk.nodes.len()).map(|i| (i, menus_of(walk, i))).filter(|(_, menus)| menus.len() >= 2).collect();
+    let mut drop_from = vec![];
+    for (a, (first, menus)) in parents.iter().enumerate() {
+        for (second, other) in &parents[a + 1..] {
+            if menus != other {
+                continue;
+            }
+            let is_bar = |i: usize| role_name(walk.nodes[i].role) == "menu bar";
+            drop_from.push(if is_bar(*first) && !is_bar(*second) { *second } else if is_bar(*second) { *first } else { *second });
+        }
+    }
+    for parent in drop_from {
+        let kept: Vec<usize> = walk.nodes[parent].children.iter().copied().filter(|&c| role_name(walk.nodes[c].role) != "menu").collect();
+        walk.nodes[parent].children = kept;
+    }
 }
 
 /// A toolkit's key binding in glovebox's spelling (`ctrl+shift+s`), or

@@ -62,6 +62,7 @@ pub struct CacheItem {
 pub const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 pub const COMPONENT: &str = "org.a11y.atspi.Component";
 pub const ACTION: &str = "org.a11y.atspi.Action";
+pub const TABLE: &str = "org.a11y.atspi.Table";
 const CACHE_PATH: &str = "/org/a11y/atspi/cache";
 const REGISTRY: &str = "org.a11y.atspi.Registry";
 
@@ -181,8 +182,11 @@ impl Bus {
         self.call(target, "org.a11y.atspi.EditableText", "SetTextContents", &(text,)).await
     }
 
-    pub async fn insert_text(&self, target: &ObjectRef, position: i32, text: &str) -> Result<bool, BusError> {
-        let length = text.chars().count() as i32;
+    /// EditableText.InsertText. The length argument is counted in
+    /// characters by the specification and by GTK, but in UTF-16 code units
+    /// by Qt (which drops the second half of an emoji otherwise).
+    pub async fn insert_text(&self, target: &ObjectRef, position: i32, text: &str, length_in_utf16: bool) -> Result<bool, BusError> {
+        let length = if length_in_utf16 { text.encode_utf16().count() } else { text.chars().count() } as i32;
         self.call(target, "org.a11y.atspi.EditableText", "InsertText", &(position, text, length)).await
     }
 
@@ -296,6 +300,19 @@ impl Bus {
             }
         }
         Ok(actions)
+    }
+
+    /// A table's row and column of the child at `index` (Table.GetRowAtIndex, GetColumnAtIndex).
+    pub async fn table_position(&self, table: &ObjectRef, index: i32) -> Result<(i32, i32), BusError> {
+        let at = (index,);
+        let (row, column) = tokio::try_join!(self.call(table, TABLE, "GetRowAtIndex", &at), self.call(table, TABLE, "GetColumnAtIndex", &at))?;
+        Ok((row, column))
+    }
+
+    /// A table's cell at `row`, `column` (Table.GetAccessibleAt).
+    pub async fn table_cell(&self, table: &ObjectRef, row: i32, column: i32) -> Result<ObjectRef, BusError> {
+        let (bus, path): (String, OwnedObjectPath) = self.call(table, TABLE, "GetAccessibleAt", &(row, column)).await?;
+        Ok(ObjectRef { bus, path })
     }
 
     /// The objects `target` is labelled by (AT-SPI relation LABELLED_BY).

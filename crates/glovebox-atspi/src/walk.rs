@@ -15,6 +15,9 @@ use tokio::time::Instant;
 /// counted and summarised.
 pub const MANAGED_CHILDREN_READ: i32 = 200;
 
+/// Cells of such a table read at most: whole visible rows, top first.
+pub const MANAGED_CELLS_READ: usize = 400;
+
 /// What is known of one accessible.
 #[derive(Debug, Clone)]
 pub struct RawNode {
@@ -146,6 +149,11 @@ async fn child_refs(bus: &Bus, cache: &CacheIndex, walk: &Walk, index: usize) ->
         return Ok((children, 0));
     }
     if node.states.has(MANAGES_DESCENDANTS) {
+        if node.has_interface("Table") {
+            if let Some(cells) = visible_cells(bus, walk, index).await {
+                return Ok(cells);
+            }
+        }
         return managed_children(bus, walk, index).await;
     }
     Ok((bus.children(&node.object).await?.into_iter().filter(|o| !o.is_null()).collect(), 0))
@@ -161,6 +169,33 @@ async fn visible_clip(bus: &Bus, walk: &Walk, index: usize) -> Option<Rect> {
     let extents = join_all(chain.iter().map(|&i| bus.extents(&walk.nodes[i].object))).await;
     let rects: Vec<Rect> = extents.into_iter().filter_map(|e| e.ok().and_then(|e| rect(e, (0, 0)))).collect();
     rects.into_iter().reduce(|a, b| a.intersection(b).unwrap_or(Rect::new(a.x, a.y, 0, 0)))
+}
+
+/// Cells of a table that creates them on demand (a spreadsheet's two
+/// billion): the rows and columns under the visible clip, found by
+/// hit-testing its corners, read row by row through the Table interface;
+/// the rest are counted. `None` when the table does not answer so (then
+/// it is read as a list).
+async fn visible_cells(bus: &Bus, walk: &Walk, index: usize) -> Option<(Vec<ObjectRef>, usize)> {
+    let table = &walk.nodes[index].object;
+    let count = bus.child_count(table).await.ok()?.max(0) as usize;
+    let clip = visible_clip(bus, walk, index).await.filter(|c| !c.is_empty())?;
+    let position_at = |x: i32, y: i32| async move {
+        let hit = bus.hit_test(table, x, y).await.ok().filter(|hit| !hit.is_null() && hit != table)?;
+        let index = bus.index_in_parent(&hit).await.ok().filter(|i| *i >= 0)?;
+        bus.table_position(table, index).await.ok().filter(|(r, c)| *r >= 0 && *c >= 0)
+    };
+    let (first, last) = tokio::join!(position_at(clip.x + 1, clip.y + 1), position_at(clip.right() as i32 - 2, clip.bottom() as i32 - 2));
+    let ((top, left), (bottom, right)) = (first?, last?);
+    if bottom < top || right < left {
+        return None;
+    }
+    let columns = (right - left + 1) as usize;
+    let rows = ((MANAGED_CELLS_READ / columns.max(1)).max(1) as i32).min(bottom - top + 1);
+    let positions: Vec<(i32, i32)> = (top..top + rows).flat_map(|r| (left..=right).map(move |c| (r, c))).take(MANAGED_CELLS_READ).collect();
+    let cells: Vec<ObjectRef> = join_all(positions.iter().map(|&(r, c)| bus.table_cell(table, r, c))).await.into_iter().filter_map(Result::ok).filter(|o| !o.is_null()).collect();
+    let omitted = count.saturating_sub(cells.len());
+    Some((cells, omitted))
 }
 
 /// Children of a container that creates them on demand (a list or table):
@@ -333,7 +368,8 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
             match result {
                 Ok((children, not_read)) => {
                     if not_read > 0 {
-                        walk.nodes[index].omitted = Some((not_read, OMITTED_OFFSCREEN.into()));
+                        let hint = if walk.nodes[index].has_interface("Table") { OMITTED_CELLS } else { OMITTED_OFFSCREEN };
+                        walk.nodes[index].omitted = Some((not_read, hint.into()));
                     }
                     frontier.extend(children.into_iter().map(|c| (c, Some(index), depth + 1)));
                 }
@@ -347,6 +383,7 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
 
 pub const OMITTED_HIDDEN: &str = "hidden (another page, or a collapsed or scrolled-away part); bring it into view to read them";
 pub const OMITTED_OFFSCREEN: &str = "off-screen or not yet created rows; scroll the list to bring them into view";
+pub const OMITTED_CELLS: &str = "cells off-screen, or on screen beyond the first 400 read (whole rows, top first); scroll to bring others into view";
 
 async fn hidden_child_count(bus: &Bus, cache: &CacheIndex, node: &RawNode) -> usize {
     match cache.items.get(&node.object) {

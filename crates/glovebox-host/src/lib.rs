@@ -49,7 +49,7 @@ pub use act::{describe_action, Span};
 pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject};
 pub use backend::refusal_of;
 pub use glovebox_platform::Backends;
-pub use tools::{BatchOutcome, OpenedApp, WaitOutcome, Zoomed};
+pub use tools::{BatchOutcome, Opened, OpenedApp, WaitOutcome, Zoomed};
 
 use crate::backend::Gated;
 use approval::Standing;

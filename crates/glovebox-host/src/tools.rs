@@ -51,12 +51,32 @@ pub struct Zoomed {
     pub png: Vec<u8>,
 }
 
-/// An application `open_app` started, and the grant's first look at it.
+/// An application `open_app` started (or found running), and the grant's
+/// first look at it.
 #[derive(Debug)]
 pub struct OpenedApp {
     pub pid: u32,
     pub window: WindowInfo,
     pub observation: Observation,
+    pub how: Opened,
+}
+
+/// How `open_app` came by the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opened {
+    /// The application already ran: its window, nothing started.
+    AlreadyRunning,
+    /// Started; the user's window kept focus and its place.
+    Started,
+    /// Started; the window manager gave the new window focus or the top,
+    /// and glovebox put the user's window back.
+    StartedAndHandedBack,
+}
+
+/// Whether a window's class (WM_CLASS) names the application of `plan`.
+fn names_app(w: &WindowInfo, plan: &glovebox_platform::LaunchPlan) -> bool {
+    let program = plan.program.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+    [w.app.to_lowercase(), w.instance.to_lowercase()].iter().any(|c| !c.is_empty() && (*c == program || *c == plan.name.to_lowercase()))
 }
 
 impl Host {
@@ -272,7 +292,19 @@ impl Host {
             if self.stopped() {
                 return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
             }
-            let before: Vec<_> = b.windows.list_windows().gated()?.into_iter().map(|w| w.id).collect();
+            let listed = b.windows.list_windows().gated()?;
+            // Already running: its window, not a second copy.
+            if let Some(running) = listed.iter().find(|w| !w.minimized && names_app(w, &plan) && self.denial_of(w).is_none()) {
+                let window = running.clone();
+                let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
+                record.detail = Some(format!("{:?} already runs (window {}); nothing started", plan.name, window.id));
+                self.audit(record);
+                self.bind(&mut state, Some(window.clone()), None);
+                let observation = self.observe_target(&mut state, &window, screenshot)?;
+                return Ok(OpenedApp { pid: window.id.pid, window, observation, how: Opened::AlreadyRunning });
+            }
+            let user_window = listed.iter().find(|w| w.focused).map(|w| w.id);
+            let before: Vec<_> = listed.into_iter().map(|w| w.id).collect();
             let pid = launcher.launch(&plan).gated()?;
             let grant = state.grant.as_mut().expect("ensured");
             grant.budget_left -= 1;
@@ -283,9 +315,21 @@ impl Host {
             if let Some(d) = self.denial_of(&window) {
                 return Err(refuse(d.code(), d.sentence()));
             }
+            // Window managers focus (and raise) a new window as it maps; the user did not ask for that.
+            let how = match user_window.map(|user| launcher.hand_back(user, window.id)) {
+                Some(Ok(true)) => Opened::StartedAndHandedBack,
+                Some(Err(e)) => {
+                    let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
+                    record.detail = Some(format!("could not give the user's window back its focus: {}", e.message));
+                    self.audit(record);
+                    Opened::Started
+                }
+                _ => Opened::Started,
+            };
+            let window = b.windows.find_window(&glovebox_model::WindowRef::Id(window.id)).unwrap_or(window);
             self.bind(&mut state, Some(window.clone()), None);
             let observation = self.observe_target(&mut state, &window, screenshot)?;
-            Ok(OpenedApp { pid, window, observation })
+            Ok(OpenedApp { pid, window, observation, how })
         })();
         result.map_err(|e| self.refused(&state, None, e))
     }
@@ -306,10 +350,7 @@ impl Host {
             }
             false
         };
-        let program = plan.program.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
-        let named = |w: &WindowInfo| {
-            [w.app.to_lowercase(), w.instance.to_lowercase()].iter().any(|c| !c.is_empty() && (*c == program || *c == plan.name.to_lowercase()))
-        };
+        let named = |w: &WindowInfo| names_app(w, plan);
         let deadline = Instant::now() + OPEN_APP_TIMEOUT;
         loop {
             let fresh: Vec<WindowInfo> =

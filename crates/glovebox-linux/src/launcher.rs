@@ -14,6 +14,8 @@ pub struct DesktopLauncher {
     pub display: Option<String>,
     /// `DBUS_SESSION_BUS_ADDRESS` for the child; the caller's own when `None`.
     pub session_bus: Option<String>,
+    /// Puts the user's window back after a launch; none without a display.
+    pub x11: Option<std::sync::Arc<glovebox_x11::X11Backend>>,
 }
 
 /// Directories holding `.desktop` files, most specific first.
@@ -131,11 +133,22 @@ impl AppLauncher for DesktopLauncher {
         if let Some(bus) = &self.session_bus {
             command.env("DBUS_SESSION_BUS_ADDRESS", bus);
         }
+        // A startup id stamped at time 0 tells toolkits (GTK, Qt) to mark the
+        // first window as not asked for by the user, so window managers with
+        // focus-stealing prevention map it without focusing it.
+        command.env("DESKTOP_STARTUP_ID", format!("glovebox-{}_TIME0", std::process::id()));
         let mut child = command.spawn().map_err(|e| BackendError::unavailable(format!("starting {}: {e}", plan.program.display())))?;
         let pid = child.id();
         // Reaped in the background so it never lingers as a zombie.
         std::thread::spawn(move || child.wait());
         Ok(pid)
+    }
+
+    fn hand_back(&self, user: glovebox_model::WindowId, started: glovebox_model::WindowId) -> Result<bool, BackendError> {
+        match &self.x11 {
+            Some(x11) => x11.hand_back(user.xid, started.xid),
+            None => Ok(false),
+        }
     }
 }
 
@@ -152,7 +165,7 @@ mod tests {
 
     #[test]
     fn unknown_names_are_refused() {
-        let launcher = DesktopLauncher { display: None, session_bus: None };
+        let launcher = DesktopLauncher { display: None, session_bus: None, x11: None };
         assert!(launcher.plan("no-such-program-glovebox").is_err());
         assert!(launcher.plan("relative/path").is_err());
         assert_eq!(launcher.plan("sh").unwrap().program.file_name().unwrap(), "sh");

@@ -97,9 +97,13 @@ mod linux {
             capture: x11.clone(),
             accessibility: atspi.clone(),
             input: Some(Arc::new(crate::routes::LinuxInput { x11: x11.clone(), atspi: atspi.clone() })),
-            secure_input: Arc::new(LinuxSecureInput { x11, atspi }),
+            secure_input: Arc::new(LinuxSecureInput { x11: x11.clone(), atspi }),
             processes: Arc::new(super::ProcFs),
-            launcher: Some(Arc::new(crate::launcher::DesktopLauncher { display: display.map(str::to_owned), session_bus: session_bus.map(str::to_owned) })),
+            launcher: Some(Arc::new(crate::launcher::DesktopLauncher {
+                display: display.map(str::to_owned),
+                session_bus: session_bus.map(str::to_owned),
+                x11: Some(x11),
+            })),
             presence,
         })
     }

@@ -9,7 +9,7 @@ use glovebox_atspi::AtspiBackend;
 use glovebox_model::{Action, Button, DeliveryMode, KeyCombo, Modifiers, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Delivery, Gesture, InputSink, ResolvedTarget};
-use glovebox_x11::input::Framing;
+use glovebox_x11::input::{Aim, Framing, SyntheticStyle};
 use glovebox_x11::X11Backend;
 use std::sync::Arc;
 
@@ -39,7 +39,7 @@ pub struct SyntheticSupport {
     /// A middle click is safe to send (xterm pastes the selection on one).
     pub middle_button: bool,
     pub keys: bool,
-    pub framing: Framing,
+    pub style: SyntheticStyle,
     /// The accessible action that gives a text field keyboard focus
     /// without activating the window, where typing needs it (web fields).
     pub focus_actions: &'static [&'static str],
@@ -47,7 +47,7 @@ pub struct SyntheticSupport {
 
 impl Default for SyntheticSupport {
     fn default() -> SyntheticSupport {
-        SyntheticSupport { pointer: false, wheel: false, middle_button: false, keys: false, framing: Framing::Bare, focus_actions: &[] }
+        SyntheticSupport { pointer: false, wheel: false, middle_button: false, keys: false, style: SyntheticStyle::PLAIN, focus_actions: &[] }
     }
 }
 
@@ -72,19 +72,24 @@ impl Toolkit {
     }
 
     pub fn synthetic(&self) -> SyntheticSupport {
-        let all = SyntheticSupport { pointer: true, wheel: true, middle_button: true, keys: true, framing: Framing::Bare, focus_actions: &[] };
+        let all = SyntheticSupport { pointer: true, wheel: true, middle_button: true, keys: true, style: SyntheticStyle::PLAIN, focus_actions: &[] };
         match self {
             Toolkit::Gtk3 => all,
             // A bare press activates and raises a Chromium window, and it
             // takes keys only while it believes it is focused.
-            Toolkit::Chromium => SyntheticSupport { framing: Framing::InFocus, focus_actions: &["activate", "click"], ..all },
+            Toolkit::Chromium => SyntheticSupport { style: SyntheticStyle { framing: Framing::InFocus, aim: Aim::Deepest }, focus_actions: &["activate", "click"], ..all },
             // Qt types bare keys but fires its shortcuts (QAction) only in
-            // what it thinks is the active window.
+            // what it thinks is the active window, and a bare press raises
+            // it; it reads the wheel through XInput2 alone.
             Toolkit::Qt5 => {
-                SyntheticSupport { pointer: false, wheel: false, middle_button: false, framing: Framing::InFocus, focus_actions: &["SetFocus"], ..all }
+                SyntheticSupport { wheel: false, style: SyntheticStyle { framing: Framing::InFocus, aim: Aim::Deepest }, focus_actions: &["SetFocus"], ..all }
             }
-            // Gecko reads the wheel through XInput2 alone.
-            Toolkit::Gecko => SyntheticSupport { wheel: false, focus_actions: &["activate", "click"], ..all },
+            // Gecko reads the wheel through XInput2 alone, and pointer
+            // events only when addressed to its top-level window (a child
+            // window covering the client area ignores synthetic presses).
+            Toolkit::Gecko => {
+                SyntheticSupport { wheel: false, style: SyntheticStyle { framing: Framing::Bare, aim: Aim::TopLevel }, focus_actions: &["activate", "click"], ..all }
+            }
             // xterm drops synthetic keys (allowSendEvents is off by default).
             Toolkit::XTerm => SyntheticSupport { middle_button: false, keys: false, ..all },
             // GTK4 ignores synthetic events; others are unmeasured, so unused.
@@ -176,7 +181,7 @@ impl LinuxInput {
         if matches!(gesture, Gesture::Key { .. } | Gesture::Text { .. }) {
             self.check_key_destination(window)?;
         }
-        self.x11.perform_background(window, gesture, accepts.framing)?;
+        self.x11.perform_background(window, gesture, accepts.style)?;
         Ok(Delivery { route: "x11:SendEvent".into() })
     }
 
@@ -195,9 +200,9 @@ impl LinuxInput {
         }
         let focused = self.atspi.focus_field(window, target, accepts.focus_actions)?;
         let select_all = Gesture::Key { combo: KeyCombo::parse("ctrl+a")?, repeat: 1 };
-        self.x11.perform_background(window, &select_all, accepts.framing)?;
+        self.x11.perform_background(window, &select_all, accepts.style)?;
         let replace = if text.is_empty() { Gesture::Key { combo: KeyCombo::parse("backspace")?, repeat: 1 } } else { typed };
-        self.x11.perform_background(window, &replace, accepts.framing)?;
+        self.x11.perform_background(window, &replace, accepts.style)?;
         self.atspi.expect_text(window, target, text)?;
         Ok(Delivery { route: format!("{focused}+x11:SendEvent(keys)") })
     }
@@ -239,11 +244,11 @@ impl LinuxInput {
             return match (action, self.atspi.deliver_semantic(window, action, targets)) {
                 // Web fields take no text over AT-SPI (Chromium has no EditableText there, Gecko drops it): keys, where they reach.
                 (Action::SetValue { text, .. }, Err(e))
-                    if accepts.keys && matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) =>
+                    if accepts.keys && !accepts.focus_actions.is_empty() && matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) =>
                 {
                     self.set_by_keys(window, targets, text, accepts).map_err(|keys| {
                         if keys.is(&BackendErrorKind::NoBackgroundRoute) {
-                            BackendError::new(e.kind.clone(), format!("{}; by keys: {}", e.message, keys.message))
+                            BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; by keys: {}", e.message, keys.message))
                         } else {
                             keys
                         }

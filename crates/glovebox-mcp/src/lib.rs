@@ -352,7 +352,12 @@ impl GloveboxServer {
     async fn open_app(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<OpenAppArgs>) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, _| {
             let opened = host.open_app(&args.name, false)?;
-            let text = format!("started pid {}; window {}\n{}", opened.pid, opened.window.id, render::observation(&opened.observation));
+            let how = match opened.how {
+                glovebox_host::Opened::AlreadyRunning => "already running: its window, nothing started",
+                glovebox_host::Opened::Started => "started; your window kept focus",
+                glovebox_host::Opened::StartedAndHandedBack => "started; the window manager focused it, and glovebox gave focus back to your window",
+            };
+            let text = format!("{how}; pid {}; window {}\n{}", opened.pid, opened.window.id, render::observation(&opened.observation));
             Ok(Reply::observed(text, &opened.observation))
         })
         .await

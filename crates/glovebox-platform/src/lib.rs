@@ -114,6 +114,10 @@ pub trait AppLauncher {
     fn plan(&self, name: &str) -> Result<LaunchPlan, BackendError>;
     /// Runs a plan, detached from the caller; returns the new process id.
     fn launch(&self, plan: &LaunchPlan) -> Result<u32, BackendError>;
+    /// Puts the user's window `user` back in front (active, and above the
+    /// new window) if the window manager gave `started` either on its
+    /// launch. Returns whether anything had to be put back.
+    fn hand_back(&self, user: glovebox_model::WindowId, started: glovebox_model::WindowId) -> Result<bool, BackendError>;
 }
 
 /// The platform pieces the host works through, as the platform crate

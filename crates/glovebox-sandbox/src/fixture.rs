@@ -38,6 +38,12 @@ pub enum FixtureKind {
     Gtk4,
     /// `testapps/fixture_term.py` inside xterm (no accessibility; no control FIFO).
     XTerm,
+    /// `testapps/fixture_qt5.py` (PyQt5).
+    Qt5,
+    /// `testapps/fixture_web.py`: the fixture page in Chromium.
+    Chromium,
+    /// `testapps/fixture_web.py`: the fixture page in Firefox ESR.
+    Firefox,
 }
 
 impl FixtureKind {
@@ -46,6 +52,8 @@ impl FixtureKind {
             FixtureKind::Gtk3 => "fixture_gtk3.py",
             FixtureKind::Gtk4 => "fixture_gtk4.py",
             FixtureKind::XTerm => "fixture_term.py",
+            FixtureKind::Qt5 => "fixture_qt5.py",
+            FixtureKind::Chromium | FixtureKind::Firefox => "fixture_web.py",
         };
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps").join(name)
     }
@@ -80,13 +88,19 @@ impl Fixture {
                 c.args(["-T", title, "-geometry", "80x24+0+0"]).args(args).arg("-e").arg("/usr/bin/python3").arg(kind.script());
                 c
             }
+            FixtureKind::Chromium | FixtureKind::Firefox => {
+                let mut c = sandbox.command("/usr/bin/python3");
+                let browser = if kind == FixtureKind::Chromium { "chromium" } else { "firefox" };
+                c.arg(kind.script()).args(["--title", title, "--browser", browser]).args(args);
+                c
+            }
             _ => {
                 let mut c = sandbox.command("/usr/bin/python3");
                 c.arg(kind.script()).args(["--title", title]).args(args);
                 c
             }
         };
-        if kind == FixtureKind::Gtk4 {
+        if matches!(kind, FixtureKind::Gtk4 | FixtureKind::Chromium | FixtureKind::Firefox) {
             // GTK 4.8 warns on every screen-coordinate query over AT-SPI; keep that out of test output.
             if let Ok(log) = std::fs::File::create(dir.join("stderr.log")) {
                 command.stderr(log);
@@ -99,7 +113,13 @@ impl Fixture {
             .spawn()
             .expect("python3 with GTK3 (python3-gi, gir1.2-gtk-3.0)");
         let fixture = Fixture { child, title: title.to_owned(), state_path, control_path };
-        fixture.wait_state("fixture ready", |s| s["ready"] == true);
+        // A browser with a fresh profile takes far longer to start than a toolkit app.
+        let patience = if matches!(kind, FixtureKind::Chromium | FixtureKind::Firefox) { 4 } else { 1 };
+        let deadline = Instant::now() + FIXTURE_TIMEOUT * patience;
+        while !fixture.state().is_some_and(|s| s["ready"] == true) {
+            assert!(Instant::now() < deadline, "timed out waiting for fixture {title:?} ready: {:?}", fixture.state());
+            std::thread::sleep(Duration::from_millis(50));
+        }
         fixture
     }
 
@@ -119,7 +139,15 @@ impl Fixture {
     }
 
     pub fn wait_state(&self, what: &str, mut predicate: impl FnMut(&Value) -> bool) -> Value {
-        wait_until(what, || self.state().filter(|s| predicate(s)))
+        let deadline = Instant::now() + FIXTURE_TIMEOUT;
+        loop {
+            let state = self.state();
+            if let Some(state) = state.as_ref().filter(|s| predicate(s)) {
+                return state.clone();
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {what} in fixture {:?}; it last said {state:?}", self.title);
+            std::thread::sleep(Duration::from_millis(25));
+        }
     }
 
     /// Sends one control command (see the fixture's docstring).

@@ -275,6 +275,8 @@ impl Sandbox {
             ("XDG_SESSION_TYPE", "x11"),
             ("GDK_BACKEND", "x11"),
             ("QT_QPA_PLATFORM", "xcb"),
+            // Qt 5 exports AT-SPI without a screen reader running only when told to.
+            ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"),
             // GTK4's GL renderer spins without a GPU under Xvfb and never registers on AT-SPI.
             ("GSK_RENDERER", "cairo"),
             ("LIBGL_ALWAYS_SOFTWARE", "1"),

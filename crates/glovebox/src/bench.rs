@@ -173,10 +173,70 @@ fn main() -> Result<()> {
         }
         Err(e) => println!("(skipping accessibility rows: gtk3-widget-factory: {e})"),
     }
+    bench_real_apps(&sandbox, &backend, runs, &glovebox)?;
     let result = bench_input(&sandbox, runs, &window);
     let _ = fixture.kill();
     let _ = fixture.wait();
     sandbox.shutdown();
+    result
+}
+
+/// The window whose title contains `part`, once it is listed.
+fn wait_titled(backend: &X11Backend, part: &str) -> Result<WindowInfo> {
+    let deadline = Instant::now() + Duration::from_secs(40);
+    loop {
+        if let Some(w) = backend.list_windows().ok().and_then(|ws| ws.into_iter().find(|w| w.title.contains(part))) {
+            return Ok(w);
+        }
+        if Instant::now() > deadline {
+            bail!("no window titled {part:?} appeared");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Accessibility rows on applications nobody here wrote: a browser showing
+/// a form page, a Qt editor with a document, a spreadsheet, a GTK4 app.
+/// Each is skipped (and said so) when it is not installed.
+fn bench_real_apps(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: &Path) -> Result<()> {
+    let dir = sandbox.runtime_dir().join("bench-apps");
+    std::fs::create_dir_all(&dir)?;
+    let page = dir.join("form.html");
+    let fields: String = (1..=12).map(|i| format!("<label for=f{i}>Field {i}</label> <input id=f{i}><br>\n")).collect();
+    std::fs::write(
+        &page,
+        format!("<!doctype html><title>Bench form</title><form>{fields}<select aria-label=Colour><option>Red<option>Blue</select><button>Send</button></form>"),
+    )?;
+    let document = dir.join("notes.txt");
+    std::fs::write(&document, (1..=200).map(|i| format!("line {i} of a document open in the editor\n")).collect::<String>())?;
+    let profile = format!("--user-data-dir={}", dir.join("chromium").display());
+    let url = format!("file://{}", page.display());
+    let apps: [(&str, Vec<&str>, &str, &str); 4] = [
+        ("chromium", vec!["--no-sandbox", "--no-first-run", "--disable-gpu", "--window-size=1000,800", &profile, &url], "Bench form", "Chromium: a form page"),
+        ("featherpad", vec![document.to_str().unwrap_or_default()], "notes.txt", "FeatherPad (Qt 5): a document"),
+        ("localc", vec!["--norestore", "--nologo"], "LibreOffice Calc", "LibreOffice Calc: a spreadsheet"),
+        ("gtk4-widget-factory", vec![], "Widget Factory", "gtk4-widget-factory"),
+    ];
+    let mut started = vec![];
+    let mut windows = vec![];
+    for (program, args, title, label) in apps {
+        if which(program).is_none() {
+            println!("(skipping the {label} row: {program} is not installed)");
+            continue;
+        }
+        let child = sandbox.command(program).args(&args).env("HOME", &dir).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
+        started.push(child);
+        match wait_titled(backend, title) {
+            Ok(window) => windows.push((window, label)),
+            Err(e) => println!("(skipping the {label} row: {e})"),
+        }
+    }
+    let result = bench_inspect(sandbox, backend, runs, glovebox, &windows);
+    for mut child in started {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    // LibreOffice's launcher script leaves soffice.bin behind: the sandbox's process group ends it.
     result
 }
 

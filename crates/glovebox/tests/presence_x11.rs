@@ -72,7 +72,9 @@ fn the_agents_cursor_is_drawn_click_through_never_captured_and_gone_after_stop()
     );
 
     let seen = observe(&host, window, false);
-    let cursor = wait_until("cursor drawn", || cursor_window(&conn, root));
+    // The overlay's own thread maps the window it created: wait for both (a loaded machine shows the gap).
+    let viewable = |w: u32| conn.get_window_attributes(w).ok()?.reply().ok().filter(|a| a.map_state == MapState::VIEWABLE).map(|_| w);
+    let cursor = wait_until("cursor drawn", || cursor_window(&conn, root).and_then(viewable));
     let attributes = conn.get_window_attributes(cursor).unwrap().reply().unwrap();
     assert!(attributes.override_redirect, "the window manager never manages it");
     assert_eq!(attributes.map_state, MapState::VIEWABLE, "it appears with the grant's first observation");

@@ -180,10 +180,27 @@ fn open_app_starts_binds_and_refuses_denied_or_unknown_apps() {
     drop(denied);
 
     let host = host(sandbox, "open", &[]);
-    let opened = host.open_app("xterm", false).unwrap();
-    assert_eq!(opened.window.app, "XTerm");
+    // The user works in their own window; a launch must leave it active and on top.
+    let user = Fixture::launch(sandbox, &unique_title("Open app user"), &["--x", "40", "--y", "40"]);
+    user.activate();
+    let user_window = wait_until("user window listed", || host.list_windows(Some(&user.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
+    let opened = host.open_app("gtk3-widget-factory", false).unwrap();
+    assert_ne!(opened.how, glovebox_host::Opened::AlreadyRunning);
+    assert_eq!(opened.window.app.to_lowercase(), "gtk3-widget-factory");
     assert_eq!(opened.observation.grant.target, Some(opened.window.id));
-    assert!(host.list_windows(None, 1).unwrap().windows.iter().any(|w| w.window.id == opened.window.id));
+    let windows = host.list_windows(None, 1).unwrap().windows;
+    assert!(windows.iter().any(|w| w.window.id == opened.window.id));
+    assert_eq!(windows.iter().find(|w| w.window.focused).map(|w| w.window.id), Some(user_window), "the user's window lost focus ({:?})", opened.how);
+    let rank = |id| windows.iter().position(|w| w.window.id == id);
+    assert!(rank(user_window) < rank(opened.window.id), "the new window went over the user's (frontmost first: {windows:?})");
+    assert_eq!(user.state().unwrap()["window_active"], true);
+    // Asked again, the running app's window comes back; nothing new starts.
+    let count = |host: &Host| host.list_windows(Some("gtk3-widget-factory"), 1).unwrap().total;
+    let windows_before = count(&host);
+    let again = host.open_app("gtk3-widget-factory", false).unwrap();
+    assert_eq!((again.how, again.window.id), (glovebox_host::Opened::AlreadyRunning, opened.window.id));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(count(&host), windows_before);
     // The app is ours to end: its process group.
     let _ = std::process::Command::new("kill").arg("--").arg(format!("-{}", opened.pid)).status();
 }

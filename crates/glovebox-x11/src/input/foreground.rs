@@ -168,6 +168,34 @@ impl X11Backend {
         Ok(())
     }
 
+    /// After an application started: if the window manager activated the
+    /// new window `started` (or stacked it over the user's window), the
+    /// user's window `user` is activated again and raised back over it.
+    /// Returns whether anything had to be put back.
+    pub fn hand_back(&self, user: Window, started: Window) -> Result<bool, BackendError> {
+        let stacking = self.stacking_order()?;
+        let position = |w: Window| stacking.iter().position(|&s| s == w);
+        let took_focus = self.active_window()? == Some(started);
+        let covers = matches!((position(started), position(user)), (Some(s), Some(u)) if s > u);
+        if !(took_focus || covers) {
+            return Ok(false);
+        }
+        if took_focus {
+            self.activate(user)?;
+        }
+        // Source 2 (a pager): raise the user's window back on top.
+        self.client_message(user, self.atoms._NET_RESTACK_WINDOW, [2, 0, 0, 0, 0])?;
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            let now = self.stacking_order()?;
+            if now.iter().position(|&w| w == user) > now.iter().position(|&w| w == started) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        Ok(true)
+    }
+
     /// Whether the X input focus is `window` or inside it.
     fn focus_within(&self, window: Window) -> Result<bool, BackendError> {
         let mut focus = self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?.focus;

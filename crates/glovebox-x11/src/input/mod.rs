@@ -9,6 +9,9 @@ mod synthetic;
 
 pub use keymap::{KeyStroke, Keymap};
 
+/// How long a toolkit gets to take a synthetic FocusIn before the events it frames.
+const FOCUS_SETTLE: Duration = Duration::from_millis(30);
+
 /// How background events are framed for the window's toolkit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framing {
@@ -19,6 +22,28 @@ pub enum Framing {
     /// it is focused. The server's focus, the active window and the
     /// stacking order do not change (measured: action matrix).
     InFocus,
+}
+
+/// Which window of the target's tree pointer events are addressed to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Aim {
+    /// The deepest window under the point, as a real pointer would hit
+    /// (xterm draws in a child window).
+    Deepest,
+    /// The top-level client window: Gecko keeps a child window over its
+    /// whole client area and acts only on events addressed to the top level.
+    TopLevel,
+}
+
+/// How a toolkit wants background events sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyntheticStyle {
+    pub framing: Framing,
+    pub aim: Aim,
+}
+
+impl SyntheticStyle {
+    pub const PLAIN: SyntheticStyle = SyntheticStyle { framing: Framing::Bare, aim: Aim::Deepest };
 }
 
 use crate::connection::{connection_lost, reply_error, X11Backend};
@@ -83,19 +108,24 @@ impl X11Backend {
     /// back afterwards.
     pub fn perform(&self, window: &WindowInfo, gesture: &Gesture, mode: DeliveryMode) -> Result<(), BackendError> {
         match mode {
-            DeliveryMode::Background => self.perform_background(window, gesture, Framing::Bare),
+            DeliveryMode::Background => self.perform_background(window, gesture, SyntheticStyle::PLAIN),
             DeliveryMode::Foreground => self.send_foreground(window.id.xid, gesture, &self.strokes(gesture)?),
         }
     }
 
     /// Sends `gesture` to `window` alone as synthetic events, framed as its toolkit needs.
-    pub fn perform_background(&self, window: &WindowInfo, gesture: &Gesture, framing: Framing) -> Result<(), BackendError> {
+    pub fn perform_background(&self, window: &WindowInfo, gesture: &Gesture, style: SyntheticStyle) -> Result<(), BackendError> {
         let keys = self.strokes(gesture)?;
-        match framing {
-            Framing::Bare => self.send_synthetic(window.id.xid, gesture, &keys),
+        match style.framing {
+            Framing::Bare => self.send_synthetic(window.id.xid, gesture, &keys, style.aim),
             Framing::InFocus => {
                 self.send_focus(window.id.xid, true)?;
-                let sent = self.send_synthetic(window.id.xid, gesture, &keys);
+                // Qt takes a press in a window it does not yet believe focused
+                // as a click to activate it (it asks the window manager): the
+                // toolkit must have handled the FocusIn before the first press.
+                self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+                std::thread::sleep(FOCUS_SETTLE);
+                let sent = self.send_synthetic(window.id.xid, gesture, &keys, style.aim);
                 // The window must not go on believing it is focused, whatever happened between.
                 let unfocused = self.send_focus(window.id.xid, false);
                 sent.and(unfocused)

@@ -9,6 +9,7 @@
 //! never entered.
 
 use super::keymap::KeyStroke;
+use super::Aim;
 use crate::connection::{connection_lost, reply_error, X11Backend};
 use glovebox_model::{Button, Point};
 use glovebox_platform::BackendError;
@@ -27,6 +28,9 @@ const TO_CREATOR: EventMask = EventMask::NO_EVENT;
 /// Steps of a synthetic drag between its ends; toolkits start a drag only
 /// after the pointer travelled a few pixels with the button down.
 const DRAG_STEPS: i32 = 8;
+
+/// Milliseconds between the presses of a synthetic double or triple click.
+const MULTI_CLICK_STEP_MS: u32 = 40;
 
 pub(crate) fn button_number(button: Button) -> u8 {
     match button {
@@ -67,6 +71,7 @@ pub(crate) fn drag_path(from: Point, to: Point) -> Vec<Point> {
 
 /// One synthetic pointer visit to a window: where its events go and what
 /// they say.
+#[derive(Clone, Copy)]
 struct Visit<'a> {
     backend: &'a X11Backend,
     /// The deepest window under the point, the one a real pointer would hit.
@@ -167,33 +172,52 @@ impl X11Backend {
         Err(BackendError::unavailable(format!("window 0x{top:x} nests deeper than 16 levels at {at:?}")))
     }
 
-    fn visit(&self, top: Window, at: Point) -> Result<Visit<'_>, BackendError> {
-        let (window, origin) = self.window_under(top, at)?;
+    fn visit(&self, top: Window, at: Point, aim: Aim) -> Result<Visit<'_>, BackendError> {
+        let (window, origin) = match aim {
+            Aim::Deepest => self.window_under(top, at)?,
+            Aim::TopLevel => {
+                let reply = self
+                    .conn
+                    .translate_coordinates(self.root, top, at.x as i16, at.y as i16)
+                    .map_err(connection_lost)?
+                    .reply()
+                    .map_err(|e| reply_error(e, Some(&format!("0x{top:x}"))))?;
+                (top, Point { x: at.x - i32::from(reply.dst_x), y: at.y - i32::from(reply.dst_y) })
+            }
+        };
         Ok(Visit { backend: self, window, origin, time: self.server_time()? })
     }
 
     /// Sends `gesture` to window `top` as synthetic events. `keys` are the
     /// strokes of a key or text gesture, looked up by the caller.
-    pub(crate) fn send_synthetic(&self, top: Window, gesture: &Gesture, keys: &[KeyStroke]) -> Result<(), BackendError> {
+    pub(crate) fn send_synthetic(&self, top: Window, gesture: &Gesture, keys: &[KeyStroke], aim: Aim) -> Result<(), BackendError> {
         // Held modifiers travel in each event's state, as a real keyboard's would.
         let held = if gesture.held().is_empty() { KeyButMask::default() } else { self.keymap()?.mask(gesture.held()) };
         match gesture {
             Gesture::Click { at, button, count, .. } => {
-                let visit = self.visit(top, *at)?;
+                let visit = self.visit(top, *at, aim)?;
                 visit.crossing(ENTER_NOTIFY_EVENT, *at, held)?;
                 visit.motion(*at, held)?;
-                for _ in 0..*count {
-                    visit.click(button_number(*button), *at, held)?;
+                for n in 0..*count {
+                    // Each press of a multi-click a few milliseconds after the last:
+                    // Chromium counts no repeat between events of the same time.
+                    let press = Visit { time: visit.time.wrapping_add(u32::from(n) * MULTI_CLICK_STEP_MS), ..visit };
+                    press.click(button_number(*button), *at, held)?;
                 }
                 visit.crossing(LEAVE_NOTIFY_EVENT, *at, held)?;
             }
             Gesture::Hover { at, .. } => {
-                let visit = self.visit(top, *at)?;
+                let visit = self.visit(top, *at, aim)?;
                 visit.crossing(ENTER_NOTIFY_EVENT, *at, held)?;
+                // A pointer arrives from somewhere: Qt drops a move to where it last
+                // saw the pointer, and folds moves queued together into the last one.
+                visit.motion(Point { x: at.x - 1, ..*at }, held)?;
+                self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+                std::thread::sleep(std::time::Duration::from_millis(10));
                 visit.motion(*at, held)?;
             }
             Gesture::Scroll { at, dx, dy, .. } => {
-                let visit = self.visit(top, *at)?;
+                let visit = self.visit(top, *at, aim)?;
                 visit.crossing(ENTER_NOTIFY_EVENT, *at, held)?;
                 visit.motion(*at, held)?;
                 for button in wheel_presses(*dx, *dy) {
@@ -202,7 +226,7 @@ impl X11Backend {
                 visit.crossing(LEAVE_NOTIFY_EVENT, *at, held)?;
             }
             Gesture::Drag { from, to, .. } => {
-                let visit = self.visit(top, *from)?;
+                let visit = self.visit(top, *from, aim)?;
                 visit.crossing(ENTER_NOTIFY_EVENT, *from, held)?;
                 visit.motion(*from, held)?;
                 visit.button(BUTTON_PRESS_EVENT, 1, *from, held)?;
