@@ -9,8 +9,8 @@
 
 use crate::backend::AtspiBackend;
 use crate::translate::role_name;
-use futures_util::future::join_all;
 use crate::transport::{Bus, BusError, ObjectRef};
+use futures_util::future::join_all;
 use glovebox_model::{Action, Button, ElementState, Point, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Delivery, ResolvedTarget};
@@ -179,7 +179,9 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     // An option's own action chooses it (a web page's `select`): the option
     // then says it is selected, and none of its siblings does any more (a
     // browser applies it on its own schedule, so this is waited for).
-    let selected = |o: ObjectRef| async move { bus.states(&o).await.is_ok_and(|s| crate::translate::StateBits::from_words(&s).to_states().contains(&ElementState::Selected)) };
+    let selected = |o: ObjectRef| async move {
+        bus.states(&o).await.is_ok_and(|s| crate::translate::StateBits::from_words(&s).to_states().contains(&ElementState::Selected))
+    };
     let chosen_alone = || async {
         if confirmed().await {
             return true;

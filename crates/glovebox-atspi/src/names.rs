@@ -229,7 +229,13 @@ pub fn menus_once(walk: &mut Walk) {
                 continue;
             }
             let is_bar = |i: usize| role_name(walk.nodes[i].role) == "menu bar";
-            drop_from.push(if is_bar(*first) && !is_bar(*second) { *second } else if is_bar(*second) { *first } else { *second });
+            drop_from.push(if is_bar(*first) && !is_bar(*second) {
+                *second
+            } else if is_bar(*second) {
+                *first
+            } else {
+                *second
+            });
         }
     }
     for parent in drop_from {

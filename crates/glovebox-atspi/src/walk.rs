@@ -193,7 +193,8 @@ async fn visible_cells(bus: &Bus, walk: &Walk, index: usize) -> Option<(Vec<Obje
     let columns = (right - left + 1) as usize;
     let rows = ((MANAGED_CELLS_READ / columns.max(1)).max(1) as i32).min(bottom - top + 1);
     let positions: Vec<(i32, i32)> = (top..top + rows).flat_map(|r| (left..=right).map(move |c| (r, c))).take(MANAGED_CELLS_READ).collect();
-    let cells: Vec<ObjectRef> = join_all(positions.iter().map(|&(r, c)| bus.table_cell(table, r, c))).await.into_iter().filter_map(Result::ok).filter(|o| !o.is_null()).collect();
+    let cells: Vec<ObjectRef> =
+        join_all(positions.iter().map(|&(r, c)| bus.table_cell(table, r, c))).await.into_iter().filter_map(Result::ok).filter(|o| !o.is_null()).collect();
     let omitted = count.saturating_sub(cells.len());
     Some((cells, omitted))
 }

@@ -77,7 +77,9 @@ impl Toolkit {
             Toolkit::Gtk3 => all,
             // A bare press activates and raises a Chromium window, and it
             // takes keys only while it believes it is focused.
-            Toolkit::Chromium => SyntheticSupport { style: SyntheticStyle { framing: Framing::InFocus, aim: Aim::Deepest }, focus_actions: &["activate", "click"], ..all },
+            Toolkit::Chromium => {
+                SyntheticSupport { style: SyntheticStyle { framing: Framing::InFocus, aim: Aim::Deepest }, focus_actions: &["activate", "click"], ..all }
+            }
             // Qt types bare keys but fires its shortcuts (QAction) only in
             // what it thinks is the active window, and a bare press raises
             // it; it reads the wheel through XInput2 alone.
@@ -87,9 +89,12 @@ impl Toolkit {
             // Gecko reads the wheel through XInput2 alone, and pointer
             // events only when addressed to its top-level window (a child
             // window covering the client area ignores synthetic presses).
-            Toolkit::Gecko => {
-                SyntheticSupport { wheel: false, style: SyntheticStyle { framing: Framing::Bare, aim: Aim::TopLevel }, focus_actions: &["activate", "click"], ..all }
-            }
+            Toolkit::Gecko => SyntheticSupport {
+                wheel: false,
+                style: SyntheticStyle { framing: Framing::Bare, aim: Aim::TopLevel },
+                focus_actions: &["activate", "click"],
+                ..all
+            },
             // xterm drops synthetic keys (allowSendEvents is off by default).
             Toolkit::XTerm => SyntheticSupport { middle_button: false, keys: false, ..all },
             // GTK4 ignores synthetic events; others are unmeasured, so unused.
@@ -244,7 +249,9 @@ impl LinuxInput {
             return match (action, self.atspi.deliver_semantic(window, action, targets)) {
                 // Web fields take no text over AT-SPI (Chromium has no EditableText there, Gecko drops it): keys, where they reach.
                 (Action::SetValue { text, .. }, Err(e))
-                    if accepts.keys && !accepts.focus_actions.is_empty() && matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) =>
+                    if accepts.keys
+                        && !accepts.focus_actions.is_empty()
+                        && matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) =>
                 {
                     self.set_by_keys(window, targets, text, accepts).map_err(|keys| {
                         if keys.is(&BackendErrorKind::NoBackgroundRoute) {
