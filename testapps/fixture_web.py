@@ -169,6 +169,14 @@ def main():
         argv = ["chromium", "--no-sandbox", "--force-renderer-accessibility", "--no-first-run", "--no-default-browser-check", "--disable-gpu",
                 "--window-position=%d,%d" % (args.x, args.y), "--window-size=%d,%d" % (args.width, args.height), "--user-data-dir=" + profile, url]
     else:
+        # The page is the oracle: Firefox must not throttle its timers while
+        # the window is in the background, nor open first-run pages over it.
+        with open(os.path.join(profile, "user.js"), "w") as prefs:
+            for key, value in (("dom.min_background_timeout_value", 10), ("dom.timeout.enable_budget_timer_throttling", False),
+                               ("dom.suspend_inactive.enabled", False), ("datareporting.policy.dataSubmissionEnabled", False),
+                               ("browser.shell.checkDefaultBrowser", False), ("browser.aboutwelcome.enabled", False),
+                               ("browser.startup.homepage_override.mstone", "ignore"), ("trailhead.firstrun.didSeeAboutWelcome", True)):
+                prefs.write("user_pref(%s, %s);\n" % (json.dumps(key), json.dumps(value)))
         argv = ["firefox-esr", "--no-remote", "--new-instance", "--profile", profile, "--width", str(args.width), "--height", str(args.height), url]
     log = open(os.path.join(os.path.dirname(state_path), "browser.log"), "w")
     def die_with_fixture():

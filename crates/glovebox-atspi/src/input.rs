@@ -192,8 +192,13 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     };
     let names: Vec<String> = bus.actions(&child).await.unwrap_or_default().into_iter().map(|(name, _)| name).collect();
     if let Some(index) = names.iter().position(|n| n.eq_ignore_ascii_case("select")) {
-        if bus.do_action(&child, index as i32).await.unwrap_or(false) {
-            for _ in 0..30 {
+        // Chromium's first `select` on a drop-down never opened can build its
+        // option list and choose nothing; choosing the same option again is harmless.
+        for _ in 0..2 {
+            if !bus.do_action(&child, index as i32).await.unwrap_or(false) {
+                break;
+            }
+            for _ in 0..20 {
                 if chosen_alone().await {
                     return Ok(Delivery { route: "at-spi:DoAction(select) on the option".into() });
                 }

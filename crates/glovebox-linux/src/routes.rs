@@ -245,6 +245,14 @@ impl LinuxInput {
     fn background(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
         let toolkit = Toolkit::of(&self.atspi, window);
         let accepts = toolkit.synthetic();
+        if matches!(action, Action::Select { .. }) && toolkit == Toolkit::Gecko {
+            // Measured: Selection on the options' list changes the page's value but sends the
+            // page no change event, and the options' own `select` action changes nothing.
+            return Err(BackendError::new(
+                BackendErrorKind::NoBackgroundRoute,
+                "Firefox changes a drop-down's value through accessibility without telling the page (no change event), so the page's scripts would never see the choice; no background route chooses an option here",
+            ));
+        }
         let Some(gesture) = gesture(action, targets)? else {
             return match (action, self.atspi.deliver_semantic(window, action, targets)) {
                 // Web fields take no text over AT-SPI (Chromium has no EditableText there, Gecko drops it): keys, where they reach.

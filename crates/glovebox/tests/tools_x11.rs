@@ -185,6 +185,7 @@ fn open_app_starts_binds_and_refuses_denied_or_unknown_apps() {
     user.activate();
     let user_window = wait_until("user window listed", || host.list_windows(Some(&user.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
     let opened = host.open_app("gtk3-widget-factory", false).unwrap();
+    println!("open_app: {:?}", opened.how);
     assert_ne!(opened.how, glovebox_host::Opened::AlreadyRunning);
     assert_eq!(opened.window.app.to_lowercase(), "gtk3-widget-factory");
     assert_eq!(opened.observation.grant.target, Some(opened.window.id));
