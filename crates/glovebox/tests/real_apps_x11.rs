@@ -11,6 +11,11 @@
 //! in stay exactly as they were.
 #![cfg(target_os = "linux")]
 
+#[path = "support/desktop.rs"]
+mod desktop;
+
+use desktop::Desktop;
+
 use glovebox_host::{Host, HostConfig, Observation};
 use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, Refusal, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
@@ -127,14 +132,6 @@ struct Stage {
     children: Vec<Child>,
 }
 
-#[derive(Debug, PartialEq)]
-struct Desktop {
-    pointer: (i16, i16),
-    stacking: Vec<WindowId>,
-    focused: Option<WindowId>,
-    sentinel: Value,
-}
-
 impl Stage {
     fn start() -> Stage {
         let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
@@ -173,14 +170,7 @@ impl Stage {
     }
 
     fn desktop(&self) -> Desktop {
-        let windows = self.host.list_windows(None, 1).unwrap().windows;
-        let state = self.sentinel.state().unwrap();
-        Desktop {
-            pointer: self.sandbox.pointer().unwrap(),
-            stacking: windows.iter().map(|w| w.window.id).collect(),
-            focused: windows.iter().find(|w| w.window.focused).map(|w| w.window.id),
-            sentinel: serde_json::json!([state["values"], state["clicks"], state["keys"], state["pad"], state["window_active"]]),
-        }
+        Desktop::now(&self.host, &self.sandbox, &self.sentinel)
     }
 
     /// Observes `window` until its tree has an element matching `ready`.
