@@ -441,13 +441,20 @@ pub fn doctor_check() -> glovebox_platform::doctor::Check {
     runtime.block_on(async {
         match tokio::time::timeout(CONNECT_TIMEOUT, async {
             let bus = Bus::connect(None).await?;
-            bus.applications().await
+            Ok::<_, BusError>((bus.applications().await?, bus.turned_accessibility_on))
         })
         .await
         {
             Err(_) => Check::missing("accessibility bus", format!("no answer within {CONNECT_TIMEOUT:?}"), DISABLES),
             Ok(Err(e)) => Check::missing("accessibility bus", format!("{e} (install at-spi2-core; a session bus must be running)"), DISABLES),
-            Ok(Ok(apps)) => Check::ok("accessibility bus", format!("AT-SPI registry answers; {} accessible application(s)", apps.len())),
+            Ok(Ok((apps, turned_on))) => {
+                let status = if turned_on {
+                    "; org.a11y.Status.IsEnabled was off and glovebox turned it on: Chromium and Electron apps started before now expose no tree until restarted"
+                } else {
+                    "; org.a11y.Status.IsEnabled is on"
+                };
+                Check::ok("accessibility bus", format!("AT-SPI registry answers; {} accessible application(s){status}", apps.len()))
+            }
         }
     })
 }

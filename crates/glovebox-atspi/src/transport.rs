@@ -70,6 +70,26 @@ const REGISTRY: &str = "org.a11y.atspi.Registry";
 #[derive(Clone, Debug)]
 pub struct Bus {
     conn: zbus::Connection,
+    /// Whether this connection found `org.a11y.Status.IsEnabled` false and set it.
+    pub turned_accessibility_on: bool,
+}
+
+/// Says on the session bus that an assistive technology runs, as a screen
+/// reader does (`org.a11y.Status.IsEnabled`): Chromium and Electron export
+/// their trees only when it is true as they start, and Firefox turns its own
+/// on when it becomes true. Returns whether it was off and is now on.
+async fn announce_assistive_technology(session: &zbus::Connection) -> bool {
+    const STATUS: (&str, &str) = ("org.a11y.Status", "IsEnabled");
+    let properties = Some("org.freedesktop.DBus.Properties");
+    let enabled = match session.call_method(Some("org.a11y.Bus"), "/org/a11y/bus", properties, "Get", &STATUS).await {
+        Ok(reply) => reply.body().deserialize::<OwnedValue>().ok().and_then(|v| bool::try_from(v).ok()),
+        Err(_) => None,
+    };
+    if enabled != Some(false) {
+        return false;
+    }
+    let on = zbus::zvariant::Value::from(true);
+    session.call_method(Some("org.a11y.Bus"), "/org/a11y/bus", properties, "Set", &(STATUS.0, STATUS.1, on)).await.is_ok()
 }
 
 fn call_error(call: &str, target: &str, e: zbus::Error) -> BusError {
@@ -97,12 +117,13 @@ impl Bus {
             .await
             .map_err(|e| BusError::NoAccessibilityBus(format!("org.a11y.Bus.GetAddress: {e} (is at-spi2-core installed?)")))?;
         let address: String = reply.body().deserialize().map_err(|e| BusError::NoAccessibilityBus(e.to_string()))?;
+        let turned_accessibility_on = announce_assistive_technology(&session).await;
         let conn = zbus::connection::Builder::address(address.as_str())
             .map_err(|e| BusError::NoAccessibilityBus(format!("{address}: {e}")))?
             .build()
             .await
             .map_err(|e| BusError::NoAccessibilityBus(format!("{address}: {e}")))?;
-        Ok(Bus { conn })
+        Ok(Bus { conn, turned_accessibility_on })
     }
 
     async fn call<B, R>(&self, target: &ObjectRef, interface: &str, method: &str, body: &B) -> Result<R, BusError>
