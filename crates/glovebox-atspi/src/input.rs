@@ -394,6 +394,28 @@ impl AtspiBackend {
             if !bus.do_action(&object, index as i32).await.map_err(bus_failure)? {
                 return Err(not_actionable(format!("the application refused the {:?} action that focuses the field", actions[index].0)));
             }
+            // Where the toolkit reports focus (Chromium), the keys must go to this field
+            // and nowhere else; Gecko reports none in an inactive window, and the read-back judges.
+            let focused = |states: Vec<u32>| crate::translate::StateBits::from_words(&states).has(crate::translate::FOCUSED);
+            let now_focused = read_back(|| bus.states(&object), |s| focused(s.clone())).await?;
+            if !focused(now_focused) {
+                if let Some(frame) = self.frame_of(window) {
+                    // Keys would land in whichever field holds the focus instead (a document or a button holding it takes no text).
+                    let states = [crate::translate::FOCUSED, crate::translate::EDITABLE];
+                    let elsewhere = bus.find_matching(&frame, &states, &[], 1).await.unwrap_or_default();
+                    if let Some(other) = elsewhere.into_iter().find(|o| !o.is_null() && *o != object) {
+                        let role = bus.role(&other).await.unwrap_or(0);
+                        return Err(if role == crate::translate::ROLE_PASSWORD_TEXT {
+                            BackendError::new(
+                                BackendErrorKind::SecureInput,
+                                "the field did not take the focus and a password field holds it; nothing was typed",
+                            )
+                        } else {
+                            not_actionable("the field did not take the focus (another field holds it); nothing was typed")
+                        });
+                    }
+                }
+            }
             Ok(format!("at-spi:DoAction({})", actions[index].0))
         })
     }
