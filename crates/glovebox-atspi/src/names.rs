@@ -82,7 +82,9 @@ fn undoubled(name: &str) -> Option<&str> {
 /// A child that only shows text (its actions, where a toolkit gives a
 /// label some, do what clicking the parent does).
 fn is_text_leaf(node: &RawNode) -> bool {
-    node.children.is_empty() && TEXT_LEAF_ROLES.contains(&role_name(node.role).as_str())
+    // A field (GTK's entries have role `text`) is never folded away, nor anything the keyboard can reach.
+    let inert = !node.states.has(crate::translate::EDITABLE) && !node.states.has(crate::translate::FOCUSABLE) && !node.has_value();
+    inert && node.children.is_empty() && TEXT_LEAF_ROLES.contains(&role_name(node.role).as_str())
 }
 
 /// A name without its mnemonic underscores (`Page _1` → `Page 1`; `__` is one `_`).
