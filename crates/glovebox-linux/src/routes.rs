@@ -245,12 +245,14 @@ impl LinuxInput {
     fn background(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
         let toolkit = Toolkit::of(&self.atspi, window);
         let accepts = toolkit.synthetic();
-        if matches!(action, Action::Select { .. }) && toolkit == Toolkit::Gecko {
-            // Measured: Selection on the options' list changes the page's value but sends the
-            // page no change event, and the options' own `select` action changes nothing.
+        if matches!(action, Action::Select { .. }) && matches!(toolkit, Toolkit::Gecko | Toolkit::Chromium) {
+            // Measured: Gecko's Selection on the options' list changes the page's value without a
+            // change event, and its options' `select` action changes nothing; Chromium's `select`
+            // marks the option chosen in its tree but, now and then, leaves the page's value as
+            // it was, and its drop-down exposes no value to read back.
             return Err(BackendError::new(
                 BackendErrorKind::NoBackgroundRoute,
-                "Firefox changes a drop-down's value through accessibility without telling the page (no change event), so the page's scripts would never see the choice; no background route chooses an option here",
+                format!("{} web drop-downs cannot be chosen through accessibility with a read-back (the page's value does not reliably follow, and none can be read); no background route chooses an option here", toolkit.name()),
             ));
         }
         let Some(gesture) = gesture(action, targets)? else {

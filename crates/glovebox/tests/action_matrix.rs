@@ -142,8 +142,8 @@ const MATRIX: &[(Act, Addressing, [Expect; 9])] = &[
     (Act::Key,          F, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D]),
     (Act::SetValue,     E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         R(BG),     R(BG)]),
     (Act::SetValue,     P, [D,         D,         D,         D,         R(BG),     R(BG),     D,         R(BG),     R(BG)]),
-    (Act::Select,       E, [D,         D,         R(BG),     R(BG),     R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG)]),
-    (Act::Select,       P, [D,         D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     D,         R(BG)]),
+    (Act::Select,       E, [D,         D,         R(BG),     R(BG),     R(NO_EL),  R(NO_EL),  R(BG),     R(BG),     R(BG)]),
+    (Act::Select,       P, [D,         D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG)]),
 ];
 
 const APPS: [(App, DeliveryMode); 9] = [
