@@ -33,7 +33,8 @@ import gi
 
 gi.require_version("Gtk", "3.0")
 gi.require_version("Gdk", "3.0")
-from gi.repository import Gdk, GLib, Gtk  # noqa: E402
+gi.require_version("GdkX11", "3.0")
+from gi.repository import Gdk, GdkX11, GLib, Gtk  # noqa: E402
 
 SWATCHES = {"red": (1.0, 0.0, 0.0), "green": (0.0, 1.0, 0.0), "blue": (0.0, 0.0, 1.0)}
 COMBO_OPTIONS = ["Red", "Green", "Blue"]
@@ -390,7 +391,11 @@ class Fixture:
         elif cmd == "restore":
             self.window.deiconify()
         elif cmd == "present":
-            self.window.present_with_time(Gtk.get_current_event_time() or int(time.monotonic() * 1000) & 0xFFFFFFFF)
+            # The window manager weighs the request's time against the other
+            # windows' last user time: the server's clock, not the process's.
+            gdk_window = self.window.get_window()
+            stamp = Gtk.get_current_event_time() or (GdkX11.x11_get_server_time(gdk_window) if gdk_window else 0)
+            self.window.present_with_time(stamp)
         elif cmd == "move":
             self.window.move(command["x"], command["y"])
         elif cmd == "resize":

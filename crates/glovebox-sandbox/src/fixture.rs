@@ -157,9 +157,20 @@ impl Fixture {
     }
 
     /// Asks the fixture to activate itself and waits until it says it is active.
+    /// The request is repeated every few seconds: a window mapped just after
+    /// it (an application finishing its start) may take the focus back.
     pub fn activate(&self) -> Value {
-        self.send(serde_json::json!({"cmd": "present"}));
-        self.wait_state("fixture active", |s| s["window_active"] == true)
+        let mut asked = Instant::now() - Duration::from_secs(10);
+        self.wait_state("fixture active", |s| {
+            if s["window_active"] == true {
+                return true;
+            }
+            if asked.elapsed() >= Duration::from_secs(3) {
+                self.send(serde_json::json!({"cmd": "present"}));
+                asked = Instant::now();
+            }
+            false
+        })
     }
 }
 
