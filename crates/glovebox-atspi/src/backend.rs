@@ -350,7 +350,7 @@ impl AtspiBackend {
             order.push(i);
             stack.extend(walked.nodes[i].children.iter().rev());
         }
-        let id_of: HashMap<usize, ElementId> = order.iter().map(|&i| (i, ids.id_for(window.id.xid, &walked.nodes[i].object))).collect();
+        let id_of: HashMap<usize, ElementId> = order.iter().map(|&i| (i, ids.id_for(window.id.xid, &walked.nodes[i].object, walked.nodes[i].role))).collect();
         drop(ids);
         fn build(i: usize, nodes: &[RawNode], id_of: &HashMap<usize, ElementId>, offset: (i32, i32), origin: (i32, i32)) -> Element {
             let n = &nodes[i];
@@ -417,6 +417,48 @@ fn reading_order(nodes: &mut [RawNode]) {
 impl glovebox_platform::AccessibilitySource for AtspiBackend {
     fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, BackendError> {
         AtspiBackend::inspect(self, window, budget)
+    }
+
+    fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError> {
+        AtspiBackend::read_value(self, window, id, max_chars)
+    }
+}
+
+impl AtspiBackend {
+    /// The text (or number) of element `id`, read now because the caller
+    /// named it. The role is read live: a field that became a password
+    /// field since the frame is refused all the same.
+    pub fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError> {
+        let object = self.resolve(window, id)?;
+        let bus = self.bus().map_err(BackendError::unavailable)?;
+        let read = async {
+            let (role, interfaces) = tokio::try_join!(bus.role(&object), bus.interfaces(&object))?;
+            if role == ROLE_PASSWORD_TEXT {
+                return Ok(Err(BackendError::new(BackendErrorKind::SecureInput, format!("{id} is a password field: its content is never read"))));
+            }
+            let has = |name: &str| interfaces.iter().any(|i| i == name);
+            let value = if has("org.a11y.atspi.Text") {
+                let (text, total_chars) = bus.text_prefix(&object, max_chars).await?;
+                Some((text, total_chars))
+            } else if has("org.a11y.atspi.Value") {
+                let number = bus.current_value(&object).await?;
+                let text = if number.fract() == 0.0 && number.abs() < 1e15 { format!("{}", number as i64) } else { format!("{number}") };
+                Some((text.clone(), text.chars().count()))
+            } else {
+                None
+            };
+            Ok(match value {
+                Some((text, total_chars)) => Ok(glovebox_model::ElementValue { id, role: role_name(role), text, total_chars }),
+                None => Err(BackendError::new(BackendErrorKind::NotActionable, format!("{id} ({}) has no text or value to read", role_name(role)))),
+            })
+        };
+        self.runtime.block_on(async {
+            match tokio::time::timeout(CONNECT_TIMEOUT, read).await {
+                Err(_) => Err(BackendError::new(BackendErrorKind::Timeout, format!("{id}'s application did not answer the read"))),
+                Ok(Err(e)) => Err(bus_refusal(e)),
+                Ok(Ok(result)) => result,
+            }
+        })
     }
 }
 

@@ -1,6 +1,8 @@
 //! Element ids: short opaque `e12` handles mapped, inside this process, to
 //! the accessible object they stand for. The same object of the same window
-//! keeps its id across observations.
+//! keeps its id across observations; an id is never handed to another
+//! object, even when a toolkit reuses a gone object's path (Qt's paths are
+//! addresses) for a new one of another role.
 
 use crate::transport::ObjectRef;
 use glovebox_model::ElementId;
@@ -10,19 +12,26 @@ use std::collections::HashMap;
 #[derive(Debug, Default)]
 pub struct IdRegistry {
     next: u32,
-    by_object: HashMap<(u32, ObjectRef), ElementId>,
+    by_object: HashMap<(u32, ObjectRef), (ElementId, u32)>,
     by_id: HashMap<ElementId, (u32, ObjectRef)>,
 }
 
 impl IdRegistry {
-    /// The id of `object` in window `xid`, minted on first sight.
-    pub fn id_for(&mut self, xid: u32, object: &ObjectRef) -> ElementId {
-        if let Some(id) = self.by_object.get(&(xid, object.clone())) {
-            return *id;
+    /// The id of `object` (of AT-SPI role `role`) in window `xid`, minted
+    /// on first sight. The same path with another role is another object:
+    /// it gets a new id and the old one resolves to nothing.
+    pub fn id_for(&mut self, xid: u32, object: &ObjectRef, role: u32) -> ElementId {
+        let key = (xid, object.clone());
+        match self.by_object.get(&key) {
+            Some(&(id, seen_role)) if seen_role == role => return id,
+            Some(&(old, _)) => {
+                self.by_id.remove(&old);
+            }
+            None => {}
         }
         self.next += 1;
         let id = ElementId(self.next);
-        self.by_object.insert((xid, object.clone()), id);
+        self.by_object.insert(key, (id, role));
         self.by_id.insert(id, (xid, object.clone()));
         id
     }
@@ -35,6 +44,7 @@ impl IdRegistry {
                 BackendErrorKind::StaleElement,
                 format!("{id} belongs to window {owner:#x}, not {xid:#x}; observe this window and use its ids"),
             )),
+            None if id.0 <= self.next => Err(BackendError::new(BackendErrorKind::StaleElement, format!("{id} is gone from the window; observe again and use the new ids"))),
             None => Err(BackendError::new(BackendErrorKind::NotFound, format!("{id} was never issued; observe again and use the new ids"))),
         }
     }
@@ -52,12 +62,23 @@ mod tests {
     #[test]
     fn ids_are_stable_per_window_and_refuse_other_windows() {
         let mut ids = IdRegistry::default();
-        let a = ids.id_for(0x100, &object("/a"));
-        let b = ids.id_for(0x100, &object("/b"));
+        let a = ids.id_for(0x100, &object("/a"), 43);
+        let b = ids.id_for(0x100, &object("/b"), 43);
         assert_ne!(a, b);
-        assert_eq!(ids.id_for(0x100, &object("/a")), a);
+        assert_eq!(ids.id_for(0x100, &object("/a"), 43), a);
         assert_eq!(ids.resolve(0x100, a).unwrap(), object("/a"));
         assert_eq!(ids.resolve(0x200, a).unwrap_err().kind, BackendErrorKind::StaleElement);
         assert_eq!(ids.resolve(0x100, ElementId(999)).unwrap_err().kind, BackendErrorKind::NotFound);
+    }
+
+    #[test]
+    fn a_reused_path_with_another_role_is_a_new_object() {
+        let mut ids = IdRegistry::default();
+        let button = ids.id_for(0x100, &object("/0x55d0"), 43);
+        let label = ids.id_for(0x100, &object("/0x55d0"), 29);
+        assert_ne!(button, label);
+        assert_eq!(ids.resolve(0x100, button).unwrap_err().kind, BackendErrorKind::StaleElement);
+        assert_eq!(ids.resolve(0x100, label).unwrap(), object("/0x55d0"));
+        assert_eq!(ids.id_for(0x100, &object("/0x55d0"), 29), label);
     }
 }

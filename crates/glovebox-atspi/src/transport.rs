@@ -223,6 +223,15 @@ impl Bus {
         self.call(target, "org.a11y.atspi.Text", "GetText", &(0i32, count)).await
     }
 
+    /// At most `max_chars` characters of the element's text, and how many it holds.
+    pub async fn text_prefix(&self, target: &ObjectRef, max_chars: usize) -> Result<(String, usize), BusError> {
+        let count: i32 = self.property(target, "org.a11y.atspi.Text", "CharacterCount").await?;
+        let end = count.clamp(0, max_chars.min(i32::MAX as usize) as i32);
+        let text: String = self.call(target, "org.a11y.atspi.Text", "GetText", &(0i32, end)).await?;
+        // A toolkit that counts otherwise (UTF-16) may hand back more: the cap holds regardless.
+        Ok((text.chars().take(max_chars).collect(), count.max(0) as usize))
+    }
+
     pub async fn current_value(&self, target: &ObjectRef) -> Result<f64, BusError> {
         self.property(target, "org.a11y.atspi.Value", "CurrentValue").await
     }

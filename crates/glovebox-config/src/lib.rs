@@ -25,6 +25,7 @@ pub struct Config {
     pub grant: GrantConfig,
     pub deny: DenyConfig,
     pub input: InputConfig,
+    pub observe: ObserveConfig,
     pub approval: ApprovalConfig,
     pub serve: ServeConfig,
     pub mcp: McpConfig,
@@ -217,6 +218,18 @@ pub struct DenyConfig {
     pub ancestors: AncestorRule,
 }
 
+/// What observations return by default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObserveConfig {
+    /// An input's result carries the new screenshot too (when the grant
+    /// allows pixels), not only what changed in the tree.
+    pub screenshot_after_input: bool,
+    /// The text tree of one observation is folded to fit this many
+    /// tokens (estimated at four characters each); 200..=200000.
+    pub max_tokens: usize,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CaptureConfig {
@@ -237,6 +250,7 @@ impl Default for Config {
             grant: GrantConfig { budget: 50, idle_expiry_secs: 900, capture: CaptureMode::A11yAndPixels },
             deny: DenyConfig { apps: vec![], ancestors: AncestorRule::Ancestors },
             input: InputConfig { foreground: false },
+            observe: ObserveConfig { screenshot_after_input: false, max_tokens: 8_000 },
             approval: ApprovalConfig {
                 mode: ApprovalMode::Write,
                 observe: Policy::Allow,
@@ -266,6 +280,10 @@ impl Config {
         CaptureLimits::new(self.capture.max_width, self.capture.max_height)
     }
 
+    pub fn text_budget(&self) -> Result<glovebox_model::TokenBudget, Refusal> {
+        glovebox_model::TokenBudget::new(self.observe.max_tokens)
+    }
+
     pub fn display_selection(&self) -> Result<DisplaySelection, Refusal> {
         self.capture.display.parse()
     }
@@ -275,6 +293,7 @@ impl Config {
         CaptureLimits::new(self.capture.max_width, 1).map_err(|r| format!("capture.max_width: {}", r.message))?;
         CaptureLimits::new(1, self.capture.max_height).map_err(|r| format!("capture.max_height: {}", r.message))?;
         self.display_selection().map_err(|r| format!("capture.display: {}", r.message))?;
+        self.text_budget().map_err(|r| format!("observe.max_tokens: {}", r.message))?;
         if !(1..=10_000).contains(&self.grant.budget) {
             return Err(format!("grant.budget {} is outside 1..=10000", self.grant.budget));
         }

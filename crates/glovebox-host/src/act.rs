@@ -11,8 +11,9 @@
 use crate::approval::Standing;
 use crate::backend::Gated;
 use crate::grant::State;
-use crate::{refuse, ActOutcome, ApprovalRequest, Host};
-use glovebox_model::{Action, ApprovalClass, Button, DeliveryMode, ErrorCode, FrameId, Refusal, Target};
+use crate::frames::FrameRecord;
+use crate::{refuse, ActOutcome, ApprovalRequest, Host, ObserveRequest};
+use glovebox_model::{Action, ApprovalClass, Button, CaptureMode, DeliveryMode, ErrorCode, FrameId, Refusal, Target, TreeDiff};
 use glovebox_platform::{Delivery, ResolvedTarget};
 
 /// One line describing `action` for a prompt: what it does, never the text.
@@ -72,10 +73,17 @@ impl Host {
     }
 
     /// [`Host::act`] with an explicit delivery mode; foreground delivery
-    /// only when the configuration allows it.
+    /// only when the configuration allows it. The result carries the new
+    /// screenshot when the configuration asks for one after every input.
     pub fn act_with(&self, frame: FrameId, action: Action, mode: DeliveryMode) -> Result<ActOutcome, Refusal> {
+        self.act_observing(frame, action, mode, self.inner.config.screenshot_after_input)
+    }
+
+    /// [`Host::act_with`], the next observation with a screenshot when
+    /// `screenshot` and the grant allows pixels.
+    pub fn act_observing(&self, frame: FrameId, action: Action, mode: DeliveryMode, screenshot: bool) -> Result<ActOutcome, Refusal> {
         let mut state = self.state();
-        let result = self.act_locked(&mut state, frame, &action, mode, true);
+        let result = self.act_locked(&mut state, frame, &action, mode, Some(screenshot));
         result.map_err(|e| self.refused(&state, Some(&action), e))
     }
 
@@ -83,7 +91,7 @@ impl Host {
     /// that observe on their own schedule. The frame still ends.
     pub fn act_unobserved(&self, frame: FrameId, action: Action, mode: DeliveryMode) -> Result<Delivery, Refusal> {
         let mut state = self.state();
-        let result = self.act_locked(&mut state, frame, &action, mode, false);
+        let result = self.act_locked(&mut state, frame, &action, mode, None);
         result.map(|outcome| outcome.delivery).map_err(|e| self.refused(&state, Some(&action), e))
     }
 
@@ -132,28 +140,10 @@ impl Host {
         result
     }
 
-    pub(crate) fn act_locked(
-        &self,
-        state: &mut State,
-        frame_id: FrameId,
-        action: &Action,
-        mode: DeliveryMode,
-        observe_after: bool,
-    ) -> Result<ActOutcome, Refusal> {
-        self.inner.config.check_enabled()?;
-        self.check_input_allowed()?;
-        action.validate()?;
-        if mode == DeliveryMode::Foreground && !self.inner.config.allow_foreground {
-            return Err(refuse(
-                ErrorCode::ApprovalDenied,
-                "foreground delivery (the user's real pointer and keyboard) is off in the configuration; `glovebox config set input.foreground true` allows calls to ask for it",
-            ));
-        }
-        self.ensure_grant(state, false)?;
-        let grant = state.grant.as_ref().expect("ensured");
-        if grant.budget_left == 0 {
-            return Err(refuse(ErrorCode::BudgetExhausted, "the grant has no input actions left"));
-        }
+    /// Frame `frame_id` if it is the bound window's newest, of the grant's
+    /// revision and not expired (an expired one ends here).
+    pub(crate) fn newest_frame(&self, state: &mut State, frame_id: FrameId) -> Result<FrameRecord, Refusal> {
+        let grant = state.grant.as_ref().ok_or_else(|| refuse(ErrorCode::NoGrant, "there is no grant; observe first"))?;
         let Some(frame) = state.frames.get(frame_id).cloned() else {
             return Err(refuse(
                 ErrorCode::StaleRef,
@@ -169,6 +159,33 @@ impl Host {
             state.frames.end(frame_id);
             return Err(refuse(ErrorCode::StaleRef, format!("frame {frame_id} expired after {} s; observe again", self.inner.config.frame_ttl.as_secs())));
         }
+        Ok(frame)
+    }
+
+    pub(crate) fn act_locked(
+        &self,
+        state: &mut State,
+        frame_id: FrameId,
+        action: &Action,
+        mode: DeliveryMode,
+        observe_after: Option<bool>,
+    ) -> Result<ActOutcome, Refusal> {
+        self.inner.config.check_enabled()?;
+        self.check_input_allowed()?;
+        action.validate()?;
+        if mode == DeliveryMode::Foreground && !self.inner.config.allow_foreground {
+            return Err(refuse(
+                ErrorCode::ApprovalDenied,
+                "foreground delivery (the user's real pointer and keyboard) is off in the configuration; `glovebox config set input.foreground true` allows calls to ask for it",
+            ));
+        }
+        self.ensure_grant(state, false)?;
+        let grant = state.grant.as_ref().expect("ensured");
+        if grant.budget_left == 0 {
+            return Err(refuse(ErrorCode::BudgetExhausted, "the grant has no input actions left"));
+        }
+        let frame = self.newest_frame(state, frame_id)?;
+        let grant = state.grant.as_ref().expect("ensured");
         let window_label = grant.target.as_ref().map(Host::window_label);
         let mut targets = vec![];
         let mut described = vec![];
@@ -262,11 +279,14 @@ impl Host {
         });
         record.detail = Some(format!("delivered by {}", delivery.route));
         self.audit(record);
-        let next = if observe_after {
-            self.observe_target(state, &window, false)
-        } else {
-            Err(refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame"))
+        let next = match observe_after {
+            Some(screenshot) => {
+                let pixels = state.grant.as_ref().is_some_and(|g| g.capture == CaptureMode::A11yAndPixels);
+                self.observe_target(state, &window, ObserveRequest { screenshot: screenshot && pixels, marks: false })
+            }
+            None => Err(refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame")),
         };
+        let changes = next.as_ref().ok().map(|next| TreeDiff::between(&frame.tree, &next.tree));
         let mut grant_closed = None;
         if state.grant.as_ref().is_some_and(|g| g.budget_left == 0) {
             let why = "the grant used its whole action budget".to_owned();
@@ -274,6 +294,6 @@ impl Host {
             state.closed = Some((ErrorCode::BudgetExhausted, why));
             grant_closed = Some(ErrorCode::BudgetExhausted);
         }
-        Ok(ActOutcome { delivery, next, grant_closed })
+        Ok(ActOutcome { delivery, next, changes, grant_closed })
     }
 }

@@ -29,6 +29,8 @@ pub struct FrameRecord {
     pub no_tree: bool,
     /// The screenshot at full resolution, kept for zoom.
     pub pixels: Option<std::sync::Arc<glovebox_platform::RgbImage>>,
+    /// The tree as observed: what the next input's result is compared with.
+    pub tree: std::sync::Arc<glovebox_model::AccessibilityTree>,
     pub created: Instant,
 }
 

@@ -41,6 +41,7 @@ pub mod denials;
 pub mod frames;
 mod grant;
 mod observe;
+mod read;
 pub mod presence;
 pub mod process;
 mod tools;
@@ -57,7 +58,7 @@ use audit::{AuditLog, AuditRecord};
 use control::DisplayDir;
 use denials::{AncestorRule, Denials};
 use glovebox_model::{
-    AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, Denial, ErrorCode, FrameId, GrantView, Policy, Rect, Refusal, Size, TreeBudget, WindowId,
+    AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, Denial, ErrorCode, FrameId, GrantView, Policy, Rect, Refusal, Size, TokenBudget, TreeBudget, TreeDiff, WindowId,
     WindowInfo, WindowPage,
 };
 use glovebox_platform::Delivery;
@@ -88,6 +89,10 @@ pub struct HostConfig {
     pub capture_limits: CaptureLimits,
     /// Calls may ask for foreground delivery (the real pointer and keyboard).
     pub allow_foreground: bool,
+    /// An input's result carries the new screenshot when pixels are allowed.
+    pub screenshot_after_input: bool,
+    /// The default bound on an observation's text tree, for surfaces.
+    pub text_budget: TokenBudget,
     pub approvals: Approvals,
 }
 
@@ -111,6 +116,8 @@ impl HostConfig {
             tree_budget: TreeBudget::default(),
             capture_limits: CaptureLimits::default(),
             allow_foreground: false,
+            screenshot_after_input: false,
+            text_budget: TokenBudget::new(8_000).expect("in range"),
             approvals: Approvals::new(glovebox_model::ApprovalMode::Write, [Policy::Allow, Policy::Prompt, Policy::Prompt], &[]),
         }
     }
@@ -166,7 +173,17 @@ pub struct Observation {
     pub tree: AccessibilityTree,
     /// PNG bytes, when the grant allows pixels and they were asked for.
     pub screenshot: Option<Vec<u8>>,
+    /// The element ids drawn on the screenshot, where they were drawn (its pixels).
+    pub marks: Vec<glovebox_platform::marks::PlacedMark>,
     pub grant: GrantView,
+}
+
+/// What an observation is asked to return besides the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ObserveRequest {
+    pub screenshot: bool,
+    /// Actionable elements' ids drawn on the screenshot.
+    pub marks: bool,
 }
 
 /// What this host can do for its callers, stated before they ask.
@@ -188,6 +205,8 @@ pub struct ActOutcome {
     /// delivered stays delivered even when this fails (a menu it opened may
     /// hold the keyboard, say); the refusal then says why there is no frame.
     pub next: Result<Observation, Refusal>,
+    /// What changed from the frame the action was made on to `next`.
+    pub changes: Option<TreeDiff>,
     /// Set when this action used the last of the budget and closed the grant.
     pub grant_closed: Option<ErrorCode>,
 }

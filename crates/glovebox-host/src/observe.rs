@@ -8,13 +8,34 @@
 use crate::backend::Gated;
 use crate::frames::{FrameElement, FrameRecord};
 use crate::grant::State;
-use crate::{refuse, ApprovalRequest, FrameView, Host, Observation};
+use crate::{refuse, ApprovalRequest, FrameView, Host, ObserveRequest, Observation};
 use glovebox_model::{
     AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, DisplaySelection, ErrorCode, Refusal, Scope, TreeBudget, WindowInfo, WindowRef,
 };
+use glovebox_platform::marks::PlacedMark;
 use glovebox_platform::Capture;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// Draws the ids of the actionable elements the text shows on `scaled`
+/// (the screenshot as returned: `image` pixels for the window part `shown`).
+fn draw_marks(scaled: &mut glovebox_platform::RgbImage, tree: &AccessibilityTree, shown: glovebox_model::Rect, image: glovebox_model::Size) -> Vec<PlacedMark> {
+    let (sx, sy) = (image.width as f64 / shown.width.max(1) as f64, image.height as f64 / shown.height.max(1) as f64);
+    let boxes: Vec<_> = tree
+        .lines()
+        .iter()
+        .filter(|l| l.kind == glovebox_model::tree_text::LineKind::Element && l.element.is_actionable())
+        .filter_map(|l| {
+            let visible = l.element.screen_bounds?.intersection(shown)?;
+            let x = ((visible.x - shown.x) as f64 * sx).round() as i32;
+            let y = ((visible.y - shown.y) as f64 * sy).round() as i32;
+            let w = ((visible.width as f64 * sx).round() as u32).max(1);
+            let h = ((visible.height as f64 * sy).round() as u32).max(1);
+            Some((l.element.id, glovebox_model::Rect::new(x, y, w, h)))
+        })
+        .collect();
+    glovebox_platform::marks::draw_marks(scaled, &boxes)
+}
 
 fn keyboard_grabbed() -> Refusal {
     refuse(ErrorCode::SecureInput, "another client holds the keyboard (a password or authentication prompt); nothing is read or captured until it lets go")
@@ -29,9 +50,19 @@ impl Host {
     /// names one): its accessibility tree, and a screenshot when asked and
     /// allowed. The result is the window's newest frame.
     pub fn observe(&self, window: Option<&WindowRef>, screenshot: bool) -> Result<Observation, Refusal> {
+        self.observe_with(window, ObserveRequest { screenshot, marks: false })
+    }
+
+    /// [`Host::observe`] with marks on the screenshot when asked (marks
+    /// need the screenshot).
+    pub fn observe_with(&self, window: Option<&WindowRef>, request: ObserveRequest) -> Result<Observation, Refusal> {
         let mut state = self.state();
         let limits = self.inner.config.capture_limits;
-        self.observe_locked(&mut state, window, screenshot, limits, true).map_err(|e| self.refused(&state, None, e))
+        let result = match request.marks && !request.screenshot {
+            true => Err(Refusal::invalid_argument("marks are drawn on the screenshot: ask for screenshot too")),
+            false => self.observe_locked(&mut state, window, request, limits, true),
+        };
+        result.map_err(|e| self.refused(&state, None, e))
     }
 
     /// [`Host::observe`] with a screenshot scaled down (never up) to fit
@@ -42,7 +73,8 @@ impl Host {
     /// Anthropic computer tool).
     pub fn observe_fitted(&self, window: Option<&WindowRef>, limits: CaptureLimits) -> Result<Observation, Refusal> {
         let mut state = self.state();
-        let result = CaptureLimits::new(limits.max_width, limits.max_height).and_then(|limits| self.observe_locked(&mut state, window, true, limits, true));
+        let request = ObserveRequest { screenshot: true, marks: false };
+        let result = CaptureLimits::new(limits.max_width, limits.max_height).and_then(|limits| self.observe_locked(&mut state, window, request, limits, true));
         result.map_err(|e| self.refused(&state, None, e))
     }
 
@@ -51,7 +83,7 @@ impl Host {
     pub(crate) fn observe_approved(&self, screenshot: bool) -> Result<Observation, Refusal> {
         let mut state = self.state();
         let limits = self.inner.config.capture_limits;
-        self.observe_locked(&mut state, None, screenshot, limits, false).map_err(|e| self.refused(&state, None, e))
+        self.observe_locked(&mut state, None, ObserveRequest { screenshot, marks: false }, limits, false).map_err(|e| self.refused(&state, None, e))
     }
 
     /// The observe class's approval for reading `window`.
@@ -65,7 +97,7 @@ impl Host {
         &self,
         state: &mut State,
         window: Option<&WindowRef>,
-        screenshot: bool,
+        request: ObserveRequest,
         limits: CaptureLimits,
         ask: bool,
     ) -> Result<Observation, Refusal> {
@@ -88,17 +120,18 @@ impl Host {
             return Err(refuse(d.code(), d.sentence()));
         }
         if ask {
-            let what = if screenshot { "read the accessibility tree and take a screenshot" } else { "read the accessibility tree" };
+            let what = if request.screenshot { "read the accessibility tree and take a screenshot" } else { "read the accessibility tree" };
             self.approve_observation(Some(&target), what)?;
         }
-        self.observe_target_fitted(state, &target, screenshot, limits)
+        self.observe_target_fitted(state, &target, request, limits)
     }
 
-    pub(crate) fn observe_target(&self, state: &mut State, target: &WindowInfo, screenshot: bool) -> Result<Observation, Refusal> {
-        self.observe_target_fitted(state, target, screenshot, self.inner.config.capture_limits)
+    pub(crate) fn observe_target(&self, state: &mut State, target: &WindowInfo, request: ObserveRequest) -> Result<Observation, Refusal> {
+        self.observe_target_fitted(state, target, request, self.inner.config.capture_limits)
     }
 
-    fn observe_target_fitted(&self, state: &mut State, target: &WindowInfo, screenshot: bool, limits: CaptureLimits) -> Result<Observation, Refusal> {
+    fn observe_target_fitted(&self, state: &mut State, target: &WindowInfo, request: ObserveRequest, limits: CaptureLimits) -> Result<Observation, Refusal> {
+        let screenshot = request.screenshot;
         let b = &self.inner.backends;
         if b.secure_input.keyboard_grabbed().gated()? {
             return Err(keyboard_grabbed());
@@ -143,6 +176,7 @@ impl Host {
             hit_order,
             no_tree,
             pixels: pixels.clone(),
+            tree: Arc::new(tree.clone()),
             created: Instant::now(),
         };
         let frame = FrameView {
@@ -159,11 +193,20 @@ impl Host {
         let revision = grant.revision;
         self.show_cursor_on(state, target, revision);
         let grant = state.grant.as_ref().expect("ensured");
-        let png = pixels.map(|p| p.as_ref().clone().downscale(image).encode_png()).transpose()?;
+        let mut marks = vec![];
+        let png = pixels
+            .map(|p| {
+                let mut scaled = p.as_ref().clone().downscale(image);
+                if request.marks {
+                    marks = draw_marks(&mut scaled, &tree, shown, image);
+                }
+                scaled.encode_png()
+            })
+            .transpose()?;
         let mut audit = self.grant_record("observe", grant);
         audit.detail = Some(format!("frame {id}, {} elements{}", tree.node_count, if png.is_some() { ", screenshot" } else { "" }));
         self.audit(audit);
-        Ok(Observation { frame, tree, screenshot: png, grant: self.view(grant) })
+        Ok(Observation { frame, tree, screenshot: png, marks, grant: self.view(grant) })
     }
 
     /// The gate of a read outside any grant: on, approved as an

@@ -27,6 +27,8 @@ pub struct BatchOutcome {
     pub failed: Option<(usize, Refusal)>,
     /// The newest observation after the last delivered step.
     pub next: Result<Observation, Refusal>,
+    /// What changed from the frame the batch began on to `next`.
+    pub changes: Option<glovebox_model::TreeDiff>,
     pub grant_closed: Option<ErrorCode>,
 }
 
@@ -110,10 +112,12 @@ impl Host {
     fn batch_approved(&self, frame: FrameId, steps: Vec<Action>, mode: DeliveryMode) -> Result<BatchOutcome, Refusal> {
         let mut state = self.state();
         let mut frame = frame;
-        let mut outcome = BatchOutcome { delivered: vec![], failed: None, next: Err(refuse(ErrorCode::NoGrant, "no step ran")), grant_closed: None };
+        let first_tree = state.frames.get(frame).map(|f| f.tree.clone());
+        let mut outcome =
+            BatchOutcome { delivered: vec![], failed: None, next: Err(refuse(ErrorCode::NoGrant, "no step ran")), changes: None, grant_closed: None };
         for (index, step) in steps.iter().enumerate() {
             let number = index + 1;
-            match self.act_locked(&mut state, frame, step, mode, true) {
+            match self.act_locked(&mut state, frame, step, mode, Some(self.inner.config.screenshot_after_input)) {
                 Ok(done) => {
                     outcome.delivered.push(done.delivery);
                     outcome.grant_closed = done.grant_closed;
@@ -139,6 +143,9 @@ impl Host {
                     break;
                 }
             }
+        }
+        if let (Some(before), Ok(after)) = (&first_tree, &outcome.next) {
+            outcome.changes = Some(glovebox_model::TreeDiff::between(before, &after.tree));
         }
         Ok(outcome)
     }
@@ -300,7 +307,7 @@ impl Host {
                 record.detail = Some(format!("{:?} already runs (window {}); nothing started", plan.name, window.id));
                 self.audit(record);
                 self.bind(&mut state, Some(window.clone()), None);
-                let observation = self.observe_target(&mut state, &window, screenshot)?;
+                let observation = self.observe_target(&mut state, &window, crate::ObserveRequest { screenshot, marks: false })?;
                 return Ok(OpenedApp { pid: window.id.pid, window, observation, how: Opened::AlreadyRunning });
             }
             let user_window = listed.iter().find(|w| w.focused).map(|w| w.id);
@@ -328,7 +335,7 @@ impl Host {
             };
             let window = b.windows.find_window(&glovebox_model::WindowRef::Id(window.id)).unwrap_or(window);
             self.bind(&mut state, Some(window.clone()), None);
-            let observation = self.observe_target(&mut state, &window, screenshot)?;
+            let observation = self.observe_target(&mut state, &window, crate::ObserveRequest { screenshot, marks: false })?;
             Ok(OpenedApp { pid, window, observation, how })
         })();
         result.map_err(|e| self.refused(&state, None, e))

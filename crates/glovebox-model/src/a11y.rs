@@ -214,6 +214,30 @@ impl Element {
     }
 }
 
+/// The most characters one explicit read returns of one element.
+pub const READ_MAX_CHARS: usize = 2_000;
+/// The most elements one read may name.
+pub const READ_MAX_ELEMENTS: usize = 20;
+
+/// An element's value, read because the caller asked for exactly this
+/// element (never as a side effect of listing).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ElementValue {
+    pub id: ElementId,
+    pub role: String,
+    /// The text (at most [`READ_MAX_CHARS`] characters of it), or the
+    /// number a slider or spin button holds.
+    pub text: String,
+    /// Characters the element holds in all.
+    pub total_chars: usize,
+}
+
+impl ElementValue {
+    pub fn truncated(&self) -> bool {
+        self.text.chars().count() < self.total_chars
+    }
+}
+
 /// One read of one window's accessibility tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AccessibilityTree {
@@ -234,132 +258,6 @@ pub struct AccessibilityTree {
 impl AccessibilityTree {
     pub fn find(&self, id: ElementId) -> Option<&Element> {
         self.root.as_ref()?.walk().find(|e| e.id == id)
-    }
-}
-
-impl AccessibilityTree {
-    /// The compact text a model reads: one line per element that matters
-    /// (actionable, or named), two spaces per level, `@id` on actionable
-    /// elements, role, quoted name and state flags. Unnamed containers are
-    /// dropped (their children move up), hidden children are counted, and
-    /// omitted children are summarised; nothing disappears silently.
-    pub fn render_text(&self) -> String {
-        let mut out = format!("window {} · fidelity ", self.window);
-        match &self.fidelity {
-            Fidelity::Full => out.push_str("full"),
-            Fidelity::Partial { reason } => out.push_str(&format!("partial ({reason})")),
-            Fidelity::None { reason } => out.push_str(&format!("none ({reason}); no accessibility tree, use a screenshot")),
-        }
-        out.push_str(&format!(" · {} elements\n", self.node_count));
-        if self.focused_password {
-            out.push_str("! a password field has focus: input and capture are refused while it does\n");
-        }
-        if let Some(t) = &self.truncated {
-            let by = match t.by {
-                TruncatedBy::Nodes { max } => format!("the node budget ({max})"),
-                TruncatedBy::Depth { max } => format!("the depth budget ({max})"),
-                TruncatedBy::Deadline { millis } => format!("the deadline ({millis} ms)"),
-            };
-            let at: Vec<String> = t.at.iter().take(8).map(|id| id.to_string()).collect();
-            let more = if t.at.len() > 8 { format!(" and {} more", t.at.len() - 8) } else { String::new() };
-            out.push_str(&format!("! truncated by {by}: children of {}{more} not read\n", at.join(", ")));
-        }
-        if let Some(root) = &self.root {
-            let toolkit_sets_showing = root.children.iter().flat_map(|c| c.walk()).any(|e| e.has(ElementState::Showing));
-            render_element(root, 0, toolkit_sets_showing, &mut out);
-        }
-        out
-    }
-}
-
-fn quote(text: &str) -> String {
-    let single_line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    let trimmed: String = single_line.trim().chars().take(120).collect();
-    let ellipsis = if single_line.trim().chars().count() > 120 { "…" } else { "" };
-    format!("\"{}{ellipsis}\"", trimmed.replace('"', "\\\""))
-}
-
-fn flags(e: &Element) -> Vec<&'static str> {
-    use ElementState::*;
-    let mut flags = vec![];
-    let actionable = e.is_actionable();
-    if e.has(Focused) {
-        flags.push("focused");
-    }
-    if e.has(Checked) {
-        flags.push("checked");
-    } else if e.has(Indeterminate) {
-        flags.push("mixed");
-    }
-    if e.has(Selected) {
-        flags.push("selected");
-    }
-    if e.has(Expanded) {
-        flags.push("expanded");
-    } else if e.has(Expandable) {
-        flags.push("collapsed");
-    }
-    if actionable && !e.has(Enabled) {
-        flags.push("disabled");
-    }
-    if e.has(ReadOnly) {
-        flags.push("read-only");
-    }
-    if e.has(Required) {
-        flags.push("required");
-    }
-    if e.has_value {
-        flags.push("has value");
-    }
-    flags
-}
-
-/// Whether an element gets a line of its own.
-fn matters(e: &Element) -> bool {
-    e.is_actionable() || !e.name.trim().is_empty() || e.omitted_children.is_some()
-}
-
-/// Whether a child is on screen. Some toolkits (GTK 4.8) never set
-/// `showing` below the window and only say `visible`; trust `visible` there.
-fn is_shown(e: &Element, toolkit_sets_showing: bool) -> bool {
-    e.has(ElementState::Showing) || (!toolkit_sets_showing && e.has(ElementState::Visible))
-}
-
-fn render_element(e: &Element, depth: usize, showing: bool, out: &mut String) {
-    let (shown, hidden): (Vec<&Element>, Vec<&Element>) = e.children.iter().partition(|c| is_shown(c, showing));
-    if depth > 0 && !matters(e) {
-        // An unnamed container: its children take its place.
-        for child in shown {
-            render_element(child, depth, showing, out);
-        }
-        return;
-    }
-    out.push_str(&"  ".repeat(depth));
-    if e.is_actionable() {
-        out.push_str(&format!("@{} ", e.id));
-    }
-    out.push_str(&e.role);
-    if !e.name.trim().is_empty() {
-        out.push(' ');
-        out.push_str(&quote(&e.name));
-    }
-    let flags = flags(e);
-    if !flags.is_empty() {
-        out.push_str(&format!(" [{}]", flags.join(", ")));
-    }
-    if let Some(shortcut) = &e.shortcut {
-        out.push_str(&format!(" <{shortcut}>"));
-    }
-    if !hidden.is_empty() {
-        out.push_str(&format!(" (+{} hidden)", hidden.len()));
-    }
-    out.push('\n');
-    for child in shown {
-        render_element(child, depth + 1, showing, out);
-    }
-    if let Some(omitted) = &e.omitted_children {
-        out.push_str(&"  ".repeat(depth + 1));
-        out.push_str(&format!("… {} more not shown: {}\n", omitted.count, omitted.hint));
     }
 }
 

@@ -8,21 +8,25 @@
 
 pub mod a11y;
 pub mod action;
+pub mod diff;
 pub mod error;
 pub mod frame;
 pub mod geometry;
 pub mod grant;
 pub mod keys;
 pub mod schema;
+pub mod tree_text;
 pub mod wait;
 pub mod window;
 
-pub use a11y::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation};
+pub use a11y::{AccessibilityTree, Element, ElementId, ElementValue, READ_MAX_CHARS, READ_MAX_ELEMENTS, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation};
 pub use action::{validate_batch, Action, Button, DeliveryMode, Target, BATCH_STEPS};
+pub use diff::{Change, TreeDiff};
 pub use error::{ErrorCode, Refusal};
 pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject, Monitor};
 pub use geometry::{Point, Rect, Size};
 pub use grant::{AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin, Policy, Scope};
+pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
 pub use window::{PidSource, ResolveError, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};

@@ -36,6 +36,8 @@ pub struct FakeDesktop {
     pub delivered: Mutex<Vec<DeliveredAction>>,
     /// A delivered action opens something that grabs the keyboard (a menu, a prompt).
     pub grab_on_delivery: Mutex<bool>,
+    /// What an explicit read of an element returns (any window).
+    pub values: Mutex<std::collections::HashMap<ElementId, String>>,
 }
 
 impl FakeDesktop {
@@ -48,6 +50,7 @@ impl FakeDesktop {
             password_focus: Mutex::new(None),
             delivered: Mutex::new(vec![]),
             grab_on_delivery: Mutex::new(false),
+            values: Mutex::default(),
         }
     }
 
@@ -147,6 +150,22 @@ impl AccessibilitySource for FakeDesktop {
             focused_password: focused,
             elapsed_ms: 0,
         })
+    }
+
+    fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError> {
+        self.value_of(window, id, max_chars)
+    }
+}
+
+impl FakeDesktop {
+    fn value_of(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError> {
+        let tree = self.inspect(window, TreeBudget::default())?;
+        let element = tree.find(id).ok_or_else(|| BackendError::new(crate::BackendErrorKind::StaleElement, format!("{id} is gone")))?;
+        if element.is_password() {
+            return Err(BackendError::new(crate::BackendErrorKind::SecureInput, "a password field's content is never read"));
+        }
+        let text = self.values.lock().unwrap().get(&id).cloned().ok_or_else(|| BackendError::new(crate::BackendErrorKind::NotActionable, format!("{id} has no value to read")))?;
+        Ok(glovebox_model::ElementValue { id, role: element.role.clone(), total_chars: text.chars().count(), text: text.chars().take(max_chars).collect() })
     }
 }
 

@@ -15,6 +15,7 @@ pub mod error;
 pub mod fake;
 pub mod gesture;
 pub mod image;
+pub mod marks;
 pub mod process;
 pub mod unsupported;
 
@@ -63,6 +64,12 @@ pub trait AccessibilitySource {
     /// `budget`. A window without an accessible is fidelity `none`, not an
     /// error and never an empty tree.
     fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, BackendError>;
+
+    /// The value of element `id` of `window` (its text, at most
+    /// `max_chars` characters, or its number), read now. A password
+    /// field's is never read (`SecureInput`); an element without a value
+    /// is `NotActionable`.
+    fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError>;
 }
 
 /// What an action's target became after the host checked it: an element of

@@ -65,6 +65,10 @@ impl AccessibilitySource for UnsupportedPlatform {
     fn inspect(&self, _: &WindowInfo, _: TreeBudget) -> Result<AccessibilityTree, BackendError> {
         Err(self.error())
     }
+
+    fn read_value(&self, _: &WindowInfo, _: glovebox_model::ElementId, _: usize) -> Result<glovebox_model::ElementValue, BackendError> {
+        Err(self.error())
+    }
 }
 
 #[cfg(test)]

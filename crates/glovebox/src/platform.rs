@@ -21,6 +21,8 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
     host.capture_limits = config.capture_limits()?;
     host.tree_budget = TreeBudget::default();
     host.allow_foreground = config.input.foreground;
+    host.screenshot_after_input = config.observe.screenshot_after_input;
+    host.text_budget = config.text_budget()?;
     let a = &config.approval;
     host.approvals = Approvals::new(a.mode, [a.observe, a.input, a.foreground], &a.consequential);
     Ok(host)

@@ -1,0 +1,65 @@
+//! Explicit reads: the value of elements the caller names, against the
+//! bound window's newest frame. Listing never reads a value; this is the
+//! one way to, and each read is an observation the user's policy approves
+//! and the audit records (role, id, length — never the text).
+
+use crate::backend::Gated;
+use crate::{refuse, Host};
+use glovebox_model::{ApprovalClass, ElementId, ElementValue, ErrorCode, FrameId, Refusal, READ_MAX_CHARS, READ_MAX_ELEMENTS};
+
+impl Host {
+    /// The values of `ids` in frame `frame` (the newest of the bound
+    /// window), each at most [`READ_MAX_CHARS`] characters. A password
+    /// field is refused as secure input; so is any read while a password
+    /// field has focus or another client holds the keyboard. The frame
+    /// stays valid: reading changes nothing.
+    pub fn read(&self, frame: FrameId, ids: &[ElementId]) -> Result<Vec<ElementValue>, Refusal> {
+        let mut state = self.state();
+        let result = (|| {
+            self.inner.config.check_enabled()?;
+            if ids.is_empty() || ids.len() > READ_MAX_ELEMENTS {
+                return Err(Refusal::invalid_argument(format!("a read names 1 to {READ_MAX_ELEMENTS} elements, not {}", ids.len())));
+            }
+            let record = self.newest_frame(&mut state, frame)?;
+            let mut described = vec![];
+            for id in ids {
+                let Some(element) = record.elements.get(id) else {
+                    return Err(refuse(ErrorCode::StaleRef, format!("{id} is not in frame {frame}; observe again and use the new ids")));
+                };
+                if element.role == "password text" {
+                    return Err(refuse(ErrorCode::SecureInput, format!("{id} is a password field: glovebox never reads one")));
+                }
+                described.push((element.role.clone(), element.name.clone()));
+            }
+            let window = self.current_target(&mut state)?;
+            if let Some(d) = self.denial_of(&window) {
+                return Err(refuse(d.code(), d.sentence()));
+            }
+            let what: Vec<String> = ids.iter().zip(&described).map(|(id, (role, name))| format!("read the value of {id} ({role} {name:?})")).collect();
+            let mut request = crate::ApprovalRequest::call(ApprovalClass::Observe, what);
+            request.window = Some(Host::window_label(&window));
+            request.targets = described;
+            self.approve(request, &[])?;
+            let b = &self.inner.backends;
+            if b.secure_input.keyboard_grabbed().gated()? {
+                return Err(refuse(ErrorCode::SecureInput, "another client holds the keyboard (a password or authentication prompt); nothing is read"));
+            }
+            if b.secure_input.focused_password(&window).gated()? {
+                return Err(refuse(ErrorCode::SecureInput, "a password field has focus: nothing of the window is read until focus leaves it"));
+            }
+            let mut values = vec![];
+            for id in ids {
+                let value = b.accessibility.read_value(&window, *id, READ_MAX_CHARS).gated()?;
+                let grant = state.grant.as_ref().expect("a frame has a grant");
+                let mut audit = self.grant_record("read", grant);
+                audit.element_id = Some(id.to_string());
+                audit.element_role = Some(value.role.clone());
+                audit.text_length = Some(value.total_chars);
+                self.audit(audit);
+                values.push(value);
+            }
+            Ok(values)
+        })();
+        result.map_err(|e| self.refused(&state, None, e))
+    }
+}

@@ -1,0 +1,276 @@
+//! What changed between two observations of one window, in the terms of
+//! the text the model reads: lines that appeared, lines that went, and
+//! elements whose name, states, value presence or place changed. Element
+//! ids are stable for the same object, so they are the key.
+
+use crate::a11y::{AccessibilityTree, Element, ElementId, ElementState};
+use crate::geometry::Rect;
+use crate::tree_text::{element_line, LineKind};
+use std::collections::HashMap;
+
+/// Movement or resizing below this many pixels is layout noise.
+pub const MOVE_THRESHOLD: i32 = 4;
+/// Lines of a rendered diff before the rest is counted.
+pub const MAX_DIFF_LINES: usize = 60;
+
+/// The states whose change a diff reports.
+const TRACKED: [ElementState; 9] = [
+    ElementState::Focused,
+    ElementState::Checked,
+    ElementState::Indeterminate,
+    ElementState::Selected,
+    ElementState::Expanded,
+    ElementState::Enabled,
+    ElementState::Pressed,
+    ElementState::ReadOnly,
+    ElementState::Required,
+];
+
+/// One change of an element present in both observations.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    Name { before: String, after: String },
+    Gained(ElementState),
+    Lost(ElementState),
+    ValueAppeared,
+    ValueGone,
+    /// Children counted but not shown (rows off-screen) changed in number.
+    Omitted { before: usize, after: usize },
+    Moved { before: Rect, after: Rect },
+}
+
+/// An element line that appeared or went.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Appeared {
+    pub id: ElementId,
+    /// Its line (as the newer tree shows it for added ones, the older for removed).
+    pub line: String,
+    /// Levels below the nearest line that did not appear (or go) with it.
+    pub depth: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changed {
+    pub id: ElementId,
+    pub line: String,
+    pub changes: Vec<Change>,
+}
+
+/// The difference between two trees of one window.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TreeDiff {
+    pub added: Vec<Appeared>,
+    /// Only the topmost of each removed subtree; `inside` counts the rest.
+    pub removed: Vec<(Appeared, usize)>,
+    pub changed: Vec<Changed>,
+    /// Lines the newer tree has, for comparing a diff's size with the tree's.
+    pub tree_lines: usize,
+    /// The header changed (fidelity, a focused password field, truncation).
+    pub header: Option<String>,
+}
+
+fn moved(before: Option<Rect>, after: Option<Rect>) -> bool {
+    match (before, after) {
+        (Some(b), Some(a)) => {
+            (b.x - a.x).abs() > MOVE_THRESHOLD
+                || (b.y - a.y).abs() > MOVE_THRESHOLD
+                || (b.width as i32 - a.width as i32).abs() > MOVE_THRESHOLD
+                || (b.height as i32 - a.height as i32).abs() > MOVE_THRESHOLD
+        }
+        _ => false,
+    }
+}
+
+fn changes_of(before: &Element, after: &Element) -> Vec<Change> {
+    let mut out = vec![];
+    if before.name.trim() != after.name.trim() {
+        out.push(Change::Name { before: before.name.clone(), after: after.name.clone() });
+    }
+    for state in TRACKED {
+        match (before.has(state), after.has(state)) {
+            (false, true) => out.push(Change::Gained(state)),
+            (true, false) => out.push(Change::Lost(state)),
+            _ => {}
+        }
+    }
+    match (before.has_value, after.has_value) {
+        (false, true) => out.push(Change::ValueAppeared),
+        (true, false) => out.push(Change::ValueGone),
+        _ => {}
+    }
+    let omitted = |e: &Element| e.omitted_children.as_ref().map_or(0, |o| o.count);
+    if omitted(before) != omitted(after) {
+        out.push(Change::Omitted { before: omitted(before), after: omitted(after) });
+    }
+    if moved(before.bounds, after.bounds) {
+        out.push(Change::Moved { before: before.bounds.expect("moved"), after: after.bounds.expect("moved") });
+    }
+    out
+}
+
+/// The elements with a line of their own, by id, with their line's parent.
+fn shown(tree: &AccessibilityTree) -> (Vec<(ElementId, Option<ElementId>, &Element, String)>, usize) {
+    let lines = tree.lines();
+    let count = lines.len();
+    let ids: Vec<ElementId> = lines.iter().map(|l| l.element.id).collect();
+    let out = lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Element)
+        .map(|l| (l.element.id, l.parent.map(|p| ids[p]), l.element, l.text.clone()))
+        .collect();
+    (out, count)
+}
+
+impl TreeDiff {
+    /// What changed from `before` to `after` (the same window, later).
+    pub fn between(before: &AccessibilityTree, after: &AccessibilityTree) -> TreeDiff {
+        let (old, _) = shown(before);
+        let (new, tree_lines) = shown(after);
+        let old_by_id: HashMap<ElementId, (Option<ElementId>, &Element)> = old.iter().map(|(id, p, e, _)| (*id, (*p, *e))).collect();
+        let new_by_id: HashMap<ElementId, (Option<ElementId>, &Element)> = new.iter().map(|(id, p, e, _)| (*id, (*p, *e))).collect();
+        let mut diff = TreeDiff { tree_lines, ..TreeDiff::default() };
+        let (old_head, new_head) = (before.header(), after.header());
+        let strip = |h: &str| h.lines().skip(1).collect::<Vec<_>>().join("\n");
+        if strip(&old_head) != strip(&new_head) || before.fidelity != after.fidelity {
+            diff.header = Some(new_head.trim_end().to_owned());
+        }
+        // Depth below the nearest ancestor line that is not itself new (or gone).
+        fn depth(id: ElementId, index: &HashMap<ElementId, (Option<ElementId>, &Element)>, other: &HashMap<ElementId, (Option<ElementId>, &Element)>) -> usize {
+            let mut depth = 0;
+            let mut up = index.get(&id).and_then(|(p, _)| *p);
+            while let Some(p) = up.filter(|p| !other.contains_key(p)) {
+                depth += 1;
+                up = index.get(&p).and_then(|(p, _)| *p);
+            }
+            depth
+        }
+        for (id, _, element, line) in &new {
+            match old_by_id.get(id) {
+                None => diff.added.push(Appeared { id: *id, line: line.clone(), depth: depth(*id, &new_by_id, &old_by_id) }),
+                Some((_, was)) => {
+                    let changes = changes_of(was, element);
+                    if !changes.is_empty() {
+                        diff.changed.push(Changed { id: *id, line: element_line(element, 0), changes });
+                    }
+                }
+            }
+        }
+        let mut inside: HashMap<ElementId, usize> = HashMap::new();
+        for (id, _, _, _) in old.iter().filter(|(id, ..)| !new_by_id.contains_key(id)) {
+            // Counted at the topmost gone ancestor.
+            let mut top = *id;
+            while let Some(p) = old_by_id.get(&top).and_then(|(p, _)| *p).filter(|p| !new_by_id.contains_key(p)) {
+                top = p;
+            }
+            if top != *id {
+                *inside.entry(top).or_default() += 1;
+            }
+        }
+        for (id, _, _, line) in &old {
+            if new_by_id.contains_key(id) || old_by_id.get(id).and_then(|(p, _)| *p).is_some_and(|p| !new_by_id.contains_key(&p)) {
+                continue;
+            }
+            diff.removed.push((Appeared { id: *id, line: line.clone(), depth: 0 }, inside.get(id).copied().unwrap_or(0)));
+        }
+        diff
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty() && self.header.is_none()
+    }
+
+    fn moves(&self) -> usize {
+        self.changed.iter().filter(|c| c.changes.iter().all(|x| matches!(x, Change::Moved { .. }))).count()
+    }
+
+    /// One line: what kind of change, or that there was none.
+    pub fn verdict(&self) -> String {
+        if self.is_empty() {
+            return "no change: the accessibility tree reads the same as before the action".into();
+        }
+        let removed: usize = self.removed.iter().map(|(_, inside)| 1 + inside).sum();
+        let moved = self.moves();
+        let mut parts = vec![];
+        for (n, what) in [(self.added.len(), "added"), (removed, "removed"), (self.changed.len() - moved, "changed"), (moved, "moved")] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        if self.header.is_some() {
+            parts.push("the window's summary changed".into());
+        }
+        format!("changes: {}", parts.join(", "))
+    }
+
+    /// The diff as lines: `+` appeared, `-` gone, `~` changed, then the
+    /// verdict first. Long diffs are cut at [`MAX_DIFF_LINES`] and say how
+    /// many lines were left out.
+    pub fn render_text(&self) -> String {
+        let mut lines = vec![];
+        if let Some(header) = &self.header {
+            lines.extend(header.lines().map(|l| format!("~ {l}")));
+        }
+        for a in &self.added {
+            lines.push(format!("+ {}{}", "  ".repeat(a.depth), a.line));
+        }
+        for (r, inside) in &self.removed {
+            let with = if *inside > 0 { format!(" (and {inside} inside it)") } else { String::new() };
+            lines.push(format!("- {}{with}", r.line));
+        }
+        let moved = self.moves();
+        let list_moves = moved <= 8;
+        for c in &self.changed {
+            let only_moved = c.changes.iter().all(|x| matches!(x, Change::Moved { .. }));
+            if only_moved && !list_moves {
+                continue;
+            }
+            let what: Vec<String> = c.changes.iter().map(describe).collect();
+            lines.push(format!("~ {}: {}", c.line, what.join("; ")));
+        }
+        if !list_moves {
+            lines.push(format!("~ {moved} elements moved (a scroll or a new layout); observe for their places"));
+        }
+        let mut out = format!("{}\n", self.verdict());
+        let total = lines.len();
+        for line in lines.iter().take(MAX_DIFF_LINES) {
+            out.push_str(line);
+            out.push('\n');
+        }
+        if total > MAX_DIFF_LINES {
+            out.push_str(&format!("… {} more lines of changes: observe for the whole tree\n", total - MAX_DIFF_LINES));
+        }
+        out
+    }
+}
+
+fn state_word(state: ElementState) -> &'static str {
+    use ElementState::*;
+    match state {
+        Focused => "focused",
+        Checked => "checked",
+        Indeterminate => "mixed",
+        Selected => "selected",
+        Expanded => "expanded",
+        Enabled => "enabled",
+        Pressed => "pressed",
+        ReadOnly => "read-only",
+        Required => "required",
+        _ => "other state",
+    }
+}
+
+fn describe(change: &Change) -> String {
+    match change {
+        Change::Name { before, after } => format!("name {} → {}", crate::tree_text::quote(before), crate::tree_text::quote(after)),
+        Change::Gained(ElementState::Enabled) => "now enabled".into(),
+        Change::Lost(ElementState::Enabled) => "now disabled".into(),
+        Change::Gained(s) => format!("now {}", state_word(*s)),
+        Change::Lost(s) => format!("no longer {}", state_word(*s)),
+        Change::ValueAppeared => "now has a value".into(),
+        Change::ValueGone => "no longer has a value".into(),
+        Change::Omitted { before, after } => format!("{before} → {after} not shown"),
+        Change::Moved { before, after } => {
+            format!("moved {}x{}+{}+{} → {}x{}+{}+{}", before.width, before.height, before.x, before.y, after.width, after.height, after.x, after.y)
+        }
+    }
+}
