@@ -50,6 +50,7 @@ pub use act::{describe_action, Span};
 pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject};
 pub use backend::refusal_of;
 pub use glovebox_platform::Backends;
+pub use glovebox_platform::marks::PlacedMark;
 pub use tools::{BatchOutcome, Opened, OpenedApp, WaitOutcome, Zoomed};
 
 use crate::backend::Gated;
@@ -316,6 +317,11 @@ impl Host {
                 approval::answer_to_result(answer, &request)
             }
         }
+    }
+
+    /// The configured bound on an observation's text tree.
+    pub fn text_budget(&self) -> TokenBudget {
+        self.inner.config.text_budget
     }
 
     pub fn capabilities(&self) -> HostCapabilities {

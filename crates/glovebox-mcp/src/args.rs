@@ -1,6 +1,6 @@
 //! The arguments of each MCP tool, as their JSON schemas show them.
 
-use glovebox_model::{Action, Button, DeliveryMode, ModifierKey, Rect, Target, WaitFor};
+use glovebox_model::{Action, Button, DeliveryMode, ElementId, ModifierKey, Rect, Target, WaitFor};
 use rmcp::schemars;
 use serde::Deserialize;
 
@@ -20,6 +20,17 @@ pub struct ObserveArgs {
     /// Include a screenshot (default true when the grant allows pixels).
     /// Ask for false when the tree is enough: it is far smaller.
     pub screenshot: Option<bool>,
+    /// Draw each actionable element's id on the screenshot (a box and a label).
+    pub marks: Option<bool>,
+    /// Bound the text tree to about this many tokens (200–200000); what does
+    /// not fit is folded and counted, with the id to expand it by.
+    #[schemars(range(min = 200, max = 200000))]
+    pub max_tokens: Option<usize>,
+    /// Show only the subtree under this element id (to expand a fold).
+    pub within: Option<ElementId>,
+    /// Read the text or value of these elements (1–20 ids of the new
+    /// observation): the only way values are read. Never a password field.
+    pub read: Option<Vec<ElementId>>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -47,6 +58,8 @@ pub struct ClickArgs {
     pub modifiers: Option<Vec<ModifierKey>>,
     /// background (default), or foreground (the real pointer; only if the user allowed it).
     pub delivery: Option<DeliveryMode>,
+    /// Return the new screenshot with the changes (when the grant allows pixels).
+    pub screenshot: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -54,6 +67,8 @@ pub struct MoveArgs {
     pub target: Target,
     pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
+    /// Return the new screenshot with the changes (when the grant allows pixels).
+    pub screenshot: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -62,6 +77,8 @@ pub struct DragArgs {
     pub to: Target,
     pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
+    /// Return the new screenshot with the changes (when the grant allows pixels).
+    pub screenshot: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -77,6 +94,8 @@ pub struct ScrollArgs {
     pub dy: i32,
     pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
+    /// Return the new screenshot with the changes (when the grant allows pixels).
+    pub screenshot: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -84,6 +103,8 @@ pub struct TypeArgs {
     /// Text typed at the caret of the focused field.
     pub text: String,
     pub delivery: Option<DeliveryMode>,
+    /// Return the new screenshot with the changes (when the grant allows pixels).
+    pub screenshot: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -92,6 +113,8 @@ pub struct SetValueArgs {
     pub target: Target,
     /// The whole new value (empty clears a field; a number for sliders).
     pub text: String,
+    /// Return the new screenshot with the changes (when the grant allows pixels).
+    pub screenshot: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -102,6 +125,8 @@ pub struct KeyArgs {
     #[schemars(range(min = 1, max = 20))]
     pub repeat: Option<u8>,
     pub delivery: Option<DeliveryMode>,
+    /// Return the new screenshot with the changes (when the grant allows pixels).
+    pub screenshot: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -110,6 +135,8 @@ pub struct SelectArgs {
     pub target: Target,
     /// The option's visible name.
     pub option: String,
+    /// Return the new screenshot with the changes (when the grant allows pixels).
+    pub screenshot: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

@@ -23,8 +23,8 @@ pub mod wire_routes;
 pub use args::*;
 
 use base64::Engine as _;
-use glovebox_host::{Host, Observation, Span};
-use glovebox_model::{Action, ApprovalClass, Button, DeliveryMode, ErrorCode, FrameId, Refusal, WindowRef};
+use glovebox_host::{Host, ObserveRequest, Observation, Span};
+use glovebox_model::{Action, ApprovalClass, Button, DeliveryMode, ErrorCode, FrameId, Refusal, TokenBudget, WindowRef};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
@@ -155,10 +155,19 @@ impl GloveboxServer {
         })
     }
 
-    fn act(&self, action: Action, delivery: Option<DeliveryMode>) -> impl FnOnce(&Host, &GloveboxServer) -> Result<Reply, Refusal> + Send + 'static {
+    fn act(
+        &self,
+        action: Action,
+        delivery: Option<DeliveryMode>,
+        screenshot: Option<bool>,
+    ) -> impl FnOnce(&Host, &GloveboxServer) -> Result<Reply, Refusal> + Send + 'static {
         move |host, server| {
-            let done = host.act_with(server.newest()?, action, delivery.unwrap_or_default())?;
-            let text = render::acted(&done);
+            let (frame, mode) = (server.newest()?, delivery.unwrap_or_default());
+            let done = match screenshot {
+                Some(screenshot) => host.act_observing(frame, action, mode, screenshot)?,
+                None => host.act_with(frame, action, mode)?,
+            };
+            let text = render::acted(&done, host.text_budget());
             Ok(match &done.next {
                 Ok(next) => Reply::observed(text, next),
                 Err(_) => Reply::text(text),
@@ -214,8 +223,28 @@ impl GloveboxServer {
         self.run(&context, move |host, _| {
             let window = args.window.as_deref().map(window_ref).transpose()?;
             let pixels = host.capabilities().pixels;
-            let o = host.observe(window.as_ref(), args.screenshot.unwrap_or(pixels))?;
-            Ok(Reply::observed(render::observation(&o), &o))
+            let budget = args.max_tokens.map(TokenBudget::new).transpose()?.unwrap_or(host.text_budget());
+            let marks = args.marks.unwrap_or(false);
+            let request = ObserveRequest { screenshot: args.screenshot.unwrap_or(pixels || marks), marks };
+            let read = args.read.unwrap_or_default();
+            if read.len() > glovebox_model::READ_MAX_ELEMENTS {
+                return Err(Refusal::invalid_argument(format!("read names at most {} elements", glovebox_model::READ_MAX_ELEMENTS)));
+            }
+            let o = host.observe_with(window.as_ref(), request)?;
+            let mut text = String::new();
+            let mut tree_budget = budget;
+            if !read.is_empty() {
+                let values = render::values(&host.read(o.frame.id, &read)?);
+                // What was read counts against the budget the tree gets.
+                let left = budget.tokens().saturating_sub(glovebox_model::estimate_tokens(&values)).max(glovebox_model::tree_text::MIN_TOKENS);
+                tree_budget = TokenBudget::new(left)?;
+                text = values;
+            }
+            let body = match args.within {
+                Some(within) => render::observation_within(&o, within)?,
+                None => render::observation(&o, tree_budget),
+            };
+            Ok(Reply::observed(body + &text, &o))
         })
         .await
     }
@@ -245,7 +274,7 @@ impl GloveboxServer {
                 Some(true) => format!("condition seen after {} ms\n", w.waited_ms),
                 Some(false) => format!("condition NOT confirmed within {} ms (this proves nothing either way)\n", w.waited_ms),
             };
-            Ok(Reply::observed(head + &render::observation(&w.observation), &w.observation))
+            Ok(Reply::observed(head + &render::observation(&w.observation, host.text_budget()), &w.observation))
         })
         .await
     }
@@ -261,7 +290,7 @@ impl GloveboxServer {
             count: args.count.unwrap_or(1),
             modifiers: args.modifiers.unwrap_or_default(),
         };
-        self.run(&context, self.act(action, args.delivery)).await
+        self.run(&context, self.act(action, args.delivery, args.screenshot)).await
     }
 
     #[tool(
@@ -271,7 +300,7 @@ impl GloveboxServer {
     )]
     async fn r#move(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<MoveArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Move { target: args.target, modifiers: args.modifiers.unwrap_or_default() };
-        self.run(&context, self.act(action, args.delivery)).await
+        self.run(&context, self.act(action, args.delivery, args.screenshot)).await
     }
 
     #[tool(
@@ -280,7 +309,7 @@ impl GloveboxServer {
     )]
     async fn drag(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<DragArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Drag { from: args.from, to: args.to, modifiers: args.modifiers.unwrap_or_default() };
-        self.run(&context, self.act(action, args.delivery)).await
+        self.run(&context, self.act(action, args.delivery, args.screenshot)).await
     }
 
     #[tool(
@@ -289,7 +318,7 @@ impl GloveboxServer {
     )]
     async fn scroll(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ScrollArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Scroll { target: args.target, dx: args.dx, dy: args.dy, modifiers: args.modifiers.unwrap_or_default() };
-        self.run(&context, self.act(action, args.delivery)).await
+        self.run(&context, self.act(action, args.delivery, args.screenshot)).await
     }
 
     #[tool(
@@ -299,7 +328,7 @@ impl GloveboxServer {
     )]
     async fn r#type(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<TypeArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Type { text: args.text };
-        self.run(&context, self.act(action, args.delivery)).await
+        self.run(&context, self.act(action, args.delivery, args.screenshot)).await
     }
 
     #[tool(
@@ -308,7 +337,7 @@ impl GloveboxServer {
     )]
     async fn set_value(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<SetValueArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::SetValue { target: args.target, text: args.text };
-        self.run(&context, self.act(action, None)).await
+        self.run(&context, self.act(action, None, args.screenshot)).await
     }
 
     #[tool(
@@ -317,7 +346,7 @@ impl GloveboxServer {
     )]
     async fn key(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<KeyArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Key { combo: args.combo, repeat: args.repeat.unwrap_or(1) };
-        self.run(&context, self.act(action, args.delivery)).await
+        self.run(&context, self.act(action, args.delivery, args.screenshot)).await
     }
 
     #[tool(
@@ -326,7 +355,7 @@ impl GloveboxServer {
     )]
     async fn select(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<SelectArgs>) -> Result<CallToolResult, McpError> {
         let action = Action::Select { target: args.target, option: args.option };
-        self.run(&context, self.act(action, None)).await
+        self.run(&context, self.act(action, None, args.screenshot)).await
     }
 
     #[tool(
@@ -336,7 +365,7 @@ impl GloveboxServer {
     async fn batch(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<BatchArgs>) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, server| {
             let done = host.batch(server.newest()?, args.steps, args.delivery.unwrap_or_default())?;
-            let text = render::batch(&done);
+            let text = render::batch(&done, host.text_budget());
             Ok(match &done.next {
                 Ok(next) => Reply::observed(text, next),
                 Err(_) => Reply::text(text),
@@ -357,7 +386,7 @@ impl GloveboxServer {
                 glovebox_host::Opened::Started => "started; your window kept focus",
                 glovebox_host::Opened::StartedAndHandedBack => "started; the window manager focused it, and glovebox gave focus back to your window",
             };
-            let text = format!("{how}; pid {}; window {}\n{}", opened.pid, opened.window.id, render::observation(&opened.observation));
+            let text = format!("{how}; pid {}; window {}\n{}", opened.pid, opened.window.id, render::observation(&opened.observation, host.text_budget()));
             Ok(Reply::observed(text, &opened.observation))
         })
         .await
@@ -370,7 +399,7 @@ impl GloveboxServer {
     async fn switch_window(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<SwitchWindowArgs>) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, _| {
             let o = host.switch_window(&window_ref(&args.window)?, false)?;
-            Ok(Reply::observed(render::observation(&o), &o))
+            Ok(Reply::observed(render::observation(&o, host.text_budget()), &o))
         })
         .await
     }
