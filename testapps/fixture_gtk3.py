@@ -44,7 +44,7 @@ class Fixture:
     def __init__(self, args):
         self.args = args
         self.state_path = os.environ.get("GLOVEBOX_FIXTURE_STATE")
-        self.clicks = {"submit": 0, "cancel": 0, "menu_new": 0}
+        self.clicks = {"submit": 0, "cancel": 0, "menu_new": 0, "details": 0}
         self.events = []
         self.extra_windows = []
         self.ready = False
@@ -106,6 +106,21 @@ class Fixture:
             buttons.pack_start(button, False, False, 0)
             self.buttons[key] = button
         grid.attach(buttons, 1, 6, 1, 1)
+        # "Details" reveals a panel inside the window (a subtree that appears).
+        details = Gtk.Button(label="Details")
+        details.set_name("details")
+        details.connect("clicked", self.on_details)
+        buttons.pack_start(details, False, False, 0)
+        self.details = Gtk.Box(spacing=8)
+        self.details.set_name("details-panel")
+        self.details.pack_start(Gtk.Label(label="Ships in 3 days"), False, False, 0)
+        hide = Gtk.Button(label="Hide details")
+        hide.connect("clicked", self.on_details)
+        self.details.pack_start(hide, False, False, 0)
+        self.details.set_no_show_all(True)
+        for child in self.details.get_children():
+            child.show()
+        grid.attach(self.details, 1, 9, 1, 1)
 
         swatch_box = Gtk.Box(spacing=10)
         self.swatches = {}
@@ -287,6 +302,11 @@ class Fixture:
         self.events.append({"event": "click", "widget": key})
         self.report()
 
+    def on_details(self, _button):
+        self.clicks["details"] += 1
+        self.details.set_visible(not self.details.get_visible())
+        self.report()
+
     def on_menu(self, _item, label):
         self.events.append({"event": "menu", "item": label})
         if label == "New":
@@ -335,6 +355,7 @@ class Fixture:
             },
             "clicks": self.clicks,
             "status": self.status.get_text(),
+            "details_shown": bool(getattr(self, "details", None) and self.details.get_visible()),
             "swatches": {k: self.allocation_in_window(a) for k, a in self.swatches.items()},
             "allocations": {k: self.allocation_in_window(w) for k, w in self.widgets.items()},
             "extra_windows": len(self.extra_windows),

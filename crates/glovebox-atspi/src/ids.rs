@@ -44,7 +44,9 @@ impl IdRegistry {
                 BackendErrorKind::StaleElement,
                 format!("{id} belongs to window {owner:#x}, not {xid:#x}; observe this window and use its ids"),
             )),
-            None if id.0 <= self.next => Err(BackendError::new(BackendErrorKind::StaleElement, format!("{id} is gone from the window; observe again and use the new ids"))),
+            None if id.0 <= self.next => {
+                Err(BackendError::new(BackendErrorKind::StaleElement, format!("{id} is gone from the window; observe again and use the new ids")))
+            }
             None => Err(BackendError::new(BackendErrorKind::NotFound, format!("{id} was never issued; observe again and use the new ids"))),
         }
     }

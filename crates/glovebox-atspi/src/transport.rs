@@ -223,6 +223,11 @@ impl Bus {
         self.call(target, "org.a11y.atspi.Text", "GetText", &(0i32, count)).await
     }
 
+    /// How many characters the element's text holds (the text itself is not read).
+    pub async fn character_count(&self, target: &ObjectRef) -> Result<i32, BusError> {
+        self.property(target, "org.a11y.atspi.Text", "CharacterCount").await
+    }
+
     /// At most `max_chars` characters of the element's text, and how many it holds.
     pub async fn text_prefix(&self, target: &ObjectRef, max_chars: usize) -> Result<(String, usize), BusError> {
         let count: i32 = self.property(target, "org.a11y.atspi.Text", "CharacterCount").await?;

@@ -36,6 +36,9 @@ pub struct RawNode {
     /// The key chord the toolkit says activates this element (a menu
     /// item's accelerator), in glovebox's spelling.
     pub shortcut: Option<String>,
+    /// A text field known to hold no characters (its count, never its text,
+    /// was read): it shows no `has value`.
+    pub empty: bool,
 }
 
 impl RawNode {
@@ -53,6 +56,7 @@ impl RawNode {
             extents: None,
             actions: vec![],
             shortcut: None,
+            empty: false,
         }
     }
 
@@ -61,7 +65,13 @@ impl RawNode {
     }
 
     pub fn has_value(&self) -> bool {
-        has_value(self.role, &self.interfaces, self.states)
+        has_value(self.role, &self.interfaces, self.states) && !self.empty
+    }
+
+    /// Whether the walk asks how many characters this field holds: a text
+    /// field with a value role, never a password field (nothing of it is read).
+    fn counts_characters(&self) -> bool {
+        self.role != crate::translate::ROLE_PASSWORD_TEXT && self.has_interface("atspi.Text") && has_value(self.role, &self.interfaces, self.states)
     }
 }
 
@@ -139,6 +149,7 @@ async fn fetch_node(bus: &Bus, object: ObjectRef) -> Result<RawNode, BusError> {
         extents: None,
         actions: vec![],
         shortcut: None,
+        empty: false,
     })
 }
 
@@ -400,7 +411,7 @@ fn might_have_children(cache: &CacheIndex, node: &RawNode) -> bool {
     }
 }
 
-type Enrichment = (Option<(i32, i32, i32, i32)>, Vec<(String, String)>);
+type Enrichment = (Option<(i32, i32, i32, i32)>, Vec<(String, String)>, Option<i32>);
 
 /// Starts reading bounds and action names of freshly added nodes. The
 /// requests run while the walk goes on, filling the application's idle time
@@ -412,7 +423,8 @@ fn start_enrichment(bus: &Bus, walk: &Walk, added: &[(usize, usize)], pending: &
         let shown = index == 0 || walk.is_shown(node);
         let want_extents = shown && node.has_interface("Component");
         let want_actions = (shown || is_menu_like(node.role)) && node.has_interface("Action");
-        if !(want_extents || want_actions) {
+        let want_count = node.counts_characters();
+        if !(want_extents || want_actions || want_count) {
             continue;
         }
         let (bus, object) = (bus.clone(), node.object.clone());
@@ -433,7 +445,13 @@ fn start_enrichment(bus: &Bus, walk: &Walk, added: &[(usize, usize)], pending: &
                         vec![]
                     }
                 };
-                tokio::join!(extents, actions)
+                let count = async {
+                    match want_count {
+                        true => bus.character_count(&object).await.ok(),
+                        false => None,
+                    }
+                };
+                tokio::join!(extents, actions, count)
             }),
         ));
     }
@@ -445,8 +463,9 @@ async fn finish_enrichment(walk: &mut Walk, pending: Vec<(usize, tokio::task::Jo
     match tokio::time::timeout_at(deadline, join_all(handles)).await {
         Ok(results) => {
             for (index, result) in indices.into_iter().zip(results) {
-                if let Ok((extents, actions)) = result {
+                if let Ok((extents, actions, count)) = result {
                     let node = &mut walk.nodes[index];
+                    node.empty = count == Some(0);
                     node.extents = extents.filter(|(_, _, w, h)| *w > 0 && *h > 0);
                     // A menu-opening action's binding is a mnemonic: it pops a menu that grabs the keyboard.
                     node.shortcut =

@@ -10,11 +10,16 @@
 
 use crate::approval::Standing;
 use crate::backend::Gated;
-use crate::grant::State;
 use crate::frames::FrameRecord;
+use crate::grant::State;
 use crate::{refuse, ActOutcome, ApprovalRequest, Host, ObserveRequest};
 use glovebox_model::{Action, ApprovalClass, Button, CaptureMode, DeliveryMode, ErrorCode, FrameId, Refusal, Target, TreeDiff};
 use glovebox_platform::{Delivery, ResolvedTarget};
+
+/// How long an input's effect is given before the window is looked at again.
+const INPUT_SETTLE: std::time::Duration = std::time::Duration::from_millis(60);
+/// How much longer a look that saw no change waits for a late one.
+const QUIET_RECHECK: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// One line describing `action` for a prompt: what it does, never the text.
 pub fn describe_action(action: &Action) -> String {
@@ -138,6 +143,29 @@ impl Host {
         record.detail = Some(format!("{id} ({}): {}", code.unwrap_or("no code"), if result.is_ok() { "acknowledged by the user" } else { "not acknowledged" }));
         self.audit(record);
         result
+    }
+
+    /// The observation after an input and what changed since `before`.
+    /// Toolkits run many actions from their main loop's idle time (GTK's
+    /// DoAction), so the look waits [`INPUT_SETTLE`]; when it sees no
+    /// change it looks once more after [`QUIET_RECHECK`] before saying so.
+    fn observe_settled(
+        &self,
+        state: &mut State,
+        window: &glovebox_model::WindowInfo,
+        request: ObserveRequest,
+        before: &glovebox_model::AccessibilityTree,
+    ) -> (Result<crate::Observation, Refusal>, Option<TreeDiff>) {
+        std::thread::sleep(INPUT_SETTLE);
+        let next = self.observe_target(state, window, request);
+        let changes = next.as_ref().ok().map(|n| TreeDiff::between(before, &n.tree));
+        if !changes.as_ref().is_some_and(TreeDiff::is_empty) {
+            return (next, changes);
+        }
+        std::thread::sleep(QUIET_RECHECK);
+        let again = self.observe_target(state, window, request);
+        let changes = again.as_ref().ok().map(|n| TreeDiff::between(before, &n.tree));
+        (again, changes)
     }
 
     /// Frame `frame_id` if it is the bound window's newest, of the grant's
@@ -279,14 +307,14 @@ impl Host {
         });
         record.detail = Some(format!("delivered by {}", delivery.route));
         self.audit(record);
-        let next = match observe_after {
+        let (next, changes) = match observe_after {
             Some(screenshot) => {
                 let pixels = state.grant.as_ref().is_some_and(|g| g.capture == CaptureMode::A11yAndPixels);
-                self.observe_target(state, &window, ObserveRequest { screenshot: screenshot && pixels, marks: false })
+                let request = ObserveRequest { screenshot: screenshot && pixels, marks: false };
+                self.observe_settled(state, &window, request, &frame.tree)
             }
-            None => Err(refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame")),
+            None => (Err(refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame")), None),
         };
-        let changes = next.as_ref().ok().map(|next| TreeDiff::between(&frame.tree, &next.tree));
         let mut grant_closed = None;
         if state.grant.as_ref().is_some_and(|g| g.budget_left == 0) {
             let why = "the grant used its whole action budget".to_owned();

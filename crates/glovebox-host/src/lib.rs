@@ -41,16 +41,16 @@ pub mod denials;
 pub mod frames;
 mod grant;
 mod observe;
-mod read;
 pub mod presence;
 pub mod process;
+mod read;
 mod tools;
 
 pub use act::{describe_action, Span};
 pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject};
 pub use backend::refusal_of;
-pub use glovebox_platform::Backends;
 pub use glovebox_platform::marks::PlacedMark;
+pub use glovebox_platform::Backends;
 pub use tools::{BatchOutcome, Opened, OpenedApp, WaitOutcome, Zoomed};
 
 use crate::backend::Gated;
@@ -59,8 +59,8 @@ use audit::{AuditLog, AuditRecord};
 use control::DisplayDir;
 use denials::{AncestorRule, Denials};
 use glovebox_model::{
-    AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, Denial, ErrorCode, FrameId, GrantView, Policy, Rect, Refusal, Size, TokenBudget, TreeBudget, TreeDiff, WindowId,
-    WindowInfo, WindowPage,
+    AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, Denial, ErrorCode, FrameId, GrantView, Policy, Rect, Refusal, Size, TokenBudget, TreeBudget,
+    TreeDiff, WindowId, WindowInfo, WindowPage,
 };
 use glovebox_platform::Delivery;
 use grant::State;

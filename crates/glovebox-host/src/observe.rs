@@ -8,7 +8,7 @@
 use crate::backend::Gated;
 use crate::frames::{FrameElement, FrameRecord};
 use crate::grant::State;
-use crate::{refuse, ApprovalRequest, FrameView, Host, ObserveRequest, Observation};
+use crate::{refuse, ApprovalRequest, FrameView, Host, Observation, ObserveRequest};
 use glovebox_model::{
     AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, DisplaySelection, ErrorCode, Refusal, Scope, TreeBudget, WindowInfo, WindowRef,
 };

@@ -17,19 +17,17 @@ pub struct ListWindowsArgs {
 pub struct ObserveArgs {
     /// A window id from list_windows (`pid/0xXID`); omitted: the bound window.
     pub window: Option<String>,
-    /// Include a screenshot (default true when the grant allows pixels).
-    /// Ask for false when the tree is enough: it is far smaller.
+    /// Include a screenshot (default: when the grant allows pixels); false
+    /// when the tree is enough.
     pub screenshot: Option<bool>,
-    /// Draw each actionable element's id on the screenshot (a box and a label).
+    /// Draw the ids on the screenshot.
     pub marks: Option<bool>,
-    /// Bound the text tree to about this many tokens (200–200000); what does
-    /// not fit is folded and counted, with the id to expand it by.
+    /// Fold the tree to about this many tokens.
     #[schemars(range(min = 200, max = 200000))]
     pub max_tokens: Option<usize>,
-    /// Show only the subtree under this element id (to expand a fold).
+    /// Only the subtree under this id (expands a fold).
     pub within: Option<ElementId>,
-    /// Read the text or value of these elements (1–20 ids of the new
-    /// observation): the only way values are read. Never a password field.
+    /// Read these elements' text or value (the only way to).
     pub read: Option<Vec<ElementId>>,
 }
 
@@ -58,7 +56,6 @@ pub struct ClickArgs {
     pub modifiers: Option<Vec<ModifierKey>>,
     /// background (default), or foreground (the real pointer; only if the user allowed it).
     pub delivery: Option<DeliveryMode>,
-    /// Return the new screenshot with the changes (when the grant allows pixels).
     pub screenshot: Option<bool>,
 }
 
@@ -67,7 +64,6 @@ pub struct MoveArgs {
     pub target: Target,
     pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
-    /// Return the new screenshot with the changes (when the grant allows pixels).
     pub screenshot: Option<bool>,
 }
 
@@ -77,7 +73,6 @@ pub struct DragArgs {
     pub to: Target,
     pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
-    /// Return the new screenshot with the changes (when the grant allows pixels).
     pub screenshot: Option<bool>,
 }
 
@@ -94,7 +89,6 @@ pub struct ScrollArgs {
     pub dy: i32,
     pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
-    /// Return the new screenshot with the changes (when the grant allows pixels).
     pub screenshot: Option<bool>,
 }
 
@@ -103,7 +97,6 @@ pub struct TypeArgs {
     /// Text typed at the caret of the focused field.
     pub text: String,
     pub delivery: Option<DeliveryMode>,
-    /// Return the new screenshot with the changes (when the grant allows pixels).
     pub screenshot: Option<bool>,
 }
 
@@ -113,7 +106,6 @@ pub struct SetValueArgs {
     pub target: Target,
     /// The whole new value (empty clears a field; a number for sliders).
     pub text: String,
-    /// Return the new screenshot with the changes (when the grant allows pixels).
     pub screenshot: Option<bool>,
 }
 
@@ -125,7 +117,6 @@ pub struct KeyArgs {
     #[schemars(range(min = 1, max = 20))]
     pub repeat: Option<u8>,
     pub delivery: Option<DeliveryMode>,
-    /// Return the new screenshot with the changes (when the grant allows pixels).
     pub screenshot: Option<bool>,
 }
 
@@ -135,7 +126,6 @@ pub struct SelectArgs {
     pub target: Target,
     /// The option's visible name.
     pub option: String,
-    /// Return the new screenshot with the changes (when the grant allows pixels).
     pub screenshot: Option<bool>,
 }
 

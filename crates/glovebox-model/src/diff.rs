@@ -29,14 +29,23 @@ const TRACKED: [ElementState; 9] = [
 /// One change of an element present in both observations.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
-    Name { before: String, after: String },
+    Name {
+        before: String,
+        after: String,
+    },
     Gained(ElementState),
     Lost(ElementState),
     ValueAppeared,
     ValueGone,
     /// Children counted but not shown (rows off-screen) changed in number.
-    Omitted { before: usize, after: usize },
-    Moved { before: Rect, after: Rect },
+    Omitted {
+        before: usize,
+        after: usize,
+    },
+    Moved {
+        before: Rect,
+        after: Rect,
+    },
 }
 
 /// An element line that appeared or went.
@@ -113,11 +122,7 @@ fn shown(tree: &AccessibilityTree) -> (Vec<(ElementId, Option<ElementId>, &Eleme
     let lines = tree.lines();
     let count = lines.len();
     let ids: Vec<ElementId> = lines.iter().map(|l| l.element.id).collect();
-    let out = lines
-        .iter()
-        .filter(|l| l.kind == LineKind::Element)
-        .map(|l| (l.element.id, l.parent.map(|p| ids[p]), l.element, l.text.clone()))
-        .collect();
+    let out = lines.iter().filter(|l| l.kind == LineKind::Element).map(|l| (l.element.id, l.parent.map(|p| ids[p]), l.element, l.text.clone())).collect();
     (out, count)
 }
 

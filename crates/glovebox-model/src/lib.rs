@@ -19,14 +19,17 @@ pub mod tree_text;
 pub mod wait;
 pub mod window;
 
-pub use a11y::{AccessibilityTree, Element, ElementId, ElementValue, READ_MAX_CHARS, READ_MAX_ELEMENTS, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation};
+pub use a11y::{
+    AccessibilityTree, Element, ElementId, ElementState, ElementValue, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation, READ_MAX_CHARS,
+    READ_MAX_ELEMENTS,
+};
 pub use action::{validate_batch, Action, Button, DeliveryMode, Target, BATCH_STEPS};
 pub use diff::{Change, TreeDiff};
 pub use error::{ErrorCode, Refusal};
 pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject, Monitor};
 pub use geometry::{Point, Rect, Size};
 pub use grant::{AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin, Policy, Scope};
-pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
+pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};
 pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
 pub use window::{PidSource, ResolveError, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};

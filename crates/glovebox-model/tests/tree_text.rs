@@ -25,7 +25,15 @@ const BUTTON: &[ElementState] = &[Enabled, Focusable, Showing, Visible];
 
 fn tree(root: Element) -> AccessibilityTree {
     let node_count = root.walk().count();
-    AccessibilityTree { window: WindowId { pid: 7, xid: 0x500001 }, fidelity: Fidelity::Full, root: Some(root), node_count, truncated: None, focused_password: false, elapsed_ms: 1 }
+    AccessibilityTree {
+        window: WindowId { pid: 7, xid: 0x500001 },
+        fidelity: Fidelity::Full,
+        root: Some(root),
+        node_count,
+        truncated: None,
+        focused_password: false,
+        elapsed_ms: 1,
+    }
 }
 
 fn form() -> Element {

@@ -164,7 +164,13 @@ impl FakeDesktop {
         if element.is_password() {
             return Err(BackendError::new(crate::BackendErrorKind::SecureInput, "a password field's content is never read"));
         }
-        let text = self.values.lock().unwrap().get(&id).cloned().ok_or_else(|| BackendError::new(crate::BackendErrorKind::NotActionable, format!("{id} has no value to read")))?;
+        let text = self
+            .values
+            .lock()
+            .unwrap()
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| BackendError::new(crate::BackendErrorKind::NotActionable, format!("{id} has no value to read")))?;
         Ok(glovebox_model::ElementValue { id, role: element.role.clone(), total_chars: text.chars().count(), text: text.chars().take(max_chars).collect() })
     }
 }

@@ -91,12 +91,12 @@ pub fn draw_marks(image: &mut RgbImage, marks: &[(ElementId, Rect)]) -> Vec<Plac
         ];
         let inside = |c: &Rect| c.x >= 0 && c.y >= 0 && c.x + c.width as i32 <= image.width as i32 && c.y + c.height as i32 <= image.height as i32;
         let free = |c: &Rect| placed.iter().all(|p| !overlaps(p.label, *c));
-        let label = candidates
-            .iter()
-            .find(|c| inside(c) && free(c))
-            .or_else(|| candidates.iter().find(|c| inside(c)))
-            .copied()
-            .unwrap_or(Rect::new(rect.x.clamp(0, image.width.saturating_sub(w) as i32), rect.y.clamp(0, image.height.saturating_sub(h) as i32), w, h));
+        let label = candidates.iter().find(|c| inside(c) && free(c)).or_else(|| candidates.iter().find(|c| inside(c))).copied().unwrap_or(Rect::new(
+            rect.x.clamp(0, image.width.saturating_sub(w) as i32),
+            rect.y.clamp(0, image.height.saturating_sub(h) as i32),
+            w,
+            h,
+        ));
         outline(image, rect);
         placed.push(PlacedMark { id, rect, label });
     }
@@ -139,7 +139,10 @@ mod tests {
         assert_eq!(placed[2].label.y, 1);
         // The label's text is drawn: white cells inside it.
         let l = placed[0].label;
-        let white = (l.x..l.x + l.width as i32).flat_map(|x| (l.y..l.y + l.height as i32).map(move |y| (x, y))).filter(|&(x, y)| image.pixel(x as u32, y as u32) == TEXT_RGB).count();
+        let white = (l.x..l.x + l.width as i32)
+            .flat_map(|x| (l.y..l.y + l.height as i32).map(move |y| (x, y)))
+            .filter(|&(x, y)| image.pixel(x as u32, y as u32) == TEXT_RGB)
+            .count();
         assert!(white > 10, "{white} white pixels");
     }
 

@@ -128,10 +128,24 @@ fn observe_set_value_click_through_the_stdio_server() {
         let done = call(&client, "set_value", json!({"target": {"element": name}, "text": "Ada Lovelace ✓"})).await;
         assert_ne!(done.is_error, Some(true), "{}", text_of(&done));
         fixture.wait_state("name set", |s| s["values"]["name"] == "Ada Lovelace ✓");
-        let submit = id_on_line(&text_of(&done), "\"Submit\"");
+        // The result says what changed, by the same ids: the field now has a value.
+        assert!(text_of(&done).contains(&format!("~ @{name} text \"Name\"")), "{}", text_of(&done));
+        let submit = id_on_line(&text, "\"Submit\"");
         let clicked = call(&client, "click", json!({"target": {"element": submit}})).await;
         assert!(text_of(&clicked).starts_with("delivered by"), "{}", text_of(&clicked));
         fixture.wait_state("submitted", |s| s["clicks"]["submit"] == 1);
+        assert!(text_of(&clicked).contains("name \"Ready\" → \"Submit clicked\""), "{}", text_of(&clicked));
+
+        // Values only by explicit read; marks on request; a budget folds and says so.
+        let read = text_of(&call(&client, "observe", json!({"screenshot": false, "read": [name]})).await);
+        assert!(read.contains(&format!("{name} text: \"Ada Lovelace ✓\"")), "{read}");
+        let marked = call(&client, "observe", json!({"marks": true})).await;
+        assert!(text_of(&marked).contains("the screenshot is marked"), "{}", text_of(&marked));
+        assert!(marked.content.iter().any(|c| c.as_image().is_some()), "marks come with the screenshot");
+        let small = text_of(&call(&client, "observe", json!({"screenshot": false, "max_tokens": 200})).await);
+        assert!(small.contains("text budget: ≈") && small.contains("more lines folded"), "{small}");
+        let bad = call(&client, "observe", json!({"max_tokens": 5})).await;
+        assert!(text_of(&bad).starts_with("COMPUTER_INVALID_ARGUMENT"), "{}", text_of(&bad));
 
         // A stale id is a tool error with its code first and what to do next.
         let stale = call(&client, "click", json!({"target": {"element": "e9999"}})).await;
@@ -486,7 +500,8 @@ fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
         }
         let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC on stdout: {line:?}: {e}"));
         if message["id"] == 2 {
-            assert!(line.len() <= 16_000, "tools/list is {} bytes", line.len());
+            // 16,000 until observe took marks/max_tokens/within/read and input tools a screenshot flag.
+            assert!(line.len() <= 17_000, "tools/list is {} bytes", line.len());
             println!("tools/list answer: {} bytes", line.len());
             tools = Some(message["result"]["tools"].clone());
             break;
