@@ -125,6 +125,9 @@ fn step_html(out: &mut String, step: &Step) {
         escape(&format!("{}{verdict}", step.action.as_ref().map(|a| format!("{a} → ")).unwrap_or_default())),
         step.act_ms
     );
+    if let Some(changes) = &step.changes {
+        let _ = write!(out, "<p class=\"meta\"><b>What changed:</b></p><pre>{}</pre>", escape(changes));
+    }
     let _ = write!(out, "<details><summary>Tree excerpt the model saw</summary><pre>{}</pre></details></section>", escape(&step.tree_excerpt));
 }
 
@@ -148,6 +151,7 @@ mod tests {
             action: Some("click push button \"OK\"".into()),
             target_drawn: Some(Point { x: 50, y: 20 }),
             verdict,
+            changes: None,
             model_ms: 12,
             act_ms: 3,
             tokens: None,

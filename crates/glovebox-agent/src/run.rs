@@ -9,7 +9,7 @@ use crate::model::{DecideRequest, Model, Png, ToolSpec, DECISION_TOOL};
 use crate::prompt;
 use crate::trajectory::{DecisionRecord, FinalWindow, Step, StopReason, Summary, Verdict};
 use glovebox_host::{Host, Observation};
-use glovebox_model::{Action, CaptureMode, DeliveryMode, ErrorCode, Point, Refusal, Target, WindowRef};
+use glovebox_model::{Action, CaptureMode, DeliveryMode, ErrorCode, Point, Refusal, Target, TreeDiff, WindowRef};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -22,6 +22,8 @@ pub const REPEAT_LIMIT: u32 = 3;
 const SETTLE: std::time::Duration = std::time::Duration::from_millis(150);
 /// Lines of the tree kept per step in the trajectory.
 const TREE_EXCERPT_LINES: usize = 40;
+/// Lines of a step's diff kept in its record (the verdict first).
+const CHANGE_LINES: usize = 12;
 
 /// What the caller asked for.
 #[derive(Debug, Clone)]
@@ -141,7 +143,10 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
             break StopReason::StepLimit { limit: max_steps };
         }
         let windows = run.windows();
-        let tree = seen.tree.render_text();
+        // Each request stands alone (DESIGN §6), so it carries the tree,
+        // folded to the configured budget; the steps' lines say what each
+        // delivered action changed.
+        let tree = seen.tree.render_budgeted(host.text_budget()).text;
         let frame_line = format!(
             "Bound window: {} {:?} · frame {} · image {}×{} pixels (points are in these pixels)",
             seen.frame.window,
@@ -177,6 +182,7 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
             action: None,
             target_drawn: None,
             verdict: Verdict::Finished,
+            changes: None,
             model_ms,
             act_ms: 0,
             tokens: None,
@@ -238,22 +244,31 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
                 step.target_drawn = drawn_target(&seen, &action);
                 let result = check(&seen, &action, task).and_then(|()| host.act_unobserved(seen.frame.id, action.clone(), task.delivery));
                 step.act_ms = started.elapsed().as_millis() as u64;
-                match result {
+                let delivered = match result {
                     Ok(delivery) => {
                         step.verdict = Verdict::Delivered { route: delivery.route };
-                        run.record.finish(step, progress);
                         // Let the application draw what the input changed before looking again.
                         std::thread::sleep(SETTLE);
+                        Some(step)
                     }
                     Err(refusal) => {
                         if let Some(stop) = run.record.refused(step, refusal, &fingerprint, progress) {
                             break stop;
                         }
+                        None
                     }
-                }
+                };
                 // A delivered action ended the frame; a refused one may have
                 // found the window changed. Either way: look again.
-                match run.observe(None, model.accepts_images()) {
+                let next = run.observe(None, model.accepts_images());
+                if let Some(mut step) = delivered {
+                    if let Some(next) = next.as_ref().ok().filter(|n| n.frame.window == seen.frame.window) {
+                        let diff = TreeDiff::between(&seen.tree, &next.tree).render_text();
+                        step.changes = Some(diff.lines().take(CHANGE_LINES).collect::<Vec<_>>().join("\n"));
+                    }
+                    run.record.finish(step, progress);
+                }
+                match next {
                     Ok(next) => seen = next,
                     Err(refusal) => break StopReason::host(&refusal),
                 }

@@ -47,6 +47,10 @@ pub struct Step {
     /// Where the action pointed, in the frame's image pixels.
     pub target_drawn: Option<Point>,
     pub verdict: Verdict,
+    /// What the delivered action changed in the bound window's tree (the
+    /// diff's verdict line and its first lines), when it was looked at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<String>,
     pub model_ms: u64,
     pub act_ms: u64,
     pub tokens: Option<(u64, u64)>,
@@ -67,7 +71,8 @@ impl Step {
             Verdict::Finished => "finished".to_owned(),
             Verdict::Asked => "asked the user".to_owned(),
         };
-        format!("{}. {what} → {verdict}", self.index)
+        let changed = self.changes.as_ref().and_then(|c| c.lines().next()).map(|v| format!("; {v}")).unwrap_or_default();
+        format!("{}. {what} → {verdict}{changed}", self.index)
     }
 }
 

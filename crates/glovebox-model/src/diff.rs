@@ -117,8 +117,11 @@ fn changes_of(before: &Element, after: &Element) -> Vec<Change> {
     out
 }
 
-/// The elements with a line of their own, by id, with their line's parent.
-fn shown(tree: &AccessibilityTree) -> (Vec<(ElementId, Option<ElementId>, &Element, String)>, usize) {
+/// An element with a line of its own: its id, its line's parent, itself, its line.
+type Shown<'a> = (ElementId, Option<ElementId>, &'a Element, String);
+
+/// The elements with a line of their own, and the tree's line count.
+fn shown(tree: &AccessibilityTree) -> (Vec<Shown<'_>>, usize) {
     let lines = tree.lines();
     let count = lines.len();
     let ids: Vec<ElementId> = lines.iter().map(|l| l.element.id).collect();

@@ -313,6 +313,7 @@ impl Run {
             decision,
             action,
             verdict: Verdict::Finished,
+            changes: None,
             model_ms,
             act_ms: 0,
             tokens,
