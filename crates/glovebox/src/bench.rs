@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+mod bench_tokens;
+
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
@@ -212,16 +214,18 @@ fn bench_real_apps(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebo
     std::fs::write(&document, (1..=200).map(|i| format!("line {i} of a document open in the editor\n")).collect::<String>())?;
     let profile = format!("--user-data-dir={}", dir.join("chromium").display());
     let url = format!("file://{}", page.display());
+    // Chromium last: its renderer is the one that must keep up with the
+    // five-step row's typing, so it is not left under the other windows.
     let apps: [(&str, Vec<&str>, &str, &str); 4] = [
+        ("featherpad", vec![document.to_str().unwrap_or_default()], "notes.txt", "FeatherPad (Qt 5): a document"),
+        ("localc", vec!["--norestore", "--nologo"], "LibreOffice Calc", "LibreOffice Calc: a spreadsheet"),
+        ("gtk4-widget-factory", vec![], "Widget Factory", "gtk4-widget-factory"),
         (
             "chromium",
             vec!["--no-sandbox", "--force-renderer-accessibility", "--no-first-run", "--disable-gpu", "--window-size=1000,800", &profile, &url],
             "Bench form",
             "Chromium: a form page",
         ),
-        ("featherpad", vec![document.to_str().unwrap_or_default()], "notes.txt", "FeatherPad (Qt 5): a document"),
-        ("localc", vec!["--norestore", "--nologo"], "LibreOffice Calc", "LibreOffice Calc: a spreadsheet"),
-        ("gtk4-widget-factory", vec![], "Widget Factory", "gtk4-widget-factory"),
     ];
     let mut started = vec![];
     let mut windows = vec![];
@@ -237,13 +241,37 @@ fn bench_real_apps(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebo
             Err(e) => println!("(skipping the {label} row: {e})"),
         }
     }
-    let result = bench_inspect(sandbox, backend, runs, glovebox, &windows);
+    let result = bench_inspect(sandbox, backend, runs, glovebox, &windows).and_then(|_| bench_app_diffs(sandbox, runs, &windows));
     for mut child in started {
         let _ = child.kill();
         let _ = child.wait();
     }
     // LibreOffice's launcher script leaves soffice.bin behind: the sandbox's process group ends it.
     result
+}
+
+/// Diff rows on the real applications, and the five-step token row on the
+/// browser's form page.
+fn bench_app_diffs(sandbox: &Sandbox, runs: usize, windows: &[(WindowInfo, &str)]) -> Result<()> {
+    let host = bench_host(sandbox, "glovebox-bench-apps", false)?;
+    println!();
+    for (window, label) in windows {
+        let reference = WindowRef::Id(window.id);
+        let (diff, elements) = bench_tokens::diff_time(&host, &reference, runs)?;
+        println!("{:<58} {:>9.3} ms", format!("diff of two looks, {label} ({elements} el.)"), diff.as_secs_f64() * 1000.0);
+        if label.starts_with("Chromium") {
+            use bench_tokens::set_field;
+            let steps = vec![
+                set_field("Field 1", "Ada"),
+                set_field("Field 2", "Lovelace"),
+                set_field("Field 3", "London"),
+                set_field("Field 4", "1815"),
+                set_field("Field 5", "analyst"),
+            ];
+            bench_tokens::five_steps(&host, &reference, "Chromium form page", &steps)?;
+        }
+    }
+    Ok(())
 }
 
 /// A host on the bench's desktop, every approval class allowed (prompts
@@ -342,8 +370,20 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     let (without, with_cursor) = bench_click_with_overlay(sandbox, runs, &host, &reference)?;
     println!("{:<58} {:>9.2} ms", "host: gated click, cursor off (interleaved with the next)", ms(without));
     println!("{:<58} {:>9.2} ms", "host: gated click, the agent's cursor drawn", ms(with_cursor));
-    println!("{:<58} {:>9.2} ms", "host: gated element click + next observation", ms(observed));
+    println!("{:<58} {:>9.2} ms", "host: gated click + next look (settles 60 ms, +250 if same)", ms(observed));
     println!("{:<58} {:>9.2} ms", format!("host: type 100 characters, background ({route})"), ms(typing));
+    // Before the xdotool rows: their foreground typing leaves keys queued in the fixture.
+    use bench_tokens::{click as press, set_field};
+    let form: Vec<bench_tokens::ScriptedStep> = vec![
+        set_field("Name", "Ada Lovelace"),
+        set_field("Email", "ada@example.org"),
+        press("check box", "Subscribe"),
+        press("push button", "Details"),
+        press("push button", "Submit"),
+    ];
+    bench_tokens::five_steps(&host, &reference, "fixture form", &form)?;
+    let (diff, elements) = bench_tokens::diff_time(&host, &reference, runs)?;
+    println!("{:<58} {:>9.3} ms", format!("diff of two looks at the fixture ({elements} elements)"), ms(diff));
     match which("xdotool") {
         Some(xdotool) => {
             let (x, y) = (window.geometry.x + 100, window.geometry.y + 100);
