@@ -90,6 +90,11 @@ fn moved(before: Option<Rect>, after: Option<Rect>) -> bool {
     }
 }
 
+/// How far an element's top-left corner moved.
+fn delta(before: Option<Rect>, after: Option<Rect>) -> Option<(i32, i32)> {
+    Some((after?.x - before?.x, after?.y - before?.y))
+}
+
 fn changes_of(before: &Element, after: &Element) -> Vec<Change> {
     let mut out = vec![];
     if before.name.trim() != after.name.trim() {
@@ -156,7 +161,17 @@ impl TreeDiff {
             match old_by_id.get(id) {
                 None => diff.added.push(Appeared { id: *id, line: line.clone(), depth: depth(*id, &new_by_id, &old_by_id) }),
                 Some((_, was)) => {
-                    let changes = changes_of(was, element);
+                    let mut changes = changes_of(was, element);
+                    // An element carried along by its parent (a scroll, a panel
+                    // that grew above it) did not move on its own: said once, at the parent.
+                    let parent_delta = new_by_id
+                        .get(id)
+                        .and_then(|(p, _)| *p)
+                        .and_then(|p| Some((old_by_id.get(&p)?.1, new_by_id.get(&p)?.1)))
+                        .and_then(|(b, a)| delta(b.bounds, a.bounds));
+                    if parent_delta.is_some() && parent_delta == delta(was.bounds, element.bounds) {
+                        changes.retain(|c| !matches!(c, Change::Moved { .. }));
+                    }
                     if !changes.is_empty() {
                         diff.changed.push(Changed { id: *id, line: element_line(element, 0), changes });
                     }
@@ -226,7 +241,7 @@ impl TreeDiff {
             lines.push(format!("- {}{with}", r.line));
         }
         let moved = self.moves();
-        let list_moves = moved <= 8;
+        let list_moves = moved <= 4;
         for c in &self.changed {
             let only_moved = c.changes.iter().all(|x| matches!(x, Change::Moved { .. }));
             if only_moved && !list_moves {

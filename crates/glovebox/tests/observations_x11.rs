@@ -79,8 +79,9 @@ fn ids_hold_across_frames_and_input_results_say_what_changed() {
     let details = id(&after, "push button", "Details");
     let done = host.act(after.frame.id, click(details)).unwrap();
     fixture.wait_state("details shown", |s| s["details_shown"] == true);
-    let diff = done.changes.unwrap();
+    let diff = done.changes.clone().unwrap();
     let text = diff.render_text();
+    println!("after clicking Details:\n{}", glovebox_mcp::render::acted(&done, host.text_budget()));
     let hide = id(done.next.as_ref().unwrap(), "push button", "Hide details");
     assert!(diff.added.iter().any(|a| a.id == hide), "{text}");
     assert!(text.contains("label \"Ships in 3 days\""), "{text}");
