@@ -399,18 +399,19 @@ impl AtspiBackend {
     }
 }
 
-/// Puts siblings in reading order (top to bottom, then left to right) when
-/// every one of them has bounds; toolkits' own child order is often
-/// reversed or arbitrary (GTK3 grids list their children last-added first).
+/// Puts siblings in reading order (top to bottom, then left to right);
+/// toolkits' own child order is often reversed or arbitrary (GTK3 grids list
+/// their children last-added first). Siblings without bounds (hidden ones)
+/// follow in the toolkit's order.
 fn reading_order(nodes: &mut [RawNode]) {
     for i in 0..nodes.len() {
-        let children = nodes[i].children.clone();
-        let positions: Option<Vec<(i32, i32)>> = children.iter().map(|&c| nodes[c].extents.and_then(|e| rect(e, (0, 0))).map(|r| (r.y, r.x))).collect();
-        if let Some(positions) = positions {
-            let mut ordered: Vec<(usize, (i32, i32))> = children.into_iter().zip(positions).collect();
-            ordered.sort_by_key(|(_, position)| *position);
-            nodes[i].children = ordered.into_iter().map(|(c, _)| c).collect();
-        }
+        let mut children = nodes[i].children.clone();
+        // Children without a place on screen (hidden ones) keep their order, after the rest.
+        children.sort_by_key(|&c| match nodes[c].extents.and_then(|e| rect(e, (0, 0))) {
+            Some(r) => (false, r.y, r.x),
+            None => (true, 0, 0),
+        });
+        nodes[i].children = children;
     }
 }
 

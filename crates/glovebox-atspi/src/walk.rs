@@ -69,9 +69,13 @@ impl RawNode {
     }
 
     /// Whether the walk asks how many characters this field holds: a text
-    /// field with a value role, never a password field (nothing of it is read).
+    /// field with a value role, never a password field (nothing of it is read)
+    /// and never one holding a number (a spin button always has one).
     fn counts_characters(&self) -> bool {
-        self.role != crate::translate::ROLE_PASSWORD_TEXT && self.has_interface("atspi.Text") && has_value(self.role, &self.interfaces, self.states)
+        self.role != crate::translate::ROLE_PASSWORD_TEXT
+            && self.has_interface("atspi.Text")
+            && !self.has_interface("atspi.Value")
+            && has_value(self.role, &self.interfaces, self.states)
     }
 }
 

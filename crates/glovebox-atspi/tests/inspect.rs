@@ -73,7 +73,10 @@ fn fixture_elements_match_the_apps_own_report() {
     assert_eq!(find(&again, "push button", "Submit").id, submit.id);
 
     // Other elements the fixture has, with their roles.
-    assert!(find(&tree, "text", "Name").has_value);
+    // `has value` says the field holds text (its count read, never the text).
+    let name = find(&tree, "text", "Name");
+    assert!(name.has(ElementState::Editable));
+    assert_eq!(name.has_value, !state["values"]["name"].as_str().unwrap().is_empty(), "{state}");
     assert!(find(&tree, "check box", "Subscribe").actions.iter().any(|a| a.eq_ignore_ascii_case("click")));
     assert!(tree.root.as_ref().unwrap().walk().any(|e| e.role == "slider" && e.has_value));
     assert_eq!(find(&tree, "menu", "File").children.len(), 2);

@@ -321,6 +321,9 @@ fn web_forms_fill_and_submit_in_the_background_in_chromium_and_firefox() {
         }
         assert!(!text.contains("frame \"") || !text.lines().next().unwrap_or("").contains("has value"), "{text}");
         assert!(!text.lines().any(|l| l.contains("push button") && l.contains("has value")), "{browser}: a button with a value:\n{text}");
+        // A budget folds the page and says how to expand what it folded.
+        let small = seen.tree.render_budgeted(glovebox_model::TokenBudget::new(200).unwrap());
+        assert!(small.tokens <= 200 && small.folded_lines > 0 && small.text.contains("more lines folded"), "{browser}:\n{}", small.text);
         server.wait(browser, "the page loads", |s| s["why"] == "load" || s.get("name").is_some());
         let routes = fill_form(&stage, &server, browser, window, by_key);
         println!("{browser}:\n  {}", routes.join("\n  "));
@@ -352,7 +355,10 @@ fn qt_keys_return_and_a_save_shortcut_in_the_background() {
     // SpeedCrunch: an expression typed, then Return, in a window the user is not in.
     let calculator = stage.launch("speedcrunch", &[], "SpeedCrunch");
     let pid = calculator.pid;
-    stage.observe_until(calculator, "SpeedCrunch's editor", |seen| seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "text" && e.has_value)));
+    // The editor starts empty: an editable text, with no value yet.
+    stage.observe_until(calculator, "SpeedCrunch's editor", |seen| {
+        seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "text" && e.has(glovebox_model::ElementState::Editable)))
+    });
     let route = stage.act(calculator, |_| Action::Type { text: "6*7".into() }).expect("typing into SpeedCrunch");
     let route_key = stage.act(calculator, |_| Action::Key { combo: "Return".into(), repeat: 1 }).expect("Return in SpeedCrunch");
     wait_until("SpeedCrunch shows 42", || speedcrunch_texts(&stage.sandbox, pid).contains("= 42").then_some(()));
@@ -362,15 +368,19 @@ fn qt_keys_return_and_a_save_shortcut_in_the_background() {
     let path = stage.sandbox.runtime_dir().join("notes-for-featherpad.txt");
     std::fs::write(&path, "first line\n").unwrap();
     let editor = stage.launch("featherpad", &[path.to_str().unwrap()], "notes-for-featherpad");
-    stage.observe_until(editor, "FeatherPad's document", |seen| seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "text" && e.has_value)));
-    let edit = stage
-        .act(editor, |seen| {
-            let root = seen.tree.root.as_ref().unwrap();
-            let document = root.walk().find(|e| e.role == "text" && e.has_value).unwrap();
-            set(Target::Element(document.id), "written by glovebox\n")
-        })
-        .expect("setting FeatherPad's text");
+    let seen =
+        stage.observe_until(editor, "FeatherPad's document", |seen| seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "text" && e.has_value)));
+    let document = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "text" && e.has_value).unwrap().id;
+    // Ids hold from one look to the next in a real Qt application too.
+    let again = stage.host.observe(Some(&WindowRef::Id(editor)), false).unwrap();
+    assert!(again.tree.find(document).is_some_and(|e| e.role == "text"), "{document} is gone:\n{}", again.tree.render_text());
+    // The document is read only when asked; it reads what the file holds.
+    let read = stage.host.read(again.frame.id, &[document]).expect("reading FeatherPad's document");
+    assert_eq!(read[0].text, "first line\n", "{read:?}");
+    let edit = stage.act(editor, |_| set(Target::Element(document), "written by glovebox\n")).expect("setting FeatherPad's text");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "first line\n", "saved before the shortcut");
+    let after = stage.host.observe(Some(&WindowRef::Id(editor)), false).unwrap();
+    assert_eq!(stage.host.read(after.frame.id, &[document]).unwrap()[0].text, "written by glovebox\n");
     let save = stage.act(editor, |_| Action::Key { combo: "ctrl+s".into(), repeat: 1 }).expect("ctrl+s in FeatherPad");
     wait_until("FeatherPad saved the file", || (std::fs::read_to_string(&path).ok()? == "written by glovebox\n").then_some(()));
     println!("featherpad: set_value {edit}, ctrl+s {save}");
