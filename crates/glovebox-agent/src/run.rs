@@ -23,7 +23,7 @@ const SETTLE: std::time::Duration = std::time::Duration::from_millis(150);
 /// Lines of the tree kept per step in the trajectory.
 const TREE_EXCERPT_LINES: usize = 40;
 /// Lines of a step's diff kept in its record (the verdict first).
-const CHANGE_LINES: usize = 12;
+pub(crate) const CHANGE_LINES: usize = 12;
 
 /// What the caller asked for.
 #[derive(Debug, Clone)]

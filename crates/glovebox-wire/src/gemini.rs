@@ -241,6 +241,11 @@ pub struct GeminiExecutor {
 }
 
 impl GeminiExecutor {
+    /// The tree the last screenshot was taken with, for a trajectory's diffs.
+    pub fn last_tree(&self) -> Option<std::sync::Arc<glovebox_model::AccessibilityTree>> {
+        self.session.lock().unwrap_or_else(|p| p.into_inner()).last_tree.clone()
+    }
+
     pub fn new(host: Host, options: ExecutorOptions) -> GeminiExecutor {
         GeminiExecutor { session: Mutex::new(Session::new(host, options)) }
     }

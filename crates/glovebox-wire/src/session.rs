@@ -60,6 +60,9 @@ pub struct Session {
     /// No input ran since the basis was taken, so its frame is still the
     /// host's newest; after input a step re-observes and compares layouts.
     basis_live: bool,
+    /// The tree of the observation the last screenshot came with: what a
+    /// trajectory compares the next one with.
+    pub last_tree: Option<std::sync::Arc<glovebox_model::AccessibilityTree>>,
 }
 
 /// The refusal for a coordinate before any screenshot.
@@ -69,7 +72,7 @@ pub fn no_screenshot_yet() -> Refusal {
 
 impl Session {
     pub fn new(host: Host, options: ExecutorOptions) -> Session {
-        Session { host, options, basis: None, basis_live: false }
+        Session { host, options, basis: None, basis_live: false, last_tree: None }
     }
 
     /// An observation of the bound window through `host`, with a screenshot
@@ -213,6 +216,7 @@ impl Session {
         }
         self.basis = Some(seen.frame.clone());
         self.basis_live = true;
+        self.last_tree = Some(std::sync::Arc::new(seen.tree.clone()));
         Ok(seen)
     }
 }

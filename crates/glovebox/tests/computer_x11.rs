@@ -194,12 +194,16 @@ fn glovebox_run_fills_and_submits_the_form_with_a_replayed_model_and_reports_onl
     let open = prompt[..at].rfind(glovebox_agent::prompt::DATA_BEGIN).expect("inside a data block");
     assert!(!prompt[open..at].contains(glovebox_agent::prompt::DATA_END));
     assert!(requests[3]["messages"][1]["content"].to_string().contains("set_value"), "step 4 sees step 3's record");
+    // ... and what that step changed: the name field holds a value now.
+    assert!(requests[3]["messages"][1]["content"].to_string().contains("; changes: "), "{}", requests[3]["messages"][1]["content"]);
 
     // The trajectory report: self-contained, screenshots and targets drawn.
     let page = std::fs::read_to_string(&report).unwrap();
     assert_eq!(page.matches("data:image/png;base64,").count(), 5);
     // The outside point is drawn where the model aimed; the unknown id has nowhere to be drawn.
     assert_eq!(page.matches("<circle").count(), 3);
+    // Each delivered step shows what it changed, by id.
+    assert!(page.contains("<b>What changed:</b>") && page.contains("now has a value"), "the report shows no changes");
 }
 
 #[test]
@@ -423,8 +427,10 @@ fn glovebox_run_with_a_native_anthropic_model_clicks_through_the_toolset() {
         let stop = if step < 2 { "tool_use" } else { "end_turn" };
         json!({"id": format!("msg_{step}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": content, "stop_reason": stop, "usage": {"input_tokens": 1500, "output_tokens": 30}})
     }));
+    let report = home.join("native-report.html");
     let out = glovebox(sandbox, &home)
-        .args(["run", "Submit the form", "--max-steps", "5", "--json", "--window", &format!("{}/{}", target.pid(), target.title)])
+        .args(["run", "Submit the form", "--max-steps", "5", "--json", "--window", &format!("{}/{}", target.pid(), target.title), "--report"])
+        .arg(&report)
         .env("GLOVEBOX_ENABLED", "true")
         .env("GLOVEBOX_MODEL_PROVIDER", "anthropic")
         .env("GLOVEBOX_MODEL_MODEL", "claude-sonnet-4-5")
@@ -451,6 +457,9 @@ fn glovebox_run_with_a_native_anthropic_model_clicks_through_the_toolset() {
     let turn = |n: usize| requests[n]["messages"].as_array().unwrap().last().unwrap().clone();
     assert!(turn(1).to_string().contains("\"media_type\":\"image/png\""), "{}", turn(1));
     assert_eq!(turn(2)["content"][0]["content"], json!([{"type": "text", "text": "Clicked."}]));
+    // The click answered in words, with no screenshot: no tree to say what it changed from.
+    let page = std::fs::read_to_string(&report).unwrap();
+    assert!(!page.contains("<b>What changed:</b>"), "changes without a look after the click");
 }
 
 #[test]
@@ -481,7 +490,17 @@ fn glovebox_run_with_a_native_gemini_model_fills_and_submits_the_form() {
         json!({"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 1200, "candidatesTokenCount": 20}})
     }));
     let out = glovebox(sandbox, &home)
-        .args(["run", "Enter Ada Lovelace as the name and submit", "--max-steps", "5", "--json", "--window", &format!("{}/{}", target.pid(), target.title)])
+        .args([
+            "run",
+            "Enter Ada Lovelace as the name and submit",
+            "--max-steps",
+            "5",
+            "--json",
+            "--window",
+            &format!("{}/{}", target.pid(), target.title),
+            "--report",
+        ])
+        .arg(home.join("gemini-report.html"))
         .env("GLOVEBOX_ENABLED", "true")
         .env("GLOVEBOX_MODEL_PROVIDER", "gemini")
         .env("GLOVEBOX_MODEL_MODEL", "gemini-3.5-flash")
@@ -509,6 +528,9 @@ fn glovebox_run_with_a_native_gemini_model_fills_and_submits_the_form() {
     assert_eq!(summary["delivered"].as_array().unwrap().len(), 2, "{summary}");
     assert_eq!(summary["model"], "gemini/gemini-3.5-flash");
     assert!(!summary.to_string().contains("paid"), "{summary}");
+    // Gemini's calls each return a screenshot: the trajectory says what each changed.
+    let page = std::fs::read_to_string(home.join("gemini-report.html")).unwrap();
+    assert!(page.contains("<b>What changed:</b>") && page.contains("now has a value"), "the native trajectory shows no changes");
     let requests = seen.lock().unwrap();
     assert_eq!(requests.len(), 3);
     assert_eq!(requests[0]["tools"][0]["computerUse"]["environment"], "ENVIRONMENT_DESKTOP");

@@ -120,6 +120,10 @@ impl Conversation for Anthropic {
         Ok(Reply { calls, text: text.join("\n"), usage })
     }
 
+    fn last_tree(&self) -> Option<std::sync::Arc<glovebox_model::AccessibilityTree>> {
+        self.executor.last_tree()
+    }
+
     fn execute(&mut self, call: &Value) -> Executed {
         let id = call.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
         let input = call.get("input").cloned().unwrap_or(Value::Null);

@@ -64,6 +64,10 @@ impl Conversation for Gemini {
         Ok(Reply { calls, text: text.join("\n"), usage: gemini::usage(answer) })
     }
 
+    fn last_tree(&self) -> Option<std::sync::Arc<glovebox_model::AccessibilityTree>> {
+        self.executor.last_tree()
+    }
+
     fn execute(&mut self, call: &Value) -> Executed {
         let named = short(call.get("name").and_then(Value::as_str).unwrap_or("(no name)"));
         let parsed = FunctionCall::parse(call);

@@ -79,6 +79,8 @@ pub(crate) trait Conversation {
     /// Reads `answer`; an unreadable one leaves the history as it was.
     fn read(&mut self, answer: &Value) -> Result<Reply, ModelError>;
     fn execute(&mut self, call: &Value) -> Executed;
+    /// The tree the executor's last screenshot was taken with.
+    fn last_tree(&self) -> Option<std::sync::Arc<glovebox_model::AccessibilityTree>>;
 }
 
 /// Where the model lives and how to reach it. Not `Debug`: headers hold the key.
@@ -252,8 +254,20 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
             // The model's time and tokens belong to the first call of its reply.
             let (model_ms, usage) = if i == 0 { (model_ms, reply.usage) } else { (0, None) };
             let started = Instant::now();
+            let before = conversation.last_tree();
             let done = conversation.execute(call);
             let act_ms = started.elapsed().as_millis() as u64;
+            // What the call changed, from the trees its screenshots came with (no extra look:
+            // another observation would replace the frame the model's coordinates refer to).
+            // A call that brought no new screenshot (the toolset's clicks answer in words) has none;
+            // the next look's step then says what changed since the last one.
+            let changes = match (before, conversation.last_tree()) {
+                (Some(before), Some(after)) if !std::sync::Arc::ptr_eq(&before, &after) => {
+                    let diff = glovebox_model::TreeDiff::between(&before, &after).render_text();
+                    Some(diff.lines().take(crate::run::CHANGE_LINES).collect::<Vec<_>>().join("\n"))
+                }
+                _ => None,
+            };
             if let Some((action, route)) = &done.delivered_before {
                 let mut step = run.step(DecisionRecord::Parsed { decision: done.decision.clone() }, Some(action.clone()), done.target, model_ms, usage);
                 step.verdict = Verdict::Delivered { route: route.clone() };
@@ -261,6 +275,7 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
             }
             let mut step = run.step(DecisionRecord::Parsed { decision: done.decision.clone() }, Some(done.action.clone()), done.target, model_ms, usage);
             step.act_ms = act_ms;
+            step.changes = changes;
             if let Some(png) = &done.screenshot {
                 run.shown = Some(png.clone());
             }

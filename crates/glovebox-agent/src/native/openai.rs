@@ -73,6 +73,10 @@ impl Conversation for OpenAi {
         Ok(Reply { calls, text: text.join("\n"), usage })
     }
 
+    fn last_tree(&self) -> Option<std::sync::Arc<glovebox_model::AccessibilityTree>> {
+        self.executor.last_tree()
+    }
+
     fn execute(&mut self, call: &Value) -> Executed {
         let call_id = call.get("call_id").and_then(Value::as_str).unwrap_or_default().to_owned();
         let parsed = ComputerCall::parse(call);

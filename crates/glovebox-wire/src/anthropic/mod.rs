@@ -374,6 +374,11 @@ struct Planned {
 }
 
 impl AnthropicExecutor {
+    /// The tree the last screenshot was taken with, for a trajectory's diffs.
+    pub fn last_tree(&self) -> Option<std::sync::Arc<glovebox_model::AccessibilityTree>> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).session.last_tree.clone()
+    }
+
     pub fn new(host: Host, options: ExecutorOptions) -> AnthropicExecutor {
         AnthropicExecutor { state: Mutex::new(State { session: Session::new(host, options), space: None, cursor: None, pressed: None }) }
     }
