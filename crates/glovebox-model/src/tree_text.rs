@@ -262,11 +262,14 @@ impl AccessibilityTree {
             room -= cost[i];
             kept += 1;
         }
+        // The root's line always stays (a tree with no lines has only its header).
+        let floor = order.len().min(1);
+        kept = kept.max(floor);
         loop {
-            let text = fold(&head, &lines, &order[..kept.max(1)]);
+            let text = fold(&head, &lines, &order[..kept]);
             let tokens = estimate_tokens(&text);
-            if tokens <= max || kept <= 1 {
-                return BudgetedText { text, tokens, max_tokens: max, folded_lines: lines.len() - kept.max(1).min(lines.len()) };
+            if tokens <= max || kept <= floor {
+                return BudgetedText { text, tokens, max_tokens: max, folded_lines: lines.len() - kept };
             }
             kept -= 1;
         }

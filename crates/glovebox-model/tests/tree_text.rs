@@ -168,3 +168,18 @@ fn a_renamed_element_and_a_long_diff_are_bounded() {
     assert!(text.contains("… 40 more lines of changes"), "{text}");
     assert_eq!(text.lines().count(), 1 + 60 + 1, "{text}");
 }
+
+#[test]
+fn a_tree_without_elements_or_with_a_huge_header_never_panics() {
+    let mut none = tree(form());
+    none.root = None;
+    none.fidelity = Fidelity::None { reason: "x".repeat(2_000) };
+    let budgeted = none.render_budgeted(TokenBudget::new(200).unwrap());
+    assert_eq!(budgeted.folded_lines, 0);
+    assert!(budgeted.text.contains("fidelity none"));
+    // The root line stays even when nothing else fits.
+    let mut wide = tree(long_list(50));
+    wide.root.as_mut().unwrap().name = "n".repeat(5_000);
+    let budgeted = wide.render_budgeted(TokenBudget::new(200).unwrap());
+    assert!(budgeted.text.contains("frame \""), "{}", budgeted.text);
+}
