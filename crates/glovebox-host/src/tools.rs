@@ -15,6 +15,9 @@ use std::time::{Duration, Instant};
 
 /// How long `open_app` waits for the new application's window.
 const OPEN_APP_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long after the new window appears `open_app` keeps giving the
+/// user's window its focus and place back.
+const HAND_BACK_WATCH: Duration = Duration::from_millis(600);
 /// How often a conditional wait looks at the window again.
 const WAIT_POLL: Duration = Duration::from_millis(100);
 
@@ -323,16 +326,28 @@ impl Host {
                 return Err(refuse(d.code(), d.sentence()));
             }
             // Window managers focus (and raise) a new window as it maps; the user did not ask for that.
-            let how = match user_window.map(|user| launcher.hand_back(user, window.id)) {
-                Some(Ok(true)) => Opened::StartedAndHandedBack,
-                Some(Err(e)) => {
-                    let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
-                    record.detail = Some(format!("could not give the user's window back its focus: {}", e.message));
-                    self.audit(record);
-                    Opened::Started
+            // It may do so a moment after the window is found (a CI run saw the focus move
+            // right after open_app returned): watched for a while, handed back each time.
+            let mut how = Opened::Started;
+            if let Some(user) = user_window {
+                let watch_until = Instant::now() + HAND_BACK_WATCH;
+                loop {
+                    match launcher.hand_back(user, window.id) {
+                        Ok(true) => how = Opened::StartedAndHandedBack,
+                        Ok(false) => {}
+                        Err(e) => {
+                            let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
+                            record.detail = Some(format!("could not give the user's window back its focus: {}", e.message));
+                            self.audit(record);
+                            break;
+                        }
+                    }
+                    if Instant::now() >= watch_until {
+                        break;
+                    }
+                    std::thread::sleep(WAIT_POLL / 2);
                 }
-                _ => Opened::Started,
-            };
+            }
             let window = b.windows.find_window(&glovebox_model::WindowRef::Id(window.id)).unwrap_or(window);
             self.bind(&mut state, Some(window.clone()), None);
             let observation = self.observe_target(&mut state, &window, crate::ObserveRequest { screenshot, marks: false })?;
