@@ -77,6 +77,7 @@ fn ids_hold_across_frames_and_input_results_say_what_changed() {
 
     // A click that reveals a panel inside the window: an added subtree.
     let details = id(&after, "push button", "Details");
+    println!("before clicking Details:\n{}", glovebox_mcp::render::observation(&after, host.text_budget()));
     let done = host.act(after.frame.id, click(details)).unwrap();
     fixture.wait_state("details shown", |s| s["details_shown"] == true);
     let diff = done.changes.clone().unwrap();
