@@ -106,6 +106,11 @@ impl PageServer {
         PageServer { port, states }
     }
 
+    /// The address of the page titled `title`.
+    fn url(&self, title: &str) -> String {
+        format!("http://127.0.0.1:{}/{}", self.port, title.replace(' ', "%20"))
+    }
+
     /// The newest state `browser` posted (posts may arrive out of order: the page numbers them).
     fn last(&self, browser: &str) -> Option<Value> {
         self.states.lock().unwrap().iter().filter(|(b, _)| b == browser).max_by_key(|(_, s)| s["seq"].as_u64()).map(|(_, s)| s.clone())
@@ -285,39 +290,27 @@ fn refusals_change_nothing(stage: &Stage, server: &PageServer, browser: &str, wi
     assert_eq!(after["submitted"], before["submitted"]);
 }
 
+/// Chromium on `url` at the desktop's top left, 900×700, its accessibility on, profile in `profile`.
+fn chromium_args(profile: &std::path::Path, url: &str) -> Vec<String> {
+    let fixed = ["--no-sandbox", "--force-renderer-accessibility", "--no-first-run", "--no-default-browser-check", "--disable-gpu"];
+    let mut args: Vec<String> = fixed.iter().map(|a| a.to_string()).collect();
+    args.extend(["--window-position=0,0".into(), "--window-size=900,700".into(), format!("--user-data-dir={}", profile.display()), url.to_owned()]);
+    args
+}
+
 #[test]
 fn web_forms_fill_and_submit_in_the_background_in_chromium_and_firefox() {
     let mut stage = Stage::start();
     let server = PageServer::start();
     let chromium_title = unique_title("Web form chromium");
     let firefox_title = unique_title("Web form firefox");
-    let profile = stage.sandbox.runtime_dir().join("chromium-profile");
-    let chromium = stage.launch(
-        "chromium",
-        &[
-            "--no-sandbox",
-            "--force-renderer-accessibility",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-gpu",
-            "--window-position=0,0",
-            "--window-size=900,700",
-            &format!("--user-data-dir={}", profile.display()),
-            &format!("http://127.0.0.1:{}/{}", server.port, chromium_title.replace(' ', "%20")),
-        ],
-        &chromium_title,
-    );
+    let args = chromium_args(&stage.sandbox.runtime_dir().join("chromium-profile"), &server.url(&chromium_title));
+    let chromium = stage.launch("chromium", &args.iter().map(String::as_str).collect::<Vec<_>>(), &chromium_title);
     let firefox_profile = stage.sandbox.runtime_dir().join("firefox-profile");
     std::fs::create_dir_all(&firefox_profile).unwrap();
     let firefox = stage.launch(
         "firefox-esr",
-        &[
-            "--no-remote",
-            "--new-instance",
-            "--profile",
-            firefox_profile.to_str().unwrap(),
-            &format!("http://127.0.0.1:{}/{}", server.port, firefox_title.replace(' ', "%20")),
-        ],
+        &["--no-remote", "--new-instance", "--profile", firefox_profile.to_str().unwrap(), &server.url(&firefox_title)],
         &firefox_title,
     );
     for (browser, window, by_key) in [("chromium", chromium, true), ("firefox", firefox, false)] {
@@ -455,20 +448,8 @@ fn a_covered_browser_window_takes_a_field_or_refuses_with_the_page_unchanged() {
     let mut stage = Stage::start();
     let server = PageServer::start();
     let title = unique_title("Covered form");
-    let profile = stage.sandbox.runtime_dir().join("chromium-covered");
-    let url = format!("http://127.0.0.1:{}/{}", server.port, title.replace(' ', "%20"));
-    let args = [
-        "--no-sandbox",
-        "--force-renderer-accessibility",
-        "--no-first-run",
-        "--no-default-browser-check",
-        "--disable-gpu",
-        "--window-position=0,0",
-        "--window-size=900,700",
-        &format!("--user-data-dir={}", profile.display()),
-        &url,
-    ];
-    let window = stage.launch("chromium", &args, &title);
+    let args = chromium_args(&stage.sandbox.runtime_dir().join("chromium-covered"), &server.url(&title));
+    let window = stage.launch("chromium", &args.iter().map(String::as_str).collect::<Vec<_>>(), &title);
     stage.observe_until(window, "the form", |seen| has(seen, "entry", "Full name"));
     server.wait("chromium", "the page loads", |s| s["why"] == "load" || s.get("name").is_some());
     // The user's window now covers the browser entirely.
