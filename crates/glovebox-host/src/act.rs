@@ -156,16 +156,22 @@ impl Host {
         request: ObserveRequest,
         before: &glovebox_model::AccessibilityTree,
     ) -> (Result<crate::Observation, Refusal>, Option<TreeDiff>) {
-        std::thread::sleep(INPUT_SETTLE);
-        let next = self.observe_target(state, window, request);
-        let changes = next.as_ref().ok().map(|n| TreeDiff::between(before, &n.tree));
+        let look = |pause: std::time::Duration, state: &mut State| {
+            std::thread::sleep(pause);
+            // Stop pressed while the action settled: no more looking at the window.
+            if self.stopped() {
+                self.revoke_locked(state, "stopped by the user");
+                return (Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop after this action was delivered")), None);
+            }
+            let next = self.observe_target(state, window, request);
+            let changes = next.as_ref().ok().map(|n| TreeDiff::between(before, &n.tree));
+            (next, changes)
+        };
+        let (next, changes) = look(INPUT_SETTLE, state);
         if !changes.as_ref().is_some_and(TreeDiff::is_empty) {
             return (next, changes);
         }
-        std::thread::sleep(QUIET_RECHECK);
-        let again = self.observe_target(state, window, request);
-        let changes = again.as_ref().ok().map(|n| TreeDiff::between(before, &n.tree));
-        (again, changes)
+        look(QUIET_RECHECK, state)
     }
 
     /// Frame `frame_id` if it is the bound window's newest, of the grant's

@@ -305,6 +305,25 @@ fn a_delivered_action_stays_delivered_when_the_next_observation_is_refused() {
 }
 
 #[test]
+fn stop_while_an_action_settles_ends_the_grant_before_the_next_look() {
+    let world = World::new("stop-settle");
+    let host = world.host();
+    let seen = host.observe(None, false).unwrap();
+    let stopper = host.clone();
+    // The host waits for the toolkit after delivering; Stop lands inside that wait.
+    let stop = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        stopper.stop().unwrap();
+    });
+    let done = host.act(seen.frame.id, click(OK_BUTTON)).unwrap();
+    stop.join().unwrap();
+    assert_eq!(world.desktop.delivered.lock().unwrap().len(), 1, "what was delivered stays delivered");
+    assert_eq!(done.next.unwrap_err().code, ErrorCode::StoppedByUser);
+    assert!(done.changes.is_none());
+    assert!(host.grant_status().is_none(), "the grant ended");
+}
+
+#[test]
 fn observations_and_switches_do_not_spend_budget() {
     let world = World::new("free");
     let host = world.host();
