@@ -216,6 +216,10 @@ class Fixture:
             GLib.io_add_watch(fd, GLib.PRIORITY_DEFAULT, GLib.IOCondition.IN, self.on_control)
 
     def build_menu(self):
+        # New is bound to Ctrl+N; Paste to Ctrl+V but disabled (nothing to paste).
+        accelerators = Gtk.AccelGroup()
+        self.window.add_accel_group(accelerators)
+        bound = {"New": Gdk.KEY_n, "Paste": Gdk.KEY_v}
         bar = Gtk.MenuBar()
         for title, items in (("File", ("New", "Quit")), ("Edit", ("Copy", "Paste"))):
             top = Gtk.MenuItem(label=title)
@@ -223,6 +227,9 @@ class Fixture:
             for item_label in items:
                 item = Gtk.MenuItem(label=item_label)
                 item.connect("activate", self.on_menu, item_label)
+                if item_label in bound:
+                    item.add_accelerator("activate", accelerators, bound[item_label], Gdk.ModifierType.CONTROL_MASK, Gtk.AccelFlags.VISIBLE)
+                item.set_sensitive(item_label != "Paste")
                 menu.append(item)
             top.set_submenu(menu)
             bar.append(top)
@@ -341,7 +348,8 @@ class Fixture:
             "title": self.window.get_title(),
             "ready": self.ready,
             "window_active": self.window.is_active(),
-            "xid": gdk_window.get_xid() if gdk_window is not None else None,
+            # A native Wayland window has no X id.
+            "xid": gdk_window.get_xid() if isinstance(gdk_window, GdkX11.X11Window) else None,
             "minimized": bool(gdk_window and gdk_window.get_state() & gi.repository.Gdk.WindowState.ICONIFIED),
             "focus": self.focused_widget(),
             "values": {
@@ -415,7 +423,8 @@ class Fixture:
             # The window manager weighs the request's time against the other
             # windows' last user time: the server's clock, not the process's.
             gdk_window = self.window.get_window()
-            stamp = Gtk.get_current_event_time() or (GdkX11.x11_get_server_time(gdk_window) if gdk_window else 0)
+            on_x11 = isinstance(gdk_window, GdkX11.X11Window)
+            stamp = Gtk.get_current_event_time() or (GdkX11.x11_get_server_time(gdk_window) if on_x11 else 0)
             self.window.present_with_time(stamp)
         elif cmd == "move":
             self.window.move(command["x"], command["y"])

@@ -337,6 +337,11 @@ impl Bus {
         Ok(actions)
     }
 
+    /// The key binding of action `index` (Action.GetKeyBinding).
+    pub async fn key_binding(&self, target: &ObjectRef, index: i32) -> Result<String, BusError> {
+        self.call(target, ACTION, "GetKeyBinding", &(index,)).await
+    }
+
     /// A table's row and column of the child at `index` (Table.GetRowAtIndex, GetColumnAtIndex).
     pub async fn table_position(&self, table: &ObjectRef, index: i32) -> Result<(i32, i32), BusError> {
         let at = (index,);

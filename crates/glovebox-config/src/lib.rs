@@ -6,7 +6,7 @@
 //! upper-cased path with `_` for `.` (`GLOVEBOX_CAPTURE_MAX_WIDTH`).
 #![forbid(unsafe_code)]
 
-use glovebox_model::{AncestorRule, ApprovalMode, CaptureLimits, CaptureMode, DisplaySelection, Policy, Refusal};
+use glovebox_model::{AncestorRule, ApprovalMode, CaptureLimits, CaptureMode, DisplayBackend, DisplaySelection, Policy, Refusal};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
@@ -21,6 +21,8 @@ pub struct Config {
     pub read_only: bool,
     /// Draw the agent's cursor (a click-through overlay) where a display allows it.
     pub overlay: bool,
+    /// `auto`, `x11` or `wayland`: which display server to drive.
+    pub backend: DisplayBackend,
     pub capture: CaptureConfig,
     pub grant: GrantConfig,
     pub deny: DenyConfig,
@@ -246,6 +248,7 @@ impl Default for Config {
             enabled: false,
             read_only: false,
             overlay: true,
+            backend: DisplayBackend::Auto,
             capture: CaptureConfig { max_width: limits.max_width, max_height: limits.max_height, display: "all".into() },
             grant: GrantConfig { budget: 50, idle_expiry_secs: 900, capture: CaptureMode::A11yAndPixels },
             deny: DenyConfig { apps: vec![], ancestors: AncestorRule::Ancestors },

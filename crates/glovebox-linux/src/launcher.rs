@@ -10,12 +10,30 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 pub struct DesktopLauncher {
-    /// `DISPLAY` for the child; the caller's own when `None`.
-    pub display: Option<String>,
+    /// The display for the child; the caller's own when `None`.
+    pub display: Option<ChildDisplay>,
     /// `DBUS_SESSION_BUS_ADDRESS` for the child; the caller's own when `None`.
     pub session_bus: Option<String>,
-    /// Puts the user's window back after a launch; none without a display.
-    pub x11: Option<std::sync::Arc<glovebox_x11::X11Backend>>,
+    /// Who puts the user's window back after a launch.
+    pub window_manager: WindowManager,
+}
+
+/// Where a launched application shows its windows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChildDisplay {
+    /// An X display such as `:3`.
+    X11(String),
+    /// A Wayland compositor's socket; the child is told to use Wayland.
+    Wayland(PathBuf),
+}
+
+/// What can give the user's window back its focus after a launch.
+#[derive(Clone)]
+pub enum WindowManager {
+    /// Nothing can: the launch's focus stays as the desktop left it.
+    Unreachable,
+    X11(std::sync::Arc<glovebox_x11::X11Backend>),
+    Wayland(std::sync::Arc<glovebox_wayland::WaylandBackend>),
 }
 
 /// Directories holding `.desktop` files, most specific first.
@@ -127,8 +145,15 @@ impl AppLauncher for DesktopLauncher {
     fn launch(&self, plan: &LaunchPlan) -> Result<u32, BackendError> {
         let mut command = Command::new(&plan.program);
         command.args(&plan.args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
-        if let Some(display) = &self.display {
-            command.env("DISPLAY", display);
+        match &self.display {
+            Some(ChildDisplay::X11(display)) => {
+                command.env("DISPLAY", display);
+            }
+            Some(ChildDisplay::Wayland(socket)) => {
+                command.env("WAYLAND_DISPLAY", socket).env("XDG_SESSION_TYPE", "wayland").env("GDK_BACKEND", "wayland").env("QT_QPA_PLATFORM", "wayland");
+                command.env_remove("DISPLAY");
+            }
+            None => {}
         }
         if let Some(bus) = &self.session_bus {
             command.env("DBUS_SESSION_BUS_ADDRESS", bus);
@@ -145,9 +170,10 @@ impl AppLauncher for DesktopLauncher {
     }
 
     fn hand_back(&self, user: glovebox_model::WindowId, started: glovebox_model::WindowId) -> Result<bool, BackendError> {
-        match &self.x11 {
-            Some(x11) => x11.hand_back(user.xid, started.xid),
-            None => Ok(false),
+        match &self.window_manager {
+            WindowManager::X11(x11) => x11.hand_back(user.xid, started.xid),
+            WindowManager::Wayland(wayland) => wayland.hand_back(user, started),
+            WindowManager::Unreachable => Ok(false),
         }
     }
 }
@@ -165,7 +191,7 @@ mod tests {
 
     #[test]
     fn unknown_names_are_refused() {
-        let launcher = DesktopLauncher { display: None, session_bus: None, x11: None };
+        let launcher = DesktopLauncher { display: None, session_bus: None, window_manager: WindowManager::Unreachable };
         assert!(launcher.plan("no-such-program-glovebox").is_err());
         assert!(launcher.plan("relative/path").is_err());
         assert_eq!(launcher.plan("sh").unwrap().program.file_name().unwrap(), "sh");

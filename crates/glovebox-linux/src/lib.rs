@@ -10,16 +10,30 @@
 pub mod launcher;
 #[cfg(target_os = "linux")]
 pub mod routes;
+#[cfg(target_os = "linux")]
+pub mod wayland;
 
+use glovebox_model::DisplayBackend;
 use glovebox_platform::doctor::DoctorReport;
 use glovebox_platform::process::ProcessTable;
 use glovebox_platform::BackendError;
 use glovebox_platform::Backends;
 use std::path::PathBuf;
 
-/// The display the host's grant lock is per.
-pub fn display_name() -> String {
-    std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()).unwrap_or_else(|| "none".into())
+/// The display the host's grant lock is per: the X display, or the
+/// Wayland socket when `backend` drives Wayland.
+pub fn display_name(backend: DisplayBackend) -> String {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    match chosen(backend) {
+        DisplayBackend::Wayland => var("WAYLAND_DISPLAY").map(|d| format!("wayland:{d}")).unwrap_or_else(|| "none".into()),
+        _ => var("DISPLAY").unwrap_or_else(|| "none".into()),
+    }
+}
+
+/// `backend` decided from this process's environment.
+pub fn chosen(backend: DisplayBackend) -> DisplayBackend {
+    let var = |name: &str| std::env::var(name).ok();
+    backend.decide(var("WAYLAND_DISPLAY").as_deref(), var("XDG_SESSION_TYPE").as_deref(), var("DISPLAY").as_deref())
 }
 
 /// Linux's `/proc`.
@@ -100,9 +114,9 @@ mod linux {
             secure_input: Arc::new(LinuxSecureInput { x11: x11.clone(), atspi }),
             processes: Arc::new(super::ProcFs),
             launcher: Some(Arc::new(crate::launcher::DesktopLauncher {
-                display: display.map(str::to_owned),
+                display: display.map(|d| crate::launcher::ChildDisplay::X11(d.to_owned())),
                 session_bus: session_bus.map(str::to_owned),
-                x11: Some(x11),
+                window_manager: crate::launcher::WindowManager::X11(x11),
             })),
             presence,
         })
@@ -111,6 +125,25 @@ mod linux {
     pub fn doctor() -> glovebox_platform::doctor::DoctorReport {
         use glovebox_platform::doctor::Check;
         let mut report = glovebox_x11::doctor::doctor(None);
+        if std::env::var_os("WAYLAND_DISPLAY").is_some_and(|d| !d.is_empty()) {
+            let chosen = super::chosen(glovebox_model::DisplayBackend::Auto);
+            let mut wayland = glovebox_wayland::doctor::checks();
+            wayland.push(Check::ok(
+                "backend",
+                match chosen {
+                    glovebox_model::DisplayBackend::Wayland => "Wayland (auto): native Wayland windows; `backend = \"x11\"` serves XWayland's windows instead",
+                    _ => "X11 (auto, DISPLAY is set and XDG_SESSION_TYPE is not wayland); `backend = \"wayland\"` serves native Wayland windows",
+                },
+            ));
+            report.checks.extend(wayland);
+            if chosen == glovebox_model::DisplayBackend::Wayland {
+                // The X11 checks describe XWayland at most: the Wayland ones decide.
+                report.checks.retain(|c| c.name != "display" || c.status != glovebox_platform::doctor::CheckStatus::Missing);
+                report.session = glovebox_platform::doctor::SessionType::Wayland;
+                report.checks.push(glovebox_atspi::doctor_check());
+                return report;
+            }
+        }
         report.checks.push(glovebox_atspi::doctor_check());
         report.checks.push(match glovebox_x11::overlay::Overlay::open(None) {
             Ok(_) => {
@@ -122,6 +155,9 @@ mod linux {
     }
 
     pub fn capabilities() -> Option<glovebox_platform::Capabilities> {
+        if super::chosen(glovebox_model::DisplayBackend::Auto) == glovebox_model::DisplayBackend::Wayland {
+            return crate::wayland::capabilities();
+        }
         let mut caps = X11Backend::connect(None).ok()?.capabilities();
         caps.accessibility = AtspiBackend::support();
         Some(caps)
@@ -136,6 +172,8 @@ pub use linux::LinuxSecureInput;
 pub struct Options {
     /// Draw the agent's cursor (an override-redirect, click-through window).
     pub overlay: bool,
+    /// Which display server to drive when no display is named.
+    pub backend: DisplayBackend,
 }
 
 /// This platform's backends on `display` and `session_bus` (the
@@ -147,7 +185,10 @@ pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Back
 /// [`backends`] put together as `options` say.
 pub fn backends_with(display: Option<&str>, session_bus: Option<&str>, options: &Options) -> Result<Backends, BackendError> {
     #[cfg(target_os = "linux")]
-    return linux::backends(display, session_bus, options);
+    return match (display, chosen(options.backend)) {
+        (None, DisplayBackend::Wayland) => wayland::backends(glovebox_wayland::Session::from_env()?, session_bus),
+        _ => linux::backends(display, session_bus, options),
+    };
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (display, session_bus, options);

@@ -212,36 +212,6 @@ impl LinuxInput {
         Ok(Delivery { route: format!("{focused}+x11:SendEvent(keys)") })
     }
 
-    /// A key chord no event route delivers, as the application's own menu
-    /// item or button bound to it: `None` when nothing in the window is.
-    fn shortcut_by_menu(&self, window: &WindowInfo, combo: &str, repeat: u8) -> Option<Result<Delivery, BackendError>> {
-        let wanted = KeyCombo::parse(combo).ok()?;
-        let same = |shortcut: &str| {
-            KeyCombo::parse(shortcut).is_ok_and(|bound| bound.modifiers == wanted.modifiers && bound.key.lowercase() == wanted.key.lowercase())
-        };
-        let tree = glovebox_platform::AccessibilitySource::inspect(&*self.atspi, window, glovebox_model::TreeBudget::default()).ok()?;
-        let root = tree.root.as_ref()?;
-        let bound: Vec<&glovebox_model::Element> = root.walk().filter(|e| e.shortcut.as_deref().is_some_and(same)).collect();
-        let element = bound.iter().find(|e| e.has(glovebox_model::ElementState::Enabled)).or(bound.first())?;
-        if !element.has(glovebox_model::ElementState::Enabled) {
-            return Some(Err(BackendError::new(
-                BackendErrorKind::NotActionable,
-                format!("{combo} is bound to the {} \"{}\", which is disabled now; nothing was sent", element.role, element.name),
-            )));
-        }
-        let press = Action::Click { target: glovebox_model::Target::Element(element.id), button: Button::Left, count: 1, modifiers: vec![] };
-        let target = [ResolvedTarget::Element { id: element.id, center: None }];
-        let mut delivery = None;
-        for _ in 0..repeat.max(1) {
-            delivery = Some(match self.atspi.deliver_semantic(window, &press, &target) {
-                Ok(d) => d,
-                Err(e) => return Some(Err(e)),
-            });
-        }
-        let route = delivery.map(|d| d.route).unwrap_or_default();
-        Some(Ok(Delivery { route: format!("{route} on the {} \"{}\" bound to {combo} (the application's own shortcut)", element.role, element.name) }))
-    }
-
     fn background(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
         let toolkit = Toolkit::of(&self.atspi, window);
         let accepts = toolkit.synthetic();
@@ -305,7 +275,7 @@ impl LinuxInput {
                 Err(e) => Err(e),
             },
             Action::Key { .. } if accepts.keys => self.synthetic(window, &gesture, accepts),
-            Action::Key { combo, repeat } => self.shortcut_by_menu(window, combo, *repeat).unwrap_or_else(|| Err(unavailable("key presses", &toolkit))),
+            Action::Key { combo, repeat } => shortcut_by_menu(&self.atspi, window, combo, *repeat).unwrap_or_else(|| Err(unavailable("key presses", &toolkit))),
             _ if takes_pointer => self.synthetic(window, &gesture, accepts),
             _ => Err(unavailable(&format!("a {}", action.kind()), &toolkit)),
         }
@@ -340,6 +310,35 @@ impl LinuxInput {
         self.x11.perform(window, &gesture, DeliveryMode::Foreground)?;
         Ok(Delivery { route: "x11:XTest".into() })
     }
+}
+
+/// A key chord no event route delivers, as the application's own menu
+/// item or button bound to it: `None` when nothing in the window is.
+pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, combo: &str, repeat: u8) -> Option<Result<Delivery, BackendError>> {
+    let wanted = KeyCombo::parse(combo).ok()?;
+    let same =
+        |shortcut: &str| KeyCombo::parse(shortcut).is_ok_and(|bound| bound.modifiers == wanted.modifiers && bound.key.lowercase() == wanted.key.lowercase());
+    let tree = glovebox_platform::AccessibilitySource::inspect(atspi, window, glovebox_model::TreeBudget::default()).ok()?;
+    let root = tree.root.as_ref()?;
+    let bound: Vec<&glovebox_model::Element> = root.walk().filter(|e| e.shortcut.as_deref().is_some_and(same)).collect();
+    let element = bound.iter().find(|e| e.has(glovebox_model::ElementState::Enabled)).or(bound.first())?;
+    if !element.has(glovebox_model::ElementState::Enabled) {
+        return Some(Err(BackendError::new(
+            BackendErrorKind::NotActionable,
+            format!("{combo} is bound to the {} \"{}\", which is disabled now; nothing was sent", element.role, element.name),
+        )));
+    }
+    let press = Action::Click { target: glovebox_model::Target::Element(element.id), button: Button::Left, count: 1, modifiers: vec![] };
+    let target = [ResolvedTarget::Element { id: element.id, center: None }];
+    let mut delivery = None;
+    for _ in 0..repeat.max(1) {
+        delivery = Some(match atspi.deliver_semantic(window, &press, &target) {
+            Ok(d) => d,
+            Err(e) => return Some(Err(e)),
+        });
+    }
+    let route = delivery.map(|d| d.route).unwrap_or_default();
+    Some(Ok(Delivery { route: format!("{route} on the {} \"{}\" bound to {combo} (the application's own shortcut)", element.role, element.name) }))
 }
 
 impl InputSink for LinuxInput {

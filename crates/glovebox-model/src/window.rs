@@ -284,3 +284,45 @@ mod tests {
         assert_eq!((none.total, none.pages, none.windows.len()), (0, 1, 0));
     }
 }
+
+/// Which display server glovebox drives (`backend` in the configuration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum DisplayBackend {
+    /// Wayland when the session is one (`WAYLAND_DISPLAY` set, and
+    /// `XDG_SESSION_TYPE=wayland` or no `DISPLAY`), else X11.
+    #[default]
+    Auto,
+    /// The X server at `DISPLAY` (XWayland's windows too, on a Wayland desktop).
+    X11,
+    /// The Wayland compositor at `WAYLAND_DISPLAY`: semantic input only.
+    Wayland,
+}
+
+impl DisplayBackend {
+    /// `Auto` decided from an environment's `WAYLAND_DISPLAY`,
+    /// `XDG_SESSION_TYPE` and `DISPLAY`.
+    pub fn decide(self, wayland_display: Option<&str>, session_type: Option<&str>, display: Option<&str>) -> DisplayBackend {
+        let set = |v: Option<&str>| v.is_some_and(|v| !v.is_empty());
+        match self {
+            DisplayBackend::Auto if set(wayland_display) && (session_type == Some("wayland") || !set(display)) => DisplayBackend::Wayland,
+            DisplayBackend::Auto => DisplayBackend::X11,
+            chosen => chosen,
+        }
+    }
+}
+
+#[cfg(test)]
+mod display_backend_tests {
+    use super::DisplayBackend::*;
+
+    #[test]
+    fn auto_is_wayland_only_in_a_wayland_session() {
+        assert_eq!(Auto.decide(Some("wayland-1"), Some("wayland"), Some(":0")), Wayland);
+        assert_eq!(Auto.decide(Some("wayland-1"), None, None), Wayland);
+        assert_eq!(Auto.decide(Some("wayland-1"), Some("x11"), Some(":0")), X11);
+        assert_eq!(Auto.decide(None, Some("wayland"), Some(":0")), X11);
+        assert_eq!(X11.decide(Some("wayland-1"), Some("wayland"), None), X11);
+        assert_eq!(Wayland.decide(None, None, Some(":0")), Wayland);
+    }
+}

@@ -1,7 +1,7 @@
 //! The fixture apps of `testapps/` launched into a sandbox desktop, with
 //! their own state report read back: the external oracle of the tests.
 
-use crate::Sandbox;
+use crate::Desktop;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -73,29 +73,29 @@ impl Fixture {
     }
 
     /// Starts the GTK3 fixture titled `title` and waits until it reports ready.
-    pub fn launch(sandbox: &Sandbox, title: &str, args: &[&str]) -> Fixture {
+    pub fn launch(sandbox: &impl Desktop, title: &str, args: &[&str]) -> Fixture {
         Self::launch_kind(sandbox, FixtureKind::Gtk3, title, args)
     }
 
     /// Starts a fixture of `kind` titled `title` and waits until it reports ready.
-    pub fn launch_kind(sandbox: &Sandbox, kind: FixtureKind, title: &str, args: &[&str]) -> Fixture {
+    pub fn launch_kind(sandbox: &impl Desktop, kind: FixtureKind, title: &str, args: &[&str]) -> Fixture {
         let dir = sandbox.runtime_dir().join(format!("fixture-{}", title.replace([' ', '/'], "_")));
         std::fs::create_dir_all(&dir).expect("fixture directory");
         let (state_path, control_path) = (dir.join("state.json"), dir.join("control"));
         let mut command = match kind {
             FixtureKind::XTerm => {
-                let mut c = sandbox.command("xterm");
+                let mut c = sandbox.command("xterm".as_ref());
                 c.args(["-T", title, "-geometry", "80x24+0+0"]).args(args).arg("-e").arg("/usr/bin/python3").arg(kind.script());
                 c
             }
             FixtureKind::Chromium | FixtureKind::Firefox => {
-                let mut c = sandbox.command("/usr/bin/python3");
+                let mut c = sandbox.command("/usr/bin/python3".as_ref());
                 let browser = if kind == FixtureKind::Chromium { "chromium" } else { "firefox" };
                 c.arg(kind.script()).args(["--title", title, "--browser", browser]).args(args);
                 c
             }
             _ => {
-                let mut c = sandbox.command("/usr/bin/python3");
+                let mut c = sandbox.command("/usr/bin/python3".as_ref());
                 c.arg(kind.script()).args(["--title", title]).args(args);
                 c
             }

@@ -1,6 +1,7 @@
 //! A private headless desktop: Xvfb on a display it picks itself
 //! (`-displayfd`), a private D-Bus session bus on which the accessibility bus
-//! can be activated, and the openbox window manager.
+//! can be activated, and the openbox window manager; or, in [`wayland`], a
+//! headless sway compositor with the same kind of bus.
 //!
 //! Every process the sandbox starts, and every command started through
 //! [`Sandbox::command`], joins one process group that teardown ends; nothing
@@ -11,6 +12,7 @@
 
 pub mod fixture;
 mod monitors;
+pub mod wayland;
 
 pub use monitors::MonitorSpec;
 
@@ -86,9 +88,9 @@ pub struct Sandbox {
     watchdog: Option<(Child, ChildStdin)>,
 }
 
-const READY_TIMEOUT: Duration = Duration::from_secs(15);
+pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(15);
 
-fn require(program: &'static str, package: &'static str) -> Result<PathBuf, SandboxError> {
+pub(crate) fn require(program: &'static str, package: &'static str) -> Result<PathBuf, SandboxError> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path).map(|dir| dir.join(program)).find(|candidate| candidate.is_file()).ok_or(SandboxError::MissingProgram { program, package })
 }
@@ -112,7 +114,108 @@ fn read_line_within(stdout: impl Read + Send + 'static, timeout: Duration, what:
     }
 }
 
-fn unique_runtime_dir() -> Result<PathBuf, SandboxError> {
+/// A shell outside process group `group` that ends the group when its
+/// stdin closes without the word `done` (the owner died).
+pub(crate) fn watchdog(group: u32) -> Result<(Child, ChildStdin), SandboxError> {
+    let script =
+        format!("trap '' INT HUP; read line; [ \"$line\" = done ] && exit 0; kill -TERM -{group} 2>/dev/null; sleep 1; kill -KILL -{group} 2>/dev/null");
+    let mut child = Command::new("/bin/sh")
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map_err(|source| SandboxError::Spawn { program: "sh", source })?;
+    let stdin = child.stdin.take().expect("piped");
+    Ok((child, stdin))
+}
+
+/// Ends process group `group` (TERM, then KILL after two seconds), reaps
+/// `children` and tells the watchdog it is done.
+pub(crate) fn end_group(group: u32, children: &mut Vec<Child>, watchdog: Option<(Child, ChildStdin)>) {
+    if let Some(group) = rustix::process::Pid::from_raw(group as i32) {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::TERM);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        for child in children.iter_mut() {
+            while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
+    for child in children.iter_mut() {
+        let _ = child.wait();
+    }
+    children.clear();
+    if let Some((mut child, mut stdin)) = watchdog {
+        let _ = stdin.write_all(b"done\n");
+        drop(stdin);
+        let _ = child.wait();
+    }
+}
+
+/// A private session bus in `runtime_dir`, in process group `group`, with
+/// `env`; returns the daemon and its address.
+pub(crate) fn start_bus(runtime_dir: &Path, group: u32, env: Vec<(String, String)>) -> Result<(Child, String), SandboxError> {
+    let dbus = require("dbus-daemon", "dbus-daemon")?;
+    let mut bus_child = Command::new(&dbus)
+        .args(["--session", "--nofork", "--nosyslog", "--print-address=1"])
+        .arg(format!("--address=unix:path={}", runtime_dir.join("bus").display()))
+        .envs(env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(group as i32)
+        .spawn()
+        .map_err(|source| SandboxError::Spawn { program: "dbus-daemon", source })?;
+    let stdout = bus_child.stdout.take().expect("piped");
+    match read_line_within(stdout, READY_TIMEOUT, "dbus-daemon") {
+        Ok(address) => Ok((bus_child, address)),
+        Err(e) => {
+            let _ = bus_child.kill();
+            let _ = bus_child.wait();
+            Err(e)
+        }
+    }
+}
+
+/// Says on the bus that an assistive technology runs, as a screen
+/// reader does: Chromium (and Electron) export their accessibility tree
+/// only when `org.a11y.Status.IsEnabled` is true as they start, and
+/// Firefox turns its own on when it becomes true. The bus activates
+/// `org.a11y.Bus` for the call. Best effort: without it only those
+/// browsers stay dark, which their tests report.
+pub(crate) fn announce_assistive_technology(mut dbus_send: Command) {
+    let set = dbus_send
+        .args(["--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties.Set"])
+        .args(["string:org.a11y.Status", "string:IsEnabled", "variant:boolean:true"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !set.is_ok_and(|s| s.success()) {
+        eprintln!("glovebox sandbox: could not set org.a11y.Status.IsEnabled; Chromium and Firefox will expose no accessibility tree");
+    }
+}
+
+/// A desktop programs can be started in: the fixtures run in either kind.
+pub trait Desktop {
+    /// The private `XDG_RUNTIME_DIR` of this desktop.
+    fn runtime_dir(&self) -> &Path;
+    /// A command that runs inside this desktop and is ended with it.
+    fn command(&self, program: &std::ffi::OsStr) -> Command;
+}
+
+impl Desktop for Sandbox {
+    fn runtime_dir(&self) -> &Path {
+        Sandbox::runtime_dir(self)
+    }
+    fn command(&self, program: &std::ffi::OsStr) -> Command {
+        Sandbox::command(self, program)
+    }
+}
+
+pub(crate) fn unique_runtime_dir() -> Result<PathBuf, SandboxError> {
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -126,7 +229,7 @@ impl Sandbox {
     /// waits until each is ready.
     pub fn start(options: SandboxOptions) -> Result<Sandbox, SandboxError> {
         let xvfb = require("Xvfb", "xvfb")?;
-        let dbus = require("dbus-daemon", "dbus-daemon")?;
+        require("dbus-daemon", "dbus-daemon")?;
         let openbox = if options.window_manager { Some(require("openbox", "openbox")?) } else { None };
         let runtime_dir = unique_runtime_dir()?;
 
@@ -147,20 +250,10 @@ impl Sandbox {
         let number = read_line_within(stdout, READY_TIMEOUT, "Xvfb")?;
         sandbox.display = format!(":{number}");
 
-        let mut bus_child = Command::new(&dbus)
-            .args(["--session", "--nofork", "--nosyslog", "--print-address=1"])
-            .arg(format!("--address=unix:path={}", sandbox.runtime_dir.join("bus").display()))
-            .envs(sandbox.env())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(process_group as i32)
-            .spawn()
-            .map_err(|source| SandboxError::Spawn { program: "dbus-daemon", source })?;
-        let stdout = bus_child.stdout.take().expect("piped");
+        let (bus_child, bus_address) = start_bus(&sandbox.runtime_dir, process_group, sandbox.env())?;
         sandbox.children.push(bus_child);
-        sandbox.bus_address = read_line_within(stdout, READY_TIMEOUT, "dbus-daemon")?;
-        sandbox.announce_assistive_technology();
+        sandbox.bus_address = bus_address;
+        announce_assistive_technology(sandbox.command("dbus-send"));
 
         if let Some(openbox) = openbox {
             let wm = sandbox
@@ -180,25 +273,6 @@ impl Sandbox {
         Ok(sandbox)
     }
 
-    /// Says on the bus that an assistive technology runs, as a screen
-    /// reader does: Chromium (and Electron) export their accessibility tree
-    /// only when `org.a11y.Status.IsEnabled` is true as they start, and
-    /// Firefox turns its own on when it becomes true. The bus activates
-    /// `org.a11y.Bus` for the call. Best effort: without it only those
-    /// browsers stay dark, which their tests report.
-    fn announce_assistive_technology(&self) {
-        let set = self
-            .command("dbus-send")
-            .args(["--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties.Set"])
-            .args(["string:org.a11y.Status", "string:IsEnabled", "variant:boolean:true"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        if !set.is_ok_and(|s| s.success()) {
-            eprintln!("glovebox sandbox: could not set org.a11y.Status.IsEnabled; Chromium and Firefox will expose no accessibility tree");
-        }
-    }
-
     /// One desktop per process, started on first use: the test suites'
     /// private desktop. Torn down by the watchdog when the process exits.
     pub fn shared() -> &'static Sandbox {
@@ -214,22 +288,8 @@ impl Sandbox {
         (Sandbox::shared(), turn)
     }
 
-    /// A shell outside the sandbox's process group that ends the group when
-    /// its stdin closes without the word `done` (the owner died).
     fn start_watchdog(&mut self) -> Result<(), SandboxError> {
-        let group = self.process_group;
-        let script =
-            format!("trap '' INT HUP; read line; [ \"$line\" = done ] && exit 0; kill -TERM -{group} 2>/dev/null; sleep 1; kill -KILL -{group} 2>/dev/null");
-        let mut child = Command::new("/bin/sh")
-            .args(["-c", &script])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .map_err(|source| SandboxError::Spawn { program: "sh", source })?;
-        let stdin = child.stdin.take().expect("piped");
-        self.watchdog = Some((child, stdin));
+        self.watchdog = Some(watchdog(self.process_group)?);
         Ok(())
     }
 
@@ -337,26 +397,7 @@ impl Sandbox {
     }
 
     fn teardown(&mut self) {
-        let group = rustix::process::Pid::from_raw(self.process_group as i32);
-        if let Some(group) = group {
-            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::TERM);
-            let deadline = Instant::now() + Duration::from_secs(2);
-            for child in &mut self.children {
-                while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-            }
-            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-        }
-        for child in &mut self.children {
-            let _ = child.wait();
-        }
-        self.children.clear();
-        if let Some((mut child, mut stdin)) = self.watchdog.take() {
-            let _ = stdin.write_all(b"done\n");
-            drop(stdin);
-            let _ = child.wait();
-        }
+        end_group(self.process_group, &mut self.children, self.watchdog.take());
         let _ = std::fs::remove_dir_all(&self.runtime_dir);
     }
 }

@@ -283,7 +283,7 @@ fn bench_host(sandbox: &Sandbox, root: &str, overlay: bool) -> Result<glovebox_h
     config.runtime_root = sandbox.runtime_dir().join(root);
     config.audit_path = sandbox.runtime_dir().join("bench-audit.jsonl");
     config.budget = 10_000;
-    let options = glovebox_linux::Options { overlay };
+    let options = glovebox_linux::Options { overlay, ..Default::default() };
     let backends = glovebox_linux::backends_with(Some(sandbox.display()), Some(sandbox.bus_address()), &options).map_err(|e| anyhow::anyhow!("{e}"))?;
     anyhow::ensure!(!overlay || backends.presence.is_some(), "the agent's cursor cannot be drawn here");
     glovebox_host::Host::open(backends, config).map_err(|r| anyhow::anyhow!("{r}"))

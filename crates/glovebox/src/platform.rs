@@ -6,7 +6,13 @@ use glovebox_host::{Approvals, Host, HostConfig};
 use glovebox_model::{Refusal, TreeBudget};
 use std::time::Duration;
 
-pub use glovebox_linux::display_name;
+/// The display this process's grant lock is per, for the backend the
+/// standard configuration layers choose (auto when they cannot be read),
+/// so `glovebox stop` finds the holder the host registered.
+pub fn display_name() -> String {
+    let backend = glovebox_config::Layered::load(&glovebox_config::Sources::standard(None)).map(|l| l.config.backend).unwrap_or_default();
+    glovebox_linux::display_name(backend)
+}
 
 /// Host settings from the configuration.
 pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal> {
@@ -31,9 +37,9 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
 /// The host of this process on `$DISPLAY`, configured from `config`. Off
 /// in the configuration, nothing of the desktop is opened.
 pub fn open_host(config: &Config) -> Result<Host, Refusal> {
-    let host_config = host_config(config, &display_name())?;
+    let host_config = host_config(config, &glovebox_linux::display_name(config.backend))?;
     host_config.check_enabled()?;
-    let options = glovebox_linux::Options { overlay: config.overlay };
+    let options = glovebox_linux::Options { overlay: config.overlay, backend: config.backend };
     Host::open(glovebox_linux::backends_with(None, None, &options).map_err(glovebox_host::refusal_of)?, host_config)
 }
 

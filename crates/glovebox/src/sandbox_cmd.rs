@@ -1,10 +1,13 @@
-//! `glovebox sandbox`: a private headless desktop for trying glovebox and
-//! for tests, never the user's real session.
+//! `glovebox sandbox`: a private headless desktop (X11, or Wayland with
+//! `--wayland`) for trying glovebox and for tests, never the user's real
+//! session.
 
 use crate::exit::{refused, Failure};
 use clap::Args;
 use glovebox_model::Refusal;
+use glovebox_sandbox::wayland::{WaylandOptions, WaylandSandbox};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
+use std::process::Command;
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -18,6 +21,11 @@ pub struct SandboxArgs {
     /// Start without a window manager.
     #[arg(long)]
     no_wm: bool,
+    /// A Wayland desktop (headless sway) instead of X11: its applications
+    /// are native Wayland clients, and glovebox inside it uses the Wayland
+    /// backend (semantic input only).
+    #[arg(long, conflicts_with_all = ["no_wm", "monitors"])]
+    wayland: bool,
     /// Simulate a display (RandR monitor) `WxH+X+Y`; repeat for several. The
     /// first one is primary.
     #[arg(long = "monitor", value_name = "WxH+X+Y")]
@@ -41,6 +49,42 @@ fn parse_monitor(index: usize, text: &str) -> Result<glovebox_sandbox::MonitorSp
     Ok(glovebox_sandbox::MonitorSpec { name: format!("DISPLAY-{index}"), x: x as i16, y: y as i16, width, height, primary: index == 0 })
 }
 
+/// The desktop this command started.
+enum Running {
+    X11(Sandbox),
+    Wayland(WaylandSandbox),
+}
+
+impl Running {
+    fn env(&self) -> Vec<(String, String)> {
+        match self {
+            Running::X11(s) => s.env(),
+            Running::Wayland(s) => s.env(),
+        }
+    }
+
+    fn foreground_command(&self, program: &str) -> Command {
+        match self {
+            Running::X11(s) => s.foreground_command(program),
+            Running::Wayland(s) => s.foreground_command(program),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Running::X11(s) => format!("desktop {}", s.display()),
+            Running::Wayland(s) => format!("Wayland desktop {} (sway, pid {})", s.socket().display(), s.compositor_pid()),
+        }
+    }
+
+    fn shutdown(self) {
+        match self {
+            Running::X11(s) => s.shutdown(),
+            Running::Wayland(s) => s.shutdown(),
+        }
+    }
+}
+
 fn shell_quote(value: &str) -> String {
     format!("'{}'", value.replace('\'', r"'\''"))
 }
@@ -55,17 +99,22 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
         let _ = stop_tx.send(());
     })
     .map_err(|e| anyhow::anyhow!("installing the Ctrl-C handler: {e}"))?;
-    let options = SandboxOptions { width: args.width, height: args.height, window_manager: !args.no_wm };
-    let sandbox = Sandbox::start(options).map_err(|e| refused(Refusal::backend_unavailable(format!("sandbox: {e}")), false))?;
-    if !monitors.is_empty() {
-        sandbox.set_monitors(&monitors).map_err(|e| refused(Refusal::backend_unavailable(format!("sandbox monitors: {e}")), false))?;
-    }
+    let unavailable = |e: glovebox_sandbox::SandboxError| refused(Refusal::backend_unavailable(format!("sandbox: {e}")), false);
+    let sandbox = if args.wayland {
+        Running::Wayland(WaylandSandbox::start(WaylandOptions { width: args.width, height: args.height, ..Default::default() }).map_err(unavailable)?)
+    } else {
+        let sandbox = Sandbox::start(SandboxOptions { width: args.width, height: args.height, window_manager: !args.no_wm }).map_err(unavailable)?;
+        if !monitors.is_empty() {
+            sandbox.set_monitors(&monitors).map_err(|e| refused(Refusal::backend_unavailable(format!("sandbox monitors: {e}")), false))?;
+        }
+        Running::X11(sandbox)
+    };
 
     let Some((program, rest)) = args.command.split_first() else {
         for (key, value) in sandbox.env() {
             println!("export {key}={}", shell_quote(&value));
         }
-        eprintln!("glovebox sandbox: desktop {} is up; Ctrl-C ends it", sandbox.display());
+        eprintln!("glovebox sandbox: {} is up; Ctrl-C ends it", sandbox.describe());
         let _ = stop_rx.recv();
         sandbox.shutdown();
         return Ok(ExitCode::SUCCESS);

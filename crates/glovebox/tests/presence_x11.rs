@@ -25,7 +25,7 @@ fn host(sandbox: &Sandbox, name: &str) -> Host {
     config.approvals = glovebox_host::Approvals::allow_all();
     config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-{name}"));
     config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
-    let options = glovebox_linux::Options { overlay: true };
+    let options = glovebox_linux::Options { overlay: true, ..Default::default() };
     let backends = glovebox_linux::backends_with(Some(sandbox.display()), Some(sandbox.bus_address()), &options).unwrap();
     Host::open(backends, config).unwrap()
 }

@@ -1,0 +1,43 @@
+//! What a Wayland session offers glovebox, as `glovebox doctor` reports it.
+
+use crate::{Session, WaylandBackend};
+use glovebox_platform::doctor::Check;
+
+/// The session's checks: the compositor (windows), capture, and what input can and cannot do there.
+pub fn checks() -> Vec<Check> {
+    let mut checks = vec![];
+    let backend = Session::from_env().and_then(WaylandBackend::connect);
+    match &backend {
+        Ok(b) => checks.push(Check::ok(
+            "wayland compositor",
+            format!(
+                "{} at {}: windows, geometry and stacking from its IPC ({})",
+                b.compositor(),
+                b.session().wayland_display.display(),
+                b.session().ipc.display()
+            ),
+        )),
+        Err(e) => checks.push(Check::missing(
+            "wayland compositor",
+            format!("{}; compositors without sway's IPC (GNOME, KDE) are not supported yet", e.message),
+            &["listing windows", "capture", "every action"],
+        )),
+    }
+    checks.push(match crate::capture::grim() {
+        Ok(path) if backend.is_ok() => {
+            Check::ok("wayland capture", format!("wlr-screencopy through {}; other windows' pixels are blacked out", path.display()))
+        }
+        Ok(_) => Check::missing("wayland capture", "no compositor to capture from", &["screenshots (grants are accessibility-only)"]),
+        Err(e) => Check::missing("wayland capture", e.message, &["screenshots (grants are accessibility-only)"]),
+    });
+    checks.push(Check::ok(
+        "wayland input",
+        "semantic only: accessible actions, text, values, selection and shortcuts through the application's menu items (AT-SPI); pointer gestures and raw keys are refused, since Wayland lets no client send events to another client's window and glovebox takes no global input device (uinput, RemoteDesktop portal)",
+    ));
+    checks.push(Check::warning(
+        "wayland keyboard grabs",
+        "another client's keyboard grab (a pinentry or polkit prompt) cannot be probed on Wayland; password fields are still refused by their role and focus",
+        &["the keyboard-grab probe of secure input"],
+    ));
+    checks
+}
