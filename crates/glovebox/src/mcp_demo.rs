@@ -1,5 +1,6 @@
 //! `glovebox-mcp-demo`: glovebox's main job in one command, with no API key.
-//! Run inside a sandbox desktop (`glovebox sandbox -- glovebox-mcp-demo`),
+//! Run inside a sandbox desktop (`glovebox sandbox -- glovebox-mcp-demo`, or
+//! `glovebox sandbox --wayland -- glovebox-mcp-demo`),
 //! it starts the GTK3 fixture app, starts `glovebox mcp` as a child over
 //! stdio, and drives it with a scripted MCP client the way an agent would:
 //! list windows, observe, set two fields, click Submit, observe again. Each
@@ -116,8 +117,8 @@ fn testapps() -> PathBuf {
 }
 
 fn main() -> Result<()> {
-    if std::env::var_os("DISPLAY").is_none() {
-        bail!("run inside a sandbox desktop: glovebox sandbox -- glovebox-mcp-demo");
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        bail!("run inside a sandbox desktop: glovebox sandbox -- glovebox-mcp-demo (or glovebox sandbox --wayland -- glovebox-mcp-demo)");
     }
     let state = std::env::temp_dir().join(format!("glovebox-demo-{}.json", std::process::id()));
     let mut fixture = std::process::Command::new("/usr/bin/python3")
@@ -151,9 +152,10 @@ fn main() -> Result<()> {
         let listed = step(&client, "list_windows", json!({"query": "glovebox demo form"})).await?;
         let window = listed.lines().nth(1).and_then(|l| l.split_whitespace().next()).context("the form's window is not listed")?.to_owned();
         let seen = step(&client, "observe", json!({"window": window, "screenshot": true})).await?;
-        let after_name = step(&client, "set_value", json!({"target": {"element": id_on_line(&seen, "\"Name\"")?}, "text": "Ada Lovelace"})).await?;
-        let after_email = step(&client, "set_value", json!({"target": {"element": id_on_line(&after_name, "\"Email\"")?}, "text": "ada@example.org"})).await?;
-        step(&client, "click", json!({"target": {"element": id_on_line(&after_email, "\"Submit\"")?}})).await?;
+        // Ids hold from frame to frame: the ones the first observation showed stay good after each input.
+        step(&client, "set_value", json!({"target": {"element": id_on_line(&seen, "\"Name\"")?}, "text": "Ada Lovelace"})).await?;
+        step(&client, "set_value", json!({"target": {"element": id_on_line(&seen, "\"Email\"")?}, "text": "ada@example.org"})).await?;
+        step(&client, "click", json!({"target": {"element": id_on_line(&seen, "\"Submit\"")?}})).await?;
         step(&client, "grant_status", json!({})).await?;
         println!("\nNow a whole task at once: the computer tool runs glovebox's own loop with the model the user bound.");
         step(&client, "computer", json!({"instruction": "Change the name to Grace Hopper and submit the form again", "max_steps": 5, "window": window}))
