@@ -16,6 +16,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 mod bench_tokens;
+mod bench_wayland;
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -59,6 +60,10 @@ fn main() -> Result<()> {
         Some(n) => n.parse().context("--runs takes a number")?,
         None => 30,
     };
+    let wayland_rows = || bench_wayland::rows(runs);
+    if std::env::args().any(|a| a == "--wayland-only") {
+        return wayland_rows();
+    }
     let sandbox = Sandbox::start(SandboxOptions::default())?;
     let fixture_script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/fixture_gtk3.py");
     let state = sandbox.runtime_dir().join("bench-fixture.json");
@@ -181,7 +186,7 @@ fn main() -> Result<()> {
     let _ = fixture.kill();
     let _ = fixture.wait();
     sandbox.shutdown();
-    result
+    result.and_then(|_| wayland_rows())
 }
 
 /// The window whose title contains `part`, once it is listed.

@@ -118,6 +118,14 @@ fn windows_trees_and_screenshots_come_from_the_compositor_and_covered_parts_stay
     let red: Vec<i64> = state["swatches"]["red"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
     assert_eq!(image.pixel((red[0] + red[2] / 2) as u32, (red[1] + red[3] / 2) as u32), [255, 0, 0]);
 
+    // The password field is refused as secure input, on Wayland as on X11, and nothing is typed.
+    let password = find(&seen, "password text", "Password");
+    let refusal = host.act(seen.frame.id, Action::SetValue { target: Target::Element(password), text: "hunter2".into() }).expect_err("a password field");
+    assert_eq!(refusal.code, ErrorCode::SecureInput, "{refusal:?}");
+    assert_eq!(fixture.state().unwrap()["values"]["password_length"], 0);
+    let audit = std::fs::read_to_string(glovebox_sandbox::Desktop::runtime_dir(sandbox).join("audit-observe.jsonl")).unwrap_or_default();
+    assert!(!audit.contains("hunter2"), "the secret never reaches the audit");
+
     // A GTK4 window laid over the red swatch: its pixels never appear in the GTK3 window's image.
     let cover = Fixture::launch_kind(sandbox, FixtureKind::Gtk4, &unique_title("Wayland cover"), &[]);
     let (cx, cy) = (40 + red[0] as i32 - 10, 40 + red[1] as i32 - 10);
@@ -175,6 +183,24 @@ fn semantic_input_reaches_a_gtk3_window_and_pointer_gestures_and_raw_keys_are_re
     host.act(seen.frame.id, Action::Select { target: Target::Element(find(&seen, "combo box", "Red")), option: "Blue".into() }).unwrap();
     fixture.wait_state("Blue chosen", |s| s["values"]["combo"] == "Blue");
     unchanged("select Blue");
+
+    // Typing goes into the focused field through EditableText, where the toolkit says which one has focus.
+    let seen = observe(&host, window, false);
+    let focused = seen.tree.root.as_ref().unwrap().walk().find(|e| e.has(glovebox_model::ElementState::Focused)).map(|e| (e.role.clone(), e.name.clone()));
+    match host.act(seen.frame.id, Action::Type { text: " & Co ✓".into() }) {
+        Ok(done) => {
+            fixture.wait_state("typed", |s| s["values"]["name"].as_str().is_some_and(|n| n.contains("& Co ✓")));
+            println!("type: {} into {focused:?}", done.delivery.route);
+        }
+        Err(refusal) => {
+            // GTK3 reports no focused widget in a window that is not active.
+            assert!(focused.is_none(), "focus is known ({focused:?}) yet typing was refused: {refusal:?}");
+            assert_eq!(refusal.code, ErrorCode::ElementNotActionable, "{refusal:?}");
+            assert_eq!(fixture.state().unwrap()["values"]["name"], "Grace Hopper");
+            println!("type refused: {}", refusal.message);
+        }
+    }
+    unchanged("type");
 
     // A point on the Cancel button is that button's own action.
     let seen = observe(&host, window, false);
@@ -253,6 +279,11 @@ fn gtk4_and_qt5_windows_take_fields_buttons_and_choices_through_accessibility() 
     println!("{}", seen.tree.render_text());
     host.act(seen.frame.id, Action::SetValue { target: Target::Element(find(&seen, "text", "Name")), text: "Lovelace".into() }).unwrap();
     qt5.wait_state("Qt name", |s| s["values"]["name"] == "Lovelace");
+    // Qt says which field has focus even in an inactive window: typing goes there through EditableText.
+    let seen = observe(&host, window, false);
+    let typed = host.act(seen.frame.id, Action::Type { text: "·Ω".into() }).expect("typing into Qt's focused field");
+    qt5.wait_state("Qt typed", |s| s["values"]["name"].as_str().is_some_and(|n| n.contains("·Ω") && n.contains("Lovelace")));
+    assert!(typed.delivery.route.contains("InsertText"), "{}", typed.delivery.route);
     let seen = observe(&host, window, false);
     host.act(seen.frame.id, click(Target::Element(find(&seen, "push button", "Submit")))).unwrap();
     qt5.wait_state("Qt submit", |s| s["clicks"]["submit"] == 1);
