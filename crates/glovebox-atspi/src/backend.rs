@@ -25,10 +25,13 @@ pub struct AtspiBackend {
     ids: Mutex<IdRegistry>,
     pids: Mutex<HashMap<String, u32>>,
     /// Accessibles already matched to X windows (by xid), checked for life on use.
-    frames: Mutex<HashMap<u32, ObjectRef>>,
+    pub(crate) frames: Mutex<HashMap<u32, ObjectRef>>,
     /// Applications whose Collection queries were seen to find what a tree
     /// read finds (by bus name); only those are asked instead of read.
     collection_trusted: Mutex<HashMap<String, bool>>,
+    /// Numbers given to top-level accessibles listed as windows (desktops
+    /// whose compositor lists none), stable while the accessible lives.
+    pub(crate) window_numbers: Mutex<HashMap<ObjectRef, u32>>,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -81,6 +84,7 @@ impl AtspiBackend {
             pids: Mutex::default(),
             frames: Mutex::default(),
             collection_trusted: Mutex::default(),
+            window_numbers: Mutex::default(),
         })
     }
 
@@ -107,6 +111,7 @@ impl AtspiBackend {
             self.frames.lock().unwrap_or_else(|p| p.into_inner()).clear();
             self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).clear();
             self.pids.lock().unwrap_or_else(|p| p.into_inner()).clear();
+            self.window_numbers.lock().unwrap_or_else(|p| p.into_inner()).clear();
             *self.ids.lock().unwrap_or_else(|p| p.into_inner()) = IdRegistry::default();
         }
         let connected = self.runtime.block_on(async {
@@ -262,7 +267,7 @@ impl AtspiBackend {
         Ok(self.assemble(window, walked, frame_extents, budget, started))
     }
 
-    async fn pid_of(&self, bus: &Bus, name: &str) -> Option<u32> {
+    pub(crate) async fn pid_of(&self, bus: &Bus, name: &str) -> Option<u32> {
         if let Some(pid) = self.pids.lock().unwrap_or_else(|p| p.into_inner()).get(name) {
             return Some(*pid);
         }

@@ -4,7 +4,8 @@
 //! calls); [`translate`] maps AT-SPI's numbers onto the model; [`names`]
 //! settles names as people read them; [`walk`]
 //! reads one window's tree within its budgets; [`ids`] keeps element ids
-//! stable across observations; [`backend`] ties them together.
+//! stable across observations; [`backend`] ties them together; `windows`
+//! lists top-level accessibles where no compositor lists windows.
 #![forbid(unsafe_code)]
 
 mod backend;
@@ -14,5 +15,7 @@ pub mod names;
 pub mod translate;
 pub mod transport;
 pub mod walk;
+mod windows;
 
 pub use backend::{doctor_check, AtspiBackend};
+pub use windows::AccessibleWindow;

@@ -154,7 +154,7 @@ pub fn role_name(role: u32) -> String {
 }
 
 // AtspiStateType bit numbers.
-const ACTIVE: u32 = 1;
+pub const ACTIVE: u32 = 1;
 const CHECKED: u32 = 4;
 pub const EDITABLE: u32 = 7;
 const ENABLED: u32 = 8;

@@ -222,6 +222,9 @@ struct Inner {
     presence: Mutex<presence::PresenceState>,
     /// Set by Stop: the turn in flight gives up at its next checkpoint.
     stop_requested: AtomicBool,
+    /// Why this desktop's pixels cannot be read, when they cannot: every
+    /// grant is then accessibility-only.
+    pixels_missing: Option<String>,
 }
 
 /// The gate. Cheap to clone; clones share one state. Each handle carries
@@ -243,8 +246,15 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
 impl Host {
     /// A host over `backends`. Its prompt channel is [`NoPrompt`] until a
     /// surface supplies one: every prompt fails closed.
-    pub fn open(backends: Backends, config: HostConfig) -> Result<Host, Refusal> {
+    pub fn open(backends: Backends, mut config: HostConfig) -> Result<Host, Refusal> {
         config.check_enabled()?;
+        let pixels_missing = match backends.capture.availability() {
+            glovebox_platform::Support::Missing { reason } => Some(reason),
+            glovebox_platform::Support::Available { .. } => None,
+        };
+        if pixels_missing.is_some() {
+            config.capture = CaptureMode::A11yOnly;
+        }
         let denials = Denials::new(&*backends.processes, std::process::id(), process::current_uid(), config.ancestor_rule, &config.deny);
         let display_dir = DisplayDir::new(&config.runtime_root, &config.display)?;
         let audit = AuditLog::new(config.audit_path.clone());
@@ -258,6 +268,7 @@ impl Host {
             state: Mutex::new(state),
             presence: Mutex::default(),
             stop_requested: AtomicBool::new(false),
+            pixels_missing,
         };
         Ok(Host { inner: Arc::new(inner), approver: Arc::new(NoPrompt), standing: None, observe_only: false })
     }

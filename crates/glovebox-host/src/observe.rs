@@ -139,7 +139,10 @@ impl Host {
         let grant = state.grant.as_ref().expect("ensured");
         let pixels_allowed = grant.capture == CaptureMode::A11yAndPixels;
         if screenshot && !pixels_allowed {
-            return Err(refuse(ErrorCode::ScopeViolation, "this grant allows the accessibility tree only, not pixels"));
+            return Err(match &self.inner.pixels_missing {
+                Some(why) => refuse(ErrorCode::BackendUnavailable, format!("this desktop offers no screenshots ({why}); grants here are accessibility-only")),
+                None => refuse(ErrorCode::ScopeViolation, "this grant allows the accessibility tree only, not pixels"),
+            });
         }
         let tree = b.accessibility.inspect(target, self.inner.config.tree_budget).gated()?;
         if tree.focused_password {

@@ -186,7 +186,14 @@ pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Back
 pub fn backends_with(display: Option<&str>, session_bus: Option<&str>, options: &Options) -> Result<Backends, BackendError> {
     #[cfg(target_os = "linux")]
     return match (display, chosen(options.backend)) {
-        (None, DisplayBackend::Wayland) => wayland::backends(glovebox_wayland::Session::from_env()?, session_bus),
+        (None, DisplayBackend::Wayland) => match glovebox_wayland::Session::from_env() {
+            Ok(session) => wayland::backends(session, session_bus),
+            // A Wayland desktop whose compositor lists no windows: the accessibility bus does.
+            Err(no_compositor) if glovebox_wayland::wayland_display_from_env().is_ok() => {
+                wayland::backends_without_compositor(session_bus, &no_compositor.message)
+            }
+            Err(no_wayland) => Err(no_wayland),
+        },
         _ => linux::backends(display, session_bus, options),
     };
     #[cfg(not(target_os = "linux"))]

@@ -10,8 +10,10 @@
 //! user's own pointer and keyboard.
 
 use glovebox_atspi::AtspiBackend;
-use glovebox_model::{Action, Button, DeliveryMode, WindowInfo};
-use glovebox_platform::{BackendError, BackendErrorKind, Backends, Delivery, InputSink, ResolvedTarget, SecureInputProbe};
+use glovebox_model::{Action, Button, CaptureLimits, DeliveryMode, DisplaySelection, Monitor, PidSource, Rect, WindowId, WindowInfo, WindowRef};
+use glovebox_platform::{
+    BackendError, BackendErrorKind, Backends, Capture, Delivery, InputSink, ResolvedTarget, ScreenCapture, SecureInputProbe, Support, WindowSource,
+};
 use glovebox_wayland::{Session, WaylandBackend};
 use std::sync::Arc;
 
@@ -107,9 +109,107 @@ pub fn backends(session: Session, session_bus: Option<&str>) -> Result<Backends,
     })
 }
 
+/// Windows from the accessibility bus, where the compositor lists none to
+/// other clients: each application's shown top-level accessibles, with
+/// their size (a Wayland client knows no position, so each lies at 0,0).
+pub struct AccessibleWindows {
+    pub atspi: Arc<AtspiBackend>,
+}
+
+impl WindowSource for AccessibleWindows {
+    fn list_windows(&self) -> Result<Vec<WindowInfo>, BackendError> {
+        Ok(self
+            .atspi
+            .windows()?
+            .into_iter()
+            .filter_map(|w| {
+                let (width, height) = w.size?;
+                Some(WindowInfo {
+                    id: WindowId { pid: w.pid, xid: w.number },
+                    app: w.app.clone(),
+                    instance: w.app,
+                    title: w.title,
+                    // The bus daemon's record of the peer, not the client's word.
+                    pid_source: PidSource::Server,
+                    geometry: Rect::new(0, 0, width, height),
+                    focused: w.active,
+                    minimized: false,
+                })
+            })
+            .collect())
+    }
+}
+
+/// Capture where no protocol reads other clients' pixels without asking:
+/// refused, and declared, so grants are accessibility-only.
+pub struct NoCapture {
+    pub reason: String,
+}
+
+impl NoCapture {
+    fn refusal(&self) -> BackendError {
+        BackendError::new(BackendErrorKind::Unavailable, format!("no screenshots on this desktop: {}", self.reason))
+    }
+}
+
+impl ScreenCapture for NoCapture {
+    fn availability(&self) -> Support {
+        Support::Missing { reason: self.reason.clone() }
+    }
+
+    fn monitors(&self) -> Result<Vec<Monitor>, BackendError> {
+        Err(self.refusal())
+    }
+
+    fn capture_window(&self, _window: &WindowRef, _limits: CaptureLimits) -> Result<Capture, BackendError> {
+        Err(self.refusal())
+    }
+
+    fn capture_desktop(&self, _selection: &DisplaySelection, _limits: CaptureLimits, _hidden: &[WindowId]) -> Result<Capture, BackendError> {
+        Err(self.refusal())
+    }
+}
+
+/// A Wayland desktop whose compositor lists no windows to glovebox (no
+/// sway IPC: GNOME, KDE): windows from AT-SPI's application frames, no
+/// pixels (accessibility-only grants), the same semantic input.
+/// `why` says why the compositor could not be used.
+pub fn backends_without_compositor(session_bus: Option<&str>, why: &str) -> Result<Backends, BackendError> {
+    let atspi = Arc::new(AtspiBackend::on_session_bus(session_bus)?);
+    let reason = format!(
+        "{why}; the compositor offers no wlr-screencopy, and the desktop portal's Screenshot asks the user for each picture, which glovebox does not do behind their back"
+    );
+    Ok(Backends {
+        windows: Arc::new(AccessibleWindows { atspi: atspi.clone() }),
+        capture: Arc::new(NoCapture { reason }),
+        accessibility: atspi.clone(),
+        input: Some(Arc::new(WaylandInput { atspi: atspi.clone() })),
+        secure_input: Arc::new(WaylandSecureInput { atspi }),
+        processes: Arc::new(super::ProcFs),
+        launcher: Some(Arc::new(crate::launcher::DesktopLauncher {
+            display: None,
+            session_bus: session_bus.map(str::to_owned),
+            window_manager: crate::launcher::WindowManager::Unreachable,
+        })),
+        presence: None,
+    })
+}
+
 pub fn capabilities() -> Option<glovebox_platform::Capabilities> {
-    let backend = WaylandBackend::connect(Session::from_env().ok()?).ok()?;
-    let mut caps = backend.capabilities();
+    let mut caps = match Session::from_env().and_then(WaylandBackend::connect) {
+        Ok(backend) => backend.capabilities(),
+        Err(e) => {
+            glovebox_wayland::wayland_display_from_env().ok()?;
+            let none = Support::Missing { reason: format!("{}: no wlr-screencopy, and the portal asks the user per picture", e.message) };
+            glovebox_platform::Capabilities {
+                backend: "wayland (windows from the accessibility bus)".into(),
+                window_listing: Support::Available { detail: "each application's top-level accessibles (sizes, no positions)".into() },
+                window_capture: none.clone(),
+                desktop_capture: none,
+                accessibility: Support::Missing { reason: String::new() },
+            }
+        }
+    };
     caps.accessibility = AtspiBackend::support();
     Some(caps)
 }

@@ -52,6 +52,12 @@ pub trait ScreenCapture {
     /// and listed in the frame's `occluded`.
     fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, BackendError>;
 
+    /// Whether this desktop's pixels can be read at all. Where they cannot,
+    /// the host makes every grant accessibility-only and says why.
+    fn availability(&self) -> Support {
+        Support::Available { detail: "pixels can be read".into() }
+    }
+
     /// A composite of the selected displays with black gaps between them,
     /// and black wherever one of the `hidden` windows shows (listed in the
     /// frame's `occluded`).

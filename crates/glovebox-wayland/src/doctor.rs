@@ -17,10 +17,13 @@ pub fn checks() -> Vec<Check> {
                 b.session().ipc.display()
             ),
         )),
-        Err(e) => checks.push(Check::missing(
+        Err(e) => checks.push(Check::warning(
             "wayland compositor",
-            format!("{}; compositors without sway's IPC (GNOME, KDE) are not supported yet", e.message),
-            &["listing windows", "capture", "every action"],
+            format!(
+                "{}; windows come from the accessibility bus instead (each application's frames: title, pid, size, active; no positions, no stacking)",
+                e.message
+            ),
+            &["screenshots (grants are accessibility-only)", "window positions and stacking", "giving the user's window back after open_app"],
         )),
     }
     checks.push(match crate::capture::grim() {

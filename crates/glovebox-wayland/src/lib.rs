@@ -33,16 +33,7 @@ impl Session {
     /// (relative to `XDG_RUNTIME_DIR` unless absolute) and `SWAYSOCK`, or
     /// the IPC socket next to the Wayland socket.
     pub fn from_env() -> Result<Session, BackendError> {
-        let display = std::env::var("WAYLAND_DISPLAY").ok().filter(|d| !d.is_empty());
-        let Some(display) = display else {
-            return Err(BackendError::new(BackendErrorKind::Unavailable, "WAYLAND_DISPLAY is not set: no Wayland compositor to talk to"));
-        };
-        let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
-        let wayland_display = match (Path::new(&display).is_absolute(), runtime) {
-            (true, _) => PathBuf::from(&display),
-            (false, Some(dir)) => dir.join(&display),
-            (false, None) => return Err(BackendError::new(BackendErrorKind::Unavailable, "WAYLAND_DISPLAY is relative and XDG_RUNTIME_DIR is not set")),
-        };
+        let wayland_display = wayland_display_from_env()?;
         let ipc = match std::env::var_os("SWAYSOCK").filter(|s| !s.is_empty()) {
             Some(sock) => PathBuf::from(sock),
             None => ipc::find_socket_near(&wayland_display)?,
@@ -54,6 +45,21 @@ impl Session {
     /// socket found beside it.
     pub fn at(wayland_display: &Path) -> Result<Session, BackendError> {
         Ok(Session { wayland_display: wayland_display.to_owned(), ipc: ipc::find_socket_near(wayland_display)? })
+    }
+}
+
+/// The Wayland socket this process's environment names: `WAYLAND_DISPLAY`,
+/// relative to `XDG_RUNTIME_DIR` unless absolute.
+pub fn wayland_display_from_env() -> Result<PathBuf, BackendError> {
+    let display = std::env::var("WAYLAND_DISPLAY").ok().filter(|d| !d.is_empty());
+    let Some(display) = display else {
+        return Err(BackendError::new(BackendErrorKind::Unavailable, "WAYLAND_DISPLAY is not set: no Wayland compositor to talk to"));
+    };
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
+    match (Path::new(&display).is_absolute(), runtime) {
+        (true, _) => Ok(PathBuf::from(&display)),
+        (false, Some(dir)) => Ok(dir.join(&display)),
+        (false, None) => Err(BackendError::new(BackendErrorKind::Unavailable, "WAYLAND_DISPLAY is relative and XDG_RUNTIME_DIR is not set")),
     }
 }
 

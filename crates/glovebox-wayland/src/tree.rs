@@ -121,7 +121,7 @@ impl Desktop {
         let mut walker = Walker { windows: vec![], order: 0 };
         walker.visit(root, false);
         // Floating windows are listed bottom to top.
-        walker.windows.sort_by(|a, b| b.1.cmp(&a.1));
+        walker.windows.sort_by_key(|w| std::cmp::Reverse(w.1));
         Desktop { outputs, windows: walker.windows.into_iter().map(|(t, _)| t).collect() }
     }
 

@@ -330,3 +330,33 @@ fn featherpad_saves_through_its_own_ctrl_s_menu_item() {
     let _ = editor.kill();
     let _ = editor.wait();
 }
+
+#[test]
+fn without_the_compositors_ipc_windows_come_from_accessibility_and_grants_hold_no_pixels() {
+    let (sandbox, _turn) = WaylandSandbox::shared_turn();
+    let mut config = HostConfig::new(&format!("wayland:{}:unlisted", sandbox.socket().display()));
+    config.approvals = glovebox_host::Approvals::allow_all();
+    config.runtime_root = glovebox_sandbox::Desktop::runtime_dir(sandbox).join("glovebox-unlisted");
+    config.audit_path = glovebox_sandbox::Desktop::runtime_dir(sandbox).join("audit-unlisted.jsonl");
+    let backends = glovebox_linux::wayland::backends_without_compositor(Some(sandbox.bus_address()), "the test does not use the compositor's IPC").unwrap();
+    let host = Host::open(backends, config).unwrap();
+    let fixture = Fixture::launch(sandbox, &unique_title("Wayland unlisted"), &["--no-password"]);
+    let window = window_of(&host, &fixture);
+    assert_eq!(window.pid, fixture.pid(), "the bus daemon's pid is the application's");
+    let listed = host.list_windows(Some(&fixture.title), 1).unwrap().windows.remove(0).window;
+    let compositor = desk(sandbox).stacking.into_iter().find(|v| v.0 == fixture.pid() as u64).expect("the compositor shows the fixture");
+    assert_eq!((listed.geometry.width as i64, listed.geometry.height as i64), (compositor.3, compositor.4), "the size the toolkit reports is the compositor's");
+    assert_eq!(host.list_windows(Some(&fixture.title), 1).unwrap().windows[0].window.id, window, "the id holds from listing to listing");
+
+    let seen = observe(&host, window, false);
+    assert_eq!(seen.grant.capture, glovebox_model::CaptureMode::A11yOnly, "the grant says it holds no pixels");
+    let refusal = host.observe(Some(&WindowRef::Id(window)), true).expect_err("a screenshot");
+    assert_eq!(refusal.code, ErrorCode::BackendUnavailable, "{refusal:?}");
+    assert!(refusal.message.contains("accessibility-only"), "{}", refusal.message);
+
+    host.act(seen.frame.id, Action::SetValue { target: Target::Element(find(&seen, "text", "Email")), text: "ada@example.org".into() }).unwrap();
+    fixture.wait_state("email set", |s| s["values"]["email"] == "ada@example.org");
+    let seen = observe(&host, window, false);
+    host.act(seen.frame.id, click(Target::Element(find(&seen, "push button", "Submit")))).unwrap();
+    fixture.wait_state("Submit pressed", |s| s["clicks"]["submit"] == 1);
+}
