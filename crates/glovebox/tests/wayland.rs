@@ -360,3 +360,37 @@ fn without_the_compositors_ipc_windows_come_from_accessibility_and_grants_hold_n
     host.act(seen.frame.id, click(Target::Element(find(&seen, "push button", "Submit")))).unwrap();
     fixture.wait_state("Submit pressed", |s| s["clicks"]["submit"] == 1);
 }
+
+#[test]
+fn a_denied_window_is_black_wherever_it_shows_on_a_desktop_screenshot_and_cannot_be_observed() {
+    let (sandbox, _turn) = WaylandSandbox::shared_turn();
+    let mut config = HostConfig::new(&format!("wayland:{}:deny", sandbox.socket().display()));
+    config.approvals = glovebox_host::Approvals::allow_all();
+    config.runtime_root = glovebox_sandbox::Desktop::runtime_dir(sandbox).join("glovebox-deny");
+    config.audit_path = glovebox_sandbox::Desktop::runtime_dir(sandbox).join("audit-deny.jsonl");
+    config.deny = vec!["fixture_gtk4.py".into()];
+    let session = glovebox_wayland::Session::at(sandbox.socket()).unwrap();
+    let host = Host::open(glovebox_linux::wayland::backends(session, Some(sandbox.bus_address())).unwrap(), config).unwrap();
+    let open = Fixture::launch(sandbox, &unique_title("Wayland open"), &[]);
+    place(sandbox, open.pid(), 0, 0);
+    let denied = Fixture::launch_kind(sandbox, FixtureKind::Gtk4, &unique_title("Wayland denied"), &[]);
+    place(sandbox, denied.pid(), 300, 200);
+    wait_until("both placed", || {
+        let d = desk(sandbox);
+        let at = |pid: u32| d.stacking.iter().find(|v| v.0 == pid as u64).map(|v| (v.1, v.2));
+        (at(open.pid()) == Some((0, 0)) && at(denied.pid()) == Some((300, 200))).then_some(())
+    });
+    let shot = host.read_desktop_pixels(&glovebox_model::DisplaySelection::All, glovebox_model::CaptureLimits::new(1920, 1080).unwrap()).unwrap();
+    assert_eq!((shot.image.width, shot.image.height), (1920, 1080));
+    let red: Vec<i64> = open.state().unwrap()["swatches"]["red"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+    assert_eq!(shot.image.pixel((red[0] + 5) as u32, (red[1] + 5) as u32), [255, 0, 0], "the open window shows");
+    let geometry = host.list_windows(Some(&denied.title), 1).unwrap().windows.remove(0);
+    assert!(geometry.denial.is_some(), "the listing says the window is denied: {geometry:?}");
+    let g = geometry.window.geometry;
+    for (x, y) in [(g.x + 5, g.y + 5), (g.x + g.width as i32 / 2, g.y + g.height as i32 / 2), (g.x + g.width as i32 - 5, g.y + g.height as i32 - 5)] {
+        assert_eq!(shot.image.pixel(x as u32, y as u32), [0, 0, 0], "the denied window is black at {x},{y}");
+    }
+    assert!(!shot.frame.occluded.is_empty(), "and listed as hidden: {:?}", shot.frame.occluded);
+    let refusal = host.observe(Some(&WindowRef::Id(geometry.window.id)), false).expect_err("observing a denied window");
+    assert_eq!(refusal.code, ErrorCode::TargetDenylisted, "{refusal:?}");
+}
