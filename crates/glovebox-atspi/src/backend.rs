@@ -306,9 +306,11 @@ impl AtspiBackend {
         .await;
         let g = window.geometry;
         // GTK3 reports the decorated frame (the client area plus the window
-        // manager's borders); GTK4 reports the client size at (0, 0).
+        // manager's borders); GTK4 reports the client size at (0, 0), and on
+        // Wayland every toolkit does, client-side shadows included.
         let fits = |e: &Option<(i32, i32, i32, i32)>| match e.and_then(|e| rect(e, (0, 0))) {
             Some(r) if r.x == 0 && r.y == 0 && r.size() == g.size() => true,
+            Some(r) if r.x == 0 && r.y == 0 && (g.width..=g.width + 128).contains(&r.width) && (g.height..=g.height + 128).contains(&r.height) => true,
             Some(r) => r.intersection(g) == Some(g) && r.width <= g.width + 64 && r.height <= g.height + 96,
             None => false,
         };

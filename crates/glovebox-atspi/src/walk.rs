@@ -509,7 +509,10 @@ pub fn screen_offset(frame_extents: Option<(i32, i32, i32, i32)>, window: &Windo
     let g = window.geometry;
     match frame_extents {
         Some((x, y, _, _)) if (x, y) == (g.x, g.y) => (0, 0),
-        Some((0, 0, _, _)) => (g.x, g.y),
+        // Window-relative extents (GTK4, and every toolkit on Wayland). A
+        // frame larger than the window includes client-side shadows, which
+        // GTK draws alike on opposite sides: the window sits in its middle.
+        Some((0, 0, w, h)) => (g.x - ((w - g.width as i32).max(0) / 2), g.y - ((h - g.height as i32).max(0) / 2)),
         _ => (0, 0),
     }
 }

@@ -152,6 +152,12 @@ impl AppLauncher for DesktopLauncher {
             Some(ChildDisplay::Wayland(socket)) => {
                 command.env("WAYLAND_DISPLAY", socket).env("XDG_SESSION_TYPE", "wayland").env("GDK_BACKEND", "wayland").env("QT_QPA_PLATFORM", "wayland");
                 command.env_remove("DISPLAY");
+                // GTK opens no Wayland display without a runtime directory; the socket's is the one it names.
+                if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+                    if let Some(dir) = socket.parent() {
+                        command.env("XDG_RUNTIME_DIR", dir);
+                    }
+                }
             }
             None => {}
         }

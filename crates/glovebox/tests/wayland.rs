@@ -394,3 +394,30 @@ fn a_denied_window_is_black_wherever_it_shows_on_a_desktop_screenshot_and_cannot
     let refusal = host.observe(Some(&WindowRef::Id(geometry.window.id)), false).expect_err("observing a denied window");
     assert_eq!(refusal.code, ErrorCode::TargetDenylisted, "{refusal:?}");
 }
+
+#[test]
+fn open_app_starts_a_native_wayland_client_and_gives_the_user_their_window_back() {
+    let (sandbox, _turn) = WaylandSandbox::shared_turn();
+    let host = host(sandbox, "open-app");
+    let user = Fixture::launch(sandbox, &unique_title("Wayland user"), &[]);
+    place(sandbox, user.pid(), 20, 20);
+    wait_until("the user's window focused", || (desk(sandbox).focused == Some(user.pid() as u64)).then_some(()));
+    let opened = host.open_app("gtk3-widget-factory", false).expect("open_app on Wayland");
+    println!("open_app: {:?} {:?}", opened.how, opened.window);
+    assert_ne!(opened.how, glovebox_host::Opened::AlreadyRunning);
+    assert_eq!(opened.window.id.pid, opened.pid, "the window is the started process's");
+    assert!(opened.observation.tree.node_count > 20, "it is on the accessibility bus: {}", opened.observation.tree.render_text());
+    // Its header bar is drawn by the client, shadows around it: the frame the toolkit reports is larger
+    // than the window the compositor placed. The Close button still lands in the window's top-right corner.
+    let close = opened.observation.tree.root.as_ref().unwrap().walk().find(|e| e.role == "push button" && e.name == "Close").expect("the header bar's Close");
+    let (b, w) = (close.bounds.expect("Close has bounds"), opened.window.geometry);
+    let right_gap = w.width as i32 - (b.x + b.width as i32);
+    assert!((0..24).contains(&right_gap) && (0..24).contains(&b.y), "Close at {b:?} in a {}x{} window", w.width, w.height);
+    let now = desk(sandbox);
+    assert_eq!(now.focused, Some(user.pid() as u64), "the user's window has the focus again: {now:?}");
+    assert_eq!(now.stacking.last().map(|v| v.0), Some(user.pid() as u64), "and is on top: {now:?}");
+    assert_eq!(now.devices, 0);
+    let again = host.open_app("gtk3-widget-factory", false).unwrap();
+    assert_eq!((again.how, again.window.id), (glovebox_host::Opened::AlreadyRunning, opened.window.id));
+    let _ = std::process::Command::new("kill").arg("--").arg(format!("-{}", opened.pid)).status();
+}
