@@ -198,6 +198,17 @@ pub(crate) fn announce_assistive_technology(mut dbus_send: Command) {
     }
 }
 
+/// What toolkits need on a desktop without a GPU or a screen reader, on
+/// either kind of sandbox.
+pub(crate) const HEADLESS_TOOLKITS: &[(&str, &str)] = &[
+    // Qt 5 exports AT-SPI without a screen reader running only when told to.
+    ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"),
+    // GTK4's GL renderer spins without a GPU and never registers on AT-SPI.
+    ("GSK_RENDERER", "cairo"),
+    ("LIBGL_ALWAYS_SOFTWARE", "1"),
+    ("NO_AT_BRIDGE", "0"),
+];
+
 /// A desktop programs can be started in: the fixtures run in either kind.
 pub trait Desktop {
     /// The private `XDG_RUNTIME_DIR` of this desktop.
@@ -335,14 +346,9 @@ impl Sandbox {
             ("XDG_SESSION_TYPE", "x11"),
             ("GDK_BACKEND", "x11"),
             ("QT_QPA_PLATFORM", "xcb"),
-            // Qt 5 exports AT-SPI without a screen reader running only when told to.
-            ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"),
-            // GTK4's GL renderer spins without a GPU under Xvfb and never registers on AT-SPI.
-            ("GSK_RENDERER", "cairo"),
-            ("LIBGL_ALWAYS_SOFTWARE", "1"),
-            ("NO_AT_BRIDGE", "0"),
         ]
         .into_iter()
+        .chain(HEADLESS_TOOLKITS.iter().copied())
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect()
     }

@@ -11,7 +11,9 @@
 //! applications share the caller's session bus. Windows float at the
 //! size they ask for, as on a stacking desktop.
 
-use crate::{announce_assistive_technology, end_group, require, start_bus, unique_runtime_dir, watchdog, Desktop, SandboxError, READY_TIMEOUT};
+use crate::{
+    announce_assistive_technology, end_group, require, start_bus, unique_runtime_dir, watchdog, Desktop, SandboxError, HEADLESS_TOOLKITS, READY_TIMEOUT,
+};
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
@@ -204,12 +206,9 @@ impl WaylandSandbox {
             ("XDG_SESSION_TYPE", "wayland"),
             ("GDK_BACKEND", "wayland"),
             ("QT_QPA_PLATFORM", "wayland"),
-            ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"),
-            ("GSK_RENDERER", "cairo"),
-            ("LIBGL_ALWAYS_SOFTWARE", "1"),
-            ("NO_AT_BRIDGE", "0"),
         ]
         .into_iter()
+        .chain(HEADLESS_TOOLKITS.iter().copied())
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect()
     }

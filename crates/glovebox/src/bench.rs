@@ -324,6 +324,21 @@ fn bench_click_with_overlay(sandbox: &Sandbox, runs: usize, plain: &glovebox_hos
     Ok((median(off), median(on)))
 }
 
+/// `runs` gated background deliveries of `click` after one warm-up, each
+/// on a fresh frame. Timed: the host's checks and the delivery; the
+/// observation that makes each frame is not.
+fn gated_clicks(host: &glovebox_host::Host, click: &glovebox_model::Action, runs: usize) -> Result<Vec<Duration>> {
+    let mut samples = vec![];
+    for _ in 0..=runs {
+        let frame = host.observe(None, false).map_err(|r| anyhow::anyhow!("{r}"))?.frame.id;
+        let start = Instant::now();
+        host.act_unobserved(frame, click.clone(), glovebox_model::DeliveryMode::Background).map_err(|r| anyhow::anyhow!("{r}"))?;
+        samples.push(start.elapsed());
+    }
+    samples.remove(0);
+    Ok(samples)
+}
+
 /// Input rows: gated clicks and background typing through the host, next to
 /// the xdotool commands a user would otherwise script.
 fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()> {
@@ -334,15 +349,7 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     let seen = host.observe(Some(&reference), false).map_err(fail)?;
     let submit = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
     let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1, modifiers: vec![] };
-    // Timed: the host's checks and the delivery; the observation that makes each frame is not.
-    let mut unobserved = vec![];
-    for _ in 0..=runs {
-        let frame = host.observe(None, false).map_err(fail)?.frame.id;
-        let start = Instant::now();
-        host.act_unobserved(frame, click.clone(), DeliveryMode::Background).map_err(fail)?;
-        unobserved.push(start.elapsed());
-    }
-    unobserved.remove(0);
+    let unobserved = gated_clicks(&host, &click, runs)?;
     let mut frame = host.observe(None, false).map_err(fail)?.frame.id;
     let observed = measure(runs, || {
         let done = host.act(frame, click.clone()).map_err(fail)?;

@@ -5,7 +5,7 @@
 
 use super::{measure, median};
 use anyhow::{bail, Context, Result};
-use glovebox_model::{Action, Button, CaptureLimits, DeliveryMode, Target, WindowRef};
+use glovebox_model::{Action, Button, CaptureLimits, Target, WindowRef};
 use glovebox_platform::ScreenCapture;
 use glovebox_sandbox::wayland::{WaylandOptions, WaylandSandbox};
 use std::path::Path;
@@ -67,15 +67,7 @@ pub fn rows(runs: usize) -> Result<()> {
     let seen = host.observe(Some(&reference), false).map_err(fail)?;
     let submit = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
     let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1, modifiers: vec![] };
-    let mut clicks = vec![];
-    for _ in 0..=runs {
-        let frame = host.observe(None, false).map_err(fail)?.frame.id;
-        let start = Instant::now();
-        host.act_unobserved(frame, click.clone(), DeliveryMode::Background).map_err(fail)?;
-        clicks.push(start.elapsed());
-    }
-    clicks.remove(0);
-    let clicked = median(clicks);
+    let clicked = median(super::gated_clicks(&host, &click, runs)?);
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!("{:<46} {:>9.2} ms ({elements} elements)", "wayland: observe, tree only", ms(tree));
     println!("{:<46} {:>9.2} ms", "wayland: observe, tree + screenshot", ms(with_pixels));
