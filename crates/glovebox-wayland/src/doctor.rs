@@ -17,6 +17,10 @@ pub fn checks() -> Vec<Check> {
                 b.session().ipc.display()
             ),
         )),
+        Err(_) if crate::wayland_display_from_env().is_err() => {
+            let why = crate::wayland_display_from_env().err().map(|e| e.message).unwrap_or_default();
+            checks.push(Check::missing("wayland compositor", why, &["every operation on the Wayland desktop"]));
+        }
         Err(e) => checks.push(Check::warning(
             "wayland compositor",
             format!(

@@ -48,18 +48,26 @@ impl Session {
     }
 }
 
-/// The Wayland socket this process's environment names: `WAYLAND_DISPLAY`,
-/// relative to `XDG_RUNTIME_DIR` unless absolute.
+/// The Wayland socket this process's environment names (`WAYLAND_DISPLAY`,
+/// relative to `XDG_RUNTIME_DIR` unless absolute), once a compositor
+/// answers on it.
 pub fn wayland_display_from_env() -> Result<PathBuf, BackendError> {
     let display = std::env::var("WAYLAND_DISPLAY").ok().filter(|d| !d.is_empty());
     let Some(display) = display else {
         return Err(BackendError::new(BackendErrorKind::Unavailable, "WAYLAND_DISPLAY is not set: no Wayland compositor to talk to"));
     };
     let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
-    match (Path::new(&display).is_absolute(), runtime) {
-        (true, _) => Ok(PathBuf::from(&display)),
-        (false, Some(dir)) => Ok(dir.join(&display)),
-        (false, None) => Err(BackendError::new(BackendErrorKind::Unavailable, "WAYLAND_DISPLAY is relative and XDG_RUNTIME_DIR is not set")),
+    let socket = match (Path::new(&display).is_absolute(), runtime) {
+        (true, _) => PathBuf::from(&display),
+        (false, Some(dir)) => dir.join(&display),
+        (false, None) => return Err(BackendError::new(BackendErrorKind::Unavailable, "WAYLAND_DISPLAY is relative and XDG_RUNTIME_DIR is not set")),
+    };
+    // A name is not a desktop: a compositor must answer on it.
+    match std::os::unix::net::UnixStream::connect(&socket) {
+        Ok(_) => Ok(socket),
+        Err(e) => {
+            Err(BackendError::new(BackendErrorKind::Unavailable, format!("no Wayland compositor answers at {} (WAYLAND_DISPLAY): {e}", socket.display())))
+        }
     }
 }
 
