@@ -210,7 +210,13 @@ impl Stage {
         let closing = outcome.as_ref().is_ok_and(|done| done.next.as_ref().is_ok_and(|n| n.tree.root.is_none()));
         if closing && after.focused == Some(window) {
             wait_until("the closing target to go", || self.host.list_windows(None, 1).ok()?.windows.iter().all(|w| w.window.id != window).then_some(()));
+            // The window manager names the next active window a moment after the old one unmaps.
+            let settle = Instant::now() + Duration::from_secs(3);
             after = self.desktop();
+            while after.focused == Some(window) && Instant::now() < settle {
+                std::thread::sleep(Duration::from_millis(50));
+                after = self.desktop();
+            }
         }
         assert_eq!(others(after), others(before), "the user's desktop changed after {outcome:?}");
         outcome.map(|done| done.delivery.route)
