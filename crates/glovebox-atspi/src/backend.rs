@@ -147,6 +147,22 @@ impl AtspiBackend {
         self.runtime.block_on(async { tokio::time::timeout(CONNECT_TIMEOUT, bus.toolkit(&frame.bus)).await.ok()?.ok() })
     }
 
+    /// The shortcuts of elements `ids` of `window` as GetKeyBinding says
+    /// them (in glovebox's spelling), for elements whose GetActions named
+    /// none: Qt tells a menu item's accelerator to GetKeyBinding alone.
+    /// Asked only when a chord is looked for, never on a tree read.
+    pub fn asked_shortcuts(&self, window: &WindowInfo, ids: &[ElementId]) -> Vec<(ElementId, String)> {
+        let Ok(bus) = self.bus() else { return vec![] };
+        let objects: Vec<(ElementId, ObjectRef)> = ids.iter().filter_map(|&id| Some((id, self.resolve(window, id).ok()?))).collect();
+        self.runtime.block_on(async {
+            let asked = join_all(objects.iter().map(|(id, object)| async { (*id, bus.key_binding(object, 0).await.ok()) }));
+            match tokio::time::timeout(CONNECT_TIMEOUT, asked).await {
+                Ok(answers) => answers.into_iter().filter_map(|(id, binding)| Some((id, crate::names::shortcut(&binding?)?))).collect(),
+                Err(_) => vec![],
+            }
+        })
+    }
+
     /// The live role and name of the accessible behind `id` (read now, not
     /// from the last observation).
     pub fn describe(&self, window: &WindowInfo, id: ElementId) -> Result<(String, String), BackendError> {

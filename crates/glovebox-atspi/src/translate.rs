@@ -137,9 +137,6 @@ const ROLE_NAMES: [&str; 130] = [
     "push button menu",
 ];
 
-pub const ROLE_CHECK_MENU_ITEM: u32 = 8;
-pub const ROLE_MENU_ITEM: u32 = 35;
-pub const ROLE_RADIO_MENU_ITEM: u32 = 45;
 pub const ROLE_PASSWORD_TEXT: u32 = 40;
 
 /// Roles whose hidden children still matter: a closed menu's items can be

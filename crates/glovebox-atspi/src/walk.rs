@@ -3,9 +3,7 @@
 //! what the application's cache already holds, within the node, depth and
 //! deadline budgets.
 
-use crate::translate::{
-    has_value, is_menu_like, StateBits, DEFUNCT, MANAGES_DESCENDANTS, ROLE_CHECK_MENU_ITEM, ROLE_MENU_ITEM, ROLE_RADIO_MENU_ITEM, SHOWING, VISIBLE,
-};
+use crate::translate::{has_value, is_menu_like, StateBits, DEFUNCT, MANAGES_DESCENDANTS, SHOWING, VISIBLE};
 use crate::transport::{Bus, BusError, CacheItem, ObjectRef};
 use futures_util::future::join_all;
 use glovebox_model::{Rect, TreeBudget, WindowInfo};
@@ -352,13 +350,10 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
             walk.uses_showing = added.iter().filter(|(_, depth)| *depth == 1).any(|(i, _)| walk.nodes[*i].states.has(SHOWING));
         }
         // Hidden subtrees (another tab's page, a collapsed section) are
-        // counted, not walked; menus are walked, since their items work
-        // closed, and so is whatever holds a menu item's items (Qt puts a
-        // closed QMenu there under a role of its own).
+        // counted, not walked; menus are walked, since their items work closed.
         let (hidden, added): (Vec<_>, Vec<_>) = added.into_iter().partition(|(i, depth)| {
             let node = &walk.nodes[*i];
-            let in_menu = node.parent.is_some_and(|p| is_menu_like(walk.nodes[p].role));
-            *depth > 0 && !walk.is_shown(node) && !is_menu_like(node.role) && !in_menu
+            *depth > 0 && !walk.is_shown(node) && !is_menu_like(node.role)
         });
         let hidden_counts = join_all(hidden.iter().map(|(i, _)| hidden_child_count(bus, cache, &walk.nodes[*i]))).await;
         for ((index, _), count) in hidden.into_iter().zip(hidden_counts) {
@@ -433,8 +428,6 @@ fn start_enrichment(bus: &Bus, walk: &Walk, added: &[(usize, usize)], pending: &
         let want_extents = shown && node.has_interface("Component");
         let want_actions = (shown || is_menu_like(node.role)) && node.has_interface("Action");
         let want_count = node.counts_characters();
-        // Qt leaves a menu item's accelerator out of GetActions and says it only to GetKeyBinding.
-        let ask_bindings = want_actions && matches!(node.role, ROLE_MENU_ITEM | ROLE_CHECK_MENU_ITEM | ROLE_RADIO_MENU_ITEM);
         if !(want_extents || want_actions || want_count) {
             continue;
         }
@@ -451,15 +444,7 @@ fn start_enrichment(bus: &Bus, walk: &Walk, added: &[(usize, usize)], pending: &
                 };
                 let actions = async {
                     if want_actions {
-                        let mut actions = bus.actions(&object).await.unwrap_or_default();
-                        if ask_bindings {
-                            for (index, (name, binding)) in actions.iter_mut().enumerate() {
-                                if binding.trim().is_empty() && !name.to_ascii_lowercase().contains("menu") {
-                                    *binding = bus.key_binding(&object, index as i32).await.unwrap_or_default();
-                                }
-                            }
-                        }
-                        actions
+                        bus.actions(&object).await.unwrap_or_default()
                     } else {
                         vec![]
                     }

@@ -320,7 +320,15 @@ pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, combo:
         |shortcut: &str| KeyCombo::parse(shortcut).is_ok_and(|bound| bound.modifiers == wanted.modifiers && bound.key.lowercase() == wanted.key.lowercase());
     let tree = glovebox_platform::AccessibilitySource::inspect(atspi, window, glovebox_model::TreeBudget::default()).ok()?;
     let root = tree.root.as_ref()?;
-    let bound: Vec<&glovebox_model::Element> = root.walk().filter(|e| e.shortcut.as_deref().is_some_and(same)).collect();
+    let mut bound: Vec<&glovebox_model::Element> = root.walk().filter(|e| e.shortcut.as_deref().is_some_and(same)).collect();
+    if bound.is_empty() {
+        // Menu items whose actions named no binding may still have one (Qt's accelerators); a
+        // menu-opening first action's binding is a mnemonic, which works only while its menu is open.
+        let presses = |e: &glovebox_model::Element| e.actions.first().is_some_and(|a| !a.to_ascii_lowercase().contains("menu"));
+        let unnamed: Vec<_> = root.walk().filter(|e| e.shortcut.is_none() && e.role.ends_with("menu item") && presses(e)).map(|e| e.id).collect();
+        let asked = atspi.asked_shortcuts(window, &unnamed);
+        bound = asked.iter().filter(|(_, shortcut)| same(shortcut)).filter_map(|(id, _)| tree.find(*id)).collect();
+    }
     let element = bound.iter().find(|e| e.has(glovebox_model::ElementState::Enabled)).or(bound.first())?;
     if !element.has(glovebox_model::ElementState::Enabled) {
         return Some(Err(BackendError::new(

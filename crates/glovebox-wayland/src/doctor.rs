@@ -17,18 +17,17 @@ pub fn checks() -> Vec<Check> {
                 b.session().ipc.display()
             ),
         )),
-        Err(_) if crate::wayland_display_from_env().is_err() => {
-            let why = crate::wayland_display_from_env().err().map(|e| e.message).unwrap_or_default();
-            checks.push(Check::missing("wayland compositor", why, &["every operation on the Wayland desktop"]));
-        }
-        Err(e) => checks.push(Check::warning(
-            "wayland compositor",
-            format!(
-                "{}; windows come from the accessibility bus instead (each application's frames: title, pid, size, active; no positions, no stacking)",
-                e.message
-            ),
-            &["screenshots (grants are accessibility-only)", "window positions and stacking", "giving the user's window back after open_app"],
-        )),
+        Err(e) => match crate::wayland_display_from_env() {
+            Err(no_compositor) => checks.push(Check::missing("wayland compositor", no_compositor.message, &["every operation on the Wayland desktop"])),
+            Ok(_) => checks.push(Check::warning(
+                "wayland compositor",
+                format!(
+                    "{}; windows come from the accessibility bus instead (each application's frames: title, pid, size, active; no positions, no stacking)",
+                    e.message
+                ),
+                &["screenshots (grants are accessibility-only)", "window positions and stacking", "giving the user's window back after open_app"],
+            )),
+        },
     }
     checks.push(match crate::capture::grim() {
         Ok(path) if backend.is_ok() => {
