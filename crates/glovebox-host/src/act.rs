@@ -137,8 +137,7 @@ impl Host {
         let mut request = ApprovalRequest::call(ApprovalClass::Input, vec![]);
         request.subject = subject;
         request.window = self.grant_status().and_then(|g| Some(format!("{} ({})", g.target_app?, g.target?)));
-        let answer = self.approver.ask(&request);
-        let result = crate::approval::answer_to_result(answer, &request);
+        let result = self.ask(&request);
         let mut record = crate::audit::AuditRecord::new("safety-check");
         record.detail = Some(format!("{id} ({}): {}", code.unwrap_or("no code"), if result.is_ok() { "acknowledged by the user" } else { "not acknowledged" }));
         self.audit(record);
@@ -260,6 +259,7 @@ impl Host {
         };
         let mut request = ApprovalRequest::call(class, vec![describe_action(action)]);
         request.window = window_label;
+        request.frame = Some(frame_id);
         request.targets = described.clone();
         request.text_characters = action.text_length().unwrap_or(0);
         let names: Vec<String> = described.iter().map(|(_, n)| n.clone()).filter(|n| !n.is_empty()).collect();

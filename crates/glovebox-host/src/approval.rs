@@ -93,6 +93,9 @@ pub struct ApprovalRequest {
     pub subject: Subject,
     /// The bound window, as `app (pid/xid)`.
     pub window: Option<String>,
+    /// The frame an input was checked against: an answer given for one
+    /// frame never approves the same action on another.
+    pub frame: Option<glovebox_model::FrameId>,
     /// Role and name of each element the call touches.
     pub targets: Vec<(String, String)>,
     /// Characters the call would enter.
@@ -106,7 +109,7 @@ pub struct ApprovalRequest {
 impl ApprovalRequest {
     /// A call of `class` doing `actions`.
     pub fn call(class: ApprovalClass, actions: Vec<String>) -> ApprovalRequest {
-        ApprovalRequest { subject: Subject::Call { class, actions }, window: None, targets: vec![], text_characters: 0, detail: None, escalation: None }
+        ApprovalRequest { subject: Subject::Call { class, actions }, window: None, frame: None, targets: vec![], text_characters: 0, detail: None, escalation: None }
     }
 
     pub fn class(&self) -> Option<ApprovalClass> {

@@ -321,7 +321,7 @@ fn stop_inner(inner: &Arc<Inner>) -> Result<(), Refusal> {
     // From here every entry point refuses: the flag is checked before the grant is used.
     inner.stop_requested.store(true, Ordering::SeqCst);
     inner.display_dir.start_cooldown(inner.config.stop_cooldown)?;
-    let host = Host { inner: inner.clone(), approver: Arc::new(crate::NoPrompt), standing: None, observe_only: false };
+    let host = Host { inner: inner.clone(), prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)), standing: None, observe_only: false };
     let deadline = Instant::now() + STOP_WAIT;
     loop {
         match inner.state.try_lock() {
@@ -353,7 +353,7 @@ fn control_command(inner: &Weak<Inner>, command: &str) -> String {
             // A turn in flight (an open approval prompt, say) holds the
             // state; the answer then says so instead of waiting for it.
             let deadline = Instant::now() + Duration::from_millis(500);
-            let host = Host { inner: inner.clone(), approver: Arc::new(crate::NoPrompt), standing: None, observe_only: false };
+            let host = Host { inner: inner.clone(), prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)), standing: None, observe_only: false };
             loop {
                 match inner.state.try_lock() {
                     Ok(state) => {
@@ -369,7 +369,7 @@ fn control_command(inner: &Weak<Inner>, command: &str) -> String {
             }
         }
         "indicator" => {
-            let host = Host { inner, approver: Arc::new(crate::NoPrompt), standing: None, observe_only: false };
+            let host = Host { inner, prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)), standing: None, observe_only: false };
             host.indicator_url().unwrap_or_else(|| "no indicator".into())
         }
         other => format!("unknown command {other:?}"),

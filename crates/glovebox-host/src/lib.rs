@@ -37,6 +37,7 @@ pub mod control;
 #[cfg(not(unix))]
 #[path = "control_unsupported.rs"]
 pub mod control;
+pub mod deferred;
 pub mod denials;
 pub mod frames;
 mod grant;
@@ -48,6 +49,7 @@ mod tools;
 
 pub use act::{describe_action, Span};
 pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject};
+pub use deferred::{CallKey, DeferredCall, PendingQuestion, Retry};
 pub use backend::refusal_of;
 pub use glovebox_platform::marks::PlacedMark;
 pub use glovebox_platform::Backends;
@@ -95,6 +97,8 @@ pub struct HostConfig {
     /// The default bound on an observation's text tree, for surfaces.
     pub text_budget: TokenBudget,
     pub approvals: Approvals,
+    /// How long a question asked across calls waits for its answer.
+    pub answer_wait: Duration,
 }
 
 impl HostConfig {
@@ -120,6 +124,7 @@ impl HostConfig {
             screenshot_after_input: false,
             text_budget: TokenBudget::new(8_000).expect("in range"),
             approvals: Approvals::new(glovebox_model::ApprovalMode::Write, [Policy::Allow, Policy::Prompt, Policy::Prompt], &[]),
+            answer_wait: deferred::DEFAULT_ANSWER_WAIT,
         }
     }
 
@@ -225,6 +230,17 @@ struct Inner {
     /// Why this desktop's pixels cannot be read, when they cannot: every
     /// grant is then accessibility-only.
     pixels_missing: Option<String>,
+    /// Questions asked across calls, waiting for their answers.
+    tickets: deferred::TicketStore,
+}
+
+/// How a handle puts its questions to the user.
+#[derive(Clone)]
+enum Prompt {
+    /// Asks and waits within the call (the terminal, MCP elicitation).
+    Ask(Arc<dyn Approver>),
+    /// Cannot wait: the question ends the call and its retry brings the answer.
+    AcrossCalls(Arc<deferred::DeferredCall>),
 }
 
 /// The gate. Cheap to clone; clones share one state. Each handle carries
@@ -233,7 +249,7 @@ struct Inner {
 #[derive(Clone)]
 pub struct Host {
     inner: Arc<Inner>,
-    approver: Arc<dyn Approver>,
+    prompt: Prompt,
     standing: Option<Standing>,
     /// This handle delivers no input (an observe-only task).
     observe_only: bool,
@@ -269,14 +285,36 @@ impl Host {
             presence: Mutex::default(),
             stop_requested: AtomicBool::new(false),
             pixels_missing,
+            tickets: Arc::default(),
         };
-        Ok(Host { inner: Arc::new(inner), approver: Arc::new(NoPrompt), standing: None, observe_only: false })
+        Ok(Host { inner: Arc::new(inner), prompt: Prompt::Ask(Arc::new(NoPrompt)), standing: None, observe_only: false })
     }
 
     /// This host, asking its prompts through `approver` (MCP elicitation,
     /// the terminal); the state stays shared.
     pub fn with_approver(&self, approver: Arc<dyn Approver>) -> Host {
-        Host { inner: self.inner.clone(), approver, standing: self.standing.clone(), observe_only: self.observe_only }
+        Host { prompt: Prompt::Ask(approver), ..self.clone() }
+    }
+
+    /// This host for one call of a surface that cannot wait for the user
+    /// within a call ([`deferred`]): a question ends the call, and
+    /// [`DeferredCall::pending`] hands it to the surface. `retry` is what
+    /// the client brought back from an earlier round of the same call; one
+    /// that does not belong to `call` refuses before anything else runs.
+    pub fn for_deferred_call(&self, call: CallKey, retry: Option<Retry>) -> Result<(Host, Arc<DeferredCall>), Refusal> {
+        let deferred = Arc::new(deferred::DeferredCall::begin(self.inner.tickets.clone(), call, self.inner.config.answer_wait, retry)?);
+        Ok((Host { prompt: Prompt::AcrossCalls(deferred.clone()), ..self.clone() }, deferred))
+    }
+
+    /// Puts `request` to the user through this handle's channel.
+    fn ask(&self, request: &ApprovalRequest) -> Result<(), Refusal> {
+        match &self.prompt {
+            Prompt::Ask(approver) => approval::answer_to_result(approver.ask(request), request),
+            Prompt::AcrossCalls(call) => match call.answer_for(request) {
+                Some(answer) => approval::answer_to_result(answer, request),
+                None => Err(call.defer(request)),
+            },
+        }
     }
 
     /// This host for an observe-only task: every input it is asked for is
@@ -324,8 +362,7 @@ impl Host {
                     return Ok(());
                 }
                 request.escalation = verdict.escalation;
-                let answer = self.approver.ask(&request);
-                approval::answer_to_result(answer, &request)
+                self.ask(&request)
             }
         }
     }

@@ -34,3 +34,23 @@ impl Approver for Elicitation {
         }
     }
 }
+
+/// A client on the current protocol that declares no elicitation: it has
+/// no way to put a question to its user, so every prompt fails closed.
+pub struct CannotAsk;
+
+impl Approver for CannotAsk {
+    fn ask(&self, _: &ApprovalRequest) -> Answer {
+        Answer::Unavailable("this MCP client declares no elicitation, so it cannot put the question to its user".into())
+    }
+}
+
+/// Inside a `computer` run on the current protocol: the run was approved
+/// as a whole, and a further question cannot end the call to be asked.
+pub struct CannotAskMidRun;
+
+impl Approver for CannotAskMidRun {
+    fn ask(&self, _: &ApprovalRequest) -> Answer {
+        Answer::Unavailable("a question inside a computer run cannot reach the user on this connection (2026-07-28 asks only between calls); the step was not taken".into())
+    }
+}

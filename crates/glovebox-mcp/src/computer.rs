@@ -50,9 +50,15 @@ pub fn write_report(task: &Task, outcome: &glovebox_agent::Outcome) -> String {
 }
 
 /// The model for one `computer` call: the user's binding, or a refusal.
-pub fn bound_model(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>) -> Result<Box<dyn Model>, Refusal> {
+/// `current`: the connection speaks 2026-07-28 or later, where a server
+/// can no longer send requests (sampling among them) to its client.
+pub fn bound_model(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>, current: bool) -> Result<Box<dyn Model>, Refusal> {
     let binding = binding.ok_or_else(|| ModelError::Unbound.to_refusal())?;
     match binding.provider {
+        Provider::McpSampling if current => Err(Refusal::new(
+            ErrorCode::ModelUnbound,
+            "model.provider is mcp-sampling, which MCP clients on the 2026-07-28 protocol no longer offer (sampling is a request from server to client); bind a provider for computer use, e.g. `glovebox config set model.provider anthropic` and `glovebox config set model.name <model>` (openai, gemini and openai-compatible work too); glovebox never falls back to another model by itself",
+        )),
         Provider::McpSampling => {
             let offers = peer.peer_info().is_some_and(|info| info.capabilities.sampling.is_some());
             if !offers {
@@ -85,10 +91,10 @@ impl Runner {
 }
 
 /// The runner for one `computer` call: the user's binding, or a refusal.
-pub fn runner(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>) -> Result<Runner, Refusal> {
+pub fn runner(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>, current: bool) -> Result<Runner, Refusal> {
     match binding {
         Some(b) if b.native => Ok(Runner::Native(b.clone())),
-        other => bound_model(other, peer).map(Runner::Decisions),
+        other => bound_model(other, peer, current).map(Runner::Decisions),
     }
 }
 

@@ -13,6 +13,7 @@
 
 pub mod approval;
 mod args;
+mod current;
 pub mod computer;
 #[cfg(feature = "http")]
 pub mod http;
@@ -60,8 +61,12 @@ struct Shared {
 #[derive(Clone)]
 pub struct GloveboxServer {
     shared: Arc<Shared>,
-    /// The newest frame this session handed out: input tools act against it.
-    newest: Arc<Mutex<Option<FrameId>>>,
+    /// The newest frame handed to each client: its input tools act against
+    /// it. A client is this connection, or on stateless HTTP the bearer
+    /// token it presents ([`current::client_of`]).
+    newest: Arc<Mutex<std::collections::HashMap<String, FrameId>>>,
+    /// This connection (stdio) or handshake-era HTTP session.
+    connection: Arc<str>,
     /// Every tool: calls go here, so a hidden input tool still answers
     /// `COMPUTER_READ_ONLY` instead of "unknown tool".
     tool_router: ToolRouter<GloveboxServer>,
@@ -96,48 +101,76 @@ impl GloveboxServer {
                 visible.remove_route(name);
             }
         }
-        GloveboxServer { shared: Arc::new(Shared { host, options }), newest: Arc::default(), tool_router: portable(Self::tool_router()), visible }
+        GloveboxServer {
+            shared: Arc::new(Shared { host, options }),
+            newest: Arc::default(),
+            connection: current::new_connection_id(),
+            tool_router: portable(Self::tool_router()),
+            visible,
+        }
     }
 
     /// The same server for another client session (streamable HTTP): the
     /// host is shared, the newest frame is the session's own.
     pub fn session(&self) -> GloveboxServer {
-        GloveboxServer { newest: Arc::default(), ..self.clone() }
+        GloveboxServer { connection: current::new_connection_id(), ..self.clone() }
     }
 
-    fn newest(&self) -> Result<FrameId, Refusal> {
+    fn newest(&self, client: &str) -> Result<FrameId, Refusal> {
         self.newest
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .get(client)
+            .copied()
             .ok_or_else(|| Refusal::new(ErrorCode::StaleRef, "there is no observation yet; call observe first"))
     }
 
+    fn forget_newest(&self, client: &str) {
+        self.newest.lock().unwrap_or_else(|p| p.into_inner()).remove(client);
+    }
+
     /// The host as this call's client reaches it: its prompts go to this
-    /// client's user through elicitation.
-    fn host_for(&self, context: &RequestContext<RoleServer>) -> Result<Host, Refusal> {
+    /// client's user through elicitation (handshake-era connections) or
+    /// come back as a question its retry answers (2026-07-28 and later).
+    fn host_for(&self, context: &RequestContext<RoleServer>, call: &current::CallOrigin) -> Result<(Host, Option<Arc<glovebox_host::DeferredCall>>), Refusal> {
         let host = self.shared.host.as_ref().map_err(Clone::clone)?;
-        let handle = tokio::runtime::Handle::try_current().map_err(|e| Refusal::backend_unavailable(format!("no async runtime: {e}")))?;
-        Ok(host.with_approver(Arc::new(approval::Elicitation { peer: context.peer.clone(), handle })))
+        match &call.era {
+            current::Era::Handshake => {
+                let handle = tokio::runtime::Handle::try_current().map_err(|e| Refusal::backend_unavailable(format!("no async runtime: {e}")))?;
+                Ok((host.with_approver(Arc::new(approval::Elicitation { peer: context.peer.clone(), handle })), None))
+            }
+            current::Era::Current { elicitation: false, .. } => Ok((host.with_approver(Arc::new(approval::CannotAsk)), None)),
+            current::Era::Current { key, retry, .. } => {
+                let (host, deferred) = host.for_deferred_call(key.clone(), retry.clone()?)?;
+                Ok((host, Some(deferred)))
+            }
+        }
     }
 
     /// Runs one tool on a blocking thread (the host asks its prompts from
-    /// there) and turns its reply or refusal into a tool result.
+    /// there) and turns its reply or refusal into a tool result; a question
+    /// the host could not ask within the call goes to [`current::CallOrigin`].
     async fn run<F>(&self, context: &RequestContext<RoleServer>, work: F) -> Result<CallToolResult, McpError>
     where
-        F: FnOnce(&Host, &GloveboxServer) -> Result<Reply, Refusal> + Send + 'static,
+        F: FnOnce(&Host, &GloveboxServer, &str) -> Result<Reply, Refusal> + Send + 'static,
     {
-        let host = match self.host_for(context) {
+        let call = current::CallOrigin::of(context, &self.connection);
+        let (host, deferred) = match self.host_for(context, &call) {
             Ok(host) => host,
             Err(r) => return Ok(CallToolResult::error(vec![ContentBlock::text(render::refusal(&r))])),
         };
         let server = self.clone();
-        let outcome = tokio::task::spawn_blocking(move || work(&host, &server))
+        let client = call.client.clone();
+        let outcome = tokio::task::spawn_blocking(move || work(&host, &server, &client))
             .await
             .map_err(|e| McpError::internal_error(format!("the tool panicked or was cancelled: {e}"), None))?;
+        if let Some(pending) = deferred.as_ref().and_then(|d| d.pending()) {
+            call.ask(pending);
+        }
         Ok(match outcome {
             Ok(reply) => {
                 if let Some(frame) = reply.frame {
-                    *self.newest.lock().unwrap_or_else(|p| p.into_inner()) = Some(frame);
+                    self.newest.lock().unwrap_or_else(|p| p.into_inner()).insert(call.client.clone(), frame);
                 }
                 let mut content = vec![ContentBlock::text(reply.text)];
                 if let Some(png) = reply.png {
@@ -160,9 +193,9 @@ impl GloveboxServer {
         action: Action,
         delivery: Option<DeliveryMode>,
         screenshot: Option<bool>,
-    ) -> impl FnOnce(&Host, &GloveboxServer) -> Result<Reply, Refusal> + Send + 'static {
-        move |host, server| {
-            let (frame, mode) = (server.newest()?, delivery.unwrap_or_default());
+    ) -> impl FnOnce(&Host, &GloveboxServer, &str) -> Result<Reply, Refusal> + Send + 'static {
+        move |host, server, client| {
+            let (frame, mode) = (server.newest(client)?, delivery.unwrap_or_default());
             let done = match screenshot {
                 Some(screenshot) => host.act_observing(frame, action, mode, screenshot)?,
                 None => host.act_with(frame, action, mode)?,
@@ -212,7 +245,7 @@ impl GloveboxServer {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_windows(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ListWindowsArgs>) -> Result<CallToolResult, McpError> {
-        self.run(&context, move |host, _| Ok(Reply::text(render::windows(&host.list_windows(args.query.as_deref(), args.page.unwrap_or(1))?)))).await
+        self.run(&context, move |host, _, _| Ok(Reply::text(render::windows(&host.list_windows(args.query.as_deref(), args.page.unwrap_or(1))?)))).await
     }
 
     #[tool(
@@ -220,7 +253,7 @@ impl GloveboxServer {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn observe(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ObserveArgs>) -> Result<CallToolResult, McpError> {
-        self.run(&context, move |host, _| {
+        self.run(&context, move |host, _, _| {
             let window = args.window.as_deref().map(window_ref).transpose()?;
             let pixels = host.capabilities().pixels;
             let budget = args.max_tokens.map(TokenBudget::new).transpose()?.unwrap_or(host.text_budget());
@@ -254,8 +287,8 @@ impl GloveboxServer {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn zoom(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ZoomArgs>) -> Result<CallToolResult, McpError> {
-        self.run(&context, move |host, server| {
-            let z = host.zoom(server.newest()?, args.region)?;
+        self.run(&context, move |host, server, client| {
+            let z = host.zoom(server.newest(client)?, args.region)?;
             let text = format!("zoom of frame {}: window pixels {:?}, image {}x{}", z.frame, z.region, z.size.width, z.size.height);
             Ok(Reply { text, png: Some(z.png), frame: None })
         })
@@ -267,7 +300,7 @@ impl GloveboxServer {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn wait(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<WaitArgs>) -> Result<CallToolResult, McpError> {
-        self.run(&context, move |host, _| {
+        self.run(&context, move |host, _, _| {
             let w = host.wait(args.wait, false)?;
             let head = match w.confirmed {
                 None => format!("waited {} ms\n", w.waited_ms),
@@ -363,8 +396,8 @@ impl GloveboxServer {
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn batch(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<BatchArgs>) -> Result<CallToolResult, McpError> {
-        self.run(&context, move |host, server| {
-            let done = host.batch(server.newest()?, args.steps, args.delivery.unwrap_or_default())?;
+        self.run(&context, move |host, server, client| {
+            let done = host.batch(server.newest(client)?, args.steps, args.delivery.unwrap_or_default())?;
             let text = render::batch(&done, host.text_budget());
             Ok(match &done.next {
                 Ok(next) => Reply::observed(text, next),
@@ -379,7 +412,7 @@ impl GloveboxServer {
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn open_app(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<OpenAppArgs>) -> Result<CallToolResult, McpError> {
-        self.run(&context, move |host, _| {
+        self.run(&context, move |host, _, _| {
             let opened = host.open_app(&args.name, false)?;
             let how = match opened.how {
                 glovebox_host::Opened::AlreadyRunning => "already running: its window, nothing started",
@@ -397,7 +430,7 @@ impl GloveboxServer {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn switch_window(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<SwitchWindowArgs>) -> Result<CallToolResult, McpError> {
-        self.run(&context, move |host, _| {
+        self.run(&context, move |host, _, _| {
             let o = host.switch_window(&window_ref(&args.window)?, false)?;
             Ok(Reply::observed(render::observation(&o, host.text_budget()), &o))
         })
@@ -414,7 +447,9 @@ impl GloveboxServer {
             Ok(task) => task,
             Err(r) => return refused(&r),
         };
-        let runner = match self.shared.options.model.clone().and_then(|binding| computer::runner(binding.as_ref(), &context.peer)) {
+        let era = current::CallOrigin::of(&context, &self.connection).era;
+        let current = matches!(era, current::Era::Current { .. });
+        let runner = match self.shared.options.model.clone().and_then(|binding| computer::runner(binding.as_ref(), &context.peer, current)) {
             Ok(runner) => runner,
             Err(r) => return refused(&r),
         };
@@ -435,14 +470,19 @@ impl GloveboxServer {
             detail: None,
             started_by_user: false,
         };
-        self.run(&context, move |host, server| {
-            let host = host.approve_span(span)?;
+        self.run(&context, move |host, server, client| {
+            let mut host = host.approve_span(span)?;
+            if current {
+                // A question in the middle of a run cannot end the call to
+                // be asked (its retry would run the instruction again).
+                host = host.with_approver(Arc::new(approval::CannotAskMidRun));
+            }
             let outcome = match runner {
                 computer::Runner::Decisions(mut model) => glovebox_agent::run(&host, model.as_mut(), &task, &mut |_| {}),
                 computer::Runner::Native(binding) => glovebox_agent::run_native(&host, &binding, &task, &mut |_| {}),
             };
             // The loop's frames replaced the one this session handed out.
-            *server.newest.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            server.forget_newest(client);
             let outcome = outcome?;
             let json = serde_json::to_string(&outcome.summary).unwrap_or_default();
             let report = computer::write_report(&task, &outcome);
@@ -456,7 +496,7 @@ impl GloveboxServer {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn grant_status(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<GrantStatusArgs>) -> Result<CallToolResult, McpError> {
-        self.run(&context, move |host, _| {
+        self.run(&context, move |host, _, _| {
             let mut text = match host.grant_status() {
                 Some(view) => serde_json::to_string_pretty(&view).unwrap_or_default(),
                 None => "no active grant; the first observe creates one".into(),
@@ -492,8 +532,15 @@ impl ServerHandler for GloveboxServer {
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::CallToolResponse, McpError> {
         let tool = request.name.to_string();
+        let (mut context, asked) = (context, current::Asked::default());
+        let origin = current::CallOrigin::new(&request, &context, &self.connection, asked.clone());
+        context.extensions.insert(origin);
         let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
-        Ok(match self.tool_router.call(call).await? {
+        let response = self.tool_router.call(call).await?;
+        if let Some(input_required) = asked.input_required() {
+            return Ok(rmcp::model::CallToolResponse::InputRequired(input_required));
+        }
+        Ok(match response {
             rmcp::model::CallToolResponse::Complete(result) => rmcp::model::CallToolResponse::Complete(coded(&tool, result)),
             other => other,
         })

@@ -1,0 +1,149 @@
+//! The two eras of MCP as this server meets them, call by call.
+//!
+//! Handshake era (up to 2025-11-25, `initialize`): the server may send
+//! requests to its client, so the host's questions go out as elicitation
+//! within the call ([`crate::approval::Elicitation`]).
+//!
+//! Current era (2026-07-28 and later, `server/discover`, stateless): a
+//! server may not, so a question ends the call with an input-required
+//! result that carries it as an elicitation for the client to put to its
+//! user, and the tokens the host issued as the opaque request state; the
+//! client retries the same call with the answers. This module only
+//! translates: the host issues, binds and checks the tokens
+//! ([`glovebox_host::deferred`]).
+//!
+//! Who a client is: the connection on stdio, the MCP session on
+//! handshake-era HTTP, and on stateless HTTP the bearer token it presents.
+//! A question's token is additionally bound to that client, the tool and
+//! its exact arguments, so an answer never approves another call.
+
+use crate::approval::Approval;
+use glovebox_host::{Answer, CallKey, PendingQuestion, Retry};
+use glovebox_model::Refusal;
+use rmcp::model::{CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequiredResult};
+use rmcp::service::{RequestContext, RoleServer};
+use std::sync::{Arc, Mutex};
+
+/// The protocol revision from which a server may not send requests.
+const CURRENT: &str = "2026-07-28";
+
+/// A fresh identity for a connection or handshake-era session.
+pub(crate) fn new_connection_id() -> Arc<str> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    format!("connection-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)).into()
+}
+
+/// How this call's questions reach the user.
+#[derive(Debug, Clone)]
+pub(crate) enum Era {
+    /// Elicitation within the call.
+    Handshake,
+    /// Input-required results; `retry` is what the client brought back (or
+    /// why it cannot be read).
+    Current { key: CallKey, retry: Result<Option<Retry>, Refusal>, elicitation: bool },
+}
+
+/// The questions a call could not ask, handed from the tool to `call_tool`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Asked(Arc<Mutex<Option<(Vec<PendingQuestion>, Vec<String>)>>>);
+
+impl Asked {
+    /// The result that asks the client for its user's answers, if the call asked.
+    pub(crate) fn input_required(&self) -> Option<InputRequiredResult> {
+        let (questions, state) = self.0.lock().unwrap_or_else(|p| p.into_inner()).take()?;
+        let schema = ElicitationSchema::from_type::<Approval>().ok()?;
+        let requests = questions
+            .into_iter()
+            .map(|q| {
+                let params = ElicitRequestParams::FormElicitationParams { meta: None, message: q.question, requested_schema: schema.clone() };
+                (q.token, InputRequest::Elicitation(ElicitRequest::new(params)))
+            })
+            .collect();
+        Some(InputRequiredResult::new(Some(requests), Some(state.join(","))))
+    }
+}
+
+/// What `call_tool` learnt about a call before routing it to its tool.
+#[derive(Debug, Clone)]
+pub(crate) struct CallOrigin {
+    pub era: Era,
+    /// The client the newest frame is kept for.
+    pub client: String,
+    asked: Asked,
+}
+
+impl CallOrigin {
+    pub(crate) fn new(request: &CallToolRequestParams, context: &RequestContext<RoleServer>, connection: &str, asked: Asked) -> CallOrigin {
+        let current = context.protocol_version().is_some_and(|v| v.as_str() >= CURRENT);
+        let client = client_of(context, connection, current);
+        let era = match current {
+            false => Era::Handshake,
+            true => {
+                let arguments = request.arguments.as_ref().map(|a| serde_json::Value::Object(a.clone()).to_string()).unwrap_or_default();
+                Era::Current {
+                    key: CallKey::new(&[&client, &request.name, &arguments]),
+                    retry: retry_of(request),
+                    elicitation: context.client_capabilities().is_some_and(|c| c.elicitation.is_some()),
+                }
+            }
+        };
+        CallOrigin { era, client, asked }
+    }
+
+    /// What `call_tool` recorded for this call (a handshake-era call of
+    /// this connection if it recorded nothing).
+    pub(crate) fn of(context: &RequestContext<RoleServer>, connection: &str) -> CallOrigin {
+        context.extensions.get::<CallOrigin>().cloned().unwrap_or_else(|| CallOrigin { era: Era::Handshake, client: connection.to_owned(), asked: Asked::default() })
+    }
+
+    /// Hands the questions this call could not ask back to `call_tool`.
+    pub(crate) fn ask(&self, pending: (Vec<PendingQuestion>, Vec<String>)) {
+        *self.asked.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(pending);
+    }
+}
+
+/// The client a call comes from: on stateless HTTP its bearer token (kept
+/// only as a hash), elsewhere the connection or session.
+fn client_of(context: &RequestContext<RoleServer>, connection: &str, current: bool) -> String {
+    #[cfg(feature = "http")]
+    if current {
+        let bearer = context.extensions.get::<hyper::http::request::Parts>().and_then(|p| p.headers.get(hyper::header::AUTHORIZATION)).and_then(|v| v.to_str().ok());
+        if let Some(bearer) = bearer {
+            return format!("bearer-{:?}", CallKey::new(&["bearer", bearer]));
+        }
+    }
+    let _ = (context, current);
+    connection.to_owned()
+}
+
+/// The tokens and answers a retried call carries, checked for shape only
+/// (the host decides whether they belong to this call).
+fn retry_of(request: &CallToolRequestParams) -> Result<Option<Retry>, Refusal> {
+    let malformed = |why: String| Refusal::invalid_argument(format!("the retry's approval answer is malformed ({why}); nothing was delivered"));
+    let Some(state) = &request.request_state else {
+        return match &request.input_responses {
+            Some(responses) if !responses.is_empty() => Err(malformed("inputResponses without the requestState they answer".into())),
+            _ => Ok(None),
+        };
+    };
+    let tokens: Vec<String> = state.split(',').map(str::to_owned).collect();
+    if tokens.len() > 16 || tokens.iter().any(|t| t.len() != 32 || !t.bytes().all(|b| b.is_ascii_hexdigit())) {
+        return Err(malformed("requestState is not one glovebox issued".into()));
+    }
+    let mut answers = vec![];
+    for (token, value) in request.input_responses.iter().flatten() {
+        let result: ElicitResult = serde_json::from_value(value.clone()).map_err(|e| malformed(format!("the response to {token:.6}… is not an elicitation result: {e}")))?;
+        let answer = match result.action {
+            ElicitationAction::Accept => match result.content.as_ref().and_then(|c| c.get("approve")).and_then(|a| a.as_bool()) {
+                Some(true) => Answer::Approved,
+                Some(false) => Answer::Declined,
+                None => return Err(malformed(format!("the response to {token:.6}… accepts without the boolean `approve`"))),
+            },
+            ElicitationAction::Decline => Answer::Declined,
+            ElicitationAction::Cancel => Answer::Cancelled,
+            other => return Err(malformed(format!("the response to {token:.6}… has an action this server does not know ({other:?})"))),
+        };
+        answers.push((token.clone(), answer));
+    }
+    Ok(Some(Retry { tokens, answers }))
+}

@@ -1,0 +1,69 @@
+"""Drives glovebox through the official MCP Python SDK's `Client` as an
+agent built on it would, answering approval prompts as a user would, and
+reports what happened as one JSON line on stdout.
+
+The client asks the fixture window named TITLE for its Name field and
+Submit button, sets the name, and clicks Submit. Every approval prompt the
+server puts to the user reaches `elicitation_callback` (through elicitation
+requests on handshake-era connections, through input-required results and
+retries on 2026-07-28); the callback answers ANSWER and records the text.
+
+Usage: python sdk_mcp_approvals.py MODE ANSWER TITLE NAME COMMAND [ARGS...]
+  MODE    auto | 2026-07-28 | legacy   (the SDK's connect modes)
+  ANSWER  accept | decline | cancel    (what the user answers)
+  NAME    the text to set in the Name field
+  COMMAND the MCP server to start, over stdio; or an http:// URL, with the
+          bearer token in GLOVEBOX_TOKEN
+"""
+import asyncio
+import json
+import os
+import sys
+
+import httpx2 as httpx
+from mcp import Client, StdioServerParameters, types
+from mcp.client.streamable_http import streamable_http_client
+
+
+def text_of(result):
+    return "\n".join(c.text for c in result.content if getattr(c, "type", None) == "text")
+
+
+def id_on_line(text, needle):
+    for line in text.splitlines():
+        if needle in line and "@e" in line:
+            return next(w for w in line.split() if w.startswith("@e"))[1:]
+    raise SystemExit(f"no element line with {needle!r} in:\n{text}")
+
+
+async def main(mode, answer, title, name, server):
+    prompts = []
+
+    async def elicitation_callback(context, params):
+        prompts.append(params.message)
+        if answer == "accept":
+            return types.ElicitResult(action="accept", content={"approve": True})
+        return types.ElicitResult(action=answer)
+
+    if server[0].startswith("http://"):
+        http = httpx.AsyncClient(headers={"Authorization": f"Bearer {os.environ['GLOVEBOX_TOKEN']}"}, timeout=60)
+        target = streamable_http_client(server[0], http_client=http)
+    else:
+        target = StdioServerParameters(command=server[0], args=server[1:], env=dict(os.environ))
+    report = {"prompts": prompts, "calls": {}}
+    async with Client(target, mode=mode, elicitation_callback=elicitation_callback, read_timeout_seconds=60) as client:
+        report["protocol"] = client.protocol_version
+        listed = text_of(await client.call_tool("list_windows", {"query": title}))
+        window = listed.splitlines()[1].split()[0]
+        seen = text_of(await client.call_tool("observe", {"window": window, "screenshot": False}))
+        field, submit = id_on_line(seen, '"Name"'), id_on_line(seen, '"Submit"')
+        for tool, arguments in [
+            ("set_value", {"target": {"element": field}, "text": name}),
+            ("click", {"target": {"element": submit}}),
+        ]:
+            result = await client.call_tool(tool, arguments)
+            report["calls"][tool] = {"error": bool(result.is_error), "text": text_of(result)}
+    print(json.dumps(report))
+
+
+asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]))
