@@ -138,6 +138,10 @@ pub struct ApprovalConfig {
     /// Input on an element whose name has a word starting with one of these
     /// escalates to `prompt` whatever the class says; empty: never.
     pub consequential: Vec<String>,
+    /// How long a question asked across calls (MCP 2026-07-28) waits for
+    /// the client's retry with the user's answer; after it the call is
+    /// refused, nothing delivered.
+    pub answer_wait_secs: u64,
 }
 
 /// Words that mark consequential buttons, in several languages.
@@ -260,6 +264,7 @@ impl Default for Config {
                 input: Policy::Prompt,
                 foreground: Policy::Prompt,
                 consequential: CONSEQUENTIAL_TERMS.iter().map(|t| t.to_string()).collect(),
+                answer_wait_secs: 300,
             },
             serve: ServeConfig { port: 8750, token: String::new() },
             mcp: McpConfig { screenshot_files: false },
@@ -302,6 +307,9 @@ impl Config {
         }
         if !(1..=86_400).contains(&self.grant.idle_expiry_secs) {
             return Err(format!("grant.idle_expiry_secs {} is outside 1..=86400", self.grant.idle_expiry_secs));
+        }
+        if !(1..=3_600).contains(&self.approval.answer_wait_secs) {
+            return Err(format!("approval.answer_wait_secs {} is outside 1..=3600", self.approval.answer_wait_secs));
         }
         if !self.serve.token.is_empty() && self.serve.token.len() < 16 {
             return Err("serve.token must be at least 16 characters (or empty for a new one per run)".into());

@@ -104,7 +104,9 @@ impl DeferredCall {
     /// retry that does not belong to `call` refuses the whole call.
     pub(crate) fn begin(store: TicketStore, call: CallKey, wait: Duration, retry: Option<Retry>) -> Result<DeferredCall, Refusal> {
         let mut tickets = lock(&store);
-        tickets.open.retain(|_, t| t.issued.elapsed() <= wait);
+        // Expired questions are kept as long again, so a late answer hears
+        // that it came too late rather than that it was never asked.
+        tickets.open.retain(|_, t| t.issued.elapsed() <= wait * 2);
         let retry = retry.unwrap_or_default();
         let burn = |tickets: &mut Tickets, refusal: Refusal| {
             for token in &retry.tokens {
@@ -135,6 +137,12 @@ impl DeferredCall {
                     ),
                 );
             };
+            if ticket.issued.elapsed() > wait && ticket.answer.is_none() {
+                return burn(
+                    &mut tickets,
+                    Refusal::new(ErrorCode::Timeout, format!("the approval question went unanswered for more than {} s and expired; {not_asked}", wait.as_secs())),
+                );
+            }
             if ticket.call != call {
                 return burn(
                     &mut tickets,

@@ -31,6 +31,7 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
     host.text_budget = config.text_budget()?;
     let a = &config.approval;
     host.approvals = Approvals::new(a.mode, [a.observe, a.input, a.foreground], &a.consequential);
+    host.answer_wait = Duration::from_secs(a.answer_wait_secs);
     Ok(host)
 }
 
