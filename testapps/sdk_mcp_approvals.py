@@ -10,7 +10,11 @@ retries on 2026-07-28); the callback answers ANSWER and records the text.
 
 Usage: python sdk_mcp_approvals.py MODE ANSWER TITLE NAME COMMAND [ARGS...]
   MODE    auto | 2026-07-28 | legacy   (the SDK's connect modes)
-  ANSWER  accept | decline | cancel    (what the user answers)
+  ANSWER  accept | decline | cancel    (what the user answers), or
+          adversary: the rounds driven by hand (`allow_input_required`) with
+          answers for another call, replayed, forged, malformed, after the
+          frame went stale; each click of Cancel it reports is one the
+          server should have refused
   NAME    the text to set in the Name field
   COMMAND the MCP server to start, over stdio; or an http:// URL, with the
           bearer token in GLOVEBOX_TOKEN
@@ -41,7 +45,7 @@ async def main(mode, answer, title, name, server):
 
     async def elicitation_callback(context, params):
         prompts.append(params.message)
-        if answer == "accept":
+        if answer in ("accept", "adversary"):
             return types.ElicitResult(action="accept", content={"approve": True})
         return types.ElicitResult(action=answer)
 
@@ -63,7 +67,40 @@ async def main(mode, answer, title, name, server):
         ]:
             result = await client.call_tool(tool, arguments)
             report["calls"][tool] = {"error": bool(result.is_error), "text": text_of(result)}
+        if answer == "adversary":
+            report["adversary"] = await adversary(client.session, id_on_line(seen, '"Cancel"'))
     print(json.dumps(report))
+
+
+async def adversary(session, cancel):
+    """Every way a retry can be wrong; the text each answer got, by case."""
+    accept = {"action": "accept", "content": {"approve": True}}
+    click = {"target": {"element": cancel}}
+
+    async def ask(arguments):
+        asked = await session.call_tool("click", arguments, allow_input_required=True)
+        assert isinstance(asked, types.InputRequiredResult), asked
+        (token,) = asked.input_requests.keys()
+        return token, asked.request_state
+
+    async def retry(arguments, responses, state):
+        result = await session.call_tool("click", arguments, input_responses=responses, request_state=state, allow_input_required=True)
+        return text_of(result) if isinstance(result, types.CallToolResult) else "input required again"
+
+    cases = {}
+    token, state = await ask(click)
+    cases["other arguments"] = await retry({**click, "count": 2}, {token: accept}, state)
+    token, state = await ask(click)
+    cases["malformed response"] = await retry(click, {token: {"action": "accept", "content": {"ok": "yes"}}}, state)
+    cases["forged state"] = await retry(click, {"f" * 32: accept}, "f" * 32)
+    cases["garbage state"] = await retry(click, {}, "not a state")
+    token, state = await ask(click)
+    cases["answered"] = await retry(click, {token: accept}, state)
+    cases["replayed"] = await retry(click, {token: accept}, state)
+    token, state = await ask(click)
+    text_of(await session.call_tool("observe", {"screenshot": False}))
+    cases["stale frame"] = await retry(click, {token: accept}, state)
+    return cases
 
 
 asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]))

@@ -1,0 +1,180 @@
+//! `glovebox mcp` and `glovebox serve` driven by the official MCP Python
+//! SDK (`Client`, pinned in `.ci/install-deps`) in each of its connect
+//! modes — `auto` (probes `server/discover`, adopts 2026-07-28), pinned to
+//! `2026-07-28`, and `legacy` (the initialize handshake) — with a user who
+//! accepts, declines or cancels each approval prompt. Oracles: the
+//! fixture's own state, the audit log (one delivered action per approved
+//! call), and the user's desktop (pointer, stacking, focus, a sentinel
+//! window) unchanged.
+#![cfg(target_os = "linux")]
+
+#[path = "support/desktop.rs"]
+mod desktop;
+
+use glovebox_host::{Host, HostConfig};
+use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
+use glovebox_sandbox::Sandbox;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use desktop::Desktop;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn sdk_python() -> PathBuf {
+    let python = repo().join("target/sdk-venv/bin/python");
+    assert!(python.exists(), "{} is missing: run `bash .ci/install-deps` (it installs the pinned SDK clients)", python.display());
+    python
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("glovebox-mcp-current-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An in-process host that only looks, for the desktop oracle.
+fn looker(sandbox: &Sandbox) -> Host {
+    let mut config = HostConfig::new(sandbox.display());
+    config.approvals = glovebox_host::Approvals::allow_all();
+    config.runtime_root = sandbox.runtime_dir().join("glovebox-mcp-current-looker");
+    config.audit_path = sandbox.runtime_dir().join("audit-mcp-current-looker.jsonl");
+    Host::open(glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap(), config).unwrap()
+}
+
+/// Runs `testapps/sdk_mcp_approvals.py` against `server`; its report and the audit it left.
+fn client(sandbox: &Sandbox, home: &Path, mode: &str, answer: &str, title: &str, name: &str, server: &[&str], token: Option<&str>) -> Value {
+    let mut command = sandbox.command_in_home(sdk_python(), home);
+    command.arg(repo().join("testapps/sdk_mcp_approvals.py")).args([mode, answer, title, name]).args(server);
+    // The default approval mode: observing allowed, input asks.
+    command.env("GLOVEBOX_ENABLED", "true");
+    if let Some(token) = token {
+        command.env("GLOVEBOX_TOKEN", token);
+    }
+    let out = command.output().unwrap();
+    assert!(out.status.success(), "{mode}/{answer}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The `action` records of the audit trail under `home`.
+fn delivered_actions(home: &Path) -> usize {
+    let audit = std::fs::read_to_string(home.join("state/glovebox/audit/audit.jsonl")).unwrap_or_default();
+    audit.lines().filter(|l| l.contains("\"event\":\"action\"")).count()
+}
+
+fn refused_with(report: &Value, tool: &str, code: &str) -> bool {
+    report["calls"][tool]["error"] == true && report["calls"][tool]["text"].as_str().is_some_and(|t| t.starts_with(code))
+}
+
+#[test]
+fn python_sdk_in_every_connect_mode_delivers_with_approval_and_nothing_without() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let host = looker(sandbox);
+    let fixture = Fixture::launch(sandbox, &unique_title("MCP current"), &["--no-password", "--x", "40", "--y", "40"]);
+    let sentinel = Fixture::launch(sandbox, &unique_title("MCP current user"), &["--no-password", "--x", "900", "--y", "60"]);
+    sentinel.activate();
+    wait_until("both windows listed", || (host.list_windows(None, 1).ok()?.windows.len() >= 2).then_some(()));
+    let before = Desktop::now(&host, sandbox, &sentinel);
+    let mcp = [env!("CARGO_BIN_EXE_glovebox"), "mcp"];
+    let mut submits = 0;
+    for (mode, protocol) in [("auto", "2026-07-28"), ("2026-07-28", "2026-07-28"), ("legacy", "2025-11-25")] {
+        let home = scratch(&format!("accept-{mode}"));
+        let name = format!("Ada {mode}");
+        let report = client(sandbox, &home, mode, "accept", &fixture.title, &name, &mcp, None);
+        assert_eq!(report["protocol"], protocol, "{report}");
+        let prompts: Vec<&str> = report["prompts"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+        assert_eq!(prompts.len(), 2, "one prompt per input call: {prompts:?}");
+        assert!(prompts[0].contains("set the value") && prompts[0].contains("\"Name\"") && !prompts[0].contains(&name), "{}", prompts[0]);
+        assert!(prompts[1].contains("push button \"Submit\""), "{}", prompts[1]);
+        assert_eq!(report["calls"]["set_value"]["error"], false, "{report}");
+        assert_eq!(report["calls"]["click"]["error"], false, "{report}");
+        submits += 1;
+        let state = fixture.wait_state("the approved calls", |s| s["values"]["name"] == name.as_str() && s["clicks"]["submit"] == submits);
+        assert_eq!(state["window_active"], false, "the fixture stayed in the background");
+        assert_eq!(delivered_actions(&home), 2, "{mode}: each answer approved exactly one delivery");
+    }
+    for answer in ["decline", "cancel"] {
+        let home = scratch(&format!("{answer}"));
+        let report = client(sandbox, &home, "auto", answer, &fixture.title, "never set", &mcp, None);
+        assert_eq!(report["protocol"], "2026-07-28");
+        assert_eq!(report["prompts"].as_array().unwrap().len(), 2, "{report}");
+        assert!(refused_with(&report, "set_value", "COMPUTER_APPROVAL_DENIED") && refused_with(&report, "click", "COMPUTER_APPROVAL_DENIED"), "{report}");
+        assert_eq!(delivered_actions(&home), 0);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let state = fixture.state().unwrap();
+    assert_eq!((state["values"]["name"].as_str(), state["clicks"]["submit"].as_i64()), (Some("Ada legacy"), Some(3)), "declined and cancelled calls changed nothing");
+    assert_eq!(Desktop::now(&host, sandbox, &sentinel), before, "pointer, stacking, focus and the user's window as they were");
+}
+
+#[test]
+fn retries_with_answers_that_do_not_belong_to_the_call_deliver_nothing() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("MCP adversary"), &["--no-password", "--x", "40", "--y", "40"]);
+    let home = scratch("adversary");
+    let mcp = [env!("CARGO_BIN_EXE_glovebox"), "mcp"];
+    let report = client(sandbox, &home, "2026-07-28", "adversary", &fixture.title, "Eve", &mcp, None);
+    let cases = &report["adversary"];
+    let starts = |case: &str, code: &str| cases[case].as_str().is_some_and(|t| t.starts_with(code));
+    assert!(starts("other arguments", "COMPUTER_APPROVAL_REQUIRED") && cases["other arguments"].as_str().unwrap().contains("another call"), "{cases}");
+    assert!(starts("malformed response", "COMPUTER_INVALID_ARGUMENT"), "{cases}");
+    assert!(starts("forged state", "COMPUTER_APPROVAL_REQUIRED"), "{cases}");
+    assert!(starts("garbage state", "COMPUTER_INVALID_ARGUMENT"), "{cases}");
+    assert!(cases["answered"].as_str().unwrap().starts_with("delivered by"), "{cases}");
+    assert!(starts("replayed", "COMPUTER_APPROVAL_REQUIRED"), "{cases}");
+    assert_eq!(cases["stale frame"], "input required again", "an answer given on one frame never approves another: {cases}");
+    // The user approved Name and Submit, and Cancel once by hand; nothing else arrived.
+    let state = fixture.wait_state("the approved calls", |s| s["clicks"]["submit"] == 1);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let state = fixture.state().unwrap_or(state);
+    assert_eq!((state["values"]["name"].as_str(), state["clicks"]["cancel"].as_i64()), (Some("Eve"), Some(1)), "{state}");
+    assert_eq!(delivered_actions(&home), 3);
+}
+
+#[test]
+fn two_clients_on_one_http_server_each_approve_only_their_own_calls() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("MCP two clients"), &["--no-password", "--x", "40", "--y", "40"]);
+    let home = scratch("serve");
+    let mut serve = sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), &home);
+    serve.args(["serve", "--port", "0"]).env("GLOVEBOX_ENABLED", "true").stdout(std::process::Stdio::piped());
+    let mut server = serve.spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.take().unwrap()), &mut line).unwrap();
+    let announced: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("serve printed {line:?}: {e}"));
+    let (url, token) = (announced["url"].as_str().unwrap().to_owned(), announced["token"].as_str().unwrap().to_owned());
+    let token = token.as_str();
+    let (a, b) = std::thread::scope(|scope| {
+        let run = |who: &'static str, answer: &'static str| {
+            let (url, title) = (url.clone(), fixture.title.clone());
+            scope.spawn(move || client(sandbox, &scratch(&format!("client-{who}")), "auto", answer, &title, who, &[url.as_str()], Some(token)))
+        };
+        let (a, b) = (run("Alice", "accept"), run("Bob", "decline"));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(a["protocol"], "2026-07-28");
+    // Bob declines whatever he is asked; a call of his that meets Alice's
+    // newer frame is refused as stale before it asks. Nothing of his arrives.
+    for tool in ["set_value", "click"] {
+        assert!(refused_with(&b, tool, "COMPUTER_APPROVAL_DENIED") || refused_with(&b, tool, "COMPUTER_STALE"), "{b}");
+    }
+    assert!(!b["prompts"].as_array().unwrap().is_empty(), "{b}");
+    // Alice's calls may meet Bob's newer frame (one desktop, one actor): a
+    // stale frame refuses; what she approved and was delivered is in the app.
+    let alice_set = a["calls"]["set_value"]["error"] == false;
+    let state = fixture.state().unwrap();
+    if alice_set {
+        assert_eq!(state["values"]["name"], "Alice", "{a}");
+    } else {
+        assert!(refused_with(&a, "set_value", "COMPUTER_STALE"), "{a}");
+    }
+    assert_ne!(state["values"]["name"], "Bob", "Bob's declined call never arrived");
+    let audit = std::fs::read_to_string(home.join("state/glovebox/audit/audit.jsonl")).unwrap_or_default();
+    let delivered = audit.lines().filter(|l| l.contains("\"event\":\"action\"")).count();
+    let alice_delivered = [&a["calls"]["set_value"], &a["calls"]["click"]].iter().filter(|c| c["error"] == false).count();
+    assert_eq!(delivered, alice_delivered, "only Alice's approved calls were delivered: {a}");
+}
