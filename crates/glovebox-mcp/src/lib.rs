@@ -524,8 +524,51 @@ impl GloveboxServer {
     }
 }
 
+/// The order tools/list gives, the order of DESIGN.md §5: looking first,
+/// then acting, then the session. Fixed, so a client's cached list and the
+/// model's prompt stay byte-identical from turn to turn.
+pub const TOOL_ORDER: &[&str] = &[
+    "list_windows",
+    "observe",
+    "zoom",
+    "wait",
+    "click",
+    "move",
+    "drag",
+    "scroll",
+    "type",
+    "set_value",
+    "key",
+    "select",
+    "batch",
+    "open_app",
+    "switch_window",
+    "grant_status",
+    "computer",
+];
+
+/// How long a client may keep the tool list (2026-07-28 caching hints): it
+/// is fixed for the life of the server.
+const TOOL_LIST_TTL_MS: u64 = 60 * 60 * 1000;
+
 #[tool_handler(router = self.visible)]
 impl ServerHandler for GloveboxServer {
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, McpError> {
+        let mut tools = self.visible.list_all();
+        tools.sort_by_key(|t| TOOL_ORDER.iter().position(|name| *name == t.name).unwrap_or(usize::MAX));
+        let hints = context.protocol_version().is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28);
+        let mut result = rmcp::model::ListToolsResult::with_all_items(tools);
+        if hints {
+            result.ttl_ms = Some(TOOL_LIST_TTL_MS);
+            result.cache_scope = Some(rmcp::model::CacheScope::Public);
+        }
+        Ok(result)
+    }
+
     async fn call_tool(
         &self,
         request: rmcp::model::CallToolRequestParams,

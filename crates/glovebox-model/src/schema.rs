@@ -25,7 +25,51 @@ use serde_json::{json, Map, Value};
 /// An MCP tool's input schema in the portable form (see the module docs).
 pub fn portable(schema: &Value) -> Value {
     let definitions = definitions_of(schema);
-    transform(schema, &definitions, Form::Portable)
+    let mut portable = transform(schema, &definitions, Form::Portable);
+    drop_optional_nulls(&mut portable);
+    portable
+}
+
+/// An optional property is left out when it has no value, so its schema
+/// needs no `null` alternative (schemars writes one for every `Option`);
+/// every tool list carries these bytes in every agent turn.
+fn drop_optional_nulls(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        if let Value::Array(items) = schema {
+            items.iter_mut().for_each(drop_optional_nulls);
+        }
+        return;
+    };
+    let required: Vec<String> = map.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(|r| r.as_str().map(str::to_owned)).collect();
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        for (_, property) in properties.iter_mut().filter(|(name, _)| !required.contains(name)) {
+            strip_null(property);
+        }
+    }
+    map.values_mut().for_each(drop_optional_nulls);
+}
+
+/// `X | null` as `X`.
+fn strip_null(property: &mut Value) {
+    let Value::Object(map) = property else { return };
+    if let Some(Value::Array(types)) = map.get("type") {
+        let kept: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
+        if kept.len() == 1 {
+            map.insert("type".into(), kept[0].clone());
+        }
+    }
+    if let Some(Value::Array(variants)) = map.get("anyOf") {
+        let kept: Vec<Value> = variants.iter().filter(|v| v.get("type").and_then(Value::as_str) != Some("null")).cloned().collect();
+        if kept.len() == 1 && kept.len() < variants.len() {
+            let mut only = kept[0].clone();
+            map.remove("anyOf");
+            if let Value::Object(only) = &mut only {
+                for (k, v) in std::mem::take(only) {
+                    map.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
 }
 
 /// A function-calling schema in strict form (see the module docs).

@@ -178,3 +178,43 @@ fn two_clients_on_one_http_server_each_approve_only_their_own_calls() {
     let alice_delivered = [&a["calls"]["set_value"], &a["calls"]["click"]].iter().filter(|c| c["error"] == false).count();
     assert_eq!(delivered, alice_delivered, "only Alice's approved calls were delivered: {a}");
 }
+
+/// On the current protocol, with no handshake: `server/discover` names the
+/// versions served, and tools/list comes in the fixed order with a cache
+/// hint, within 16 KiB on the wire.
+#[test]
+fn discover_and_a_cacheable_tool_list_in_a_fixed_order_on_2026_07_28() {
+    use std::io::{BufRead, Write};
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let home = scratch("raw-current");
+    let mut server = sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), &home);
+    server.arg("mcp").env("GLOVEBOX_ENABLED", "true").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped());
+    let mut server = server.spawn().unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(server.stdout.take().unwrap());
+    let meta = serde_json::json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let mut answer = |id: u64, method: &str| {
+        writeln!(stdin, "{}", serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": meta}})).unwrap();
+        loop {
+            let mut line = String::new();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "the server closed");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                return (line.len(), message);
+            }
+        }
+    };
+    let (_, discovered) = answer(1, "server/discover");
+    let versions = discovered["result"]["supportedVersions"].to_string();
+    assert!(versions.contains("2026-07-28") && versions.contains("2025-11-25"), "{discovered}");
+    assert_eq!(discovered["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "glovebox", "{discovered}");
+    let (bytes, listed) = answer(2, "tools/list");
+    assert!(bytes <= 16_384, "tools/list is {bytes} bytes on the wire");
+    println!("tools/list on 2026-07-28: {bytes} bytes");
+    let names: Vec<&str> = listed["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, glovebox_mcp::TOOL_ORDER, "{listed}");
+    assert_eq!(listed["result"]["ttlMs"], 3_600_000, "{}", listed["result"]["ttlMs"]);
+    drop(stdin);
+    let _ = server.kill();
+    let _ = server.wait();
+}
