@@ -109,7 +109,15 @@ pub struct ApprovalRequest {
 impl ApprovalRequest {
     /// A call of `class` doing `actions`.
     pub fn call(class: ApprovalClass, actions: Vec<String>) -> ApprovalRequest {
-        ApprovalRequest { subject: Subject::Call { class, actions }, window: None, frame: None, targets: vec![], text_characters: 0, detail: None, escalation: None }
+        ApprovalRequest {
+            subject: Subject::Call { class, actions },
+            window: None,
+            frame: None,
+            targets: vec![],
+            text_characters: 0,
+            detail: None,
+            escalation: None,
+        }
     }
 
     pub fn class(&self) -> Option<ApprovalClass> {

@@ -55,6 +55,14 @@ pub struct PendingQuestion {
     pub expires_in: Duration,
 }
 
+/// The questions one round of a call asked, and the request state its
+/// retry must echo: every token of the call, answered ones included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    pub questions: Vec<PendingQuestion>,
+    pub request_state: Vec<String>,
+}
+
 /// What a retried call brings back: every token the previous round handed
 /// out (its opaque request state) and the user's answers, by token.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -140,7 +148,10 @@ impl DeferredCall {
             if ticket.issued.elapsed() > wait && ticket.answer.is_none() {
                 return burn(
                     &mut tickets,
-                    Refusal::new(ErrorCode::Timeout, format!("the approval question went unanswered for more than {} s and expired; {not_asked}", wait.as_secs())),
+                    Refusal::new(
+                        ErrorCode::Timeout,
+                        format!("the approval question went unanswered for more than {} s and expired; {not_asked}", wait.as_secs()),
+                    ),
                 );
             }
             if ticket.call != call {
@@ -155,7 +166,10 @@ impl DeferredCall {
             let answer = retry.answers.iter().find(|(t, _)| t == token).map(|(_, a)| a.clone());
             match (&ticket.answer, answer) {
                 (Some(_), Some(_)) => {
-                    return burn(&mut tickets, Refusal::new(ErrorCode::ApprovalRequired, format!("the question {} was already answered; {not_asked}", short(token))))
+                    return burn(
+                        &mut tickets,
+                        Refusal::new(ErrorCode::ApprovalRequired, format!("the question {} was already answered; {not_asked}", short(token))),
+                    )
                 }
                 (None, None) => {
                     return burn(&mut tickets, Refusal::invalid_argument(format!("the retry carries no answer to the question {}; {not_asked}", short(token))))
@@ -193,17 +207,16 @@ impl DeferredCall {
         Refusal::new(ErrorCode::ApprovalRequired, format!("waiting for the user's answer: {question} Nothing was delivered yet."))
     }
 
-    /// The questions this round asked, with the request state the retry
-    /// must echo (every token of this call, answered ones included); `None`
-    /// when the call asked nothing and its tickets are used up.
-    pub fn pending(&self) -> Option<(Vec<PendingQuestion>, Vec<String>)> {
-        let asked = self.asked.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        if asked.is_empty() {
+    /// What this round asked; `None` when the call asked nothing and its
+    /// tickets are used up.
+    pub fn pending(&self) -> Option<Pending> {
+        let questions = self.asked.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if questions.is_empty() {
             return None;
         }
-        let mut state = self.answered.clone();
-        state.extend(asked.iter().map(|q| q.token.clone()));
-        Some((asked, state))
+        let mut request_state = self.answered.clone();
+        request_state.extend(questions.iter().map(|q| q.token.clone()));
+        Some(Pending { questions, request_state })
     }
 }
 

@@ -49,8 +49,8 @@ mod tools;
 
 pub use act::{describe_action, Span};
 pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject};
-pub use deferred::{CallKey, DeferredCall, PendingQuestion, Retry};
 pub use backend::refusal_of;
+pub use deferred::{CallKey, DeferredCall, Pending, PendingQuestion, Retry};
 pub use glovebox_platform::marks::PlacedMark;
 pub use glovebox_platform::Backends;
 pub use tools::{BatchOutcome, Opened, OpenedApp, WaitOutcome, Zoomed};

@@ -46,6 +46,9 @@ fn world(name: &str, answer_wait: Duration) -> World {
     World { desktop, host }
 }
 
+/// A question's token and the request state its retry echoes.
+type Asked = (String, Vec<String>);
+
 const OK: Target = Target::Element(ElementId(2));
 
 fn click() -> Action {
@@ -62,15 +65,15 @@ impl World {
     }
 
     /// One round of a call: its refusal or delivery, and the question it asked, if any.
-    fn round(&self, call: CallKey, retry: Option<Retry>, frame: glovebox_model::FrameId) -> (Result<(), Refusal>, Option<(String, Vec<String>)>) {
+    fn round(&self, call: CallKey, retry: Option<Retry>, frame: glovebox_model::FrameId) -> (Result<(), Refusal>, Option<Asked>) {
         let (host, deferred) = match self.host.for_deferred_call(call, retry) {
             Ok(pair) => pair,
             Err(refused) => return (Err(refused), None),
         };
         let result = host.act(frame, click()).map(|_| ());
-        let asked = deferred.pending().map(|(questions, state)| {
-            assert_eq!(questions.len(), 1);
-            (questions[0].token.clone(), state)
+        let asked = deferred.pending().map(|pending| {
+            assert_eq!(pending.questions.len(), 1);
+            (pending.questions[0].token.clone(), pending.request_state)
         });
         (result, asked)
     }
@@ -117,7 +120,7 @@ fn an_answer_for_another_call_or_never_issued_is_refused_and_burns_the_question(
     assert_eq!(code(own), ErrorCode::ApprovalRequired);
     // A token the host never issued.
     let forged = "0123456789abcdef0123456789abcdef".to_owned();
-    let (never, _) = w.round(key("ok"), answered(&[forged.clone()], &forged, Answer::Approved), frame);
+    let (never, _) = w.round(key("ok"), answered(std::slice::from_ref(&forged), &forged, Answer::Approved), frame);
     assert_eq!(code(never), ErrorCode::ApprovalRequired);
     // An answer naming a question the state does not carry.
     let (_, asked) = w.round(key("ok"), None, frame);

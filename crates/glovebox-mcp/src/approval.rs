@@ -51,6 +51,8 @@ pub struct CannotAskMidRun;
 
 impl Approver for CannotAskMidRun {
     fn ask(&self, _: &ApprovalRequest) -> Answer {
-        Answer::Unavailable("a question inside a computer run cannot reach the user on this connection (2026-07-28 asks only between calls); the step was not taken".into())
+        Answer::Unavailable(
+            "a question inside a computer run cannot reach the user on this connection (2026-07-28 asks only between calls); the step was not taken".into(),
+        )
     }
 }

@@ -18,9 +18,11 @@
 //! its exact arguments, so an answer never approves another call.
 
 use crate::approval::Approval;
-use glovebox_host::{Answer, CallKey, PendingQuestion, Retry};
+use glovebox_host::{Answer, CallKey, Pending, Retry};
 use glovebox_model::Refusal;
-use rmcp::model::{CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequiredResult};
+use rmcp::model::{
+    CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequiredResult,
+};
 use rmcp::service::{RequestContext, RoleServer};
 use std::sync::{Arc, Mutex};
 
@@ -45,12 +47,12 @@ pub(crate) enum Era {
 
 /// The questions a call could not ask, handed from the tool to `call_tool`.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Asked(Arc<Mutex<Option<(Vec<PendingQuestion>, Vec<String>)>>>);
+pub(crate) struct Asked(Arc<Mutex<Option<Pending>>>);
 
 impl Asked {
     /// The result that asks the client for its user's answers, if the call asked.
     pub(crate) fn input_required(&self) -> Option<InputRequiredResult> {
-        let (questions, state) = self.0.lock().unwrap_or_else(|p| p.into_inner()).take()?;
+        let Pending { questions, request_state } = self.0.lock().unwrap_or_else(|p| p.into_inner()).take()?;
         let schema = ElicitationSchema::from_type::<Approval>().ok()?;
         let requests = questions
             .into_iter()
@@ -59,7 +61,7 @@ impl Asked {
                 (q.token, InputRequest::Elicitation(ElicitRequest::new(params)))
             })
             .collect();
-        Some(InputRequiredResult::new(Some(requests), Some(state.join(","))))
+        Some(InputRequiredResult::new(Some(requests), Some(request_state.join(","))))
     }
 }
 
@@ -93,11 +95,15 @@ impl CallOrigin {
     /// What `call_tool` recorded for this call (a handshake-era call of
     /// this connection if it recorded nothing).
     pub(crate) fn of(context: &RequestContext<RoleServer>, connection: &str) -> CallOrigin {
-        context.extensions.get::<CallOrigin>().cloned().unwrap_or_else(|| CallOrigin { era: Era::Handshake, client: connection.to_owned(), asked: Asked::default() })
+        context.extensions.get::<CallOrigin>().cloned().unwrap_or_else(|| CallOrigin {
+            era: Era::Handshake,
+            client: connection.to_owned(),
+            asked: Asked::default(),
+        })
     }
 
     /// Hands the questions this call could not ask back to `call_tool`.
-    pub(crate) fn ask(&self, pending: (Vec<PendingQuestion>, Vec<String>)) {
+    pub(crate) fn ask(&self, pending: Pending) {
         *self.asked.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(pending);
     }
 }
@@ -107,7 +113,8 @@ impl CallOrigin {
 fn client_of(context: &RequestContext<RoleServer>, connection: &str, current: bool) -> String {
     #[cfg(feature = "http")]
     if current {
-        let bearer = context.extensions.get::<hyper::http::request::Parts>().and_then(|p| p.headers.get(hyper::header::AUTHORIZATION)).and_then(|v| v.to_str().ok());
+        let bearer =
+            context.extensions.get::<hyper::http::request::Parts>().and_then(|p| p.headers.get(hyper::header::AUTHORIZATION)).and_then(|v| v.to_str().ok());
         if let Some(bearer) = bearer {
             return format!("bearer-{:?}", CallKey::new(&["bearer", bearer]));
         }
@@ -132,7 +139,8 @@ fn retry_of(request: &CallToolRequestParams) -> Result<Option<Retry>, Refusal> {
     }
     let mut answers = vec![];
     for (token, value) in request.input_responses.iter().flatten() {
-        let result: ElicitResult = serde_json::from_value(value.clone()).map_err(|e| malformed(format!("the response to {token:.6}… is not an elicitation result: {e}")))?;
+        let result: ElicitResult =
+            serde_json::from_value(value.clone()).map_err(|e| malformed(format!("the response to {token:.6}… is not an elicitation result: {e}")))?;
         let answer = match result.action {
             ElicitationAction::Accept => match result.content.as_ref().and_then(|c| c.get("approve")).and_then(|a| a.as_bool()) {
                 Some(true) => Answer::Approved,

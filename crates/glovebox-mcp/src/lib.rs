@@ -13,8 +13,8 @@
 
 pub mod approval;
 mod args;
-mod current;
 pub mod computer;
+mod current;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod render;

@@ -11,12 +11,12 @@
 #[path = "support/desktop.rs"]
 mod desktop;
 
+use desktop::Desktop;
 use glovebox_host::{Host, HostConfig};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use desktop::Desktop;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -45,7 +45,17 @@ fn looker(sandbox: &Sandbox) -> Host {
 }
 
 /// Runs `testapps/sdk_mcp_approvals.py` against `server`; its report and the audit it left.
-fn client(sandbox: &Sandbox, home: &Path, mode: &str, answer: &str, title: &str, name: &str, server: &[&str], token: Option<&str>) -> Value {
+/// A user of the client script: its connect mode, what it answers every
+/// prompt, the fixture's title and the name it sets.
+struct User<'a> {
+    mode: &'a str,
+    answer: &'a str,
+    title: &'a str,
+    name: &'a str,
+}
+
+fn client(sandbox: &Sandbox, home: &Path, user: User, server: &[&str], token: Option<&str>) -> Value {
+    let User { mode, answer, title, name } = user;
     let mut command = sandbox.command_in_home(sdk_python(), home);
     command.arg(repo().join("testapps/sdk_mcp_approvals.py")).args([mode, answer, title, name]).args(server);
     // The default approval mode: observing allowed, input asks.
@@ -78,11 +88,11 @@ fn python_sdk_in_every_connect_mode_delivers_with_approval_and_nothing_without()
     wait_until("both windows listed", || (host.list_windows(None, 1).ok()?.windows.len() >= 2).then_some(()));
     let before = Desktop::now(&host, sandbox, &sentinel);
     let mcp = [env!("CARGO_BIN_EXE_glovebox"), "mcp"];
-    let mut submits = 0;
-    for (mode, protocol) in [("auto", "2026-07-28"), ("2026-07-28", "2026-07-28"), ("legacy", "2025-11-25")] {
+    for (done, (mode, protocol)) in [("auto", "2026-07-28"), ("2026-07-28", "2026-07-28"), ("legacy", "2025-11-25")].into_iter().enumerate() {
+        let submits = done + 1;
         let home = scratch(&format!("accept-{mode}"));
         let name = format!("Ada {mode}");
-        let report = client(sandbox, &home, mode, "accept", &fixture.title, &name, &mcp, None);
+        let report = client(sandbox, &home, User { mode, answer: "accept", title: &fixture.title, name: &name }, &mcp, None);
         assert_eq!(report["protocol"], protocol, "{report}");
         let prompts: Vec<&str> = report["prompts"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
         assert_eq!(prompts.len(), 2, "one prompt per input call: {prompts:?}");
@@ -90,14 +100,13 @@ fn python_sdk_in_every_connect_mode_delivers_with_approval_and_nothing_without()
         assert!(prompts[1].contains("push button \"Submit\""), "{}", prompts[1]);
         assert_eq!(report["calls"]["set_value"]["error"], false, "{report}");
         assert_eq!(report["calls"]["click"]["error"], false, "{report}");
-        submits += 1;
         let state = fixture.wait_state("the approved calls", |s| s["values"]["name"] == name.as_str() && s["clicks"]["submit"] == submits);
         assert_eq!(state["window_active"], false, "the fixture stayed in the background");
         assert_eq!(delivered_actions(&home), 2, "{mode}: each answer approved exactly one delivery");
     }
     for answer in ["decline", "cancel"] {
-        let home = scratch(&format!("{answer}"));
-        let report = client(sandbox, &home, "auto", answer, &fixture.title, "never set", &mcp, None);
+        let home = scratch(answer);
+        let report = client(sandbox, &home, User { mode: "auto", answer, title: &fixture.title, name: "never set" }, &mcp, None);
         assert_eq!(report["protocol"], "2026-07-28");
         assert_eq!(report["prompts"].as_array().unwrap().len(), 2, "{report}");
         assert!(refused_with(&report, "set_value", "COMPUTER_APPROVAL_DENIED") && refused_with(&report, "click", "COMPUTER_APPROVAL_DENIED"), "{report}");
@@ -105,7 +114,11 @@ fn python_sdk_in_every_connect_mode_delivers_with_approval_and_nothing_without()
     }
     std::thread::sleep(std::time::Duration::from_millis(300));
     let state = fixture.state().unwrap();
-    assert_eq!((state["values"]["name"].as_str(), state["clicks"]["submit"].as_i64()), (Some("Ada legacy"), Some(3)), "declined and cancelled calls changed nothing");
+    assert_eq!(
+        (state["values"]["name"].as_str(), state["clicks"]["submit"].as_i64()),
+        (Some("Ada legacy"), Some(3)),
+        "declined and cancelled calls changed nothing"
+    );
     assert_eq!(Desktop::now(&host, sandbox, &sentinel), before, "pointer, stacking, focus and the user's window as they were");
 }
 
@@ -115,7 +128,7 @@ fn retries_with_answers_that_do_not_belong_to_the_call_deliver_nothing() {
     let fixture = Fixture::launch(sandbox, &unique_title("MCP adversary"), &["--no-password", "--x", "40", "--y", "40"]);
     let home = scratch("adversary");
     let mcp = [env!("CARGO_BIN_EXE_glovebox"), "mcp"];
-    let report = client(sandbox, &home, "2026-07-28", "adversary", &fixture.title, "Eve", &mcp, None);
+    let report = client(sandbox, &home, User { mode: "2026-07-28", answer: "adversary", title: &fixture.title, name: "Eve" }, &mcp, None);
     let cases = &report["adversary"];
     let starts = |case: &str, code: &str| cases[case].as_str().is_some_and(|t| t.starts_with(code));
     assert!(starts("other arguments", "COMPUTER_APPROVAL_REQUIRED") && cases["other arguments"].as_str().unwrap().contains("another call"), "{cases}");
@@ -149,7 +162,9 @@ fn two_clients_on_one_http_server_each_approve_only_their_own_calls() {
     let (a, b) = std::thread::scope(|scope| {
         let run = |who: &'static str, answer: &'static str| {
             let (url, title) = (url.clone(), fixture.title.clone());
-            scope.spawn(move || client(sandbox, &scratch(&format!("client-{who}")), "auto", answer, &title, who, &[url.as_str()], Some(token)))
+            scope.spawn(move || {
+                client(sandbox, &scratch(&format!("client-{who}")), User { mode: "auto", answer, title: &title, name: who }, &[url.as_str()], Some(token))
+            })
         };
         let (a, b) = (run("Alice", "accept"), run("Bob", "decline"));
         (a.join().unwrap(), b.join().unwrap())
