@@ -61,6 +61,8 @@ pub enum SandboxError {
     Io(#[from] std::io::Error),
     #[error("X request failed: {0}")]
     X11(String),
+    #[error("the X server of display {display} lost its socket {path} (another server that was ending removed it)")]
+    SocketLost { display: String, path: PathBuf },
 }
 
 /// How to build the sandbox desktop.
@@ -238,7 +240,24 @@ pub(crate) fn unique_runtime_dir() -> Result<PathBuf, SandboxError> {
 impl Sandbox {
     /// Starts Xvfb, the private session bus and (optionally) openbox, and
     /// waits until each is ready.
+    ///
+    /// An X server that is ending unlinks its socket file by path, after
+    /// it has freed its display number: a new server that took the number in
+    /// that moment keeps only its abstract socket, which libxcb clients
+    /// reach and x11rb clients (glovebox among them) do not. Such a desktop
+    /// is thrown away and started again.
     pub fn start(options: SandboxOptions) -> Result<Sandbox, SandboxError> {
+        const ATTEMPTS: usize = 3;
+        let mut attempt = 1;
+        loop {
+            match Sandbox::start_once(&options) {
+                Err(SandboxError::SocketLost { .. }) if attempt < ATTEMPTS => attempt += 1,
+                other => return other,
+            }
+        }
+    }
+
+    fn start_once(options: &SandboxOptions) -> Result<Sandbox, SandboxError> {
         let xvfb = require("Xvfb", "xvfb")?;
         require("dbus-daemon", "dbus-daemon")?;
         let openbox = if options.window_manager { Some(require("openbox", "openbox")?) } else { None };
@@ -260,6 +279,7 @@ impl Sandbox {
         sandbox.start_watchdog()?;
         let number = read_line_within(stdout, READY_TIMEOUT, "Xvfb")?;
         sandbox.display = format!(":{number}");
+        sandbox.check_socket()?;
 
         let (bus_child, bus_address) = start_bus(&sandbox.runtime_dir, process_group, sandbox.env())?;
         sandbox.children.push(bus_child);
@@ -281,7 +301,17 @@ impl Sandbox {
             sandbox.children.push(wm);
             sandbox.wait_for_window_manager()?;
         }
+        // Checked again: the ending server may unlink it a moment later.
+        sandbox.check_socket()?;
         Ok(sandbox)
+    }
+
+    fn check_socket(&self) -> Result<(), SandboxError> {
+        let path = PathBuf::from(format!("/tmp/.X11-unix/X{}", self.display.trim_start_matches(':')));
+        match std::fs::symlink_metadata(&path) {
+            Ok(_) => Ok(()),
+            Err(_) => Err(SandboxError::SocketLost { display: self.display.clone(), path }),
+        }
     }
 
     /// One desktop per process, started on first use: the test suites'
@@ -311,7 +341,7 @@ impl Sandbox {
                 Ok(Some(_)) => return Ok(()),
                 Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
                 Ok(None) => return Err(SandboxError::NotReady { what: "openbox", detail: "no _NET_SUPPORTING_WM_CHECK".into() }),
-                Err(e) => return Err(e),
+                Err(e) => return Err(self.check_socket().err().unwrap_or(e)),
             }
         }
     }
