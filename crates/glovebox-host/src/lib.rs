@@ -367,6 +367,11 @@ impl Host {
         }
     }
 
+    /// How long a question put to the user is waited for (`approval.answer_wait_secs`).
+    pub fn answer_wait(&self) -> Duration {
+        self.inner.config.answer_wait
+    }
+
     /// The configured bound on an observation's text tree.
     pub fn text_budget(&self) -> TokenBudget {
         self.inner.config.text_budget

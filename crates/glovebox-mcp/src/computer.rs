@@ -98,6 +98,38 @@ pub fn runner(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>, current: 
     }
 }
 
+/// What the user approves a `computer` run by: its class, the model, the
+/// window and the instruction.
+pub fn span(task: &Task, runner: &Runner) -> glovebox_host::Span {
+    let window = task.window.as_ref().map(|w| format!("window {w}")).unwrap_or_else(|| "the bound window".into());
+    glovebox_host::Span {
+        class: if task.observe_only { glovebox_model::ApprovalClass::Observe } else { glovebox_model::ApprovalClass::Input },
+        actions: vec![format!(
+            "let {} {} {window} for the instruction {:?}, for up to {} steps",
+            runner.name(),
+            if task.observe_only { "look at" } else { "operate" },
+            task.instruction.chars().take(300).collect::<String>(),
+            task.max_steps
+        )],
+        targets: vec![],
+        text_characters: 0,
+        detail: None,
+        started_by_user: false,
+    }
+}
+
+/// Runs the loop through `host` (its approval already given) and answers
+/// with the summary, its JSON and where the trajectory report went.
+pub fn execute(host: &glovebox_host::Host, runner: Runner, task: &Task, progress: &mut dyn FnMut(&glovebox_agent::Step)) -> Result<String, Refusal> {
+    let outcome = match runner {
+        Runner::Decisions(mut model) => glovebox_agent::run(host, model.as_mut(), task, progress),
+        Runner::Native(binding) => glovebox_agent::run_native(host, &binding, task, progress),
+    }?;
+    let json = serde_json::to_string(&outcome.summary).unwrap_or_default();
+    let report = write_report(task, &outcome);
+    Ok(format!("{}\n\nsummary: {json}\n{report}\nObserve again before using the fine-grained tools.", outcome.summary.render()))
+}
+
 /// The MCP client's own model, through `sampling/createMessage`. Sampling
 /// carries no forced tool call, so the schema goes into the system prompt
 /// and the loop parses the text as strictly as any tool arguments.

@@ -53,15 +53,32 @@ impl Asked {
     /// The result that asks the client for its user's answers, if the call asked.
     pub(crate) fn input_required(&self) -> Option<InputRequiredResult> {
         let Pending { questions, request_state } = self.0.lock().unwrap_or_else(|p| p.into_inner()).take()?;
-        let schema = ElicitationSchema::from_type::<Approval>().ok()?;
-        let requests = questions
-            .into_iter()
-            .map(|q| {
-                let params = ElicitRequestParams::FormElicitationParams { meta: None, message: q.question, requested_schema: schema.clone() };
-                (q.token, InputRequest::Elicitation(ElicitRequest::new(params)))
-            })
-            .collect();
+        let requests = questions.into_iter().map(|q| Some((q.token, approval_request(q.question)?))).collect::<Option<_>>()?;
         Some(InputRequiredResult::new(Some(requests), Some(request_state.join(","))))
+    }
+}
+
+/// A question as the form elicitation a client puts to its user, inside an
+/// input-required result or a task's input requests.
+pub(crate) fn approval_request(question: String) -> Option<InputRequest> {
+    let schema = ElicitationSchema::from_type::<Approval>().ok()?;
+    let params = ElicitRequestParams::FormElicitationParams { meta: None, message: question, requested_schema: schema };
+    Some(InputRequest::Elicitation(ElicitRequest::new(params)))
+}
+
+/// The user's answer in a client's response to [`approval_request`], or
+/// why the response is not one.
+pub(crate) fn answer_of(response: &serde_json::Value) -> Result<Answer, String> {
+    let result: ElicitResult = serde_json::from_value(response.clone()).map_err(|e| format!("not an elicitation result: {e}"))?;
+    match result.action {
+        ElicitationAction::Accept => match result.content.as_ref().and_then(|c| c.get("approve")).and_then(|a| a.as_bool()) {
+            Some(true) => Ok(Answer::Approved),
+            Some(false) => Ok(Answer::Declined),
+            None => Err("it accepts without the boolean `approve`".into()),
+        },
+        ElicitationAction::Decline => Ok(Answer::Declined),
+        ElicitationAction::Cancel => Ok(Answer::Cancelled),
+        other => Err(format!("it has an action this server does not know ({other:?})")),
     }
 }
 
@@ -110,7 +127,7 @@ impl CallOrigin {
 
 /// The client a call comes from: on stateless HTTP its bearer token (kept
 /// only as a hash), elsewhere the connection or session.
-fn client_of(context: &RequestContext<RoleServer>, connection: &str, current: bool) -> String {
+pub(crate) fn client_of(context: &RequestContext<RoleServer>, connection: &str, current: bool) -> String {
     #[cfg(feature = "http")]
     if current {
         let bearer =
@@ -139,18 +156,7 @@ fn retry_of(request: &CallToolRequestParams) -> Result<Option<Retry>, Refusal> {
     }
     let mut answers = vec![];
     for (token, value) in request.input_responses.iter().flatten() {
-        let result: ElicitResult =
-            serde_json::from_value(value.clone()).map_err(|e| malformed(format!("the response to {token:.6}… is not an elicitation result: {e}")))?;
-        let answer = match result.action {
-            ElicitationAction::Accept => match result.content.as_ref().and_then(|c| c.get("approve")).and_then(|a| a.as_bool()) {
-                Some(true) => Answer::Approved,
-                Some(false) => Answer::Declined,
-                None => return Err(malformed(format!("the response to {token:.6}… accepts without the boolean `approve`"))),
-            },
-            ElicitationAction::Decline => Answer::Declined,
-            ElicitationAction::Cancel => Answer::Cancelled,
-            other => return Err(malformed(format!("the response to {token:.6}… has an action this server does not know ({other:?})"))),
-        };
+        let answer = answer_of(value).map_err(|why| malformed(format!("the response to {token:.6}… is malformed: {why}")))?;
         answers.push((token.clone(), answer));
     }
     Ok(Some(Retry { tokens, answers }))

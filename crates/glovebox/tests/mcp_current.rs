@@ -1,8 +1,10 @@
 //! `glovebox mcp` and `glovebox serve` driven by the official MCP Python
 //! SDK (`Client`, pinned in `.ci/install-deps`) in each of its connect
 //! modes — `auto` (probes `server/discover`, adopts 2026-07-28), pinned to
-//! `2026-07-28`, and `legacy` (the initialize handshake) — with a user who
-//! accepts, declines or cancels each approval prompt. Oracles: the
+//! `2026-07-28`, and `legacy` (the initialize handshake) — and by the
+//! official TypeScript SDKs (v1 `@modelcontextprotocol/sdk`, v2
+//! `@modelcontextprotocol/client` in its default, auto and pinned modes),
+//! with a user who accepts, declines or cancels each approval prompt. Oracles: the
 //! fixture's own state, the audit log (one delivered action per approved
 //! call), and the user's desktop (pointer, stacking, focus, a sentinel
 //! window) unchanged.
@@ -55,9 +57,27 @@ struct User<'a> {
 }
 
 fn client(sandbox: &Sandbox, home: &Path, user: User, server: &[&str], token: Option<&str>) -> Value {
-    let User { mode, answer, title, name } = user;
     let mut command = sandbox.command_in_home(sdk_python(), home);
-    command.arg(repo().join("testapps/sdk_mcp_approvals.py")).args([mode, answer, title, name]).args(server);
+    command.arg(repo().join("testapps/sdk_mcp_approvals.py"));
+    run_client(command, user, server, token)
+}
+
+/// Runs `testapps/node/mcp_approvals.mjs` (the official TypeScript SDKs);
+/// `user.mode` names the SDK and its mode (`v1`, `v2-default`, `v2-auto`, `v2-2026-07-28`).
+fn ts_client(sandbox: &Sandbox, home: &Path, user: User, server: &[&str]) -> Value {
+    let script = repo().join("testapps/node/mcp_approvals.mjs");
+    assert!(
+        repo().join("testapps/node/node_modules/@modelcontextprotocol/client").exists(),
+        "the TypeScript SDKs are missing: run `bash .ci/install-deps` (it installs them from testapps/node/package-lock.json)"
+    );
+    let mut command = sandbox.command_in_home("node", home);
+    command.arg(script);
+    run_client(command, user, server, None)
+}
+
+fn run_client(mut command: std::process::Command, user: User, server: &[&str], token: Option<&str>) -> Value {
+    let User { mode, answer, title, name } = user;
+    command.args([mode, answer, title, name]).args(server);
     // The default approval mode: observing allowed, input asks.
     command.env("GLOVEBOX_ENABLED", "true");
     if let Some(token) = token {
@@ -117,6 +137,48 @@ fn python_sdk_in_every_connect_mode_delivers_with_approval_and_nothing_without()
     assert_eq!(
         (state["values"]["name"].as_str(), state["clicks"]["submit"].as_i64()),
         (Some("Ada legacy"), Some(3)),
+        "declined and cancelled calls changed nothing"
+    );
+    assert_eq!(Desktop::now(&host, sandbox, &sentinel), before, "pointer, stacking, focus and the user's window as they were");
+}
+
+#[test]
+fn typescript_sdks_deliver_with_approval_and_nothing_without() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let host = looker(sandbox);
+    let fixture = Fixture::launch(sandbox, &unique_title("MCP typescript"), &["--no-password", "--x", "40", "--y", "40"]);
+    let sentinel = Fixture::launch(sandbox, &unique_title("MCP typescript user"), &["--no-password", "--x", "900", "--y", "60"]);
+    sentinel.activate();
+    wait_until("both windows listed", || (host.list_windows(None, 1).ok()?.windows.len() >= 2).then_some(()));
+    let before = Desktop::now(&host, sandbox, &sentinel);
+    let mcp = [env!("CARGO_BIN_EXE_glovebox"), "mcp"];
+    // v1 (`@modelcontextprotocol/sdk`) and v2 (`@modelcontextprotocol/client`)
+    // in its default mode speak the handshake era; v2 probes or pins 2026-07-28.
+    let modes = [("v1", "2025-11-25"), ("v2-default", "2025-11-25"), ("v2-auto", "2026-07-28"), ("v2-2026-07-28", "2026-07-28")];
+    for (done, (mode, protocol)) in modes.into_iter().enumerate() {
+        let home = scratch(&format!("ts-accept-{mode}"));
+        let name = format!("Grace {mode}");
+        let report = ts_client(sandbox, &home, User { mode, answer: "accept", title: &fixture.title, name: &name }, &mcp);
+        assert_eq!(report["protocol"], protocol, "{report}");
+        let prompts = report["prompts"].as_array().unwrap();
+        assert_eq!(prompts.len(), 2, "one prompt per input call: {report}");
+        assert!(prompts[1].as_str().unwrap().contains("push button \"Submit\""), "{report}");
+        assert_eq!((report["calls"]["set_value"]["error"].as_bool(), report["calls"]["click"]["error"].as_bool()), (Some(false), Some(false)), "{report}");
+        fixture.wait_state("the approved calls", |s| s["values"]["name"] == name.as_str() && s["clicks"]["submit"] == done + 1);
+        assert_eq!(delivered_actions(&home), 2, "{mode}: each answer approved exactly one delivery");
+    }
+    for (mode, answer) in [("v2-auto", "decline"), ("v2-2026-07-28", "cancel"), ("v1", "decline")] {
+        let home = scratch(&format!("ts-{mode}-{answer}"));
+        let report = ts_client(sandbox, &home, User { mode, answer, title: &fixture.title, name: "never set" }, &mcp);
+        assert_eq!(report["prompts"].as_array().unwrap().len(), 2, "{report}");
+        assert!(refused_with(&report, "set_value", "COMPUTER_APPROVAL_DENIED") && refused_with(&report, "click", "COMPUTER_APPROVAL_DENIED"), "{report}");
+        assert_eq!(delivered_actions(&home), 0);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let state = fixture.state().unwrap();
+    assert_eq!(
+        (state["values"]["name"].as_str(), state["clicks"]["submit"].as_i64()),
+        (Some("Grace v2-2026-07-28"), Some(4)),
         "declined and cancelled calls changed nothing"
     );
     assert_eq!(Desktop::now(&host, sandbox, &sentinel), before, "pointer, stacking, focus and the user's window as they were");
