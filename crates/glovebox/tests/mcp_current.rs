@@ -184,6 +184,39 @@ fn typescript_sdks_deliver_with_approval_and_nothing_without() {
     assert_eq!(Desktop::now(&host, sandbox, &sentinel), before, "pointer, stacking, focus and the user's window as they were");
 }
 
+/// The MCP Inspector's CLI (`mcpdo`) as a person at a shell: connected in
+/// its `auto` and `modern` eras, answering with `elicitation/respond`.
+#[test]
+fn the_inspector_cli_approves_and_declines_like_a_person_at_a_shell() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("MCP inspector"), &["--no-password", "--x", "40", "--y", "40"]);
+    let mcpdo = repo().join("testapps/node/node_modules/.bin/mcpdo");
+    assert!(mcpdo.exists(), "the MCP Inspector is missing: run `bash .ci/install-deps`");
+    let run = |era: &str, answer: &str, name: &str| {
+        let home = scratch(&format!("inspector-{era}-{answer}"));
+        let mut command = sandbox.command_in_home("/usr/bin/python3", &home);
+        command.arg(repo().join("testapps/inspector_mcpdo.py")).arg(&mcpdo).args([era, answer, &fixture.title, name, env!("CARGO_BIN_EXE_glovebox"), "mcp"]);
+        command.env("GLOVEBOX_ENABLED", "true");
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "{era}/{answer}: {}", String::from_utf8_lossy(&out.stderr));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+        (report, home)
+    };
+    let (accepted, home) = run("auto", "accept", "Ada inspector");
+    assert_eq!(accepted["protocol"], "modern", "{accepted}");
+    assert_eq!(accepted["tools"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect::<Vec<_>>(), glovebox_mcp::TOOL_ORDER);
+    assert_eq!(accepted["prompts"].as_array().unwrap().len(), 2, "{accepted}");
+    assert_eq!((accepted["calls"]["set_value"]["error"].as_bool(), accepted["calls"]["click"]["error"].as_bool()), (Some(false), Some(false)), "{accepted}");
+    fixture.wait_state("the approved calls", |s| s["values"]["name"] == "Ada inspector" && s["clicks"]["submit"] == 1);
+    assert_eq!(delivered_actions(&home), 2);
+    let (declined, home) = run("modern", "decline", "never set");
+    assert!(refused_with(&declined, "set_value", "COMPUTER_APPROVAL_DENIED") && refused_with(&declined, "click", "COMPUTER_APPROVAL_DENIED"), "{declined}");
+    assert_eq!(delivered_actions(&home), 0);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let state = fixture.state().unwrap();
+    assert_eq!((state["values"]["name"].as_str(), state["clicks"]["submit"].as_i64()), (Some("Ada inspector"), Some(1)));
+}
+
 #[test]
 fn retries_with_answers_that_do_not_belong_to_the_call_deliver_nothing() {
     let (sandbox, _turn) = Sandbox::shared_turn();
