@@ -2,8 +2,9 @@
 agent built on it would, answering approval prompts as a user would, and
 reports what happened as one JSON line on stdout.
 
-The client asks the fixture window named TITLE for its Name field and
-Submit button, sets the name, and clicks Submit. Every approval prompt the
+The client asks the window named TITLE for its Name field and its Submit
+button (another label in SUBMIT_BUTTON: a real application's OK), sets the
+name, and clicks the button. Every approval prompt the
 server puts to the user reaches `elicitation_callback` (through elicitation
 requests on handshake-era connections, through input-required results and
 retries on 2026-07-28); the callback answers ANSWER and records the text.
@@ -60,7 +61,7 @@ async def main(mode, answer, title, name, server):
         listed = text_of(await client.call_tool("list_windows", {"query": title}))
         window = listed.splitlines()[1].split()[0]
         seen = text_of(await client.call_tool("observe", {"window": window, "screenshot": False}))
-        field, submit = id_on_line(seen, '"Name"'), id_on_line(seen, '"Submit"')
+        field, submit = id_on_line(seen, '"Name"'), id_on_line(seen, f'push button "{os.environ.get("SUBMIT_BUTTON", "Submit")}"')
         for tool, arguments in [
             ("set_value", {"target": {"element": field}, "text": name}),
             ("click", {"target": {"element": submit}}),

@@ -3,8 +3,9 @@
 // happened as one JSON line on stdout (the same report as
 // ../sdk_mcp_approvals.py).
 //
-// The client asks the fixture window named TITLE for its Name field and
-// Submit button, sets the name, and clicks Submit. Every approval prompt
+// The client asks the window named TITLE for its Name field and its Submit
+// button (another label in SUBMIT_BUTTON: a real application's OK), sets
+// the name, and clicks the button. Every approval prompt
 // reaches the client's `elicitation/create` handler: as a server request on
 // handshake-era connections, through input-required results the SDK
 // fulfils and retries on 2026-07-28.
@@ -75,7 +76,7 @@ const window = listed.split("\n")[1].split(/\s+/)[0];
 const seen = await client.callTool({ name: "observe", arguments: { window, screenshot: false } });
 report.observed_structured = seen.structuredContent ?? null;
 const field = idOnLine(textOf(seen), '"Name"');
-const submit = idOnLine(textOf(seen), '"Submit"');
+const submit = idOnLine(textOf(seen), `push button "${process.env.SUBMIT_BUTTON ?? "Submit"}"`);
 for (const [tool, args] of [
   ["set_value", { target: { element: field }, text: name }],
   ["click", { target: { element: submit } }],

@@ -62,16 +62,27 @@ fn client(sandbox: &Sandbox, home: &Path, user: User, server: &[&str], token: Op
     run_client(command, user, server, token)
 }
 
+/// [`client`] with more environment (`SUBMIT_BUTTON`: the button's label).
+fn client_with(sandbox: &Sandbox, home: &Path, user: User, server: &[&str], env: &[(&str, &str)]) -> Value {
+    let mut command = sandbox.command_in_home(sdk_python(), home);
+    command.arg(repo().join("testapps/sdk_mcp_approvals.py")).envs(env.iter().copied());
+    run_client(command, user, server, None)
+}
+
 /// Runs `testapps/node/mcp_approvals.mjs` (the official TypeScript SDKs);
 /// `user.mode` names the SDK and its mode (`v1`, `v2-default`, `v2-auto`, `v2-2026-07-28`).
 fn ts_client(sandbox: &Sandbox, home: &Path, user: User, server: &[&str]) -> Value {
+    ts_client_with(sandbox, home, user, server, &[])
+}
+
+fn ts_client_with(sandbox: &Sandbox, home: &Path, user: User, server: &[&str], env: &[(&str, &str)]) -> Value {
     let script = repo().join("testapps/node/mcp_approvals.mjs");
     assert!(
         repo().join("testapps/node/node_modules/@modelcontextprotocol/client").exists(),
         "the TypeScript SDKs are missing: run `bash .ci/install-deps` (it installs them from testapps/node/package-lock.json)"
     );
     let mut command = sandbox.command_in_home("node", home);
-    command.arg(script);
+    command.arg(script).envs(env.iter().copied());
     run_client(command, user, server, None)
 }
 
@@ -182,6 +193,40 @@ fn typescript_sdks_deliver_with_approval_and_nothing_without() {
         "declined and cancelled calls changed nothing"
     );
     assert_eq!(Desktop::now(&host, sandbox, &sentinel), before, "pointer, stacking, focus and the user's window as they were");
+}
+
+/// A dialog nobody here wrote (zenity's form) filled and confirmed through
+/// the Python and TypeScript SDKs on 2026-07-28; the oracle is what zenity
+/// prints when its OK is pressed.
+#[test]
+fn a_real_dialog_is_filled_through_the_sdks_on_the_current_protocol() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let host = looker(sandbox);
+    let sentinel = Fixture::launch(sandbox, &unique_title("MCP zenity user"), &["--no-password", "--x", "900", "--y", "60"]);
+    let mcp = [env!("CARGO_BIN_EXE_glovebox"), "mcp"];
+    for (sdk, mode) in [("python", "auto"), ("typescript", "v2-auto")] {
+        let title = unique_title("Zenity form");
+        let zenity = sandbox.command("zenity").args(["--forms", "--title", &title, "--add-entry=Name"]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+        let dialog = wait_until("the dialog", || host.list_windows(Some(&title), 1).ok()?.windows.first().map(|w| w.window.id));
+        sentinel.activate();
+        wait_until("the user's window focused", || sentinel.state().filter(|s| s["window_active"] == true));
+        let before = Desktop::now(&host, sandbox, &sentinel);
+        let home = scratch(&format!("zenity-{sdk}"));
+        let name = format!("Ada via {sdk}");
+        let user = User { mode, answer: "accept", title: &title, name: &name };
+        let report = match sdk {
+            "python" => client_with(sandbox, &home, user, &mcp, &[("SUBMIT_BUTTON", "OK")]),
+            _ => ts_client_with(sandbox, &home, user, &mcp, &[("SUBMIT_BUTTON", "OK")]),
+        };
+        assert_eq!(report["protocol"], "2026-07-28", "{report}");
+        assert_eq!(report["prompts"].as_array().unwrap().len(), 2, "{report}");
+        let out = zenity.wait_with_output().unwrap();
+        assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).trim()), (Some(0), name.as_str()), "zenity printed what was typed: {report}");
+        assert_eq!(delivered_actions(&home), 2);
+        let mut after = Desktop::now(&host, sandbox, &sentinel);
+        after.stacking.insert(before.stacking.iter().position(|w| *w == dialog).unwrap(), dialog);
+        assert_eq!(after, before, "pointer, stacking (but the closed dialog), focus and the user's window as they were");
+    }
 }
 
 /// The MCP Inspector's CLI (`mcpdo`) as a person at a shell: connected in
