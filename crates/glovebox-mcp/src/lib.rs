@@ -67,7 +67,7 @@ pub struct GloveboxServer {
     /// The newest frame handed to each client: its input tools act against
     /// it. A client is this connection, or on stateless HTTP the bearer
     /// token it presents ([`current::client_of`]).
-    newest: Arc<Mutex<std::collections::HashMap<String, FrameId>>>,
+    newest: Arc<Mutex<NewestFrames>>,
     /// This connection (stdio) or handshake-era HTTP session.
     connection: Arc<str>,
     /// Every tool: calls go here, so a hidden input tool still answers
@@ -75,6 +75,30 @@ pub struct GloveboxServer {
     tool_router: ToolRouter<GloveboxServer>,
     /// The tools tools/list shows: without the input tools in read-only mode.
     visible: ToolRouter<GloveboxServer>,
+}
+
+/// The newest frame of each client. Sessions and connections end without
+/// telling the server, so the clients least recently handed a frame are
+/// forgotten beyond [`NewestFrames::CLIENTS`] (such a client is asked to
+/// observe again).
+#[derive(Default)]
+struct NewestFrames {
+    frames: std::collections::HashMap<String, (FrameId, u64)>,
+    handed: u64,
+}
+
+impl NewestFrames {
+    const CLIENTS: usize = 256;
+
+    fn remember(&mut self, client: &str, frame: FrameId) {
+        self.handed += 1;
+        self.frames.insert(client.to_owned(), (frame, self.handed));
+        if self.frames.len() > Self::CLIENTS {
+            if let Some(oldest) = self.frames.iter().min_by_key(|(_, (_, handed))| *handed).map(|(client, _)| client.clone()) {
+                self.frames.remove(&oldest);
+            }
+        }
+    }
 }
 
 /// What a tool produced.
@@ -123,13 +147,18 @@ impl GloveboxServer {
         self.newest
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .frames
             .get(client)
-            .copied()
+            .map(|(frame, _)| *frame)
             .ok_or_else(|| Refusal::new(ErrorCode::StaleRef, "there is no observation yet; call observe first"))
     }
 
+    fn remember_newest(&self, client: &str, frame: FrameId) {
+        self.newest.lock().unwrap_or_else(|p| p.into_inner()).remember(client, frame);
+    }
+
     fn forget_newest(&self, client: &str) {
-        self.newest.lock().unwrap_or_else(|p| p.into_inner()).remove(client);
+        self.newest.lock().unwrap_or_else(|p| p.into_inner()).frames.remove(client);
     }
 
     /// The host as this call's client reaches it: its prompts go to this
@@ -173,7 +202,7 @@ impl GloveboxServer {
         Ok(match outcome {
             Ok(reply) => {
                 if let Some(frame) = reply.frame {
-                    self.newest.lock().unwrap_or_else(|p| p.into_inner()).insert(call.client.clone(), frame);
+                    self.remember_newest(&call.client, frame);
                 }
                 let mut content = vec![ContentBlock::text(reply.text)];
                 if let Some(png) = reply.png {
@@ -231,7 +260,7 @@ impl GloveboxServer {
                 let host = host.approve_span(span)?;
                 let run = board.create(client, host.clone())?;
                 let host = host.with_approver(Arc::new(tasks::TaskQuestions { task: run.clone() }));
-                let (server, client, started) = (server.clone(), client.to_owned(), run.clone());
+                let (server, client, started, orphan) = (server.clone(), client.to_owned(), run.clone(), run.clone());
                 std::thread::Builder::new()
                     .name("glovebox-computer-task".into())
                     .spawn(move || {
@@ -242,7 +271,11 @@ impl GloveboxServer {
                             Err(r) => CallToolResult::error(vec![ContentBlock::text(render::refusal(&r))]),
                         });
                     })
-                    .map_err(|e| Refusal::backend_unavailable(format!("starting the run: {e}")))?;
+                    .map_err(|e| {
+                        let refusal = Refusal::backend_unavailable(format!("starting the run: {e}"));
+                        orphan.finish(CallToolResult::error(vec![ContentBlock::text(render::refusal(&refusal))]));
+                        refusal
+                    })?;
                 *handed.lock().unwrap_or_else(|p| p.into_inner()) = Some(started.created());
                 Ok(Reply::text(String::new()))
             })
@@ -631,7 +664,11 @@ impl ServerHandler for GloveboxServer {
 
     async fn cancel_task(&self, request: rmcp::model::CancelTaskParams, context: RequestContext<RoleServer>) -> Result<(), McpError> {
         let client = current::client_of(&context, &self.connection, true);
-        self.shared.tasks.cancel(&request.task_id, &client)
+        // Stop takes the host's locks: off the async runtime.
+        let tasks = self.shared.tasks.clone();
+        tokio::task::spawn_blocking(move || tasks.cancel(&request.task_id, &client))
+            .await
+            .map_err(|e| McpError::internal_error(format!("the cancel was interrupted: {e}"), None))?
     }
 
     fn get_info(&self) -> ServerConfig {
@@ -672,4 +709,23 @@ pub fn run_stdio(server: GloveboxServer) -> Result<(), String> {
         running.waiting().await.map_err(|e| format!("MCP session ended abnormally: {e}"))?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clients_least_recently_handed_a_frame_are_forgotten_first() {
+        let mut newest = NewestFrames::default();
+        for client in 0..NewestFrames::CLIENTS {
+            newest.remember(&format!("c{client}"), FrameId(client as u64));
+        }
+        newest.remember("c0", FrameId(1000));
+        newest.remember("new", FrameId(1001));
+        assert_eq!(newest.frames.len(), NewestFrames::CLIENTS);
+        assert!(!newest.frames.contains_key("c1"), "the least recent one went");
+        assert_eq!(newest.frames["c0"].0, FrameId(1000), "a client handed a frame again stays");
+        assert_eq!(newest.frames["new"].0, FrameId(1001));
+    }
 }
