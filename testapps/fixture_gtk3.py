@@ -185,6 +185,18 @@ class Fixture:
         self.status = Gtk.Label(label="Ready")
         self.status.set_name("status")
         outer.pack_start(self.status, False, False, 4)
+        if args.flood_ms:
+            # An animation: a label renamed every few milliseconds, forever.
+            self.ticker = Gtk.Label(label="tick 0")
+            self.ticks = 0
+            outer.pack_start(self.ticker, False, False, 0)
+
+            def tick():
+                self.ticks += 1
+                self.ticker.set_text("tick %d" % self.ticks)
+                return True
+
+            GLib.timeout_add(args.flood_ms, tick)
 
         self.widgets = {
             "name": self.name, "email": self.email, "password": self.password, "combo": self.combo,
@@ -305,9 +317,20 @@ class Fixture:
 
     def on_click(self, _button, key):
         self.clicks[key] += 1
-        self.status.set_text("%s clicked" % key.capitalize())
         self.events.append({"event": "click", "widget": key})
+        if self.args.react_ms:
+            # The effect a while after the click, as a slow application shows it.
+            GLib.timeout_add(self.args.react_ms, self.show_click, key)
+        else:
+            self.show_click(key)
         self.report()
+
+    def show_click(self, key):
+        self.status.set_text("%s clicked" % key.capitalize())
+        if self.args.react_ms:
+            self.events.append({"event": "shown", "widget": key})
+        self.report()
+        return False
 
     def on_details(self, _button):
         self.clicks["details"] += 1
@@ -461,6 +484,8 @@ def main():
     parser.add_argument("--labels", type=int, default=0, help="extra labels, for large trees")
     parser.add_argument("--no-password", action="store_true", help="leave the password field out")
     parser.add_argument("--fill", help="R,G,B: show one flat colour instead of the widgets")
+    parser.add_argument("--react-ms", type=int, default=0, help="show a button's click in the status this long after it")
+    parser.add_argument("--flood-ms", type=int, default=0, help="rename a ticker label this often, forever (an animation)")
     args = parser.parse_args()
     Fixture(args)
     Gtk.main()

@@ -32,6 +32,8 @@ pub struct AtspiBackend {
     /// Numbers given to top-level accessibles listed as windows (desktops
     /// whose compositor lists none), stable while the accessible lives.
     pub(crate) window_numbers: Mutex<HashMap<ObjectRef, u32>>,
+    /// The events of the application an input is about to reach.
+    watch: Mutex<Option<zbus::MessageStream>>,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -85,6 +87,7 @@ impl AtspiBackend {
             frames: Mutex::default(),
             collection_trusted: Mutex::default(),
             window_numbers: Mutex::default(),
+            watch: Mutex::default(),
         })
     }
 
@@ -119,8 +122,9 @@ impl AtspiBackend {
                 Err(_) => Err(format!("no answer from the accessibility bus within {CONNECT_TIMEOUT:?}")),
                 Ok(Err(e)) => Err(e.to_string()),
                 Ok(Ok(bus)) => {
-                    // Without a listener GTK keeps no cache; walking still works without one.
-                    let _ = tokio::time::timeout(CONNECT_TIMEOUT, bus.listen_for_children_changes()).await;
+                    // Without a listener GTK keeps no cache and toolkits send no
+                    // events; walking still works without either.
+                    let _ = tokio::time::timeout(CONNECT_TIMEOUT, bus.listen_for_events()).await;
                     Ok(bus)
                 }
             }
@@ -446,7 +450,31 @@ impl glovebox_platform::AccessibilitySource for AtspiBackend {
     fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError> {
         AtspiBackend::read_value(self, window, id, max_chars)
     }
+
+    fn watch_events(&self, window: &WindowInfo) {
+        let stream = self
+            .frame_of(window)
+            .zip(self.bus().ok())
+            .and_then(|(frame, bus)| self.runtime.block_on(async { tokio::time::timeout(WATCH_TIMEOUT, bus.events_of(&frame.bus)).await.ok()?.ok() }));
+        let earlier = std::mem::replace(&mut *self.watch.lock().unwrap_or_else(|p| p.into_inner()), stream);
+        // Ending a watch removes its match rule from a task on this runtime.
+        let _runtime = self.runtime.enter();
+        drop(earlier);
+    }
+
+    fn settle(&self, limits: glovebox_platform::SettleLimits) -> glovebox_platform::Settled {
+        let Some(mut stream) = self.watch.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+            return glovebox_platform::Settled::Unwatched;
+        };
+        let settled = self.runtime.block_on(crate::events::settle(&mut stream, limits));
+        let _runtime = self.runtime.enter();
+        drop(stream);
+        settled
+    }
 }
+
+/// How long starting a watch may take (one AddMatch round trip).
+const WATCH_TIMEOUT: Duration = Duration::from_millis(300);
 
 impl AtspiBackend {
     /// The text (or number) of element `id`, read now because the caller

@@ -4,11 +4,13 @@
 //! calls); [`translate`] maps AT-SPI's numbers onto the model; [`names`]
 //! settles names as people read them; [`walk`]
 //! reads one window's tree within its budgets; [`ids`] keeps element ids
-//! stable across observations; [`backend`] ties them together; `windows`
+//! stable across observations; `events` watches an application react to an
+//! input; [`backend`] ties them together; `windows`
 //! lists top-level accessibles where no compositor lists windows.
 #![forbid(unsafe_code)]
 
 mod backend;
+mod events;
 pub mod ids;
 mod input;
 pub mod names;

@@ -65,6 +65,8 @@ pub const ACTION: &str = "org.a11y.atspi.Action";
 pub const TABLE: &str = "org.a11y.atspi.Table";
 const CACHE_PATH: &str = "/org/a11y/atspi/cache";
 const REGISTRY: &str = "org.a11y.atspi.Registry";
+/// Events kept for one watch before they are read.
+const EVENT_QUEUE: usize = 4096;
 
 /// A connection to the accessibility bus.
 #[derive(Clone, Debug)]
@@ -144,13 +146,30 @@ impl Bus {
         R::try_from(value).map_err(|_| BusError::Call { call: format!("{name} on {target}"), message: "unexpected type".into() })
     }
 
-    /// Registers this connection as an event listener. at-spi2's GTK bridge
-    /// builds its object cache (and answers Cache.GetItems) only once some
-    /// client listens for events; the registration ends with the connection.
-    pub async fn listen_for_children_changes(&self) -> Result<(), BusError> {
+    /// Registers this connection as a listener for the events that show an
+    /// application reacting: its tree, states, names and values, and text.
+    /// Toolkit bridges (GTK's, Qt's) send only the events some client
+    /// registered for, and at-spi2's GTK bridge builds its object cache (and
+    /// answers Cache.GetItems) only once one listens; the registration ends
+    /// with the connection. Caret moves and bounds changes are left out:
+    /// they come in floods and say nothing a look would not.
+    pub async fn listen_for_events(&self) -> Result<(), BusError> {
         let registry = ObjectRef { bus: REGISTRY.to_owned(), path: OwnedObjectPath::try_from("/org/a11y/atspi/registry").expect("valid path") };
-        let properties: Vec<String> = vec![];
-        self.call::<_, ()>(&registry, REGISTRY, "RegisterEvent", &("object:children-changed", properties, "")).await
+        for event in ["object:children-changed", "object:state-changed", "object:property-change", "object:text-changed"] {
+            let properties: Vec<String> = vec![];
+            self.call::<_, ()>(&registry, REGISTRY, "RegisterEvent", &(event, properties, "")).await?;
+        }
+        Ok(())
+    }
+
+    /// The signals application `app` sends from now on (its AT-SPI events,
+    /// and its cache's additions and removals), queued until read.
+    pub async fn events_of(&self, app: &str) -> Result<zbus::MessageStream, BusError> {
+        let failed = |e: zbus::Error| BusError::Call { call: format!("AddMatch for the events of {app}"), message: e.to_string() };
+        let rule = zbus::MatchRule::builder().msg_type(zbus::message::Type::Signal).sender(app).map_err(|e| failed(e))?.build();
+        // Room for a burst while the input is delivered: a full queue
+        // would hold up every reply on this connection.
+        zbus::MessageStream::for_match_rule(rule, &self.conn, Some(EVENT_QUEUE)).await.map_err(failed)
     }
 
     /// The applications registered with the AT-SPI registry.

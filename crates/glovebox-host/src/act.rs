@@ -12,14 +12,25 @@ use crate::approval::Standing;
 use crate::backend::Gated;
 use crate::frames::FrameRecord;
 use crate::grant::State;
-use crate::{refuse, ActOutcome, ApprovalRequest, Host, ObserveRequest};
+use crate::{refuse, ActOutcome, ApprovalRequest, Host, ObserveRequest, Settled};
 use glovebox_model::{Action, ApprovalClass, Button, CaptureMode, DeliveryMode, ErrorCode, FrameId, Refusal, Target, TreeDiff};
 use glovebox_platform::{Delivery, ResolvedTarget};
 
-/// How long an input's effect is given before the window is looked at again.
+/// Where the application's events cannot be watched: how long an input's
+/// effect is given before the window is looked at again.
 const INPUT_SETTLE: std::time::Duration = std::time::Duration::from_millis(60);
-/// How much longer a look that saw no change waits for a late one.
+/// Where they cannot: how much longer a look that saw no change waits for a late one.
 const QUIET_RECHECK: std::time::Duration = std::time::Duration::from_millis(250);
+/// Where they can: the evidence an input's result waits for. A toolkit
+/// runs most actions from its main loop's next idle turn and sends its
+/// events as it applies them; an application that sends none in the first
+/// wait did nothing the accessibility tree would show, and one still
+/// sending at the cap (an animation) is looked at then.
+const SETTLE: glovebox_platform::SettleLimits = glovebox_platform::SettleLimits {
+    first_event: std::time::Duration::from_millis(80),
+    quiet_gap: std::time::Duration::from_millis(30),
+    cap: std::time::Duration::from_millis(500),
+};
 
 /// One line describing `action` for a prompt: what it does, never the text.
 pub fn describe_action(action: &Action) -> String {
@@ -144,17 +155,19 @@ impl Host {
         result
     }
 
-    /// The observation after an input and what changed since `before`.
-    /// Toolkits run many actions from their main loop's idle time (GTK's
-    /// DoAction), so the look waits [`INPUT_SETTLE`]; when it sees no
-    /// change it looks once more after [`QUIET_RECHECK`] before saying so.
+    /// The observation after an input and what changed since `before`,
+    /// taken once the application's events say it has reacted and gone
+    /// quiet ([`SETTLE`]). Where they cannot be watched, the look waits
+    /// [`INPUT_SETTLE`] (toolkits run many actions from their main loop's
+    /// idle time) and, seeing no change, looks once more after
+    /// [`QUIET_RECHECK`] before saying so.
     fn observe_settled(
         &self,
         state: &mut State,
         window: &glovebox_model::WindowInfo,
         request: ObserveRequest,
         before: &glovebox_model::AccessibilityTree,
-    ) -> (Result<crate::Observation, Refusal>, Option<TreeDiff>) {
+    ) -> (Result<crate::Observation, Refusal>, Option<TreeDiff>, Settled) {
         let look = |pause: std::time::Duration, state: &mut State| {
             std::thread::sleep(pause);
             // Stop pressed while the action settled: no more looking at the window.
@@ -166,11 +179,17 @@ impl Host {
             let changes = next.as_ref().ok().map(|n| TreeDiff::between(before, &n.tree));
             (next, changes)
         };
+        let settled = self.inner.backends.accessibility.settle(SETTLE);
+        if settled != Settled::Unwatched {
+            let (next, changes) = look(std::time::Duration::ZERO, state);
+            return (next, changes, settled);
+        }
         let (next, changes) = look(INPUT_SETTLE, state);
         if !changes.as_ref().is_some_and(TreeDiff::is_empty) {
-            return (next, changes);
+            return (next, changes, settled);
         }
-        look(QUIET_RECHECK, state)
+        let (next, changes) = look(QUIET_RECHECK, state);
+        (next, changes, settled)
     }
 
     /// Frame `frame_id` if it is the bound window's newest, of the grant's
@@ -295,7 +314,20 @@ impl Host {
         if let Some(at) = targets.first().and_then(ResolvedTarget::point) {
             self.aim_cursor(at);
         }
-        let delivery = input.deliver(&window, action, &targets, mode).gated()?;
+        if observe_after.is_some() {
+            // Listening starts before the input, so no reaction is missed.
+            b.accessibility.watch_events(&window);
+        }
+        let delivery = match input.deliver(&window, action, &targets, mode).gated() {
+            Ok(delivery) => delivery,
+            Err(refusal) => {
+                if observe_after.is_some() {
+                    // A watch left running would queue the app's events for nothing.
+                    b.accessibility.settle(glovebox_platform::SettleLimits::NOW);
+                }
+                return Err(refusal);
+            }
+        };
         self.press_cursor();
         let on = described.first().map(|(role, name)| format!("{role} {name:?}"));
         self.record_recent(describe_action(action), on, format!("delivered by {}", delivery.route));
@@ -313,13 +345,13 @@ impl Host {
         });
         record.detail = Some(format!("delivered by {}", delivery.route));
         self.audit(record);
-        let (next, changes) = match observe_after {
+        let (next, changes, settled) = match observe_after {
             Some(screenshot) => {
                 let pixels = state.grant.as_ref().is_some_and(|g| g.capture == CaptureMode::A11yAndPixels);
                 let request = ObserveRequest { screenshot: screenshot && pixels, marks: false };
                 self.observe_settled(state, &window, request, &frame.tree)
             }
-            None => (Err(refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame")), None),
+            None => (Err(refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame")), None, Settled::Unwatched),
         };
         let mut grant_closed = None;
         if state.grant.as_ref().is_some_and(|g| g.budget_left == 0) {
@@ -328,6 +360,6 @@ impl Host {
             state.closed = Some((ErrorCode::BudgetExhausted, why));
             grant_closed = Some(ErrorCode::BudgetExhausted);
         }
-        Ok(ActOutcome { delivery, next, changes, grant_closed })
+        Ok(ActOutcome { delivery, next, changes, grant_closed, settled })
     }
 }

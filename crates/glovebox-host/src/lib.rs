@@ -52,7 +52,7 @@ pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, State
 pub use backend::refusal_of;
 pub use deferred::{CallKey, DeferredCall, Pending, PendingQuestion, Retry};
 pub use glovebox_platform::marks::PlacedMark;
-pub use glovebox_platform::Backends;
+pub use glovebox_platform::{Backends, Settled};
 pub use tools::{BatchOutcome, Opened, OpenedApp, WaitOutcome, Zoomed};
 
 use crate::backend::Gated;
@@ -215,6 +215,9 @@ pub struct ActOutcome {
     pub changes: Option<TreeDiff>,
     /// Set when this action used the last of the budget and closed the grant.
     pub grant_closed: Option<ErrorCode>,
+    /// What the application's events said before `next` was taken
+    /// ([`Settled::Unwatched`] when no result was asked for).
+    pub settled: Settled,
 }
 
 struct Inner {

@@ -177,6 +177,12 @@ fn next_observation(text: &mut String, next: &Result<Observation, Refusal>, chan
 
 pub fn acted(done: &ActOutcome, budget: TokenBudget) -> String {
     let mut text = format!("delivered by {}\n", done.delivery.route);
+    if let glovebox_host::Settled::Flooding { events } = done.settled {
+        let _ = writeln!(
+            text,
+            "the application was still busy ({events} accessibility events, looked at after 0.5 s); what it does later shows in the next observe"
+        );
+    }
     if let Some(code) = done.grant_closed {
         let _ = writeln!(text, "the grant closed after this action ({code})");
     }

@@ -155,6 +155,14 @@ impl AccessibilitySource for FakeDesktop {
     fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError> {
         self.value_of(window, id, max_chars)
     }
+
+    fn watch_events(&self, _: &WindowInfo) {}
+
+    /// The fake sends no events: the host waits by the clock, as for an
+    /// application it cannot watch (the policy tests rely on that wait).
+    fn settle(&self, _: crate::SettleLimits) -> crate::Settled {
+        crate::Settled::Unwatched
+    }
 }
 
 impl FakeDesktop {

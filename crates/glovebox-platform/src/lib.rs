@@ -76,6 +76,47 @@ pub trait AccessibilitySource {
     /// field's is never read (`SecureInput`); an element without a value
     /// is `NotActionable`.
     fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError>;
+
+    /// Starts collecting the accessibility events of `window`'s
+    /// application, before an input is delivered to it, so that
+    /// [`AccessibilitySource::settle`] can tell when the application has
+    /// reacted. Replaces an earlier watch.
+    fn watch_events(&self, window: &WindowInfo);
+
+    /// Waits, within `limits`, until the watched application has reacted
+    /// and gone quiet, and says what it saw; [`Settled::Unwatched`] when no
+    /// watch is running (the caller then waits by the clock).
+    fn settle(&self, limits: SettleLimits) -> Settled;
+}
+
+/// How long to wait for evidence that an input took effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettleLimits {
+    /// With no event by then, the application did not react.
+    pub first_event: std::time::Duration,
+    /// After an event, this long without one is quiet.
+    pub quiet_gap: std::time::Duration,
+    /// Never longer than this in all (an animation never goes quiet).
+    pub cap: std::time::Duration,
+}
+
+impl SettleLimits {
+    /// No wait: ends a watch whose input was never delivered.
+    pub const NOW: SettleLimits = SettleLimits { first_event: std::time::Duration::ZERO, quiet_gap: std::time::Duration::ZERO, cap: std::time::Duration::ZERO };
+}
+
+/// What an application's events said after an input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// No event within the first wait.
+    Silent,
+    /// Events came, then none for the quiet gap.
+    Quiet { events: u32, after: std::time::Duration },
+    /// Events still came when the cap was reached.
+    Flooding { events: u32 },
+    /// Nothing was watched (no bus, an application never observed, a
+    /// backend without events).
+    Unwatched,
 }
 
 /// What an action's target became after the host checked it: an element of

@@ -69,6 +69,12 @@ impl AccessibilitySource for UnsupportedPlatform {
     fn read_value(&self, _: &WindowInfo, _: glovebox_model::ElementId, _: usize) -> Result<glovebox_model::ElementValue, BackendError> {
         Err(self.error())
     }
+
+    fn watch_events(&self, _: &WindowInfo) {}
+
+    fn settle(&self, _: crate::SettleLimits) -> crate::Settled {
+        crate::Settled::Unwatched
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,88 @@
+//! An input's result waits for evidence, not a clock: the application's own
+//! accessibility events, then a short quiet gap, capped. Driven in-process
+//! against the fixture made to react 20 ms or 400 ms after a click, not at
+//! all, or while an animation floods events; the oracle is the fixture's own
+//! report of when it showed the click.
+#![cfg(target_os = "linux")]
+
+use glovebox_host::{Host, HostConfig, Settled};
+use glovebox_model::{Action, Button, Target, WindowRef};
+use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
+use glovebox_sandbox::Sandbox;
+
+fn host(sandbox: &Sandbox, name: &str) -> Host {
+    let mut config = HostConfig::new(sandbox.display());
+    config.approvals = glovebox_host::Approvals::allow_all();
+    config.runtime_root = sandbox.runtime_dir().join("glovebox-settle");
+    config.audit_path = sandbox.runtime_dir().join(format!("audit-settle-{name}.jsonl"));
+    Host::open(glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap(), config).unwrap()
+}
+
+/// Binds `fixture`, clicks its Submit button; the outcome and the status line the result's tree shows.
+fn click_submit(host: &Host, fixture: &Fixture) -> (glovebox_host::ActOutcome, String) {
+    let window = wait_until("fixture listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
+    let seen = host.observe(Some(&WindowRef::Id(window)), false).unwrap();
+    let submit = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "push button" && e.name == "Submit").expect("Submit").id;
+    let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1, modifiers: vec![] };
+    let done = host.act(seen.frame.id, click).unwrap();
+    let status = status_of(done.next.as_ref().unwrap());
+    (done, status)
+}
+
+fn status_of(observation: &glovebox_host::Observation) -> String {
+    let root = observation.tree.root.as_ref().unwrap();
+    root.walk().find(|e| e.role == "label" && (e.name == "Ready" || e.name.ends_with("clicked"))).map(|e| e.name.clone()).unwrap_or_default()
+}
+
+#[test]
+fn an_effect_after_20_ms_is_in_the_result() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("Settle soon"), &["--no-password", "--react-ms", "20"]);
+    let host = host(sandbox, "soon");
+    let (done, status) = click_submit(&host, &fixture);
+    assert!(matches!(done.settled, Settled::Quiet { .. }), "{:?}", done.settled);
+    assert_eq!(status, "Submit clicked", "the result shows the effect: {:?}", done.changes);
+    assert!(!done.changes.unwrap().is_empty());
+    assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 1);
+}
+
+#[test]
+fn an_effect_after_400_ms_is_not_waited_for_but_the_next_look_sees_it() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("Settle late"), &["--no-password", "--react-ms", "400"]);
+    let host = host(sandbox, "late");
+    let (done, status) = click_submit(&host, &fixture);
+    assert_ne!(done.settled, Settled::Unwatched);
+    let shown = fixture.state().unwrap()["events"].as_array().unwrap().iter().any(|e| e["event"] == "shown");
+    // Honest either way: the result shows the effect only if the fixture had shown it.
+    assert_eq!(status == "Submit clicked", shown, "{status:?} {:?}", done.settled);
+    assert!(!shown, "the result came before the late effect ({:?})", done.settled);
+    fixture.wait_state("the late effect", |s| s["status"] == "Submit clicked");
+    let again = host.observe(None, false).unwrap();
+    assert_eq!(status_of(&again), "Submit clicked", "the next look sees it");
+}
+
+#[test]
+fn a_click_with_no_effect_says_so() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("Settle none"), &["--no-password"]);
+    let host = host(sandbox, "none");
+    click_submit(&host, &fixture);
+    // The status already says so: a second click changes nothing the tree shows.
+    let (done, status) = click_submit(&host, &fixture);
+    assert_eq!(status, "Submit clicked");
+    assert!(matches!(done.settled, Settled::Silent | Settled::Quiet { .. }), "{:?}", done.settled);
+    assert!(done.changes.unwrap().is_empty(), "no change");
+    assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 2);
+}
+
+#[test]
+fn a_flood_of_events_is_capped_and_the_result_still_comes() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("Settle flood"), &["--no-password", "--flood-ms", "5"]);
+    let host = host(sandbox, "flood");
+    let (done, status) = click_submit(&host, &fixture);
+    assert!(matches!(done.settled, Settled::Flooding { events } if events > 10), "{:?}", done.settled);
+    assert_eq!(status, "Submit clicked");
+    assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 1);
+}
