@@ -32,8 +32,11 @@ pub struct AtspiBackend {
     /// Numbers given to top-level accessibles listed as windows (desktops
     /// whose compositor lists none), stable while the accessible lives.
     pub(crate) window_numbers: Mutex<HashMap<ObjectRef, u32>>,
-    /// The events of the application an input is about to reach.
-    watch: Mutex<Option<zbus::MessageStream>>,
+    /// The events of the application an input is about to reach (by bus name).
+    watch: Mutex<Option<(String, zbus::MessageStream)>>,
+    /// Applications whose events never went quiet within the cap last time
+    /// (an animation): they are given only the first wait.
+    noisy: Mutex<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -88,6 +91,7 @@ impl AtspiBackend {
             collection_trusted: Mutex::default(),
             window_numbers: Mutex::default(),
             watch: Mutex::default(),
+            noisy: Mutex::default(),
         })
     }
 
@@ -452,21 +456,33 @@ impl glovebox_platform::AccessibilitySource for AtspiBackend {
     }
 
     fn watch_events(&self, window: &WindowInfo) {
-        let stream = self
-            .frame_of(window)
-            .zip(self.bus().ok())
-            .and_then(|(frame, bus)| self.runtime.block_on(async { tokio::time::timeout(WATCH_TIMEOUT, bus.events_of(&frame.bus)).await.ok()?.ok() }));
+        let stream = self.frame_of(window).zip(self.bus().ok()).and_then(|(frame, bus)| {
+            let stream = self.runtime.block_on(async { tokio::time::timeout(WATCH_TIMEOUT, bus.events_of(&frame.bus)).await.ok()?.ok() })?;
+            Some((frame.bus, stream))
+        });
         let earlier = std::mem::replace(&mut *self.watch.lock().unwrap_or_else(|p| p.into_inner()), stream);
         // Ending a watch removes its match rule from a task on this runtime.
         let _runtime = self.runtime.enter();
         drop(earlier);
     }
 
-    fn settle(&self, limits: glovebox_platform::SettleLimits) -> glovebox_platform::Settled {
-        let Some(mut stream) = self.watch.lock().unwrap_or_else(|p| p.into_inner()).take() else {
-            return glovebox_platform::Settled::Unwatched;
+    /// An application seen flooding is given only the first wait from then
+    /// on, until a settle of its sees it quiet again.
+    fn settle(&self, mut limits: glovebox_platform::SettleLimits) -> glovebox_platform::Settled {
+        use glovebox_platform::Settled;
+        let Some((app, mut stream)) = self.watch.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+            return Settled::Unwatched;
         };
+        let mut noisy = self.noisy.lock().unwrap_or_else(|p| p.into_inner());
+        if noisy.contains(&app) {
+            limits.cap = limits.cap.min(limits.first_event);
+        }
         let settled = self.runtime.block_on(crate::events::settle(&mut stream, limits));
+        match settled {
+            Settled::Flooding { .. } if !limits.cap.is_zero() => noisy.insert(app),
+            Settled::Quiet { .. } | Settled::Silent => noisy.remove(&app),
+            _ => false,
+        };
         let _runtime = self.runtime.enter();
         drop(stream);
         settled

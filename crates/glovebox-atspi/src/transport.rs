@@ -166,7 +166,7 @@ impl Bus {
     /// and its cache's additions and removals), queued until read.
     pub async fn events_of(&self, app: &str) -> Result<zbus::MessageStream, BusError> {
         let failed = |e: zbus::Error| BusError::Call { call: format!("AddMatch for the events of {app}"), message: e.to_string() };
-        let rule = zbus::MatchRule::builder().msg_type(zbus::message::Type::Signal).sender(app).map_err(|e| failed(e))?.build();
+        let rule = zbus::MatchRule::builder().msg_type(zbus::message::Type::Signal).sender(app).map_err(&failed)?.build();
         // Room for a burst while the input is delivered: a full queue
         // would hold up every reply on this connection.
         zbus::MessageStream::for_match_rule(rule, &self.conn, Some(EVENT_QUEUE)).await.map_err(failed)

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+mod bench_peer;
 mod bench_tokens;
 mod bench_wayland;
 
@@ -97,6 +98,13 @@ fn main() -> Result<()> {
     std::fs::create_dir_all(&out_dir)?;
     let out = |name: &str| out_dir.join(name).to_string_lossy().into_owned();
     let glovebox = std::env::current_exe()?.with_file_name("glovebox");
+    if std::env::args().any(|a| a == "--peer-only") {
+        let result = peer_rows(&sandbox, &backend, runs, &glovebox, &window);
+        let _ = fixture.kill();
+        let _ = fixture.wait();
+        sandbox.shutdown();
+        return result;
+    }
 
     println!("glovebox-bench: {runs} runs per row after one warm-up, median wall time");
     println!(
@@ -164,6 +172,10 @@ fn main() -> Result<()> {
             println!("{:<46} {:>9.1}x", "import / glovebox CLI", i.as_secs_f64() / cli.as_secs_f64());
         }
     }
+    let result = peer_rows(&sandbox, &backend, runs, &glovebox, &window);
+    if let Err(e) = result {
+        println!("(the peer rows failed: {e:#})");
+    }
     let factory = sandbox.command("gtk3-widget-factory").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
     match factory {
         Ok(mut factory) => {
@@ -187,6 +199,27 @@ fn main() -> Result<()> {
     let _ = fixture.wait();
     sandbox.shutdown();
     result.and_then(|_| wayland_rows())
+}
+
+/// glovebox beside cua-driver on the fixture (clicking its Cancel) and on gtk3-widget-factory.
+fn peer_rows(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: &Path, fixture: &WindowInfo) -> Result<()> {
+    let mut factory = sandbox
+        .command("gtk3-widget-factory")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting gtk3-widget-factory")?;
+    let result = wait_window(backend, factory.id(), "gtk3-widget-factory").and_then(|factory_window| {
+        let targets = [
+            bench_peer::PeerTarget { label: "fixture form", pid: fixture.id.pid, title: &fixture.title, button: Some("Cancel") },
+            bench_peer::PeerTarget { label: "gtk3-widget-factory", pid: factory_window.id.pid, title: &factory_window.title, button: None },
+        ];
+        bench_peer::rows(sandbox, runs, glovebox, &targets)
+    });
+    let _ = factory.kill();
+    let _ = factory.wait();
+    result
 }
 
 /// The window whose title contains `part`, once it is listed.
