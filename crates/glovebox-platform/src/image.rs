@@ -122,15 +122,19 @@ impl RgbImage {
         RgbImage { width: target.width, height: target.height, data: out }
     }
 
-    /// Encodes as PNG with the fastest filter/deflate pairing of the `png`
-    /// crate: screenshots compress well with it at a fraction of zlib's time.
+    /// Encodes as PNG with the `png` crate's `Fast` pairing (adaptive
+    /// filters, fast deflate). Re-encoding the same pixels of
+    /// gtk3-widget-factory's 1366×741 window (release build): `Fastest`
+    /// 455 KB in 2.9 ms, `Fast` 170 KB in 3.5 ms, `Balanced` 97 KB in 31 ms;
+    /// the fixture's 480×640: 95 KB, 28 KB, 19 KB. `Fast` is a third of the
+    /// bytes for about the same time (the bench's peer rows print the bytes).
     pub fn encode_png(&self) -> Result<Vec<u8>, Refusal> {
         let mut out = Vec::with_capacity(self.data.len() / 8);
         let fail = |e: png::EncodingError| Refusal::backend_unavailable(format!("PNG encoding failed: {e}"));
         let mut encoder = png::Encoder::new(&mut out, self.width, self.height);
         encoder.set_color(png::ColorType::Rgb);
         encoder.set_depth(png::BitDepth::Eight);
-        encoder.set_compression(png::Compression::Fastest);
+        encoder.set_compression(png::Compression::Fast);
         let mut writer = encoder.write_header().map_err(fail)?;
         writer.write_image_data(&self.data).map_err(fail)?;
         writer.finish().map_err(fail)?;
