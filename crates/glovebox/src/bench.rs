@@ -415,7 +415,7 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     let (without, with_cursor) = bench_click_with_overlay(sandbox, runs, &host, &reference)?;
     println!("{:<58} {:>9.2} ms", "host: gated click, cursor off (interleaved with the next)", ms(without));
     println!("{:<58} {:>9.2} ms", "host: gated click, the agent's cursor drawn", ms(with_cursor));
-    println!("{:<58} {:>9.2} ms", "host: gated click + next look (settles 60 ms, +250 if same)", ms(observed));
+    println!("{:<58} {:>9.2} ms", "host: gated click + next look (settled by the app's events)", ms(observed));
     println!("{:<58} {:>9.2} ms", format!("host: type 100 characters, background ({route})"), ms(typing));
     // Before the xdotool rows: their foreground typing leaves keys queued in the fixture.
     use bench_tokens::{click as press, set_field};
