@@ -208,9 +208,14 @@ fn a_real_dialog_is_filled_through_the_sdks_on_the_current_protocol() {
         let title = unique_title("Zenity form");
         let zenity = sandbox.command("zenity").args(["--forms", "--title", &title, "--add-entry=Name"]).stdout(std::process::Stdio::piped()).spawn().unwrap();
         let dialog = wait_until("the dialog", || host.list_windows(Some(&title), 1).ok()?.windows.first().map(|w| w.window.id));
-        sentinel.activate();
-        wait_until("the user's window focused", || sentinel.state().filter(|s| s["window_active"] == true));
-        let before = Desktop::now(&host, sandbox, &sentinel);
+        // zenity may take the focus as it maps, after a first activation:
+        // the user's window is made active until it stays so.
+        let before = wait_until("the user's window focused", || {
+            sentinel.activate();
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            let desktop = Desktop::now(&host, sandbox, &sentinel);
+            (desktop.sentinel[4] == true && desktop.focused != Some(dialog)).then_some(desktop)
+        });
         let home = scratch(&format!("zenity-{sdk}"));
         let name = format!("Ada via {sdk}");
         let user = User { mode, answer: "accept", title: &title, name: &name };
