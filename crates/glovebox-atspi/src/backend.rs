@@ -3,9 +3,10 @@
 //! trees from walks.
 
 use crate::ids::IdRegistry;
+use crate::memo::{Memo, Memos};
 use crate::translate::{role_name, ROLE_PASSWORD_TEXT};
 use crate::transport::{Bus, BusError, ObjectRef};
-use crate::walk::{rect, screen_offset, walk, CacheIndex, Cut, RawNode, Walk};
+use crate::walk::{moved_unannounced, rect, remember, screen_offset, walk, Cut, RawNode, Walk};
 use futures_util::future::join_all;
 use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
@@ -37,6 +38,8 @@ pub struct AtspiBackend {
     /// Applications whose events never went quiet within the cap last time
     /// (an animation): they are given only the first wait.
     noisy: Mutex<std::collections::HashSet<String>>,
+    /// What was read of each application, kept current by its events.
+    memos: Memos,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -77,7 +80,11 @@ impl AtspiBackend {
 
     /// A backend on the given session bus (e.g. a sandbox desktop's).
     pub fn on_session_bus(address: Option<&str>) -> Result<AtspiBackend, BackendError> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
+        // One worker follows the applications' events between calls (and
+        // reads the bus); the calling thread drives each call itself.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("glovebox-atspi")
             .enable_all()
             .build()
             .map_err(|e| BackendError::unavailable(format!("starting the D-Bus runtime: {e}")))?;
@@ -92,6 +99,7 @@ impl AtspiBackend {
             window_numbers: Mutex::default(),
             watch: Mutex::default(),
             noisy: Mutex::default(),
+            memos: Memos::default(),
         })
     }
 
@@ -119,6 +127,7 @@ impl AtspiBackend {
             self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).clear();
             self.pids.lock().unwrap_or_else(|p| p.into_inner()).clear();
             self.window_numbers.lock().unwrap_or_else(|p| p.into_inner()).clear();
+            self.memos.clear();
             *self.ids.lock().unwrap_or_else(|p| p.into_inner()) = IdRegistry::default();
         }
         let connected = self.runtime.block_on(async {
@@ -268,13 +277,40 @@ impl AtspiBackend {
                 FrameMatch::Absent(reason) => return Ok(Err(reason)),
             };
             self.frames.lock().unwrap_or_else(|p| p.into_inner()).insert(window.id.xid, frame.clone());
-            let cache = match tokio::time::timeout_at(deadline, bus.cache_items(&frame.bus)).await {
-                Ok(Ok(items)) => CacheIndex::new(items),
-                Ok(Err(BusError::Gone(what))) => return Err(BackendError::gone(format!("{what} exited"))),
-                Ok(Err(_)) => CacheIndex::default(),
-                Err(_) => return Err(timeout()),
-            };
-            let mut walked = walk(&bus, &cache, frame, budget, deadline).await;
+            let app = frame.bus.clone();
+            let followed = tokio::time::timeout_at(deadline, self.memos.take(&bus, &app)).await.map_err(|_| timeout())?;
+            let mut following = followed.is_some();
+            let mut memo = followed.unwrap_or_default();
+            if memo.known.is_empty() {
+                memo = match tokio::time::timeout_at(deadline, bus.cache_items(&app)).await {
+                    Ok(Ok(items)) if !items.is_empty() => Memo::from_items(items),
+                    Ok(Err(BusError::Gone(what))) => {
+                        self.memos.distrust(&app);
+                        return Err(BackendError::gone(format!("{what} exited")));
+                    }
+                    // No cache in at-spi2-atk's layout: a bridge whose events
+                    // are not known to tell every change. Its reads walk the bus.
+                    Ok(_) => {
+                        if following {
+                            self.memos.unfollow(&app);
+                            following = false;
+                        }
+                        Memo::default()
+                    }
+                    Err(_) => return Err(timeout()),
+                };
+            }
+            memo.frame_reads(extents);
+            memo.forget_stale_positions();
+            let mut walked = walk(&bus, &memo, frame.clone(), budget, deadline).await;
+            if moved_unannounced(&memo, &walked) {
+                memo.moved();
+                walked = walk(&bus, &memo, frame, budget, deadline).await;
+            }
+            if following {
+                remember(&mut memo, &walked);
+                self.memos.keep(&app, memo);
+            }
             crate::names::settle(&bus, &mut walked, deadline).await;
             Ok(Ok((extents, walked)))
         })?;
@@ -478,6 +514,11 @@ impl glovebox_platform::AccessibilitySource for AtspiBackend {
             limits.cap = limits.cap.min(limits.first_event);
         }
         let settled = self.runtime.block_on(crate::events::settle(&mut stream, limits));
+        if settled == Settled::Silent {
+            // Whatever the input did, the application said nothing of it:
+            // what is kept of it may be stale.
+            self.memos.distrust(&app);
+        }
         match settled {
             Settled::Flooding { .. } if !limits.cap.is_zero() => noisy.insert(app),
             Settled::Quiet { .. } | Settled::Silent => noisy.remove(&app),

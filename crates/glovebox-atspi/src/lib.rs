@@ -3,8 +3,9 @@
 //! [`transport`] speaks D-Bus (the accessibility bus and the raw AT-SPI
 //! calls); [`translate`] maps AT-SPI's numbers onto the model; [`names`]
 //! settles names as people read them; [`walk`]
-//! reads one window's tree within its budgets; [`ids`] keeps element ids
-//! stable across observations; `events` watches an application react to an
+//! reads one window's tree within its budgets; `memo` keeps what was read
+//! of each application until its events say it changed; [`ids`] keeps
+//! element ids stable across observations; `events` watches an application react to an
 //! input; [`backend`] ties them together; `windows`
 //! lists top-level accessibles where no compositor lists windows.
 #![forbid(unsafe_code)]
@@ -13,6 +14,7 @@ mod backend;
 mod events;
 pub mod ids;
 mod input;
+mod memo;
 pub mod names;
 pub mod translate;
 pub mod transport;

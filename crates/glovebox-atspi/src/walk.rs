@@ -1,10 +1,12 @@
 //! Reading one window's tree: find the window's accessible, then walk it
 //! level by level with every request of a level in flight at once, taking
-//! what the application's cache already holds, within the node, depth and
-//! deadline budgets.
+//! what the application's memo already holds ([`crate::memo`]), within the
+//! node, depth and deadline budgets; what the walk read is handed back to
+//! the memo ([`remember`]).
 
+use crate::memo::{Facts, Memo};
 use crate::translate::{has_value, is_menu_like, StateBits, DEFUNCT, MANAGES_DESCENDANTS, SHOWING, VISIBLE};
-use crate::transport::{Bus, BusError, CacheItem, ObjectRef};
+use crate::transport::{Bus, BusError, ObjectRef};
 use futures_util::future::join_all;
 use glovebox_model::{Rect, TreeBudget, WindowInfo};
 use std::collections::HashMap;
@@ -39,17 +41,22 @@ pub struct RawNode {
     /// A text field known to hold no characters (its count, never its text,
     /// was read): it shows no `has value`.
     pub empty: bool,
+    /// Whether every child was listed (not cut, hidden or managed).
+    pub children_read: bool,
+    /// What the enrichment read (or the memo held): extents, action names
+    /// with bindings, and whether the text is empty.
+    pub enriched: Option<Enrichment>,
 }
 
 impl RawNode {
-    fn from_cache(item: &CacheItem) -> RawNode {
+    fn from_facts(object: ObjectRef, facts: Facts) -> RawNode {
         RawNode {
-            object: item.object.clone(),
-            role: item.role,
-            name: item.name.clone(),
-            description: item.description.clone(),
-            states: StateBits::from_words(&item.states),
-            interfaces: item.interfaces.clone(),
+            object,
+            role: facts.role,
+            name: facts.name,
+            description: facts.description,
+            states: StateBits::from_words(&facts.states),
+            interfaces: facts.interfaces,
             parent: None,
             children: vec![],
             omitted: None,
@@ -57,7 +64,30 @@ impl RawNode {
             actions: vec![],
             shortcut: None,
             empty: false,
+            children_read: false,
+            enriched: None,
         }
+    }
+
+    fn facts(&self) -> Facts {
+        Facts {
+            role: self.role,
+            name: self.name.clone(),
+            description: self.description.clone(),
+            states: vec![self.states.0 as u32, (self.states.0 >> 32) as u32],
+            interfaces: self.interfaces.clone(),
+        }
+    }
+
+    /// Takes in what the enrichment read.
+    fn enrich(&mut self, enrichment: Enrichment) {
+        let (extents, actions, empty) = &enrichment;
+        self.empty = *empty == Some(true);
+        self.extents = extents.flatten().filter(|(_, _, w, h)| *w > 0 && *h > 0);
+        // A menu-opening action's binding is a mnemonic: it pops a menu that grabs the keyboard.
+        self.shortcut = actions.iter().filter(|(name, _)| !name.to_ascii_lowercase().contains("menu")).find_map(|(_, binding)| crate::names::shortcut(binding));
+        self.actions = actions.iter().map(|(name, _)| name.clone()).collect();
+        self.enriched = Some(enrichment);
     }
 
     pub fn has_interface(&self, name: &str) -> bool {
@@ -106,37 +136,6 @@ impl Walk {
     }
 }
 
-/// The application's cache as lookup tables, when it answered.
-#[derive(Default)]
-pub struct CacheIndex {
-    items: HashMap<ObjectRef, CacheItem>,
-    children: HashMap<ObjectRef, Vec<(i32, ObjectRef)>>,
-}
-
-impl CacheIndex {
-    pub fn new(items: Vec<CacheItem>) -> CacheIndex {
-        let mut index = CacheIndex::default();
-        for item in items {
-            if item.parent != item.object {
-                index.children.entry(item.parent.clone()).or_default().push((item.index_in_parent, item.object.clone()));
-            }
-            index.items.insert(item.object.clone(), item);
-        }
-        for list in index.children.values_mut() {
-            list.sort_by_key(|(i, _)| *i);
-        }
-        index
-    }
-
-    /// The cached children, when the cache knows them all in order.
-    fn children_of(&self, object: &ObjectRef) -> Option<Vec<ObjectRef>> {
-        let item = self.items.get(object)?;
-        let cached = self.children.get(object).map(Vec::as_slice).unwrap_or(&[]);
-        let complete = item.child_count >= 0 && cached.len() == item.child_count as usize && cached.iter().all(|(i, _)| *i >= 0);
-        complete.then(|| cached.iter().map(|(_, o)| o.clone()).collect())
-    }
-}
-
 async fn fetch_node(bus: &Bus, object: ObjectRef) -> Result<RawNode, BusError> {
     let (role, name, description, states, interfaces) =
         tokio::try_join!(bus.role(&object), bus.name(&object), bus.description(&object), bus.states(&object), bus.interfaces(&object),)?;
@@ -154,16 +153,21 @@ async fn fetch_node(bus: &Bus, object: ObjectRef) -> Result<RawNode, BusError> {
         actions: vec![],
         shortcut: None,
         empty: false,
+        children_read: false,
+        enriched: None,
     })
 }
 
 /// The children to read of a node, and how many more it has that are not read.
-async fn child_refs(bus: &Bus, cache: &CacheIndex, walk: &Walk, index: usize) -> Result<(Vec<ObjectRef>, usize), BusError> {
+async fn child_refs(bus: &Bus, memo: &Memo, walk: &Walk, index: usize) -> Result<(Vec<ObjectRef>, usize), BusError> {
     let node = &walk.nodes[index];
-    if let Some(children) = cache.children_of(&node.object) {
-        return Ok((children, 0));
+    if let Some(children) = memo.children(&node.object) {
+        return Ok((children.clone(), 0));
     }
     if node.states.has(MANAGES_DESCENDANTS) {
+        if let Some(rows) = memo.visible_rows(&node.object) {
+            return Ok(rows.clone());
+        }
         if node.has_interface("Table") {
             if let Some(cells) = visible_cells(bus, walk, index).await {
                 return Ok(cells);
@@ -293,15 +297,31 @@ async fn managed_children(bus: &Bus, walk: &Walk, index: usize) -> Result<(Vec<O
     Ok((visible, omitted))
 }
 
+/// Whether a walk that took the rows shown by a container from the memo
+/// found something somewhere at another place than the memo had it: then
+/// the window moved without saying so (a scroll, a layout) and the rows
+/// must be found again.
+pub fn moved_unannounced(memo: &Memo, walk: &Walk) -> bool {
+    let used_kept_rows = walk.nodes.iter().any(|n| n.states.has(MANAGES_DESCENDANTS) && memo.visible_rows(&n.object).is_some());
+    used_kept_rows
+        && walk.nodes.iter().any(|n| match (&n.enriched, memo.previous_extents(&n.object)) {
+            (Some((Some(now), _, _)), Some(before)) => *now != before,
+            _ => false,
+        })
+}
+
 /// Walks the tree under `root`.
-pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBudget, deadline: Instant) -> Walk {
+pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, deadline: Instant) -> Walk {
     let mut walk = Walk::default();
     // (object, parent index, depth)
     let mut frontier: Vec<(ObjectRef, Option<usize>, usize)> = vec![(root, None, 0)];
     let mut enrichment = vec![];
     while !frontier.is_empty() {
         // Node facts: from the cache, else fetched (all at once).
-        let missing: Vec<ObjectRef> = frontier.iter().filter(|(o, _, _)| !cache.items.contains_key(o)).map(|(o, _, _)| o.clone()).collect();
+        // The window's own facts are always asked: its name is its title,
+        // which Qt changes without an event.
+        let kept = |object: &ObjectRef, depth: usize| if depth == 0 { None } else { memo.facts(object) };
+        let missing: Vec<ObjectRef> = frontier.iter().filter(|(o, _, depth)| kept(o, *depth).is_none()).map(|(o, _, _)| o.clone()).collect();
         let fetched = match tokio::time::timeout_at(deadline, join_all(missing.iter().cloned().map(|o| fetch_node(bus, o)))).await {
             Ok(results) => results,
             Err(_) => {
@@ -321,8 +341,8 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
         let mut added: Vec<(usize, usize)> = vec![]; // (node index, depth)
         let mut cut_by_nodes: Vec<usize> = vec![];
         for (object, parent, depth) in frontier.drain(..) {
-            let node = match cache.items.get(&object) {
-                Some(item) => RawNode::from_cache(item),
+            let node = match kept(&object, depth) {
+                Some(facts) => RawNode::from_facts(object.clone(), facts.clone()),
                 None => match fetched_by_ref.remove(&object) {
                     Some(node) => node,
                     None => continue,
@@ -355,24 +375,24 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
             let node = &walk.nodes[*i];
             *depth > 0 && !walk.is_shown(node) && !is_menu_like(node.role)
         });
-        let hidden_counts = join_all(hidden.iter().map(|(i, _)| hidden_child_count(bus, cache, &walk.nodes[*i]))).await;
+        let hidden_counts = join_all(hidden.iter().map(|(i, _)| hidden_child_count(bus, memo, &walk.nodes[*i]))).await;
         for ((index, _), count) in hidden.into_iter().zip(hidden_counts) {
             if count > 0 {
                 walk.nodes[index].omitted = Some((count, OMITTED_HIDDEN.into()));
             }
         }
-        start_enrichment(bus, &walk, &added, &mut enrichment);
+        start_enrichment(bus, memo, &mut walk, &added, &mut enrichment);
         if !cut_by_nodes.is_empty() {
             walk.cut = Some(Cut::Nodes(cut_by_nodes));
             break;
         }
         // Children of this level, all requested at once.
-        let expandable: Vec<(usize, usize)> = added.iter().copied().filter(|(i, _)| might_have_children(cache, &walk.nodes[*i])).collect();
+        let expandable: Vec<(usize, usize)> = added.iter().copied().filter(|(i, _)| might_have_children(memo, &walk.nodes[*i])).collect();
         let (within, too_deep): (Vec<_>, Vec<_>) = expandable.into_iter().partition(|(_, depth)| *depth < budget.max_depth);
         if !too_deep.is_empty() && walk.cut.is_none() {
             walk.cut = Some(Cut::Depth(too_deep.iter().map(|(i, _)| *i).collect()));
         }
-        let requests = within.iter().map(|(i, _)| child_refs(bus, cache, &walk, *i));
+        let requests = within.iter().map(|(i, _)| child_refs(bus, memo, &walk, *i));
         let results = match tokio::time::timeout_at(deadline, join_all(requests)).await {
             Ok(results) => results,
             Err(_) => {
@@ -387,6 +407,7 @@ pub async fn walk(bus: &Bus, cache: &CacheIndex, root: ObjectRef, budget: TreeBu
                         let hint = if walk.nodes[index].has_interface("Table") { OMITTED_CELLS } else { OMITTED_OFFSCREEN };
                         walk.nodes[index].omitted = Some((not_read, hint.into()));
                     }
+                    walk.nodes[index].children_read = true;
                     frontier.extend(children.into_iter().map(|c| (c, Some(index), depth + 1)));
                 }
                 Err(e) => walk.failures.push(e.to_string()),
@@ -401,27 +422,28 @@ pub const OMITTED_HIDDEN: &str = "hidden (another page, or a collapsed or scroll
 pub const OMITTED_OFFSCREEN: &str = "off-screen or not yet created rows; scroll the list to bring them into view";
 pub const OMITTED_CELLS: &str = "cells off-screen, or on screen beyond the first 400 read (whole rows, top first); scroll to bring others into view";
 
-async fn hidden_child_count(bus: &Bus, cache: &CacheIndex, node: &RawNode) -> usize {
-    match cache.items.get(&node.object) {
-        Some(item) if item.child_count >= 0 => item.child_count as usize,
+async fn hidden_child_count(bus: &Bus, memo: &Memo, node: &RawNode) -> usize {
+    match memo.child_count(&node.object) {
+        Some(count) if count >= 0 => count as usize,
         _ => bus.child_count(&node.object).await.unwrap_or(0).max(0) as usize,
     }
 }
 
-fn might_have_children(cache: &CacheIndex, node: &RawNode) -> bool {
-    match cache.items.get(&node.object) {
-        Some(item) => item.child_count != 0,
-        None => true,
-    }
+fn might_have_children(memo: &Memo, node: &RawNode) -> bool {
+    memo.child_count(&node.object) != Some(0)
 }
 
-type Enrichment = (Option<(i32, i32, i32, i32)>, Vec<(String, String)>, Option<i32>);
+/// Extents (`None` when not asked; `Some(None)` when asked and not
+/// answered), action names with key bindings, whether the text is empty
+/// (`None` when not counted).
+pub type Enrichment = (Option<Option<(i32, i32, i32, i32)>>, Vec<(String, String)>, Option<bool>);
 
-/// Starts reading bounds and action names of freshly added nodes. The
-/// requests run while the walk goes on, filling the application's idle time
-/// between the walk's own round trips. Hidden objects have no meaningful
-/// position, and their actions matter only in menus.
-fn start_enrichment(bus: &Bus, walk: &Walk, added: &[(usize, usize)], pending: &mut Vec<(usize, tokio::task::JoinHandle<Enrichment>)>) {
+/// Starts reading bounds and action names of freshly added nodes, taking
+/// the actions and text counts the memo holds. The requests run while the walk goes on, filling
+/// the application's idle time between the walk's own round trips. Hidden
+/// objects have no meaningful position, and their actions matter only in
+/// menus.
+fn start_enrichment(bus: &Bus, memo: &Memo, walk: &mut Walk, added: &[(usize, usize)], pending: &mut Vec<(usize, tokio::task::JoinHandle<Enrichment>)>) {
     for &(index, _) in added {
         let node = &walk.nodes[index];
         let shown = index == 0 || walk.is_shown(node);
@@ -431,31 +453,40 @@ fn start_enrichment(bus: &Bus, walk: &Walk, added: &[(usize, usize)], pending: &
         if !(want_extents || want_actions || want_count) {
             continue;
         }
-        let (bus, object) = (bus.clone(), node.object.clone());
+        // Positions are read every time: toolkits move things without a
+        // word (Qt sends no event when a layout settles or a window resizes).
+        let object = &node.object;
+        let kept_actions = memo.actions(object).filter(|_| want_actions).cloned();
+        let kept_empty = memo.empty(object).filter(|_| want_count);
+        let ask_actions = want_actions && kept_actions.is_none();
+        let ask_count = want_count && kept_empty.is_none();
+        if !(want_extents || ask_actions || ask_count) {
+            walk.nodes[index].enrich((None, kept_actions.unwrap_or_default(), kept_empty));
+            continue;
+        }
+        let (bus, object) = (bus.clone(), object.clone());
         pending.push((
             index,
             tokio::spawn(async move {
                 let extents = async {
-                    if want_extents {
-                        bus.extents(&object).await.ok()
-                    } else {
-                        None
-                    }
-                };
-                let actions = async {
-                    if want_actions {
-                        bus.actions(&object).await.unwrap_or_default()
-                    } else {
-                        vec![]
-                    }
-                };
-                let count = async {
-                    match want_count {
-                        true => bus.character_count(&object).await.ok(),
+                    match want_extents {
+                        true => Some(bus.extents(&object).await.ok()),
                         false => None,
                     }
                 };
-                tokio::join!(extents, actions, count)
+                let actions = async {
+                    match (ask_actions, kept_actions) {
+                        (true, _) => bus.actions(&object).await.unwrap_or_default(),
+                        (false, kept) => kept.unwrap_or_default(),
+                    }
+                };
+                let empty = async {
+                    match ask_count {
+                        true => bus.character_count(&object).await.ok().map(|count| count == 0),
+                        false => kept_empty,
+                    }
+                };
+                tokio::join!(extents, actions, empty)
             }),
         ));
     }
@@ -467,14 +498,8 @@ async fn finish_enrichment(walk: &mut Walk, pending: Vec<(usize, tokio::task::Jo
     match tokio::time::timeout_at(deadline, join_all(handles)).await {
         Ok(results) => {
             for (index, result) in indices.into_iter().zip(results) {
-                if let Ok((extents, actions, count)) = result {
-                    let node = &mut walk.nodes[index];
-                    node.empty = count == Some(0);
-                    node.extents = extents.filter(|(_, _, w, h)| *w > 0 && *h > 0);
-                    // A menu-opening action's binding is a mnemonic: it pops a menu that grabs the keyboard.
-                    node.shortcut =
-                        actions.iter().filter(|(name, _)| !name.to_ascii_lowercase().contains("menu")).find_map(|(_, binding)| crate::names::shortcut(binding));
-                    node.actions = actions.into_iter().map(|(name, _)| name).collect();
+                if let Ok(enrichment) = result {
+                    walk.nodes[index].enrich(enrichment);
                 }
             }
         }
@@ -486,6 +511,43 @@ async fn finish_enrichment(walk: &mut Walk, pending: Vec<(usize, tokio::task::Jo
             walk.failures.push("bounds and actions were not all read before the deadline".into());
         }
     }
+}
+
+/// Hands what a walk read to the memo. Lists of children are kept only
+/// from a walk that read everything it meant to (nothing failed or was
+/// cut); positions are kept to tell the next walk whether anything moved.
+pub fn remember(memo: &mut Memo, walk: &Walk) {
+    let whole = walk.failures.is_empty() && walk.cut.is_none();
+    memo.forget_stale_positions();
+    for node in &walk.nodes {
+        let known = memo.entry(&node.object);
+        known.facts = Some(node.facts());
+        if let Some((extents, actions, empty)) = &node.enriched {
+            if extents.is_some() && whole {
+                known.extents = *extents;
+            }
+            if !actions.is_empty() || node.has_interface("Action") {
+                known.actions = Some(actions.clone());
+            }
+            if empty.is_some() {
+                known.empty = *empty;
+            }
+        }
+        let objects = || node.children.iter().map(|&c| walk.nodes[c].object.clone()).collect::<Vec<_>>();
+        match &node.omitted {
+            Some((count, hint)) if hint == OMITTED_HIDDEN => known.child_count = Some(*count as i32),
+            _ if !node.children_read || !whole => {}
+            None if !node.states.has(MANAGES_DESCENDANTS) => {
+                known.children = Some(objects());
+                known.child_count = Some(node.children.len() as i32);
+            }
+            omitted => {
+                let beyond = omitted.as_ref().map_or(0, |(count, _)| *count);
+                memo.visible_rows.insert(node.object.clone(), (objects(), beyond));
+            }
+        }
+    }
+    memo.layout_fresh = whole;
 }
 
 /// How the accessible's extents relate to the X window: GTK3 reports screen

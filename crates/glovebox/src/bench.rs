@@ -4,6 +4,8 @@
 //! the same run.
 //!
 //! Run: `cargo run --release -p glovebox --bin glovebox-bench [-- --runs N]`
+//! (`--peer-only`: the rows beside cua-driver; `--inspect-only`: the
+//! accessibility rows; `--wayland-only`: the Wayland rows)
 
 use anyhow::{bail, Context, Result};
 use glovebox_atspi::AtspiBackend;
@@ -98,6 +100,13 @@ fn main() -> Result<()> {
     std::fs::create_dir_all(&out_dir)?;
     let out = |name: &str| out_dir.join(name).to_string_lossy().into_owned();
     let glovebox = std::env::current_exe()?.with_file_name("glovebox");
+    if std::env::args().any(|a| a == "--inspect-only") {
+        let result = inspect_rows(&sandbox, &backend, runs, &glovebox, &window);
+        let _ = fixture.kill();
+        let _ = fixture.wait();
+        sandbox.shutdown();
+        return result;
+    }
     if std::env::args().any(|a| a == "--peer-only") {
         let result = peer_rows(&sandbox, &backend, runs, &glovebox, &window);
         let _ = fixture.kill();
@@ -199,6 +208,36 @@ fn main() -> Result<()> {
     let _ = fixture.wait();
     sandbox.shutdown();
     result.and_then(|_| wayland_rows())
+}
+
+/// Only the accessibility rows, on the fixture, gtk3-widget-factory and
+/// (when installed) LibreOffice Calc: the quick loop for work on reading.
+fn inspect_rows(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: &Path, fixture: &WindowInfo) -> Result<()> {
+    let home = sandbox.runtime_dir().join("bench-inspect-home");
+    std::fs::create_dir_all(&home)?;
+    let mut started = vec![];
+    let mut windows = vec![(fixture.clone(), "fixture app (200-row list)")];
+    let factory = sandbox.command("gtk3-widget-factory").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
+    windows.push((wait_window(backend, factory.id(), "gtk3-widget-factory")?, "gtk3-widget-factory"));
+    started.push(factory);
+    if which("localc").is_some() {
+        let calc = sandbox
+            .command("localc")
+            .args(["--norestore", "--nologo"])
+            .env("HOME", &home)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()?;
+        started.push(calc);
+        windows.push((wait_titled(backend, "LibreOffice Calc")?, "LibreOffice Calc: a spreadsheet"));
+    }
+    let result = bench_inspect(sandbox, backend, runs, glovebox, &windows);
+    for mut child in started {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    result
 }
 
 /// glovebox beside cua-driver on the fixture (clicking its Cancel) and on gtk3-widget-factory.
