@@ -6,7 +6,7 @@ use crate::ids::IdRegistry;
 use crate::memo::{Memo, Memos};
 use crate::translate::{role_name, ROLE_PASSWORD_TEXT};
 use crate::transport::{Bus, BusError, ObjectRef};
-use crate::walk::{moved_unannounced, rect, remember, screen_offset, walk, Cut, RawNode, Walk};
+use crate::walk::{moved_unannounced, rect, remember, screen_offset, walk, Cut, RawNode, Reading, Walk};
 use futures_util::future::join_all;
 use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
@@ -58,6 +58,12 @@ struct Connected {
 /// How long a connection (or a failure to connect) is trusted before it is
 /// checked again: a killed bus, or one started later, is noticed within this.
 const RECHECK: Duration = Duration::from_secs(1);
+
+/// A window's accessibles as read, or why it has none.
+enum WindowRead {
+    Read { frame_extents: Option<(i32, i32, i32, i32)>, walked: Walk },
+    NoAccessible(String),
+}
 
 /// The window's accessible, or why there is none.
 enum FrameMatch {
@@ -213,20 +219,23 @@ impl AtspiBackend {
                 return Ok(found.iter().any(|o| !o.is_null()));
             }
         }
-        // The tree read decides; when it shows a focused element, it also
-        // tells whether this application's Collection answers truthfully.
+        // A read of the window's facts decides (positions, actions and names
+        // are not needed); when it shows a focused element, it also tells
+        // whether this application's Collection answers truthfully.
         let budget = TreeBudget::new(5_000, 64, Duration::from_secs(2)).expect("valid budget");
-        let tree = self.inspect(window, budget)?;
+        let walked = match self.read(window, budget, Reading::Facts)? {
+            WindowRead::Read { walked, .. } => walked,
+            WindowRead::NoAccessible(_) => return Ok(false),
+        };
+        let focused = |n: &&RawNode| n.states.to_states().contains(&ElementState::Focused);
         if let (None, Some(app)) = (trusted, app) {
-            let focused = tree.root.as_ref().and_then(|r| r.walk().find(|e| e.has(ElementState::Focused)).map(|e| e.id));
-            if let Some(focused) = focused {
-                let expected = self.resolve(window, focused).ok();
+            if let Some(expected) = walked.nodes.iter().find(focused).map(|n| n.object.clone()) {
                 let answered = query(&[crate::translate::FOCUSED], &[]).map(|found| found.into_iter().find(|o| !o.is_null()));
-                let agrees = matches!((answered, expected), (Some(Some(a)), Some(e)) if a == e);
+                let agrees = matches!(answered, Some(Some(a)) if a == expected);
                 self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).insert(app, agrees);
             }
         }
-        Ok(tree.focused_password)
+        Ok(walked.nodes.iter().filter(focused).any(|n| n.role == ROLE_PASSWORD_TEXT))
     }
 
     /// Whether password focus in `window` is checked by a Collection query
@@ -242,18 +251,27 @@ impl AtspiBackend {
     /// answering before its window is found gets `COMPUTER_TIMEOUT`.
     pub fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, BackendError> {
         let started = std::time::Instant::now();
-        let none = |reason: String| AccessibilityTree {
-            window: window.id,
-            fidelity: Fidelity::None { reason },
-            root: None,
-            node_count: 0,
-            truncated: None,
-            focused_password: false,
-            elapsed_ms: started.elapsed().as_millis() as u64,
-        };
+        match self.read(window, budget, Reading::Tree)? {
+            WindowRead::Read { frame_extents, walked } => Ok(self.assemble(window, walked, frame_extents, budget, started)),
+            WindowRead::NoAccessible(reason) => Ok(AccessibilityTree {
+                window: window.id,
+                fidelity: Fidelity::None { reason },
+                root: None,
+                node_count: 0,
+                truncated: None,
+                focused_password: false,
+                elapsed_ms: started.elapsed().as_millis() as u64,
+            }),
+        }
+    }
+
+    /// Reads `window`'s accessibles within `budget`: the frame's extents and
+    /// the walk, or why the window has no accessible; `COMPUTER_TIMEOUT`
+    /// when the application stops answering before its window is found.
+    fn read(&self, window: &WindowInfo, budget: TreeBudget, reading: Reading) -> Result<WindowRead, BackendError> {
         let bus = match self.bus() {
             Ok(bus) => bus,
-            Err(reason) => return Ok(none(format!("accessibility bus unavailable: {reason}"))),
+            Err(reason) => return Ok(WindowRead::NoAccessible(format!("accessibility bus unavailable: {reason}"))),
         };
         let deadline = Instant::now() + budget.deadline;
         let timeout = || {
@@ -302,21 +320,23 @@ impl AtspiBackend {
             }
             memo.frame_reads(extents);
             memo.forget_stale_positions();
-            let mut walked = walk(&bus, &memo, frame.clone(), budget, deadline).await;
+            let mut walked = walk(&bus, &memo, frame.clone(), budget, deadline, reading).await;
             if moved_unannounced(&memo, &walked) {
                 memo.moved();
-                walked = walk(&bus, &memo, frame, budget, deadline).await;
+                walked = walk(&bus, &memo, frame, budget, deadline, reading).await;
             }
             if following {
                 remember(&mut memo, &walked);
                 self.memos.keep(&app, memo);
             }
-            crate::names::settle(&bus, &mut walked, deadline).await;
+            if reading == Reading::Tree {
+                crate::names::settle(&bus, &mut walked, deadline).await;
+            }
             Ok(Ok((extents, walked)))
         })?;
         let (frame_extents, walked) = match outcome {
             Ok(walked) => walked,
-            Err(reason) => return Ok(none(reason)),
+            Err(reason) => return Ok(WindowRead::NoAccessible(reason)),
         };
         if walked.nodes.is_empty() {
             return match walked.cut {
@@ -324,7 +344,7 @@ impl AtspiBackend {
                 _ => Err(BackendError::gone(format!("the accessible of window {} vanished while it was read", window.id))),
             };
         }
-        Ok(self.assemble(window, walked, frame_extents, budget, started))
+        Ok(WindowRead::Read { frame_extents, walked })
     }
 
     pub(crate) async fn pid_of(&self, bus: &Bus, name: &str) -> Option<u32> {

@@ -310,8 +310,18 @@ pub fn moved_unannounced(memo: &Memo, walk: &Walk) -> bool {
         })
 }
 
+/// What a walk is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// A tree to show: positions, actions and text counts of what is shown.
+    Tree,
+    /// Only each object's facts (role, name, states): a check such as
+    /// whether a password field has the focus.
+    Facts,
+}
+
 /// Walks the tree under `root`.
-pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, deadline: Instant) -> Walk {
+pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, deadline: Instant, reading: Reading) -> Walk {
     let mut walk = Walk::default();
     // (object, parent index, depth)
     let mut frontier: Vec<(ObjectRef, Option<usize>, usize)> = vec![(root, None, 0)];
@@ -381,7 +391,9 @@ pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, d
                 walk.nodes[index].omitted = Some((count, OMITTED_HIDDEN.into()));
             }
         }
-        start_enrichment(bus, memo, &mut walk, &added, &mut enrichment);
+        if reading == Reading::Tree {
+            start_enrichment(bus, memo, &mut walk, &added, &mut enrichment);
+        }
         if !cut_by_nodes.is_empty() {
             walk.cut = Some(Cut::Nodes(cut_by_nodes));
             break;
