@@ -65,7 +65,7 @@ async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Resu
             _ => break,
         };
         if let Ok(delivery) = activate(bus, &current).await {
-            return Ok(Delivery { route: format!("{} on the parent", delivery.route) });
+            return Ok(Delivery::by(format!("{} on the parent", delivery.route)));
         }
     }
     first
@@ -80,7 +80,7 @@ async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendErro
     if !bus.do_action(object, index as i32).await.map_err(bus_failure)? {
         return Err(not_actionable(format!("the application refused the {:?} action", names[index])));
     }
-    Ok(Delivery { route: format!("at-spi:DoAction({})", names[index]) })
+    Ok(Delivery::by(format!("at-spi:DoAction({})", names[index])))
 }
 
 /// Reads a value back until it satisfies `done` or a short while passes:
@@ -112,7 +112,7 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
         if now != text {
             return Err(not_actionable("the application did not take the new text (read back differs)"));
         }
-        return Ok(Delivery { route: "at-spi:EditableText.SetTextContents".into() });
+        return Ok(Delivery::by("at-spi:EditableText.SetTextContents"));
     }
     if has(&ifaces, "Value") {
         let value: f64 = text.trim().parse().map_err(|_| BackendError::invalid_argument(format!("{text:?} is not a number for this slider or spin button")))?;
@@ -121,7 +121,7 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
         if (now - value).abs() > 1e-6 * value.abs().max(1.0) {
             return Err(not_actionable(format!("the application kept the value at {now}, not {value} (outside its range or step?)")));
         }
-        return Ok(Delivery { route: "at-spi:Value.CurrentValue".into() });
+        return Ok(Delivery::by("at-spi:Value.CurrentValue"));
     }
     Err(not_actionable("the element holds no settable text or value"))
 }
@@ -173,7 +173,7 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     };
     for (owner, route) in [(object, "at-spi:Selection.SelectChild"), (&parent, "at-spi:Selection.SelectChild(parent)")] {
         if has(&interfaces(bus, owner).await?, "Selection") && bus.select_child(owner, index).await.unwrap_or(false) && confirmed().await {
-            return Ok(Delivery { route: route.into() });
+            return Ok(Delivery::by(route));
         }
     }
     // An option's own action chooses it (a web page's `select`): the option
@@ -200,14 +200,14 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
             }
             for _ in 0..20 {
                 if chosen_alone().await {
-                    return Ok(Delivery { route: "at-spi:DoAction(select) on the option".into() });
+                    return Ok(Delivery::by("at-spi:DoAction(select) on the option"));
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
     }
     if activate(bus, &child).await.is_ok() && confirmed().await {
-        return Ok(Delivery { route: "at-spi:DoAction(option)".into() });
+        return Ok(Delivery::by("at-spi:DoAction(option)"));
     }
     Err(BackendError::new(
         BackendErrorKind::NoBackgroundRoute,
@@ -308,7 +308,7 @@ impl AtspiBackend {
                 if after.chars().count() != expected || !after.contains(text.as_str()) {
                     return Err(not_actionable("the application did not take the typed text (read back differs)"));
                 }
-                Ok(Delivery { route: "at-spi:EditableText.InsertText".into() })
+                Ok(Delivery::by("at-spi:EditableText.InsertText"))
             }
             (Action::Move { .. }, _) => Err(no_route("pointer moves")),
             (Action::Drag { .. }, _) => Err(no_route("drags")),

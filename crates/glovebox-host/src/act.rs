@@ -31,6 +31,14 @@ const SETTLE: glovebox_platform::SettleLimits = glovebox_platform::SettleLimits 
     quiet_gap: std::time::Duration::from_millis(30),
     cap: std::time::Duration::from_millis(500),
 };
+/// The same after an input the application said it has read (an X11
+/// route's ping answered): its handlers run in the same turn of its loop,
+/// so a first event is not long in coming.
+const SETTLE_ACKNOWLEDGED: glovebox_platform::SettleLimits = glovebox_platform::SettleLimits {
+    first_event: std::time::Duration::from_millis(30),
+    quiet_gap: std::time::Duration::from_millis(30),
+    cap: std::time::Duration::from_millis(500),
+};
 
 /// One line describing `action` for a prompt: what it does, never the text.
 pub fn describe_action(action: &Action) -> String {
@@ -157,7 +165,7 @@ impl Host {
 
     /// The observation after an input and what changed since `before`,
     /// taken once the application's events say it has reacted and gone
-    /// quiet ([`SETTLE`]). Where they cannot be watched, the look waits
+    /// quiet (`limits`: [`SETTLE`], or [`SETTLE_ACKNOWLEDGED`]). Where they cannot be watched, the look waits
     /// [`INPUT_SETTLE`] (toolkits run many actions from their main loop's
     /// idle time) and, seeing no change, looks once more after
     /// [`QUIET_RECHECK`] before saying so.
@@ -167,6 +175,7 @@ impl Host {
         window: &glovebox_model::WindowInfo,
         request: ObserveRequest,
         before: &glovebox_model::AccessibilityTree,
+        limits: glovebox_platform::SettleLimits,
     ) -> (Result<crate::Observation, Refusal>, Option<TreeDiff>, Settled) {
         let look = |pause: std::time::Duration, state: &mut State| {
             std::thread::sleep(pause);
@@ -179,7 +188,7 @@ impl Host {
             let changes = next.as_ref().ok().map(|n| TreeDiff::between(before, &n.tree));
             (next, changes)
         };
-        let settled = self.inner.backends.accessibility.settle(SETTLE);
+        let settled = self.inner.backends.accessibility.settle(limits);
         if settled != Settled::Unwatched {
             let (next, changes) = look(std::time::Duration::ZERO, state);
             return (next, changes, settled);
@@ -349,7 +358,8 @@ impl Host {
             Some(screenshot) => {
                 let pixels = state.grant.as_ref().is_some_and(|g| g.capture == CaptureMode::A11yAndPixels);
                 let request = ObserveRequest { screenshot: screenshot && pixels, marks: false };
-                self.observe_settled(state, &window, request, &frame.tree)
+                let limits = if delivery.acknowledged { SETTLE_ACKNOWLEDGED } else { SETTLE };
+                self.observe_settled(state, &window, request, &frame.tree, limits)
             }
             None => (Err(refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame")), None, Settled::Unwatched),
         };

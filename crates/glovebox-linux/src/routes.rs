@@ -187,7 +187,7 @@ impl LinuxInput {
             self.check_key_destination(window)?;
         }
         self.x11.perform_background(window, gesture, accepts.style)?;
-        Ok(Delivery { route: "x11:SendEvent".into() })
+        Ok(self.acknowledged(window, Delivery::by("x11:SendEvent")))
     }
 
     /// `set_value` by keys: focus the field through its own accessible
@@ -209,7 +209,7 @@ impl LinuxInput {
         let replace = if text.is_empty() { Gesture::Key { combo: KeyCombo::parse("backspace")?, repeat: 1 } } else { typed };
         self.x11.perform_background(window, &replace, accepts.style)?;
         self.atspi.expect_text(window, target, text)?;
-        Ok(Delivery { route: format!("{focused}+x11:SendEvent(keys)") })
+        Ok(Delivery::by(format!("{focused}+x11:SendEvent(keys)")))
     }
 
     fn background(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
@@ -308,9 +308,20 @@ impl LinuxInput {
             }
         }
         self.x11.perform(window, &gesture, DeliveryMode::Foreground)?;
-        Ok(Delivery { route: "x11:XTest".into() })
+        Ok(self.acknowledged(window, Delivery::by("x11:XTest")))
+    }
+
+    /// `delivery` once the client has said it read the events (a ping
+    /// after them, answered within [`ACKNOWLEDGE_WAIT`]); a client that
+    /// takes no pings, or is too busy to answer, leaves it unacknowledged.
+    fn acknowledged(&self, window: &WindowInfo, delivery: Delivery) -> Delivery {
+        let acknowledged = matches!(self.x11.acknowledge(window, ACKNOWLEDGE_WAIT), Ok(Some(_)));
+        Delivery { acknowledged, ..delivery }
     }
 }
+
+/// How long a client is given to answer the ping after X11 input.
+const ACKNOWLEDGE_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// A key chord no event route delivers, as the application's own menu
 /// item or button bound to it: `None` when nothing in the window is.
@@ -346,7 +357,7 @@ pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, combo:
         });
     }
     let route = delivery.map(|d| d.route).unwrap_or_default();
-    Some(Ok(Delivery { route: format!("{route} on the {} \"{}\" bound to {combo} (the application's own shortcut)", element.role, element.name) }))
+    Some(Ok(Delivery::by(format!("{route} on the {} \"{}\" bound to {combo} (the application's own shortcut)", element.role, element.name))))
 }
 
 impl InputSink for LinuxInput {

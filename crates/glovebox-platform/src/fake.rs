@@ -189,7 +189,7 @@ impl InputSink for FakeDesktop {
         if *self.grab_on_delivery.lock().unwrap() {
             *self.keyboard_grab.lock().unwrap() = true;
         }
-        Ok(Delivery { route: "fake".into() })
+        Ok(Delivery::by("fake"))
     }
 }
 

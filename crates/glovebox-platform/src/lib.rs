@@ -144,6 +144,18 @@ impl ResolvedTarget {
 pub struct Delivery {
     /// The route used, e.g. `at-spi:DoAction` or `x11:SendEvent`.
     pub route: String,
+    /// Whether the application said it had read the input (an X11 route's
+    /// `_NET_WM_PING`, answered after the events): its reaction, if any,
+    /// is then under way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub acknowledged: bool,
+}
+
+impl Delivery {
+    /// A delivery by `route` that nothing acknowledged.
+    pub fn by(route: impl Into<String>) -> Delivery {
+        Delivery { route: route.into(), acknowledged: false }
+    }
 }
 
 /// Delivers checked input to a window. Only the host calls this, after

@@ -18,6 +18,8 @@ x11rb::atom_manager! {
         _NET_WM_STATE,
         _NET_WM_STATE_HIDDEN,
         WM_STATE,
+        WM_PROTOCOLS,
+        _NET_WM_PING,
         UTF8_STRING,
     }
 }
@@ -37,6 +39,10 @@ pub struct X11Backend {
     /// glovebox's own windows (the agent's cursor): blacked out of every
     /// desktop capture, as window captures black out whatever covers them.
     pub(crate) own_windows: std::sync::Mutex<Vec<u32>>,
+    /// The display connected to, for a second connection of its own.
+    pub(crate) display: Option<String>,
+    /// The connection that pings clients, made on first use ([`crate::ping`]).
+    pub(crate) pinger: std::sync::OnceLock<std::sync::Mutex<crate::ping::Pinger>>,
 }
 
 impl std::fmt::Debug for X11Backend {
@@ -97,6 +103,8 @@ impl X11Backend {
             clock: Default::default(),
             keymap: Default::default(),
             own_windows: Default::default(),
+            display: display.map(str::to_owned),
+            pinger: Default::default(),
         })
     }
 

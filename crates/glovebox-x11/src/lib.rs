@@ -14,6 +14,7 @@ pub mod grab;
 pub mod input;
 mod occlusion;
 pub mod overlay;
+mod ping;
 mod pixels;
 #[cfg(feature = "shm")]
 mod shm;

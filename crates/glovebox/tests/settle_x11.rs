@@ -86,3 +86,25 @@ fn a_flood_of_events_is_capped_and_the_result_still_comes() {
     assert_eq!(status, "Submit clicked");
     assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 1);
 }
+
+#[test]
+fn an_x11_input_is_acknowledged_by_the_client_before_its_result_is_waited_for() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let fixture = Fixture::launch(sandbox, &unique_title("Settle ping"), &["--no-password"]);
+    let host = host(sandbox, "ping");
+    let window = wait_until("fixture listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
+    let seen = host.observe(Some(&WindowRef::Id(window)), false).unwrap();
+    // The pad has no accessible action: a click on it goes by X11 events.
+    let pad = seen.tree.root.as_ref().unwrap().walk().find(|e| e.name == "Pad").expect("the pad").id;
+    let click = Action::Click { target: Target::Element(pad), button: Button::Left, count: 1, modifiers: vec![] };
+    let started = std::time::Instant::now();
+    let done = host.act(seen.frame.id, click).unwrap();
+    let took = started.elapsed();
+    assert!(done.delivery.route.starts_with("x11:"), "{}", done.delivery.route);
+    assert!(done.delivery.acknowledged, "GTK answers _NET_WM_PING: {:?}", done.delivery);
+    // The fixture's own report: the press arrived, and nothing a tree shows changed.
+    let presses = fixture.state().unwrap()["pad"]["presses"].as_array().unwrap().len();
+    assert_eq!(presses, 1, "{:?}", fixture.state().unwrap()["pad"]);
+    assert!(done.changes.unwrap().is_empty());
+    println!("pad click by {} (acknowledged), settled {:?}, with its result in {took:?}", done.delivery.route, done.settled);
+}
