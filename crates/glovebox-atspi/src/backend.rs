@@ -6,7 +6,7 @@ use crate::ids::IdRegistry;
 use crate::memo::{Memo, Memos};
 use crate::translate::{role_name, ROLE_PASSWORD_TEXT};
 use crate::transport::{Bus, BusError, ObjectRef};
-use crate::walk::{moved_unannounced, rect, remember, screen_offset, walk, Cut, RawNode, Reading, Walk};
+use crate::walk::{moved_unannounced, read_facts, rect, remember, screen_offset, walk, Cut, RawNode, Reading, Walk};
 use futures_util::future::join_all;
 use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
@@ -23,6 +23,10 @@ pub struct AtspiBackend {
     pub(crate) runtime: tokio::runtime::Runtime,
     session_bus: Option<String>,
     bus: Mutex<Option<Connected>>,
+    /// The first connection, started as the backend is made so that it
+    /// comes up while the caller does its other work (a one-shot command
+    /// lists windows meanwhile).
+    connecting: Mutex<Option<tokio::task::JoinHandle<Result<Bus, String>>>>,
     ids: Mutex<IdRegistry>,
     pids: Mutex<HashMap<String, u32>>,
     /// Accessibles already matched to X windows (by xid), checked for life on use.
@@ -53,6 +57,20 @@ impl std::fmt::Debug for AtspiBackend {
 struct Connected {
     bus: Result<Bus, String>,
     checked: std::time::Instant,
+}
+
+/// Connects to the accessibility bus and registers for events. Without a
+/// listener GTK keeps no cache and toolkits send no events; walking still
+/// works without either.
+async fn open_bus(session: Option<String>) -> Result<Bus, String> {
+    match tokio::time::timeout(CONNECT_TIMEOUT, Bus::connect(session.as_deref())).await {
+        Err(_) => Err(format!("no answer from the accessibility bus within {CONNECT_TIMEOUT:?}")),
+        Ok(Err(e)) => Err(e.to_string()),
+        Ok(Ok(bus)) => {
+            let _ = tokio::time::timeout(CONNECT_TIMEOUT, bus.listen_for_events()).await;
+            Ok(bus)
+        }
+    }
 }
 
 /// How long a connection (or a failure to connect) is trusted before it is
@@ -94,7 +112,9 @@ impl AtspiBackend {
             .enable_all()
             .build()
             .map_err(|e| BackendError::unavailable(format!("starting the D-Bus runtime: {e}")))?;
+        let connecting = runtime.spawn(open_bus(address.map(str::to_owned)));
         Ok(AtspiBackend {
+            connecting: Mutex::new(Some(connecting)),
             runtime,
             session_bus: address.map(str::to_owned),
             bus: Mutex::new(None),
@@ -136,16 +156,15 @@ impl AtspiBackend {
             self.memos.clear();
             *self.ids.lock().unwrap_or_else(|p| p.into_inner()) = IdRegistry::default();
         }
+        let early = self.connecting.lock().unwrap_or_else(|p| p.into_inner()).take();
         let connected = self.runtime.block_on(async {
-            match tokio::time::timeout(CONNECT_TIMEOUT, Bus::connect(self.session_bus.as_deref())).await {
-                Err(_) => Err(format!("no answer from the accessibility bus within {CONNECT_TIMEOUT:?}")),
-                Ok(Err(e)) => Err(e.to_string()),
-                Ok(Ok(bus)) => {
-                    // Without a listener GTK keeps no cache and toolkits send no
-                    // events; walking still works without either.
-                    let _ = tokio::time::timeout(CONNECT_TIMEOUT, bus.listen_for_events()).await;
-                    Ok(bus)
-                }
+            match early {
+                // What failed early (a bus not up yet) is tried again now.
+                Some(started) => match started.await {
+                    Ok(Ok(bus)) => Ok(bus),
+                    _ => open_bus(self.session_bus.clone()).await,
+                },
+                None => open_bus(self.session_bus.clone()).await,
             }
         });
         *slot = Some(Connected { bus: connected.clone(), checked: std::time::Instant::now() });
@@ -299,7 +318,8 @@ impl AtspiBackend {
             let followed = tokio::time::timeout_at(deadline, self.memos.take(&bus, &app)).await.map_err(|_| timeout())?;
             let mut following = followed.is_some();
             let mut memo = followed.unwrap_or_default();
-            if memo.known.is_empty() {
+            let loaded_now = memo.known.is_empty();
+            if loaded_now {
                 memo = match tokio::time::timeout_at(deadline, bus.cache_items(&app)).await {
                     Ok(Ok(items)) if !items.is_empty() => Memo::from_items(items),
                     Ok(Err(BusError::Gone(what))) => {
@@ -320,7 +340,20 @@ impl AtspiBackend {
             }
             memo.frame_reads(extents);
             memo.forget_stale_positions();
-            let mut walked = walk(&bus, &memo, frame.clone(), budget, deadline, reading).await;
+            let mut walked = if memo.verified || loaded_now {
+                walk(&bus, &memo, frame.clone(), budget, deadline, reading).await
+            } else {
+                // A memo kept from an earlier read is checked once against a
+                // walk of the application's cache as it is now; later reads
+                // take it if they agree.
+                let now = match tokio::time::timeout_at(deadline, bus.cache_items(&app)).await {
+                    Ok(Ok(items)) => Memo::from_items(items),
+                    _ => Memo::default(),
+                };
+                let checked = walk(&bus, &now, frame.clone(), budget, deadline, reading).await;
+                memo.verified = checked.failures.is_empty() && checked.cut.is_none() && memo.agrees_with(&read_facts(&checked));
+                checked
+            };
             if moved_unannounced(&memo, &walked) {
                 memo.moved();
                 walked = walk(&bus, &memo, frame, budget, deadline, reading).await;

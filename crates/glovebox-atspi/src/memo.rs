@@ -77,6 +77,10 @@ pub struct Memo {
     pub layout_fresh: bool,
     /// The frame's extents when positions were read.
     pub frame_extents: Option<(i32, i32, i32, i32)>,
+    /// Whether a fresh walk has read what this memo says. Until then it is
+    /// not read from: a bridge that has just started learns of listeners a
+    /// moment late, and what changed meanwhile was never announced.
+    pub verified: bool,
 }
 
 impl Memo {
@@ -103,6 +107,18 @@ impl Memo {
             memo.known.insert(item.object, known);
         }
         memo
+    }
+
+    /// Whether a fresh walk read what this memo says of the objects it
+    /// walked: the same facts, and the same children where both list them.
+    pub fn agrees_with(&self, walked: &[(ObjectRef, Facts, Option<Vec<ObjectRef>>)]) -> bool {
+        walked.iter().all(|(object, facts, children)| {
+            self.facts(object).is_none_or(|kept| kept == facts)
+                && match (self.children(object), children) {
+                    (Some(kept), Some(read)) => kept == read,
+                    _ => true,
+                }
+        })
     }
 
     pub fn facts(&self, object: &ObjectRef) -> Option<&Facts> {

@@ -297,6 +297,20 @@ async fn managed_children(bus: &Bus, walk: &Walk, index: usize) -> Result<(Vec<O
     Ok((visible, omitted))
 }
 
+/// What a walk read of each object: its facts and, where it listed them
+/// all, its children (for [`Memo::agrees_with`]).
+pub fn read_facts(walk: &Walk) -> Vec<(ObjectRef, Facts, Option<Vec<ObjectRef>>)> {
+    let whole = walk.failures.is_empty() && walk.cut.is_none();
+    walk.nodes
+        .iter()
+        .map(|node| {
+            let listed = whole && node.children_read && node.omitted.is_none() && !node.states.has(MANAGES_DESCENDANTS);
+            let children = listed.then(|| node.children.iter().map(|&c| walk.nodes[c].object.clone()).collect());
+            (node.object.clone(), node.facts(), children)
+        })
+        .collect()
+}
+
 /// Whether a walk that took the rows shown by a container from the memo
 /// found something somewhere at another place than the memo had it: then
 /// the window moved without saying so (a scroll, a layout) and the rows
