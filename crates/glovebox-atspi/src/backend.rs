@@ -77,6 +77,18 @@ async fn open_bus(session: Option<String>) -> Result<Bus, String> {
 /// checked again: a killed bus, or one started later, is noticed within this.
 const RECHECK: Duration = Duration::from_secs(1);
 
+/// Where keys sent to a window would land.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyDestination {
+    /// A focused password field.
+    Password,
+    /// A focused element that is not a password field.
+    Field,
+    /// No element says it has the focus (an inactive GTK3 window reports
+    /// none); whether the window has a password field at all.
+    Unknown { has_password: bool },
+}
+
 /// A window's accessibles as read, or why it has none.
 enum WindowRead {
     Read { frame_extents: Option<(i32, i32, i32, i32)>, walked: Walk },
@@ -255,6 +267,22 @@ impl AtspiBackend {
             }
         }
         Ok(walked.nodes.iter().filter(focused).any(|n| n.role == ROLE_PASSWORD_TEXT))
+    }
+
+    /// Where keys sent to `window` would land, as far as its accessibles
+    /// say (a read of their facts only).
+    pub fn key_destination(&self, window: &WindowInfo) -> Result<KeyDestination, BackendError> {
+        let walked = match self.read(window, TreeBudget::default(), Reading::Facts)? {
+            WindowRead::Read { walked, .. } => walked,
+            WindowRead::NoAccessible(_) => return Ok(KeyDestination::Unknown { has_password: false }),
+        };
+        let password = |n: &RawNode| n.role == ROLE_PASSWORD_TEXT;
+        let focused: Vec<&RawNode> = walked.nodes.iter().filter(|n| n.states.to_states().contains(&ElementState::Focused)).collect();
+        Ok(match focused.as_slice() {
+            [] => KeyDestination::Unknown { has_password: walked.nodes.iter().any(password) },
+            some if some.iter().any(|n| password(n)) => KeyDestination::Password,
+            _ => KeyDestination::Field,
+        })
     }
 
     /// Whether password focus in `window` is checked by a Collection query

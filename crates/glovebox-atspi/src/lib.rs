@@ -21,5 +21,5 @@ pub mod transport;
 pub mod walk;
 mod windows;
 
-pub use backend::{doctor_check, AtspiBackend};
+pub use backend::{doctor_check, AtspiBackend, KeyDestination};
 pub use windows::AccessibleWindow;

@@ -5,7 +5,7 @@
 //! toolkit that drops them would otherwise look like a success. Foreground
 //! (XTest) runs only when the host let a foreground call through.
 
-use glovebox_atspi::AtspiBackend;
+use glovebox_atspi::{AtspiBackend, KeyDestination};
 use glovebox_model::{Action, Button, DeliveryMode, KeyCombo, Modifiers, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Delivery, Gesture, InputSink, ResolvedTarget};
@@ -167,18 +167,13 @@ impl LinuxInput {
     /// sent only when the focused element is known and is not a password
     /// field, or when the window has no password field at all.
     fn check_key_destination(&self, window: &WindowInfo) -> Result<(), BackendError> {
-        let tree = glovebox_platform::AccessibilitySource::inspect(&*self.atspi, window, glovebox_model::TreeBudget::default())?;
-        let Some(root) = tree.root.as_ref() else { return Ok(()) };
         let secure = |why: &str| Err(BackendError::new(BackendErrorKind::SecureInput, why.to_owned()));
-        let focused = root.walk().find(|e| e.has(glovebox_model::ElementState::Focused)).map(|e| e.is_password());
-        let has_password = root.walk().any(|e| e.is_password());
-        match focused {
-            Some(true) => secure("the focused field is a password field: glovebox types nothing into it"),
-            Some(false) => Ok(()),
-            None if has_password => secure(
+        match self.atspi.key_destination(window)? {
+            KeyDestination::Password => secure("the focused field is a password field: glovebox types nothing into it"),
+            KeyDestination::Field | KeyDestination::Unknown { has_password: false } => Ok(()),
+            KeyDestination::Unknown { has_password: true } => secure(
                 "keys would go to this inactive window's focused widget, which its toolkit does not report, and the window has a password field; use set_value on the field you mean",
             ),
-            None => Ok(()),
         }
     }
 

@@ -5,7 +5,8 @@
 //!
 //! Run: `cargo run --release -p glovebox --bin glovebox-bench [-- --runs N]`
 //! (`--peer-only`: the rows beside cua-driver; `--inspect-only`: the
-//! accessibility rows; `--wayland-only`: the Wayland rows)
+//! accessibility rows; `--input-only`: the host's input rows;
+//! `--wayland-only`: the Wayland rows)
 
 use anyhow::{bail, Context, Result};
 use glovebox_atspi::AtspiBackend;
@@ -100,6 +101,13 @@ fn main() -> Result<()> {
     std::fs::create_dir_all(&out_dir)?;
     let out = |name: &str| out_dir.join(name).to_string_lossy().into_owned();
     let glovebox = std::env::current_exe()?.with_file_name("glovebox");
+    if std::env::args().any(|a| a == "--input-only") {
+        let result = bench_input(&sandbox, runs, &window);
+        let _ = fixture.kill();
+        let _ = fixture.wait();
+        sandbox.shutdown();
+        return result;
+    }
     if std::env::args().any(|a| a == "--inspect-only") {
         let result = inspect_rows(&sandbox, &backend, runs, &glovebox, &window);
         let _ = fixture.kill();
@@ -448,6 +456,17 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     typing.remove(0);
     let route = typing[0].1.clone();
     let typing = median(typing.into_iter().map(|(d, _)| d).collect());
+    // A key by X11 events: the route checks where keys would land first.
+    let mut keys = vec![];
+    for _ in 0..=runs.min(10) {
+        let frame = host.observe(None, false).map_err(fail)?.frame.id;
+        let start = Instant::now();
+        let sent = host.act_unobserved(frame, Action::Key { combo: "shift".into(), repeat: 1 }, DeliveryMode::Background);
+        keys.push((start.elapsed(), sent.map(|d| d.route).map_err(|r| r.to_string())));
+    }
+    let _warm_up = keys.remove(0);
+    let key_route = keys[0].1.clone();
+    let key = median(keys.into_iter().map(|(d, _)| d).collect());
     println!();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!("{:<58} {:>9.2} ms", "host: gated element click, no follow-up observation", ms(median(unobserved)));
@@ -456,6 +475,10 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     println!("{:<58} {:>9.2} ms", "host: gated click, the agent's cursor drawn", ms(with_cursor));
     println!("{:<58} {:>9.2} ms", "host: gated click + next look (settled by the app's events)", ms(observed));
     println!("{:<58} {:>9.2} ms", format!("host: type 100 characters, background ({route})"), ms(typing));
+    match key_route {
+        Ok(route) => println!("{:<58} {:>9.2} ms", format!("host: key shift, background ({route})"), ms(key)),
+        Err(refused) => println!("(host: key shift, background: refused: {refused})"),
+    }
     // Before the xdotool rows: their foreground typing leaves keys queued in the fixture.
     use bench_tokens::{click as press, set_field};
     let form: Vec<bench_tokens::ScriptedStep> = vec![
