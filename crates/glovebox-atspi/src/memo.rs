@@ -214,24 +214,19 @@ impl Memo {
             }
             Change::Property { object, property } => {
                 let role = self.facts(&object).map(|f| f.role);
-                let known = self.entry(&object);
-                match property.as_str() {
-                    // A value is read live, never kept: only a scroll position moves things.
-                    "accessible-value" => {
-                        if role != Some(ROLE_SCROLL_BAR) && role.is_some() {
-                            return;
-                        }
-                    }
-                    "accessible-description" => {
-                        known.facts = None;
-                        return;
-                    }
-                    _ => {
-                        known.facts = None;
+                // A value is read live, never kept: only a scroll position moves things.
+                if property == "accessible-value" && role.is_some() && role != Some(ROLE_SCROLL_BAR) {
+                    return;
+                }
+                if let Some(known) = self.known.get_mut(&object) {
+                    known.facts = None;
+                    if property != "accessible-description" {
                         known.actions = None;
                     }
                 }
-                self.moved();
+                if property != "accessible-description" {
+                    self.moved();
+                }
             }
             Change::Text(object) => {
                 if let Some(known) = self.known.get_mut(&object) {

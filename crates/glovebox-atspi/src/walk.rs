@@ -82,6 +82,7 @@ impl RawNode {
     /// Takes in what the enrichment read.
     fn enrich(&mut self, enrichment: Enrichment) {
         let (extents, actions, empty) = &enrichment;
+        let actions = actions.as_deref().unwrap_or_default();
         self.empty = *empty == Some(true);
         self.extents = extents.flatten().filter(|(_, _, w, h)| *w > 0 && *h > 0);
         // A menu-opening action's binding is a mnemonic: it pops a menu that grabs the keyboard.
@@ -460,9 +461,9 @@ fn might_have_children(memo: &Memo, node: &RawNode) -> bool {
 }
 
 /// Extents (`None` when not asked; `Some(None)` when asked and not
-/// answered), action names with key bindings, whether the text is empty
-/// (`None` when not counted).
-pub type Enrichment = (Option<Option<(i32, i32, i32, i32)>>, Vec<(String, String)>, Option<bool>);
+/// answered), action names with key bindings (`None` when not asked or not
+/// answered), whether the text is empty (`None` when not counted).
+pub type Enrichment = (Option<Option<(i32, i32, i32, i32)>>, Option<Vec<(String, String)>>, Option<bool>);
 
 /// Starts reading bounds and action names of freshly added nodes, taking
 /// the actions and text counts the memo holds. The requests run while the walk goes on, filling
@@ -487,7 +488,7 @@ fn start_enrichment(bus: &Bus, memo: &Memo, walk: &mut Walk, added: &[(usize, us
         let ask_actions = want_actions && kept_actions.is_none();
         let ask_count = want_count && kept_empty.is_none();
         if !(want_extents || ask_actions || ask_count) {
-            walk.nodes[index].enrich((None, kept_actions.unwrap_or_default(), kept_empty));
+            walk.nodes[index].enrich((None, kept_actions, kept_empty));
             continue;
         }
         let (bus, object) = (bus.clone(), object.clone());
@@ -502,8 +503,8 @@ fn start_enrichment(bus: &Bus, memo: &Memo, walk: &mut Walk, added: &[(usize, us
                 };
                 let actions = async {
                     match (ask_actions, kept_actions) {
-                        (true, _) => bus.actions(&object).await.unwrap_or_default(),
-                        (false, kept) => kept.unwrap_or_default(),
+                        (true, _) => bus.actions(&object).await.ok(),
+                        (false, kept) => kept,
                     }
                 };
                 let empty = async {
@@ -552,8 +553,9 @@ pub fn remember(memo: &mut Memo, walk: &Walk) {
             if extents.is_some() && whole {
                 known.extents = *extents;
             }
-            if !actions.is_empty() || node.has_interface("Action") {
-                known.actions = Some(actions.clone());
+            // Only what the application answered is kept: a failed read is asked again next time.
+            if actions.is_some() {
+                known.actions = actions.clone();
             }
             if empty.is_some() {
                 known.empty = *empty;
