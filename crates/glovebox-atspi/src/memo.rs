@@ -334,6 +334,9 @@ struct Pending {
     /// When the application has sent no event since the last input: set
     /// by a settle that saw none, so the memo is not trusted.
     distrusted: bool,
+    /// The signals stopped coming (the connection closed): nothing kept
+    /// can be trusted again, and the application is followed anew.
+    ended: bool,
 }
 
 struct Followed {
@@ -378,6 +381,9 @@ impl Memos {
         let read = self.reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         {
             let mut apps = lock(&self.apps);
+            if apps.get(app).is_some_and(|f| lock(&f.pending).ended) {
+                apps.remove(app);
+            }
             if let Some(followed) = apps.get_mut(app) {
                 followed.last_read = read;
                 let mut memo = followed.memo.take().unwrap_or_default();
@@ -407,10 +413,10 @@ impl Memos {
                     pending.changes.push(change_of(&message));
                 }
             }
-            lock(&queue).overflowed = true;
+            lock(&queue).ended = true;
         });
         let mut apps = lock(&self.apps);
-        if apps.len() >= APPS_LIMIT {
+        if apps.len() >= APPS_LIMIT && !apps.contains_key(app) {
             let oldest = apps.iter().min_by_key(|(_, f)| f.last_read).map(|(name, _)| name.clone());
             if let Some(oldest) = oldest {
                 apps.remove(&oldest);
