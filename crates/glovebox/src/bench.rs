@@ -101,22 +101,17 @@ fn main() -> Result<()> {
     std::fs::create_dir_all(&out_dir)?;
     let out = |name: &str| out_dir.join(name).to_string_lossy().into_owned();
     let glovebox = std::env::current_exe()?.with_file_name("glovebox");
-    if std::env::args().any(|a| a == "--input-only") {
-        let result = bench_input(&sandbox, runs, &window);
-        let _ = fixture.kill();
-        let _ = fixture.wait();
-        sandbox.shutdown();
-        return result;
-    }
-    if std::env::args().any(|a| a == "--inspect-only") {
-        let result = inspect_rows(&sandbox, &backend, runs, &glovebox, &window);
-        let _ = fixture.kill();
-        let _ = fixture.wait();
-        sandbox.shutdown();
-        return result;
-    }
-    if std::env::args().any(|a| a == "--peer-only") {
-        let result = peer_rows(&sandbox, &backend, runs, &glovebox, &window);
+    let only = |flag: &str| std::env::args().any(|a| a == flag);
+    let part = if only("--input-only") {
+        Some(bench_input(&sandbox, runs, &window))
+    } else if only("--inspect-only") {
+        Some(inspect_rows(&sandbox, &backend, runs, &glovebox, &window))
+    } else if only("--peer-only") {
+        Some(peer_rows(&sandbox, &backend, runs, &glovebox, &window))
+    } else {
+        None
+    };
+    if let Some(result) = part {
         let _ = fixture.kill();
         let _ = fixture.wait();
         sandbox.shutdown();
