@@ -27,6 +27,7 @@ fn window(id: WindowId, app: &str, title: &str, geometry: Rect) -> FakeWindow {
             geometry,
             focused: false,
             minimized: false,
+            desktop: glovebox_model::Desktop::User,
         },
         colour: [id.xid as u8, 0, 0],
     }

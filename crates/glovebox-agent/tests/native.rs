@@ -50,6 +50,7 @@ fn world(name: &str) -> World {
             geometry,
             focused: false,
             minimized: false,
+            desktop: glovebox_model::Desktop::User,
         },
         colour: [id.xid as u8, 0, 0],
     };

@@ -13,11 +13,14 @@ use crate::backend::Gated;
 use crate::frames::FrameRecord;
 use crate::grant::State;
 use crate::{refuse, ActOutcome, ApprovalRequest, Host, ObserveRequest, Settled};
-use glovebox_model::{Action, ApprovalClass, Button, CaptureMode, DeliveryMode, ErrorCode, FrameId, Refusal, Target, TreeDiff};
-use glovebox_platform::{Delivery, ResolvedTarget};
+use glovebox_model::{Action, ApprovalClass, Button, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Refusal, Target, TreeDiff};
+use glovebox_platform::{Delivery, Reach, ResolvedTarget};
 
 /// Where the application's events cannot be watched: how long an input's
 /// effect is given before the window is looked at again.
+/// What a refusal for want of a background route adds: where the action can be done instead.
+const AGENT_DISPLAY_HINT: &str =
+    "; the application can be opened on the agent display (`open_app` with `desktop: \"agent\"`), a private desktop glovebox owns, where its own pointer and keyboard reach it";
 const INPUT_SETTLE: std::time::Duration = std::time::Duration::from_millis(60);
 /// Where they cannot: how much longer a look that saw no change waits for a late one.
 const QUIET_RECHECK: std::time::Duration = std::time::Duration::from_millis(250);
@@ -234,14 +237,22 @@ impl Host {
         self.inner.config.check_enabled()?;
         self.check_input_allowed()?;
         action.validate()?;
-        if mode == DeliveryMode::Foreground && !self.inner.config.allow_foreground {
+        self.ensure_grant(state, false)?;
+        let grant = state.grant.as_ref().expect("ensured");
+        // On the agent display nothing of the user's can be touched: its own
+        // pointer and keyboard serve where no background route does.
+        let on_agent_display = grant.target.as_ref().is_some_and(|t| t.desktop == Desktop::Agent);
+        let reach = match (on_agent_display, mode) {
+            (true, _) => Reach::AgentDisplay,
+            (false, DeliveryMode::Background) => Reach::Background,
+            (false, DeliveryMode::Foreground) => Reach::Foreground,
+        };
+        if reach == Reach::Foreground && !self.inner.config.allow_foreground {
             return Err(refuse(
                 ErrorCode::ApprovalDenied,
                 "foreground delivery (the user's real pointer and keyboard) is off in the configuration; `glovebox config set input.foreground true` allows calls to ask for it",
             ));
         }
-        self.ensure_grant(state, false)?;
-        let grant = state.grant.as_ref().expect("ensured");
         if grant.budget_left == 0 {
             return Err(refuse(ErrorCode::BudgetExhausted, "the grant has no input actions left"));
         }
@@ -281,9 +292,9 @@ impl Host {
         }
         // The approval sees exactly these targets of exactly this frame;
         // the state stays locked until they are delivered or refused.
-        let class = match mode {
-            DeliveryMode::Background => ApprovalClass::Input,
-            DeliveryMode::Foreground => ApprovalClass::Foreground,
+        let class = match reach {
+            Reach::Background | Reach::AgentDisplay => ApprovalClass::Input,
+            Reach::Foreground => ApprovalClass::Foreground,
         };
         let mut request = ApprovalRequest::call(class, vec![describe_action(action)]);
         request.window = window_label;
@@ -320,16 +331,20 @@ impl Host {
         let Some(input) = &b.input else {
             return Err(refuse(ErrorCode::BackgroundUnavailable, "this platform has no background input route yet"));
         };
-        if let Some(at) = targets.first().and_then(ResolvedTarget::point) {
+        // The drawn cursor is on the user's desktop; the agent display is watched on the indicator page.
+        if let Some(at) = targets.first().and_then(ResolvedTarget::point).filter(|_| !on_agent_display) {
             self.aim_cursor(at);
         }
         if observe_after.is_some() {
             // Listening starts before the input, so no reaction is missed.
             b.accessibility.watch_events(&window);
         }
-        let delivery = match input.deliver(&window, action, &targets, mode).gated() {
+        let delivery = match input.deliver(&window, action, &targets, reach).gated() {
             Ok(delivery) => delivery,
-            Err(refusal) => {
+            Err(mut refusal) => {
+                if refusal.code == ErrorCode::BackgroundUnavailable && reach == Reach::Background {
+                    refusal.message.push_str(AGENT_DISPLAY_HINT);
+                }
                 if observe_after.is_some() {
                     // A watch left running would queue the app's events for nothing.
                     b.accessibility.settle(glovebox_platform::SettleLimits::NOW);
@@ -337,7 +352,9 @@ impl Host {
                 return Err(refusal);
             }
         };
-        self.press_cursor();
+        if !on_agent_display {
+            self.press_cursor();
+        }
         let on = described.first().map(|(role, name)| format!("{role} {name:?}"));
         self.record_recent(describe_action(action), on, format!("delivered by {}", delivery.route));
         // Any input ends the frame; the budget pays for it.

@@ -7,8 +7,8 @@ use crate::act::{describe_action, Span};
 use crate::backend::Gated;
 use crate::{refuse, ApprovalRequest, Host, Observation};
 use glovebox_model::{
-    validate_batch, Action, ApprovalClass, CaptureMode, DeliveryMode, ErrorCode, FrameId, Rect, Refusal, Scope, Size, WaitCondition, WaitFor, WindowInfo,
-    WindowRef,
+    validate_batch, Action, ApprovalClass, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Rect, Refusal, Scope, Size, WaitCondition, WaitFor,
+    WindowInfo, WindowRef,
 };
 use glovebox_platform::Delivery;
 use std::time::{Duration, Instant};
@@ -267,10 +267,11 @@ impl Host {
         self.observe(Some(window), screenshot)
     }
 
-    /// Starts an application by desktop-entry name or executable, waits for
+    /// Starts an application by desktop-entry name or executable on
+    /// `desktop` (the user's, or the agent display glovebox owns), waits for
     /// its window to map, binds the grant to it and observes it. Denied
     /// applications are refused before anything starts. Costs one action.
-    pub fn open_app(&self, name: &str, screenshot: bool) -> Result<OpenedApp, Refusal> {
+    pub fn open_app(&self, name: &str, desktop: Desktop, screenshot: bool) -> Result<OpenedApp, Refusal> {
         let mut state = self.state();
         let result = (|| {
             self.inner.config.check_enabled()?;
@@ -297,14 +298,18 @@ impl Host {
                 return Err(refuse(d.code(), d.sentence()));
             }
             let mut request = ApprovalRequest::call(ApprovalClass::Input, vec!["start an application".into()]);
-            request.detail = Some(format!("{:?}, which runs {}", plan.name, plan.program.display()));
+            let on = match desktop {
+                Desktop::User => "",
+                Desktop::Agent => ", on the agent display",
+            };
+            request.detail = Some(format!("{:?}, which runs {}{on}", plan.name, plan.program.display()));
             self.approve(request, &[])?;
             if self.stopped() {
                 return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
             }
             let listed = b.windows.list_windows().gated()?;
             // Already running: its window, not a second copy.
-            if let Some(running) = listed.iter().find(|w| !w.minimized && names_app(w, &plan) && self.denial_of(w).is_none()) {
+            if let Some(running) = listed.iter().find(|w| w.desktop == desktop && !w.minimized && names_app(w, &plan) && self.denial_of(w).is_none()) {
                 let window = running.clone();
                 let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
                 record.detail = Some(format!("{:?} already runs (window {}); nothing started", plan.name, window.id));
@@ -313,13 +318,14 @@ impl Host {
                 let observation = self.observe_target(&mut state, &window, crate::ObserveRequest { screenshot, marks: false })?;
                 return Ok(OpenedApp { pid: window.id.pid, window, observation, how: Opened::AlreadyRunning });
             }
-            let user_window = listed.iter().find(|w| w.focused).map(|w| w.id);
+            // Only a launch on the user's desktop can take the user's focus.
+            let user_window = listed.iter().find(|w| w.focused && w.desktop == Desktop::User && desktop == Desktop::User).map(|w| w.id);
             let before: Vec<_> = listed.into_iter().map(|w| w.id).collect();
-            let pid = launcher.launch(&plan).gated()?;
+            let pid = launcher.launch(&plan, desktop).gated()?;
             let grant = state.grant.as_mut().expect("ensured");
             grant.budget_left -= 1;
             let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
-            record.detail = Some(format!("started {:?} ({}) as pid {pid}", plan.name, plan.program.display()));
+            record.detail = Some(format!("started {:?} ({}) as pid {pid}{on}", plan.name, plan.program.display()));
             self.audit(record);
             let window = self.wait_for_new_window(pid, &plan, &before)?;
             if let Some(d) = self.denial_of(&window) {

@@ -27,6 +27,7 @@ fn world(name: &str, answer_wait: Duration) -> World {
         geometry: Rect::new(100, 100, 640, 480),
         focused: false,
         minimized: false,
+        desktop: glovebox_model::Desktop::User,
     };
     let desktop = Arc::new(FakeDesktop::new(
         Rect::new(0, 0, 1920, 1080),

@@ -29,6 +29,7 @@ fn window(pid: u32, xid: u32, app: &str, geometry: Rect) -> FakeWindow {
             geometry,
             focused: false,
             minimized: false,
+            desktop: glovebox_model::Desktop::User,
         },
         colour: [xid as u8, 0, 0],
     }
@@ -494,7 +495,7 @@ fn foreground_delivery_only_when_the_configuration_allows_it() {
     let seen = host.observe(None, false).unwrap();
     host.act_with(seen.frame.id, click(OK_BUTTON), DeliveryMode::Foreground).unwrap();
     let delivered = allowed.desktop.delivered.lock().unwrap();
-    assert_eq!(delivered[0].3, DeliveryMode::Foreground);
+    assert_eq!(delivered[0].3, glovebox_platform::Reach::Foreground);
     // Element targets reach the sink with the centre of their visible part.
     let ok = glovebox_model::ElementId(2);
     assert_eq!(delivered[0].2, vec![glovebox_platform::ResolvedTarget::Element { id: ok, center: Some(Point { x: 100 + 10 + 25, y: 100 + 10 + 10 }) }]);

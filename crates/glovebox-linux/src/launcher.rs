@@ -3,8 +3,9 @@
 //! (an absolute path, or a name on `PATH`). The child runs detached in its
 //! own process group, with the desktop's display and session bus.
 
-use glovebox_platform::BackendError;
+use glovebox_model::Desktop;
 use glovebox_platform::{AppLauncher, LaunchPlan};
+use glovebox_platform::{BackendError, BackendErrorKind};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -142,7 +143,10 @@ impl AppLauncher for DesktopLauncher {
         }
     }
 
-    fn launch(&self, plan: &LaunchPlan) -> Result<u32, BackendError> {
+    fn launch(&self, plan: &LaunchPlan, desktop: Desktop) -> Result<u32, BackendError> {
+        if desktop == Desktop::Agent {
+            return Err(BackendError::new(BackendErrorKind::Unsupported, "this desktop has no agent display to start applications on"));
+        }
         let mut command = Command::new(&plan.program);
         command.args(&plan.args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
         match &self.display {

@@ -7,6 +7,8 @@
 #![forbid(unsafe_code)]
 
 #[cfg(target_os = "linux")]
+pub mod agent;
+#[cfg(target_os = "linux")]
 pub mod launcher;
 #[cfg(target_os = "linux")]
 pub mod routes;
@@ -182,8 +184,24 @@ pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Back
     backends_with(display, session_bus, &Options::default())
 }
 
-/// [`backends`] put together as `options` say.
+/// [`backends`] put together as `options` say, with an agent display
+/// beside the user's desktop where this platform has one.
 pub fn backends_with(display: Option<&str>, session_bus: Option<&str>, options: &Options) -> Result<Backends, BackendError> {
+    #[cfg(target_os = "linux")]
+    return Ok(desktops_with(display, session_bus, options)?.backends());
+    #[cfg(not(target_os = "linux"))]
+    user_backends(display, session_bus, options)
+}
+
+/// The user's desktop on `display` and `session_bus` and an agent display
+/// started when first asked for.
+#[cfg(target_os = "linux")]
+pub fn desktops_with(display: Option<&str>, session_bus: Option<&str>, options: &Options) -> Result<std::sync::Arc<agent::Desktops>, BackendError> {
+    Ok(agent::Desktops::new(user_backends(display, session_bus, options)?))
+}
+
+/// The backends of the user's desktop alone.
+fn user_backends(display: Option<&str>, session_bus: Option<&str>, options: &Options) -> Result<Backends, BackendError> {
     #[cfg(target_os = "linux")]
     return match (display, chosen(options.backend)) {
         (None, DisplayBackend::Wayland) => match glovebox_wayland::Session::from_env() {

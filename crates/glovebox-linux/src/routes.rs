@@ -8,7 +8,7 @@
 use glovebox_atspi::{AtspiBackend, KeyDestination};
 use glovebox_model::{Action, Button, DeliveryMode, KeyCombo, Modifiers, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
-use glovebox_platform::{Delivery, Gesture, InputSink, ResolvedTarget};
+use glovebox_platform::{Delivery, Gesture, InputSink, Reach, ResolvedTarget};
 use glovebox_x11::input::{Aim, Framing, SyntheticStyle};
 use glovebox_x11::X11Backend;
 use std::sync::Arc;
@@ -193,7 +193,7 @@ impl LinuxInput {
         let typed = Gesture::Text { text: text.to_owned() };
         // Refused before anything is sent when the layout lacks a character.
         self.x11
-            .strokes(&typed)
+            .check_keys(&typed)
             .map_err(|e| BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; this field takes text only as key presses", e.message)))?;
         if accepts.focus_actions.is_empty() {
             return Err(BackendError::new(BackendErrorKind::NoBackgroundRoute, "no way to focus the field"));
@@ -284,7 +284,7 @@ impl LinuxInput {
         if let Gesture::Text { .. } = gesture {
             // Characters no key produces go in through the semantic route
             // instead, where the application exposes a focused field.
-            if let Err(no_keys) = self.x11.strokes(&gesture) {
+            if let Err(no_keys) = self.x11.check_keys(&gesture) {
                 return self.atspi.deliver_semantic(window, action, targets).map_err(|_| no_keys);
             }
         }
@@ -304,6 +304,25 @@ impl LinuxInput {
         }
         self.x11.perform(window, &gesture, DeliveryMode::Foreground)?;
         Ok(self.acknowledged(window, Delivery::by("x11:XTest")))
+    }
+
+    /// On a desktop glovebox owns: the background routes first (the
+    /// semantic ones read back), else that desktop's own pointer and
+    /// keyboard, which nobody else uses.
+    fn on_agent_display(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
+        match self.background(window, action, targets) {
+            Err(no_route) if no_route.is(&BackendErrorKind::NoBackgroundRoute) => {
+                let delivery = self.foreground(window, action, targets).map_err(|full| match full.is(&BackendErrorKind::NoBackgroundRoute) {
+                    true => BackendError::new(
+                        BackendErrorKind::NoBackgroundRoute,
+                        format!("{}; with the agent display's own input: {}", no_route.message, full.message),
+                    ),
+                    false => full,
+                })?;
+                Ok(Delivery { route: format!("{} on the agent display", delivery.route), ..delivery })
+            }
+            other => other,
+        }
     }
 
     /// `delivery` once the client has said it read the events (a ping
@@ -356,10 +375,11 @@ pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, combo:
 }
 
 impl InputSink for LinuxInput {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, BackendError> {
-        match mode {
-            DeliveryMode::Background => self.background(window, action, targets),
-            DeliveryMode::Foreground => self.foreground(window, action, targets),
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], reach: Reach) -> Result<Delivery, BackendError> {
+        match reach {
+            Reach::Background => self.background(window, action, targets),
+            Reach::Foreground => self.foreground(window, action, targets),
+            Reach::AgentDisplay => self.on_agent_display(window, action, targets),
         }
     }
 }

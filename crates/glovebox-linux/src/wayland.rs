@@ -10,7 +10,7 @@
 //! user's own pointer and keyboard.
 
 use glovebox_atspi::AtspiBackend;
-use glovebox_model::{Action, Button, CaptureLimits, DeliveryMode, DisplaySelection, Monitor, PidSource, Rect, WindowId, WindowInfo, WindowRef};
+use glovebox_model::{Action, Button, CaptureLimits, DisplaySelection, Monitor, PidSource, Rect, WindowId, WindowInfo, WindowRef};
 use glovebox_platform::{
     BackendError, BackendErrorKind, Backends, Capture, Delivery, InputSink, ResolvedTarget, ScreenCapture, SecureInputProbe, Support, WindowSource,
 };
@@ -33,7 +33,7 @@ pub struct WaylandInput {
 }
 
 impl InputSink for WaylandInput {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], _mode: DeliveryMode) -> Result<Delivery, BackendError> {
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], _reach: glovebox_platform::Reach) -> Result<Delivery, BackendError> {
         let held = action.modifiers();
         match action {
             Action::SetValue { .. } | Action::Select { .. } | Action::Type { .. } => self.atspi.deliver_semantic(window, action, targets),
@@ -134,6 +134,7 @@ impl WindowSource for AccessibleWindows {
                     geometry: Rect::new(0, 0, width, height),
                     focused: w.active,
                     minimized: false,
+                    desktop: glovebox_model::Desktop::User,
                 })
             })
             .collect())

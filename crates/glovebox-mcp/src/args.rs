@@ -141,6 +141,12 @@ pub struct BatchArgs {
 pub struct OpenAppArgs {
     /// A desktop entry's name (`Text Editor`) or an executable (`xterm`).
     pub name: String,
+    /// `user` (default): the user's desktop, where input goes only by
+    /// routes that leave the user's pointer, focus and windows alone.
+    /// `agent`: the agent display, a private desktop glovebox owns and the
+    /// user watches on the indicator page, where every action has a route.
+    #[serde(default)]
+    pub desktop: glovebox_model::Desktop,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

@@ -487,16 +487,17 @@ impl GloveboxServer {
     }
 
     #[tool(
-        description = "Start an application by desktop-entry name or executable, wait for its window, bind to it and observe it. Denied applications are refused before anything starts.",
+        description = "Start an application by desktop-entry name or executable, wait for its window, bind to it and observe it. Denied applications are refused before anything starts. desktop \"agent\" starts it on the agent display, a private desktop glovebox owns, where actions with no background route on the user's desktop are done with that display's own pointer and keyboard.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn open_app(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<OpenAppArgs>) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, _, _| {
-            let opened = host.open_app(&args.name, false)?;
-            let how = match opened.how {
-                glovebox_host::Opened::AlreadyRunning => "already running: its window, nothing started",
-                glovebox_host::Opened::Started => "started; your window kept focus",
-                glovebox_host::Opened::StartedAndHandedBack => "started; the window manager focused it, and glovebox gave focus back to your window",
+            let opened = host.open_app(&args.name, args.desktop, false)?;
+            let how = match (opened.how, args.desktop) {
+                (glovebox_host::Opened::AlreadyRunning, _) => "already running: its window, nothing started",
+                (_, glovebox_model::Desktop::Agent) => "started on the agent display",
+                (glovebox_host::Opened::Started, _) => "started; your window kept focus",
+                (glovebox_host::Opened::StartedAndHandedBack, _) => "started; the window manager focused it, and glovebox gave focus back to your window",
             };
             let text = format!("{how}; pid {}; window {}\n{}", opened.pid, opened.window.id, render::observation(&opened.observation, host.text_budget()));
             Ok(Reply::observed(text, &opened.observation))

@@ -30,6 +30,7 @@ fn host() -> Host {
         geometry: Rect::new(100, 100, 64, 48),
         focused: false,
         minimized: false,
+        desktop: glovebox_model::Desktop::User,
     };
     let screen = Rect::new(0, 0, 800, 600);
     let desktop = Arc::new(FakeDesktop::new(

@@ -32,4 +32,4 @@ pub use grant::{AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, 
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};
 pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
-pub use window::{DisplayBackend, PidSource, ResolveError, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};
+pub use window::{Desktop, DisplayBackend, PidSource, ResolveError, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};

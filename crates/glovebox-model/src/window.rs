@@ -146,6 +146,25 @@ pub enum PidSource {
     Unknown,
 }
 
+/// Whose desktop a window is on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Desktop {
+    /// The user's own desktop: input there never touches the user's
+    /// pointer, keyboard focus or stacking order.
+    #[default]
+    User,
+    /// A private desktop glovebox started and owns (DESIGN.md §5, the agent
+    /// display): nothing of the user's is there, so it takes full input.
+    Agent,
+}
+
+impl Desktop {
+    pub fn is_user(&self) -> bool {
+        *self == Desktop::User
+    }
+}
+
 /// One top-level window as a listing reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WindowInfo {
@@ -160,6 +179,9 @@ pub struct WindowInfo {
     pub geometry: Rect,
     pub focused: bool,
     pub minimized: bool,
+    /// Omitted for the user's desktop.
+    #[serde(default, skip_serializing_if = "Desktop::is_user")]
+    pub desktop: Desktop,
 }
 
 /// One page of a window listing, frontmost window first.
@@ -231,6 +253,7 @@ mod tests {
             geometry: Rect::new(0, 0, 10, 10),
             focused: false,
             minimized: false,
+            desktop: Desktop::User,
         }
     }
 

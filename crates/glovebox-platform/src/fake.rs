@@ -6,13 +6,13 @@ use crate::compose::{desktop_capture, window_capture, window_capture_rect};
 use crate::error::BackendError;
 use crate::{AccessibilitySource, Capture, Delivery, InputSink, ResolvedTarget, RgbImage, ScreenCapture, SecureInputProbe, WindowSource};
 use glovebox_model::{
-    AccessibilityTree, Action, CaptureLimits, DeliveryMode, DisplaySelection, Element, ElementId, ElementState, Fidelity, Monitor, Rect, TreeBudget, WindowId,
-    WindowInfo, WindowRef,
+    AccessibilityTree, Action, CaptureLimits, DisplaySelection, Element, ElementId, ElementState, Fidelity, Monitor, Rect, TreeBudget, WindowId, WindowInfo,
+    WindowRef,
 };
 use std::sync::Mutex;
 
 /// One action the fake desktop received: window, action, targets, mode.
-pub type DeliveredAction = (WindowId, Action, Vec<ResolvedTarget>, DeliveryMode);
+pub type DeliveredAction = (WindowId, Action, Vec<ResolvedTarget>, crate::Reach);
 
 #[derive(Debug, Clone)]
 pub struct FakeWindow {
@@ -184,7 +184,7 @@ impl FakeDesktop {
 }
 
 impl InputSink for FakeDesktop {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, BackendError> {
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: crate::Reach) -> Result<Delivery, BackendError> {
         self.delivered.lock().unwrap().push((window.id, action.clone(), targets.to_vec(), mode));
         if *self.grab_on_delivery.lock().unwrap() {
             *self.keyboard_grab.lock().unwrap() = true;
@@ -219,6 +219,7 @@ mod tests {
                 geometry,
                 focused: false,
                 minimized,
+                desktop: glovebox_model::Desktop::User,
             },
             colour,
         };

@@ -20,8 +20,7 @@ pub mod process;
 pub mod unsupported;
 
 use glovebox_model::{
-    AccessibilityTree, Action, CaptureLimits, DeliveryMode, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, TreeBudget, WindowId, WindowInfo,
-    WindowRef,
+    AccessibilityTree, Action, CaptureLimits, Desktop, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, TreeBudget, WindowId, WindowInfo, WindowRef,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -158,11 +157,25 @@ impl Delivery {
     }
 }
 
+/// How far an input may reach, as the host decided it for one action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Never the user's pointer, focus or stacking order: semantic
+    /// accessibility routes and events sent to the window alone.
+    Background,
+    /// The user's real pointer and keyboard, put back afterwards (the
+    /// configuration allowed it and the call asked for it).
+    Foreground,
+    /// A desktop glovebox owns (the agent display): the background routes
+    /// first, else that desktop's own pointer and keyboard, which are
+    /// nobody else's.
+    AgentDisplay,
+}
+
 /// Delivers checked input to a window. Only the host calls this, after
-/// every freshness and denial check passed (and, for foreground delivery,
-/// after the configuration allowed it).
+/// every freshness and denial check passed, with the reach it decided.
 pub trait InputSink {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: DeliveryMode) -> Result<Delivery, BackendError>;
+    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], reach: Reach) -> Result<Delivery, BackendError>;
 }
 
 /// What launching an application by name would run.
@@ -178,8 +191,9 @@ pub struct LaunchPlan {
 pub trait AppLauncher {
     /// What `name` would run, without running it, so the host can check it first.
     fn plan(&self, name: &str) -> Result<LaunchPlan, BackendError>;
-    /// Runs a plan, detached from the caller; returns the new process id.
-    fn launch(&self, plan: &LaunchPlan) -> Result<u32, BackendError>;
+    /// Runs a plan on `desktop`, detached from the caller; returns the new
+    /// process id.
+    fn launch(&self, plan: &LaunchPlan, desktop: Desktop) -> Result<u32, BackendError>;
     /// Puts the user's window `user` back in front (active, and above the
     /// new window) if the window manager gave `started` either on its
     /// launch. Returns whether anything had to be put back.

@@ -38,6 +38,7 @@ impl Toplevel {
             // A window on a hidden workspace or in the scratchpad has no
             // pixels until shown, and showing it changes the user's desktop.
             minimized: !self.visible,
+            desktop: glovebox_model::Desktop::User,
         }
     }
 }

@@ -148,6 +148,7 @@ impl X11Backend {
             geometry: Rect::new(origin.dst_x.into(), origin.dst_y.into(), geometry.width.into(), geometry.height.into()),
             focused: active == Some(window),
             minimized: hidden || iconic,
+            desktop: glovebox_model::Desktop::User,
         }))
     }
 

@@ -173,8 +173,8 @@ fn open_app_starts_binds_and_refuses_denied_or_unknown_apps() {
     let denied = host(sandbox, "open-denied", &["xterm"]);
     let count_xterms = |host: &Host| host.list_windows(Some("XTerm"), 1).unwrap().total;
     let before = count_xterms(&denied);
-    assert_eq!(denied.open_app("xterm", false).unwrap_err().code, ErrorCode::TargetDenylisted);
-    assert_eq!(denied.open_app("no-such-app-glovebox", false).unwrap_err().code, ErrorCode::InvalidArgument);
+    assert_eq!(denied.open_app("xterm", glovebox_model::Desktop::User, false).unwrap_err().code, ErrorCode::TargetDenylisted);
+    assert_eq!(denied.open_app("no-such-app-glovebox", glovebox_model::Desktop::User, false).unwrap_err().code, ErrorCode::InvalidArgument);
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(count_xterms(&denied), before, "nothing was started");
     drop(denied);
@@ -184,7 +184,7 @@ fn open_app_starts_binds_and_refuses_denied_or_unknown_apps() {
     let user = Fixture::launch(sandbox, &unique_title("Open app user"), &["--x", "40", "--y", "40"]);
     user.activate();
     let user_window = wait_until("user window listed", || host.list_windows(Some(&user.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
-    let opened = host.open_app("gtk3-widget-factory", false).unwrap();
+    let opened = host.open_app("gtk3-widget-factory", glovebox_model::Desktop::User, false).unwrap();
     println!("open_app: {:?}", opened.how);
     assert_ne!(opened.how, glovebox_host::Opened::AlreadyRunning);
     assert_eq!(opened.window.app.to_lowercase(), "gtk3-widget-factory");
@@ -198,7 +198,7 @@ fn open_app_starts_binds_and_refuses_denied_or_unknown_apps() {
     // Asked again, the running app's window comes back; nothing new starts.
     let count = |host: &Host| host.list_windows(Some("gtk3-widget-factory"), 1).unwrap().total;
     let windows_before = count(&host);
-    let again = host.open_app("gtk3-widget-factory", false).unwrap();
+    let again = host.open_app("gtk3-widget-factory", glovebox_model::Desktop::User, false).unwrap();
     assert_eq!((again.how, again.window.id), (glovebox_host::Opened::AlreadyRunning, opened.window.id));
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(count(&host), windows_before);

@@ -402,7 +402,7 @@ fn open_app_starts_a_native_wayland_client_and_gives_the_user_their_window_back(
     let user = Fixture::launch(sandbox, &unique_title("Wayland user"), &[]);
     place(sandbox, user.pid(), 20, 20);
     wait_until("the user's window focused", || (desk(sandbox).focused == Some(user.pid() as u64)).then_some(()));
-    let opened = host.open_app("gtk3-widget-factory", false).expect("open_app on Wayland");
+    let opened = host.open_app("gtk3-widget-factory", glovebox_model::Desktop::User, false).expect("open_app on Wayland");
     println!("open_app: {:?} {:?}", opened.how, opened.window);
     assert_ne!(opened.how, glovebox_host::Opened::AlreadyRunning);
     assert_eq!(opened.window.id.pid, opened.pid, "the window is the started process's");
@@ -417,7 +417,7 @@ fn open_app_starts_a_native_wayland_client_and_gives_the_user_their_window_back(
     assert_eq!(now.focused, Some(user.pid() as u64), "the user's window has the focus again: {now:?}");
     assert_eq!(now.stacking.last().map(|v| v.0), Some(user.pid() as u64), "and is on top: {now:?}");
     assert_eq!(now.devices, 0);
-    let again = host.open_app("gtk3-widget-factory", false).unwrap();
+    let again = host.open_app("gtk3-widget-factory", glovebox_model::Desktop::User, false).unwrap();
     assert_eq!((again.how, again.window.id), (glovebox_host::Opened::AlreadyRunning, opened.window.id));
     let _ = std::process::Command::new("kill").arg("--").arg(format!("-{}", opened.pid)).status();
 }

@@ -34,6 +34,7 @@ impl World {
             geometry,
             focused: false,
             minimized: false,
+            desktop: glovebox_model::Desktop::User,
         };
         let screen = Rect::new(0, 0, 1920, 1080);
         let desktop = Arc::new(FakeDesktop::new(

@@ -161,20 +161,21 @@ impl Keymap {
         held.keys().into_iter().map(|key| self.code(modifier_keysym(key)).map(|(code, _)| code).ok_or_else(|| Self::unmapped(&format!("{key:?}")))).collect()
     }
 
+    /// The stroke that types `c` on this layout, if a key produces it.
+    pub fn char_stroke(&self, c: char) -> Option<KeyStroke> {
+        let (keycode, level) = self.code(char_keysym(c))?;
+        let shift = level == 1;
+        Some(KeyStroke {
+            keycode,
+            state: if shift { KeyButMask::SHIFT } else { KeyButMask::default() },
+            modifiers: [None, if shift { self.code(SHIFT_L).map(|(c, _)| c) } else { None }, None, None],
+        })
+    }
+
     /// Strokes for every character of `text`, or a refusal naming the first
     /// character no key produces (nothing is typed then).
     pub fn text(&self, text: &str) -> Result<Vec<KeyStroke>, BackendError> {
-        text.chars()
-            .map(|c| {
-                let (keycode, level) = self.code(char_keysym(c)).ok_or_else(|| Self::unmapped(&format!("{c:?} (U+{:04X})", c as u32)))?;
-                let shift = level == 1;
-                Ok(KeyStroke {
-                    keycode,
-                    state: if shift { KeyButMask::SHIFT } else { KeyButMask::default() },
-                    modifiers: [None, if shift { self.code(SHIFT_L).map(|(c, _)| c) } else { None }, None, None],
-                })
-            })
-            .collect()
+        text.chars().map(|c| self.char_stroke(c).ok_or_else(|| Self::unmapped(&format!("{c:?} (U+{:04X})", c as u32)))).collect()
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod foreground;
 mod keymap;
+mod lend;
 mod synthetic;
 
 pub use keymap::{KeyStroke, Keymap};
@@ -93,13 +94,24 @@ impl X11Backend {
         }
     }
 
-    /// The key strokes a key or text gesture needs, or a refusal naming the
-    /// first key this keyboard layout cannot produce.
-    pub fn strokes(&self, gesture: &Gesture) -> Result<Vec<KeyStroke>, BackendError> {
+    /// Whether the keys of a key or text gesture can be typed here (text
+    /// the layout lacks on lent key codes), or a refusal naming what cannot.
+    /// Nothing is sent or changed.
+    pub fn check_keys(&self, gesture: &Gesture) -> Result<(), BackendError> {
         match gesture {
-            Gesture::Key { combo, .. } => Ok(vec![self.keymap()?.combo(combo)?]),
-            Gesture::Text { text } => self.keymap()?.text(text),
-            _ => Ok(vec![]),
+            Gesture::Key { combo, .. } => self.keymap()?.combo(combo).map(drop),
+            Gesture::Text { text } => self.check_typeable(text),
+            _ => Ok(()),
+        }
+    }
+
+    /// The strokes a gesture types, and the loan of key codes they need
+    /// until the application has read them.
+    fn strokes(&self, gesture: &Gesture) -> Result<(Vec<KeyStroke>, Option<lend::Loan<'_>>), BackendError> {
+        match gesture {
+            Gesture::Key { combo, .. } => Ok((vec![self.keymap()?.combo(combo)?], None)),
+            Gesture::Text { text } => self.text_strokes(text),
+            _ => Ok((vec![], None)),
         }
     }
 
@@ -109,14 +121,21 @@ impl X11Backend {
     pub fn perform(&self, window: &WindowInfo, gesture: &Gesture, mode: DeliveryMode) -> Result<(), BackendError> {
         match mode {
             DeliveryMode::Background => self.perform_background(window, gesture, SyntheticStyle::PLAIN),
-            DeliveryMode::Foreground => self.send_foreground(window.id.xid, gesture, &self.strokes(gesture)?),
+            DeliveryMode::Foreground => {
+                let (keys, loan) = self.strokes(gesture)?;
+                let sent = self.send_foreground(window.id.xid, gesture, &keys);
+                if let Some(loan) = loan {
+                    loan.return_after(window);
+                }
+                sent
+            }
         }
     }
 
     /// Sends `gesture` to `window` alone as synthetic events, framed as its toolkit needs.
     pub fn perform_background(&self, window: &WindowInfo, gesture: &Gesture, style: SyntheticStyle) -> Result<(), BackendError> {
-        let keys = self.strokes(gesture)?;
-        match style.framing {
+        let (keys, loan) = self.strokes(gesture)?;
+        let sent = match style.framing {
             Framing::Bare => self.send_synthetic(window.id.xid, gesture, &keys, style.aim),
             Framing::InFocus => {
                 self.send_focus(window.id.xid, true)?;
@@ -130,6 +149,10 @@ impl X11Backend {
                 let unfocused = self.send_focus(window.id.xid, false);
                 sent.and(unfocused)
             }
+        };
+        if let Some(loan) = loan {
+            loan.return_after(window);
         }
+        sent
     }
 }
