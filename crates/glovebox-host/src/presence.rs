@@ -6,7 +6,7 @@
 
 use crate::grant::State;
 use crate::Host;
-use glovebox_model::{GrantView, Point, WindowInfo};
+use glovebox_model::{CaptureLimits, Desktop, ErrorCode, GrantView, Point, Refusal, WindowInfo};
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -33,6 +33,8 @@ pub struct PresenceView {
     pub recent: Vec<RecentAction>,
     /// Stop was pressed and the cooldown has not ended.
     pub stopped: bool,
+    /// The agent display runs (the page then shows it live).
+    pub agent_display: bool,
 }
 
 #[derive(Default)]
@@ -97,19 +99,43 @@ impl Host {
             }
             Err(std::sync::TryLockError::WouldBlock) => None,
         };
+        let agent_display = self.inner.backends.agent_display.as_ref().is_some_and(|a| a.running());
         let mut presence = self.presence_state();
         let view = match fresh {
             Some(grant) => {
                 let (grant, window_title) = grant.map(|(g, t)| (Some(g), t)).unwrap_or((None, None));
-                PresenceView { grant, window_title, recent, stopped }
+                PresenceView { grant, window_title, recent, stopped, agent_display }
             }
             None => match &presence.last {
-                Some(last) => PresenceView { recent, stopped, ..last.clone() },
-                None => PresenceView { grant: None, window_title: None, recent, stopped },
+                Some(last) => PresenceView { recent, stopped, agent_display, ..last.clone() },
+                None => PresenceView { grant: None, window_title: None, recent, stopped, agent_display },
             },
         };
         presence.last = Some(view.clone());
         view
+    }
+
+    /// The agent display's screen as a PNG for the indicator page, at most
+    /// `max_width` wide; `None` while no agent display runs. Denied windows
+    /// there are black, and nothing is shown while any keyboard is held by
+    /// a password or authentication prompt.
+    pub fn agent_display_png(&self, max_width: u32) -> Option<Result<Vec<u8>, Refusal>> {
+        use crate::backend::Gated;
+        let b = &self.inner.backends;
+        let screen = b.agent_display.as_ref()?;
+        let shown = || -> Result<Option<Vec<u8>>, Refusal> {
+            if b.secure_input.keyboard_grabbed().gated()? {
+                return Err(Refusal::new(ErrorCode::SecureInput, "a prompt holds the keyboard: the agent display is not shown meanwhile"));
+            }
+            let windows = b.windows.list_windows().gated()?;
+            let hidden: Vec<_> = windows.iter().filter(|w| w.desktop == Desktop::Agent && self.denial_of(w).is_some()).map(|w| w.id).collect();
+            let limits = CaptureLimits { max_width: max_width.clamp(1, 4096), max_height: 4096 };
+            match screen.view(limits, &hidden) {
+                None => Ok(None),
+                Some(capture) => Ok(Some(capture.gated()?.image.encode_png()?)),
+            }
+        };
+        shown().transpose()
     }
 
     /// Where this process serves the indicator page (its URL carries the

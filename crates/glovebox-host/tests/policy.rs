@@ -470,6 +470,7 @@ fn platform_unsupported_answers_every_operation() {
         processes: Arc::new(World::processes()),
         launcher: None,
         presence: None,
+        agent_display: None,
     };
     let host = Host::open(backends, world.config.clone()).unwrap();
     assert_eq!(code(host.observe(None, false)), ErrorCode::PlatformUnsupported);

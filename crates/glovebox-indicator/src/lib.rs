@@ -18,6 +18,10 @@ const PAGE: &str = include_str!("page.html");
 const TICK: Duration = Duration::from_millis(100);
 /// A comment line this often keeps proxies and the browser from timing out.
 const KEEPALIVE: Duration = Duration::from_secs(15);
+/// How wide the agent display's picture is served.
+const AGENT_VIEW_WIDTH: u32 = 960;
+/// How often the agent display's picture is taken while the page shows it.
+const AGENT_VIEW_TICK: Duration = Duration::from_millis(400);
 /// Longest request head read.
 const MAX_HEAD: usize = 8 * 1024;
 
@@ -54,6 +58,15 @@ fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &str)
     )
 }
 
+fn respond_bytes(stream: &mut TcpStream, status: &str, content_type: &str, body: &[u8]) -> std::io::Result<()> {
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    stream.write_all(body)
+}
+
 fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(5)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
@@ -86,6 +99,12 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
     match (method, path) {
         ("GET", "/") => respond(&mut stream, "200 OK", "text/html; charset=utf-8", PAGE),
         ("GET", "/events") => events(stream, host),
+        ("GET", "/agent-display.png") => match host.agent_display_png(AGENT_VIEW_WIDTH) {
+            Some(Ok(png)) => respond_bytes(&mut stream, "200 OK", "image/png", &png),
+            Some(Err(refusal)) => respond(&mut stream, "503 Service Unavailable", "text/plain", &refusal.to_string()),
+            None => respond(&mut stream, "404 Not Found", "text/plain", "no agent display runs"),
+        },
+        ("GET", "/agent-display.stream") => agent_display_stream(stream, host),
         ("POST", "/stop") => {
             let body = match host.stop() {
                 Ok(()) => {
@@ -96,6 +115,31 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
             respond(&mut stream, "200 OK", "application/json", &body.to_string())
         }
         _ => respond(&mut stream, "404 Not Found", "text/plain", "not found"),
+    }
+}
+
+/// The agent display live: a new picture whenever the screen changed
+/// (`multipart/x-mixed-replace`, which browsers show in an `<img>`),
+/// until the page goes or the agent display ends.
+fn agent_display_stream(mut stream: TcpStream, host: &Host) -> std::io::Result<()> {
+    const BOUNDARY: &str = "glovebox-agent-display";
+    stream.write_all(format!("HTTP/1.1 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary={BOUNDARY}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n").as_bytes())?;
+    let mut last = vec![];
+    loop {
+        match host.agent_display_png(AGENT_VIEW_WIDTH) {
+            None => return Ok(()),
+            // A prompt holds the keyboard: nothing new is shown until it lets go.
+            Some(Err(_)) => {}
+            Some(Ok(png)) if png != last => {
+                stream.write_all(format!("--{BOUNDARY}\r\nContent-Type: image/png\r\nContent-Length: {}\r\n\r\n", png.len()).as_bytes())?;
+                stream.write_all(&png)?;
+                stream.write_all(b"\r\n")?;
+                stream.flush()?;
+                last = png;
+            }
+            Some(Ok(_)) => {}
+        }
+        std::thread::sleep(AGENT_VIEW_TICK);
     }
 }
 

@@ -14,8 +14,8 @@ use glovebox_model::{
     AccessibilityTree, Action, CaptureLimits, Desktop, DisplaySelection, ElementId, ElementValue, Monitor, TreeBudget, WindowId, WindowInfo, WindowRef,
 };
 use glovebox_platform::{
-    AccessibilitySource, AppLauncher, BackendError, BackendErrorKind, Backends, Capture, Delivery, InputSink, LaunchPlan, Reach, ResolvedTarget, ScreenCapture,
-    SecureInputProbe, SettleLimits, Settled, Support, WindowSource,
+    AccessibilitySource, AgentScreen, AppLauncher, BackendError, BackendErrorKind, Backends, Capture, Delivery, InputSink, LaunchPlan, Reach, ResolvedTarget,
+    ScreenCapture, SecureInputProbe, SettleLimits, Settled, Support, WindowSource,
 };
 use glovebox_sandbox::{Sandbox, SandboxOptions};
 use glovebox_x11::X11Backend;
@@ -59,11 +59,6 @@ impl AgentDisplay {
     /// The private desktop itself (its display, bus and process group).
     pub fn sandbox(&self) -> &Sandbox {
         &self.sandbox
-    }
-
-    /// The agent display's whole screen, for the user to watch.
-    pub fn capture(&self, limits: CaptureLimits) -> Result<Capture, BackendError> {
-        self.x11.capture_desktop(&DisplaySelection::All, limits, &[])
     }
 
     fn windows(&self) -> Result<Vec<WindowInfo>, BackendError> {
@@ -131,6 +126,7 @@ impl Desktops {
             processes: self.user.processes.clone(),
             launcher: Some(self.clone()),
             presence: self.user.presence.clone(),
+            agent_display: Some(self.clone()),
         }
     }
 
@@ -282,6 +278,17 @@ impl SecureInputProbe for Desktops {
             Some(agent) => agent.secure.focused_password(window),
             None => self.user.secure_input.focused_password(window),
         }
+    }
+}
+
+impl AgentScreen for Desktops {
+    fn running(&self) -> bool {
+        self.running_agent().is_some()
+    }
+
+    fn view(&self, limits: CaptureLimits, hidden: &[WindowId]) -> Option<Result<Capture, BackendError>> {
+        let agent = self.running_agent()?;
+        Some(agent.x11.capture_desktop(&DisplaySelection::All, limits, hidden))
     }
 }
 

@@ -121,6 +121,7 @@ mod linux {
                 window_manager: crate::launcher::WindowManager::X11(x11),
             })),
             presence,
+            agent_display: None,
         })
     }
 

@@ -43,11 +43,23 @@ pub struct SyntheticSupport {
     /// The accessible action that gives a text field keyboard focus
     /// without activating the window, where typing needs it (web fields).
     pub focus_actions: &'static [&'static str],
+    /// Characters outside the Basic Multilingual Plane (emoji) can be typed
+    /// as keys. Chromium's input method takes such a key as the start of a
+    /// composition and swallows the keys after it (measured: action matrix).
+    pub astral_keys: bool,
 }
 
 impl Default for SyntheticSupport {
     fn default() -> SyntheticSupport {
-        SyntheticSupport { pointer: false, wheel: false, middle_button: false, keys: false, style: SyntheticStyle::PLAIN, focus_actions: &[] }
+        SyntheticSupport {
+            pointer: false,
+            wheel: false,
+            middle_button: false,
+            keys: false,
+            style: SyntheticStyle::PLAIN,
+            focus_actions: &[],
+            astral_keys: true,
+        }
     }
 }
 
@@ -72,14 +84,25 @@ impl Toolkit {
     }
 
     pub fn synthetic(&self) -> SyntheticSupport {
-        let all = SyntheticSupport { pointer: true, wheel: true, middle_button: true, keys: true, style: SyntheticStyle::PLAIN, focus_actions: &[] };
+        let all = SyntheticSupport {
+            pointer: true,
+            wheel: true,
+            middle_button: true,
+            keys: true,
+            style: SyntheticStyle::PLAIN,
+            focus_actions: &[],
+            astral_keys: true,
+        };
         match self {
             Toolkit::Gtk3 => all,
             // A bare press activates and raises a Chromium window, and it
             // takes keys only while it believes it is focused.
-            Toolkit::Chromium => {
-                SyntheticSupport { style: SyntheticStyle { framing: Framing::InFocus, aim: Aim::Deepest }, focus_actions: &["activate", "click"], ..all }
-            }
+            Toolkit::Chromium => SyntheticSupport {
+                style: SyntheticStyle { framing: Framing::InFocus, aim: Aim::Deepest },
+                focus_actions: &["activate", "click"],
+                astral_keys: false,
+                ..all
+            },
             // Qt types bare keys but fires its shortcuts (QAction) only in
             // what it thinks is the active window, and a bare press raises
             // it; it reads the wheel through XInput2 alone.
@@ -142,6 +165,21 @@ fn unavailable(what: &str, toolkit: &Toolkit) -> BackendError {
     )
 }
 
+/// Refuses text with characters outside the Basic Multilingual Plane
+/// where the toolkit cannot take them as keys, before anything is sent.
+fn check_astral(gesture: &Gesture, accepts: SyntheticSupport) -> Result<(), BackendError> {
+    match gesture {
+        Gesture::Text { text } if !accepts.astral_keys => match text.chars().find(|c| u32::from(*c) > 0xffff) {
+            Some(c) => Err(BackendError::new(
+                BackendErrorKind::NoBackgroundRoute,
+                format!("{c:?} (U+{:X}) lies outside the Basic Multilingual Plane, and this toolkit's input method swallows the keys after one typed as a key; no key route types it here", u32::from(c)),
+            )),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
 fn point_of(target: &ResolvedTarget) -> Result<glovebox_model::Point, BackendError> {
     target.point().ok_or_else(|| BackendError::new(BackendErrorKind::NotActionable, "the element has no visible bounds inside the window to point at"))
 }
@@ -179,6 +217,7 @@ impl LinuxInput {
 
     fn synthetic(&self, window: &WindowInfo, gesture: &Gesture, accepts: SyntheticSupport) -> Result<Delivery, BackendError> {
         if matches!(gesture, Gesture::Key { .. } | Gesture::Text { .. }) {
+            check_astral(gesture, accepts)?;
             self.check_key_destination(window)?;
         }
         self.x11.perform_background(window, gesture, accepts.style)?;
@@ -191,6 +230,7 @@ impl LinuxInput {
     fn set_by_keys(&self, window: &WindowInfo, targets: &[ResolvedTarget], text: &str, accepts: SyntheticSupport) -> Result<Delivery, BackendError> {
         let target = targets.first().ok_or_else(|| BackendError::invalid_argument("set_value needs a target"))?;
         let typed = Gesture::Text { text: text.to_owned() };
+        check_astral(&typed, accepts)?;
         // Refused before anything is sent when the layout lacks a character.
         self.x11
             .check_keys(&typed)
@@ -289,6 +329,7 @@ impl LinuxInput {
             }
         }
         if matches!(gesture, Gesture::Key { .. } | Gesture::Text { .. }) {
+            check_astral(&gesture, Toolkit::of(&self.atspi, window).synthetic())?;
             self.check_key_destination(window)?;
         }
         let held = gesture.held();
@@ -311,7 +352,8 @@ impl LinuxInput {
     /// keyboard, which nobody else uses.
     fn on_agent_display(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
         match self.background(window, action, targets) {
-            Err(no_route) if no_route.is(&BackendErrorKind::NoBackgroundRoute) => {
+            // Setting a value or choosing an option has no pointer or key form to fall back on.
+            Err(no_route) if no_route.is(&BackendErrorKind::NoBackgroundRoute) && gesture(action, targets)?.is_some() => {
                 let delivery = self.foreground(window, action, targets).map_err(|full| match full.is(&BackendErrorKind::NoBackgroundRoute) {
                     true => BackendError::new(
                         BackendErrorKind::NoBackgroundRoute,

@@ -106,6 +106,7 @@ pub fn backends(session: Session, session_bus: Option<&str>) -> Result<Backends,
         })),
         // Nothing can be drawn over other clients' windows on Wayland without a compositor protocol for it.
         presence: None,
+        agent_display: None,
     })
 }
 
@@ -193,6 +194,7 @@ pub fn backends_without_compositor(session_bus: Option<&str>, why: &str) -> Resu
             window_manager: crate::launcher::WindowManager::Unreachable,
         })),
         presence: None,
+        agent_display: None,
     })
 }
 

@@ -216,6 +216,19 @@ pub struct Backends {
     pub launcher: Option<std::sync::Arc<dyn AppLauncher + Send + Sync>>,
     /// The agent's drawn cursor, where one can be drawn; purely visual.
     pub presence: Option<std::sync::Arc<dyn Presence>>,
+    /// The agent display's screen, for the user to watch; `None` where the
+    /// platform has no agent display.
+    pub agent_display: Option<std::sync::Arc<dyn AgentScreen>>,
+}
+
+/// The screen of the desktop glovebox owns (the agent display), shown to
+/// the user on the indicator page.
+pub trait AgentScreen: Send + Sync {
+    /// Whether the agent display runs now.
+    fn running(&self) -> bool;
+    /// The whole screen with `hidden` windows blacked out, or `None` while
+    /// no agent display runs (it is never started just to be looked at).
+    fn view(&self, limits: CaptureLimits, hidden: &[WindowId]) -> Option<Result<Capture, BackendError>>;
 }
 
 impl Backends {
@@ -230,6 +243,7 @@ impl Backends {
             processes,
             launcher: None,
             presence: None,
+            agent_display: None,
         }
     }
 }

@@ -42,6 +42,17 @@ enum App {
 }
 
 impl App {
+    fn label(self) -> &'static str {
+        match self {
+            App::Gtk3 => "GTK3",
+            App::Gtk4 => "GTK4",
+            App::XTerm => "xterm",
+            App::Qt5 => "Qt 5",
+            App::Chromium => "Chromium",
+            App::Firefox => "Firefox",
+        }
+    }
+
     fn is_web(self) -> bool {
         matches!(self, App::Chromium | App::Firefox)
     }
@@ -115,48 +126,85 @@ const NO_ACT: ErrorCode = ErrorCode::ElementNotActionable;
 /// button for itself, and the window manager owns alt with the real
 /// pointer's buttons (openbox moves the window), so those are refused.
 #[rustfmt::skip]
-const MATRIX: &[(Act, Addressing, [Expect; 9])] = &[
-    //                           GTK3 bg    GTK3 fg    GTK4 bg    GTK4 fg    xterm bg   xterm fg   Qt5 bg     Chromium   Firefox
-    (Act::Click,        E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         D,         D]),
-    (Act::Click,        P, [D,         D,         D,         D,         D,         D,         D,         D,         D]),
-    (Act::RightClick,   E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D]),
-    (Act::RightClick,   P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D]),
-    (Act::MiddleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D]),
-    (Act::MiddleClick,  P, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D]),
-    (Act::DoubleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D]),
-    (Act::DoubleClick,  P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D]),
-    (Act::Move,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D]),
-    (Act::Move,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D]),
-    (Act::Drag,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D]),
-    (Act::Drag,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D]),
-    (Act::Scroll,       E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG)]),
-    (Act::Scroll,       P, [D,         D,         R(BG),     D,         D,         D,         R(BG),     D,         R(BG)]),
-    (Act::CtrlClick,    E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D]),
-    (Act::CtrlClick,    P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), D,         D,         D]),
-    (Act::ShiftScroll,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG)]),
-    (Act::ShiftScroll,  P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), R(BG),     D,         R(BG)]),
-    (Act::AltDrag,      E, [D,         R(NO_ACT), R(BG),     R(NO_ACT), R(NO_EL),  R(NO_EL),  D,         D,         D]),
-    (Act::AltDrag,      P, [D,         R(NO_ACT), R(BG),     R(NO_ACT), D,         R(NO_ACT), D,         D,         D]),
-    (Act::TypeAscii,    F, [D,         D,         D,         D,         R(BG),     D,         D,         D,         D]),
-    (Act::TypeUnicode,  F, [R(BG),     R(BG),     D,         D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG)]),
-    (Act::Key,          F, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D]),
-    (Act::SetValue,     E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         R(BG),     R(BG)]),
-    (Act::SetValue,     P, [D,         D,         D,         D,         R(BG),     R(BG),     D,         R(BG),     R(BG)]),
-    (Act::Select,       E, [D,         D,         R(BG),     R(BG),     R(NO_EL),  R(NO_EL),  R(BG),     R(BG),     R(BG)]),
-    (Act::Select,       P, [D,         D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG)]),
+const MATRIX: &[(Act, Addressing, [Expect; 14])] = &[
+    //                           GTK3 bg    GTK3 fg    GTK4 bg    GTK4 fg    xterm bg   xterm fg   Qt5 bg     Chromium   Firefox    | on the agent display: GTK3, GTK4, Qt5, Chromium, Firefox
+    (Act::Click,        E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::Click,        P, [D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::RightClick,   E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::RightClick,   P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::MiddleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::MiddleClick,  P, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::DoubleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::DoubleClick,  P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::Move,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::Move,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::Drag,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::Drag,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::Scroll,       E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG),     D,         D,         D,         D,         D]),
+    (Act::Scroll,       P, [D,         D,         R(BG),     D,         D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D]),
+    (Act::CtrlClick,    E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::CtrlClick,    P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::ShiftScroll,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG),     D,         D,         D,         D,         D]),
+    (Act::ShiftScroll,  P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), R(BG),     D,         R(BG),     D,         D,         D,         D,         D]),
+    (Act::AltDrag,      E, [D,         R(NO_ACT), R(BG),     R(NO_ACT), R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         R(NO_ACT), D,         D,         D]),
+    (Act::AltDrag,      P, [D,         R(NO_ACT), R(BG),     R(NO_ACT), D,         R(NO_ACT), D,         D,         D,         D,         R(NO_ACT), D,         D,         D]),
+    (Act::TypeAscii,    F, [D,         D,         D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::TypeUnicode,  F, [D,         D,         D,         D,         R(BG),     D,         D,         R(BG),     D,         D,         D,         D,         R(BG),     D]),
+    (Act::Key,          F, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::SetValue,     E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::SetValue,     P, [D,         D,         D,         D,         R(BG),     R(BG),     D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::Select,       E, [D,         D,         R(BG),     R(BG),     R(NO_EL),  R(NO_EL),  R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG)]),
+    (Act::Select,       P, [D,         D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG)]),
 ];
 
-const APPS: [(App, DeliveryMode); 9] = [
-    (App::Gtk3, DeliveryMode::Background),
-    (App::Gtk3, DeliveryMode::Foreground),
-    (App::Gtk4, DeliveryMode::Background),
-    (App::Gtk4, DeliveryMode::Foreground),
-    (App::XTerm, DeliveryMode::Background),
-    (App::XTerm, DeliveryMode::Foreground),
-    (App::Qt5, DeliveryMode::Background),
-    (App::Chromium, DeliveryMode::Background),
-    (App::Firefox, DeliveryMode::Background),
+/// Where and how a column's actions go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Column {
+    /// The user's desktop, background routes only.
+    Background,
+    /// The user's desktop, the real pointer and keyboard put back after.
+    Foreground,
+    /// The app runs on the agent display; the call asks for background
+    /// and the host reaches it with that display's own input where needed.
+    AgentDisplay,
+}
+
+impl Column {
+    fn mode(self) -> DeliveryMode {
+        match self {
+            Column::Foreground => DeliveryMode::Foreground,
+            Column::Background | Column::AgentDisplay => DeliveryMode::Background,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Column::Background => "background",
+            Column::Foreground => "foreground",
+            Column::AgentDisplay => "agent display",
+        }
+    }
+}
+
+const APPS: [(App, Column); 14] = [
+    (App::Gtk3, Column::Background),
+    (App::Gtk3, Column::Foreground),
+    (App::Gtk4, Column::Background),
+    (App::Gtk4, Column::Foreground),
+    (App::XTerm, Column::Background),
+    (App::XTerm, Column::Foreground),
+    (App::Qt5, Column::Background),
+    (App::Chromium, Column::Background),
+    (App::Firefox, Column::Background),
+    (App::Gtk3, Column::AgentDisplay),
+    (App::Gtk4, Column::AgentDisplay),
+    (App::Qt5, Column::AgentDisplay),
+    (App::Chromium, Column::AgentDisplay),
+    (App::Firefox, Column::AgentDisplay),
 ];
+
+/// The toolkits whose share the matrix publishes (xterm has no accessibility).
+const TOOLKITS: [App; 5] = [App::Gtk3, App::Gtk4, App::Qt5, App::Chromium, App::Firefox];
 
 const TYPED_ASCII: &str = "hello world";
 const TYPED_UNICODE: &str = "héllo 日本 🦀";
@@ -166,10 +214,12 @@ struct Stage {
     host: Host,
     sentinel: Fixture,
     sandbox: Sandbox,
+    desktops: std::sync::Arc<glovebox_linux::agent::Desktops>,
 }
 
 struct Target_ {
     app: App,
+    on_agent_display: bool,
     fixture: Fixture,
     window: WindowId,
 }
@@ -209,8 +259,29 @@ impl Stage {
             App::Firefox => (FixtureKind::Firefox, &["--x", "980", "--y", "540", "--width", "900", "--height", "520"]),
         };
         let fixture = Fixture::launch_kind(&self.sandbox, kind, &unique_title(&format!("Matrix {app:?}")), args);
-        let window = wait_until("target listed", || self.host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
-        Target_ { app, fixture, window }
+        self.target(app, fixture, false)
+    }
+
+    /// The fixture of `app` started on the agent display (its own desktop:
+    /// the windows overlap there, and full input raises the one it acts in).
+    fn launch_on_agent_display(&self, app: App) -> Target_ {
+        let (kind, args): (FixtureKind, &[&str]) = match app {
+            App::Gtk3 => (FixtureKind::Gtk3, &["--x", "0", "--y", "0", "--rows", "20", "--no-password"]),
+            App::Gtk4 => (FixtureKind::Gtk4, &["--no-password"]),
+            App::Qt5 => (FixtureKind::Qt5, &["--x", "300", "--y", "100", "--width", "400"]),
+            App::Chromium => (FixtureKind::Chromium, &["--x", "0", "--y", "0", "--width", "900", "--height", "520"]),
+            App::Firefox => (FixtureKind::Firefox, &["--x", "300", "--y", "260", "--width", "900", "--height", "520"]),
+            App::XTerm => unreachable!("xterm has no agent display column"),
+        };
+        let agent = self.desktops.agent().expect("the agent display starts");
+        let fixture = Fixture::launch_kind(agent.sandbox(), kind, &unique_title(&format!("Matrix agent {app:?}")), args);
+        self.target(app, fixture, true)
+    }
+
+    fn target(&self, app: App, fixture: Fixture, on_agent_display: bool) -> Target_ {
+        let window = wait_until("target listed", || self.host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window));
+        assert_eq!(window.desktop.is_user(), !on_agent_display, "{app:?} listed on the wrong desktop: {window:?}");
+        Target_ { app, on_agent_display, fixture, window: window.id }
     }
 }
 
@@ -261,6 +332,9 @@ fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, se
         Act::Click => Action::Click { target: aim("push button", "Submit", "submit", 0), button: Button::Left, count: 1, modifiers: vec![] },
         Act::RightClick => Action::Click { target: pad(0), button: Button::Right, count: 1, modifiers: vec![] },
         Act::MiddleClick => Action::Click { target: pad(0), button: Button::Middle, count: 1, modifiers: vec![] },
+        // Off the centre the element cell used: two double clicks at one spot within the
+        // double-click time are a triple click to a browser, as they would be from a person.
+        Act::DoubleClick if addressing == Addressing::Point => Action::Click { target: pad(20), button: Button::Left, count: 2, modifiers: vec![] },
         Act::DoubleClick => Action::Click { target: pad(0), button: Button::Left, count: 2, modifiers: vec![] },
         // xterm reports motion only into a new cell: each move cell has its own.
         Act::Move if app == App::XTerm && addressing == Addressing::Point => {
@@ -371,11 +445,11 @@ fn reset(target: &Target_, act: Act) {
 /// sentinel's GTK `is-active` lags the X focus), so they get a short grace
 /// for the desktop to read as it did; a restoration that never happens
 /// still fails.
-fn settled_desktop(stage: &Stage, before: &Desktop, mode: DeliveryMode) -> Desktop {
+fn settled_desktop(stage: &Stage, before: &Desktop, column: Column) -> Desktop {
     let deadline = Instant::now() + Duration::from_secs(3);
     loop {
         let now = stage.desktop();
-        if mode == DeliveryMode::Background || now == *before || Instant::now() > deadline {
+        if column != Column::Foreground || now == *before || Instant::now() > deadline {
             return now;
         }
         std::thread::sleep(Duration::from_millis(25));
@@ -383,7 +457,8 @@ fn settled_desktop(stage: &Stage, before: &Desktop, mode: DeliveryMode) -> Deskt
 }
 
 /// The cell's verdict: `Ok(outcome)` when it behaved as declared, or why not.
-fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, mode: DeliveryMode, expect: Expect) -> Result<String, String> {
+fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, column: Column, expect: Expect) -> Result<String, String> {
+    let mode = column.mode();
     reset(target, act);
     let seen = stage.observe(target);
     let state_before = target.fixture.state().unwrap();
@@ -391,7 +466,7 @@ fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, m
     let desktop_before = stage.desktop();
     let budget_before = seen.grant.budget_left;
     let result: Result<glovebox_host::ActOutcome, Refusal> = stage.host.act_with(seen.frame.id, action.clone(), mode);
-    let desktop_after = settled_desktop(stage, &desktop_before, mode);
+    let desktop_after = settled_desktop(stage, &desktop_before, column);
     if desktop_after != desktop_before {
         return Err(format!("the user's desktop changed:\n before {desktop_before:?}\n after  {desktop_after:?}"));
     }
@@ -437,41 +512,57 @@ fn action_matrix() {
     config.audit_path = sandbox.runtime_dir().join("audit-matrix.jsonl");
     config.allow_foreground = true;
     config.budget = 10_000;
-    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
-    let host = Host::open(backends, config).unwrap();
+    let desktops = glovebox_linux::desktops_with(Some(sandbox.display()), Some(sandbox.bus_address()), &Default::default()).unwrap();
+    let host = Host::open(desktops.backends(), config).unwrap();
     let sentinel = Fixture::launch(&sandbox, &unique_title("Matrix sentinel"), &["--x", "1300", "--y", "500", "--rows", "5"]);
-    let stage = Stage { host, sentinel, sandbox };
-    let targets = [
-        stage.launch(App::Gtk3),
-        stage.launch(App::Gtk4),
-        stage.launch(App::XTerm),
-        stage.launch(App::Qt5),
-        stage.launch(App::Chromium),
-        stage.launch(App::Firefox),
-    ];
+    let stage = Stage { host, sentinel, sandbox, desktops };
+    // `MATRIX_ONLY=agent` (or another column label) runs only matching columns, to iterate on one.
+    let only = std::env::var("MATRIX_ONLY").ok().filter(|o| !o.is_empty());
+    let runs = |app: App, column: Column| only.as_ref().is_none_or(|o| format!("{app:?} {}", column.label()).to_lowercase().contains(&o.to_lowercase()));
+    let mut targets = vec![];
+    for (app, column) in APPS {
+        let on_agent_display = column == Column::AgentDisplay;
+        if runs(app, column) && !targets.iter().any(|t: &Target_| t.app == app && t.on_agent_display == on_agent_display) {
+            targets.push(if on_agent_display { stage.launch_on_agent_display(app) } else { stage.launch(app) });
+        }
+    }
     // The user works in the sentinel; the targets stay in the background.
     stage.sentinel.activate();
     // The user's pointer rests on the sentinel.
     stage.sandbox.warp_pointer(1500, 700).unwrap();
 
     let mut failures = vec![];
-    // Background cells delivered per application (the share the matrix publishes).
+    // Cells delivered per column, and rows delivered without touching the user per toolkit.
     let mut delivered = [0usize; APPS.len()];
-    let mut table = String::from(
-        "| action | addressing | GTK3 background | GTK3 foreground | GTK4 background | GTK4 foreground | xterm background | xterm foreground | Qt 5 background | Chromium background | Firefox background |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
-    );
+    let mut untouched = [0usize; TOOLKITS.len()];
+    let mut table = String::from("| action | addressing |");
+    for (app, column) in APPS {
+        write!(table, " {} {} |", app.label(), column.label()).unwrap();
+    }
+    table.push_str("\n|---|---|");
+    table.push_str(&"---|".repeat(APPS.len()));
+    table.push('\n');
     for (act, addressing, expected) in MATRIX {
         let mut row = format!("| {act:?} | {addressing:?} |");
-        for (column, ((app, mode), expect)) in APPS.iter().zip(expected).enumerate() {
-            let target = targets.iter().find(|t| t.app == *app).unwrap();
-            let verdict = run_cell(&stage, target, *act, *addressing, *mode, *expect);
+        let mut row_untouched = [false; TOOLKITS.len()];
+        for (column, ((app, how), expect)) in APPS.iter().zip(expected).enumerate() {
+            if !runs(*app, *how) {
+                row.push_str(" not run |");
+                continue;
+            }
+            let on_agent_display = *how == Column::AgentDisplay;
+            let target = targets.iter().find(|t| t.app == *app && t.on_agent_display == on_agent_display).unwrap();
+            let verdict = run_cell(&stage, target, *act, *addressing, *how, *expect);
             if verdict.as_ref().is_ok_and(|cell| cell.starts_with("delivered")) {
                 delivered[column] += 1;
+                if let (Some(t), Column::Background | Column::AgentDisplay) = (TOOLKITS.iter().position(|t| t == app), how) {
+                    row_untouched[t] = true;
+                }
             }
             let cell = match &verdict {
                 Ok(outcome) => outcome.clone(),
                 Err(why) => {
-                    failures.push(format!("{act:?} × {addressing:?} × {app:?} × {mode:?}: {why}"));
+                    failures.push(format!("{act:?} × {addressing:?} × {app:?} × {how:?}: {why}"));
                     format!(
                         "**FAILED** ({})",
                         match expect {
@@ -483,15 +574,18 @@ fn action_matrix() {
             };
             write!(row, " {cell} |").unwrap();
         }
+        for (t, hit) in row_untouched.iter().enumerate() {
+            untouched[t] += usize::from(*hit);
+        }
         table.push_str(&row);
         table.push('\n');
     }
     let share = |count: usize| format!("{count}/{} ({:.0} %)", MATRIX.len(), 100.0 * count as f64 / MATRIX.len() as f64);
-    let mut summary = String::from("\nDelivered in the background:");
+    let mut summary = String::from("\nDelivered in the background on the user's desktop:");
     let mut across = (0, 0);
-    for (column, (app, mode)) in APPS.iter().enumerate() {
-        if *mode == DeliveryMode::Background {
-            write!(summary, " {app:?} {};", share(delivered[column])).unwrap();
+    for (column, (app, how)) in APPS.iter().enumerate() {
+        if *how == Column::Background {
+            write!(summary, " {} {};", app.label(), share(delivered[column])).unwrap();
             if *app != App::XTerm {
                 across = (across.0 + delivered[column], across.1 + MATRIX.len());
             }
@@ -499,9 +593,18 @@ fn action_matrix() {
     }
     writeln!(summary, " across GTK3, GTK4, Qt 5, Chromium and Firefox {}/{} ({:.0} %).", across.0, across.1, 100.0 * across.0 as f64 / across.1 as f64)
         .unwrap();
+    write!(summary, "\nDelivered without touching the user's pointer, keyboard focus or stacking (in the background, or on the agent display):").unwrap();
+    for (t, app) in TOOLKITS.iter().enumerate() {
+        write!(summary, " {} {};", app.label(), share(untouched[t])).unwrap();
+    }
+    let total: usize = untouched.iter().sum();
+    let cells = TOOLKITS.len() * MATRIX.len();
+    writeln!(summary, " across the five {total}/{cells} ({:.0} %).", 100.0 * total as f64 / cells as f64).unwrap();
     table.push_str(&summary);
     println!("\n{table}");
-    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/action-matrix.md");
-    let _ = std::fs::write(&out, &table);
+    if only.is_none() {
+        let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/action-matrix.md");
+        let _ = std::fs::write(&out, &table);
+    }
     assert!(failures.is_empty(), "{} cell(s) FAILED:\n{}", failures.len(), failures.join("\n"));
 }

@@ -29,6 +29,8 @@ const MOTION: u8 = 6;
 const SETTLE: Duration = Duration::from_millis(50);
 /// Between the presses of a double or triple click.
 const MULTI_CLICK_GAP: Duration = Duration::from_millis(40);
+/// Between the notches of a scroll: longer than a toolkit's frame.
+const WHEEL_NOTCH_GAP: Duration = Duration::from_millis(25);
 /// How long the window manager gets to honour an activation request.
 const ACTIVATION_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -253,7 +255,13 @@ impl X11Backend {
             Gesture::Hover { at, .. } => held.move_to(*at)?,
             Gesture::Scroll { at, dx, dy, .. } => {
                 held.move_to(*at)?;
-                for button in wheel_presses(*dx, *dy) {
+                for (n, button) in wheel_presses(*dx, *dy).into_iter().enumerate() {
+                    if n > 0 {
+                        // A wheel's notches come apart in time; notches in one frame of
+                        // the toolkit are merged into one wheel event (Gecko does).
+                        self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+                        std::thread::sleep(WHEEL_NOTCH_GAP);
+                    }
                     held.click(button)?;
                 }
             }

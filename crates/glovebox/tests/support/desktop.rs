@@ -20,7 +20,8 @@ pub struct Desktop {
 
 impl Desktop {
     pub fn now(host: &Host, sandbox: &Sandbox, sentinel: &Fixture) -> Desktop {
-        let windows = host.list_windows(None, 1).unwrap().windows;
+        // The agent display is glovebox's own: only the user's desktop is the user's.
+        let windows: Vec<_> = host.list_windows(None, 1).unwrap().windows.into_iter().filter(|w| w.window.desktop.is_user()).collect();
         let state = sentinel.state().unwrap();
         Desktop {
             pointer: sandbox.pointer().unwrap(),
