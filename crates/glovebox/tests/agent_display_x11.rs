@@ -1,0 +1,135 @@
+//! The agent display end to end: `open_app` starts a real GTK4 application
+//! from Debian (gtk4-widget-factory, GTK 4.8) on the private desktop
+//! glovebox owns, and actions GTK4 takes from no background route (a click
+//! into an entry, keys) are done there with that display's own pointer and
+//! keyboard. The oracle is a second AT-SPI client (pyatspi on the agent
+//! display's bus) reading the entry; the user's desktop — pointer, focus,
+//! stacking and a sentinel window — must not change, and the indicator
+//! page serves the agent display live.
+#![cfg(target_os = "linux")]
+
+#[path = "support/desktop.rs"]
+mod desktop;
+
+use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_model::{Action, Button, Desktop, ErrorCode, Point, Target, WindowRef};
+use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
+use glovebox_sandbox::Sandbox;
+use std::io::{Read, Write};
+
+/// The texts of every text and entry element of process `pid`, read by pyatspi on the agent display's bus.
+fn texts_on(agent: &Sandbox, pid: u32) -> Vec<String> {
+    let script = r#"
+import pyatspi, sys
+pid = int(sys.argv[1])
+def texts(acc, out, depth=0):
+    if depth > 40: return out
+    try:
+        if acc.getRoleName() in ('text', 'entry'):
+            text = acc.queryText()
+            # GTK 4.8 answers an end offset of -1 with nothing: ask for the character count.
+            out.append(text.getText(0, text.characterCount))
+    except Exception: pass
+    for child in acc: texts(child, out, depth + 1)
+    return out
+for app in pyatspi.Registry.getDesktop(0):
+    try:
+        if app.get_process_id() != pid: continue
+    except Exception: continue
+    print('\n'.join(texts(app, [])))
+"#;
+    let out = agent.command("/usr/bin/python3").args(["-c", script, &pid.to_string()]).output().expect("python3-pyatspi");
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
+}
+
+fn host_on(sandbox: &Sandbox) -> (Host, std::sync::Arc<glovebox_linux::agent::Desktops>) {
+    let mut config = HostConfig::new(sandbox.display());
+    config.approvals = glovebox_host::Approvals::allow_all();
+    config.runtime_root = sandbox.runtime_dir().join("glovebox-agent-display");
+    config.audit_path = sandbox.runtime_dir().join("audit-agent-display.jsonl");
+    let desktops = glovebox_linux::desktops_with(Some(sandbox.display()), Some(sandbox.bus_address()), &Default::default()).unwrap();
+    (Host::open(desktops.backends(), config).unwrap(), desktops)
+}
+
+/// The first editable, enabled text entry with bounds in the frame.
+fn entry(seen: &Observation) -> (Target, Point) {
+    let root = seen.tree.root.as_ref().expect("a tree");
+    let e = root
+        .walk()
+        .find(|e| e.role == "text" && e.has(glovebox_model::ElementState::Editable) && e.has(glovebox_model::ElementState::Enabled) && e.bounds.is_some())
+        .unwrap_or_else(|| panic!("no entry:\n{}", seen.tree.render_text()));
+    let b = e.bounds.unwrap();
+    (Target::Element(e.id), Point { x: b.x + 10, y: b.y + b.height as i32 / 2 })
+}
+
+#[test]
+fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_user() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (host, desktops) = host_on(sandbox);
+    let sentinel = Fixture::launch(sandbox, &unique_title("Agent display sentinel"), &["--x", "900", "--y", "40"]);
+    sentinel.activate();
+    sandbox.warp_pointer(1000, 200).unwrap();
+    let user = || desktop::Desktop::now(&host, sandbox, &sentinel);
+    let before = user();
+
+    let opened = host.open_app("gtk4-widget-factory", Desktop::Agent, false).expect("open_app on the agent display");
+    assert_eq!(opened.window.desktop, Desktop::Agent);
+    assert_eq!(opened.how, glovebox_host::Opened::Started);
+    let agent = desktops.running_agent().expect("the agent display runs");
+    assert_ne!(agent.sandbox().display(), sandbox.display());
+    // Listed with the user's windows, marked as the agent display's.
+    let listed = host.list_windows(Some("widget"), 1).unwrap().windows;
+    assert!(listed.iter().any(|w| w.window.id == opened.window.id && w.window.desktop == Desktop::Agent), "{listed:?}");
+
+    let window = WindowRef::Id(opened.window.id);
+    let seen = wait_until("the factory's tree", || host.observe(Some(&window), false).ok().filter(|o| o.tree.node_count > 50));
+    let (_, point) = entry(&seen);
+    // GTK4 reads the pointer through XInput2 only: a click into the entry by point has no
+    // background route, so it goes by the agent display's own pointer.
+    let clicked = host.act(seen.frame.id, Action::Click { target: Target::Point(point), button: Button::Left, count: 3, modifiers: vec![] }).unwrap();
+    assert!(clicked.delivery.route.contains("on the agent display"), "{}", clicked.delivery.route);
+    let seen = host.observe(Some(&window), false).unwrap();
+    let typed = host.act(seen.frame.id, Action::Type { text: "hello agent display".into() }).unwrap();
+    let seen = host.observe(Some(&window), false).unwrap();
+    // Keys reach GTK4 by no background route at all. Text inserted through
+    // accessibility leaves the caret where it was: to the end first.
+    host.act(seen.frame.id, Action::Key { combo: "End".into(), repeat: 1 }).unwrap();
+    let seen = host.observe(Some(&window), false).unwrap();
+    let keyed = host.act(seen.frame.id, Action::Key { combo: "BackSpace".into(), repeat: 8 }).unwrap();
+    assert!(keyed.delivery.route.contains("XTest on the agent display"), "{}", keyed.delivery.route);
+    println!("routes: click {}, type {}, key {}", clicked.delivery.route, typed.delivery.route, keyed.delivery.route);
+    let pid = opened.window.id.pid;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let texts = texts_on(agent.sandbox(), pid);
+        if texts.iter().any(|t| t.ends_with("hello agent")) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "pyatspi reads no entry ending in the typed text: {texts:?}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
+
+    // The same app on the user's desktop has no background route for keys, and says where one is.
+    let mine = Fixture::launch_kind(sandbox, glovebox_sandbox::fixture::FixtureKind::Gtk4, &unique_title("Agent display user GTK4"), &["--no-password"]);
+    sentinel.activate();
+    let id = wait_until("user GTK4 listed", || host.list_windows(Some(&mine.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
+    let seen = wait_until("user GTK4 tree", || host.observe(Some(&WindowRef::Id(id)), false).ok().filter(|o| o.tree.node_count > 5));
+    let refused = host.act(seen.frame.id, Action::Key { combo: "ctrl+a".into(), repeat: 1 }).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::BackgroundUnavailable);
+    assert!(refused.message.contains("agent display"), "{refused}");
+
+    // The indicator page shows the agent display: a PNG of its screen.
+    let indicator = glovebox_indicator::serve(host.clone()).unwrap();
+    let token = indicator.url.split("token=").nth(1).unwrap().to_owned();
+    let mut stream = std::net::TcpStream::connect(indicator.address).unwrap();
+    write!(stream, "GET /agent-display.png?token={token} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", indicator.address).unwrap();
+    let mut reply = vec![];
+    stream.read_to_end(&mut reply).unwrap();
+    let head_end = reply.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    assert!(reply.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&reply[..head_end]));
+    let png = glovebox_platform::RgbImage::decode_png(&reply[head_end + 4..]).expect("a PNG");
+    let (width, _) = glovebox_linux::agent::AGENT_DISPLAY_SIZE;
+    assert_eq!(png.width, width.min(960));
+    assert!(host.presence_view().agent_display);
+}
