@@ -201,6 +201,10 @@ pub struct InputConfig {
     /// Calls may ask for foreground delivery: the target is activated and the
     /// user's real pointer and keyboard act, then are put back.
     pub foreground: bool,
+    /// `open_url` may open addresses other than http and https (`file:`,
+    /// and other schemes that reach local files and programs).
+    #[serde(default)]
+    pub local_urls: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -256,7 +260,7 @@ impl Default for Config {
             capture: CaptureConfig { max_width: limits.max_width, max_height: limits.max_height, display: "all".into() },
             grant: GrantConfig { budget: 50, idle_expiry_secs: 900, capture: CaptureMode::A11yAndPixels },
             deny: DenyConfig { apps: vec![], ancestors: AncestorRule::Ancestors },
-            input: InputConfig { foreground: false },
+            input: InputConfig { foreground: false, local_urls: false },
             observe: ObserveConfig { screenshot_after_input: false, max_tokens: 8_000 },
             approval: ApprovalConfig {
                 mode: ApprovalMode::Write,

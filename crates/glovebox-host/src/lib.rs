@@ -92,6 +92,8 @@ pub struct HostConfig {
     pub capture_limits: CaptureLimits,
     /// Calls may ask for foreground delivery (the real pointer and keyboard).
     pub allow_foreground: bool,
+    /// `open_url` may open addresses other than http and https (`file:`…).
+    pub allow_local_urls: bool,
     /// An input's result carries the new screenshot when pixels are allowed.
     pub screenshot_after_input: bool,
     /// The default bound on an observation's text tree, for surfaces.
@@ -121,6 +123,7 @@ impl HostConfig {
             tree_budget: TreeBudget::default(),
             capture_limits: CaptureLimits::default(),
             allow_foreground: false,
+            allow_local_urls: false,
             screenshot_after_input: false,
             text_budget: TokenBudget::new(8_000).expect("in range"),
             approvals: Approvals::new(glovebox_model::ApprovalMode::Write, [Policy::Allow, Policy::Prompt, Policy::Prompt], &[]),

@@ -78,6 +78,38 @@ pub enum Opened {
     StartedAndHandedBack,
 }
 
+/// Checks a web address for `open_url`: `http` or `https` with a host
+/// (other schemes only when `local` is allowed), no whitespace or control
+/// characters, at most 2,048 bytes. Returns its scheme and host for the audit.
+fn web_address(url: &str, local: bool) -> Result<String, Refusal> {
+    let url = url.trim();
+    if url.is_empty() || url.len() > 2048 || url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(Refusal::invalid_argument("a web address is at most 2,048 characters, without spaces or control characters"));
+    }
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return Err(Refusal::invalid_argument(format!("{url:?} is not an address: it names no scheme (https://…)")));
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    if !scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
+        return Err(Refusal::invalid_argument(format!("{url:?} is not an address: its scheme is malformed")));
+    }
+    match scheme.as_str() {
+        "http" | "https" => {
+            let host = rest.strip_prefix("//").map(|r| r.split(['/', '?', '#']).next().unwrap_or_default()).unwrap_or_default();
+            let host = host.rsplit('@').next().unwrap_or_default();
+            if host.is_empty() {
+                return Err(Refusal::invalid_argument(format!("{url:?} names no host")));
+            }
+            Ok(format!("{scheme}://{host}"))
+        }
+        _ if local => Ok(format!("{scheme}:")),
+        _ => Err(refuse(
+            ErrorCode::ScopeViolation,
+            format!("{scheme}: addresses reach local files and programs, not the web; only http and https are opened (`glovebox config set input.local_urls true` allows others)"),
+        )),
+    }
+}
+
 /// Whether a window's class (WM_CLASS) names the application of `plan`.
 fn names_app(w: &WindowInfo, plan: &glovebox_platform::LaunchPlan) -> bool {
     let program = plan.program.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
@@ -274,40 +306,17 @@ impl Host {
     pub fn open_app(&self, name: &str, desktop: Desktop, screenshot: bool) -> Result<OpenedApp, Refusal> {
         let mut state = self.state();
         let result = (|| {
-            self.inner.config.check_enabled()?;
-            self.check_input_allowed()?;
             if name.trim().is_empty() || name.chars().any(char::is_control) {
                 return Err(Refusal::invalid_argument("an application name is a desktop entry's name or an executable, without control characters"));
             }
-            self.ensure_grant(&mut state, true)?;
-            let grant = state.grant.as_ref().expect("ensured");
-            if grant.scope == Scope::Window {
-                return Err(refuse(ErrorCode::ScopeViolation, "this grant is pinned to one window; it cannot move to a new application"));
-            }
-            if grant.budget_left == 0 {
-                return Err(refuse(ErrorCode::BudgetExhausted, "the grant has no actions left"));
-            }
-            let b = &self.inner.backends;
-            let launcher = b.launcher.as_ref().ok_or_else(|| refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications"))?;
+            let launcher = self.admit_opening(&mut state)?;
             let plan = launcher.plan(name.trim()).gated()?;
-            let mut names = vec![plan.name.to_lowercase(), plan.program.to_string_lossy().to_lowercase()];
-            if let Some(base) = plan.program.file_name() {
-                names.push(base.to_string_lossy().to_lowercase());
-            }
-            if let Some(d) = self.inner.denials.denylisted(&names) {
-                return Err(refuse(d.code(), d.sentence()));
-            }
-            let mut request = ApprovalRequest::call(ApprovalClass::Input, vec!["start an application".into()]);
             let on = match desktop {
                 Desktop::User => "",
                 Desktop::Agent => ", on the agent display",
             };
-            request.detail = Some(format!("{:?}, which runs {}{on}", plan.name, plan.program.display()));
-            self.approve(request, &[])?;
-            if self.stopped() {
-                return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
-            }
-            let listed = b.windows.list_windows().gated()?;
+            self.approve_launch(&plan, "start an application", format!("{:?}, which runs {}{on}", plan.name, plan.program.display()))?;
+            let listed = self.inner.backends.windows.list_windows().gated()?;
             // Already running: its window, not a second copy.
             if let Some(running) = listed.iter().find(|w| w.desktop == desktop && !w.minimized && names_app(w, &plan) && self.denial_of(w).is_none()) {
                 let window = running.clone();
@@ -318,48 +327,120 @@ impl Host {
                 let observation = self.observe_target(&mut state, &window, crate::ObserveRequest { screenshot, marks: false })?;
                 return Ok(OpenedApp { pid: window.id.pid, window, observation, how: Opened::AlreadyRunning });
             }
-            // Only a launch on the user's desktop can take the user's focus.
-            let user_window = listed.iter().find(|w| w.focused && w.desktop == Desktop::User && desktop == Desktop::User).map(|w| w.id);
-            let before: Vec<_> = listed.into_iter().map(|w| w.id).collect();
-            let pid = launcher.launch(&plan, desktop).gated()?;
-            let grant = state.grant.as_mut().expect("ensured");
-            grant.budget_left -= 1;
-            let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
-            record.detail = Some(format!("started {:?} ({}) as pid {pid}{on}", plan.name, plan.program.display()));
-            self.audit(record);
-            let window = self.wait_for_new_window(pid, &plan, &before)?;
-            if let Some(d) = self.denial_of(&window) {
-                return Err(refuse(d.code(), d.sentence()));
-            }
-            // Window managers focus (and raise) a new window as it maps; the user did not ask for that.
-            // It may do so a moment after the window is found (a CI run saw the focus move
-            // right after open_app returned): watched for a while, handed back each time.
-            let mut how = Opened::Started;
-            if let Some(user) = user_window {
-                let watch_until = Instant::now() + HAND_BACK_WATCH;
-                loop {
-                    match launcher.hand_back(user, window.id) {
-                        Ok(true) => how = Opened::StartedAndHandedBack,
-                        Ok(false) => {}
-                        Err(e) => {
-                            let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
-                            record.detail = Some(format!("could not give the user's window back its focus: {}", e.message));
-                            self.audit(record);
-                            break;
-                        }
-                    }
-                    if Instant::now() >= watch_until {
-                        break;
-                    }
-                    std::thread::sleep(WAIT_POLL / 2);
-                }
-            }
-            let window = b.windows.find_window(&glovebox_model::WindowRef::Id(window.id)).unwrap_or(window);
-            self.bind(&mut state, Some(window.clone()), None);
-            let observation = self.observe_target(&mut state, &window, crate::ObserveRequest { screenshot, marks: false })?;
-            Ok(OpenedApp { pid, window, observation, how })
+            let detail = format!("started {:?} ({}){on}", plan.name, plan.program.display());
+            self.launch_and_bind(&mut state, &plan, desktop, &listed, detail, screenshot)
         })();
         result.map_err(|e| self.refused(&state, None, e))
+    }
+
+    /// Opens a web address in a browser of its own on the agent display
+    /// (the user's browser and focus are never touched), waits for its
+    /// window, binds the grant to it and observes it. Only `http` and
+    /// `https` addresses, unless the configuration allows local ones
+    /// (`file:` and the like). The approval shows the address. Costs one action.
+    pub fn open_url(&self, url: &str, screenshot: bool) -> Result<OpenedApp, Refusal> {
+        let mut state = self.state();
+        let result = (|| {
+            let site = web_address(url, self.inner.config.allow_local_urls)?;
+            let launcher = self.admit_opening(&mut state)?;
+            let plan = launcher.browser(url.trim()).gated()?;
+            self.approve_launch(&plan, "open a web address", format!("{} in {}, on the agent display", url.trim(), plan.name))?;
+            let listed = self.inner.backends.windows.list_windows().gated()?;
+            // The audit keeps where, not the whole address (its query may hold a token).
+            let detail = format!("opened {site} in {} on the agent display", plan.name);
+            self.launch_and_bind(&mut state, &plan, Desktop::Agent, &listed, detail, screenshot)
+        })();
+        result.map_err(|e| self.refused(&state, None, e))
+    }
+
+    /// The checks before anything is started: enabled, input allowed, a
+    /// grant that may move to a new window and has an action left.
+    fn admit_opening<'s>(&'s self, state: &mut crate::grant::State) -> Result<&'s std::sync::Arc<dyn glovebox_platform::AppLauncher + Send + Sync>, Refusal> {
+        self.inner.config.check_enabled()?;
+        self.check_input_allowed()?;
+        self.ensure_grant(state, true)?;
+        let grant = state.grant.as_ref().expect("ensured");
+        if grant.scope == Scope::Window {
+            return Err(refuse(ErrorCode::ScopeViolation, "this grant is pinned to one window; it cannot move to a new application"));
+        }
+        if grant.budget_left == 0 {
+            return Err(refuse(ErrorCode::BudgetExhausted, "the grant has no actions left"));
+        }
+        self.inner.backends.launcher.as_ref().ok_or_else(|| refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications"))
+    }
+
+    /// Refuses a denied program, then asks for approval of starting it.
+    fn approve_launch(&self, plan: &glovebox_platform::LaunchPlan, what: &str, detail: String) -> Result<(), Refusal> {
+        let mut names = vec![plan.name.to_lowercase(), plan.program.to_string_lossy().to_lowercase()];
+        if let Some(base) = plan.program.file_name() {
+            names.push(base.to_string_lossy().to_lowercase());
+        }
+        if let Some(d) = self.inner.denials.denylisted(&names) {
+            return Err(refuse(d.code(), d.sentence()));
+        }
+        let mut request = ApprovalRequest::call(ApprovalClass::Input, vec![what.into()]);
+        request.detail = Some(detail);
+        self.approve(request, &[])?;
+        if self.stopped() {
+            return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
+        }
+        Ok(())
+    }
+
+    /// Runs `plan` on `desktop`, pays for it, waits for its window (none of
+    /// `listed`), gives the user's window back what the window manager
+    /// took, binds the grant to the new window and observes it.
+    fn launch_and_bind(
+        &self,
+        state: &mut crate::grant::State,
+        plan: &glovebox_platform::LaunchPlan,
+        desktop: Desktop,
+        listed: &[WindowInfo],
+        detail: String,
+        screenshot: bool,
+    ) -> Result<OpenedApp, Refusal> {
+        let b = &self.inner.backends;
+        let launcher = b.launcher.as_ref().ok_or_else(|| refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications"))?;
+        // Only a launch on the user's desktop can take the user's focus.
+        let user_window = listed.iter().find(|w| w.focused && w.desktop == Desktop::User && desktop == Desktop::User).map(|w| w.id);
+        let before: Vec<_> = listed.iter().map(|w| w.id).collect();
+        let pid = launcher.launch(plan, desktop).gated()?;
+        let grant = state.grant.as_mut().expect("ensured");
+        grant.budget_left -= 1;
+        let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
+        record.detail = Some(format!("{detail} as pid {pid}"));
+        self.audit(record);
+        let window = self.wait_for_new_window(pid, plan, &before)?;
+        if let Some(d) = self.denial_of(&window) {
+            return Err(refuse(d.code(), d.sentence()));
+        }
+        // Window managers focus (and raise) a new window as it maps; the user did not ask for that.
+        // It may do so a moment after the window is found (a CI run saw the focus move
+        // right after open_app returned): watched for a while, handed back each time.
+        let mut how = Opened::Started;
+        if let Some(user) = user_window {
+            let watch_until = Instant::now() + HAND_BACK_WATCH;
+            loop {
+                match launcher.hand_back(user, window.id) {
+                    Ok(true) => how = Opened::StartedAndHandedBack,
+                    Ok(false) => {}
+                    Err(e) => {
+                        let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
+                        record.detail = Some(format!("could not give the user's window back its focus: {}", e.message));
+                        self.audit(record);
+                        break;
+                    }
+                }
+                if Instant::now() >= watch_until {
+                    break;
+                }
+                std::thread::sleep(WAIT_POLL / 2);
+            }
+        }
+        let window = b.windows.find_window(&glovebox_model::WindowRef::Id(window.id)).unwrap_or(window);
+        self.bind(state, Some(window.clone()), None);
+        let observation = self.observe_target(state, &window, crate::ObserveRequest { screenshot, marks: false })?;
+        Ok(OpenedApp { pid, window, observation, how })
     }
 
     /// The first new window of the started process (or a descendant of it),

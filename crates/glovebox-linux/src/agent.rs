@@ -321,6 +321,12 @@ impl AppLauncher for Desktops {
         Ok(pid)
     }
 
+    fn browser(&self, url: &str) -> Result<LaunchPlan, BackendError> {
+        let profile = self.agent()?.sandbox.runtime_dir().join("browser-profile");
+        std::fs::create_dir_all(&profile).map_err(|e| BackendError::unavailable(format!("the browser profile {}: {e}", profile.display())))?;
+        crate::launcher::browser_plan(url, &profile)
+    }
+
     fn hand_back(&self, user: WindowId, started: WindowId) -> Result<bool, BackendError> {
         // A window on the agent display took nothing of the user's.
         if self.agent_of_pid(started.pid).is_some() {

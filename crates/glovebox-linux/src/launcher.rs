@@ -179,6 +179,10 @@ impl AppLauncher for DesktopLauncher {
         Ok(pid)
     }
 
+    fn browser(&self, _url: &str) -> Result<LaunchPlan, BackendError> {
+        Err(BackendError::new(BackendErrorKind::Unsupported, "web addresses are opened on the agent display, which this desktop does not have"))
+    }
+
     fn hand_back(&self, user: glovebox_model::WindowId, started: glovebox_model::WindowId) -> Result<bool, BackendError> {
         match &self.window_manager {
             WindowManager::X11(x11) => x11.hand_back(user.xid, started.xid),
@@ -186,6 +190,31 @@ impl AppLauncher for DesktopLauncher {
             WindowManager::Unreachable => Ok(false),
         }
     }
+}
+
+/// A browser from Debian's archive that opens `url` in a new window with
+/// the private profile `profile` (accessibility on, no first-run pages).
+pub fn browser_plan(url: &str, profile: &Path) -> Result<LaunchPlan, BackendError> {
+    if let Some(program) = on_path("chromium") {
+        let mut args = vec![
+            format!("--user-data-dir={}", profile.display()),
+            "--force-renderer-accessibility".into(),
+            "--no-first-run".into(),
+            "--no-default-browser-check".into(),
+            "--disable-gpu".into(),
+        ];
+        // Chromium's own sandbox cannot run as root; as any other user it stays on.
+        if rustix::process::geteuid().is_root() {
+            args.push("--no-sandbox".into());
+        }
+        args.extend(["--new-window".into(), url.to_owned()]);
+        return Ok(LaunchPlan { name: "Chromium".into(), program, args });
+    }
+    if let Some(program) = on_path("firefox-esr").or_else(|| on_path("firefox")) {
+        let args = vec!["--no-remote".into(), "--new-instance".into(), "--profile".into(), profile.display().to_string(), url.to_owned()];
+        return Ok(LaunchPlan { name: "Firefox".into(), program, args });
+    }
+    Err(BackendError::new(BackendErrorKind::Unsupported, "no browser is installed to open web addresses in (Debian packages chromium or firefox-esr)"))
 }
 
 #[cfg(test)]

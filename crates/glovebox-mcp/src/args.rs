@@ -150,6 +150,12 @@ pub struct OpenAppArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct OpenUrlArgs {
+    /// An http or https address.
+    pub url: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct SwitchWindowArgs {
     /// A window id from list_windows (`pid/0xXID`).
     pub window: String,

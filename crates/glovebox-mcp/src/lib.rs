@@ -50,7 +50,7 @@ pub struct Options {
 
 /// The tools that change something; hidden and refused in read-only mode.
 /// (`computer` stays visible: an observe-only run needs no input.)
-pub const INPUT_TOOLS: &[&str] = &["click", "move", "drag", "scroll", "type", "set_value", "key", "select", "batch", "open_app"];
+pub const INPUT_TOOLS: &[&str] = &["click", "move", "drag", "scroll", "type", "set_value", "key", "select", "batch", "open_app", "open_url"];
 
 struct Shared {
     /// The host, or why there is none (computer use off, no display): every tool then answers that.
@@ -506,6 +506,24 @@ impl GloveboxServer {
     }
 
     #[tool(
+        description = "Open a web address (http or https) in a browser of its own on the agent display, a private desktop glovebox owns, so the user's browser and focus are untouched; wait for its window, bind to it and observe it. The approval shows the address.",
+        annotations(destructive_hint = true, open_world_hint = true)
+    )]
+    async fn open_url(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<OpenUrlArgs>) -> Result<CallToolResult, McpError> {
+        self.run(&context, move |host, _, _| {
+            let opened = host.open_url(&args.url, false)?;
+            let text = format!(
+                "opened on the agent display; pid {}; window {}\n{}",
+                opened.pid,
+                opened.window.id,
+                render::observation(&opened.observation, host.text_budget())
+            );
+            Ok(Reply::observed(text, &opened.observation))
+        })
+        .await
+    }
+
+    #[tool(
         description = "Bind the grant to another window (an id from list_windows) and observe it, without raising or focusing it. Costs no budget.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
@@ -606,6 +624,7 @@ pub const TOOL_ORDER: &[&str] = &[
     "select",
     "batch",
     "open_app",
+    "open_url",
     "switch_window",
     "grant_status",
     "computer",

@@ -111,6 +111,8 @@ fn seeds() -> Vec<(&'static str, Value)> {
         ("select", json!({"target": {"element": "e3"}, "option": "Blue"})),
         ("batch", json!({"steps": [{"action": "click", "target": point, "button": "left", "count": 1}, {"action": "type", "text": "x"}]})),
         ("open_app", json!({"name": "xterm"})),
+        ("open_app", json!({"name": "xterm", "desktop": "agent"})),
+        ("open_url", json!({"url": "https://example.org/"})),
         ("switch_window", json!({"window": "1001/0x20"})),
         ("grant_status", json!({"window": "1001/0x20"})),
         ("computer", json!({"instruction": "press OK", "max_steps": 1, "observe_only": true})),

@@ -194,6 +194,10 @@ pub trait AppLauncher {
     /// Runs a plan on `desktop`, detached from the caller; returns the new
     /// process id.
     fn launch(&self, plan: &LaunchPlan, desktop: Desktop) -> Result<u32, BackendError>;
+    /// A browser that opens `url` in a window of its own on the agent
+    /// display (a private profile, so it never joins, raises or activates a
+    /// browser of the user's), where this launcher can start one.
+    fn browser(&self, url: &str) -> Result<LaunchPlan, BackendError>;
     /// Puts the user's window `user` back in front (active, and above the
     /// new window) if the window manager gave `started` either on its
     /// launch. Returns whether anything had to be put back.

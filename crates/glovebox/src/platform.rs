@@ -27,6 +27,7 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
     host.capture_limits = config.capture_limits()?;
     host.tree_budget = TreeBudget::default();
     host.allow_foreground = config.input.foreground;
+    host.allow_local_urls = config.input.local_urls;
     host.screenshot_after_input = config.observe.screenshot_after_input;
     host.text_budget = config.text_budget()?;
     let a = &config.approval;

@@ -133,3 +133,108 @@ fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_us
     assert_eq!(png.width, width.min(960));
     assert!(host.presence_view().agent_display);
 }
+
+/// A page on a loopback server that POSTs its field's value on load and on
+/// every input: the oracle for what a browser on the agent display did.
+struct Page {
+    url: String,
+    posts: std::sync::Arc<std::sync::Mutex<Vec<serde_json::Value>>>,
+}
+
+const PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>glovebox open_url page</title></head>
+<body><label>Full name <input id="name" autocomplete="off"></label>
+<script>
+const post = why => fetch('/state', {method: 'POST', body: JSON.stringify({why, name: document.getElementById('name').value})});
+addEventListener('load', () => post('load'));
+document.getElementById('name').addEventListener('input', () => post('input'));
+</script></body></html>"#;
+
+impl Page {
+    fn serve() -> Page {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/form", listener.local_addr().unwrap());
+        let posts = std::sync::Arc::new(std::sync::Mutex::new(vec![]));
+        let kept = posts.clone();
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let mut request = vec![];
+                let mut buf = [0u8; 4096];
+                // Head, then as much body as Content-Length says.
+                let body = loop {
+                    let n = stream.read(&mut buf).unwrap_or(0);
+                    if n == 0 {
+                        break None;
+                    }
+                    request.extend_from_slice(&buf[..n]);
+                    let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
+                    let head = String::from_utf8_lossy(&request[..end]).to_lowercase();
+                    let length: usize = head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break Some((head, request[end + 4..end + 4 + length].to_vec()));
+                    }
+                };
+                let Some((head, body)) = body else { continue };
+                let reply = if head.starts_with("post /state") {
+                    if let Ok(state) = serde_json::from_slice(&body) {
+                        kept.lock().unwrap().push(state);
+                    }
+                    "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n".to_owned()
+                } else {
+                    format!("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{PAGE}", PAGE.len())
+                };
+                let _ = stream.write_all(reply.as_bytes());
+            }
+        });
+        Page { url, posts }
+    }
+
+    fn saw(&self, what: &str, check: impl Fn(&serde_json::Value) -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !self.posts.lock().unwrap().iter().any(&check) {
+            assert!(std::time::Instant::now() < deadline, "the page never reported {what}: {:?}", self.posts.lock().unwrap());
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+#[test]
+fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (host, _desktops) = host_on(sandbox);
+    let sentinel = Fixture::launch(sandbox, &unique_title("Open url sentinel"), &["--x", "900", "--y", "40"]);
+    sentinel.activate();
+    let user = || desktop::Desktop::now(&host, sandbox, &sentinel);
+    let before = user();
+
+    // Not the web, not an address: refused before anything starts, nothing spent.
+    for (url, code) in [
+        ("file:///etc/passwd", ErrorCode::ScopeViolation),
+        ("javascript:alert(1)", ErrorCode::ScopeViolation),
+        ("https://", ErrorCode::InvalidArgument),
+        ("no scheme at all", ErrorCode::InvalidArgument),
+        ("http://exa mple.org/", ErrorCode::InvalidArgument),
+    ] {
+        assert_eq!(host.open_url(url, false).unwrap_err().code, code, "{url}");
+    }
+    assert!(!host.presence_view().agent_display, "a refused address starts nothing");
+
+    let page = Page::serve();
+    let opened = host.open_url(&page.url, false).expect("open_url");
+    assert_eq!(opened.window.desktop, Desktop::Agent);
+    page.saw("its load", |s| s["why"] == "load");
+    assert_eq!(user(), before, "the user's active window, pointer and stacking are as they were");
+
+    // Text no US key produces, typed into the page's form there; the page says what it got.
+    let window = WindowRef::Id(opened.window.id);
+    let seen = wait_until("the page's field", || {
+        host.observe(Some(&window), false).ok().filter(|o| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.name == "Full name" && e.bounds.is_some())))
+    });
+    let field = seen.tree.root.as_ref().unwrap().walk().find(|e| e.name == "Full name" && e.has(glovebox_model::ElementState::Editable)).map(|e| e.id);
+    let field = field.unwrap_or_else(|| panic!("no editable Full name:\n{}", seen.tree.render_text()));
+    host.act(seen.frame.id, Action::Click { target: Target::Element(field), button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
+    let seen = host.observe(Some(&window), false).unwrap();
+    let typed = host.act(seen.frame.id, Action::Type { text: "Zoë Müller 東京".into() }).unwrap();
+    println!("typed by {}", typed.delivery.route);
+    page.saw("the typed name", |s| s["name"] == "Zoë Müller 東京");
+    assert_eq!(user(), before);
+}

@@ -98,6 +98,7 @@ fn observe_set_value_click_through_the_stdio_server() {
             "select",
             "batch",
             "open_app",
+            "open_url",
             "switch_window",
             "grant_status",
             "computer",
