@@ -151,8 +151,8 @@ const MATRIX: &[(Act, Addressing, [Expect; 14])] = &[
     (Act::TypeAscii,    F, [D,         D,         D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D]),
     (Act::TypeUnicode,  F, [D,         D,         D,         D,         R(BG),     D,         D,         R(BG),     D,         D,         D,         D,         R(BG),     D]),
     (Act::Key,          F, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D]),
-    (Act::SetValue,     E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D]),
-    (Act::SetValue,     P, [D,         D,         D,         D,         R(BG),     R(BG),     D,         D,         D,         D,         D,         D,         D,         D]),
+    (Act::SetValue,     E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         R(BG),     D,         D,         D,         D,         R(BG),     D]),
+    (Act::SetValue,     P, [D,         D,         D,         D,         R(BG),     R(BG),     D,         R(BG),     D,         D,         D,         D,         R(BG),     D]),
     (Act::Select,       E, [D,         D,         R(BG),     R(BG),     R(NO_EL),  R(NO_EL),  R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG)]),
     (Act::Select,       P, [D,         D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG)]),
 ];

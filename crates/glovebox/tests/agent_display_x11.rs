@@ -42,11 +42,12 @@ for app in pyatspi.Registry.getDesktop(0):
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
 }
 
-fn host_on(sandbox: &Sandbox) -> (Host, std::sync::Arc<glovebox_linux::agent::Desktops>) {
+/// A host of its own (grant lock and audit) for test `name`.
+fn host_on(sandbox: &Sandbox, name: &str) -> (Host, std::sync::Arc<glovebox_linux::agent::Desktops>) {
     let mut config = HostConfig::new(sandbox.display());
     config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join("glovebox-agent-display");
-    config.audit_path = sandbox.runtime_dir().join("audit-agent-display.jsonl");
+    config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-{name}"));
+    config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
     let desktops = glovebox_linux::desktops_with(Some(sandbox.display()), Some(sandbox.bus_address()), &Default::default()).unwrap();
     (Host::open(desktops.backends(), config).unwrap(), desktops)
 }
@@ -65,7 +66,7 @@ fn entry(seen: &Observation) -> (Target, Point) {
 #[test]
 fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_user() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, desktops) = host_on(sandbox);
+    let (host, desktops) = host_on(sandbox, "agent-display");
     let sentinel = Fixture::launch(sandbox, &unique_title("Agent display sentinel"), &["--x", "900", "--y", "40"]);
     sentinel.activate();
     sandbox.warp_pointer(1000, 200).unwrap();
@@ -200,7 +201,7 @@ impl Page {
 #[test]
 fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, _desktops) = host_on(sandbox);
+    let (host, _desktops) = host_on(sandbox, "open-url");
     let sentinel = Fixture::launch(sandbox, &unique_title("Open url sentinel"), &["--x", "900", "--y", "40"]);
     sentinel.activate();
     let user = || desktop::Desktop::now(&host, sandbox, &sentinel);

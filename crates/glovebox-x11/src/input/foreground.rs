@@ -32,7 +32,7 @@ const MULTI_CLICK_GAP: Duration = Duration::from_millis(40);
 /// Between the notches of a scroll: longer than a toolkit's frame.
 const WHEEL_NOTCH_GAP: Duration = Duration::from_millis(25);
 /// How long the window manager gets to honour an activation request.
-const ACTIVATION_TIMEOUT: Duration = Duration::from_secs(1);
+const ACTIVATION_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Keys and buttons held down right now; released on drop.
 struct Held<'a> {

@@ -36,10 +36,8 @@ impl Loan<'_> {
 
 impl Drop for Loan<'_> {
     fn drop(&mut self) {
-        let nothing = vec![0u32; usize::from(self.keysyms_per_code)];
-        for &code in &self.codes {
-            let _ = self.backend.conn.change_keyboard_mapping(1, code, self.keysyms_per_code, &nothing);
-        }
+        let nothing = vec![vec![0u32; usize::from(self.keysyms_per_code)]; self.codes.len()];
+        let _ = self.backend.map_codes(&self.codes, self.keysyms_per_code, &nothing);
         let _ = self.backend.conn.get_input_focus().map(|c| c.reply());
     }
 }
@@ -66,8 +64,8 @@ impl X11Backend {
         Ok(missing)
     }
 
-    /// Key codes the server maps to no keysym and no modifier: no key of
-    /// the keyboard sends them as anything.
+    /// Key codes the server maps to no keysym and no modifier (no key of
+    /// the keyboard sends them as anything), in ascending order.
     fn spare_codes(&self) -> Result<(Vec<u8>, u8), BackendError> {
         let setup = self.conn.setup();
         let (min, max) = (setup.min_keycode, setup.max_keycode);
@@ -84,6 +82,32 @@ impl X11Backend {
             .filter(|&code| code < max && !modifiers.keycodes.contains(&code))
             .collect();
         Ok((spare, per))
+    }
+
+    /// `wanted` spare codes, consecutive where the keyboard has such a run:
+    /// one mapping change then covers them all, and every client of the
+    /// display re-reads its keyboard mapping once, not once per character.
+    fn pick_codes(spare: &[u8], wanted: usize) -> Vec<u8> {
+        let run = spare.windows(wanted).find(|w| w.windows(2).all(|pair| pair[1] == pair[0] + 1));
+        run.map(<[u8]>::to_vec).unwrap_or_else(|| spare.iter().copied().take(wanted).collect())
+    }
+
+    /// Maps `codes` to `syms` (one row of keysyms per code), in one request
+    /// when the codes are consecutive.
+    fn map_codes(&self, codes: &[u8], per: u8, rows: &[Vec<u32>]) -> Result<(), BackendError> {
+        let consecutive = codes.windows(2).all(|pair| pair[1] == pair[0] + 1);
+        match (consecutive, codes.first()) {
+            (true, Some(&first)) => {
+                let all: Vec<u32> = rows.concat();
+                self.conn.change_keyboard_mapping(codes.len() as u8, first, per, &all).map_err(connection_lost)?;
+            }
+            _ => {
+                for (&code, row) in codes.iter().zip(rows) {
+                    self.conn.change_keyboard_mapping(1, code, per, row).map_err(connection_lost)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Whether every character of `text` can be typed by keys: on a key of
@@ -114,17 +138,19 @@ impl X11Backend {
         }
         self.check_typeable(text)?;
         let (spare, per) = self.spare_codes()?;
-        let mut loan = Loan { backend: self, codes: vec![], keysyms_per_code: per };
-        let mut lent = std::collections::HashMap::new();
-        for (&c, &code) in missing.iter().zip(&spare) {
-            let keysym = char_keysym(c);
-            let mut syms = vec![0u32; usize::from(per)];
-            // Both levels: the character comes whatever the shift state.
-            syms.iter_mut().take(2).for_each(|s| *s = keysym);
-            self.conn.change_keyboard_mapping(1, code, per, &syms).map_err(connection_lost)?;
-            loan.codes.push(code);
-            lent.insert(c, code);
-        }
+        let codes = Self::pick_codes(&spare, missing.len());
+        let rows: Vec<Vec<u32>> = missing
+            .iter()
+            .map(|&c| {
+                let mut row = vec![0u32; usize::from(per)];
+                // Both levels: the character comes whatever the shift state.
+                row.iter_mut().take(2).for_each(|s| *s = char_keysym(c));
+                row
+            })
+            .collect();
+        self.map_codes(&codes, per, &rows)?;
+        let loan = Loan { backend: self, codes: codes.clone(), keysyms_per_code: per };
+        let lent: std::collections::HashMap<char, u8> = missing.iter().copied().zip(codes).collect();
         // The server has applied the change (and queued its notices) before any key follows.
         self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
         let strokes = text

@@ -105,6 +105,12 @@ impl X11Backend {
         }
     }
 
+    /// Whether every character of `text` is on a key of the layout itself
+    /// (no key code lent). Nothing is sent or changed.
+    pub fn check_layout_keys(&self, text: &str) -> Result<(), BackendError> {
+        self.keymap()?.text(text).map(drop)
+    }
+
     /// The strokes a gesture types, and the loan of key codes they need
     /// until the application has read them.
     fn strokes(&self, gesture: &Gesture) -> Result<(Vec<KeyStroke>, Option<lend::Loan<'_>>), BackendError> {
