@@ -25,6 +25,9 @@ const OPTION_ROLES: &[&str] = &["list item", "menu item", "check menu item", "ra
 
 /// Action names, in order of preference, that mean "activate this".
 const ACTIVATE: &[&str] = &["click", "press", "activate", "toggle", "jump", "open"];
+/// Actions that open an element's context menu, as a right click would:
+/// GTK4's installed widget action, Qt's.
+const CONTEXT_MENU: &[&str] = &["menu.popup", "showmenu"];
 
 fn not_actionable(message: impl Into<String>) -> BackendError {
     BackendError::new(BackendErrorKind::NotActionable, message)
@@ -69,6 +72,27 @@ async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Resu
         }
     }
     first
+}
+
+/// A right click as the element's own context-menu action, on the element
+/// or one of its two nearest ancestors.
+async fn context_menu(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Result<Delivery, BackendError> {
+    let mut current = object.clone();
+    for depth in 0..3 {
+        let names: Vec<String> = bus.actions(&current).await.unwrap_or_default().into_iter().map(|(name, _)| name).collect();
+        if let Some(index) = names.iter().position(|n| CONTEXT_MENU.iter().any(|wanted| n.eq_ignore_ascii_case(wanted))) {
+            if !bus.do_action(&current, index as i32).await.map_err(bus_failure)? {
+                return Err(not_actionable(format!("the application refused the {:?} action", names[index])));
+            }
+            let on = if depth == 0 { "" } else { " on an ancestor" };
+            return Ok(Delivery::by(format!("at-spi:DoAction({}){on}", names[index])));
+        }
+        current = match bus.parent(&current).await {
+            Ok(parent) if !parent.is_null() && Some(&parent) != frame => parent,
+            _ => break,
+        };
+    }
+    Err(no_route("a right click here (the element offers no context-menu action)"))
 }
 
 async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendError> {
@@ -291,6 +315,7 @@ impl AtspiBackend {
         };
         match (action, object) {
             (Action::Click { button: Button::Left, count: 1, .. }, Some(object)) => click(bus, &object, self.frame_of(window).as_ref()).await,
+            (Action::Click { button: Button::Right, count: 1, .. }, Some(object)) => context_menu(bus, &object, self.frame_of(window).as_ref()).await,
             (Action::Click { .. }, _) => Err(no_route("double, triple, right or middle clicks")),
             (Action::SetValue { text, .. }, Some(object)) => set_value(bus, &object, text).await,
             (Action::Select { option, .. }, Some(object)) => select(bus, &object, option).await,

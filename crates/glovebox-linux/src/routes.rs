@@ -318,6 +318,14 @@ impl LinuxInput {
                 }
                 Err(e) => Err(e),
             },
+            // Where no event reaches the toolkit, a right click is the element's own context-menu action.
+            Action::Click { button: Button::Right, count: 1, .. } if !takes_pointer => {
+                let delivery = self.atspi.deliver_semantic(window, action, targets).map_err(|e| match e.kind {
+                    BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute => unavailable("this right click", &toolkit),
+                    _ => e,
+                })?;
+                Ok(self.report_grab(delivery))
+            }
             Action::Key { .. } if accepts.keys => self.synthetic(window, &gesture, accepts),
             Action::Key { combo, repeat } => shortcut_by_menu(&self.atspi, window, combo, *repeat).unwrap_or_else(|| Err(unavailable("key presses", &toolkit))),
             _ if takes_pointer => self.synthetic(window, &gesture, accepts),
@@ -376,6 +384,17 @@ impl LinuxInput {
         }
     }
 
+    /// `delivery`, saying so when a menu it opened now holds the keyboard
+    /// (toolkits grab for their popups): until it closes, secure input
+    /// refuses further input, and Escape or a choice closes it.
+    fn report_grab(&self, delivery: Delivery) -> Delivery {
+        std::thread::sleep(POPUP_GRAB_WAIT);
+        match self.x11.keyboard_grabbed_by_other() {
+            Ok(true) => Delivery { route: format!("{}; the menu it opened holds the keyboard until it closes", delivery.route), ..delivery },
+            _ => delivery,
+        }
+    }
+
     /// `delivery` once the client has said it read the events (a ping
     /// after them, answered within [`ACKNOWLEDGE_WAIT`]); a client that
     /// takes no pings, or is too busy to answer, leaves it unacknowledged.
@@ -384,6 +403,9 @@ impl LinuxInput {
         Delivery { acknowledged, ..delivery }
     }
 }
+
+/// How long a popup gets to take its grab after the action that opened it.
+const POPUP_GRAB_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// How long a client is given to answer the ping after X11 input.
 const ACKNOWLEDGE_WAIT: std::time::Duration = std::time::Duration::from_millis(100);

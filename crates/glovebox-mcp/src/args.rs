@@ -141,17 +141,14 @@ pub struct BatchArgs {
 pub struct OpenAppArgs {
     /// A desktop entry's name (`Text Editor`) or an executable (`xterm`).
     pub name: String,
-    /// `user` (default): the user's desktop, where input goes only by
-    /// routes that leave the user's pointer, focus and windows alone.
-    /// `agent`: the agent display, a private desktop glovebox owns and the
-    /// user watches on the indicator page, where every action has a route.
+    /// `agent`: glovebox's own desktop (the agent display).
     #[serde(default)]
     pub desktop: glovebox_model::Desktop,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct OpenUrlArgs {
-    /// An http or https address.
+    /// An http(s) address.
     pub url: String,
 }
 

@@ -487,7 +487,7 @@ impl GloveboxServer {
     }
 
     #[tool(
-        description = "Start an application by desktop-entry name or executable, wait for its window, bind to it and observe it. Denied applications are refused before anything starts. desktop \"agent\" starts it on the agent display, a private desktop glovebox owns, where actions with no background route on the user's desktop are done with that display's own pointer and keyboard.",
+        description = "Start an application (desktop entry or executable), bind to its window and observe it. A denied one is refused before it starts.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn open_app(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<OpenAppArgs>) -> Result<CallToolResult, McpError> {
@@ -506,7 +506,7 @@ impl GloveboxServer {
     }
 
     #[tool(
-        description = "Open a web address (http or https) in a browser of its own on the agent display, a private desktop glovebox owns, so the user's browser and focus are untouched; wait for its window, bind to it and observe it. The approval shows the address.",
+        description = "Open an http(s) address in a private browser on the agent display and observe it.",
         annotations(destructive_hint = true, open_world_hint = true)
     )]
     async fn open_url(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<OpenUrlArgs>) -> Result<CallToolResult, McpError> {

@@ -146,16 +146,16 @@ pub enum PidSource {
     Unknown,
 }
 
-/// Whose desktop a window is on.
+/// Whose desktop a window is on: `user` or `agent` (the agent display).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Desktop {
-    /// The user's own desktop: input there never touches the user's
-    /// pointer, keyboard focus or stacking order.
+    // The user's own desktop: input there never touches the user's pointer,
+    // keyboard focus or stacking order.
     #[default]
     User,
-    /// A private desktop glovebox started and owns (DESIGN.md §5, the agent
-    /// display): nothing of the user's is there, so it takes full input.
+    // A private desktop glovebox started and owns (DESIGN.md §5, the agent
+    // display): nothing of the user's is there, so it takes full input.
     Agent,
 }
 
