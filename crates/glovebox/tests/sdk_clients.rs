@@ -73,7 +73,7 @@ fn mcp_tools_load_unchanged_in_the_openai_agents_sdk_and_google_genai() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
     let tools: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
-    assert_eq!(tools.len(), 17, "{tools:?}");
+    assert_eq!(tools.len(), glovebox_mcp::TOOL_ORDER.len(), "{tools:?}");
     for tool in &tools {
         assert_eq!(report["strict"][tool], "strict", "the Agents SDK could not make {tool} strict: {report}");
         assert_eq!(report["gemini"][tool], "ok", "Google GenAI could not convert {tool}: {report}");
