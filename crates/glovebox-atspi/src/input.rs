@@ -25,6 +25,9 @@ const OPTION_ROLES: &[&str] = &["list item", "menu item", "check menu item", "ra
 
 /// Action names, in order of preference, that mean "activate this".
 const ACTIVATE: &[&str] = &["click", "press", "activate", "toggle", "jump", "open"];
+/// How long a value set through accessibility must hold before it counts.
+const VALUE_SETTLE: Duration = Duration::from_millis(150);
+
 /// Actions that open an element's context menu, as a right click would:
 /// GTK4's installed widget action, Qt's.
 const CONTEXT_MENU: &[&str] = &["menu.popup", "showmenu"];
@@ -130,7 +133,10 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
         return Err(BackendError::new(BackendErrorKind::SecureInput, "glovebox never writes into password fields"));
     }
     let ifaces = interfaces(bus, object).await?;
-    if has(&ifaces, "EditableText") {
+    // A spin button is both: its text set alone is not committed to its
+    // value (GTK4 parses it back only on activation), so a number goes to Value.
+    let number = text.trim().parse::<f64>().ok();
+    if has(&ifaces, "EditableText") && !(has(&ifaces, "Value") && number.is_some()) {
         bus.set_text_contents(object, text).await.map_err(bus_failure)?;
         let now = read_back(|| bus.text(object), |now| now == text).await?;
         if now != text {
@@ -141,9 +147,20 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
     if has(&ifaces, "Value") {
         let value: f64 = text.trim().parse().map_err(|_| BackendError::invalid_argument(format!("{text:?} is not a number for this slider or spin button")))?;
         bus.set_current_value(object, value).await.map_err(bus_failure)?;
+        let close = |now: f64| (now - value).abs() <= 1e-6 * value.abs().max(1.0);
         let now = bus.current_value(object).await.map_err(bus_failure)?;
-        if (now - value).abs() > 1e-6 * value.abs().max(1.0) {
+        if !close(now) {
             return Err(not_actionable(format!("the application kept the value at {now}, not {value} (outside its range or step?)")));
+        }
+        // A widget that shows its value as text may parse the old text back
+        // on its next main-loop turn (GTK4's spin button does): read again.
+        tokio::time::sleep(VALUE_SETTLE).await;
+        let later = bus.current_value(object).await.map_err(bus_failure)?;
+        if !close(later) {
+            return Err(BackendError::new(
+                BackendErrorKind::NoBackgroundRoute,
+                format!("the application took {value} and then put the value back to {later} (it keeps the value as text); no background route sets it"),
+            ));
         }
         return Ok(Delivery::by("at-spi:Value.CurrentValue"));
     }

@@ -305,6 +305,8 @@ impl LinuxInput {
             _ if !held.is_empty() && takes_pointer => self.synthetic(window, &gesture, accepts),
             _ if !held.is_empty() => Err(unavailable(&format!("a {} with {held} held", action.kind()), &toolkit)),
             Action::Click { button: Button::Left, count: 1, .. } | Action::Type { .. } => match self.atspi.deliver_semantic(window, action, targets) {
+                // GTK4 runs the activation before it answers: a menu button's popup is open now.
+                Ok(delivery) if toolkit == Toolkit::Gtk4 && matches!(action, Action::Click { .. }) => Ok(self.report_grab(delivery, None)),
                 Ok(delivery) => Ok(delivery),
                 // No semantic route for this element (or no accessible at all): events, where the toolkit takes them.
                 Err(e) if matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) => {
@@ -324,7 +326,7 @@ impl LinuxInput {
                     BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute => unavailable("this right click", &toolkit),
                     _ => e,
                 })?;
-                Ok(self.report_grab(delivery))
+                Ok(self.report_grab(delivery, Some(POPUP_GRAB_WAIT)))
             }
             Action::Key { .. } if accepts.keys => self.synthetic(window, &gesture, accepts),
             Action::Key { combo, repeat } => shortcut_by_menu(&self.atspi, window, combo, *repeat).unwrap_or_else(|| Err(unavailable("key presses", &toolkit))),
@@ -384,11 +386,13 @@ impl LinuxInput {
         }
     }
 
-    /// `delivery`, saying so when a menu it opened now holds the keyboard
-    /// (toolkits grab for their popups): until it closes, secure input
-    /// refuses further input, and Escape or a choice closes it.
-    fn report_grab(&self, delivery: Delivery) -> Delivery {
-        std::thread::sleep(POPUP_GRAB_WAIT);
+    /// `delivery`, saying so when a menu it opened holds the keyboard after
+    /// `wait` (toolkits grab for their popups): until it closes, secure
+    /// input refuses further input, and Escape or a choice closes it.
+    fn report_grab(&self, delivery: Delivery, wait: Option<std::time::Duration>) -> Delivery {
+        if let Some(wait) = wait {
+            std::thread::sleep(wait);
+        }
         match self.x11.keyboard_grabbed_by_other() {
             Ok(true) => Delivery { route: format!("{}; the menu it opened holds the keyboard until it closes", delivery.route), ..delivery },
             _ => delivery,

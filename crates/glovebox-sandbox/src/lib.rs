@@ -443,3 +443,43 @@ impl Drop for Sandbox {
         self.teardown();
     }
 }
+
+/// Where `.ci/install-deps` builds a Debian 13 (trixie) root with GTK 4.18
+/// (`mmdebstrap`), so apps of the toolkit current desktops ship run in the
+/// sandbox beside Debian 12's GTK 4.8.
+pub const CURRENT_GTK4_ROOT: &str = "/var/cache/glovebox/trixie-gtk4";
+
+/// Programs of another Debian root, run in a desktop through bubblewrap:
+/// the root is their `/`, while `/tmp` (the desktop's X socket, its
+/// session and accessibility buses, its runtime directory) and the
+/// directories in `binds` are the host's, so they talk to the same X
+/// server and buses as everything else on that desktop.
+pub struct InRoot<'a, D: Desktop> {
+    pub desktop: &'a D,
+    pub root: PathBuf,
+    pub binds: Vec<PathBuf>,
+}
+
+impl<D: Desktop> InRoot<'_, D> {
+    /// `root` if it is there with bubblewrap to enter it.
+    pub fn available(root: &Path) -> bool {
+        root.join("usr/bin").is_dir() && require("bwrap", "bubblewrap").is_ok()
+    }
+}
+
+impl<D: Desktop> Desktop for InRoot<'_, D> {
+    fn runtime_dir(&self) -> &Path {
+        self.desktop.runtime_dir()
+    }
+
+    fn command(&self, program: &std::ffi::OsStr) -> Command {
+        let mut command = self.desktop.command("bwrap".as_ref());
+        command.arg("--bind").arg(&self.root).arg("/");
+        command.args(["--bind", "/tmp", "/tmp", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/sys", "/sys", "--die-with-parent"]);
+        for dir in &self.binds {
+            command.arg("--ro-bind").arg(dir).arg(dir);
+        }
+        command.arg("--").arg(program);
+        command
+    }
+}
