@@ -25,9 +25,6 @@ const OPTION_ROLES: &[&str] = &["list item", "menu item", "check menu item", "ra
 
 /// Action names, in order of preference, that mean "activate this".
 const ACTIVATE: &[&str] = &["click", "press", "activate", "toggle", "jump", "open"];
-/// How long a value set through accessibility must hold before it counts.
-const VALUE_SETTLE: Duration = Duration::from_millis(150);
-
 /// Actions that open an element's context menu, as a right click would:
 /// GTK4's installed widget action, Qt's.
 const CONTEXT_MENU: &[&str] = &["menu.popup", "showmenu"];
@@ -151,16 +148,6 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
         let now = bus.current_value(object).await.map_err(bus_failure)?;
         if !close(now) {
             return Err(not_actionable(format!("the application kept the value at {now}, not {value} (outside its range or step?)")));
-        }
-        // A widget that shows its value as text may parse the old text back
-        // on its next main-loop turn (GTK4's spin button does): read again.
-        tokio::time::sleep(VALUE_SETTLE).await;
-        let later = bus.current_value(object).await.map_err(bus_failure)?;
-        if !close(later) {
-            return Err(BackendError::new(
-                BackendErrorKind::NoBackgroundRoute,
-                format!("the application took {value} and then put the value back to {later} (it keeps the value as text); no background route sets it"),
-            ));
         }
         return Ok(Delivery::by("at-spi:Value.CurrentValue"));
     }
