@@ -329,6 +329,9 @@ impl AtspiBackend {
         };
         let outcome = self.runtime.block_on(async {
             let known = self.frames.lock().unwrap_or_else(|p| p.into_inner()).get(&window.id.xid).cloned();
+            if let Some(frame) = &known {
+                tokio::time::timeout_at(deadline, bus.learn_coordinates(&frame.bus)).await.map_err(|_| timeout())?;
+            }
             let found = match known {
                 // A frame matched before only needs to still be there.
                 Some(frame) => match tokio::time::timeout_at(deadline, bus.extents(&frame)).await.map_err(|_| timeout())? {
@@ -343,6 +346,7 @@ impl AtspiBackend {
             };
             self.frames.lock().unwrap_or_else(|p| p.into_inner()).insert(window.id.xid, frame.clone());
             let app = frame.bus.clone();
+            tokio::time::timeout_at(deadline, bus.learn_coordinates(&app)).await.map_err(|_| timeout())?;
             let followed = tokio::time::timeout_at(deadline, self.memos.take(&bus, &app)).await.map_err(|_| timeout())?;
             let mut following = followed.is_some();
             let mut memo = followed.unwrap_or_default();

@@ -74,6 +74,12 @@ pub struct Bus {
     conn: zbus::Connection,
     /// Whether this connection found `org.a11y.Status.IsEnabled` false and set it.
     pub turned_accessibility_on: bool,
+    /// Applications whose positions are asked for in window coordinates:
+    /// GTK 4.10 and later answer screen coordinates with (0, 0) for every
+    /// element (gtk/a11y/gtkatspicomponent.c), window ones with the
+    /// element's place in its window, as GTK 4.8 answers both.
+    /// Applications learned so far, and whether each takes window coordinates.
+    window_coordinates: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, bool>>>,
 }
 
 /// Says on the session bus that an assistive technology runs, as a screen
@@ -125,7 +131,7 @@ impl Bus {
             .build()
             .await
             .map_err(|e| BusError::NoAccessibilityBus(format!("{address}: {e}")))?;
-        Ok(Bus { conn, turned_accessibility_on })
+        Ok(Bus { conn, turned_accessibility_on, window_coordinates: Default::default() })
     }
 
     async fn call<B, R>(&self, target: &ObjectRef, interface: &str, method: &str, body: &B) -> Result<R, BusError>
@@ -330,7 +336,20 @@ impl Bus {
 
     /// Component.GetExtents in screen coordinates: (x, y, width, height).
     pub async fn extents(&self, target: &ObjectRef) -> Result<(i32, i32, i32, i32), BusError> {
-        self.call(target, COMPONENT, "GetExtents", &(0u32,)).await
+        let window = self.window_coordinates.lock().unwrap_or_else(|p| p.into_inner()).get(&target.bus).copied().unwrap_or(false);
+        let coordinates: u32 = if window { 1 } else { 0 };
+        self.call(target, COMPONENT, "GetExtents", &(coordinates,)).await
+    }
+
+    /// Learns, once per application, in which coordinates to ask for its
+    /// positions: window ones for GTK4, screen ones for everything else.
+    pub async fn learn_coordinates(&self, app: &str) {
+        if self.window_coordinates.lock().unwrap_or_else(|p| p.into_inner()).contains_key(app) {
+            return;
+        }
+        let Ok((name, version)) = self.toolkit(app).await else { return };
+        let gtk4 = name.eq_ignore_ascii_case("gtk") && version.starts_with("4.");
+        self.window_coordinates.lock().unwrap_or_else(|p| p.into_inner()).insert(app.to_owned(), gtk4);
     }
 
     /// The application's toolkit name and version (`GTK`, `3.24.38`).
