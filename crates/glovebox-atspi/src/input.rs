@@ -337,6 +337,11 @@ impl AtspiBackend {
                 if after.chars().count() != expected || !after.contains(text.as_str()) {
                     return Err(not_actionable("the application did not take the typed text (read back differs)"));
                 }
+                // Typing leaves the caret after the text; GTK4 leaves it where the insertion began.
+                if bus.caret_offset(&focused).await.ok() == Some(caret) {
+                    let length = if utf16_lengths { text.encode_utf16().count() } else { text.chars().count() };
+                    let _ = bus.set_caret_offset(&focused, caret + length as i32).await;
+                }
                 Ok(Delivery::by("at-spi:EditableText.InsertText"))
             }
             (Action::Move { .. }, _) => Err(no_route("pointer moves")),

@@ -240,6 +240,10 @@ impl Bus {
         self.property(target, "org.a11y.atspi.Text", "CaretOffset").await
     }
 
+    pub async fn set_caret_offset(&self, target: &ObjectRef, offset: i32) -> Result<bool, BusError> {
+        self.call(target, "org.a11y.atspi.Text", "SetCaretOffset", &(offset,)).await
+    }
+
     /// The element's text, read only to confirm a write glovebox made.
     /// The whole text. The end offset is the character count, not -1:
     /// GTK 4.8 answers `GetText(0, -1)` with an empty string.
