@@ -269,6 +269,14 @@ impl LinuxInput {
                 format!("{} web drop-downs cannot be chosen through accessibility with a read-back (the page's value does not reliably follow, and none can be read); no background route chooses an option here", toolkit.name()),
             ));
         }
+        // A plain click on an element with no point on screen (GTK 4.18 places some
+        // outside their window) can still be the element's own action.
+        if matches!(action, Action::Click { button: Button::Left, count: 1, .. })
+            && action.modifiers().is_empty()
+            && targets.first().is_some_and(|t| t.point().is_none())
+        {
+            return self.atspi.deliver_semantic(window, action, targets);
+        }
         let Some(gesture) = gesture(action, targets)? else {
             return match (action, self.atspi.deliver_semantic(window, action, targets)) {
                 // Web fields take no text over AT-SPI (Chromium has no EditableText there, Gecko drops it): keys, where they reach.
