@@ -524,7 +524,7 @@ fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
     let check = "import json,sys\nfrom jsonschema import Draft202012Validator as V\nfor t in json.load(open(sys.argv[1])):\n    V.check_schema(t['inputSchema'])\n    V(t['inputSchema'])\nprint(len(json.load(open(sys.argv[1]))))";
     let out = std::process::Command::new("/usr/bin/python3").args(["-c", check]).arg(&schemas).output().expect("python3 with python3-jsonschema");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "17");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), glovebox_mcp::TOOL_ORDER.len().to_string());
     drop(stdin);
     let _ = server.kill();
     let _ = server.wait();
