@@ -57,7 +57,12 @@ impl Stage {
             .spawn()
             .unwrap_or_else(|e| panic!("{program}: {e} (installed by .ci/install-deps)"));
         self.children.push(child);
-        self.window(title_part)
+        let first = self.window(title_part);
+        // The window manager places and sizes a new window a moment after it
+        // maps (slowly on a loaded machine): its settled geometry is the one
+        // its accessible is matched by.
+        std::thread::sleep(Duration::from_millis(500));
+        self.x11.find_window(&WindowRef::Id(first.id)).unwrap_or(first)
     }
 
     fn window(&self, title_part: &str) -> WindowInfo {
