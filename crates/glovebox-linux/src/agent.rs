@@ -162,11 +162,7 @@ impl WindowSource for Desktops {
     }
 
     fn find_window(&self, reference: &WindowRef) -> Result<WindowInfo, BackendError> {
-        let pid = match reference {
-            WindowRef::Id(id) => id.pid,
-            WindowRef::PidTitle { pid, .. } => *pid,
-        };
-        match self.agent_of_pid(pid) {
+        match self.agent_of_pid(reference.pid()) {
             Some(agent) => {
                 let windows = agent.windows()?;
                 Ok(reference.resolve(&windows)?.clone())
@@ -189,11 +185,7 @@ impl ScreenCapture for Desktops {
     }
 
     fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, BackendError> {
-        let pid = match window {
-            WindowRef::Id(id) => id.pid,
-            WindowRef::PidTitle { pid, .. } => *pid,
-        };
-        match self.agent_of_pid(pid) {
+        match self.agent_of_pid(window.pid()) {
             Some(agent) => agent.x11.capture_window(window, limits),
             None => self.user.capture.capture_window(window, limits),
         }

@@ -103,6 +103,14 @@ impl fmt::Display for WindowRef {
 }
 
 impl WindowRef {
+    /// The process the named window belongs to.
+    pub fn pid(&self) -> u32 {
+        match self {
+            WindowRef::Id(id) => id.pid,
+            WindowRef::PidTitle { pid, .. } => *pid,
+        }
+    }
+
     /// Finds the one window this reference names. A numeric tail that is no
     /// window id of that pid is tried as a title, since titles may be digits.
     pub fn resolve<'a>(&self, windows: &'a [WindowInfo]) -> Result<&'a WindowInfo, ResolveError> {

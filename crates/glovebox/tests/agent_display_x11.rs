@@ -63,12 +63,18 @@ fn entry(seen: &Observation) -> (Target, Point) {
     (Target::Element(e.id), Point { x: b.x + 10, y: b.y + b.height as i32 / 2 })
 }
 
+/// The user's window, active on the user's desktop, which test `name` must leave as it is.
+fn user_window(sandbox: &Sandbox, name: &str) -> Fixture {
+    let sentinel = Fixture::launch(sandbox, &unique_title(&format!("{name} sentinel")), &["--x", "900", "--y", "40"]);
+    sentinel.activate();
+    sentinel
+}
+
 #[test]
 fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_user() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let (host, desktops) = host_on(sandbox, "agent-display");
-    let sentinel = Fixture::launch(sandbox, &unique_title("Agent display sentinel"), &["--x", "900", "--y", "40"]);
-    sentinel.activate();
+    let sentinel = user_window(sandbox, "Agent display");
     sandbox.warp_pointer(1000, 200).unwrap();
     let user = || desktop::Desktop::now(&host, sandbox, &sentinel);
     let before = user();
@@ -199,8 +205,7 @@ impl Page {
 fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let (host, _desktops) = host_on(sandbox, "open-url");
-    let sentinel = Fixture::launch(sandbox, &unique_title("Open url sentinel"), &["--x", "900", "--y", "40"]);
-    sentinel.activate();
+    let sentinel = user_window(sandbox, "Open url");
     let user = || desktop::Desktop::now(&host, sandbox, &sentinel);
     let before = user();
 
