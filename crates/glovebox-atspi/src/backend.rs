@@ -4,7 +4,7 @@
 
 use crate::ids::IdRegistry;
 use crate::memo::{Memo, Memos};
-use crate::translate::{role_name, ROLE_PASSWORD_TEXT};
+use crate::translate::{role_name, MANAGES_DESCENDANTS, ROLE_PASSWORD_TEXT};
 use crate::transport::{Bus, BusError, ObjectRef};
 use crate::walk::{moved_unannounced, read_facts, rect, remember, screen_offset, walk, Cut, RawNode, Reading, Walk};
 use futures_util::future::join_all;
@@ -260,7 +260,9 @@ impl AtspiBackend {
         };
         let focused = |n: &&RawNode| n.states.to_states().contains(&ElementState::Focused);
         if let (None, Some(app)) = (trusted, app) {
-            if let Some(expected) = walked.nodes.iter().find(focused).map(|n| n.object.clone()) {
+            if walked.nodes.iter().any(|n| n.states.has(MANAGES_DESCENDANTS)) {
+                self.distrust_collection(&app);
+            } else if let Some(expected) = walked.nodes.iter().find(focused).map(|n| n.object.clone()) {
                 let answered = query(&[crate::translate::FOCUSED], &[]).map(|found| found.into_iter().find(|o| !o.is_null()));
                 let agrees = matches!(answered, Some(Some(a)) if a == expected);
                 self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).insert(app, agrees);
@@ -283,6 +285,14 @@ impl AtspiBackend {
             some if some.iter().any(|n| password(n)) => KeyDestination::Password,
             _ => KeyDestination::Field,
         })
+    }
+
+    /// Never asks `app` a Collection query again. A container that manages
+    /// its descendants (a spreadsheet's million-row table) is walked
+    /// through by a query that finds nothing: LibreOffice Calc stopped
+    /// answering every client for minutes after one (measured).
+    fn distrust_collection(&self, app: &str) {
+        self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).insert(app.to_owned(), false);
     }
 
     /// Whether password focus in `window` is checked by a Collection query
@@ -396,6 +406,9 @@ impl AtspiBackend {
             }
             if reading == Reading::Tree {
                 crate::names::settle(&bus, &mut walked, deadline).await;
+            }
+            if walked.nodes.iter().any(|n| n.states.has(MANAGES_DESCENDANTS)) {
+                self.distrust_collection(&app);
             }
             Ok(Ok((extents, walked)))
         })?;
