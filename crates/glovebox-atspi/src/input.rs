@@ -61,6 +61,10 @@ async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Resu
     if !refusal.is(&BackendErrorKind::NotActionable) {
         return first;
     }
+    // A spreadsheet's cell or a list's row offers no action: clicking it selects it.
+    if let Ok(delivery) = select_in_parent(bus, object).await {
+        return Ok(delivery);
+    }
     let mut current = object.clone();
     for _ in 0..2 {
         current = match bus.parent(&current).await {
@@ -93,6 +97,34 @@ async fn context_menu(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) 
         };
     }
     Err(no_route("a right click here (the element offers no context-menu action)"))
+}
+
+/// Selects `object`, a selectable item that offers no action of its own,
+/// as a click would: its own focus where it takes one (a spreadsheet moves
+/// its cell cursor there; its table's Selection only marks the cell),
+/// then its parent's Selection. The item must then read as selected or
+/// focused.
+async fn select_in_parent(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendError> {
+    let states = |words: &Vec<u32>| crate::translate::StateBits::from_words(words);
+    let now = states(&bus.states(object).await.map_err(bus_failure)?);
+    if !now.has(crate::translate::SELECTABLE) {
+        return Err(not_actionable("the element is not selectable"));
+    }
+    // Calc's cells take the focus without ever reading as focused: the selection read-back judges.
+    let focus = now.has(crate::translate::FOCUSABLE) && bus.grab_focus(object).await.unwrap_or(false);
+    let parent = bus.parent(object).await.map_err(bus_failure)?;
+    if parent.is_null() || !has(&interfaces(bus, &parent).await?, "Selection") {
+        return Err(not_actionable("the element's parent offers no selection"));
+    }
+    let index = bus.index_in_parent(object).await.map_err(bus_failure)?;
+    if index < 0 || !bus.select_child(&parent, index).await.map_err(bus_failure)? {
+        return Err(not_actionable("the application refused to select the element"));
+    }
+    let chosen = |words: &Vec<u32>| states(words).has(crate::translate::SELECTED) || states(words).has(crate::translate::FOCUSED);
+    if !chosen(&read_back(|| bus.states(object), chosen).await?) {
+        return Err(not_actionable("the element does not read as selected after its parent selected it"));
+    }
+    Ok(Delivery::by(if focus { "at-spi:Component.GrabFocus+Selection.SelectChild on the parent" } else { "at-spi:Selection.SelectChild on the parent" }))
 }
 
 async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendError> {
@@ -140,6 +172,9 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
             return Err(not_actionable("the application did not take the new text (read back differs)"));
         }
         return Ok(Delivery::by("at-spi:EditableText.SetTextContents"));
+    }
+    if has(&ifaces, "Value") && number.is_none() && role_name(bus.role(object).await.map_err(bus_failure)?) == "table cell" {
+        return Err(not_actionable("the cell takes a number through its value; text goes in only as keys"));
     }
     if has(&ifaces, "Value") {
         let value: f64 = text.trim().parse().map_err(|_| BackendError::invalid_argument(format!("{text:?} is not a number for this slider or spin button")))?;
@@ -452,6 +487,26 @@ impl AtspiBackend {
             }
             Ok(format!("at-spi:DoAction({})", actions[index].0))
         })
+    }
+
+    /// Whether `target` is a cell that takes text only as keys: editable,
+    /// with no EditableText (a spreadsheet's).
+    pub fn is_keyed_cell(&self, window: &WindowInfo, target: &ResolvedTarget) -> Result<bool, BackendError> {
+        let bus = self.bus().map_err(BackendError::unavailable)?;
+        let object = self.target_object(&bus, window, target)?;
+        self.blocking(async {
+            let (role, states, ifaces) = tokio::try_join!(bus.role(&object), bus.states(&object), bus.interfaces(&object)).map_err(bus_failure)?;
+            let editable = crate::translate::StateBits::from_words(&states).has(crate::translate::EDITABLE);
+            Ok(role_name(role) == "table cell" && editable && !has(&ifaces, "EditableText"))
+        })
+    }
+
+    /// Selects the cell (or row) at `target` through its table's Selection,
+    /// which puts a spreadsheet's cursor there; returns the route.
+    pub fn select_in_table(&self, window: &WindowInfo, target: &ResolvedTarget) -> Result<String, BackendError> {
+        let bus = self.bus().map_err(BackendError::unavailable)?;
+        let object = self.target_object(&bus, window, target)?;
+        self.blocking(async { Ok(select_in_parent(&bus, &object).await?.route) })
     }
 
     /// Waits briefly for the field at `target` to read `text`; a refusal

@@ -339,6 +339,10 @@ impl Bus {
     }
 
     /// Component.GetExtents in screen coordinates: (x, y, width, height).
+    pub async fn grab_focus(&self, target: &ObjectRef) -> Result<bool, BusError> {
+        self.call(target, COMPONENT, "GrabFocus", &()).await
+    }
+
     pub async fn extents(&self, target: &ObjectRef) -> Result<(i32, i32, i32, i32), BusError> {
         let window = self.window_coordinates.lock().unwrap_or_else(|p| p.into_inner()).get(&target.bus).copied().unwrap_or(false);
         let coordinates: u32 = if window { 1 } else { 0 };

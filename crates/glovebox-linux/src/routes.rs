@@ -256,6 +256,43 @@ impl LinuxInput {
         Ok(Delivery::by(format!("{focused}+x11:SendEvent(keys)")))
     }
 
+    /// `set_value` on a spreadsheet's cell by keys: the table's selection
+    /// puts the cursor on the cell, the text replaces its content, Return
+    /// commits it, and the cell is read back. `None` when the target is
+    /// not a cell that takes text as keys.
+    fn set_cell_by_keys(
+        &self,
+        window: &WindowInfo,
+        targets: &[ResolvedTarget],
+        text: &str,
+        accepts: SyntheticSupport,
+    ) -> Result<Option<Delivery>, BackendError> {
+        let target = targets.first().ok_or_else(|| BackendError::invalid_argument("set_value needs a target"))?;
+        if !self.atspi.is_keyed_cell(window, target)? {
+            return Ok(None);
+        }
+        let typed = Gesture::Text { text: text.to_owned() };
+        if text.contains(['\n', '\t']) {
+            return Err(BackendError::invalid_argument("a cell's text cannot hold a line break or a tab: they move the cell cursor"));
+        }
+        check_astral(&typed, accepts)?;
+        let typeable = match accepts.lent_keys_in_fields {
+            true => self.x11.check_keys(&typed),
+            false => self.x11.check_layout_keys(text),
+        };
+        typeable.map_err(|e| BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; this cell takes text only as key presses", e.message)))?;
+
+        let selected = self.atspi.select_in_table(window, target)?;
+        // Typing replaces a spreadsheet cell's content; Delete empties it.
+        let replace = if text.is_empty() { Gesture::Key { combo: KeyCombo::parse("delete")?, repeat: 1 } } else { typed };
+        self.x11.perform_background(window, &replace, accepts.style)?;
+        if !text.is_empty() {
+            self.x11.perform_background(window, &Gesture::Key { combo: KeyCombo::parse("Return")?, repeat: 1 }, accepts.style)?;
+        }
+        self.atspi.expect_text(window, target, text)?;
+        Ok(Some(Delivery::by(format!("{selected}+x11:SendEvent(keys)"))))
+    }
+
     fn background(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
         let toolkit = Toolkit::of(&self.atspi, window);
         let accepts = toolkit.synthetic();
@@ -279,12 +316,17 @@ impl LinuxInput {
         }
         let Some(gesture) = gesture(action, targets)? else {
             return match (action, self.atspi.deliver_semantic(window, action, targets)) {
-                // Web fields take no text over AT-SPI (Chromium has no EditableText there, Gecko drops it): keys, where they reach.
+                // Web fields take no text over AT-SPI (Chromium has no EditableText there, Gecko drops
+                // it), nor do a spreadsheet's cells (a number goes in as their value): keys, where they reach.
                 (Action::SetValue { text, .. }, Err(e))
-                    if accepts.keys
-                        && !accepts.focus_actions.is_empty()
-                        && matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) =>
+                    if accepts.keys && matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) =>
                 {
+                    if let Some(delivery) = self.set_cell_by_keys(window, targets, text, accepts)? {
+                        return Ok(delivery);
+                    }
+                    if accepts.focus_actions.is_empty() {
+                        return Err(e);
+                    }
                     self.set_by_keys(window, targets, text, accepts).map_err(|keys| {
                         if keys.is(&BackendErrorKind::NoBackgroundRoute) {
                             BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; by keys: {}", e.message, keys.message))

@@ -241,3 +241,86 @@ fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
     page.saw("the typed name", |s| s["name"] == "Zoë Müller 東京");
     assert_eq!(user(), before);
 }
+
+/// The element of `seen` with `role` and `name`.
+fn named(seen: &Observation, role: &str, name: &str) -> Target {
+    let root = seen.tree.root.as_ref().expect("a tree");
+    let found = root.walk().find(|e| e.role == role && e.name == name);
+    Target::Element(found.unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", seen.tree.render_text())).id)
+}
+
+#[test]
+fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (host, desktops) = host_on(sandbox, "calc-csv");
+    let sentinel = user_window(sandbox, "Calc csv");
+    let user = || desktop::Desktop::now(&host, sandbox, &sentinel);
+    let agent = desktops.agent().expect("the agent display starts");
+    let csv = agent.sandbox().runtime_dir().join(format!("{}.csv", unique_title("fruit").replace(' ', "-")));
+    std::fs::write(&csv, "fruit,count\nApples,3\nPears,5\n").unwrap();
+    let before = user();
+    let log = std::fs::File::create(agent.sandbox().runtime_dir().join("localc.log")).unwrap();
+    let mut calc = agent
+        .sandbox()
+        .command("localc")
+        .args(["--norestore", "--nologo", "--infilter=CSV:44,34,76,1"])
+        .arg(&csv)
+        .env("HOME", agent.sandbox().runtime_dir())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("localc (installed by .ci/install-deps)");
+    let name = csv.file_name().unwrap().to_str().unwrap().to_owned();
+    let listed = wait_until("Calc listed", || host.list_windows(Some(&name), 1).ok()?.windows.into_iter().next().map(|w| w.window));
+    assert_eq!(listed.desktop, Desktop::Agent);
+    let sheet = WindowRef::Id(listed.id);
+    let has_cell = |o: &Observation| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "table cell" && e.name == "B2"));
+    let seen = wait_until("the sheet's cells", || host.observe(Some(&sheet), false).ok().filter(has_cell));
+
+    // A number through the cell's value; text as keys to the cell the table's selection put the cursor on.
+    let set = |cell: &str, text: &str| {
+        let seen = host.observe(Some(&sheet), false).unwrap();
+        let done = host.act(seen.frame.id, Action::SetValue { target: named(&seen, "table cell", cell), text: text.into() });
+        done.unwrap_or_else(|e| panic!("{cell} = {text:?}: {e}")).delivery.route
+    };
+    drop(seen);
+    assert_eq!(set("B2", "42"), "at-spi:Value.CurrentValue");
+    let route = set("A3", "Plums");
+    assert!(route.contains("Selection.SelectChild") && route.contains("keys"), "{route}");
+    set("A4", "Zoë Müller");
+    let seen = host.observe(Some(&sheet), false).unwrap();
+    let ids: Vec<_> = ["B2", "A3", "A4"]
+        .iter()
+        .map(|c| match named(&seen, "table cell", c) {
+            Target::Element(id) => id,
+            _ => unreachable!(),
+        })
+        .collect();
+    let read: Vec<String> = host.read(seen.frame.id, &ids).unwrap().into_iter().map(|v| v.text).collect();
+    assert_eq!(read, ["42", "Plums", "Zoë Müller"]);
+
+    // Saving a CSV asks whether to keep the format: the dialog is a window of its own there.
+    let saved = host.act(seen.frame.id, Action::Key { combo: "ctrl+s".into(), repeat: 1 }).unwrap();
+    println!("ctrl+s by {}", saved.delivery.route);
+    let keep = wait_until("the keep-format dialog", || {
+        let windows = host.list_windows(None, 1).ok()?.windows;
+        windows.into_iter().find(|w| w.window.desktop == Desktop::Agent && w.window.id.pid == listed.id.pid && w.window.id != listed.id).map(|w| w.window.id)
+    });
+    let has_button = |o: &Observation| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "push button" && e.name.contains("CSV")));
+    let dialog = wait_until("the dialog's buttons", || host.observe(Some(&WindowRef::Id(keep)), false).ok().filter(has_button));
+    let button = dialog.tree.root.as_ref().unwrap().walk().find(|e| e.role == "push button" && e.name.contains("CSV")).unwrap();
+    println!("choosing {:?}", button.name);
+    let chose = host.act(dialog.frame.id, Action::Click { target: Target::Element(button.id), button: Button::Left, count: 1, modifiers: vec![] });
+    println!("chose by {:?}", chose.as_ref().map(|c| &c.delivery.route));
+    let expected = "fruit,count\nApples,42\nPlums,5\nZoë Müller,\n";
+    // Calc quotes text cells as it writes them.
+    let unquoted = || std::fs::read_to_string(&csv).unwrap().replace('"', "");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while unquoted() != expected && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(unquoted(), expected, "the file Calc saved: {:?}", std::fs::read_to_string(&csv));
+    assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
+    let _ = calc.kill();
+    let _ = calc.wait();
+}

@@ -484,3 +484,64 @@ fn a_covered_browser_window_takes_a_field_or_refuses_with_the_page_unchanged() {
         Err(refusal) => assert_eq!(page["name"], "", "refused ({refusal}) but the page changed: {page}"),
     }
 }
+
+/// The texts of cells `cells` ("B2", …) of the sheet of process `pid`, as pyatspi reads them.
+fn cell_texts(sandbox: &Sandbox, pid: u32, cells: &[&str]) -> Vec<String> {
+    let script = r#"
+import pyatspi, sys
+pid = int(sys.argv[1])
+def find(acc, depth=0):
+    if depth > 12: return None
+    if acc.getRoleName() == 'table': return acc
+    for c in acc:
+        r = find(c, depth + 1) if c is not None else None
+        if r: return r
+for app in pyatspi.Registry.getDesktop(0):
+    if app.get_process_id() != pid: continue
+    table = find(app[0]).queryTable()
+    for cell in sys.argv[2:]:
+        column, row = ord(cell[0]) - ord('A'), int(cell[1:]) - 1
+        text = table.getAccessibleAt(row, column).queryText()
+        print(text.getText(0, text.characterCount))
+"#;
+    let out = sandbox.command("/usr/bin/python3").arg("-c").arg(script).arg(pid.to_string()).args(cells).output().expect("python3-pyatspi");
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
+}
+
+#[test]
+fn a_spreadsheet_cell_takes_a_number_and_text_in_the_background() {
+    let mut stage = Stage::start();
+    let csv = stage.sandbox.runtime_dir().join("fruit-background.csv");
+    std::fs::write(&csv, "fruit,count\nApples,3\nPears,5\n").unwrap();
+    let sheet = stage.launch("localc", &["--norestore", "--nologo", "--infilter=CSV:44,34,76,1", csv.to_str().unwrap()], "fruit-background.csv");
+    stage.observe_until(sheet, "the sheet's cells", |seen| has(seen, "table cell", "B2"));
+    // A number goes to the cell's value: no key, no pointer.
+    assert_eq!(stage.act(sheet, |seen| set(id(seen, "table cell", "B2"), "42")).unwrap(), "at-spi:Value.CurrentValue");
+    // Text goes in as keys to the cell its table's selection put the cursor on, then Return.
+    let route = stage.act(sheet, |seen| set(id(seen, "table cell", "A3"), "Plums")).unwrap();
+    assert!(route.starts_with("at-spi:Component.GrabFocus+Selection.SelectChild") && route.ends_with("x11:SendEvent(keys)"), "{route}");
+    // Letters no key of the layout makes go in on lent keys.
+    stage.act(sheet, |seen| set(id(seen, "table cell", "A4"), "Zoë Müller")).unwrap();
+    // A click on a cell (no action of its own) selects it; typing then goes there.
+    let route = stage.act(sheet, |seen| click(id(seen, "table cell", "B4"))).unwrap();
+    assert!(route.contains("Selection.SelectChild"), "{route}");
+    stage.act(sheet, |_| Action::Type { text: "7".into() }).unwrap();
+    stage.act(sheet, |_| Action::Key { combo: "Return".into(), repeat: 1 }).unwrap();
+    // Bad input changes nothing: a line break in a cell's text.
+    let refused = stage.act(sheet, |seen| set(id(seen, "table cell", "A2"), "two\nlines")).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::InvalidArgument, "{refused}");
+    let cells = ["B2", "A2", "A3", "A4", "B4"];
+    let expected = ["42", "Apples", "Plums", "Zoë Müller", "7"];
+    // Read back through the host, and by a second AT-SPI client.
+    let seen = stage.host.observe(Some(&WindowRef::Id(sheet)), false).unwrap();
+    let ids: Vec<_> = cells
+        .iter()
+        .map(|c| match id(&seen, "table cell", c) {
+            Target::Element(e) => e,
+            _ => unreachable!(),
+        })
+        .collect();
+    let read: Vec<String> = stage.host.read(seen.frame.id, &ids).unwrap().into_iter().map(|v| v.text).collect();
+    assert_eq!(read, expected);
+    assert_eq!(cell_texts(&stage.sandbox, sheet.pid, &cells), expected);
+}
