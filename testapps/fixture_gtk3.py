@@ -316,6 +316,11 @@ class Fixture:
         return False
 
     def on_click(self, _button, key):
+        if key == "submit" and self.args.job_ms:
+            # A long job on the main thread: busy on the CPU, answering nothing meanwhile.
+            end = time.monotonic() + self.args.job_ms / 1000
+            while time.monotonic() < end:
+                pass
         self.clicks[key] += 1
         self.events.append({"event": "click", "widget": key})
         if self.args.react_ms:
@@ -484,6 +489,7 @@ def main():
     parser.add_argument("--labels", type=int, default=0, help="extra labels, for large trees")
     parser.add_argument("--no-password", action="store_true", help="leave the password field out")
     parser.add_argument("--fill", help="R,G,B: show one flat colour instead of the widgets")
+    parser.add_argument("--job-ms", type=int, default=0, help="Submit runs a job this long on the main thread before it counts")
     parser.add_argument("--react-ms", type=int, default=0, help="show a button's click in the status this long after it")
     parser.add_argument("--flood-ms", type=int, default=0, help="rename a ticker label this often, forever (an animation)")
     args = parser.parse_args()

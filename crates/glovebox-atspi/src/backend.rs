@@ -2,6 +2,7 @@
 //! connection, maps X windows to their accessibles, and assembles model
 //! trees from walks.
 
+use crate::busy::ProcessState;
 use crate::ids::IdRegistry;
 use crate::memo::{Memo, Memos};
 use crate::translate::{role_name, MANAGES_DESCENDANTS, ROLE_PASSWORD_TEXT};
@@ -411,6 +412,11 @@ impl AtspiBackend {
                 self.distrust_collection(&app);
             }
             Ok(Ok((extents, walked)))
+        });
+        let outcome = outcome.map_err(|e| match e.kind {
+            // Busy, stopped or hung: the process says which.
+            BackendErrorKind::Timeout => BackendError::new(BackendErrorKind::Timeout, format!("{}: {}", e.message, ProcessState::watch(window.id.pid).why())),
+            _ => e,
         })?;
         let (frame_extents, walked) = match outcome {
             Ok(walked) => walked,
@@ -602,6 +608,10 @@ impl glovebox_platform::AccessibilitySource for AtspiBackend {
 
     /// An application seen flooding is given only the first wait from then
     /// on, until a settle of its sees it quiet again.
+    fn working(&self, window: &WindowInfo) -> bool {
+        ProcessState::watch(window.id.pid) == ProcessState::Working
+    }
+
     fn settle(&self, mut limits: glovebox_platform::SettleLimits) -> glovebox_platform::Settled {
         use glovebox_platform::Settled;
         let Some((app, mut stream)) = self.watch.lock().unwrap_or_else(|p| p.into_inner()).take() else {

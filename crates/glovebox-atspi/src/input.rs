@@ -533,14 +533,34 @@ impl AtspiBackend {
         };
         // Qt counts InsertText's length in UTF-16 code units.
         let utf16_lengths = matches!(action, Action::Type { .. }) && self.toolkit(window).is_some_and(|(name, _)| name.eq_ignore_ascii_case("qt"));
-        self.runtime.block_on(async {
-            match tokio::time::timeout(INPUT_TIMEOUT, self.deliver_async(&bus, window, action, targets, focused, utf16_lengths)).await {
-                Ok(result) => result,
-                Err(_) => Err(BackendError::new(
-                    BackendErrorKind::Timeout,
-                    format!("the application of window {} did not answer within {INPUT_TIMEOUT:?}", window.id),
-                )),
-            }
-        })
+        let (sent_before, _) = bus.changes_sent();
+        let answer = self
+            .runtime
+            .block_on(async { tokio::time::timeout(INPUT_TIMEOUT, self.deliver_async(&bus, window, action, targets, focused, utf16_lengths)).await });
+        match answer {
+            Ok(result) => result,
+            Err(_) => self.unanswered(&bus, window, sent_before),
+        }
+    }
+
+    /// An input whose reply did not come in time: pending when its
+    /// change was sent and the application is working on it (busy on the
+    /// CPU, or answering other requests while a dialog the action opened
+    /// waits); otherwise `COMPUTER_TIMEOUT`, saying what the process is doing.
+    fn unanswered(&self, bus: &Bus, window: &WindowInfo, sent_before: u64) -> Result<Delivery, BackendError> {
+        let (sent_now, method) = bus.changes_sent();
+        let process = crate::busy::ProcessState::watch(window.id.pid);
+        let answers = || {
+            let app = self.frame_of(window).map(|f| f.bus);
+            app.is_some_and(|app| self.runtime.block_on(bus.answers(&app, Duration::from_millis(300))))
+        };
+        if sent_now > sent_before && (process == crate::busy::ProcessState::Working || answers()) {
+            return Ok(Delivery { route: format!("at-spi:{method} (sent; no reply yet)"), receipt: glovebox_platform::Receipt::Pending });
+        }
+        let sent = if sent_now > sent_before { "after the input was sent" } else { "before anything was sent" };
+        Err(BackendError::new(
+            BackendErrorKind::Timeout,
+            format!("the application of window {} did not answer within {INPUT_TIMEOUT:?} ({sent}): {}", window.id, process.why()),
+        ))
     }
 }

@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 mod backend;
+pub mod busy;
 mod events;
 pub mod ids;
 mod input;

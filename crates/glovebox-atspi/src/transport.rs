@@ -4,6 +4,7 @@
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
 use zbus::zvariant::{OwnedObjectPath, OwnedValue, Type};
 
 /// A failed or impossible AT-SPI exchange.
@@ -80,7 +81,14 @@ pub struct Bus {
     /// element's place in its window, as GTK 4.8 answers both.
     /// Applications learned so far, and whether each takes window coordinates.
     window_coordinates: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, bool>>>,
+    /// Requests sent that change an application (an action, text, a value,
+    /// a selection, focus), counted as they leave: a call that times out
+    /// after one left was delivered, one that times out before was not.
+    changes_sent: std::sync::Arc<std::sync::Mutex<(u64, &'static str)>>,
 }
+
+/// The methods whose call changes an application.
+const CHANGING: &[&str] = &["DoAction", "SetTextContents", "InsertText", "DeleteText", "SetCaretOffset", "SelectChild", "ClearSelection", "GrabFocus", "Set"];
 
 /// Says on the session bus that an assistive technology runs, as a screen
 /// reader does (`org.a11y.Status.IsEnabled`): Chromium and Electron export
@@ -131,7 +139,7 @@ impl Bus {
             .build()
             .await
             .map_err(|e| BusError::NoAccessibilityBus(format!("{address}: {e}")))?;
-        Ok(Bus { conn, turned_accessibility_on, window_coordinates: Default::default() })
+        Ok(Bus { conn, turned_accessibility_on, window_coordinates: Default::default(), changes_sent: Default::default() })
     }
 
     async fn call<B, R>(&self, target: &ObjectRef, interface: &str, method: &str, body: &B) -> Result<R, BusError>
@@ -139,6 +147,10 @@ impl Bus {
         B: Serialize + zbus::zvariant::DynamicType,
         R: DeserializeOwned + Type,
     {
+        if let Some(changing) = CHANGING.iter().find(|m| **m == method) {
+            let mut sent = self.changes_sent.lock().unwrap_or_else(|p| p.into_inner());
+            *sent = (sent.0 + 1, changing);
+        }
         let reply = self
             .conn
             .call_method(Some(target.bus.as_str()), target.path.as_str(), Some(interface), method, body)
@@ -277,6 +289,16 @@ impl Bus {
 
     pub async fn select_child(&self, target: &ObjectRef, index: i32) -> Result<bool, BusError> {
         self.call(target, "org.a11y.atspi.Selection", "SelectChild", &(index,)).await
+    }
+
+    /// How many changing requests this connection has sent so far, and the method of the last.
+    pub fn changes_sent(&self) -> (u64, &'static str) {
+        *self.changes_sent.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether `app` answers a trivial request within `wait`.
+    pub async fn answers(&self, app: &str, wait: Duration) -> bool {
+        matches!(tokio::time::timeout(wait, self.role(&ObjectRef::root_of(app))).await, Ok(Ok(_)))
     }
 
     /// Collection.GetMatches for objects with every state in `states` and

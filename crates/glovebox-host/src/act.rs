@@ -14,7 +14,7 @@ use crate::frames::FrameRecord;
 use crate::grant::State;
 use crate::{refuse, ActOutcome, ApprovalRequest, Host, ObserveRequest, Settled};
 use glovebox_model::{Action, ApprovalClass, Button, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Refusal, Target, TreeDiff};
-use glovebox_platform::{Delivery, Reach, ResolvedTarget};
+use glovebox_platform::{Delivery, Reach, Receipt, ResolvedTarget};
 
 /// Where the application's events cannot be watched: how long an input's
 /// effect is given before the window is looked at again.
@@ -375,10 +375,16 @@ impl Host {
             Some(screenshot) => {
                 let pixels = state.grant.as_ref().is_some_and(|g| g.capture == CaptureMode::A11yAndPixels);
                 let request = ObserveRequest { screenshot: screenshot && pixels, marks: false };
-                let limits = if delivery.acknowledged { SETTLE_ACKNOWLEDGED } else { SETTLE };
+                let limits = if delivery.receipt == Receipt::Acknowledged { SETTLE_ACKNOWLEDGED } else { SETTLE };
                 self.observe_settled(state, &window, request, &frame.tree, limits)
             }
             None => (Err(refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame")), None, Settled::Unwatched),
+        };
+        // No look after it because the application is busy: what it was sent is still running.
+        let unanswered = next.as_ref().is_err_and(|r| r.code == ErrorCode::Timeout) && delivery.receipt != Receipt::Pending;
+        let delivery = match unanswered && self.inner.backends.accessibility.working(&window) {
+            true => Delivery { receipt: Receipt::Pending, ..delivery },
+            false => delivery,
         };
         let mut grant_closed = None;
         if state.grant.as_ref().is_some_and(|g| g.budget_left == 0) {

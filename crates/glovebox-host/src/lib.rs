@@ -52,7 +52,7 @@ pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, State
 pub use backend::refusal_of;
 pub use deferred::{CallKey, DeferredCall, Pending, PendingQuestion, Retry};
 pub use glovebox_platform::marks::PlacedMark;
-pub use glovebox_platform::{Backends, Settled};
+pub use glovebox_platform::{Backends, Receipt, Settled};
 pub use tools::{BatchOutcome, Opened, OpenedApp, WaitOutcome, Zoomed};
 
 use crate::backend::Gated;

@@ -228,6 +228,13 @@ impl AccessibilitySource for Desktops {
         }
     }
 
+    fn working(&self, window: &WindowInfo) -> bool {
+        match self.agent_of(window) {
+            Ok(Some(agent)) => AccessibilitySource::working(&*agent.atspi, window),
+            _ => self.user.accessibility.working(window),
+        }
+    }
+
     fn settle(&self, limits: SettleLimits) -> Settled {
         match *lock(&self.watched) {
             Desktop::Agent => self.running_agent().map(|a| AccessibilitySource::settle(&*a.atspi, limits)).unwrap_or(Settled::Unwatched),

@@ -8,7 +8,7 @@
 use glovebox_atspi::{AtspiBackend, KeyDestination};
 use glovebox_model::{Action, Button, DeliveryMode, KeyCombo, Modifiers, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
-use glovebox_platform::{Delivery, Gesture, InputSink, Reach, ResolvedTarget};
+use glovebox_platform::{Delivery, Gesture, InputSink, Reach, Receipt, ResolvedTarget};
 use glovebox_x11::input::{Aim, Framing, SyntheticStyle};
 use glovebox_x11::X11Backend;
 use std::sync::Arc;
@@ -453,8 +453,10 @@ impl LinuxInput {
     /// after them, answered within [`ACKNOWLEDGE_WAIT`]); a client that
     /// takes no pings, or is too busy to answer, leaves it unacknowledged.
     fn acknowledged(&self, window: &WindowInfo, delivery: Delivery) -> Delivery {
-        let acknowledged = matches!(self.x11.acknowledge(window, ACKNOWLEDGE_WAIT), Ok(Some(_)));
-        Delivery { acknowledged, ..delivery }
+        match self.x11.acknowledge(window, ACKNOWLEDGE_WAIT) {
+            Ok(Some(_)) => Delivery { receipt: Receipt::Acknowledged, ..delivery },
+            _ => delivery,
+        }
     }
 }
 

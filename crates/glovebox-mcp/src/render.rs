@@ -175,8 +175,14 @@ fn next_observation(text: &mut String, next: &Result<Observation, Refusal>, chan
     }
 }
 
+/// Said of an action the application took and has not finished.
+const PENDING: &str = "sent and pending: the application took it and has not finished running it (it is busy, or waits in a dialog it opened); it is not frozen. The next observe shows what happened\n";
+
 pub fn acted(done: &ActOutcome, budget: TokenBudget) -> String {
     let mut text = format!("delivered by {}\n", done.delivery.route);
+    if done.delivery.receipt == glovebox_host::Receipt::Pending {
+        text.push_str(PENDING);
+    }
     if let glovebox_host::Settled::Flooding { events } = done.settled {
         let _ = writeln!(
             text,
@@ -194,6 +200,9 @@ pub fn batch(done: &BatchOutcome, budget: TokenBudget) -> String {
     let mut text = String::new();
     for (i, d) in done.delivered.iter().enumerate() {
         let _ = writeln!(text, "step {} delivered by {}", i + 1, d.route);
+        if d.receipt == glovebox_host::Receipt::Pending {
+            text.push_str(PENDING);
+        }
     }
     if let Some((step, r)) = &done.failed {
         let _ = writeln!(text, "step {step} refused, later steps not run: {}", refusal(r));

@@ -163,6 +163,10 @@ impl AccessibilitySource for FakeDesktop {
     fn settle(&self, _: crate::SettleLimits) -> crate::Settled {
         crate::Settled::Unwatched
     }
+
+    fn working(&self, _: &WindowInfo) -> bool {
+        false
+    }
 }
 
 impl FakeDesktop {

@@ -86,6 +86,11 @@ pub trait AccessibilitySource {
     /// and gone quiet, and says what it saw; [`Settled::Unwatched`] when no
     /// watch is running (the caller then waits by the clock).
     fn settle(&self, limits: SettleLimits) -> Settled;
+
+    /// Whether `window`'s application, which did not answer in time, is
+    /// working (its process uses the CPU) rather than stopped or hung: what
+    /// it was sent is then pending, not lost.
+    fn working(&self, window: &WindowInfo) -> bool;
 }
 
 /// How long to wait for evidence that an input took effect.
@@ -143,17 +148,39 @@ impl ResolvedTarget {
 pub struct Delivery {
     /// The route used, e.g. `at-spi:DoAction` or `x11:SendEvent`.
     pub route: String,
-    /// Whether the application said it had read the input (an X11 route's
-    /// `_NET_WM_PING`, answered after the events): its reaction, if any,
-    /// is then under way.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub acknowledged: bool,
+    /// What the application said of it.
+    #[serde(default, skip_serializing_if = "Receipt::is_sent")]
+    pub receipt: Receipt,
 }
 
 impl Delivery {
     /// A delivery by `route` that nothing acknowledged.
     pub fn by(route: impl Into<String>) -> Delivery {
-        Delivery { route: route.into(), acknowledged: false }
+        Delivery { route: route.into(), receipt: Receipt::Sent }
+    }
+}
+
+/// What the application said of an input glovebox delivered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Receipt {
+    /// Sent; its effect shows in the next look.
+    #[default]
+    Sent,
+    /// The application said it had read the input (an X11 route's
+    /// `_NET_WM_PING`, answered after the events): its reaction, if any,
+    /// is under way.
+    Acknowledged,
+    /// The application took the request and has not finished running it:
+    /// no reply came in time, and its process is busy on the CPU or it
+    /// answers other requests (a dialog it opened waits). Neither frozen
+    /// nor refused; the next look tells what happened.
+    Pending,
+}
+
+impl Receipt {
+    pub fn is_sent(&self) -> bool {
+        *self == Receipt::Sent
     }
 }
 

@@ -75,6 +75,10 @@ impl AccessibilitySource for UnsupportedPlatform {
     fn settle(&self, _: crate::SettleLimits) -> crate::Settled {
         crate::Settled::Unwatched
     }
+
+    fn working(&self, _: &WindowInfo) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -300,8 +300,9 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
     assert_eq!(read, ["42", "Plums", "Zoë Müller"]);
 
     // Saving a CSV asks whether to keep the format: the dialog is a window of its own there.
-    let saved = host.act(seen.frame.id, Action::Key { combo: "ctrl+s".into(), repeat: 1 }).unwrap();
-    println!("ctrl+s by {}", saved.delivery.route);
+    let saved =
+        host.act(seen.frame.id, Action::Click { target: named(&seen, "push button", "Save"), button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
+    println!("save by {} {:?}", saved.delivery.route, saved.delivery.receipt);
     let keep = wait_until("the keep-format dialog", || {
         let windows = host.list_windows(None, 1).ok()?.windows;
         windows.into_iter().find(|w| w.window.desktop == Desktop::Agent && w.window.id.pid == listed.id.pid && w.window.id != listed.id).map(|w| w.window.id)

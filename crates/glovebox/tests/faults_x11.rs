@@ -143,6 +143,8 @@ fn a_frozen_application_times_out_and_the_next_call_works_once_it_thaws() {
     );
     if let Err(refusal) = &observed {
         assert!(matches!(refusal.code, ErrorCode::Timeout | ErrorCode::BackendUnavailable), "{refusal}");
+        // Told apart from a busy one: the process is stopped.
+        assert!(refusal.code != ErrorCode::Timeout || refusal.message.contains("stopped"), "{refusal}");
     }
     target.inflict(Fault::Thaw);
     let (frame, submit) = wait_until("a tree once thawed", || {
@@ -152,6 +154,27 @@ fn a_frozen_application_times_out_and_the_next_call_works_once_it_thaws() {
     });
     host.act(frame, click(submit)).unwrap();
     target.wait_state("a click once thawed", |s| s["clicks"]["submit"].as_i64() >= Some(1));
+}
+
+#[test]
+fn an_action_a_busy_application_is_still_running_is_pending_and_the_next_look_tells() {
+    let sandbox = desktop();
+    let host = host(&sandbox, "busy");
+    // Its Submit runs a 6 s job on the main thread, as an import or a recalculation does.
+    let target = Fixture::launch(&sandbox, &unique_title("Faults busy"), &["--no-password", "--job-ms", "6000"]);
+    let window = bound(&host, &target);
+    let (frame, submit) = element(&host, window, "Submit");
+    let started = Instant::now();
+    let done = host.act(frame, click(submit)).expect("the click is delivered");
+    println!("a click that starts a long job: {:?} after {:?}, next {:?}", done.delivery, started.elapsed(), done.next.as_ref().err());
+    assert_eq!(done.delivery.receipt, glovebox_host::Receipt::Pending, "{:?}", done.delivery);
+    let unanswered = done.next.as_ref().expect_err("no look while the job runs");
+    assert_eq!(unanswered.code, ErrorCode::Timeout);
+    assert!(unanswered.message.contains("busy"), "{unanswered}");
+    // The application's own report: the click counts once the job is done, and the next look sees it.
+    target.wait_state("the job done", |s| s["clicks"]["submit"] == 1);
+    let seen = wait_until("a look once the job is done", || host.observe(Some(&WindowRef::Id(window)), false).ok());
+    assert!(seen.tree.node_count > 10);
 }
 
 /// The process ids of the accessibility bus (its launcher and daemon) the session bus activated.
