@@ -261,7 +261,7 @@ impl AtspiBackend {
         };
         let focused = |n: &&RawNode| n.states.to_states().contains(&ElementState::Focused);
         if let (None, Some(app)) = (trusted, app) {
-            if walked.nodes.iter().any(|n| n.states.has(MANAGES_DESCENDANTS)) {
+            if walked.nodes.iter().any(too_many_to_search) {
                 self.distrust_collection(&app);
             } else if let Some(expected) = walked.nodes.iter().find(focused).map(|n| n.object.clone()) {
                 let answered = query(&[crate::translate::FOCUSED], &[]).map(|found| found.into_iter().find(|o| !o.is_null()));
@@ -288,10 +288,8 @@ impl AtspiBackend {
         })
     }
 
-    /// Never asks `app` a Collection query again. A container that manages
-    /// its descendants (a spreadsheet's million-row table) is walked
-    /// through by a query that finds nothing: LibreOffice Calc stopped
-    /// answering every client for minutes after one (measured).
+    /// Never asks `app` a Collection query again: it shows a container too
+    /// large to search (see [`too_many_to_search`]).
     fn distrust_collection(&self, app: &str) {
         self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).insert(app.to_owned(), false);
     }
@@ -408,7 +406,7 @@ impl AtspiBackend {
             if reading == Reading::Tree {
                 crate::names::settle(&bus, &mut walked, deadline).await;
             }
-            if walked.nodes.iter().any(|n| n.states.has(MANAGES_DESCENDANTS)) {
+            if walked.nodes.iter().any(too_many_to_search) {
                 self.distrust_collection(&app);
             }
             Ok(Ok((extents, walked)))
@@ -584,6 +582,18 @@ fn reading_order(nodes: &mut [RawNode]) {
         });
         nodes[i].children = children;
     }
+}
+
+/// Children a Collection query may have to go through under one
+/// container before glovebox stops asking that application such queries.
+const SEARCHABLE_CHILDREN: usize = 10_000;
+
+/// A container that manages more descendants than a search should visit:
+/// a query that matches nothing walks every one of them (LibreOffice Calc's
+/// sheet has two billion cells, and after one such query Calc answered no
+/// client for minutes: measured). A list of a few hundred rows is fine.
+fn too_many_to_search(node: &RawNode) -> bool {
+    node.states.has(MANAGES_DESCENDANTS) && node.omitted.as_ref().is_some_and(|(count, _)| *count >= SEARCHABLE_CHILDREN)
 }
 
 impl glovebox_platform::AccessibilitySource for AtspiBackend {

@@ -61,9 +61,11 @@ async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Resu
     if !refusal.is(&BackendErrorKind::NotActionable) {
         return first;
     }
-    // A spreadsheet's cell or a list's row offers no action: clicking it selects it.
-    if let Ok(delivery) = select_in_parent(bus, object).await {
-        return Ok(delivery);
+    // A spreadsheet's cell offers no action: clicking it puts the cursor there.
+    if role_name(bus.role(object).await.map_err(bus_failure)?) == "table cell" {
+        if let Ok(delivery) = select_in_parent(bus, object).await {
+            return Ok(delivery);
+        }
     }
     let mut current = object.clone();
     for _ in 0..2 {
@@ -99,7 +101,7 @@ async fn context_menu(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) 
     Err(no_route("a right click here (the element offers no context-menu action)"))
 }
 
-/// Selects `object`, a selectable item that offers no action of its own,
+/// Selects `object`, a selectable cell that offers no action of its own,
 /// as a click would: its own focus where it takes one (a spreadsheet moves
 /// its cell cursor there; its table's Selection only marks the cell),
 /// then its parent's Selection. The item must then read as selected or
@@ -173,8 +175,14 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
         }
         return Ok(Delivery::by("at-spi:EditableText.SetTextContents"));
     }
-    if has(&ifaces, "Value") && number.is_none() && role_name(bus.role(object).await.map_err(bus_failure)?) == "table cell" {
-        return Err(not_actionable("the cell takes a number through its value; text goes in only as keys"));
+    if role_name(bus.role(object).await.map_err(bus_failure)?) == "table cell" {
+        // A protected sheet's cells keep a settable Value but are no longer editable.
+        if !crate::translate::StateBits::from_words(&bus.states(object).await.map_err(bus_failure)?).has(crate::translate::EDITABLE) {
+            return Err(not_actionable("the cell is read-only (a protected sheet or cell); nothing was changed"));
+        }
+        if has(&ifaces, "Value") && number.is_none() && !has(&ifaces, "EditableText") {
+            return Err(not_actionable("the cell takes a number through its value; text goes in only as keys"));
+        }
     }
     if has(&ifaces, "Value") {
         let value: f64 = text.trim().parse().map_err(|_| BackendError::invalid_argument(format!("{text:?} is not a number for this slider or spin button")))?;

@@ -485,8 +485,9 @@ fn a_covered_browser_window_takes_a_field_or_refuses_with_the_page_unchanged() {
     }
 }
 
-/// The texts of cells `cells` ("B2", …) of the sheet of process `pid`, as pyatspi reads them.
-fn cell_texts(sandbox: &Sandbox, pid: u32, cells: &[&str]) -> Vec<String> {
+/// The texts of cells `cells` ("B2", …) of the sheet in the window of
+/// process `pid` whose title holds `title`, as pyatspi reads them.
+fn cell_texts(sandbox: &Sandbox, pid: u32, title: &str, cells: &[&str]) -> Vec<String> {
     let script = r#"
 import pyatspi, sys
 pid = int(sys.argv[1])
@@ -498,13 +499,14 @@ def find(acc, depth=0):
         if r: return r
 for app in pyatspi.Registry.getDesktop(0):
     if app.get_process_id() != pid: continue
-    table = find(app[0]).queryTable()
-    for cell in sys.argv[2:]:
+    window = [w for w in app if sys.argv[2] in w.name][0]
+    table = find(window).queryTable()
+    for cell in sys.argv[3:]:
         column, row = ord(cell[0]) - ord('A'), int(cell[1:]) - 1
         text = table.getAccessibleAt(row, column).queryText()
         print(text.getText(0, text.characterCount))
 "#;
-    let out = sandbox.command("/usr/bin/python3").arg("-c").arg(script).arg(pid.to_string()).args(cells).output().expect("python3-pyatspi");
+    let out = sandbox.command("/usr/bin/python3").arg("-c").arg(script).arg(pid.to_string()).arg(title).args(cells).output().expect("python3-pyatspi");
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
 }
 
@@ -543,5 +545,27 @@ fn a_spreadsheet_cell_takes_a_number_and_text_in_the_background() {
         .collect();
     let read: Vec<String> = stage.host.read(seen.frame.id, &ids).unwrap().into_iter().map(|v| v.text).collect();
     assert_eq!(read, expected);
-    assert_eq!(cell_texts(&stage.sandbox, sheet.pid, &cells), expected);
+    assert_eq!(cell_texts(&stage.sandbox, sheet.pid, "fruit-background", &cells), expected);
+
+    // A protected sheet: neither a number nor text changes a cell, and the refusal says why.
+    let locked = stage.sandbox.runtime_dir().join("locked.fods");
+    std::fs::write(&locked, LOCKED_SHEET).unwrap();
+    let locked_sheet = stage.launch("localc", &["--norestore", "--nologo", locked.to_str().unwrap()], "locked.fods");
+    stage.observe_until(locked_sheet, "the locked cells", |seen| has(seen, "table cell", "B1"));
+    for text in ["4", "Plums"] {
+        let refused = stage.act(locked_sheet, |seen| set(id(seen, "table cell", "B1"), text)).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::ElementNotActionable, "{refused}");
+        assert!(refused.message.contains("read-only"), "{refused}");
+    }
+    assert_eq!(cell_texts(&stage.sandbox, locked_sheet.pid, "locked", &["A1", "B1"]), ["fruit", "3"]);
 }
+
+/// A one-row spreadsheet whose sheet is protected (every cell locked).
+const LOCKED_SHEET: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.spreadsheet">
+<office:body><office:spreadsheet><table:table table:name="Locked" table:protected="true"><table:table-column/><table:table-column/>
+<table:table-row><table:table-cell office:value-type="string"><text:p>fruit</text:p></table:table-cell>
+<table:table-cell office:value-type="float" office:value="3"><text:p>3</text:p></table:table-cell></table:table-row>
+</table:table></office:spreadsheet></office:body></office:document>
+"#;
