@@ -9,7 +9,7 @@
 
 use crate::backend::AtspiBackend;
 use crate::translate::role_name;
-use crate::transport::{Bus, BusError, ObjectRef};
+use crate::transport::{Bus, BusError, ObjectRef, TextUnit};
 use futures_util::future::join_all;
 use glovebox_model::{Action, Button, ElementState, Point, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
@@ -338,7 +338,7 @@ impl AtspiBackend {
         action: &Action,
         targets: &[ResolvedTarget],
         focused: Option<ObjectRef>,
-        utf16_lengths: bool,
+        unit: TextUnit,
     ) -> Result<Delivery, BackendError> {
         let object = match targets.first() {
             Some(ResolvedTarget::Element { id, .. }) => Some(self.resolve(window, *id)?),
@@ -374,15 +374,19 @@ impl AtspiBackend {
                 }
                 let caret = bus.caret_offset(&focused).await.map_err(bus_failure)?;
                 let before = bus.text(&focused).await.map_err(bus_failure)?;
-                bus.insert_text(&focused, caret, text, utf16_lengths).await.map_err(bus_failure)?;
+                bus.insert_text(&focused, caret, text, unit).await.map_err(bus_failure)?;
                 let expected = before.chars().count() + text.chars().count();
                 let after = read_back(|| bus.text(&focused), |after| after.chars().count() == expected && after.contains(text.as_str())).await?;
                 if after.chars().count() != expected || !after.contains(text.as_str()) {
-                    return Err(not_actionable("the application did not take the typed text (read back differs)"));
+                    // Sent: keys now would type it a second time.
+                    return Err(BackendError::new(
+                        BackendErrorKind::Unconfirmed,
+                        "the application did not take the typed text as sent (it reads back otherwise); observe before typing again",
+                    ));
                 }
                 // Typing leaves the caret after the text; GTK4 leaves it where the insertion began.
                 if bus.caret_offset(&focused).await.ok() == Some(caret) {
-                    let length = if utf16_lengths { text.encode_utf16().count() } else { text.chars().count() };
+                    let length = if unit == TextUnit::Utf16 { text.encode_utf16().count() } else { text.chars().count() };
                     let _ = bus.set_caret_offset(&focused, caret + length as i32).await;
                 }
                 Ok(Delivery::by("at-spi:EditableText.InsertText"))
@@ -539,12 +543,15 @@ impl AtspiBackend {
             Action::Type { .. } => Some(self.focused_editable(window, &bus)?),
             _ => None,
         };
-        // Qt counts InsertText's length in UTF-16 code units.
-        let utf16_lengths = matches!(action, Action::Type { .. }) && self.toolkit(window).is_some_and(|(name, _)| name.eq_ignore_ascii_case("qt"));
+        // InsertText's length is counted differently per bridge (see `TextUnit`).
+        let unit = match self.toolkit(window) {
+            Some((name, _)) if name.eq_ignore_ascii_case("qt") => TextUnit::Utf16,
+            Some((name, version)) if name.eq_ignore_ascii_case("gtk") && version.starts_with("3.") => TextUnit::Utf8Byte,
+            _ => TextUnit::Char,
+        };
         let (sent_before, _) = bus.changes_sent();
-        let answer = self
-            .runtime
-            .block_on(async { tokio::time::timeout(INPUT_TIMEOUT, self.deliver_async(&bus, window, action, targets, focused, utf16_lengths)).await });
+        let answer =
+            self.runtime.block_on(async { tokio::time::timeout(INPUT_TIMEOUT, self.deliver_async(&bus, window, action, targets, focused, unit)).await });
         match answer {
             Ok(result) => result,
             Err(_) => self.unanswered(&bus, window, sent_before),

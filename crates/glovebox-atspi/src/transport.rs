@@ -69,6 +69,18 @@ const REGISTRY: &str = "org.a11y.atspi.Registry";
 /// Events kept for one watch before they are read.
 const EVENT_QUEUE: usize = 4096;
 
+/// What the length argument of `EditableText.InsertText` counts, which
+/// the bridges disagree on: characters by the specification (GTK4), UTF-16
+/// code units for Qt (it drops the second half of an emoji otherwise),
+/// UTF-8 bytes through ATK (GTK3 and LibreOffice hand it on as a byte
+/// count: a character count cut "Zoë Müller 東京" short in LibreOffice).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextUnit {
+    Char,
+    Utf16,
+    Utf8Byte,
+}
+
 /// A connection to the accessibility bus.
 #[derive(Clone, Debug)]
 pub struct Bus {
@@ -240,11 +252,13 @@ impl Bus {
         self.call(target, "org.a11y.atspi.EditableText", "SetTextContents", &(text,)).await
     }
 
-    /// EditableText.InsertText. The length argument is counted in
-    /// characters by the specification and by GTK, but in UTF-16 code units
-    /// by Qt (which drops the second half of an emoji otherwise).
-    pub async fn insert_text(&self, target: &ObjectRef, position: i32, text: &str, length_in_utf16: bool) -> Result<bool, BusError> {
-        let length = if length_in_utf16 { text.encode_utf16().count() } else { text.chars().count() } as i32;
+    /// EditableText.InsertText, its length counted in `unit`.
+    pub async fn insert_text(&self, target: &ObjectRef, position: i32, text: &str, unit: TextUnit) -> Result<bool, BusError> {
+        let length = match unit {
+            TextUnit::Char => text.chars().count(),
+            TextUnit::Utf16 => text.encode_utf16().count(),
+            TextUnit::Utf8Byte => text.len(),
+        } as i32;
         self.call(target, "org.a11y.atspi.EditableText", "InsertText", &(position, text, length)).await
     }
 

@@ -271,6 +271,12 @@ impl LinuxInput {
         if !self.atspi.is_keyed_cell(window, target)? {
             return Ok(None);
         }
+        if text.is_empty() {
+            return Err(BackendError::new(
+                BackendErrorKind::NoBackgroundRoute,
+                "no route empties this cell: Calc keeps a cell whose edit ends empty, and its Delete key sent to it left the cell as it was (measured)",
+            ));
+        }
         let typed = Gesture::Text { text: text.to_owned() };
         if text.contains(['\n', '\t']) {
             return Err(BackendError::invalid_argument("a cell's text cannot hold a line break or a tab: they move the cell cursor"));
@@ -283,12 +289,9 @@ impl LinuxInput {
         typeable.map_err(|e| BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; this cell takes text only as key presses", e.message)))?;
 
         let selected = self.atspi.select_in_table(window, target)?;
-        // Typing replaces a spreadsheet cell's content; Delete empties it.
-        let replace = if text.is_empty() { Gesture::Key { combo: KeyCombo::parse("delete")?, repeat: 1 } } else { typed };
-        self.x11.perform_background(window, &replace, accepts.style)?;
-        if !text.is_empty() {
-            self.x11.perform_background(window, &Gesture::Key { combo: KeyCombo::parse("Return")?, repeat: 1 }, accepts.style)?;
-        }
+        // Typing replaces a spreadsheet cell's content; Return commits it.
+        self.x11.perform_background(window, &typed, accepts.style)?;
+        self.x11.perform_background(window, &Gesture::Key { combo: KeyCombo::parse("Return")?, repeat: 1 }, accepts.style)?;
         self.atspi.expect_text(window, target, text)?;
         Ok(Some(Delivery::by(format!("{selected}+x11:SendEvent(keys)"))))
     }

@@ -33,6 +33,10 @@ pub enum BackendErrorKind {
     OutOfBounds,
     /// The application did not answer in time.
     Timeout,
+    /// The input was sent but the application does not read as asked
+    /// afterwards (it took part of it, or rewrote it): no other route is
+    /// tried after this, as it would apply the input a second time.
+    Unconfirmed,
     /// An argument the backend cannot use.
     InvalidArgument,
     /// A check of glovebox-model's (an argument, a geometry, a layout)

@@ -532,6 +532,9 @@ fn a_spreadsheet_cell_takes_a_number_and_text_in_the_background() {
     // Bad input changes nothing: a line break in a cell's text.
     let refused = stage.act(sheet, |seen| set(id(seen, "table cell", "A2"), "two\nlines")).unwrap_err();
     assert_eq!(refused.code, ErrorCode::InvalidArgument, "{refused}");
+    // Nor does an empty text: no route empties a cell that can be read back.
+    let refused = stage.act(sheet, |seen| set(id(seen, "table cell", "A2"), "")).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::BackgroundUnavailable, "{refused}");
     let cells = ["B2", "A2", "A3", "A4", "B4"];
     let expected = ["42", "Apples", "Plums", "Zoë Müller", "7"];
     // Read back through the host, and by a second AT-SPI client.
