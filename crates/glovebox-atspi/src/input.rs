@@ -377,8 +377,12 @@ impl AtspiBackend {
                 bus.insert_text(&focused, caret, text, unit).await.map_err(bus_failure)?;
                 let expected = before.chars().count() + text.chars().count();
                 let after = read_back(|| bus.text(&focused), |after| after.chars().count() == expected && after.contains(text.as_str())).await?;
+                if after == before {
+                    // Taken and dropped (Gecko answers true): nothing changed, keys may follow.
+                    return Err(not_actionable("the application dropped the text inserted over AT-SPI"));
+                }
                 if after.chars().count() != expected || !after.contains(text.as_str()) {
-                    // Sent: keys now would type it a second time.
+                    // Partly taken or rewritten: keys now would type it a second time.
                     return Err(BackendError::new(
                         BackendErrorKind::Unconfirmed,
                         "the application did not take the typed text as sent (it reads back otherwise); observe before typing again",
