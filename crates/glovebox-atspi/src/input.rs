@@ -517,8 +517,9 @@ impl AtspiBackend {
         })
     }
 
-    /// Selects the cell (or row) at `target` through its table's Selection,
-    /// which puts a spreadsheet's cursor there; returns the route.
+    /// Selects the cell at `target` as a click would (see
+    /// `select_in_parent`), which puts a spreadsheet's cursor there; returns
+    /// the route.
     pub fn select_in_table(&self, window: &WindowInfo, target: &ResolvedTarget) -> Result<String, BackendError> {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let object = self.target_object(&bus, window, target)?;

@@ -379,6 +379,8 @@ impl Host {
             return Err(refuse(d.code(), d.sentence()));
         }
         let mut request = ApprovalRequest::call(ApprovalClass::Input, vec![what.into()]);
+        // Nothing is bound to yet: the question names what will appear.
+        request.window = Some("a new window".into());
         request.detail = Some(detail);
         self.approve(request, &[])?;
         if self.stopped() {

@@ -5,7 +5,10 @@
 //! keyboard. The oracle is a second AT-SPI client (pyatspi on the agent
 //! display's bus) reading the entry; the user's desktop — pointer, focus,
 //! stacking and a sentinel window — must not change, and the indicator
-//! page serves the agent display live.
+//! page serves the agent display live. Also there: `open_url` (the page
+//! POSTs what it got), through the host and through the official MCP
+//! Python SDK answering the approval prompt, and LibreOffice Calc edited
+//! and saved as CSV (the file is the oracle).
 #![cfg(target_os = "linux")]
 
 #[path = "support/desktop.rs"]
@@ -324,4 +327,41 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
     assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
     let _ = calc.kill();
     let _ = calc.wait();
+}
+
+#[test]
+fn an_mcp_sdk_client_opens_a_page_and_types_into_it_on_the_agent_display() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (host, _desktops) = host_on(sandbox, "sdk-open-url");
+    let sentinel = user_window(sandbox, "SDK open url");
+    let user = || desktop::Desktop::now(&host, sandbox, &sentinel);
+    let before = user();
+    let page = Page::serve();
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = repo.join("target/sdk-venv/bin/python");
+    assert!(python.exists(), "{} is missing: run `bash .ci/install-deps`", python.display());
+    let home = sandbox.runtime_dir().join(unique_title("sdk-open-url-home").replace(' ', "-"));
+    std::fs::create_dir_all(&home).unwrap();
+    let typed = "Zoë Müller 東京";
+    // The official Python SDK in its default mode, against `glovebox mcp` as a client starts it.
+    let out = sandbox
+        .command_in_home(python, &home)
+        .arg(repo.join("testapps/sdk_mcp_open_url.py"))
+        .args([page.url.as_str(), typed, env!("CARGO_BIN_EXE_glovebox"), "mcp"])
+        .env("GLOVEBOX_ENABLED", "true")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    println!("{report}");
+    // The user was asked, and the prompt named the address.
+    let prompts: Vec<&str> = report["prompts"].as_array().unwrap().iter().filter_map(|p| p.as_str()).collect();
+    assert!(prompts.iter().any(|p| p.contains(&page.url) && p.contains("in a new window")), "{prompts:?}");
+    for tool in ["open_url", "click", "type"] {
+        assert_eq!(report["calls"][tool]["error"], false, "{tool}: {report}");
+    }
+    assert!(report["calls"]["open_url"]["text"].as_str().unwrap().starts_with("opened on the agent display"), "{report}");
+    // The page's own report.
+    page.saw("the typed name", |s| s["name"] == typed);
+    assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
 }
