@@ -365,3 +365,51 @@ fn an_mcp_sdk_client_opens_a_page_and_types_into_it_on_the_agent_display() {
     page.saw("the typed name", |s| s["name"] == typed);
     assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
 }
+
+#[test]
+fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{ConnectionExt as _, CreateWindowAux, GrabMode, GrabStatus, WindowClass};
+    use x11rb::wrapper::ConnectionExt as _;
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let mut config = HostConfig::new(sandbox.display());
+    config.approvals = glovebox_host::Approvals::allow_all();
+    config.runtime_root = sandbox.runtime_dir().join("glovebox-agent-gate");
+    config.audit_path = sandbox.runtime_dir().join("audit-agent-gate.jsonl");
+    config.deny = vec!["gtk3-widget-factory".into()];
+    let desktops = glovebox_linux::desktops_with(Some(sandbox.display()), Some(sandbox.bus_address()), &Default::default()).unwrap();
+    let host = Host::open(desktops.backends(), config).unwrap();
+
+    // A denied application is not moved to the agent display: refused before anything starts.
+    let refused = host.open_app("gtk3-widget-factory", Desktop::Agent, false).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::TargetDenylisted, "{refused}");
+    assert!(desktops.running_agent().is_none(), "a refused open starts no agent display");
+
+    // An application there that holds the keyboard (a prompt) stops input to every window there.
+    let agent = desktops.agent().expect("the agent display starts");
+    let fixture = Fixture::launch(agent.sandbox(), &unique_title("Agent gate"), &["--no-password"]);
+    let window = wait_until("listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
+    let seen = wait_until("tree", || host.observe(Some(&WindowRef::Id(window)), false).ok().filter(|s| s.tree.node_count > 10));
+    let (conn, screen) = x11rb::connect(Some(agent.sandbox().display())).unwrap();
+    let root = conn.setup().roots[screen].root;
+    let prompt = conn.generate_id().unwrap();
+    conn.create_window(0, prompt, root, 0, 0, 50, 50, 0, WindowClass::INPUT_OUTPUT, 0, &CreateWindowAux::new().override_redirect(1)).unwrap();
+    conn.map_window(prompt).unwrap();
+    conn.sync().unwrap();
+    wait_until("grab", || {
+        let r = conn.grab_keyboard(false, prompt, x11rb::CURRENT_TIME, GrabMode::ASYNC, GrabMode::ASYNC).ok()?.reply().ok()?;
+        (r.status == GrabStatus::SUCCESS).then_some(())
+    });
+    let keys_before = fixture.state().unwrap()["keys"].clone();
+    let refused = host.act(seen.frame.id, Action::Key { combo: "ctrl+a".into(), repeat: 1 }).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::SecureInput, "{refused}");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(fixture.state().unwrap()["keys"], keys_before, "nothing reached the window");
+    conn.ungrab_keyboard(x11rb::CURRENT_TIME).unwrap();
+    conn.destroy_window(prompt).unwrap();
+    conn.sync().unwrap();
+    let again = wait_until("grab released", || host.observe(Some(&WindowRef::Id(window)), false).ok());
+    host.act(again.frame.id, Action::Key { combo: "ctrl+a".into(), repeat: 1 }).expect("the key once the prompt is gone");
+    fixture
+        .wait_state("ctrl+a arrived", |s| s["keys"].as_array().is_some_and(|k| k.iter().any(|k| k["key"] == "a" && k["mods"] == serde_json::json!(["ctrl"]))));
+}
