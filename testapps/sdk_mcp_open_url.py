@@ -39,14 +39,17 @@ async def main(url, typed, server):
     async with Client(target, elicitation_callback=elicitation_callback, read_timeout_seconds=90) as client:
         opened = await client.call_tool("open_url", {"url": url})
         report["calls"]["open_url"] = {"error": bool(opened.is_error), "text": text_of(opened).splitlines()[0]}
-        field = None
-        for _ in range(60):
+        # A browser's first start on a loaded machine can take most of a minute.
+        field, seen = None, ""
+        for _ in range(180):
             seen = text_of(await client.call_tool("observe", {"screenshot": False}))
             field = field_id(seen)
             if field:
                 break
             await asyncio.sleep(0.5)
         report["field"] = field
+        if not field:
+            report["last_observation"] = seen.splitlines()[:40]
         if field:
             for tool, arguments in [("click", {"target": {"element": field}}), ("type", {"text": typed})]:
                 result = await client.call_tool(tool, arguments)
