@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 
 /// The effective configuration.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// Computer use is off until the user turns it on.
@@ -36,7 +36,7 @@ pub struct Config {
 
 /// The model the instruction-level loop (`computer`, `glovebox run`) uses.
 /// Nothing is bound by default, and nothing is ever chosen silently.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
     /// `openai` (Responses API), `anthropic` (Messages API), `gemini`
@@ -49,8 +49,9 @@ pub struct ModelConfig {
     pub model: String,
     /// Overrides the provider's endpoint base; required for `openai-compatible`.
     pub base_url: String,
-    /// The environment variable holding the API key (never the key itself);
-    /// empty: no key is sent.
+    /// The name of the environment variable holding the API key (e.g.
+    /// `ANTHROPIC_API_KEY`; never the key itself, and not a `GLOVEBOX_*`
+    /// name); empty: no key is sent.
     pub api_key_env: String,
     /// The model takes images; `false` sends the accessibility tree alone.
     pub images: bool,
@@ -69,7 +70,7 @@ pub struct ModelConfig {
 }
 
 /// The Anthropic computer-use contracts `model.anthropic_tool` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum AnthropicTool {
     #[default]
     #[serde(rename = "computer_toolset_20260801")]
@@ -79,7 +80,7 @@ pub enum AnthropicTool {
 }
 
 /// The providers `model.provider` accepts; empty: unbound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ModelProvider {
     #[serde(rename = "")]
@@ -105,7 +106,7 @@ impl std::fmt::Display for ModelProvider {
 }
 
 /// How the MCP server returns screenshots.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct McpConfig {
     /// Write screenshots to files under the runtime directory and return a
@@ -115,7 +116,7 @@ pub struct McpConfig {
 }
 
 /// `glovebox serve` (streamable HTTP on 127.0.0.1).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServeConfig {
     /// 0 picks a free port.
@@ -126,14 +127,17 @@ pub struct ServeConfig {
 
 /// Who approves what (DESIGN.md §7): classes observe / input / foreground,
 /// each `allow`, `prompt` or `deny`; `mode` is a shorthand that sets them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ApprovalConfig {
     /// `write` (observe allow, input and foreground prompt), `yolo` (all
     /// allow), `always-ask` (all prompt) or `custom` (the three keys below).
     pub mode: ApprovalMode,
+    /// In `custom` mode: `allow`, `prompt` or `deny` for observing.
     pub observe: Policy,
+    /// In `custom` mode: `allow`, `prompt` or `deny` for input.
     pub input: Policy,
+    /// In `custom` mode: `allow`, `prompt` or `deny` for foreground delivery.
     pub foreground: Policy,
     /// Input on an element whose name has a word starting with one of these
     /// escalates to `prompt` whatever the class says; empty: never.
@@ -195,7 +199,7 @@ pub const CONSEQUENTIAL_TERMS: &[&str] = &[
     "confirmar",
 ];
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InputConfig {
     /// Calls may ask for foreground delivery: the target is activated and the
@@ -207,29 +211,30 @@ pub struct InputConfig {
     pub local_urls: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GrantConfig {
-    /// Input actions a grant may take.
+    /// Input actions a grant may take (1..=10000).
     pub budget: u32,
     /// Seconds without a call after which a grant expires.
     pub idle_expiry_secs: u64,
-    /// `a11y-only` or `a11y-and-pixels`.
+    /// `a11y-and-pixels`, or `a11y-only`: no screenshots.
     pub capture: CaptureMode,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DenyConfig {
-    /// Applications never to act on (WM_CLASS, executable name or path; `*` wildcards).
-    /// Added to the built-in credential entries, which cannot be removed.
+    /// Applications never to act on (WM_CLASS, executable name or path; `*`
+    /// wildcards; comma-separated in the environment). Added to the built-in
+    /// credential entries, which cannot be removed.
     pub apps: Vec<String>,
     /// `ancestors`, or `ancestors-and-their-children` (wider; never narrower).
     pub ancestors: AncestorRule,
 }
 
 /// What observations return by default.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ObserveConfig {
     /// An input's result carries the new screenshot too (when the grant
@@ -240,12 +245,14 @@ pub struct ObserveConfig {
     pub max_tokens: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaptureConfig {
+    /// Widest image returned (1..=32767); larger captures are scaled down, never up.
     pub max_width: u32,
+    /// Tallest image returned (1..=32767).
     pub max_height: u32,
-    /// `all` or one display id.
+    /// The display a desktop capture covers by default: `all` or an id from a frame's display list.
     pub display: String,
 }
 
@@ -399,6 +406,43 @@ pub fn keys() -> Vec<(String, Value)> {
     let mut out = vec![];
     flatten("", &defaults_table(), &mut out);
     out
+}
+
+/// One configuration key as the reference documents it: the meaning is the
+/// field's own doc comment, so the reference cannot drift from the code.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyDoc {
+    pub key: String,
+    pub default: Value,
+    pub environment: String,
+    pub meaning: String,
+}
+
+/// Every key with its default, environment name and meaning.
+pub fn reference() -> Vec<KeyDoc> {
+    let schema = schemars::schema_for!(Config).to_value();
+    keys()
+        .into_iter()
+        .map(|(key, default)| {
+            let meaning = meaning_of(&schema, &key).unwrap_or_default();
+            KeyDoc { environment: env_name(&key), key, default, meaning }
+        })
+        .collect()
+}
+
+/// The description schemars took from the doc comment of `key`'s field.
+fn meaning_of(schema: &serde_json::Value, key: &str) -> Option<String> {
+    let mut node = schema;
+    let mut field = None;
+    for part in key.split('.') {
+        if let Some(name) = node.get("$ref").and_then(|r| r.as_str()).and_then(|r| r.strip_prefix("#/$defs/")) {
+            node = schema.get("$defs")?.get(name)?;
+        }
+        field = node.get("properties")?.get(part);
+        node = field?;
+    }
+    let text = field?.get("description")?.as_str()?;
+    Some(text.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 fn defaults_table() -> Table {
@@ -588,6 +632,18 @@ pub fn set_in_file(path: &Path, key: &str, text: &str) -> Result<(), ConfigError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_key_has_a_meaning_from_its_doc_comment() {
+        let reference = reference();
+        assert_eq!(reference.len(), keys().len());
+        for doc in &reference {
+            assert!(doc.meaning.len() > 10, "{} needs a doc comment on its field", doc.key);
+        }
+        let width = reference.iter().find(|d| d.key == "capture.max_width").unwrap();
+        assert_eq!(width.environment, "GLOVEBOX_CAPTURE_MAX_WIDTH");
+        assert!(width.meaning.starts_with("Widest image returned"), "{}", width.meaning);
+    }
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("glovebox-config-test-{}-{name}", std::process::id()));

@@ -29,7 +29,7 @@ pub enum Toolkit {
 }
 
 /// Which synthetic (SendEvent) input a toolkit acts on; see
-/// `docs/action-matrix.md` and `../shared/notes` for the measurements.
+/// `docs/action-matrix.md` and `docs/input.md` for the measurements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SyntheticSupport {
     /// Clicks, hover and drags.

@@ -137,6 +137,13 @@ impl GloveboxServer {
         }
     }
 
+    /// The tools tools/list shows, in the order of DESIGN.md §5.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        let mut tools = self.visible.list_all();
+        tools.sort_by_key(|t| TOOL_ORDER.iter().position(|name| *name == t.name).unwrap_or(usize::MAX));
+        tools
+    }
+
     /// The same server for another client session (streamable HTTP): the
     /// host is shared, the newest frame is the session's own.
     pub fn session(&self) -> GloveboxServer {
@@ -641,8 +648,7 @@ impl ServerHandler for GloveboxServer {
         _request: Option<rmcp::model::PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListToolsResult, McpError> {
-        let mut tools = self.visible.list_all();
-        tools.sort_by_key(|t| TOOL_ORDER.iter().position(|name| *name == t.name).unwrap_or(usize::MAX));
+        let tools = self.tools();
         let hints = context.protocol_version().is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28);
         let mut result = rmcp::model::ListToolsResult::with_all_items(tools);
         if hints {

@@ -186,7 +186,7 @@ pub fn doctor(json: bool) -> Result<ExitCode, Failure> {
     } else {
         print!("{}", report.render_text());
     }
-    Ok(if report.healthy() { ExitCode::SUCCESS } else { ExitCode::from(4) })
+    Ok(if report.healthy() { ExitCode::SUCCESS } else { glovebox::exit_status::Exit::Unavailable.into() })
 }
 
 #[derive(Subcommand, Debug)]
@@ -298,7 +298,7 @@ pub fn indicator(args: IndicatorArgs) -> Result<ExitCode, Failure> {
         Ok(url) if url.starts_with("http://") => url,
         Ok(other) => {
             eprintln!("the process holding this display's grant serves no indicator ({other})");
-            return Ok(ExitCode::from(3));
+            return Ok(glovebox::exit_status::Exit::Missing.into());
         }
         Err(r) => return Err(refused(r, false)),
     };

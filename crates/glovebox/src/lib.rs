@@ -4,6 +4,8 @@
 #![forbid(unsafe_code)]
 
 pub mod binding;
+pub mod exit_status;
 pub mod platform;
 #[cfg(target_os = "linux")]
 pub mod prompts;
+pub mod reference;

@@ -6,9 +6,10 @@
 //! consequential targets (send, pay, delete, …) still ask on the terminal,
 //! and without a terminal they are refused (`COMPUTER_APPROVAL_REQUIRED`).
 
-use crate::exit::{exit_code, refused, Failure};
+use crate::exit::{refused, Failure};
 use anyhow::Context as _;
 use clap::Args;
+use glovebox::exit_status::Exit;
 use glovebox_agent::{Provider, StopReason, Task};
 use glovebox_model::{ErrorCode, Refusal};
 use std::path::PathBuf;
@@ -106,8 +107,8 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
     }
     Ok(match &outcome.summary.stop {
         StopReason::Done | StopReason::Asked { .. } => ExitCode::SUCCESS,
-        StopReason::StepLimit { .. } => ExitCode::from(exit_code(ErrorCode::Timeout)),
-        other => ExitCode::from(other.code().map(exit_code).unwrap_or(1)),
+        StopReason::StepLimit { .. } => Exit::Timeout.into(),
+        other => other.code().map(Exit::of).unwrap_or(Exit::Failure).into(),
     })
 }
 

@@ -203,15 +203,6 @@ fn sandbox_runs_a_command_inside_and_tears_down() {
 }
 
 #[test]
-fn readme_documents_every_error_code_with_its_meaning() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
-    for code in glovebox_model::ErrorCode::ALL {
-        let row = format!("| `{}` | {} |", code.as_str(), code.meaning());
-        assert!(readme.contains(&row), "README lacks {row}");
-    }
-}
-
-#[test]
 fn inspect_prints_the_tree_as_text_or_json_and_refuses_bad_input() {
     let sandbox = Sandbox::shared();
     let home = scratch("inspect");

@@ -1,5 +1,5 @@
 //! The 1,000-call version of `glovebox-soak` (the 10,000-call run and its
-//! figures are in README.md): a mix of observation, input and refusals
+//! figures are in docs/reliability.md): a mix of observation, input and refusals
 //! through `glovebox mcp` on a private desktop costs no file descriptors,
 //! no shared-memory segments, no X windows and no accessibility-bus match
 //! rules, and a bounded amount of memory. Latency is printed; its bound is
