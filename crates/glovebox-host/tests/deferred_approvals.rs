@@ -3,10 +3,10 @@
 //! question (frame included), and a retry acts only when its answer is for
 //! that call. Against the fake desktop: what was delivered is its record.
 
-use glovebox_host::process::{current_uid, DeclaredProcesses};
-use glovebox_host::{Answer, Backends, CallKey, Host, HostConfig, Retry};
-use glovebox_model::{Action, ApprovalMode, Button, ElementId, ErrorCode, Monitor, PidSource, Policy, Rect, Refusal, Target, WindowId, WindowInfo};
+use glovebox_host::{Answer, CallKey, Host, Retry};
+use glovebox_model::{Action, ApprovalMode, Button, ElementId, ErrorCode, Policy, Rect, Refusal, Target, WindowId};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
+use glovebox_testkit::fake::{fake_window, fake_world, FakeWorld};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,36 +15,20 @@ const EDITOR: u32 = 1001;
 struct World {
     desktop: Arc<FakeDesktop>,
     host: Host,
+    audit_path: std::path::PathBuf,
 }
 
+/// One editor window; observing allowed, input asks (the default mode).
 fn world(name: &str, answer_wait: Duration) -> World {
-    let info = WindowInfo {
-        id: WindowId { pid: EDITOR, xid: 0x20 },
-        app: "Editor".into(),
-        instance: "editor".into(),
-        title: "Editor window".into(),
-        pid_source: PidSource::Server,
-        geometry: Rect::new(100, 100, 640, 480),
-        focused: false,
-        minimized: false,
-        desktop: glovebox_model::Desktop::User,
-    };
-    let desktop = Arc::new(FakeDesktop::new(
-        Rect::new(0, 0, 1920, 1080),
-        vec![Monitor { name: "screen".into(), logical: Rect::new(0, 0, 1920, 1080), primary: true }],
-        vec![FakeWindow { info, colour: [1, 2, 3] }],
-    ));
-    let root = std::env::temp_dir().join(format!("glovebox-deferred-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let mut config = HostConfig::new(&format!(":deferred-{name}"));
-    // The default: observing allowed, input asks.
-    config.approvals = glovebox_host::Approvals::new(ApprovalMode::Write, [Policy::Allow; 3], &[]);
-    config.runtime_root = root.join("run");
-    config.audit_path = root.join("audit.jsonl");
-    config.answer_wait = answer_wait;
-    let processes = DeclaredProcesses::new([(std::process::id(), 1, current_uid(), "/usr/bin/glovebox"), (EDITOR, 1, current_uid(), "/usr/bin/editor")]);
-    let host = Host::open(Backends::of_fake_desktop(desktop.clone(), Arc::new(processes)), config).unwrap();
-    World { desktop, host }
+    let editor = FakeWindow { colour: [1, 2, 3], ..fake_window(WindowId { pid: EDITOR, xid: 0x20 }, "Editor", "Editor window", Rect::new(100, 100, 640, 480)) };
+    let FakeWorld { desktop, host, audit_path } = fake_world(&format!("deferred-{name}"))
+        .window(editor)
+        .configure(|config| {
+            config.approvals = glovebox_host::Approvals::new(ApprovalMode::Write, [Policy::Allow; 3], &[]);
+            config.answer_wait = answer_wait;
+        })
+        .open();
+    World { desktop, host, audit_path }
 }
 
 /// A question's token and the request state its retry echoes.
@@ -165,6 +149,6 @@ fn declined_cancelled_and_expired_answers_deliver_nothing() {
     let (late, _) = w.round(key("ok"), answered(&state, &token, Answer::Approved), frame);
     assert_eq!(code(late), ErrorCode::Timeout);
     assert_eq!(w.delivered(), 0);
-    let audit = std::fs::read_to_string(std::env::temp_dir().join(format!("glovebox-deferred-test-{}-declined/audit.jsonl", std::process::id()))).unwrap();
+    let audit = std::fs::read_to_string(&w.audit_path).unwrap();
     assert!(!audit.contains(&token), "tokens never reach the audit");
 }

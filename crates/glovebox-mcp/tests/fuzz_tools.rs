@@ -7,11 +7,11 @@
 //! no panic, no hang.
 
 use glovebox_fuzz::{mutate, run, value, Budget, Rng};
-use glovebox_host::process::{current_uid, DeclaredProcesses};
-use glovebox_host::{Backends, Host, HostConfig};
+use glovebox_host::Host;
 use glovebox_mcp::{GloveboxServer, Options};
-use glovebox_model::{Monitor, PidSource, Rect, WindowId, WindowInfo};
-use glovebox_platform::fake::{FakeDesktop, FakeWindow};
+use glovebox_model::{Rect, WindowId};
+use glovebox_platform::fake::FakeWindow;
+use glovebox_testkit::fake::{fake_window, fake_world};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,33 +20,10 @@ use tokio::sync::Mutex;
 
 const WINDOW: WindowId = WindowId { pid: 1001, xid: 0x20 };
 
+/// One small editor window on an 800×600 screen, a budget no fuzz run exhausts.
 fn host() -> Host {
-    let info = WindowInfo {
-        id: WINDOW,
-        app: "Editor".into(),
-        instance: "editor".into(),
-        title: "Editor window".into(),
-        pid_source: PidSource::Server,
-        geometry: Rect::new(100, 100, 64, 48),
-        focused: false,
-        minimized: false,
-        desktop: glovebox_model::Desktop::User,
-    };
-    let screen = Rect::new(0, 0, 800, 600);
-    let desktop = Arc::new(FakeDesktop::new(
-        screen,
-        vec![Monitor { name: "screen".into(), logical: screen, primary: true }],
-        vec![FakeWindow { info, colour: [9, 9, 9] }],
-    ));
-    let root = std::env::temp_dir().join(format!("glovebox-mcp-fuzz-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let mut config = HostConfig::new(":mcp-fuzz");
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = root.join("run");
-    config.audit_path = root.join("audit.jsonl");
-    config.budget = 1_000_000;
-    let processes = DeclaredProcesses::new([(WINDOW.pid, 1, current_uid(), "/usr/bin/editor")]);
-    Host::open(Backends::of_fake_desktop(desktop, Arc::new(processes)), config).unwrap()
+    let editor = FakeWindow { colour: [9, 9, 9], ..fake_window(WINDOW, "Editor", "Editor window", Rect::new(100, 100, 64, 48)) };
+    fake_world("mcp-fuzz").screen(Rect::new(0, 0, 800, 600)).window(editor).configure(|config| config.budget = 1_000_000).open().host
 }
 
 /// A JSON-RPC client on the server's in-memory connection.

@@ -15,12 +15,9 @@
 //! written to `target/action-matrix.md` (copied to `docs/action-matrix.md`).
 #![cfg(target_os = "linux")]
 
-#[path = "support/desktop.rs"]
-mod desktop;
+use glovebox_testkit::desktop::Desktop;
 
-use desktop::Desktop;
-
-use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_host::{Host, Observation};
 use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, ModifierKey, Point, Refusal, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture, FixtureKind};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -531,15 +528,13 @@ fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, c
 #[test]
 fn action_matrix() {
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
-    let mut config = HostConfig::new(sandbox.display());
-    // Approval prompts have tests of their own; here every class is allowed.
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join("glovebox");
-    config.audit_path = sandbox.runtime_dir().join("audit-matrix.jsonl");
-    config.allow_foreground = true;
-    config.budget = 10_000;
-    let desktops = glovebox_linux::desktops_with(Some(sandbox.display()), Some(sandbox.bus_address()), &Default::default()).unwrap();
-    let host = Host::open(desktops.backends(), config).unwrap();
+    let (host, desktops) = glovebox_testkit::host(&sandbox, "matrix")
+        .shared_runtime()
+        .configure(|config| {
+            config.allow_foreground = true;
+            config.budget = 10_000;
+        })
+        .open_with_agent_display();
     let sentinel = Fixture::launch(&sandbox, &unique_title("Matrix sentinel"), &["--x", "1300", "--y", "500", "--rows", "5"]);
     let stage = Stage { host, sentinel, sandbox, desktops };
     // `MATRIX_ONLY=agent` (or another column label) runs only matching columns, to iterate on one.

@@ -11,10 +11,7 @@
 //! and saved as CSV (the file is the oracle).
 #![cfg(target_os = "linux")]
 
-#[path = "support/desktop.rs"]
-mod desktop;
-
-use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_host::Observation;
 use glovebox_model::{Action, Button, Desktop, ErrorCode, Point, Target, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
@@ -45,16 +42,6 @@ for app in pyatspi.Registry.getDesktop(0):
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
 }
 
-/// A host of its own (grant lock and audit) for test `name`.
-fn host_on(sandbox: &Sandbox, name: &str) -> (Host, std::sync::Arc<glovebox_linux::agent::Desktops>) {
-    let mut config = HostConfig::new(sandbox.display());
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-{name}"));
-    config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
-    let desktops = glovebox_linux::desktops_with(Some(sandbox.display()), Some(sandbox.bus_address()), &Default::default()).unwrap();
-    (Host::open(desktops.backends(), config).unwrap(), desktops)
-}
-
 /// The first editable, enabled text entry with bounds in the frame.
 fn entry(seen: &Observation) -> (Target, Point) {
     let root = seen.tree.root.as_ref().expect("a tree");
@@ -76,10 +63,10 @@ fn user_window(sandbox: &Sandbox, name: &str) -> Fixture {
 #[test]
 fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_user() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, desktops) = host_on(sandbox, "agent-display");
+    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-display").open_with_agent_display();
     let sentinel = user_window(sandbox, "Agent display");
     sandbox.warp_pointer(1000, 200).unwrap();
-    let user = || desktop::Desktop::now(&host, sandbox, &sentinel);
+    let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
     let before = user();
 
     let opened = host.open_app("gtk4-widget-factory", Desktop::Agent, false).expect("open_app on the agent display");
@@ -207,9 +194,9 @@ impl Page {
 #[test]
 fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, _desktops) = host_on(sandbox, "open-url");
+    let (host, _desktops) = glovebox_testkit::host(sandbox, "open-url").open_with_agent_display();
     let sentinel = user_window(sandbox, "Open url");
-    let user = || desktop::Desktop::now(&host, sandbox, &sentinel);
+    let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
     let before = user();
 
     // Not the web, not an address: refused before anything starts, nothing spent.
@@ -255,9 +242,9 @@ fn named(seen: &Observation, role: &str, name: &str) -> Target {
 #[test]
 fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, desktops) = host_on(sandbox, "calc-csv");
+    let (host, desktops) = glovebox_testkit::host(sandbox, "calc-csv").open_with_agent_display();
     let sentinel = user_window(sandbox, "Calc csv");
-    let user = || desktop::Desktop::now(&host, sandbox, &sentinel);
+    let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
     let agent = desktops.agent().expect("the agent display starts");
     let csv = agent.sandbox().runtime_dir().join(format!("{}.csv", unique_title("fruit").replace(' ', "-")));
     std::fs::write(&csv, "fruit,count\nApples,3\nPears,5\n").unwrap();
@@ -332,9 +319,9 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
 #[test]
 fn an_mcp_sdk_client_opens_a_page_and_types_into_it_on_the_agent_display() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, _desktops) = host_on(sandbox, "sdk-open-url");
+    let (host, _desktops) = glovebox_testkit::host(sandbox, "sdk-open-url").open_with_agent_display();
     let sentinel = user_window(sandbox, "SDK open url");
-    let user = || desktop::Desktop::now(&host, sandbox, &sentinel);
+    let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
     let before = user();
     let page = Page::serve();
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -372,13 +359,7 @@ fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
     use x11rb::protocol::xproto::{ConnectionExt as _, CreateWindowAux, GrabMode, GrabStatus, WindowClass};
     use x11rb::wrapper::ConnectionExt as _;
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let mut config = HostConfig::new(sandbox.display());
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join("glovebox-agent-gate");
-    config.audit_path = sandbox.runtime_dir().join("audit-agent-gate.jsonl");
-    config.deny = vec!["gtk3-widget-factory".into()];
-    let desktops = glovebox_linux::desktops_with(Some(sandbox.display()), Some(sandbox.bus_address()), &Default::default()).unwrap();
-    let host = Host::open(desktops.backends(), config).unwrap();
+    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-gate").deny(&["gtk3-widget-factory"]).open_with_agent_display();
 
     // A denied application is not moved to the agent display: refused before anything starts.
     let refused = host.open_app("gtk3-widget-factory", Desktop::Agent, false).unwrap_err();

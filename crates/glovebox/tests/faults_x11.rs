@@ -8,7 +8,7 @@
 //! process) works.
 #![cfg(target_os = "linux")]
 
-use glovebox_host::{Host, HostConfig};
+use glovebox_host::Host;
 use glovebox_model::{Action, Button, ErrorCode, Refusal, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{inflict, Fault, Sandbox, SandboxOptions};
@@ -19,20 +19,6 @@ use std::time::{Duration, Instant};
 
 fn desktop() -> Sandbox {
     Sandbox::start(SandboxOptions::default()).expect("a private desktop")
-}
-
-fn host(sandbox: &Sandbox, name: &str) -> Host {
-    let mut config = HostConfig::new(sandbox.display());
-    // Approval prompts have tests of their own; here every class is allowed.
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-{name}"));
-    config.audit_path = audit_path(sandbox, name);
-    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
-    Host::open(backends, config).unwrap()
-}
-
-fn audit_path(sandbox: &Sandbox, name: &str) -> PathBuf {
-    sandbox.runtime_dir().join(format!("audit-{name}.jsonl"))
 }
 
 /// Every record of an audit file; only a last line cut by a crash may fail to parse.
@@ -77,7 +63,7 @@ fn refused_within<T: std::fmt::Debug>(limit: Duration, call: impl FnOnce() -> Re
 #[test]
 fn a_killed_application_is_gone_and_the_grant_falls_back() {
     let sandbox = desktop();
-    let host = host(&sandbox, "killed");
+    let host = glovebox_testkit::host(&sandbox, "killed").open();
     let other = Fixture::launch(&sandbox, &unique_title("Faults other"), &["--no-password", "--x", "900", "--y", "40"]);
     let target = Fixture::launch(&sandbox, &unique_title("Faults killed"), &["--no-password", "--x", "40", "--y", "40"]);
     let window = bound(&host, &target);
@@ -113,7 +99,7 @@ fn a_killed_application_is_gone_and_the_grant_falls_back() {
     let next = wait_until("the grant falls back", || host.observe(None, false).ok().filter(|o| o.frame.window != window));
     assert_eq!(next.frame.window, bound(&host, &other));
     assert_eq!(other.state().unwrap()["clicks"]["submit"], other_clicks, "nothing reached the other window");
-    let records = audit(&audit_path(&sandbox, "killed"));
+    let records = audit(&glovebox_testkit::audit_path(&sandbox, "killed"));
     assert!(
         records.iter().any(|r| r["event"] == "action" && r["action"] == "click" && r["target"] == json!(window)),
         "the click before the fault is in the audit: {records:?}"
@@ -123,7 +109,7 @@ fn a_killed_application_is_gone_and_the_grant_falls_back() {
 #[test]
 fn a_frozen_application_times_out_and_the_next_call_works_once_it_thaws() {
     let sandbox = desktop();
-    let host = host(&sandbox, "frozen");
+    let host = glovebox_testkit::host(&sandbox, "frozen").open();
     let target = Fixture::launch(&sandbox, &unique_title("Faults frozen"), &["--no-password", "--x", "40", "--y", "40"]);
     let window = bound(&host, &target);
     let (frame, submit) = element(&host, window, "Submit");
@@ -159,7 +145,7 @@ fn a_frozen_application_times_out_and_the_next_call_works_once_it_thaws() {
 #[test]
 fn an_action_a_busy_application_is_still_running_is_pending_and_the_next_look_tells() {
     let sandbox = desktop();
-    let host = host(&sandbox, "busy");
+    let host = glovebox_testkit::host(&sandbox, "busy").open();
     // Its Submit runs a 6 s job on the main thread, as an import or a recalculation does.
     let target = Fixture::launch(&sandbox, &unique_title("Faults busy"), &["--no-password", "--job-ms", "6000"]);
     let window = bound(&host, &target);
@@ -209,7 +195,7 @@ fn accessibility_bus(sandbox: &Sandbox) -> Vec<u32> {
 #[test]
 fn a_killed_accessibility_bus_is_unavailable_and_a_new_one_is_used() {
     let sandbox = desktop();
-    let host = host(&sandbox, "bus");
+    let host = glovebox_testkit::host(&sandbox, "bus").open();
     let target = Fixture::launch(&sandbox, &unique_title("Faults bus"), &["--no-password", "--x", "40", "--y", "40"]);
     let window = bound(&host, &target);
     let (frame, submit) = element(&host, window, "Submit");
@@ -240,7 +226,7 @@ fn a_killed_accessibility_bus_is_unavailable_and_a_new_one_is_used() {
 #[test]
 fn a_killed_x_server_makes_every_call_unavailable_without_a_panic() {
     let sandbox = desktop();
-    let host = host(&sandbox, "x");
+    let host = glovebox_testkit::host(&sandbox, "x").open();
     let target = Fixture::launch(&sandbox, &unique_title("Faults X"), &["--no-password", "--x", "40", "--y", "40"]);
     let window = bound(&host, &target);
     let (frame, submit) = element(&host, window, "Submit");

@@ -9,10 +9,7 @@
 //! sentinel window must not change.
 #![cfg(target_os = "linux")]
 
-#[path = "support/desktop.rs"]
-mod desktop;
-
-use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_host::Observation;
 use glovebox_model::{Action, Button, ElementState, ErrorCode, Target, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{Desktop as _, InRoot, Sandbox, CURRENT_GTK4_ROOT};
@@ -49,14 +46,6 @@ print(json.dumps(out))
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
-fn host_on(sandbox: &Sandbox, name: &str) -> Host {
-    let mut config = HostConfig::new(sandbox.display());
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-{name}"));
-    config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
-    Host::open(glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap(), config).unwrap()
-}
-
 /// The first enabled, showing element of `role` (named `name` when given).
 fn first(seen: &Observation, role: &str, name: Option<&str>, also: impl Fn(&glovebox_model::Element) -> bool) -> Target {
     let root = seen.tree.root.as_ref().expect("a tree");
@@ -81,7 +70,7 @@ fn oracle_shows(sandbox: &Sandbox, pid: u32, what: &str, check: impl Fn(&Value) 
 /// One factory run through every route; `current` is GTK 4.18.
 fn drive(sandbox: &'static Sandbox, current: bool) {
     let name = if current { "gtk4-18" } else { "gtk4-8" };
-    let host = host_on(sandbox, name);
+    let host = glovebox_testkit::host(sandbox, name).open();
     let sentinel = Fixture::launch(sandbox, &unique_title(&format!("GTK4 routes sentinel {name}")), &["--x", "1500", "--y", "700", "--rows", "4"]);
     let root = InRoot { desktop: sandbox, root: CURRENT_GTK4_ROOT.into(), binds: vec![] };
     let mut factory = match current {
@@ -97,7 +86,7 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
     wait_until("the factory's tree", || host.observe(Some(&at), false).ok().filter(|o| o.tree.node_count > 100));
     sentinel.activate();
     std::thread::sleep(Duration::from_millis(300));
-    let user = || desktop::Desktop::now(&host, sandbox, &sentinel);
+    let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
     let before = wait_until("the user's window active", || Some(user()).filter(|d| d.focused.is_some_and(|f| f.xid != window.id.xid)));
     let start = read_widgets(sandbox, pid);
     // On the frame the target was found in: ids are the frame's own.

@@ -3,7 +3,7 @@
 //! app's own report that nothing reached it.
 #![cfg(target_os = "linux")]
 
-use glovebox_host::{Host, HostConfig};
+use glovebox_host::Host;
 use glovebox_model::{Action, Button, Denial, ErrorCode, Origin, Refusal, Scope, Target, WindowInfo, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -13,20 +13,6 @@ use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, CreateWindowAux, GrabMode, GrabStatus, PropMode, WindowClass};
 use x11rb::wrapper::ConnectionExt as _;
-
-fn config(sandbox: &Sandbox, name: &str) -> HostConfig {
-    let mut config = HostConfig::new(sandbox.display());
-    // Approval prompts have tests of their own; here every class is allowed.
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join("glovebox");
-    config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
-    config
-}
-
-fn host(sandbox: &Sandbox, config: HostConfig) -> Host {
-    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
-    Host::open(backends, config).unwrap()
-}
 
 fn fixture_window(host: &Host, fixture: &Fixture) -> WindowInfo {
     wait_until("fixture listed", || {
@@ -56,7 +42,7 @@ fn self_target_refused_for_this_process_window() {
     conn.create_window(0, window, root, 10, 10, 200, 100, 0, WindowClass::INPUT_OUTPUT, 0, &CreateWindowAux::new()).unwrap().check().unwrap();
     conn.change_property8(PropMode::REPLACE, window, AtomEnum::WM_CLASS, AtomEnum::STRING, b"own\0Own\0").unwrap().check().unwrap();
     conn.map_window(window).unwrap().check().unwrap();
-    let host = host(&sandbox, config(&sandbox, "self"));
+    let host = glovebox_testkit::host(&sandbox, "self").shared_runtime().open();
     let own = wait_until("own window listed", || host.list_windows(None, 1).ok()?.windows.into_iter().find(|w| w.window.id.xid == window));
     assert_eq!(own.window.id.pid, std::process::id(), "X-Resource attributes the window to this process");
     assert!(matches!(own.denial, Some(Denial::SelfTarget { .. })));
@@ -78,16 +64,15 @@ fn self_target_refused_for_an_ancestor_window() {
     assert_eq!(window["title"], fixture.title.as_str());
     assert_eq!(window["denial"]["denial"], "self-target", "{listing:#}");
     // From this process (not a descendant of the fixture) the same window is allowed.
-    let host = host(sandbox, config(sandbox, "ancestor-other"));
+    let host = glovebox_testkit::host(sandbox, "ancestor-other").shared_runtime().open();
     assert_eq!(host.list_windows(Some(&fixture.title), 1).unwrap().windows[0].denial, None);
 }
 
 #[test]
 fn built_in_deny_entry_refuses_a_credential_app() {
     let sandbox = Sandbox::shared();
-    let mut config = config(sandbox, "deny");
-    config.deny = vec![]; // the configuration lists nothing, and cannot remove built-ins
-    let host = host(sandbox, config);
+    // The configuration lists nothing, and cannot remove built-ins.
+    let host = glovebox_testkit::host(sandbox, "deny").shared_runtime().deny(&[]).open();
     let fixture = Fixture::launch(sandbox, &unique_title("Host keepass"), &["--wm-class", "KeePassXC"]);
     let listed = wait_until("listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next());
     assert_eq!(listed.denial, Some(Denial::Denylisted { entry: "keepassxc".into(), built_in: true }));
@@ -106,7 +91,7 @@ fn elevated_target_refused_for_another_users_window() {
         .stderr(Stdio::null())
         .spawn()
         .expect("setpriv (util-linux) and xterm");
-    let host = host(sandbox, config(sandbox, "elevated"));
+    let host = glovebox_testkit::host(sandbox, "elevated").shared_runtime().open();
     let listed = wait_until("other user's window", || host.list_windows(Some(&title), 1).ok()?.windows.into_iter().next());
     assert_eq!(listed.denial, Some(Denial::Elevated { uid: 65534 }));
     assert_eq!(code(host.observe(Some(&WindowRef::Id(listed.window.id)), false)), ErrorCode::TargetElevated);
@@ -117,7 +102,7 @@ fn elevated_target_refused_for_another_users_window() {
 #[test]
 fn stale_basis_when_the_window_manager_moved_the_window() {
     let sandbox = Sandbox::shared();
-    let host = host(sandbox, config(sandbox, "basis"));
+    let host = glovebox_testkit::host(sandbox, "basis").shared_runtime().open();
     let fixture = Fixture::launch(sandbox, &unique_title("Host basis"), &[]);
     let window = fixture_window(&host, &fixture);
     let seen = wait_until("tree", || host.observe(Some(&WindowRef::Id(window.id)), false).ok().filter(|s| s.tree.node_count > 10));
@@ -141,9 +126,8 @@ fn stale_basis_when_the_window_manager_moved_the_window() {
 #[test]
 fn secure_input_while_a_password_field_has_focus_then_allowed_again() {
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
-    let config = config(&sandbox, "password");
-    let audit_path = config.audit_path.clone();
-    let host = host(&sandbox, config);
+    let audit_path = glovebox_testkit::audit_path(&sandbox, "password");
+    let host = glovebox_testkit::host(&sandbox, "password").shared_runtime().open();
     let fixture = Fixture::launch(&sandbox, &unique_title("Host password"), &[]);
     fixture.activate();
     fixture.send(serde_json::json!({"cmd": "set", "widget": "password", "value": "pw-Geheim-77"}));
@@ -174,7 +158,7 @@ fn secure_input_while_a_password_field_has_focus_then_allowed_again() {
 #[test]
 fn secure_input_while_another_client_grabs_the_keyboard_and_the_probe_changes_nothing() {
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
-    let host = host(&sandbox, config(&sandbox, "grab"));
+    let host = glovebox_testkit::host(&sandbox, "grab").shared_runtime().open();
     let fixture = Fixture::launch(&sandbox, &unique_title("Host grab"), &[]);
     fixture.activate();
     let window = fixture_window(&host, &fixture);
@@ -233,7 +217,7 @@ fn one_grant_per_display_across_processes_and_stop_wins() {
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
     let state = sandbox.runtime_dir().join("state");
     let fixture = Fixture::launch(&sandbox, &unique_title("Host lock"), &[]);
-    let host = host(&sandbox, config(&sandbox, "lock"));
+    let host = glovebox_testkit::host(&sandbox, "lock").shared_runtime().open();
     fixture_window(&host, &fixture);
     let (mut holder, grant) = hold_grant_elsewhere(&sandbox, &state);
     let refused = host.observe(None, false).unwrap_err();
@@ -264,7 +248,7 @@ fn a_crashed_holder_never_blocks_the_display() {
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
     let state = sandbox.runtime_dir().join("state");
     let fixture = Fixture::launch(&sandbox, &unique_title("Host crash"), &[]);
-    let host = host(&sandbox, config(&sandbox, "crash"));
+    let host = glovebox_testkit::host(&sandbox, "crash").shared_runtime().open();
     fixture_window(&host, &fixture);
     let (mut holder, _) = hold_grant_elsewhere(&sandbox, &state);
     let refused = host.observe(None, false).map(|o| o.grant).unwrap_err();

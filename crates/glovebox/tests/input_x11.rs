@@ -4,7 +4,7 @@
 //! order, and a second (sentinel) fixture that must receive nothing.
 #![cfg(target_os = "linux")]
 
-use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_host::{Host, Observation};
 use glovebox_model::{Action, Button, ErrorCode, Point, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
@@ -35,13 +35,7 @@ struct Untouched {
 
 impl Stage {
     fn new(sandbox: &'static Sandbox, name: &str) -> Stage {
-        let mut config = HostConfig::new(sandbox.display());
-        // Approval prompts have tests of their own; here every class is allowed.
-        config.approvals = glovebox_host::Approvals::allow_all();
-        config.runtime_root = sandbox.runtime_dir().join("glovebox");
-        config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
-        let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
-        let host = Host::open(backends, config).unwrap();
+        let host = glovebox_testkit::host(sandbox, name).shared_runtime().open();
         let target = Fixture::launch(sandbox, &unique_title(&format!("Target {name}")), &["--x", "40", "--y", "40"]);
         let sentinel = Fixture::launch(sandbox, &unique_title(&format!("Sentinel {name}")), &["--x", "900", "--y", "40"]);
         // The user works in the sentinel; the agent's target stays in the background.

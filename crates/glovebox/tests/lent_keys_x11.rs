@@ -6,7 +6,7 @@
 //! is refused before any character is sent.
 #![cfg(target_os = "linux")]
 
-use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_host::{Host, Observation};
 use glovebox_model::{Action, ErrorCode, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
@@ -24,11 +24,7 @@ struct Stage {
 
 impl Stage {
     fn new(sandbox: &'static Sandbox, name: &str) -> Stage {
-        let mut config = HostConfig::new(sandbox.display());
-        config.approvals = glovebox_host::Approvals::allow_all();
-        config.runtime_root = sandbox.runtime_dir().join("glovebox");
-        config.audit_path = sandbox.runtime_dir().join(format!("audit-lent-{name}.jsonl"));
-        let host = Host::open(glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap(), config).unwrap();
+        let host = glovebox_testkit::host(sandbox, &format!("lent-{name}")).shared_runtime().open();
         // Without a password field: keys into an inactive window whose focus is unknown are refused where one exists.
         let target = Fixture::launch(sandbox, &unique_title(&format!("Lent target {name}")), &["--x", "40", "--y", "40", "--no-password"]);
         let user = Fixture::launch(sandbox, &unique_title(&format!("Lent user {name}")), &["--x", "900", "--y", "40", "--no-password"]);

@@ -11,10 +11,7 @@
 //! (an app and whether on the agent display) runs one column.
 #![cfg(target_os = "linux")]
 
-#[path = "support/desktop.rs"]
-mod desktop;
-
-use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_host::{Host, Observation};
 use glovebox_model::{Action, Button, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -170,8 +167,8 @@ struct Stage {
 }
 
 impl Stage {
-    fn user(&self) -> desktop::Desktop {
-        desktop::Desktop::now(&self.host, &self.sandbox, &self.sentinel)
+    fn user(&self) -> glovebox_testkit::desktop::Desktop {
+        glovebox_testkit::desktop::Desktop::now(&self.host, &self.sandbox, &self.sentinel)
     }
 
     /// A fresh document of `app` on the user's desktop or the agent
@@ -255,13 +252,8 @@ impl Drop for Stage {
 #[test]
 fn libreoffice_matrix() {
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
-    let mut config = HostConfig::new(sandbox.display());
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join("glovebox");
-    config.audit_path = sandbox.runtime_dir().join("audit-libreoffice.jsonl");
-    config.budget = 10_000;
-    let desktops = glovebox_linux::desktops_with(Some(sandbox.display()), Some(sandbox.bus_address()), &Default::default()).unwrap();
-    let host = Host::open(desktops.backends(), config).unwrap();
+    let (host, desktops) =
+        glovebox_testkit::host(&sandbox, "libreoffice").shared_runtime().configure(|config| config.budget = 10_000).open_with_agent_display();
     let sentinel = Fixture::launch(&sandbox, &unique_title("LibreOffice sentinel"), &["--x", "1300", "--y", "500", "--rows", "5"]);
     let mut stage = Stage { host, sandbox, sentinel, desktops, children: vec![] };
     let columns = [(App::Calc, false), (App::Calc, true), (App::Writer, false), (App::Writer, true)];

@@ -10,13 +10,10 @@
 //! window) unchanged.
 #![cfg(target_os = "linux")]
 
-#[path = "support/desktop.rs"]
-mod desktop;
-
-use desktop::Desktop;
-use glovebox_host::{Host, HostConfig};
+use glovebox_host::Host;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
+use glovebox_testkit::desktop::Desktop;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -39,11 +36,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// An in-process host that only looks, for the desktop oracle.
 fn looker(sandbox: &Sandbox) -> Host {
-    let mut config = HostConfig::new(sandbox.display());
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join("glovebox-mcp-current-looker");
-    config.audit_path = sandbox.runtime_dir().join("audit-mcp-current-looker.jsonl");
-    Host::open(glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap(), config).unwrap()
+    glovebox_testkit::host(sandbox, "mcp-current-looker").open()
 }
 
 /// Runs `testapps/sdk_mcp_approvals.py` against `server`; its report and the audit it left.

@@ -12,7 +12,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_atspi::AtspiBackend;
-use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_host::{Host, Observation};
 use glovebox_model::{AccessibilityTree, Action, Button, DeliveryMode, Element, Target, TreeBudget, WindowId, WindowInfo, WindowRef};
 use glovebox_platform::WindowSource;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
@@ -32,13 +32,7 @@ struct Stage {
 impl Stage {
     fn start() -> Stage {
         let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
-        let mut config = HostConfig::new(sandbox.display());
-        config.approvals = glovebox_host::Approvals::allow_all();
-        config.runtime_root = sandbox.runtime_dir().join("glovebox");
-        config.audit_path = sandbox.runtime_dir().join("audit-memo.jsonl");
-        config.budget = 10_000;
-        let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
-        let host = Host::open(backends, config).unwrap();
+        let host = glovebox_testkit::host(&sandbox, "memo").shared_runtime().configure(|config| config.budget = 10_000).open();
         let x11 = X11Backend::connect(Some(sandbox.display())).unwrap();
         let kept = AtspiBackend::on_session_bus(Some(sandbox.bus_address())).unwrap();
         Stage { sandbox, host, x11, kept, children: vec![] }

@@ -4,21 +4,12 @@
 //! own report, or a real application's file, not the host's word.
 #![cfg(target_os = "linux")]
 
-use glovebox_host::{Host, HostConfig, Observation, ObserveRequest};
+use glovebox_host::{Host, Observation, ObserveRequest};
 use glovebox_model::{Action, Button, ElementId, ErrorCode, Target, TokenBudget, WindowId, WindowRef};
 use glovebox_platform::RgbImage;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
 use std::collections::HashMap;
-
-fn host(sandbox: &Sandbox, name: &str) -> Host {
-    let mut config = HostConfig::new(sandbox.display());
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-{name}"));
-    config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
-    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
-    Host::open(backends, config).unwrap()
-}
 
 fn window_of(host: &Host, fixture: &Fixture) -> WindowId {
     wait_until("fixture listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id))
@@ -56,7 +47,7 @@ fn click(target: ElementId) -> Action {
 #[test]
 fn ids_hold_across_frames_and_input_results_say_what_changed() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let host = host(sandbox, "diffs");
+    let host = glovebox_testkit::host(sandbox, "diffs").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Diffs"), &["--no-password", "--rows", "60"]);
     let window = window_of(&host, &fixture);
     let first = observe(&host, window);
@@ -121,7 +112,7 @@ fn ids_hold_across_frames_and_input_results_say_what_changed() {
 #[test]
 fn values_are_read_only_when_asked_and_never_from_a_password_field() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let host = host(sandbox, "reads");
+    let host = glovebox_testkit::host(sandbox, "reads").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Reads"), &["--rows", "5"]);
     fixture.send(serde_json::json!({"cmd": "set", "widget": "email", "value": "ada@example.org"}));
     fixture.send(serde_json::json!({"cmd": "set", "widget": "password", "value": "hunter2-secret"}));
@@ -160,7 +151,7 @@ fn values_are_read_only_when_asked_and_never_from_a_password_field() {
 #[test]
 fn marks_are_drawn_on_the_elements_and_budgets_fold_long_trees() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let host = host(sandbox, "marks");
+    let host = glovebox_testkit::host(sandbox, "marks").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Marks"), &["--no-password", "--rows", "200", "--labels", "300"]);
     let window = window_of(&host, &fixture);
     observe(&host, window);

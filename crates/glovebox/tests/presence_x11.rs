@@ -5,7 +5,7 @@
 //! the budget live, and its Stop button ends the grant.
 #![cfg(target_os = "linux")]
 
-use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_host::{Host, Observation};
 use glovebox_model::{Action, Button, ErrorCode, Target, WindowId, WindowRef};
 use glovebox_platform::RgbImage;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
@@ -18,17 +18,6 @@ use x11rb::protocol::shape::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, MapState};
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::wrapper::ConnectionExt as _;
-
-fn host(sandbox: &Sandbox, name: &str) -> Host {
-    let mut config = HostConfig::new(sandbox.display());
-    // Approval prompts have tests of their own; here every class is allowed.
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-{name}"));
-    config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
-    let options = glovebox_linux::Options { overlay: true, ..Default::default() };
-    let backends = glovebox_linux::backends_with(Some(sandbox.display()), Some(sandbox.bus_address()), &options).unwrap();
-    Host::open(backends, config).unwrap()
-}
 
 fn window_of(host: &Host, fixture: &Fixture) -> WindowId {
     wait_until("fixture listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id))
@@ -61,7 +50,7 @@ fn colours(image: &RgbImage) -> std::collections::HashSet<[u8; 3]> {
 #[test]
 fn the_agents_cursor_is_drawn_click_through_never_captured_and_gone_after_stop() {
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
-    let host = host(&sandbox, "overlay");
+    let host = glovebox_testkit::host(&sandbox, "overlay").overlay().open();
     let fixture = Fixture::launch(&sandbox, &unique_title("Presence"), &["--no-password", "--x", "60", "--y", "60"]);
     let window = window_of(&host, &fixture);
     let (conn, screen) = x11rb::connect(Some(sandbox.display())).unwrap();
@@ -209,7 +198,7 @@ impl Drop for Browser {
 #[test]
 fn the_indicator_shows_the_grant_live_in_a_real_browser_and_its_stop_ends_it() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let host = host(sandbox, "indicator");
+    let host = glovebox_testkit::host(sandbox, "indicator").overlay().open();
     let fixture = Fixture::launch(sandbox, &unique_title("Indicator"), &["--no-password"]);
     let window = window_of(&host, &fixture);
     let indicator = glovebox_indicator::serve(host.clone()).unwrap();

@@ -11,12 +11,9 @@
 //! in stay exactly as they were.
 #![cfg(target_os = "linux")]
 
-#[path = "support/desktop.rs"]
-mod desktop;
+use glovebox_testkit::desktop::Desktop;
 
-use desktop::Desktop;
-
-use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_host::{Host, Observation};
 use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, Refusal, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -140,13 +137,7 @@ struct Stage {
 impl Stage {
     fn start() -> Stage {
         let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
-        let mut config = HostConfig::new(sandbox.display());
-        config.approvals = glovebox_host::Approvals::allow_all();
-        config.runtime_root = sandbox.runtime_dir().join("glovebox");
-        config.audit_path = sandbox.runtime_dir().join("audit-real-apps.jsonl");
-        config.budget = 10_000;
-        let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
-        let host = Host::open(backends, config).unwrap();
+        let host = glovebox_testkit::host(&sandbox, "real-apps").shared_runtime().configure(|config| config.budget = 10_000).open();
         let sentinel = Fixture::launch(&sandbox, &unique_title("Real apps sentinel"), &["--x", "1300", "--y", "600", "--rows", "5"]);
         Stage { host, sentinel, sandbox, children: vec![] }
     }

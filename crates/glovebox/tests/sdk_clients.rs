@@ -7,7 +7,7 @@
 //! the user works in.
 #![cfg(target_os = "linux")]
 
-use glovebox_host::{Host, HostConfig};
+use glovebox_host::Host;
 use glovebox_model::{WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
@@ -31,16 +31,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn host(sandbox: &Sandbox, name: &str) -> Host {
-    let mut config = HostConfig::new(sandbox.display());
-    // Approval prompts have tests of their own; here every class is allowed.
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-sdk-{name}"));
-    config.audit_path = sandbox.runtime_dir().join(format!("audit-sdk-{name}.jsonl"));
-    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
-    Host::open(backends, config).unwrap()
 }
 
 fn bound(host: &Host, fixture: &Fixture) -> WindowId {
@@ -85,7 +75,7 @@ fn mcp_tools_load_unchanged_in_the_openai_agents_sdk_and_google_genai() {
 fn a_toolset_turn_on_the_fixture_stops_at_its_first_failure_and_fits_the_sdk_types() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let home = scratch("toolset");
-    let host = host(sandbox, "toolset");
+    let host = glovebox_testkit::host(sandbox, "sdk-toolset").open();
     let fixture = Fixture::launch(sandbox, &unique_title("SDK toolset"), &["--no-password", "--x", "40", "--y", "40"]);
     let sentinel = Fixture::launch(sandbox, &unique_title("SDK toolset user"), &["--no-password", "--x", "900", "--y", "60"]);
     sentinel.activate();
@@ -143,7 +133,7 @@ fn a_toolset_turn_on_the_fixture_stops_at_its_first_failure_and_fits_the_sdk_typ
 fn gemini_calls_on_the_fixture_fill_the_form_fail_closed_unconfirmed_and_fit_the_sdk_types() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let home = scratch("gemini");
-    let host = host(sandbox, "gemini");
+    let host = glovebox_testkit::host(sandbox, "sdk-gemini").open();
     let fixture = Fixture::launch(sandbox, &unique_title("SDK gemini"), &["--no-password", "--x", "40", "--y", "40"]);
     let window = bound(&host, &fixture);
     let size = host.list_windows(Some(&fixture.title), 1).unwrap().windows[0].window.geometry.size();

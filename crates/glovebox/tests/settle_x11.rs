@@ -5,18 +5,10 @@
 //! report of when it showed the click.
 #![cfg(target_os = "linux")]
 
-use glovebox_host::{Host, HostConfig, Settled};
+use glovebox_host::{Host, Settled};
 use glovebox_model::{Action, Button, Target, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
-
-fn host(sandbox: &Sandbox, name: &str) -> Host {
-    let mut config = HostConfig::new(sandbox.display());
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join("glovebox-settle");
-    config.audit_path = sandbox.runtime_dir().join(format!("audit-settle-{name}.jsonl"));
-    Host::open(glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap(), config).unwrap()
-}
 
 /// Binds `fixture`, clicks its Submit button; the outcome and the status line the result's tree shows.
 fn click_submit(host: &Host, fixture: &Fixture) -> (glovebox_host::ActOutcome, String) {
@@ -38,7 +30,7 @@ fn status_of(observation: &glovebox_host::Observation) -> String {
 fn an_effect_after_20_ms_is_in_the_result() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let fixture = Fixture::launch(sandbox, &unique_title("Settle soon"), &["--no-password", "--react-ms", "20"]);
-    let host = host(sandbox, "soon");
+    let host = glovebox_testkit::host(sandbox, "settle-soon").open();
     let (done, status) = click_submit(&host, &fixture);
     assert!(matches!(done.settled, Settled::Quiet { .. }), "{:?}", done.settled);
     assert_eq!(status, "Submit clicked", "the result shows the effect: {:?}", done.changes);
@@ -50,7 +42,7 @@ fn an_effect_after_20_ms_is_in_the_result() {
 fn an_effect_after_400_ms_is_not_waited_for_but_the_next_look_sees_it() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let fixture = Fixture::launch(sandbox, &unique_title("Settle late"), &["--no-password", "--react-ms", "400"]);
-    let host = host(sandbox, "late");
+    let host = glovebox_testkit::host(sandbox, "settle-late").open();
     let (done, status) = click_submit(&host, &fixture);
     assert_ne!(done.settled, Settled::Unwatched);
     let shown = fixture.state().unwrap()["events"].as_array().unwrap().iter().any(|e| e["event"] == "shown");
@@ -66,7 +58,7 @@ fn an_effect_after_400_ms_is_not_waited_for_but_the_next_look_sees_it() {
 fn a_click_with_no_effect_says_so() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let fixture = Fixture::launch(sandbox, &unique_title("Settle none"), &["--no-password"]);
-    let host = host(sandbox, "none");
+    let host = glovebox_testkit::host(sandbox, "settle-none").open();
     click_submit(&host, &fixture);
     // The status already says so: a second click changes nothing the tree shows.
     let (done, status) = click_submit(&host, &fixture);
@@ -80,7 +72,7 @@ fn a_click_with_no_effect_says_so() {
 fn a_flood_of_events_is_capped_and_the_result_still_comes() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let fixture = Fixture::launch(sandbox, &unique_title("Settle flood"), &["--no-password", "--flood-ms", "5"]);
-    let host = host(sandbox, "flood");
+    let host = glovebox_testkit::host(sandbox, "settle-flood").open();
     let (done, status) = click_submit(&host, &fixture);
     assert!(matches!(done.settled, Settled::Flooding { events } if events > 10), "{:?}", done.settled);
     assert_eq!(status, "Submit clicked");
@@ -91,7 +83,7 @@ fn a_flood_of_events_is_capped_and_the_result_still_comes() {
 fn an_x11_input_is_acknowledged_by_the_client_before_its_result_is_waited_for() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let fixture = Fixture::launch(sandbox, &unique_title("Settle ping"), &["--no-password"]);
-    let host = host(sandbox, "ping");
+    let host = glovebox_testkit::host(sandbox, "settle-ping").open();
     let window = wait_until("fixture listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
     let seen = host.observe(Some(&WindowRef::Id(window)), false).unwrap();
     // The pad has no accessible action: a click on it goes by X11 events.

@@ -3,7 +3,7 @@
 //! or the window list, never against the host's word alone.
 #![cfg(target_os = "linux")]
 
-use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_host::{Host, Observation};
 use glovebox_model::{Action, Button, DeliveryMode, ElementQuery, ErrorCode, Rect, Target, WaitCondition, WaitFor, WindowId, WindowRef};
 use glovebox_platform::RgbImage;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
@@ -13,17 +13,6 @@ use std::time::{Duration, Instant};
 
 fn desktop() -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
     Sandbox::shared_turn()
-}
-
-fn host(sandbox: &Sandbox, name: &str, deny: &[&str]) -> Host {
-    let mut config = HostConfig::new(sandbox.display());
-    // Approval prompts have tests of their own; here every class is allowed.
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-{name}"));
-    config.audit_path = sandbox.runtime_dir().join(format!("audit-{name}.jsonl"));
-    config.deny = deny.iter().map(|d| d.to_string()).collect();
-    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
-    Host::open(backends, config).unwrap()
 }
 
 fn window_of(host: &Host, fixture: &Fixture) -> WindowId {
@@ -41,7 +30,7 @@ fn element(seen: &Observation, role: &str, name: &str) -> Target {
 #[test]
 fn batch_runs_steps_in_order_and_stops_at_the_first_refusal() {
     let (sandbox, _turn) = desktop();
-    let host = host(sandbox, "batch", &[]);
+    let host = glovebox_testkit::host(sandbox, "batch").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Batch"), &["--no-password"]);
     let window = window_of(&host, &fixture);
     fixture.send(json!({"cmd": "focus", "widget": "name"}));
@@ -76,7 +65,7 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_refusal() {
 #[test]
 fn a_batch_step_that_would_type_into_a_password_field_is_refused_and_named() {
     let (sandbox, _turn) = desktop();
-    let host = host(sandbox, "batch-secure", &[]);
+    let host = glovebox_testkit::host(sandbox, "batch-secure").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Batch secure"), &[]);
     // The user works in another window, so the fixture's toolkit does not
     // report which of its widgets has focus (an active window would be
@@ -103,7 +92,7 @@ fn a_batch_step_that_would_type_into_a_password_field_is_refused_and_named() {
 #[test]
 fn wait_times_out_honestly_and_notices_what_appears() {
     let (sandbox, _turn) = desktop();
-    let host = host(sandbox, "wait", &[]);
+    let host = glovebox_testkit::host(sandbox, "wait").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Wait"), &[]);
     let window = window_of(&host, &fixture);
     observe(&host, window, false);
@@ -132,7 +121,7 @@ fn wait_times_out_honestly_and_notices_what_appears() {
 #[test]
 fn zoom_crops_the_frame_at_full_resolution_and_refuses_outside_it() {
     let (sandbox, _turn) = desktop();
-    let host = host(sandbox, "zoom", &[]);
+    let host = glovebox_testkit::host(sandbox, "zoom").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Zoom"), &[]);
     let window = window_of(&host, &fixture);
     let seen = observe(&host, window, true);
@@ -152,7 +141,7 @@ fn zoom_crops_the_frame_at_full_resolution_and_refuses_outside_it() {
 #[test]
 fn switch_window_moves_the_grant_and_ends_the_old_frames() {
     let (sandbox, _turn) = desktop();
-    let host = host(sandbox, "switch", &[]);
+    let host = glovebox_testkit::host(sandbox, "switch").open();
     let first = Fixture::launch(sandbox, &unique_title("Switch one"), &[]);
     let second = Fixture::launch(sandbox, &unique_title("Switch two"), &[]);
     let (one, two) = (window_of(&host, &first), window_of(&host, &second));
@@ -170,7 +159,7 @@ fn switch_window_moves_the_grant_and_ends_the_old_frames() {
 #[test]
 fn open_app_starts_binds_and_refuses_denied_or_unknown_apps() {
     let (sandbox, _turn) = desktop();
-    let denied = host(sandbox, "open-denied", &["xterm"]);
+    let denied = glovebox_testkit::host(sandbox, "open-denied").deny(&["xterm"]).open();
     let count_xterms = |host: &Host| host.list_windows(Some("XTerm"), 1).unwrap().total;
     let before = count_xterms(&denied);
     assert_eq!(denied.open_app("xterm", glovebox_model::Desktop::User, false).unwrap_err().code, ErrorCode::TargetDenylisted);
@@ -179,7 +168,7 @@ fn open_app_starts_binds_and_refuses_denied_or_unknown_apps() {
     assert_eq!(count_xterms(&denied), before, "nothing was started");
     drop(denied);
 
-    let host = host(sandbox, "open", &[]);
+    let host = glovebox_testkit::host(sandbox, "open").open();
     // The user works in their own window; a launch must leave it active and on top.
     let user = Fixture::launch(sandbox, &unique_title("Open app user"), &["--x", "40", "--y", "40"]);
     user.activate();

@@ -15,16 +15,6 @@ use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture, FixtureKind};
 use glovebox_sandbox::wayland::WaylandSandbox;
 use serde_json::Value;
 
-fn host(sandbox: &WaylandSandbox, name: &str) -> Host {
-    let mut config = HostConfig::new(&format!("wayland:{}", sandbox.socket().display()));
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = glovebox_sandbox::Desktop::runtime_dir(sandbox).join(format!("glovebox-{name}"));
-    config.audit_path = glovebox_sandbox::Desktop::runtime_dir(sandbox).join(format!("audit-{name}.jsonl"));
-    let session = glovebox_wayland::Session::at(sandbox.socket()).expect("the sandbox's IPC socket");
-    let backends = glovebox_linux::wayland::backends(session, Some(sandbox.bus_address())).expect("Wayland backends");
-    Host::open(backends, config).unwrap()
-}
-
 /// What the compositor itself says, read with `swaymsg` (not glovebox's parser).
 #[derive(Debug, Clone, PartialEq)]
 struct Desk {
@@ -95,7 +85,7 @@ fn place(sandbox: &WaylandSandbox, pid: u32, x: i32, y: i32) {
 #[test]
 fn windows_trees_and_screenshots_come_from_the_compositor_and_covered_parts_stay_black() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let host = host(sandbox, "observe");
+    let host = glovebox_testkit::wayland_host(sandbox, "observe");
     let fixture = Fixture::launch(sandbox, &unique_title("Wayland GTK3"), &[]);
     place(sandbox, fixture.pid(), 40, 40);
     let window = window_of(&host, &fixture);
@@ -142,7 +132,7 @@ fn windows_trees_and_screenshots_come_from_the_compositor_and_covered_parts_stay
 #[test]
 fn semantic_input_reaches_a_gtk3_window_and_pointer_gestures_and_raw_keys_are_refused() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let host = host(sandbox, "input");
+    let host = glovebox_testkit::wayland_host(sandbox, "input");
     let fixture = Fixture::launch(sandbox, &unique_title("Wayland input"), &["--no-password"]);
     place(sandbox, fixture.pid(), 60, 60);
     let sentinel = Fixture::launch_kind(sandbox, FixtureKind::Gtk4, &unique_title("Wayland sentinel"), &[]);
@@ -252,7 +242,7 @@ fn label_point(seen: &Observation, name: &str) -> Point {
 #[test]
 fn gtk4_and_qt5_windows_take_fields_buttons_and_choices_through_accessibility() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let host = host(sandbox, "toolkits");
+    let host = glovebox_testkit::wayland_host(sandbox, "toolkits");
     let gtk4 = Fixture::launch_kind(sandbox, FixtureKind::Gtk4, &unique_title("Wayland GTK4"), &["--no-password"]);
     place(sandbox, gtk4.pid(), 100, 500);
     let qt5 = Fixture::launch_kind(sandbox, FixtureKind::Qt5, &unique_title("Wayland Qt5"), &[]);
@@ -296,7 +286,7 @@ fn gtk4_and_qt5_windows_take_fields_buttons_and_choices_through_accessibility() 
 #[test]
 fn featherpad_saves_through_its_own_ctrl_s_menu_item() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let host = host(sandbox, "featherpad");
+    let host = glovebox_testkit::wayland_host(sandbox, "featherpad");
     let home = glovebox_sandbox::Desktop::runtime_dir(sandbox).join("featherpad-home");
     std::fs::create_dir_all(&home).unwrap();
     let path = home.join("wayland-notes.txt");
@@ -398,7 +388,7 @@ fn a_denied_window_is_black_wherever_it_shows_on_a_desktop_screenshot_and_cannot
 #[test]
 fn open_app_starts_a_native_wayland_client_and_gives_the_user_their_window_back() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let host = host(sandbox, "open-app");
+    let host = glovebox_testkit::wayland_host(sandbox, "open-app");
     let user = Fixture::launch(sandbox, &unique_title("Wayland user"), &[]);
     place(sandbox, user.pid(), 20, 20);
     wait_until("the user's window focused", || (desk(sandbox).focused == Some(user.pid() as u64)).then_some(()));

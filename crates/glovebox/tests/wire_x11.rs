@@ -5,24 +5,14 @@
 #![cfg(target_os = "linux")]
 
 use base64::Engine as _;
+use glovebox_host::Host;
 use glovebox_host::{Answer, ApprovalRequest, Subject};
-use glovebox_host::{Host, HostConfig};
 use glovebox_model::{CaptureLimits, ErrorCode, Size, WindowId, WindowInfo, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
 use glovebox_wire::{AnthropicExecutor, ExecutorOptions, OpenAiExecutor, ToolDefinition, ToolResult};
 use serde_json::{json, Value};
 use std::sync::Arc;
-
-fn host(sandbox: &Sandbox, name: &str) -> Host {
-    let mut config = HostConfig::new(sandbox.display());
-    // Approval prompts have tests of their own; here every class is allowed.
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = sandbox.runtime_dir().join(format!("glovebox-wire-{name}"));
-    config.audit_path = sandbox.runtime_dir().join(format!("audit-wire-{name}.jsonl"));
-    let backends = glovebox_linux::backends(Some(sandbox.display()), Some(sandbox.bus_address())).unwrap();
-    Host::open(backends, config).unwrap()
-}
 
 fn listed(host: &Host, fixture: &Fixture) -> WindowInfo {
     wait_until("fixture listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window))
@@ -59,7 +49,7 @@ fn call(id: &str, actions: Value) -> Value {
 #[test]
 fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let host = host(sandbox, "oa-batch");
+    let host = glovebox_testkit::host(sandbox, "wire-oa-batch").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Wire batch"), &["--no-password", "--x", "60", "--y", "60"]);
     // The user works in another window; the agent's stays in the background.
     let sentinel = Fixture::launch(sandbox, &unique_title("Wire sentinel"), &["--no-password", "--x", "900", "--y", "60"]);
@@ -110,7 +100,7 @@ fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
 #[test]
 fn anthropic_display_scaling_round_trips_to_the_window() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let host = host(sandbox, "an-scale");
+    let host = glovebox_testkit::host(sandbox, "wire-an-scale").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Wire scale"), &["--no-password", "--x", "0", "--y", "0", "--width", "1600", "--height", "1000"]);
     let window = listed(&host, &fixture);
     assert!(window.geometry.width > 1366 && window.geometry.height > 768, "the window must be larger than the display: {:?}", window.geometry);
@@ -191,7 +181,7 @@ fn anthropic_display_scaling_round_trips_to_the_window() {
 #[test]
 fn openai_layout_change_between_screenshot_and_click_clicks_nothing() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let host = host(sandbox, "oa-layout");
+    let host = glovebox_testkit::host(sandbox, "wire-oa-layout").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Wire layout"), &["--no-password", "--x", "40", "--y", "40"]);
     let window = listed(&host, &fixture);
     ready(&host, window.id);
@@ -216,7 +206,7 @@ fn openai_layout_change_between_screenshot_and_click_clicks_nothing() {
 #[test]
 fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let host = host(sandbox, "oa-safety");
+    let host = glovebox_testkit::host(sandbox, "wire-oa-safety").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Wire safety"), &["--no-password", "--x", "80", "--y", "80"]);
     let window = listed(&host, &fixture);
     ready(&host, window.id);
@@ -303,7 +293,7 @@ fn serve(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> (std::process::
 fn serve_answers_every_provider_behind_the_token() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let fixture = Fixture::launch(sandbox, &unique_title("Wire serve"), &["--no-password", "--x", "100", "--y", "50"]);
-    let probe = host(sandbox, "serve-probe");
+    let probe = glovebox_testkit::host(sandbox, "wire-serve-probe").open();
     let window = listed(&probe, &fixture);
     ready(&probe, window.id);
     probe.revoke("the probe only waited for the window");
@@ -435,7 +425,7 @@ fn post_tolerant(address: &str, path: &str, token: &str, body: &[u8]) -> u16 {
 fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_without_slowing_the_rest() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let fixture = Fixture::launch(sandbox, &unique_title("Wire load"), &["--no-password", "--x", "100", "--y", "50"]);
-    let probe = host(sandbox, "load-probe");
+    let probe = glovebox_testkit::host(sandbox, "wire-load-probe").open();
     let window = listed(&probe, &fixture);
     ready(&probe, window.id);
     probe.revoke("the probe only waited for the window");

@@ -1,11 +1,11 @@
 //! The fake desktop the executor tests run on.
 #![allow(dead_code)]
 
-use glovebox_host::process::{current_uid, DeclaredProcesses};
-use glovebox_host::{Backends, Host, HostConfig};
-use glovebox_model::{Monitor, PidSource, Rect, WindowId, WindowInfo};
+use glovebox_host::Host;
+use glovebox_model::{Rect, WindowId};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
 use glovebox_platform::ResolvedTarget;
+use glovebox_testkit::fake::{fake_window, fake_world, FakeWorld};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -25,34 +25,9 @@ impl World {
 
     /// One window with `geometry` (a small one keeps screenshots cheap).
     pub fn sized(name: &str, budget: u32, geometry: Rect) -> World {
-        let info = WindowInfo {
-            id: EDITOR,
-            app: "Editor".into(),
-            instance: "editor".into(),
-            title: "Editor window".into(),
-            pid_source: PidSource::Server,
-            geometry,
-            focused: false,
-            minimized: false,
-            desktop: glovebox_model::Desktop::User,
-        };
-        let screen = Rect::new(0, 0, 1920, 1080);
-        let desktop = Arc::new(FakeDesktop::new(
-            screen,
-            vec![Monitor { name: "screen".into(), logical: screen, primary: true }],
-            vec![FakeWindow { info, colour: [200, 10, 10] }],
-        ));
-        let root = std::env::temp_dir().join(format!("glovebox-wire-golden-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let mut config = HostConfig::new(&format!(":wire-{name}"));
-        // Approval prompts have tests of their own; here every class is allowed.
-        config.approvals = glovebox_host::Approvals::allow_all();
-        config.runtime_root = root.join("run");
-        config.audit_path = root.join("audit.jsonl");
-        config.budget = budget;
-        let processes = DeclaredProcesses::new([(EDITOR.pid, 1, current_uid(), "/usr/bin/editor")]);
-        let backends = Backends::of_fake_desktop(desktop.clone(), Arc::new(processes));
-        World { host: Host::open(backends, config).unwrap(), desktop }
+        let editor = FakeWindow { colour: [200, 10, 10], ..fake_window(EDITOR, "Editor", "Editor window", geometry) };
+        let FakeWorld { desktop, host, .. } = fake_world(&format!("wire-{name}")).window(editor).configure(|config| config.budget = budget).open();
+        World { host, desktop }
     }
 
     /// Every delivered action with its targets as global points.

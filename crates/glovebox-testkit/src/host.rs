@@ -1,0 +1,87 @@
+//! The one host builder of the end-to-end tests: a host over a sandbox
+//! desktop's real backends, every approval class allowed (approval prompts
+//! have tests of their own), its runtime directory and audit file named
+//! after the test.
+
+use glovebox_host::{Host, HostConfig};
+use glovebox_sandbox::Sandbox;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A host being set up for one test; [`host`] starts one.
+pub struct TestHost<'a> {
+    sandbox: &'a Sandbox,
+    config: HostConfig,
+    options: glovebox_linux::Options,
+}
+
+/// A host on `sandbox` for the test called `name`: every class allowed, its
+/// files under the sandbox's runtime directory (`glovebox-NAME`,
+/// `audit-NAME.jsonl`).
+pub fn host<'a>(sandbox: &'a Sandbox, name: &str) -> TestHost<'a> {
+    TestHost { sandbox, config: config_for(sandbox.display(), sandbox.runtime_dir(), name), options: Default::default() }
+}
+
+/// Where the host of the test called `name` writes its audit.
+pub fn audit_path(sandbox: &Sandbox, name: &str) -> PathBuf {
+    sandbox.runtime_dir().join(format!("audit-{name}.jsonl"))
+}
+
+fn config_for(display: &str, runtime_dir: &std::path::Path, name: &str) -> HostConfig {
+    let mut config = HostConfig::new(display);
+    config.approvals = glovebox_host::Approvals::allow_all();
+    config.runtime_root = runtime_dir.join(format!("glovebox-{name}"));
+    config.audit_path = runtime_dir.join(format!("audit-{name}.jsonl"));
+    config
+}
+
+impl<'a> TestHost<'a> {
+    /// Applications the host refuses, as `deny.apps` would list them.
+    pub fn deny(mut self, apps: &[&str]) -> Self {
+        self.config.deny = apps.iter().map(|app| app.to_string()).collect();
+        self
+    }
+
+    /// Keep the host's display directory (its lock and control socket) in
+    /// the runtime directory every host of the suite shares (`glovebox`),
+    /// instead of one of its own.
+    pub fn shared_runtime(mut self) -> Self {
+        self.config.runtime_root = self.sandbox.runtime_dir().join("glovebox");
+        self
+    }
+
+    /// Draw the agent's cursor, as `overlay = true` does.
+    pub fn overlay(mut self) -> Self {
+        self.options.overlay = true;
+        self
+    }
+
+    /// Any other setting of the host's configuration.
+    pub fn configure(mut self, change: impl FnOnce(&mut HostConfig)) -> Self {
+        change(&mut self.config);
+        self
+    }
+
+    /// The host over the sandbox's X11 and AT-SPI backends.
+    pub fn open(self) -> Host {
+        let backends = glovebox_linux::backends_with(Some(self.sandbox.display()), Some(self.sandbox.bus_address()), &self.options).unwrap();
+        Host::open(backends, self.config).unwrap()
+    }
+
+    /// The host over the sandbox's desktop and the agent display beside it
+    /// (started on first use), with the desktops to reach that display.
+    pub fn open_with_agent_display(self) -> (Host, Arc<glovebox_linux::agent::Desktops>) {
+        let desktops = glovebox_linux::desktops_with(Some(self.sandbox.display()), Some(self.sandbox.bus_address()), &self.options).unwrap();
+        (Host::open(desktops.backends(), self.config).unwrap(), desktops)
+    }
+}
+
+/// A host on a headless Wayland desktop for the test called `name`, every
+/// class allowed, over the compositor's IPC and the desktop's AT-SPI bus.
+pub fn wayland_host(sandbox: &glovebox_sandbox::wayland::WaylandSandbox, name: &str) -> Host {
+    let runtime_dir = glovebox_sandbox::Desktop::runtime_dir(sandbox);
+    let config = config_for(&format!("wayland:{}", sandbox.socket().display()), runtime_dir, name);
+    let session = glovebox_wayland::Session::at(sandbox.socket()).expect("the sandbox's IPC socket");
+    let backends = glovebox_linux::wayland::backends(session, Some(sandbox.bus_address())).expect("Wayland backends");
+    Host::open(backends, config).unwrap()
+}
