@@ -10,6 +10,7 @@ use crate::transport::{Bus, BusError, ObjectRef};
 use crate::walk::{moved_unannounced, read_facts, rect, remember, screen_offset, walk, Cut, RawNode, Reading, Walk};
 use futures_util::future::join_all;
 use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation, WindowInfo};
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::{BackendError, BackendErrorKind};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -147,7 +148,7 @@ impl AtspiBackend {
     /// ago, and replaced when the bus is gone; a failure to connect is
     /// retried after as long, so a bus that comes back is used again.
     pub(crate) fn bus(&self) -> Result<Bus, String> {
-        let mut slot = self.bus.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self.bus.lock_recovered();
         match slot.as_mut() {
             Some(c) if c.checked.elapsed() < RECHECK => return c.bus.clone(),
             Some(c @ Connected { bus: Ok(_), .. }) => {
@@ -162,14 +163,14 @@ impl AtspiBackend {
         if slot.as_ref().is_some_and(|c| c.bus.is_ok()) {
             // A new bus knows none of the old one's objects, and hands its
             // unique names (`:1.5`) out again to other processes.
-            self.frames.lock().unwrap_or_else(|p| p.into_inner()).clear();
-            self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).clear();
-            self.pids.lock().unwrap_or_else(|p| p.into_inner()).clear();
-            self.window_numbers.lock().unwrap_or_else(|p| p.into_inner()).clear();
+            self.frames.lock_recovered().clear();
+            self.collection_trusted.lock_recovered().clear();
+            self.pids.lock_recovered().clear();
+            self.window_numbers.lock_recovered().clear();
             self.memos.clear();
-            *self.ids.lock().unwrap_or_else(|p| p.into_inner()) = IdRegistry::default();
+            *self.ids.lock_recovered() = IdRegistry::default();
         }
-        let early = self.connecting.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let early = self.connecting.lock_recovered().take();
         let connected = self.runtime.block_on(async {
             match early {
                 // What failed early (a bus not up yet) is tried again now.
@@ -186,12 +187,12 @@ impl AtspiBackend {
 
     /// The accessible matched to `window` by an earlier observation.
     pub(crate) fn frame_of(&self, window: &WindowInfo) -> Option<ObjectRef> {
-        self.frames.lock().unwrap_or_else(|p| p.into_inner()).get(&window.id.xid).cloned()
+        self.frames.lock_recovered().get(&window.id.xid).cloned()
     }
 
     /// The accessible object behind `id`, which must come from `window`.
     pub fn resolve(&self, window: &WindowInfo, id: ElementId) -> Result<ObjectRef, BackendError> {
-        self.ids.lock().unwrap_or_else(|p| p.into_inner()).resolve(window.id.xid, id)
+        self.ids.lock_recovered().resolve(window.id.xid, id)
     }
 
     /// The toolkit of the application behind `window` (`GTK`, `3.24.38`),
@@ -245,7 +246,7 @@ impl AtspiBackend {
             asked.ok()?.ok()
         };
         let app = frame.as_ref().map(|f| f.bus.clone());
-        let trusted = app.as_ref().and_then(|a| self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).get(a).copied());
+        let trusted = app.as_ref().and_then(|a| self.collection_trusted.lock_recovered().get(a).copied());
         if trusted == Some(true) {
             if let Some(found) = query(&[crate::translate::FOCUSED], &[ROLE_PASSWORD_TEXT]) {
                 return Ok(found.iter().any(|o| !o.is_null()));
@@ -266,7 +267,7 @@ impl AtspiBackend {
             } else if let Some(expected) = walked.nodes.iter().find(focused).map(|n| n.object.clone()) {
                 let answered = query(&[crate::translate::FOCUSED], &[]).map(|found| found.into_iter().find(|o| !o.is_null()));
                 let agrees = matches!(answered, Some(Some(a)) if a == expected);
-                self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).insert(app, agrees);
+                self.collection_trusted.lock_recovered().insert(app, agrees);
             }
         }
         Ok(walked.nodes.iter().filter(focused).any(|n| n.role == ROLE_PASSWORD_TEXT))
@@ -291,7 +292,7 @@ impl AtspiBackend {
     /// Never asks `app` a Collection query again: it shows a container too
     /// large to search (see [`too_many_to_search`]).
     fn distrust_collection(&self, app: &str) {
-        self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).insert(app.to_owned(), false);
+        self.collection_trusted.lock_recovered().insert(app.to_owned(), false);
     }
 
     /// Whether password focus in `window` is checked by a Collection query
@@ -299,7 +300,7 @@ impl AtspiBackend {
     /// by reading the tree.
     pub fn password_check_uses_collection(&self, window: &WindowInfo) -> bool {
         let app = self.frame_of(window).map(|f| f.bus);
-        app.and_then(|a| self.collection_trusted.lock().unwrap_or_else(|p| p.into_inner()).get(&a).copied()).unwrap_or(false)
+        app.and_then(|a| self.collection_trusted.lock_recovered().get(&a).copied()).unwrap_or(false)
     }
 
     /// Reads `window`'s tree within `budget`. A window without an accessible
@@ -337,7 +338,7 @@ impl AtspiBackend {
             )
         };
         let outcome = self.runtime.block_on(async {
-            let known = self.frames.lock().unwrap_or_else(|p| p.into_inner()).get(&window.id.xid).cloned();
+            let known = self.frames.lock_recovered().get(&window.id.xid).cloned();
             if let Some(frame) = &known {
                 tokio::time::timeout_at(deadline, bus.learn_coordinates(&frame.bus)).await.map_err(|_| timeout())?;
             }
@@ -353,7 +354,7 @@ impl AtspiBackend {
                 FrameMatch::Found { frame, extents } => (frame, extents),
                 FrameMatch::Absent(reason) => return Ok(Err(reason)),
             };
-            self.frames.lock().unwrap_or_else(|p| p.into_inner()).insert(window.id.xid, frame.clone());
+            self.frames.lock_recovered().insert(window.id.xid, frame.clone());
             let app = frame.bus.clone();
             tokio::time::timeout_at(deadline, bus.learn_coordinates(&app)).await.map_err(|_| timeout())?;
             let followed = tokio::time::timeout_at(deadline, self.memos.take(&bus, &app)).await.map_err(|_| timeout())?;
@@ -430,11 +431,11 @@ impl AtspiBackend {
     }
 
     pub(crate) async fn pid_of(&self, bus: &Bus, name: &str) -> Option<u32> {
-        if let Some(pid) = self.pids.lock().unwrap_or_else(|p| p.into_inner()).get(name) {
+        if let Some(pid) = self.pids.lock_recovered().get(name) {
             return Some(*pid);
         }
         let pid = bus.pid_of(name).await.ok()?;
-        self.pids.lock().unwrap_or_else(|p| p.into_inner()).insert(name.to_owned(), pid);
+        self.pids.lock_recovered().insert(name.to_owned(), pid);
         Some(pid)
     }
 
@@ -510,7 +511,7 @@ impl AtspiBackend {
         let offset = screen_offset(walked.nodes[0].extents.or(frame_extents), window);
         let mut walked = walked;
         reading_order(&mut walked.nodes);
-        let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ids = self.ids.lock_recovered();
         let origin = (window.geometry.x, window.geometry.y);
         // Ids in reading order (depth first), so a first observation reads e1, e2, … top to bottom.
         let mut order = vec![];
@@ -610,7 +611,7 @@ impl glovebox_platform::AccessibilitySource for AtspiBackend {
             let stream = self.runtime.block_on(async { tokio::time::timeout(WATCH_TIMEOUT, bus.events_of(&frame.bus)).await.ok()?.ok() })?;
             Some((frame.bus, stream))
         });
-        let earlier = std::mem::replace(&mut *self.watch.lock().unwrap_or_else(|p| p.into_inner()), stream);
+        let earlier = std::mem::replace(&mut *self.watch.lock_recovered(), stream);
         // Ending a watch removes its match rule from a task on this runtime.
         let _runtime = self.runtime.enter();
         drop(earlier);
@@ -624,10 +625,10 @@ impl glovebox_platform::AccessibilitySource for AtspiBackend {
 
     fn settle(&self, mut limits: glovebox_platform::SettleLimits) -> glovebox_platform::Settled {
         use glovebox_platform::Settled;
-        let Some((app, mut stream)) = self.watch.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+        let Some((app, mut stream)) = self.watch.lock_recovered().take() else {
             return Settled::Unwatched;
         };
-        let mut noisy = self.noisy.lock().unwrap_or_else(|p| p.into_inner());
+        let mut noisy = self.noisy.lock_recovered();
         if noisy.contains(&app) {
             limits.cap = limits.cap.min(limits.first_event);
         }

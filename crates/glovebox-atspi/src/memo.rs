@@ -15,6 +15,7 @@
 
 use crate::transport::{Bus, CacheItem, ObjectRef};
 use futures_util::StreamExt as _;
+use glovebox_platform::sync::LockRecovered as _;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -365,7 +366,7 @@ pub struct Memos {
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    m.lock_recovered()
 }
 
 impl Memos {

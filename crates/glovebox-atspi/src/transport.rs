@@ -2,6 +2,7 @@
 //! calls glovebox makes over it. Nothing here knows the model; replies are
 //! returned as plain Rust values for `translate` to interpret.
 
+use glovebox_platform::sync::LockRecovered as _;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -160,7 +161,7 @@ impl Bus {
         R: DeserializeOwned + Type,
     {
         if let Some(changing) = CHANGING.iter().find(|m| **m == method) {
-            let mut sent = self.changes_sent.lock().unwrap_or_else(|p| p.into_inner());
+            let mut sent = self.changes_sent.lock_recovered();
             *sent = (sent.0 + 1, changing);
         }
         let reply = self
@@ -307,7 +308,7 @@ impl Bus {
 
     /// How many changing requests this connection has sent so far, and the method of the last.
     pub fn changes_sent(&self) -> (u64, &'static str) {
-        *self.changes_sent.lock().unwrap_or_else(|p| p.into_inner())
+        *self.changes_sent.lock_recovered()
     }
 
     /// Whether `app` answers a trivial request within `wait`.
@@ -380,7 +381,7 @@ impl Bus {
     }
 
     pub async fn extents(&self, target: &ObjectRef) -> Result<(i32, i32, i32, i32), BusError> {
-        let window = self.window_coordinates.lock().unwrap_or_else(|p| p.into_inner()).get(&target.bus).copied().unwrap_or(false);
+        let window = self.window_coordinates.lock_recovered().get(&target.bus).copied().unwrap_or(false);
         let coordinates: u32 = if window { 1 } else { 0 };
         self.call(target, COMPONENT, "GetExtents", &(coordinates,)).await
     }
@@ -388,12 +389,12 @@ impl Bus {
     /// Learns, once per application, in which coordinates to ask for its
     /// positions: window ones for GTK4, screen ones for everything else.
     pub async fn learn_coordinates(&self, app: &str) {
-        if self.window_coordinates.lock().unwrap_or_else(|p| p.into_inner()).contains_key(app) {
+        if self.window_coordinates.lock_recovered().contains_key(app) {
             return;
         }
         let Ok((name, version)) = self.toolkit(app).await else { return };
         let gtk4 = name.eq_ignore_ascii_case("gtk") && version.starts_with("4.");
-        self.window_coordinates.lock().unwrap_or_else(|p| p.into_inner()).insert(app.to_owned(), gtk4);
+        self.window_coordinates.lock_recovered().insert(app.to_owned(), gtk4);
     }
 
     /// The application's toolkit name and version (`GTK`, `3.24.38`).

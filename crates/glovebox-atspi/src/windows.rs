@@ -7,6 +7,7 @@ use crate::backend::AtspiBackend;
 use crate::translate::{StateBits, ACTIVE, SHOWING, VISIBLE};
 use crate::transport::ObjectRef;
 use futures_util::future::join_all;
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::BackendError;
 
 /// One top-level accessible window.
@@ -48,7 +49,7 @@ impl AtspiBackend {
             .await;
             Ok::<_, BackendError>(described)
         })?;
-        let mut numbers = self.window_numbers.lock().unwrap_or_else(|p| p.into_inner());
+        let mut numbers = self.window_numbers.lock_recovered();
         let mut next = numbers.values().copied().max().unwrap_or(0) + 1;
         let mut windows = vec![];
         for (pid, app, tops) in found {
@@ -63,7 +64,7 @@ impl AtspiBackend {
                     next += 1;
                     next - 1
                 });
-                self.frames.lock().unwrap_or_else(|p| p.into_inner()).insert(number, top);
+                self.frames.lock_recovered().insert(number, top);
                 windows.push(AccessibleWindow { number, pid, app: app.clone(), title, size, active: states.has(ACTIVE) });
             }
         }

@@ -5,6 +5,7 @@
 
 use glovebox_atspi::AtspiBackend;
 use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, ErrorCode, Fidelity, Rect, TreeBudget, TruncatedBy, WindowInfo, WindowRef};
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::WindowSource;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
@@ -21,7 +22,7 @@ fn backends() -> (&'static X11Backend, MutexGuard<'static, AtspiBackend>) {
     let sandbox = Sandbox::shared();
     let x11 = X11.get_or_init(|| X11Backend::connect(Some(sandbox.display())).unwrap());
     let atspi = ATSPI.get_or_init(|| Mutex::new(AtspiBackend::on_session_bus(Some(sandbox.bus_address())).unwrap()));
-    (x11, atspi.lock().unwrap_or_else(|p| p.into_inner()))
+    (x11, atspi.lock_recovered())
 }
 
 fn window(x11: &X11Backend, pid: u32, title: &str) -> WindowInfo {

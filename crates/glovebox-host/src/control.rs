@@ -5,6 +5,9 @@
 //!
 //! The lock is an `flock` on a file in the runtime directory: the kernel
 //! drops it when its holder dies, so a crashed holder never blocks anyone.
+//!
+//! The socket speaks JSON lines: one [`ControlRequest`] per connection, one
+//! [`ControlReply`] back. Both sides use the types here.
 
 use glovebox_model::{ErrorCode, Refusal};
 use std::fs::{File, OpenOptions};
@@ -15,6 +18,64 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// What another process asks the holder of a display's grant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "request", rename_all = "kebab-case")]
+pub enum ControlRequest {
+    /// Stop: revoke the grant and abort the turn holding it.
+    Stop,
+    /// The active grant.
+    Status,
+    /// The address of the holder's indicator page.
+    Indicator,
+}
+
+/// The holder's answer to a [`ControlRequest`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "reply", rename_all = "kebab-case")]
+pub enum ControlReply {
+    Stopped,
+    /// Stop was asked and could not be carried out.
+    StopFailed {
+        refusal: Refusal,
+    },
+    Grant {
+        grant: glovebox_model::GrantView,
+    },
+    NoGrant,
+    /// The holder's state is taken (a call in flight) or unusable.
+    Busy {
+        why: String,
+    },
+    Indicator {
+        url: String,
+    },
+    NoIndicator,
+    /// The holder is ending.
+    Gone,
+    /// The request was not one this holder understands (another version).
+    Unknown {
+        request: String,
+    },
+}
+
+impl std::fmt::Display for ControlReply {
+    /// What `glovebox stop` and `glovebox grant status` print.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ControlReply::Stopped => f.write_str("stopped"),
+            ControlReply::StopFailed { refusal } => write!(f, "error {refusal}"),
+            ControlReply::Grant { grant } => f.write_str(&serde_json::to_string(grant).unwrap_or_default()),
+            ControlReply::NoGrant => f.write_str("no grant"),
+            ControlReply::Busy { why } => write!(f, "busy: {why}"),
+            ControlReply::Indicator { url } => f.write_str(url),
+            ControlReply::NoIndicator => f.write_str("no indicator"),
+            ControlReply::Gone => f.write_str("gone"),
+            ControlReply::Unknown { request } => write!(f, "unknown request {request:?}"),
+        }
+    }
+}
 
 /// The directory of one display's coordination files.
 #[derive(Debug, Clone)]
@@ -90,9 +151,9 @@ impl DisplayDir {
         (until > now).then(|| Duration::from_millis(until - now))
     }
 
-    /// Serves the control socket: each connection sends one command line and
-    /// gets one reply line from `handle`.
-    pub fn serve(&self, handle: impl Fn(&str) -> String + Send + 'static) -> Result<ControlServer, Refusal> {
+    /// Serves the control socket: each connection sends one request line
+    /// and gets one reply line from `handle`.
+    pub fn serve(&self, handle: impl Fn(ControlRequest) -> ControlReply + Send + 'static) -> Result<ControlServer, Refusal> {
         let path = self.file("sock");
         // Only the lock holder serves, so a socket file left here is stale.
         let _ = std::fs::remove_file(&path);
@@ -110,8 +171,12 @@ impl DisplayDir {
                     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
                     let mut line = String::new();
                     if BufReader::new(&stream).read_line(&mut line).is_ok() {
-                        let reply = handle(line.trim());
-                        let _ = (&stream).write_all(format!("{reply}\n").as_bytes());
+                        let reply = match serde_json::from_str::<ControlRequest>(line.trim()) {
+                            Ok(request) => handle(request),
+                            Err(_) => ControlReply::Unknown { request: line.trim().chars().take(200).collect() },
+                        };
+                        let text = serde_json::to_string(&reply).unwrap_or_default();
+                        let _ = (&stream).write_all(format!("{text}\n").as_bytes());
                     }
                 }
             })
@@ -119,15 +184,18 @@ impl DisplayDir {
         Ok(ControlServer { path, stop })
     }
 
-    /// Sends a command to the process holding this display's grant.
-    pub fn send(&self, command: &str) -> Result<String, Refusal> {
+    /// Sends a request to the process holding this display's grant.
+    pub fn send(&self, request: ControlRequest) -> Result<ControlReply, Refusal> {
         let path = self.file("sock");
         let mut stream = UnixStream::connect(&path).map_err(|_| Refusal::new(ErrorCode::NoGrant, "no glovebox process holds a grant on this display"))?;
         stream.set_read_timeout(Some(Duration::from_secs(3))).map_err(|e| io_refusal("control socket", e))?;
-        stream.write_all(format!("{command}\n").as_bytes()).map_err(|e| io_refusal("control socket", e))?;
+        let line = serde_json::to_string(&request).map_err(|e| Refusal::backend_unavailable(format!("control request: {e}")))?;
+        stream.write_all(format!("{line}\n").as_bytes()).map_err(|e| io_refusal("control socket", e))?;
         let mut reply = String::new();
         BufReader::new(stream).read_line(&mut reply).map_err(|e| io_refusal("control socket", e))?;
-        Ok(reply.trim().to_owned())
+        serde_json::from_str(reply.trim()).map_err(|e| {
+            Refusal::backend_unavailable(format!("the grant holder answered {:?}, not a control reply ({e}); is it another glovebox version?", reply.trim()))
+        })
     }
 }
 
@@ -187,10 +255,22 @@ mod tests {
     #[test]
     fn control_socket_round_trip() {
         let d = dir("socket");
-        assert_eq!(d.send("status").unwrap_err().code, ErrorCode::NoGrant);
-        let server = d.serve(|command| format!("got {command}")).unwrap();
-        assert_eq!(d.send("stop").unwrap(), "got stop");
+        assert_eq!(d.send(ControlRequest::Status).unwrap_err().code, ErrorCode::NoGrant);
+        let server = d
+            .serve(|request| match request {
+                ControlRequest::Stop => ControlReply::Stopped,
+                other => ControlReply::Busy { why: format!("{other:?}") },
+            })
+            .unwrap();
+        assert_eq!(d.send(ControlRequest::Stop).unwrap(), ControlReply::Stopped);
+        assert_eq!(d.send(ControlRequest::Indicator).unwrap(), ControlReply::Busy { why: "Indicator".into() });
+        // A line that is no request gets an answer that says so.
+        let mut raw = UnixStream::connect(d.file("sock")).unwrap();
+        raw.write_all(b"stop\n").unwrap();
+        let mut reply = String::new();
+        BufReader::new(raw).read_line(&mut reply).unwrap();
+        assert_eq!(serde_json::from_str::<ControlReply>(reply.trim()).unwrap(), ControlReply::Unknown { request: "stop".into() });
         drop(server);
-        assert!(d.send("stop").is_err());
+        assert!(d.send(ControlRequest::Stop).is_err());
     }
 }

@@ -17,6 +17,7 @@
 
 use crate::approval::{Answer, ApprovalRequest};
 use glovebox_model::{ErrorCode, Refusal};
+use glovebox_platform::sync::LockRecovered as _;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -90,7 +91,7 @@ pub(crate) struct Tickets {
 pub(crate) type TicketStore = Arc<Mutex<Tickets>>;
 
 fn lock(store: &TicketStore) -> MutexGuard<'_, Tickets> {
-    store.lock().unwrap_or_else(|p| p.into_inner())
+    store.lock_recovered()
 }
 
 /// One call on a surface that asks across calls. Made by
@@ -203,14 +204,14 @@ impl DeferredCall {
         };
         let question = request.question();
         lock(&self.store).open.insert(token.clone(), Ticket { call: self.call.clone(), request: request.clone(), issued: Instant::now(), answer: None });
-        self.asked.lock().unwrap_or_else(|p| p.into_inner()).push(PendingQuestion { token, question: question.clone(), expires_in: self.wait });
+        self.asked.lock_recovered().push(PendingQuestion { token, question: question.clone(), expires_in: self.wait });
         Refusal::new(ErrorCode::ApprovalRequired, format!("waiting for the user's answer: {question} Nothing was delivered yet."))
     }
 
     /// What this round asked; `None` when the call asked nothing and its
     /// tickets are used up.
     pub fn pending(&self) -> Option<Pending> {
-        let questions = self.asked.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let questions = self.asked.lock_recovered().clone();
         if questions.is_empty() {
             return None;
         }

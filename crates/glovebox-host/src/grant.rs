@@ -5,7 +5,7 @@
 
 use crate::audit::AuditRecord;
 use crate::backend::Gated;
-use crate::control::{ControlServer, DisplayLock};
+use crate::control::{ControlReply, ControlRequest, ControlServer, DisplayLock};
 use crate::frames::FrameStore;
 use crate::{refuse, Host, Inner};
 use glovebox_model::{Action, CaptureMode, ErrorCode, GrantView, InputPolicy, Origin, Refusal, Scope, WindowInfo, WindowRef};
@@ -161,7 +161,7 @@ impl Host {
         };
         let lock = self.inner.display_dir.lock()?;
         let weak = Arc::downgrade(&self.inner);
-        let control = self.inner.display_dir.serve(move |command| control_command(&weak, command)).ok();
+        let control = self.inner.display_dir.serve(move |request| control_command(&weak, request)).ok();
         let id = format!("g{}-{}", std::process::id(), state.next_grant);
         state.next_grant += 1;
         let (target, no_target_reason) = match target {
@@ -215,16 +215,16 @@ impl Host {
     pub fn stop_display(runtime_root: &std::path::Path, display: &str, cooldown: Duration) -> Result<String, Refusal> {
         let dir = crate::control::DisplayDir::new(runtime_root, display)?;
         dir.start_cooldown(cooldown)?;
-        match dir.send("stop") {
-            Ok(reply) => Ok(reply),
+        match dir.send(ControlRequest::Stop) {
+            Ok(reply) => Ok(reply.to_string()),
             Err(e) if e.code == ErrorCode::NoGrant => Ok("no grant was active; agent grants are refused for the cooldown".into()),
             Err(e) => Err(e),
         }
     }
 
     /// The grant of this display as its holder reports it (another process).
-    pub fn remote_status(runtime_root: &std::path::Path, display: &str) -> Result<String, Refusal> {
-        crate::control::DisplayDir::new(runtime_root, display)?.send("status")
+    pub fn remote_status(runtime_root: &std::path::Path, display: &str) -> Result<ControlReply, Refusal> {
+        crate::control::DisplayDir::new(runtime_root, display)?.send(ControlRequest::Status)
     }
 
     fn expire_if_idle(&self, state: &mut State) -> Option<Refusal> {
@@ -342,14 +342,14 @@ fn stop_inner(inner: &Arc<Inner>) -> Result<(), Refusal> {
     }
 }
 
-fn control_command(inner: &Weak<Inner>, command: &str) -> String {
-    let Some(inner) = inner.upgrade() else { return "gone".into() };
-    match command {
-        "stop" => match stop_inner(&inner) {
-            Ok(()) => "stopped".into(),
-            Err(e) => format!("error {e}"),
+fn control_command(inner: &Weak<Inner>, request: ControlRequest) -> ControlReply {
+    let Some(inner) = inner.upgrade() else { return ControlReply::Gone };
+    match request {
+        ControlRequest::Stop => match stop_inner(&inner) {
+            Ok(()) => ControlReply::Stopped,
+            Err(refusal) => ControlReply::StopFailed { refusal },
         },
-        "status" => {
+        ControlRequest::Status => {
             // A turn in flight (an open approval prompt, say) holds the
             // state; the answer then says so instead of waiting for it.
             let deadline = Instant::now() + Duration::from_millis(500);
@@ -358,20 +358,21 @@ fn control_command(inner: &Weak<Inner>, command: &str) -> String {
                 match inner.state.try_lock() {
                     Ok(state) => {
                         return match state.grant.as_ref() {
-                            Some(grant) => serde_json::to_string(&host.view(grant)).unwrap_or_default(),
-                            None => "no grant".into(),
+                            Some(grant) => ControlReply::Grant { grant: host.view(grant) },
+                            None => ControlReply::NoGrant,
                         }
                     }
-                    Err(std::sync::TryLockError::Poisoned(_)) => return "busy: the holder's last call failed".into(),
+                    Err(std::sync::TryLockError::Poisoned(_)) => return ControlReply::Busy { why: "the holder's last call failed".into() },
                     Err(std::sync::TryLockError::WouldBlock) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-                    Err(std::sync::TryLockError::WouldBlock) => return "busy: a call is in flight (an approval prompt may be open)".into(),
+                    Err(std::sync::TryLockError::WouldBlock) => {
+                        return ControlReply::Busy { why: "a call is in flight (an approval prompt may be open)".into() }
+                    }
                 }
             }
         }
-        "indicator" => {
+        ControlRequest::Indicator => {
             let host = Host { inner, prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)), standing: None, observe_only: false };
-            host.indicator_url().unwrap_or_else(|| "no indicator".into())
+            host.indicator_url().map_or(ControlReply::NoIndicator, |url| ControlReply::Indicator { url })
         }
-        other => format!("unknown command {other:?}"),
     }
 }

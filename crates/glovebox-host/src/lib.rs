@@ -64,6 +64,7 @@ use glovebox_model::{
     AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, Denial, ErrorCode, FrameId, GrantView, Policy, Rect, Refusal, Size, TokenBudget, TreeBudget,
     TreeDiff, WindowId, WindowInfo, WindowPage,
 };
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::Delivery;
 use grant::State;
 use serde::{Deserialize, Serialize};
@@ -341,7 +342,7 @@ impl Host {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        self.inner.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner.state.lock_recovered()
     }
 
     fn audit(&self, record: AuditRecord) {

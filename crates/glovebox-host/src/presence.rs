@@ -7,6 +7,7 @@
 use crate::grant::State;
 use crate::Host;
 use glovebox_model::{CaptureLimits, Desktop, ErrorCode, GrantView, Point, Refusal, WindowInfo};
+use glovebox_platform::sync::LockRecovered as _;
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -47,7 +48,7 @@ pub(crate) struct PresenceState {
 
 impl Host {
     fn presence_state(&self) -> std::sync::MutexGuard<'_, PresenceState> {
-        self.inner.presence.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner.presence.lock_recovered()
     }
 
     pub(crate) fn record_recent(&self, action: String, target: Option<String>, result: String) {
@@ -150,7 +151,7 @@ impl Host {
 
     /// The indicator of the process holding this display's grant (another
     /// process), through its control socket.
-    pub fn remote_indicator(runtime_root: &std::path::Path, display: &str) -> Result<String, glovebox_model::Refusal> {
-        crate::control::DisplayDir::new(runtime_root, display)?.send("indicator")
+    pub fn remote_indicator(runtime_root: &std::path::Path, display: &str) -> Result<crate::control::ControlReply, glovebox_model::Refusal> {
+        crate::control::DisplayDir::new(runtime_root, display)?.send(crate::control::ControlRequest::Indicator)
     }
 }

@@ -13,6 +13,7 @@ use glovebox_atspi::AtspiBackend;
 use glovebox_model::{
     AccessibilityTree, Action, CaptureLimits, Desktop, DisplaySelection, ElementId, ElementValue, Monitor, TreeBudget, WindowId, WindowInfo, WindowRef,
 };
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::{
     AccessibilitySource, AgentScreen, AppLauncher, BackendError, BackendErrorKind, Backends, Capture, Delivery, InputSink, LaunchPlan, Reach, ResolvedTarget,
     ScreenCapture, SecureInputProbe, SettleLimits, Settled, Support, WindowSource,
@@ -82,7 +83,7 @@ pub struct Desktops {
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    m.lock_recovered()
 }
 
 impl Desktops {

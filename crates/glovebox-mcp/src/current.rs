@@ -20,6 +20,7 @@
 use crate::approval::Approval;
 use glovebox_host::{Answer, CallKey, Pending, Retry};
 use glovebox_model::Refusal;
+use glovebox_platform::sync::LockRecovered as _;
 use rmcp::model::{
     CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequiredResult,
 };
@@ -52,7 +53,7 @@ pub(crate) struct Asked(Arc<Mutex<Option<Pending>>>);
 impl Asked {
     /// The result that asks the client for its user's answers, if the call asked.
     pub(crate) fn input_required(&self) -> Option<InputRequiredResult> {
-        let Pending { questions, request_state } = self.0.lock().unwrap_or_else(|p| p.into_inner()).take()?;
+        let Pending { questions, request_state } = self.0.lock_recovered().take()?;
         let requests = questions.into_iter().map(|q| Some((q.token, approval_request(q.question)?))).collect::<Option<_>>()?;
         Some(InputRequiredResult::new(Some(requests), Some(request_state.join(","))))
     }
@@ -121,7 +122,7 @@ impl CallOrigin {
 
     /// Hands the questions this call could not ask back to `call_tool`.
     pub(crate) fn ask(&self, pending: Pending) {
-        *self.asked.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(pending);
+        *self.asked.0.lock_recovered() = Some(pending);
     }
 }
 

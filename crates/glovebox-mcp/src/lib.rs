@@ -27,6 +27,7 @@ pub use args::*;
 use base64::Engine as _;
 use glovebox_host::{Host, Observation, ObserveRequest, Span};
 use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, FrameId, Refusal, TokenBudget, WindowRef};
+use glovebox_platform::sync::LockRecovered as _;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
@@ -152,8 +153,7 @@ impl GloveboxServer {
 
     fn newest(&self, client: &str) -> Result<FrameId, Refusal> {
         self.newest
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .lock_recovered()
             .frames
             .get(client)
             .map(|(frame, _)| *frame)
@@ -161,11 +161,11 @@ impl GloveboxServer {
     }
 
     fn remember_newest(&self, client: &str, frame: FrameId) {
-        self.newest.lock().unwrap_or_else(|p| p.into_inner()).remember(client, frame);
+        self.newest.lock_recovered().remember(client, frame);
     }
 
     fn forget_newest(&self, client: &str) {
-        self.newest.lock().unwrap_or_else(|p| p.into_inner()).frames.remove(client);
+        self.newest.lock_recovered().frames.remove(client);
     }
 
     /// The host as this call's client reaches it: its prompts go to this
@@ -283,11 +283,11 @@ impl GloveboxServer {
                         orphan.finish(CallToolResult::error(vec![ContentBlock::text(render::refusal(&refusal))]));
                         refusal
                     })?;
-                *handed.lock().unwrap_or_else(|p| p.into_inner()) = Some(started.created());
+                *handed.lock_recovered() = Some(started.created());
                 Ok(Reply::text(String::new()))
             })
             .await?;
-        let created = created.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let created = created.lock_recovered().take();
         Ok(match created {
             Some(task) => CallToolResponse::Task(task),
             None => result.into(),

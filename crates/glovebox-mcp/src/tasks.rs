@@ -13,6 +13,7 @@
 
 use crate::current;
 use glovebox_host::{Answer, ApprovalRequest, Approver, Host};
+use glovebox_platform::sync::LockRecovered as _;
 use rmcp::model::{CallToolResult, CreateTaskResult, DetailedTask, InputResponses, Task, TaskPayload, TaskStatus};
 use rmcp::ErrorData as McpError;
 use std::collections::HashMap;
@@ -82,7 +83,7 @@ pub(crate) struct RunTask {
 
 impl RunTask {
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock_recovered()
     }
 
     fn update(&self, change: impl FnOnce(&mut State)) {
@@ -187,7 +188,7 @@ fn unknown(id: &str) -> McpError {
 
 impl TaskBoard {
     fn tasks(&self) -> MutexGuard<'_, HashMap<String, Arc<RunTask>>> {
-        self.tasks.lock().unwrap_or_else(|p| p.into_inner())
+        self.tasks.lock_recovered()
     }
 
     /// A new working task of `owner`'s, acting through `host`.

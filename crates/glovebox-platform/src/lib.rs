@@ -17,6 +17,7 @@ pub mod gesture;
 pub mod image;
 pub mod marks;
 pub mod process;
+pub mod sync;
 pub mod unsupported;
 
 use glovebox_model::{

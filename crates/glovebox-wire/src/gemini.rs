@@ -32,6 +32,7 @@ use crate::session::{no_screenshot_yet, ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
 use glovebox_host::{Approver, Host};
 use glovebox_model::{Action, Button, ErrorCode, Point, Refusal, Size, Target};
+use glovebox_platform::sync::LockRecovered as _;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
@@ -243,7 +244,7 @@ pub struct GeminiExecutor {
 impl GeminiExecutor {
     /// The tree the last screenshot was taken with, for a trajectory's diffs.
     pub fn last_tree(&self) -> Option<std::sync::Arc<glovebox_model::AccessibilityTree>> {
-        self.session.lock().unwrap_or_else(|p| p.into_inner()).last_tree.clone()
+        self.session.lock_recovered().last_tree.clone()
     }
 
     pub fn new(host: Host, options: ExecutorOptions) -> GeminiExecutor {
@@ -252,7 +253,7 @@ impl GeminiExecutor {
 
     /// The screenshot a conversation starts from (the first basis).
     pub fn screenshot(&self, approver: Option<Arc<dyn Approver>>) -> Result<Vec<u8>, WireError> {
-        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let mut session = self.session.lock_recovered();
         let asking = approver.map(|a| session.host.with_approver(a)).unwrap_or_else(|| session.host.clone());
         let approved = session.approve(&asking, &[Step::Screenshot])?;
         let seen = session.finish(&approved, Look::Configured)?;
@@ -261,7 +262,7 @@ impl GeminiExecutor {
 
     /// Runs one call; the PNG taken after it.
     pub fn execute(&self, call: &FunctionCall, approver: Option<Arc<dyn Approver>>) -> Result<Vec<u8>, WireError> {
-        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let mut session = self.session.lock_recovered();
         let steps = plan(&call.call, session.basis.as_ref().map(|b| b.image)).map_err(WireError::new)?;
         session.precheck(&steps)?;
         let asking = approver.map(|a| session.host.with_approver(a)).unwrap_or_else(|| session.host.clone());
@@ -312,7 +313,7 @@ impl GeminiExecutor {
     /// Acts in `window` from now on (`None`: the grant's bound window); a
     /// different window drops the last screenshot.
     pub fn set_window(&self, window: Option<glovebox_model::WindowRef>) {
-        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let mut session = self.session.lock_recovered();
         if session.options.window != window {
             session.options.window = window;
             session.basis = None;

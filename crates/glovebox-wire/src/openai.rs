@@ -27,6 +27,7 @@ use crate::session::{ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
 use glovebox_host::{Approver, Host};
 use glovebox_model::{Action, Button, ErrorCode, ModifierKey, Modifiers, Point, Refusal, Target};
+use glovebox_platform::sync::LockRecovered as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -286,7 +287,7 @@ pub struct OpenAiExecutor {
 impl OpenAiExecutor {
     /// The tree the last screenshot was taken with, for a trajectory's diffs.
     pub fn last_tree(&self) -> Option<std::sync::Arc<glovebox_model::AccessibilityTree>> {
-        self.session.lock().unwrap_or_else(|p| p.into_inner()).last_tree.clone()
+        self.session.lock_recovered().last_tree.clone()
     }
 
     pub fn new(host: Host, options: ExecutorOptions) -> OpenAiExecutor {
@@ -310,7 +311,7 @@ impl OpenAiExecutor {
     /// screenshot taken after it. The first failing action stops the batch
     /// and is named.
     pub fn execute_call(&self, call: &ComputerCall, approver: Option<Arc<dyn Approver>>) -> Result<ComputerCallOutput, WireError> {
-        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let mut session = self.session.lock_recovered();
         let steps = plan(&call.actions, &session.options)?;
         session.precheck(&steps)?;
         let asking = match approver {
@@ -340,7 +341,7 @@ impl OpenAiExecutor {
     /// Acts in `window` from now on (`None`: the grant's bound window); a
     /// different window drops the last screenshot.
     pub fn set_window(&self, window: Option<glovebox_model::WindowRef>) {
-        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let mut session = self.session.lock_recovered();
         if session.options.window != window {
             session.options.window = window;
             session.basis = None;
@@ -349,7 +350,7 @@ impl OpenAiExecutor {
 
     /// Forgets the last screenshot: the next coordinate needs a new one.
     pub fn reset(&self) {
-        self.session.lock().unwrap_or_else(|p| p.into_inner()).basis = None;
+        self.session.lock_recovered().basis = None;
     }
 }
 

@@ -6,6 +6,7 @@ use crate::connection::{connection_lost, reply_error, X11Backend};
 use crate::pixels::PixelFormat;
 use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, Rect, WindowId, WindowInfo, WindowRef};
 use glovebox_platform::compose::{desktop_capture, window_capture, window_capture_rect};
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Capture, RgbImage, ScreenCapture, WindowSource};
 use std::sync::Mutex;
@@ -57,7 +58,7 @@ impl Capturer {
         if let Some(reason) = self.unavailable.clone().or_else(|| self.format.clone().err()) {
             return CaptureRoute::Unavailable(reason);
         }
-        match *self.shm.lock().unwrap_or_else(|p| p.into_inner()) {
+        match *self.shm.lock_recovered() {
             ShmState::Failed => CaptureRoute::GetImage,
             _ => CaptureRoute::Shm,
         }
@@ -77,7 +78,7 @@ impl Capturer {
         #[cfg(feature = "shm")]
         {
             let len = rect.width as usize * rect.height as usize * 4;
-            let mut state = self.shm.lock().unwrap_or_else(|p| p.into_inner());
+            let mut state = self.shm.lock_recovered();
             let needs_segment = match &*state {
                 ShmState::Untried => true,
                 ShmState::Ready(segment) => segment.len() < len,

@@ -1,6 +1,7 @@
 //! The X connection: connecting with exact refusals instead of hangs, the
 //! atoms glovebox reads, and the translation of X errors into refusals.
 
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::BackendError;
 use x11rb::connection::Connection as _;
 use x11rb::errors::{ConnectError, ConnectionError, ReplyError};
@@ -110,7 +111,7 @@ impl X11Backend {
 
     /// Keeps `window` (one of glovebox's own) out of every desktop capture.
     pub fn exclude_from_captures(&self, window: u32) {
-        self.own_windows.lock().unwrap_or_else(|p| p.into_inner()).push(window);
+        self.own_windows.lock_recovered().push(window);
     }
 
     /// What this connection can do, before anything is asked of it.

@@ -7,6 +7,7 @@
 
 use crate::connection::{connection_lost, reply_error, X11Backend};
 use glovebox_model::{Rect, WindowId, WindowInfo};
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::BackendError;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, MapState, Window};
@@ -78,7 +79,7 @@ impl X11Backend {
     /// Where the `hidden` windows (and the override-redirect windows of
     /// their clients) show on the screen now.
     pub(crate) fn hidden_parts(&self, hidden: &[WindowId]) -> Result<Vec<Rect>, BackendError> {
-        let own = self.own_windows.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let own = self.own_windows.lock_recovered().clone();
         if hidden.is_empty() && own.is_empty() {
             return Ok(vec![]);
         }

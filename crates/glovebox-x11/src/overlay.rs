@@ -7,6 +7,7 @@
 //! it a note; every request is fire-and-forget and a failure is dropped.
 
 use glovebox_model::Point;
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::{BackendError, Presence};
 use std::sync::Mutex;
 use x11rb::connection::{Connection, RequestConnection as _};
@@ -103,7 +104,7 @@ impl Overlay {
     }
 
     fn send(&self, note: Draw) {
-        let _ = self.drawer.lock().unwrap_or_else(|p| p.into_inner()).send(note);
+        let _ = self.drawer.lock_recovered().send(note);
     }
 }
 

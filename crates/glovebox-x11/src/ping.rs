@@ -6,6 +6,7 @@
 
 use crate::connection::{connection_lost, reply_error, X11Backend};
 use glovebox_model::WindowInfo;
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::BackendError;
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection as _;
@@ -50,7 +51,7 @@ impl X11Backend {
         if !protocols.value32().into_iter().flatten().any(|atom| atom == self.atoms._NET_WM_PING) {
             return Ok(None);
         }
-        let mut pinger = self.pinger()?.lock().unwrap_or_else(|p| p.into_inner());
+        let mut pinger = self.pinger()?.lock_recovered();
         pinger.sent = pinger.sent.wrapping_add(1).max(1);
         let (root, stamp) = (pinger.root, pinger.sent);
         let conn = &pinger.conn;

@@ -165,14 +165,14 @@ pub fn schema(output: SchemaOutput) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn doctor(json: bool) -> Result<ExitCode, Failure> {
+pub fn doctor(config: Option<PathBuf>, json: bool) -> Result<ExitCode, Failure> {
     let mut report = glovebox_linux::doctor();
-    let served = glovebox_host::Host::remote_indicator(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name());
+    let served = glovebox_host::Host::remote_indicator(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name(config));
     report.checks.push(glovebox_platform::doctor::Check::ok(
         "indicator",
         match served {
             // The address only: the token stays with `glovebox indicator`.
-            Ok(url) if url.starts_with("http://") => format!(
+            Ok(glovebox_host::control::ControlReply::Indicator { url }) => format!(
                 "served by this display's grant holder at {}/ (`glovebox indicator` prints the URL with its token)",
                 url.split("/?").next().unwrap_or_default()
             ),
@@ -254,7 +254,7 @@ pub fn grant(config: Option<PathBuf>, action: GrantAction) -> Result<ExitCode, F
     let config = load_config(config, true)?.config;
     match action {
         GrantAction::Status => {
-            let reply = glovebox_host::Host::remote_status(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name())
+            let reply = glovebox_host::Host::remote_status(&glovebox_host::control::DisplayDir::default_root(), &glovebox_linux::display_name(config.backend))
                 .map_err(|r| refused(r, true))?;
             println!("{reply}");
             Ok(ExitCode::SUCCESS)
@@ -292,10 +292,10 @@ pub struct IndicatorArgs {
 
 /// `glovebox indicator`: the indicator page of the process holding this
 /// display's grant.
-pub fn indicator(args: IndicatorArgs) -> Result<ExitCode, Failure> {
-    let reply = glovebox_host::Host::remote_indicator(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name());
+pub fn indicator(config: Option<PathBuf>, args: IndicatorArgs) -> Result<ExitCode, Failure> {
+    let reply = glovebox_host::Host::remote_indicator(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name(config));
     let url = match reply {
-        Ok(url) if url.starts_with("http://") => url,
+        Ok(glovebox_host::control::ControlReply::Indicator { url }) => url,
         Ok(other) => {
             eprintln!("the process holding this display's grant serves no indicator ({other})");
             return Ok(glovebox::exit_status::Exit::Missing.into());
@@ -309,9 +309,9 @@ pub fn indicator(args: IndicatorArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn stop() -> Result<ExitCode, Failure> {
+pub fn stop(config: Option<PathBuf>) -> Result<ExitCode, Failure> {
     let cooldown = std::time::Duration::from_secs(30);
-    let reply = glovebox_host::Host::stop_display(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name(), cooldown)
+    let reply = glovebox_host::Host::stop_display(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name(config), cooldown)
         .map_err(|r| refused(r, false))?;
     println!("{reply}");
     Ok(ExitCode::SUCCESS)

@@ -7,10 +7,11 @@ use glovebox_model::{Refusal, TreeBudget};
 use std::time::Duration;
 
 /// The display this process's grant lock is per, for the backend the
-/// standard configuration layers choose (auto when they cannot be read),
-/// so `glovebox stop` finds the holder the host registered.
-pub fn display_name() -> String {
-    let backend = glovebox_config::Layered::load(&glovebox_config::Sources::standard(None)).map(|l| l.config.backend).unwrap_or_default();
+/// configuration layers choose (with `--config`'s file when given; auto
+/// when they cannot be read, so `glovebox stop` works with a broken file
+/// too) — the display the host registered its holder under.
+pub fn display_name(explicit: Option<std::path::PathBuf>) -> String {
+    let backend = glovebox_config::Layered::load(&glovebox_config::Sources::standard(explicit)).map(|l| l.config.backend).unwrap_or_default();
     glovebox_linux::display_name(backend)
 }
 

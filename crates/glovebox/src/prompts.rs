@@ -2,6 +2,7 @@
 //! choice: the scripted stand-in for a user in `glovebox-mcp-demo` and in
 //! tests. It records every prompt it was shown.
 
+use glovebox_platform::sync::LockRecovered as _;
 use rmcp::model::{ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction};
 use rmcp::service::RequestContext;
 use rmcp::RoleClient;
@@ -21,7 +22,7 @@ impl ScriptedUser {
     }
 
     pub fn prompts(&self) -> Vec<String> {
-        self.seen.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.seen.lock_recovered().clone()
     }
 }
 
@@ -38,7 +39,7 @@ impl rmcp::ClientHandler for ScriptedUser {
                 println!("  ? approval prompt: {message}");
                 println!("  ! the scripted user answers {:?}", self.answer);
             }
-            self.seen.lock().unwrap_or_else(|p| p.into_inner()).push(message.clone());
+            self.seen.lock_recovered().push(message.clone());
         }
         let result = ElicitResult::new(self.answer.clone());
         Ok(match self.answer {

@@ -40,7 +40,7 @@ pub struct RunArgs {
 pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> {
     let json = args.json;
     let config = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config)).map_err(|e| refused(e.into(), json))?.config;
-    glovebox::platform::host_config(&config, &glovebox::platform::display_name()).and_then(|h| h.check_enabled()).map_err(|r| refused(r, json))?;
+    glovebox::platform::host_config(&config, &glovebox_linux::display_name(config.backend)).and_then(|h| h.check_enabled()).map_err(|r| refused(r, json))?;
     let binding = configured_binding(&config).map_err(|r| refused(r, json))?;
     let mut task = Task::new(args.instruction.clone());
     task.max_steps = args.max_steps;

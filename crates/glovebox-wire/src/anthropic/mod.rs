@@ -34,6 +34,7 @@ use crate::session::{no_screenshot_yet, ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
 use glovebox_host::{Approver, Host};
 use glovebox_model::{Action, Button, CaptureLimits, ErrorCode, ModifierKey, Modifiers, Refusal, Size, Target};
+use glovebox_platform::sync::LockRecovered as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -376,7 +377,7 @@ struct Planned {
 impl AnthropicExecutor {
     /// The tree the last screenshot was taken with, for a trajectory's diffs.
     pub fn last_tree(&self) -> Option<std::sync::Arc<glovebox_model::AccessibilityTree>> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).session.last_tree.clone()
+        self.state.lock_recovered().session.last_tree.clone()
     }
 
     pub fn new(host: Host, options: ExecutorOptions) -> AnthropicExecutor {
@@ -426,7 +427,7 @@ impl AnthropicExecutor {
         approver: Option<Arc<dyn Approver>>,
         answer: Answer,
     ) -> Result<Vec<ContentBlock>, Refusal> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = self.state.lock_recovered();
         if state.space != Some(space) {
             // Another display size is another coordinate space: nothing carries over.
             state.forget();
@@ -490,7 +491,7 @@ impl AnthropicExecutor {
     /// Acts in `window` from now on (`None`: the grant's bound window); a
     /// different window drops the last screenshot, the cursor and any press.
     pub fn set_window(&self, window: Option<glovebox_model::WindowRef>) {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = self.state.lock_recovered();
         if state.session.options.window != window {
             state.session.options.window = window;
             state.forget();
@@ -499,7 +500,7 @@ impl AnthropicExecutor {
 
     /// Forgets the last screenshot, the cursor and any pending press.
     pub fn reset(&self) {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).forget();
+        self.state.lock_recovered().forget();
     }
 }
 

@@ -3,6 +3,7 @@
 #![allow(dead_code, unused_imports)]
 
 use glovebox_model::{WindowInfo, WindowRef};
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::WindowSource;
 use glovebox_sandbox::Sandbox;
 use std::process::{Child, Stdio};
@@ -13,7 +14,7 @@ pub use glovebox_sandbox::fixture::{unique_title as unique, wait_until, Fixture}
 /// Tests that change focus, stacking or the layout take turns on a desktop.
 pub fn desktop_lock() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+    LOCK.lock_recovered()
 }
 
 /// The fixture's window as the backend lists it, once it is there.
