@@ -6,7 +6,7 @@
 //! consequential targets (send, pay, delete, …) still ask on the terminal,
 //! and without a terminal they are refused (`COMPUTER_APPROVAL_REQUIRED`).
 
-use crate::exit::{refused, Failure};
+use super::exit::{refused, Failure};
 use anyhow::Context as _;
 use clap::Args;
 use glovebox::exit_status::Exit;
@@ -78,7 +78,7 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
         detail: None,
         started_by_user: true,
     };
-    let host = host.with_approver(std::sync::Arc::new(crate::terminal::Terminal)).approve_span(span).map_err(|r| refused(r, json))?;
+    let host = host.with_approver(std::sync::Arc::new(super::terminal::Terminal)).approve_span(span).map_err(|r| refused(r, json))?;
     let bar = indicatif::ProgressBar::new_spinner();
     bar.enable_steady_tick(Duration::from_millis(120));
     bar.set_message(format!("step 1: asking {model_name}"));

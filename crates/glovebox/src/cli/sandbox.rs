@@ -2,7 +2,7 @@
 //! `--wayland`) for trying glovebox and for tests, never the user's real
 //! session.
 
-use crate::exit::{refused, Failure};
+use super::exit::{refused, Failure};
 use clap::Args;
 use glovebox_model::Refusal;
 use glovebox_sandbox::wayland::{WaylandOptions, WaylandSandbox};

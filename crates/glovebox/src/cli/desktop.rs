@@ -1,0 +1,172 @@
+//! What the person at the terminal reads from the desktop: `windows`,
+//! `screenshot`, `inspect` and `observe`.
+
+use super::exit::{refused, Failure};
+use super::{load_config, open_reader};
+use anyhow::Context;
+use clap::Args;
+use glovebox_model::{CaptureLimits, DisplaySelection, TreeBudget, WindowRef};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct WindowsArgs {
+    /// Case-insensitive filter on app, title and id.
+    #[arg(long)]
+    query: Option<String>,
+    /// 1-based page of 30 windows.
+    #[arg(long, default_value_t = 1)]
+    page: usize,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn windows(config: Option<PathBuf>, args: WindowsArgs) -> Result<ExitCode, Failure> {
+    let config = load_config(config, args.json)?.config;
+    let page = open_reader(&config).and_then(|host| host.list_windows(args.query.as_deref(), args.page)).map_err(|r| refused(r, args.json))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&page).context("serialising the window page")?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{:<20} {:<18} {:<3} {:<21} {:<19} TITLE", "ID", "APP", "", "GEOMETRY", "DENIED");
+    for listed in &page.windows {
+        let w = &listed.window;
+        let flags = format!("{}{}", if w.focused { "*" } else { "" }, if w.minimized { "m" } else { "" });
+        let g = w.geometry;
+        let geometry = format!("{}x{}+{}+{}", g.width, g.height, g.x, g.y);
+        let denied = listed.denial.as_ref().map(|d| d.code().as_str().trim_start_matches("COMPUTER_").to_lowercase()).unwrap_or_default();
+        println!("{:<20} {:<18} {:<3} {:<21} {:<19} {}", w.id.to_string(), w.app, flags, geometry, denied, w.title);
+    }
+    println!("page {}/{} · {} window(s) · * focused, m minimised", page.page, page.pages, page.total);
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct ScreenshotArgs {
+    /// Window to capture: pid/xid, or pid/title.
+    #[arg(long, conflicts_with = "display")]
+    window: Option<String>,
+    /// Display id to capture, or `all` for a composite (default from config).
+    #[arg(long)]
+    display: Option<String>,
+    /// Where to write the PNG; `-` for standard output.
+    #[arg(short, long, default_value = "screenshot.png")]
+    output: PathBuf,
+    #[arg(long)]
+    max_width: Option<u32>,
+    #[arg(long)]
+    max_height: Option<u32>,
+}
+
+pub fn screenshot(config: Option<PathBuf>, args: ScreenshotArgs) -> Result<ExitCode, Failure> {
+    let json = true;
+    let config = load_config(config, json)?.config;
+    let limits = CaptureLimits::new(args.max_width.unwrap_or(config.capture.max_width), args.max_height.unwrap_or(config.capture.max_height))
+        .map_err(|r| refused(r, json))?;
+    let window: Option<WindowRef> = args.window.as_deref().map(str::parse).transpose().map_err(|r| refused(r, json))?;
+    let selection: DisplaySelection = match &args.display {
+        Some(text) => text.parse(),
+        None => config.display_selection(),
+    }
+    .map_err(|r| refused(r, json))?;
+    let host = open_reader(&config).map_err(|r| refused(r, json))?;
+    let capture = match &window {
+        Some(window) => host.read_window_pixels(window, limits),
+        None => host.read_desktop_pixels(&selection, limits),
+    }
+    .map_err(|r| refused(r, json))?;
+    let png = capture.image.encode_png().map_err(|r| refused(r, json))?;
+    if args.output == Path::new("-") {
+        std::io::stdout().write_all(&png).context("writing the PNG to standard output")?;
+        eprintln!("{}", serde_json::to_string(&capture.frame).context("serialising the frame")?);
+    } else {
+        write_atomically(&args.output, &png)?;
+        let record = serde_json::json!({ "file": args.output, "bytes": png.len(), "frame": capture.frame });
+        println!("{}", serde_json::to_string_pretty(&record).context("serialising the frame")?);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes through a temporary file in the same directory and renames it, so
+/// a failure never leaves a partial image at `path`.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let name = path.file_name().with_context(|| format!("{} is not a file name", path.display()))?;
+    let tmp = path.with_file_name(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("writing {}", path.display()))
+}
+
+#[derive(Args, Debug)]
+pub struct InspectArgs {
+    /// Window to read: pid/xid, or pid/title.
+    #[arg(long)]
+    window: String,
+    /// Print the structured tree as JSON instead of the compact text.
+    #[arg(long, conflicts_with = "text")]
+    json: bool,
+    /// Print the compact text tree (the default).
+    #[arg(long)]
+    text: bool,
+    #[arg(long, default_value_t = TreeBudget::default().max_nodes)]
+    max_nodes: usize,
+    #[arg(long, default_value_t = TreeBudget::default().max_depth)]
+    max_depth: usize,
+    /// Deadline of the whole read, in milliseconds.
+    #[arg(long, default_value_t = TreeBudget::default().deadline.as_millis() as u64)]
+    deadline_ms: u64,
+}
+
+pub fn inspect(config: Option<PathBuf>, args: InspectArgs) -> Result<ExitCode, Failure> {
+    let json = args.json;
+    let config = load_config(config, json)?.config;
+    let budget = TreeBudget::new(args.max_nodes, args.max_depth, std::time::Duration::from_millis(args.deadline_ms)).map_err(|r| refused(r, json))?;
+    let reference: WindowRef = args.window.parse().map_err(|r| refused(r, json))?;
+    let host = open_reader(&config).map_err(|r| refused(r, json))?;
+    let (_, tree) = host.read_tree(&reference, budget).map_err(|r| refused(r, json))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&tree).context("serialising the tree")?);
+    } else {
+        print!("{}", tree.render_text());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct ObserveArgs {
+    /// Bind to this window first (pid/xid or pid/title).
+    #[arg(long)]
+    window: Option<String>,
+    /// Also take a screenshot and write it here.
+    #[arg(long)]
+    screenshot: Option<PathBuf>,
+    #[arg(long)]
+    json: bool,
+}
+
+/// One observation through the host, as an agent's first call would make it.
+pub fn observe(config: Option<PathBuf>, args: ObserveArgs) -> Result<ExitCode, Failure> {
+    let json = args.json;
+    let config = load_config(config, json)?.config;
+    let host = open_reader(&config).map_err(|r| refused(r, json))?;
+    let window: Option<WindowRef> = args.window.map(|w| w.parse()).transpose().map_err(|r| refused(r, json))?;
+    let seen = host.observe(window.as_ref(), args.screenshot.is_some()).map_err(|r| refused(r, json))?;
+    if let (Some(path), Some(png)) = (&args.screenshot, &seen.screenshot) {
+        write_atomically(path, png)?;
+    }
+    if json {
+        let value = serde_json::json!({ "frame": seen.frame, "grant": seen.grant, "tree": seen.tree });
+        println!("{}", serde_json::to_string_pretty(&value).context("serialising the observation")?);
+    } else {
+        println!(
+            "frame {} · revision {} · grant {} ({:?}, budget {})",
+            seen.frame.id, seen.frame.revision, seen.grant.grant_id, seen.grant.scope, seen.grant.budget_left
+        );
+        print!("{}", seen.tree.render_text());
+    }
+    host.revoke("one-shot observation done");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,121 @@
+//! The `glovebox` command line: one file per group of commands, each given
+//! the configuration file named by `--config`. Library crates decide and
+//! refuse; this binary parses arguments, picks the platform backend, prints,
+//! and maps refusals to exit statuses (`exit.rs`).
+
+mod desktop;
+mod exit;
+mod grant;
+#[cfg(target_os = "linux")]
+mod run;
+#[cfg(target_os = "linux")]
+mod sandbox;
+mod serve;
+mod setup;
+mod terminal;
+
+use clap::{Parser, Subcommand};
+use exit::{refused, Failure};
+use glovebox_config::{Layered, Sources};
+use glovebox_model::Refusal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "glovebox", version, about = "A native computer-use host for AI agents")]
+struct Cli {
+    /// An extra configuration file layered over the user and project files.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the desktop's windows, frontmost first, 30 per page.
+    Windows(desktop::WindowsArgs),
+    /// Capture a window or displays to a PNG and print the frame record.
+    Screenshot(desktop::ScreenshotArgs),
+    /// Observe through the host: grant, denials, frame, tree (and screenshot).
+    Observe(desktop::ObserveArgs),
+    /// Create or query grants.
+    Grant {
+        #[command(subcommand)]
+        action: grant::GrantAction,
+    },
+    /// Revoke this display's grant from any terminal; agent grants are refused for 30 s.
+    Stop,
+    /// Print the URL of the indicator page (what the agent holds, and Stop) of this display's grant holder.
+    Indicator(grant::IndicatorArgs),
+    /// Read the audit trail.
+    Audit(grant::AuditArgs),
+    /// Read a window's accessibility tree (compact text, or JSON).
+    Inspect(desktop::InspectArgs),
+    /// Print the JSON schema of an output: window-page, frame, accessibility-tree or error.
+    Schema {
+        #[arg(value_enum)]
+        output: setup::SchemaOutput,
+    },
+    /// Check what this environment offers glovebox.
+    Doctor {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a private headless desktop (Xvfb, session bus, openbox), printing
+    /// its environment or running a command inside it.
+    #[cfg(target_os = "linux")]
+    Sandbox(sandbox::SandboxArgs),
+    /// Serve the MCP tools over stdin/stdout (for Claude Code, Cursor, VS Code, …).
+    Mcp(serve::McpArgs),
+    /// Serve the MCP tools over streamable HTTP on 127.0.0.1, behind a bearer token.
+    Serve(serve::ServeArgs),
+    /// Run an instruction with the bound model: a bounded observe → decide → act loop, with a summary and an HTML report.
+    #[cfg(target_os = "linux")]
+    Run(run::RunArgs),
+    /// Read or change the configuration.
+    Config {
+        #[command(subcommand)]
+        action: setup::ConfigAction,
+    },
+}
+
+/// Parses the command line and runs the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Windows(args) => desktop::windows(cli.config, args),
+        Command::Screenshot(args) => desktop::screenshot(cli.config, args),
+        Command::Inspect(args) => desktop::inspect(cli.config, args),
+        Command::Observe(args) => desktop::observe(cli.config, args),
+        Command::Grant { action } => grant::grant(cli.config, action),
+        Command::Stop => grant::stop(cli.config),
+        Command::Indicator(args) => grant::indicator(cli.config, args),
+        Command::Audit(args) => grant::audit(args),
+        Command::Schema { output } => setup::schema(output),
+        Command::Doctor { json } => setup::doctor(cli.config, json),
+        #[cfg(target_os = "linux")]
+        Command::Sandbox(args) => sandbox::run(args),
+        Command::Config { action } => setup::config(cli.config, action),
+        Command::Mcp(args) => serve::mcp(cli.config, args),
+        Command::Serve(args) => serve::serve(cli.config, args),
+        #[cfg(target_os = "linux")]
+        Command::Run(args) => run::run(cli.config, args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(failure) => failure.report(),
+    }
+}
+
+/// The host for a one-shot read by the person at the terminal: its
+/// observe-class prompts (`approval.observe = prompt`) ask on the terminal.
+fn open_reader(config: &glovebox_config::Config) -> Result<glovebox_host::Host, Refusal> {
+    // A one-shot read draws no cursor: nothing stays to show it on.
+    let config = glovebox_config::Config { overlay: false, ..config.clone() };
+    glovebox::platform::open_host(&config).map(|host| host.with_approver(std::sync::Arc::new(terminal::Terminal)))
+}
+
+fn load_config(explicit: Option<PathBuf>, json: bool) -> Result<Layered, Failure> {
+    Layered::load(&Sources::standard(explicit)).map_err(|e| refused(e.into(), json))
+}

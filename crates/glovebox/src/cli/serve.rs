@@ -1,0 +1,69 @@
+//! The MCP server: `mcp` on stdio, `serve` on loopback HTTP.
+
+use super::exit::Failure;
+use super::load_config;
+use anyhow::Context;
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// Refuse and hide every input tool, whatever the configuration says.
+    #[arg(long)]
+    read_only: bool,
+}
+
+/// The MCP server of this configuration (not yet serving).
+fn mcp_server(config: &glovebox_config::Config) -> glovebox_mcp::GloveboxServer {
+    let screenshot_dir = config.mcp.screenshot_files.then(|| glovebox_host::control::DisplayDir::default_root().join("screenshots"));
+    // A binding that cannot work (a provider without a model, say) is the
+    // computer tool's refusal to give, with the reason; other tools serve on.
+    let model = glovebox::binding::model_binding(&config.model).map_err(|e| e.to_refusal());
+    let options = glovebox_mcp::Options { read_only: config.read_only, screenshot_dir, model };
+    // A disabled host never touches the desktop; every tool answers its refusal.
+    let host = glovebox::platform::open_host(config);
+    if let Ok(host) = &host {
+        glovebox::platform::serve_indicator(host);
+    }
+    glovebox_mcp::GloveboxServer::new(host, options)
+}
+
+/// `glovebox mcp`: the MCP server on stdio. Nothing but protocol goes to stdout.
+pub fn mcp(config: Option<PathBuf>, args: McpArgs) -> Result<ExitCode, Failure> {
+    let mut config = load_config(config, false)?.config;
+    config.read_only |= args.read_only;
+    glovebox_mcp::run_stdio(mcp_server(&config)).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Port on 127.0.0.1 (default: serve.port; 0 picks a free one).
+    #[arg(long)]
+    port: Option<u16>,
+    /// Refuse and hide every input tool, whatever the configuration says.
+    #[arg(long)]
+    read_only: bool,
+}
+
+/// `glovebox serve`: streamable HTTP on loopback; prints the URL and token.
+pub fn serve(config: Option<PathBuf>, args: ServeArgs) -> Result<ExitCode, Failure> {
+    let mut config = load_config(config, false)?.config;
+    config.read_only |= args.read_only;
+    let token = if config.serve.token.is_empty() {
+        glovebox_host::access::new_token().context("reading /dev/urandom for a token")?
+    } else {
+        config.serve.token.clone()
+    };
+    let port = args.port.unwrap_or(config.serve.port);
+    let announce = |address: std::net::SocketAddr| {
+        println!("{}", serde_json::json!({"url": format!("http://{address}/mcp"), "token": token}));
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+    };
+    // The OpenAI/Anthropic executors under /v1/ share the MCP server's host (one grant per display).
+    let server = mcp_server(&config);
+    let routes = std::sync::Arc::new(glovebox_mcp::wire_routes::WireRoutes::new(server.host()));
+    glovebox_mcp::http::run_http_with(server, port, token.clone(), announce, Some(routes)).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
+    Ok(ExitCode::SUCCESS)
+}
