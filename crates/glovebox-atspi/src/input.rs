@@ -403,6 +403,14 @@ impl AtspiBackend {
         }
     }
 
+    /// The text of the window's focused editable element, read now; `None`
+    /// when no such element is known or it does not answer.
+    pub fn focused_text(&self, window: &WindowInfo) -> Option<String> {
+        let bus = self.bus().ok()?;
+        let focused = self.focused_editable(window, &bus).ok()?;
+        self.runtime.block_on(async { tokio::time::timeout(INPUT_TIMEOUT, bus.text(&focused)).await }).ok()?.ok()
+    }
+
     /// The focused editable element of the window, for typing at the caret:
     /// one Collection query where this application's answers were checked
     /// against a tree read (see `focused_password`), else a tree read.

@@ -227,7 +227,18 @@ impl LinuxInput {
             check_astral(gesture, accepts)?;
             self.check_key_destination(window)?;
         }
-        self.x11.perform_background(window, gesture, accepts.style)?;
+        match gesture {
+            // Lent key codes are taken back once the text shows in the field (where it can be read).
+            Gesture::Text { text } if self.x11.check_layout_keys(text).is_err() => {
+                let before = self.atspi.focused_text(window);
+                let shown = || match (&before, self.atspi.focused_text(window)) {
+                    (Some(before), Some(now)) => now.contains(text.as_str()) && now.chars().count() >= before.chars().count() + text.chars().count(),
+                    _ => true,
+                };
+                self.x11.perform_background_until_shown(window, gesture, accepts.style, &shown)?;
+            }
+            _ => self.x11.perform_background(window, gesture, accepts.style)?,
+        }
         Ok(self.acknowledged(window, Delivery::by("x11:SendEvent")))
     }
 

@@ -19,6 +19,10 @@ use x11rb::protocol::xproto::{ConnectionExt as _, KeyButMask};
 /// before the codes are taken back regardless.
 const RETURN_WAIT: Duration = Duration::from_secs(2);
 
+/// How long the text typed on a loan gets to show in the application's
+/// field (where the caller can read it) before the codes are taken back.
+const SHOWN_WAIT: Duration = Duration::from_secs(1);
+
 /// Key codes lent to characters; mapped to nothing again on drop.
 pub(crate) struct Loan<'a> {
     backend: &'a X11Backend,
@@ -31,6 +35,18 @@ impl Loan<'_> {
     /// [`RETURN_WAIT`] passed), then gives the codes back.
     pub(crate) fn return_after(self, window: &WindowInfo) {
         let _ = self.backend.acknowledge(window, RETURN_WAIT);
+    }
+
+    /// As [`Loan::return_after`], then also until `shown` says the typed
+    /// text is in the application's field (or [`SHOWN_WAIT`] passed).
+    /// Chromium answered the ping and still lost the last lent characters
+    /// in one CI run: it may look keys up after it answered.
+    pub(crate) fn return_once_shown(self, window: &WindowInfo, shown: &dyn Fn() -> bool) {
+        let _ = self.backend.acknowledge(window, RETURN_WAIT);
+        let deadline = std::time::Instant::now() + SHOWN_WAIT;
+        while !shown() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 

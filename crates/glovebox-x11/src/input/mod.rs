@@ -140,6 +140,23 @@ impl X11Backend {
 
     /// Sends `gesture` to `window` alone as synthetic events, framed as its toolkit needs.
     pub fn perform_background(&self, window: &WindowInfo, gesture: &Gesture, style: SyntheticStyle) -> Result<(), BackendError> {
+        self.send_background(window, gesture, style, None)
+    }
+
+    /// As [`X11Backend::perform_background`]; key codes lent for the text
+    /// are taken back only once `shown` says the text is in the field (or a
+    /// second passed), not as soon as the application answered a ping.
+    pub fn perform_background_until_shown(
+        &self,
+        window: &WindowInfo,
+        gesture: &Gesture,
+        style: SyntheticStyle,
+        shown: &dyn Fn() -> bool,
+    ) -> Result<(), BackendError> {
+        self.send_background(window, gesture, style, Some(shown))
+    }
+
+    fn send_background(&self, window: &WindowInfo, gesture: &Gesture, style: SyntheticStyle, shown: Option<&dyn Fn() -> bool>) -> Result<(), BackendError> {
         let (keys, loan) = self.strokes(gesture)?;
         let sent = match style.framing {
             Framing::Bare => self.send_synthetic(window.id.xid, gesture, &keys, style.aim),
@@ -156,8 +173,10 @@ impl X11Backend {
                 sent.and(unfocused)
             }
         };
-        if let Some(loan) = loan {
-            loan.return_after(window);
+        match (loan, shown) {
+            (Some(loan), Some(shown)) => loan.return_once_shown(window, shown),
+            (Some(loan), None) => loan.return_after(window),
+            (None, _) => {}
         }
         sent
     }
