@@ -9,7 +9,7 @@ use crate::model::{DecideRequest, Model, Png, ToolSpec, DECISION_TOOL};
 use crate::prompt;
 use crate::trajectory::{DecisionRecord, FinalWindow, Step, StopReason, Summary, Verdict};
 use glovebox_host::{Host, Observation};
-use glovebox_model::{Action, CaptureMode, DeliveryMode, ErrorCode, Point, Refusal, Target, TreeDiff, WindowRef};
+use glovebox_model::{Action, CaptureMode, DeliveryMode, ErrorCode, Point, Refusal, Role, Target, TreeDiff, WindowRef};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -350,7 +350,7 @@ fn check(seen: &Observation, action: &Action, task: &Task) -> Result<(), Refusal
 
 /// `click push button "Submit"`, `type 12 characters`, …; typed text is
 /// described by its length, never quoted.
-fn describe(action: &Action, targets: &[(String, String)]) -> String {
+fn describe(action: &Action, targets: &[(Role, String)]) -> String {
     let on = match targets.first() {
         Some((role, name)) if !name.is_empty() => format!(" {role} {name:?}"),
         Some((role, _)) => format!(" {role}"),

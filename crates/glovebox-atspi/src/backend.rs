@@ -5,11 +5,11 @@
 use crate::busy::ProcessState;
 use crate::ids::IdRegistry;
 use crate::memo::{Memo, Memos};
-use crate::translate::{role_name, MANAGES_DESCENDANTS, ROLE_PASSWORD_TEXT};
 use crate::transport::{Bus, BusError, ObjectRef};
 use crate::walk::{moved_unannounced, read_facts, rect, remember, screen_offset, walk, Cut, RawNode, Reading, Walk};
+use atspi_common::State;
 use futures_util::future::join_all;
-use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation, WindowInfo};
+use glovebox_model::{AccessibilityTree, Element, ElementId, Fidelity, OmittedChildren, Role, TreeBudget, TruncatedBy, Truncation, WindowInfo};
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::{BackendError, BackendErrorKind};
 use std::collections::HashMap;
@@ -221,7 +221,7 @@ impl AtspiBackend {
 
     /// The live role and name of the accessible behind `id` (read now, not
     /// from the last observation).
-    pub fn describe(&self, window: &WindowInfo, id: ElementId) -> Result<(String, String), BackendError> {
+    pub fn describe(&self, window: &WindowInfo, id: ElementId) -> Result<(Role, String), BackendError> {
         let object = self.resolve(window, id)?;
         let bus = self.bus().map_err(BackendError::unavailable)?;
         self.runtime.block_on(async {
@@ -229,7 +229,7 @@ impl AtspiBackend {
             match tokio::time::timeout(CONNECT_TIMEOUT, read).await {
                 Err(_) => Err(BackendError::new(BackendErrorKind::Timeout, format!("{id}'s application did not answer"))),
                 Ok(Err(e)) => Err(bus_refusal(e)),
-                Ok(Ok((role, name))) => Ok((role_name(role), name)),
+                Ok(Ok((role, name))) => Ok((role, name)),
             }
         })
     }
@@ -240,7 +240,7 @@ impl AtspiBackend {
     pub fn focused_password(&self, window: &WindowInfo) -> Result<bool, BackendError> {
         let frame = self.frame_of(window);
         let bus = self.bus().ok();
-        let query = |states: &[u32], roles: &[u32]| -> Option<Vec<ObjectRef>> {
+        let query = |states: &[State], roles: &[Role]| -> Option<Vec<ObjectRef>> {
             let (frame, bus) = (frame.as_ref()?, bus.as_ref()?);
             let asked = self.runtime.block_on(async { tokio::time::timeout(CONNECT_TIMEOUT, bus.find_matching(frame, states, roles, 1)).await });
             asked.ok()?.ok()
@@ -248,7 +248,7 @@ impl AtspiBackend {
         let app = frame.as_ref().map(|f| f.bus.clone());
         let trusted = app.as_ref().and_then(|a| self.collection_trusted.lock_recovered().get(a).copied());
         if trusted == Some(true) {
-            if let Some(found) = query(&[crate::translate::FOCUSED], &[ROLE_PASSWORD_TEXT]) {
+            if let Some(found) = query(&[State::Focused], &[Role::PasswordText]) {
                 return Ok(found.iter().any(|o| !o.is_null()));
             }
         }
@@ -260,17 +260,17 @@ impl AtspiBackend {
             WindowRead::Read { walked, .. } => walked,
             WindowRead::NoAccessible(_) => return Ok(false),
         };
-        let focused = |n: &&RawNode| n.states.to_states().contains(&ElementState::Focused);
+        let focused = |n: &&RawNode| n.states.contains(State::Focused);
         if let (None, Some(app)) = (trusted, app) {
             if walked.nodes.iter().any(too_many_to_search) {
                 self.distrust_collection(&app);
             } else if let Some(expected) = walked.nodes.iter().find(focused).map(|n| n.object.clone()) {
-                let answered = query(&[crate::translate::FOCUSED], &[]).map(|found| found.into_iter().find(|o| !o.is_null()));
+                let answered = query(&[State::Focused], &[]).map(|found| found.into_iter().find(|o| !o.is_null()));
                 let agrees = matches!(answered, Some(Some(a)) if a == expected);
                 self.collection_trusted.lock_recovered().insert(app, agrees);
             }
         }
-        Ok(walked.nodes.iter().filter(focused).any(|n| n.role == ROLE_PASSWORD_TEXT))
+        Ok(walked.nodes.iter().filter(focused).any(|n| n.role.is_password()))
     }
 
     /// Where keys sent to `window` would land, as far as its accessibles
@@ -280,8 +280,8 @@ impl AtspiBackend {
             WindowRead::Read { walked, .. } => walked,
             WindowRead::NoAccessible(_) => return Ok(KeyDestination::Unknown { has_password: false }),
         };
-        let password = |n: &RawNode| n.role == ROLE_PASSWORD_TEXT;
-        let focused: Vec<&RawNode> = walked.nodes.iter().filter(|n| n.states.to_states().contains(&ElementState::Focused)).collect();
+        let password = |n: &RawNode| n.role.is_password();
+        let focused: Vec<&RawNode> = walked.nodes.iter().filter(|n| n.states.contains(State::Focused)).collect();
         Ok(match focused.as_slice() {
             [] => KeyDestination::Unknown { has_password: walked.nodes.iter().any(password) },
             some if some.iter().any(|n| password(n)) => KeyDestination::Password,
@@ -525,10 +525,10 @@ impl AtspiBackend {
         fn build(i: usize, nodes: &[RawNode], id_of: &HashMap<usize, ElementId>, offset: (i32, i32), origin: (i32, i32)) -> Element {
             let n = &nodes[i];
             let screen = n.extents.and_then(|e| rect(e, offset));
-            let states = n.states.to_states();
+            let states = crate::translate::element_states(n.states);
             Element {
                 id: id_of[&i],
-                role: role_name(n.role),
+                role: n.role,
                 // A password field's name is its label; its text is never read.
                 name: n.name.clone(),
                 description: n.description.clone(),
@@ -543,7 +543,7 @@ impl AtspiBackend {
             }
         }
         let root = build(0, &walked.nodes, &id_of, offset, origin);
-        let focused_password = walked.nodes.iter().any(|n| n.role == ROLE_PASSWORD_TEXT && n.states.to_states().contains(&ElementState::Focused));
+        let focused_password = walked.nodes.iter().any(|n| n.role.is_password() && n.states.contains(State::Focused));
         let truncated = walked.cut.as_ref().map(|cut| {
             let (by, at) = match cut {
                 Cut::Nodes(at) => (TruncatedBy::Nodes { max: budget.max_nodes }, at),
@@ -594,7 +594,7 @@ const SEARCHABLE_CHILDREN: usize = 10_000;
 /// sheet has two billion cells, and after one such query Calc answered no
 /// client for minutes: measured). A list of a few hundred rows is fine.
 fn too_many_to_search(node: &RawNode) -> bool {
-    node.states.has(MANAGES_DESCENDANTS) && node.omitted.as_ref().is_some_and(|(count, _)| *count >= SEARCHABLE_CHILDREN)
+    node.states.contains(State::ManagesDescendants) && node.omitted.as_ref().is_some_and(|(count, _)| *count >= SEARCHABLE_CHILDREN)
 }
 
 impl glovebox_platform::AccessibilitySource for AtspiBackend {
@@ -661,7 +661,7 @@ impl AtspiBackend {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let read = async {
             let (role, interfaces) = tokio::try_join!(bus.role(&object), bus.interfaces(&object))?;
-            if role == ROLE_PASSWORD_TEXT {
+            if role.is_password() {
                 return Ok(Err(BackendError::new(BackendErrorKind::SecureInput, format!("{id} is a password field: its content is never read"))));
             }
             let has = |name: &str| interfaces.iter().any(|i| i == name);
@@ -676,8 +676,8 @@ impl AtspiBackend {
                 None
             };
             Ok(match value {
-                Some((text, total_chars)) => Ok(glovebox_model::ElementValue { id, role: role_name(role), text, total_chars }),
-                None => Err(BackendError::new(BackendErrorKind::NotActionable, format!("{id} ({}) has no text or value to read", role_name(role)))),
+                Some((text, total_chars)) => Ok(glovebox_model::ElementValue { id, role, text, total_chars }),
+                None => Err(BackendError::new(BackendErrorKind::NotActionable, format!("{id} ({}) has no text or value to read", role))),
             })
         };
         self.runtime.block_on(async {

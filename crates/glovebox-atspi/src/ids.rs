@@ -5,22 +5,22 @@
 //! addresses) for a new one of another role.
 
 use crate::transport::ObjectRef;
-use glovebox_model::ElementId;
+use glovebox_model::{ElementId, Role};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use std::collections::HashMap;
 
 #[derive(Debug, Default)]
 pub struct IdRegistry {
     next: u32,
-    by_object: HashMap<(u32, ObjectRef), (ElementId, u32)>,
+    by_object: HashMap<(u32, ObjectRef), (ElementId, Role)>,
     by_id: HashMap<ElementId, (u32, ObjectRef)>,
 }
 
 impl IdRegistry {
-    /// The id of `object` (of AT-SPI role `role`) in window `xid`, minted
+    /// The id of `object` (of role `role`) in window `xid`, minted
     /// on first sight. The same path with another role is another object:
     /// it gets a new id and the old one resolves to nothing.
-    pub fn id_for(&mut self, xid: u32, object: &ObjectRef, role: u32) -> ElementId {
+    pub fn id_for(&mut self, xid: u32, object: &ObjectRef, role: Role) -> ElementId {
         let key = (xid, object.clone());
         match self.by_object.get(&key) {
             Some(&(id, seen_role)) if seen_role == role => return id,
@@ -64,10 +64,10 @@ mod tests {
     #[test]
     fn ids_are_stable_per_window_and_refuse_other_windows() {
         let mut ids = IdRegistry::default();
-        let a = ids.id_for(0x100, &object("/a"), 43);
-        let b = ids.id_for(0x100, &object("/b"), 43);
+        let a = ids.id_for(0x100, &object("/a"), Role::PushButton);
+        let b = ids.id_for(0x100, &object("/b"), Role::PushButton);
         assert_ne!(a, b);
-        assert_eq!(ids.id_for(0x100, &object("/a"), 43), a);
+        assert_eq!(ids.id_for(0x100, &object("/a"), Role::PushButton), a);
         assert_eq!(ids.resolve(0x100, a).unwrap(), object("/a"));
         assert_eq!(ids.resolve(0x200, a).unwrap_err().kind, BackendErrorKind::StaleElement);
         assert_eq!(ids.resolve(0x100, ElementId(999)).unwrap_err().kind, BackendErrorKind::NotFound);
@@ -76,11 +76,11 @@ mod tests {
     #[test]
     fn a_reused_path_with_another_role_is_a_new_object() {
         let mut ids = IdRegistry::default();
-        let button = ids.id_for(0x100, &object("/0x55d0"), 43);
-        let label = ids.id_for(0x100, &object("/0x55d0"), 29);
+        let button = ids.id_for(0x100, &object("/0x55d0"), Role::PushButton);
+        let label = ids.id_for(0x100, &object("/0x55d0"), Role::Label);
         assert_ne!(button, label);
         assert_eq!(ids.resolve(0x100, button).unwrap_err().kind, BackendErrorKind::StaleElement);
         assert_eq!(ids.resolve(0x100, label).unwrap(), object("/0x55d0"));
-        assert_eq!(ids.id_for(0x100, &object("/0x55d0"), 29), label);
+        assert_eq!(ids.id_for(0x100, &object("/0x55d0"), Role::Label), label);
     }
 }

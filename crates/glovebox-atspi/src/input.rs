@@ -8,10 +8,10 @@
 //! `COMPUTER_BACKGROUND_UNAVAILABLE` here; the caller may try another route.
 
 use crate::backend::AtspiBackend;
-use crate::translate::role_name;
 use crate::transport::{Bus, BusError, ObjectRef, TextUnit};
+use atspi_common::{State, StateSet};
 use futures_util::future::join_all;
-use glovebox_model::{Action, Button, ElementState, Point, WindowInfo};
+use glovebox_model::{Action, Button, ElementState, Point, Role, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Delivery, ResolvedTarget};
 use std::time::Duration;
@@ -19,9 +19,9 @@ use std::time::Duration;
 const INPUT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Roles of elements one chooses an option in.
-const CHOOSER_ROLES: &[&str] = &["combo box", "list", "list box", "menu", "table", "tree", "tree table", "page tab list"];
+const CHOOSER_ROLES: &[Role] = &[Role::ComboBox, Role::List, Role::ListBox, Role::Menu, Role::Table, Role::Tree, Role::TreeTable, Role::PageTabList];
 /// Roles of the options themselves.
-const OPTION_ROLES: &[&str] = &["list item", "menu item", "check menu item", "radio menu item", "table cell", "page tab", "tree item"];
+const OPTION_ROLES: &[Role] = &[Role::ListItem, Role::MenuItem, Role::CheckMenuItem, Role::RadioMenuItem, Role::TableCell, Role::PageTab, Role::TreeItem];
 
 /// Action names, in order of preference, that mean "activate this".
 const ACTIVATE: &[&str] = &["click", "press", "activate", "toggle", "jump", "open"];
@@ -62,7 +62,7 @@ async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Resu
         return first;
     }
     // A spreadsheet's cell offers no action: clicking it puts the cursor there.
-    if role_name(bus.role(object).await.map_err(bus_failure)?) == "table cell" {
+    if bus.role(object).await.map_err(bus_failure)? == Role::TableCell {
         if let Ok(delivery) = select_in_parent(bus, object).await {
             return Ok(delivery);
         }
@@ -107,13 +107,12 @@ async fn context_menu(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) 
 /// then its parent's Selection. The item must then read as selected or
 /// focused.
 async fn select_in_parent(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendError> {
-    let states = |words: &Vec<u32>| crate::translate::StateBits::from_words(words);
-    let now = states(&bus.states(object).await.map_err(bus_failure)?);
-    if !now.has(crate::translate::SELECTABLE) {
+    let now = bus.states(object).await.map_err(bus_failure)?;
+    if !now.contains(State::Selectable) {
         return Err(not_actionable("the element is not selectable"));
     }
     // Calc's cells take the focus without ever reading as focused: the selection read-back judges.
-    let focus = now.has(crate::translate::FOCUSABLE) && bus.grab_focus(object).await.unwrap_or(false);
+    let focus = now.contains(State::Focusable) && bus.grab_focus(object).await.unwrap_or(false);
     let parent = bus.parent(object).await.map_err(bus_failure)?;
     if parent.is_null() || !has(&interfaces(bus, &parent).await?, "Selection") {
         return Err(not_actionable("the element's parent offers no selection"));
@@ -122,7 +121,7 @@ async fn select_in_parent(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Bac
     if index < 0 || !bus.select_child(&parent, index).await.map_err(bus_failure)? {
         return Err(not_actionable("the application refused to select the element"));
     }
-    let chosen = |words: &Vec<u32>| states(words).has(crate::translate::SELECTED) || states(words).has(crate::translate::FOCUSED);
+    let chosen = |states: &StateSet| states.contains(State::Selected) || states.contains(State::Focused);
     if !chosen(&read_back(|| bus.states(object), chosen).await?) {
         return Err(not_actionable("the element does not read as selected after its parent selected it"));
     }
@@ -160,7 +159,7 @@ where
 }
 
 async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery, BackendError> {
-    if bus.role(object).await.map_err(bus_failure)? == crate::translate::ROLE_PASSWORD_TEXT {
+    if bus.role(object).await.map_err(bus_failure)?.is_password() {
         return Err(BackendError::new(BackendErrorKind::SecureInput, "glovebox never writes into password fields"));
     }
     let ifaces = interfaces(bus, object).await?;
@@ -175,9 +174,9 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
         }
         return Ok(Delivery::by("at-spi:EditableText.SetTextContents"));
     }
-    if role_name(bus.role(object).await.map_err(bus_failure)?) == "table cell" {
+    if bus.role(object).await.map_err(bus_failure)? == Role::TableCell {
         // A protected sheet's cells keep a settable Value but are no longer editable.
-        if !crate::translate::StateBits::from_words(&bus.states(object).await.map_err(bus_failure)?).has(crate::translate::EDITABLE) {
+        if !bus.states(object).await.map_err(bus_failure)?.contains(State::Editable) {
             return Err(not_actionable("the cell is read-only (a protected sheet or cell); nothing was changed"));
         }
         if has(&ifaces, "Value") && number.is_none() && !has(&ifaces, "EditableText") {
@@ -207,7 +206,7 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     // A point may land on a part of the chooser (its label or arrow): the chooser is then an ancestor.
     let mut object = object.clone();
     for _ in 0..3 {
-        if CHOOSER_ROLES.contains(&role_name(bus.role(&object).await.map_err(bus_failure)?).as_str()) {
+        if CHOOSER_ROLES.contains(&bus.role(&object).await.map_err(bus_failure)?) {
             break;
         }
         match bus.parent(&object).await {
@@ -217,7 +216,7 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     }
     // The list or menu inside a combo box only highlights; the combo box chooses.
     if let Ok(parent) = bus.parent(&object).await {
-        if !parent.is_null() && bus.role(&parent).await.is_ok_and(|r| r == 11) {
+        if !parent.is_null() && bus.role(&parent).await.is_ok_and(|r| r == Role::ComboBox) {
             object = parent;
         }
     }
@@ -234,12 +233,12 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
             return Err(BackendError::new(BackendErrorKind::NotFound, format!("the element has no option named {option:?} (it has {names:?})")))
         }
     };
-    let is_combo = bus.role(object).await.map_err(bus_failure)? == 11;
+    let is_combo = bus.role(object).await.map_err(bus_failure)? == Role::ComboBox;
     let confirmed = || async {
         if is_combo {
             bus.name(object).await.map(|name| name == option).unwrap_or(false)
         } else {
-            bus.states(&child).await.map(|s| crate::translate::StateBits::from_words(&s).to_states().contains(&ElementState::Selected)).unwrap_or(false)
+            bus.states(&child).await.map(|s| s.contains(State::Selected)).unwrap_or(false)
         }
     };
     for (owner, route) in [(object, "at-spi:Selection.SelectChild"), (&parent, "at-spi:Selection.SelectChild(parent)")] {
@@ -250,9 +249,7 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     // An option's own action chooses it (a web page's `select`): the option
     // then says it is selected, and none of its siblings does any more (a
     // browser applies it on its own schedule, so this is waited for).
-    let selected = |o: ObjectRef| async move {
-        bus.states(&o).await.is_ok_and(|s| crate::translate::StateBits::from_words(&s).to_states().contains(&ElementState::Selected))
-    };
+    let selected = |o: ObjectRef| async move { bus.states(&o).await.is_ok_and(|s| s.contains(State::Selected)) };
     let chosen_alone = || async {
         if confirmed().await {
             return true;
@@ -303,7 +300,7 @@ async fn find_option(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Foun
             let children = bus.children(parent).await.map_err(bus_failure)?;
             for (index, child) in children.iter().enumerate() {
                 let name = bus.name(child).await.map_err(bus_failure)?;
-                let is_option = OPTION_ROLES.contains(&role_name(bus.role(child).await.map_err(bus_failure)?).as_str());
+                let is_option = OPTION_ROLES.contains(&bus.role(child).await.map_err(bus_failure)?);
                 if is_option && name == option {
                     return Ok(Found::Option(parent.clone(), child.clone(), index as i32));
                 }
@@ -418,15 +415,13 @@ impl AtspiBackend {
         let none = || not_actionable("no editable element of this window has keyboard focus; set_value or click a field first");
         if self.password_check_uses_collection(window) {
             if let Some(frame) = self.frame_of(window) {
-                let states = [crate::translate::FOCUSED, crate::translate::EDITABLE];
+                let states = [State::Focused, State::Editable];
                 let found = self.runtime.block_on(async { tokio::time::timeout(INPUT_TIMEOUT, bus.find_matching(&frame, &states, &[], 1)).await });
                 if let Ok(Ok(found)) = found {
                     let focused = found.into_iter().find(|o| !o.is_null()).ok_or_else(none)?;
                     let role = self.runtime.block_on(async { tokio::time::timeout(INPUT_TIMEOUT, bus.role(&focused)).await });
                     return match role {
-                        Ok(Ok(crate::translate::ROLE_PASSWORD_TEXT)) => {
-                            Err(BackendError::new(BackendErrorKind::SecureInput, "the focused field is a password field"))
-                        }
+                        Ok(Ok(role)) if role.is_password() => Err(BackendError::new(BackendErrorKind::SecureInput, "the focused field is a password field")),
                         Ok(Ok(_)) => Ok(focused),
                         Ok(Err(e)) => Err(bus_failure(e)),
                         Err(_) => Err(BackendError::new(BackendErrorKind::Timeout, format!("the application of window {} did not answer", window.id))),
@@ -474,10 +469,10 @@ impl AtspiBackend {
         let object = self.target_object(&bus, window, target)?;
         self.blocking(async {
             let (role, states, actions) = tokio::try_join!(bus.role(&object), bus.states(&object), bus.actions(&object)).map_err(bus_failure)?;
-            if role == crate::translate::ROLE_PASSWORD_TEXT {
+            if role.is_password() {
                 return Err(BackendError::new(BackendErrorKind::SecureInput, "glovebox never writes into password fields"));
             }
-            if !crate::translate::StateBits::from_words(&states).has(crate::translate::EDITABLE) {
+            if !states.contains(State::Editable) {
                 return Err(not_actionable("the element is not an editable field (read-only, or not a text field)"));
             }
             let index = candidates.iter().find_map(|wanted| actions.iter().position(|(name, _)| name.eq_ignore_ascii_case(wanted))).ok_or_else(|| {
@@ -489,16 +484,16 @@ impl AtspiBackend {
             }
             // Where the toolkit reports focus (Chromium), the keys must go to this field
             // and nowhere else; Gecko reports none in an inactive window, and the read-back judges.
-            let focused = |states: Vec<u32>| crate::translate::StateBits::from_words(&states).has(crate::translate::FOCUSED);
-            let now_focused = read_back(|| bus.states(&object), |s| focused(s.clone())).await?;
+            let focused = |states: StateSet| states.contains(State::Focused);
+            let now_focused = read_back(|| bus.states(&object), |s| focused(*s)).await?;
             if !focused(now_focused) {
                 if let Some(frame) = self.frame_of(window) {
                     // Keys would land in whichever field holds the focus instead (a document or a button holding it takes no text).
-                    let states = [crate::translate::FOCUSED, crate::translate::EDITABLE];
+                    let states = [State::Focused, State::Editable];
                     let elsewhere = bus.find_matching(&frame, &states, &[], 1).await.unwrap_or_default();
                     if let Some(other) = elsewhere.into_iter().find(|o| !o.is_null() && *o != object) {
-                        let role = bus.role(&other).await.unwrap_or(0);
-                        return Err(if role == crate::translate::ROLE_PASSWORD_TEXT {
+                        let role = bus.role(&other).await.unwrap_or(Role::Unknown);
+                        return Err(if role.is_password() {
                             BackendError::new(
                                 BackendErrorKind::SecureInput,
                                 "the field did not take the focus and a password field holds it; nothing was typed",
@@ -520,8 +515,7 @@ impl AtspiBackend {
         let object = self.target_object(&bus, window, target)?;
         self.blocking(async {
             let (role, states, ifaces) = tokio::try_join!(bus.role(&object), bus.states(&object), bus.interfaces(&object)).map_err(bus_failure)?;
-            let editable = crate::translate::StateBits::from_words(&states).has(crate::translate::EDITABLE);
-            Ok(role_name(role) == "table cell" && editable && !has(&ifaces, "EditableText"))
+            Ok(role == Role::TableCell && states.contains(State::Editable) && !has(&ifaces, "EditableText"))
         })
     }
 

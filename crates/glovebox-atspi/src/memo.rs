@@ -13,8 +13,11 @@
 //! answered with no event at all, a new accessibility bus: the memo is
 //! dropped and the next observation walks the bus again.
 
+use crate::translate;
 use crate::transport::{Bus, CacheItem, ObjectRef};
+use atspi_common::StateSet;
 use futures_util::StreamExt as _;
+use glovebox_model::Role;
 use glovebox_platform::sync::LockRecovered as _;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -25,26 +28,24 @@ const PENDING_LIMIT: usize = 20_000;
 const KNOWN_LIMIT: usize = 100_000;
 /// Applications whose events are followed at once; the least recently read goes first.
 const APPS_LIMIT: usize = 32;
-/// AT-SPI's scroll bar role: its value is a scroll position.
-const ROLE_SCROLL_BAR: u32 = 48;
 
 /// An accessible's own facts, as `GetRole`, `Name`, … or the cache say them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Facts {
-    pub role: u32,
+    pub role: Role,
     pub name: String,
     pub description: String,
-    pub states: Vec<u32>,
+    pub states: StateSet,
     pub interfaces: Vec<String>,
 }
 
 impl From<&CacheItem> for Facts {
     fn from(item: &CacheItem) -> Facts {
         Facts {
-            role: item.role,
+            role: translate::role(item.role),
             name: item.name.clone(),
             description: item.description.clone(),
-            states: item.states.clone(),
+            states: translate::state_set(&item.states),
             interfaces: item.interfaces.clone(),
         }
     }
@@ -216,7 +217,7 @@ impl Memo {
             Change::Property { object, property } => {
                 let role = self.facts(&object).map(|f| f.role);
                 // A value is read live, never kept: only a scroll position moves things.
-                if property == "accessible-value" && role.is_some() && role != Some(ROLE_SCROLL_BAR) {
+                if property == "accessible-value" && role.is_some() && role != Some(Role::ScrollBar) {
                     return;
                 }
                 if let Some(known) = self.known.get_mut(&object) {
@@ -483,7 +484,7 @@ mod tests {
     }
 
     fn memo() -> Memo {
-        let mut memo = Memo::from_items(vec![item("/w", "/app", 0, 2, 23), item("/b", "/w", 1, 0, 43), item("/a", "/w", 0, 0, ROLE_SCROLL_BAR)]);
+        let mut memo = Memo::from_items(vec![item("/w", "/app", 0, 2, 23), item("/b", "/w", 1, 0, 43), item("/a", "/w", 0, 0, 48)]);
         memo.layout_fresh = true;
         memo.visible_rows.insert(object("/w"), (vec![object("/a")], 3));
         memo
@@ -511,7 +512,7 @@ mod tests {
     #[test]
     fn a_scroll_makes_positions_stale_and_another_value_does_not() {
         let mut memo = memo();
-        memo.entry(&object("/b")).facts.as_mut().unwrap().role = 49; // a slider
+        memo.entry(&object("/b")).facts.as_mut().unwrap().role = Role::Slider;
         memo.apply(Change::Property { object: object("/b"), property: "accessible-value".into() });
         assert!(memo.layout_fresh);
         memo.apply(Change::Property { object: object("/a"), property: "accessible-value".into() });

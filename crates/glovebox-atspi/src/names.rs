@@ -7,47 +7,48 @@
 //! Key bindings are translated here too: menu items publish their
 //! accelerators in the toolkit's own spelling (`<Control>s`, `Ctrl+S`).
 
-use crate::translate::role_name;
 use crate::transport::{Bus, ObjectRef};
 use crate::walk::{RawNode, Walk};
+use atspi_common::State;
 use futures_util::future::join_all;
+use glovebox_model::Role;
 use std::collections::HashMap;
 use tokio::time::Instant;
 
 /// Roles whose meaning depends on a name a separate label can give them.
-const LABELLED_ROLES: &[&str] = &[
-    "entry",
-    "text",
-    "password text",
-    "spin button",
-    "slider",
-    "combo box",
-    "check box",
-    "radio button",
-    "toggle button",
-    "push button",
-    "list",
-    "list box",
-    "table",
-    "tree",
-    "tree table",
-    "scroll pane",
-    "progress bar",
-    "level bar",
-    "document text",
+const LABELLED_ROLES: &[Role] = &[
+    Role::Entry,
+    Role::Text,
+    Role::PasswordText,
+    Role::SpinButton,
+    Role::Slider,
+    Role::ComboBox,
+    Role::CheckBox,
+    Role::RadioButton,
+    Role::ToggleButton,
+    Role::PushButton,
+    Role::List,
+    Role::ListBox,
+    Role::Table,
+    Role::Tree,
+    Role::TreeTable,
+    Role::ScrollPane,
+    Role::ProgressBar,
+    Role::LevelBar,
+    Role::DocumentText,
 ];
 
 /// Fields a label laid out beside them names. Not sliders and bars: the
 /// label beside those is often their value, which is never a name.
-const NAMED_BY_LAYOUT: &[&str] = &["entry", "text", "password text", "spin button", "combo box", "document text"];
+const NAMED_BY_LAYOUT: &[Role] = &[Role::Entry, Role::Text, Role::PasswordText, Role::SpinButton, Role::ComboBox, Role::DocumentText];
 
 /// Roles whose description toolkits fill with the value they show (GTK3's
 /// scale describes itself as its drawn value): never a name.
-const DESCRIBED_BY_VALUE: &[&str] = &["slider", "spin button", "progress bar", "level bar", "scroll bar", "dial"];
+const DESCRIBED_BY_VALUE: &[Role] = &[Role::Slider, Role::SpinButton, Role::ProgressBar, Role::LevelBar, Role::ScrollBar, Role::Dial];
 
 /// Roles that only show text: a child of this kind repeating its parent's
 /// name adds nothing, and an unnamed parent takes its only such child's.
-const TEXT_LEAF_ROLES: &[&str] = &["label", "static", "text", "paragraph"];
+const TEXT_LEAF_ROLES: &[Role] = &[Role::Label, Role::Static, Role::Text, Role::Paragraph];
 
 /// Widget class prefixes toolkits put where a name belongs.
 const CLASS_PREFIXES: &[&str] = &["Gtk", "Adw", "Gdk", "Qt", "Q"];
@@ -83,8 +84,8 @@ fn undoubled(name: &str) -> Option<&str> {
 /// label some, do what clicking the parent does).
 fn is_text_leaf(node: &RawNode) -> bool {
     // A field (GTK's entries have role `text`) is never folded away, nor anything the keyboard can reach.
-    let inert = !node.states.has(crate::translate::EDITABLE) && !node.states.has(crate::translate::FOCUSABLE) && !node.has_value();
-    inert && node.children.is_empty() && TEXT_LEAF_ROLES.contains(&role_name(node.role).as_str())
+    let inert = !node.states.contains(State::Editable) && !node.states.contains(State::Focusable) && !node.has_value();
+    inert && node.children.is_empty() && TEXT_LEAF_ROLES.contains(&node.role)
 }
 
 /// A name without its mnemonic underscores (`Page _1` → `Page 1`; `__` is one `_`).
@@ -144,8 +145,7 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
             node.description.clear();
         }
     }
-    let unnamed: Vec<usize> =
-        (0..walk.nodes.len()).filter(|&i| walk.nodes[i].name.trim().is_empty() && LABELLED_ROLES.contains(&role_name(walk.nodes[i].role).as_str())).collect();
+    let unnamed: Vec<usize> = (0..walk.nodes.len()).filter(|&i| walk.nodes[i].name.trim().is_empty() && LABELLED_ROLES.contains(&walk.nodes[i].role)).collect();
     let relations = join_all(unnamed.iter().map(|&i| bus.labelled_by(&walk.nodes[i].object)));
     let labels: Vec<Vec<ObjectRef>> = match tokio::time::timeout_at(deadline, relations).await {
         Ok(found) => found.into_iter().map(Result::unwrap_or_default).collect(),
@@ -175,13 +175,13 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
     let shown_labels: Vec<usize> = (1..walk.nodes.len())
         .filter(|&i| {
             let n = &walk.nodes[i];
-            matches!(role_name(n.role).as_str(), "label" | "static") && !n.name.trim().is_empty() && walk.is_shown(n)
+            matches!(n.role, Role::Label | Role::Static) && !n.name.trim().is_empty() && walk.is_shown(n)
         })
         .collect();
     for (slot, &i) in unnamed.iter().enumerate() {
-        let by_layout = NAMED_BY_LAYOUT.contains(&role_name(walk.nodes[i].role).as_str());
+        let by_layout = NAMED_BY_LAYOUT.contains(&walk.nodes[i].role);
         let beside = || by_layout.then(|| label_beside(&walk.nodes, i, &shown_labels)).flatten().map(|l| walk.nodes[l].name.trim().to_owned());
-        let described = !DESCRIBED_BY_VALUE.contains(&role_name(walk.nodes[i].role).as_str());
+        let described = !DESCRIBED_BY_VALUE.contains(&walk.nodes[i].role);
         let name = match (label_names[slot].join(" "), walk.nodes[i].description.trim()) {
             (label, _) if !label.is_empty() => label,
             (_, description) if described && !description.is_empty() => description.to_owned(),
@@ -221,7 +221,7 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
 /// same order. The copy under a `menu bar` stays; the other parent loses them.
 pub fn menus_once(walk: &mut Walk) {
     let menus_of = |walk: &Walk, i: usize| -> Vec<String> {
-        walk.nodes[i].children.iter().filter(|&&c| role_name(walk.nodes[c].role) == "menu").map(|&c| walk.nodes[c].name.trim().to_owned()).collect()
+        walk.nodes[i].children.iter().filter(|&&c| walk.nodes[c].role == Role::Menu).map(|&c| walk.nodes[c].name.trim().to_owned()).collect()
     };
     let parents: Vec<(usize, Vec<String>)> = (0..walk.nodes.len()).map(|i| (i, menus_of(walk, i))).filter(|(_, menus)| menus.len() >= 2).collect();
     let mut drop_from = vec![];
@@ -230,7 +230,7 @@ pub fn menus_once(walk: &mut Walk) {
             if menus != other {
                 continue;
             }
-            let is_bar = |i: usize| role_name(walk.nodes[i].role) == "menu bar";
+            let is_bar = |i: usize| walk.nodes[i].role == Role::MenuBar;
             drop_from.push(if is_bar(*first) && !is_bar(*second) {
                 *second
             } else if is_bar(*second) {
@@ -241,7 +241,7 @@ pub fn menus_once(walk: &mut Walk) {
         }
     }
     for parent in drop_from {
-        let kept: Vec<usize> = walk.nodes[parent].children.iter().copied().filter(|&c| role_name(walk.nodes[c].role) != "menu").collect();
+        let kept: Vec<usize> = walk.nodes[parent].children.iter().copied().filter(|&c| walk.nodes[c].role != Role::Menu).collect();
         walk.nodes[parent].children = kept;
     }
 }

@@ -2,6 +2,9 @@
 //! calls glovebox makes over it. Nothing here knows the model; replies are
 //! returned as plain Rust values for `translate` to interpret.
 
+use crate::translate;
+use atspi_common::{State, StateSet};
+use glovebox_model::Role;
 use glovebox_platform::sync::LockRecovered as _;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -317,18 +320,18 @@ impl Bus {
     }
 
     /// Collection.GetMatches for objects with every state in `states` and
-    /// any role in `roles` (AT-SPI state and role numbers), at most `count`.
-    pub async fn find_matching(&self, target: &ObjectRef, states: &[u32], roles: &[u32], count: i32) -> Result<Vec<ObjectRef>, BusError> {
+    /// any role in `roles`, at most `count`.
+    pub async fn find_matching(&self, target: &ObjectRef, states: &[State], roles: &[Role], count: i32) -> Result<Vec<ObjectRef>, BusError> {
         const ALL: i32 = 1;
         const ANY: i32 = 2;
         const CANONICAL: u32 = 1;
         let mut state_words = vec![0i32; 2];
-        for s in states {
-            state_words[(*s / 32) as usize] |= (1u32 << (s % 32)) as i32;
+        for bit in states.iter().map(|s| translate::state_bit(*s)) {
+            state_words[(bit / 32) as usize] |= (1u32 << (bit % 32)) as i32;
         }
         let mut role_words = vec![0i32; 5];
-        for r in roles {
-            role_words[(*r / 32) as usize] |= (1u32 << (r % 32)) as i32;
+        for number in roles.iter().filter_map(|r| translate::atspi_number(*r)) {
+            role_words[(number / 32) as usize] |= (1u32 << (number % 32)) as i32;
         }
         let attributes: std::collections::HashMap<String, String> = Default::default();
         let interfaces: Vec<String> = vec![];
@@ -344,12 +347,14 @@ impl Bus {
         self.call(&cache, "org.a11y.atspi.Cache", "GetItems", &()).await
     }
 
-    pub async fn role(&self, target: &ObjectRef) -> Result<u32, BusError> {
-        self.call(target, ACCESSIBLE, "GetRole", &()).await
+    pub async fn role(&self, target: &ObjectRef) -> Result<Role, BusError> {
+        let number: u32 = self.call(target, ACCESSIBLE, "GetRole", &()).await?;
+        Ok(translate::role(number))
     }
 
-    pub async fn states(&self, target: &ObjectRef) -> Result<Vec<u32>, BusError> {
-        self.call(target, ACCESSIBLE, "GetState", &()).await
+    pub async fn states(&self, target: &ObjectRef) -> Result<StateSet, BusError> {
+        let words: Vec<u32> = self.call(target, ACCESSIBLE, "GetState", &()).await?;
+        Ok(translate::state_set(&words))
     }
 
     pub async fn interfaces(&self, target: &ObjectRef) -> Result<Vec<String>, BusError> {

@@ -5,10 +5,11 @@
 //! the memo ([`remember`]).
 
 use crate::memo::{Facts, Memo};
-use crate::translate::{has_value, is_menu_like, StateBits, DEFUNCT, MANAGES_DESCENDANTS, SHOWING, VISIBLE};
+use crate::translate::{has_value, is_menu_like};
 use crate::transport::{Bus, BusError, ObjectRef};
+use atspi_common::{State, StateSet};
 use futures_util::future::join_all;
-use glovebox_model::{Rect, TreeBudget, WindowInfo};
+use glovebox_model::{Rect, Role, TreeBudget, WindowInfo};
 use std::collections::HashMap;
 use tokio::time::Instant;
 
@@ -24,10 +25,10 @@ pub const MANAGED_CELLS_READ: usize = 400;
 #[derive(Debug, Clone)]
 pub struct RawNode {
     pub object: ObjectRef,
-    pub role: u32,
+    pub role: Role,
     pub name: String,
     pub description: String,
-    pub states: StateBits,
+    pub states: StateSet,
     pub interfaces: Vec<String>,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
@@ -55,7 +56,7 @@ impl RawNode {
             role: facts.role,
             name: facts.name,
             description: facts.description,
-            states: StateBits::from_words(&facts.states),
+            states: facts.states,
             interfaces: facts.interfaces,
             parent: None,
             children: vec![],
@@ -70,13 +71,7 @@ impl RawNode {
     }
 
     fn facts(&self) -> Facts {
-        Facts {
-            role: self.role,
-            name: self.name.clone(),
-            description: self.description.clone(),
-            states: vec![self.states.0 as u32, (self.states.0 >> 32) as u32],
-            interfaces: self.interfaces.clone(),
-        }
+        Facts { role: self.role, name: self.name.clone(), description: self.description.clone(), states: self.states, interfaces: self.interfaces.clone() }
     }
 
     /// Takes in what the enrichment read.
@@ -103,7 +98,7 @@ impl RawNode {
     /// field with a value role, never a password field (nothing of it is read)
     /// and never one holding a number (a spin button always has one).
     fn counts_characters(&self) -> bool {
-        self.role != crate::translate::ROLE_PASSWORD_TEXT
+        !self.role.is_password()
             && self.has_interface("atspi.Text")
             && !self.has_interface("atspi.Value")
             && has_value(self.role, &self.interfaces, self.states)
@@ -133,7 +128,7 @@ pub struct Walk {
 impl Walk {
     /// Whether a node (other than the window itself) is on screen.
     pub fn is_shown(&self, node: &RawNode) -> bool {
-        node.states.has(if self.uses_showing { SHOWING } else { VISIBLE })
+        node.states.contains(if self.uses_showing { State::Showing } else { State::Visible })
     }
 }
 
@@ -145,7 +140,7 @@ async fn fetch_node(bus: &Bus, object: ObjectRef) -> Result<RawNode, BusError> {
         role,
         name,
         description,
-        states: StateBits::from_words(&states),
+        states,
         interfaces,
         parent: None,
         children: vec![],
@@ -165,7 +160,7 @@ async fn child_refs(bus: &Bus, memo: &Memo, walk: &Walk, index: usize) -> Result
     if let Some(children) = memo.children(&node.object) {
         return Ok((children.clone(), 0));
     }
-    if node.states.has(MANAGES_DESCENDANTS) {
+    if node.states.contains(State::ManagesDescendants) {
         if let Some(rows) = memo.visible_rows(&node.object) {
             return Ok(rows.clone());
         }
@@ -305,7 +300,7 @@ pub fn read_facts(walk: &Walk) -> Vec<(ObjectRef, Facts, Option<Vec<ObjectRef>>)
     walk.nodes
         .iter()
         .map(|node| {
-            let listed = whole && node.children_read && node.omitted.is_none() && !node.states.has(MANAGES_DESCENDANTS);
+            let listed = whole && node.children_read && node.omitted.is_none() && !node.states.contains(State::ManagesDescendants);
             let children = listed.then(|| node.children.iter().map(|&c| walk.nodes[c].object.clone()).collect());
             (node.object.clone(), node.facts(), children)
         })
@@ -317,7 +312,7 @@ pub fn read_facts(walk: &Walk) -> Vec<(ObjectRef, Facts, Option<Vec<ObjectRef>>)
 /// the window moved without saying so (a scroll, a layout) and the rows
 /// must be found again.
 pub fn moved_unannounced(memo: &Memo, walk: &Walk) -> bool {
-    let used_kept_rows = walk.nodes.iter().any(|n| n.states.has(MANAGES_DESCENDANTS) && memo.visible_rows(&n.object).is_some());
+    let used_kept_rows = walk.nodes.iter().any(|n| n.states.contains(State::ManagesDescendants) && memo.visible_rows(&n.object).is_some());
     used_kept_rows
         && walk.nodes.iter().any(|n| match (&n.enriched, memo.previous_extents(&n.object)) {
             (Some((Some(now), _, _)), Some(before)) => *now != before,
@@ -373,7 +368,7 @@ pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, d
                     None => continue,
                 },
             };
-            if node.states.has(DEFUNCT) {
+            if node.states.contains(State::Defunct) {
                 continue;
             }
             if walk.nodes.len() >= budget.max_nodes {
@@ -392,7 +387,7 @@ pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, d
             added.push((index, depth));
         }
         if added.iter().any(|(_, depth)| *depth == 1) {
-            walk.uses_showing = added.iter().filter(|(_, depth)| *depth == 1).any(|(i, _)| walk.nodes[*i].states.has(SHOWING));
+            walk.uses_showing = added.iter().filter(|(_, depth)| *depth == 1).any(|(i, _)| walk.nodes[*i].states.contains(State::Showing));
         }
         // Hidden subtrees (another tab's page, a collapsed section) are
         // counted, not walked; menus are walked, since their items work closed.
@@ -565,7 +560,7 @@ pub fn remember(memo: &mut Memo, walk: &Walk) {
         match &node.omitted {
             Some((count, hint)) if hint == OMITTED_HIDDEN => known.child_count = Some(*count as i32),
             _ if !node.children_read || !whole => {}
-            None if !node.states.has(MANAGES_DESCENDANTS) => {
+            None if !node.states.contains(State::ManagesDescendants) => {
                 known.children = Some(objects());
                 known.child_count = Some(node.children.len() as i32);
             }

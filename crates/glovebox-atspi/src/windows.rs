@@ -4,8 +4,8 @@
 //! `pid/N` form; its pid is the bus daemon's record of the application.
 
 use crate::backend::AtspiBackend;
-use crate::translate::{StateBits, ACTIVE, SHOWING, VISIBLE};
 use crate::transport::ObjectRef;
+use atspi_common::{State, StateSet};
 use futures_util::future::join_all;
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::BackendError;
@@ -38,7 +38,7 @@ impl AtspiBackend {
                 let name = bus.name(app).await.unwrap_or_default();
                 let tops = bus.children(app).await.unwrap_or_default();
                 let tops = join_all(tops.into_iter().filter(|t| !t.is_null()).map(|top| async {
-                    let states = bus.states(&top).await.map(|w| StateBits::from_words(&w)).unwrap_or(StateBits(0));
+                    let states = bus.states(&top).await.unwrap_or(StateSet::empty());
                     let title = bus.name(&top).await.unwrap_or_default();
                     let extents = bus.extents(&top).await.ok();
                     (top, states, title, extents)
@@ -57,7 +57,7 @@ impl AtspiBackend {
             for (top, states, title, extents) in tops {
                 // Popup menus and tooltips are top-levels too, but neither shown nor sized while closed.
                 let size = extents.filter(|&(_, _, w, h)| w > 0 && h > 0).map(|(_, _, w, h)| (w as u32, h as u32));
-                if !(states.has(SHOWING) || states.has(VISIBLE)) || size.is_none() {
+                if !(states.contains(State::Showing) || states.contains(State::Visible)) || size.is_none() {
                     continue;
                 }
                 let number = *numbers.entry(top.clone()).or_insert_with(|| {
@@ -65,7 +65,7 @@ impl AtspiBackend {
                     next - 1
                 });
                 self.frames.lock_recovered().insert(number, top);
-                windows.push(AccessibleWindow { number, pid, app: app.clone(), title, size, active: states.has(ACTIVE) });
+                windows.push(AccessibleWindow { number, pid, app: app.clone(), title, size, active: states.contains(State::Active) });
             }
         }
         windows.sort_by_key(|w| (!w.active, w.number));

@@ -4,6 +4,7 @@
 //! the password rule.
 
 use glovebox_atspi::AtspiBackend;
+use glovebox_model::Role;
 use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, ErrorCode, Fidelity, Rect, TreeBudget, TruncatedBy, WindowInfo, WindowRef};
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::WindowSource;
@@ -30,7 +31,7 @@ fn window(x11: &X11Backend, pid: u32, title: &str) -> WindowInfo {
     wait_until("window listed", || x11.list_windows().ok().and_then(|w| reference.resolve(&w).ok().cloned()))
 }
 
-fn find<'a>(tree: &'a AccessibilityTree, role: &str, name: &str) -> &'a Element {
+fn find<'a>(tree: &'a AccessibilityTree, role: Role, name: &str) -> &'a Element {
     tree.root
         .as_ref()
         .and_then(|root| root.walk().find(|e| e.role == role && e.name == name))
@@ -58,7 +59,7 @@ fn fixture_elements_match_the_apps_own_report() {
     assert_eq!(tree.window, window.id);
     assert!(!atspi.focused_password(&window).unwrap());
 
-    let submit = find(&tree, "push button", "Submit");
+    let submit = find(&tree, Role::PushButton, "Submit");
     assert!(submit.has(ElementState::Enabled) && submit.has(ElementState::Focusable));
     assert!(submit.actions.iter().any(|a| a.eq_ignore_ascii_case("click")), "{:?}", submit.actions);
     // Bounds agree with the fixture's own allocation of the button, relative to the window.
@@ -69,22 +70,22 @@ fn fixture_elements_match_the_apps_own_report() {
     assert_eq!(submit.bounds.unwrap().intersection(inside), submit.bounds);
 
     // The id resolves back to the same live accessible, and is stable across observations.
-    assert_eq!(atspi.describe(&window, submit.id).unwrap(), ("push button".to_owned(), "Submit".to_owned()));
+    assert_eq!(atspi.describe(&window, submit.id).unwrap(), (Role::PushButton, "Submit".to_owned()));
     let again = atspi.inspect(&window, TreeBudget::default()).unwrap();
-    assert_eq!(find(&again, "push button", "Submit").id, submit.id);
+    assert_eq!(find(&again, Role::PushButton, "Submit").id, submit.id);
 
     // Other elements the fixture has, with their roles.
     // `has value` says the field holds text (its count read, never the text).
-    let name = find(&tree, "text", "Name");
+    let name = find(&tree, Role::Text, "Name");
     assert!(name.has(ElementState::Editable));
     assert_eq!(name.has_value, !state["values"]["name"].as_str().unwrap().is_empty(), "{state}");
-    assert!(find(&tree, "check box", "Subscribe").actions.iter().any(|a| a.eq_ignore_ascii_case("click")));
-    assert!(tree.root.as_ref().unwrap().walk().any(|e| e.role == "slider" && e.has_value));
-    assert_eq!(find(&tree, "menu", "File").children.len(), 2);
+    assert!(find(&tree, Role::CheckBox, "Subscribe").actions.iter().any(|a| a.eq_ignore_ascii_case("click")));
+    assert!(tree.root.as_ref().unwrap().walk().any(|e| e.role == Role::Slider && e.has_value));
+    assert_eq!(find(&tree, Role::Menu, "File").children.len(), 2);
 
     // The long list: visible rows are read, the rest are counted, not dropped.
-    let table = tree.root.as_ref().unwrap().walk().find(|e| e.role == "table").unwrap();
-    let rows = table.children.iter().filter(|c| c.role == "table cell").count();
+    let table = tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::Table).unwrap();
+    let rows = table.children.iter().filter(|c| c.role == Role::TableCell).count();
     assert!((3..50).contains(&rows), "{rows} rows read");
     let omitted = table.omitted_children.as_ref().expect("off-screen rows are summarised");
     assert_eq!(omitted.count + table.children.len(), 201, "header + 200 rows");
@@ -98,7 +99,7 @@ fn unknown_and_foreign_ids_are_refused() {
     let second = Fixture::launch(Sandbox::shared(), &unique_title("A11y ids B"), &[]);
     let (a, b) = (window(x11, first.pid(), &first.title), window(x11, second.pid(), &second.title));
     let tree = inspect_until(&atspi, &a, "tree of A", |t| t.fidelity == Fidelity::Full);
-    let submit = find(&tree, "push button", "Submit").id;
+    let submit = find(&tree, Role::PushButton, "Submit").id;
     assert_eq!(atspi.describe(&b, submit).unwrap_err().code(), ErrorCode::StaleRef);
     assert_eq!(atspi.describe(&a, ElementId(999_999)).unwrap_err().code(), ErrorCode::ElementNotFound);
 }
@@ -119,7 +120,7 @@ fn password_values_never_appear_and_focus_is_flagged() {
     assert!(atspi.focused_password(&window).unwrap(), "the quick check agrees with the tree");
     assert!(atspi.password_check_uses_collection(&window), "GTK3 answers Collection queries truthfully");
     assert!(atspi.focused_password(&window).unwrap(), "the Collection query sees the focused password field too");
-    let password = find(&tree, "password text", "Password");
+    let password = find(&tree, Role::PasswordText, "Password");
     assert!(password.has(ElementState::Focused) && password.has_value);
     let json = serde_json::to_string(&tree).unwrap();
     let text = tree.render_text();
@@ -136,10 +137,10 @@ fn checkbox_state_follows_the_app() {
     let fixture = Fixture::launch(Sandbox::shared(), &unique_title("A11y checkbox"), &[]);
     let window = window(x11, fixture.pid(), &fixture.title);
     let before = inspect_until(&atspi, &window, "tree", |t| t.fidelity == Fidelity::Full);
-    assert!(!find(&before, "check box", "Subscribe").has(ElementState::Checked));
+    assert!(!find(&before, Role::CheckBox, "Subscribe").has(ElementState::Checked));
     fixture.send(serde_json::json!({"cmd": "set", "widget": "subscribe", "value": true}));
     fixture.wait_state("subscribed", |s| s["values"]["subscribe"] == true);
-    inspect_until(&atspi, &window, "checked state", |t| find(t, "check box", "Subscribe").has(ElementState::Checked));
+    inspect_until(&atspi, &window, "checked state", |t| find(t, Role::CheckBox, "Subscribe").has(ElementState::Checked));
 }
 
 #[test]
@@ -246,9 +247,9 @@ fn gtk3_widget_factory_reads_fully() {
     let tree = inspect_until(&atspi, &window, "gtk3 factory tree", |t| t.node_count > 100);
     assert_eq!(tree.fidelity, Fidelity::Full);
     let root = tree.root.as_ref().unwrap();
-    assert!(root.walk().any(|e| e.role == "check box" && e.name == "checkbutton" && e.has(ElementState::Checked)));
-    assert!(root.walk().any(|e| e.role == "radio button" && e.name == "Page 2"));
-    assert!(root.walk().filter(|e| e.role == "spin button").all(|e| e.has_value));
+    assert!(root.walk().any(|e| e.role == Role::CheckBox && e.name == "checkbutton" && e.has(ElementState::Checked)));
+    assert!(root.walk().any(|e| e.role == Role::RadioButton && e.name == "Page 2"));
+    assert!(root.walk().filter(|e| e.role == Role::SpinButton).all(|e| e.has_value));
 }
 
 #[test]
@@ -258,12 +259,12 @@ fn gtk4_widget_factory_reads_with_window_relative_extents_fixed() {
     let window = window(x11, app.0.id(), "GTK Widget Factory");
     let tree = inspect_until(&atspi, &window, "gtk4 factory tree", |t| t.node_count > 100);
     let root = tree.root.as_ref().unwrap();
-    let close = root.walk().find(|e| e.role == "push button" && e.name == "Close").expect("the header bar's Close button");
+    let close = root.walk().find(|e| e.role == Role::PushButton && e.name == "Close").expect("the header bar's Close button");
     // GTK4 reports window-relative extents; screen bounds must land inside the window.
     let screen = close.screen_bounds.unwrap();
     let g = window.geometry;
     assert!(g.intersection(screen) == Some(screen), "{screen:?} not inside {g:?}");
-    assert!(root.walk().any(|e| e.role == "page tab" && e.name.contains('2')));
+    assert!(root.walk().any(|e| e.role == Role::PageTab && e.name.contains('2')));
     assert!(!tree.render_text().lines().skip(1).collect::<Vec<_>>().is_empty());
     assert!(tree.render_text().contains("\"Close\""));
 }

@@ -476,12 +476,13 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     }
     // Before the xdotool rows: their foreground typing leaves keys queued in the fixture.
     use bench_tokens::{click as press, set_field};
+    use glovebox_model::Role;
     let form: Vec<bench_tokens::ScriptedStep> = vec![
         set_field("Name", "Ada Lovelace"),
         set_field("Email", "ada@example.org"),
-        press("check box", "Subscribe"),
-        press("push button", "Details"),
-        press("push button", "Submit"),
+        press(Role::CheckBox, "Subscribe"),
+        press(Role::PushButton, "Details"),
+        press(Role::PushButton, "Submit"),
     ];
     bench_tokens::five_steps(&host, &reference, "fixture form", &form)?;
     let (diff, elements) = bench_tokens::diff_time(&host, &reference, runs)?;

@@ -6,13 +6,13 @@
 
 use anyhow::{Context, Result};
 use glovebox_host::{Host, Observation};
-use glovebox_model::{estimate_tokens, Action, Button, ElementId, Target, TreeDiff, WindowRef};
+use glovebox_model::{estimate_tokens, Action, Button, ElementId, Role, Target, TreeDiff, WindowRef};
 use std::time::{Duration, Instant};
 
 /// One step of a scripted task: the action, made on the frame it sees.
 pub type ScriptedStep = Box<dyn Fn(&Observation) -> Result<Action>>;
 
-pub fn element(seen: &Observation, role: &str, name: &str) -> Result<ElementId> {
+pub fn element(seen: &Observation, role: Role, name: &str) -> Result<ElementId> {
     let root = seen.tree.root.as_ref().context("no tree")?;
     root.walk().find(|e| e.role == role && e.name == name).map(|e| e.id).with_context(|| format!("no {role} {name:?}"))
 }
@@ -26,7 +26,7 @@ pub fn set_field(name: &'static str, text: &'static str) -> ScriptedStep {
     })
 }
 
-pub fn click(role: &'static str, name: &'static str) -> ScriptedStep {
+pub fn click(role: Role, name: &'static str) -> ScriptedStep {
     Box::new(move |seen| Ok(Action::Click { target: Target::Element(element(seen, role, name)?), button: Button::Left, count: 1, modifiers: vec![] }))
 }
 

@@ -13,7 +13,7 @@ use crate::backend::Gated;
 use crate::frames::FrameRecord;
 use crate::grant::State;
 use crate::{refuse, ActOutcome, ApprovalRequest, Host, ObserveRequest, Settled};
-use glovebox_model::{Action, ApprovalClass, Button, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Refusal, Target, TreeDiff};
+use glovebox_model::{Action, ApprovalClass, Button, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Refusal, Role, Target, TreeDiff};
 use glovebox_platform::{Delivery, Reach, Receipt, ResolvedTarget};
 
 /// Where the application's events cannot be watched: how long an input's
@@ -83,7 +83,7 @@ pub struct Span {
     /// instruction "…" for up to 10 steps`).
     pub actions: Vec<String>,
     /// Role and name of the elements the span's steps touch, where known.
-    pub targets: Vec<(String, String)>,
+    pub targets: Vec<(Role, String)>,
     pub text_characters: usize,
     pub detail: Option<String>,
     /// The person started this span themselves (`glovebox run` typed at a
@@ -265,7 +265,7 @@ impl Host {
             targets.push(match target {
                 Target::Element(id) => match frame.elements.get(&id) {
                     Some(element) => {
-                        described.push((element.role.clone(), element.name.clone()));
+                        described.push((element.role, element.name.clone()));
                         ResolvedTarget::Element { id, center: element.center }
                     }
                     None if frame.no_tree => {
@@ -280,14 +280,14 @@ impl Host {
                     let at = frame.to_global(p)?;
                     let under = frame.element_at(at);
                     if let Some(element) = under.and_then(|id| frame.elements.get(&id)) {
-                        described.push((element.role.clone(), element.name.clone()));
+                        described.push((element.role, element.name.clone()));
                     }
                     ResolvedTarget::Global { at, under }
                 }
             });
         }
-        let element_role = described.first().map(|(role, _)| role.clone());
-        if matches!(action, Action::SetValue { .. }) && element_role.as_deref() == Some("password text") {
+        let element_role = described.first().map(|(role, _)| *role);
+        if matches!(action, Action::SetValue { .. }) && element_role.is_some_and(Role::is_password) {
             return Err(refuse(ErrorCode::SecureInput, "glovebox never writes into password fields"));
         }
         // The approval sees exactly these targets of exactly this frame;

@@ -97,7 +97,7 @@ pub struct ApprovalRequest {
     /// frame never approves the same action on another.
     pub frame: Option<glovebox_model::FrameId>,
     /// Role and name of each element the call touches.
-    pub targets: Vec<(String, String)>,
+    pub targets: Vec<(glovebox_model::Role, String)>,
     /// Characters the call would enter.
     pub text_characters: usize,
     /// Anything else worth showing (the application to start).
@@ -300,7 +300,7 @@ mod tests {
     #[test]
     fn the_question_names_targets_and_lengths_never_text() {
         let mut request = ApprovalRequest::call(ApprovalClass::Input, vec!["type".into()]);
-        request.targets = vec![("text".into(), "Name".into())];
+        request.targets = vec![(glovebox_model::Role::Text, "Name".into())];
         request.window = Some("Fixture (1/0x2)".into());
         request.text_characters = 4;
         assert_eq!(request.question(), "glovebox wants to type on text \"Name\" in Fixture (1/0x2), entering 4 character(s). Approve?");

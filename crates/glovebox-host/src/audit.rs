@@ -29,7 +29,7 @@ pub struct AuditRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub element_role: Option<String>,
+    pub element_role: Option<glovebox_model::Role>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub element_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

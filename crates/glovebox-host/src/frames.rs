@@ -36,7 +36,7 @@ pub struct FrameRecord {
 
 #[derive(Debug, Clone)]
 pub struct FrameElement {
-    pub role: String,
+    pub role: glovebox_model::Role,
     pub name: String,
     /// The part of the element inside the window, in global coordinates.
     pub visible: Option<Rect>,
@@ -48,7 +48,7 @@ impl FrameElement {
     pub fn of(element: &glovebox_model::Element, geometry: Rect) -> FrameElement {
         let visible = element.screen_bounds.and_then(|b| b.intersection(geometry));
         let center = visible.map(|v| Point { x: v.x + v.width as i32 / 2, y: v.y + v.height as i32 / 2 });
-        FrameElement { role: element.role.clone(), name: element.name.clone(), visible, center }
+        FrameElement { role: element.role, name: element.name.clone(), visible, center }
     }
 }
 

@@ -26,10 +26,10 @@ impl Host {
                 let Some(element) = record.elements.get(id) else {
                     return Err(refuse(ErrorCode::StaleRef, format!("{id} is not in frame {frame}; observe again and use the new ids")));
                 };
-                if element.role == "password text" {
+                if element.role.is_password() {
                     return Err(refuse(ErrorCode::SecureInput, format!("{id} is a password field: glovebox never reads one")));
                 }
-                described.push((element.role.clone(), element.name.clone()));
+                described.push((element.role, element.name.clone()));
             }
             let window = self.current_target(&mut state)?;
             if let Some(d) = self.denial_of(&window) {
@@ -53,7 +53,7 @@ impl Host {
                 let grant = state.grant.as_ref().expect("a frame has a grant");
                 let mut audit = self.grant_record("read", grant);
                 audit.element_id = Some(id.to_string());
-                audit.element_role = Some(value.role.clone());
+                audit.element_role = Some(value.role);
                 audit.text_length = Some(value.total_chars);
                 self.audit(audit);
                 values.push(value);

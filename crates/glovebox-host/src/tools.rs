@@ -188,7 +188,7 @@ impl Host {
     /// What `action`'s targets are in `frame`, as (role, name) — for an
     /// approval prompt. Unknown ids and points over no element are left out;
     /// the action itself is checked properly when it runs.
-    pub fn describe_targets(&self, frame: FrameId, action: &Action) -> Vec<(String, String)> {
+    pub fn describe_targets(&self, frame: FrameId, action: &Action) -> Vec<(glovebox_model::Role, String)> {
         let state = self.state();
         let Some(record) = state.frames.get(frame) else { return vec![] };
         action
@@ -198,7 +198,7 @@ impl Host {
                 glovebox_model::Target::Element(id) => Some(id),
                 glovebox_model::Target::Point(p) => record.to_global(p).ok().and_then(|g| record.element_at(g)),
             })
-            .filter_map(|id| record.elements.get(&id).map(|e| (e.role.clone(), e.name.clone())))
+            .filter_map(|id| record.elements.get(&id).map(|e| (e.role, e.name.clone())))
             .collect()
     }
 

@@ -4,6 +4,7 @@
 //! model reads.
 
 use crate::geometry::Rect;
+use crate::role::Role;
 use crate::window::WindowId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -79,6 +80,108 @@ pub enum ElementState {
     Multiline,
 }
 
+impl ElementState {
+    /// Every state, in the order a set lists them.
+    pub const ALL: [ElementState; 17] = [
+        ElementState::Enabled,
+        ElementState::Focused,
+        ElementState::Focusable,
+        ElementState::Checked,
+        ElementState::Indeterminate,
+        ElementState::Selected,
+        ElementState::Expanded,
+        ElementState::Expandable,
+        ElementState::Editable,
+        ElementState::Showing,
+        ElementState::Visible,
+        ElementState::Active,
+        ElementState::Pressed,
+        ElementState::Modal,
+        ElementState::ReadOnly,
+        ElementState::Required,
+        ElementState::Multiline,
+    ];
+
+    fn bit(self) -> u32 {
+        1 << self as u32
+    }
+}
+
+/// The states an element is in: a set, listed (and serialized) in
+/// [`ElementState::ALL`]'s order whatever order they were added in.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ElementStates(u32);
+
+impl ElementStates {
+    pub fn contains(self, state: ElementState) -> bool {
+        self.0 & state.bit() != 0
+    }
+
+    pub fn insert(&mut self, state: ElementState) {
+        self.0 |= state.bit();
+    }
+
+    pub fn remove(&mut self, state: ElementState) {
+        self.0 &= !state.bit();
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = ElementState> {
+        ElementState::ALL.into_iter().filter(move |s| self.contains(*s))
+    }
+}
+
+impl FromIterator<ElementState> for ElementStates {
+    fn from_iter<I: IntoIterator<Item = ElementState>>(states: I) -> Self {
+        let mut set = ElementStates::default();
+        states.into_iter().for_each(|s| set.insert(s));
+        set
+    }
+}
+
+impl<const N: usize> From<[ElementState; N]> for ElementStates {
+    fn from(states: [ElementState; N]) -> Self {
+        states.into_iter().collect()
+    }
+}
+
+impl From<&[ElementState]> for ElementStates {
+    fn from(states: &[ElementState]) -> Self {
+        states.iter().copied().collect()
+    }
+}
+
+impl std::fmt::Debug for ElementStates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for ElementStates {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for ElementStates {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Vec::<ElementState>::deserialize(deserializer)?.into_iter().collect())
+    }
+}
+
+impl schemars::JsonSchema for ElementStates {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ElementStates".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<ElementState>>::json_schema(generator)
+    }
+}
+
 /// How much of a window an observation could describe.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "level", rename_all = "kebab-case")]
@@ -149,12 +252,11 @@ pub struct OmittedChildren {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Element {
     pub id: ElementId,
-    /// The platform's role name, e.g. `push button`, `password text`.
-    pub role: String,
+    pub role: Role,
     pub name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
-    pub states: Vec<ElementState>,
+    pub states: ElementStates,
     /// Relative to the window's client area; absent without a Component interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bounds: Option<Rect>,
@@ -176,36 +278,17 @@ pub struct Element {
 
 impl Element {
     pub fn has(&self, state: ElementState) -> bool {
-        self.states.contains(&state)
+        self.states.contains(state)
     }
 
     pub fn is_password(&self) -> bool {
-        self.role == "password text"
+        self.role.is_password()
     }
 
     /// Something an agent can act on: it has actions, takes text or a
     /// value, or can be focused or selected.
     pub fn is_actionable(&self) -> bool {
-        !self.actions.is_empty()
-            || self.has_value
-            || self.has(ElementState::Editable)
-            || self.has(ElementState::Focusable)
-            || matches!(
-                self.role.as_str(),
-                "push button"
-                    | "check box"
-                    | "radio button"
-                    | "toggle button"
-                    | "combo box"
-                    | "menu item"
-                    | "link"
-                    | "slider"
-                    | "spin button"
-                    | "entry"
-                    | "password text"
-                    | "text"
-                    | "page tab"
-            )
+        !self.actions.is_empty() || self.has_value || self.has(ElementState::Editable) || self.has(ElementState::Focusable) || self.role.is_control()
     }
 
     /// Every element of the subtree, depth first.
@@ -224,7 +307,7 @@ pub const READ_MAX_ELEMENTS: usize = 20;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ElementValue {
     pub id: ElementId,
-    pub role: String,
+    pub role: Role,
     /// The text (at most [`READ_MAX_CHARS`] characters of it), or the
     /// number a slider or spin button holds.
     pub text: String,
@@ -266,13 +349,13 @@ mod tests {
     use super::*;
     use ElementState::*;
 
-    fn element(id: u32, role: &str, name: &str, states: &[ElementState], children: Vec<Element>) -> Element {
+    fn element(id: u32, role: Role, name: &str, states: &[ElementState], children: Vec<Element>) -> Element {
         Element {
             id: ElementId(id),
-            role: role.into(),
+            role,
             name: name.into(),
             description: String::new(),
-            states: states.to_vec(),
+            states: states.into(),
             bounds: Some(Rect::new(0, 0, 10, 10)),
             screen_bounds: None,
             has_value: false,
@@ -284,38 +367,38 @@ mod tests {
     }
 
     fn sample() -> AccessibilityTree {
-        let mut name = element(5, "text", "Name", &[Enabled, Focusable, Focused, Editable, Showing, Visible], vec![]);
+        let mut name = element(5, Role::Text, "Name", &[Enabled, Focusable, Focused, Editable, Showing, Visible], vec![]);
         name.has_value = true;
-        let mut password = element(6, "password text", "Password", &[Enabled, Focusable, Editable, Showing, Visible], vec![]);
+        let mut password = element(6, Role::PasswordText, "Password", &[Enabled, Focusable, Editable, Showing, Visible], vec![]);
         password.has_value = true;
-        let mut submit = element(7, "push button", "Submit", &[Enabled, Focusable, Showing, Visible], vec![]);
+        let mut submit = element(7, Role::PushButton, "Submit", &[Enabled, Focusable, Showing, Visible], vec![]);
         submit.actions = vec!["click".into()];
-        let mut disabled = element(8, "push button", "Delete", &[Focusable, Showing, Visible], vec![]);
+        let mut disabled = element(8, Role::PushButton, "Delete", &[Focusable, Showing, Visible], vec![]);
         disabled.actions = vec!["click".into()];
-        let mut new_item = element(10, "menu item", "New", &[Enabled], vec![]);
+        let mut new_item = element(10, Role::MenuItem, "New", &[Enabled], vec![]);
         new_item.actions = vec!["click".into()];
-        let mut file = element(9, "menu", "File", &[Enabled, Showing, Visible, Expandable], vec![new_item]);
+        let mut file = element(9, Role::Menu, "File", &[Enabled, Showing, Visible, Expandable], vec![new_item]);
         file.actions = vec!["click".into()];
         let mut table = element(
             11,
-            "table",
+            Role::Table,
             "",
             &[Enabled, Showing, Visible, Focusable],
-            vec![element(12, "table cell", "Row 0", &[Enabled, Showing, Visible, Selected], vec![])],
+            vec![element(12, Role::TableCell, "Row 0", &[Enabled, Showing, Visible, Selected], vec![])],
         );
         table.omitted_children = Some(OmittedChildren { count: 199, hint: "off-screen rows; scroll the table".into() });
-        let unnamed_panel = element(2, "panel", "", &[Enabled, Showing, Visible], vec![name, password, submit, disabled]);
+        let unnamed_panel = element(2, Role::Panel, "", &[Enabled, Showing, Visible], vec![name, password, submit, disabled]);
         let root = element(
             1,
-            "frame",
+            Role::Frame,
             "Fixture \"A\"",
             &[Enabled, Showing, Visible, Active],
             vec![
-                element(3, "menu bar", "", &[Enabled, Showing, Visible], vec![file]),
+                element(3, Role::MenuBar, "", &[Enabled, Showing, Visible], vec![file]),
                 unnamed_panel,
                 table,
-                element(13, "label", "Ready", &[Enabled, Showing, Visible], vec![]),
-                element(14, "filler", "", &[Enabled, Showing, Visible], vec![]),
+                element(13, Role::Label, "Ready", &[Enabled, Showing, Visible], vec![]),
+                element(14, Role::Filler, "", &[Enabled, Showing, Visible], vec![]),
             ],
         );
         AccessibilityTree {

@@ -14,14 +14,15 @@ pub mod frame;
 pub mod geometry;
 pub mod grant;
 pub mod keys;
+pub mod role;
 pub mod schema;
 pub mod tree_text;
 pub mod wait;
 pub mod window;
 
 pub use a11y::{
-    AccessibilityTree, Element, ElementId, ElementState, ElementValue, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation, READ_MAX_CHARS,
-    READ_MAX_ELEMENTS,
+    AccessibilityTree, Element, ElementId, ElementState, ElementStates, ElementValue, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation,
+    READ_MAX_CHARS, READ_MAX_ELEMENTS,
 };
 pub use action::{validate_batch, Action, Button, DeliveryMode, Target, BATCH_STEPS};
 pub use diff::{Change, TreeDiff};
@@ -30,6 +31,7 @@ pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Fra
 pub use geometry::{Point, Rect, Size};
 pub use grant::{AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin, Policy, Scope};
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
+pub use role::Role;
 pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};
 pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
 pub use window::{Desktop, DisplayBackend, PidSource, ResolveError, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};

@@ -125,7 +125,7 @@ pub fn element_line(e: &Element, hidden_children: usize) -> String {
     if e.is_actionable() {
         out.push_str(&format!("@{} ", e.id));
     }
-    out.push_str(&e.role);
+    out.push_str(e.role.name());
     if !e.name.trim().is_empty() {
         out.push(' ');
         out.push_str(&quote(&e.name));

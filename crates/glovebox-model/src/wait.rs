@@ -21,7 +21,7 @@ pub struct ElementQuery {
 
 impl ElementQuery {
     pub fn matches(&self, e: &Element) -> bool {
-        self.role.as_ref().is_none_or(|r| e.role.eq_ignore_ascii_case(r.trim()))
+        self.role.as_ref().is_none_or(|r| e.role.name().eq_ignore_ascii_case(r.trim()))
             && self.name.as_ref().is_none_or(|n| e.name.to_lowercase().contains(&n.to_lowercase()))
     }
 

@@ -1,15 +1,15 @@
 //! Budgeted rendering and diffs of accessibility trees (pure).
 
-use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, Rect, TokenBudget, TreeDiff, WindowId};
+use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, Rect, Role, TokenBudget, TreeDiff, WindowId};
 use ElementState::*;
 
-fn element(id: u32, role: &str, name: &str, states: &[ElementState], children: Vec<Element>) -> Element {
+fn element(id: u32, role: Role, name: &str, states: &[ElementState], children: Vec<Element>) -> Element {
     Element {
         id: ElementId(id),
-        role: role.into(),
+        role,
         name: name.into(),
         description: String::new(),
-        states: states.to_vec(),
+        states: states.into(),
         bounds: Some(Rect::new(0, id as i32 * 20, 100, 20)),
         screen_bounds: None,
         has_value: false,
@@ -37,18 +37,18 @@ fn tree(root: Element) -> AccessibilityTree {
 }
 
 fn form() -> Element {
-    let mut name = element(2, "text", "Name", BUTTON, vec![]);
-    name.states.push(Editable);
-    let subscribe = element(3, "check box", "Subscribe", BUTTON, vec![]);
-    let submit = element(4, "push button", "Submit", BUTTON, vec![]);
-    element(1, "frame", "Form", SHOWN, vec![element(10, "panel", "", SHOWN, vec![name, subscribe, submit])])
+    let mut name = element(2, Role::Text, "Name", BUTTON, vec![]);
+    name.states.insert(Editable);
+    let subscribe = element(3, Role::CheckBox, "Subscribe", BUTTON, vec![]);
+    let submit = element(4, Role::PushButton, "Submit", BUTTON, vec![]);
+    element(1, Role::Frame, "Form", SHOWN, vec![element(10, Role::Panel, "", SHOWN, vec![name, subscribe, submit])])
 }
 
 fn long_list(rows: u32) -> Element {
-    let items = (0..rows).map(|i| element(100 + i, "list item", &format!("Row {i}"), BUTTON, vec![])).collect();
-    let mut list = element(5, "list", "Files", BUTTON, items);
+    let items = (0..rows).map(|i| element(100 + i, Role::ListItem, &format!("Row {i}"), BUTTON, vec![])).collect();
+    let mut list = element(5, Role::List, "Files", BUTTON, items);
     list.omitted_children = Some(OmittedChildren { count: 240, hint: "off-screen rows; scroll the list".into() });
-    element(1, "frame", "Files", SHOWN, vec![element(2, "push button", "Open", BUTTON, vec![]), list])
+    element(1, Role::Frame, "Files", SHOWN, vec![element(2, Role::PushButton, "Open", BUTTON, vec![]), list])
 }
 
 #[test]
@@ -106,8 +106,8 @@ fn a_value_and_a_check_are_changes_with_their_ids() {
     let mut after_root = form();
     let panel = &mut after_root.children[0];
     panel.children[0].has_value = true;
-    panel.children[1].states.push(Checked);
-    panel.children[0].states.push(Focused);
+    panel.children[1].states.insert(Checked);
+    panel.children[0].states.insert(Focused);
     let diff = TreeDiff::between(&before, &tree(after_root));
     let text = diff.render_text();
     assert_eq!(diff.changed.len(), 2, "{text}");
@@ -120,9 +120,9 @@ fn a_value_and_a_check_are_changes_with_their_ids() {
 fn a_dialog_that_opens_is_an_added_subtree_and_closing_it_one_removal() {
     let before = tree(form());
     let mut with_dialog = form();
-    let ok = element(21, "push button", "OK", BUTTON, vec![]);
-    let label = element(22, "label", "Saved.", SHOWN, vec![]);
-    with_dialog.children.push(element(20, "dialog", "Done", SHOWN, vec![element(23, "filler", "", SHOWN, vec![label, ok])]));
+    let ok = element(21, Role::PushButton, "OK", BUTTON, vec![]);
+    let label = element(22, Role::Label, "Saved.", SHOWN, vec![]);
+    with_dialog.children.push(element(20, Role::Dialog, "Done", SHOWN, vec![element(23, Role::Filler, "", SHOWN, vec![label, ok])]));
     let opened = TreeDiff::between(&before, &tree(with_dialog.clone()));
     let text = opened.render_text();
     assert!(text.starts_with("changes: 3 added"), "{text}");
@@ -139,12 +139,12 @@ fn a_scrolled_list_adds_and_removes_rows_and_moves_are_summarised() {
     let window = |first: u32| {
         let items = (first..first + 20)
             .map(|i| {
-                let mut row = element(100 + i, "list item", &format!("Row {i}"), BUTTON, vec![]);
+                let mut row = element(100 + i, Role::ListItem, &format!("Row {i}"), BUTTON, vec![]);
                 row.bounds = Some(Rect::new(0, (i - first) as i32 * 20, 100, 20));
                 row
             })
             .collect();
-        tree(element(1, "frame", "Files", SHOWN, vec![element(5, "list", "Files", BUTTON, items)]))
+        tree(element(1, Role::Frame, "Files", SHOWN, vec![element(5, Role::List, "Files", BUTTON, items)]))
     };
     let diff = TreeDiff::between(&window(0), &window(5));
     let text = diff.render_text();

@@ -6,8 +6,8 @@ use crate::compose::{desktop_capture, window_capture, window_capture_rect};
 use crate::error::BackendError;
 use crate::{AccessibilitySource, Capture, Delivery, InputSink, ResolvedTarget, RgbImage, ScreenCapture, SecureInputProbe, WindowSource};
 use glovebox_model::{
-    AccessibilityTree, Action, CaptureLimits, DisplaySelection, Element, ElementId, ElementState, Fidelity, Monitor, Rect, TreeBudget, WindowId, WindowInfo,
-    WindowRef,
+    AccessibilityTree, Action, CaptureLimits, DisplaySelection, Element, ElementId, ElementState, Fidelity, Monitor, Rect, Role, TreeBudget, WindowId,
+    WindowInfo, WindowRef,
 };
 use std::sync::Mutex;
 
@@ -105,18 +105,18 @@ impl ScreenCapture for FakeDesktop {
     }
 }
 
-fn fake_element(id: u32, role: &str, name: &str, bounds: Rect, window: &WindowInfo, states: Vec<ElementState>) -> Element {
+fn fake_element(id: u32, role: Role, name: &str, bounds: Rect, window: &WindowInfo, states: Vec<ElementState>) -> Element {
     let g = window.geometry;
     Element {
         id: ElementId(id),
-        role: role.into(),
+        role,
         name: name.into(),
         description: String::new(),
-        states,
+        states: states.into_iter().collect(),
         bounds: Some(bounds),
         screen_bounds: Some(Rect::new(g.x + bounds.x, g.y + bounds.y, bounds.width, bounds.height)),
-        has_value: role == "password text",
-        actions: if role == "push button" { vec!["click".into()] } else { vec![] },
+        has_value: role.is_password(),
+        actions: if role == Role::PushButton { vec!["click".into()] } else { vec![] },
         shortcut: None,
         children: vec![],
         omitted_children: None,
@@ -136,10 +136,10 @@ impl AccessibilitySource for FakeDesktop {
         let mut button_states = shown.clone();
         button_states.push(ElementState::Focusable);
         let size = Rect::new(0, 0, info.geometry.width, info.geometry.height);
-        let mut root = fake_element(1, "frame", &info.title, size, &info, shown);
+        let mut root = fake_element(1, Role::Frame, &info.title, size, &info, shown);
         root.children = vec![
-            fake_element(2, "push button", "OK", Rect::new(10, 10, 50, 20), &info, button_states),
-            fake_element(3, "password text", "Password", Rect::new(10, 40, 100, 20), &info, password_states),
+            fake_element(2, Role::PushButton, "OK", Rect::new(10, 10, 50, 20), &info, button_states),
+            fake_element(3, Role::PasswordText, "Password", Rect::new(10, 40, 100, 20), &info, password_states),
         ];
         Ok(AccessibilityTree {
             window: info.id,

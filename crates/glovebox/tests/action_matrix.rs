@@ -15,6 +15,7 @@
 //! written to `target/action-matrix.md` (copied to `docs/action-matrix.md`).
 #![cfg(target_os = "linux")]
 
+use glovebox_model::Role;
 use glovebox_testkit::desktop::Desktop;
 
 use glovebox_host::{Host, Observation};
@@ -310,20 +311,20 @@ fn current_gtk4(desktop: &Sandbox) -> glovebox_sandbox::InRoot<'_, Sandbox> {
 
 /// The element named `name` (any role when `role` is empty; an editable
 /// one before a label of the same name).
-fn element(seen: &Observation, role: &str, name: &str) -> Option<Target> {
-    let matches = |e: &&glovebox_model::Element| (role.is_empty() || e.role == role) && (name.is_empty() || e.name == name);
+fn element(seen: &Observation, role: Option<Role>, name: &str) -> Option<Target> {
+    let matches = |e: &&glovebox_model::Element| role.is_none_or(|r| e.role == r) && (name.is_empty() || e.name == name);
     let root = seen.tree.root.as_ref()?;
     let editable = root.walk().filter(matches).find(|e| e.has(glovebox_model::ElementState::Editable));
     editable.or_else(|| root.walk().find(matches)).map(|e| Target::Element(e.id))
 }
 
 /// A point at `dx` from the centre of the element the tree shows as `name`.
-fn point_of(seen: &Observation, role: &str, name: &str, dx: i32) -> Target {
+fn point_of(seen: &Observation, role: Option<Role>, name: &str, dx: i32) -> Target {
     let root = seen.tree.root.as_ref().expect("a tree");
     let e = root
         .walk()
-        .find(|e| (role.is_empty() || e.role == role) && e.name == name)
-        .unwrap_or_else(|| panic!("no {role} {name:?}:\n{}", seen.tree.render_text()));
+        .find(|e| role.is_none_or(|r| e.role == r) && e.name == name)
+        .unwrap_or_else(|| panic!("no {role:?} {name:?}:\n{}", seen.tree.render_text()));
     let b = e.bounds.unwrap_or_else(|| panic!("{name:?} has no bounds"));
     Target::Point(Point { x: b.x + b.width as i32 / 2 + dx, y: b.y + b.height as i32 / 2 })
 }
@@ -340,19 +341,19 @@ fn point_in(state: &Value, name: &str, dx: i32, dy: i32) -> Target {
 /// elements: element cells name an id the frame cannot have.
 fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, seen: &Observation, state: &Value) -> Action {
     let xterm_point = |x, y| Target::Point(Point { x, y });
-    let aim = |role: &str, name: &str, widget: &str, dx: i32| -> Target {
+    let aim = |role: Option<Role>, name: &str, widget: &str, dx: i32| -> Target {
         match (addressing, app) {
             (Addressing::Element, App::XTerm) => Target::Element("e1".parse().unwrap()),
-            (Addressing::Element, _) => element(seen, role, name).unwrap_or_else(|| panic!("{app:?} has no {role} {name:?}:\n{}", seen.tree.render_text())),
+            (Addressing::Element, _) => element(seen, role, name).unwrap_or_else(|| panic!("{app:?} has no {role:?} {name:?}:\n{}", seen.tree.render_text())),
             (_, App::XTerm) => xterm_point(120 + dx, 100),
             // A page knows its elements' places in the viewport, not in the window: aim by what the tree shows.
             (_, app) if app.is_web() => point_of(seen, role, name, dx),
             _ => point_in(state, widget, dx, 0),
         }
     };
-    let pad = |dx| aim("", "Pad", "pad", dx);
+    let pad = |dx| aim(None, "Pad", "pad", dx);
     match act {
-        Act::Click => Action::Click { target: aim("push button", "Submit", "submit", 0), button: Button::Left, count: 1, modifiers: vec![] },
+        Act::Click => Action::Click { target: aim(Some(Role::PushButton), "Submit", "submit", 0), button: Button::Left, count: 1, modifiers: vec![] },
         Act::RightClick => Action::Click { target: pad(0), button: Button::Right, count: 1, modifiers: vec![] },
         Act::MiddleClick => Action::Click { target: pad(0), button: Button::Middle, count: 1, modifiers: vec![] },
         // Off the centre the element cell used: two double clicks at one spot within the
@@ -374,7 +375,7 @@ fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, se
             let to = match (addressing, app) {
                 (Addressing::Element, App::XTerm) => xterm_point(300, 100),
                 (_, App::XTerm) => xterm_point(240, 100),
-                (_, app) if app.is_web() => point_of(seen, "", "Pad", 60),
+                (_, app) if app.is_web() => point_of(seen, None, "Pad", 60),
                 _ => point_in(state, "pad", 60, 0),
             };
             let modifiers = if act == Act::AltDrag { vec![ModifierKey::Alt] } else { vec![] };
@@ -384,8 +385,8 @@ fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, se
         Act::TypeAscii => Action::Type { text: TYPED_ASCII.into() },
         Act::TypeUnicode => Action::Type { text: TYPED_UNICODE.into() },
         Act::Key => Action::Key { combo: "ctrl+a".into(), repeat: 1 },
-        Act::SetValue => Action::SetValue { target: aim("", "Name", "name", 0), text: NEW_NAME.into() },
-        Act::Select => Action::Select { target: aim("combo box", combo_name(app), "combo", 0), option: "Blue".into() },
+        Act::SetValue => Action::SetValue { target: aim(None, "Name", "name", 0), text: NEW_NAME.into() },
+        Act::Select => Action::Select { target: aim(Some(Role::ComboBox), combo_name(app), "combo", 0), option: "Blue".into() },
     }
 }
 

@@ -12,6 +12,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_host::Observation;
+use glovebox_model::Role;
 use glovebox_model::{Action, Button, Desktop, ErrorCode, Point, Target, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
@@ -47,7 +48,7 @@ fn entry(seen: &Observation) -> (Target, Point) {
     let root = seen.tree.root.as_ref().expect("a tree");
     let e = root
         .walk()
-        .find(|e| e.role == "text" && e.has(glovebox_model::ElementState::Editable) && e.has(glovebox_model::ElementState::Enabled) && e.bounds.is_some())
+        .find(|e| e.role == Role::Text && e.has(glovebox_model::ElementState::Editable) && e.has(glovebox_model::ElementState::Enabled) && e.bounds.is_some())
         .unwrap_or_else(|| panic!("no entry:\n{}", seen.tree.render_text()));
     let b = e.bounds.unwrap();
     (Target::Element(e.id), Point { x: b.x + 10, y: b.y + b.height as i32 / 2 })
@@ -233,7 +234,7 @@ fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
 }
 
 /// The element of `seen` with `role` and `name`.
-fn named(seen: &Observation, role: &str, name: &str) -> Target {
+fn named(seen: &Observation, role: Role, name: &str) -> Target {
     let root = seen.tree.root.as_ref().expect("a tree");
     let found = root.walk().find(|e| e.role == role && e.name == name);
     Target::Element(found.unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", seen.tree.render_text())).id)
@@ -264,13 +265,13 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
     let listed = wait_until("Calc listed", || host.list_windows(Some(&name), 1).ok()?.windows.into_iter().next().map(|w| w.window));
     assert_eq!(listed.desktop, Desktop::Agent);
     let sheet = WindowRef::Id(listed.id);
-    let has_cell = |o: &Observation| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "table cell" && e.name == "B2"));
+    let has_cell = |o: &Observation| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == Role::TableCell && e.name == "B2"));
     let seen = wait_until("the sheet's cells", || host.observe(Some(&sheet), false).ok().filter(has_cell));
 
     // A number through the cell's value; text as keys to the cell the table's selection put the cursor on.
     let set = |cell: &str, text: &str| {
         let seen = host.observe(Some(&sheet), false).unwrap();
-        let done = host.act(seen.frame.id, Action::SetValue { target: named(&seen, "table cell", cell), text: text.into() });
+        let done = host.act(seen.frame.id, Action::SetValue { target: named(&seen, Role::TableCell, cell), text: text.into() });
         done.unwrap_or_else(|e| panic!("{cell} = {text:?}: {e}")).delivery.route
     };
     drop(seen);
@@ -281,7 +282,7 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
     let seen = host.observe(Some(&sheet), false).unwrap();
     let ids: Vec<_> = ["B2", "A3", "A4"]
         .iter()
-        .map(|c| match named(&seen, "table cell", c) {
+        .map(|c| match named(&seen, Role::TableCell, c) {
             Target::Element(id) => id,
             _ => unreachable!(),
         })
@@ -291,15 +292,15 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
 
     // Saving a CSV asks whether to keep the format: the dialog is a window of its own there.
     let saved =
-        host.act(seen.frame.id, Action::Click { target: named(&seen, "push button", "Save"), button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
+        host.act(seen.frame.id, Action::Click { target: named(&seen, Role::PushButton, "Save"), button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
     println!("save by {} {:?}", saved.delivery.route, saved.delivery.receipt);
     let keep = wait_until("the keep-format dialog", || {
         let windows = host.list_windows(None, 1).ok()?.windows;
         windows.into_iter().find(|w| w.window.desktop == Desktop::Agent && w.window.id.pid == listed.id.pid && w.window.id != listed.id).map(|w| w.window.id)
     });
-    let has_button = |o: &Observation| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "push button" && e.name.contains("CSV")));
+    let has_button = |o: &Observation| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == Role::PushButton && e.name.contains("CSV")));
     let dialog = wait_until("the dialog's buttons", || host.observe(Some(&WindowRef::Id(keep)), false).ok().filter(has_button));
-    let button = dialog.tree.root.as_ref().unwrap().walk().find(|e| e.role == "push button" && e.name.contains("CSV")).unwrap();
+    let button = dialog.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::PushButton && e.name.contains("CSV")).unwrap();
     println!("choosing {:?}", button.name);
     let chose = host.act(dialog.frame.id, Action::Click { target: Target::Element(button.id), button: Button::Left, count: 1, modifiers: vec![] });
     println!("chose by {:?}", chose.as_ref().map(|c| &c.delivery.route));

@@ -10,6 +10,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_host::Observation;
+use glovebox_model::Role;
 use glovebox_model::{Action, Button, ElementState, ErrorCode, Target, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{Desktop as _, InRoot, Sandbox, CURRENT_GTK4_ROOT};
@@ -47,7 +48,7 @@ print(json.dumps(out))
 }
 
 /// The first enabled, showing element of `role` (named `name` when given).
-fn first(seen: &Observation, role: &str, name: Option<&str>, also: impl Fn(&glovebox_model::Element) -> bool) -> Target {
+fn first(seen: &Observation, role: Role, name: Option<&str>, also: impl Fn(&glovebox_model::Element) -> bool) -> Target {
     let root = seen.tree.root.as_ref().expect("a tree");
     let found = root.walk().find(|e| e.role == role && name.is_none_or(|n| e.name == n) && e.has(ElementState::Enabled) && e.bounds.is_some() && also(e));
     Target::Element(found.unwrap_or_else(|| panic!("no enabled {role} {name:?}:\n{}", seen.tree.render_text())).id)
@@ -99,7 +100,7 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
 
     // A slider and a spin button: Value.SetCurrentValue.
     let seen = host.observe(Some(&at), false).unwrap();
-    let slider = first(&seen, "slider", None, |_| true);
+    let slider = first(&seen, Role::Slider, None, |_| true);
     let done = act(&seen, Action::SetValue { target: slider, text: "75".into() }).expect("slider");
     routes.push(format!("slider: {}", done.delivery.route));
     oracle_shows(sandbox, pid, "a slider at 75", |now| now["sliders"].as_array().unwrap().iter().any(|v| v == 75.0));
@@ -107,7 +108,7 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
     // the next main-loop turn: refused, with the spin buttons as they were.
     let seen = host.observe(Some(&at), false).unwrap();
     let spins = read_widgets(sandbox, pid)["spins"].clone();
-    match act(&seen, Action::SetValue { target: first(&seen, "spin button", None, |_| true), text: "7".into() }) {
+    match act(&seen, Action::SetValue { target: first(&seen, Role::SpinButton, None, |_| true), text: "7".into() }) {
         Ok(done) => {
             routes.push(format!("spin button: {}", done.delivery.route));
             oracle_shows(sandbox, pid, "a spin button at 7", |now| now["spins"].as_array().unwrap().iter().any(|v| v == 7.0));
@@ -122,7 +123,7 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
     // A toggle button: its own click. (GTK 4.8 exposes no pressed state to read it back by.)
     if current {
         let seen = host.observe(Some(&at), false).unwrap();
-        let toggle = first(&seen, "toggle button", Some("togglebutton"), |e| !e.has(ElementState::Pressed) && !e.has(ElementState::Checked));
+        let toggle = first(&seen, Role::ToggleButton, Some("togglebutton"), |e| !e.has(ElementState::Pressed) && !e.has(ElementState::Checked));
         let done = act(&seen, Action::Click { target: toggle, button: Button::Left, count: 1, modifiers: vec![] }).expect("toggle button");
         routes.push(format!("toggle button: {}", done.delivery.route));
         let pressed = |v: &Value| v["toggles"].as_array().unwrap().iter().filter(|t| **t == true).count();
@@ -134,12 +135,12 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
     // background: refused, nothing changed.
     let checked = |v: &Value| v["checks"].as_array().unwrap().iter().filter(|c| **c == true).count();
     let seen = host.observe(Some(&at), false).unwrap();
-    let switch = first(&seen, "check box", None, |e| !e.has(ElementState::Checked) && e.actions.iter().any(|a| a.eq_ignore_ascii_case("toggle")));
+    let switch = first(&seen, Role::CheckBox, None, |e| !e.has(ElementState::Checked) && e.actions.iter().any(|a| a.eq_ignore_ascii_case("toggle")));
     let done = act(&seen, Action::Click { target: switch, button: Button::Left, count: 1, modifiers: vec![] }).expect("switch");
     routes.push(format!("switch: {}", done.delivery.route));
     let now = oracle_shows(sandbox, pid, "one more check box checked", |now| checked(now) == checked(&start) + 1);
     let seen = host.observe(Some(&at), false).unwrap();
-    let check = first(&seen, "check box", None, |e| !e.has(ElementState::Checked) && e.actions.is_empty());
+    let check = first(&seen, Role::CheckBox, None, |e| !e.has(ElementState::Checked) && e.actions.is_empty());
     let refusal = act(&seen, Action::Click { target: check, button: Button::Left, count: 1, modifiers: vec![] }).unwrap_err();
     assert!(matches!(refusal.code, ErrorCode::BackgroundUnavailable | ErrorCode::ElementNotActionable), "{refusal}");
     routes.push(format!("check button: refused {}", refusal.code));
@@ -148,14 +149,14 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
 
     // Text into the focused entry: EditableText.
     let seen = host.observe(Some(&at), false).unwrap();
-    let entry = first(&seen, "text", None, |e| e.has(ElementState::Editable) && !e.has(ElementState::Multiline));
+    let entry = first(&seen, Role::Text, None, |e| e.has(ElementState::Editable) && !e.has(ElementState::Multiline));
     let done = act(&seen, Action::SetValue { target: entry, text: "Zoë Müller 東京".into() }).expect("entry");
     routes.push(format!("entry: {}", done.delivery.route));
     oracle_shows(sandbox, pid, "the entry's new text", |now| now["texts"].as_array().unwrap().iter().any(|t| t == "Zoë Müller 東京"));
 
     // A label's right click: its menu.popup (last: an open menu may hold the keyboard).
     let seen = host.observe(Some(&at), false).unwrap();
-    let done = act(&seen, Action::Click { target: first(&seen, "label", Some("Title 1"), |_| true), button: Button::Right, count: 1, modifiers: vec![] })
+    let done = act(&seen, Action::Click { target: first(&seen, Role::Label, Some("Title 1"), |_| true), button: Button::Right, count: 1, modifiers: vec![] })
         .expect("label's context menu");
     assert!(done.delivery.route.contains("menu.popup"), "{}", done.delivery.route);
     routes.push(format!("label right click: {}", done.delivery.route));

@@ -4,6 +4,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_host::Host;
+use glovebox_model::Role;
 use glovebox_model::{Action, Button, Denial, ErrorCode, Origin, Refusal, Scope, Target, WindowInfo, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -29,7 +30,7 @@ fn code<T>(r: Result<T, Refusal>) -> ErrorCode {
 
 /// The element id of the fixture's Submit button in an observation.
 fn submit(seen: &glovebox_host::Observation) -> Target {
-    Target::Element(seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "push button" && e.name == "Submit").expect("Submit").id)
+    Target::Element(seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::PushButton && e.name == "Submit").expect("Submit").id)
 }
 
 #[test]

@@ -5,6 +5,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_host::{Host, Observation};
+use glovebox_model::Role;
 use glovebox_model::{Action, Button, ErrorCode, Point, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
@@ -48,7 +49,7 @@ impl Stage {
         wait_until("target tree", || self.host.observe(Some(&WindowRef::Id(self.window)), false).ok().filter(|o| o.tree.node_count > 10))
     }
 
-    fn element(seen: &Observation, role: &str, name: &str) -> Target {
+    fn element(seen: &Observation, role: Role, name: &str) -> Target {
         let e = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == role && e.name == name);
         Target::Element(e.unwrap_or_else(|| panic!("no {role} {name:?}")).id)
     }
@@ -84,7 +85,7 @@ fn click_by_element_is_delivered_in_the_background() {
     let (sandbox, _turn) = desktop();
     let stage = Stage::new(sandbox, "click");
     let seen = stage.observe();
-    let submit = Stage::element(&seen, "push button", "Submit");
+    let submit = Stage::element(&seen, Role::PushButton, "Submit");
     let budget = seen.grant.budget_left;
     let before = stage.untouched();
     let done = stage.host.act(seen.frame.id, click(submit)).unwrap();
@@ -101,7 +102,7 @@ fn click_by_point_is_hit_tested_to_the_element_under_it() {
     let (sandbox, _turn) = desktop();
     let stage = Stage::new(sandbox, "point");
     let seen = stage.observe();
-    let checkbox = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "check box").unwrap().bounds.unwrap();
+    let checkbox = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::CheckBox).unwrap().bounds.unwrap();
     let centre = Point { x: checkbox.x + checkbox.width as i32 / 2, y: checkbox.y + checkbox.height as i32 / 2 };
     stage.act(click(Target::Point(centre))).unwrap();
     stage.target.wait_state("subscribed", |s| s["values"]["subscribe"] == true);
@@ -115,11 +116,11 @@ fn set_value_replaces_text_with_unicode_intact() {
     stage.target.wait_state("old value", |s| s["values"]["name"] == "old value");
     let seen = stage.observe();
     let text = "Ada Lovelace — 日本語 ✓ 🦀";
-    stage.act(Action::SetValue { target: Stage::element(&seen, "text", "Name"), text: text.into() }).unwrap();
+    stage.act(Action::SetValue { target: Stage::element(&seen, Role::Text, "Name"), text: text.into() }).unwrap();
     stage.target.wait_state("new name", |s| s["values"]["name"] == text);
     // Clearing is a replacement with nothing.
     let seen = stage.observe();
-    stage.act(Action::SetValue { target: Stage::element(&seen, "text", "Name"), text: String::new() }).unwrap();
+    stage.act(Action::SetValue { target: Stage::element(&seen, Role::Text, "Name"), text: String::new() }).unwrap();
     stage.target.wait_state("cleared", |s| s["values"]["name"] == "");
 }
 
@@ -131,7 +132,7 @@ fn set_value_moves_a_slider_and_refuses_what_holds_no_value() {
     stage.act(Action::SetValue { target: slider_of(&seen), text: "73".into() }).unwrap();
     stage.target.wait_state("slider at 73", |s| s["values"]["slider"] == 73.0);
     let seen = stage.observe();
-    let refused = stage.act(Action::SetValue { target: Stage::element(&seen, "push button", "Submit"), text: "x".into() }).unwrap_err();
+    let refused = stage.act(Action::SetValue { target: Stage::element(&seen, Role::PushButton, "Submit"), text: "x".into() }).unwrap_err();
     assert_eq!(refused.code, ErrorCode::ElementNotActionable, "{refused}");
     let seen = stage.observe();
     let refused = stage.act(Action::SetValue { target: slider_of(&seen), text: "loud".into() }).unwrap_err();
@@ -141,7 +142,7 @@ fn set_value_moves_a_slider_and_refuses_what_holds_no_value() {
 }
 
 fn slider_of(seen: &Observation) -> Target {
-    Target::Element(seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "slider").unwrap().id)
+    Target::Element(seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::Slider).unwrap().id)
 }
 
 #[test]
@@ -149,11 +150,11 @@ fn select_picks_a_combo_option_and_refuses_unknown_ones() {
     let (sandbox, _turn) = desktop();
     let stage = Stage::new(sandbox, "select");
     let seen = stage.observe();
-    let combo = Stage::element(&seen, "combo box", "Red");
+    let combo = Stage::element(&seen, Role::ComboBox, "Red");
     stage.act(Action::Select { target: combo, option: "Blue".into() }).unwrap();
     stage.target.wait_state("blue", |s| s["values"]["combo"] == "Blue");
     let seen = stage.observe();
-    let combo = Stage::element(&seen, "combo box", "Blue");
+    let combo = Stage::element(&seen, Role::ComboBox, "Blue");
     let refused = stage.act(Action::Select { target: combo, option: "Purple".into() }).unwrap_err();
     assert_eq!(refused.code, ErrorCode::ElementNotFound, "{refused}");
     assert_eq!(stage.target.state().unwrap()["values"]["combo"], "Blue");
@@ -164,7 +165,7 @@ fn bad_input_is_refused_with_its_code_and_changes_nothing() {
     let (sandbox, _turn) = desktop();
     let stage = Stage::new(sandbox, "bad");
     let seen = stage.observe();
-    let submit = Stage::element(&seen, "push button", "Submit");
+    let submit = Stage::element(&seen, Role::PushButton, "Submit");
     let budget = seen.grant.budget_left;
     let outside = Target::Point(Point { x: seen.frame.image.width as i32 + 5, y: 10 });
     for (action, code) in [

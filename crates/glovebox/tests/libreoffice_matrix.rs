@@ -12,6 +12,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_host::{Host, Observation};
+use glovebox_model::Role;
 use glovebox_model::{Action, Button, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -40,14 +41,14 @@ enum Oracle {
     Paragraphs(&'static [&'static str]),
 }
 
-fn element(seen: &Observation, role: &str, name: &str) -> Target {
+fn element(seen: &Observation, role: Role, name: &str) -> Target {
     let root = seen.tree.root.as_ref().expect("a tree");
     let found = root.walk().find(|e| e.role == role && (name.is_empty() || e.name == name));
     Target::Element(found.unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", seen.tree.render_text())).id)
 }
 
 fn cell(seen: &Observation, name: &str) -> Target {
-    element(seen, "table cell", name)
+    element(seen, Role::TableCell, name)
 }
 
 fn click(target: Target) -> Action {
@@ -92,25 +93,29 @@ const ROWS: &[Row] = &[
     Row {
         app: App::Writer,
         what: "replace the document's text",
-        steps: &[|s| Action::SetValue { target: element(s, "paragraph", ""), text: "Ada Lovelace".into() }],
+        steps: &[|s| Action::SetValue { target: element(s, Role::Paragraph, ""), text: "Ada Lovelace".into() }],
         expect: Oracle::Paragraphs(&["Ada Lovelace"]),
     },
     Row {
         app: App::Writer,
         what: "type at the caret (after set_value: its end)",
-        steps: &[|s| Action::SetValue { target: element(s, "paragraph", ""), text: "Ada".into() }, |_| Action::Type { text: " Lovelace".into() }],
+        steps: &[|s| Action::SetValue { target: element(s, Role::Paragraph, ""), text: "Ada".into() }, |_| Action::Type { text: " Lovelace".into() }],
         expect: Oracle::Paragraphs(&["Ada Lovelace"]),
     },
     Row {
         app: App::Writer,
         what: "type other scripts at the caret",
-        steps: &[|s| Action::SetValue { target: element(s, "paragraph", ""), text: "".into() }, |_| Action::Type { text: "Zoë Müller 東京 🦀".into() }],
+        steps: &[|s| Action::SetValue { target: element(s, Role::Paragraph, ""), text: "".into() }, |_| Action::Type { text: "Zoë Müller 東京 🦀".into() }],
         expect: Oracle::Paragraphs(&["Zoë Müller 東京 🦀"]),
     },
     Row {
         app: App::Writer,
         what: "Return makes a new paragraph",
-        steps: &[|s| Action::SetValue { target: element(s, "paragraph", ""), text: "One".into() }, |_| key("Return"), |_| Action::Type { text: "two".into() }],
+        steps: &[
+            |s| Action::SetValue { target: element(s, Role::Paragraph, ""), text: "One".into() },
+            |_| key("Return"),
+            |_| Action::Type { text: "two".into() },
+        ],
         expect: Oracle::Paragraphs(&["One", "two"]),
     },
 ];
@@ -193,7 +198,7 @@ impl Stage {
         let window = wait_until(&format!("{file} listed"), || self.host.list_windows(Some(&file), 1).ok()?.windows.into_iter().next().map(|w| w.window));
         assert_eq!(window.desktop.is_user(), !on_agent_display);
         let ready = |o: &Observation| {
-            let role = if app == App::Calc { "table cell" } else { "paragraph" };
+            let role = if app == App::Calc { Role::TableCell } else { Role::Paragraph };
             o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == role))
         };
         wait_until(&format!("{file} read"), || self.host.observe(Some(&WindowRef::Id(window.id)), false).ok().filter(ready));

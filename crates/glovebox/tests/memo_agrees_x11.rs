@@ -13,6 +13,7 @@
 
 use glovebox_atspi::AtspiBackend;
 use glovebox_host::{Host, Observation};
+use glovebox_model::Role;
 use glovebox_model::{AccessibilityTree, Action, Button, DeliveryMode, Element, Target, TreeBudget, WindowId, WindowInfo, WindowRef};
 use glovebox_platform::WindowSource;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
@@ -172,7 +173,7 @@ fn find(seen: &Observation, pick: impl Fn(&Element) -> bool) -> Option<&Element>
     seen.tree.root.as_ref()?.walk().find(|e| pick(e))
 }
 
-fn named(seen: &Observation, role: &str, name: &str) -> Option<Target> {
+fn named(seen: &Observation, role: Role, name: &str) -> Option<Target> {
     find(seen, |e| e.role == role && e.name == name).map(|e| Target::Element(e.id))
 }
 
@@ -188,27 +189,27 @@ fn the_kept_tree_agrees_with_a_fresh_walk_after_each_change_on_the_gtk3_fixture(
     stage.first_read(&window, |t| t.render_text().contains("Submit"));
     stage.agree(&window, "the first read");
     let id = window.id;
-    assert!(stage.act(id, "set Name", |seen| Some(Action::SetValue { target: named(seen, "text", "Name")?, text: "Ada Lovelace".into() })));
+    assert!(stage.act(id, "set Name", |seen| Some(Action::SetValue { target: named(seen, Role::Text, "Name")?, text: "Ada Lovelace".into() })));
     wait_until("the fixture reports the name", || fixture.state().filter(|s| s["values"]["name"] == "Ada Lovelace"));
     stage.agree(&window, "set Name");
-    assert!(stage.act(id, "tick Subscribe", |seen| Some(click(named(seen, "check box", "Subscribe")?))));
+    assert!(stage.act(id, "tick Subscribe", |seen| Some(click(named(seen, Role::CheckBox, "Subscribe")?))));
     wait_until("the fixture reports the tick", || fixture.state().filter(|s| s["values"]["subscribe"] == true));
     stage.agree(&window, "tick Subscribe");
-    assert!(stage.act(id, "click Details", |seen| Some(click(named(seen, "push button", "Details")?))));
+    assert!(stage.act(id, "click Details", |seen| Some(click(named(seen, Role::PushButton, "Details")?))));
     wait_until("the fixture shows its details", || fixture.state().filter(|s| s["details_shown"] == true));
     let shown = stage.agree(&window, "show details");
     assert!(shown.render_text().contains("Hide details"), "the panel appeared:\n{}", shown.render_text());
     assert!(stage.act(id, "scroll the list", |seen| {
-        let list = find(seen, |e| e.role == "table" || e.role == "tree table")?;
+        let list = find(seen, |e| e.role == Role::Table || e.role == Role::TreeTable)?;
         Some(Action::Scroll { target: Target::Element(list.id), dx: 0, dy: 10, modifiers: vec![] })
     }));
     let scrolled = stage.agree(&window, "scroll the list");
     assert!(!scrolled.render_text().contains("\"Row 0\""), "the list scrolled:\n{}", scrolled.render_text());
-    assert!(stage.act(id, "click Hide details", |seen| Some(click(named(seen, "push button", "Hide details")?))));
+    assert!(stage.act(id, "click Hide details", |seen| Some(click(named(seen, Role::PushButton, "Hide details")?))));
     let hidden = stage.agree(&window, "hide details");
     assert!(!hidden.render_text().contains("Hide details"));
     assert!(stage.act(id, "choose Blue", |seen| {
-        let combo = find(seen, |e| e.role == "combo box")?;
+        let combo = find(seen, |e| e.role == Role::ComboBox)?;
         Some(Action::Select { target: Target::Element(combo.id), option: "Blue".into() })
     }));
     wait_until("the fixture reports Blue", || fixture.state().filter(|s| s["values"]["combo"] == "Blue"));
@@ -224,10 +225,10 @@ fn the_kept_tree_agrees_with_a_fresh_walk_on_applications_nobody_here_wrote() {
     stage.agree(&factory, "the first read");
     let mut delivered = 0;
     delivered += stage.act(factory.id, "open the second page", |seen| {
-        find(seen, |e| e.role == "page tab" && !e.has(glovebox_model::ElementState::Selected)).map(|e| click(Target::Element(e.id)))
+        find(seen, |e| e.role == Role::PageTab && !e.has(glovebox_model::ElementState::Selected)).map(|e| click(Target::Element(e.id)))
     }) as usize;
     stage.agree(&factory, "the second page");
-    delivered += stage.act(factory.id, "tick a check box", |seen| find(seen, |e| e.role == "check box").map(|e| click(Target::Element(e.id)))) as usize;
+    delivered += stage.act(factory.id, "tick a check box", |seen| find(seen, |e| e.role == Role::CheckBox).map(|e| click(Target::Element(e.id)))) as usize;
     stage.agree(&factory, "a check box");
     assert!(delivered > 0, "nothing was delivered to gtk3-widget-factory");
 
@@ -238,7 +239,7 @@ fn the_kept_tree_agrees_with_a_fresh_walk_on_applications_nobody_here_wrote() {
     stage.first_read(&editor, |t| t.render_text().contains("text"));
     stage.agree(&editor, "the first read");
     assert!(stage.act(editor.id, "replace the document", |seen| {
-        let text = find(seen, |e| e.role == "text" && e.has_value)?;
+        let text = find(seen, |e| e.role == Role::Text && e.has_value)?;
         Some(Action::SetValue { target: Target::Element(text.id), text: "a new line\nand another\n".into() })
     }));
     stage.agree(&editor, "replace the document");
@@ -271,12 +272,12 @@ fn the_kept_tree_agrees_with_a_fresh_walk_on_applications_nobody_here_wrote() {
     stage.first_read(&browser, |t| t.render_text().contains("Add item"));
     stage.agree(&browser, "the first read");
     for n in 1..=2 {
-        assert!(stage.act(browser.id, "add an item", |seen| Some(click(named(seen, "push button", "Add item")?))));
+        assert!(stage.act(browser.id, "add an item", |seen| Some(click(named(seen, Role::PushButton, "Add item")?))));
         let grown = stage.agree(&browser, &format!("item {n} added"));
         assert!(grown.render_text().contains(&format!("Item {n}")), "the page grew:\n{}", grown.render_text());
     }
     assert!(stage.act(browser.id, "type a name", |seen| {
-        let field = find(seen, |e| e.role == "entry" || (e.role == "text" && e.name.contains("Name")))?;
+        let field = find(seen, |e| e.role == Role::Entry || (e.role == Role::Text && e.name.contains("Name")))?;
         Some(Action::SetValue { target: Target::Element(field.id), text: "Grace".into() })
     }));
     stage.agree(&browser, "a name typed");
@@ -287,7 +288,7 @@ fn the_kept_tree_agrees_with_a_fresh_walk_on_applications_nobody_here_wrote() {
     let sheet = stage.launch("localc", &["--norestore", "--nologo"], "LibreOffice Calc");
     stage.first_read(&sheet, |t| t.render_text().contains("\"A1\""));
     stage.agree(&sheet, "the first read");
-    assert!(stage.act(sheet.id, "write B3", |seen| Some(Action::SetValue { target: named(seen, "table cell", "B3")?, text: "42".into() })));
+    assert!(stage.act(sheet.id, "write B3", |seen| Some(Action::SetValue { target: named(seen, Role::TableCell, "B3")?, text: "42".into() })));
     stage.agree(&sheet, "B3 written");
     let fresh = AtspiBackend::on_session_bus(Some(stage.sandbox.bus_address())).unwrap();
     fresh.inspect(&sheet, TreeBudget::default()).unwrap();

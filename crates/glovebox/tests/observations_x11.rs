@@ -5,6 +5,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_host::{Host, Observation, ObserveRequest};
+use glovebox_model::Role;
 use glovebox_model::{Action, Button, ElementId, ErrorCode, Target, TokenBudget, WindowId, WindowRef};
 use glovebox_platform::RgbImage;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
@@ -19,7 +20,7 @@ fn observe(host: &Host, window: WindowId) -> Observation {
     wait_until("tree", || host.observe(Some(&WindowRef::Id(window)), false).ok().filter(|o| o.tree.node_count > 10))
 }
 
-fn id(seen: &Observation, role: &str, name: &str) -> ElementId {
+fn id(seen: &Observation, role: Role, name: &str) -> ElementId {
     seen.tree
         .root
         .as_ref()
@@ -31,8 +32,8 @@ fn id(seen: &Observation, role: &str, name: &str) -> ElementId {
 }
 
 /// (role, name) → id of every element whose role and name are unique in the tree.
-fn named_ids(seen: &Observation) -> HashMap<(String, String), ElementId> {
-    let mut count: HashMap<(String, String), usize> = HashMap::new();
+fn named_ids(seen: &Observation) -> HashMap<(Role, String), ElementId> {
+    let mut count: HashMap<(Role, String), usize> = HashMap::new();
     let all: Vec<_> = seen.tree.root.as_ref().unwrap().walk().filter(|e| !e.name.is_empty()).map(|e| ((e.role.clone(), e.name.clone()), e.id)).collect();
     for (key, _) in &all {
         *count.entry(key.clone()).or_default() += 1;
@@ -57,30 +58,30 @@ fn ids_hold_across_frames_and_input_results_say_what_changed() {
     assert_eq!(a, b, "the same objects keep their ids from frame to frame");
 
     // set_value on the empty Name field: it now has a value, said with its id.
-    let name = id(&second, "text", "Name");
+    let name = id(&second, Role::Text, "Name");
     assert!(!second.tree.find(name).unwrap().has_value, "an empty field shows no value");
     let done = host.act(second.frame.id, Action::SetValue { target: Target::Element(name), text: "Ada".into() }).unwrap();
     fixture.wait_state("name set", |s| s["values"]["name"] == "Ada");
     let diff = done.changes.expect("a diff with the new frame").render_text();
     assert!(diff.contains(&format!("~ @{name} text \"Name\"")) && diff.contains("now has a value"), "{diff}");
     let after = done.next.unwrap();
-    assert_eq!(named_ids(&after).get(&("text".into(), "Name".into())), Some(&name), "ids survive the input");
+    assert_eq!(named_ids(&after).get(&(Role::Text, "Name".into())), Some(&name), "ids survive the input");
 
     // A click that reveals a panel inside the window: an added subtree.
-    let details = id(&after, "push button", "Details");
+    let details = id(&after, Role::PushButton, "Details");
     println!("before clicking Details:\n{}", glovebox_mcp::render::observation(&after, host.text_budget()));
     let done = host.act(after.frame.id, click(details)).unwrap();
     fixture.wait_state("details shown", |s| s["details_shown"] == true);
     let diff = done.changes.clone().unwrap();
     let text = diff.render_text();
     println!("after clicking Details:\n{}", glovebox_mcp::render::acted(&done, host.text_budget()));
-    let hide = id(done.next.as_ref().unwrap(), "push button", "Hide details");
+    let hide = id(done.next.as_ref().unwrap(), Role::PushButton, "Hide details");
     assert!(diff.added.iter().any(|a| a.id == hide), "{text}");
     assert!(text.contains("label \"Ships in 3 days\""), "{text}");
     let after = done.next.unwrap();
 
     // Submit: the status label's name changes (the click counted by the fixture).
-    let submit = id(&after, "push button", "Submit");
+    let submit = id(&after, Role::PushButton, "Submit");
     let done = host.act(after.frame.id, click(submit)).unwrap();
     fixture.wait_state("submitted", |s| s["clicks"]["submit"] == 1);
     let text = done.changes.unwrap().render_text();
@@ -88,7 +89,7 @@ fn ids_hold_across_frames_and_input_results_say_what_changed() {
     let after = done.next.unwrap();
 
     // A click on the status label does nothing, and the result says so.
-    let status = id(&after, "label", "Submit clicked");
+    let status = id(&after, Role::Label, "Submit clicked");
     let point = after.tree.find(status).unwrap().bounds.unwrap();
     let target = Target::Point(glovebox_model::Point { x: point.x + 2, y: point.y + point.height as i32 / 2 });
     let before_state = fixture.state().unwrap();
@@ -100,8 +101,8 @@ fn ids_hold_across_frames_and_input_results_say_what_changed() {
     let after = done.next.unwrap();
 
     // Scrolling the list: rows come into view and others leave it.
-    let list = after.tree.root.as_ref().unwrap().walk().find(|e| e.role == "tree table" || e.role == "table").expect("the list").clone();
-    let row0 = id(&after, "table cell", "Row 0");
+    let list = after.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::TreeTable || e.role == Role::Table).expect("the list").clone();
+    let row0 = id(&after, Role::TableCell, "Row 0");
     let done = host.act(after.frame.id, Action::Scroll { target: Target::Element(list.id), dx: 0, dy: 10, modifiers: vec![] }).unwrap();
     let diff = done.changes.unwrap();
     let text = diff.render_text();
@@ -121,8 +122,8 @@ fn values_are_read_only_when_asked_and_never_from_a_password_field() {
     let window = window_of(&host, &fixture);
     let seen = observe(&host, window);
     assert!(!seen.tree.render_text().contains("ada@example.org"), "listing never shows a value");
-    let slider = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "slider").expect("the slider").id;
-    let (email, status, cell) = (id(&seen, "text", "Email"), id(&seen, "label", "Ready"), id(&seen, "table cell", "Row 2"));
+    let slider = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::Slider).expect("the slider").id;
+    let (email, status, cell) = (id(&seen, Role::Text, "Email"), id(&seen, Role::Label, "Ready"), id(&seen, Role::TableCell, "Row 2"));
     let values = host.read(seen.frame.id, &[email, status, slider, cell]).unwrap();
     let state = fixture.state().unwrap();
     let texts: Vec<&str> = values.iter().map(|v| v.text.as_str()).collect();
@@ -130,7 +131,7 @@ fn values_are_read_only_when_asked_and_never_from_a_password_field() {
     assert!(values.iter().all(|v| !v.truncated()));
 
     // The password field: refused, nothing of it in the audit.
-    let password = id(&seen, "password text", "Password");
+    let password = id(&seen, Role::PasswordText, "Password");
     let refused = host.read(seen.frame.id, &[password]).unwrap_err();
     assert_eq!(refused.code, ErrorCode::SecureInput, "{refused:?}");
     // An id that is not in the frame, and no ids at all, are refused too.
@@ -161,7 +162,7 @@ fn marks_are_drawn_on_the_elements_and_budgets_fold_long_trees() {
     let scale = seen.frame.scale;
     let state = fixture.state().unwrap();
     // The Submit button's mark is where the fixture says the button is.
-    let submit = id(&seen, "push button", "Submit");
+    let submit = id(&seen, Role::PushButton, "Submit");
     let mark = seen.marks.iter().find(|m| m.id == submit).expect("Submit is marked");
     let a = &state["allocations"]["submit"];
     let (x, y, w) = (a[0].as_f64().unwrap() * scale, a[1].as_f64().unwrap() * scale, a[2].as_f64().unwrap() * scale);

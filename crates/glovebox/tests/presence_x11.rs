@@ -6,6 +6,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_host::{Host, Observation};
+use glovebox_model::Role;
 use glovebox_model::{Action, Button, ErrorCode, Target, WindowId, WindowRef};
 use glovebox_platform::RgbImage;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
@@ -27,7 +28,7 @@ fn observe(host: &Host, window: WindowId, screenshot: bool) -> Observation {
     wait_until("tree", || host.observe(Some(&WindowRef::Id(window)), screenshot).ok().filter(|o| o.tree.node_count > 10))
 }
 
-fn element(seen: &Observation, role: &str, name: &str) -> (Target, glovebox_model::Rect) {
+fn element(seen: &Observation, role: Role, name: &str) -> (Target, glovebox_model::Rect) {
     let e = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == role && e.name == name).unwrap_or_else(|| panic!("no {role} {name}"));
     (Target::Element(e.id), e.screen_bounds.expect("on screen"))
 }
@@ -73,7 +74,7 @@ fn the_agents_cursor_is_drawn_click_through_never_captured_and_gone_after_stop()
     assert!(listed.windows.iter().all(|w| w.window.id.xid != cursor), "never in the window list");
 
     // Before the click the cursor moves to the button's centre; after it, it shows a press.
-    let (cancel, bounds) = element(&seen, "push button", "Cancel");
+    let (cancel, bounds) = element(&seen, Role::PushButton, "Cancel");
     host.act(seen.frame.id, Action::Click { target: cancel, button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
     fixture.wait_state("cancel clicked by the host", |s| s["clicks"]["cancel"] == 1);
     let centre = (bounds.x + bounds.width as i32 / 2, bounds.y + bounds.height as i32 / 2);
@@ -218,7 +219,7 @@ fn the_indicator_shows_the_grant_live_in_a_real_browser_and_its_stop_ends_it() {
     assert!(browser.text_of("#state").contains("holds a grant"));
 
     // An action: the budget shown drops without a reload, and the action is listed.
-    let (cancel, _) = element(&seen, "push button", "Cancel");
+    let (cancel, _) = element(&seen, Role::PushButton, "Cancel");
     host.act(seen.frame.id, Action::Click { target: cancel, button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
     fixture.wait_state("clicked", |s| s["clicks"]["cancel"] == 1);
     wait_until("budget drops live", || (browser.text_of("#budget") == (before - 1).to_string()).then_some(()));

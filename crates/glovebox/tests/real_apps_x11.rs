@@ -11,6 +11,7 @@
 //! in stay exactly as they were.
 #![cfg(target_os = "linux")]
 
+use glovebox_model::Role;
 use glovebox_testkit::desktop::Desktop;
 
 use glovebox_host::{Host, Observation};
@@ -235,13 +236,13 @@ impl Drop for Stage {
 }
 
 /// The id of the first element with `role` and `name`.
-fn id(seen: &Observation, role: &str, name: &str) -> Target {
+fn id(seen: &Observation, role: Role, name: &str) -> Target {
     let root = seen.tree.root.as_ref().expect("a tree");
     let found = root.walk().find(|e| e.role == role && e.name == name);
     Target::Element(found.unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", seen.tree.render_text())).id)
 }
 
-fn has(seen: &Observation, role: &str, name: &str) -> bool {
+fn has(seen: &Observation, role: Role, name: &str) -> bool {
     seen.tree.root.as_ref().is_some_and(|root| root.walk().any(|e| e.role == role && e.name == name))
 }
 
@@ -262,22 +263,22 @@ fn fill_form(stage: &Stage, server: &PageServer, browser: &str, window: WindowId
         println!("{browser} {what}: {route}");
         routes.push(format!("{what}: {route}"));
     };
-    step("name", &|seen| set(id(seen, "entry", "Full name"), "Ada Lovelace"));
+    step("name", &|seen| set(id(seen, Role::Entry, "Full name"), "Ada Lovelace"));
     server.wait(browser, "the name arrives", |s| s["name"] == "Ada Lovelace");
-    step("email", &|seen| set(id(seen, "entry", "Email"), "ada@example.org"));
+    step("email", &|seen| set(id(seen, Role::Entry, "Email"), "ada@example.org"));
     server.wait(browser, "the email arrives", |s| s["email"] == "ada@example.org");
-    let colour = |seen: &Observation| Action::Select { target: id(seen, "combo box", "Colour"), option: "Blue".into() };
+    let colour = |seen: &Observation| Action::Select { target: id(seen, Role::ComboBox, "Colour"), option: "Blue".into() };
     // A web drop-down's value cannot be read back (Firefox changes it without telling the
     // page; Chromium's does not reliably follow its tree): refused, and nothing changes.
     let refused = stage.act(window, colour).expect_err("a web drop-down");
     assert_eq!(refused.code, ErrorCode::BackgroundUnavailable, "{refused}");
     let expected_colour = "Red";
-    step("agree", &|seen| click(id(seen, "check box", "I agree")));
+    step("agree", &|seen| click(id(seen, Role::CheckBox, "I agree")));
     server.wait(browser, "the colour and the check box arrive", |s| s["color"] == expected_colour && s["agree"] == true);
     if submit_by_key {
         step("submit", &|_| Action::Key { combo: "Return".into(), repeat: 1 });
     } else {
-        step("submit", &|seen| click(id(seen, "push button", "Send")));
+        step("submit", &|seen| click(id(seen, Role::PushButton, "Send")));
     }
     let done = server.wait(browser, "the form is submitted", |s| s["submitted"].as_u64() >= Some(1));
     assert_eq!((done["name"].as_str(), done["email"].as_str(), done["color"].as_str()), (Some("Ada Lovelace"), Some("ada@example.org"), Some(expected_colour)));
@@ -288,9 +289,9 @@ fn fill_form(stage: &Stage, server: &PageServer, browser: &str, window: WindowId
 /// input: the host never writes into one) and a read-only field.
 fn refusals_change_nothing(stage: &Stage, server: &PageServer, browser: &str, window: WindowId) {
     let before = server.last(browser).unwrap();
-    let refused = stage.act(window, |seen| set(id(seen, "password text", "Password"), "hunter2")).expect_err("a password field");
+    let refused = stage.act(window, |seen| set(id(seen, Role::PasswordText, "Password"), "hunter2")).expect_err("a password field");
     assert_eq!(refused.code, ErrorCode::SecureInput, "{refused}");
-    let refused = stage.act(window, |seen| set(id(seen, "entry", "Reference"), "changed")).expect_err("a read-only field");
+    let refused = stage.act(window, |seen| set(id(seen, Role::Entry, "Reference"), "changed")).expect_err("a read-only field");
     assert!(matches!(refused.code, ErrorCode::ElementNotActionable), "{refused}");
     std::thread::sleep(Duration::from_millis(500));
     let after = server.last(browser).unwrap();
@@ -322,7 +323,7 @@ fn web_forms_fill_and_submit_in_the_background_in_chromium_and_firefox() {
         &firefox_title,
     );
     for (browser, window, by_key) in [("chromium", chromium, true), ("firefox", firefox, false)] {
-        let seen = stage.observe_until(window, &format!("{browser}'s form"), |seen| has(seen, "entry", "Full name") && has(seen, "push button", "Send"));
+        let seen = stage.observe_until(window, &format!("{browser}'s form"), |seen| has(seen, Role::Entry, "Full name") && has(seen, Role::PushButton, "Send"));
         let text = seen.tree.render_text();
         // Names as people read them: every field by its label, values only where one is.
         for label in ["entry \"Full name\"", "entry \"Email\"", "password text \"Password\"", "combo box \"Colour\"", "check box \"I agree\""] {
@@ -366,7 +367,7 @@ fn qt_keys_return_and_a_save_shortcut_in_the_background() {
     let pid = calculator.pid;
     // The editor starts empty: an editable text, with no value yet.
     stage.observe_until(calculator, "SpeedCrunch's editor", |seen| {
-        seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "text" && e.has(glovebox_model::ElementState::Editable)))
+        seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == Role::Text && e.has(glovebox_model::ElementState::Editable)))
     });
     let route = stage.act(calculator, |_| Action::Type { text: "6*7".into() }).expect("typing into SpeedCrunch");
     let route_key = stage.act(calculator, |_| Action::Key { combo: "Return".into(), repeat: 1 }).expect("Return in SpeedCrunch");
@@ -377,12 +378,12 @@ fn qt_keys_return_and_a_save_shortcut_in_the_background() {
     let path = stage.sandbox.runtime_dir().join("notes-for-featherpad.txt");
     std::fs::write(&path, "first line\n").unwrap();
     let editor = stage.launch("featherpad", &[path.to_str().unwrap()], "notes-for-featherpad");
-    let seen =
-        stage.observe_until(editor, "FeatherPad's document", |seen| seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "text" && e.has_value)));
-    let document = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "text" && e.has_value).unwrap().id;
+    let seen = stage
+        .observe_until(editor, "FeatherPad's document", |seen| seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == Role::Text && e.has_value)));
+    let document = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::Text && e.has_value).unwrap().id;
     // Ids hold from one look to the next in a real Qt application too.
     let again = stage.host.observe(Some(&WindowRef::Id(editor)), false).unwrap();
-    assert!(again.tree.find(document).is_some_and(|e| e.role == "text"), "{document} is gone:\n{}", again.tree.render_text());
+    assert!(again.tree.find(document).is_some_and(|e| e.role == Role::Text), "{document} is gone:\n{}", again.tree.render_text());
     // The document is read only when asked; it reads what the file holds.
     let read = stage.host.read(again.frame.id, &[document]).expect("reading FeatherPad's document");
     assert_eq!(read[0].text, "first line\n", "{read:?}");
@@ -401,17 +402,17 @@ fn fields_are_named_by_their_labels_in_a_gtk3_dialog() {
     let title = unique_title("Forms dialog");
     let dialog =
         stage.launch("zenity", &["--forms", "--title", &title, "--add-entry", "First name", "--add-entry", "Last name", "--add-password", "Secret"], &title);
-    let seen = stage.observe_until(dialog, "zenity's fields", |seen| has(seen, "text", "First name"));
+    let seen = stage.observe_until(dialog, "zenity's fields", |seen| has(seen, Role::Text, "First name"));
     let text = seen.tree.render_text();
-    assert!(has(&seen, "text", "Last name") && has(&seen, "password text", "Secret"), "{text}");
+    assert!(has(&seen, Role::Text, "Last name") && has(&seen, Role::PasswordText, "Secret"), "{text}");
     assert!(
         !text.lines().any(|l| l.trim_start().starts_with('@') && (l.contains(" text [") || l.contains(" password text ["))),
         "a field without its label's name:\n{text}"
     );
     // The names are usable: the fields they name are the ones that change (zenity prints them on OK).
-    stage.act(dialog, |seen| set(id(seen, "text", "Last name"), "Lovelace")).expect("set_value on the named field");
-    stage.act(dialog, |seen| set(id(seen, "text", "First name"), "Ada")).expect("set_value on the named field");
-    stage.act(dialog, |seen| click(id(seen, "push button", "OK"))).expect("OK");
+    stage.act(dialog, |seen| set(id(seen, Role::Text, "Last name"), "Lovelace")).expect("set_value on the named field");
+    stage.act(dialog, |seen| set(id(seen, Role::Text, "First name"), "Ada")).expect("set_value on the named field");
+    stage.act(dialog, |seen| click(id(seen, Role::PushButton, "OK"))).expect("OK");
     let out = stage.sandbox.runtime_dir().join("zenity.log");
     wait_until("zenity prints the fields", || std::fs::read_to_string(&out).ok().filter(|s| s.contains("Ada|Lovelace|")).map(|_| ()));
 }
@@ -420,11 +421,11 @@ fn fields_are_named_by_their_labels_in_a_gtk3_dialog() {
 fn a_spreadsheet_reads_as_it_looks() {
     let mut stage = Stage::start();
     let sheet = stage.launch("localc", &["--norestore", "--nologo"], "LibreOffice Calc");
-    let seen = stage.observe_until(sheet, "the sheet's cells", |seen| has(seen, "table cell", "A1"));
+    let seen = stage.observe_until(sheet, "the sheet's cells", |seen| has(seen, Role::TableCell, "A1"));
     let text = seen.tree.render_text();
     // The rows on screen, not the first row alone: whole rows, top first.
     for cell in ["A1", "W1", "A2", "B2", "A10", "C10"] {
-        assert!(has(&seen, "table cell", cell), "no cell {cell} in\n{text}");
+        assert!(has(&seen, Role::TableCell, cell), "no cell {cell} in\n{text}");
     }
     assert!(text.contains("more not shown: cells off-screen"), "the rest is summarised:\n{text}");
     // Each menu once (LibreOffice's GTK3 build exports its menu bar twice).
@@ -458,7 +459,7 @@ fn a_covered_browser_window_takes_a_field_or_refuses_with_the_page_unchanged() {
     let title = unique_title("Covered form");
     let args = chromium_args(&stage.sandbox.runtime_dir().join("chromium-covered"), &server.url(&title));
     let window = stage.launch("chromium", &args.iter().map(String::as_str).collect::<Vec<_>>(), &title);
-    stage.observe_until(window, "the form", |seen| has(seen, "entry", "Full name"));
+    stage.observe_until(window, "the form", |seen| has(seen, Role::Entry, "Full name"));
     server.wait("chromium", "the page loads", |s| s["why"] == "load" || s.get("name").is_some());
     // The user's window now covers the browser entirely.
     stage.sentinel.send(serde_json::json!({"cmd": "move", "x": 0, "y": 0}));
@@ -466,7 +467,7 @@ fn a_covered_browser_window_takes_a_field_or_refuses_with_the_page_unchanged() {
     std::thread::sleep(Duration::from_millis(1500));
     let seen = stage.host.observe(Some(&WindowRef::Id(window)), true).unwrap();
     println!("occluded: {:?}", seen.frame.occluded);
-    let outcome = stage.act(window, |seen| set(id(seen, "entry", "Full name"), "Ada Lovelace"));
+    let outcome = stage.act(window, |seen| set(id(seen, Role::Entry, "Full name"), "Ada Lovelace"));
     std::thread::sleep(Duration::from_millis(1500));
     let page = server.last("chromium").unwrap();
     println!("outcome {outcome:?}; the page says {page}");
@@ -507,24 +508,24 @@ fn a_spreadsheet_cell_takes_a_number_and_text_in_the_background() {
     let csv = stage.sandbox.runtime_dir().join("fruit-background.csv");
     std::fs::write(&csv, "fruit,count\nApples,3\nPears,5\n").unwrap();
     let sheet = stage.launch("localc", &["--norestore", "--nologo", "--infilter=CSV:44,34,76,1", csv.to_str().unwrap()], "fruit-background.csv");
-    stage.observe_until(sheet, "the sheet's cells", |seen| has(seen, "table cell", "B2"));
+    stage.observe_until(sheet, "the sheet's cells", |seen| has(seen, Role::TableCell, "B2"));
     // A number goes to the cell's value: no key, no pointer.
-    assert_eq!(stage.act(sheet, |seen| set(id(seen, "table cell", "B2"), "42")).unwrap(), "at-spi:Value.CurrentValue");
+    assert_eq!(stage.act(sheet, |seen| set(id(seen, Role::TableCell, "B2"), "42")).unwrap(), "at-spi:Value.CurrentValue");
     // Text goes in as keys to the cell its table's selection put the cursor on, then Return.
-    let route = stage.act(sheet, |seen| set(id(seen, "table cell", "A3"), "Plums")).unwrap();
+    let route = stage.act(sheet, |seen| set(id(seen, Role::TableCell, "A3"), "Plums")).unwrap();
     assert!(route.starts_with("at-spi:Component.GrabFocus+Selection.SelectChild") && route.ends_with("x11:SendEvent(keys)"), "{route}");
     // Letters no key of the layout makes go in on lent keys.
-    stage.act(sheet, |seen| set(id(seen, "table cell", "A4"), "Zoë Müller")).unwrap();
+    stage.act(sheet, |seen| set(id(seen, Role::TableCell, "A4"), "Zoë Müller")).unwrap();
     // A click on a cell (no action of its own) selects it; typing then goes there.
-    let route = stage.act(sheet, |seen| click(id(seen, "table cell", "B4"))).unwrap();
+    let route = stage.act(sheet, |seen| click(id(seen, Role::TableCell, "B4"))).unwrap();
     assert!(route.contains("Selection.SelectChild"), "{route}");
     stage.act(sheet, |_| Action::Type { text: "7".into() }).unwrap();
     stage.act(sheet, |_| Action::Key { combo: "Return".into(), repeat: 1 }).unwrap();
     // Bad input changes nothing: a line break in a cell's text.
-    let refused = stage.act(sheet, |seen| set(id(seen, "table cell", "A2"), "two\nlines")).unwrap_err();
+    let refused = stage.act(sheet, |seen| set(id(seen, Role::TableCell, "A2"), "two\nlines")).unwrap_err();
     assert_eq!(refused.code, ErrorCode::InvalidArgument, "{refused}");
     // Nor does an empty text: no route empties a cell that can be read back.
-    let refused = stage.act(sheet, |seen| set(id(seen, "table cell", "A2"), "")).unwrap_err();
+    let refused = stage.act(sheet, |seen| set(id(seen, Role::TableCell, "A2"), "")).unwrap_err();
     assert_eq!(refused.code, ErrorCode::BackgroundUnavailable, "{refused}");
     let cells = ["B2", "A2", "A3", "A4", "B4"];
     let expected = ["42", "Apples", "Plums", "Zoë Müller", "7"];
@@ -532,7 +533,7 @@ fn a_spreadsheet_cell_takes_a_number_and_text_in_the_background() {
     let seen = stage.host.observe(Some(&WindowRef::Id(sheet)), false).unwrap();
     let ids: Vec<_> = cells
         .iter()
-        .map(|c| match id(&seen, "table cell", c) {
+        .map(|c| match id(&seen, Role::TableCell, c) {
             Target::Element(e) => e,
             _ => unreachable!(),
         })
@@ -545,9 +546,9 @@ fn a_spreadsheet_cell_takes_a_number_and_text_in_the_background() {
     let locked = stage.sandbox.runtime_dir().join("locked.fods");
     std::fs::write(&locked, LOCKED_SHEET).unwrap();
     let locked_sheet = stage.launch("localc", &["--norestore", "--nologo", locked.to_str().unwrap()], "locked.fods");
-    stage.observe_until(locked_sheet, "the locked cells", |seen| has(seen, "table cell", "B1"));
+    stage.observe_until(locked_sheet, "the locked cells", |seen| has(seen, Role::TableCell, "B1"));
     for text in ["4", "Plums"] {
-        let refused = stage.act(locked_sheet, |seen| set(id(seen, "table cell", "B1"), text)).unwrap_err();
+        let refused = stage.act(locked_sheet, |seen| set(id(seen, Role::TableCell, "B1"), text)).unwrap_err();
         assert_eq!(refused.code, ErrorCode::ElementNotActionable, "{refused}");
         assert!(refused.message.contains("read-only"), "{refused}");
     }

@@ -6,6 +6,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_host::{Host, Settled};
+use glovebox_model::Role;
 use glovebox_model::{Action, Button, Target, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
@@ -14,7 +15,7 @@ use glovebox_sandbox::Sandbox;
 fn click_submit(host: &Host, fixture: &Fixture) -> (glovebox_host::ActOutcome, String) {
     let window = wait_until("fixture listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
     let seen = host.observe(Some(&WindowRef::Id(window)), false).unwrap();
-    let submit = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "push button" && e.name == "Submit").expect("Submit").id;
+    let submit = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::PushButton && e.name == "Submit").expect("Submit").id;
     let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1, modifiers: vec![] };
     let done = host.act(seen.frame.id, click).unwrap();
     let status = status_of(done.next.as_ref().unwrap());
@@ -23,7 +24,7 @@ fn click_submit(host: &Host, fixture: &Fixture) -> (glovebox_host::ActOutcome, S
 
 fn status_of(observation: &glovebox_host::Observation) -> String {
     let root = observation.tree.root.as_ref().unwrap();
-    root.walk().find(|e| e.role == "label" && (e.name == "Ready" || e.name.ends_with("clicked"))).map(|e| e.name.clone()).unwrap_or_default()
+    root.walk().find(|e| e.role == Role::Label && (e.name == "Ready" || e.name.ends_with("clicked"))).map(|e| e.name.clone()).unwrap_or_default()
 }
 
 #[test]

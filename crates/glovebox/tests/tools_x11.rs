@@ -4,6 +4,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_host::{Host, Observation};
+use glovebox_model::Role;
 use glovebox_model::{Action, Button, DeliveryMode, ElementQuery, ErrorCode, Rect, Target, WaitCondition, WaitFor, WindowId, WindowRef};
 use glovebox_platform::RgbImage;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
@@ -23,7 +24,7 @@ fn observe(host: &Host, window: WindowId, screenshot: bool) -> Observation {
     wait_until("tree", || host.observe(Some(&WindowRef::Id(window)), screenshot).ok().filter(|o| o.tree.node_count > 10))
 }
 
-fn element(seen: &Observation, role: &str, name: &str) -> Target {
+fn element(seen: &Observation, role: Role, name: &str) -> Target {
     Target::Element(seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == role && e.name == name).unwrap_or_else(|| panic!("no {role} {name}")).id)
 }
 
@@ -38,7 +39,7 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_refusal() {
     let seen = observe(&host, window, false);
     let budget = seen.grant.budget_left;
     let steps = vec![
-        Action::Click { target: element(&seen, "push button", "Submit"), button: Button::Left, count: 1, modifiers: vec![] },
+        Action::Click { target: element(&seen, Role::PushButton, "Submit"), button: Button::Left, count: 1, modifiers: vec![] },
         Action::Type { text: "xyz".into() },
         Action::Key { combo: "Home".into(), repeat: 1 },
     ];
@@ -52,7 +53,7 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_refusal() {
 
     // A batch of one step, or with a target after the first, runs nothing.
     let seen = observe(&host, window, false);
-    let submit = element(&seen, "push button", "Submit");
+    let submit = element(&seen, Role::PushButton, "Submit");
     for steps in [
         vec![Action::Type { text: "a".into() }],
         vec![Action::Type { text: "a".into() }, Action::Click { target: submit, button: Button::Left, count: 1, modifiers: vec![] }],
@@ -77,7 +78,7 @@ fn a_batch_step_that_would_type_into_a_password_field_is_refused_and_named() {
     fixture.wait_state("password focused", |s| s["focus"] == "password");
     let seen = observe(&host, window, false);
     let steps = vec![
-        Action::Click { target: element(&seen, "push button", "Submit"), button: Button::Left, count: 1, modifiers: vec![] },
+        Action::Click { target: element(&seen, Role::PushButton, "Submit"), button: Button::Left, count: 1, modifiers: vec![] },
         Action::Type { text: "hunter2".into() },
     ];
     let done = host.batch(seen.frame.id, steps, DeliveryMode::Background).unwrap();
@@ -151,7 +152,8 @@ fn switch_window_moves_the_grant_and_ends_the_old_frames() {
     assert_eq!(switched.grant.target, Some(two));
     assert!(switched.grant.revision > seen.grant.revision);
     assert_eq!(second.state().unwrap()["window_active"], active_before, "switching never raises or focuses");
-    let stale = host.act(seen.frame.id, Action::Click { target: element(&seen, "push button", "Submit"), button: Button::Left, count: 1, modifiers: vec![] });
+    let stale =
+        host.act(seen.frame.id, Action::Click { target: element(&seen, Role::PushButton, "Submit"), button: Button::Left, count: 1, modifiers: vec![] });
     assert_eq!(stale.unwrap_err().code, ErrorCode::StaleRef);
     assert_eq!(first.state().unwrap()["clicks"]["submit"], 0);
 }

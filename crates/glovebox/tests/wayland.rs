@@ -9,6 +9,7 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_model::Role;
 use glovebox_model::{Action, Button, ElementId, ErrorCode, Point, Target, WindowId, WindowRef};
 use glovebox_platform::RgbImage;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture, FixtureKind};
@@ -62,7 +63,7 @@ fn observe(host: &Host, window: WindowId, screenshot: bool) -> Observation {
     wait_until("tree", || host.observe(Some(&WindowRef::Id(window)), screenshot).ok().filter(|o| o.tree.node_count > 5))
 }
 
-fn find(seen: &Observation, role: &str, name: &str) -> ElementId {
+fn find(seen: &Observation, role: Role, name: &str) -> ElementId {
     seen.tree
         .root
         .as_ref()
@@ -96,7 +97,7 @@ fn windows_trees_and_screenshots_come_from_the_compositor_and_covered_parts_stay
     let seen = observe(&host, window, true);
     println!("{}", seen.tree.render_text());
     // The application knows only window-relative places: the screen's are the compositor's placement added.
-    let submit = seen.tree.find(find(&seen, "push button", "Submit")).unwrap();
+    let submit = seen.tree.find(find(&seen, Role::PushButton, "Submit")).unwrap();
     let (bounds, screen) = (submit.bounds.expect("Submit has bounds"), submit.screen_bounds.expect("and screen bounds"));
     let state = fixture.state().unwrap();
     let alloc: Vec<i64> = state["allocations"]["submit"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
@@ -109,7 +110,7 @@ fn windows_trees_and_screenshots_come_from_the_compositor_and_covered_parts_stay
     assert_eq!(image.pixel((red[0] + red[2] / 2) as u32, (red[1] + red[3] / 2) as u32), [255, 0, 0]);
 
     // The password field is refused as secure input, on Wayland as on X11, and nothing is typed.
-    let password = find(&seen, "password text", "Password");
+    let password = find(&seen, Role::PasswordText, "Password");
     let refusal = host.act(seen.frame.id, Action::SetValue { target: Target::Element(password), text: "hunter2".into() }).expect_err("a password field");
     assert_eq!(refusal.code, ErrorCode::SecureInput, "{refusal:?}");
     assert_eq!(fixture.state().unwrap()["values"]["password_length"], 0);
@@ -153,24 +154,24 @@ fn semantic_input_reaches_a_gtk3_window_and_pointer_gestures_and_raw_keys_are_re
     };
 
     let seen = observe(&host, window, false);
-    let done = host.act(seen.frame.id, Action::SetValue { target: Target::Element(find(&seen, "text", "Name")), text: "Grace Hopper".into() }).unwrap();
+    let done = host.act(seen.frame.id, Action::SetValue { target: Target::Element(find(&seen, Role::Text, "Name")), text: "Grace Hopper".into() }).unwrap();
     fixture.wait_state("name set", |s| s["values"]["name"] == "Grace Hopper");
     println!("set_value: {}", done.delivery.route);
     unchanged("set_value");
 
     let seen = observe(&host, window, false);
-    let done = host.act(seen.frame.id, click(Target::Element(find(&seen, "push button", "Submit")))).unwrap();
+    let done = host.act(seen.frame.id, click(Target::Element(find(&seen, Role::PushButton, "Submit")))).unwrap();
     fixture.wait_state("Submit pressed", |s| s["clicks"]["submit"] == 1);
     assert!(done.delivery.route.starts_with("at-spi:"), "{}", done.delivery.route);
     unchanged("click Submit");
 
     let seen = observe(&host, window, false);
-    host.act(seen.frame.id, click(Target::Element(find(&seen, "check box", "Subscribe")))).unwrap();
+    host.act(seen.frame.id, click(Target::Element(find(&seen, Role::CheckBox, "Subscribe")))).unwrap();
     fixture.wait_state("Subscribe ticked", |s| s["values"]["subscribe"] == true);
     unchanged("toggle Subscribe");
 
     let seen = observe(&host, window, false);
-    host.act(seen.frame.id, Action::Select { target: Target::Element(find(&seen, "combo box", "Red")), option: "Blue".into() }).unwrap();
+    host.act(seen.frame.id, Action::Select { target: Target::Element(find(&seen, Role::ComboBox, "Red")), option: "Blue".into() }).unwrap();
     fixture.wait_state("Blue chosen", |s| s["values"]["combo"] == "Blue");
     unchanged("select Blue");
 
@@ -194,7 +195,7 @@ fn semantic_input_reaches_a_gtk3_window_and_pointer_gestures_and_raw_keys_are_re
 
     // A point on the Cancel button is that button's own action.
     let seen = observe(&host, window, false);
-    let cancel = seen.tree.find(find(&seen, "push button", "Cancel")).unwrap().bounds.unwrap();
+    let cancel = seen.tree.find(find(&seen, Role::PushButton, "Cancel")).unwrap().bounds.unwrap();
     let at = Point { x: cancel.x + cancel.width as i32 / 2, y: cancel.y + cancel.height as i32 / 2 };
     host.act(seen.frame.id, click(Target::Point(at))).unwrap();
     fixture.wait_state("Cancel pressed", |s| s["clicks"]["cancel"] == 1);
@@ -210,9 +211,15 @@ fn semantic_input_reaches_a_gtk3_window_and_pointer_gestures_and_raw_keys_are_re
     // Refusals: exact, and nothing changes.
     let quiet = fixture.state().unwrap();
     let refusals: Vec<(&str, Action)> = vec![
-        ("a right click", Action::Click { target: Target::Element(find(&seen, "push button", "Submit")), button: Button::Right, count: 1, modifiers: vec![] }),
+        (
+            "a right click",
+            Action::Click { target: Target::Element(find(&seen, Role::PushButton, "Submit")), button: Button::Right, count: 1, modifiers: vec![] },
+        ),
         ("a raw key", Action::Key { combo: "Return".into(), repeat: 1 }),
-        ("a double click", Action::Click { target: Target::Element(find(&seen, "push button", "Submit")), button: Button::Left, count: 2, modifiers: vec![] }),
+        (
+            "a double click",
+            Action::Click { target: Target::Element(find(&seen, Role::PushButton, "Submit")), button: Button::Left, count: 2, modifiers: vec![] },
+        ),
         ("a scroll", Action::Scroll { target: Target::Point(at), dx: 0, dy: 3, modifiers: vec![] }),
         ("a click at a label's point", click(Target::Point(label_point(&seen, "Email")))),
     ];
@@ -235,7 +242,7 @@ fn semantic_input_reaches_a_gtk3_window_and_pointer_gestures_and_raw_keys_are_re
 }
 
 fn label_point(seen: &Observation, name: &str) -> Point {
-    let label = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "label" && e.name == name).expect("label").bounds.expect("label bounds");
+    let label = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::Label && e.name == name).expect("label").bounds.expect("label bounds");
     Point { x: label.x + label.width as i32 / 2, y: label.y + label.height as i32 / 2 }
 }
 
@@ -252,22 +259,22 @@ fn gtk4_and_qt5_windows_take_fields_buttons_and_choices_through_accessibility() 
     let window = window_of(&host, &gtk4);
     let seen = observe(&host, window, true);
     println!("{}", seen.tree.render_text());
-    host.act(seen.frame.id, Action::SetValue { target: Target::Element(find(&seen, "text", "Name")), text: "Ada".into() }).unwrap();
+    host.act(seen.frame.id, Action::SetValue { target: Target::Element(find(&seen, Role::Text, "Name")), text: "Ada".into() }).unwrap();
     gtk4.wait_state("GTK4 name", |s| s["values"]["name"] == "Ada");
     // GTK 4.8 publishes no action for a check button: nothing can toggle it without a pointer.
     let seen = observe(&host, window, false);
-    let refusal = host.act(seen.frame.id, click(Target::Element(find(&seen, "check box", "Subscribe")))).expect_err("GTK4's check box");
+    let refusal = host.act(seen.frame.id, click(Target::Element(find(&seen, Role::CheckBox, "Subscribe")))).expect_err("GTK4's check box");
     assert_eq!(refusal.code, ErrorCode::BackgroundUnavailable, "{refusal:?}");
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert_eq!(gtk4.state().unwrap()["values"]["subscribe"], false, "the check box stayed as it was");
     let seen = observe(&host, window, false);
-    host.act(seen.frame.id, click(Target::Element(find(&seen, "push button", "Submit")))).unwrap();
+    host.act(seen.frame.id, click(Target::Element(find(&seen, Role::PushButton, "Submit")))).unwrap();
     gtk4.wait_state("GTK4 submit", |s| s["clicks"]["submit"] == 1);
 
     let window = window_of(&host, &qt5);
     let seen = observe(&host, window, true);
     println!("{}", seen.tree.render_text());
-    host.act(seen.frame.id, Action::SetValue { target: Target::Element(find(&seen, "text", "Name")), text: "Lovelace".into() }).unwrap();
+    host.act(seen.frame.id, Action::SetValue { target: Target::Element(find(&seen, Role::Text, "Name")), text: "Lovelace".into() }).unwrap();
     qt5.wait_state("Qt name", |s| s["values"]["name"] == "Lovelace");
     // Qt says which field has focus even in an inactive window: typing goes there through EditableText.
     let seen = observe(&host, window, false);
@@ -275,7 +282,7 @@ fn gtk4_and_qt5_windows_take_fields_buttons_and_choices_through_accessibility() 
     qt5.wait_state("Qt typed", |s| s["values"]["name"].as_str().is_some_and(|n| n.contains("·Ω") && n.contains("Lovelace")));
     assert!(typed.delivery.route.contains("InsertText"), "{}", typed.delivery.route);
     let seen = observe(&host, window, false);
-    host.act(seen.frame.id, click(Target::Element(find(&seen, "push button", "Submit")))).unwrap();
+    host.act(seen.frame.id, click(Target::Element(find(&seen, Role::PushButton, "Submit")))).unwrap();
     qt5.wait_state("Qt submit", |s| s["clicks"]["submit"] == 1);
     let seen = observe(&host, window, false);
     let refusal = host.act(seen.frame.id, Action::Key { combo: "Return".into(), repeat: 1 }).expect_err("a raw key to Qt");
@@ -306,9 +313,9 @@ fn featherpad_saves_through_its_own_ctrl_s_menu_item() {
     let seen = wait_until("FeatherPad's document", || {
         host.observe(Some(&WindowRef::Id(window)), false)
             .ok()
-            .filter(|o| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == "text" && e.has_value)))
+            .filter(|o| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == Role::Text && e.has_value)))
     });
-    let document = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == "text" && e.has_value).unwrap().id;
+    let document = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::Text && e.has_value).unwrap().id;
     let before = desk(sandbox);
     host.act(seen.frame.id, Action::SetValue { target: Target::Element(document), text: "written on Wayland\n".into() }).unwrap();
     let seen = observe(&host, window, false);
@@ -344,10 +351,10 @@ fn without_the_compositors_ipc_windows_come_from_accessibility_and_grants_hold_n
     assert_eq!(refusal.code, ErrorCode::BackendUnavailable, "{refusal:?}");
     assert!(refusal.message.contains("accessibility-only"), "{}", refusal.message);
 
-    host.act(seen.frame.id, Action::SetValue { target: Target::Element(find(&seen, "text", "Email")), text: "ada@example.org".into() }).unwrap();
+    host.act(seen.frame.id, Action::SetValue { target: Target::Element(find(&seen, Role::Text, "Email")), text: "ada@example.org".into() }).unwrap();
     fixture.wait_state("email set", |s| s["values"]["email"] == "ada@example.org");
     let seen = observe(&host, window, false);
-    host.act(seen.frame.id, click(Target::Element(find(&seen, "push button", "Submit")))).unwrap();
+    host.act(seen.frame.id, click(Target::Element(find(&seen, Role::PushButton, "Submit")))).unwrap();
     fixture.wait_state("Submit pressed", |s| s["clicks"]["submit"] == 1);
 }
 
@@ -399,7 +406,8 @@ fn open_app_starts_a_native_wayland_client_and_gives_the_user_their_window_back(
     assert!(opened.observation.tree.node_count > 20, "it is on the accessibility bus: {}", opened.observation.tree.render_text());
     // Its header bar is drawn by the client, shadows around it: the frame the toolkit reports is larger
     // than the window the compositor placed. The Close button still lands in the window's top-right corner.
-    let close = opened.observation.tree.root.as_ref().unwrap().walk().find(|e| e.role == "push button" && e.name == "Close").expect("the header bar's Close");
+    let close =
+        opened.observation.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::PushButton && e.name == "Close").expect("the header bar's Close");
     let (b, w) = (close.bounds.expect("Close has bounds"), opened.window.geometry);
     let right_gap = w.width as i32 - (b.x + b.width as i32);
     assert!((0..24).contains(&right_gap) && (0..24).contains(&b.y), "Close at {b:?} in a {}x{} window", w.width, w.height);
