@@ -4,10 +4,9 @@
 use glovebox_host::denials::AncestorRule;
 use glovebox_host::process::{current_uid, DeclaredProcesses};
 use glovebox_host::{Backends, Host, HostConfig};
-use glovebox_model::{
-    Action, Button, DeliveryMode, Denial, ErrorCode, Monitor, Origin, PidSource, Point, Rect, Refusal, Scope, Target, WindowId, WindowInfo, WindowRef,
-};
+use glovebox_model::{Action, Button, DeliveryMode, Denial, ErrorCode, Monitor, Origin, Point, Rect, Refusal, Scope, Target, WindowId, WindowRef};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
+use glovebox_testkit::fake::{fake_host, fake_window, fake_world};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,20 +18,7 @@ const KEEPASS: u32 = 1003;
 const ROOT_TOOL: u32 = 1004;
 
 fn window(pid: u32, xid: u32, app: &str, geometry: Rect) -> FakeWindow {
-    FakeWindow {
-        info: WindowInfo {
-            id: WindowId { pid: if pid == ME { std::process::id() } else { pid }, xid },
-            app: app.into(),
-            instance: app.to_lowercase(),
-            title: format!("{app} window"),
-            pid_source: PidSource::Server,
-            geometry,
-            focused: false,
-            minimized: false,
-            desktop: glovebox_model::Desktop::User,
-        },
-        colour: [xid as u8, 0, 0],
-    }
+    fake_window(WindowId { pid: if pid == ME { std::process::id() } else { pid }, xid }, app, &format!("{app} window"), geometry)
 }
 
 struct World {
@@ -55,13 +41,8 @@ impl World {
                 window(ROOT_TOOL, 0x50, "RootTool", Rect::new(400, 400, 400, 300)),
             ],
         );
-        let root = std::env::temp_dir().join(format!("glovebox-host-test-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let mut config = HostConfig::new(&format!(":test-{name}"));
         // Approval prompts have tests of their own; here every class is allowed.
-        config.approvals = glovebox_host::Approvals::allow_all();
-        config.runtime_root = root.join("run");
-        config.audit_path = root.join("audit.jsonl");
+        let config = fake_world(name).config().clone();
         World { desktop: Arc::new(desktop), config }
     }
 
@@ -78,8 +59,7 @@ impl World {
     }
 
     fn host(&self) -> Host {
-        let backends = Backends::of_fake_desktop(self.desktop.clone(), Arc::new(World::processes()));
-        Host::open(backends, self.config.clone()).unwrap()
+        fake_host(self.desktop.clone(), World::processes(), self.config.clone()).unwrap()
     }
 
     fn audit_text(&self) -> String {
@@ -136,7 +116,7 @@ fn ancestor_rule_only_widens() {
     world.desktop.windows.lock().unwrap().push(window(1100, 0x70, "AgentPrompt", Rect::new(0, 0, 10, 10)));
     let mut processes = World::processes();
     processes.insert(1100, AGENT_HOST, current_uid(), "/opt/agent/prompt");
-    let host = Host::open(Backends::of_fake_desktop(world.desktop.clone(), Arc::new(processes)), world.config.clone()).unwrap();
+    let host = fake_host(world.desktop.clone(), processes, world.config.clone()).unwrap();
     let listed = host.list_windows(None, 1).unwrap();
     assert!(matches!(listed.windows.iter().find(|w| w.window.id.xid == 0x70).unwrap().denial, Some(Denial::SelfTarget { .. })));
     assert!(matches!(listed.windows.iter().find(|w| w.window.id.xid == 0x10).unwrap().denial, Some(Denial::SelfTarget { .. })));
@@ -564,8 +544,7 @@ fn colours(image: &glovebox_platform::RgbImage) -> std::collections::HashSet<[u8
 fn disabled_refuses_before_anything_opens() {
     let mut world = World::new("disabled");
     world.config.enabled = false;
-    let backends = Backends::of_fake_desktop(world.desktop.clone(), Arc::new(World::processes()));
-    assert_eq!(Host::open(backends, world.config.clone()).err().map(|e| e.code), Some(ErrorCode::Disabled));
+    assert_eq!(fake_host(world.desktop.clone(), World::processes(), world.config.clone()).err().map(|e| e.code), Some(ErrorCode::Disabled));
     assert_eq!(code(world.config.check_enabled()), ErrorCode::Disabled);
 }
 

@@ -25,6 +25,7 @@ use rmcp::model::{
     CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequiredResult,
 };
 use rmcp::service::{RequestContext, RoleServer};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The protocol revision from which a server may not send requests.
@@ -46,16 +47,27 @@ pub(crate) enum Era {
     Current { key: CallKey, retry: Result<Option<Retry>, Refusal>, elicitation: bool },
 }
 
-/// The questions a call could not ask, handed from the tool to `call_tool`.
+/// What a tool hands back to `call_tool` besides its result: the questions
+/// it could not ask, and whether it ran at all (the SDK answers arguments
+/// that do not fit a tool's schema itself, without running the tool).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Asked(Arc<Mutex<Option<Pending>>>);
+pub(crate) struct Asked {
+    pending: Arc<Mutex<Option<Pending>>>,
+    ran: Arc<AtomicBool>,
+}
 
 impl Asked {
     /// The result that asks the client for its user's answers, if the call asked.
     pub(crate) fn input_required(&self) -> Option<InputRequiredResult> {
-        let Pending { questions, request_state } = self.0.lock_recovered().take()?;
+        let Pending { questions, request_state } = self.pending.lock_recovered().take()?;
         let requests = questions.into_iter().map(|q| Some((q.token, approval_request(q.question)?))).collect::<Option<_>>()?;
         Some(InputRequiredResult::new(Some(requests), Some(request_state.join(","))))
+    }
+
+    /// Whether the tool itself ran: its arguments fitted its schema, and
+    /// any error result is a glovebox refusal.
+    pub(crate) fn tool_ran(&self) -> bool {
+        self.ran.load(Ordering::SeqCst)
     }
 }
 
@@ -111,18 +123,21 @@ impl CallOrigin {
     }
 
     /// What `call_tool` recorded for this call (a handshake-era call of
-    /// this connection if it recorded nothing).
+    /// this connection if it recorded nothing). Every tool asks this first,
+    /// once its arguments are parsed: the call is then the tool's own.
     pub(crate) fn of(context: &RequestContext<RoleServer>, connection: &str) -> CallOrigin {
-        context.extensions.get::<CallOrigin>().cloned().unwrap_or_else(|| CallOrigin {
+        let origin = context.extensions.get::<CallOrigin>().cloned().unwrap_or_else(|| CallOrigin {
             era: Era::Handshake,
             client: connection.to_owned(),
             asked: Asked::default(),
-        })
+        });
+        origin.asked.ran.store(true, Ordering::SeqCst);
+        origin
     }
 
     /// Hands the questions this call could not ask back to `call_tool`.
     pub(crate) fn ask(&self, pending: Pending) {
-        *self.asked.0.lock_recovered() = Some(pending);
+        *self.asked.pending.lock_recovered() = Some(pending);
     }
 }
 

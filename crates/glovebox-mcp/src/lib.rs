@@ -547,12 +547,12 @@ impl GloveboxServer {
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn computer(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<computer::ComputerArgs>) -> Result<CallToolResponse, McpError> {
+        let era = current::CallOrigin::of(&context, &self.connection).era;
         let refused = |r: &Refusal| Ok(CallToolResult::error(vec![ContentBlock::text(render::refusal(r))]).into());
         let task = match args.task() {
             Ok(task) => task,
             Err(r) => return refused(&r),
         };
-        let era = current::CallOrigin::of(&context, &self.connection).era;
         let current = matches!(era, current::Era::Current { .. });
         let runner = match self.shared.options.model.clone().and_then(|binding| computer::runner(binding.as_ref(), &context.peer, current)) {
             Ok(runner) => runner,
@@ -673,7 +673,7 @@ impl ServerHandler for GloveboxServer {
             return Ok(rmcp::model::CallToolResponse::InputRequired(input_required));
         }
         Ok(match response {
-            rmcp::model::CallToolResponse::Complete(result) => rmcp::model::CallToolResponse::Complete(coded(&tool, result)),
+            rmcp::model::CallToolResponse::Complete(result) if !asked.tool_ran() => rmcp::model::CallToolResponse::Complete(coded(&tool, result)),
             other => other,
         })
     }
@@ -706,17 +706,14 @@ impl ServerHandler for GloveboxServer {
     }
 }
 
-/// Every refusal this server writes starts with its `COMPUTER_…` code; an
-/// error result without one is the SDK's own (arguments that do not fit the
-/// tool's schema), and gets the code that says so.
+/// An error result of a call whose tool never ran is the SDK's own
+/// (arguments that do not fit the tool's schema): it gets the code that
+/// says so, like every refusal this server writes.
 fn coded(tool: &str, mut result: CallToolResult) -> CallToolResult {
     if result.is_error != Some(true) {
         return result;
     }
-    let uncoded = match result.content.first().and_then(|c| c.as_text()) {
-        Some(text) if !text.text.starts_with("COMPUTER_") => text.text.clone(),
-        _ => return result,
-    };
+    let uncoded = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ");
     let refusal = Refusal::invalid_argument(format!("the arguments do not fit the {tool} tool's schema ({uncoded})"));
     result.content = vec![ContentBlock::text(render::refusal(&refusal))];
     result

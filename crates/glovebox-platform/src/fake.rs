@@ -183,7 +183,7 @@ impl FakeDesktop {
             .get(&id)
             .cloned()
             .ok_or_else(|| BackendError::new(crate::BackendErrorKind::NotActionable, format!("{id} has no value to read")))?;
-        Ok(glovebox_model::ElementValue { id, role: element.role.clone(), total_chars: text.chars().count(), text: text.chars().take(max_chars).collect() })
+        Ok(glovebox_model::ElementValue { id, role: element.role, total_chars: text.chars().count(), text: text.chars().take(max_chars).collect() })
     }
 }
 

@@ -96,8 +96,14 @@ impl FakeWorldBuilder {
             DeclaredProcesses::new(rows.iter().map(|(pid, parent, uid, exe)| (*pid, *parent, *uid, exe.as_str())))
         });
         let desktop = Arc::new(FakeDesktop::new(self.screen, monitors, self.windows));
-        let backends = Backends::of_fake_desktop(desktop.clone(), Arc::new(processes));
         let audit_path = self.config.audit_path.clone();
-        FakeWorld { host: Host::open(backends, self.config).unwrap(), desktop, audit_path }
+        FakeWorld { host: fake_host(desktop.clone(), processes, self.config).unwrap(), desktop, audit_path }
     }
+}
+
+/// A host over `desktop` with `processes`, for tests that keep one desktop
+/// across several hosts (another process table, another configuration, a
+/// host that must refuse to open).
+pub fn fake_host(desktop: Arc<FakeDesktop>, processes: DeclaredProcesses, config: HostConfig) -> Result<Host, glovebox_model::Refusal> {
+    Host::open(Backends::of_fake_desktop(desktop, Arc::new(processes)), config)
 }

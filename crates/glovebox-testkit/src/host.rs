@@ -76,12 +76,46 @@ impl<'a> TestHost<'a> {
     }
 }
 
+/// A host being set up on a headless Wayland desktop; [`wayland_host`]
+/// starts one.
+pub struct WaylandTestHost<'a> {
+    sandbox: &'a glovebox_sandbox::wayland::WaylandSandbox,
+    config: HostConfig,
+    /// Why the compositor's IPC is left unused, when it is.
+    without_ipc: Option<&'static str>,
+}
+
 /// A host on a headless Wayland desktop for the test called `name`, every
 /// class allowed, over the compositor's IPC and the desktop's AT-SPI bus.
-pub fn wayland_host(sandbox: &glovebox_sandbox::wayland::WaylandSandbox, name: &str) -> Host {
+pub fn wayland_host<'a>(sandbox: &'a glovebox_sandbox::wayland::WaylandSandbox, name: &str) -> WaylandTestHost<'a> {
     let runtime_dir = glovebox_sandbox::Desktop::runtime_dir(sandbox);
-    let config = config_for(&format!("wayland:{}", sandbox.socket().display()), runtime_dir, name);
-    let session = glovebox_wayland::Session::at(sandbox.socket()).expect("the sandbox's IPC socket");
-    let backends = glovebox_linux::wayland::backends(session, Some(sandbox.bus_address())).expect("Wayland backends");
-    Host::open(backends, config).unwrap()
+    let config = config_for(&format!("wayland:{}:{name}", sandbox.socket().display()), runtime_dir, name);
+    WaylandTestHost { sandbox, config, without_ipc: None }
+}
+
+impl WaylandTestHost<'_> {
+    /// Applications the host refuses, as `deny.apps` would list them.
+    pub fn deny(mut self, apps: &[&str]) -> Self {
+        self.config.deny = apps.iter().map(|app| app.to_string()).collect();
+        self
+    }
+
+    /// Windows from accessibility alone, as on a compositor that lists
+    /// none to other clients; `reason` is what the host reports.
+    pub fn without_compositor_ipc(mut self, reason: &'static str) -> Self {
+        self.without_ipc = Some(reason);
+        self
+    }
+
+    pub fn open(self) -> Host {
+        let bus = Some(self.sandbox.bus_address());
+        let backends = match self.without_ipc {
+            Some(reason) => glovebox_linux::wayland::backends_without_compositor(bus, reason).expect("Wayland backends"),
+            None => {
+                let session = glovebox_wayland::Session::at(self.sandbox.socket()).expect("the sandbox's IPC socket");
+                glovebox_linux::wayland::backends(session, bus).expect("Wayland backends")
+            }
+        };
+        Host::open(backends, self.config).unwrap()
+    }
 }

@@ -10,4 +10,4 @@ pub mod desktop;
 pub mod fake;
 mod host;
 
-pub use host::{audit_path, host, wayland_host, TestHost};
+pub use host::{audit_path, host, wayland_host, TestHost, WaylandTestHost};

@@ -34,7 +34,7 @@ fn id(seen: &Observation, role: Role, name: &str) -> ElementId {
 /// (role, name) → id of every element whose role and name are unique in the tree.
 fn named_ids(seen: &Observation) -> HashMap<(Role, String), ElementId> {
     let mut count: HashMap<(Role, String), usize> = HashMap::new();
-    let all: Vec<_> = seen.tree.root.as_ref().unwrap().walk().filter(|e| !e.name.is_empty()).map(|e| ((e.role.clone(), e.name.clone()), e.id)).collect();
+    let all: Vec<_> = seen.tree.root.as_ref().unwrap().walk().filter(|e| !e.name.is_empty()).map(|e| ((e.role, e.name.clone()), e.id)).collect();
     for (key, _) in &all {
         *count.entry(key.clone()).or_default() += 1;
     }

@@ -8,7 +8,7 @@
 //! must never gain an input device.
 #![cfg(target_os = "linux")]
 
-use glovebox_host::{Host, HostConfig, Observation};
+use glovebox_host::{Host, Observation};
 use glovebox_model::Role;
 use glovebox_model::{Action, Button, ElementId, ErrorCode, Point, Target, WindowId, WindowRef};
 use glovebox_platform::RgbImage;
@@ -86,7 +86,7 @@ fn place(sandbox: &WaylandSandbox, pid: u32, x: i32, y: i32) {
 #[test]
 fn windows_trees_and_screenshots_come_from_the_compositor_and_covered_parts_stay_black() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let host = glovebox_testkit::wayland_host(sandbox, "observe");
+    let host = glovebox_testkit::wayland_host(sandbox, "observe").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Wayland GTK3"), &[]);
     place(sandbox, fixture.pid(), 40, 40);
     let window = window_of(&host, &fixture);
@@ -133,7 +133,7 @@ fn windows_trees_and_screenshots_come_from_the_compositor_and_covered_parts_stay
 #[test]
 fn semantic_input_reaches_a_gtk3_window_and_pointer_gestures_and_raw_keys_are_refused() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let host = glovebox_testkit::wayland_host(sandbox, "input");
+    let host = glovebox_testkit::wayland_host(sandbox, "input").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Wayland input"), &["--no-password"]);
     place(sandbox, fixture.pid(), 60, 60);
     let sentinel = Fixture::launch_kind(sandbox, FixtureKind::Gtk4, &unique_title("Wayland sentinel"), &[]);
@@ -177,7 +177,7 @@ fn semantic_input_reaches_a_gtk3_window_and_pointer_gestures_and_raw_keys_are_re
 
     // Typing goes into the focused field through EditableText, where the toolkit says which one has focus.
     let seen = observe(&host, window, false);
-    let focused = seen.tree.root.as_ref().unwrap().walk().find(|e| e.has(glovebox_model::ElementState::Focused)).map(|e| (e.role.clone(), e.name.clone()));
+    let focused = seen.tree.root.as_ref().unwrap().walk().find(|e| e.has(glovebox_model::ElementState::Focused)).map(|e| (e.role, e.name.clone()));
     match host.act(seen.frame.id, Action::Type { text: " & Co ✓".into() }) {
         Ok(done) => {
             fixture.wait_state("typed", |s| s["values"]["name"].as_str().is_some_and(|n| n.contains("& Co ✓")));
@@ -249,7 +249,7 @@ fn label_point(seen: &Observation, name: &str) -> Point {
 #[test]
 fn gtk4_and_qt5_windows_take_fields_buttons_and_choices_through_accessibility() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let host = glovebox_testkit::wayland_host(sandbox, "toolkits");
+    let host = glovebox_testkit::wayland_host(sandbox, "toolkits").open();
     let gtk4 = Fixture::launch_kind(sandbox, FixtureKind::Gtk4, &unique_title("Wayland GTK4"), &["--no-password"]);
     place(sandbox, gtk4.pid(), 100, 500);
     let qt5 = Fixture::launch_kind(sandbox, FixtureKind::Qt5, &unique_title("Wayland Qt5"), &[]);
@@ -293,7 +293,7 @@ fn gtk4_and_qt5_windows_take_fields_buttons_and_choices_through_accessibility() 
 #[test]
 fn featherpad_saves_through_its_own_ctrl_s_menu_item() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let host = glovebox_testkit::wayland_host(sandbox, "featherpad");
+    let host = glovebox_testkit::wayland_host(sandbox, "featherpad").open();
     let home = glovebox_sandbox::Desktop::runtime_dir(sandbox).join("featherpad-home");
     std::fs::create_dir_all(&home).unwrap();
     let path = home.join("wayland-notes.txt");
@@ -331,12 +331,7 @@ fn featherpad_saves_through_its_own_ctrl_s_menu_item() {
 #[test]
 fn without_the_compositors_ipc_windows_come_from_accessibility_and_grants_hold_no_pixels() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let mut config = HostConfig::new(&format!("wayland:{}:unlisted", sandbox.socket().display()));
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = glovebox_sandbox::Desktop::runtime_dir(sandbox).join("glovebox-unlisted");
-    config.audit_path = glovebox_sandbox::Desktop::runtime_dir(sandbox).join("audit-unlisted.jsonl");
-    let backends = glovebox_linux::wayland::backends_without_compositor(Some(sandbox.bus_address()), "the test does not use the compositor's IPC").unwrap();
-    let host = Host::open(backends, config).unwrap();
+    let host = glovebox_testkit::wayland_host(sandbox, "unlisted").without_compositor_ipc("the test does not use the compositor's IPC").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Wayland unlisted"), &["--no-password"]);
     let window = window_of(&host, &fixture);
     assert_eq!(window.pid, fixture.pid(), "the bus daemon's pid is the application's");
@@ -361,13 +356,7 @@ fn without_the_compositors_ipc_windows_come_from_accessibility_and_grants_hold_n
 #[test]
 fn a_denied_window_is_black_wherever_it_shows_on_a_desktop_screenshot_and_cannot_be_observed() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let mut config = HostConfig::new(&format!("wayland:{}:deny", sandbox.socket().display()));
-    config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = glovebox_sandbox::Desktop::runtime_dir(sandbox).join("glovebox-deny");
-    config.audit_path = glovebox_sandbox::Desktop::runtime_dir(sandbox).join("audit-deny.jsonl");
-    config.deny = vec!["fixture_gtk4.py".into()];
-    let session = glovebox_wayland::Session::at(sandbox.socket()).unwrap();
-    let host = Host::open(glovebox_linux::wayland::backends(session, Some(sandbox.bus_address())).unwrap(), config).unwrap();
+    let host = glovebox_testkit::wayland_host(sandbox, "deny").deny(&["fixture_gtk4.py"]).open();
     let open = Fixture::launch(sandbox, &unique_title("Wayland open"), &[]);
     place(sandbox, open.pid(), 0, 0);
     let denied = Fixture::launch_kind(sandbox, FixtureKind::Gtk4, &unique_title("Wayland denied"), &[]);
@@ -395,7 +384,7 @@ fn a_denied_window_is_black_wherever_it_shows_on_a_desktop_screenshot_and_cannot
 #[test]
 fn open_app_starts_a_native_wayland_client_and_gives_the_user_their_window_back() {
     let (sandbox, _turn) = WaylandSandbox::shared_turn();
-    let host = glovebox_testkit::wayland_host(sandbox, "open-app");
+    let host = glovebox_testkit::wayland_host(sandbox, "open-app").open();
     let user = Fixture::launch(sandbox, &unique_title("Wayland user"), &[]);
     place(sandbox, user.pid(), 20, 20);
     wait_until("the user's window focused", || (desk(sandbox).focused == Some(user.pid() as u64)).then_some(()));
