@@ -8,7 +8,7 @@ use crate::decision::{self, Decision};
 use crate::model::{DecideRequest, Model, Png, ToolSpec, DECISION_TOOL};
 use crate::prompt;
 use crate::trajectory::{DecisionRecord, FinalWindow, Step, StopReason, Summary, Verdict};
-use glovebox_host::{Host, Observation};
+use glovebox_host::{ActRequest, Host, LookAfter, Observation};
 use glovebox_model::{Action, CaptureMode, DeliveryMode, ErrorCode, Point, Refusal, Role, Target, TreeDiff, WindowRef};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -242,11 +242,13 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
                 let targets = host.describe_targets(seen.frame.id, &action);
                 step.action = Some(describe(&action, &targets));
                 step.target_drawn = drawn_target(&seen, &action);
-                let result = check(&seen, &action, task).and_then(|()| host.act_unobserved(seen.frame.id, action.clone(), task.delivery));
+                let result = check(&seen, &action, task).and_then(|()| {
+                    host.perform(ActRequest::new(seen.frame.id, action.clone()).mode(task.delivery).look(LookAfter::Nothing)).map(|done| done.delivery)
+                });
                 step.act_ms = started.elapsed().as_millis() as u64;
                 let delivered = match result {
                     Ok(delivery) => {
-                        step.verdict = Verdict::Delivered { route: delivery.route };
+                        step.verdict = Verdict::Delivered { route: delivery.route.to_string() };
                         // Let the application draw what the input changed before looking again.
                         std::thread::sleep(SETTLE);
                         Some(step)

@@ -12,8 +12,8 @@ use crate::transport::{Bus, BusError, ObjectRef, TextUnit};
 use atspi_common::{State, StateSet};
 use futures_util::future::join_all;
 use glovebox_model::{Action, Button, ElementState, Point, Role, WindowInfo};
+use glovebox_platform::{AccessibleCall, Delivery, Relative, ResolvedTarget, Route};
 use glovebox_platform::{BackendError, BackendErrorKind};
-use glovebox_platform::{Delivery, ResolvedTarget};
 use std::time::Duration;
 
 const INPUT_TIMEOUT: Duration = Duration::from_secs(3);
@@ -74,7 +74,7 @@ async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Resu
             _ => break,
         };
         if let Ok(delivery) = activate(bus, &current).await {
-            return Ok(Delivery::by(format!("{} on the parent", delivery.route)));
+            return Ok(Delivery::by(Route::On(Box::new(delivery.route), Relative::Parent)));
         }
     }
     first
@@ -90,8 +90,8 @@ async fn context_menu(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) 
             if !bus.do_action(&current, index as i32).await.map_err(bus_failure)? {
                 return Err(not_actionable(format!("the application refused the {:?} action", names[index])));
             }
-            let on = if depth == 0 { "" } else { " on an ancestor" };
-            return Ok(Delivery::by(format!("at-spi:DoAction({}){on}", names[index])));
+            let route = Route::Accessible(AccessibleCall::Action(names[index].clone()));
+            return Ok(Delivery::by(if depth == 0 { route } else { Route::On(Box::new(route), Relative::Ancestor) }));
         }
         current = match bus.parent(&current).await {
             Ok(parent) if !parent.is_null() && Some(&parent) != frame => parent,
@@ -125,7 +125,8 @@ async fn select_in_parent(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Bac
     if !chosen(&read_back(|| bus.states(object), chosen).await?) {
         return Err(not_actionable("the element does not read as selected after its parent selected it"));
     }
-    Ok(Delivery::by(if focus { "at-spi:Component.GrabFocus+Selection.SelectChild on the parent" } else { "at-spi:Selection.SelectChild on the parent" }))
+    let call = if focus { AccessibleCall::GrabFocusThenSelect } else { AccessibleCall::SelectChild };
+    Ok(Delivery::by(Route::On(Box::new(Route::Accessible(call)), Relative::Parent)))
 }
 
 async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendError> {
@@ -137,7 +138,7 @@ async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendErro
     if !bus.do_action(object, index as i32).await.map_err(bus_failure)? {
         return Err(not_actionable(format!("the application refused the {:?} action", names[index])));
     }
-    Ok(Delivery::by(format!("at-spi:DoAction({})", names[index])))
+    Ok(Delivery::by(Route::Accessible(AccessibleCall::Action(names[index].clone()))))
 }
 
 /// Reads a value back until it satisfies `done` or a short while passes:
@@ -172,7 +173,7 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
         if now != text {
             return Err(not_actionable("the application did not take the new text (read back differs)"));
         }
-        return Ok(Delivery::by("at-spi:EditableText.SetTextContents"));
+        return Ok(Delivery::by(Route::Accessible(AccessibleCall::SetText)));
     }
     if bus.role(object).await.map_err(bus_failure)? == Role::TableCell {
         // A protected sheet's cells keep a settable Value but are no longer editable.
@@ -191,7 +192,7 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
         if !close(now) {
             return Err(not_actionable(format!("the application kept the value at {now}, not {value} (outside its range or step?)")));
         }
-        return Ok(Delivery::by("at-spi:Value.CurrentValue"));
+        return Ok(Delivery::by(Route::Accessible(AccessibleCall::SetValue)));
     }
     Err(not_actionable("the element holds no settable text or value"))
 }
@@ -241,9 +242,9 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
             bus.states(&child).await.map(|s| s.contains(State::Selected)).unwrap_or(false)
         }
     };
-    for (owner, route) in [(object, "at-spi:Selection.SelectChild"), (&parent, "at-spi:Selection.SelectChild(parent)")] {
+    for (owner, call) in [(object, AccessibleCall::SelectChild), (&parent, AccessibleCall::SelectChildOfParent)] {
         if has(&interfaces(bus, owner).await?, "Selection") && bus.select_child(owner, index).await.unwrap_or(false) && confirmed().await {
-            return Ok(Delivery::by(route));
+            return Ok(Delivery::by(Route::Accessible(call)));
         }
     }
     // An option's own action chooses it (a web page's `select`): the option
@@ -268,14 +269,14 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
             }
             for _ in 0..20 {
                 if chosen_alone().await {
-                    return Ok(Delivery::by("at-spi:DoAction(select) on the option"));
+                    return Ok(Delivery::by(Route::On(Box::new(Route::Accessible(AccessibleCall::Action("select".into()))), Relative::Option)));
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
     }
     if activate(bus, &child).await.is_ok() && confirmed().await {
-        return Ok(Delivery::by("at-spi:DoAction(option)"));
+        return Ok(Delivery::by(Route::Accessible(AccessibleCall::OptionAction)));
     }
     Err(BackendError::new(
         BackendErrorKind::NoBackgroundRoute,
@@ -390,7 +391,7 @@ impl AtspiBackend {
                     let length = if unit == TextUnit::Utf16 { text.encode_utf16().count() } else { text.chars().count() };
                     let _ = bus.set_caret_offset(&focused, caret + length as i32).await;
                 }
-                Ok(Delivery::by("at-spi:EditableText.InsertText"))
+                Ok(Delivery::by(Route::Accessible(AccessibleCall::InsertText)))
             }
             (Action::Move { .. }, _) => Err(no_route("pointer moves")),
             (Action::Drag { .. }, _) => Err(no_route("drags")),
@@ -464,7 +465,7 @@ impl AtspiBackend {
     /// `candidates` (a browser's `activate` on a text field focuses it),
     /// without activating the window. Password fields are refused. Returns
     /// the route taken.
-    pub fn focus_field(&self, window: &WindowInfo, target: &ResolvedTarget, candidates: &[&str]) -> Result<String, BackendError> {
+    pub fn focus_field(&self, window: &WindowInfo, target: &ResolvedTarget, candidates: &[&str]) -> Result<Route, BackendError> {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let object = self.target_object(&bus, window, target)?;
         self.blocking(async {
@@ -504,7 +505,7 @@ impl AtspiBackend {
                     }
                 }
             }
-            Ok(format!("at-spi:DoAction({})", actions[index].0))
+            Ok(Route::Accessible(AccessibleCall::Action(actions[index].0.clone())))
         })
     }
 
@@ -522,7 +523,7 @@ impl AtspiBackend {
     /// Selects the cell at `target` as a click would (see
     /// `select_in_parent`), which puts a spreadsheet's cursor there; returns
     /// the route.
-    pub fn select_in_table(&self, window: &WindowInfo, target: &ResolvedTarget) -> Result<String, BackendError> {
+    pub fn select_in_table(&self, window: &WindowInfo, target: &ResolvedTarget) -> Result<Route, BackendError> {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let object = self.target_object(&bus, window, target)?;
         self.blocking(async { Ok(select_in_parent(&bus, &object).await?.route) })
@@ -577,7 +578,7 @@ impl AtspiBackend {
             app.is_some_and(|app| self.runtime.block_on(bus.answers(&app, Duration::from_millis(300))))
         };
         if sent_now > sent_before && (process == crate::busy::ProcessState::Working || answers()) {
-            return Ok(Delivery { route: format!("at-spi:{method} (sent; no reply yet)"), receipt: glovebox_platform::Receipt::Pending });
+            return Ok(Delivery { route: Route::Unanswered { method }, receipt: glovebox_platform::Receipt::Pending });
         }
         let sent = if sent_now > sent_before { "after the input was sent" } else { "before anything was sent" };
         Err(BackendError::new(

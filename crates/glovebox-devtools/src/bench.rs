@@ -10,6 +10,7 @@
 
 use anyhow::{bail, Context, Result};
 use glovebox_atspi::AtspiBackend;
+use glovebox_host::{ActRequest, LookAfter};
 use glovebox_model::{CaptureLimits, DisplaySelection, TreeBudget, WindowInfo, WindowRef};
 use glovebox_platform::{ScreenCapture, WindowSource};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -374,7 +375,7 @@ fn bench_host(sandbox: &Sandbox, root: &str, overlay: bool) -> Result<glovebox_h
 /// the action's path.
 /// Both hosts take turns, so the machine's drift falls on both alike.
 fn bench_click_with_overlay(sandbox: &Sandbox, runs: usize, plain: &glovebox_host::Host, reference: &WindowRef) -> Result<(Duration, Duration)> {
-    use glovebox_model::{Action, Button, DeliveryMode, Target};
+    use glovebox_model::{Action, Button, Target};
     let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
     let host = bench_host(sandbox, "glovebox-bench-overlay", true)?;
     let seen = host.observe(Some(reference), false).map_err(fail)?;
@@ -387,11 +388,11 @@ fn bench_click_with_overlay(sandbox: &Sandbox, runs: usize, plain: &glovebox_hos
     for _ in 0..=runs {
         let frame = plain.observe(None, false).map_err(fail)?.frame.id;
         let start = Instant::now();
-        plain.act_unobserved(frame, plain_click.clone(), DeliveryMode::Background).map_err(fail)?;
+        plain.perform(ActRequest::new(frame, plain_click.clone()).look(LookAfter::Nothing)).map_err(fail)?;
         off.push(start.elapsed());
         let frame = host.observe(None, false).map_err(fail)?.frame.id;
         let start = Instant::now();
-        host.act_unobserved(frame, click.clone(), DeliveryMode::Background).map_err(fail)?;
+        host.perform(ActRequest::new(frame, click.clone()).look(LookAfter::Nothing)).map_err(fail)?;
         on.push(start.elapsed());
     }
     off.remove(0);
@@ -407,7 +408,7 @@ fn gated_clicks(host: &glovebox_host::Host, click: &glovebox_model::Action, runs
     for _ in 0..=runs {
         let frame = host.observe(None, false).map_err(|r| anyhow::anyhow!("{r}"))?.frame.id;
         let start = Instant::now();
-        host.act_unobserved(frame, click.clone(), glovebox_model::DeliveryMode::Background).map_err(|r| anyhow::anyhow!("{r}"))?;
+        host.perform(ActRequest::new(frame, click.clone()).look(LookAfter::Nothing)).map_err(|r| anyhow::anyhow!("{r}"))?;
         samples.push(start.elapsed());
     }
     samples.remove(0);
@@ -417,7 +418,7 @@ fn gated_clicks(host: &glovebox_host::Host, click: &glovebox_model::Action, runs
 /// Input rows: gated clicks and background typing through the host, next to
 /// the xdotool commands a user would otherwise script.
 fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()> {
-    use glovebox_model::{Action, Button, DeliveryMode, Target};
+    use glovebox_model::{Action, Button, Target};
     let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
     let host = bench_host(sandbox, "glovebox-bench", false)?;
     let reference = WindowRef::Id(window.id);
@@ -442,10 +443,10 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     let mut typing = vec![];
     for _ in 0..=runs.min(10) {
         let frame = host.observe(None, false).map_err(fail)?.frame.id;
-        host.act_unobserved(frame, Action::SetValue { target: Target::Element(name), text: String::new() }, DeliveryMode::Background).map_err(fail)?;
+        host.perform(ActRequest::new(frame, Action::SetValue { target: Target::Element(name), text: String::new() }).look(LookAfter::Nothing)).map_err(fail)?;
         let frame = host.observe(None, false).map_err(fail)?.frame.id;
         let start = Instant::now();
-        let route = host.act_unobserved(frame, Action::Type { text: text.clone() }, DeliveryMode::Background).map_err(fail)?.route;
+        let route = host.perform(ActRequest::new(frame, Action::Type { text: text.clone() }).look(LookAfter::Nothing)).map_err(fail)?.delivery.route;
         typing.push((start.elapsed(), route));
     }
     typing.remove(0);
@@ -456,7 +457,7 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     for _ in 0..=runs.min(10) {
         let frame = host.observe(None, false).map_err(fail)?.frame.id;
         let start = Instant::now();
-        let sent = host.act_unobserved(frame, Action::Key { combo: "shift".into(), repeat: 1 }, DeliveryMode::Background);
+        let sent = host.perform(ActRequest::new(frame, Action::Key { combo: "shift".into(), repeat: 1 }).look(LookAfter::Nothing)).map(|done| done.delivery);
         keys.push((start.elapsed(), sent.map(|d| d.route).map_err(|r| r.to_string())));
     }
     let _warm_up = keys.remove(0);

@@ -10,9 +10,10 @@
 
 use crate::approval::Standing;
 use crate::backend::Gated;
+use crate::decide::{self, InputFacts, InputPlan};
 use crate::frames::FrameRecord;
 use crate::grant::State;
-use crate::{refuse, ActOutcome, ApprovalRequest, Host, ObserveRequest, Settled};
+use crate::{refuse, ActOutcome, ActRequest, ApprovalRequest, Host, LookAfter, ObserveRequest, Settled};
 use glovebox_model::{Action, ApprovalClass, Button, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Refusal, Role, Target, TreeDiff};
 use glovebox_platform::{Delivery, Reach, Receipt, ResolvedTarget};
 
@@ -94,32 +95,25 @@ pub struct Span {
 
 impl Host {
     /// Checks `action` against frame `frame` and the live window, then
-    /// delivers it. Nothing reaches the window unless every check passed.
+    /// delivers it in the background. Nothing reaches the window unless
+    /// every check passed. [`Host::perform`] takes the other choices.
     pub fn act(&self, frame: FrameId, action: Action) -> Result<ActOutcome, Refusal> {
-        self.act_with(frame, action, DeliveryMode::Background)
+        self.perform(ActRequest::new(frame, action))
     }
 
-    /// [`Host::act`] with an explicit delivery mode; foreground delivery
-    /// only when the configuration allows it. The result carries the new
-    /// screenshot when the configuration asks for one after every input.
-    pub fn act_with(&self, frame: FrameId, action: Action, mode: DeliveryMode) -> Result<ActOutcome, Refusal> {
-        self.act_observing(frame, action, mode, self.inner.config.screenshot_after_input)
-    }
-
-    /// [`Host::act_with`], the next observation with a screenshot when
-    /// `screenshot` and the grant allows pixels.
-    pub fn act_observing(&self, frame: FrameId, action: Action, mode: DeliveryMode, screenshot: bool) -> Result<ActOutcome, Refusal> {
+    /// Delivers one input as `request` asks: its mode (foreground only
+    /// where the configuration allows it) and the look after it. Without
+    /// a look, the outcome's `next` says none was asked for; the frame
+    /// still ends.
+    pub fn perform(&self, request: ActRequest) -> Result<ActOutcome, Refusal> {
         let mut state = self.state();
-        let result = self.act_locked(&mut state, frame, &action, mode, Some(screenshot));
-        result.map_err(|e| self.refused(&state, Some(&action), e))
-    }
-
-    /// [`Host::act_with`] without the follow-up observation, for callers
-    /// that observe on their own schedule. The frame still ends.
-    pub fn act_unobserved(&self, frame: FrameId, action: Action, mode: DeliveryMode) -> Result<Delivery, Refusal> {
-        let mut state = self.state();
-        let result = self.act_locked(&mut state, frame, &action, mode, None);
-        result.map(|outcome| outcome.delivery).map_err(|e| self.refused(&state, Some(&action), e))
+        let screenshot = match request.look {
+            LookAfter::AsConfigured => Some(self.inner.config.screenshot_after_input),
+            LookAfter::Tree { screenshot } => Some(screenshot),
+            LookAfter::Nothing => None,
+        };
+        let result = self.act_locked(&mut state, request.frame, &request.action, request.mode, screenshot);
+        result.map_err(|e| self.refused(&state, Some(&request.action), e))
     }
 
     /// Asks once for a span of calls (a run of the loop, one provider batch)
@@ -239,80 +233,18 @@ impl Host {
         action.validate()?;
         self.ensure_grant(state, false)?;
         let grant = state.grant.as_ref().expect("ensured");
-        // On the agent display nothing of the user's can be touched: its own
-        // pointer and keyboard serve where no background route does.
         let on_agent_display = grant.target.as_ref().is_some_and(|t| t.desktop == Desktop::Agent);
-        let reach = match (on_agent_display, mode) {
-            (true, _) => Reach::AgentDisplay,
-            (false, DeliveryMode::Background) => Reach::Background,
-            (false, DeliveryMode::Foreground) => Reach::Foreground,
-        };
-        if reach == Reach::Foreground && !self.inner.config.allow_foreground {
-            return Err(refuse(
-                ErrorCode::ApprovalDenied,
-                "foreground delivery (the user's real pointer and keyboard) is off in the configuration; `glovebox config set input.foreground true` allows calls to ask for it",
-            ));
-        }
-        if grant.budget_left == 0 {
-            return Err(refuse(ErrorCode::BudgetExhausted, "the grant has no input actions left"));
-        }
+        let facts = InputFacts { on_agent_display, allow_foreground: self.inner.config.allow_foreground, budget_left: grant.budget_left };
+        decide::admit(facts, mode)?;
         let frame = self.newest_frame(state, frame_id)?;
-        let grant = state.grant.as_ref().expect("ensured");
-        let window_label = grant.target.as_ref().map(Host::window_label);
-        let mut targets = vec![];
-        let mut described = vec![];
-        for target in action.targets() {
-            targets.push(match target {
-                Target::Element(id) => match frame.elements.get(&id) {
-                    Some(element) => {
-                        described.push((element.role, element.name.clone()));
-                        ResolvedTarget::Element { id, center: element.center }
-                    }
-                    None if frame.no_tree => {
-                        return Err(refuse(
-                            ErrorCode::ElementNotFound,
-                            format!("window {} exposes no accessibility tree, so it has no element {id}; point at image pixels instead", frame.window),
-                        ))
-                    }
-                    None => return Err(refuse(ErrorCode::StaleRef, format!("{id} is not in frame {frame_id}; observe again and use the new ids"))),
-                },
-                Target::Point(p) => {
-                    let at = frame.to_global(p)?;
-                    let under = frame.element_at(at);
-                    if let Some(element) = under.and_then(|id| frame.elements.get(&id)) {
-                        described.push((element.role, element.name.clone()));
-                    }
-                    ResolvedTarget::Global { at, under }
-                }
-            });
-        }
-        let element_role = described.first().map(|(role, _)| *role);
-        if matches!(action, Action::SetValue { .. }) && element_role.is_some_and(Role::is_password) {
-            return Err(refuse(ErrorCode::SecureInput, "glovebox never writes into password fields"));
-        }
+        let InputPlan { reach, targets, described, mut approval } = decide::plan_input(facts, frame_id, &frame, action, mode)?;
         // The approval sees exactly these targets of exactly this frame;
         // the state stays locked until they are delivered or refused.
-        let class = match reach {
-            Reach::Background | Reach::AgentDisplay => ApprovalClass::Input,
-            Reach::Foreground => ApprovalClass::Foreground,
-        };
-        let mut request = ApprovalRequest::call(class, vec![describe_action(action)]);
-        request.window = window_label;
-        request.frame = Some(frame_id);
-        request.targets = described.clone();
-        request.text_characters = action.text_length().unwrap_or(0);
+        approval.window = state.grant.as_ref().and_then(|g| g.target.as_ref()).map(Host::window_label);
         let names: Vec<String> = described.iter().map(|(_, n)| n.clone()).filter(|n| !n.is_empty()).collect();
-        self.approve(request, &names)?;
+        self.approve(approval, &names)?;
         let window = self.current_target(state)?;
-        if window.geometry != frame.geometry || window.minimized {
-            return Err(refuse(
-                ErrorCode::StaleBasis,
-                format!(
-                    "window {} moved, resized or was minimised since frame {frame_id} ({:?} then, {:?} now); observe again",
-                    window.id, frame.geometry, window.geometry
-                ),
-            ));
-        }
+        decide::check_basis(frame_id, &frame, &window)?;
         // Immediately before synthesis: the absolute denials, again.
         if let Some(d) = self.denial_of(&window) {
             return Err(refuse(d.code(), d.sentence()));
@@ -364,7 +296,7 @@ impl Host {
         let mut record = self.grant_record("action", state.grant.as_ref().expect("ensured"));
         record.action = Some(action.kind().to_owned());
         record.text_length = action.text_length();
-        record.element_role = element_role;
+        record.element_role = described.first().map(|(role, _)| *role);
         record.element_id = action.targets().iter().find_map(|t| match t {
             Target::Element(id) => Some(id.to_string()),
             Target::Point(_) => None,
@@ -374,7 +306,7 @@ impl Host {
         let (next, changes, settled) = match observe_after {
             Some(screenshot) => {
                 let pixels = state.grant.as_ref().is_some_and(|g| g.capture == CaptureMode::A11yAndPixels);
-                let request = ObserveRequest { screenshot: screenshot && pixels, marks: false };
+                let request = ObserveRequest { screenshot: screenshot && pixels, marks: false, fit: None };
                 let limits = if delivery.receipt == Receipt::Acknowledged { SETTLE_ACKNOWLEDGED } else { SETTLE };
                 self.observe_settled(state, &window, request, &frame.tree, limits)
             }

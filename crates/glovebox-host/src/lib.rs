@@ -37,6 +37,7 @@ pub mod control;
 #[cfg(not(unix))]
 #[path = "control_unsupported.rs"]
 pub mod control;
+mod decide;
 pub mod deferred;
 pub mod denials;
 pub mod frames;
@@ -61,8 +62,8 @@ use audit::{AuditLog, AuditRecord};
 use control::DisplayDir;
 use denials::{AncestorRule, Denials};
 use glovebox_model::{
-    AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, Denial, ErrorCode, FrameId, GrantView, Policy, Rect, Refusal, Size, TokenBudget, TreeBudget,
-    TreeDiff, WindowId, WindowInfo, WindowPage,
+    AccessibilityTree, Action, ApprovalClass, CaptureLimits, CaptureMode, DeliveryMode, Denial, ErrorCode, FrameId, GrantView, Policy, Rect, Refusal, Size,
+    TokenBudget, TreeBudget, TreeDiff, WindowId, WindowInfo, WindowPage,
 };
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::Delivery;
@@ -194,6 +195,48 @@ pub struct ObserveRequest {
     pub screenshot: bool,
     /// Actionable elements' ids drawn on the screenshot.
     pub marks: bool,
+    /// The screenshot scaled down (never up) to fit these limits instead
+    /// of the configured ones, keeping its aspect ratio; the frame's image
+    /// is that size, so points map through it.
+    pub fit: Option<CaptureLimits>,
+}
+
+/// One input asked of the host: [`Host::perform`] carries it out.
+#[derive(Debug, Clone)]
+pub struct ActRequest {
+    /// The frame whose ids and coordinates the action uses.
+    pub frame: FrameId,
+    pub action: Action,
+    pub mode: DeliveryMode,
+    pub look: LookAfter,
+}
+
+impl ActRequest {
+    /// `action` on `frame`, in the background, looked at as configured.
+    pub fn new(frame: FrameId, action: Action) -> ActRequest {
+        ActRequest { frame, action, mode: DeliveryMode::Background, look: LookAfter::AsConfigured }
+    }
+
+    pub fn mode(self, mode: DeliveryMode) -> ActRequest {
+        ActRequest { mode, ..self }
+    }
+
+    pub fn look(self, look: LookAfter) -> ActRequest {
+        ActRequest { look, ..self }
+    }
+}
+
+/// What the host looks at once an input is delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LookAfter {
+    /// The tree, with a screenshot when the configuration asks for one
+    /// after every input.
+    AsConfigured,
+    /// The tree, with a screenshot when `screenshot` and the grant holds
+    /// pixels.
+    Tree { screenshot: bool },
+    /// Nothing: the caller observes on its own schedule.
+    Nothing,
 }
 
 /// What this host can do for its callers, stated before they ask.

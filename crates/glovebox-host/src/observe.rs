@@ -50,31 +50,21 @@ impl Host {
     /// names one): its accessibility tree, and a screenshot when asked and
     /// allowed. The result is the window's newest frame.
     pub fn observe(&self, window: Option<&WindowRef>, screenshot: bool) -> Result<Observation, Refusal> {
-        self.observe_with(window, ObserveRequest { screenshot, marks: false })
+        self.observe_with(window, ObserveRequest { screenshot, marks: false, fit: None })
     }
 
-    /// [`Host::observe`] with marks on the screenshot when asked (marks
-    /// need the screenshot).
+    /// [`Host::observe`] as `request` asks: marks on the screenshot (they
+    /// need the screenshot), a screenshot fitted to other limits.
     pub fn observe_with(&self, window: Option<&WindowRef>, request: ObserveRequest) -> Result<Observation, Refusal> {
         let mut state = self.state();
-        let limits = self.inner.config.capture_limits;
+        let limits = match request.fit {
+            Some(fit) => CaptureLimits::new(fit.max_width, fit.max_height),
+            None => Ok(self.inner.config.capture_limits),
+        };
         let result = match request.marks && !request.screenshot {
             true => Err(Refusal::invalid_argument("marks are drawn on the screenshot: ask for screenshot too")),
-            false => self.observe_locked(&mut state, window, request, limits, true),
+            false => limits.and_then(|limits| self.observe_locked(&mut state, window, request, limits, true)),
         };
-        result.map_err(|e| self.refused(&state, None, e))
-    }
-
-    /// [`Host::observe`] with a screenshot scaled down (never up) to fit
-    /// `limits` instead of the configured capture limits, keeping its
-    /// aspect ratio. The frame's `image` is that scaled size, so point
-    /// targets in the returned PNG's pixels map back exactly, per axis.
-    /// For surfaces whose client declares its own display size (the
-    /// Anthropic computer tool).
-    pub fn observe_fitted(&self, window: Option<&WindowRef>, limits: CaptureLimits) -> Result<Observation, Refusal> {
-        let mut state = self.state();
-        let request = ObserveRequest { screenshot: true, marks: false };
-        let result = CaptureLimits::new(limits.max_width, limits.max_height).and_then(|limits| self.observe_locked(&mut state, window, request, limits, true));
         result.map_err(|e| self.refused(&state, None, e))
     }
 
@@ -83,7 +73,7 @@ impl Host {
     pub(crate) fn observe_approved(&self, screenshot: bool) -> Result<Observation, Refusal> {
         let mut state = self.state();
         let limits = self.inner.config.capture_limits;
-        self.observe_locked(&mut state, None, ObserveRequest { screenshot, marks: false }, limits, false).map_err(|e| self.refused(&state, None, e))
+        self.observe_locked(&mut state, None, ObserveRequest { screenshot, marks: false, fit: None }, limits, false).map_err(|e| self.refused(&state, None, e))
     }
 
     /// The observe class's approval for reading `window`.

@@ -324,7 +324,7 @@ impl Host {
                 record.detail = Some(format!("{:?} already runs (window {}); nothing started", plan.name, window.id));
                 self.audit(record);
                 self.bind(&mut state, Some(window.clone()), None);
-                let observation = self.observe_target(&mut state, &window, crate::ObserveRequest { screenshot, marks: false })?;
+                let observation = self.observe_target(&mut state, &window, crate::ObserveRequest { screenshot, marks: false, fit: None })?;
                 return Ok(OpenedApp { pid: window.id.pid, window, observation, how: Opened::AlreadyRunning });
             }
             let detail = format!("started {:?} ({}){on}", plan.name, plan.program.display());
@@ -441,7 +441,7 @@ impl Host {
         }
         let window = b.windows.find_window(&glovebox_model::WindowRef::Id(window.id)).unwrap_or(window);
         self.bind(state, Some(window.clone()), None);
-        let observation = self.observe_target(state, &window, crate::ObserveRequest { screenshot, marks: false })?;
+        let observation = self.observe_target(state, &window, crate::ObserveRequest { screenshot, marks: false, fit: None })?;
         Ok(OpenedApp { pid, window, observation, how })
     }
 

@@ -3,7 +3,7 @@
 
 use glovebox_host::denials::AncestorRule;
 use glovebox_host::process::{current_uid, DeclaredProcesses};
-use glovebox_host::{Backends, Host, HostConfig};
+use glovebox_host::{ActRequest, Backends, Host, HostConfig, ObserveRequest};
 use glovebox_model::{Action, Button, DeliveryMode, Denial, ErrorCode, Monitor, Origin, Point, Rect, Refusal, Scope, Target, WindowId, WindowRef};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
 use glovebox_testkit::fake::{fake_host, fake_window, fake_world};
@@ -76,6 +76,11 @@ fn click(target: Target) -> Action {
 }
 
 const OK_BUTTON: Target = Target::Element(glovebox_model::ElementId(2));
+
+/// A screenshot fitted to `limits`.
+fn fitted(limits: glovebox_model::CaptureLimits) -> ObserveRequest {
+    ObserveRequest { screenshot: true, marks: false, fit: Some(limits) }
+}
 
 fn code(r: Result<impl std::fmt::Debug, Refusal>) -> ErrorCode {
     r.expect_err("expected a refusal").code
@@ -227,7 +232,7 @@ fn stale_ref_after_an_input_and_for_unknown_ids() {
     let host = world.host();
     let seen = host.observe(None, false).unwrap();
     let done = host.act(seen.frame.id, click(OK_BUTTON)).unwrap();
-    assert_eq!(done.delivery.route, "fake");
+    assert_eq!(done.delivery.route, glovebox_platform::Route::Fake);
     assert_ne!(done.next.as_ref().unwrap().frame.id, seen.frame.id);
     // The input ended the old frame.
     assert_eq!(code(host.act(seen.frame.id, click(OK_BUTTON))), ErrorCode::StaleRef);
@@ -279,7 +284,7 @@ fn a_delivered_action_stays_delivered_when_the_next_observation_is_refused() {
     // The click opens something that grabs the keyboard (a menu, a prompt).
     *world.desktop.grab_on_delivery.lock().unwrap() = true;
     let done = host.act(seen.frame.id, click(OK_BUTTON)).unwrap();
-    assert_eq!(done.delivery.route, "fake");
+    assert_eq!(done.delivery.route, glovebox_platform::Route::Fake);
     assert_eq!(world.desktop.delivered.lock().unwrap().len(), 1);
     assert_eq!(done.next.unwrap_err().code, ErrorCode::SecureInput);
     assert_eq!(host.grant_status().unwrap().budget_left, 49, "the delivered action was paid for");
@@ -463,7 +468,7 @@ fn foreground_delivery_only_when_the_configuration_allows_it() {
     let host = world.host();
     let seen = host.observe(None, false).unwrap();
     let budget = seen.grant.budget_left;
-    let refused = host.act_with(seen.frame.id, click(OK_BUTTON), DeliveryMode::Foreground).unwrap_err();
+    let refused = host.perform(ActRequest::new(seen.frame.id, click(OK_BUTTON)).mode(DeliveryMode::Foreground)).unwrap_err();
     assert_eq!(refused.code, ErrorCode::ApprovalDenied);
     assert!(refused.message.contains("glovebox config set input.foreground true"), "{refused}");
     assert!(world.desktop.delivered.lock().unwrap().is_empty());
@@ -474,7 +479,7 @@ fn foreground_delivery_only_when_the_configuration_allows_it() {
     allowed.config.allow_foreground = true;
     let host = allowed.host();
     let seen = host.observe(None, false).unwrap();
-    host.act_with(seen.frame.id, click(OK_BUTTON), DeliveryMode::Foreground).unwrap();
+    host.perform(ActRequest::new(seen.frame.id, click(OK_BUTTON)).mode(DeliveryMode::Foreground)).unwrap();
     let delivered = allowed.desktop.delivered.lock().unwrap();
     assert_eq!(delivered[0].3, glovebox_platform::Reach::Foreground);
     // Element targets reach the sink with the centre of their visible part.
@@ -509,19 +514,22 @@ fn fitted_observation_scales_down_to_the_callers_limits_and_points_map_back_per_
     let host = world.host();
     // The editor is 640×480; a client that declared a 320×320 display sees it at 320×240.
     let limits = glovebox_model::CaptureLimits::new(320, 320).unwrap();
-    let seen = host.observe_fitted(None, limits).unwrap();
+    let seen = host.observe_with(None, fitted(limits)).unwrap();
     assert_eq!(seen.frame.image, glovebox_model::Size::new(320, 240));
     let png = glovebox_platform::RgbImage::decode_png(seen.screenshot.as_ref().unwrap()).unwrap();
     assert_eq!(png.size(), seen.frame.image, "the PNG is the frame's image");
     // Never up: larger limits keep the native size; the plain observe keeps its configured limits.
-    assert_eq!(host.observe_fitted(None, glovebox_model::CaptureLimits::new(4000, 4000).unwrap()).unwrap().frame.image, glovebox_model::Size::new(640, 480));
+    assert_eq!(
+        host.observe_with(None, fitted(glovebox_model::CaptureLimits::new(4000, 4000).unwrap())).unwrap().frame.image,
+        glovebox_model::Size::new(640, 480)
+    );
     assert_eq!(host.observe(None, true).unwrap().frame.image, glovebox_model::Size::new(640, 480));
-    assert_eq!(code(host.observe_fitted(None, glovebox_model::CaptureLimits { max_width: 0, max_height: 10 })), ErrorCode::InvalidArgument);
-    let seen = host.observe_fitted(None, limits).unwrap();
+    assert_eq!(code(host.observe_with(None, fitted(glovebox_model::CaptureLimits { max_width: 0, max_height: 10 }))), ErrorCode::InvalidArgument);
+    let seen = host.observe_with(None, fitted(limits)).unwrap();
     assert_eq!(code(host.act(seen.frame.id, click(Target::Point(Point { x: 320, y: 10 })))), ErrorCode::CoordinateOutOfBounds);
     // Image pixel (319, 239) is native pixels 638..640 × 478..480: its centre lands on (639, 479).
     host.act(seen.frame.id, click(Target::Point(Point { x: 319, y: 239 }))).unwrap();
-    let seen = host.observe_fitted(None, limits).unwrap();
+    let seen = host.observe_with(None, fitted(limits)).unwrap();
     host.act(seen.frame.id, click(Target::Point(Point { x: 0, y: 0 }))).unwrap();
     let delivered = world.desktop.delivered.lock().unwrap();
     let at = |i: usize| match &delivered[i].2[0] {

@@ -8,7 +8,7 @@
 use glovebox_atspi::{AtspiBackend, KeyDestination};
 use glovebox_model::{Action, Button, DeliveryMode, KeyCombo, Modifiers, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
-use glovebox_platform::{Delivery, Gesture, InputSink, Reach, Receipt, ResolvedTarget};
+use glovebox_platform::{Delivery, Gesture, InputSink, Reach, Receipt, ResolvedTarget, Route};
 use glovebox_x11::input::{Aim, Framing, SyntheticStyle};
 use glovebox_x11::X11Backend;
 use std::sync::Arc;
@@ -239,7 +239,7 @@ impl LinuxInput {
             }
             _ => self.x11.perform_background(window, gesture, accepts.style)?,
         }
-        Ok(self.acknowledged(window, Delivery::by("x11:SendEvent")))
+        Ok(self.acknowledged(window, Delivery::by(Route::WindowEvents)))
     }
 
     /// `set_value` by keys: focus the field through its own accessible
@@ -264,7 +264,7 @@ impl LinuxInput {
         let replace = if text.is_empty() { Gesture::Key { combo: KeyCombo::parse("backspace")?, repeat: 1 } } else { typed };
         self.x11.perform_background(window, &replace, accepts.style)?;
         self.atspi.expect_text(window, target, text)?;
-        Ok(Delivery::by(format!("{focused}+x11:SendEvent(keys)")))
+        Ok(Delivery::by(Route::ThenKeys(Box::new(focused))))
     }
 
     /// `set_value` on a spreadsheet's cell by keys: the table's selection
@@ -304,7 +304,7 @@ impl LinuxInput {
         self.x11.perform_background(window, &typed, accepts.style)?;
         self.x11.perform_background(window, &Gesture::Key { combo: KeyCombo::parse("Return")?, repeat: 1 }, accepts.style)?;
         self.atspi.expect_text(window, target, text)?;
-        Ok(Some(Delivery::by(format!("{selected}+x11:SendEvent(keys)"))))
+        Ok(Some(Delivery::by(Route::ThenKeys(Box::new(selected)))))
     }
 
     fn background(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
@@ -427,7 +427,7 @@ impl LinuxInput {
             }
         }
         self.x11.perform(window, &gesture, DeliveryMode::Foreground)?;
-        Ok(self.acknowledged(window, Delivery::by("x11:XTest")))
+        Ok(self.acknowledged(window, Delivery::by(Route::DeviceEvents)))
     }
 
     /// On a desktop glovebox owns: the background routes first (the
@@ -444,7 +444,7 @@ impl LinuxInput {
                     ),
                     false => full,
                 })?;
-                Ok(Delivery { route: format!("{} on the agent display", delivery.route), ..delivery })
+                Ok(Delivery { route: Route::OnAgentDisplay(Box::new(delivery.route)), ..delivery })
             }
             other => other,
         }
@@ -458,7 +458,7 @@ impl LinuxInput {
             std::thread::sleep(wait);
         }
         match self.x11.keyboard_grabbed_by_other() {
-            Ok(true) => Delivery { route: format!("{}; the menu it opened holds the keyboard until it closes", delivery.route), ..delivery },
+            Ok(true) => Delivery { route: Route::MenuHoldsKeyboard(Box::new(delivery.route)), ..delivery },
             _ => delivery,
         }
     }
@@ -513,8 +513,8 @@ pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, combo:
             Err(e) => return Some(Err(e)),
         });
     }
-    let route = delivery.map(|d| d.route).unwrap_or_default();
-    Some(Ok(Delivery::by(format!("{route} on the {} \"{}\" bound to {combo} (the application's own shortcut)", element.role, element.name))))
+    let route = Box::new(delivery?.route);
+    Some(Ok(Delivery::by(Route::Shortcut { route, role: element.role, name: element.name.clone(), combo: combo.to_owned() })))
 }
 
 impl InputSink for LinuxInput {

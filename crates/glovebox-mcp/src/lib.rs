@@ -25,7 +25,7 @@ pub mod wire_routes;
 pub use args::*;
 
 use base64::Engine as _;
-use glovebox_host::{Host, Observation, ObserveRequest, Span};
+use glovebox_host::{ActRequest, Host, LookAfter, Observation, ObserveRequest, Span};
 use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, FrameId, Refusal, TokenBudget, WindowRef};
 use glovebox_platform::sync::LockRecovered as _;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -235,10 +235,8 @@ impl GloveboxServer {
     ) -> impl FnOnce(&Host, &GloveboxServer, &str) -> Result<Reply, Refusal> + Send + 'static {
         move |host, server, client| {
             let (frame, mode) = (server.newest(client)?, delivery.unwrap_or_default());
-            let done = match screenshot {
-                Some(screenshot) => host.act_observing(frame, action, mode, screenshot)?,
-                None => host.act_with(frame, action, mode)?,
-            };
+            let look = screenshot.map_or(LookAfter::AsConfigured, |screenshot| LookAfter::Tree { screenshot });
+            let done = host.perform(ActRequest::new(frame, action).mode(mode).look(look))?;
             let text = render::acted(&done, host.text_budget());
             Ok(match &done.next {
                 Ok(next) => Reply::observed(text, next),
@@ -344,7 +342,7 @@ impl GloveboxServer {
             let pixels = host.capabilities().pixels;
             let budget = args.max_tokens.map(TokenBudget::new).transpose()?.unwrap_or(host.text_budget());
             let marks = args.marks.unwrap_or(false);
-            let request = ObserveRequest { screenshot: args.screenshot.unwrap_or(pixels || marks), marks };
+            let request = ObserveRequest { screenshot: args.screenshot.unwrap_or(pixels || marks), marks, fit: None };
             let read = args.read.unwrap_or_default();
             if read.len() > glovebox_model::READ_MAX_ELEMENTS {
                 return Err(Refusal::invalid_argument(format!("read names at most {} elements", glovebox_model::READ_MAX_ELEMENTS)));

@@ -193,7 +193,7 @@ impl InputSink for FakeDesktop {
         if *self.grab_on_delivery.lock().unwrap() {
             *self.keyboard_grab.lock().unwrap() = true;
         }
-        Ok(Delivery::by("fake"))
+        Ok(Delivery::by(crate::Route::Fake))
     }
 }
 

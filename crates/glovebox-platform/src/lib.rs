@@ -17,6 +17,7 @@ pub mod gesture;
 pub mod image;
 pub mod marks;
 pub mod process;
+pub mod route;
 pub mod sync;
 pub mod unsupported;
 
@@ -29,6 +30,7 @@ pub use capabilities::{Capabilities, Support};
 pub use error::{BackendError, BackendErrorKind};
 pub use gesture::Gesture;
 pub use image::RgbImage;
+pub use route::{AccessibleCall, Relative, Route};
 
 /// Lists the desktop's top-level windows.
 pub trait WindowSource {
@@ -145,10 +147,9 @@ impl ResolvedTarget {
 }
 
 /// How an input was delivered.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Delivery {
-    /// The route used, e.g. `at-spi:DoAction` or `x11:SendEvent`.
-    pub route: String,
+    pub route: Route,
     /// What the application said of it.
     #[serde(default, skip_serializing_if = "Receipt::is_sent")]
     pub receipt: Receipt,
@@ -156,8 +157,8 @@ pub struct Delivery {
 
 impl Delivery {
     /// A delivery by `route` that nothing acknowledged.
-    pub fn by(route: impl Into<String>) -> Delivery {
-        Delivery { route: route.into(), receipt: Receipt::Sent }
+    pub fn by(route: Route) -> Delivery {
+        Delivery { route, receipt: Receipt::Sent }
     }
 }
 

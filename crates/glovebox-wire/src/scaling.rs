@@ -1,7 +1,7 @@
 //! The screen an Anthropic model sees: exactly the display size its tool
 //! definition declared. The bound window's frame is scaled down (never up)
 //! to fit that size keeping its aspect ratio — the host does the scaling
-//! (`Host::observe_fitted`), so the frame's image IS the placed picture —
+//! (`ObserveRequest::fit`), so the frame's image IS the placed picture —
 //! and placed at the top-left; the rest is black and not clickable. A
 //! display pixel inside the placed picture is the same pixel of the frame's
 //! image, so coordinates map back exactly, with no rounding of our own.

@@ -5,7 +5,7 @@
 //! budget, secure input); nothing here skips or repeats those checks.
 
 use crate::error::WireError;
-use glovebox_host::{FrameView, Host, Observation, Span};
+use glovebox_host::{ActRequest, FrameView, Host, LookAfter, Observation, ObserveRequest, Span};
 use glovebox_model::{Action, ApprovalClass, CaptureLimits, DeliveryMode, ErrorCode, Refusal, Target, WindowRef};
 use std::time::Duration;
 
@@ -82,7 +82,7 @@ impl Session {
         match (look, screenshot) {
             (_, false) => host.observe(window, false),
             (Look::Configured, true) => host.observe(window, true),
-            (Look::Fitted(limits), true) => host.observe_fitted(window, limits),
+            (Look::Fitted(limits), true) => host.observe_with(window, ObserveRequest { screenshot: true, marks: false, fit: Some(limits) }),
         }
     }
 
@@ -200,7 +200,7 @@ impl Session {
                 seen.frame.id
             }
         };
-        host.act_unobserved(frame, action.clone(), self.options.delivery).map(|_| ())
+        host.perform(ActRequest::new(frame, action.clone()).mode(self.options.delivery).look(LookAfter::Nothing)).map(|_| ())
     }
 
     /// The screenshot after a call: the model's next basis.

@@ -18,7 +18,7 @@
 use glovebox_model::Role;
 use glovebox_testkit::desktop::Desktop;
 
-use glovebox_host::{Host, Observation};
+use glovebox_host::{ActRequest, Host, Observation};
 use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, ModifierKey, Point, Refusal, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture, FixtureKind};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -489,7 +489,7 @@ fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, c
     let action = action_for(act, addressing, target.app, mode, &seen, &state_before);
     let desktop_before = stage.desktop();
     let budget_before = seen.grant.budget_left;
-    let result: Result<glovebox_host::ActOutcome, Refusal> = stage.host.act_with(seen.frame.id, action.clone(), mode);
+    let result: Result<glovebox_host::ActOutcome, Refusal> = stage.host.perform(ActRequest::new(seen.frame.id, action.clone()).mode(mode));
     let desktop_after = settled_desktop(stage, &desktop_before, column);
     if desktop_after != desktop_before {
         return Err(format!("the user's desktop changed:\n before {desktop_before:?}\n after  {desktop_after:?}"));

@@ -12,6 +12,7 @@
 use glovebox_host::Observation;
 use glovebox_model::Role;
 use glovebox_model::{Action, Button, ElementState, ErrorCode, Target, WindowRef};
+use glovebox_platform::{AccessibleCall, Route};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{Desktop as _, InRoot, Sandbox, CURRENT_GTK4_ROOT};
 use serde_json::Value;
@@ -158,7 +159,7 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
     let seen = host.observe(Some(&at), false).unwrap();
     let done = act(&seen, Action::Click { target: first(&seen, Role::Label, Some("Title 1"), |_| true), button: Button::Right, count: 1, modifiers: vec![] })
         .expect("label's context menu");
-    assert!(done.delivery.route.contains("menu.popup"), "{}", done.delivery.route);
+    assert_eq!(done.delivery.route.base(), &Route::Accessible(AccessibleCall::Action("menu.popup".into())), "{}", done.delivery.route);
     routes.push(format!("label right click: {}", done.delivery.route));
     println!("{name}:\n  {}", routes.join("\n  "));
     let _ = factory.kill();

@@ -6,6 +6,7 @@
 use glovebox_host::Host;
 use glovebox_model::Role;
 use glovebox_model::{Action, Button, Denial, ErrorCode, Origin, Refusal, Scope, Target, WindowInfo, WindowRef};
+use glovebox_platform::Route;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
 use std::path::PathBuf;
@@ -184,7 +185,7 @@ fn secure_input_while_another_client_grabs_the_keyboard_and_the_probe_changes_no
     let again = wait_until("grab released", || host.observe(None, false).ok());
     // Once the prompt is gone the same key goes through (GTK3 takes synthetic keys).
     let done = host.act(again.frame.id, Action::Key { combo: "ctrl+a".into(), repeat: 1 }).unwrap();
-    assert_eq!(done.delivery.route, "x11:SendEvent");
+    assert_eq!(done.delivery.route, Route::WindowEvents);
     fixture.wait_state("ctrl+a arrived", |s| {
         s["keys"].as_array().is_some_and(|k| k.len() == 1 && k[0]["key"] == "a" && k[0]["mods"] == serde_json::json!(["ctrl"]))
     });

@@ -224,7 +224,7 @@ impl Stage {
         for step in row.steps {
             let seen = self.host.observe(Some(&WindowRef::Id(window)), false).map_err(|e| format!("observe: {e}"))?;
             let done = self.host.act(seen.frame.id, step(&seen)).map_err(|e| format!("refused: {e}"))?;
-            routes.push(done.delivery.route);
+            routes.push(done.delivery.route.to_string());
         }
         if self.user() != before {
             return Err(format!("the user's desktop changed: {:?} → {:?}", before, self.user()));

@@ -12,9 +12,9 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_atspi::AtspiBackend;
-use glovebox_host::{Host, Observation};
+use glovebox_host::{ActRequest, Host, Observation};
 use glovebox_model::Role;
-use glovebox_model::{AccessibilityTree, Action, Button, DeliveryMode, Element, Target, TreeBudget, WindowId, WindowInfo, WindowRef};
+use glovebox_model::{AccessibilityTree, Action, Button, Element, Target, TreeBudget, WindowId, WindowInfo, WindowRef};
 use glovebox_platform::WindowSource;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -127,8 +127,8 @@ impl Stage {
     fn act(&self, window: WindowId, what: &str, action: impl Fn(&Observation) -> Option<Action>) -> bool {
         let seen = self.observe(window);
         let Some(action) = action(&seen) else { panic!("{what}: no target in\n{}", seen.tree.render_text()) };
-        let outcome = self.host.act_with(seen.frame.id, action, DeliveryMode::Background);
-        println!("{what}: {:?}", outcome.as_ref().map(|done| done.delivery.route.clone()).map_err(|r| r.to_string()));
+        let outcome = self.host.perform(ActRequest::new(seen.frame.id, action));
+        println!("{what}: {:?}", outcome.as_ref().map(|done| done.delivery.route.to_string()).map_err(|r| r.to_string()));
         outcome.is_ok()
     }
 }

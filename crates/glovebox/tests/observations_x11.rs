@@ -156,7 +156,7 @@ fn marks_are_drawn_on_the_elements_and_budgets_fold_long_trees() {
     let fixture = Fixture::launch(sandbox, &unique_title("Marks"), &["--no-password", "--rows", "200", "--labels", "300"]);
     let window = window_of(&host, &fixture);
     observe(&host, window);
-    let seen = host.observe_with(Some(&WindowRef::Id(window)), ObserveRequest { screenshot: true, marks: true }).unwrap();
+    let seen = host.observe_with(Some(&WindowRef::Id(window)), ObserveRequest { screenshot: true, marks: true, fit: None }).unwrap();
     let png = RgbImage::decode_png(seen.screenshot.as_ref().unwrap()).unwrap();
     assert!(seen.marks.len() >= 8, "{:?}", seen.marks);
     let scale = seen.frame.scale;
@@ -173,7 +173,7 @@ fn marks_are_drawn_on_the_elements_and_budgets_fold_long_trees() {
         seen.marks.iter().enumerate().flat_map(|(i, m)| seen.marks[i + 1..].iter().filter(move |n| m.label.intersection(n.label).is_some())).count();
     assert!(overlapping * 10 <= seen.marks.len(), "{overlapping} overlapping labels among {} marks", seen.marks.len());
     // Marks need the screenshot.
-    let refused = host.observe_with(Some(&WindowRef::Id(window)), ObserveRequest { screenshot: false, marks: true }).unwrap_err();
+    let refused = host.observe_with(Some(&WindowRef::Id(window)), ObserveRequest { screenshot: false, marks: true, fit: None }).unwrap_err();
     assert_eq!(refused.code, ErrorCode::InvalidArgument);
 
     // The window within 200 tokens: folded, counted, expandable.

@@ -14,8 +14,8 @@
 use glovebox_model::Role;
 use glovebox_testkit::desktop::Desktop;
 
-use glovebox_host::{Host, Observation};
-use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, Refusal, Target, WindowId, WindowRef};
+use glovebox_host::{ActRequest, Host, Observation};
+use glovebox_model::{Action, Button, ErrorCode, Refusal, Target, WindowId, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
 use serde_json::Value;
@@ -200,7 +200,7 @@ impl Stage {
     fn act(&self, window: WindowId, action: impl Fn(&Observation) -> Action) -> Result<String, Refusal> {
         let seen = self.host.observe(Some(&WindowRef::Id(window)), false).unwrap();
         let before = self.desktop();
-        let outcome = self.host.act_with(seen.frame.id, action(&seen), DeliveryMode::Background);
+        let outcome = self.host.perform(ActRequest::new(seen.frame.id, action(&seen)));
         std::thread::sleep(Duration::from_millis(100));
         // The target may close itself (a dialog's OK); every other window must stay where it was.
         let others = |mut d: Desktop| {
@@ -222,7 +222,7 @@ impl Stage {
             }
         }
         assert_eq!(others(after), others(before), "the user's desktop changed after {outcome:?}");
-        outcome.map(|done| done.delivery.route)
+        outcome.map(|done| done.delivery.route.to_string())
     }
 }
 
