@@ -457,7 +457,9 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     for _ in 0..=runs.min(10) {
         let frame = host.observe(None, false).map_err(fail)?.frame.id;
         let start = Instant::now();
-        let sent = host.perform(ActRequest::new(frame, Action::Key { combo: "shift".into(), repeat: 1 }).look(LookAfter::Nothing)).map(|done| done.delivery);
+        let sent = host
+            .perform(ActRequest::new(frame, Action::Key { combo: "shift".parse().map_err(fail)?, repeat: 1 }).look(LookAfter::Nothing))
+            .map(|done| done.delivery);
         keys.push((start.elapsed(), sent.map(|d| d.route).map_err(|r| r.to_string())));
     }
     let _warm_up = keys.remove(0);

@@ -200,7 +200,7 @@ fn gesture(action: &Action, targets: &[ResolvedTarget]) -> Result<Option<Gesture
         Action::Move { .. } => Gesture::Hover { at: at(0)?, held },
         Action::Drag { .. } => Gesture::Drag { from: at(0)?, to: at(1)?, held },
         Action::Scroll { dx, dy, .. } => Gesture::Scroll { at: at(0)?, dx: *dx, dy: *dy, held },
-        Action::Key { combo, repeat } => Gesture::Key { combo: KeyCombo::parse(combo)?, repeat: *repeat },
+        Action::Key { combo, repeat } => Gesture::Key { combo: *combo, repeat: *repeat },
         Action::Type { text } => Gesture::Text { text: text.clone() },
         Action::SetValue { .. } | Action::Select { .. } => return Ok(None),
     }))
@@ -482,8 +482,7 @@ const ACKNOWLEDGE_WAIT: std::time::Duration = std::time::Duration::from_millis(1
 
 /// A key chord no event route delivers, as the application's own menu
 /// item or button bound to it: `None` when nothing in the window is.
-pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, combo: &str, repeat: u8) -> Option<Result<Delivery, BackendError>> {
-    let wanted = KeyCombo::parse(combo).ok()?;
+pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, wanted: &KeyCombo, repeat: u8) -> Option<Result<Delivery, BackendError>> {
     let same =
         |shortcut: &str| KeyCombo::parse(shortcut).is_ok_and(|bound| bound.modifiers == wanted.modifiers && bound.key.lowercase() == wanted.key.lowercase());
     let tree = glovebox_platform::AccessibilitySource::inspect(atspi, window, glovebox_model::TreeBudget::default()).ok()?;
@@ -501,7 +500,7 @@ pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, combo:
     if !element.has(glovebox_model::ElementState::Enabled) {
         return Some(Err(BackendError::new(
             BackendErrorKind::NotActionable,
-            format!("{combo} is bound to the {} \"{}\", which is disabled now; nothing was sent", element.role, element.name),
+            format!("{wanted} is bound to the {} \"{}\", which is disabled now; nothing was sent", element.role, element.name),
         )));
     }
     let press = Action::Click { target: glovebox_model::Target::Element(element.id), button: Button::Left, count: 1, modifiers: vec![] };
@@ -514,7 +513,7 @@ pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, combo:
         });
     }
     let route = Box::new(delivery?.route);
-    Some(Ok(Delivery::by(Route::Shortcut { route, role: element.role, name: element.name.clone(), combo: combo.to_owned() })))
+    Some(Ok(Delivery::by(Route::Shortcut { route, role: element.role, name: element.name.clone(), combo: *wanted })))
 }
 
 impl InputSink for LinuxInput {

@@ -112,7 +112,7 @@ pub struct SetValueArgs {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct KeyArgs {
     /// `Enter`, `ctrl+s`, `shift+Tab`, `F5`, or one character.
-    pub combo: String,
+    pub combo: glovebox_model::KeyCombo,
     /// 1 (default) to 20.
     #[schemars(range(min = 1, max = 20))]
     pub repeat: Option<u8>,

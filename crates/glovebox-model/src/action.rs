@@ -4,7 +4,7 @@
 use crate::a11y::ElementId;
 use crate::error::Refusal;
 use crate::geometry::Point;
-use crate::keys::{ModifierKey, Modifiers};
+use crate::keys::{KeyCombo, ModifierKey, Modifiers};
 use serde::{Deserialize, Serialize};
 
 /// Where an action lands: an element id from the newest frame, or a point in
@@ -85,7 +85,7 @@ pub enum Action {
     /// Press a key or chord.
     Key {
         /// A key or chord such as Enter, ctrl+a, shift+Tab, F5.
-        combo: String,
+        combo: KeyCombo,
         #[schemars(range(min = 1, max = 20))]
         repeat: u8,
     },
@@ -148,7 +148,6 @@ impl Action {
         match self {
             Action::Click { count, .. } if !(1..=3).contains(count) => Err(Refusal::invalid_argument(format!("click count {count} is outside 1..=3"))),
             Action::Key { repeat, .. } if !(1..=20).contains(repeat) => Err(Refusal::invalid_argument(format!("key repeat {repeat} is outside 1..=20"))),
-            Action::Key { combo, .. } => crate::keys::KeyCombo::parse(combo).map(|_| ()),
             Action::Type { text } if text.is_empty() => Err(Refusal::invalid_argument("there is no text to type")),
             Action::Scroll { dx: 0, dy: 0, .. } => Err(Refusal::invalid_argument("a scroll needs a non-zero dx or dy")),
             Action::Scroll { dx, dy, .. } if dx.abs() > 100 || dy.abs() > 100 => Err(Refusal::invalid_argument("scroll steps lie in -100..=100")),
@@ -209,11 +208,9 @@ mod tests {
         for bad in [
             Action::Click { target: at, button: Button::Left, count: 0, modifiers: vec![] },
             Action::Click { target: at, button: Button::Left, count: 4, modifiers: vec![] },
-            Action::Key { combo: "ctrl+a".into(), repeat: 21 },
-            Action::Key { combo: "  ".into(), repeat: 1 },
+            Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 21 },
             Action::Type { text: String::new() },
             Action::Scroll { target: at, dx: 0, dy: 0, modifiers: vec![] },
-            Action::Key { combo: "ctrl+hyper".into(), repeat: 1 },
             Action::Drag { from: at, to: at, modifiers: vec![] },
             Action::Type { text: "x".repeat(MAX_TEXT_CHARS + 1) },
         ] {
@@ -226,13 +223,13 @@ mod tests {
         let at = Target::Point(Point { x: 1, y: 1 });
         let click = Action::Click { target: at, button: Button::Left, count: 1, modifiers: vec![] };
         let typing = Action::Type { text: "hi".into() };
-        let enter = Action::Key { combo: "Enter".into(), repeat: 1 };
+        let enter = Action::Key { combo: "Enter".parse().unwrap(), repeat: 1 };
         assert!(validate_batch(&[click.clone(), typing.clone(), enter.clone()]).is_ok());
         for bad in [
             vec![click.clone()],
             vec![click.clone(), typing.clone(), enter.clone(), enter.clone()],
             vec![typing.clone(), click.clone()],
-            vec![click, Action::Key { combo: "nope".into(), repeat: 1 }],
+            vec![click, Action::Key { combo: "Enter".parse().unwrap(), repeat: 0 }],
         ] {
             assert_eq!(validate_batch(&bad).unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
         }
@@ -245,5 +242,16 @@ mod tests {
         let point: Action = serde_json::from_value(serde_json::json!({"action": "move", "target": {"point": {"x": 3, "y": 4}}})).unwrap();
         assert_eq!(point.targets(), vec![Target::Point(Point { x: 3, y: 4 })]);
         assert!(serde_json::from_value::<Target>(serde_json::json!({"element": "e1", "point": {"x": 1, "y": 1}})).is_err());
+    }
+
+    #[test]
+    fn a_key_action_carries_a_parsed_combo_and_a_bad_one_never_becomes_an_action() {
+        let key: Action = serde_json::from_value(serde_json::json!({"action": "key", "combo": "Ctrl+s", "repeat": 1})).unwrap();
+        assert_eq!(key, Action::Key { combo: "ctrl+s".parse().unwrap(), repeat: 1 });
+        assert_eq!(serde_json::to_value(&key).unwrap()["combo"], "ctrl+s");
+        for bad in ["  ", "ctrl+hyper", "nope", ""] {
+            let refused = serde_json::from_value::<Action>(serde_json::json!({"action": "key", "combo": bad, "repeat": 1})).unwrap_err();
+            assert!(refused.to_string().contains("key combo"), "{bad:?}: {refused}");
+        }
     }
 }

@@ -204,6 +204,44 @@ impl KeyCombo {
     }
 }
 
+impl std::str::FromStr for KeyCombo {
+    type Err = Refusal;
+
+    fn from_str(text: &str) -> Result<KeyCombo, Refusal> {
+        KeyCombo::parse(text)
+    }
+}
+
+/// On the wire a combo is its text (`ctrl+s`, `Enter`): a model or client
+/// writes it so, and one that does not parse is refused with the parser's
+/// sentence.
+impl serde::Serialize for KeyCombo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for KeyCombo {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        KeyCombo::parse(&text).map_err(|refusal| serde::de::Error::custom(refusal.message))
+    }
+}
+
+impl schemars::JsonSchema for KeyCombo {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "KeyCombo".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string" })
+    }
+}
+
 /// `ctrl+shift`, as a combo writes the held part.
 impl fmt::Display for Modifiers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -269,6 +307,19 @@ mod tests {
         assert_eq!(combo("😀").key, Key::Char('😀'));
         assert_eq!(combo("A").key, Key::Char('A'));
         assert_eq!(combo(" ").key, Key::Char(' '));
+    }
+
+    #[test]
+    fn a_combo_reads_back_from_its_text_and_travels_as_it() {
+        for text in ["ctrl+shift+p", "Enter", "Return", "pagedown", "ctrl++", "+", " ", "é", "super", "ctrl+shift", "alt+F4", "shift+Tab", "Menu", "ctrl+A"] {
+            let parsed = combo(text);
+            assert_eq!(combo(&parsed.to_string()), parsed, "{text:?} → {parsed}");
+            let json = serde_json::to_value(parsed).unwrap();
+            assert_eq!(json, serde_json::json!(parsed.to_string()));
+            assert_eq!(serde_json::from_value::<KeyCombo>(json).unwrap(), parsed);
+        }
+        let refused = serde_json::from_value::<KeyCombo>(serde_json::json!("hyper+a")).unwrap_err();
+        assert!(refused.to_string().contains("not a modifier"), "{refused}");
     }
 
     #[test]

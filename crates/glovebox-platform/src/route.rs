@@ -4,7 +4,7 @@
 //! (`at-spi:DoAction(click)`, `x11:SendEvent`, `x11:XTest on the agent
 //! display`), which [`Route`]'s `Display` writes and nothing parses.
 
-use glovebox_model::Role;
+use glovebox_model::{KeyCombo, Role};
 use std::fmt;
 
 /// The route one delivered input took.
@@ -27,7 +27,7 @@ pub enum Route {
     On(Box<Route>, Relative),
     /// A key chord delivered as the action of the element the application
     /// binds it to (a menu item's accelerator).
-    Shortcut { route: Box<Route>, role: Role, name: String, combo: String },
+    Shortcut { route: Box<Route>, role: Role, name: String, combo: KeyCombo },
     /// Delivered with the agent display's own pointer and keyboard.
     OnAgentDisplay(Box<Route>),
     /// Delivered, and a menu it opened now holds the keyboard.
@@ -140,7 +140,7 @@ mod tests {
         );
         assert_eq!(Route::ThenKeys(Box::new(click.clone())).to_string(), "at-spi:DoAction(click)+x11:SendEvent(keys)");
         assert_eq!(Route::OnAgentDisplay(Box::new(Route::DeviceEvents)).to_string(), "x11:XTest on the agent display");
-        let shortcut = Route::Shortcut { route: Box::new(click.clone()), role: Role::MenuItem, name: "Save".into(), combo: "ctrl+s".into() };
+        let shortcut = Route::Shortcut { route: Box::new(click.clone()), role: Role::MenuItem, name: "Save".into(), combo: "ctrl+s".parse().unwrap() };
         assert_eq!(shortcut.to_string(), "at-spi:DoAction(click) on the menu item \"Save\" bound to ctrl+s (the application's own shortcut)");
         assert_eq!(shortcut.base(), &click);
         assert!(shortcut.is_accessible() && !Route::WindowEvents.is_accessible());

@@ -200,7 +200,7 @@ pub fn plan(call: &GeminiCall, image: Option<Size>) -> Result<Vec<Step>, Refusal
                 vec![click(target, Button::Left), input(Action::Type { text: text.clone() })]
             };
             if press_enter.unwrap_or(false) {
-                steps.push(input(Action::Key { combo: "Enter".into(), repeat: 1 }));
+                steps.push(input(Action::Key { combo: "Enter".parse().expect("a key name"), repeat: 1 }));
             }
             steps
         }
@@ -368,13 +368,16 @@ mod tests {
         let steps = plan(&GeminiCall::TypeTextAt { x: 100, y: 100, text: "Ada".into(), press_enter: Some(true), clear_before_typing: None }, size).unwrap();
         assert_eq!(
             steps,
-            vec![Step::Input(Action::SetValue { target: point(100, 50), text: "Ada".into() }), Step::Input(Action::Key { combo: "Enter".into(), repeat: 1 })]
+            vec![
+                Step::Input(Action::SetValue { target: point(100, 50), text: "Ada".into() }),
+                Step::Input(Action::Key { combo: "Enter".parse().expect("a key name"), repeat: 1 })
+            ]
         );
         let steps = plan(&GeminiCall::ScrollAt { x: 500, y: 500, direction: Direction::Down, magnitude: None }, size).unwrap();
         assert_eq!(steps, vec![Step::Input(Action::Scroll { target: point(500, 250), dx: 0, dy: 4, modifiers: vec![] })]);
         assert_eq!(
             plan(&GeminiCall::KeyCombination { keys: "Control+Shift+T".into() }, size).unwrap(),
-            vec![Step::Input(Action::Key { combo: "ctrl+shift+t".into(), repeat: 1 })]
+            vec![Step::Input(Action::Key { combo: "ctrl+shift+t".parse().unwrap(), repeat: 1 })]
         );
         assert_eq!(plan(&GeminiCall::ClickAt { x: 1, y: 1 }, None).unwrap_err().code, ErrorCode::StaleRef);
         assert_eq!(plan(&GeminiCall::Navigate { url: "https://example.com".into() }, size).unwrap_err().code, ErrorCode::InvalidArgument);

@@ -102,7 +102,7 @@ fn split_plus(text: &str) -> Vec<&str> {
 }
 
 /// Modifiers first, then exactly one key, checked by glovebox's parser.
-fn compose(tokens: Vec<String>, what: &str) -> Result<String, Refusal> {
+fn compose(tokens: Vec<String>, what: &str) -> Result<KeyCombo, Refusal> {
     let mut mods: Vec<&'static str> = vec![];
     let mut keys = vec![];
     for token in &tokens {
@@ -128,13 +128,12 @@ fn compose(tokens: Vec<String>, what: &str) -> Result<String, Refusal> {
             )))
         }
     };
-    KeyCombo::parse(&combo).map_err(|e| Refusal::invalid_argument(format!("{what}: {}", e.message)))?;
-    Ok(combo)
+    KeyCombo::parse(&combo).map_err(|e| Refusal::invalid_argument(format!("{what}: {}", e.message)))
 }
 
 /// An OpenAI GA `keypress` `keys` list as one glovebox combo: the entries
 /// are pressed together (`["CTRL", "C"]`, or one entry `"CTRL+SHIFT+P"`).
-pub fn ga_keypress(keys: &[String]) -> Result<String, Refusal> {
+pub fn ga_keypress(keys: &[String]) -> Result<KeyCombo, Refusal> {
     if keys.is_empty() {
         return Err(Refusal::invalid_argument("keypress needs at least one key"));
     }
@@ -157,7 +156,7 @@ pub fn ga_keypress(keys: &[String]) -> Result<String, Refusal> {
 
 /// An xdotool `key` string as a sequence of glovebox combos: `ctrl+a`,
 /// `Return`, `KP_Enter`, `ctrl+a Delete` (two combos, in order).
-pub fn xdotool(text: &str) -> Result<Vec<String>, Refusal> {
+pub fn xdotool(text: &str) -> Result<Vec<KeyCombo>, Refusal> {
     let combos: Vec<&str> = text.split_whitespace().collect();
     if combos.is_empty() {
         return Err(Refusal::invalid_argument("key needs a key name in `text` (xdotool syntax, e.g. ctrl+a or Return)"));
@@ -186,7 +185,11 @@ mod tests {
     use super::*;
 
     fn ga(keys: &[&str]) -> Result<String, Refusal> {
-        ga_keypress(&keys.iter().map(|k| k.to_string()).collect::<Vec<_>>())
+        ga_keypress(&keys.iter().map(|k| k.to_string()).collect::<Vec<_>>()).map(|combo| combo.to_string())
+    }
+
+    fn xdotool(text: &str) -> Result<Vec<String>, Refusal> {
+        super::xdotool(text).map(|combos| combos.iter().map(KeyCombo::to_string).collect())
     }
 
     #[test]
@@ -194,13 +197,13 @@ mod tests {
         assert_eq!(ga(&["CTRL", "A"]).unwrap(), "ctrl+a", "GA capitals are not Shift");
         assert_eq!(ga(&["ctrl", "c"]).unwrap(), "ctrl+c");
         assert_eq!(ga(&["CTRL+SHIFT+P"]).unwrap(), "ctrl+shift+p");
-        assert_eq!(ga(&["ENTER"]).unwrap(), "ENTER");
-        assert_eq!(ga(&["ESC"]).unwrap(), "ESC");
-        assert_eq!(ga(&["ARROWUP"]).unwrap(), "ARROWUP");
-        assert_eq!(ga(&["CMD", "SPACE"]).unwrap(), "super+SPACE");
+        assert_eq!(ga(&["ENTER"]).unwrap(), "Enter");
+        assert_eq!(ga(&["ESC"]).unwrap(), "Escape");
+        assert_eq!(ga(&["ARROWUP"]).unwrap(), "Up");
+        assert_eq!(ga(&["CMD", "SPACE"]).unwrap(), "super+Space");
         assert_eq!(ga(&["META", "L"]).unwrap(), "super+l", "meta is Super in the GA contract");
-        assert_eq!(ga(&["WIN"]).unwrap(), "super");
-        assert_eq!(ga(&["SHIFT", "CTRL"]).unwrap(), "shift+ctrl");
+        assert_eq!(ga(&["WIN"]).unwrap(), "Super");
+        assert_eq!(ga(&["SHIFT", "CTRL"]).unwrap(), "shift+Ctrl");
         assert_eq!(ga(&["CTRL", "+"]).unwrap(), "ctrl++");
         assert_eq!(ga(&["F12"]).unwrap(), "F12");
         assert_eq!(ga(&["é"]).unwrap(), "é");
@@ -218,14 +221,14 @@ mod tests {
         assert_eq!(xdotool("ctrl+a").unwrap(), vec!["ctrl+a"]);
         assert_eq!(xdotool("Return").unwrap(), vec!["Enter"]);
         assert_eq!(xdotool("KP_Enter").unwrap(), vec!["Enter"]);
-        assert_eq!(xdotool("super").unwrap(), vec!["super"]);
+        assert_eq!(xdotool("super").unwrap(), vec!["Super"]);
         assert_eq!(xdotool("alt+Tab").unwrap(), vec!["alt+Tab"]);
         assert_eq!(xdotool("ctrl+shift+t").unwrap(), vec!["ctrl+shift+t"]);
         assert_eq!(xdotool("Page_Down").unwrap(), vec!["PageDown"]);
         assert_eq!(xdotool("BackSpace").unwrap(), vec!["Backspace"]);
         assert_eq!(xdotool("KP_0").unwrap(), vec!["0"]);
         assert_eq!(xdotool("ctrl+plus").unwrap(), vec!["ctrl++"]);
-        assert_eq!(xdotool("Super_L").unwrap(), vec!["super"]);
+        assert_eq!(xdotool("Super_L").unwrap(), vec!["Super"]);
         assert_eq!(xdotool("ctrl+a Delete").unwrap(), vec!["ctrl+a", "Delete"]);
         assert_eq!(xdotool("F5").unwrap(), vec!["F5"]);
     }

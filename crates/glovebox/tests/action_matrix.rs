@@ -384,7 +384,7 @@ fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, se
         Act::Scroll => Action::Scroll { target: pad(0), dx: 0, dy: 2, modifiers: vec![] },
         Act::TypeAscii => Action::Type { text: TYPED_ASCII.into() },
         Act::TypeUnicode => Action::Type { text: TYPED_UNICODE.into() },
-        Act::Key => Action::Key { combo: "ctrl+a".into(), repeat: 1 },
+        Act::Key => Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 },
         Act::SetValue => Action::SetValue { target: aim(None, "Name", "name", 0), text: NEW_NAME.into() },
         Act::Select => Action::Select { target: aim(Some(Role::ComboBox), combo_name(app), "combo", 0), option: "Blue".into() },
     }

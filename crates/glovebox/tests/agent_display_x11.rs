@@ -91,7 +91,7 @@ fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_us
     let typed = host.act(seen.frame.id, Action::Type { text: "hello agent display".into() }).unwrap();
     let seen = host.observe(Some(&window), false).unwrap();
     // Keys reach GTK4 by no background route at all; the caret is after the typed text.
-    let keyed = host.act(seen.frame.id, Action::Key { combo: "BackSpace".into(), repeat: 8 }).unwrap();
+    let keyed = host.act(seen.frame.id, Action::Key { combo: "BackSpace".parse().unwrap(), repeat: 8 }).unwrap();
     assert_eq!(keyed.delivery.route, Route::OnAgentDisplay(Box::new(Route::DeviceEvents)), "{}", keyed.delivery.route);
     println!("routes: click {}, type {}, key {}", clicked.delivery.route, typed.delivery.route, keyed.delivery.route);
     let pid = opened.window.id.pid;
@@ -111,7 +111,7 @@ fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_us
     sentinel.activate();
     let id = wait_until("user GTK4 listed", || host.list_windows(Some(&mine.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
     let seen = wait_until("user GTK4 tree", || host.observe(Some(&WindowRef::Id(id)), false).ok().filter(|o| o.tree.node_count > 5));
-    let refused = host.act(seen.frame.id, Action::Key { combo: "ctrl+a".into(), repeat: 1 }).unwrap_err();
+    let refused = host.act(seen.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 }).unwrap_err();
     assert_eq!(refused.code, ErrorCode::BackgroundUnavailable);
     assert!(refused.message.contains("agent display"), "{refused}");
 
@@ -384,7 +384,7 @@ fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
         (r.status == GrabStatus::SUCCESS).then_some(())
     });
     let keys_before = fixture.state().unwrap()["keys"].clone();
-    let refused = host.act(seen.frame.id, Action::Key { combo: "ctrl+a".into(), repeat: 1 }).unwrap_err();
+    let refused = host.act(seen.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 }).unwrap_err();
     assert_eq!(refused.code, ErrorCode::SecureInput, "{refused}");
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert_eq!(fixture.state().unwrap()["keys"], keys_before, "nothing reached the window");
@@ -392,7 +392,7 @@ fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
     conn.destroy_window(prompt).unwrap();
     conn.sync().unwrap();
     let again = wait_until("grab released", || host.observe(Some(&WindowRef::Id(window)), false).ok());
-    host.act(again.frame.id, Action::Key { combo: "ctrl+a".into(), repeat: 1 }).expect("the key once the prompt is gone");
+    host.act(again.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 }).expect("the key once the prompt is gone");
     fixture
         .wait_state("ctrl+a arrived", |s| s["keys"].as_array().is_some_and(|k| k.iter().any(|k| k["key"] == "a" && k["mods"] == serde_json::json!(["ctrl"]))));
 }

@@ -177,14 +177,14 @@ fn secure_input_while_another_client_grabs_the_keyboard_and_the_probe_changes_no
         (r.status == GrabStatus::SUCCESS).then_some(())
     });
     let events_before = fixture.state().unwrap()["events"].as_array().unwrap().len();
-    assert_eq!(code(host.act(seen.frame.id, Action::Key { combo: "ctrl+a".into(), repeat: 1 })), ErrorCode::SecureInput);
+    assert_eq!(code(host.act(seen.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 })), ErrorCode::SecureInput);
     assert_eq!(code(host.observe(None, false)), ErrorCode::SecureInput);
     conn.ungrab_keyboard(x11rb::CURRENT_TIME).unwrap();
     conn.destroy_window(prompt).unwrap();
     conn.sync().unwrap();
     let again = wait_until("grab released", || host.observe(None, false).ok());
     // Once the prompt is gone the same key goes through (GTK3 takes synthetic keys).
-    let done = host.act(again.frame.id, Action::Key { combo: "ctrl+a".into(), repeat: 1 }).unwrap();
+    let done = host.act(again.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 }).unwrap();
     assert_eq!(done.delivery.route, Route::WindowEvents);
     fixture.wait_state("ctrl+a arrived", |s| {
         s["keys"].as_array().is_some_and(|k| k.len() == 1 && k[0]["key"] == "a" && k[0]["mods"] == serde_json::json!(["ctrl"]))

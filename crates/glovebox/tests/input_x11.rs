@@ -170,8 +170,8 @@ fn bad_input_is_refused_with_its_code_and_changes_nothing() {
     let budget = seen.grant.budget_left;
     let outside = Target::Point(Point { x: seen.frame.image.width as i32 + 5, y: 10 });
     for (action, code) in [
-        (Action::Key { combo: "hyper+q".into(), repeat: 1 }, ErrorCode::InvalidArgument),
-        (Action::Key { combo: "Enter".into(), repeat: 21 }, ErrorCode::InvalidArgument),
+        (Action::Key { combo: "hyper+q".parse().unwrap(), repeat: 1 }, ErrorCode::InvalidArgument),
+        (Action::Key { combo: "Enter".parse().unwrap(), repeat: 21 }, ErrorCode::InvalidArgument),
         (Action::Type { text: String::new() }, ErrorCode::InvalidArgument),
         (Action::Click { target: submit, button: Button::Left, count: 4, modifiers: vec![] }, ErrorCode::InvalidArgument),
         (Action::Drag { from: submit, to: outside, modifiers: vec![] }, ErrorCode::CoordinateOutOfBounds),
@@ -185,7 +185,7 @@ fn bad_input_is_refused_with_its_code_and_changes_nothing() {
     // inactive, so its toolkit does not say so: keys are refused, not sent.
     stage.target.send(serde_json::json!({"cmd": "focus", "widget": "password"}));
     stage.target.wait_state("password focused", |s| s["focus"] == "password");
-    for action in [Action::Type { text: "hunter2".into() }, Action::Key { combo: "a".into(), repeat: 1 }] {
+    for action in [Action::Type { text: "hunter2".into() }, Action::Key { combo: "a".parse().unwrap(), repeat: 1 }] {
         assert_eq!(stage.act(action).unwrap_err().code, ErrorCode::SecureInput);
     }
     let state = stage.target.state().unwrap();

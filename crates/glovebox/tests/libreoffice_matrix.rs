@@ -56,7 +56,7 @@ fn click(target: Target) -> Action {
 }
 
 fn key(combo: &str) -> Action {
-    Action::Key { combo: combo.into(), repeat: 1 }
+    Action::Key { combo: combo.parse().unwrap(), repeat: 1 }
 }
 
 const ROWS: &[Row] = &[

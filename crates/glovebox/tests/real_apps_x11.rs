@@ -276,7 +276,7 @@ fn fill_form(stage: &Stage, server: &PageServer, browser: &str, window: WindowId
     step("agree", &|seen| click(id(seen, Role::CheckBox, "I agree")));
     server.wait(browser, "the colour and the check box arrive", |s| s["color"] == expected_colour && s["agree"] == true);
     if submit_by_key {
-        step("submit", &|_| Action::Key { combo: "Return".into(), repeat: 1 });
+        step("submit", &|_| Action::Key { combo: "Return".parse().unwrap(), repeat: 1 });
     } else {
         step("submit", &|seen| click(id(seen, Role::PushButton, "Send")));
     }
@@ -370,7 +370,7 @@ fn qt_keys_return_and_a_save_shortcut_in_the_background() {
         seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == Role::Text && e.has(glovebox_model::ElementState::Editable)))
     });
     let route = stage.act(calculator, |_| Action::Type { text: "6*7".into() }).expect("typing into SpeedCrunch");
-    let route_key = stage.act(calculator, |_| Action::Key { combo: "Return".into(), repeat: 1 }).expect("Return in SpeedCrunch");
+    let route_key = stage.act(calculator, |_| Action::Key { combo: "Return".parse().unwrap(), repeat: 1 }).expect("Return in SpeedCrunch");
     wait_until("SpeedCrunch shows 42", || speedcrunch_texts(&stage.sandbox, pid).contains("= 42").then_some(()));
     println!("speedcrunch: type {route}, Return {route_key}");
 
@@ -391,7 +391,7 @@ fn qt_keys_return_and_a_save_shortcut_in_the_background() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "first line\n", "saved before the shortcut");
     let after = stage.host.observe(Some(&WindowRef::Id(editor)), false).unwrap();
     assert_eq!(stage.host.read(after.frame.id, &[document]).unwrap()[0].text, "written by glovebox\n");
-    let save = stage.act(editor, |_| Action::Key { combo: "ctrl+s".into(), repeat: 1 }).expect("ctrl+s in FeatherPad");
+    let save = stage.act(editor, |_| Action::Key { combo: "ctrl+s".parse().unwrap(), repeat: 1 }).expect("ctrl+s in FeatherPad");
     wait_until("FeatherPad saved the file", || (std::fs::read_to_string(&path).ok()? == "written by glovebox\n").then_some(()));
     println!("featherpad: set_value {edit}, ctrl+s {save}");
 }
@@ -520,7 +520,7 @@ fn a_spreadsheet_cell_takes_a_number_and_text_in_the_background() {
     let route = stage.act(sheet, |seen| click(id(seen, Role::TableCell, "B4"))).unwrap();
     assert!(route.contains("Selection.SelectChild"), "{route}");
     stage.act(sheet, |_| Action::Type { text: "7".into() }).unwrap();
-    stage.act(sheet, |_| Action::Key { combo: "Return".into(), repeat: 1 }).unwrap();
+    stage.act(sheet, |_| Action::Key { combo: "Return".parse().unwrap(), repeat: 1 }).unwrap();
     // Bad input changes nothing: a line break in a cell's text.
     let refused = stage.act(sheet, |seen| set(id(seen, Role::TableCell, "A2"), "two\nlines")).unwrap_err();
     assert_eq!(refused.code, ErrorCode::InvalidArgument, "{refused}");

@@ -41,7 +41,7 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_refusal() {
     let steps = vec![
         Action::Click { target: element(&seen, Role::PushButton, "Submit"), button: Button::Left, count: 1, modifiers: vec![] },
         Action::Type { text: "xyz".into() },
-        Action::Key { combo: "Home".into(), repeat: 1 },
+        Action::Key { combo: "Home".parse().unwrap(), repeat: 1 },
     ];
     let done = host.batch(seen.frame.id, steps, DeliveryMode::Background).unwrap();
     assert!(done.failed.is_none(), "{:?}", done.failed);

@@ -204,9 +204,9 @@ fn semantic_input_reaches_a_gtk3_window_and_pointer_gestures_and_raw_keys_are_re
 
     // Ctrl+N is the File menu's New item: activated as the application's own shortcut.
     let seen = observe(&host, window, false);
-    let done = host.act(seen.frame.id, Action::Key { combo: "ctrl+n".into(), repeat: 1 }).unwrap();
+    let done = host.act(seen.frame.id, Action::Key { combo: "ctrl+n".parse().unwrap(), repeat: 1 }).unwrap();
     fixture.wait_state("New chosen", |s| s["clicks"]["menu_new"] == 1);
-    assert!(matches!(&done.delivery.route, Route::Shortcut { combo, .. } if combo == "ctrl+n"), "{}", done.delivery.route);
+    assert!(matches!(&done.delivery.route, Route::Shortcut { combo, .. } if combo.to_string() == "ctrl+n"), "{}", done.delivery.route);
     unchanged("ctrl+n");
 
     // Refusals: exact, and nothing changes.
@@ -216,7 +216,7 @@ fn semantic_input_reaches_a_gtk3_window_and_pointer_gestures_and_raw_keys_are_re
             "a right click",
             Action::Click { target: Target::Element(find(&seen, Role::PushButton, "Submit")), button: Button::Right, count: 1, modifiers: vec![] },
         ),
-        ("a raw key", Action::Key { combo: "Return".into(), repeat: 1 }),
+        ("a raw key", Action::Key { combo: "Return".parse().unwrap(), repeat: 1 }),
         (
             "a double click",
             Action::Click { target: Target::Element(find(&seen, Role::PushButton, "Submit")), button: Button::Left, count: 2, modifiers: vec![] },
@@ -234,7 +234,7 @@ fn semantic_input_reaches_a_gtk3_window_and_pointer_gestures_and_raw_keys_are_re
     // Ctrl+V is bound to Paste, which is disabled (GTK3 then publishes no action and no binding for
     // it): refused, nothing sent.
     let frame = observe(&host, window, false).frame.id;
-    let refusal = host.act(frame, Action::Key { combo: "ctrl+v".into(), repeat: 1 }).expect_err("ctrl+v on a disabled item");
+    let refusal = host.act(frame, Action::Key { combo: "ctrl+v".parse().unwrap(), repeat: 1 }).expect_err("ctrl+v on a disabled item");
     assert_eq!(refusal.code, ErrorCode::BackgroundUnavailable, "{refusal:?}");
     std::thread::sleep(std::time::Duration::from_millis(300));
     let after = fixture.state().unwrap();
@@ -286,7 +286,7 @@ fn gtk4_and_qt5_windows_take_fields_buttons_and_choices_through_accessibility() 
     host.act(seen.frame.id, click(Target::Element(find(&seen, Role::PushButton, "Submit")))).unwrap();
     qt5.wait_state("Qt submit", |s| s["clicks"]["submit"] == 1);
     let seen = observe(&host, window, false);
-    let refusal = host.act(seen.frame.id, Action::Key { combo: "Return".into(), repeat: 1 }).expect_err("a raw key to Qt");
+    let refusal = host.act(seen.frame.id, Action::Key { combo: "Return".parse().unwrap(), repeat: 1 }).expect_err("a raw key to Qt");
     assert_eq!(refusal.code, ErrorCode::BackgroundUnavailable);
     assert_eq!(desk(sandbox), before, "focus, stacking and the seat stay as they were");
 }
@@ -320,10 +320,10 @@ fn featherpad_saves_through_its_own_ctrl_s_menu_item() {
     let before = desk(sandbox);
     host.act(seen.frame.id, Action::SetValue { target: Target::Element(document), text: "written on Wayland\n".into() }).unwrap();
     let seen = observe(&host, window, false);
-    let save = host.act(seen.frame.id, Action::Key { combo: "ctrl+s".into(), repeat: 1 }).expect("ctrl+s through FeatherPad's menu");
+    let save = host.act(seen.frame.id, Action::Key { combo: "ctrl+s".parse().unwrap(), repeat: 1 }).expect("ctrl+s through FeatherPad's menu");
     wait_until("FeatherPad saved the file", || (std::fs::read_to_string(&path).ok()? == "written on Wayland\n").then_some(()));
     println!("featherpad ctrl+s: {}", save.delivery.route);
-    assert!(matches!(&save.delivery.route, Route::Shortcut { combo, .. } if combo == "ctrl+s"), "{}", save.delivery.route);
+    assert!(matches!(&save.delivery.route, Route::Shortcut { combo, .. } if combo.to_string() == "ctrl+s"), "{}", save.delivery.route);
     assert_eq!(desk(sandbox), before, "focus, stacking and the seat stay as they were");
     let _ = editor.kill();
     let _ = editor.wait();
