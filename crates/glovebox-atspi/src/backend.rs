@@ -213,7 +213,7 @@ impl AtspiBackend {
         self.runtime.block_on(async {
             let asked = join_all(objects.iter().map(|(id, object)| async { (*id, bus.key_binding(object, 0).await.ok()) }));
             match tokio::time::timeout(CONNECT_TIMEOUT, asked).await {
-                Ok(answers) => answers.into_iter().filter_map(|(id, binding)| Some((id, crate::names::shortcut(&binding?)?))).collect(),
+                Ok(answers) => answers.into_iter().filter_map(|(id, binding)| Some((id, crate::shortcut::shortcut(&binding?)?))).collect(),
                 Err(_) => vec![],
             }
         })

@@ -2,7 +2,8 @@
 //!
 //! [`transport`] speaks D-Bus (the accessibility bus and the raw AT-SPI
 //! calls); [`translate`] maps AT-SPI's numbers onto the model; [`names`]
-//! settles names as people read them; [`walk`]
+//! settles names as people read them; [`shortcut`] spells toolkits' key
+//! bindings as glovebox does; [`walk`]
 //! reads one window's tree within its budgets; `memo` keeps what was read
 //! of each application until its events say it changed; [`ids`] keeps
 //! element ids stable across observations; `events` watches an application react to an
@@ -17,6 +18,7 @@ pub mod ids;
 mod input;
 mod memo;
 pub mod names;
+pub mod shortcut;
 pub mod translate;
 pub mod transport;
 pub mod walk;

@@ -81,7 +81,8 @@ impl RawNode {
         self.empty = *empty == Some(true);
         self.extents = extents.flatten().filter(|(_, _, w, h)| *w > 0 && *h > 0);
         // A menu-opening action's binding is a mnemonic: it pops a menu that grabs the keyboard.
-        self.shortcut = actions.iter().filter(|(name, _)| !name.to_ascii_lowercase().contains("menu")).find_map(|(_, binding)| crate::names::shortcut(binding));
+        self.shortcut =
+            actions.iter().filter(|(name, _)| !name.to_ascii_lowercase().contains("menu")).find_map(|(_, binding)| crate::shortcut::shortcut(binding));
         self.actions = actions.iter().map(|(name, _)| name.clone()).collect();
         self.enriched = Some(enrichment);
     }

@@ -8,13 +8,13 @@
 //! (consequential names escalate), then the window measured again, the
 //! absolute denials and secure input once more, Stop, and delivery.
 
-use crate::approval::Standing;
+use crate::approval::{describe_action, Standing};
 use crate::backend::Gated;
 use crate::decide::{self, InputFacts, InputPlan};
 use crate::frames::FrameRecord;
 use crate::grant::State;
 use crate::{refuse, ActOutcome, ActRequest, ApprovalRequest, Host, LookAfter, ObserveRequest, Settled};
-use glovebox_model::{Action, ApprovalClass, Button, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Refusal, Role, Target, TreeDiff};
+use glovebox_model::{Action, ApprovalClass, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Refusal, Role, Target, TreeDiff};
 use glovebox_platform::{Delivery, Reach, Receipt, ResolvedTarget};
 
 /// Where the application's events cannot be watched: how long an input's
@@ -43,38 +43,6 @@ const SETTLE_ACKNOWLEDGED: glovebox_platform::SettleLimits = glovebox_platform::
     quiet_gap: std::time::Duration::from_millis(30),
     cap: std::time::Duration::from_millis(500),
 };
-
-/// One line describing `action` for a prompt: what it does, never the text.
-pub fn describe_action(action: &Action) -> String {
-    let at = |t: &Target| match t {
-        Target::Point(p) => format!(" at ({}, {})", p.x, p.y),
-        Target::Element(e) => format!(" {e}"),
-    };
-    let held = action.modifiers();
-    let holding = if held.is_empty() { String::new() } else { format!(" with {held} held") };
-    let line = match action {
-        Action::Click { target, button, count, .. } => {
-            let button = match button {
-                Button::Left => "",
-                Button::Right => "right-",
-                Button::Middle => "middle-",
-                Button::Back => "back-button ",
-                Button::Forward => "forward-button ",
-            };
-            let times = if *count > 1 { format!(" ×{count}") } else { String::new() };
-            format!("{button}click{times}{}", at(target))
-        }
-        Action::Move { target, .. } => format!("move the pointer{}", at(target)),
-        Action::Drag { from, to, .. } => format!("drag from{} to{}", at(from), at(to)),
-        Action::Scroll { target, dx, dy, .. } => format!("scroll {dx}, {dy} step(s){}", at(target)),
-        Action::Type { .. } => "type".into(),
-        Action::Key { combo, repeat } if *repeat > 1 => format!("press {combo} ×{repeat}"),
-        Action::Key { combo, .. } => format!("press {combo}"),
-        Action::SetValue { target, .. } => format!("set the value of{}", at(target)),
-        Action::Select { target, option } => format!("choose {option:?} in{}", at(target)),
-    };
-    line + &holding
-}
 
 /// What a span of calls does, for the one prompt that approves it.
 #[derive(Debug, Clone, PartialEq, Eq)]

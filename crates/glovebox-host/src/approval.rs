@@ -9,7 +9,7 @@
 //! The host builds the [`ApprovalRequest`], words the question and turns
 //! the [`Answer`] into a refusal; nothing here approves on the user's behalf.
 
-use glovebox_model::{ApprovalClass, ApprovalMode, ErrorCode, Policy, Refusal};
+use glovebox_model::{Action, ApprovalClass, ApprovalMode, Button, ErrorCode, Policy, Refusal, Target};
 
 /// The approval settings of one host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -260,6 +260,38 @@ pub(crate) fn answer_to_result(answer: Answer, request: &ApprovalRequest) -> Res
 pub(crate) fn denied(class: ApprovalClass) -> Refusal {
     let name = class.as_str();
     Refusal::new(ErrorCode::ApprovalDenied, format!("the configuration denies {name} calls (approval.{name} = deny)"))
+}
+
+/// One line describing `action` for a prompt: what it does, never the text.
+pub fn describe_action(action: &Action) -> String {
+    let at = |t: &Target| match t {
+        Target::Point(p) => format!(" at ({}, {})", p.x, p.y),
+        Target::Element(e) => format!(" {e}"),
+    };
+    let held = action.modifiers();
+    let holding = if held.is_empty() { String::new() } else { format!(" with {held} held") };
+    let line = match action {
+        Action::Click { target, button, count, .. } => {
+            let button = match button {
+                Button::Left => "",
+                Button::Right => "right-",
+                Button::Middle => "middle-",
+                Button::Back => "back-button ",
+                Button::Forward => "forward-button ",
+            };
+            let times = if *count > 1 { format!(" ×{count}") } else { String::new() };
+            format!("{button}click{times}{}", at(target))
+        }
+        Action::Move { target, .. } => format!("move the pointer{}", at(target)),
+        Action::Drag { from, to, .. } => format!("drag from{} to{}", at(from), at(to)),
+        Action::Scroll { target, dx, dy, .. } => format!("scroll {dx}, {dy} step(s){}", at(target)),
+        Action::Type { .. } => "type".into(),
+        Action::Key { combo, repeat } if *repeat > 1 => format!("press {combo} ×{repeat}"),
+        Action::Key { combo, .. } => format!("press {combo}"),
+        Action::SetValue { target, .. } => format!("set the value of{}", at(target)),
+        Action::Select { target, option } => format!("choose {option:?} in{}", at(target)),
+    };
+    line + &holding
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The gate's decisions about one input, as pure functions of what the host
 //! knows and what was asked: no bus, no display, no clock, no lock. Which
 //! checks come first, what a prompt asks, what is refused and why are read
-//! here; [`crate::act`] carries them out in this order:
+//! here; `act.rs` carries them out in this order:
 //!
 //! 1. the switches and the action's own shape (`enabled`, read-only,
 //!    [`glovebox_model::Action::validate`]) and a grant;
@@ -75,7 +75,7 @@ pub(crate) fn plan_input(facts: InputFacts, frame_id: FrameId, frame: &FrameReco
         Reach::Background | Reach::AgentDisplay => ApprovalClass::Input,
         Reach::Foreground => ApprovalClass::Foreground,
     };
-    let mut approval = ApprovalRequest::call(class, vec![crate::describe_action(action)]);
+    let mut approval = ApprovalRequest::call(class, vec![crate::approval::describe_action(action)]);
     approval.frame = Some(frame_id);
     approval.targets = described.clone();
     approval.text_characters = action.text_length().unwrap_or(0);

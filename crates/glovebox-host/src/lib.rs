@@ -48,7 +48,8 @@ pub mod process;
 mod read;
 mod tools;
 
-pub use act::{describe_action, Span};
+pub use act::Span;
+pub use approval::describe_action;
 pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject};
 pub use backend::refusal_of;
 pub use deferred::{CallKey, DeferredCall, Pending, PendingQuestion, Retry};

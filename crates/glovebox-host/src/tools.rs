@@ -3,7 +3,8 @@
 //! opening applications. Each goes through the same grant, freshness and
 //! denial checks as a single action, and refusals are audited the same way.
 
-use crate::act::{describe_action, Span};
+use crate::act::Span;
+use crate::approval::describe_action;
 use crate::backend::Gated;
 use crate::{refuse, ApprovalRequest, Host, Observation};
 use glovebox_model::{

@@ -1,10 +1,11 @@
-//! The X connection: connecting with exact refusals instead of hangs, the
-//! atoms glovebox reads, and the translation of X errors into refusals.
+//! The X connection: connecting with exact refusals instead of hangs (see
+//! [`crate::errors`]), the atoms glovebox reads, and what the connection
+//! can do.
 
+use crate::errors::{connect_error, connection_lost, no_display_refusal, reply_error};
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::BackendError;
 use x11rb::connection::Connection as _;
-use x11rb::errors::{ConnectError, ConnectionError, ReplyError};
 use x11rb::rust_connection::RustConnection;
 
 x11rb::atom_manager! {
@@ -36,7 +37,7 @@ pub struct X11Backend {
     pub(crate) grab_probe: std::sync::OnceLock<u32>,
     /// A never-mapped window whose property changes tell the server time.
     pub(crate) clock: std::sync::OnceLock<u32>,
-    pub(crate) keymap: std::sync::OnceLock<crate::input::Keymap>,
+    pub(crate) keymap: std::sync::OnceLock<crate::keymap::Keymap>,
     /// glovebox's own windows (the agent's cursor): blacked out of every
     /// desktop capture, as window captures black out whatever covers them.
     pub(crate) own_windows: std::sync::Mutex<Vec<u32>>,
@@ -49,39 +50,6 @@ pub struct X11Backend {
 impl std::fmt::Debug for X11Backend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("X11Backend").field("root", &self.root).field("capture", &self.capture.route()).finish()
-    }
-}
-
-/// Explains why no X display can be reached in this environment.
-pub(crate) fn no_display_refusal() -> BackendError {
-    if std::env::var_os("WAYLAND_DISPLAY").is_some() {
-        BackendError::unavailable("this is a Wayland session without an X display (DISPLAY is unset): glovebox needs X11 or a rootful XWayland")
-    } else {
-        BackendError::unavailable("no X display: DISPLAY is unset (run inside `glovebox sandbox -- …` or an X11 session)")
-    }
-}
-
-pub(crate) fn connect_error(display: Option<&str>, e: ConnectError) -> BackendError {
-    let name = display.map(str::to_owned).or_else(|| std::env::var("DISPLAY").ok()).unwrap_or_default();
-    match e {
-        ConnectError::DisplayParsingError(_) if name.is_empty() => no_display_refusal(),
-        other => BackendError::unavailable(format!("cannot connect to X display {name:?}: {other}")),
-    }
-}
-
-pub(crate) fn connection_lost(e: ConnectionError) -> BackendError {
-    BackendError::unavailable(format!("the X connection failed: {e}"))
-}
-
-/// Maps a failed X request; `window_gone` names the window when an X error
-/// means the window it was about no longer exists.
-pub(crate) fn reply_error(e: ReplyError, window_gone: Option<&dyn std::fmt::Display>) -> BackendError {
-    match (e, window_gone) {
-        (ReplyError::X11Error(x), Some(window)) if matches!(x.error_kind, x11rb::protocol::ErrorKind::Window | x11rb::protocol::ErrorKind::Drawable) => {
-            BackendError::gone(format!("window {window} closed"))
-        }
-        (ReplyError::X11Error(x), _) => BackendError::unavailable(format!("X request {:?} failed: {:?}", x.request_name, x.error_kind)),
-        (ReplyError::ConnectionError(c), _) => connection_lost(c),
     }
 }
 

@@ -9,7 +9,8 @@
 //! too (so the probe fires for them), it cannot name the grabbing client,
 //! and passive (hotkey) grabs are invisible to it.
 
-use crate::connection::{connection_lost, reply_error, X11Backend};
+use crate::connection::X11Backend;
+use crate::errors::{connection_lost, reply_error};
 use glovebox_platform::BackendError;
 
 use x11rb::connection::Connection;

@@ -10,12 +10,15 @@
 mod capture;
 mod connection;
 pub mod doctor;
+mod errors;
 pub mod grab;
 pub mod input;
+mod keymap;
 mod occlusion;
 pub mod overlay;
 mod ping;
 mod pixels;
+mod screen;
 #[cfg(feature = "shm")]
 mod shm;
 mod windows;

@@ -5,7 +5,8 @@
 //! the capturing application's own popups (override-redirect windows made
 //! by the same X client) belong to it and are kept.
 
-use crate::connection::{connection_lost, reply_error, X11Backend};
+use crate::connection::X11Backend;
+use crate::errors::{connection_lost, reply_error};
 use glovebox_model::{Rect, WindowId, WindowInfo};
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::BackendError;

@@ -2,7 +2,8 @@
 //! window's class, title, pid, root geometry and state, in one pipelined
 //! round of requests.
 
-use crate::connection::{connection_lost, reply_error, X11Backend};
+use crate::connection::X11Backend;
+use crate::errors::{connection_lost, reply_error};
 use glovebox_model::{PidSource, Rect, WindowId, WindowInfo};
 use glovebox_platform::WindowSource;
 use glovebox_platform::{BackendError, BackendErrorKind};

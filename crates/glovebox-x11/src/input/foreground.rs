@@ -8,9 +8,10 @@
 //! drop, and the restoration is a guard too: an error or a panic half-way
 //! through never leaves a key held, the pointer moved or focus taken.
 
-use super::keymap::KeyStroke;
 use super::synthetic::{button_number, drag_path, wheel_presses};
-use crate::connection::{connection_lost, reply_error, X11Backend};
+use crate::connection::X11Backend;
+use crate::errors::{connection_lost, reply_error};
+use crate::keymap::KeyStroke;
 use glovebox_model::Point;
 use glovebox_platform::Gesture;
 use glovebox_platform::{BackendError, BackendErrorKind};

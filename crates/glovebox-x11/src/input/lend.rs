@@ -7,8 +7,9 @@
 //! it had read the keys (a `_NET_WM_PING` answered after them), since it
 //! looks the keysym up in its copy of the mapping only as it reads each key.
 
-use super::keymap::{char_keysym, KeyStroke};
-use crate::connection::{connection_lost, reply_error, X11Backend};
+use crate::connection::X11Backend;
+use crate::errors::{connection_lost, reply_error};
+use crate::keymap::{char_keysym, KeyStroke};
 use glovebox_model::WindowInfo;
 use glovebox_platform::{BackendError, BackendErrorKind};
 use std::time::Duration;

@@ -4,11 +4,10 @@
 //! chooses a route from what it knows of the target.
 
 mod foreground;
-mod keymap;
 mod lend;
 mod synthetic;
 
-pub use keymap::{KeyStroke, Keymap};
+pub use crate::keymap::{KeyStroke, Keymap};
 
 /// How long a toolkit gets to take a synthetic FocusIn before the events it frames.
 const FOCUS_SETTLE: Duration = Duration::from_millis(30);
@@ -47,8 +46,10 @@ impl SyntheticStyle {
     pub const PLAIN: SyntheticStyle = SyntheticStyle { framing: Framing::Bare, aim: Aim::Deepest };
 }
 
-use crate::connection::{connection_lost, reply_error, X11Backend};
+use crate::connection::X11Backend;
+use crate::errors::{connection_lost, reply_error};
 use glovebox_model::{DeliveryMode, WindowInfo};
+use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::BackendError;
 use glovebox_platform::Gesture;
 use std::time::{Duration, Instant};
@@ -179,5 +180,38 @@ impl X11Backend {
             (None, _) => {}
         }
         sent
+    }
+}
+
+impl X11Backend {
+    fn pinger(&self) -> Result<&std::sync::Mutex<crate::ping::Pinger>, BackendError> {
+        if let Some(pinger) = self.pinger.get() {
+            return Ok(pinger);
+        }
+        let pinger = crate::ping::Pinger::connect(self.display.as_deref())?;
+        Ok(self.pinger.get_or_init(|| std::sync::Mutex::new(pinger)))
+    }
+
+    /// Waits until `window`'s client has read the input sent to it so far:
+    /// a `_NET_WM_PING` after it, answered within `within`. `Ok(None)` when
+    /// the client does not take part in the protocol or did not answer in
+    /// time (a busy or frozen client), `Ok(Some(took))` once it answered.
+    pub fn acknowledge(&self, window: &WindowInfo, within: Duration) -> Result<Option<Duration>, BackendError> {
+        let started = Instant::now();
+        let xid = window.id.xid;
+        // The input went over the main connection: once the server answers
+        // a request there, it has handled (and queued) everything before it.
+        self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        let protocols = self
+            .conn
+            .get_property(false, xid, self.atoms.WM_PROTOCOLS, AtomEnum::ATOM, 0, 32)
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, Some(&window.id)))?;
+        if !protocols.value32().into_iter().flatten().any(|atom| atom == self.atoms._NET_WM_PING) {
+            return Ok(None);
+        }
+        let atoms = crate::ping::PingAtoms { protocols: self.atoms.WM_PROTOCOLS, ping: self.atoms._NET_WM_PING };
+        self.pinger()?.lock_recovered().ping(xid, atoms, started, started + within)
     }
 }

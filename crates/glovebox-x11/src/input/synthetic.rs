@@ -8,9 +8,10 @@
 //! Motion, …, Leave), because GTK3 ignores a press on a widget the pointer
 //! never entered.
 
-use super::keymap::KeyStroke;
 use super::Aim;
-use crate::connection::{connection_lost, reply_error, X11Backend};
+use crate::connection::X11Backend;
+use crate::errors::{connection_lost, reply_error};
+use crate::keymap::KeyStroke;
 use glovebox_model::{Button, Point};
 use glovebox_platform::BackendError;
 use glovebox_platform::Gesture;
