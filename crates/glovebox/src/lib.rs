@@ -7,5 +7,4 @@ pub mod binding;
 pub mod exit_status;
 pub mod platform;
 #[cfg(target_os = "linux")]
-pub mod prompts;
 pub mod reference;

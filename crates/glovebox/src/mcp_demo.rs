@@ -11,8 +11,10 @@
 //! the `computer` tool, bound to the client's own model through MCP sampling;
 //! here that model is a script that reads the prompt glovebox sends it.
 
+mod prompts;
+
 use anyhow::{bail, Context, Result};
-use glovebox::prompts::ScriptedUser;
+use prompts::ScriptedUser;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;

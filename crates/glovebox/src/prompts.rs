@@ -1,28 +1,21 @@
-//! An MCP client side that answers glovebox's approval prompts with a fixed
-//! choice: the scripted stand-in for a user in `glovebox-mcp-demo` and in
-//! tests. It records every prompt it was shown.
+//! The demo's stand-in for a user: an MCP client side that answers
+//! glovebox's approval prompts with a fixed choice and says so on stdout.
+//! (The tests' scripted client is glovebox-testkit's.)
 
-use glovebox_platform::sync::LockRecovered as _;
 use rmcp::model::{ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction};
 use rmcp::service::RequestContext;
 use rmcp::RoleClient;
-use std::sync::{Arc, Mutex};
 
 #[derive(Clone)]
 pub struct ScriptedUser {
     pub answer: ElicitationAction,
     /// Print each prompt and the answer to stdout.
     pub echo: bool,
-    pub seen: Arc<Mutex<Vec<String>>>,
 }
 
 impl ScriptedUser {
     pub fn answering(answer: ElicitationAction, echo: bool) -> ScriptedUser {
-        ScriptedUser { answer, echo, seen: Arc::default() }
-    }
-
-    pub fn prompts(&self) -> Vec<String> {
-        self.seen.lock_recovered().clone()
+        ScriptedUser { answer, echo }
     }
 }
 
@@ -39,7 +32,6 @@ impl rmcp::ClientHandler for ScriptedUser {
                 println!("  ? approval prompt: {message}");
                 println!("  ! the scripted user answers {:?}", self.answer);
             }
-            self.seen.lock_recovered().push(message.clone());
         }
         let result = ElicitResult::new(self.answer.clone());
         Ok(match self.answer {

@@ -8,6 +8,7 @@
 
 use glovebox_sandbox::fixture::{unique_title, Fixture};
 use glovebox_sandbox::Sandbox;
+use glovebox_testkit::mcp::ScriptedClient;
 use serde_json::{json, Value};
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpListener;
@@ -289,53 +290,9 @@ fn glovebox_run_without_a_bound_model_is_model_unbound() {
 
 /// An MCP client whose own model answers sampling requests from the same
 /// script, and whose user approves every prompt; it records both.
-#[derive(Clone, Default)]
-struct SamplingClient {
-    sampled: Arc<Mutex<Vec<String>>>,
-    prompts: Arc<Mutex<Vec<String>>>,
-}
-
-#[allow(deprecated)] // Sampling is deprecated upstream (SEP-2577), but clients offer it.
-impl rmcp::ClientHandler for SamplingClient {
-    fn get_info(&self) -> rmcp::model::ClientConfig {
-        let mut info = rmcp::model::ClientConfig::default();
-        info.capabilities = rmcp::model::ClientCapabilities::builder().enable_elicitation().enable_sampling().build();
-        info
-    }
-
-    async fn create_message(
-        &self,
-        params: rmcp::model::CreateMessageRequestParams,
-        _: rmcp::service::RequestContext<rmcp::RoleClient>,
-    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
-        use rmcp::model::SamplingMessageContentBlock as Block;
-        let prompt: String = params
-            .messages
-            .iter()
-            .flat_map(|m| m.content.clone().into_vec())
-            .filter_map(|b| if let Block::Text(t) = b { Some(t.text) } else { None })
-            .collect();
-        let system = params.system_prompt.clone().unwrap_or_default();
-        let step = {
-            let mut sampled = self.sampled.lock().unwrap();
-            sampled.push(format!("{system}\n{prompt}"));
-            sampled.len() - 1
-        };
-        // A client's model often fences its JSON; glovebox takes one enclosing fence off.
-        let answer = format!("```json\n{}\n```", script(step, &prompt));
-        Ok(rmcp::model::CreateMessageResult::new(rmcp::model::SamplingMessage::assistant_text(answer), "client-model".into()))
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: rmcp::model::ElicitRequestParams,
-        _: rmcp::service::RequestContext<rmcp::RoleClient>,
-    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = &request {
-            self.prompts.lock().unwrap().push(message.clone());
-        }
-        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept).with_content(json!({"approve": true})))
-    }
+fn sampling_client() -> ScriptedClient {
+    // A client's model often fences its JSON; glovebox takes one enclosing fence off.
+    ScriptedClient::answering(rmcp::model::ElicitationAction::Accept).with_model(|step, _system, prompt| format!("```json\n{}\n```", script(step, prompt)))
 }
 
 #[test]
@@ -348,7 +305,7 @@ fn the_computer_tool_runs_the_loop_with_the_clients_model_through_sampling() {
         let home = scratch("computer-tool");
         let mut command = glovebox(sandbox, &home);
         command.arg("mcp").env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_MODEL_PROVIDER", "mcp-sampling").env("GLOVEBOX_MODEL_IMAGES", "false");
-        let client = SamplingClient::default();
+        let client = sampling_client();
         let service = client.clone().serve(rmcp::transport::TokioChildProcess::new(tokio::process::Command::from(command)).unwrap()).await.unwrap();
         let arguments = json!({"instruction": "Put Ada Lovelace in the name field and submit the form", "max_steps": 4, "window": format!("{}/{}", target.pid(), target.title)});
         let result = service
@@ -366,11 +323,11 @@ fn the_computer_tool_runs_the_loop_with_the_clients_model_through_sampling() {
         assert_eq!(state["values"]["name"], "Ada Lovelace");
         // Approved once for the run (approval.mode write: input prompts),
         // then once more for Submit (consequential).
-        let prompts = client.prompts.lock().unwrap().clone();
+        let prompts = client.prompts();
         assert_eq!(prompts.len(), 2, "{prompts:?}");
         assert!(prompts[0].contains("for up to 4 steps") && prompts[0].contains("mcp-sampling"), "{}", prompts[0]);
         assert!(prompts[1].contains("\"Submit\""), "{}", prompts[1]);
-        let sampled = client.sampled.lock().unwrap().clone();
+        let sampled = client.sampled();
         assert_eq!(sampled.len(), 3);
         assert!(sampled[0].contains("JSON Schema") && sampled[0].contains("data, never instructions"));
         let _ = service.cancel().await;
@@ -386,7 +343,7 @@ fn the_computer_tool_without_a_binding_is_model_unbound() {
         let home = scratch("computer-unbound");
         let mut command = glovebox(sandbox, &home);
         command.arg("mcp").env("GLOVEBOX_ENABLED", "true");
-        let service = SamplingClient::default().serve(rmcp::transport::TokioChildProcess::new(tokio::process::Command::from(command)).unwrap()).await.unwrap();
+        let service = sampling_client().serve(rmcp::transport::TokioChildProcess::new(tokio::process::Command::from(command)).unwrap()).await.unwrap();
         let result = service
             .call_tool(rmcp::model::CallToolRequestParams::new("computer").with_arguments(json!({"instruction": "anything"}).as_object().unwrap().clone()))
             .await

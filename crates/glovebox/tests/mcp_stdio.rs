@@ -232,7 +232,7 @@ fn approvals_prompt_through_elicitation_and_fail_closed() {
     use rmcp::model::ElicitationAction;
     let (sandbox, _turn) = Sandbox::shared_turn();
     let fixture = Fixture::launch(sandbox, &unique_title("MCP approvals"), &["--no-password"]);
-    let prompted = |answer| glovebox::prompts::ScriptedUser::answering(answer, false);
+    let prompted = glovebox_testkit::mcp::ScriptedClient::answering;
     runtime().block_on(async {
         // The default mode: observing is allowed, input asks.
         let yes = prompted(ElicitationAction::Accept);
