@@ -5,6 +5,7 @@
 
 pub mod binding;
 pub mod exit_status;
+pub mod mcp_config;
 pub mod platform;
 #[cfg(target_os = "linux")]
 pub mod reference;

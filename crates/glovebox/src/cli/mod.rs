@@ -6,6 +6,7 @@
 mod desktop;
 mod exit;
 mod grant;
+mod mcp_config;
 #[cfg(target_os = "linux")]
 mod run;
 #[cfg(target_os = "linux")]
@@ -68,6 +69,8 @@ enum Command {
     Sandbox(sandbox::SandboxArgs),
     /// Serve the MCP tools over stdin/stdout (for Claude Code, Cursor, VS Code, …).
     Mcp(serve::McpArgs),
+    /// Print the entry an MCP client (claude-code, cursor, vscode, codex) needs to start glovebox, or add it with --write.
+    McpConfig(mcp_config::McpConfigArgs),
     /// Serve the MCP tools over streamable HTTP on 127.0.0.1, behind a bearer token.
     Serve(serve::ServeArgs),
     /// Run an instruction with the bound model: a bounded observe → decide → act loop, with a summary and an HTML report.
@@ -98,6 +101,7 @@ pub fn main() -> ExitCode {
         Command::Sandbox(args) => sandbox::run(args),
         Command::Config { action } => setup::config(cli.config, action),
         Command::Mcp(args) => serve::mcp(cli.config, args),
+        Command::McpConfig(args) => mcp_config::mcp_config(args),
         Command::Serve(args) => serve::serve(cli.config, args),
         #[cfg(target_os = "linux")]
         Command::Run(args) => run::run(cli.config, args),

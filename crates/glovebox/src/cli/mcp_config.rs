@@ -1,0 +1,65 @@
+//! `glovebox mcp-config CLIENT`: the entry that client needs to start this
+//! binary's MCP server, printed in the client's own format (stdout holds
+//! only the document; where it goes is said on stderr), or with `--write`
+//! added to the client's configuration file, every other server kept.
+
+use super::exit::{refused, Failure};
+use anyhow::Context;
+use glovebox::exit_status::Exit;
+use glovebox::mcp_config::{Client, Launch};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct McpConfigArgs {
+    #[arg(value_enum)]
+    client: Client,
+    /// Start glovebox with every input tool refused and hidden.
+    #[arg(long)]
+    read_only: bool,
+    /// Add the entry to the client's configuration file, keeping every other server.
+    #[arg(long)]
+    write: bool,
+    /// The file to add it to, instead of the client's usual one.
+    #[arg(long, value_name = "FILE", requires = "write")]
+    file: Option<PathBuf>,
+}
+
+pub fn mcp_config(args: McpConfigArgs) -> Result<ExitCode, Failure> {
+    let program = std::env::current_exe().and_then(|p| p.canonicalize()).context("finding this binary's path")?;
+    let launch = Launch { program, read_only: args.read_only };
+    let home = std::env::var_os("HOME").map(PathBuf::from).context("HOME is not set")?;
+    let project = std::env::current_dir().context("reading the current directory")?;
+    let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
+    let file = args.file.unwrap_or_else(|| args.client.config_file(&home, &project, codex_home.as_deref()));
+    if !args.write {
+        print!("{}", args.client.render(&launch));
+        eprintln!("This goes in {}{}.", file.display(), args.client.add_command(&launch).map(|c| format!(", or run: {c}")).unwrap_or_default());
+        eprintln!("`glovebox mcp-config {} --write` adds it there, keeping every other server.", client_name(args.client));
+        return Ok(Exit::Success.into());
+    }
+    let existing = match std::fs::read_to_string(&file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(anyhow::Error::new(e).context(format!("reading {}", file.display())).into()),
+    };
+    let merged = args.client.merge(&existing, &launch, &file).map_err(|r| refused(r, false))?;
+    if merged == existing {
+        eprintln!("{} already starts glovebox this way; nothing changed.", file.display());
+        return Ok(Exit::Success.into());
+    }
+    eprintln!("Adding this entry to {} (every other server stays as it was):", file.display());
+    print!("{}", args.client.render(&launch));
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    // Written beside the file and renamed over it: a client never reads half a file.
+    let partial = file.with_extension("glovebox-partial");
+    std::fs::write(&partial, &merged).with_context(|| format!("writing {}", partial.display()))?;
+    std::fs::rename(&partial, &file).with_context(|| format!("replacing {}", file.display()))?;
+    Ok(Exit::Success.into())
+}
+
+fn client_name(client: Client) -> String {
+    clap::ValueEnum::to_possible_value(&client).map(|v| v.get_name().to_owned()).unwrap_or_default()
+}

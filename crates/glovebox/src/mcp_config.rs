@@ -1,0 +1,203 @@
+//! The entry each MCP client needs to start `glovebox mcp`, in that
+//! client's own format, and its addition to a client's configuration file
+//! that keeps every other server (and, for TOML, every comment) as it was.
+
+use glovebox_model::Refusal;
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+/// The server's name in every client's configuration.
+pub const SERVER_NAME: &str = "glovebox";
+
+/// An MCP client glovebox knows how to be added to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Client {
+    /// Claude Code: `.mcp.json` in a project (or `claude mcp add`).
+    ClaudeCode,
+    /// Cursor: `~/.cursor/mcp.json`.
+    Cursor,
+    /// VS Code: `.vscode/mcp.json` in a workspace.
+    Vscode,
+    /// OpenAI Codex: `~/.codex/config.toml`.
+    Codex,
+}
+
+/// How the client starts glovebox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    /// The installed binary, as an absolute path.
+    pub program: PathBuf,
+    pub read_only: bool,
+}
+
+impl Launch {
+    pub fn args(&self) -> Vec<String> {
+        let mut args = vec!["mcp".to_owned()];
+        if self.read_only {
+            args.push("--read-only".into());
+        }
+        args
+    }
+
+    fn program(&self) -> String {
+        self.program.display().to_string()
+    }
+}
+
+impl Client {
+    /// The configuration file `--write` adds the entry to: relative ones
+    /// are the project's or workspace's (under `project`), others the
+    /// user's (under `home`, or `$CODEX_HOME` for Codex).
+    pub fn config_file(self, home: &Path, project: &Path, codex_home: Option<&Path>) -> PathBuf {
+        match self {
+            Client::ClaudeCode => project.join(".mcp.json"),
+            Client::Cursor => home.join(".cursor/mcp.json"),
+            Client::Vscode => project.join(".vscode/mcp.json"),
+            Client::Codex => codex_home.map(Path::to_path_buf).unwrap_or_else(|| home.join(".codex")).join("config.toml"),
+        }
+    }
+
+    /// The client's own command that adds the server, where it has one.
+    pub fn add_command(self, launch: &Launch) -> Option<String> {
+        let words = std::iter::once(launch.program()).chain(launch.args()).map(|w| shell_word(&w)).collect::<Vec<_>>().join(" ");
+        match self {
+            Client::ClaudeCode => Some(format!("claude mcp add --scope user {SERVER_NAME} -- {words}")),
+            Client::Codex => Some(format!("codex mcp add {SERVER_NAME} -- {words}")),
+            Client::Cursor | Client::Vscode => None,
+        }
+    }
+
+    /// A whole configuration document holding only glovebox's entry.
+    pub fn render(self, launch: &Launch) -> String {
+        match self {
+            Client::Codex => {
+                let mut document = toml_edit::DocumentMut::new();
+                add_to_toml(&mut document, launch);
+                document.to_string()
+            }
+            json_client => {
+                let mut document = Value::Object(Map::new());
+                add_to_json(json_client, &mut document, launch).expect("an empty object takes the entry");
+                serde_json::to_string_pretty(&document).expect("JSON values serialise") + "\n"
+            }
+        }
+    }
+
+    /// `existing` (the file's text; empty when there is none) with
+    /// glovebox's entry added or replaced and nothing else changed.
+    /// Refused, with nothing written, when the text is not the client's format.
+    pub fn merge(self, existing: &str, launch: &Launch, file: &Path) -> Result<String, Refusal> {
+        let unreadable =
+            |why: String| Refusal::invalid_argument(format!("{} is not a configuration this command can add to ({why}); nothing was written", file.display()));
+        match self {
+            Client::Codex => {
+                let mut document: toml_edit::DocumentMut = existing.parse().map_err(|e: toml_edit::TomlError| unreadable(e.message().to_owned()))?;
+                if document.get("mcp_servers").is_some_and(|s| !s.is_table_like()) {
+                    return Err(unreadable("its `mcp_servers` is not a table".into()));
+                }
+                add_to_toml(&mut document, launch);
+                Ok(document.to_string())
+            }
+            json_client => {
+                let mut document: Value = match existing.trim() {
+                    "" => Value::Object(Map::new()),
+                    text => serde_json::from_str(text).map_err(|e| unreadable(e.to_string()))?,
+                };
+                add_to_json(json_client, &mut document, launch).map_err(unreadable)?;
+                Ok(serde_json::to_string_pretty(&document).expect("JSON values serialise") + "\n")
+            }
+        }
+    }
+}
+
+/// Sets glovebox's entry in a JSON client's document.
+fn add_to_json(client: Client, document: &mut Value, launch: &Launch) -> Result<(), String> {
+    let (key, entry) = match client {
+        Client::ClaudeCode => ("mcpServers", json!({"type": "stdio", "command": launch.program(), "args": launch.args()})),
+        Client::Cursor => ("mcpServers", json!({"command": launch.program(), "args": launch.args()})),
+        Client::Vscode => ("servers", json!({"type": "stdio", "command": launch.program(), "args": launch.args()})),
+        Client::Codex => unreachable!("Codex's configuration is TOML"),
+    };
+    let Value::Object(root) = document else { return Err("it is not a JSON object".into()) };
+    let servers = root.entry(key).or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(servers) = servers else { return Err(format!("its `{key}` is not an object")) };
+    servers.insert(SERVER_NAME.to_owned(), entry);
+    Ok(())
+}
+
+/// Sets `[mcp_servers.glovebox]` in Codex's document.
+fn add_to_toml(document: &mut toml_edit::DocumentMut, launch: &Launch) {
+    let servers = document.entry("mcp_servers").or_insert_with(|| {
+        let mut table = toml_edit::Table::new();
+        table.set_implicit(true);
+        toml_edit::Item::Table(table)
+    });
+    let mut entry = toml_edit::Table::new();
+    entry.insert("command", toml_edit::value(launch.program()));
+    entry.insert("args", toml_edit::value(launch.args().into_iter().collect::<toml_edit::Array>()));
+    servers[SERVER_NAME] = toml_edit::Item::Table(entry);
+}
+
+/// `word` as one word of a POSIX shell command line.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+=:,".contains(c)) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launch(read_only: bool) -> Launch {
+        Launch { program: PathBuf::from("/usr/bin/glovebox"), read_only }
+    }
+
+    #[test]
+    fn each_client_gets_its_own_format() {
+        let claude: Value = serde_json::from_str(&Client::ClaudeCode.render(&launch(false))).unwrap();
+        assert_eq!(claude, json!({"mcpServers": {"glovebox": {"type": "stdio", "command": "/usr/bin/glovebox", "args": ["mcp"]}}}));
+        let cursor: Value = serde_json::from_str(&Client::Cursor.render(&launch(true))).unwrap();
+        assert_eq!(cursor, json!({"mcpServers": {"glovebox": {"command": "/usr/bin/glovebox", "args": ["mcp", "--read-only"]}}}));
+        let vscode: Value = serde_json::from_str(&Client::Vscode.render(&launch(false))).unwrap();
+        assert_eq!(vscode["servers"]["glovebox"]["type"], "stdio");
+        let codex: toml::Table = toml::from_str(&Client::Codex.render(&launch(true))).unwrap();
+        assert_eq!(codex["mcp_servers"]["glovebox"]["command"].as_str(), Some("/usr/bin/glovebox"));
+        assert_eq!(codex["mcp_servers"]["glovebox"]["args"].as_array().unwrap().len(), 2);
+        assert_eq!(Client::ClaudeCode.add_command(&launch(false)).unwrap(), "claude mcp add --scope user glovebox -- /usr/bin/glovebox mcp");
+        let spaced = Launch { program: PathBuf::from("/opt/my tools/glovebox"), read_only: false };
+        assert_eq!(Client::Codex.add_command(&spaced).unwrap(), "codex mcp add glovebox -- '/opt/my tools/glovebox' mcp");
+    }
+
+    #[test]
+    fn adding_keeps_every_other_server_and_comment() {
+        let file = Path::new("mcp.json");
+        let existing = r#"{"mcpServers": {"other": {"command": "other-server"}}, "theme": "dark"}"#;
+        let merged: Value = serde_json::from_str(&Client::Cursor.merge(existing, &launch(false), file).unwrap()).unwrap();
+        assert_eq!(merged["mcpServers"]["other"], json!({"command": "other-server"}));
+        assert_eq!(merged["theme"], "dark");
+        assert_eq!(merged["mcpServers"]["glovebox"]["args"], json!(["mcp"]));
+        // Again with --read-only: glovebox's own entry is replaced, not doubled.
+        let again: Value = serde_json::from_str(&Client::Cursor.merge(&merged.to_string(), &launch(true), file).unwrap()).unwrap();
+        assert_eq!(again["mcpServers"].as_object().unwrap().len(), 2);
+        assert_eq!(again["mcpServers"]["glovebox"]["args"], json!(["mcp", "--read-only"]));
+
+        let codex = "# my settings\nmodel = \"o4\"\n\n[mcp_servers.other]\ncommand = \"other\" # keep me\n";
+        let merged = Client::Codex.merge(codex, &launch(false), Path::new("config.toml")).unwrap();
+        assert!(merged.starts_with("# my settings\nmodel = \"o4\"\n") && merged.contains("command = \"other\" # keep me"), "{merged}");
+        let parsed: toml::Table = toml::from_str(&merged).unwrap();
+        assert_eq!(parsed["mcp_servers"]["glovebox"]["args"].as_array().unwrap()[0].as_str(), Some("mcp"));
+    }
+
+    #[test]
+    fn a_file_in_another_shape_is_refused_and_left_alone() {
+        let file = Path::new("x");
+        for bad in ["[1, 2]", "{\"servers\": []}", "not json"] {
+            assert!(Client::Vscode.merge(bad, &launch(false), file).is_err(), "{bad}");
+        }
+        assert!(Client::Codex.merge("mcp_servers = 3", &launch(false), file).is_err());
+        assert!(Client::Codex.merge("[broken", &launch(false), file).is_err());
+    }
+}

@@ -1,0 +1,116 @@
+//! `glovebox mcp-config` as a user runs it: each client's entry parsed in
+//! that client's format, `--write` adding it to a client's real file beside
+//! the servers already there, and a file in another shape left untouched.
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("glovebox-mcp-config-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("project")).unwrap();
+    dir
+}
+
+/// `glovebox mcp-config ARGS` with `home` as HOME and its `project` as the working directory.
+fn mcp_config(home: &Path, args: &[&str]) -> (i32, String, String) {
+    let Output { status, stdout, stderr } = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .arg("mcp-config")
+        .args(args)
+        .env("HOME", home)
+        .env_remove("CODEX_HOME")
+        .current_dir(home.join("project"))
+        .output()
+        .unwrap();
+    (status.code().unwrap_or(-1), String::from_utf8(stdout).unwrap(), String::from_utf8_lossy(&stderr).into_owned())
+}
+
+fn binary() -> String {
+    Path::new(env!("CARGO_BIN_EXE_glovebox")).canonicalize().unwrap().display().to_string()
+}
+
+#[test]
+fn each_client_gets_an_entry_in_its_own_format_naming_this_binary() {
+    let home = scratch("print");
+    let (code, out, err) = mcp_config(&home, &["claude-code"]);
+    assert_eq!(code, 0, "{err}");
+    let claude: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(claude["mcpServers"]["glovebox"], json!({"type": "stdio", "command": binary(), "args": ["mcp"]}));
+    assert!(err.contains(".mcp.json") && err.contains(&format!("claude mcp add --scope user glovebox -- {} mcp", binary())), "{err}");
+
+    let (code, out, _) = mcp_config(&home, &["cursor", "--read-only"]);
+    assert_eq!(code, 0);
+    let cursor: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(cursor["mcpServers"]["glovebox"], json!({"command": binary(), "args": ["mcp", "--read-only"]}));
+
+    let (code, out, _) = mcp_config(&home, &["vscode"]);
+    assert_eq!(code, 0);
+    let vscode: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(vscode["servers"]["glovebox"], json!({"type": "stdio", "command": binary(), "args": ["mcp"]}));
+
+    let (code, out, err) = mcp_config(&home, &["codex"]);
+    assert_eq!(code, 0);
+    let codex: toml::Table = toml::from_str(&out).unwrap();
+    assert_eq!(codex["mcp_servers"]["glovebox"]["command"].as_str(), Some(binary().as_str()));
+    assert!(err.contains(".codex/config.toml") && err.contains("codex mcp add glovebox --"), "{err}");
+
+    // Printing writes nothing; an unknown client is a usage error.
+    assert!(!home.join("project/.mcp.json").exists() && !home.join(".cursor").exists());
+    assert_eq!(mcp_config(&home, &["emacs"]).0, 2);
+}
+
+#[test]
+fn write_adds_the_entry_beside_every_other_server() {
+    let home = scratch("write");
+    let other = json!({"command": "other-server", "args": ["--port", "1"]});
+    std::fs::create_dir_all(home.join(".cursor")).unwrap();
+    std::fs::write(home.join(".cursor/mcp.json"), json!({"mcpServers": {"other": other}}).to_string()).unwrap();
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    std::fs::write(home.join(".codex/config.toml"), "# mine\nmodel = \"o4\"\n\n[mcp_servers.other]\ncommand = \"other-server\"\n").unwrap();
+
+    for client in ["claude-code", "cursor", "vscode", "codex"] {
+        let (code, out, err) = mcp_config(&home, &[client, "--write"]);
+        assert_eq!(code, 0, "{client}: {err}");
+        assert!(err.contains("every other server stays"), "{client}: {err}");
+        assert!(out.contains("glovebox"), "the change is shown: {out}");
+    }
+    let cursor: Value = serde_json::from_str(&std::fs::read_to_string(home.join(".cursor/mcp.json")).unwrap()).unwrap();
+    assert_eq!(cursor["mcpServers"]["other"], other);
+    assert_eq!(cursor["mcpServers"]["glovebox"]["command"], binary());
+    let claude: Value = serde_json::from_str(&std::fs::read_to_string(home.join("project/.mcp.json")).unwrap()).unwrap();
+    assert_eq!(claude["mcpServers"]["glovebox"]["type"], "stdio");
+    let vscode: Value = serde_json::from_str(&std::fs::read_to_string(home.join("project/.vscode/mcp.json")).unwrap()).unwrap();
+    assert_eq!(vscode["servers"]["glovebox"]["args"], json!(["mcp"]));
+    let codex_text = std::fs::read_to_string(home.join(".codex/config.toml")).unwrap();
+    assert!(codex_text.starts_with("# mine\nmodel = \"o4\"\n"), "{codex_text}");
+    let codex: toml::Table = toml::from_str(&codex_text).unwrap();
+    assert_eq!(codex["mcp_servers"]["other"]["command"].as_str(), Some("other-server"));
+    assert_eq!(codex["mcp_servers"]["glovebox"]["args"].as_array().unwrap()[0].as_str(), Some("mcp"));
+
+    // Again, read-only: glovebox's entry is replaced, the others kept; the same again changes nothing.
+    assert_eq!(mcp_config(&home, &["cursor", "--write", "--read-only"]).0, 0);
+    let cursor: Value = serde_json::from_str(&std::fs::read_to_string(home.join(".cursor/mcp.json")).unwrap()).unwrap();
+    assert_eq!(cursor["mcpServers"].as_object().unwrap().len(), 2);
+    assert_eq!(cursor["mcpServers"]["glovebox"]["args"], json!(["mcp", "--read-only"]));
+    let (code, _, err) = mcp_config(&home, &["cursor", "--write", "--read-only"]);
+    assert!(code == 0 && err.contains("nothing changed"), "{err}");
+}
+
+#[test]
+fn a_file_in_another_shape_is_refused_and_left_as_it_was() {
+    let home = scratch("refuse");
+    let file = home.join("project/.vscode/mcp.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{\"servers\": [\"not\", \"an object\"]}").unwrap();
+    let (code, out, err) = mcp_config(&home, &["vscode", "--write"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("COMPUTER_INVALID_ARGUMENT") && err.contains("nothing was written"), "{err}");
+    assert!(out.is_empty());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{\"servers\": [\"not\", \"an object\"]}");
+    // --file names another file to add to; without --write it is refused by the parser.
+    let elsewhere = home.join("elsewhere.json");
+    assert_eq!(mcp_config(&home, &["cursor", "--write", "--file", elsewhere.to_str().unwrap()]).0, 0);
+    assert!(elsewhere.exists());
+    assert_eq!(mcp_config(&home, &["cursor", "--file", elsewhere.to_str().unwrap()]).0, 2);
+}
