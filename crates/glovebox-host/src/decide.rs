@@ -27,14 +27,16 @@ pub(crate) struct InputFacts {
     pub budget_left: u32,
 }
 
+/// Role and name of each target element a frame shows, in order.
+pub(crate) type Described = Vec<(Role, String)>;
+
 /// What the gate decided an input needs before it may be delivered.
 #[derive(Debug, Clone)]
 pub(crate) struct InputPlan {
     pub reach: Reach,
     /// The action's targets in global terms, in order.
     pub targets: Vec<ResolvedTarget>,
-    /// Role and name of each target element the frame shows.
-    pub described: Vec<(Role, String)>,
+    pub described: Described,
     /// The question an approval asks (its window is added by the caller).
     pub approval: ApprovalRequest,
 }
@@ -84,7 +86,7 @@ pub(crate) fn plan_input(facts: InputFacts, frame_id: FrameId, frame: &FrameReco
 
 /// The action's targets as the frame recorded them: an element id of this
 /// frame, or a point inside its image (and the element under it).
-fn resolve_targets(frame_id: FrameId, frame: &FrameRecord, action: &Action) -> Result<(Vec<ResolvedTarget>, Vec<(Role, String)>), Refusal> {
+fn resolve_targets(frame_id: FrameId, frame: &FrameRecord, action: &Action) -> Result<(Vec<ResolvedTarget>, Described), Refusal> {
     let mut targets = vec![];
     let mut described = vec![];
     for target in action.targets() {
