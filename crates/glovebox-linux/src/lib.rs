@@ -1,7 +1,8 @@
 //! glovebox on Linux: the X11 and AT-SPI backends composed into the
 //! [`Backends`] the host works through. Which input route reaches which
 //! toolkit is decided here ([`routes`]), as is how applications start
-//! ([`launcher`]) and how secure input is probed; the host above decides
+//! ([`launcher`]), which Debian packages it runs with ([`packages`]) and
+//! how secure input is probed; the host above decides
 //! whether anything may happen at all. Other platforms get a backend set
 //! whose every call answers `COMPUTER_PLATFORM_UNSUPPORTED`.
 #![forbid(unsafe_code)]
@@ -10,6 +11,7 @@
 pub mod agent;
 #[cfg(target_os = "linux")]
 pub mod launcher;
+pub mod packages;
 #[cfg(target_os = "linux")]
 pub mod routes;
 #[cfg(target_os = "linux")]
@@ -222,10 +224,15 @@ fn user_backends(display: Option<&str>, session_bus: Option<&str>, options: &Opt
     }
 }
 
-/// What this environment offers (`glovebox doctor`).
+/// What this environment offers (`glovebox doctor`), with the runtime
+/// packages that are installed and what each missing one disables.
 pub fn doctor() -> DoctorReport {
     #[cfg(target_os = "linux")]
-    return linux::doctor();
+    {
+        let mut report = linux::doctor();
+        report.checks.extend(packages::checks());
+        return report;
+    }
     #[cfg(not(target_os = "linux"))]
     glovebox_platform::unsupported::UnsupportedPlatform::current().doctor()
 }

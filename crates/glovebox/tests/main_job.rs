@@ -33,3 +33,11 @@ fn the_main_job_runs_in_the_wayland_sandbox() {
     let text = run_demo(&["--wayland"]);
     assert!(text.contains("delivered by at-spi:EditableText.SetTextContents"), "{text}");
 }
+
+#[test]
+fn the_readme_installs_exactly_the_runtime_packages_the_doctor_checks() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    for line in [glovebox_linux::packages::apt_install_line(), glovebox_linux::packages::apt_recommends_line()] {
+        assert!(readme.lines().any(|l| l == line), "README.md lacks the line `{line}`");
+    }
+}
