@@ -228,13 +228,11 @@ fn user_backends(display: Option<&str>, session_bus: Option<&str>, options: &Opt
 /// packages that are installed and what each missing one disables.
 pub fn doctor() -> DoctorReport {
     #[cfg(target_os = "linux")]
-    {
-        let mut report = linux::doctor();
-        report.checks.extend(packages::checks());
-        return report;
-    }
+    let mut report = linux::doctor();
     #[cfg(not(target_os = "linux"))]
-    glovebox_platform::unsupported::UnsupportedPlatform::current().doctor()
+    let mut report = glovebox_platform::unsupported::UnsupportedPlatform::current().doctor();
+    report.checks.extend(packages::checks());
+    report
 }
 
 /// What the platform backend says it can do; `None` when it cannot even connect.
