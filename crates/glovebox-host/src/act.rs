@@ -203,9 +203,9 @@ impl Host {
         let grant = state.grant.as_ref().expect("ensured");
         let on_agent_display = grant.target.as_ref().is_some_and(|t| t.desktop == Desktop::Agent);
         let facts = InputFacts { on_agent_display, allow_foreground: self.inner.config.allow_foreground, budget_left: grant.budget_left };
-        decide::admit(facts, mode)?;
+        let reach = decide::admit(facts, mode)?;
         let frame = self.newest_frame(state, frame_id)?;
-        let InputPlan { reach, targets, described, mut approval } = decide::plan_input(facts, frame_id, &frame, action, mode)?;
+        let InputPlan { targets, described, mut approval } = decide::plan_input(reach, frame_id, &frame, action)?;
         // The approval sees exactly these targets of exactly this frame;
         // the state stays locked until they are delivered or refused.
         approval.window = state.grant.as_ref().and_then(|g| g.target.as_ref()).map(Host::window_label);

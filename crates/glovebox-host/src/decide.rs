@@ -5,7 +5,7 @@
 //!
 //! 1. the switches and the action's own shape (`enabled`, read-only,
 //!    [`glovebox_model::Action::validate`]) and a grant;
-//! 2. [`plan_input`]: the reach, the budget, the frame's targets, secrets
+//! 2. [`admit`]: the reach and the budget; [`plan_input`]: the frame's targets, secrets
 //!    a target gives away, and the one approval question;
 //! 3. the approval, then the live window measured against the frame
 //!    ([`check_basis`]), the absolute denials and secure input again,
@@ -33,7 +33,6 @@ pub(crate) type Described = Vec<(Role, String)>;
 /// What the gate decided an input needs before it may be delivered.
 #[derive(Debug, Clone)]
 pub(crate) struct InputPlan {
-    pub reach: Reach,
     /// The action's targets in global terms, in order.
     pub targets: Vec<ResolvedTarget>,
     pub described: Described,
@@ -65,10 +64,10 @@ pub(crate) fn admit(facts: InputFacts, mode: DeliveryMode) -> Result<Reach, Refu
     Ok(reach)
 }
 
-/// Everything decided about `action` on frame `frame_id` before anyone is
-/// asked: refused here, nothing was shown to the user and nothing sent.
-pub(crate) fn plan_input(facts: InputFacts, frame_id: FrameId, frame: &FrameRecord, action: &Action, mode: DeliveryMode) -> Result<InputPlan, Refusal> {
-    let reach = admit(facts, mode)?;
+/// Everything decided about `action` on frame `frame_id`, admitted with
+/// `reach`, before anyone is asked: refused here, nothing was shown to the
+/// user and nothing sent.
+pub(crate) fn plan_input(reach: Reach, frame_id: FrameId, frame: &FrameRecord, action: &Action) -> Result<InputPlan, Refusal> {
     let (targets, described) = resolve_targets(frame_id, frame, action)?;
     if matches!(action, Action::SetValue { .. }) && described.first().is_some_and(|(role, _)| role.is_password()) {
         return Err(refuse(ErrorCode::SecureInput, "glovebox never writes into password fields"));
@@ -81,7 +80,7 @@ pub(crate) fn plan_input(facts: InputFacts, frame_id: FrameId, frame: &FrameReco
     approval.frame = Some(frame_id);
     approval.targets = described.clone();
     approval.text_characters = action.text_length().unwrap_or(0);
-    Ok(InputPlan { reach, targets, described, approval })
+    Ok(InputPlan { targets, described, approval })
 }
 
 /// The action's targets as the frame recorded them: an element id of this
@@ -196,21 +195,20 @@ mod tests {
     #[test]
     fn an_input_is_refused_before_anyone_is_asked() {
         let frame = frame(false);
-        let plan = |facts, action: &Action| plan_input(facts, FRAME, &frame, action, DeliveryMode::Background);
+        let plan = |facts, action: &Action| admit(facts, DeliveryMode::Background).and_then(|reach| plan_input(reach, FRAME, &frame, action));
         assert_eq!(code(plan(InputFacts { budget_left: 0, ..facts() }, &click(Target::Element(ElementId(2))))), ErrorCode::BudgetExhausted);
         assert_eq!(code(plan(facts(), &click(Target::Element(ElementId(9))))), ErrorCode::StaleRef);
         assert_eq!(code(plan(facts(), &click(Target::Point(Point { x: 400, y: 10 })))), ErrorCode::CoordinateOutOfBounds);
         let secret = Action::SetValue { target: Target::Element(ElementId(3)), text: "hunter2".into() };
         assert_eq!(code(plan(facts(), &secret)), ErrorCode::SecureInput);
         let no_tree = self::frame(true);
-        assert_eq!(code(plan_input(facts(), FRAME, &no_tree, &click(Target::Element(ElementId(2))), DeliveryMode::Background)), ErrorCode::ElementNotFound);
+        assert_eq!(code(plan_input(Reach::Background, FRAME, &no_tree, &click(Target::Element(ElementId(2))))), ErrorCode::ElementNotFound);
     }
 
     #[test]
     fn the_question_names_what_the_input_touches() {
         let frame = frame(false);
-        let plan = plan_input(facts(), FRAME, &frame, &click(Target::Point(Point { x: 25, y: 10 })), DeliveryMode::Background).unwrap();
-        assert_eq!(plan.reach, Reach::Background);
+        let plan = plan_input(Reach::Background, FRAME, &frame, &click(Target::Point(Point { x: 25, y: 10 }))).unwrap();
         assert_eq!(plan.described, vec![(Role::PushButton, "OK".to_owned())]);
         assert_eq!(plan.targets, vec![ResolvedTarget::Global { at: Point { x: 125, y: 110 }, under: Some(ElementId(2)) }]);
         assert_eq!(plan.approval.class(), Some(ApprovalClass::Input));

@@ -121,14 +121,6 @@ impl ElementStates {
         self.0 |= state.bit();
     }
 
-    pub fn remove(&mut self, state: ElementState) {
-        self.0 &= !state.bit();
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
     pub fn iter(self) -> impl Iterator<Item = ElementState> {
         ElementState::ALL.into_iter().filter(move |s| self.contains(*s))
     }
