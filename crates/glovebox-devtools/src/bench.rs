@@ -3,7 +3,7 @@
 //! reach for (scrot, ImageMagick `import`, a pyatspi walk), all measured in
 //! the same run.
 //!
-//! Run: `cargo build --release -p glovebox -p glovebox-devtools && target/release/glovebox-bench [--runs N]` (it runs the `glovebox` binary beside it)
+//! Run: `cargo build --release -p glovebox-cli -p glovebox-devtools && target/release/glovebox-bench [--runs N]` (it runs the `glovebox` binary beside it)
 //! (`--peer-only`: the rows beside cua-driver; `--inspect-only`: the
 //! accessibility rows; `--input-only`: the host's input rows;
 //! `--wayland-only`: the Wayland rows)

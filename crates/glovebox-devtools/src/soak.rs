@@ -10,7 +10,7 @@
 //! arguments outside the schema, a point outside the window).
 //!
 //! ```sh
-//! cargo build --release -p glovebox -p glovebox-devtools && target/release/glovebox-soak --calls 10000
+//! cargo build --release -p glovebox-cli -p glovebox-devtools && target/release/glovebox-soak --calls 10000
 //! ```
 //! Exit status 1 when a bound is broken (see [`Bounds`]), 2 when the run
 //! could not start.

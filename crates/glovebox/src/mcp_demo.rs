@@ -110,12 +110,15 @@ fn id_on_line(text: &str, needle: &str) -> Result<String> {
     Ok(line.split_whitespace().find(|w| w.starts_with("@e")).unwrap_or_default().trim_start_matches('@').to_owned())
 }
 
+/// Where the demo's form app is: beside a build (`target/release/../../testapps`),
+/// beside an installed binary (`/usr/bin/../share/glovebox/testapps`, as the
+/// Debian package puts it), else this source tree's.
 fn testapps() -> PathBuf {
-    let beside_binary = std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.join("../../testapps")));
-    match beside_binary.filter(|p| p.join("fixture_gtk3.py").is_file()) {
-        Some(p) => p,
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps"),
-    }
+    let binary_dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
+    let mut candidates = binary_dir.iter().flat_map(|dir| [dir.join("../../testapps"), dir.join("../share/glovebox/testapps")]);
+    candidates
+        .find(|dir| dir.join("fixture_gtk3.py").is_file())
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps"))
 }
 
 fn main() -> Result<()> {

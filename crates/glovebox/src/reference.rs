@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::fmt::Write as _;
 
 const GENERATED: &str =
-    "<!-- Generated from the code by `GLOVEBOX_WRITE_REFERENCE=1 cargo test -p glovebox --test reference_docs`; edit the code, not this file. -->";
+    "<!-- Generated from the code by `GLOVEBOX_WRITE_REFERENCE=1 cargo test -p glovebox-cli --test reference_docs`; edit the code, not this file. -->";
 
 /// `docs/reference/error-codes.md`.
 pub fn error_codes() -> String {

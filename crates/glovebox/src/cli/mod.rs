@@ -15,7 +15,7 @@ mod serve;
 mod setup;
 mod terminal;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use exit::{refused, Failure};
 use glovebox_config::{Layered, Sources};
 use glovebox_model::Refusal;
@@ -81,6 +81,17 @@ enum Command {
         #[command(subcommand)]
         action: setup::ConfigAction,
     },
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write the manual pages (glovebox.1 and one per command) into a directory.
+    Man {
+        /// Where the pages go; created when missing.
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 /// Parses the command line and runs the command.
@@ -105,6 +116,8 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => serve::serve(cli.config, args),
         #[cfg(target_os = "linux")]
         Command::Run(args) => run::run(cli.config, args),
+        Command::Completions { shell } => setup::completions(Cli::command(), shell),
+        Command::Man { dir } => setup::man(Cli::command(), &dir),
     };
     match result {
         Ok(code) => code,

@@ -1,4 +1,5 @@
-//! Setting up and checking: `schema`, `doctor`, `config`.
+//! Setting up and checking: `schema`, `doctor`, `config`, and the shell
+//! completions and manual pages generated from the command definition.
 
 use super::exit::{refused, Failure};
 use anyhow::Context;
@@ -88,5 +89,18 @@ pub fn config(explicit: Option<PathBuf>, action: ConfigAction) -> Result<ExitCod
             }
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The completion script for `shell`, on standard output.
+pub fn completions(mut command: clap::Command, shell: clap_complete::Shell) -> Result<ExitCode, Failure> {
+    clap_complete::generate(shell, &mut command, "glovebox", &mut std::io::stdout());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One roff page per command: `glovebox.1`, `glovebox-windows.1`, `glovebox-grant-hold.1`, …
+pub fn man(command: clap::Command, dir: &std::path::Path) -> Result<ExitCode, Failure> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    clap_mangen::generate_to(command, dir).with_context(|| format!("writing the manual pages into {}", dir.display()))?;
     Ok(ExitCode::SUCCESS)
 }
