@@ -116,9 +116,7 @@ fn id_on_line(text: &str, needle: &str) -> Result<String> {
 fn testapps() -> PathBuf {
     let binary_dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
     let mut candidates = binary_dir.iter().flat_map(|dir| [dir.join("../../testapps"), dir.join("../share/glovebox/testapps")]);
-    candidates
-        .find(|dir| dir.join("fixture_gtk3.py").is_file())
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps"))
+    candidates.find(|dir| dir.join("fixture_gtk3.py").is_file()).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps"))
 }
 
 fn main() -> Result<()> {

@@ -63,9 +63,8 @@ fn the_shipped_man_pages_are_generated_from_the_command_line() {
     let generated = tempdir("man");
     glovebox(&["man", "--dir", generated.to_str().unwrap()]);
     let names = |dir: &Path| {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .map(|entries| entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
-            .unwrap_or_default();
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).map(|entries| entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default();
         names.sort();
         names
     };
