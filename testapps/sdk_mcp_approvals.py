@@ -3,8 +3,9 @@ agent built on it would, answering approval prompts as a user would, and
 reports what happened as one JSON line on stdout.
 
 The client asks the window named TITLE for its Name field and its Submit
-button (another label in SUBMIT_BUTTON: a real application's OK), sets the
-name, and clicks the button. Every approval prompt the
+button (another label in SUBMIT_BUTTON: a real application's OK), waits
+2.5 s with a progress callback (the notifications it got are reported), sets
+the name, and clicks the button. Every approval prompt the
 server puts to the user reaches `elicitation_callback` (through elicitation
 requests on handshake-era connections, through input-required results and
 retries on 2026-07-28); the callback answers ANSWER and records the text.
@@ -60,6 +61,15 @@ async def main(mode, answer, title, name, server):
         report["protocol"] = client.protocol_version
         listed = text_of(await client.call_tool("list_windows", {"query": title}))
         window = listed.splitlines()[1].split()[0]
+        text_of(await client.call_tool("observe", {"window": window, "screenshot": False}))
+        # A call that takes a while, watched as a client shows progress.
+        progress = []
+
+        async def progress_callback(value, total, message):
+            progress.append({"progress": value, "message": message})
+
+        await client.call_tool("wait", {"wait": {"seconds": 2.5}}, progress_callback=progress_callback)
+        report["progress"] = progress
         seen = text_of(await client.call_tool("observe", {"window": window, "screenshot": False}))
         field, submit = id_on_line(seen, '"Name"'), id_on_line(seen, f'push button "{os.environ.get("SUBMIT_BUTTON", "Submit")}"')
         for tool, arguments in [

@@ -17,6 +17,7 @@ pub mod computer;
 mod current;
 #[cfg(feature = "http")]
 pub mod http;
+mod progress;
 pub mod render;
 mod tasks;
 #[cfg(feature = "http")]
@@ -200,9 +201,12 @@ impl GloveboxServer {
         };
         let server = self.clone();
         let client = call.client.clone();
+        let heartbeat = progress::heartbeat(context);
         let outcome = tokio::task::spawn_blocking(move || work(&host, &server, &client))
             .await
-            .map_err(|e| McpError::internal_error(format!("the tool panicked or was cancelled: {e}"), None))?;
+            .map_err(|e| McpError::internal_error(format!("the tool panicked or was cancelled: {e}"), None));
+        drop(heartbeat);
+        let outcome = outcome?;
         if let Some(pending) = deferred.as_ref().and_then(|d| d.pending()) {
             call.ask(pending);
         }

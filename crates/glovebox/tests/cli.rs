@@ -203,6 +203,27 @@ fn sandbox_runs_a_command_inside_and_tears_down() {
 }
 
 #[test]
+fn the_sandbox_shows_its_start_on_a_terminal_and_nothing_in_a_pipe() {
+    let home = scratch("sandbox-progress");
+    let glovebox = env!("CARGO_BIN_EXE_glovebox");
+    let piped = Command::new(glovebox).args(["sandbox", "--", "true"]).current_dir(&home).env("HOME", &home).stdin(Stdio::null()).output().unwrap();
+    assert!(piped.status.success(), "{}", String::from_utf8_lossy(&piped.stderr));
+    assert_eq!(String::from_utf8_lossy(&piped.stderr), "", "a pipe gets no progress");
+    // util-linux's `script` gives the command a terminal and copies what it drew.
+    let on_terminal = Command::new("script")
+        .args(["--quiet", "--return", "--command", &format!("{glovebox} sandbox -- true"), "/dev/null"])
+        .current_dir(&home)
+        .env("HOME", &home)
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(on_terminal.status.success(), "{}", String::from_utf8_lossy(&on_terminal.stderr));
+    let drawn = String::from_utf8_lossy(&on_terminal.stdout);
+    assert!(drawn.contains("starting a private desktop (Xvfb, session bus, accessibility bus, openbox)"), "{drawn:?}");
+}
+
+#[test]
 fn inspect_prints_the_tree_as_text_or_json_and_refuses_bad_input() {
     let sandbox = Sandbox::shared();
     let home = scratch("inspect");

@@ -118,6 +118,10 @@ fn python_sdk_in_every_connect_mode_delivers_with_approval_and_nothing_without()
         let name = format!("Ada {mode}");
         let report = client(sandbox, &home, User { mode, answer: "accept", title: &fixture.title, name: &name }, &mcp, None);
         assert_eq!(report["protocol"], protocol, "{report}");
+        // The 2.5 s wait said it was working, once a second, counting up.
+        let progress: Vec<f64> = report["progress"].as_array().unwrap().iter().map(|p| p["progress"].as_f64().unwrap()).collect();
+        assert!(progress.len() >= 2 && progress.windows(2).all(|w| w[0] < w[1]), "{mode}: {report}");
+        assert!(report["progress"][0]["message"].as_str().unwrap().starts_with("still working"), "{report}");
         let prompts: Vec<&str> = report["prompts"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
         assert_eq!(prompts.len(), 2, "one prompt per input call: {prompts:?}");
         assert!(prompts[0].contains("set the value") && prompts[0].contains("\"Name\"") && !prompts[0].contains(&name), "{}", prompts[0]);

@@ -100,6 +100,13 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
     })
     .map_err(|e| anyhow::anyhow!("installing the Ctrl-C handler: {e}"))?;
     let unavailable = |e: glovebox_sandbox::SandboxError| refused(Refusal::backend_unavailable(format!("sandbox: {e}")), false);
+    // Drawn only on a terminal: indicatif hides itself when stderr is a pipe.
+    let starting = indicatif::ProgressBar::new_spinner().with_finish(indicatif::ProgressFinish::AndClear).with_message(if args.wayland {
+        "starting a private Wayland desktop (sway, session bus, accessibility bus)…"
+    } else {
+        "starting a private desktop (Xvfb, session bus, accessibility bus, openbox)…"
+    });
+    starting.enable_steady_tick(Duration::from_millis(120));
     let sandbox = if args.wayland {
         Running::Wayland(WaylandSandbox::start(WaylandOptions { width: args.width, height: args.height, ..Default::default() }).map_err(unavailable)?)
     } else {
@@ -109,6 +116,7 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
         }
         Running::X11(sandbox)
     };
+    starting.finish_and_clear();
 
     let Some((program, rest)) = args.command.split_first() else {
         for (key, value) in sandbox.env() {
