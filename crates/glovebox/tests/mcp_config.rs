@@ -114,3 +114,47 @@ fn a_file_in_another_shape_is_refused_and_left_as_it_was() {
     assert!(elsewhere.exists());
     assert_eq!(mcp_config(&home, &["cursor", "--file", elsewhere.to_str().unwrap()]).0, 2);
 }
+
+/// The first `sh` block under README's heading `heading`: its command lines, comments cut.
+fn readme_block(heading: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let section = readme.split(&format!("\n## {heading}\n")).nth(1).unwrap_or_else(|| panic!("README.md has no section {heading}"));
+    let block = section.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("a sh block");
+    block.lines().map(|l| l.split(" #").next().unwrap().trim().to_owned()).filter(|l| !l.is_empty()).collect()
+}
+
+#[test]
+fn the_readme_lines_for_each_client_work_as_written() {
+    let home = scratch("readme");
+    // `glovebox` on PATH, as an installed one would be.
+    let bin = home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_glovebox"), bin.join("glovebox")).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let lines = readme_block("Connecting an MCP client");
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    for line in &lines {
+        let out = Command::new("sh")
+            .args(["-c", line])
+            .env("HOME", &home)
+            .env("PATH", &path)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("CODEX_HOME")
+            .env_remove("GLOVEBOX_ENABLED")
+            .current_dir(home.join("project"))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "`{line}`: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let enabled: toml::Table = toml::from_str(&std::fs::read_to_string(home.join(".config/glovebox/config.toml")).unwrap()).unwrap();
+    assert_eq!(enabled["enabled"].as_bool(), Some(true));
+    for (file, servers) in [("project/.mcp.json", "mcpServers"), (".cursor/mcp.json", "mcpServers"), ("project/.vscode/mcp.json", "servers")] {
+        let written: Value = serde_json::from_str(&std::fs::read_to_string(home.join(file)).unwrap()).unwrap();
+        assert_eq!(written[servers]["glovebox"]["command"], binary().as_str(), "{file}");
+        assert_eq!(written[servers]["glovebox"]["args"], json!(["mcp"]), "{file}");
+    }
+    let codex: toml::Table = toml::from_str(&std::fs::read_to_string(home.join(".codex/config.toml")).unwrap()).unwrap();
+    assert_eq!(codex["mcp_servers"]["glovebox"]["command"].as_str(), Some(binary().as_str()));
+    std::fs::remove_dir_all(&home).unwrap();
+}

@@ -1,0 +1,26 @@
+# Shared by .ci/deb-check and .ci/install-check (sourced, not run): README's
+# own lines, and a fresh Debian 12 root to run them in.
+
+# A README line, exactly; failing when README no longer has it.
+readme_line() {
+  local line
+  line=$(grep -m1 -xE "$1" README.md) || { echo "${0##*/}: README.md has no line matching $1" >&2; exit 1; }
+  echo "$line"
+}
+
+# A fresh Debian 12 at $1 with nothing of glovebox's: apt, and sudo (README's
+# lines use it); package lists kept, as on an installed machine (mmdebstrap
+# would empty them); apt answers yes as the person typing the line would.
+fresh_debian_root() {
+  mmdebstrap --quiet --variant=apt --include=sudo --skip=cleanup/apt/lists bookworm "$1" http://deb.debian.org/debian
+  echo 'APT::Get::Assume-Yes "true";' > "$1/etc/apt/apt.conf.d/90-ci"
+}
+
+# Runs the shell line $2 as root inside the root at $1 (bubblewrap: its own
+# /tmp and process namespace, the host's network), from /work.
+inside() {
+  bwrap --bind "$1" / --dev /dev --proc /proc --ro-bind /sys /sys --tmpfs /tmp \
+    --ro-bind /etc/resolv.conf /etc/resolv.conf --ro-bind /etc/hosts /etc/hosts --unshare-pid --die-with-parent \
+    --dir /work --chdir /work --setenv PATH /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --setenv HOME /root \
+    -- /bin/sh -c "$2"
+}
