@@ -89,7 +89,8 @@ pub struct PlacedFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartedApp {
-    /// The program and its arguments; `{dir}` in any of them is the episode's directory.
+    /// The program and its arguments; in them and in `env`, `{dir}` is the
+    /// episode's directory and `{spec_dir}` the directory of the spec file.
     pub command: Vec<String>,
     /// Part of its window's title (case-insensitive) to wait for.
     pub window: String,
@@ -323,9 +324,7 @@ impl Episode {
             let field = format!("oracle[{i}]");
             match check {
                 Check::File { path, .. } if path.trim().is_empty() => return Err(invalid(field + ".path", "is empty")),
-                Check::Command { run, .. } if run.first().is_none_or(|p| p.trim().is_empty()) => {
-                    return Err(invalid(field + ".run", "names no program"))
-                }
+                Check::Command { run, .. } if run.first().is_none_or(|p| p.trim().is_empty()) => return Err(invalid(field + ".run", "names no program")),
                 Check::AppExit { app, .. } if *app >= self.setup.apps.len() => {
                     return Err(invalid(field + ".app", format!("there is no setup.apps[{app}] ({} app(s) set up)", self.setup.apps.len())))
                 }

@@ -4,6 +4,8 @@
 //! and maps refusals to exit statuses (`exit.rs`).
 
 mod desktop;
+#[cfg(target_os = "linux")]
+mod episode;
 mod exit;
 mod grant;
 mod mcp_config;
@@ -53,7 +55,7 @@ enum Command {
     Audit(grant::AuditArgs),
     /// Read a window's accessibility tree (compact text, or JSON).
     Inspect(desktop::InspectArgs),
-    /// Print the JSON schema of an output: window-page, frame, accessibility-tree or error.
+    /// Print the JSON schema of an output: window-page, frame, accessibility-tree, error, episode or episode-record.
     Schema {
         #[arg(value_enum)]
         output: setup::SchemaOutput,
@@ -76,6 +78,12 @@ enum Command {
     /// Run an instruction with the bound model: a bounded observe → decide → act loop, with a summary and an HTML report.
     #[cfg(target_os = "linux")]
     Run(run::RunArgs),
+    /// Desktop episodes for evaluating agents: one in a fresh desktop, or a directory of them in parallel.
+    #[cfg(target_os = "linux")]
+    Episode {
+        #[command(subcommand)]
+        action: episode::EpisodeAction,
+    },
     /// Read or change the configuration.
     Config {
         #[command(subcommand)]
@@ -116,6 +124,8 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => serve::serve(cli.config, args),
         #[cfg(target_os = "linux")]
         Command::Run(args) => run::run(cli.config, args),
+        #[cfg(target_os = "linux")]
+        Command::Episode { action } => episode::episode(cli.config, action),
         Command::Completions { shell } => setup::completions(Cli::command(), shell),
         Command::Man { dir } => setup::man(Cli::command(), &dir),
     };

@@ -15,6 +15,10 @@ pub enum SchemaOutput {
     Frame,
     AccessibilityTree,
     Error,
+    /// An episode spec (`glovebox episode run`).
+    Episode,
+    /// The record of one episode.
+    EpisodeRecord,
 }
 
 pub fn schema(output: SchemaOutput) -> Result<ExitCode, Failure> {
@@ -23,6 +27,8 @@ pub fn schema(output: SchemaOutput) -> Result<ExitCode, Failure> {
         SchemaOutput::Frame => schemars::schema_for!(glovebox_model::Frame),
         SchemaOutput::AccessibilityTree => schemars::schema_for!(glovebox_model::AccessibilityTree),
         SchemaOutput::Error => schemars::schema_for!(glovebox_model::Refusal),
+        SchemaOutput::Episode => schemars::schema_for!(glovebox_episode::Episode),
+        SchemaOutput::EpisodeRecord => schemars::schema_for!(glovebox_episode::EpisodeRecord),
     };
     println!("{}", serde_json::to_string_pretty(&schema).context("serialising the schema")?);
     Ok(ExitCode::SUCCESS)

@@ -1,0 +1,120 @@
+//! `glovebox episode batch DIR --parallel N`: every spec of a directory, each
+//! as its own `glovebox episode run` process (its own desktop), at most N at
+//! once. A spec that is refused or a run that crashes is one errored record;
+//! the others run. Ctrl-C stops starting new ones and ends the running ones,
+//! each of which ends its own desktop.
+
+use super::super::exit::Failure;
+use anyhow::Context as _;
+use clap::Args;
+use glovebox_episode::{EpisodeRecord, Verdict};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct BatchArgs {
+    /// A directory of specs (`*.toml`, `*.json`).
+    dir: PathBuf,
+    /// Episodes at once (1–64), each in its own desktop.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    parallel: u16,
+    /// Where each episode's directory goes (`OUT/NAME`; default `episodes`).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print every record and the summary as one JSON document on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn batch(config: Option<PathBuf>, args: BatchArgs) -> Result<ExitCode, Failure> {
+    super::on_interrupt();
+    let started = Instant::now();
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(&args.dir)
+        .with_context(|| format!("reading {}", args.dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "toml" || e == "json"))
+        .collect();
+    specs.sort();
+    if specs.is_empty() {
+        return Err(anyhow::anyhow!("{} holds no episode spec (*.toml, *.json)", args.dir.display()).into());
+    }
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("episodes"));
+    let exe = std::env::current_exe().context("finding this program")?;
+    let queue = Arc::new(Mutex::new(specs.iter().cloned().enumerate().collect::<VecDeque<_>>()));
+    let records = Arc::new(Mutex::new(Vec::new()));
+    let workers: Vec<_> = (0..args.parallel.min(specs.len() as u16))
+        .map(|_| {
+            let (queue, records, out, exe, config) = (queue.clone(), records.clone(), out.clone(), exe.clone(), config.clone());
+            let json = args.json;
+            std::thread::spawn(move || {
+                while let Some((index, spec)) = next(&queue) {
+                    let record = run_one(&exe, config.as_deref(), &spec, &out);
+                    if !json {
+                        print!("{}", super::render(&record));
+                    }
+                    records.lock().unwrap_or_else(|p| p.into_inner()).push((index, record));
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        let _ = worker.join();
+    }
+    let mut records = std::mem::take(&mut *records.lock().unwrap_or_else(|p| p.into_inner()));
+    records.sort_by_key(|(index, _)| *index);
+    let records: Vec<EpisodeRecord> = records.into_iter().map(|(_, r)| r).collect();
+    let count = |v: Verdict| records.iter().filter(|r| r.verdict == v).count();
+    let (passed, failed, errored) = (count(Verdict::Passed), count(Verdict::Failed), count(Verdict::Errored));
+    let not_run = specs.len() - records.len();
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        let summary =
+            serde_json::json!({"passed": passed, "failed": failed, "errored": errored, "not_run": not_run, "seconds": seconds, "parallel": args.parallel});
+        println!("{}", serde_json::json!({"episodes": records, "summary": summary}));
+    } else {
+        println!(
+            "{passed} passed, {failed} failed, {errored} errored{} of {} in {seconds:.1} s",
+            if not_run > 0 { format!(", {not_run} not run") } else { String::new() },
+            specs.len()
+        );
+    }
+    let worst = if errored > 0 || not_run > 0 {
+        Verdict::Errored
+    } else if failed > 0 {
+        Verdict::Failed
+    } else {
+        Verdict::Passed
+    };
+    Ok(ExitCode::from(worst.exit_status()))
+}
+
+/// The next spec, unless the batch was interrupted.
+fn next(queue: &Mutex<VecDeque<(usize, PathBuf)>>) -> Option<(usize, PathBuf)> {
+    if super::interrupted() {
+        return None;
+    }
+    queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front()
+}
+
+/// One episode as a `glovebox episode run` of its own; its record, or an errored one when it gave none.
+fn run_one(exe: &Path, config: Option<&Path>, spec: &Path, out: &Path) -> EpisodeRecord {
+    let started = Instant::now();
+    let name = super::episode_name(spec);
+    let mut command = Command::new(exe);
+    if let Some(config) = config {
+        command.arg("--config").arg(config);
+    }
+    command.args(["episode", "run"]).arg(spec).arg("--out").arg(out.join(&name)).arg("--json");
+    let output = command.stdin(Stdio::null()).stderr(Stdio::inherit()).output();
+    match output {
+        Ok(output) => match serde_json::from_slice::<EpisodeRecord>(&output.stdout) {
+            Ok(record) if Verdict::of_exit_status(output.status.code()) == record.verdict => record,
+            Ok(record) => super::errored(&name, format!("its run exited {} but recorded {:?}", output.status, record.verdict), started),
+            Err(_) => super::errored(&name, format!("its run ended ({}) without a record", output.status), started),
+        },
+        Err(e) => super::errored(&name, format!("its run did not start: {e}"), started),
+    }
+}

@@ -1,0 +1,296 @@
+//! `glovebox episode inside`: the episode in its desktop. Starts the setup
+//! apps and waits for their windows (past the wait: errored), lets the agent
+//! work through a host of its own (the episode's start is the approval of
+//! its input; nobody answers any other prompt, so those fail closed), then
+//! reads the oracle from the applications' world and writes the record.
+
+use super::super::exit::Failure;
+use super::{AGENT_PHASE, PHASE_FILE, RECORD_FILE};
+use anyhow::Context as _;
+use clap::Args;
+use glovebox_episode::record::CheckReading;
+use glovebox_episode::spec::{AgentSpec, Check, StartedApp, TextMatch};
+use glovebox_episode::{Episode, EpisodeRecord, Verdict};
+use glovebox_host::Host;
+use glovebox_model::{WindowId, WindowRef};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+pub struct InsideArgs {
+    spec: PathBuf,
+    /// The episode's directory: `work/` (its files, the apps' working directory), the record.
+    #[arg(long)]
+    dir: PathBuf,
+}
+
+/// How long an oracle command may run, and a setup app may take to exit once the agent is done.
+const ORACLE_WAIT: Duration = Duration::from_secs(20);
+
+pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Failure> {
+    let started = Instant::now();
+    let episode = Episode::load(&args.spec).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let phase = |name: &str| std::fs::write(args.dir.join(PHASE_FILE), name);
+    phase("setup").context("writing the phase")?;
+    let mut record = EpisodeRecord {
+        episode: super::episode_name(&args.spec),
+        verdict: Verdict::Errored,
+        reason: None,
+        steps: 0,
+        refusals: vec![],
+        checks: vec![],
+        seconds: 0.0,
+        model_tokens: None,
+        report: None,
+    };
+    let work = args.dir.join("work");
+    let spec_dir = args.spec.parent().unwrap_or(Path::new("."));
+    let mut apps = Apps(vec![]);
+    let outcome =
+        (|| -> Result<(), String> {
+            let host = open_host(config.clone(), &episode)?;
+            let mut windows = vec![];
+            for (i, app) in episode.setup.apps.iter().enumerate() {
+                apps.0.push(start(app, spec_dir, &work, &args.dir, i).map_err(|e| format!("setup.apps[{i}] ({}) did not start: {e}", app.command[0]))?);
+                windows.push(wait_for_window(&host, app).ok_or_else(|| {
+                    format!("setup.apps[{i}] ({}) showed no window titled like {:?} within {} s", app.command[0], app.window, app.timeout_secs)
+                })?);
+            }
+            phase(AGENT_PHASE).map_err(|e| format!("writing the phase: {e}"))?;
+            match &episode.agent {
+                AgentSpec::Scripted { steps } => {
+                    let window = windows.first().ok_or("a scripted agent needs a setup app whose window it works in")?;
+                    let ran = super::script::run(&host, window, steps);
+                    record.steps = ran.steps;
+                    record.refusals = ran.refusals;
+                }
+                AgentSpec::Model => {
+                    let ran = model_agent(&host, config.clone(), &episode, windows.first())?;
+                    record.steps = ran.0;
+                    record.refusals = ran.1;
+                    record.report = Some(args.dir.join("report.html"));
+                    std::fs::write(args.dir.join("report.html"), ran.2).map_err(|e| format!("writing the report: {e}"))?;
+                }
+            }
+            phase("oracle").map_err(|e| format!("writing the phase: {e}"))?;
+            let mut unreadable = None;
+            for check in &episode.oracle {
+                match read_check(check, &work, &mut apps, &host) {
+                    Ok(reading) => record.checks.push(reading),
+                    Err(why) => {
+                        record.checks.push(CheckReading { check: describe(check), held: false, saw: why.clone() });
+                        unreadable.get_or_insert(why);
+                    }
+                }
+            }
+            record.verdict = match (unreadable, record.checks.iter().all(|c| c.held)) {
+                (Some(why), _) => {
+                    record.reason = Some(format!("the oracle could not be read: {why}"));
+                    Verdict::Errored
+                }
+                (None, true) => Verdict::Passed,
+                (None, false) => {
+                    record.reason = Some(format!("{} of {} check(s) did not hold", record.checks.iter().filter(|c| !c.held).count(), record.checks.len()));
+                    Verdict::Failed
+                }
+            };
+            Ok(())
+        })();
+    if let Err(reason) = outcome {
+        record.verdict = Verdict::Errored;
+        record.reason = Some(reason);
+    }
+    drop(apps);
+    record.seconds = started.elapsed().as_secs_f64();
+    std::fs::write(args.dir.join(RECORD_FILE), serde_json::to_vec_pretty(&record).context("serialising the record")?).context("writing the record")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A host on this desktop for the episode alone: on, the episode's budget,
+/// no drawn cursor, its input approved by the person who started the episode.
+fn open_host(config: Option<PathBuf>, episode: &Episode) -> Result<Host, String> {
+    let layered = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config)).map_err(|e| format!("the configuration: {e}"))?;
+    let mut config = layered.config;
+    config.enabled = true;
+    config.overlay = false;
+    config.grant.budget = episode.limits.budget;
+    let host = glovebox::platform::open_host(&config).map_err(|r| format!("the host did not open: {}", r.message))?;
+    let span = glovebox_host::Span {
+        class: glovebox_model::ApprovalClass::Input,
+        actions: vec![format!("run the episode {:?}", episode.instruction.chars().take(200).collect::<String>())],
+        targets: vec![],
+        text_characters: 0,
+        detail: None,
+        started_by_user: true,
+    };
+    host.approve_span(span).map_err(|r| format!("the episode's input was not approved: {}", r.message))
+}
+
+/// The setup apps, ended when the episode is (those the agent left running).
+struct Apps(Vec<Child>);
+
+impl Drop for Apps {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            if let Ok(None) = child.try_wait() {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+    }
+}
+
+fn start(app: &StartedApp, spec_dir: &Path, work: &Path, dir: &Path, index: usize) -> std::io::Result<Child> {
+    let place = |arg: &String| arg.replace("{dir}", &work.to_string_lossy()).replace("{spec_dir}", &spec_dir.to_string_lossy());
+    let stdout = std::fs::File::create(dir.join(format!("app-{index}.stdout")))?;
+    let stderr = std::fs::File::create(dir.join(format!("app-{index}.stderr")))?;
+    Command::new(place(&app.command[0]))
+        .args(app.command[1..].iter().map(place))
+        .envs(app.env.iter().map(|(k, v)| (k, place(v))))
+        .current_dir(work)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+}
+
+/// The first window whose title holds `app.window`, within its wait.
+fn wait_for_window(host: &Host, app: &StartedApp) -> Option<WindowId> {
+    let deadline = Instant::now() + Duration::from_secs_f64(app.timeout_secs);
+    let wanted = app.window.to_lowercase();
+    loop {
+        let listed = host.list_windows(Some(&app.window), 1).ok().into_iter().flat_map(|page| page.windows);
+        if let Some(window) = listed.into_iter().find(|w| w.window.title.to_lowercase().contains(&wanted)) {
+            return Some(window.window.id);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The bound model through the loop: its steps, refusals and report.
+fn model_agent(host: &Host, config: Option<PathBuf>, episode: &Episode, window: Option<&WindowId>) -> Result<(u32, Vec<String>, String), String> {
+    let layered = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config)).map_err(|e| format!("the configuration: {e}"))?;
+    let binding = glovebox::binding::model_binding(&layered.config.model).map_err(|e| e.to_refusal().message)?.ok_or("no model is bound (model.provider)")?;
+    let mut task = glovebox_agent::Task::new(episode.instruction.clone());
+    task.max_steps = episode.limits.steps;
+    task.window = window.map(|w| WindowRef::Id(*w));
+    task.validate().map_err(|r| r.message)?;
+    let outcome = if binding.native {
+        glovebox_agent::run_native(host, &binding, &task, &mut |_| {})
+    } else {
+        let mut model = glovebox_agent::providers::bind(&binding).map_err(|e| e.to_refusal().message)?;
+        glovebox_agent::run(host, model.as_mut(), &task, &mut |_| {})
+    }
+    .map_err(|r| r.message)?;
+    let refusals = outcome
+        .steps
+        .iter()
+        .filter_map(|s| match &s.verdict {
+            glovebox_agent::trajectory::Verdict::Refused { code, message } => Some(format!("{}: {message}", code.as_str())),
+            _ => None,
+        })
+        .collect();
+    let report = glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps);
+    Ok((outcome.summary.steps, refusals, report))
+}
+
+fn describe(check: &Check) -> String {
+    let matched = |m: &TextMatch| match m {
+        TextMatch::Equals(s) => format!("equals {s:?}"),
+        TextMatch::Contains(s) => format!("contains {s:?}"),
+    };
+    let output = |exit: &i32, stdout: &Option<TextMatch>| match stdout {
+        Some(m) => format!("exits {exit} and its output {}", matched(m)),
+        None => format!("exits {exit}"),
+    };
+    match check {
+        Check::File { path, text } => format!("file {path} {}", matched(text)),
+        Check::Command { run, exit, stdout } => format!("`{}` {}", run.join(" "), output(exit, stdout)),
+        Check::AppExit { app, exit, stdout } => format!("setup.apps[{app}] {}", output(exit, stdout)),
+        Check::Accessible { window, on, text } => {
+            format!("{} {:?} in {window:?} {}", on.role.map(|r| r.name()).unwrap_or("element"), on.name.as_deref().unwrap_or(""), matched(text))
+        }
+    }
+}
+
+/// What the text was, for the record (at most 200 characters).
+fn shown(text: &str) -> String {
+    let short: String = text.chars().take(200).collect();
+    if short.len() < text.len() {
+        format!("{short:?}…")
+    } else {
+        format!("{short:?}")
+    }
+}
+
+/// One check read from the world: `Err` when it could not be read at all.
+fn read_check(check: &Check, work: &Path, apps: &mut Apps, host: &Host) -> Result<CheckReading, String> {
+    let reading = |held: bool, saw: String| Ok(CheckReading { check: describe(check), held, saw });
+    match check {
+        Check::File { path, text } => match std::fs::read_to_string(work.join(path)) {
+            Ok(contents) => reading(text.holds(&contents), shown(&contents)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => reading(false, "no such file".into()),
+            Err(e) => Err(format!("reading {path}: {e}")),
+        },
+        Check::Command { run, exit, stdout } => {
+            let mut child = Command::new(&run[0])
+                .args(&run[1..])
+                .current_dir(work)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|e| format!("`{}` did not start: {e}", run[0]))?;
+            let status = wait_for(&mut child, ORACLE_WAIT).ok_or_else(|| format!("`{}` ran past {} s", run[0], ORACLE_WAIT.as_secs()))?;
+            let mut out = String::new();
+            if let Some(mut pipe) = child.stdout.take() {
+                let _ = std::io::Read::read_to_string(&mut pipe, &mut out);
+            }
+            let held = status.code() == Some(*exit) && stdout.as_ref().is_none_or(|m| m.holds(&out));
+            reading(held, format!("exit {} and output {}", status.code().map_or("by a signal".into(), |c| c.to_string()), shown(&out)))
+        }
+        Check::AppExit { app, exit, stdout } => {
+            let child = &mut apps.0[*app];
+            let Some(status) = wait_for(child, ORACLE_WAIT) else {
+                return reading(false, format!("still running {} s after the agent was done", ORACLE_WAIT.as_secs()));
+            };
+            let out = std::fs::read_to_string(work.parent().unwrap_or(work).join(format!("app-{app}.stdout"))).unwrap_or_default();
+            let held = status.code() == Some(*exit) && stdout.as_ref().is_none_or(|m| m.holds(&out));
+            reading(held, format!("exit {} and output {}", status.code().map_or("by a signal".into(), |c| c.to_string()), shown(&out)))
+        }
+        Check::Accessible { window, on, text } => {
+            let listed = host.list_windows(Some(window), 1).map_err(|r| format!("listing windows: {}", r.message))?;
+            let Some(found) = listed.windows.into_iter().find(|w| w.window.title.to_lowercase().contains(&window.to_lowercase())) else {
+                return reading(false, format!("no window titled like {window:?}"));
+            };
+            let seen = host.observe(Some(&WindowRef::Id(found.window.id)), false).map_err(|r| format!("looking at {window:?}: {}", r.message))?;
+            let query = on.query();
+            let Some(element) = seen.tree.root.iter().flat_map(|r| r.walk()).find(|e| query.matches(e)) else {
+                return reading(false, "no such element".into());
+            };
+            let value = host.read(seen.frame.id, std::slice::from_ref(&element.id)).map_err(|r| format!("reading the element: {}", r.message))?;
+            let text_now = value.first().map(|v| v.text.clone()).unwrap_or_default();
+            reading(text.holds(&text_now), shown(&text_now))
+        }
+    }
+}
+
+/// The child's status once it ends, within `wait`.
+fn wait_for(child: &mut Child, wait: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + wait;
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -1,0 +1,249 @@
+//! `glovebox episode run SPEC` and `glovebox episode batch DIR`: desktop
+//! episodes for evaluating agents. `run` checks the spec, places its files,
+//! starts a fresh private desktop and runs the episode inside it as a child
+//! (`glovebox episode inside`, in `inside.rs`) with a home of its own under
+//! the episode's directory; the desktop's end ends everything the episode
+//! started. The child writes the record; this process judges what it could
+//! not (a time limit, a crash) and exits with the verdict's status.
+//! `batch.rs` runs many `run`s at once.
+
+mod batch;
+mod inside;
+mod script;
+
+use super::exit::Failure;
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use glovebox_episode::spec::DesktopKind;
+use glovebox_episode::{Episode, EpisodeRecord, Verdict};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Subcommand, Debug)]
+pub enum EpisodeAction {
+    /// Run one episode in a fresh private desktop; exit 0 passed, 7 failed, 8 errored.
+    Run(RunArgs),
+    /// Run every episode (`*.toml`, `*.json`) of a directory, each in its own desktop.
+    Batch(batch::BatchArgs),
+    /// (internal) The episode inside its desktop, started by `run`.
+    #[command(hide = true)]
+    Inside(inside::InsideArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The episode's spec (TOML, or JSON by its `.json` name); `glovebox schema episode` describes it.
+    spec: PathBuf,
+    /// Where the episode's directory, record (`record.json`) and report go (default: `episodes/NAME`).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the record as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn episode(config: Option<PathBuf>, action: EpisodeAction) -> Result<ExitCode, Failure> {
+    match action {
+        EpisodeAction::Run(args) => run(config, args),
+        EpisodeAction::Batch(args) => batch::batch(config, args),
+        EpisodeAction::Inside(args) => inside::inside(config, args),
+    }
+}
+
+/// The name an episode's record carries: its spec file's stem.
+fn episode_name(spec: &Path) -> String {
+    spec.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "episode".into())
+}
+
+fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> {
+    on_interrupt();
+    let started = Instant::now();
+    let name = episode_name(&args.spec);
+    let out = args.out.clone().unwrap_or_else(|| Path::new("episodes").join(&name));
+    let record = match Episode::load(&args.spec) {
+        Err(e) => errored(&name, format!("the spec is refused, nothing started: {e}"), started),
+        Ok(episode) => {
+            let _ = std::fs::remove_dir_all(&out);
+            std::fs::create_dir_all(out.join("work")).with_context(|| format!("creating {}", out.display()))?;
+            in_a_desktop(&args.spec, &episode, &out, config.as_deref(), started)
+        }
+    };
+    if out.is_dir() {
+        std::fs::write(out.join("record.json"), serde_json::to_vec_pretty(&record).context("serialising the record")?)
+            .with_context(|| format!("writing {}", out.join("record.json").display()))?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string(&record).context("serialising the record")?);
+    } else {
+        print!("{}", render(&record));
+    }
+    Ok(ExitCode::from(record.verdict.exit_status()))
+}
+
+/// A record for an episode that could not be judged.
+fn errored(name: &str, reason: String, started: Instant) -> EpisodeRecord {
+    EpisodeRecord {
+        episode: name.to_owned(),
+        verdict: Verdict::Errored,
+        reason: Some(reason),
+        steps: 0,
+        refusals: vec![],
+        checks: vec![],
+        seconds: started.elapsed().as_secs_f64(),
+        model_tokens: None,
+        report: None,
+    }
+}
+
+/// The phase the child reached, written to `OUT/phase` as it goes: a time
+/// limit during setup is the desktop's fault, during the agent's turn the agent's.
+const PHASE_FILE: &str = "phase";
+const AGENT_PHASE: &str = "agent";
+const RECORD_FILE: &str = "inside-record.json";
+
+fn in_a_desktop(spec: &Path, episode: &Episode, out: &Path, config: Option<&Path>, started: Instant) -> EpisodeRecord {
+    let name = episode_name(spec);
+    for file in &episode.setup.files {
+        let path = out.join("work").join(&file.path);
+        let placed = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&path, &file.content));
+        if let Err(e) = placed {
+            return errored(&name, format!("placing {}: {e}", file.path), started);
+        }
+    }
+    let (width, height) = (episode.desktop.width, episode.desktop.height);
+    let desktop: Box<dyn DesktopRun> = match episode.desktop.kind {
+        DesktopKind::X11 => match glovebox_sandbox::Sandbox::start(glovebox_sandbox::SandboxOptions { width, height, window_manager: true }) {
+            Ok(s) => Box::new(s),
+            Err(e) => return errored(&name, format!("the desktop did not start: {e}"), started),
+        },
+        DesktopKind::Wayland => {
+            match glovebox_sandbox::wayland::WaylandSandbox::start(glovebox_sandbox::wayland::WaylandOptions { width, height, ..Default::default() }) {
+                Ok(s) => Box::new(s),
+                Err(e) => return errored(&name, format!("the desktop did not start: {e}"), started),
+            }
+        }
+    };
+    let record = run_inside(desktop.as_ref(), spec, episode, out, config, started);
+    desktop.end();
+    record
+}
+
+/// What `run` needs of either sandbox.
+trait DesktopRun {
+    fn command(&self, program: &Path) -> std::process::Command;
+    fn end(self: Box<Self>);
+}
+
+impl DesktopRun for glovebox_sandbox::Sandbox {
+    fn command(&self, program: &Path) -> std::process::Command {
+        glovebox_sandbox::Sandbox::command(self, program)
+    }
+    fn end(self: Box<Self>) {
+        self.shutdown();
+    }
+}
+
+impl DesktopRun for glovebox_sandbox::wayland::WaylandSandbox {
+    fn command(&self, program: &Path) -> std::process::Command {
+        glovebox_sandbox::wayland::WaylandSandbox::command(self, program)
+    }
+    fn end(self: Box<Self>) {
+        self.shutdown();
+    }
+}
+
+fn run_inside(desktop: &dyn DesktopRun, spec: &Path, episode: &Episode, out: &Path, config: Option<&Path>, started: Instant) -> EpisodeRecord {
+    let name = episode_name(spec);
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (spec, out) = (absolute(spec), absolute(out));
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => return errored(&name, format!("finding this program: {e}"), started),
+    };
+    let log = match std::fs::File::create(out.join("inside.log")) {
+        Ok(log) => log,
+        Err(e) => return errored(&name, format!("creating the episode's log: {e}"), started),
+    };
+    let mut command = desktop.command(&exe);
+    if let Some(config) = config {
+        command.arg("--config").arg(absolute(config));
+    }
+    command.args(["episode", "inside"]).arg(&spec).arg("--dir").arg(&out).stdin(std::process::Stdio::null());
+    // A home of its own: no user configuration, its audit trail beside its record.
+    let home = out.join("home");
+    command.env("HOME", &home).env("XDG_CONFIG_HOME", home.join(".config")).env("XDG_STATE_HOME", out.join("state")).current_dir(out.join("work"));
+    command.stdout(log.try_clone().map(Into::into).unwrap_or(std::process::Stdio::null())).stderr(log);
+    // The episode's own defaults, under any `--config` and GLOVEBOX_* setting: the desktop is private
+    // and thrown away, so no input asks first, not even on a Submit or Send (nobody is there to
+    // answer); the denials (password fields, glovebox's own windows) still hold.
+    let user_file = home.join(".config/glovebox/config.toml");
+    let defaults = "enabled = true\noverlay = false\n\n[approval]\nmode = \"yolo\"\nconsequential = []\n";
+    let mut child =
+        match std::fs::create_dir_all(user_file.parent().unwrap_or(&home)).and_then(|_| std::fs::write(&user_file, defaults)).and_then(|_| command.spawn()) {
+            Ok(child) => child,
+            Err(e) => return errored(&name, format!("starting the episode's runner: {e}"), started),
+        };
+    let limit = Duration::from_secs_f64(episode.limits.seconds);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() < limit && !interrupted() => std::thread::sleep(Duration::from_millis(50)),
+            _ => break None,
+        }
+    };
+    if status.is_none() {
+        // What it started is in the desktop's process group and ends with the desktop.
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let phase = std::fs::read_to_string(out.join(PHASE_FILE)).unwrap_or_default();
+    let Some(status) = status else {
+        let reason = if interrupted() { "interrupted".to_owned() } else { format!("exceeded limits.seconds ({} s)", episode.limits.seconds) };
+        let mut record = errored(&name, reason, started);
+        // Out of time while the agent worked: the task was not done in time.
+        if phase.trim() == AGENT_PHASE && !interrupted() {
+            record.verdict = Verdict::Failed;
+        }
+        return record;
+    };
+    match std::fs::read(out.join(RECORD_FILE)).ok().and_then(|bytes| serde_json::from_slice::<EpisodeRecord>(&bytes).ok()) {
+        Some(mut record) => {
+            record.seconds = started.elapsed().as_secs_f64();
+            record
+        }
+        None => errored(&name, format!("the episode's runner ended ({status}) without a record; see {}", out.join("inside.log").display()), started),
+    }
+}
+
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Ctrl-C or a batch ending this run: the episode's group and desktop end, and the record says interrupted.
+fn on_interrupt() {
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst));
+}
+
+/// The record as lines for a person.
+fn render(record: &EpisodeRecord) -> String {
+    let verdict = match record.verdict {
+        Verdict::Passed => "passed",
+        Verdict::Failed => "FAILED",
+        Verdict::Errored => "ERRORED",
+    };
+    let mut text = format!("{} {verdict} in {:.1} s, {} step(s)", record.episode, record.seconds, record.steps);
+    if let Some(reason) = &record.reason {
+        text.push_str(&format!(": {reason}"));
+    }
+    text.push('\n');
+    for check in &record.checks {
+        text.push_str(&format!("  [{}] {} — saw {}\n", if check.held { "ok" } else { "no" }, check.check, check.saw));
+    }
+    for refusal in &record.refusals {
+        text.push_str(&format!("  refused: {refusal}\n"));
+    }
+    text
+}
