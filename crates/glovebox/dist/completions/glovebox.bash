@@ -28,6 +28,9 @@ _glovebox() {
             glovebox,doctor)
                 cmd="glovebox__subcmd__doctor"
                 ;;
+            glovebox,episode)
+                cmd="glovebox__subcmd__episode"
+                ;;
             glovebox,grant)
                 cmd="glovebox__subcmd__grant"
                 ;;
@@ -97,6 +100,30 @@ _glovebox() {
             glovebox__subcmd__config__subcmd__help,set)
                 cmd="glovebox__subcmd__config__subcmd__help__subcmd__set"
                 ;;
+            glovebox__subcmd__episode,batch)
+                cmd="glovebox__subcmd__episode__subcmd__batch"
+                ;;
+            glovebox__subcmd__episode,help)
+                cmd="glovebox__subcmd__episode__subcmd__help"
+                ;;
+            glovebox__subcmd__episode,inside)
+                cmd="glovebox__subcmd__episode__subcmd__inside"
+                ;;
+            glovebox__subcmd__episode,run)
+                cmd="glovebox__subcmd__episode__subcmd__run"
+                ;;
+            glovebox__subcmd__episode__subcmd__help,batch)
+                cmd="glovebox__subcmd__episode__subcmd__help__subcmd__batch"
+                ;;
+            glovebox__subcmd__episode__subcmd__help,help)
+                cmd="glovebox__subcmd__episode__subcmd__help__subcmd__help"
+                ;;
+            glovebox__subcmd__episode__subcmd__help,inside)
+                cmd="glovebox__subcmd__episode__subcmd__help__subcmd__inside"
+                ;;
+            glovebox__subcmd__episode__subcmd__help,run)
+                cmd="glovebox__subcmd__episode__subcmd__help__subcmd__run"
+                ;;
             glovebox__subcmd__grant,help)
                 cmd="glovebox__subcmd__grant__subcmd__help"
                 ;;
@@ -126,6 +153,9 @@ _glovebox() {
                 ;;
             glovebox__subcmd__help,doctor)
                 cmd="glovebox__subcmd__help__subcmd__doctor"
+                ;;
+            glovebox__subcmd__help,episode)
+                cmd="glovebox__subcmd__help__subcmd__episode"
                 ;;
             glovebox__subcmd__help,grant)
                 cmd="glovebox__subcmd__help__subcmd__grant"
@@ -181,6 +211,15 @@ _glovebox() {
             glovebox__subcmd__help__subcmd__config,set)
                 cmd="glovebox__subcmd__help__subcmd__config__subcmd__set"
                 ;;
+            glovebox__subcmd__help__subcmd__episode,batch)
+                cmd="glovebox__subcmd__help__subcmd__episode__subcmd__batch"
+                ;;
+            glovebox__subcmd__help__subcmd__episode,inside)
+                cmd="glovebox__subcmd__help__subcmd__episode__subcmd__inside"
+                ;;
+            glovebox__subcmd__help__subcmd__episode,run)
+                cmd="glovebox__subcmd__help__subcmd__episode__subcmd__run"
+                ;;
             glovebox__subcmd__help__subcmd__grant,hold)
                 cmd="glovebox__subcmd__help__subcmd__grant__subcmd__hold"
                 ;;
@@ -194,7 +233,7 @@ _glovebox() {
 
     case "${cmd}" in
         glovebox)
-            opts="-h -V --config --help --version windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve run config completions man help"
+            opts="-h -V --config --help --version windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve run episode config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -411,6 +450,164 @@ _glovebox() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        glovebox__subcmd__episode)
+            opts="-h --config --help run batch inside help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__episode__subcmd__batch)
+            opts="-h --parallel --out --json --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__episode__subcmd__help)
+            opts="run batch inside help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__episode__subcmd__help__subcmd__batch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__episode__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__episode__subcmd__help__subcmd__inside)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__episode__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__episode__subcmd__inside)
+            opts="-h --dir --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__episode__subcmd__run)
+            opts="-h --out --json --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         glovebox__subcmd__grant)
             opts="-h --config --help hold status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -530,7 +727,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__help)
-            opts="windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve run config completions man help"
+            opts="windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve run episode config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -630,6 +827,62 @@ _glovebox() {
         glovebox__subcmd__help__subcmd__doctor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__episode)
+            opts="run batch inside"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__episode__subcmd__batch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__episode__subcmd__inside)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__episode__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1080,7 +1333,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__schema)
-            opts="-h --config --help window-page frame accessibility-tree error"
+            opts="-h --config --help window-page frame accessibility-tree error episode episode-record"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
