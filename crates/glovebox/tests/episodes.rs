@@ -1,0 +1,152 @@
+//! `glovebox episode` as an evaluator runs it: the example episodes as one
+//! batch, each in its own desktop, judged by the applications' own state
+//! (a state file, zenity's output), with nothing left running or on disk;
+//! and bad episodes — a spec with an unknown field or no oracle, an app that
+//! never shows its window, an agent out of time — each ending for its own
+//! reason while the good one beside them passes.
+#![cfg(target_os = "linux")]
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// One batch at a time: the leftover check counts every desktop on the machine.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("glovebox-episodes-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `glovebox episode batch DIR --json`: its exit status and document.
+fn batch(dir: &Path, out: &Path, parallel: u32) -> (Option<i32>, Value) {
+    let output = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .args(["episode", "batch"])
+        .arg(dir)
+        .args(["--parallel", &parallel.to_string(), "--json", "--out"])
+        .arg(out)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let document = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code(), document)
+}
+
+fn record<'a>(document: &'a Value, name: &str) -> &'a Value {
+    document["episodes"].as_array().unwrap().iter().find(|r| r["episode"] == name).unwrap_or_else(|| panic!("no record of {name}: {document}"))
+}
+
+/// The sandbox runtime directories in the temporary directory, and the X servers running.
+fn leftovers() -> (BTreeSet<String>, BTreeSet<u32>) {
+    let dirs = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| name.starts_with("glovebox-sandbox-"))
+        .collect();
+    let servers = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| matches!(c.trim(), "Xvfb" | "sway" | "zenity" | "openbox")))
+        .collect();
+    (dirs, servers)
+}
+
+#[test]
+fn the_example_episodes_pass_as_a_batch_and_leave_nothing_behind() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let before = leftovers();
+    let out = scratch("examples");
+    let (status, document) = batch(&repo().join("examples/episodes"), &out, 4);
+    let episodes = document["episodes"].as_array().unwrap();
+    assert!(episodes.len() >= 2, "{document}");
+    for record in episodes {
+        assert_eq!(record["verdict"], "passed", "{record}");
+        assert!(record["checks"].as_array().unwrap().iter().all(|c| c["held"] == true), "{record}");
+        // Each ran in its own directory with its own record.
+        let dir = out.join(record["episode"].as_str().unwrap());
+        let written: Value = serde_json::from_slice(&std::fs::read(dir.join("record.json")).unwrap()).unwrap();
+        assert_eq!(written["verdict"], "passed");
+    }
+    assert_eq!(status, Some(0), "{document}");
+    assert_eq!(document["summary"]["passed"].as_u64(), Some(episodes.len() as u64));
+    // The form's own state file says what the agent did.
+    let state: Value = serde_json::from_slice(&std::fs::read(out.join("form/work/state.json")).unwrap()).unwrap();
+    assert_eq!(state["values"]["name"], "Ada Lovelace");
+    assert_eq!(state["clicks"]["submit"], 1);
+    assert_eq!(leftovers(), before, "a desktop, an app or a runtime directory outlived its episode");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn bad_episodes_end_for_their_own_reason_and_the_good_one_beside_them_passes() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let specs = scratch("bad-specs");
+    std::fs::copy(repo().join("examples/episodes/dialog.toml"), specs.join("good.toml")).unwrap();
+    let dialog = std::fs::read_to_string(specs.join("good.toml")).unwrap();
+    std::fs::write(specs.join("unknown-field.toml"), dialog.replace("[limits]", "[limits]\nsecond = 3")).unwrap();
+    std::fs::write(specs.join("no-oracle.toml"), &dialog[..dialog.find("[[oracle]]").unwrap()]).unwrap();
+    std::fs::write(specs.join("not-a-spec.txt"), "ignored: not *.toml or *.json").unwrap();
+    std::fs::write(
+        specs.join("no-window.toml"),
+        r#"instruction = "Use the app"
+[[setup.apps]]
+command = ["sleep", "60"]
+window = "a window that never shows"
+timeout_secs = 2
+[agent]
+kind = "scripted"
+steps = [{ do = "key", combo = "Enter" }]
+[[oracle]]
+kind = "app_exit"
+app = 0
+"#,
+    )
+    .unwrap();
+    // The agent's script outlasts the episode's time limit.
+    std::fs::write(
+        specs.join("out-of-time.toml"),
+        dialog.replace("seconds = 60", "seconds = 6").replace(
+            "{ do = \"set_value\"",
+            "{ do = \"wait\", seconds = 5 },\n  { do = \"wait\", seconds = 5 },\n  { do = \"set_value\"",
+        ),
+    )
+    .unwrap();
+    let out = scratch("bad-out");
+    let started = Instant::now();
+    let (status, document) = batch(&specs, &out, 2);
+    assert_eq!(document["episodes"].as_array().unwrap().len(), 5, "{document}");
+    assert_eq!(record(&document, "good")["verdict"], "passed", "{document}");
+
+    let unknown = record(&document, "unknown-field");
+    assert_eq!(unknown["verdict"], "errored");
+    assert!(unknown["reason"].as_str().unwrap().contains("second"), "{unknown}");
+    assert!(!out.join("unknown-field/work").exists(), "nothing starts for a refused spec");
+    let no_oracle = record(&document, "no-oracle");
+    assert_eq!(no_oracle["verdict"], "errored");
+    assert!(no_oracle["reason"].as_str().unwrap().contains("oracle"), "{no_oracle}");
+
+    let no_window = record(&document, "no-window");
+    assert_eq!(no_window["verdict"], "errored", "the app's fault, not the agent's: {no_window}");
+    assert!(no_window["reason"].as_str().unwrap().contains("showed no window"), "{no_window}");
+    assert!(no_window["seconds"].as_f64().unwrap() < 20.0, "{no_window}");
+
+    let late = record(&document, "out-of-time");
+    assert_eq!(late["verdict"], "failed", "{late}");
+    assert!(late["reason"].as_str().unwrap().contains("limits.seconds"), "{late}");
+    assert!(late["seconds"].as_f64().unwrap() < 15.0, "{late}");
+
+    assert_eq!(status, Some(8), "an errored episode makes the batch errored");
+    assert!(started.elapsed().as_secs() < 90);
+    std::fs::remove_dir_all(&specs).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}
