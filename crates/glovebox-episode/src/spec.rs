@@ -221,7 +221,8 @@ impl TextMatch {
 pub enum Check {
     /// A file's contents (relative to the episode's directory, or absolute).
     File { path: String, text: TextMatch },
-    /// A command run in the episode's directory on its desktop once the agent is done.
+    /// A command run in the episode's directory on its desktop once the agent is done
+    /// (`{dir}` and `{spec_dir}` as in a setup app's command).
     Command {
         run: Vec<String>,
         #[serde(default)]
@@ -235,7 +236,8 @@ pub enum Check {
         exit: i32,
         stdout: Option<TextMatch>,
     },
-    /// An element's text or value, read over the accessibility bus in the window titled so.
+    /// The text or value of an element at that address (any, when several are), read over the
+    /// accessibility bus in the window whose title holds `window`.
     Accessible { window: String, on: ElementAddress, text: TextMatch },
 }
 

@@ -83,6 +83,11 @@ fn the_example_episodes_pass_as_a_batch_and_leave_nothing_behind() {
     let state: Value = serde_json::from_slice(&std::fs::read(out.join("form/work/state.json")).unwrap()).unwrap();
     assert_eq!(state["values"]["name"], "Ada Lovelace");
     assert_eq!(state["clicks"]["submit"], 1);
+    // A process the desktop's end signalled may take a moment to be gone.
+    let deadline = Instant::now() + std::time::Duration::from_secs(10);
+    while leftovers() != before && Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
     assert_eq!(leftovers(), before, "a desktop, an app or a runtime directory outlived its episode");
     std::fs::remove_dir_all(&out).unwrap();
 }
@@ -115,10 +120,9 @@ app = 0
     // The agent's script outlasts the episode's time limit.
     std::fs::write(
         specs.join("out-of-time.toml"),
-        dialog.replace("seconds = 60", "seconds = 6").replace(
-            "{ do = \"set_value\"",
-            "{ do = \"wait\", seconds = 5 },\n  { do = \"wait\", seconds = 5 },\n  { do = \"set_value\"",
-        ),
+        dialog
+            .replace("seconds = 60", "seconds = 6")
+            .replace("{ do = \"set_value\"", "{ do = \"wait\", seconds = 5 },\n  { do = \"wait\", seconds = 5 },\n  { do = \"set_value\""),
     )
     .unwrap();
     let out = scratch("bad-out");

@@ -45,14 +45,14 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
         report: None,
     };
     let work = args.dir.join("work");
-    let spec_dir = args.spec.parent().unwrap_or(Path::new("."));
+    let places = Places { work: &work, spec_dir: args.spec.parent().unwrap_or(Path::new(".")) };
     let mut apps = Apps(vec![]);
     let outcome =
         (|| -> Result<(), String> {
             let host = open_host(config.clone(), &episode)?;
             let mut windows = vec![];
             for (i, app) in episode.setup.apps.iter().enumerate() {
-                apps.0.push(start(app, spec_dir, &work, &args.dir, i).map_err(|e| format!("setup.apps[{i}] ({}) did not start: {e}", app.command[0]))?);
+                apps.0.push(start(app, &places, &args.dir, i).map_err(|e| format!("setup.apps[{i}] ({}) did not start: {e}", app.command[0]))?);
                 windows.push(wait_for_window(&host, app).ok_or_else(|| {
                     format!("setup.apps[{i}] ({}) showed no window titled like {:?} within {} s", app.command[0], app.window, app.timeout_secs)
                 })?);
@@ -76,7 +76,7 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
             phase("oracle").map_err(|e| format!("writing the phase: {e}"))?;
             let mut unreadable = None;
             for check in &episode.oracle {
-                match read_check(check, &work, &mut apps, &host) {
+                match read_check(check, &places, &mut apps, &host) {
                     Ok(reading) => record.checks.push(reading),
                     Err(why) => {
                         record.checks.push(CheckReading { check: describe(check), held: false, saw: why.clone() });
@@ -141,8 +141,21 @@ impl Drop for Apps {
     }
 }
 
-fn start(app: &StartedApp, spec_dir: &Path, work: &Path, dir: &Path, index: usize) -> std::io::Result<Child> {
-    let place = |arg: &String| arg.replace("{dir}", &work.to_string_lossy()).replace("{spec_dir}", &spec_dir.to_string_lossy());
+/// The places a spec's commands may name: `{dir}` (the episode's working directory) and `{spec_dir}`.
+struct Places<'a> {
+    work: &'a Path,
+    spec_dir: &'a Path,
+}
+
+impl Places<'_> {
+    fn place(&self, text: &str) -> String {
+        text.replace("{dir}", &self.work.to_string_lossy()).replace("{spec_dir}", &self.spec_dir.to_string_lossy())
+    }
+}
+
+fn start(app: &StartedApp, places: &Places, dir: &Path, index: usize) -> std::io::Result<Child> {
+    let work = places.work;
+    let place = |arg: &String| places.place(arg);
     let stdout = std::fs::File::create(dir.join(format!("app-{index}.stdout")))?;
     let stderr = std::fs::File::create(dir.join(format!("app-{index}.stderr")))?;
     Command::new(place(&app.command[0]))
@@ -212,7 +225,8 @@ fn describe(check: &Check) -> String {
         Check::Command { run, exit, stdout } => format!("`{}` {}", run.join(" "), output(exit, stdout)),
         Check::AppExit { app, exit, stdout } => format!("setup.apps[{app}] {}", output(exit, stdout)),
         Check::Accessible { window, on, text } => {
-            format!("{} {:?} in {window:?} {}", on.role.map(|r| r.name()).unwrap_or("element"), on.name.as_deref().unwrap_or(""), matched(text))
+            let name = on.name.as_deref().map(|n| format!(" {n:?}")).unwrap_or_default();
+            format!("{}{name} in {window:?} {}", on.role.map(|r| r.name()).unwrap_or("element"), matched(text))
         }
     }
 }
@@ -228,7 +242,8 @@ fn shown(text: &str) -> String {
 }
 
 /// One check read from the world: `Err` when it could not be read at all.
-fn read_check(check: &Check, work: &Path, apps: &mut Apps, host: &Host) -> Result<CheckReading, String> {
+fn read_check(check: &Check, places: &Places, apps: &mut Apps, host: &Host) -> Result<CheckReading, String> {
+    let work = places.work;
     let reading = |held: bool, saw: String| Ok(CheckReading { check: describe(check), held, saw });
     match check {
         Check::File { path, text } => match std::fs::read_to_string(work.join(path)) {
@@ -237,8 +252,8 @@ fn read_check(check: &Check, work: &Path, apps: &mut Apps, host: &Host) -> Resul
             Err(e) => Err(format!("reading {path}: {e}")),
         },
         Check::Command { run, exit, stdout } => {
-            let mut child = Command::new(&run[0])
-                .args(&run[1..])
+            let mut child = Command::new(places.place(&run[0]))
+                .args(run[1..].iter().map(|arg| places.place(arg)))
                 .current_dir(work)
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
@@ -269,12 +284,16 @@ fn read_check(check: &Check, work: &Path, apps: &mut Apps, host: &Host) -> Resul
             };
             let seen = host.observe(Some(&WindowRef::Id(found.window.id)), false).map_err(|r| format!("looking at {window:?}: {}", r.message))?;
             let query = on.query();
-            let Some(element) = seen.tree.root.iter().flat_map(|r| r.walk()).find(|e| query.matches(e)) else {
+            let matching: Vec<_> =
+                seen.tree.root.iter().flat_map(|r| r.walk()).filter(|e| query.matches(e)).map(|e| e.id).take(glovebox_model::READ_MAX_ELEMENTS).collect();
+            if matching.is_empty() {
                 return reading(false, "no such element".into());
-            };
-            let value = host.read(seen.frame.id, std::slice::from_ref(&element.id)).map_err(|r| format!("reading the element: {}", r.message))?;
-            let text_now = value.first().map(|v| v.text.clone()).unwrap_or_default();
-            reading(text.holds(&text_now), shown(&text_now))
+            }
+            // Any element at that address showing the text will do (a calculator's history, a list's rows).
+            let values = host.read(seen.frame.id, &matching).map_err(|r| format!("reading the element: {}", r.message))?;
+            let held = values.iter().any(|v| text.holds(&v.text));
+            let texts: Vec<&str> = values.iter().map(|v| v.text.as_str()).collect();
+            reading(held, shown(&texts.join(" | ")))
         }
     }
 }
