@@ -57,6 +57,8 @@ fn leftovers() -> (BTreeSet<String>, BTreeSet<u32>) {
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| matches!(c.trim(), "Xvfb" | "sway" | "zenity" | "openbox")))
+        // An exited process its parent has not reaped yet runs nothing.
+        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z'))))
         .collect();
     (dirs, servers)
 }
@@ -84,11 +86,21 @@ fn the_example_episodes_pass_as_a_batch_and_leave_nothing_behind() {
     assert_eq!(state["values"]["name"], "Ada Lovelace");
     assert_eq!(state["clicks"]["submit"], 1);
     // A process the desktop's end signalled may take a moment to be gone.
-    let deadline = Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = Instant::now() + std::time::Duration::from_secs(20);
     while leftovers() != before && Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
-    assert_eq!(leftovers(), before, "a desktop, an app or a runtime directory outlived its episode");
+    let after = leftovers();
+    let described: Vec<String> = after
+        .1
+        .difference(&before.1)
+        .map(|pid| {
+            let read = |f: &str| std::fs::read_to_string(format!("/proc/{pid}/{f}")).unwrap_or_default().replace('\0', " ");
+            format!("{pid}: {} | {}", read("stat"), read("cmdline"))
+        })
+        .collect();
+    assert_eq!(after.0, before.0, "a runtime directory outlived its episode");
+    assert!(described.is_empty(), "processes outlived their episodes: {described:?}");
     std::fs::remove_dir_all(&out).unwrap();
 }
 
