@@ -170,23 +170,9 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
         let asked = Instant::now();
         let reply = model.decide(&request);
         let model_ms = asked.elapsed().as_millis() as u64;
-        let mut step = Step {
-            index,
-            window: Some(seen.frame.window),
-            window_title: run.titles.get(&seen.frame.window).map(|t| t.1.clone()).unwrap_or_default(),
-            frame: Some(seen.frame.id),
-            image: Some(seen.frame.image),
-            tree_excerpt: tree.lines().take(TREE_EXCERPT_LINES).collect::<Vec<_>>().join("\n"),
-            screenshot,
-            decision: DecisionRecord::Unparsed { excerpt: String::new() },
-            action: None,
-            target_drawn: None,
-            verdict: Verdict::Finished,
-            changes: None,
-            model_ms,
-            act_ms: 0,
-            tokens: None,
-        };
+        let title = run.titles.get(&seen.frame.window).map(|t| t.1.clone()).unwrap_or_default();
+        let mut step = step_on(index, &seen, title, &tree, DecisionRecord::Unparsed { excerpt: String::new() });
+        step.model_ms = model_ms;
         let reply = match reply {
             Ok(reply) => reply,
             Err(e) if e.code() == ErrorCode::ModelSchemaViolation => {
@@ -239,8 +225,7 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
                 }
             }
             Decision::Act(action) => {
-                let targets = host.describe_targets(seen.frame.id, &action);
-                step.action = Some(describe(&action, &targets));
+                step.action = Some(describe(host, &seen, &action));
                 step.target_drawn = drawn_target(&seen, &action);
                 let result = check(&seen, &action, task).and_then(|()| {
                     host.perform(ActRequest::new(seen.frame.id, action.clone()).mode(task.delivery).look(LookAfter::Nothing)).map(|done| done.delivery)
@@ -265,8 +250,7 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
                 let next = run.observe(None, model.accepts_images());
                 if let Some(mut step) = delivered {
                     if let Some(next) = next.as_ref().ok().filter(|n| n.frame.window == seen.frame.window) {
-                        let diff = TreeDiff::between(&seen.tree, &next.tree).render_text();
-                        step.changes = Some(diff.lines().take(CHANGE_LINES).collect::<Vec<_>>().join("\n"));
+                        step.changes = Some(changes(&seen, next));
                     }
                     run.record.finish(step, progress);
                 }
@@ -352,7 +336,8 @@ fn check(seen: &Observation, action: &Action, task: &Task) -> Result<(), Refusal
 
 /// `click push button "Submit"`, `type 12 characters`, …; typed text is
 /// described by its length, never quoted.
-fn describe(action: &Action, targets: &[(Role, String)]) -> String {
+pub fn describe(host: &Host, seen: &Observation, action: &Action) -> String {
+    let targets: Vec<(Role, String)> = host.describe_targets(seen.frame.id, action);
     let on = match targets.first() {
         Some((role, name)) if !name.is_empty() => format!(" {role} {name:?}"),
         Some((role, _)) => format!(" {role}"),
@@ -372,9 +357,40 @@ fn describe(action: &Action, targets: &[(Role, String)]) -> String {
     }
 }
 
+/// A step about to act on `seen`, as the loop records its own: the window,
+/// frame, image, screenshot and the first lines of `tree` (the rendering
+/// the agent decided on). Public for agents that do not decide through a
+/// model, such as an episode's scripted agent, so their reports read alike.
+pub fn step_on(index: u32, seen: &Observation, window_title: String, tree: &str, decision: DecisionRecord) -> Step {
+    Step {
+        index,
+        window: Some(seen.frame.window),
+        window_title,
+        frame: Some(seen.frame.id),
+        image: Some(seen.frame.image),
+        tree_excerpt: tree.lines().take(TREE_EXCERPT_LINES).collect::<Vec<_>>().join("\n"),
+        screenshot: seen.screenshot.clone().map(|bytes| Png { bytes, width: seen.frame.image.width, height: seen.frame.image.height }),
+        decision,
+        action: None,
+        target_drawn: None,
+        verdict: Verdict::Finished,
+        changes: None,
+        model_ms: 0,
+        act_ms: 0,
+        tokens: None,
+    }
+}
+
+/// What a delivered action changed between the look before it and the one
+/// after: the diff's verdict line and its first lines.
+pub fn changes(before: &Observation, after: &Observation) -> String {
+    let diff = TreeDiff::between(&before.tree, &after.tree).render_text();
+    diff.lines().take(CHANGE_LINES).collect::<Vec<_>>().join("\n")
+}
+
 /// Where the action points in the frame's image: the point itself, or the
 /// centre of the element's bounds mapped into image pixels.
-fn drawn_target(seen: &Observation, action: &Action) -> Option<Point> {
+pub fn drawn_target(seen: &Observation, action: &Action) -> Option<Point> {
     let g = seen.frame.geometry;
     let image = seen.frame.image;
     match action.targets().first()? {

@@ -78,6 +78,11 @@ fn the_example_episodes_pass_as_a_batch_and_leave_nothing_behind() {
         let dir = out.join(record["episode"].as_str().unwrap());
         let written: Value = serde_json::from_slice(&std::fs::read(dir.join("record.json")).unwrap()).unwrap();
         assert_eq!(written["verdict"], "passed");
+        // The scripted agent's trajectory report: each step, what the host did with it.
+        assert_eq!(record["report"].as_str().map(PathBuf::from), Some(std::path::absolute(dir.join("report.html")).unwrap()), "{record}");
+        let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
+        assert!(report.contains("<h2>Step 1</h2>") && report.contains("delivered"), "{}: {report:.2000}", record["episode"]);
+        assert!(report.contains("scripted (no model)"), "{report:.2000}");
     }
     assert_eq!(status, Some(0), "{document}");
     assert_eq!(document["summary"]["passed"].as_u64(), Some(episodes.len() as u64));
@@ -85,9 +90,15 @@ fn the_example_episodes_pass_as_a_batch_and_leave_nothing_behind() {
     let state: Value = serde_json::from_slice(&std::fs::read(out.join("form/work/state.json")).unwrap()).unwrap();
     assert_eq!(state["values"]["name"], "Ada Lovelace");
     assert_eq!(state["clicks"]["submit"], 1);
-    // A process the desktop's end signalled may take a moment to be gone.
+    nothing_left_since(&before);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// No runtime directory or desktop process beyond those of `before`; a
+/// process the desktop's end signalled may take a moment to be gone.
+fn nothing_left_since(before: &(BTreeSet<String>, BTreeSet<u32>)) {
     let deadline = Instant::now() + std::time::Duration::from_secs(20);
-    while leftovers() != before && Instant::now() < deadline {
+    while leftovers() != *before && Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
     let after = leftovers();
@@ -101,6 +112,91 @@ fn the_example_episodes_pass_as_a_batch_and_leave_nothing_behind() {
         .collect();
     assert_eq!(after.0, before.0, "a runtime directory outlived its episode");
     assert!(described.is_empty(), "processes outlived their episodes: {described:?}");
+}
+
+#[test]
+fn a_terminated_batch_ends_every_episode_it_started_and_records_them_as_interrupted() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let before = leftovers();
+    let specs = scratch("slow-specs");
+    let dialog = std::fs::read_to_string(repo().join("examples/episodes/dialog.toml")).unwrap();
+    let slow = dialog
+        .replace("{ do = \"set_value\"", &format!("{}{{ do = \"set_value\"", "{ do = \"wait\", seconds = 5 },\n  ".repeat(10)))
+        .replace("steps = 5", "steps = 20");
+    for name in ["slow-a", "slow-b", "slow-c"] {
+        std::fs::write(specs.join(format!("{name}.toml")), &slow).unwrap();
+    }
+    let out = scratch("slow-out");
+    let mut batch = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .args(["episode", "batch"])
+        .arg(&specs)
+        .args(["--parallel", "2", "--json", "--out"])
+        .arg(&out)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both running episodes are in their agent's turn, each in its desktop with its dialog.
+    let deadline = Instant::now() + std::time::Duration::from_secs(60);
+    let working = |name: &str| std::fs::read_to_string(out.join(name).join("phase")).is_ok_and(|p| p == "agent");
+    while !(working("slow-a") && working("slow-b")) {
+        assert!(Instant::now() < deadline, "the episodes did not reach their agent's turn");
+        assert!(batch.try_wait().unwrap().is_none(), "the batch ended early: {:?}", batch.wait_with_output());
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    // SIGTERM to the batch alone, as a job runner or `kill` sends it (not the terminal's group).
+    let terminated = Instant::now();
+    assert!(Command::new("kill").args(["-TERM", &batch.id().to_string()]).status().unwrap().success());
+    let output = batch.wait_with_output().unwrap();
+    assert!(terminated.elapsed().as_secs() < 20, "the batch took {:?} to end", terminated.elapsed());
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(8), "{document}");
+    for name in ["slow-a", "slow-b"] {
+        let record = record(&document, name);
+        assert_eq!(record["verdict"], "errored", "{record}");
+        assert_eq!(record["reason"], "interrupted", "{record}");
+    }
+    assert_eq!(document["summary"]["not_run"], 1, "no episode starts after the interrupt: {document}");
+    assert!(!out.join("slow-c").exists());
+    nothing_left_since(&before);
+    std::fs::remove_dir_all(&specs).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn run_with_an_index_runs_that_spec_of_a_directory_in_batch_order() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let specs = scratch("indexed-specs");
+    let dialog = std::fs::read_to_string(repo().join("examples/episodes/dialog.toml")).unwrap();
+    std::fs::write(specs.join("a-broken.toml"), "instruction = 3").unwrap();
+    std::fs::write(specs.join("b-dialog.toml"), &dialog).unwrap();
+    std::fs::write(specs.join("notes.txt"), "not a spec").unwrap();
+    let out = scratch("indexed-out");
+    let run = |index: &str| {
+        Command::new(env!("CARGO_BIN_EXE_glovebox"))
+            .args(["episode", "run"])
+            .arg(&specs)
+            .args(["--index", index, "--json", "--out"])
+            .arg(out.join(index))
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let second = run("1");
+    let record: Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!((second.status.code(), &record["episode"], &record["verdict"]), (Some(0), &Value::from("b-dialog"), &Value::from("passed")), "{record}");
+    let first = run("0");
+    let record: Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!((first.status.code(), &record["episode"], &record["verdict"]), (Some(8), &Value::from("a-broken"), &Value::from("errored")), "{record}");
+    let past = run("2");
+    assert_eq!(past.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&past.stderr).contains("--index 2 is past the 2 spec(s)"), "{}", String::from_utf8_lossy(&past.stderr));
+    assert!(!out.join("2").exists(), "nothing starts for an index past the specs");
+    std::fs::remove_dir_all(&specs).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
 }
 

@@ -1,18 +1,19 @@
 //! `glovebox episode batch DIR --parallel N`: every spec of a directory, each
 //! as its own `glovebox episode run` process (its own desktop), at most N at
 //! once. A spec that is refused or a run that crashes is one errored record;
-//! the others run. Ctrl-C stops starting new ones and ends the running ones,
-//! each of which ends its own desktop.
+//! the others run. Ctrl-C or SIGTERM stops starting new ones and ends the
+//! running ones, each of which ends its own desktop.
 
 use super::super::exit::Failure;
 use anyhow::Context as _;
 use clap::Args;
 use glovebox_episode::{EpisodeRecord, Verdict};
 use std::collections::VecDeque;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
 pub struct BatchArgs {
@@ -32,15 +33,7 @@ pub struct BatchArgs {
 pub fn batch(config: Option<PathBuf>, args: BatchArgs) -> Result<ExitCode, Failure> {
     super::on_interrupt();
     let started = Instant::now();
-    let mut specs: Vec<PathBuf> = std::fs::read_dir(&args.dir)
-        .with_context(|| format!("reading {}", args.dir.display()))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "toml" || e == "json"))
-        .collect();
-    specs.sort();
-    if specs.is_empty() {
-        return Err(anyhow::anyhow!("{} holds no episode spec (*.toml, *.json)", args.dir.display()).into());
-    }
+    let specs = super::specs_in(&args.dir)?;
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("episodes"));
     let exe = std::env::current_exe().context("finding this program")?;
     let queue = Arc::new(Mutex::new(specs.iter().cloned().enumerate().collect::<VecDeque<_>>()));
@@ -100,6 +93,8 @@ fn next(queue: &Mutex<VecDeque<(usize, PathBuf)>>) -> Option<(usize, PathBuf)> {
 }
 
 /// One episode as a `glovebox episode run` of its own; its record, or an errored one when it gave none.
+/// An interrupt of the batch (Ctrl-C, or a SIGTERM that reached the batch alone) is passed on as
+/// SIGTERM, on which the run ends its desktop and records the episode as interrupted.
 fn run_one(exe: &Path, config: Option<&Path>, spec: &Path, out: &Path) -> EpisodeRecord {
     let started = Instant::now();
     let name = super::episode_name(spec);
@@ -108,13 +103,40 @@ fn run_one(exe: &Path, config: Option<&Path>, spec: &Path, out: &Path) -> Episod
         command.arg("--config").arg(config);
     }
     command.args(["episode", "run"]).arg(spec).arg("--out").arg(out.join(&name)).arg("--json");
-    let output = command.stdin(Stdio::null()).stderr(Stdio::inherit()).output();
-    match output {
-        Ok(output) => match serde_json::from_slice::<EpisodeRecord>(&output.stdout) {
-            Ok(record) if Verdict::of_exit_status(output.status.code()) == record.verdict => record,
-            Ok(record) => super::errored(&name, format!("its run exited {} but recorded {:?}", output.status, record.verdict), started),
-            Err(_) => super::errored(&name, format!("its run ended ({}) without a record", output.status), started),
+    let mut child = match command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn() {
+        Ok(child) => child,
+        Err(e) => return super::errored(&name, format!("its run did not start: {e}"), started),
+    };
+    let stdout = child.stdout.take();
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut stdout) = stdout {
+            let _ = stdout.read_to_end(&mut bytes);
+        }
+        bytes
+    });
+    let mut passed_on = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Ok(status),
+            Err(e) => break Err(e),
+            Ok(None) => {}
+        }
+        if super::interrupted() && !passed_on {
+            passed_on = true;
+            if let Ok(pid) = i32::try_from(child.id()) {
+                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stdout = reader.join().unwrap_or_default();
+    match status {
+        Ok(status) => match serde_json::from_slice::<EpisodeRecord>(&stdout) {
+            Ok(record) if Verdict::of_exit_status(status.code()) == record.verdict => record,
+            Ok(record) => super::errored(&name, format!("its run exited {status} but recorded {:?}", record.verdict), started),
+            Err(_) => super::errored(&name, format!("its run ended ({status}) without a record"), started),
         },
-        Err(e) => super::errored(&name, format!("its run did not start: {e}"), started),
+        Err(e) => super::errored(&name, format!("waiting for its run: {e}"), started),
     }
 }

@@ -60,17 +60,17 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
             phase(AGENT_PHASE).map_err(|e| format!("writing the phase: {e}"))?;
             match &episode.agent {
                 AgentSpec::Scripted { steps } => {
-                    let window = windows.first().ok_or("a scripted agent needs a setup app whose window it works in")?;
-                    let ran = super::script::run(&host, window, steps);
+                    let (window, title) = windows.first().ok_or("a scripted agent needs a setup app whose window it works in")?;
+                    let ran = super::script::run(&host, window, title, &episode.instruction, steps);
                     record.steps = ran.steps;
                     record.refusals = ran.refusals;
+                    write_report(&mut record, &args.dir, &ran.report)?;
                 }
                 AgentSpec::Model => {
-                    let ran = model_agent(&host, config.clone(), &episode, windows.first())?;
+                    let ran = model_agent(&host, config.clone(), &episode, windows.first().map(|(id, _)| id))?;
                     record.steps = ran.0;
                     record.refusals = ran.1;
-                    record.report = Some(args.dir.join("report.html"));
-                    std::fs::write(args.dir.join("report.html"), ran.2).map_err(|e| format!("writing the report: {e}"))?;
+                    write_report(&mut record, &args.dir, &ran.2)?;
                 }
             }
             phase("oracle").map_err(|e| format!("writing the phase: {e}"))?;
@@ -105,6 +105,14 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
     record.seconds = started.elapsed().as_secs_f64();
     std::fs::write(args.dir.join(RECORD_FILE), serde_json::to_vec_pretty(&record).context("serialising the record")?).context("writing the record")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The trajectory report beside the record, named in it.
+fn write_report(record: &mut EpisodeRecord, dir: &Path, html: &str) -> Result<(), String> {
+    let path = dir.join("report.html");
+    std::fs::write(&path, html).map_err(|e| format!("writing the report: {e}"))?;
+    record.report = Some(path);
+    Ok(())
 }
 
 /// A host on this desktop for the episode alone: on, the episode's budget,
@@ -168,14 +176,14 @@ fn start(app: &StartedApp, places: &Places, dir: &Path, index: usize) -> std::io
         .spawn()
 }
 
-/// The first window whose title holds `app.window`, within its wait.
-fn wait_for_window(host: &Host, app: &StartedApp) -> Option<WindowId> {
+/// The first window whose title holds `app.window`, within its wait, with its whole title.
+fn wait_for_window(host: &Host, app: &StartedApp) -> Option<(WindowId, String)> {
     let deadline = Instant::now() + Duration::from_secs_f64(app.timeout_secs);
     let wanted = app.window.to_lowercase();
     loop {
         let listed = host.list_windows(Some(&app.window), 1).ok().into_iter().flat_map(|page| page.windows);
         if let Some(window) = listed.into_iter().find(|w| w.window.title.to_lowercase().contains(&wanted)) {
-            return Some(window.window.id);
+            return Some((window.window.id, window.window.title));
         }
         if Instant::now() >= deadline {
             return None;

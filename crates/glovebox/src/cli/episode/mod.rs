@@ -34,7 +34,12 @@ pub enum EpisodeAction {
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// The episode's spec (TOML, or JSON by its `.json` name); `glovebox schema episode` describes it.
+    /// With `--index`, a directory of specs.
     spec: PathBuf,
+    /// Run the N-th spec (from 0) of the directory SPEC, in `batch`'s order (by file name): one
+    /// episode per index of an indexed job.
+    #[arg(long, value_name = "N")]
+    index: Option<usize>,
     /// Where the episode's directory, record (`record.json`) and report go (default: `episodes/NAME`).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -56,9 +61,30 @@ fn episode_name(spec: &Path) -> String {
     spec.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "episode".into())
 }
 
-fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> {
+/// The specs of a directory (`*.toml`, `*.json`; other files are ignored), by file name.
+fn specs_in(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "toml" || e == "json"))
+        .collect();
+    specs.sort();
+    if specs.is_empty() {
+        return Err(anyhow::anyhow!("{} holds no episode spec (*.toml, *.json)", dir.display()).into());
+    }
+    Ok(specs)
+}
+
+fn run(config: Option<PathBuf>, mut args: RunArgs) -> Result<ExitCode, Failure> {
     on_interrupt();
     let started = Instant::now();
+    if let Some(index) = args.index {
+        let specs = specs_in(&args.spec)?;
+        args.spec = specs
+            .get(index)
+            .ok_or_else(|| anyhow::anyhow!("--index {index} is past the {} spec(s) of {}, which count from 0", specs.len(), args.spec.display()))?
+            .clone();
+    }
     let name = episode_name(&args.spec);
     let out = args.out.clone().unwrap_or_else(|| Path::new("episodes").join(&name));
     let record = match Episode::load(&args.spec) {
