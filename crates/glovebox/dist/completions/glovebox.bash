@@ -587,12 +587,16 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__episode__subcmd__run)
-            opts="-h --out --json --config --help"
+            opts="-h --index --out --json --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --out)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -133,6 +133,7 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fis
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch inside help" -f -a "batch" -d 'Run every episode (`*.toml`, `*.json`) of a directory, each in its own desktop'
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch inside help" -f -a "inside" -d '(internal) The episode inside its desktop, started by `run`'
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch inside help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from run" -l index -d 'Run the N-th spec (from 0) of the directory SPEC, in `batch`\'s order (by file name): one episode per index of an indexed job' -r
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from run" -l out -d 'Where the episode\'s directory, record (`record.json`) and report go (default: `episodes/NAME`)' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from run" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from run" -l json -d 'Print the record as JSON on stdout'
