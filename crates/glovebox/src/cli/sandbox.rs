@@ -50,12 +50,21 @@ fn parse_monitor(index: usize, text: &str) -> Result<glovebox_sandbox::MonitorSp
 }
 
 /// The desktop this command started.
-enum Running {
+/// A private desktop of either kind, as `glovebox sandbox` and an episode run one.
+pub(super) enum Running {
     X11(Sandbox),
     Wayland(WaylandSandbox),
 }
 
 impl Running {
+    /// `program` to run inside the desktop, in its process group (ending with it).
+    pub(super) fn command(&self, program: &std::path::Path) -> Command {
+        match self {
+            Running::X11(s) => s.command(program),
+            Running::Wayland(s) => s.command(program),
+        }
+    }
+
     fn env(&self) -> Vec<(String, String)> {
         match self {
             Running::X11(s) => s.env(),
@@ -77,7 +86,7 @@ impl Running {
         }
     }
 
-    fn shutdown(self) {
+    pub(super) fn shutdown(self) {
         match self {
             Running::X11(s) => s.shutdown(),
             Running::Wayland(s) => s.shutdown(),

@@ -12,6 +12,7 @@ mod inside;
 mod script;
 
 use super::exit::Failure;
+use super::sandbox::Running;
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use glovebox_episode::spec::DesktopKind;
@@ -138,48 +139,23 @@ fn in_a_desktop(spec: &Path, episode: &Episode, out: &Path, config: Option<&Path
         }
     }
     let (width, height) = (episode.desktop.width, episode.desktop.height);
-    let desktop: Box<dyn DesktopRun> = match episode.desktop.kind {
-        DesktopKind::X11 => match glovebox_sandbox::Sandbox::start(glovebox_sandbox::SandboxOptions { width, height, window_manager: true }) {
-            Ok(s) => Box::new(s),
-            Err(e) => return errored(&name, format!("the desktop did not start: {e}"), started),
-        },
+    let desktop = match episode.desktop.kind {
+        DesktopKind::X11 => glovebox_sandbox::Sandbox::start(glovebox_sandbox::SandboxOptions { width, height, window_manager: true }).map(Running::X11),
         DesktopKind::Wayland => {
-            match glovebox_sandbox::wayland::WaylandSandbox::start(glovebox_sandbox::wayland::WaylandOptions { width, height, ..Default::default() }) {
-                Ok(s) => Box::new(s),
-                Err(e) => return errored(&name, format!("the desktop did not start: {e}"), started),
-            }
+            glovebox_sandbox::wayland::WaylandSandbox::start(glovebox_sandbox::wayland::WaylandOptions { width, height, ..Default::default() })
+                .map(Running::Wayland)
         }
     };
-    let record = run_inside(desktop.as_ref(), spec, episode, out, config, started);
-    desktop.end();
+    let desktop = match desktop {
+        Ok(desktop) => desktop,
+        Err(e) => return errored(&name, format!("the desktop did not start: {e}"), started),
+    };
+    let record = run_inside(&desktop, spec, episode, out, config, started);
+    desktop.shutdown();
     record
 }
 
-/// What `run` needs of either sandbox.
-trait DesktopRun {
-    fn command(&self, program: &Path) -> std::process::Command;
-    fn end(self: Box<Self>);
-}
-
-impl DesktopRun for glovebox_sandbox::Sandbox {
-    fn command(&self, program: &Path) -> std::process::Command {
-        glovebox_sandbox::Sandbox::command(self, program)
-    }
-    fn end(self: Box<Self>) {
-        self.shutdown();
-    }
-}
-
-impl DesktopRun for glovebox_sandbox::wayland::WaylandSandbox {
-    fn command(&self, program: &Path) -> std::process::Command {
-        glovebox_sandbox::wayland::WaylandSandbox::command(self, program)
-    }
-    fn end(self: Box<Self>) {
-        self.shutdown();
-    }
-}
-
-fn run_inside(desktop: &dyn DesktopRun, spec: &Path, episode: &Episode, out: &Path, config: Option<&Path>, started: Instant) -> EpisodeRecord {
+fn run_inside(desktop: &Running, spec: &Path, episode: &Episode, out: &Path, config: Option<&Path>, started: Instant) -> EpisodeRecord {
     let name = episode_name(spec);
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let (spec, out) = (absolute(spec), absolute(out));
