@@ -6,7 +6,7 @@
 //! upper-cased path with `_` for `.` (`GLOVEBOX_CAPTURE_MAX_WIDTH`).
 #![forbid(unsafe_code)]
 
-use glovebox_model::{AncestorRule, ApprovalMode, CaptureLimits, CaptureMode, DisplayBackend, DisplaySelection, Policy, Refusal};
+use glovebox_model::{AncestorRule, ApprovalMode, CaptureLimits, CaptureMode, DisplayBackend, DisplaySelection, Policy, Refusal, TextRecording};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
@@ -32,6 +32,19 @@ pub struct Config {
     pub serve: ServeConfig,
     pub mcp: McpConfig,
     pub model: ModelConfig,
+    pub recording: RecordingConfig,
+}
+
+/// Each grant's delivered actions, kept as an element-addressed script that
+/// `glovebox replay` runs again ([replay.md](../../docs/replay.md)).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordingConfig {
+    /// Record into `$XDG_STATE_HOME/glovebox/recordings`.
+    pub enabled: bool,
+    /// `length` (typed text as its length, like the audit) or `kept` (the
+    /// text itself, never a password field's).
+    pub text: TextRecording,
 }
 
 /// The model the instruction-level loop (`computer`, `glovebox run`) uses.
@@ -290,6 +303,7 @@ impl Default for Config {
                 native: false,
                 anthropic_tool: AnthropicTool::Toolset20260801,
             },
+            recording: RecordingConfig { enabled: true, text: TextRecording::Length },
         }
     }
 }

@@ -14,7 +14,9 @@ use crate::decide::{self, InputFacts, InputPlan};
 use crate::frames::FrameRecord;
 use crate::grant::State;
 use crate::{refuse, ActOutcome, ActRequest, ApprovalRequest, Host, LookAfter, ObserveRequest, Settled};
-use glovebox_model::{Action, ApprovalClass, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Refusal, Role, Target, TreeDiff};
+use glovebox_model::{
+    AccessibilityTree, Action, ApprovalClass, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Refusal, Role, Target, TreeDiff, WindowInfo,
+};
 use glovebox_platform::{Delivery, Reach, Receipt, ResolvedTarget};
 
 /// Where the application's events cannot be watched: how long an input's
@@ -286,6 +288,7 @@ impl Host {
             true => Delivery { receipt: Receipt::Pending, ..delivery },
             false => delivery,
         };
+        self.record_delivered(state, &window, action, &frame.tree, changes.as_ref());
         let mut grant_closed = None;
         if state.grant.as_ref().is_some_and(|g| g.budget_left == 0) {
             let why = "the grant used its whole action budget".to_owned();
@@ -294,5 +297,29 @@ impl Host {
             grant_closed = Some(ErrorCode::BudgetExhausted);
         }
         Ok(ActOutcome { delivery, next, changes, grant_closed, settled })
+    }
+
+    /// Adds a delivered action to its grant's recording, when recording is on.
+    fn record_delivered(&self, state: &State, window: &WindowInfo, action: &Action, tree: &AccessibilityTree, changes: Option<&TreeDiff>) {
+        let (crate::Recording::On { dir, text }, Some(grant)) = (&self.inner.config.recording, state.grant.as_ref()) else {
+            return;
+        };
+        let mut recorder = self.inner.recorder.lock().unwrap_or_else(|p| p.into_inner());
+        if recorder.as_ref().is_none_or(|(id, _)| *id != grant.id) {
+            match crate::recording::Recorder::start(dir, &grant.id, *text) {
+                Ok(started) => *recorder = Some((grant.id.clone(), started)),
+                Err(e) => return self.recording_failed(grant, &e),
+            }
+        }
+        let address = crate::recording::WindowAddress { app: window.app.clone(), title: window.title.clone() };
+        if let Some(Err(e)) = recorder.as_mut().map(|(_, r)| r.record(address, action, tree, changes)) {
+            self.recording_failed(grant, &e);
+        }
+    }
+
+    fn recording_failed(&self, grant: &crate::grant::Grant, error: &std::io::Error) {
+        let mut record = self.grant_record("recording-failed", grant);
+        record.detail = Some(error.to_string());
+        self.audit(record);
     }
 }

@@ -46,6 +46,7 @@ mod observe;
 pub mod presence;
 pub mod process;
 mod read;
+pub mod recording;
 mod tools;
 
 pub use act::Span;
@@ -104,6 +105,17 @@ pub struct HostConfig {
     pub approvals: Approvals,
     /// How long a question asked across calls waits for its answer.
     pub answer_wait: Duration,
+    /// Whether each grant's delivered actions are recorded for replay.
+    pub recording: Recording,
+}
+
+/// Whether, and where, delivered actions are recorded ([`recording`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Recording {
+    #[default]
+    Off,
+    /// One file per grant in `dir`, typed text kept as `text` says.
+    On { dir: std::path::PathBuf, text: glovebox_model::TextRecording },
 }
 
 impl HostConfig {
@@ -131,6 +143,7 @@ impl HostConfig {
             text_budget: TokenBudget::new(8_000).expect("in range"),
             approvals: Approvals::new(glovebox_model::ApprovalMode::Write, [Policy::Allow, Policy::Prompt, Policy::Prompt], &[]),
             answer_wait: deferred::DEFAULT_ANSWER_WAIT,
+            recording: Recording::Off,
         }
     }
 
@@ -283,6 +296,8 @@ struct Inner {
     pixels_missing: Option<String>,
     /// Questions asked across calls, waiting for their answers.
     tickets: deferred::TicketStore,
+    /// The recording of the current grant (its id), once it delivered something.
+    recorder: Mutex<Option<(String, recording::Recorder)>>,
 }
 
 /// How a handle puts its questions to the user.
@@ -337,6 +352,7 @@ impl Host {
             stop_requested: AtomicBool::new(false),
             pixels_missing,
             tickets: Arc::default(),
+            recorder: Mutex::default(),
         };
         Ok(Host { inner: Arc::new(inner), prompt: Prompt::Ask(Arc::new(NoPrompt)), standing: None, observe_only: false })
     }

@@ -143,6 +143,34 @@ impl Action {
         }
     }
 
+    /// The same action with its typed text emptied (a recording that keeps only the length).
+    pub fn without_text(&self) -> Action {
+        let mut action = self.clone();
+        if let Action::Type { text } | Action::SetValue { text, .. } = &mut action {
+            text.clear();
+        }
+        action
+    }
+
+    /// The same action aimed at `targets`, one per [`Action::targets`] in
+    /// order: a recorded action on the elements of a live tree.
+    pub fn retargeted(&self, targets: &[Target]) -> Result<Action, Refusal> {
+        if targets.len() != self.targets().len() {
+            return Err(Refusal::invalid_argument(format!("{} takes {} target(s), not {}", self.kind(), self.targets().len(), targets.len())));
+        }
+        let mut action = self.clone();
+        match &mut action {
+            Action::Click { target, .. }
+            | Action::Move { target, .. }
+            | Action::Scroll { target, .. }
+            | Action::SetValue { target, .. }
+            | Action::Select { target, .. } => *target = targets[0],
+            Action::Drag { from, to, .. } => (*from, *to) = (targets[0], targets[1]),
+            Action::Type { .. } | Action::Key { .. } => {}
+        }
+        Ok(action)
+    }
+
     /// Checks argument ranges; nothing is clamped.
     pub fn validate(&self) -> Result<(), Refusal> {
         match self {

@@ -282,6 +282,13 @@ fn state_word(state: ElementState) -> &'static str {
     }
 }
 
+impl Change {
+    /// `now checked`, `name "a" → "b"`, …: as the diff's lines say it.
+    pub fn describe(&self) -> String {
+        describe(self)
+    }
+}
+
 fn describe(change: &Change) -> String {
     match change {
         Change::Name { before, after } => format!("name {} → {}", crate::tree_text::quote(before), crate::tree_text::quote(after)),

@@ -133,6 +133,17 @@ pub enum ApprovalMode {
     Custom,
 }
 
+/// What a recording keeps of typed text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TextRecording {
+    /// Its length only, as the audit keeps it: such a step replays as a question.
+    #[default]
+    Length,
+    /// The text itself, by the user's explicit choice; never a password field's.
+    Kept,
+}
+
 /// Which of the launching process tree counts as glovebox itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]

@@ -29,7 +29,7 @@ pub use diff::{Change, TreeDiff};
 pub use error::{ErrorCode, Refusal};
 pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject, Monitor};
 pub use geometry::{Point, Rect, Size};
-pub use grant::{AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin, Policy, Scope};
+pub use grant::{AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin, Policy, Scope, TextRecording};
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use role::Role;
 pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};

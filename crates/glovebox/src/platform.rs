@@ -34,6 +34,10 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
     let a = &config.approval;
     host.approvals = Approvals::new(a.mode, [a.observe, a.input, a.foreground], &a.consequential);
     host.answer_wait = Duration::from_secs(a.answer_wait_secs);
+    host.recording = match config.recording.enabled {
+        true => glovebox_host::Recording::On { dir: glovebox_host::recording::default_dir(), text: config.recording.text },
+        false => glovebox_host::Recording::Off,
+    };
     Ok(host)
 }
 

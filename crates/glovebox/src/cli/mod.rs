@@ -10,6 +10,8 @@ mod exit;
 mod grant;
 mod mcp_config;
 #[cfg(target_os = "linux")]
+mod replay;
+#[cfg(target_os = "linux")]
 mod run;
 #[cfg(target_os = "linux")]
 mod sandbox;
@@ -84,6 +86,12 @@ enum Command {
         #[command(subcommand)]
         action: episode::EpisodeAction,
     },
+    /// The recordings of delivered actions that `glovebox replay` can run again.
+    #[cfg(target_os = "linux")]
+    Trajectories(replay::TrajectoriesArgs),
+    /// Run a recording again with no model, through the same gate, stopping at the first divergence.
+    #[cfg(target_os = "linux")]
+    Replay(replay::ReplayArgs),
     /// Read or change the configuration.
     Config {
         #[command(subcommand)]
@@ -126,6 +134,10 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(cli.config, args),
         #[cfg(target_os = "linux")]
         Command::Episode { action } => episode::episode(cli.config, action),
+        #[cfg(target_os = "linux")]
+        Command::Trajectories(args) => replay::trajectories(args),
+        #[cfg(target_os = "linux")]
+        Command::Replay(args) => replay::replay(cli.config, args),
         Command::Completions { shell } => setup::completions(Cli::command(), shell),
         Command::Man { dir } => setup::man(Cli::command(), &dir),
     };

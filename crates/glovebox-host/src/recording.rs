@@ -1,0 +1,329 @@
+//! Recordings: the actions a grant delivered, as an element-addressed script
+//! that outlives the session. A window is addressed by its application and
+//! title, an element by its role, its name and the names of its named
+//! ancestors — never by ids, which die with the session — and each step
+//! carries what it changed in the tree (without ids) as the expectation a
+//! replay checks. Typed text is kept only when the user allowed it; otherwise
+//! only its length is, and such a step cannot be replayed without asking.
+//!
+//! One file per grant, JSON lines: a header, then one line per step. Every
+//! line carries an HMAC-SHA256 over the line before it and itself, under a
+//! key of this user's (`recording.key` beside the recordings, mode 0600), so
+//! an edited, reordered or truncated-in-the-middle recording is refused.
+
+use glovebox_model::{Action, Change, ElementId, ElementState, Point, Refusal, Role, Target, TextRecording, TreeDiff};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The recording format's version, in each header.
+pub const FORMAT: u32 = 1;
+
+/// A named element around the target, outermost first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Named {
+    pub role: Role,
+    pub name: String,
+}
+
+/// An element as a later session can find it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElementAddress {
+    pub role: Role,
+    pub name: String,
+    /// Its named ancestors, outermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ancestors: Vec<Named>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RecordedTarget {
+    Element(ElementAddress),
+    /// A point in the frame's image pixels, as it was given (a window that looks the same again).
+    Point {
+        point: Point,
+    },
+}
+
+/// The window a step acted in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowAddress {
+    pub app: String,
+    pub title: String,
+}
+
+/// The first line of a recording.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    pub glovebox_recording: u32,
+    pub grant: String,
+    /// Unix milliseconds.
+    pub started: u64,
+    pub text: TextRecording,
+    pub mac: String,
+}
+
+/// One delivered action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub index: u32,
+    pub window: WindowAddress,
+    /// The action as delivered; its element ids are the recording session's,
+    /// and its text is empty when `withheld_text` is set.
+    pub action: Action,
+    /// One per target of `action`, in order.
+    pub targets: Vec<RecordedTarget>,
+    /// The length of typed text that was not kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withheld_text: Option<usize>,
+    /// What the step changed, without ids; absent when nothing looked after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Vec<String>>,
+    pub mac: String,
+}
+
+/// A recording read back and verified.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recording {
+    pub path: PathBuf,
+    pub header: Header,
+    pub steps: Vec<Step>,
+}
+
+/// Why a recording cannot be used.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum RecordingError {
+    #[error("reading the recording: {0}")]
+    Io(String),
+    #[error("line {line} is not a recording line: {why}")]
+    Malformed { line: usize, why: String },
+    #[error("line {line} does not carry this user's signature: the recording was changed after it was made (or made by another user)")]
+    Tampered { line: usize },
+    #[error("recording format {0} is not one this glovebox reads (it reads {FORMAT})")]
+    Format(u32),
+}
+
+impl RecordingError {
+    pub fn to_refusal(&self) -> Refusal {
+        Refusal::invalid_argument(self.to_string())
+    }
+}
+
+/// Where recordings go: `$XDG_STATE_HOME/glovebox/recordings` (default `~/.local/state`).
+pub fn default_dir() -> PathBuf {
+    crate::audit::AuditLog::default_path().parent().and_then(Path::parent).map(|p| p.join("recordings")).unwrap_or_else(|| PathBuf::from("recordings"))
+}
+
+/// This user's signing key, made on first use.
+fn key(dir: &Path) -> std::io::Result<Vec<u8>> {
+    let path = dir.join("recording.key");
+    match std::fs::read(&path) {
+        Ok(key) if key.len() == 32 => Ok(key),
+        Ok(_) => Err(std::io::Error::other(format!("{} is not a 32-byte key", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir)?;
+            let mut key = vec![0u8; 32];
+            std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut key)?;
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            options.open(&path)?.write_all(&key)?;
+            Ok(key)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn hmac(key: &[u8], previous: &str, line: &str) -> String {
+    let mut block = [0u8; 64];
+    block[..key.len()].copy_from_slice(key);
+    let inner_pad: Vec<u8> = block.iter().map(|b| b ^ 0x36).collect();
+    let outer_pad: Vec<u8> = block.iter().map(|b| b ^ 0x5c).collect();
+    let inner = Sha256::new().chain_update(&inner_pad).chain_update(previous.as_bytes()).chain_update(b"\n").chain_update(line.as_bytes()).finalize();
+    let outer = Sha256::new().chain_update(&outer_pad).chain_update(inner).finalize();
+    outer.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A line's JSON with an empty `mac`: what the mac is computed over.
+fn unsigned(value: &serde_json::Value) -> String {
+    let mut value = value.clone();
+    value["mac"] = serde_json::Value::String(String::new());
+    value.to_string()
+}
+
+/// Appends a grant's steps as they are delivered.
+pub struct Recorder {
+    path: PathBuf,
+    key: Vec<u8>,
+    last_mac: String,
+    next_index: u32,
+    text: TextRecording,
+}
+
+impl Recorder {
+    /// Starts the recording of `grant` in `dir`.
+    pub fn start(dir: &Path, grant: &str, text: TextRecording) -> std::io::Result<Recorder> {
+        let key = key(dir)?;
+        let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or_default();
+        let safe: String = grant.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+        let path = dir.join(format!("{started}-{safe}.jsonl"));
+        let mut header = serde_json::to_value(Header { glovebox_recording: FORMAT, grant: grant.to_owned(), started, text, mac: String::new() })
+            .map_err(std::io::Error::other)?;
+        let mac = hmac(&key, "", &unsigned(&header));
+        header["mac"] = mac.clone().into();
+        std::fs::write(&path, format!("{header}\n"))?;
+        Ok(Recorder { path, key, last_mac: mac, next_index: 1, text })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records one delivered action: `tree` is the frame it was made on,
+    /// `changes` what it changed when that was looked at.
+    pub fn record(
+        &mut self,
+        window: WindowAddress,
+        action: &Action,
+        tree: &glovebox_model::AccessibilityTree,
+        changes: Option<&TreeDiff>,
+    ) -> std::io::Result<()> {
+        let targets = action
+            .targets()
+            .iter()
+            .map(|t| match t {
+                Target::Element(id) => address_of(tree, *id).map(RecordedTarget::Element),
+                Target::Point(point) => Some(RecordedTarget::Point { point: *point }),
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| std::io::Error::other("a target is not in the frame's tree"))?;
+        let on_password = action.targets().iter().any(|t| matches!(t, Target::Element(id) if tree.find(*id).is_some_and(|e| e.is_password())));
+        let keep = self.text == TextRecording::Kept && !on_password && !tree.focused_password;
+        let (action, withheld_text) = match action.text_length() {
+            Some(length) if !keep => (action.without_text(), Some(length)),
+            _ => (action.clone(), None),
+        };
+        let step = Step { index: self.next_index, window, action, targets, withheld_text, expect: changes.map(expectation), mac: String::new() };
+        let mut value = serde_json::to_value(&step).map_err(std::io::Error::other)?;
+        let mac = hmac(&self.key, &self.last_mac, &unsigned(&value));
+        value["mac"] = mac.clone().into();
+        let mut file = std::fs::OpenOptions::new().append(true).open(&self.path)?;
+        file.write_all(format!("{value}\n").as_bytes())?;
+        self.last_mac = mac;
+        self.next_index += 1;
+        Ok(())
+    }
+}
+
+/// Reads and verifies a recording made by this user (key in `key_dir`).
+pub fn read(path: &Path, key_dir: &Path) -> Result<Recording, RecordingError> {
+    let text = std::fs::read_to_string(path).map_err(|e| RecordingError::Io(format!("{}: {e}", path.display())))?;
+    let key = key(key_dir).map_err(|e| RecordingError::Io(e.to_string()))?;
+    let mut previous = String::new();
+    let mut header = None;
+    let mut steps = vec![];
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let number = i + 1;
+        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?;
+        let mac = value["mac"].as_str().unwrap_or_default().to_owned();
+        if hmac(&key, &previous, &unsigned(&value)) != mac {
+            return Err(RecordingError::Tampered { line: number });
+        }
+        previous = mac;
+        if header.is_none() {
+            let read: Header = serde_json::from_value(value).map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?;
+            if read.glovebox_recording != FORMAT {
+                return Err(RecordingError::Format(read.glovebox_recording));
+            }
+            header = Some(read);
+        } else {
+            steps.push(serde_json::from_value(value).map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?);
+        }
+    }
+    let header = header.ok_or(RecordingError::Malformed { line: 1, why: "the file is empty".into() })?;
+    Ok(Recording { path: path.to_owned(), header, steps })
+}
+
+/// The element's role, name and named ancestors, from the tree it was seen in.
+pub fn address_of(tree: &glovebox_model::AccessibilityTree, id: ElementId) -> Option<ElementAddress> {
+    fn path<'a>(element: &'a glovebox_model::Element, id: ElementId, trail: &mut Vec<&'a glovebox_model::Element>) -> bool {
+        trail.push(element);
+        if element.id == id || element.children.iter().any(|c| path(c, id, trail)) {
+            return true;
+        }
+        trail.pop();
+        false
+    }
+    let mut trail = vec![];
+    if !path(tree.root.as_ref()?, id, &mut trail) {
+        return None;
+    }
+    let target = trail.pop()?;
+    let ancestors = trail.iter().filter(|e| !e.name.is_empty()).map(|e| Named { role: e.role, name: e.name.clone() }).collect();
+    Some(ElementAddress { role: target.role, name: target.name.clone(), ancestors })
+}
+
+/// Where an address leads in a live tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    One(ElementId),
+    None,
+    /// More than one element answers to it: acting on either would be a guess.
+    Many(usize),
+}
+
+/// The elements with the address's role and name whose named ancestors are the address's.
+pub fn find(tree: &glovebox_model::AccessibilityTree, address: &ElementAddress) -> Found {
+    let matching: Vec<ElementId> = tree
+        .root
+        .iter()
+        .flat_map(|r| r.walk())
+        .filter(|e| e.role == address.role && e.name == address.name)
+        .filter(|e| address_of(tree, e.id).is_some_and(|a| a.ancestors == address.ancestors))
+        .map(|e| e.id)
+        .collect();
+    match matching.as_slice() {
+        [] => Found::None,
+        [one] => Found::One(*one),
+        many => Found::Many(many.len()),
+    }
+}
+
+/// What a diff says changed, without element ids and without what differs
+/// from one run to the next anyway (geometry, focus): a replay's expectation.
+pub fn expectation(diff: &TreeDiff) -> Vec<String> {
+    let mut lines: Vec<String> = vec![];
+    lines.extend(diff.added.iter().map(|a| format!("+ {}", subject(&a.line))));
+    lines.extend(diff.removed.iter().map(|(r, _)| format!("- {}", subject(&r.line))));
+    for changed in &diff.changed {
+        for change in &changed.changes {
+            if !matches!(change, Change::Moved { .. } | Change::Gained(ElementState::Focused) | Change::Lost(ElementState::Focused)) {
+                lines.push(format!("~ {}: {}", subject(&changed.line), change.describe()));
+            }
+        }
+    }
+    lines
+}
+
+/// An element's line as role and name: no id, no states, no hidden-children count.
+fn subject(line: &str) -> String {
+    let words: Vec<&str> = line.split(' ').filter(|w| !(w.len() > 2 && w.starts_with("@e") && w[2..].chars().all(|c| c.is_ascii_digit()))).collect();
+    let mut text = words.join(" ");
+    for suffix_start in [" (+", " ["] {
+        if let Some(at) = text.rfind(suffix_start).filter(|_| text.ends_with([')', ']'])) {
+            text.truncate(at);
+        }
+    }
+    text.trim().to_owned()
+}
+
+/// The expected changes a replay's diff did not show.
+pub fn unmet(expected: &[String], diff: &TreeDiff) -> Vec<String> {
+    let seen = expectation(diff);
+    expected.iter().filter(|line| !seen.contains(line)).cloned().collect()
+}

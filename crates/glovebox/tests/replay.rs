@@ -1,0 +1,131 @@
+//! Record once, replay with no model: a task driven through `glovebox mcp`
+//! by the official MCP Python SDK is recorded by the host, listed by
+//! `glovebox trajectories`, and replayed by `glovebox replay` on a fresh copy
+//! of the app, whose own state file shows the same result; the user's
+//! desktop (pointer, stacking, focus, a sentinel window) stays as it was. A
+//! replay whose app no longer reacts as recorded stops at that step; an
+//! edited recording is refused before anything is delivered.
+#![cfg(target_os = "linux")]
+
+use glovebox_host::Host;
+use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
+use glovebox_sandbox::Sandbox;
+use glovebox_testkit::desktop::Desktop;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("glovebox-replay-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `glovebox ARGS` in the desktop with the user's home (its recordings and signing key).
+fn glovebox(sandbox: &Sandbox, home: &Path, args: &[&str]) -> Output {
+    let mut command = sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), home);
+    command.args(args).env("GLOVEBOX_ENABLED", "true").stdin(std::process::Stdio::null());
+    command.output().unwrap()
+}
+
+/// The form task (set the name, click Submit) through `glovebox mcp`, by the Python SDK, approved by the user.
+fn drive_once(sandbox: &Sandbox, home: &Path, title: &str) {
+    let python = repo().join("target/sdk-venv/bin/python");
+    assert!(python.exists(), "{} is missing: run `bash .ci/install-deps`", python.display());
+    let mut command = sandbox.command_in_home(python, home);
+    command.arg(repo().join("testapps/sdk_mcp_approvals.py")).args(["auto", "accept", title, "Ada Lovelace", env!("CARGO_BIN_EXE_glovebox"), "mcp"]);
+    // Typed text is kept only by the user's explicit choice.
+    command.env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_RECORDING_TEXT", "kept");
+    let out = command.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((&report["calls"]["set_value"]["error"], &report["calls"]["click"]["error"]), (&Value::Bool(false), &Value::Bool(false)), "{report}");
+}
+
+/// The one recording under `home`, as `glovebox trajectories --json` lists it.
+fn the_recording(sandbox: &Sandbox, home: &Path) -> (PathBuf, Value) {
+    let out = glovebox(sandbox, home, &["trajectories", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed = listed.as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    (PathBuf::from(listed[0]["file"].as_str().unwrap()), listed[0].clone())
+}
+
+/// `glovebox replay RECORDING --yes`, run unattended: `--yes` approves the
+/// input as a whole, and this user has emptied the consequential words (a
+/// click on Submit would otherwise still ask, and no terminal is there).
+fn replay(sandbox: &Sandbox, home: &Path, recording: &Path) -> (Option<i32>, Value) {
+    let mut command = sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), home);
+    command.args(["replay", recording.to_str().unwrap(), "--yes", "--json"]).env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "");
+    let out = command.stdin(std::process::Stdio::null()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let account =
+        serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {stdout} / {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), account)
+}
+
+#[test]
+fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_the_app_reacts_otherwise() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let looker: Host = glovebox_testkit::host(sandbox, "replay-looker").open();
+    let title = unique_title("Replay form");
+    let sentinel = Fixture::launch(sandbox, &unique_title("Replay user"), &["--no-password", "--x", "900", "--y", "60"]);
+    let home = scratch("home");
+    {
+        let first = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
+        sentinel.activate();
+        wait_until("both windows listed", || (looker.list_windows(None, 1).ok()?.windows.len() >= 2).then_some(()));
+        drive_once(sandbox, &home, &first.title);
+        first.wait_state("the driven task", |s| s["values"]["name"] == "Ada Lovelace" && s["clicks"]["submit"] == 1);
+    }
+    let (recording, listed) = the_recording(sandbox, &home);
+    assert_eq!(listed["steps"], 2, "{listed}");
+    assert!(listed["windows"][0].as_str().unwrap().contains(&title), "{listed}");
+
+    // A fresh copy of the app: the replay sets the name and submits, with no model.
+    let second = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
+    wait_until("the fresh form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+    // The user works in another window; the form is behind it.
+    sentinel.activate();
+    let before = Desktop::now(&looker, sandbox, &sentinel);
+    let (status, account) = replay(sandbox, &home, &recording);
+    assert_eq!(status, Some(0), "{account}");
+    assert_eq!((account["replayed"].as_u64(), account["of"].as_u64()), (Some(2), Some(2)), "{account}");
+    assert!(account["lines"][1].as_str().unwrap().contains("expected change(s) seen"), "{account}");
+    let state = second.wait_state("the replayed task", |s| s["values"]["name"] == "Ada Lovelace" && s["clicks"]["submit"] == 1);
+    assert_eq!(state["window_active"], false, "the form stayed in the background");
+    assert_eq!(Desktop::now(&looker, sandbox, &sentinel), before, "the user's pointer, stacking, focus and sentinel");
+    drop(second);
+
+    // An app that shows the click's effect only later than the recording saw it: step 2 diverges.
+    let slow = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40", "--react-ms", "6000"]);
+    wait_until("the slow form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+    let (status, account) = replay(sandbox, &home, &recording);
+    assert_eq!(account["replayed"], 1, "{account}");
+    let divergence = &account["divergence"];
+    assert_eq!(divergence["step"], 2, "{account}");
+    assert!(divergence["expected"].as_str().unwrap().contains("Submit clicked"), "{account}");
+    assert_ne!(status, Some(0));
+    slow.wait_state("step 1 delivered, step 2's click counted", |s| s["values"]["name"] == "Ada Lovelace" && s["clicks"]["submit"] == 1);
+    drop(slow);
+
+    // An edited recording is refused whole: nothing is delivered.
+    let untouched = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
+    wait_until("the untouched form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+    let edited = home.join("edited.jsonl");
+    std::fs::write(&edited, std::fs::read_to_string(&recording).unwrap().replace("Ada Lovelace", "Eve Mallory")).unwrap();
+    let out = glovebox(sandbox, &home, &["replay", edited.to_str().unwrap(), "--yes"]);
+    assert_ne!(out.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("COMPUTER_INVALID_ARGUMENT") && said.contains("line 2") && said.contains("changed after it was made"), "{said}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let state = untouched.state().unwrap();
+    assert_eq!((&state["values"]["name"], &state["clicks"]["submit"]), (&Value::from(""), &Value::from(0)), "{state}");
+    std::fs::remove_dir_all(&home).unwrap();
+}
