@@ -327,3 +327,153 @@ pub fn unmet(expected: &[String], diff: &TreeDiff) -> Vec<String> {
     let seen = expectation(diff);
     expected.iter().filter(|line| !seen.contains(line)).cloned().collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glovebox_model::{AccessibilityTree, Button, Element, ElementStates, Fidelity, WindowId};
+
+    fn element(id: u32, role: Role, name: &str, children: Vec<Element>) -> Element {
+        let mut states = ElementStates::default();
+        for state in [ElementState::Enabled, ElementState::Showing, ElementState::Visible, ElementState::Focusable] {
+            states.insert(state);
+        }
+        Element {
+            id: ElementId(id),
+            role,
+            name: name.into(),
+            description: String::new(),
+            states,
+            bounds: None,
+            screen_bounds: None,
+            has_value: false,
+            actions: vec![],
+            shortcut: None,
+            children,
+            omitted_children: None,
+        }
+    }
+
+    /// A form with two panels, each holding an OK button, and a password field.
+    fn tree() -> AccessibilityTree {
+        let panel = |id, name: &str| element(id, Role::Panel, name, vec![element(id + 1, Role::PushButton, "OK", vec![])]);
+        let root = element(1, Role::Frame, "Form", vec![panel(2, "Billing"), panel(4, "Shipping"), element(6, Role::PasswordText, "Password", vec![])]);
+        AccessibilityTree {
+            window: WindowId { pid: 1, xid: 2 },
+            fidelity: Fidelity::Full,
+            root: Some(root),
+            node_count: 6,
+            truncated: None,
+            focused_password: false,
+            elapsed_ms: 0,
+        }
+    }
+
+    fn window() -> WindowAddress {
+        WindowAddress { app: "Form".into(), title: "Form".into() }
+    }
+
+    fn recorded(text: TextRecording, actions: &[Action]) -> (tempdir::Dir, PathBuf) {
+        let dir = tempdir::Dir::new();
+        let mut recorder = Recorder::start(dir.path(), "g1-1", text).unwrap();
+        for action in actions {
+            recorder.record(window(), action, &tree(), None).unwrap();
+        }
+        let path = recorder.path().to_owned();
+        (dir, path)
+    }
+
+    mod tempdir {
+        pub struct Dir(std::path::PathBuf);
+        impl Dir {
+            pub fn new() -> Dir {
+                static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+                let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let path = std::env::temp_dir().join(format!("glovebox-recording-unit-{}-{n}", std::process::id()));
+                let _ = std::fs::remove_dir_all(&path);
+                std::fs::create_dir_all(&path).unwrap();
+                Dir(path)
+            }
+            pub fn path(&self) -> &std::path::Path {
+                &self.0
+            }
+        }
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+
+    fn click(id: u32) -> Action {
+        Action::Click { target: Target::Element(ElementId(id)), button: Button::Left, count: 1, modifiers: vec![] }
+    }
+
+    #[test]
+    fn an_element_is_addressed_by_role_name_and_named_ancestors_and_found_again() {
+        let address = address_of(&tree(), ElementId(5)).unwrap();
+        assert_eq!(address.ancestors, vec![Named { role: Role::Frame, name: "Form".into() }, Named { role: Role::Panel, name: "Shipping".into() }]);
+        assert_eq!(find(&tree(), &address), Found::One(ElementId(5)));
+        // Without its panel, "OK" answers twice: a guess is refused.
+        let bare = ElementAddress { ancestors: vec![Named { role: Role::Frame, name: "Form".into() }], ..address.clone() };
+        assert_eq!(find(&tree(), &bare), Found::None);
+        let anywhere = |tree: &AccessibilityTree| tree.root.iter().flat_map(|r| r.walk()).filter(|e| e.name == "OK").count();
+        assert_eq!(anywhere(&tree()), 2);
+        let mut renamed = address;
+        renamed.ancestors[1].name = "Returns".into();
+        assert_eq!(find(&tree(), &renamed), Found::None);
+    }
+
+    #[test]
+    fn a_recording_reads_back_and_any_edit_reorder_or_removal_is_refused() {
+        let (dir, path) = recorded(TextRecording::Kept, &[click(3), click(5), Action::Type { text: "hello".into() }]);
+        let read = read(&path, dir.path()).unwrap();
+        assert_eq!(read.steps.len(), 3);
+        assert_eq!(read.steps[2].action, Action::Type { text: "hello".into() });
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let variants = [
+            ("edited", text.replace("hello", "HELLO"), 4),
+            ("reordered", [lines[0], lines[2], lines[1], lines[3]].join("\n"), 2),
+            ("a step removed", [lines[0], lines[1], lines[3]].join("\n"), 3),
+            ("the header replaced", text.replacen("g1-1", "g9-9", 1), 1),
+        ];
+        for (what, changed, line) in variants {
+            std::fs::write(&path, changed).unwrap();
+            assert_eq!(super::read(&path, dir.path()), Err(RecordingError::Tampered { line }), "{what}");
+        }
+        // Another user's key: refused too.
+        std::fs::write(&path, &text).unwrap();
+        let other = tempdir::Dir::new();
+        assert_eq!(super::read(&path, other.path()), Err(RecordingError::Tampered { line: 1 }));
+    }
+
+    #[test]
+    fn typed_text_is_kept_only_when_allowed_and_never_for_a_password_field() {
+        let typed = Action::Type { text: "secret words".into() };
+        let into_password = Action::SetValue { target: Target::Element(ElementId(6)), text: "hunter2".into() };
+        let (dir, path) = recorded(TextRecording::Length, std::slice::from_ref(&typed));
+        let step = &read(&path, dir.path()).unwrap().steps[0];
+        assert_eq!((&step.action, step.withheld_text), (&Action::Type { text: String::new() }, Some(12)));
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("secret"));
+        let (dir, path) = recorded(TextRecording::Kept, &[into_password]);
+        let step = &read(&path, dir.path()).unwrap().steps[0];
+        assert_eq!(step.withheld_text, Some(7));
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("hunter2"));
+    }
+
+    #[test]
+    fn an_expectation_names_elements_without_ids_and_leaves_out_focus_and_geometry() {
+        let before = tree();
+        let mut after = tree();
+        let root = after.root.as_mut().unwrap();
+        root.children[0].children[0].states.insert(ElementState::Focused);
+        root.children[1].children[0].name = "Done".into();
+        let diff = TreeDiff::between(&before, &after);
+        let expected = expectation(&diff);
+        assert_eq!(expected.len(), 1, "{diff:?}");
+        assert!(expected[0].starts_with("~ push button") && expected[0].contains("\"Done\"") && !expected[0].contains("@e"), "{expected:?}");
+        assert!(unmet(&expected, &diff).is_empty());
+        assert_eq!(unmet(&expected, &TreeDiff::between(&before, &before)), expected);
+    }
+}

@@ -55,6 +55,9 @@ _glovebox() {
             glovebox,observe)
                 cmd="glovebox__subcmd__observe"
                 ;;
+            glovebox,replay)
+                cmd="glovebox__subcmd__replay"
+                ;;
             glovebox,run)
                 cmd="glovebox__subcmd__run"
                 ;;
@@ -72,6 +75,9 @@ _glovebox() {
                 ;;
             glovebox,stop)
                 cmd="glovebox__subcmd__stop"
+                ;;
+            glovebox,trajectories)
+                cmd="glovebox__subcmd__trajectories"
                 ;;
             glovebox,windows)
                 cmd="glovebox__subcmd__windows"
@@ -181,6 +187,9 @@ _glovebox() {
             glovebox__subcmd__help,observe)
                 cmd="glovebox__subcmd__help__subcmd__observe"
                 ;;
+            glovebox__subcmd__help,replay)
+                cmd="glovebox__subcmd__help__subcmd__replay"
+                ;;
             glovebox__subcmd__help,run)
                 cmd="glovebox__subcmd__help__subcmd__run"
                 ;;
@@ -198,6 +207,9 @@ _glovebox() {
                 ;;
             glovebox__subcmd__help,stop)
                 cmd="glovebox__subcmd__help__subcmd__stop"
+                ;;
+            glovebox__subcmd__help,trajectories)
+                cmd="glovebox__subcmd__help__subcmd__trajectories"
                 ;;
             glovebox__subcmd__help,windows)
                 cmd="glovebox__subcmd__help__subcmd__windows"
@@ -233,7 +245,7 @@ _glovebox() {
 
     case "${cmd}" in
         glovebox)
-            opts="-h -V --config --help --version windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve run episode config completions man help"
+            opts="-h -V --config --help --version windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve run episode trajectories replay config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -731,7 +743,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__help)
-            opts="windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve run episode config completions man help"
+            opts="windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve run episode trajectories replay config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1038,6 +1050,20 @@ _glovebox() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        glovebox__subcmd__help__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         glovebox__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1109,6 +1135,20 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__help__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__trajectories)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1276,6 +1316,28 @@ _glovebox() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        glovebox__subcmd__replay)
+            opts="-h --window --yes --json --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         glovebox__subcmd__run)
             opts="-h --max-steps --window --observe-only --json --report --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1420,6 +1482,24 @@ _glovebox() {
             ;;
         glovebox__subcmd__stop)
             opts="-h --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__trajectories)
+            opts="-h --json --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
