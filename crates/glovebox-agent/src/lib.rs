@@ -8,6 +8,7 @@ pub mod model;
 pub mod native;
 pub mod prompt;
 pub mod providers;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod trajectory;

@@ -115,6 +115,10 @@ pub enum AgentSpec {
     Model,
     /// A fixed list of steps, no model: for tests and baselines.
     Scripted { steps: Vec<Step> },
+    /// A recording of a task done once (`glovebox trajectories` lists them),
+    /// replayed with no model in the first setup app's window; a path
+    /// relative to the spec's directory, signed by the user who runs the episode.
+    Recorded { recording: String },
 }
 
 /// An element found by role and name in a fresh look at the window.
@@ -298,6 +302,14 @@ impl Episode {
                 return Err(invalid(field("timeout_secs"), "must lie in 1..=120"));
             }
         }
+        if let AgentSpec::Recorded { recording } = &self.agent {
+            if recording.trim().is_empty() {
+                return Err(invalid("agent.recording", "is empty: name the recording to replay"));
+            }
+            if self.setup.apps.is_empty() {
+                return Err(invalid("agent", "a recorded agent needs a setup app whose window it replays in"));
+            }
+        }
         if let AgentSpec::Scripted { steps } = &self.agent {
             if steps.is_empty() {
                 return Err(invalid("agent.steps", "a scripted agent needs at least one step"));
@@ -421,6 +433,18 @@ text = { contains = "\"name\": \"Ada\"" }
         assert!(refused(&FORM.replace("path = \"state.json\"", "path = \"state.json\"\nexpect = 1")).contains("expect"));
         assert!(refused(&FORM.replace("role = \"push button\"", "role = \"pushbutton\"")).contains("pushbutton"));
         assert!(refused(&FORM.replace("do = \"click\"", "do = \"tap\"")).contains("tap"));
+    }
+
+    #[test]
+    fn a_recorded_agent_names_its_recording_and_replays_in_a_setup_app() {
+        let scripted = &FORM[FORM.find("[agent]").unwrap()..FORM.find("[[oracle]]").unwrap()];
+        let recorded = FORM.replace(scripted, "[agent]\nkind = \"recorded\"\nrecording = \"form.jsonl\"\n\n");
+        let episode = Episode::parse(&recorded, false).unwrap();
+        assert_eq!(episode.agent, AgentSpec::Recorded { recording: "form.jsonl".into() });
+        assert_eq!(refused(&recorded.replace("\"form.jsonl\"", "\" \"")), "agent.recording: is empty: name the recording to replay");
+        let apps_start = recorded.find("[[setup.apps]]").unwrap();
+        let without_apps = format!("{}{}", &recorded[..apps_start], &recorded[recorded.find("[agent]").unwrap()..]);
+        assert_eq!(refused(&without_apps), "agent: a recorded agent needs a setup app whose window it replays in");
     }
 
     #[test]

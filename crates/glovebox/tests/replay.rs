@@ -127,5 +127,45 @@ fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_
     std::thread::sleep(std::time::Duration::from_millis(500));
     let state = untouched.state().unwrap();
     assert_eq!((&state["values"]["name"], &state["clicks"]["submit"]), (&Value::from(""), &Value::from(0)), "{state}");
+    drop(untouched);
+
+    // The same recording as an episode's agent: a fresh desktop of its own, judged by the form's state file.
+    let specs = home.join("episode");
+    std::fs::create_dir_all(&specs).unwrap();
+    std::fs::copy(&recording, specs.join("form.jsonl")).unwrap();
+    let spec = format!(
+        r#"instruction = "Type Ada Lovelace into the Name field and press Submit."
+[[setup.apps]]
+command = ["/usr/bin/python3", "{fixture}", "--title", "{title}", "--no-password"]
+window = "{title}"
+env = {{ GLOVEBOX_FIXTURE_STATE = "{{dir}}/state.json" }}
+[agent]
+kind = "recorded"
+recording = "form.jsonl"
+[[oracle]]
+kind = "file"
+path = "state.json"
+text = {{ contains = "\"name\": \"Ada Lovelace\"" }}
+[[oracle]]
+kind = "file"
+path = "state.json"
+text = {{ contains = "\"submit\": 1" }}
+"#,
+        fixture = repo().join("testapps/fixture_gtk3.py").display()
+    );
+    std::fs::write(specs.join("recorded.toml"), spec).unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_glovebox"));
+    command.args(["episode", "run"]).arg(specs.join("recorded.toml")).arg("--out").arg(home.join("episode-out")).arg("--json");
+    // The user's own state directory: the recording's key is there.
+    command.env("XDG_STATE_HOME", home.join("state")).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").stdin(std::process::Stdio::null());
+    let out = command.output().unwrap();
+    let record: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!((out.status.code(), &record["verdict"], &record["steps"]), (Some(0), &Value::from("passed"), &Value::from(2)), "{record}");
+    // The edited copy is refused before any desktop starts.
+    std::fs::copy(&edited, specs.join("form.jsonl")).unwrap();
+    let out = command.output().unwrap();
+    let record: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["verdict"], "errored", "{record}");
+    assert!(record["reason"].as_str().unwrap().contains("changed after it was made"), "{record}");
     std::fs::remove_dir_all(&home).unwrap();
 }

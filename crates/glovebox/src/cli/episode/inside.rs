@@ -66,6 +66,17 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
                     record.refusals = ran.refusals;
                     write_report(&mut record, &args.dir, &ran.report)?;
                 }
+                AgentSpec::Recorded { recording } => {
+                    let (window, _) = windows.first().ok_or("a recorded agent needs a setup app whose window it replays in")?;
+                    let steps: Vec<glovebox_host::recording::Step> = std::fs::read(args.dir.join(super::RECORDING_FILE))
+                        .map_err(|e| e.to_string())
+                        .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+                        .map_err(|e| format!("reading the recording's steps: {e}"))?;
+                    let account = glovebox_agent::replay::run_steps(&host, Path::new(recording), &steps, &WindowRef::Id(*window));
+                    record.steps = account.replayed;
+                    record.refusals =
+                        account.divergence.iter().map(|d| format!("step {} diverged ({}): expected {}; saw {}", d.step, d.code, d.expected, d.saw)).collect();
+                }
                 AgentSpec::Model => {
                     let ran = model_agent(&host, config.clone(), &episode, windows.first().map(|(id, _)| id))?;
                     record.steps = ran.0;

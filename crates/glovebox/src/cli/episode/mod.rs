@@ -128,6 +128,8 @@ fn errored(name: &str, reason: String, started: Instant) -> EpisodeRecord {
 const PHASE_FILE: &str = "phase";
 const AGENT_PHASE: &str = "agent";
 const RECORD_FILE: &str = "inside-record.json";
+/// A recorded agent's steps, verified by `run` and read by the child.
+const RECORDING_FILE: &str = "recording-steps.json";
 
 fn in_a_desktop(spec: &Path, episode: &Episode, out: &Path, config: Option<&Path>, started: Instant) -> EpisodeRecord {
     let name = episode_name(spec);
@@ -136,6 +138,18 @@ fn in_a_desktop(spec: &Path, episode: &Episode, out: &Path, config: Option<&Path
         let placed = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&path, &file.content));
         if let Err(e) = placed {
             return errored(&name, format!("placing {}: {e}", file.path), started);
+        }
+    }
+    if let glovebox_episode::spec::AgentSpec::Recorded { recording } = &episode.agent {
+        // Verified here, with the user's key; the episode's own home has none.
+        let path = spec.parent().unwrap_or(Path::new(".")).join(recording);
+        let steps = match glovebox_host::recording::read(&path, &glovebox_host::recording::default_dir()) {
+            Ok(read) => read.steps,
+            Err(e) => return errored(&name, format!("agent.recording {}: {e}", path.display()), started),
+        };
+        let handed = serde_json::to_vec(&steps).map_err(std::io::Error::other).and_then(|bytes| std::fs::write(out.join(RECORDING_FILE), bytes));
+        if let Err(e) = handed {
+            return errored(&name, format!("writing the recording's steps: {e}"), started);
         }
     }
     let (width, height) = (episode.desktop.width, episode.desktop.height);

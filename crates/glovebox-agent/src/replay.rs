@@ -1,0 +1,145 @@
+//! Replaying a recording (`glovebox_host::recording`) with no model: each
+//! step finds its elements in a fresh look at the window by role, name and
+//! named ancestors, goes through the same gate as live input (approvals,
+//! denials, budget, Stop), and must change the tree as it did when it was
+//! recorded. The replay stops at the first step that does not, with what was
+//! expected and what the window shows. The CLI (`glovebox replay`), the MCP
+//! `replay` tool and episodes with a recorded agent all run this.
+
+use glovebox_host::recording::{self, Found, RecordedTarget, Recording};
+use glovebox_host::{ActRequest, Host, LookAfter};
+use glovebox_model::{ErrorCode, Refusal, Target, WindowId, WindowRef};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Where a replay stopped short, and why.
+#[derive(Serialize, Debug)]
+pub struct Divergence {
+    pub step: u32,
+    pub code: ErrorCode,
+    /// What the recording expected.
+    pub expected: String,
+    /// What the live window shows instead.
+    pub saw: String,
+}
+
+#[derive(Serialize, Debug)]
+pub struct Account {
+    pub recording: PathBuf,
+    pub replayed: u32,
+    pub of: usize,
+    /// One per replayed step: what was delivered and whether the expected change showed.
+    pub lines: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divergence: Option<Divergence>,
+}
+
+/// The window the recording's first step acted in: the same application
+/// with the same title, else the only window of that application.
+pub fn find_window(host: &Host, address: &recording::WindowAddress) -> Result<WindowId, Refusal> {
+    let listed = host.list_windows(None, 1)?.windows;
+    let same_app: Vec<_> = listed.iter().filter(|w| w.window.app == address.app).collect();
+    if let Some(w) = same_app.iter().find(|w| w.window.title == address.title) {
+        return Ok(w.window.id);
+    }
+    match same_app.as_slice() {
+        [only] => Ok(only.window.id),
+        [] => Err(Refusal::target_gone(format!(
+            "no window of {} is open (the recording worked in {:?}); start it, or name one with --window",
+            address.app, address.title
+        ))),
+        _ => Err(Refusal::invalid_argument(format!(
+            "{} windows of {} are open and none is titled {:?}; name one with --window",
+            same_app.len(),
+            address.app,
+            address.title
+        ))),
+    }
+}
+
+pub fn run(host: &Host, recording: &Recording, window: &WindowRef) -> Account {
+    run_steps(host, &recording.path, &recording.steps, window)
+}
+
+/// [`run`] over steps already read and verified (`path` names them in the account).
+pub fn run_steps(host: &Host, path: &std::path::Path, steps: &[recording::Step], window: &WindowRef) -> Account {
+    let mut account = Account { recording: path.to_owned(), replayed: 0, of: steps.len(), lines: vec![], divergence: None };
+    for step in steps {
+        match one(host, step, window) {
+            Ok(line) => {
+                account.replayed += 1;
+                account.lines.push(format!("step {}: {line}", step.index));
+            }
+            Err(divergence) => {
+                account.divergence = Some(divergence);
+                break;
+            }
+        }
+    }
+    account
+}
+
+fn one(host: &Host, step: &recording::Step, window: &WindowRef) -> Result<String, Divergence> {
+    let diverged = |code, expected: String, saw: String| Divergence { step: step.index, code, expected, saw };
+    if let Some(length) = step.withheld_text {
+        return Err(diverged(
+            ErrorCode::ApprovalRequired,
+            format!("{} of {length} character(s) the recording did not keep", step.action.kind()),
+            "nothing was typed: replaying it needs the text from you (record with `glovebox config set recording.text kept` to keep it)".into(),
+        ));
+    }
+    let seen = host.observe(Some(window), false).map_err(|r| diverged(r.code, "the window to look at".into(), r.message))?;
+    let mut targets = vec![];
+    for target in &step.targets {
+        targets.push(match target {
+            RecordedTarget::Point { point } => Target::Point(*point),
+            RecordedTarget::Element(address) => {
+                let wanted = describe(address);
+                match recording::find(&seen.tree, address) {
+                    Found::One(id) => Target::Element(id),
+                    Found::None => return Err(diverged(ErrorCode::ElementNotFound, wanted, "no such element".into())),
+                    Found::Many(n) => {
+                        return Err(diverged(ErrorCode::ElementNotFound, wanted, format!("{n} elements answer to it, so acting on one would be a guess")))
+                    }
+                }
+            }
+        });
+    }
+    let action = step.action.retargeted(&targets).map_err(|r| diverged(r.code, "a replayable action".into(), r.message))?;
+    let done = host
+        .perform(ActRequest::new(seen.frame.id, action).look(LookAfter::Tree { screenshot: false }))
+        .map_err(|r| diverged(r.code, format!("{} to be delivered", step.action.kind()), r.message))?;
+    let delivered = format!("{} → delivered ({})", step.action.kind(), done.delivery.route);
+    let Some(expected) = step.expect.as_ref().filter(|e| !e.is_empty()) else {
+        return Ok(delivered);
+    };
+    let unmet = match &done.changes {
+        Some(diff) => recording::unmet(expected, diff),
+        None => expected.clone(),
+    };
+    if !unmet.is_empty() {
+        let saw = done.changes.as_ref().map(recording::expectation).filter(|l| !l.is_empty()).map(|l| l.join("; ")).unwrap_or_else(|| "no change".into());
+        return Err(diverged(ErrorCode::StaleBasis, unmet.join("; "), saw));
+    }
+    Ok(format!("{delivered}; {} expected change(s) seen", expected.len()))
+}
+
+fn describe(address: &recording::ElementAddress) -> String {
+    let inside: Vec<String> = address.ancestors.iter().map(|a| format!("{} {:?}", a.role, a.name)).collect();
+    match inside.is_empty() {
+        true => format!("{} {:?}", address.role, address.name),
+        false => format!("{} {:?} in {}", address.role, address.name, inside.join(" › ")),
+    }
+}
+
+impl Account {
+    /// The account as lines for a person: each step, then how it ended.
+    pub fn render(&self) -> String {
+        let mut text: String = self.lines.iter().map(|l| format!("{l}\n")).collect();
+        match &self.divergence {
+            None => text.push_str(&format!("replayed {} of {} step(s)\n", self.replayed, self.of)),
+            Some(d) => text.push_str(&format!("diverged at step {} ({}): expected {}; the window shows {}\n", d.step, d.code, d.expected, d.saw)),
+        }
+        text
+    }
+}
