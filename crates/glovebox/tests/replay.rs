@@ -35,12 +35,17 @@ fn glovebox(sandbox: &Sandbox, home: &Path, args: &[&str]) -> Output {
 
 /// The form task (set the name, click Submit) through `glovebox mcp`, by the Python SDK, approved by the user.
 fn drive_once(sandbox: &Sandbox, home: &Path, title: &str) {
+    drive_once_with(sandbox, home, title, "Submit");
+}
+
+/// [`drive_once`] on a form whose confirming button says `submit`.
+fn drive_once_with(sandbox: &Sandbox, home: &Path, title: &str, submit: &str) {
     let python = repo().join("target/sdk-venv/bin/python");
     assert!(python.exists(), "{} is missing: run `bash .ci/install-deps`", python.display());
     let mut command = sandbox.command_in_home(python, home);
     command.arg(repo().join("testapps/sdk_mcp_approvals.py")).args(["auto", "accept", title, "Ada Lovelace", env!("CARGO_BIN_EXE_glovebox"), "mcp"]);
     // Typed text is kept only by the user's explicit choice.
-    command.env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_RECORDING_TEXT", "kept");
+    command.env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_RECORDING_TEXT", "kept").env("SUBMIT_BUTTON", submit);
     let out = command.output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -167,5 +172,47 @@ text = {{ contains = "\"submit\": 1" }}
     let record: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(record["verdict"], "errored", "{record}");
     assert!(record["reason"].as_str().unwrap().contains("changed after it was made"), "{record}");
+    std::fs::remove_dir_all(&home).unwrap();
+}
+
+/// A dialog nobody here wrote: zenity's form, filled and confirmed once
+/// through `glovebox mcp`, then replayed on a fresh zenity; the oracle is
+/// what zenity prints when its OK is pressed.
+#[test]
+fn a_real_dialog_driven_once_is_replayed_on_a_fresh_copy_with_no_model() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let looker: Host = glovebox_testkit::host(sandbox, "replay-zenity-looker").open();
+    let sentinel = Fixture::launch(sandbox, &unique_title("Replay zenity user"), &["--no-password", "--x", "900", "--y", "60"]);
+    let title = unique_title("Zenity replay");
+    let home = scratch("zenity-home");
+    let zenity = || sandbox.command("zenity").args(["--forms", "--title", &title, "--add-entry=Name"]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    // zenity may take the focus as it maps: the user's window is made active until it stays so.
+    let settle = |dialog: glovebox_model::WindowId| {
+        wait_until("the user's window focused", || {
+            sentinel.activate();
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            let desktop = Desktop::now(&looker, sandbox, &sentinel);
+            (desktop.sentinel[4] == true && desktop.focused != Some(dialog)).then_some(desktop)
+        })
+    };
+    let first = zenity();
+    let dialog = wait_until("the dialog", || looker.list_windows(Some(&title), 1).ok()?.windows.first().map(|w| w.window.id));
+    settle(dialog);
+    drive_once_with(sandbox, &home, &title, "OK");
+    let out = first.wait_with_output().unwrap();
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).trim()), (Some(0), "Ada Lovelace"));
+    let (recording, listed) = the_recording(sandbox, &home);
+    assert_eq!(listed["steps"], 2, "{listed}");
+
+    let second = zenity();
+    let dialog = wait_until("the fresh dialog", || looker.list_windows(Some(&title), 1).ok()?.windows.first().map(|w| w.window.id));
+    let before = settle(dialog);
+    let (status, account) = replay(sandbox, &home, &recording);
+    assert_eq!((status, account["replayed"].as_u64()), (Some(0), Some(2)), "{account}");
+    let out = second.wait_with_output().unwrap();
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).trim()), (Some(0), "Ada Lovelace"), "zenity printed what the replay typed");
+    let mut after = Desktop::now(&looker, sandbox, &sentinel);
+    after.stacking.insert(before.stacking.iter().position(|w| *w == dialog).unwrap(), dialog);
+    assert_eq!(after, before, "pointer, stacking (but the closed dialog), focus and the user's window as they were");
     std::fs::remove_dir_all(&home).unwrap();
 }
