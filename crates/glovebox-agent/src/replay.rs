@@ -7,10 +7,10 @@
 //! `replay` tool and episodes with a recorded agent all run this.
 
 use glovebox_host::recording::{self, Found, RecordedTarget, Recording};
-use glovebox_host::{ActRequest, Host, LookAfter};
-use glovebox_model::{ErrorCode, Refusal, Target, WindowId, WindowRef};
+use glovebox_host::{ActRequest, Host, LookAfter, Span};
+use glovebox_model::{ApprovalClass, ErrorCode, Refusal, Target, WindowId, WindowRef};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where a replay stopped short, and why.
 #[derive(Serialize, Debug)]
@@ -32,6 +32,38 @@ pub struct Account {
     pub lines: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub divergence: Option<Divergence>,
+}
+
+/// A recording run again as a surface offers it: read and verified with
+/// this user's key, in `window` or the one the recording names, approved
+/// once as a whole (a prompt listing its steps and elements, or the person
+/// who typed the command: `started_by_user`), then replayed.
+pub fn replay(host: &Host, path: &Path, window: Option<WindowRef>, started_by_user: bool) -> Result<Account, Refusal> {
+    let recording = recording::read(path, &recording::default_dir()).map_err(|e| e.to_refusal())?;
+    let first = recording.steps.first().ok_or_else(|| Refusal::invalid_argument(format!("{} holds no step", path.display())))?;
+    let window = match window {
+        Some(window) => window,
+        None => WindowRef::Id(find_window(host, &first.window)?),
+    };
+    let targets = recording
+        .steps
+        .iter()
+        .flat_map(|s| &s.targets)
+        .filter_map(|t| match t {
+            RecordedTarget::Element(a) => Some((a.role, a.name.clone())),
+            RecordedTarget::Point { .. } => None,
+        })
+        .collect();
+    let span = Span {
+        class: ApprovalClass::Input,
+        actions: recording.steps.iter().map(|s| format!("step {}: {} in {} {:?}", s.index, s.action.kind(), s.window.app, s.window.title)).collect(),
+        targets,
+        text_characters: recording.steps.iter().filter_map(|s| s.action.text_length()).sum(),
+        detail: Some(format!("a replay of {}", path.display())),
+        started_by_user,
+    };
+    let host = host.approve_span(span)?;
+    Ok(run(&host, &recording, &window))
 }
 
 /// The window the recording's first step acted in: the same application
@@ -62,7 +94,7 @@ pub fn run(host: &Host, recording: &Recording, window: &WindowRef) -> Account {
 }
 
 /// [`run`] over steps already read and verified (`path` names them in the account).
-pub fn run_steps(host: &Host, path: &std::path::Path, steps: &[recording::Step], window: &WindowRef) -> Account {
+pub fn run_steps(host: &Host, path: &Path, steps: &[recording::Step], window: &WindowRef) -> Account {
     let mut account = Account { recording: path.to_owned(), replayed: 0, of: steps.len(), lines: vec![], divergence: None };
     for step in steps {
         match one(host, step, window) {

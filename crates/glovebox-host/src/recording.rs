@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 
 /// The recording format's version, in each header.
 pub const FORMAT: u32 = 1;
+/// The largest recording read back.
+const MAX_BYTES: u64 = 16 << 20;
 
 /// A named element around the target, outermost first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,6 +224,11 @@ impl Recorder {
 
 /// Reads and verifies a recording made by this user (key in `key_dir`).
 pub fn read(path: &Path, key_dir: &Path) -> Result<Recording, RecordingError> {
+    // A path from a client may name anything: only a regular file of a sane size is read.
+    let meta = std::fs::metadata(path).map_err(|e| RecordingError::Io(format!("{}: {e}", path.display())))?;
+    if !meta.is_file() || meta.len() > MAX_BYTES {
+        return Err(RecordingError::Io(format!("{} is not a recording: not a regular file of at most {} MiB", path.display(), MAX_BYTES >> 20)));
+    }
     let text = std::fs::read_to_string(path).map_err(|e| RecordingError::Io(format!("{}: {e}", path.display())))?;
     let key = key(key_dir).map_err(|e| RecordingError::Io(e.to_string()))?;
     let mut previous = String::new();

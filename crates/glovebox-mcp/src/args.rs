@@ -147,6 +147,15 @@ pub struct OpenAppArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ReplayArgs {
+    /// Its path (`glovebox trajectories`).
+    pub recording: String,
+    /// Default: the recorded one.
+    #[serde(default)]
+    pub window: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct OpenUrlArgs {
     /// An http(s) address.
     pub url: String,

@@ -15,9 +15,9 @@ use serde::Deserialize;
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ComputerArgs {
-    /// What to do, in plain words, e.g. "fill in the name field with Ada and press Submit".
+    /// What to do, in plain words.
     pub instruction: String,
-    /// Steps the loop may take (1–50, default 10); clamped by the grant's action budget.
+    /// Steps (1–50, default 10), within the grant's budget.
     #[schemars(range(min = 1, max = 50))]
     pub max_steps: Option<u32>,
     /// Look only: the loop may answer but never act.

@@ -90,6 +90,7 @@ fn seeds() -> Vec<(&'static str, Value)> {
         ("open_app", json!({"name": "xterm"})),
         ("open_app", json!({"name": "xterm", "desktop": "agent"})),
         ("open_url", json!({"url": "https://example.org/"})),
+        ("replay", json!({"recording": "/dev/zero", "window": "1001/0x20"})),
         ("switch_window", json!({"window": "1001/0x20"})),
         ("grant_status", json!({"window": "1001/0x20"})),
         ("computer", json!({"instruction": "press OK", "max_steps": 1, "observe_only": true})),

@@ -99,6 +99,7 @@ fn observe_set_value_click_through_the_stdio_server() {
             "batch",
             "open_app",
             "open_url",
+            "replay",
             "switch_window",
             "grant_status",
             "computer",

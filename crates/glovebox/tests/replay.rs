@@ -75,6 +75,15 @@ fn replay(sandbox: &Sandbox, home: &Path, recording: &Path) -> (Option<i32>, Val
     (out.status.code(), account)
 }
 
+/// The MCP `replay` tool called by the Python SDK, the user answering `answer`.
+fn mcp_replay(sandbox: &Sandbox, home: &Path, answer: &str, recording: &Path) -> Value {
+    let mut command = sandbox.command_in_home(repo().join("target/sdk-venv/bin/python"), home);
+    command.arg(repo().join("testapps/sdk_mcp_replay.py")).arg(answer).arg(recording).args([env!("CARGO_BIN_EXE_glovebox"), "mcp"]);
+    let out = command.env("GLOVEBOX_ENABLED", "true").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
 #[test]
 fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_the_app_reacts_otherwise() {
     let (sandbox, _turn) = Sandbox::shared_turn();
@@ -107,6 +116,25 @@ fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_
     assert_eq!(state["window_active"], false, "the form stayed in the background");
     assert_eq!(Desktop::now(&looker, sandbox, &sentinel), before, "the user's pointer, stacking, focus and sentinel");
     drop(second);
+
+    // The same through the MCP `replay` tool: one prompt for the whole replay, listing its steps;
+    // declined, nothing is delivered; accepted, the form is filled and submitted.
+    let third = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
+    wait_until("the third form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+    sentinel.activate();
+    let declined = mcp_replay(sandbox, &home, "decline", &recording);
+    assert_eq!(declined["error"], true, "{declined}");
+    assert!(declined["text"].as_str().unwrap().starts_with("COMPUTER_APPROVAL_DENIED"), "{declined}");
+    let accepted = mcp_replay(sandbox, &home, "accept", &recording);
+    assert_eq!(accepted["error"], false, "{accepted}");
+    let prompts = accepted["prompts"].as_array().unwrap();
+    assert_eq!(prompts.len(), 1, "one prompt for the whole replay: {accepted}");
+    let prompt = prompts[0].as_str().unwrap();
+    assert!(prompt.contains("step 1: set_value") && prompt.contains("step 2: click") && prompt.contains("\"Submit\""), "{prompt}");
+    assert!(accepted["text"].as_str().unwrap().contains("replayed 2 of 2"), "{accepted}");
+    let state = third.wait_state("the replay through MCP", |s| s["values"]["name"] == "Ada Lovelace" && s["clicks"]["submit"] == 1);
+    assert_eq!(state["window_active"], false);
+    drop(third);
 
     // An app that shows the click's effect only later than the recording saw it: step 2 diverges.
     let slow = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40", "--react-ms", "6000"]);

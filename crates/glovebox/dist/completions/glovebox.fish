@@ -157,7 +157,7 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand trajectories" -l json 
 complete -c glovebox -n "__fish_glovebox_using_subcommand trajectories" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -l window -d 'Replay in this window (`pid/0xXID`); default: the window whose application and title the recording names' -r
 complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -l config -d 'An extra configuration file layered over the user and project files' -r -F
-complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -l yes -d 'Approve the replay\'s input as a whole, as typing `glovebox run` does; without it each input asks as configured'
+complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -l yes -d 'Approve the replay\'s input as a whole, as typing `glovebox run` does; without it the replay asks once, listing its steps'
 complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -l json -d 'Print the account as JSON'
 complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand config; and not __fish_seen_subcommand_from get set list help" -l config -d 'An extra configuration file layered over the user and project files' -r -F

@@ -6,9 +6,9 @@ use super::exit::{refused, Failure};
 use anyhow::Context as _;
 use clap::Args;
 use glovebox::exit_status::Exit;
-use glovebox_agent::replay::{find_window, run};
+use glovebox_agent::replay;
 use glovebox_host::recording;
-use glovebox_model::{Refusal, WindowRef};
+use glovebox_model::WindowRef;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,7 +27,7 @@ pub struct ReplayArgs {
     /// Replay in this window (`pid/0xXID`); default: the window whose application and title the recording names.
     #[arg(long)]
     window: Option<String>,
-    /// Approve the replay's input as a whole, as typing `glovebox run` does; without it each input asks as configured.
+    /// Approve the replay's input as a whole, as typing `glovebox run` does; without it the replay asks once, listing its steps.
     #[arg(long)]
     yes: bool,
     /// Print the account as JSON.
@@ -88,29 +88,11 @@ pub fn trajectories(args: TrajectoriesArgs) -> Result<ExitCode, Failure> {
 
 pub fn replay(config: Option<PathBuf>, args: ReplayArgs) -> Result<ExitCode, Failure> {
     let json = args.json;
-    let recording = recording::read(&args.recording, &recording::default_dir()).map_err(|e| refused(e.to_refusal(), json))?;
-    let first = recording.steps.first().ok_or_else(|| refused(Refusal::invalid_argument(format!("{} holds no step", args.recording.display())), json))?;
     let config = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config)).map_err(|e| refused(e.into(), json))?.config;
     let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
     let host = host.with_approver(std::sync::Arc::new(super::terminal::Terminal));
-    let host = match args.yes {
-        true => host
-            .approve_span(glovebox_host::Span {
-                class: glovebox_model::ApprovalClass::Input,
-                actions: vec![format!("replay {} step(s) of {}", recording.steps.len(), args.recording.display())],
-                targets: vec![],
-                text_characters: 0,
-                detail: None,
-                started_by_user: true,
-            })
-            .map_err(|r| refused(r, json))?,
-        false => host,
-    };
-    let window = match &args.window {
-        Some(id) => id.parse::<WindowRef>().map_err(|r| refused(r, json))?,
-        None => WindowRef::Id(find_window(&host, &first.window).map_err(|r| refused(r, json))?),
-    };
-    let account = run(&host, &recording, &window);
+    let window = args.window.as_deref().map(str::parse::<WindowRef>).transpose().map_err(|r| refused(r, json))?;
+    let account = replay::replay(&host, &args.recording, window, args.yes).map_err(|r| refused(r, json))?;
     if json {
         println!("{}", serde_json::to_string(&account).context("serialising the account")?);
     } else {
