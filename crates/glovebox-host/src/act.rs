@@ -317,6 +317,15 @@ impl Host {
         }
     }
 
+    /// A look at a window: what the last step delivered without a look of its own changed.
+    pub(crate) fn recording_observed(&self, tree: &AccessibilityTree) {
+        let mut recorder = self.inner.recorder.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, recorder)) = recorder.as_mut() {
+            // A failure here is found again at the next step's write, which is audited.
+            let _ = recorder.observed(tree);
+        }
+    }
+
     fn recording_failed(&self, grant: &crate::grant::Grant, error: &std::io::Error) {
         let mut record = self.grant_record("recording-failed", grant);
         record.detail = Some(error.to_string());

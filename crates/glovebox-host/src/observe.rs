@@ -138,6 +138,7 @@ impl Host {
         if tree.focused_password {
             return Err(password_focused());
         }
+        self.recording_observed(&tree);
         let capture = if screenshot {
             // Full resolution is kept for zoom; the caller gets it scaled to the limits.
             let native = CaptureLimits::new(glovebox_model::frame::MAX_IMAGE_EDGE, glovebox_model::frame::MAX_IMAGE_EDGE)?;

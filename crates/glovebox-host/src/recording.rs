@@ -165,6 +165,9 @@ pub struct Recorder {
     last_mac: String,
     next_index: u32,
     text: TextRecording,
+    /// A step delivered with no look after it, and the tree it acted on:
+    /// written once the next look at its window shows what it changed.
+    held: Option<(Step, glovebox_model::AccessibilityTree)>,
 }
 
 impl Recorder {
@@ -179,7 +182,7 @@ impl Recorder {
         let mac = hmac(&key, "", &unsigned(&header));
         header["mac"] = mac.clone().into();
         std::fs::write(&path, format!("{header}\n"))?;
-        Ok(Recorder { path, key, last_mac: mac, next_index: 1, text })
+        Ok(Recorder { path, key, last_mac: mac, next_index: 1, text, held: None })
     }
 
     pub fn path(&self) -> &Path {
@@ -210,15 +213,54 @@ impl Recorder {
             Some(length) if !keep => (action.without_text(), Some(length)),
             _ => (action.clone(), None),
         };
+        self.flush()?;
         let step = Step { index: self.next_index, window, action, targets, withheld_text, expect: changes.map(expectation), mac: String::new() };
-        let mut value = serde_json::to_value(&step).map_err(std::io::Error::other)?;
+        self.next_index += 1;
+        match changes {
+            Some(_) => self.write(&step),
+            None => {
+                self.held = Some((step, tree.clone()));
+                Ok(())
+            }
+        }
+    }
+
+    /// A look at a window: the held step's expectation when it is the step's window.
+    pub fn observed(&mut self, after: &glovebox_model::AccessibilityTree) -> std::io::Result<()> {
+        match self.held.take() {
+            Some((mut step, before)) if before.window == after.window => {
+                step.expect = Some(expectation(&TreeDiff::between(&before, after)));
+                self.write(&step)
+            }
+            held => {
+                self.held = held;
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes a held step as it is, with no expectation.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        match self.held.take() {
+            Some((step, _)) => self.write(&step),
+            None => Ok(()),
+        }
+    }
+
+    fn write(&mut self, step: &Step) -> std::io::Result<()> {
+        let mut value = serde_json::to_value(step).map_err(std::io::Error::other)?;
         let mac = hmac(&self.key, &self.last_mac, &unsigned(&value));
         value["mac"] = mac.clone().into();
         let mut file = std::fs::OpenOptions::new().append(true).open(&self.path)?;
         file.write_all(format!("{value}\n").as_bytes())?;
         self.last_mac = mac;
-        self.next_index += 1;
         Ok(())
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        let _ = self.flush();
     }
 }
 
@@ -482,5 +524,26 @@ mod tests {
         assert!(expected[0].starts_with("~ push button") && expected[0].contains("\"Done\"") && !expected[0].contains("@e"), "{expected:?}");
         assert!(unmet(&expected, &diff).is_empty());
         assert_eq!(unmet(&expected, &TreeDiff::between(&before, &before)), expected);
+    }
+
+    #[test]
+    fn a_step_delivered_without_a_look_takes_its_expectation_from_the_next_look_at_its_window() {
+        let dir = tempdir::Dir::new();
+        let mut recorder = Recorder::start(dir.path(), "g1-1", TextRecording::Length).unwrap();
+        recorder.record(window(), &click(3), &tree(), None).unwrap();
+        let mut after = tree();
+        after.root.as_mut().unwrap().children[0].children[0].name = "Paid".into();
+        let mut elsewhere = tree();
+        elsewhere.window = WindowId { pid: 9, xid: 9 };
+        recorder.observed(&elsewhere).unwrap();
+        recorder.observed(&after).unwrap();
+        // The next step has no look after it and none follows: written without an expectation.
+        recorder.record(window(), &click(5), &tree(), None).unwrap();
+        let path = recorder.path().to_owned();
+        drop(recorder);
+        let steps = read(&path, dir.path()).unwrap().steps;
+        assert_eq!(steps.len(), 2);
+        assert!(steps[0].expect.as_ref().unwrap()[0].contains("\"Paid\""), "{:?}", steps[0].expect);
+        assert_eq!((steps[1].index, &steps[1].expect), (2, &None));
     }
 }
