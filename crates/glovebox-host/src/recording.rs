@@ -167,7 +167,22 @@ pub struct Recorder {
     text: TextRecording,
     /// A step delivered with no look after it, and the tree it acted on:
     /// written once the next look at its window shows what it changed.
-    held: Option<(Step, glovebox_model::AccessibilityTree)>,
+    held: Option<Held>,
+}
+
+struct Held {
+    step: Step,
+    before: glovebox_model::AccessibilityTree,
+    withheld: Option<String>,
+}
+
+/// An expectation without the lines that show text the recording does not keep.
+fn expectation_keeping(diff: &TreeDiff, withheld: Option<&str>) -> Vec<String> {
+    let mut lines = expectation(diff);
+    if let Some(text) = withheld.filter(|t| !t.trim().is_empty()) {
+        lines.retain(|line| !line.contains(text));
+    }
+    lines
 }
 
 impl Recorder {
@@ -209,17 +224,23 @@ impl Recorder {
             .ok_or_else(|| std::io::Error::other("a target is not in the frame's tree"))?;
         let on_password = action.targets().iter().any(|t| matches!(t, Target::Element(id) if tree.find(*id).is_some_and(|e| e.is_password())));
         let keep = self.text == TextRecording::Kept && !on_password && !tree.focused_password;
-        let (action, withheld_text) = match action.text_length() {
+        let (recorded, withheld_text) = match action.text_length() {
             Some(length) if !keep => (action.without_text(), Some(length)),
             _ => (action.clone(), None),
         };
+        // Text not kept stays out of the expectation too (an app may echo it in a label).
+        let withheld = match (action, withheld_text) {
+            (Action::Type { text } | Action::SetValue { text, .. }, Some(_)) => Some(text.clone()),
+            _ => None,
+        };
         self.flush()?;
-        let step = Step { index: self.next_index, window, action, targets, withheld_text, expect: changes.map(expectation), mac: String::new() };
+        let expect = changes.map(|diff| expectation_keeping(diff, withheld.as_deref()));
+        let step = Step { index: self.next_index, window, action: recorded, targets, withheld_text, expect, mac: String::new() };
         self.next_index += 1;
         match changes {
             Some(_) => self.write(&step),
             None => {
-                self.held = Some((step, tree.clone()));
+                self.held = Some(Held { step, before: tree.clone(), withheld });
                 Ok(())
             }
         }
@@ -228,8 +249,8 @@ impl Recorder {
     /// A look at a window: the held step's expectation when it is the step's window.
     pub fn observed(&mut self, after: &glovebox_model::AccessibilityTree) -> std::io::Result<()> {
         match self.held.take() {
-            Some((mut step, before)) if before.window == after.window => {
-                step.expect = Some(expectation(&TreeDiff::between(&before, after)));
+            Some(Held { mut step, before, withheld }) if before.window == after.window => {
+                step.expect = Some(expectation_keeping(&TreeDiff::between(&before, after), withheld.as_deref()));
                 self.write(&step)
             }
             held => {
@@ -242,7 +263,7 @@ impl Recorder {
     /// Writes a held step as it is, with no expectation.
     pub fn flush(&mut self) -> std::io::Result<()> {
         match self.held.take() {
-            Some((step, _)) => self.write(&step),
+            Some(held) => self.write(&held.step),
             None => Ok(()),
         }
     }
@@ -505,6 +526,16 @@ mod tests {
         let step = &read(&path, dir.path()).unwrap().steps[0];
         assert_eq!((&step.action, step.withheld_text), (&Action::Type { text: String::new() }, Some(12)));
         assert!(!std::fs::read_to_string(&path).unwrap().contains("secret"));
+        // An app echoing the text in a label: the expectation leaves that line out.
+        let dir2 = tempdir::Dir::new();
+        let mut recorder = Recorder::start(dir2.path(), "g1-1", TextRecording::Length).unwrap();
+        let mut echoed = tree();
+        echoed.root.as_mut().unwrap().children[0].children[0].name = "secret words".into();
+        recorder.record(window(), &typed, &tree(), Some(&TreeDiff::between(&tree(), &echoed))).unwrap();
+        let path2 = recorder.path().to_owned();
+        drop(recorder);
+        assert_eq!(read(&path2, dir2.path()).unwrap().steps[0].expect, Some(vec![]));
+        assert!(!std::fs::read_to_string(&path2).unwrap().contains("secret"));
         let (dir, path) = recorded(TextRecording::Kept, &[into_password]);
         let step = &read(&path, dir.path()).unwrap().steps[0];
         assert_eq!(step.withheld_text, Some(7));
