@@ -94,10 +94,23 @@ pub fn run(host: &Host, recording: &Recording, window: &WindowRef) -> Account {
 }
 
 /// [`run`] over steps already read and verified (`path` names them in the account).
+/// `window` is where the first step's window is; a later step recorded in
+/// another window goes to the open window that matches its address.
 pub fn run_steps(host: &Host, path: &Path, steps: &[recording::Step], window: &WindowRef) -> Account {
     let mut account = Account { recording: path.to_owned(), replayed: 0, of: steps.len(), lines: vec![], divergence: None };
+    let mut current = (steps.first().map(|s| s.window.clone()), window.clone());
     for step in steps {
-        match one(host, step, window) {
+        if current.0.as_ref() != Some(&step.window) {
+            match find_window(host, &step.window) {
+                Ok(id) => current = (Some(step.window.clone()), WindowRef::Id(id)),
+                Err(r) => {
+                    let wanted = format!("a window of {} titled {:?}", step.window.app, step.window.title);
+                    account.divergence = Some(Divergence { step: step.index, code: r.code, expected: wanted, saw: r.message });
+                    break;
+                }
+            }
+        }
+        match one(host, step, &current.1) {
             Ok(line) => {
                 account.replayed += 1;
                 account.lines.push(format!("step {}: {line}", step.index));
