@@ -150,7 +150,6 @@ pub struct OpenAppArgs {
 pub struct ReplayArgs {
     /// Its path (`glovebox trajectories`).
     pub recording: String,
-    /// Default: the recorded one.
     #[serde(default)]
     pub window: Option<String>,
 }

@@ -329,7 +329,7 @@ fn window_ref(text: &str) -> Result<WindowRef, Refusal> {
 #[tool_router]
 impl GloveboxServer {
     #[tool(
-        description = "List the desktop's windows, frontmost first, 30 per page: id (pid/0xXID), app, title, size, state, and why a window is denied.",
+        description = "List windows, frontmost first, 30 per page: id (pid/0xXID), app, title, size, state, and any denial.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_windows(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ListWindowsArgs>) -> Result<CallToolResult, McpError> {
@@ -384,7 +384,7 @@ impl GloveboxServer {
     }
 
     #[tool(
-        description = "Wait 0.5–5 s, or until an element (by role and/or name) appears, disappears or changes in the bound window, then observe. A timed-out wait says so: it proves nothing.",
+        description = "Wait 0.5–5 s, or until an element (by role and/or name) appears, disappears or changes in the bound window, then observe. A timed-out wait proves nothing and says so.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn wait(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<WaitArgs>) -> Result<CallToolResult, McpError> {
@@ -490,7 +490,7 @@ impl GloveboxServer {
     }
 
     #[tool(
-        description = "Start an application (desktop entry or executable), bind to its window and observe it. A denied one is refused before it starts.",
+        description = "Start an app (desktop entry or executable), bind to its window and observe it; a denied one never starts.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn open_app(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<OpenAppArgs>) -> Result<CallToolResult, McpError> {
@@ -540,7 +540,7 @@ impl GloveboxServer {
     }
 
     #[tool(
-        description = "Bind the grant to another window (an id from list_windows) and observe it, without raising or focusing it. Costs no budget.",
+        description = "Bind the grant to another window from list_windows and observe it, without raising or focusing it. No budget cost.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn switch_window(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<SwitchWindowArgs>) -> Result<CallToolResult, McpError> {
