@@ -148,8 +148,24 @@ where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<T, BusError>>,
 {
+    read_back_within(READ_BACK_TRIES, read, done).await
+}
+
+/// Reads of a field's value after it was typed into by keys: a loaded
+/// renderer (Chromium's) may take most of a second to take them all, and
+/// only a read that never matches waits this long.
+const TYPED_READ_BACK_TRIES: usize = 50;
+/// Reads of a state or value after an accessible call (20 ms apart).
+const READ_BACK_TRIES: usize = 10;
+
+/// [`read_back`] with `tries` more reads, 20 ms apart, after the first.
+async fn read_back_within<T, F, Fut>(tries: usize, read: F, done: impl Fn(&T) -> bool) -> Result<T, BackendError>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, BusError>>,
+{
     let mut value = read().await.map_err(bus_failure)?;
-    for _ in 0..10 {
+    for _ in 0..tries {
         if done(&value) {
             break;
         }
@@ -535,7 +551,7 @@ impl AtspiBackend {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let object = self.target_object(&bus, window, target)?;
         self.blocking(async {
-            let now = read_back(|| bus.text(&object), |now| now == text).await?;
+            let now = read_back_within(TYPED_READ_BACK_TRIES, || bus.text(&object), |now| now == text).await?;
             if now != text {
                 return Err(not_actionable("the field does not read what was typed into it (the application rewrote or refused part of it)"));
             }
