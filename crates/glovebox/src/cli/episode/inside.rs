@@ -187,14 +187,22 @@ fn start(app: &StartedApp, places: &Places, dir: &Path, index: usize) -> std::io
         .spawn()
 }
 
-/// The first window whose title holds `app.window`, within its wait, with its whole title.
+/// The first window whose title holds `app.window`, within its wait, with
+/// its whole title; once two looks 200 ms apart find it in the same place
+/// (the window manager may still be placing a window just listed, and a
+/// step made on the first look would meet a moved window).
 fn wait_for_window(host: &Host, app: &StartedApp) -> Option<(WindowId, String)> {
     let deadline = Instant::now() + Duration::from_secs_f64(app.timeout_secs);
     let wanted = app.window.to_lowercase();
+    let mut seen = None;
     loop {
         let listed = host.list_windows(Some(&app.window), 1).ok().into_iter().flat_map(|page| page.windows);
         if let Some(window) = listed.into_iter().find(|w| w.window.title.to_lowercase().contains(&wanted)) {
-            return Some((window.window.id, window.window.title));
+            let place = (window.window.id, window.window.geometry);
+            if seen == Some(place) {
+                return Some((window.window.id, window.window.title));
+            }
+            seen = Some(place);
         }
         if Instant::now() >= deadline {
             return None;
