@@ -21,6 +21,20 @@ use std::path::{Path, PathBuf};
 pub const FORMAT: u32 = 1;
 /// The largest recording read back.
 const MAX_BYTES: u64 = 16 << 20;
+/// Recordings kept: starting one beyond this removes the oldest.
+pub const KEPT: usize = 500;
+
+/// Removes the oldest recordings of `dir` (by their start time, the start
+/// of each name) so that `keep` remain.
+fn prune(dir: &Path, keep: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect();
+    files.sort_by_key(|p| p.file_name().and_then(|n| n.to_str()).and_then(|n| n.split('-').next()?.parse::<u64>().ok()).unwrap_or(0));
+    let excess = files.len().saturating_sub(keep);
+    for old in &files[..excess] {
+        let _ = std::fs::remove_file(old);
+    }
+}
 
 /// A named element around the target, outermost first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,6 +203,7 @@ impl Recorder {
     /// Starts the recording of `grant` in `dir`.
     pub fn start(dir: &Path, grant: &str, text: TextRecording) -> std::io::Result<Recorder> {
         let key = key(dir)?;
+        prune(dir, KEPT - 1);
         let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or_default();
         let safe: String = grant.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
         let path = dir.join(format!("{started}-{safe}.jsonl"));
@@ -576,5 +591,18 @@ mod tests {
         assert_eq!(steps.len(), 2);
         assert!(steps[0].expect.as_ref().unwrap()[0].contains("\"Paid\""), "{:?}", steps[0].expect);
         assert_eq!((steps[1].index, &steps[1].expect), (2, &None));
+    }
+
+    #[test]
+    fn the_oldest_recordings_go_once_more_than_are_kept_exist() {
+        let dir = tempdir::Dir::new();
+        for started in [30u64, 4, 200, 1000] {
+            std::fs::write(dir.path().join(format!("{started}-g1-1.jsonl")), "").unwrap();
+        }
+        std::fs::write(dir.path().join("notes.txt"), "not a recording").unwrap();
+        prune(dir.path(), 2);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        left.sort();
+        assert_eq!(left, ["1000-g1-1.jsonl", "200-g1-1.jsonl", "notes.txt"]);
     }
 }
