@@ -34,7 +34,7 @@ pub fn run(host: &Host, window: &WindowId, title: &str, instruction: &str, steps
             std::thread::sleep(Duration::from_secs_f64(*seconds));
             continue;
         }
-        let seen = match look(host, window) {
+        let seen = match look_for(host, window, step) {
             Ok(seen) => seen,
             Err(refusal) => {
                 ran.refusals.push(format!("agent.steps[{index}]: {}: {}", refusal.code.as_str(), refusal.message));
@@ -79,6 +79,23 @@ pub fn run(host: &Host, window: &WindowId, title: &str, instruction: &str, steps
     let summary = Summary::of(&recorded, stop, steps.len() as u32, None, "scripted (no model)".into());
     ran.report = glovebox_agent::report::html(instruction, &summary, &recorded);
     ran
+}
+
+/// How long a step looks again for an element that is not there yet (an
+/// app still loading its document), as an agent would before giving up.
+const ELEMENT_WAIT: Duration = Duration::from_secs(5);
+
+/// A look in which the step's element is there, or the last look once
+/// [`ELEMENT_WAIT`] has passed (the step then reports it missing).
+fn look_for(host: &Host, window: &WindowId, step: &Step) -> Result<Observation, Refusal> {
+    let deadline = Instant::now() + ELEMENT_WAIT;
+    loop {
+        let seen = look(host, window)?;
+        if action(&seen, step).is_ok() || Instant::now() >= deadline {
+            return Ok(seen);
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
 }
 
 /// The window's tree, with its pixels where the grant allows them (none
