@@ -172,6 +172,23 @@ impl Fixture {
             false
         })
     }
+
+    /// Activates the fixture and keeps it active until it has stayed so for
+    /// half a second (ten seconds at most): a window mapped just before may
+    /// still be given the focus by the window manager, and applications ask
+    /// to be activated as they finish starting (zenity and LibreOffice do, late).
+    pub fn keep_active(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        self.activate();
+        let mut steady = Instant::now();
+        while steady.elapsed() < Duration::from_millis(500) && Instant::now() < deadline {
+            if self.state().is_some_and(|s| s["window_active"] != true) {
+                self.activate();
+                steady = Instant::now();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
 }
 
 impl Drop for Fixture {

@@ -202,17 +202,8 @@ impl Stage {
             o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == role))
         };
         wait_until(&format!("{file} read"), || self.host.observe(Some(&WindowRef::Id(window.id)), false).ok().filter(ready));
-        // LibreOffice activates its new window as it finishes starting: the user takes the focus back.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let mut steady = Instant::now();
-        self.sentinel.activate();
-        while steady.elapsed() < Duration::from_millis(500) && Instant::now() < deadline {
-            if self.sentinel.state().is_some_and(|s| s["window_active"] != true) {
-                self.sentinel.activate();
-                steady = Instant::now();
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        // The application may ask to be activated as it finishes starting: the user takes the focus back.
+        self.sentinel.keep_active();
         self.sandbox.warp_pointer(1500, 700).unwrap();
         (file, window.id)
     }

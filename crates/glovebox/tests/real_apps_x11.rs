@@ -161,18 +161,8 @@ impl Stage {
         let window = wait_until(&format!("{program} window listed"), || {
             self.host.list_windows(Some(title_part), 1).ok()?.windows.into_iter().next().map(|w| w.window.id)
         });
-        // Applications may still ask to be activated as they finish starting (zenity does, late):
-        // the user's window takes the focus back until it has kept it for half a second.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let mut steady = Instant::now();
-        self.sentinel.activate();
-        while steady.elapsed() < Duration::from_millis(500) && Instant::now() < deadline {
-            if self.sentinel.state().is_some_and(|s| s["window_active"] != true) {
-                self.sentinel.activate();
-                steady = Instant::now();
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        // The application may ask to be activated as it finishes starting: the user takes the focus back.
+        self.sentinel.keep_active();
         self.sandbox.warp_pointer(1500, 700).unwrap();
         window
     }

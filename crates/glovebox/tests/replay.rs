@@ -93,7 +93,7 @@ fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_
     let home = scratch("home");
     {
         let first = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
-        sentinel.activate();
+        sentinel.keep_active();
         wait_until("both windows listed", || (looker.list_windows(None, 1).ok()?.windows.len() >= 2).then_some(()));
         drive_once(sandbox, &home, &first.title);
         first.wait_state("the driven task", |s| s["values"]["name"] == "Ada Lovelace" && s["clicks"]["submit"] == 1);
@@ -106,7 +106,8 @@ fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_
     let second = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
     wait_until("the fresh form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
     // The user works in another window; the form is behind it.
-    sentinel.activate();
+    sentinel.keep_active();
+    assert_eq!(second.state().unwrap()["window_active"], false, "the form is behind the user's window before the replay");
     let before = Desktop::now(&looker, sandbox, &sentinel);
     let (status, account) = replay(sandbox, &home, &recording);
     assert_eq!(status, Some(0), "{account}");
@@ -121,7 +122,7 @@ fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_
     // declined, nothing is delivered; accepted, the form is filled and submitted.
     let third = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
     wait_until("the third form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
-    sentinel.activate();
+    sentinel.keep_active();
     let declined = mcp_replay(sandbox, &home, "decline", &recording);
     assert_eq!(declined["error"], true, "{declined}");
     assert!(declined["text"].as_str().unwrap().starts_with("COMPUTER_APPROVAL_DENIED"), "{declined}");
@@ -217,7 +218,7 @@ fn a_real_dialog_driven_once_is_replayed_on_a_fresh_copy_with_no_model() {
     // zenity may take the focus as it maps: the user's window is made active until it stays so.
     let settle = |dialog: glovebox_model::WindowId| {
         wait_until("the user's window focused", || {
-            sentinel.activate();
+            sentinel.keep_active();
             std::thread::sleep(std::time::Duration::from_millis(200));
             let desktop = Desktop::now(&looker, sandbox, &sentinel);
             (desktop.sentinel[4] == true && desktop.focused != Some(dialog)).then_some(desktop)
