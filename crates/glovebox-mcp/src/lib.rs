@@ -17,9 +17,12 @@ pub mod computer;
 mod current;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod pending;
 mod progress;
 pub mod render;
 mod tasks;
+#[cfg(feature = "http")]
+mod wire_batches;
 #[cfg(feature = "http")]
 pub mod wire_routes;
 

@@ -33,35 +33,89 @@
 //! when the configuration allows the input class outright, and a pending
 //! OpenAI safety check runs only when the request lists its id as
 //! acknowledged by the user ([`StatedAcknowledgements`]).
+//!
+//! Unless the request says `"park": true`: then a call that needs the
+//! user's answer waits for it on disk instead, and so do the calls after
+//! it. The request may also carry one model turn's calls as a list
+//! (`"calls"` for OpenAI, a `tool_use` list for the toolset,
+//! `"function_calls"` for Gemini). The answer is 202 with the waiting
+//! batch, collected with `POST /v1/pending` ([`crate::wire_batches`]).
 
 use crate::http::Routes;
+use crate::pending::{Provider, Store};
+use crate::wire_batches::{self, Executors};
 use glovebox_host::{Host, StatedAcknowledgements};
 use glovebox_model::{Refusal, WindowRef};
 use glovebox_wire::{AnthropicExecutor, ExecutorOptions, GeminiExecutor, OpenAiExecutor, ToolDefinition, ToolsetDefinition, WireError};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// The executors, on one host.
-struct Executors {
-    openai: OpenAiExecutor,
-    anthropic: AnthropicExecutor,
-    gemini: GeminiExecutor,
-}
-
-/// Every executor on one host (or why there is none).
+/// Every executor on one host (or why there is none), and where calls
+/// that wait for a person are kept.
 pub struct WireRoutes {
     executors: Result<Executors, Refusal>,
+    pending: Store,
 }
 
 impl WireRoutes {
-    pub fn new(host: Result<Host, Refusal>) -> WireRoutes {
+    pub fn new(host: Result<Host, Refusal>, pending: Store) -> WireRoutes {
         let executors = host.map(|host| Executors {
             openai: OpenAiExecutor::new(host.clone(), ExecutorOptions::default()),
             anthropic: AnthropicExecutor::new(host.clone(), ExecutorOptions::default()),
             gemini: GeminiExecutor::new(host, ExecutorOptions::default()),
         });
-        WireRoutes { executors }
+        WireRoutes { executors, pending }
     }
+}
+
+/// A `true`/`false` flag of the body (absent: false).
+fn flag(body: &Value, name: &str) -> Result<bool, Refusal> {
+    match body.get(name) {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => Ok(false),
+        Some(Value::Bool(true)) => Ok(true),
+        Some(_) => Err(Refusal::invalid_argument(format!("`{name}` is true or false"))),
+    }
+}
+
+/// The calls of a request: `one` alone, or the list under `many`.
+fn calls(body: &Value, one: &str, many: &str) -> Result<(Vec<Value>, bool), Refusal> {
+    match (body.get(one).filter(|v| !v.is_null()), body.get(many).filter(|v| !v.is_null())) {
+        (Some(Value::Array(list)), None) if one == many => Ok((list.clone(), false)),
+        (Some(call), None) => Ok((vec![call.clone()], true)),
+        (None, Some(Value::Array(list))) => Ok((list.clone(), false)),
+        (Some(_), Some(_)) => Err(Refusal::invalid_argument(format!("the body carries `{one}` or `{many}`, not both"))),
+        _ => Err(Refusal::invalid_argument(format!("the body needs `{one}` (one call) or `{many}` (a list of them)"))),
+    }
+}
+
+/// The batch a parkable (or listed) request asks for.
+fn batch_request(path: &str, body: &Value, window: Option<String>) -> Result<wire_batches::Request, Refusal> {
+    let ids = |name: &str| -> Result<Vec<String>, Refusal> {
+        match body.get(name) {
+            None | Some(Value::Null) => Ok(vec![]),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|e| Refusal::invalid_argument(format!("{name} is a list of check ids: {e}"))),
+        }
+    };
+    let (provider, (calls, single), acknowledged) = match path {
+        "/v1/openai/computer_call" => (Provider::OpenAi, calls(body, "call", "calls")?, ids("acknowledged_safety_checks")?),
+        "/v1/gemini/computer_use" => {
+            let calls = calls(body, "function_call", "function_calls")?;
+            // The user's confirmation stated for the request covers each of its calls.
+            let acknowledged = if flag(body, "acknowledged_safety_decision")? {
+                calls.0.iter().map(|c| c.get("id").or_else(|| c.get("name")).and_then(Value::as_str).unwrap_or_default().to_owned()).collect()
+            } else {
+                vec![]
+            };
+            (Provider::Gemini, calls, acknowledged)
+        }
+        _ => {
+            let tool = body.get("tool").cloned().unwrap_or_default();
+            ToolsetDefinition::parse(&tool)
+                .map_err(|r| Refusal::invalid_argument(format!("only the computer toolset's turns can wait for the user: {}", r.message)))?;
+            (Provider::AnthropicToolset { tool }, calls(body, "tool_use", "tool_use")?, vec![])
+        }
+    };
+    Ok(wire_batches::Request { provider, window, calls, single, acknowledged })
 }
 
 fn error(e: &WireError) -> (u16, String) {
@@ -83,22 +137,39 @@ fn window(body: &Value) -> Result<Option<WindowRef>, Refusal> {
 
 impl Routes for WireRoutes {
     fn post(&self, path: &str, body: &[u8]) -> (u16, String) {
-        if !matches!(path, "/v1/openai/computer_call" | "/v1/anthropic/computer" | "/v1/gemini/computer_use") {
-            let message = "no such endpoint; POST /v1/openai/computer_call, /v1/anthropic/computer or /v1/gemini/computer_use";
+        if !matches!(path, "/v1/openai/computer_call" | "/v1/anthropic/computer" | "/v1/gemini/computer_use" | "/v1/pending") {
+            let message = "no such endpoint; POST /v1/openai/computer_call, /v1/anthropic/computer, /v1/gemini/computer_use or /v1/pending";
             return (404, json!({"error": {"code": "COMPUTER_INVALID_ARGUMENT", "message": message}}).to_string());
         }
         let body: Value = match serde_json::from_slice(body) {
             Ok(v) => v,
             Err(e) => return (400, WireError::new(Refusal::invalid_argument(format!("the body is not JSON: {e}"))).to_json().to_string()),
         };
-        let Executors { openai, anthropic, gemini } = match &self.executors {
+        let executors = match &self.executors {
             Ok(executors) => executors,
             Err(refusal) => return refused(refusal.clone()),
         };
+        let Executors { openai, anthropic, gemini } = executors;
+        if path == "/v1/pending" {
+            return wire_batches::pending(executors, &self.pending, &body);
+        }
         let window = match window(&body) {
             Ok(w) => w,
             Err(r) => return refused(r),
         };
+        let park = match flag(&body, "park") {
+            Ok(park) => park,
+            Err(r) => return refused(r),
+        };
+        if park || body.get("calls").is_some() || body.get("function_calls").is_some() {
+            if !park {
+                return refused(Refusal::invalid_argument("a list of calls is run as a batch that may wait for the user: send it with \"park\": true"));
+            }
+            return match batch_request(path, &body, window.map(|w| w.to_string())) {
+                Ok(request) => wire_batches::start(executors, &self.pending, request),
+                Err(r) => refused(r),
+            };
+        }
         if path == "/v1/openai/computer_call" {
             let Some(call) = body.get("call") else { return refused(Refusal::invalid_argument("the body needs `call`: the computer_call item")) };
             let acknowledged: Vec<String> = match body.get("acknowledged_safety_checks") {

@@ -310,6 +310,18 @@ impl GeminiExecutor {
         json!({"functionResponse": part})
     }
 
+    /// The frame of the screenshot the model last received, to be kept
+    /// with a call that waits for a person.
+    pub fn basis(&self) -> Option<glovebox_host::FrameView> {
+        self.session.lock_recovered().basis.clone()
+    }
+
+    /// Aims the next call through `saved` again, if the window still is
+    /// as it was ([`Session::resume_on`]).
+    pub fn resume_on(&self, saved: &glovebox_host::FrameView) -> Result<(), Refusal> {
+        self.session.lock_recovered().resume_on(saved, Look::Configured)
+    }
+
     /// Acts in `window` from now on (`None`: the grant's bound window); a
     /// different window drops the last screenshot.
     pub fn set_window(&self, window: Option<glovebox_model::WindowRef>) {

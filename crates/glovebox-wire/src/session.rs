@@ -203,6 +203,37 @@ impl Session {
         host.perform(ActRequest::new(frame, action.clone()).mode(self.options.delivery).look(LookAfter::Nothing)).map(|_| ())
     }
 
+    /// Takes up a basis saved before a restart (a call that waited for a
+    /// person): the window is looked at again the way the model sees it,
+    /// and only the same window, at the same place and size, giving a
+    /// screenshot of the same size, becomes the basis again, as this fresh
+    /// frame. Anything else is stale and refused.
+    pub fn resume_on(&mut self, saved: &FrameView, look: Look) -> Result<(), Refusal> {
+        self.basis = None;
+        let host = self.host.clone();
+        let seen = self.look(&host, look, true)?;
+        if seen.frame.window != saved.window || seen.frame.geometry != saved.geometry || seen.frame.image != saved.image {
+            return Err(Refusal::new(
+                ErrorCode::LayoutChanged,
+                format!(
+                    "the window changed while the call waited ({} at {:?} shown as {}×{}, now {} at {:?} as {}×{}); nothing of it was run",
+                    saved.window,
+                    saved.geometry,
+                    saved.image.width,
+                    saved.image.height,
+                    seen.frame.window,
+                    seen.frame.geometry,
+                    seen.frame.image.width,
+                    seen.frame.image.height
+                ),
+            ));
+        }
+        self.basis = Some(seen.frame.clone());
+        self.basis_live = true;
+        self.last_tree = Some(std::sync::Arc::new(seen.tree));
+        Ok(())
+    }
+
     /// The screenshot after a call: the model's next basis.
     pub fn finish(&mut self, host: &Host, look: Look) -> Result<Observation, WireError> {
         // Whatever happens next, the old basis is no longer what the model should aim with.

@@ -502,6 +502,23 @@ impl AnthropicExecutor {
     pub fn reset(&self) {
         self.state.lock_recovered().forget();
     }
+
+    /// The frame of the screenshot the model last received, to be kept
+    /// with a toolset turn that waits for a person.
+    pub fn basis(&self) -> Option<glovebox_host::FrameView> {
+        self.state.lock_recovered().session.basis.clone()
+    }
+
+    /// Aims the toolset's next member through `saved` again, if the window
+    /// still is as it was ([`Session::resume_on`]); the agent's cursor and
+    /// any press did not survive the wait.
+    pub fn resume_toolset_on(&self, saved: &glovebox_host::FrameView) -> Result<(), Refusal> {
+        let mut state = self.state.lock_recovered();
+        state.forget();
+        state.space = Some(Space::Screenshot);
+        let look = Look::Fitted(Space::Screenshot.limits(Some(saved))?);
+        state.session.resume_on(saved, look)
+    }
 }
 
 /// The `id` a result must answer; without one nothing can be answered.

@@ -9,6 +9,7 @@ mod episode;
 mod exit;
 mod grant;
 mod mcp_config;
+mod pending;
 #[cfg(target_os = "linux")]
 mod replay;
 #[cfg(target_os = "linux")]
@@ -77,6 +78,8 @@ enum Command {
     McpConfig(mcp_config::McpConfigArgs),
     /// Serve the MCP tools over streamable HTTP on 127.0.0.1, behind a bearer token.
     Serve(serve::ServeArgs),
+    /// Native calls waiting for your answer (glovebox serve with "park": true); approve or decline one.
+    Pending(pending::PendingArgs),
     /// Run an instruction with the bound model: a bounded observe → decide → act loop, with a summary and an HTML report.
     #[cfg(target_os = "linux")]
     Run(run::RunArgs),
@@ -130,6 +133,7 @@ pub fn main() -> ExitCode {
         Command::Mcp(args) => serve::mcp(cli.config, args),
         Command::McpConfig(args) => mcp_config::mcp_config(args),
         Command::Serve(args) => serve::serve(cli.config, args),
+        Command::Pending(args) => pending::pending(args),
         #[cfg(target_os = "linux")]
         Command::Run(args) => run::run(cli.config, args),
         #[cfg(target_os = "linux")]

@@ -63,7 +63,10 @@ pub fn serve(config: Option<PathBuf>, args: ServeArgs) -> Result<ExitCode, Failu
     };
     // The OpenAI/Anthropic executors under /v1/ share the MCP server's host (one grant per display).
     let server = mcp_server(&config);
-    let routes = std::sync::Arc::new(glovebox_mcp::wire_routes::WireRoutes::new(server.host()));
+    let routes = std::sync::Arc::new(glovebox_mcp::wire_routes::WireRoutes::new(
+        server.host(),
+        glovebox_mcp::pending::Store::new(glovebox_mcp::pending::Store::default_dir()),
+    ));
     glovebox_mcp::http::run_http_with(server, port, token.clone(), announce, Some(routes)).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,18 +9,23 @@ pub struct Terminal;
 
 impl Approver for Terminal {
     fn ask(&self, request: &ApprovalRequest) -> Answer {
-        let Ok(mut tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
-            return Answer::Unavailable("there is no terminal to ask on".into());
-        };
-        if tty.write_all(format!("{} [y/N] ", request.question()).as_bytes()).is_err() {
-            return Answer::Unavailable("the terminal cannot be written".into());
-        }
-        let mut answer = String::new();
-        match std::io::BufReader::new(&tty).read_line(&mut answer) {
-            Ok(0) => Answer::Cancelled,
-            Ok(_) if matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") => Answer::Approved,
-            Ok(_) => Answer::Declined,
-            Err(_) => Answer::Unavailable("the terminal cannot be read".into()),
-        }
+        ask(&request.question())
+    }
+}
+
+/// `question` on the controlling terminal, answered y or n.
+pub fn ask(question: &str) -> Answer {
+    let Ok(mut tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
+        return Answer::Unavailable("there is no terminal to ask on".into());
+    };
+    if tty.write_all(format!("{question} [y/N] ").as_bytes()).is_err() {
+        return Answer::Unavailable("the terminal cannot be written".into());
+    }
+    let mut answer = String::new();
+    match std::io::BufReader::new(&tty).read_line(&mut answer) {
+        Ok(0) => Answer::Cancelled,
+        Ok(_) if matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") => Answer::Approved,
+        Ok(_) => Answer::Declined,
+        Err(_) => Answer::Unavailable("the terminal cannot be read".into()),
     }
 }
