@@ -79,7 +79,8 @@ fn flag(body: &Value, name: &str) -> Result<bool, Refusal> {
 
 /// The calls of a request: `one` alone, or the list under `many`.
 fn calls(body: &Value, one: &str, many: &str) -> Result<(Vec<Value>, bool), Refusal> {
-    match (body.get(one).filter(|v| !v.is_null()), body.get(many).filter(|v| !v.is_null())) {
+    let many_given = body.get(many).filter(|v| !v.is_null() && one != many);
+    match (body.get(one).filter(|v| !v.is_null()), many_given) {
         (Some(Value::Array(list)), None) if one == many => Ok((list.clone(), false)),
         (Some(call), None) => Ok((vec![call.clone()], true)),
         (None, Some(Value::Array(list))) => Ok((list.clone(), false)),

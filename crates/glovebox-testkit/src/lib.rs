@@ -2,7 +2,7 @@
 //! over a sandbox desktop ([`host`], [`wayland_host`]), the snapshot of the
 //! user's desktop a background action must leave as it was
 //! ([`desktop::Desktop`]), the fake world the pure policy, loop and surface
-//! tests run on ([`fake`]), and the scripted MCP client ([`mcp`]). Fixture apps are launched through
+//! tests run on ([`fake`]), the scripted MCP client ([`mcp`]) and `glovebox serve` over plain HTTP ([`serve`]). Fixture apps are launched through
 //! `glovebox_sandbox::fixture`.
 #![forbid(unsafe_code)]
 
@@ -10,5 +10,6 @@ pub mod desktop;
 pub mod fake;
 mod host;
 pub mod mcp;
+pub mod serve;
 
 pub use host::{audit_path, host, wayland_host, TestHost, WaylandTestHost};

@@ -10,6 +10,7 @@ use glovebox_host::{Answer, ApprovalRequest, Subject};
 use glovebox_model::{CaptureLimits, ErrorCode, Size, WindowId, WindowInfo, WindowRef};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
+use glovebox_testkit::serve::{post, Served};
 use glovebox_wire::{AnthropicExecutor, ExecutorOptions, OpenAiExecutor, ToolDefinition, ToolResult};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -252,41 +253,14 @@ fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
     assert_eq!(serde_json::to_value(&output).unwrap()["acknowledged_safety_checks"], item["pending_safety_checks"]);
 }
 
-/// One HTTP/1.1 POST over a fresh connection; the status and the JSON body.
-fn post(address: &str, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(address).unwrap();
-    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
-    let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
-    let mut response = String::new();
-    let _ = stream.read_to_string(&mut response);
-    let status = response.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = response.split("\r\n\r\n").nth(1).and_then(|b| serde_json::from_str(b.trim()).ok()).unwrap_or(Value::Null);
-    (status, body)
-}
-
 /// `glovebox serve` in the sandbox with its own home; the address and token it announced.
-fn serve(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> (std::process::Child, String, String) {
-    use std::io::BufRead;
+fn serve(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> (Served, String, String) {
     let home = std::env::temp_dir().join(format!("glovebox-wire-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
-    let mut command = sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), &home);
-    command.args(["serve", "--port", "0"]).env("GLOVEBOX_ENABLED", "true").stdout(std::process::Stdio::piped());
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command.spawn().unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let announced: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("serve printed {line:?}: {e}"));
-    let address = announced["url"].as_str().unwrap().trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
-    (child, address, announced["token"].as_str().unwrap().to_owned())
+    let served = Served::start(sandbox, env!("CARGO_BIN_EXE_glovebox"), &home, env);
+    let (address, token) = (served.address.clone(), served.token.clone());
+    (served, address, token)
 }
 
 #[test]
@@ -301,7 +275,7 @@ fn serve_answers_every_provider_behind_the_token() {
     let id = window.id.to_string();
     let screenshot = json!({"call": call("serve_look", json!([{"type": "screenshot"}])), "window": id}).to_string();
 
-    let (mut server, address, token) = serve(sandbox, "yolo", &[("GLOVEBOX_APPROVAL_MODE", "yolo"), ("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")]);
+    let (server, address, token) = serve(sandbox, "yolo", &[("GLOVEBOX_APPROVAL_MODE", "yolo"), ("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")]);
     assert_eq!(post(&address, "/v1/openai/computer_call", None, &screenshot).0, 401, "no token");
     assert_eq!(post(&address, "/v1/anthropic/computer", Some("wrong-token"), "{}").0, 401, "wrong token");
     let (status, body) = post(&address, "/v1/openai/computer_call", Some(&token), "{not json");
@@ -392,11 +366,10 @@ fn serve_answers_every_provider_behind_the_token() {
     fixture.wait_state("cancel clicked through Gemini once the user confirmed", |s| s["clicks"]["cancel"] == 3);
     let (status, body) = post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"window": id}).to_string());
     assert_eq!((status, body["error"]["code"].as_str()), (422, Some("COMPUTER_INVALID_ARGUMENT")), "{body}");
-    let _ = server.kill();
-    let _ = server.wait();
+    server.kill();
 
     // The default approvals prompt for input, and serve has no one to ask: refused, nothing clicked.
-    let (mut server, address, token) = serve(sandbox, "write", &[]);
+    let (server, address, token) = serve(sandbox, "write", &[]);
     let (status, body) = post(&address, "/v1/openai/computer_call", Some(&token), &screenshot);
     assert_eq!(status, 200, "observing is allowed: {body}");
     let click = call("serve_click_again", json!([{"type": "click", "button": "left", "x": x + w / 2, "y": y + h / 2}]));
@@ -405,8 +378,7 @@ fn serve_answers_every_provider_behind_the_token() {
     assert!(body["error"]["message"].as_str().unwrap().contains("glovebox config set approval"), "{body}");
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert_eq!(fixture.state().unwrap()["clicks"]["cancel"], 3, "the refused click never happened");
-    let _ = server.kill();
-    let _ = server.wait();
+    server.kill();
 }
 
 /// A POST that may be cut off by the server (an oversized body): the status, or 0 when the connection was reset first.
@@ -431,7 +403,7 @@ fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_with
     probe.revoke("the probe only waited for the window");
     drop(probe);
     let id = window.id.to_string();
-    let (mut server, address, token) = serve(sandbox, "load", &[]);
+    let (server, address, token) = serve(sandbox, "load", &[]);
     let clients = |round: &str| -> Vec<std::thread::JoinHandle<Vec<std::time::Duration>>> {
         (0..6)
             .map(|t| {
@@ -504,6 +476,5 @@ fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_with
         beside.0,
         beside.1
     );
-    let _ = server.kill();
-    let _ = server.wait();
+    server.kill();
 }

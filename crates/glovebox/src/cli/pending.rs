@@ -87,7 +87,10 @@ pub fn pending(args: PendingArgs) -> Result<ExitCode, Failure> {
                 match terminal::ask(&asked) {
                     Answer::Approved => {}
                     Answer::Unavailable(why) => {
-                        return Err(refused(Refusal::new(ErrorCode::ApprovalRequired, format!("{why}; approve with --yes once you have read `glovebox pending`")), json))
+                        return Err(refused(
+                            Refusal::new(ErrorCode::ApprovalRequired, format!("{why}; approve with --yes once you have read `glovebox pending`")),
+                            json,
+                        ))
                     }
                     Answer::Declined | Answer::Cancelled => {
                         return Err(refused(Refusal::new(ErrorCode::ApprovalDenied, "not approved; it keeps waiting (decline it to end it)"), json))

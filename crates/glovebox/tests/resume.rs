@@ -1,0 +1,187 @@
+//! Resume: one model turn's native calls that need the user's answer wait
+//! on disk (`glovebox serve`, `"park": true`), survive the server being
+//! killed, and complete once the person approves at their terminal
+//! (`glovebox pending approve`), keeping call ids and order; a cancelled or
+//! declined batch delivers nothing more and keeps what was delivered; a
+//! call whose window moved or went away while it waited is refused. Judged
+//! by the fixture's own click counts, the user's window, pointer and
+//! stacking, and a second look at the pending directory.
+#![cfg(target_os = "linux")]
+
+use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
+use glovebox_sandbox::Sandbox;
+use glovebox_testkit::desktop::Desktop;
+use glovebox_testkit::serve::Served;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_glovebox");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("glovebox-resume-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `glovebox ARGS` as the person at their terminal, with the user's home.
+fn glovebox(sandbox: &Sandbox, home: &Path, args: &[&str]) -> std::process::Output {
+    let mut command = sandbox.command_in_home(BIN, home);
+    command.args(args).stdin(std::process::Stdio::null()).output().unwrap()
+}
+
+fn listed_pending(sandbox: &Sandbox, home: &Path) -> Vec<Value> {
+    let out = glovebox(sandbox, home, &["pending", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice::<Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+}
+
+/// A widget's centre in the window's own pixels (the screenshot's, at scale 1 here).
+fn centre(state: &Value, name: &str) -> (i64, i64) {
+    let a = &state["allocations"][name];
+    (a[0].as_i64().unwrap() + a[2].as_i64().unwrap() / 2, a[1].as_i64().unwrap() + a[3].as_i64().unwrap() / 2)
+}
+
+fn openai_call(id: &str, actions: Value) -> Value {
+    json!({"type": "computer_call", "id": format!("cu_{id}"), "call_id": id, "actions": actions, "pending_safety_checks": [], "status": "completed"})
+}
+
+fn clicks(fixture: &Fixture) -> (Value, Value) {
+    let state = fixture.state().unwrap();
+    (state["clicks"]["submit"].clone(), state["clicks"]["cancel"].clone())
+}
+
+#[test]
+fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_declined_one_delivers_nothing_more() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let looker = glovebox_testkit::host(sandbox, "resume-looker").open();
+    let form = Fixture::launch(sandbox, &unique_title("Resume form"), &["--no-password", "--x", "60", "--y", "60"]);
+    let sentinel = Fixture::launch(sandbox, &unique_title("Resume user"), &["--no-password", "--x", "900", "--y", "60"]);
+    let window = wait_until("the form listed", || looker.list_windows(Some(&form.title), 1).ok()?.windows.into_iter().next().map(|w| w.window));
+    wait_until("the form's tree", || looker.observe(Some(&glovebox_model::WindowRef::Id(window.id)), false).ok().filter(|o| o.tree.node_count > 10));
+    sentinel.keep_active();
+    let before = Desktop::now(&looker, sandbox, &sentinel);
+    let home = scratch("home");
+    let id = window.id.to_string();
+    let state = form.state().unwrap();
+    let (cancel_x, cancel_y) = centre(&state, "cancel");
+    let (submit_x, submit_y) = centre(&state, "submit");
+
+    // The model's turn: a look, then a click on Cancel that its provider flagged. The default
+    // approvals ask for input, so the click waits for the person; the look is delivered.
+    let served = Served::start(sandbox, BIN, &home, &[]);
+    let look = openai_call("call_look", json!([{"type": "screenshot"}]));
+    let mut click = openai_call("call_click", json!([{"type": "click", "button": "left", "x": cancel_x, "y": cancel_y}]));
+    click["pending_safety_checks"] = json!([{"id": "cu_sc_7", "code": "sensitive_domain", "message": "Cancels the order."}]);
+    let (status, body) = served.post("/v1/openai/computer_call", &json!({"calls": [look, click], "window": id, "park": true}));
+    assert_eq!(status, 202, "{body}");
+    let pending = &body["pending"];
+    let pending_id = pending["id"].as_str().unwrap().to_owned();
+    assert_eq!((&pending["call_ids"], &pending["waiting_at"], &pending["delivered"]), (&json!(["call_look", "call_click"]), &json!(1), &json!(1)), "{body}");
+    let questions: Vec<&str> = pending["questions"].as_array().unwrap().iter().map(|q| q.as_str().unwrap()).collect();
+    assert!(questions.iter().any(|q| q.contains("click") && q.contains("\"Cancel\"")), "the person sees what the click hits: {questions:?}");
+    assert!(questions.iter().any(|q| q.contains("sensitive_domain") && q.contains("Cancels the order")), "and the safety check: {questions:?}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(clicks(&form), (json!(0), json!(0)), "nothing was clicked while it waits");
+
+    // The server dies (as in a crash) and comes back: the batch still waits.
+    served.kill();
+    let served = Served::start(sandbox, BIN, &home, &[]);
+    let (status, body) = served.post("/v1/pending", &json!({"id": pending_id}));
+    assert_eq!((status, body["pending"]["id"].as_str()), (202, Some(pending_id.as_str())), "{body}");
+    let (status, body) = served.post("/v1/pending", &json!({}));
+    assert_eq!((status, body["pending"].as_array().map(Vec::len)), (200, Some(1)), "{body}");
+
+    // The person reads it and approves at their terminal; the next poll runs the click.
+    let listed = listed_pending(sandbox, &home);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["questions"], pending["questions"]);
+    // Without --yes it asks on the terminal; with none (a new session, setsid) nothing is approved.
+    let mut command = sandbox.command_in_home("setsid", &home);
+    let out = command.args(["--wait", BIN, "pending", "approve", &pending_id]).stdin(std::process::Stdio::null()).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("COMPUTER_APPROVAL_REQUIRED"), "{out:?}");
+    let out = glovebox(sandbox, &home, &["pending", "approve", &pending_id, "--yes"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (status, body) = served.post("/v1/pending", &json!({"id": pending_id}));
+    assert_eq!(status, 200, "{body}");
+    let outputs = body.as_array().unwrap();
+    assert_eq!(outputs.iter().map(|o| o["call_id"].as_str().unwrap()).collect::<Vec<_>>(), ["call_look", "call_click"], "{body}");
+    assert!(outputs.iter().all(|o| o["type"] == "computer_call_output" && o["output"]["type"] == "computer_screenshot"), "{body}");
+    assert_eq!(outputs[1]["acknowledged_safety_checks"][0]["id"], "cu_sc_7");
+    form.wait_state("Cancel clicked once the person approved", |s| s["clicks"]["cancel"] == 1);
+    let (status, _) = served.post("/v1/pending", &json!({"id": pending_id}));
+    assert_eq!(status, 404, "answered: gone");
+    assert!(listed_pending(sandbox, &home).is_empty());
+    assert_eq!(Desktop::now(&looker, sandbox, &sentinel), before, "the user's pointer, stacking, focus and window");
+
+    // Cancelled by the agent: both calls of the batch are answered as not run, in order.
+    let first = openai_call("call_submit", json!([{"type": "click", "button": "left", "x": submit_x, "y": submit_y}]));
+    let second = openai_call("call_cancel", json!([{"type": "click", "button": "left", "x": cancel_x, "y": cancel_y}]));
+    let (status, body) = served.post("/v1/openai/computer_call", &json!({"calls": [first, second], "window": id, "park": true}));
+    assert_eq!((status, &body["pending"]["waiting_at"]), (202, &json!(0)), "{body}");
+    let cancelled_id = body["pending"]["id"].as_str().unwrap().to_owned();
+    let (status, body) = served.post("/v1/pending", &json!({"id": cancelled_id, "cancel": true}));
+    assert_eq!(status, 200, "{body}");
+    let answers = body.as_array().unwrap();
+    assert_eq!(answers.iter().map(|o| o["call_id"].as_str().unwrap()).collect::<Vec<_>>(), ["call_submit", "call_cancel"]);
+    assert!(answers.iter().all(|o| o["error"]["code"] == "COMPUTER_APPROVAL_DENIED"), "{body}");
+    let out = glovebox(sandbox, &home, &["pending", "approve", &cancelled_id, "--yes"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no pending call"), "{}", String::from_utf8_lossy(&out.stderr));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(clicks(&form), (json!(0), json!(1)), "the cancelled batch delivered nothing");
+
+    // Declined by the person: the toolset turn's screenshot ran before its click waited; the
+    // screenshot's result is kept and the click is answered as not run.
+    let member = |block: &str, name: &str, input: Value| json!({"type": "tool_use", "id": block, "name": name, "toolset_name": "computer", "input": input});
+    let turn = json!([member("toolu_look", "screenshot", json!({})), member("toolu_click", "left_click", json!({"coordinate": [cancel_x, cancel_y]}))]);
+    let toolset = json!({"type": "computer_toolset_20260801"});
+    let (status, body) = served.post("/v1/anthropic/computer", &json!({"tool": toolset, "tool_use": turn, "window": id, "park": true}));
+    assert_eq!((status, &body["pending"]["waiting_at"], &body["pending"]["delivered"]), (202, &json!(1), &json!(1)), "{body}");
+    let declined_id = body["pending"]["id"].as_str().unwrap().to_owned();
+    assert!(glovebox(sandbox, &home, &["pending", "decline", &declined_id]).status.success());
+    let (status, body) = served.post("/v1/pending", &json!({"id": declined_id}));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((&body[0]["tool_use_id"], &body[0]["content"][0]["type"], body[0].get("is_error")), (&json!("toolu_look"), &json!("image"), None), "{body}");
+    assert_eq!((&body[1]["tool_use_id"], &body[1]["is_error"]), (&json!("toolu_click"), &json!(true)), "{body}");
+    assert!(body[1]["content"][0]["text"].as_str().unwrap().starts_with("COMPUTER_APPROVAL_DENIED"), "{body}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(clicks(&form), (json!(0), json!(1)), "the declined click was not delivered");
+
+    // Stale: the window moved while the click waited; approved, it is refused, and nothing is clicked.
+    let look = openai_call("call_look_again", json!([{"type": "screenshot"}]));
+    assert_eq!(served.post("/v1/openai/computer_call", &json!({"call": look, "window": id})).0, 200);
+    let click = openai_call("call_stale", json!([{"type": "click", "button": "left", "x": cancel_x, "y": cancel_y}]));
+    let (status, body) = served.post("/v1/openai/computer_call", &json!({"call": click, "window": id, "park": true}));
+    assert_eq!(status, 202, "{body}");
+    let stale_id = body["pending"]["id"].as_str().unwrap().to_owned();
+    form.send(json!({"cmd": "move", "x": 200, "y": 160}));
+    wait_until("the form moved", || {
+        let now = looker.list_windows(Some(&form.title), 1).ok()?.windows.into_iter().next()?.window;
+        (now.geometry != window.geometry).then_some(())
+    });
+    served.kill();
+    let served = Served::start(sandbox, BIN, &home, &[]);
+    assert!(glovebox(sandbox, &home, &["pending", "approve", &stale_id, "--yes"]).status.success());
+    let (status, body) = served.post("/v1/pending", &json!({"id": stale_id}));
+    assert_eq!((status, body["error"]["code"].as_str(), body["call_id"].as_str()), (409, Some("COMPUTER_LAYOUT_CHANGED"), Some("call_stale")), "{body}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(clicks(&form), (json!(0), json!(1)), "a stale call is never delivered");
+
+    // Gone: the window closed while the call waited.
+    let look = openai_call("call_look_moved", json!([{"type": "screenshot"}]));
+    assert_eq!(served.post("/v1/openai/computer_call", &json!({"call": look, "window": id})).0, 200);
+    let click = openai_call("call_gone", json!([{"type": "click", "button": "left", "x": cancel_x, "y": cancel_y}]));
+    let (status, body) = served.post("/v1/openai/computer_call", &json!({"call": click, "window": id, "park": true}));
+    assert_eq!(status, 202, "{body}");
+    let gone_id = body["pending"]["id"].as_str().unwrap().to_owned();
+    drop(form);
+    assert!(glovebox(sandbox, &home, &["pending", "approve", &gone_id, "--yes"]).status.success());
+    let (status, body) = served.post("/v1/pending", &json!({"id": gone_id}));
+    assert_eq!((status, body["error"]["code"].as_str()), (409, Some("COMPUTER_TARGET_GONE")), "{body}");
+    assert!(listed_pending(sandbox, &home).is_empty(), "every batch was answered");
+    // The calls' text never left the user's state directory: nothing is left in it either.
+    assert_eq!(std::fs::read_dir(home.join("state/glovebox/pending")).unwrap().count(), 0);
+    drop(served);
+    let _ = std::fs::remove_dir_all(&home);
+}
