@@ -55,6 +55,9 @@ _glovebox() {
             glovebox,observe)
                 cmd="glovebox__subcmd__observe"
                 ;;
+            glovebox,pending)
+                cmd="glovebox__subcmd__pending"
+                ;;
             glovebox,replay)
                 cmd="glovebox__subcmd__replay"
                 ;;
@@ -187,6 +190,9 @@ _glovebox() {
             glovebox__subcmd__help,observe)
                 cmd="glovebox__subcmd__help__subcmd__observe"
                 ;;
+            glovebox__subcmd__help,pending)
+                cmd="glovebox__subcmd__help__subcmd__pending"
+                ;;
             glovebox__subcmd__help,replay)
                 cmd="glovebox__subcmd__help__subcmd__replay"
                 ;;
@@ -238,6 +244,30 @@ _glovebox() {
             glovebox__subcmd__help__subcmd__grant,status)
                 cmd="glovebox__subcmd__help__subcmd__grant__subcmd__status"
                 ;;
+            glovebox__subcmd__help__subcmd__pending,approve)
+                cmd="glovebox__subcmd__help__subcmd__pending__subcmd__approve"
+                ;;
+            glovebox__subcmd__help__subcmd__pending,decline)
+                cmd="glovebox__subcmd__help__subcmd__pending__subcmd__decline"
+                ;;
+            glovebox__subcmd__pending,approve)
+                cmd="glovebox__subcmd__pending__subcmd__approve"
+                ;;
+            glovebox__subcmd__pending,decline)
+                cmd="glovebox__subcmd__pending__subcmd__decline"
+                ;;
+            glovebox__subcmd__pending,help)
+                cmd="glovebox__subcmd__pending__subcmd__help"
+                ;;
+            glovebox__subcmd__pending__subcmd__help,approve)
+                cmd="glovebox__subcmd__pending__subcmd__help__subcmd__approve"
+                ;;
+            glovebox__subcmd__pending__subcmd__help,decline)
+                cmd="glovebox__subcmd__pending__subcmd__help__subcmd__decline"
+                ;;
+            glovebox__subcmd__pending__subcmd__help,help)
+                cmd="glovebox__subcmd__pending__subcmd__help__subcmd__help"
+                ;;
             *)
                 ;;
         esac
@@ -245,7 +275,7 @@ _glovebox() {
 
     case "${cmd}" in
         glovebox)
-            opts="-h -V --config --help --version windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve run episode trajectories replay config completions man help"
+            opts="-h -V --config --help --version windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -743,7 +773,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__help)
-            opts="windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve run episode trajectories replay config completions man help"
+            opts="windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1050,6 +1080,48 @@ _glovebox() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        glovebox__subcmd__help__subcmd__pending)
+            opts="approve decline"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__pending__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__pending__subcmd__decline)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         glovebox__subcmd__help__subcmd__replay)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1309,6 +1381,116 @@ _glovebox() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__pending)
+            opts="-h --json --config --help approve decline help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__pending__subcmd__approve)
+            opts="-h --yes --json --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__pending__subcmd__decline)
+            opts="-h --json --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__pending__subcmd__help)
+            opts="approve decline help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__pending__subcmd__help__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__pending__subcmd__help__subcmd__decline)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__pending__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
