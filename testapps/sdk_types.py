@@ -3,7 +3,10 @@ naming the first value that does not fit.
 
 Input (a JSON file): {"anthropic": {"toolset": ..., "blocks": [...],
 "results": [...]}, "gemini": {"tool": ..., "model_turn": ..., "responses":
-[...]}}, any part optional.
+[...]}, "openai": {"calls": [...], "outputs": [...]}}, any part optional.
+- OpenAI (`openai`): each call as the GA `ResponseComputerToolCall` (its
+  batch of `actions`), each answer as the `ComputerCallOutput` input item,
+  answering one of the calls, in their order.
 - Anthropic (`anthropic` on PyPI): the toolset definition as
   `ComputerToolset20260801Param`, each member block Claude sent as the
   `ComputerToolUseBlock` union, each answer as `ToolResultBlockParam` (its
@@ -49,7 +52,25 @@ def check_gemini(part):
     print(f"gemini: the tool, {len(calls)} calls and {len(part['responses'])} responses fit the SDK's types")
 
 
+def check_openai(part):
+    from pydantic import TypeAdapter
+    from openai.types.responses import ResponseComputerToolCall
+    from openai.types.responses.response_input_item_param import ComputerCallOutput
+
+    calls = [ResponseComputerToolCall.model_validate(c) for c in part["calls"]]
+    assert all(c.actions for c in calls), calls
+    outputs = TypeAdapter(list[ComputerCallOutput]).validate_python(part["outputs"])
+    answered = [o["call_id"] for o in outputs]
+    assert answered == [c.call_id for c in calls][: len(answered)], answered
+    for output in outputs:
+        assert output["output"]["type"] == "computer_screenshot", output
+        assert output["output"]["image_url"].startswith("data:image/png;base64,"), output["call_id"]
+    print(f"openai: {len(calls)} calls and {len(outputs)} outputs fit the SDK's types")
+
+
 data = json.load(open(sys.argv[1]))
+if "openai" in data:
+    check_openai(data["openai"])
 if "anthropic" in data:
     check_anthropic(data["anthropic"])
 if "gemini" in data:

@@ -10,6 +10,7 @@ pub mod desktop;
 pub mod fake;
 mod host;
 pub mod mcp;
+pub mod sdk;
 pub mod serve;
 
 pub use host::{audit_path, host, wayland_host, TestHost, WaylandTestHost};

@@ -74,7 +74,8 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     let look = openai_call("call_look", json!([{"type": "screenshot"}]));
     let mut click = openai_call("call_click", json!([{"type": "click", "button": "left", "x": cancel_x, "y": cancel_y}]));
     click["pending_safety_checks"] = json!([{"id": "cu_sc_7", "code": "sensitive_domain", "message": "Cancels the order."}]);
-    let (status, body) = served.post("/v1/openai/computer_call", &json!({"calls": [look, click], "window": id, "park": true}));
+    let turn = json!([look, click]);
+    let (status, body) = served.post("/v1/openai/computer_call", &json!({"calls": turn, "window": id, "park": true}));
     assert_eq!(status, 202, "{body}");
     let pending = &body["pending"];
     let pending_id = pending["id"].as_str().unwrap().to_owned();
@@ -109,6 +110,8 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     assert_eq!(outputs.iter().map(|o| o["call_id"].as_str().unwrap()).collect::<Vec<_>>(), ["call_look", "call_click"], "{body}");
     assert!(outputs.iter().all(|o| o["type"] == "computer_call_output" && o["output"]["type"] == "computer_screenshot"), "{body}");
     assert_eq!(outputs[1]["acknowledged_safety_checks"][0]["id"], "cu_sc_7");
+    let report = glovebox_testkit::sdk::check_types(&home, &json!({"openai": {"calls": turn, "outputs": outputs}}));
+    assert!(report.contains("2 calls and 2 outputs fit"), "{report}");
     form.wait_state("Cancel clicked once the person approved", |s| s["clicks"]["cancel"] == 1);
     let (status, _) = served.post("/v1/pending", &json!({"id": pending_id}));
     assert_eq!(status, 404, "answered: gone");

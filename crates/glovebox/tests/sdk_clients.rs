@@ -19,11 +19,8 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The SDKs' interpreter; `.ci/install-deps` makes it.
 fn sdk_python() -> PathBuf {
-    let python = repo().join("target/sdk-venv/bin/python");
-    assert!(python.exists(), "{} is missing: run `bash .ci/install-deps` (it installs the pinned SDK clients)", python.display());
-    python
+    glovebox_testkit::sdk::python()
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -44,13 +41,8 @@ fn centre(state: &Value, name: &str) -> (i64, i64) {
     (a[0].as_i64().unwrap() + a[2].as_i64().unwrap() / 2, a[1].as_i64().unwrap() + a[3].as_i64().unwrap() / 2)
 }
 
-/// Runs `testapps/sdk_types.py` on `checked`; its report.
 fn sdk_types(home: &Path, checked: &Value) -> String {
-    let file = home.join("checked.json");
-    std::fs::write(&file, checked.to_string()).unwrap();
-    let out = std::process::Command::new(sdk_python()).arg(repo().join("testapps/sdk_types.py")).arg(&file).output().unwrap();
-    assert!(out.status.success(), "the SDK types refused a value:\n{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    glovebox_testkit::sdk::check_types(home, checked)
 }
 
 #[test]
