@@ -99,7 +99,7 @@ class Fixture:
 
         buttons = Gtk.Box(spacing=8)
         self.buttons = {}
-        for label, key in (("Submit", "submit"), ("Cancel", "cancel")):
+        for label, key in ((self.args.submit_label, "submit"), ("Cancel", "cancel")):
             button = Gtk.Button(label=label)
             button.set_name(key)
             button.connect("clicked", self.on_click, key)
@@ -490,6 +490,7 @@ def main():
     parser.add_argument("--no-password", action="store_true", help="leave the password field out")
     parser.add_argument("--fill", help="R,G,B: show one flat colour instead of the widgets")
     parser.add_argument("--job-ms", type=int, default=0, help="Submit runs a job this long on the main thread before it counts")
+    parser.add_argument("--submit-label", default="Submit", help="the label of the submitting button (a newer version of the app)")
     parser.add_argument("--react-ms", type=int, default=0, help="show a button's click in the status this long after it")
     parser.add_argument("--flood-ms", type=int, default=0, help="rename a ticker label this often, forever (an animation)")
     args = parser.parse_args()

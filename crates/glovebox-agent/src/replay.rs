@@ -32,6 +32,9 @@ pub struct Account {
     pub lines: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub divergence: Option<Divergence>,
+    /// The window the replay was in when it stopped.
+    #[serde(skip)]
+    pub window: Option<WindowRef>,
 }
 
 /// A recording run again as a surface offers it: read and verified with
@@ -97,7 +100,7 @@ pub fn run(host: &Host, recording: &Recording, window: &WindowRef) -> Account {
 /// `window` is where the first step's window is; a later step recorded in
 /// another window goes to the open window that matches its address.
 pub fn run_steps(host: &Host, path: &Path, steps: &[recording::Step], window: &WindowRef) -> Account {
-    let mut account = Account { recording: path.to_owned(), replayed: 0, of: steps.len(), lines: vec![], divergence: None };
+    let mut account = Account { recording: path.to_owned(), replayed: 0, of: steps.len(), lines: vec![], divergence: None, window: Some(window.clone()) };
     let mut current = (steps.first().map(|s| s.window.clone()), window.clone());
     for step in steps {
         if current.0.as_ref() != Some(&step.window) {
@@ -110,6 +113,7 @@ pub fn run_steps(host: &Host, path: &Path, steps: &[recording::Step], window: &W
                 }
             }
         }
+        account.window = Some(current.1.clone());
         match one(host, step, &current.1) {
             Ok(line) => {
                 account.replayed += 1;
@@ -174,6 +178,67 @@ fn describe(address: &recording::ElementAddress) -> String {
     match inside.is_empty() {
         true => format!("{} {:?}", address.role, address.name),
         false => format!("{} {:?} in {}", address.role, address.name, inside.join(" › ")),
+    }
+}
+
+/// How long the handover's list of steps may grow before the rest are counted.
+const HANDOVER_STEPS_CHARS: usize = 3000;
+
+/// The instruction that hands the rest of a diverged replay to a model:
+/// where and why it stopped, and what the steps from there on did when they
+/// were recorded (their elements by role and name, the text they typed when
+/// it was kept, the changes they made). `None` when nothing diverged.
+pub fn handover(steps: &[recording::Step], account: &Account) -> Option<String> {
+    let divergence = account.divergence.as_ref()?;
+    let mut text = format!(
+        "Finish a task that was recorded earlier and replayed here with no model. The replay did {} of its {} steps; at step {} it stopped ({}): it expected {}, and the window shows {}. The application may have changed since the recording (a renamed control, a moved field). The recorded steps from there on were:",
+        account.replayed,
+        account.of,
+        divergence.step,
+        divergence.code,
+        clip(&divergence.expected, 400),
+        clip(&divergence.saw, 400)
+    );
+    let rest: Vec<&recording::Step> = steps.iter().filter(|s| s.index >= divergence.step).collect();
+    for (shown, step) in rest.iter().enumerate() {
+        // The loop takes at most 4000 characters of instruction.
+        if text.chars().count() > HANDOVER_STEPS_CHARS {
+            text.push_str(&format!("\n- and {} more step(s)", rest.len() - shown));
+            break;
+        }
+        let on: Vec<String> = step
+            .targets
+            .iter()
+            .map(|t| match t {
+                RecordedTarget::Element(address) => describe(address),
+                RecordedTarget::Point { point } => format!("the point ({}, {})", point.x, point.y),
+            })
+            .collect();
+        text.push_str(&format!("\n- step {}: {}", step.index, step.action.kind()));
+        if !on.is_empty() {
+            text.push_str(&format!(" on {}", on.join(" and ")));
+        }
+        match (step.withheld_text, &step.action) {
+            (Some(length), _) => text.push_str(&format!(", typing {length} character(s) the recording did not keep (ask the user for them)")),
+            (None, glovebox_model::Action::Type { text: typed } | glovebox_model::Action::SetValue { text: typed, .. }) => {
+                text.push_str(&format!(", typing {:?}", clip(typed, 200)))
+            }
+            _ => {}
+        }
+        text.push_str(&format!(" in {} {:?}", step.window.app, step.window.title));
+        if let Some(expect) = step.expect.as_ref().filter(|e| !e.is_empty()) {
+            text.push_str(&format!(" (it changed: {})", clip(&expect.join("; "), 300)));
+        }
+    }
+    text.push_str("\nDo what these steps did, in this window, and say done when the window shows their changes.");
+    Some(clip(&text, 4000))
+}
+
+/// `text` cut to at most `max` characters, the cut marked.
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max.saturating_sub(1)) {
+        Some((at, _)) if text.chars().count() > max => format!("{}…", &text[..at]),
+        _ => text.to_owned(),
     }
 }
 

@@ -10,6 +10,7 @@ pub mod desktop;
 pub mod fake;
 mod host;
 pub mod mcp;
+pub mod model;
 pub mod sdk;
 pub mod serve;
 

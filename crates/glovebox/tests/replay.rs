@@ -204,6 +204,78 @@ text = {{ contains = "\"submit\": 1" }}
     std::fs::remove_dir_all(&home).unwrap();
 }
 
+/// The bound model once a replay hands over: it is told what the rest of the
+/// recording did, presses the button that replaced Submit, and says done.
+fn take_over(step: usize, prompt: &str) -> Value {
+    match step {
+        0 => {
+            assert!(prompt.contains("at step 2 it stopped (COMPUTER_ELEMENT_NOT_FOUND)"), "the model hears where and why: {prompt}");
+            assert!(prompt.contains("step 2: click on push button \"Submit\""), "and what the rest did: {prompt}");
+            let send = glovebox_testkit::model::id_on_line(prompt, "\"Send\"").expect("the renamed button is in the tree");
+            serde_json::json!({"decision": {"kind": "action", "action": {"action": "click", "target": {"element": send}, "button": "left", "count": 1}}})
+        }
+        _ => serde_json::json!({"decision": {"kind": "done", "claim": "The form is submitted."}}),
+    }
+}
+
+/// A newer version of the app renamed Submit: the replay sets the name, stops at the click,
+/// and with --model-on-divergence the bound model does the rest; without, nothing more happens.
+#[test]
+fn a_diverged_replay_hands_the_rest_to_the_bound_model_only_when_asked() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let looker: Host = glovebox_testkit::host(sandbox, "replay-handover-looker").open();
+    let sentinel = Fixture::launch(sandbox, &unique_title("Handover user"), &["--no-password", "--x", "900", "--y", "60"]);
+    let title = unique_title("Handover form");
+    let home = scratch("handover-home");
+    {
+        let first = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
+        sentinel.keep_active();
+        wait_until("the form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+        drive_once(sandbox, &home, &first.title);
+        first.wait_state("the driven task", |s| s["values"]["name"] == "Ada Lovelace" && s["clicks"]["submit"] == 1);
+    }
+    let (recording, _) = the_recording(sandbox, &home);
+    let newer = ["--no-password", "--x", "40", "--y", "40", "--submit-label", "Send"];
+
+    // Without the flag: it stops at step 2 and nothing more is done.
+    let plain = Fixture::launch(sandbox, &title, &newer);
+    wait_until("the newer form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+    sentinel.keep_active();
+    let (status, account) = replay(sandbox, &home, &recording);
+    assert_eq!(
+        (status, &account["divergence"]["step"], &account["divergence"]["code"]),
+        (Some(3), &Value::from(2), &Value::from("COMPUTER_ELEMENT_NOT_FOUND")),
+        "{account}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let state = plain.state().unwrap();
+    assert_eq!((&state["values"]["name"], &state["clicks"]["submit"]), (&Value::from("Ada Lovelace"), &Value::from(0)), "{state}");
+    drop(plain);
+
+    // With it: the bound model (a scripted one on loopback) finishes the task.
+    let newer_form = Fixture::launch(sandbox, &title, &newer);
+    wait_until("the second newer form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+    sentinel.keep_active();
+    let before = Desktop::now(&looker, sandbox, &sentinel);
+    let (base, asked) = glovebox_testkit::model::model_server_with(take_over, std::time::Duration::ZERO);
+    let mut command = sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), &home);
+    command.args(["replay", recording.to_str().unwrap(), "--yes", "--json", "--model-on-divergence"]).stdin(std::process::Stdio::null());
+    command.env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "");
+    command.env("GLOVEBOX_MODEL_PROVIDER", "openai-compatible").env("GLOVEBOX_MODEL_MODEL", "scripted").env("GLOVEBOX_MODEL_BASE_URL", &base);
+    let out = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let said: Value =
+        serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {stdout} / {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert_eq!((&said["replay"]["replayed"], &said["replay"]["divergence"]["step"]), (&Value::from(1), &Value::from(2)), "{said}");
+    assert_eq!(said["handed_over"]["summary"]["stop"]["reason"], "done", "{said}");
+    assert_eq!(asked.lock().unwrap().len(), 2, "two model calls, after the replay's none");
+    let state = newer_form.wait_state("the model's click", |s| s["clicks"]["submit"] == 1);
+    assert_eq!((&state["values"]["name"], &state["window_active"]), (&Value::from("Ada Lovelace"), &Value::from(false)), "{state}");
+    assert_eq!(Desktop::now(&looker, sandbox, &sentinel), before, "the user's pointer, stacking, focus and window");
+    std::fs::remove_dir_all(&home).unwrap();
+}
+
 /// A dialog nobody here wrote: zenity's form, filled and confirmed once
 /// through `glovebox mcp`, then replayed on a fresh zenity; the oracle is
 /// what zenity prints when its OK is pressed.

@@ -1499,7 +1499,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__replay)
-            opts="-h --window --yes --json --config --help"
+            opts="-h --window --yes --json --model-on-divergence --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

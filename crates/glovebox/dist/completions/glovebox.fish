@@ -176,6 +176,7 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -l window -d '
 complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -l yes -d 'Approve the replay\'s input as a whole, as typing `glovebox run` does; without it the replay asks once, listing its steps'
 complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -l json -d 'Print the account as JSON'
+complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -l model-on-divergence -d 'When the replay diverges, hand the rest to the bound model (`glovebox run`), told where and why it stopped and what the remaining steps did'
 complete -c glovebox -n "__fish_glovebox_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand config; and not __fish_seen_subcommand_from get set list help" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand config; and not __fish_seen_subcommand_from get set list help" -s h -l help -d 'Print help'

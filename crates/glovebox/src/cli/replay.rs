@@ -33,6 +33,9 @@ pub struct ReplayArgs {
     /// Print the account as JSON.
     #[arg(long)]
     json: bool,
+    /// When the replay diverges, hand the rest to the bound model (`glovebox run`), told where and why it stopped and what the remaining steps did.
+    #[arg(long)]
+    model_on_divergence: bool,
 }
 
 #[derive(Serialize)]
@@ -89,17 +92,33 @@ pub fn trajectories(args: TrajectoriesArgs) -> Result<ExitCode, Failure> {
 pub fn replay(config: Option<PathBuf>, args: ReplayArgs) -> Result<ExitCode, Failure> {
     let json = args.json;
     let config = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config)).map_err(|e| refused(e.into(), json))?.config;
+    // An unbound model is said before anything is replayed.
+    let binding = args.model_on_divergence.then(|| super::run::configured_binding(&config)).transpose().map_err(|r| refused(r, json))?;
     let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
     let host = host.with_approver(std::sync::Arc::new(super::terminal::Terminal));
     let window = args.window.as_deref().map(str::parse::<WindowRef>).transpose().map_err(|r| refused(r, json))?;
     let account = replay::replay(&host, &args.recording, window, args.yes).map_err(|r| refused(r, json))?;
-    if json {
-        println!("{}", serde_json::to_string(&account).context("serialising the account")?);
-    } else {
+    let (Some(divergence), Some(binding)) = (&account.divergence, binding) else {
+        if json {
+            println!("{}", serde_json::to_string(&account).context("serialising the account")?);
+        } else {
+            print!("{}", account.render());
+        }
+        return Ok(account.divergence.as_ref().map_or(ExitCode::SUCCESS, |d| Exit::of(d.code).into()));
+    };
+    if !json {
         print!("{}", account.render());
+        println!("handing the rest from step {} to the model", divergence.step);
     }
-    Ok(match &account.divergence {
-        None => ExitCode::SUCCESS,
-        Some(d) => Exit::of(d.code).into(),
-    })
+    let steps = recording::read(&args.recording, &recording::default_dir()).map_err(|e| refused(e.to_refusal(), json))?.steps;
+    let mut task = glovebox_agent::Task::new(replay::handover(&steps, &account).unwrap_or_default());
+    task.window = account.window.clone();
+    task.validate().map_err(|r| refused(r, json))?;
+    let (outcome, report) = super::run::drive(&config, &host, &binding, &task, None, json)?;
+    if json {
+        println!("{}", serde_json::json!({"replay": account, "handed_over": {"summary": outcome.summary, "report": report}}));
+    } else {
+        println!("{}\nreport: {}", outcome.summary.render(), report.display());
+    }
+    Ok(super::run::exit_of(&outcome.summary.stop))
 }

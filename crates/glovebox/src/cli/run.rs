@@ -47,13 +47,42 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
     task.observe_only = args.observe_only;
     task.window = args.window.as_deref().map(str::parse).transpose().map_err(|r| refused(r, json))?;
     task.validate().map_err(|r| refused(r, json))?;
-    let mut model = match binding.native {
-        true => None,
-        false => Some(glovebox_agent::providers::bind(&binding).map_err(|e| refused(e.to_refusal(), json))?),
-    };
-    let model_name = model.as_ref().map(|m| m.name()).unwrap_or_else(|| format!("{}/{} (native computer use)", config.model.provider, binding.model));
     let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
     glovebox::platform::serve_indicator(&host);
+    let (outcome, report) = drive(&config, &host, &binding, &task, args.report, json)?;
+    if json {
+        println!("{}", serde_json::json!({"summary": outcome.summary, "report": report}));
+    } else {
+        println!("{}\nreport: {}", outcome.summary.render(), report.display());
+    }
+    Ok(exit_of(&outcome.summary.stop))
+}
+
+/// The exit status of a run that ended for `stop`.
+pub(super) fn exit_of(stop: &StopReason) -> ExitCode {
+    match stop {
+        StopReason::Done | StopReason::Asked { .. } => ExitCode::SUCCESS,
+        StopReason::StepLimit { .. } => Exit::Timeout.into(),
+        other => other.code().map(Exit::of).unwrap_or(Exit::Failure).into(),
+    }
+}
+
+/// Runs `task` with the bound model on `host`, as the person who typed the
+/// command asked: Ctrl-C is Stop, a progress line per step, and the HTML
+/// report written to `report` (default: under the state directory).
+pub(super) fn drive(
+    config: &glovebox_config::Config,
+    host: &glovebox_host::Host,
+    binding: &glovebox_agent::ModelBinding,
+    task: &Task,
+    report: Option<PathBuf>,
+    json: bool,
+) -> Result<(glovebox_agent::run::Outcome, PathBuf), Failure> {
+    let mut model = match binding.native {
+        true => None,
+        false => Some(glovebox_agent::providers::bind(binding).map_err(|e| refused(e.to_refusal(), json))?),
+    };
+    let model_name = model.as_ref().map(|m| m.name()).unwrap_or_else(|| format!("{}/{} (native computer use)", config.model.provider, binding.model));
 
     // Ctrl-C is Stop: the grant is revoked and the loop ends at its next
     // host call; a second Ctrl-C leaves at once.
@@ -88,33 +117,24 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
         bar.set_message(format!("step {}/{max}: asking the model", step.index + 1));
     };
     let outcome = match model.as_mut() {
-        Some(model) => glovebox_agent::run(&host, model.as_mut(), &task, &mut progress),
-        None => glovebox_agent::run_native(&host, &binding, &task, &mut progress),
+        Some(model) => glovebox_agent::run(&host, model.as_mut(), task, &mut progress),
+        None => glovebox_agent::run_native(&host, binding, task, &mut progress),
     };
     bar.finish_and_clear();
     let outcome = outcome.map_err(|r| refused(r, json))?;
 
-    let path = args.report.unwrap_or_else(|| glovebox_agent::report::default_path("run"));
+    let path = report.unwrap_or_else(|| glovebox_agent::report::default_path("run"));
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     std::fs::write(&path, glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps))
         .with_context(|| format!("writing {}", path.display()))?;
-    if json {
-        println!("{}", serde_json::json!({"summary": outcome.summary, "report": path}));
-    } else {
-        println!("{}\nreport: {}", outcome.summary.render(), path.display());
-    }
-    Ok(match &outcome.summary.stop {
-        StopReason::Done | StopReason::Asked { .. } => ExitCode::SUCCESS,
-        StopReason::StepLimit { .. } => Exit::Timeout.into(),
-        other => other.code().map(Exit::of).unwrap_or(Exit::Failure).into(),
-    })
+    Ok((outcome, path))
 }
 
 /// The configured binding; unbound or MCP sampling (which needs an MCP
 /// client) is `COMPUTER_MODEL_UNBOUND`.
-fn configured_binding(config: &glovebox_config::Config) -> Result<glovebox_agent::ModelBinding, Refusal> {
+pub(super) fn configured_binding(config: &glovebox_config::Config) -> Result<glovebox_agent::ModelBinding, Refusal> {
     match glovebox::binding::model_binding(&config.model).map_err(|e| e.to_refusal())? {
         None => Err(glovebox_agent::ModelError::Unbound.to_refusal()),
         Some(b) if b.provider == Provider::McpSampling => Err(Refusal::new(
