@@ -117,12 +117,15 @@ fn read_line_within(stdout: impl Read + Send + 'static, timeout: Duration, what:
 }
 
 /// A shell outside process group `group` that ends the group when its
-/// stdin closes without the word `done` (the owner died).
-pub(crate) fn watchdog(group: u32) -> Result<(Child, ChildStdin), SandboxError> {
-    let script =
-        format!("trap '' INT HUP; read line; [ \"$line\" = done ] && exit 0; kill -TERM -{group} 2>/dev/null; sleep 1; kill -KILL -{group} 2>/dev/null");
+/// stdin closes without the word `done` (the owner died: a test binary's
+/// shared desktop is never dropped), then removes the desktop's `dirs`.
+pub(crate) fn watchdog(group: u32, dirs: &[&Path]) -> Result<(Child, ChildStdin), SandboxError> {
+    let script = format!(
+        "trap '' INT HUP; read line; [ \"$line\" = done ] && exit 0; kill -TERM -{group} 2>/dev/null; sleep 1; kill -KILL -{group} 2>/dev/null; sleep 0.2; rm -rf -- \"$@\""
+    );
     let mut child = Command::new("/bin/sh")
-        .args(["-c", &script])
+        .args(["-c", &script, "glovebox-watchdog"])
+        .args(dirs)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -330,7 +333,7 @@ impl Sandbox {
     }
 
     fn start_watchdog(&mut self) -> Result<(), SandboxError> {
-        self.watchdog = Some(watchdog(self.process_group)?);
+        self.watchdog = Some(watchdog(self.process_group, &[&self.runtime_dir])?);
         Ok(())
     }
 

@@ -130,7 +130,7 @@ impl WaylandSandbox {
             children: vec![compositor],
             watchdog: None,
         };
-        sandbox.watchdog = Some(watchdog(process_group)?);
+        sandbox.watchdog = Some(watchdog(process_group, &[&sandbox.runtime_dir, &sandbox.compositor_dir])?);
         sandbox.wait_for_compositor()?;
         let (bus, address) = start_bus(&sandbox.runtime_dir, process_group, sandbox.env())?;
         sandbox.children.push(bus);
