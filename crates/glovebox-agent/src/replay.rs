@@ -37,11 +37,22 @@ pub struct Account {
     pub window: Option<WindowRef>,
 }
 
+/// Where a replay gets typed text the recording did not keep.
+#[derive(Clone, Copy)]
+pub enum WithheldText<'a> {
+    /// No one to ask: such a step is where the replay stops
+    /// (`COMPUTER_APPROVAL_REQUIRED`), with nothing typed.
+    Refuse,
+    /// The person replaying is asked: the question in, their text out
+    /// (`None`: they gave none, and the replay stops there).
+    Ask(&'a dyn Fn(&str) -> Option<String>),
+}
+
 /// A recording run again as a surface offers it: read and verified with
 /// this user's key, in `window` or the one the recording names, approved
 /// once as a whole (a prompt listing its steps and elements, or the person
 /// who typed the command: `started_by_user`), then replayed.
-pub fn replay(host: &Host, path: &Path, window: Option<WindowRef>, started_by_user: bool) -> Result<Account, Refusal> {
+pub fn replay(host: &Host, path: &Path, window: Option<WindowRef>, started_by_user: bool, withheld: WithheldText) -> Result<Account, Refusal> {
     let recording = recording::read(path, &recording::default_dir()).map_err(|e| e.to_refusal())?;
     let first = recording.steps.first().ok_or_else(|| Refusal::invalid_argument(format!("{} holds no step", path.display())))?;
     let window = match window {
@@ -66,7 +77,7 @@ pub fn replay(host: &Host, path: &Path, window: Option<WindowRef>, started_by_us
         started_by_user,
     };
     let host = host.approve_span(span)?;
-    Ok(run(&host, &recording, &window))
+    Ok(run(&host, &recording, &window, withheld))
 }
 
 /// The window the recording's first step acted in: the same application
@@ -92,14 +103,14 @@ pub fn find_window(host: &Host, address: &recording::WindowAddress) -> Result<Wi
     }
 }
 
-pub fn run(host: &Host, recording: &Recording, window: &WindowRef) -> Account {
-    run_steps(host, &recording.path, &recording.steps, window)
+pub fn run(host: &Host, recording: &Recording, window: &WindowRef, withheld: WithheldText) -> Account {
+    run_steps(host, &recording.path, &recording.steps, window, withheld)
 }
 
 /// [`run`] over steps already read and verified (`path` names them in the account).
 /// `window` is where the first step's window is; a later step recorded in
 /// another window goes to the open window that matches its address.
-pub fn run_steps(host: &Host, path: &Path, steps: &[recording::Step], window: &WindowRef) -> Account {
+pub fn run_steps(host: &Host, path: &Path, steps: &[recording::Step], window: &WindowRef, withheld: WithheldText) -> Account {
     let mut account = Account { recording: path.to_owned(), replayed: 0, of: steps.len(), lines: vec![], divergence: None, window: Some(window.clone()) };
     let mut current = (steps.first().map(|s| s.window.clone()), window.clone());
     for step in steps {
@@ -114,7 +125,7 @@ pub fn run_steps(host: &Host, path: &Path, steps: &[recording::Step], window: &W
             }
         }
         account.window = Some(current.1.clone());
-        match one(host, step, &current.1) {
+        match one(host, step, &current.1, withheld) {
             Ok(line) => {
                 account.replayed += 1;
                 account.lines.push(format!("step {}: {line}", step.index));
@@ -128,14 +139,32 @@ pub fn run_steps(host: &Host, path: &Path, steps: &[recording::Step], window: &W
     account
 }
 
-fn one(host: &Host, step: &recording::Step, window: &WindowRef) -> Result<String, Divergence> {
+fn one(host: &Host, step: &recording::Step, window: &WindowRef, withheld: WithheldText) -> Result<String, Divergence> {
     let diverged = |code, expected: String, saw: String| Divergence { step: step.index, code, expected, saw };
+    let mut typed = None;
     if let Some(length) = step.withheld_text {
-        return Err(diverged(
-            ErrorCode::ApprovalRequired,
-            format!("{} of {length} character(s) the recording did not keep", step.action.kind()),
-            "nothing was typed: replaying it needs the text from you (record with `glovebox config set recording.text kept` to keep it)".into(),
-        ));
+        let wanted = format!("{} of {length} character(s) the recording did not keep", step.action.kind());
+        let into = step.targets.iter().find_map(|t| match t {
+            RecordedTarget::Element(address) => Some(format!(" into {}", describe(address))),
+            RecordedTarget::Point { .. } => None,
+        });
+        let question = format!(
+            "Step {}: when recorded, it typed {length} character(s){} that the recording did not keep. What should it type now?",
+            step.index,
+            into.unwrap_or_default()
+        );
+        typed = match withheld {
+            WithheldText::Ask(ask) => ask(&question).filter(|t| !t.is_empty()),
+            WithheldText::Refuse => None,
+        };
+        if typed.is_none() {
+            return Err(diverged(
+                ErrorCode::ApprovalRequired,
+                wanted,
+                "nothing was typed: replaying it needs the text from you, at a terminal (or record with `glovebox config set recording.text kept` to keep it)"
+                    .into(),
+            ));
+        }
     }
     let seen = host.observe(Some(window), false).map_err(|r| diverged(r.code, "the window to look at".into(), r.message))?;
     let mut targets = vec![];
@@ -154,7 +183,10 @@ fn one(host: &Host, step: &recording::Step, window: &WindowRef) -> Result<String
             }
         });
     }
-    let action = step.action.retargeted(&targets).map_err(|r| diverged(r.code, "a replayable action".into(), r.message))?;
+    let mut action = step.action.retargeted(&targets).map_err(|r| diverged(r.code, "a replayable action".into(), r.message))?;
+    if let Some(text) = &typed {
+        action = action.with_text(text);
+    }
     let done = host
         .perform(ActRequest::new(seen.frame.id, action).look(LookAfter::Tree { screenshot: false }))
         .map_err(|r| diverged(r.code, format!("{} to be delivered", step.action.kind()), r.message))?;

@@ -533,7 +533,8 @@ impl GloveboxServer {
     async fn replay(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ReplayArgs>) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, _, _| {
             let window = args.window.as_deref().map(window_ref).transpose()?;
-            let account = glovebox_agent::replay::replay(host, std::path::Path::new(&args.recording), window, false)?;
+            let account =
+                glovebox_agent::replay::replay(host, std::path::Path::new(&args.recording), window, false, glovebox_agent::replay::WithheldText::Refuse)?;
             match &account.divergence {
                 None => Ok(Reply::text(account.render())),
                 Some(d) => Err(Refusal::new(d.code, account.render())),

@@ -152,6 +152,16 @@ impl Action {
         action
     }
 
+    /// The same action typing `typed` instead (text a recording did not
+    /// keep, given again by the person replaying it).
+    pub fn with_text(&self, typed: &str) -> Action {
+        let mut action = self.clone();
+        if let Action::Type { text } | Action::SetValue { text, .. } = &mut action {
+            *text = typed.to_owned();
+        }
+        action
+    }
+
     /// The same action aimed at `targets`, one per [`Action::targets`] in
     /// order: a recorded action on the elements of a live tree.
     pub fn retargeted(&self, targets: &[Target]) -> Result<Action, Refusal> {

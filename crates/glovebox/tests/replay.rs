@@ -35,17 +35,18 @@ fn glovebox(sandbox: &Sandbox, home: &Path, args: &[&str]) -> Output {
 
 /// The form task (set the name, click Submit) through `glovebox mcp`, by the Python SDK, approved by the user.
 fn drive_once(sandbox: &Sandbox, home: &Path, title: &str) {
-    drive_once_with(sandbox, home, title, "Submit");
+    drive_once_with(sandbox, home, title, "Submit", "kept");
 }
 
-/// [`drive_once`] on a form whose confirming button says `submit`.
-fn drive_once_with(sandbox: &Sandbox, home: &Path, title: &str, submit: &str) {
+/// [`drive_once`] on a form whose confirming button says `submit`, the
+/// recording keeping typed text as `text` says (`kept`, or only its `length`).
+fn drive_once_with(sandbox: &Sandbox, home: &Path, title: &str, submit: &str, text: &str) {
     let python = repo().join("target/sdk-venv/bin/python");
     assert!(python.exists(), "{} is missing: run `bash .ci/install-deps`", python.display());
     let mut command = sandbox.command_in_home(python, home);
     command.arg(repo().join("testapps/sdk_mcp_approvals.py")).args(["auto", "accept", title, "Ada Lovelace", env!("CARGO_BIN_EXE_glovebox"), "mcp"]);
     // Typed text is kept only by the user's explicit choice.
-    command.env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_RECORDING_TEXT", "kept").env("SUBMIT_BUTTON", submit);
+    command.env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_RECORDING_TEXT", text).env("SUBMIT_BUTTON", submit);
     let out = command.output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -276,6 +277,63 @@ fn a_diverged_replay_hands_the_rest_to_the_bound_model_only_when_asked() {
     std::fs::remove_dir_all(&home).unwrap();
 }
 
+/// Recorded with the default (only the length of typed text kept): without a
+/// terminal the replay stops at the typing step with nothing typed; at one (a
+/// pseudo-terminal from script(1)) the person is asked for the text and the
+/// replay goes on with it.
+#[test]
+fn text_the_recording_did_not_keep_is_asked_for_at_the_terminal() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let looker: Host = glovebox_testkit::host(sandbox, "replay-withheld-looker").open();
+    let sentinel = Fixture::launch(sandbox, &unique_title("Withheld user"), &["--no-password", "--x", "900", "--y", "60"]);
+    let title = unique_title("Withheld form");
+    let home = scratch("withheld-home");
+    let at = ["--no-password", "--x", "40", "--y", "40"];
+    {
+        let first = Fixture::launch(sandbox, &title, &at);
+        sentinel.keep_active();
+        wait_until("the form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+        drive_once_with(sandbox, &home, &first.title, "Submit", "length");
+        first.wait_state("the driven task", |s| s["values"]["name"] == "Ada Lovelace" && s["clicks"]["submit"] == 1);
+    }
+    let (recording, _) = the_recording(sandbox, &home);
+    assert!(!std::fs::read_to_string(&recording).unwrap().contains("Ada Lovelace"), "the text itself was not kept");
+
+    let untyped = Fixture::launch(sandbox, &title, &at);
+    wait_until("the fresh form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+    sentinel.keep_active();
+    let (status, account) = replay(sandbox, &home, &recording);
+    assert_eq!((&account["divergence"]["step"], &account["divergence"]["code"]), (&Value::from(1), &Value::from("COMPUTER_APPROVAL_REQUIRED")), "{account}");
+    assert_ne!(status, Some(0));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let state = untyped.state().unwrap();
+    assert_eq!((&state["values"]["name"], &state["clicks"]["submit"]), (&Value::from(""), &Value::from(0)), "{state}");
+    drop(untyped);
+
+    let form = Fixture::launch(sandbox, &title, &at);
+    wait_until("the third form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+    sentinel.keep_active();
+    let before = Desktop::now(&looker, sandbox, &sentinel);
+    let replay_line = format!("{} replay {} --yes --json", env!("CARGO_BIN_EXE_glovebox"), recording.display());
+    let mut command = sandbox.command_in_home("script", &home);
+    command.args(["-qec", &replay_line, "/dev/null"]).env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "");
+    let mut child = command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), b"Grace Hopper\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let terminal = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        terminal.contains("Step 1: when recorded, it typed 12 character(s) into") && terminal.contains("What should it type now?"),
+        "the person is asked: {terminal}"
+    );
+    let json = terminal.lines().last().and_then(|l| l.find('{').map(|at| l[at..].trim().to_owned())).unwrap_or_default();
+    let account: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {terminal}"));
+    assert_eq!((out.status.code(), &account["replayed"]), (Some(0), &Value::from(2)), "{account}");
+    let state = form.wait_state("the replay with the person's text", |s| s["values"]["name"] == "Grace Hopper" && s["clicks"]["submit"] == 1);
+    assert_eq!(state["window_active"], false);
+    assert_eq!(Desktop::now(&looker, sandbox, &sentinel), before, "the user's pointer, stacking, focus and window");
+    std::fs::remove_dir_all(&home).unwrap();
+}
+
 /// A dialog nobody here wrote: zenity's form, filled and confirmed once
 /// through `glovebox mcp`, then replayed on a fresh zenity; the oracle is
 /// what zenity prints when its OK is pressed.
@@ -299,7 +357,7 @@ fn a_real_dialog_driven_once_is_replayed_on_a_fresh_copy_with_no_model() {
     let first = zenity();
     let dialog = wait_until("the dialog", || looker.list_windows(Some(&title), 1).ok()?.windows.first().map(|w| w.window.id));
     settle(dialog);
-    drive_once_with(sandbox, &home, &title, "OK");
+    drive_once_with(sandbox, &home, &title, "OK", "kept");
     let out = first.wait_with_output().unwrap();
     assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).trim()), (Some(0), "Ada Lovelace"));
     let (recording, listed) = the_recording(sandbox, &home);

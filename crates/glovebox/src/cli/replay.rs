@@ -97,7 +97,8 @@ pub fn replay(config: Option<PathBuf>, args: ReplayArgs) -> Result<ExitCode, Fai
     let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
     let host = host.with_approver(std::sync::Arc::new(super::terminal::Terminal));
     let window = args.window.as_deref().map(str::parse::<WindowRef>).transpose().map_err(|r| refused(r, json))?;
-    let account = replay::replay(&host, &args.recording, window, args.yes).map_err(|r| refused(r, json))?;
+    let ask = |question: &str| super::terminal::ask_text(question);
+    let account = replay::replay(&host, &args.recording, window, args.yes, replay::WithheldText::Ask(&ask)).map_err(|r| refused(r, json))?;
     let (Some(divergence), Some(binding)) = (&account.divergence, binding) else {
         if json {
             println!("{}", serde_json::to_string(&account).context("serialising the account")?);

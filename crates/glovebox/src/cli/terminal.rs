@@ -29,3 +29,15 @@ pub fn ask(question: &str) -> Answer {
         Err(_) => Answer::Unavailable("the terminal cannot be read".into()),
     }
 }
+
+/// `question` on the controlling terminal, answered with a line of text
+/// (its newline dropped); `None` with no terminal or at end of input.
+pub fn ask_text(question: &str) -> Option<String> {
+    let mut tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").ok()?;
+    tty.write_all(format!("{question} ").as_bytes()).ok()?;
+    let mut answer = String::new();
+    match std::io::BufReader::new(&tty).read_line(&mut answer) {
+        Ok(n) if n > 0 => Some(answer.trim_end_matches(['\n', '\r']).to_owned()),
+        _ => None,
+    }
+}

@@ -72,7 +72,13 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
                         .map_err(|e| e.to_string())
                         .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
                         .map_err(|e| format!("reading the recording's steps: {e}"))?;
-                    let account = glovebox_agent::replay::run_steps(&host, Path::new(recording), &steps, &WindowRef::Id(*window));
+                    let account = glovebox_agent::replay::run_steps(
+                        &host,
+                        Path::new(recording),
+                        &steps,
+                        &WindowRef::Id(*window),
+                        glovebox_agent::replay::WithheldText::Refuse,
+                    );
                     record.steps = account.replayed;
                     record.refusals =
                         account.divergence.iter().map(|d| format!("step {} diverged ({}): expected {}; saw {}", d.step, d.code, d.expected, d.saw)).collect();
