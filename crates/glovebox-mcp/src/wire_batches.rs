@@ -137,11 +137,26 @@ impl Provider {
     }
 
     /// Questions a call will ask that its provider states up front (an
-    /// OpenAI call's pending safety checks), so the person answers them in
-    /// the same round as the call itself.
+    /// OpenAI call's pending safety checks, a Gemini call's request for
+    /// confirmation), so the person answers them in the same round as the
+    /// call itself.
     fn stated_questions(&self, call: &Value, acknowledged: &[String]) -> Vec<Question> {
-        let Provider::OpenAi = self else { return vec![] };
-        let checks: Vec<SafetyCheck> = call.get("pending_safety_checks").and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default();
+        let checks: Vec<SafetyCheck> = match self {
+            Provider::OpenAi => call.get("pending_safety_checks").and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default(),
+            Provider::Gemini => match glovebox_wire::FunctionCall::parse(call) {
+                Ok(parsed) => parsed
+                    .confirmation
+                    .map(|explanation| SafetyCheck {
+                        id: parsed.id.clone().unwrap_or_else(|| parsed.name.clone()),
+                        code: Some("require_confirmation".into()),
+                        message: Some(explanation),
+                    })
+                    .into_iter()
+                    .collect(),
+                Err(_) => vec![],
+            },
+            Provider::AnthropicToolset { .. } => vec![],
+        };
         checks
             .into_iter()
             .filter(|c| !acknowledged.contains(&c.id))

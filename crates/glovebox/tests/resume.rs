@@ -151,6 +151,29 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(clicks(&form), (json!(0), json!(1)), "the declined click was not delivered");
 
+    // Gemini: the confirmation its provider asked for is put to the person in the same round as the click.
+    assert_eq!(served.post("/v1/gemini/computer_use", &json!({"screenshot": true, "window": id})).0, 200);
+    let size = window.geometry.size();
+    let grid = |(x, y): (i64, i64)| (x * 1000 / i64::from(size.width), y * 1000 / i64::from(size.height));
+    let (gx, gy) = grid((cancel_x, cancel_y));
+    let confirm = json!({"decision": "require_confirmation", "explanation": "cancels the order"});
+    let gemini_click = json!({"name": "click_at", "id": "fc_cancel", "args": {"x": gx, "y": gy, "safety_decision": confirm}});
+    let (status, body) = served.post("/v1/gemini/computer_use", &json!({"function_calls": [gemini_click], "window": id, "park": true}));
+    assert_eq!(status, 202, "{body}");
+    let questions = body["pending"]["questions"].as_array().unwrap();
+    assert!(questions.len() == 2 && questions[1].as_str().unwrap().contains("cancels the order"), "{body}");
+    let gemini_id = body["pending"]["id"].as_str().unwrap().to_owned();
+    assert!(glovebox(sandbox, &home, &["pending", "approve", &gemini_id, "--yes"]).status.success());
+    let (status, responses) = served.post("/v1/pending", &json!({"id": gemini_id}));
+    assert_eq!(status, 200, "{responses}");
+    let response = &responses[0]["functionResponse"];
+    assert_eq!((&response["id"], &response["response"]["safety_acknowledgement"]), (&json!("fc_cancel"), &json!("true")), "{responses}");
+    form.wait_state("Cancel clicked through Gemini once the person confirmed", |s| s["clicks"]["cancel"] == 2);
+    let model_turn = json!({"role": "model", "parts": [{"functionCall": gemini_click}]});
+    let tool = json!({"computerUse": {"environment": "ENVIRONMENT_DESKTOP", "excludedPredefinedFunctions": glovebox_wire::gemini::EXCLUDED}});
+    let report = glovebox_testkit::sdk::check_types(&home, &json!({"gemini": {"tool": tool, "model_turn": model_turn, "responses": responses}}));
+    assert!(report.contains("1 calls and 1 responses"), "{report}");
+
     // Stale: the window moved while the click waited; approved, it is refused, and nothing is clicked.
     let look = openai_call("call_look_again", json!([{"type": "screenshot"}]));
     assert_eq!(served.post("/v1/openai/computer_call", &json!({"call": look, "window": id})).0, 200);
@@ -169,7 +192,7 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     let (status, body) = served.post("/v1/pending", &json!({"id": stale_id}));
     assert_eq!((status, body["error"]["code"].as_str(), body["call_id"].as_str()), (409, Some("COMPUTER_LAYOUT_CHANGED"), Some("call_stale")), "{body}");
     std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(clicks(&form), (json!(0), json!(1)), "a stale call is never delivered");
+    assert_eq!(clicks(&form), (json!(0), json!(2)), "a stale call is never delivered");
 
     // Gone: the window closed while the call waited.
     let look = openai_call("call_look_moved", json!([{"type": "screenshot"}]));
