@@ -86,6 +86,23 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(clicks(&form), (json!(0), json!(0)), "nothing was clicked while it waits");
 
+    // Bad requests are refused with nothing run and nothing parked.
+    let refused = |path: &str, body: Value| {
+        let (status, answer) = served.post(path, &body);
+        assert_eq!((status, answer["error"]["code"].as_str()), (422, Some("COMPUTER_INVALID_ARGUMENT")), "{body}: {answer}");
+    };
+    refused("/v1/pending", json!({"id": "../../etc/passwd"}));
+    refused("/v1/pending", json!({"id": 7}));
+    refused("/v1/pending", json!({"id": pending_id, "cancel": "yes"}));
+    refused("/v1/openai/computer_call", json!({"calls": [], "window": id, "park": true}));
+    refused("/v1/openai/computer_call", json!({"calls": [openai_call("call_x", json!([{"type": "wait"}]))], "window": id}));
+    refused("/v1/openai/computer_call", json!({"calls": [{"type": "computer_call", "actions": [{"type": "wait"}]}], "window": id, "park": true}));
+    refused("/v1/openai/computer_call", json!({"call": openai_call("call_x", json!([{"type": "wait"}])), "window": id, "park": "yes"}));
+    let single_tool = json!({"type": "computer_20251124", "name": "computer", "display_width_px": 800, "display_height_px": 600});
+    refused("/v1/anthropic/computer", json!({"tool": single_tool, "tool_use": [], "window": id, "park": true}));
+    assert_eq!(served.post("/v1/pending", &json!({"id": "pnd-0123456789abcdef0123456789abcdef"})).0, 404, "never parked");
+    assert_eq!(listed_pending(sandbox, &home).len(), 1, "only the one batch waits");
+
     // The server dies (as in a crash) and comes back: the batch still waits.
     served.kill();
     let served = Served::start(sandbox, BIN, &home, &[]);
