@@ -239,10 +239,9 @@ fn run(executors: &Executors, store: &Store, mut parked: Parked, approved: Vec<Q
     for i in parked.next..parked.calls.len() {
         let call = parked.calls[i].clone();
         if let Some((at, why)) = &failure {
-            let refusal = Refusal::new(
-                ErrorCode::ApprovalDenied,
-                format!("not run: call {at} of the batch failed before it ({why}), and a batch stops at its first failure"),
-            );
+            // Worded and coded as the toolset's own turn answers a block after a failure.
+            let refusal =
+                Refusal::invalid_argument(format!("not run: call {at} of the batch failed before it ({why}), and a batch stops at its first failure"));
             answers.push(parked.provider.not_run(&call, &refusal));
             continue;
         }

@@ -211,17 +211,20 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(clicks(&form), (json!(0), json!(2)), "a stale call is never delivered");
 
-    // Gone: the window closed while the call waited.
+    // Gone: the window closed while a batch of two clicks waited; the first is refused, the second not run.
     let look = openai_call("call_look_moved", json!([{"type": "screenshot"}]));
     assert_eq!(served.post("/v1/openai/computer_call", &json!({"call": look, "window": id})).0, 200);
     let click = openai_call("call_gone", json!([{"type": "click", "button": "left", "x": cancel_x, "y": cancel_y}]));
-    let (status, body) = served.post("/v1/openai/computer_call", &json!({"call": click, "window": id, "park": true}));
+    let after = openai_call("call_after", json!([{"type": "click", "button": "left", "x": submit_x, "y": submit_y}]));
+    let (status, body) = served.post("/v1/openai/computer_call", &json!({"calls": [click, after], "window": id, "park": true}));
     assert_eq!(status, 202, "{body}");
     let gone_id = body["pending"]["id"].as_str().unwrap().to_owned();
     drop(form);
     assert!(glovebox(sandbox, &home, &["pending", "approve", &gone_id, "--yes"]).status.success());
     let (status, body) = served.post("/v1/pending", &json!({"id": gone_id}));
-    assert_eq!((status, body["error"]["code"].as_str()), (409, Some("COMPUTER_TARGET_GONE")), "{body}");
+    assert_eq!((status, body[0]["call_id"].as_str(), body[0]["error"]["code"].as_str()), (200, Some("call_gone"), Some("COMPUTER_TARGET_GONE")), "{body}");
+    assert_eq!(body[1]["call_id"], "call_after", "{body}");
+    assert!(body[1]["error"]["message"].as_str().unwrap().contains("not run: call 0 of the batch failed before it"), "{body}");
     assert!(listed_pending(sandbox, &home).is_empty(), "every batch was answered");
     // The calls' text never left the user's state directory: nothing is left in it either.
     assert_eq!(std::fs::read_dir(home.join("state/glovebox/pending")).unwrap().count(), 0);
