@@ -123,7 +123,21 @@ pub struct Parked {
     pub parked_at: u64,
 }
 
+/// How long a batch waits for the person: past this it is answered as
+/// expired, nothing more of it runs, and it can no longer be approved.
+pub const MAX_WAIT_SECS: u64 = 24 * 60 * 60;
+
+/// Now, in Unix seconds.
+pub fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
 impl Parked {
+    /// Whether the batch has waited longer than [`MAX_WAIT_SECS`] at `now`.
+    pub fn expired(&self, now: u64) -> bool {
+        now.saturating_sub(self.parked_at) > MAX_WAIT_SECS
+    }
+
     /// The call ids of the batch, in order (`call_id`, `id`, or `name`).
     pub fn call_ids(&self) -> Vec<String> {
         self.calls.iter().map(|c| ["call_id", "id", "name"].iter().find_map(|k| c.get(k).and_then(Value::as_str)).unwrap_or("?").to_owned()).collect()
@@ -156,6 +170,8 @@ pub enum PendingError {
         round: u32,
         status: Status,
     },
+    /// The batch waited longer than [`MAX_WAIT_SECS`]: it can only be declined.
+    Expired(String),
     /// Another request is running the batch, or a run of it was cut short.
     Running(String),
     /// An id that is not one the store made.
@@ -170,6 +186,13 @@ impl std::fmt::Display for PendingError {
             PendingError::Unknown(id) => write!(f, "there is no pending call {id:?}: it was answered already, cancelled, or never parked"),
             PendingError::Moved { id, round, status } => {
                 write!(f, "pending call {id} moved on while you read it (now round {round}, {status:?}); look at it again")
+            }
+            PendingError::Expired(id) => {
+                write!(
+                    f,
+                    "pending call {id} waited more than {} hours for an answer: it can no longer be approved (decline it, or let the agent cancel it)",
+                    MAX_WAIT_SECS / 3600
+                )
             }
             PendingError::Running(id) => write!(
                 f,
@@ -292,6 +315,9 @@ impl Store {
     /// The person's answer to `round` of batch `id`.
     pub fn answer(&self, id: &str, round: u32, approve: bool) -> Result<Parked, PendingError> {
         let mut parked = self.load(id)?;
+        if approve && parked.expired(now_secs()) {
+            return Err(PendingError::Expired(id.to_owned()));
+        }
         if parked.round != round || parked.status != Status::Waiting {
             return Err(PendingError::Moved { id: id.to_owned(), round: parked.round, status: parked.status });
         }
@@ -381,6 +407,11 @@ mod tests {
         assert_eq!(mode & 0o777, 0o600);
         assert_eq!(store.load(&id).unwrap(), record(&id));
         assert_eq!(store.list().len(), 1);
+        assert!(record(&id).expired(5 + MAX_WAIT_SECS + 1) && !record(&id).expired(5 + MAX_WAIT_SECS));
+        assert!(matches!(store.answer(&id, 1, true), Err(PendingError::Expired(_))), "parked at 5 s after the epoch: long expired");
+        let mut fresh = record(&id);
+        fresh.parked_at = now_secs();
+        store.save(&fresh).unwrap();
         assert!(matches!(store.answer(&id, 2, true), Err(PendingError::Moved { .. })));
         assert_eq!(store.answer(&id, 1, true).unwrap().status, Status::Approved);
         assert!(matches!(store.answer(&id, 1, false), Err(PendingError::Moved { .. })), "answered already");

@@ -217,7 +217,7 @@ fn waiting(parked: &Parked) -> (u16, String) {
 fn store_error(e: PendingError) -> (u16, String) {
     let status = match e {
         PendingError::Unknown(_) => 404,
-        PendingError::Running(_) => 409,
+        PendingError::Running(_) | PendingError::Expired(_) => 409,
         PendingError::BadId(_) => 422,
         _ => 500,
     };
@@ -296,7 +296,7 @@ pub(crate) fn start(executors: &Executors, store: &Store, request: Request) -> (
         Ok(id) => id,
         Err(e) => return store_error(e),
     };
-    let parked_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let parked_at = crate::pending::now_secs();
     let parked = Parked {
         id,
         provider: request.provider,
@@ -334,6 +334,10 @@ pub(crate) fn pending(executors: &Executors, store: &Store, body: &Value) -> (u1
     };
     let ended = match (cancel, parked.status) {
         (true, _) => Some(Refusal::new(ErrorCode::ApprovalDenied, "cancelled while it waited for the user's answer; nothing of it was delivered")),
+        (false, _) if parked.expired(crate::pending::now_secs()) => Some(Refusal::new(
+            ErrorCode::Timeout,
+            format!("it waited more than {} hours for the user's answer; nothing of it was delivered", crate::pending::MAX_WAIT_SECS / 3600),
+        )),
         (false, Status::Declined) => Some(Refusal::new(ErrorCode::ApprovalDenied, "the user declined it while it waited; nothing of it was delivered")),
         (false, Status::Waiting) => return waiting(&parked),
         (false, Status::Approved) => None,

@@ -211,6 +211,24 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(clicks(&form), (json!(0), json!(2)), "a stale call is never delivered");
 
+    // Expired: a batch that waited more than a day can no longer be approved, and is answered as timed out.
+    let click = openai_call("call_old", json!([{"type": "click", "button": "left", "x": cancel_x, "y": cancel_y}]));
+    let look = openai_call("call_look_old", json!([{"type": "screenshot"}]));
+    assert_eq!(served.post("/v1/openai/computer_call", &json!({"call": look, "window": id})).0, 200);
+    let (status, body) = served.post("/v1/openai/computer_call", &json!({"call": click, "window": id, "park": true}));
+    assert_eq!(status, 202, "{body}");
+    let old_id = body["pending"]["id"].as_str().unwrap().to_owned();
+    let file = home.join(format!("state/glovebox/pending/{old_id}.json"));
+    let mut record: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    record["parked_at"] = json!(record["parked_at"].as_u64().unwrap() - 24 * 3600 - 60);
+    std::fs::write(&file, record.to_string()).unwrap();
+    let out = glovebox(sandbox, &home, &["pending", "approve", &old_id, "--yes"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("can no longer be approved"), "{out:?}");
+    let (status, body) = served.post("/v1/pending", &json!({"id": old_id}));
+    assert_eq!((body["error"]["code"].as_str(), body["call_id"].as_str()), (Some("COMPUTER_TIMEOUT"), Some("call_old")), "{status}: {body}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(clicks(&form), (json!(0), json!(2)), "an expired call is never delivered");
+
     // Gone: the window closed while a batch of two clicks waited; the first is refused, the second not run.
     let look = openai_call("call_look_moved", json!([{"type": "screenshot"}]));
     assert_eq!(served.post("/v1/openai/computer_call", &json!({"call": look, "window": id})).0, 200);
