@@ -423,20 +423,7 @@ mod tests {
         for state in [ElementState::Enabled, ElementState::Showing, ElementState::Visible, ElementState::Focusable] {
             states.insert(state);
         }
-        Element {
-            id: ElementId(id),
-            role,
-            name: name.into(),
-            description: String::new(),
-            states,
-            bounds: None,
-            screen_bounds: None,
-            has_value: false,
-            actions: vec![],
-            shortcut: None,
-            children,
-            omitted_children: None,
-        }
+        Element { states, children, ..Element::new(ElementId(id), role, name) }
     }
 
     /// A form with two panels, each holding an OK button, and a password field.

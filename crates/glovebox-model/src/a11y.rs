@@ -269,6 +269,25 @@ pub struct Element {
 }
 
 impl Element {
+    /// An element with no states, bounds, value, actions or children: the
+    /// base a backend (or a test) fills in.
+    pub fn new(id: ElementId, role: Role, name: impl Into<String>) -> Element {
+        Element {
+            id,
+            role,
+            name: name.into(),
+            description: String::new(),
+            states: ElementStates::default(),
+            bounds: None,
+            screen_bounds: None,
+            has_value: false,
+            actions: vec![],
+            shortcut: None,
+            children: vec![],
+            omitted_children: None,
+        }
+    }
+
     pub fn has(&self, state: ElementState) -> bool {
         self.states.contains(state)
     }
@@ -342,20 +361,7 @@ mod tests {
     use ElementState::*;
 
     fn element(id: u32, role: Role, name: &str, states: &[ElementState], children: Vec<Element>) -> Element {
-        Element {
-            id: ElementId(id),
-            role,
-            name: name.into(),
-            description: String::new(),
-            states: states.into(),
-            bounds: Some(Rect::new(0, 0, 10, 10)),
-            screen_bounds: None,
-            has_value: false,
-            actions: vec![],
-            shortcut: None,
-            children,
-            omitted_children: None,
-        }
+        Element { states: states.into(), bounds: Some(Rect::new(0, 0, 10, 10)), children, ..Element::new(ElementId(id), role, name) }
     }
 
     fn sample() -> AccessibilityTree {

@@ -4,20 +4,7 @@ use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, Fideli
 use ElementState::*;
 
 fn element(id: u32, role: Role, name: &str, states: &[ElementState], children: Vec<Element>) -> Element {
-    Element {
-        id: ElementId(id),
-        role,
-        name: name.into(),
-        description: String::new(),
-        states: states.into(),
-        bounds: Some(Rect::new(0, id as i32 * 20, 100, 20)),
-        screen_bounds: None,
-        has_value: false,
-        actions: vec![],
-        shortcut: None,
-        children,
-        omitted_children: None,
-    }
+    Element { states: states.into(), bounds: Some(Rect::new(0, id as i32 * 20, 100, 20)), children, ..Element::new(ElementId(id), role, name) }
 }
 
 const SHOWN: &[ElementState] = &[Enabled, Showing, Visible];

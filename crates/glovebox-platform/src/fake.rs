@@ -108,18 +108,12 @@ impl ScreenCapture for FakeDesktop {
 fn fake_element(id: u32, role: Role, name: &str, bounds: Rect, window: &WindowInfo, states: Vec<ElementState>) -> Element {
     let g = window.geometry;
     Element {
-        id: ElementId(id),
-        role,
-        name: name.into(),
-        description: String::new(),
         states: states.into_iter().collect(),
         bounds: Some(bounds),
         screen_bounds: Some(Rect::new(g.x + bounds.x, g.y + bounds.y, bounds.width, bounds.height)),
         has_value: role.is_password(),
         actions: if role == Role::PushButton { vec!["click".into()] } else { vec![] },
-        shortcut: None,
-        children: vec![],
-        omitted_children: None,
+        ..Element::new(ElementId(id), role, name)
     }
 }
 
