@@ -15,10 +15,6 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("glovebox-replay-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -41,10 +37,17 @@ fn drive_once(sandbox: &Sandbox, home: &Path, title: &str) {
 /// [`drive_once`] on a form whose confirming button says `submit`, the
 /// recording keeping typed text as `text` says (`kept`, or only its `length`).
 fn drive_once_with(sandbox: &Sandbox, home: &Path, title: &str, submit: &str, text: &str) {
-    let python = repo().join("target/sdk-venv/bin/python");
+    let python = glovebox_testkit::sdk::repo().join("target/sdk-venv/bin/python");
     assert!(python.exists(), "{} is missing: run `bash .ci/install-deps`", python.display());
     let mut command = sandbox.command_in_home(python, home);
-    command.arg(repo().join("testapps/sdk_mcp_approvals.py")).args(["auto", "accept", title, "Ada Lovelace", env!("CARGO_BIN_EXE_glovebox"), "mcp"]);
+    command.arg(glovebox_testkit::sdk::repo().join("testapps/sdk_mcp_approvals.py")).args([
+        "auto",
+        "accept",
+        title,
+        "Ada Lovelace",
+        env!("CARGO_BIN_EXE_glovebox"),
+        "mcp",
+    ]);
     // Typed text is kept only by the user's explicit choice.
     command.env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_RECORDING_TEXT", text).env("SUBMIT_BUTTON", submit);
     let out = command.output().unwrap();
@@ -52,6 +55,28 @@ fn drive_once_with(sandbox: &Sandbox, home: &Path, title: &str, submit: &str, te
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((&report["calls"]["set_value"]["error"], &report["calls"]["click"]["error"]), (&Value::Bool(false), &Value::Bool(false)), "{report}");
 }
+
+/// A copy of the form titled `title`, listed; behind `user`'s window when one is given.
+fn form_copy(sandbox: &Sandbox, looker: &Host, title: &str, args: &[&str], user: Option<&Fixture>) -> Fixture {
+    let form = Fixture::launch(sandbox, title, args);
+    wait_until("the form listed", || (looker.list_windows(Some(title), 1).ok()?.windows.len() == 1).then_some(()));
+    if let Some(user) = user {
+        user.keep_active();
+    }
+    form
+}
+
+/// The form task driven once on a first copy of the form (the recording keeping
+/// typed text as `text` says); the recording.
+fn record_form_task(sandbox: &Sandbox, looker: &Host, user: &Fixture, home: &Path, title: &str, text: &str) -> PathBuf {
+    let first = form_copy(sandbox, looker, title, AT, Some(user));
+    drive_once_with(sandbox, home, &first.title, "Submit", text);
+    first.wait_state("the driven task", |s| s["values"]["name"] == "Ada Lovelace" && s["clicks"]["submit"] == 1);
+    the_recording(sandbox, home).0
+}
+
+/// Where the form's copies open.
+const AT: &[&str] = &["--no-password", "--x", "40", "--y", "40"];
 
 /// The one recording under `home`, as `glovebox trajectories --json` lists it.
 fn the_recording(sandbox: &Sandbox, home: &Path) -> (PathBuf, Value) {
@@ -78,8 +103,8 @@ fn replay(sandbox: &Sandbox, home: &Path, recording: &Path) -> (Option<i32>, Val
 
 /// The MCP `replay` tool called by the Python SDK, the user answering `answer`.
 fn mcp_replay(sandbox: &Sandbox, home: &Path, answer: &str, recording: &Path) -> Value {
-    let mut command = sandbox.command_in_home(repo().join("target/sdk-venv/bin/python"), home);
-    command.arg(repo().join("testapps/sdk_mcp_replay.py")).arg(answer).arg(recording).args([env!("CARGO_BIN_EXE_glovebox"), "mcp"]);
+    let mut command = sandbox.command_in_home(glovebox_testkit::sdk::repo().join("target/sdk-venv/bin/python"), home);
+    command.arg(glovebox_testkit::sdk::repo().join("testapps/sdk_mcp_replay.py")).arg(answer).arg(recording).args([env!("CARGO_BIN_EXE_glovebox"), "mcp"]);
     let out = command.env("GLOVEBOX_ENABLED", "true").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
@@ -104,10 +129,8 @@ fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_
     assert!(listed["windows"][0].as_str().unwrap().contains(&title), "{listed}");
 
     // A fresh copy of the app: the replay sets the name and submits, with no model.
-    let second = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
-    wait_until("the fresh form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
     // The user works in another window; the form is behind it.
-    sentinel.keep_active();
+    let second = form_copy(sandbox, &looker, &title, AT, Some(&sentinel));
     assert_eq!(second.state().unwrap()["window_active"], false, "the form is behind the user's window before the replay");
     let before = Desktop::now(&looker, sandbox, &sentinel);
     let (status, account) = replay(sandbox, &home, &recording);
@@ -121,9 +144,7 @@ fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_
 
     // The same through the MCP `replay` tool: one prompt for the whole replay, listing its steps;
     // declined, nothing is delivered; accepted, the form is filled and submitted.
-    let third = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
-    wait_until("the third form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
-    sentinel.keep_active();
+    let third = form_copy(sandbox, &looker, &title, AT, Some(&sentinel));
     let declined = mcp_replay(sandbox, &home, "decline", &recording);
     assert_eq!(declined["error"], true, "{declined}");
     assert!(declined["text"].as_str().unwrap().starts_with("COMPUTER_APPROVAL_DENIED"), "{declined}");
@@ -139,8 +160,7 @@ fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_
     drop(third);
 
     // An app that shows the click's effect only later than the recording saw it: step 2 diverges.
-    let slow = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40", "--react-ms", "6000"]);
-    wait_until("the slow form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+    let slow = form_copy(sandbox, &looker, &title, &[AT, &["--react-ms", "6000"]].concat(), None);
     let (status, account) = replay(sandbox, &home, &recording);
     assert_eq!(account["replayed"], 1, "{account}");
     let divergence = &account["divergence"];
@@ -151,8 +171,7 @@ fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_
     drop(slow);
 
     // An edited recording is refused whole: nothing is delivered.
-    let untouched = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
-    wait_until("the untouched form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
+    let untouched = form_copy(sandbox, &looker, &title, AT, None);
     let edited = home.join("edited.jsonl");
     std::fs::write(&edited, std::fs::read_to_string(&recording).unwrap().replace("Ada Lovelace", "Eve Mallory")).unwrap();
     let out = glovebox(sandbox, &home, &["replay", edited.to_str().unwrap(), "--yes"]);
@@ -186,7 +205,7 @@ kind = "file"
 path = "state.json"
 text = {{ contains = "\"submit\": 1" }}
 "#,
-        fixture = repo().join("testapps/fixture_gtk3.py").display()
+        fixture = glovebox_testkit::sdk::repo().join("testapps/fixture_gtk3.py").display()
     );
     std::fs::write(specs.join("recorded.toml"), spec).unwrap();
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_glovebox"));
@@ -228,20 +247,11 @@ fn a_diverged_replay_hands_the_rest_to_the_bound_model_only_when_asked() {
     let sentinel = Fixture::launch(sandbox, &unique_title("Handover user"), &["--no-password", "--x", "900", "--y", "60"]);
     let title = unique_title("Handover form");
     let home = scratch("handover-home");
-    {
-        let first = Fixture::launch(sandbox, &title, &["--no-password", "--x", "40", "--y", "40"]);
-        sentinel.keep_active();
-        wait_until("the form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
-        drive_once(sandbox, &home, &first.title);
-        first.wait_state("the driven task", |s| s["values"]["name"] == "Ada Lovelace" && s["clicks"]["submit"] == 1);
-    }
-    let (recording, _) = the_recording(sandbox, &home);
-    let newer = ["--no-password", "--x", "40", "--y", "40", "--submit-label", "Send"];
+    let recording = record_form_task(sandbox, &looker, &sentinel, &home, &title, "kept");
+    let newer = [AT, &["--submit-label", "Send"]].concat();
 
     // Without the flag: it stops at step 2 and nothing more is done.
-    let plain = Fixture::launch(sandbox, &title, &newer);
-    wait_until("the newer form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
-    sentinel.keep_active();
+    let plain = form_copy(sandbox, &looker, &title, &newer, Some(&sentinel));
     let (status, account) = replay(sandbox, &home, &recording);
     assert_eq!(
         (status, &account["divergence"]["step"], &account["divergence"]["code"]),
@@ -254,9 +264,7 @@ fn a_diverged_replay_hands_the_rest_to_the_bound_model_only_when_asked() {
     drop(plain);
 
     // With it: the bound model (a scripted one on loopback) finishes the task.
-    let newer_form = Fixture::launch(sandbox, &title, &newer);
-    wait_until("the second newer form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
-    sentinel.keep_active();
+    let newer_form = form_copy(sandbox, &looker, &title, &newer, Some(&sentinel));
     let before = Desktop::now(&looker, sandbox, &sentinel);
     let (base, asked) = glovebox_testkit::model::model_server_with(take_over, std::time::Duration::ZERO);
     let mut command = sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), &home);
@@ -288,20 +296,10 @@ fn text_the_recording_did_not_keep_is_asked_for_at_the_terminal() {
     let sentinel = Fixture::launch(sandbox, &unique_title("Withheld user"), &["--no-password", "--x", "900", "--y", "60"]);
     let title = unique_title("Withheld form");
     let home = scratch("withheld-home");
-    let at = ["--no-password", "--x", "40", "--y", "40"];
-    {
-        let first = Fixture::launch(sandbox, &title, &at);
-        sentinel.keep_active();
-        wait_until("the form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
-        drive_once_with(sandbox, &home, &first.title, "Submit", "length");
-        first.wait_state("the driven task", |s| s["values"]["name"] == "Ada Lovelace" && s["clicks"]["submit"] == 1);
-    }
-    let (recording, _) = the_recording(sandbox, &home);
+    let recording = record_form_task(sandbox, &looker, &sentinel, &home, &title, "length");
     assert!(!std::fs::read_to_string(&recording).unwrap().contains("Ada Lovelace"), "the text itself was not kept");
 
-    let untyped = Fixture::launch(sandbox, &title, &at);
-    wait_until("the fresh form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
-    sentinel.keep_active();
+    let untyped = form_copy(sandbox, &looker, &title, AT, Some(&sentinel));
     let (status, account) = replay(sandbox, &home, &recording);
     assert_eq!((&account["divergence"]["step"], &account["divergence"]["code"]), (&Value::from(1), &Value::from("COMPUTER_APPROVAL_REQUIRED")), "{account}");
     assert_ne!(status, Some(0));
@@ -310,9 +308,7 @@ fn text_the_recording_did_not_keep_is_asked_for_at_the_terminal() {
     assert_eq!((&state["values"]["name"], &state["clicks"]["submit"]), (&Value::from(""), &Value::from(0)), "{state}");
     drop(untyped);
 
-    let form = Fixture::launch(sandbox, &title, &at);
-    wait_until("the third form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
-    sentinel.keep_active();
+    let form = form_copy(sandbox, &looker, &title, AT, Some(&sentinel));
     let before = Desktop::now(&looker, sandbox, &sentinel);
     let replay_line = format!("{} replay {} --yes --json", env!("CARGO_BIN_EXE_glovebox"), recording.display());
     let mut command = sandbox.command_in_home("script", &home);

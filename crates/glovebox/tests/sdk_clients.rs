@@ -15,10 +15,6 @@ use glovebox_wire::{AnthropicExecutor, ExecutorOptions, GeminiExecutor, ToolsetD
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn sdk_python() -> PathBuf {
     glovebox_testkit::sdk::python()
 }
@@ -50,7 +46,7 @@ fn mcp_tools_load_unchanged_in_the_openai_agents_sdk_and_google_genai() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let home = scratch("mcp");
     let mut command = sandbox.command_in_home(sdk_python(), &home);
-    command.arg(repo().join("testapps/sdk_mcp_tools.py")).args([env!("CARGO_BIN_EXE_glovebox"), "mcp"]).env("GLOVEBOX_ENABLED", "true");
+    command.arg(glovebox_testkit::sdk::repo().join("testapps/sdk_mcp_tools.py")).args([env!("CARGO_BIN_EXE_glovebox"), "mcp"]).env("GLOVEBOX_ENABLED", "true");
     let out = command.output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
