@@ -13,6 +13,7 @@ pub mod compose;
 pub mod doctor;
 pub mod error;
 pub mod fake;
+pub mod files;
 pub mod gesture;
 pub mod image;
 pub mod marks;
