@@ -634,13 +634,13 @@ pub fn set_in_file(path: &Path, key: &str, text: &str) -> Result<(), ConfigError
         Value::Table(check).try_into().map_err(|e: toml::de::Error| ConfigError { origin: path.display().to_string(), message: e.message().to_owned() })?;
     config.validate().map_err(|message| ConfigError { origin: key.to_owned(), message })?;
     let io = |e: std::io::Error| ConfigError { origin: path.display().to_string(), message: e.to_string() };
+    // A directory the user has is left as it is (the project's); a new one is 0700.
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(io)?;
+        glovebox_platform::files::make_dirs(dir).map_err(io)?;
     }
     let text = toml::to_string_pretty(&table).map_err(|e| ConfigError { origin: path.display().to_string(), message: e.to_string() })?;
-    let tmp = path.with_extension("toml.tmp");
-    std::fs::write(&tmp, text).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    // 0600 through a file beside it: the configuration can hold `serve.token`, a bearer token.
+    glovebox_platform::files::write_private(path, text.as_bytes()).map_err(io)
 }
 
 #[cfg(test)]
