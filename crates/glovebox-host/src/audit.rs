@@ -86,11 +86,13 @@ impl AuditLog {
     }
 
     /// Appends one record. Audit failures are reported, never silently lost.
+    /// The trail names apps, windows and approvals: a 0600 file in a 0700
+    /// directory ([`glovebox_platform::files`]).
     pub fn append(&self, record: &AuditRecord) -> std::io::Result<()> {
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            glovebox_platform::files::private_dir(dir)?;
         }
-        let mut file = std::fs::OpenOptions::new().create(true).append(true).read(true).open(&self.path)?;
+        let mut file = glovebox_platform::files::open_private(&self.path, std::fs::OpenOptions::new().create(true).append(true).read(true))?;
         // Released when `file` closes, also if this process dies mid-write.
         #[cfg(unix)]
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;

@@ -12,7 +12,6 @@
 use glovebox_model::{ErrorCode, Refusal};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -102,7 +101,8 @@ impl DisplayDir {
     }
 
     pub fn new(root: &Path, display: &str) -> Result<DisplayDir, Refusal> {
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(root).map_err(|e| io_refusal("runtime directory", e))?;
+        // Under /tmp (no XDG_RUNTIME_DIR) another user could have made it first: theirs is refused.
+        glovebox_platform::files::private_dir(root).map_err(|e| io_refusal("runtime directory", e))?;
         let safe: String = display.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect();
         Ok(DisplayDir { dir: root.to_owned(), display: safe })
     }
@@ -114,7 +114,8 @@ impl DisplayDir {
     /// Takes the display's grant lock, or says which process holds it.
     pub fn lock(&self) -> Result<DisplayLock, Refusal> {
         let path = self.file("lock");
-        let mut file = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(&path).map_err(|e| io_refusal("grant lock", e))?;
+        let mut file = glovebox_platform::files::open_private(&path, OpenOptions::new().create(true).truncate(false).read(true).write(true))
+            .map_err(|e| io_refusal("grant lock", e))?;
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => {
                 file.set_len(0).map_err(|e| io_refusal("grant lock", e))?;
@@ -240,6 +241,22 @@ mod tests {
         assert!(refused.message.contains(&std::process::id().to_string()));
         drop(held);
         d.lock().unwrap();
+    }
+
+    /// A runtime directory left looser than 0700 (an older glovebox, a
+    /// permissive umask) is tightened before the socket goes in it.
+    #[test]
+    fn a_loose_runtime_directory_is_tightened() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let root = std::env::temp_dir().join(format!("glovebox-control-test-{}-loose", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let d = DisplayDir::new(&root, ":9").unwrap();
+        assert_eq!(std::fs::metadata(&root).unwrap().permissions().mode() & 0o777, 0o700);
+        drop(d.lock().unwrap());
+        assert_eq!(std::fs::metadata(d.file("lock")).unwrap().permissions().mode() & 0o777, 0o600);
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

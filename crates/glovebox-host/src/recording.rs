@@ -202,6 +202,8 @@ fn expectation_keeping(diff: &TreeDiff, withheld: Option<&str>) -> Vec<String> {
 impl Recorder {
     /// Starts the recording of `grant` in `dir`.
     pub fn start(dir: &Path, grant: &str, text: TextRecording) -> std::io::Result<Recorder> {
+        // Recordings hold typed text: 0600 files in a 0700 directory.
+        glovebox_platform::files::private_dir(dir)?;
         let key = key(dir)?;
         prune(dir, KEPT - 1);
         let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or_default();
@@ -211,7 +213,7 @@ impl Recorder {
             .map_err(std::io::Error::other)?;
         let mac = hmac(&key, "", &unsigned(&header));
         header["mac"] = mac.clone().into();
-        std::fs::write(&path, format!("{header}\n"))?;
+        glovebox_platform::files::open_private(&path, std::fs::OpenOptions::new().write(true).create_new(true))?.write_all(format!("{header}\n").as_bytes())?;
         Ok(Recorder { path, key, last_mac: mac, next_index: 1, text, held: None })
     }
 
@@ -287,7 +289,7 @@ impl Recorder {
         let mut value = serde_json::to_value(step).map_err(std::io::Error::other)?;
         let mac = hmac(&self.key, &self.last_mac, &unsigned(&value));
         value["mac"] = mac.clone().into();
-        let mut file = std::fs::OpenOptions::new().append(true).open(&self.path)?;
+        let mut file = glovebox_platform::files::open_private(&self.path, std::fs::OpenOptions::new().append(true))?;
         file.write_all(format!("{value}\n").as_bytes())?;
         self.last_mac = mac;
         Ok(())
