@@ -372,9 +372,14 @@ impl Host {
 
     /// Refuses a denied program, then asks for approval of starting it.
     fn approve_launch(&self, plan: &glovebox_platform::LaunchPlan, what: &str, detail: String) -> Result<(), Refusal> {
-        let mut names = vec![plan.name.to_lowercase(), plan.program.to_string_lossy().to_lowercase()];
-        if let Some(base) = plan.program.file_name() {
-            names.push(base.to_string_lossy().to_lowercase());
+        // What the program resolves to counts as much as its name: a link or
+        // a wrapper script must not carry a denied program past the list.
+        let mut names = vec![plan.name.to_lowercase()];
+        for program in std::iter::once(&plan.program).chain(&plan.runs) {
+            names.push(program.to_string_lossy().to_lowercase());
+            if let Some(base) = program.file_name() {
+                names.push(base.to_string_lossy().to_lowercase());
+            }
         }
         if let Some(d) = self.inner.denials.denylisted(&names) {
             return Err(refuse(d.code(), d.sentence()));

@@ -5,8 +5,11 @@
 //! agent's marked `desktop: agent`), and every call about one window goes
 //! to the backends of the desktop it is on. Nothing of the user's is on
 //! the agent display, so the host may let input there use that display's
-//! own pointer and keyboard ([`Reach::AgentDisplay`]).
+//! own pointer and keyboard ([`Reach::AgentDisplay`]). Every application
+//! on it runs in the box ([`crate::agent_box`]), which keeps it from the
+//! user's display, buses and files.
 
+use crate::agent_box::AgentBox;
 use crate::routes::LinuxInput;
 use crate::LinuxSecureInput;
 use glovebox_atspi::AtspiBackend;
@@ -15,7 +18,8 @@ use glovebox_model::{
 };
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::{
-    AccessibilitySource, AgentScreen, AppLauncher, BackendError, BackendErrorKind, Backends, Capture, Delivery, InputSink, LaunchPlan, Reach, ResolvedTarget,
+    AccessibilitySource, AgentScreen, AppLauncher, BackendError, BackendErrorKind, Backends, BrowserPages, Capture, Delivery, InputSink, LaunchPlan, Reach,
+    ResolvedTarget,
     ScreenCapture, SecureInputProbe, SettleLimits, Settled, Support, WindowSource,
 };
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -30,6 +34,8 @@ pub const AGENT_DISPLAY_SIZE: (u32, u32) = (1280, 800);
 /// A running agent display and the backends that reach it.
 pub struct AgentDisplay {
     sandbox: Sandbox,
+    /// What its applications run in (and the display itself, for its scope).
+    boxed: AgentBox,
     x11: Arc<X11Backend>,
     atspi: Arc<AtspiBackend>,
     input: LinuxInput,
@@ -37,24 +43,32 @@ pub struct AgentDisplay {
 }
 
 impl AgentDisplay {
-    /// Starts the private desktop and connects to it.
-    pub fn start() -> Result<AgentDisplay, BackendError> {
+    /// Starts the private desktop inside the box and connects to it.
+    pub fn start(pages: BrowserPages) -> Result<AgentDisplay, BackendError> {
         let (width, height) = AGENT_DISPLAY_SIZE;
-        let sandbox = Sandbox::start(SandboxOptions { width, height, window_manager: true }).map_err(|e| {
+        let boxed = AgentBox::new(pages)?;
+        let sandbox = boxed.start_display(move || Sandbox::start(SandboxOptions { width, height, window_manager: true }))?.map_err(|e| {
             BackendError::new(
                 BackendErrorKind::Unsupported,
                 format!("the agent display could not start: {e} (it needs the Debian packages xvfb, openbox and dbus)"),
             )
         })?;
+        boxed.prepare(&sandbox)?;
         let x11 = Arc::new(X11Backend::connect(Some(sandbox.display()))?);
         let atspi = Arc::new(AtspiBackend::on_session_bus(Some(sandbox.bus_address()))?);
         Ok(AgentDisplay {
             input: LinuxInput { x11: x11.clone(), atspi: atspi.clone() },
             secure: LinuxSecureInput { x11: x11.clone(), atspi: atspi.clone() },
             sandbox,
+            boxed,
             x11,
             atspi,
         })
+    }
+
+    /// How the box keeps the display's applications from the user's.
+    pub fn isolation(&self) -> crate::agent_box::Isolation {
+        self.boxed.isolation()
     }
 
     /// The private desktop itself (its display, bus and process group).
@@ -73,6 +87,8 @@ impl AgentDisplay {
 pub struct Desktops {
     user: Backends,
     agent: OnceLock<AgentDisplay>,
+    /// What the agent display's browsers may open.
+    pages: BrowserPages,
     /// Held while the agent display starts, so it starts once.
     starting: Mutex<()>,
     /// Processes with windows on the agent display: a window reference
@@ -88,10 +104,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Desktops {
     /// `user`'s desktop, with an agent display to start when one is asked for.
-    pub fn new(user: Backends) -> Arc<Desktops> {
+    pub fn new(user: Backends, pages: BrowserPages) -> Arc<Desktops> {
         Arc::new(Desktops {
             user,
             agent: OnceLock::new(),
+            pages,
             starting: Mutex::new(()),
             agent_pids: Mutex::new(HashSet::new()),
             watched: Mutex::new(Desktop::User),
@@ -107,7 +124,7 @@ impl Desktops {
         if let Some(agent) = self.agent.get() {
             return Ok(agent);
         }
-        let started = AgentDisplay::start()?;
+        let started = AgentDisplay::start(self.pages)?;
         Ok(self.agent.get_or_init(|| started))
     }
 
@@ -304,19 +321,11 @@ impl AppLauncher for Desktops {
             return launcher.launch(plan, desktop);
         }
         let agent = self.agent()?;
-        // In the agent display's process group: it ends with the display.
-        let mut child = agent
-            .sandbox
-            .command(&plan.program)
-            .args(&plan.args)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .map_err(|e| BackendError::unavailable(format!("starting {} on the agent display: {e}", plan.program.display())))?;
+        let child = agent.boxed.spawn(&agent.sandbox, &plan.program, &plan.args)?;
         let pid = child.id();
         lock(&self.agent_pids).insert(pid);
         // Reaped in the background so it never lingers as a zombie.
+        let mut child = child;
         std::thread::spawn(move || child.wait());
         Ok(pid)
     }

@@ -98,6 +98,19 @@ fn exec_words(exec: &str) -> Vec<String> {
     words.into_iter().filter(|w| !(w.len() == 2 && w.starts_with('%'))).map(|w| w.replace("%%", "%")).collect()
 }
 
+/// A plan for `program`, with what it runs found now ([`crate::resolve`]).
+trait Resolved {
+    fn resolved(name: String, program: PathBuf, args: Vec<String>) -> LaunchPlan;
+}
+
+impl Resolved for LaunchPlan {
+    fn resolved(name: String, program: PathBuf, args: Vec<String>) -> LaunchPlan {
+        let dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+        let runs = crate::resolve::programs_run_by(&program, &dirs);
+        LaunchPlan { name, program, args, runs }
+    }
+}
+
 fn on_path(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(program)).find(|p| is_executable(p))
 }
@@ -115,7 +128,7 @@ impl AppLauncher for DesktopLauncher {
                 return Err(BackendError::invalid_argument(format!("{name:?} is not an absolute path to an executable file")));
             }
             let base = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            return Ok(LaunchPlan { name: base, program: path, args: vec![] });
+            return Ok(LaunchPlan::resolved(base, path, vec![]));
         }
         let wanted = name.to_lowercase();
         for dir in application_dirs() {
@@ -134,11 +147,11 @@ impl AppLauncher for DesktopLauncher {
                 if !is_executable(&program) {
                     return Err(BackendError::invalid_argument(format!("desktop entry {} runs {}, which is not installed", file.display(), program.display())));
                 }
-                return Ok(LaunchPlan { name: entry_name, program, args: words.collect() });
+                return Ok(LaunchPlan::resolved(entry_name, program, words.collect()));
             }
         }
         match on_path(name) {
-            Some(program) => Ok(LaunchPlan { name: name.to_owned(), program, args: vec![] }),
+            Some(program) => Ok(LaunchPlan::resolved(name.to_owned(), program, vec![])),
             None => Err(BackendError::invalid_argument(format!("there is no desktop entry or executable named {name:?}"))),
         }
     }
@@ -208,11 +221,11 @@ pub fn browser_plan(url: &str, profile: &Path) -> Result<LaunchPlan, BackendErro
             args.push("--no-sandbox".into());
         }
         args.extend(["--new-window".into(), url.to_owned()]);
-        return Ok(LaunchPlan { name: "Chromium".into(), program, args });
+        return Ok(LaunchPlan::resolved("Chromium".into(), program, args));
     }
     if let Some(program) = on_path("firefox-esr").or_else(|| on_path("firefox")) {
         let args = vec!["--no-remote".into(), "--new-instance".into(), "--profile".into(), profile.display().to_string(), url.to_owned()];
-        return Ok(LaunchPlan { name: "Firefox".into(), program, args });
+        return Ok(LaunchPlan::resolved("Firefox".into(), program, args));
     }
     Err(BackendError::new(BackendErrorKind::Unsupported, "no browser is installed to open web addresses in (Debian packages chromium or firefox-esr)"))
 }

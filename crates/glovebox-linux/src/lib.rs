@@ -10,8 +10,12 @@
 #[cfg(target_os = "linux")]
 pub mod agent;
 #[cfg(target_os = "linux")]
+pub mod agent_box;
+#[cfg(target_os = "linux")]
 pub mod launcher;
 pub mod packages;
+#[cfg(target_os = "linux")]
+mod resolve;
 #[cfg(target_os = "linux")]
 pub mod routes;
 #[cfg(target_os = "linux")]
@@ -179,6 +183,8 @@ pub struct Options {
     pub overlay: bool,
     /// Which display server to drive when no display is named.
     pub backend: DisplayBackend,
+    /// What the agent display's browsers may open.
+    pub agent_browser: glovebox_platform::BrowserPages,
 }
 
 /// This platform's backends on `display` and `session_bus` (the
@@ -200,7 +206,7 @@ pub fn backends_with(display: Option<&str>, session_bus: Option<&str>, options: 
 /// started when first asked for.
 #[cfg(target_os = "linux")]
 pub fn desktops_with(display: Option<&str>, session_bus: Option<&str>, options: &Options) -> Result<std::sync::Arc<agent::Desktops>, BackendError> {
-    Ok(agent::Desktops::new(user_backends(display, session_bus, options)?))
+    Ok(agent::Desktops::new(user_backends(display, session_bus, options)?, options.agent_browser))
 }
 
 /// The backends of the user's desktop alone.

@@ -42,6 +42,12 @@ pub const RUNTIME_PACKAGES: &[RuntimePackage] = &[
     RuntimePackage { package: "sway", provides: &["sway"], without: "the Wayland sandbox (`glovebox sandbox --wayland`)", recommended: true },
     RuntimePackage { package: "grim", provides: &["grim"], without: "screenshots on Wayland", recommended: true },
     RuntimePackage {
+        package: "bubblewrap",
+        provides: &["bwrap"],
+        without: "applications on the agent display (each runs boxed in bubblewrap, away from the user's display, buses and files)",
+        recommended: true,
+    },
+    RuntimePackage {
         package: "chromium | firefox-esr",
         provides: &["chromium", "firefox-esr", "firefox"],
         without: "open_url (a browser of its own on the agent display)",
@@ -111,6 +117,6 @@ mod tests {
     #[test]
     fn the_install_lines_name_the_needed_and_the_wanted_packages() {
         assert_eq!(apt_install_line(), "sudo apt-get install --no-install-recommends xvfb openbox dbus-daemon at-spi2-core");
-        assert_eq!(apt_recommends_line(), "sudo apt-get install sway grim chromium");
+        assert_eq!(apt_recommends_line(), "sudo apt-get install sway grim bubblewrap chromium");
     }
 }

@@ -215,6 +215,23 @@ pub struct LaunchPlan {
     pub name: String,
     pub program: std::path::PathBuf,
     pub args: Vec<String>,
+    /// Every program running `program` may start, found before anything
+    /// runs: its target through symbolic links (an alternatives link such as
+    /// `x-terminal-emulator`) and what a wrapper script names (`uxterm`
+    /// runs `xterm`). The deny list is matched against each of them.
+    pub runs: Vec<std::path::PathBuf>,
+}
+
+/// Which addresses the agent display's browsers may open, for every
+/// navigation (the address bar, a link, a redirect), not only the first:
+/// the host's rule for `open_url`, kept by the browser itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BrowserPages {
+    /// `http` and `https` only.
+    #[default]
+    Web,
+    /// Local addresses too (`file:`, `view-source:` …): `input.local_urls`.
+    Any,
 }
 
 /// Starts applications by name: a desktop entry or an executable.

@@ -70,7 +70,12 @@ impl<'a> TestHost<'a> {
 
     /// The host over the sandbox's desktop and the agent display beside it
     /// (started on first use), with the desktops to reach that display.
-    pub fn open_with_agent_display(self) -> (Host, Arc<glovebox_linux::agent::Desktops>) {
+    pub fn open_with_agent_display(mut self) -> (Host, Arc<glovebox_linux::agent::Desktops>) {
+        // The agent's browser keeps the host's rule for web addresses.
+        self.options.agent_browser = match self.config.allow_local_urls {
+            true => glovebox_platform::BrowserPages::Any,
+            false => glovebox_platform::BrowserPages::Web,
+        };
         let desktops = glovebox_linux::desktops_with(Some(self.sandbox.display()), Some(self.sandbox.bus_address()), &self.options).unwrap();
         (Host::open(desktops.backends(), self.config).unwrap(), desktops)
     }

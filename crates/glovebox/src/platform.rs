@@ -46,7 +46,11 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
 pub fn open_host(config: &Config) -> Result<Host, Refusal> {
     let host_config = host_config(config, &glovebox_linux::display_name(config.backend))?;
     host_config.check_enabled()?;
-    let options = glovebox_linux::Options { overlay: config.overlay, backend: config.backend };
+    let agent_browser = match config.input.local_urls {
+        true => glovebox_platform::BrowserPages::Any,
+        false => glovebox_platform::BrowserPages::Web,
+    };
+    let options = glovebox_linux::Options { overlay: config.overlay, backend: config.backend, agent_browser };
     Host::open(glovebox_linux::backends_with(None, None, &options).map_err(glovebox_host::refusal_of)?, host_config)
 }
 

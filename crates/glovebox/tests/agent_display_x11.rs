@@ -396,3 +396,111 @@ fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
     fixture
         .wait_state("ctrl+a arrived", |s| s["keys"].as_array().is_some_and(|k| k.iter().any(|k| k["key"] == "a" && k["mods"] == serde_json::json!(["ctrl"]))));
 }
+
+/// Programs named `name` running now (by their `/proc/PID/comm`).
+fn running(name: &str) -> Vec<u32> {
+    let entries = std::fs::read_dir("/proc").unwrap().flatten();
+    entries
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name))
+        .collect()
+}
+
+#[test]
+fn a_denied_terminal_is_refused_by_any_name_that_leads_to_it_before_it_starts() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box-deny").deny(&["xterm"]).open_with_agent_display();
+    let before = running("xterm");
+    // An alternatives link and two wrapper scripts, all of which run xterm.
+    for name in ["x-terminal-emulator", "uxterm", "lxterm", "/usr/bin/uxterm", "xterm"] {
+        let refused = host.open_app(name, Desktop::Agent, false).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::TargetDenylisted, "{name}: {refused}");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(running("xterm"), before, "no xterm started");
+    assert!(desktops.running_agent().is_none(), "a refused open starts no agent display");
+}
+
+#[test]
+fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box").open_with_agent_display();
+    let sentinel = user_window(sandbox, "Agent box");
+    sandbox.warp_pointer(1001, 201).unwrap();
+    let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
+    let before = user();
+    // A file of the user's, in the home glovebox runs with.
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME"));
+    let secret = home.join(format!(".glovebox-box-secret-{}", std::process::id()));
+    std::fs::write(&secret, "the user's secret\n").unwrap();
+
+    let opened = host.open_app("xterm", Desktop::Agent, false).expect("xterm on the agent display");
+    let agent = desktops.running_agent().expect("the agent display runs");
+    println!("isolation: {}", agent.isolation().describe());
+    let window = WindowRef::Id(opened.window.id);
+    // Everything the terminal learns is written to a file in its own home, which the test reads from outside.
+    let report = agent.sandbox().runtime_dir().join("home").join("report");
+    let user_bus = sandbox.bus_address().to_owned();
+    let command = format!(
+        "DISPLAY={user_display} xdotool mousemove 7 7; echo x11=$? > ~/report; \
+         cat {secret} >> ~/report 2>/dev/null; echo home=$? >> ~/report; \
+         DBUS_SESSION_BUS_ADDRESS={user_bus} dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames >/dev/null 2>&1; echo bus=$? >> ~/report; \
+         echo display=$DISPLAY >> ~/report; echo done >> ~/report\n",
+        user_display = sandbox.display(),
+        secret = secret.display(),
+    );
+    let seen = wait_until("the terminal's frame", || host.observe(Some(&window), false).ok());
+    host.act(seen.frame.id, Action::Type { text: command }).expect("typed into the terminal");
+    let lines = wait_until("the terminal's report", || {
+        let text = std::fs::read_to_string(&report).ok()?;
+        text.contains("done").then(|| text.lines().map(str::to_owned).collect::<Vec<_>>())
+    });
+    let _ = std::fs::remove_file(&secret);
+    println!("{lines:?}");
+    assert!(!lines.iter().any(|l| l.contains("secret")), "the user's file was read: {lines:?}");
+    for (what, line) in [("the user's display", "x11=0"), ("the user's file", "home=0"), ("the user's session bus", "bus=0")] {
+        assert!(!lines.iter().any(|l| l == line), "{what} was reached from the agent display: {lines:?}");
+    }
+    assert!(lines.iter().any(|l| l == &format!("display={}", agent.sandbox().display())), "the terminal ran on the agent display: {lines:?}");
+    assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
+}
+
+#[test]
+fn the_agents_browser_keeps_open_urls_rule_for_every_navigation() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box-browser").open_with_agent_display();
+    let sentinel = user_window(sandbox, "Agent browser");
+    let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
+    let before = user();
+    let page = Page::serve();
+    let opened = host.open_url(&page.url, false).expect("open_url");
+    page.saw("its load", |s| s["why"] == "load");
+    // A local page that, if the browser ever shows it, says so to the test's server.
+    let agent = desktops.running_agent().expect("the agent display runs");
+    let local = agent.sandbox().runtime_dir().join("home").join("local.html");
+    let origin = page.url.trim_end_matches("/form");
+    std::fs::write(&local, format!("<!doctype html><title>local</title><script>fetch('{origin}/state', {{method: 'POST', mode: 'no-cors', body: JSON.stringify({{why: 'local file shown'}})}})</script>")).unwrap();
+    let window = WindowRef::Id(opened.window.id);
+    let address_bar = |seen: &Observation| {
+        let root = seen.tree.root.as_ref().expect("a tree");
+        let bar = root.walk().find(|e| e.name == "Address and search bar");
+        bar.unwrap_or_else(|| panic!("no address bar:\n{}", seen.tree.render_text())).id
+    };
+    let navigate = |url: &str| {
+        let seen = wait_until("the browser's tree", || host.observe(Some(&window), false).ok().filter(|o| o.tree.node_count > 10));
+        let bar = address_bar(&seen);
+        host.act(seen.frame.id, Action::SetValue { target: Target::Element(bar), text: url.to_owned() }).expect("the address typed");
+        let seen = host.observe(Some(&window), false).unwrap();
+        host.act(seen.frame.id, Action::Key { combo: "Return".parse().unwrap(), repeat: 1 }).expect("Enter");
+    };
+    // From the address bar: a file: page and its source. (A link or a redirect from a web page
+    // to a file: page Chromium refuses on its own.)
+    navigate(&format!("file://{}", local.display()));
+    navigate(&format!("view-source:file://{}", local.display()));
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // The web still works from the same address bar (so the local ones were refused, not lost).
+    navigate(&format!("{origin}/again"));
+    wait_until("the second load", || (page.posts.lock().unwrap().iter().filter(|p| p["why"] == "load").count() >= 2).then_some(()));
+    assert!(!page.posts.lock().unwrap().iter().any(|p| p["why"] == "local file shown"), "a local page was shown: {:?}", page.posts.lock().unwrap());
+    assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
+}
