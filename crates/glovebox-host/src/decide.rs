@@ -11,11 +11,19 @@
 //!    ([`check_basis`]), the absolute denials and secure input again,
 //!    Stop;
 //! 4. delivery, the audit, the look after it.
+//!
+//! Two rules about secure input that are not an input's own live here too:
+//! a zoom crops pixels taken earlier, so it asks the probes again first
+//! ([`check_zoom_now`]); a window listing shows where secure input holds
+//! ([`listed_denial`]), as an observation of that window would refuse it.
 
 use crate::approval::ApprovalRequest;
 use crate::frames::FrameRecord;
 use crate::refuse;
-use glovebox_model::{Action, ApprovalClass, DeliveryMode, ErrorCode, FrameId, Refusal, Role, Target, WindowInfo};
+use glovebox_model::{
+    AccessibilityTree, Action, ApprovalClass, Button, DeliveryMode, Denial, Element, ElementId, ElementState, ErrorCode, FrameId, Key, KeyCombo, NamedKey,
+    Refusal, Role, Target, WindowId, WindowInfo,
+};
 use glovebox_platform::{Reach, ResolvedTarget};
 
 /// What the host knows when an input arrives, besides the frame.
@@ -70,8 +78,9 @@ pub(crate) fn admit(facts: InputFacts, mode: DeliveryMode) -> Result<Reach, Refu
 pub(crate) fn plan_input(reach: Reach, frame_id: FrameId, frame: &FrameRecord, action: &Action) -> Result<InputPlan, Refusal> {
     let (targets, described) = resolve_targets(frame_id, frame, action)?;
     if matches!(action, Action::SetValue { .. }) && described.first().is_some_and(|(role, _)| role.is_password()) {
-        return Err(refuse(ErrorCode::SecureInput, "glovebox never writes into password fields"));
+        return Err(password_field(""));
     }
+    check_paste(frame, action, &targets)?;
     let class = match reach {
         Reach::Background | Reach::AgentDisplay => ApprovalClass::Input,
         Reach::Foreground => ApprovalClass::Foreground,
@@ -116,6 +125,179 @@ fn resolve_targets(frame_id: FrameId, frame: &FrameRecord, action: &Action) -> R
     Ok((targets, described))
 }
 
+/// The one refusal of text put into a password field, whatever the route
+/// (`set_value`, a paste, a drop); `how` names the route, after the rule.
+pub(crate) fn password_field(how: &str) -> Refusal {
+    const RULE: &str = "glovebox never writes into password fields";
+    refuse(ErrorCode::SecureInput, if how.is_empty() { RULE.to_owned() } else { format!("{RULE}: {how}") })
+}
+
+/// Whether a chord pastes in the toolkits glovebox drives: ctrl+v (GTK,
+/// Qt, browsers; with shift in terminals and as "paste as plain text")
+/// and shift+Insert (GTK, Qt, xterm: the clipboard or PRIMARY).
+pub(crate) fn pastes(combo: &KeyCombo) -> bool {
+    match combo.key.lowercase() {
+        Key::Char('v') => combo.modifiers.ctrl,
+        Key::Named(NamedKey::Insert) => combo.modifiers.shift,
+        _ => false,
+    }
+}
+
+/// Where an input puts text it does not carry: the selection or the
+/// clipboard, which may hold anything of the user's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inserts {
+    Nowhere,
+    /// At the element of target `index`, for the reason given.
+    AtTarget(usize, &'static str),
+    /// Into the focused element.
+    AtFocus(&'static str),
+}
+
+fn inserts(action: &Action) -> Inserts {
+    match action {
+        // X11 toolkits paste PRIMARY on any middle press, single or repeated, modifiers or not.
+        Action::Click { button: Button::Middle, .. } => Inserts::AtTarget(0, "a middle click there pastes the selection"),
+        // A drag that started on selected text drops it where it ends.
+        Action::Drag { .. } => Inserts::AtTarget(1, "a drag that ends there drops what it carries"),
+        Action::Key { combo, .. } if pastes(combo) => Inserts::AtFocus("this chord pastes into the focused field"),
+        _ => Inserts::Nowhere,
+    }
+}
+
+/// The element of the frame an input lands on: an element target, or
+/// the element under a point.
+fn element_of(target: &ResolvedTarget) -> Option<ElementId> {
+    match target {
+        ResolvedTarget::Element { id, .. } => Some(*id),
+        ResolvedTarget::Global { under, .. } => *under,
+    }
+}
+
+/// `id` is a password field or lies inside one (a browser may expose
+/// the field's text as a child of it).
+fn within_password(frame: &FrameRecord, id: ElementId) -> bool {
+    fn path(e: &Element, id: ElementId, inside: bool) -> Option<bool> {
+        let inside = inside || e.is_password();
+        if e.id == id {
+            return Some(inside);
+        }
+        e.children.iter().find_map(|c| path(c, id, inside))
+    }
+    frame.elements.get(&id).is_some_and(|e| e.role.is_password()) || frame.tree.root.as_ref().and_then(|r| path(r, id, false)).unwrap_or(false)
+}
+
+/// The deepest element the frame's tree shows with keyboard focus.
+fn focused(tree: &AccessibilityTree) -> Option<ElementId> {
+    tree.root.as_ref()?.walk().filter(|e| e.has(ElementState::Focused)).last().map(|e| e.id)
+}
+
+/// No paste, drop or middle click puts text into a password field, by
+/// any route: the element it lands on is looked up in the frame's tree
+/// (a middle click's, a drag's drop end, the focused element for a chord
+/// that pastes), and a password field or anything inside one is refused
+/// with the same code and words as `set_value` into it.
+///
+/// Where the element is not known:
+/// - a window with no tree at all (xterm, a game) has no fields glovebox
+///   could know of, and typing there is not refused either: its middle
+///   click pastes, as a terminal's user expects;
+/// - a tree that has no element covering the point cannot rule out a
+///   password field under it (one without bounds): refused, pointing at
+///   elements instead;
+/// - a chord with no focused element in the frame is left to the live
+///   probe, which refuses every input while a password field has focus.
+pub(crate) fn check_paste(frame: &FrameRecord, action: &Action, targets: &[ResolvedTarget]) -> Result<(), Refusal> {
+    let (element, how) = match inserts(action) {
+        Inserts::Nowhere => return Ok(()),
+        Inserts::AtTarget(index, how) => (targets.get(index).and_then(element_of), how),
+        Inserts::AtFocus(how) => match focused(&frame.tree) {
+            Some(id) => (Some(id), how),
+            None => return Ok(()),
+        },
+    };
+    match element {
+        Some(id) if within_password(frame, id) => Err(password_field(how)),
+        Some(_) => Ok(()),
+        None if frame.no_tree => Ok(()),
+        None => Err(refuse(
+            ErrorCode::SecureInput,
+            format!(
+                "no element of window {}'s tree covers that point, so a password field there cannot be ruled out ({how}); aim at an element id",
+                frame.window
+            ),
+        )),
+    }
+}
+
+/// Secure input as the probes find it at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SecureInput {
+    /// Another client holds the keyboard: every window is affected.
+    KeyboardGrab,
+    /// A password field of the window has keyboard focus.
+    PasswordFocus,
+}
+
+impl SecureInput {
+    /// What the probes say, the grab first (it covers every window).
+    pub(crate) fn of(grabbed: bool, password_focused: bool) -> Option<SecureInput> {
+        match (grabbed, password_focused) {
+            (true, _) => Some(SecureInput::KeyboardGrab),
+            (false, true) => Some(SecureInput::PasswordFocus),
+            (false, false) => None,
+        }
+    }
+
+    /// The refusal of a read (tree, pixels, a crop of them) while it holds.
+    pub(crate) fn refusal(self) -> Refusal {
+        match self {
+            SecureInput::KeyboardGrab => refuse(
+                ErrorCode::SecureInput,
+                "another client holds the keyboard (a password or authentication prompt); nothing is read or captured until it lets go",
+            ),
+            SecureInput::PasswordFocus => {
+                refuse(ErrorCode::SecureInput, "a password field has focus: nothing of the window is read or captured until focus leaves it")
+            }
+        }
+    }
+
+    /// How a window listing shows it.
+    pub(crate) fn denial(self) -> Denial {
+        let detail = match self {
+            SecureInput::KeyboardGrab => "another client holds the keyboard",
+            SecureInput::PasswordFocus => "a password field has focus",
+        };
+        Denial::SecureInput { detail: detail.into() }
+    }
+}
+
+/// A zoom crops a screenshot taken earlier, perhaps before a password
+/// field took focus or a prompt grabbed the keyboard: it is handed out
+/// only when the probes, asked again right before the crop, find no
+/// secure input now — refused as an observation would be otherwise. An
+/// image taken before secure input began holds nothing typed during it,
+/// so once it ends the old crop is fine again.
+pub(crate) fn check_zoom_now(now: Option<SecureInput>) -> Result<(), Refusal> {
+    now.map_or(Ok(()), |s| Err(s.refusal()))
+}
+
+/// Whether a listing asks `window` whether a password field has focus:
+/// the focused window (where keys go) and the grant's bound window (the
+/// one observed next). Probing every window would read every
+/// application's tree at each listing; an observation of any other
+/// window probes it then.
+pub(crate) fn probes_password(window: &WindowInfo, bound: Option<WindowId>) -> bool {
+    window.focused || bound == Some(window.id)
+}
+
+/// What a listing shows for a window: its fixed denial, else secure input
+/// where the probes found it (`None`: not asked, or the probe failed —
+/// the listing reports, and every read and input probes again anyway).
+pub(crate) fn listed_denial(fixed: Option<Denial>, grabbed: Option<bool>, password_focused: Option<bool>) -> Option<Denial> {
+    fixed.or_else(|| SecureInput::of(grabbed == Some(true), password_focused == Some(true)).map(SecureInput::denial))
+}
+
 /// The live window still measures as the frame saw it: an input aimed
 /// at a window that moved, resized or was minimised would land elsewhere.
 pub(crate) fn check_basis(frame_id: FrameId, frame: &FrameRecord, window: &WindowInfo) -> Result<(), Refusal> {
@@ -135,7 +317,7 @@ pub(crate) fn check_basis(frame_id: FrameId, frame: &FrameRecord, window: &Windo
 mod tests {
     use super::*;
     use crate::frames::FrameElement;
-    use glovebox_model::{Button, ElementId, Point, Rect, Size, WindowId};
+    use glovebox_model::{Point, Rect, Size};
     use std::collections::HashMap;
 
     const FRAME: FrameId = FrameId(7);
@@ -213,6 +395,124 @@ mod tests {
         assert_eq!(plan.targets, vec![ResolvedTarget::Global { at: Point { x: 125, y: 110 }, under: Some(ElementId(2)) }]);
         assert_eq!(plan.approval.class(), Some(ApprovalClass::Input));
         assert_eq!(plan.approval.frame, Some(FRAME));
+    }
+
+    fn middle(target: Target) -> Action {
+        Action::Click { target, button: Button::Middle, count: 1, modifiers: vec![] }
+    }
+
+    fn key(combo: &str) -> Action {
+        Action::Key { combo: combo.parse().unwrap(), repeat: 1 }
+    }
+
+    /// A frame whose tree focuses element `focus`, with a password field
+    /// (e3) holding a child (e4, as a browser exposes the field's text).
+    fn focused_frame(focus: ElementId) -> FrameRecord {
+        let mut frame = frame(false);
+        let mut field = Element::new(ElementId(3), Role::PasswordText, "Password");
+        field.children.push(Element::new(ElementId(4), Role::Text, ""));
+        let mut root = Element::new(ElementId(1), Role::Frame, "App");
+        root.children = vec![Element::new(ElementId(2), Role::PushButton, "OK"), field];
+        set_focus(&mut root, focus);
+        let mut tree = (*frame.tree).clone();
+        tree.root = Some(root);
+        frame.tree = std::sync::Arc::new(tree);
+        frame.elements.insert(ElementId(4), FrameElement { role: Role::Text, name: String::new(), visible: Some(Rect::new(205, 102, 10, 10)), center: None });
+        frame
+    }
+
+    fn set_focus(e: &mut Element, focus: ElementId) {
+        if e.id == focus {
+            e.states.insert(ElementState::Focused);
+        }
+        for c in &mut e.children {
+            set_focus(c, focus);
+        }
+    }
+
+    #[test]
+    fn nothing_is_pasted_or_dropped_into_a_password_field() {
+        let frame = frame(false);
+        let plan = |action: &Action| plan_input(Reach::Background, FRAME, &frame, action);
+        let over_password = Target::Point(Point { x: 125, y: 10 });
+        let over_ok = Target::Point(Point { x: 25, y: 10 });
+        // A middle click on the (unfocused) field, by point or by id, any count or modifiers.
+        assert_eq!(code(plan(&middle(over_password))), ErrorCode::SecureInput);
+        assert_eq!(code(plan(&middle(Target::Element(ElementId(3))))), ErrorCode::SecureInput);
+        let double = Action::Click { target: over_password, button: Button::Middle, count: 2, modifiers: vec![glovebox_model::ModifierKey::Ctrl] };
+        assert_eq!(code(plan(&double)), ErrorCode::SecureInput);
+        // The refusal is set_value's: one rule, one code, the same words.
+        let refused = plan(&middle(over_password)).unwrap_err();
+        let set_value = plan(&Action::SetValue { target: Target::Element(ElementId(3)), text: "x".into() }).unwrap_err();
+        assert!(refused.message.starts_with(&set_value.message), "{} / {}", refused.message, set_value.message);
+        // A drag whose drop end is the field; one that starts there drops elsewhere.
+        let drag = |from, to| Action::Drag { from, to, modifiers: vec![] };
+        assert_eq!(code(plan(&drag(over_ok, over_password))), ErrorCode::SecureInput);
+        assert!(plan(&drag(over_password, over_ok)).is_ok());
+        // Other buttons, and a middle click elsewhere, go ahead.
+        assert!(plan(&click(over_password)).is_ok(), "a left click only focuses the field");
+        assert!(plan(&middle(over_ok)).is_ok());
+        // A tree that covers no element at the point cannot rule a field out.
+        assert_eq!(code(plan(&middle(Target::Point(Point { x: 390, y: 290 })))), ErrorCode::SecureInput);
+        assert!(plan(&click(Target::Point(Point { x: 390, y: 290 }))).is_ok());
+        // A window without any tree: nothing to know, as typing there.
+        assert!(plan_input(Reach::Background, FRAME, &self::frame(true), &middle(Target::Point(Point { x: 125, y: 10 }))).is_ok());
+    }
+
+    #[test]
+    fn a_paste_into_a_focused_password_field_or_its_child_is_refused() {
+        for combo in ["ctrl+v", "ctrl+V", "ctrl+shift+v", "shift+Insert", "ctrl+shift+Insert"] {
+            assert!(pastes(&combo.parse().unwrap()), "{combo}");
+            let frame = focused_frame(ElementId(3));
+            assert_eq!(code(plan_input(Reach::Background, FRAME, &frame, &key(combo))), ErrorCode::SecureInput, "{combo}");
+        }
+        for combo in ["v", "shift+v", "ctrl+c", "Insert", "ctrl+Insert", "alt+v"] {
+            assert!(!pastes(&combo.parse().unwrap()), "{combo}");
+        }
+        // Focus elsewhere, or none known (the live probe decides then): the chord goes.
+        assert!(plan_input(Reach::Background, FRAME, &focused_frame(ElementId(2)), &key("ctrl+v")).is_ok());
+        assert!(plan_input(Reach::Background, FRAME, &frame(false), &key("ctrl+v")).is_ok());
+        // Inside the field counts as the field.
+        let frame = focused_frame(ElementId(4));
+        assert_eq!(code(plan_input(Reach::Background, FRAME, &frame, &key("shift+Insert"))), ErrorCode::SecureInput);
+        assert_eq!(code(plan_input(Reach::Background, FRAME, &frame, &middle(Target::Element(ElementId(4))))), ErrorCode::SecureInput);
+    }
+
+    #[test]
+    fn a_zoom_asks_the_probes_again_and_refuses_as_an_observation_would() {
+        assert!(check_zoom_now(SecureInput::of(false, false)).is_ok());
+        let password = check_zoom_now(SecureInput::of(false, true)).unwrap_err();
+        assert_eq!(password.code, ErrorCode::SecureInput);
+        assert!(password.message.contains("password field has focus"), "{}", password.message);
+        // The grab is named first: it covers every window.
+        assert_eq!(SecureInput::of(true, true), Some(SecureInput::KeyboardGrab));
+        assert!(check_zoom_now(SecureInput::of(true, false)).unwrap_err().message.contains("holds the keyboard"));
+    }
+
+    #[test]
+    fn a_listing_shows_secure_input_where_it_holds() {
+        let fixed = Denial::Elevated { uid: 0 };
+        assert_eq!(listed_denial(Some(fixed.clone()), Some(true), Some(true)), Some(fixed), "a fixed denial stays first");
+        let shown = listed_denial(None, Some(false), Some(true)).expect("password focus shown");
+        assert_eq!(shown.code(), ErrorCode::SecureInput);
+        assert!(shown.sentence().contains("a password field has focus"), "{}", shown.sentence());
+        assert_eq!(listed_denial(None, Some(true), None).map(|d| d.code()), Some(ErrorCode::SecureInput));
+        assert_eq!(listed_denial(None, Some(false), Some(false)), None);
+        assert_eq!(listed_denial(None, None, None), None, "a failed probe shows nothing; reads probe again");
+        let window = |focused, xid| WindowInfo {
+            id: WindowId { pid: 10, xid },
+            app: "App".into(),
+            instance: "app".into(),
+            title: "App".into(),
+            pid_source: glovebox_model::PidSource::Server,
+            geometry: Rect::new(0, 0, 10, 10),
+            focused,
+            minimized: false,
+            desktop: glovebox_model::Desktop::User,
+        };
+        assert!(probes_password(&window(true, 1), None));
+        assert!(probes_password(&window(false, 2), Some(WindowId { pid: 10, xid: 2 })));
+        assert!(!probes_password(&window(false, 3), Some(WindowId { pid: 10, xid: 2 })));
     }
 
     #[test]

@@ -9,11 +9,22 @@
 //! ticket is bound to the call that asked (the surface's [`CallKey`]: the
 //! client, the tool and its exact arguments) and to the exact question
 //! (class, action, targets, window and frame). A retry is honoured only
-//! when every token it echoes was issued to that same call, has not been
-//! used and has not expired; its answers are used only for the questions
-//! they were given for. Anything else refuses the whole call before any
-//! check runs, and burns the tokens it presented. A call that ends without
-//! asking again uses its tickets up.
+//! when every token it echoes was issued to that same call, is still open
+//! and has not expired; its answers are used only for the questions they
+//! were given for. A token never issued, issued to another call, expired,
+//! or an answer outside the request state refuses the whole call before
+//! any check runs, and burns the tokens it presented.
+//!
+//! A token is spent when its call STARTS, not when it ends: [`DeferredCall::begin`]
+//! takes every token of an honoured retry out of the open set under the
+//! store's lock, and remembers it as spent by that call (for as long as a
+//! ticket is kept). The same request state sent again — concurrently with
+//! the retry it copies, or after it — is then a call that brings no answer:
+//! it is asked again, with new questions, and nothing is delivered without a
+//! new answer. So is a retry that leaves a question of its own call
+//! unanswered; it uses none of its tokens. A round that asks again after
+//! some answers carries those answers into the next round under fresh
+//! tokens, so every token of every request state is used once.
 
 use crate::approval::{Answer, ApprovalRequest};
 use glovebox_model::{ErrorCode, Refusal};
@@ -24,6 +35,10 @@ use std::time::{Duration, Instant};
 
 /// How long a question waits for its answer unless configured otherwise.
 pub const DEFAULT_ANSWER_WAIT: Duration = Duration::from_secs(300);
+
+/// How many spent tokens are remembered at most; the oldest go first. A
+/// forgotten one is refused as never issued, which is still safe.
+const SPENT_KEPT: usize = 4096;
 
 /// Who asked what: the surface's identity of one call (its client, the
 /// tool, the exact arguments). The host only compares keys; a surface
@@ -81,10 +96,33 @@ struct Ticket {
     answer: Option<Answer>,
 }
 
+/// A token an honoured retry used, and the call that used it: that call
+/// sending it again is asked again; any other is refused.
+#[derive(Debug)]
+struct Spent {
+    call: CallKey,
+    at: Instant,
+}
+
 /// Every ticket of one host.
 #[derive(Debug, Default)]
 pub(crate) struct Tickets {
     open: HashMap<String, Ticket>,
+    spent: HashMap<String, Spent>,
+}
+
+impl Tickets {
+    /// Forgets what outlived its use. Expired questions are kept as long
+    /// again, so a late answer hears that it came too late rather than that
+    /// it was never asked; spent tokens as long as their questions were.
+    fn expire(&mut self, wait: Duration) {
+        self.open.retain(|_, t| t.issued.elapsed() <= wait * 2);
+        self.spent.retain(|_, s| s.at.elapsed() <= wait * 2);
+        while self.spent.len() > SPENT_KEPT {
+            let Some(oldest) = self.spent.iter().min_by_key(|(_, s)| s.at).map(|(t, _)| t.clone()) else { break };
+            self.spent.remove(&oldest);
+        }
+    }
 }
 
 /// The shared store, held by the host and by each deferred call.
@@ -102,20 +140,37 @@ pub struct DeferredCall {
     store: TicketStore,
     call: CallKey,
     wait: Duration,
-    /// Tokens of this call that hold an answer (validated when the call began).
-    answered: Vec<String>,
-    /// Questions this round could not ask.
-    asked: Mutex<Vec<PendingQuestion>>,
+    /// The answers this call brought, by the question they were given for;
+    /// their tokens were spent when the call began.
+    answers: Vec<(ApprovalRequest, Answer)>,
+    /// What this round handed out.
+    round: Mutex<Round>,
+}
+
+/// The tokens one round issued: its answers carried on (once the round asks
+/// again) and the questions it could not ask.
+#[derive(Debug, Default)]
+struct Round {
+    carried: Option<Vec<String>>,
+    asked: Vec<PendingQuestion>,
+}
+
+/// What the store says of one token a retry echoes.
+enum Echo {
+    /// Open, this call's: whether the ticket or the retry holds its answer.
+    Open { answered: bool },
+    /// Already used by this call.
+    Spent,
 }
 
 impl DeferredCall {
-    /// Validates `retry` against the store and records its answers; a
-    /// retry that does not belong to `call` refuses the whole call.
+    /// Validates `retry` against the store, spends its tokens and keeps its
+    /// answers; a retry that does not belong to `call` refuses the whole
+    /// call, and one this call already used (or that leaves a question
+    /// unanswered) is a call with no answers: it is asked again.
     pub(crate) fn begin(store: TicketStore, call: CallKey, wait: Duration, retry: Option<Retry>) -> Result<DeferredCall, Refusal> {
         let mut tickets = lock(&store);
-        // Expired questions are kept as long again, so a late answer hears
-        // that it came too late rather than that it was never asked.
-        tickets.open.retain(|_, t| t.issued.elapsed() <= wait * 2);
+        tickets.expire(wait);
         let retry = retry.unwrap_or_default();
         let burn = |tickets: &mut Tickets, refusal: Refusal| {
             for token in &retry.tokens {
@@ -132,104 +187,98 @@ impl DeferredCall {
                 );
             }
         }
+        let mut again = false;
         for token in &retry.tokens {
-            let Some(ticket) = tickets.open.get(token) else {
-                return burn(
-                    &mut tickets,
-                    Refusal::new(
-                        ErrorCode::ApprovalRequired,
-                        format!(
-                            "the approval answer names a question ({}) that is not open: already used, expired after {} s, or never asked; {not_asked}",
-                            short(token),
-                            wait.as_secs()
-                        ),
-                    ),
-                );
-            };
-            if ticket.issued.elapsed() > wait && ticket.answer.is_none() {
-                return burn(
-                    &mut tickets,
-                    Refusal::new(
-                        ErrorCode::Timeout,
-                        format!("the approval question went unanswered for more than {} s and expired; {not_asked}", wait.as_secs()),
-                    ),
-                );
-            }
-            if ticket.call != call {
-                return burn(
-                    &mut tickets,
-                    Refusal::new(
-                        ErrorCode::ApprovalRequired,
-                        format!("the approval answer was given for another call (another client, tool or arguments); {not_asked}"),
-                    ),
-                );
-            }
-            let answer = retry.answers.iter().find(|(t, _)| t == token).map(|(_, a)| a.clone());
-            match (&ticket.answer, answer) {
-                (Some(_), Some(_)) => {
-                    return burn(
-                        &mut tickets,
-                        Refusal::new(ErrorCode::ApprovalRequired, format!("the question {} was already answered; {not_asked}", short(token))),
-                    )
-                }
-                (None, None) => {
-                    return burn(&mut tickets, Refusal::invalid_argument(format!("the retry carries no answer to the question {}; {not_asked}", short(token))))
-                }
-                _ => {}
+            match echo(&tickets, &call, wait, token, retry.answers.iter().any(|(t, _)| t == token)) {
+                Ok(Echo::Spent | Echo::Open { answered: false }) => again = true,
+                Ok(Echo::Open { answered: true }) => {}
+                Err(refusal) => return burn(&mut tickets, Refusal::new(refusal.code, format!("{}; {not_asked}", refusal.message))),
             }
         }
-        let mut answered = vec![];
-        for token in &retry.tokens {
-            let ticket = tickets.open.get_mut(token).expect("validated above");
-            if let Some((_, answer)) = retry.answers.iter().find(|(t, _)| t == token) {
-                ticket.answer = Some(answer.clone());
+        let mut answers = vec![];
+        if !again {
+            // Spent now, under the lock: a copy of this state arriving while
+            // this call still runs finds its tokens used.
+            for token in &retry.tokens {
+                let Some(ticket) = tickets.open.remove(token) else { continue };
+                tickets.spent.insert(token.clone(), Spent { call: call.clone(), at: Instant::now() });
+                let given = retry.answers.iter().find(|(t, _)| t == token).map(|(_, a)| a.clone());
+                if let Some(answer) = ticket.answer.or(given) {
+                    answers.push((ticket.request, answer));
+                }
             }
-            answered.push(token.clone());
+            tickets.expire(wait);
         }
         drop(tickets);
-        Ok(DeferredCall { store, call, wait, answered, asked: Mutex::default() })
+        Ok(DeferredCall { store, call, wait, answers, round: Mutex::default() })
     }
 
     /// The user's answer to exactly `request`, if this call brought one.
     pub(crate) fn answer_for(&self, request: &ApprovalRequest) -> Option<Answer> {
-        let tickets = lock(&self.store);
-        self.answered.iter().filter_map(|t| tickets.open.get(t)).find(|t| &t.request == request).and_then(|t| t.answer.clone())
+        self.answers.iter().find(|(r, _)| r == request).map(|(_, a)| a.clone())
     }
 
-    /// Issues a ticket for `request`; the refusal that ends this round.
+    /// Issues a ticket for `request` (and, the first time a round asks,
+    /// fresh tickets carrying the answers it brought); the refusal that ends
+    /// this round.
     pub(crate) fn defer(&self, request: &ApprovalRequest) -> Refusal {
-        let token = match crate::access::new_token() {
-            Ok(token) => token,
+        let mut round = self.round.lock_recovered();
+        let carry = if round.carried.is_none() { self.answers.len() } else { 0 };
+        let tokens = match (0..=carry).map(|_| crate::access::new_token()).collect::<Result<Vec<_>, _>>() {
+            Ok(tokens) => tokens,
             Err(e) => return Refusal::backend_unavailable(format!("no token for the approval question (reading /dev/urandom: {e})")),
         };
         let question = request.question();
-        lock(&self.store).open.insert(token.clone(), Ticket { call: self.call.clone(), request: request.clone(), issued: Instant::now(), answer: None });
-        self.asked.lock_recovered().push(PendingQuestion { token, question: question.clone(), expires_in: self.wait });
+        let (token, carried) = tokens.split_last().expect("one token at least");
+        let issued = Instant::now();
+        let mut tickets = lock(&self.store);
+        if round.carried.is_none() {
+            for (token, (request, answer)) in carried.iter().zip(&self.answers) {
+                tickets.open.insert(token.clone(), Ticket { call: self.call.clone(), request: request.clone(), issued, answer: Some(answer.clone()) });
+            }
+            round.carried = Some(carried.to_vec());
+        }
+        tickets.open.insert(token.clone(), Ticket { call: self.call.clone(), request: request.clone(), issued, answer: None });
+        drop(tickets);
+        round.asked.push(PendingQuestion { token: token.clone(), question: question.clone(), expires_in: self.wait });
         Refusal::new(ErrorCode::ApprovalRequired, format!("waiting for the user's answer: {question} Nothing was delivered yet."))
     }
 
-    /// What this round asked; `None` when the call asked nothing and its
-    /// tickets are used up.
+    /// What this round asked; `None` when the call asked nothing (the
+    /// answers it brought were used when it began).
     pub fn pending(&self) -> Option<Pending> {
-        let questions = self.asked.lock_recovered().clone();
-        if questions.is_empty() {
+        let round = self.round.lock_recovered();
+        if round.asked.is_empty() {
             return None;
         }
-        let mut request_state = self.answered.clone();
-        request_state.extend(questions.iter().map(|q| q.token.clone()));
-        Some(Pending { questions, request_state })
+        let mut request_state = round.carried.clone().unwrap_or_default();
+        request_state.extend(round.asked.iter().map(|q| q.token.clone()));
+        Some(Pending { questions: round.asked.clone(), request_state })
     }
 }
 
-impl Drop for DeferredCall {
-    /// A call that ended without asking again has used its answers.
-    fn drop(&mut self) {
-        if self.asked.get_mut().map(|a| a.is_empty()).unwrap_or(true) {
-            let mut tickets = lock(&self.store);
-            for token in &self.answered {
-                tickets.open.remove(token);
-            }
-        }
+/// What the store says of `token`, echoed by `call` with an answer or not;
+/// the refusal (without its closing words) when it must not be honoured.
+fn echo(tickets: &Tickets, call: &CallKey, wait: Duration, token: &str, has_answer: bool) -> Result<Echo, Refusal> {
+    let another = || Refusal::new(ErrorCode::ApprovalRequired, "the approval answer was given for another call (another client, tool or arguments)");
+    if let Some(spent) = tickets.spent.get(token) {
+        return if &spent.call == call { Ok(Echo::Spent) } else { Err(another()) };
+    }
+    let Some(ticket) = tickets.open.get(token) else {
+        return Err(Refusal::new(
+            ErrorCode::ApprovalRequired,
+            format!("the approval answer names a question ({}) that is not open: used, expired after {} s, or never asked", short(token), wait.as_secs()),
+        ));
+    };
+    if ticket.issued.elapsed() > wait && ticket.answer.is_none() {
+        return Err(Refusal::new(ErrorCode::Timeout, format!("the approval question went unanswered for more than {} s and expired", wait.as_secs())));
+    }
+    if &ticket.call != call {
+        return Err(another());
+    }
+    match (ticket.answer.is_some(), has_answer) {
+        (true, true) => Err(Refusal::new(ErrorCode::ApprovalRequired, format!("the question {} was already answered", short(token)))),
+        (answered, given) => Ok(Echo::Open { answered: answered || given }),
     }
 }
 

@@ -453,18 +453,26 @@ impl Host {
     }
 
     /// Every window, frontmost first, with the reason each denied one is
-    /// denied. An observation: its approval class is asked first.
+    /// denied — secure input included, where it holds now: a keyboard grab
+    /// on every window, a focused password field on the focused and the
+    /// bound window ([`decide::listed_denial`]). An observation: its
+    /// approval class is asked first.
     pub fn list_windows(&self, query: Option<&str>, page: usize) -> Result<ListedPage, Refusal> {
         let listed = (|| {
             self.approve(ApprovalRequest::call(ApprovalClass::Observe, vec!["list the desktop's windows".into()]), &[])?;
             let windows = self.inner.backends.windows.list_windows().gated()?;
             let page = WindowPage::paginate(windows, query, page)?;
-            Ok(ListedPage {
-                page: page.page,
-                pages: page.pages,
-                total: page.total,
-                windows: page.windows.into_iter().map(|w| ListedWindow { denial: self.denial_of(&w), window: w }).collect(),
-            })
+            let probe = &self.inner.backends.secure_input;
+            let grabbed = probe.keyboard_grabbed().ok();
+            // Not waited for: an input holding the state (its approval asked) must not stall a listing.
+            let bound = self.inner.state.try_lock().ok().and_then(|s| Some(s.grant.as_ref()?.target.as_ref()?.id));
+            let listed = |w: WindowInfo| {
+                let fixed = self.denial_of(&w);
+                let password =
+                    (fixed.is_none() && grabbed == Some(false) && decide::probes_password(&w, bound)).then(|| probe.focused_password(&w).ok()).flatten();
+                ListedWindow { denial: decide::listed_denial(fixed, grabbed, password), window: w }
+            };
+            Ok(ListedPage { page: page.page, pages: page.pages, total: page.total, windows: page.windows.into_iter().map(listed).collect() })
         })();
         listed.map_err(|e| self.refused(&self.state(), None, e))
     }

@@ -6,6 +6,7 @@
 //! and listed as occluded; a desktop image blacks out every denied window.
 
 use crate::backend::Gated;
+use crate::decide::SecureInput;
 use crate::frames::{FrameElement, FrameRecord};
 use crate::grant::State;
 use crate::{refuse, ApprovalRequest, FrameView, Host, Observation, ObserveRequest};
@@ -38,11 +39,11 @@ fn draw_marks(scaled: &mut glovebox_platform::RgbImage, tree: &AccessibilityTree
 }
 
 fn keyboard_grabbed() -> Refusal {
-    refuse(ErrorCode::SecureInput, "another client holds the keyboard (a password or authentication prompt); nothing is read or captured until it lets go")
+    SecureInput::KeyboardGrab.refusal()
 }
 
 fn password_focused() -> Refusal {
-    refuse(ErrorCode::SecureInput, "a password field has focus: nothing of the window is read or captured until focus leaves it")
+    SecureInput::PasswordFocus.refusal()
 }
 
 impl Host {

@@ -6,6 +6,7 @@
 use crate::act::Span;
 use crate::approval::describe_action;
 use crate::backend::Gated;
+use crate::decide;
 use crate::{refuse, ApprovalRequest, Host, Observation};
 use glovebox_model::{
     validate_batch, Action, ApprovalClass, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Rect, Refusal, Scope, Size, WaitCondition, WaitFor,
@@ -249,7 +250,10 @@ impl Host {
 
     /// A full-resolution crop of `frame`'s screenshot. `region` is in the
     /// frame's image pixels and must lie inside the image; nothing new is
-    /// captured, so no other window can appear in it.
+    /// captured, so no other window can appear in it. Secure input is
+    /// probed again right before the crop ([`decide::check_zoom_now`]):
+    /// while a password field of the window has focus or a prompt holds
+    /// the keyboard, the crop is refused as an observation would be.
     pub fn zoom(&self, frame_id: FrameId, region: Rect) -> Result<Zoomed, Refusal> {
         let mut state = self.state();
         let result = (|| {
@@ -271,6 +275,11 @@ impl Host {
             let window = grant.target.clone();
             self.approve_observation(window.as_ref(), &format!("zoom into {region:?} of the last screenshot"))?;
             let image = Rect::new(0, 0, frame.image.width, frame.image.height);
+            // After the approval (which may have waited): the image is old, secure input is now.
+            let b = &self.inner.backends;
+            let grabbed = b.secure_input.keyboard_grabbed().gated()?;
+            let password = !grabbed && b.secure_input.focused_password(&b.windows.find_window(&WindowRef::Id(frame.window)).gated()?).gated()?;
+            decide::check_zoom_now(decide::SecureInput::of(grabbed, password))?;
             if region.width == 0 || region.height == 0 || region.intersection(image) != Some(region) {
                 return Err(refuse(
                     ErrorCode::CoordinateOutOfBounds,

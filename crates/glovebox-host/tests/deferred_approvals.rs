@@ -152,3 +152,137 @@ fn declined_cancelled_and_expired_answers_deliver_nothing() {
     let audit = std::fs::read_to_string(&w.audit_path).unwrap();
     assert!(!audit.contains(&token), "tokens never reach the audit");
 }
+
+/// The answered state, and the same state echoed without its answer.
+fn both(state: &[String], token: &str) -> [Option<Retry>; 2] {
+    [answered(state, token, Answer::Approved), Some(Retry { tokens: state.to_vec(), answers: vec![] })]
+}
+
+#[test]
+fn a_copy_of_an_answered_state_while_its_call_runs_is_asked_again_in_either_order() {
+    // Both calls begin before either acts: the copy arrives while the
+    // answered retry is still running. Whichever begins first, the
+    // answer delivers once and the other call is asked again.
+    for (first, name) in [(0, "answered-first"), (1, "copy-first")] {
+        let w = world(name, Duration::from_secs(60));
+        let frame = w.host.observe(None, false).unwrap().frame.id;
+        let (_, asked) = w.round(key("ok"), None, frame);
+        let (token, state) = asked.unwrap();
+        let mut retries = both(&state, &token);
+        retries.rotate_left(first);
+        let mut begun: Vec<_> = retries.into_iter().map(|retry| Some(w.host.for_deferred_call(key("ok"), retry).expect("this call's own tokens"))).collect();
+        // The copy acts first, while the frame both were asked on is still
+        // the newest (the answered click ends it).
+        let (copy_host, copy) = begun[1 - first].take().unwrap();
+        let (answered_host, _) = begun[first].take().unwrap();
+        let refused = copy_host.act(frame, click()).map(|_| ());
+        answered_host.act(frame, click()).unwrap();
+        assert_eq!(w.delivered(), 1, "{name}: one answer, one delivery");
+        assert_eq!(code(refused), ErrorCode::ApprovalRequired, "{name}");
+        let pending = copy.pending().expect("the copy is asked again");
+        assert!(pending.request_state.iter().all(|t| !state.contains(t)), "{name}: asked under new tokens only");
+    }
+}
+
+#[test]
+fn two_threads_racing_one_answered_state_deliver_once() {
+    let w = world("threads", Duration::from_secs(60));
+    for round in 0..20 {
+        let frame = w.host.observe(None, false).unwrap().frame.id;
+        let (_, asked) = w.round(key("ok"), None, frame);
+        let (token, state) = asked.unwrap();
+        let before = w.delivered();
+        let barrier = std::sync::Barrier::new(2);
+        std::thread::scope(|scope| {
+            for retry in both(&state, &token) {
+                let (w, barrier) = (&w, &barrier);
+                scope.spawn(move || {
+                    barrier.wait();
+                    let _ = w.round(key("ok"), retry, frame);
+                });
+            }
+        });
+        assert_eq!(w.delivered() - before, 1, "round {round}: the approval delivered once");
+    }
+}
+
+#[test]
+fn a_finished_retry_sent_again_is_asked_again_and_a_new_answer_delivers_once_more() {
+    let w = world("again", Duration::from_secs(60));
+    let frame = w.host.observe(None, false).unwrap().frame.id;
+    let (_, asked) = w.round(key("ok"), None, frame);
+    let (token, state) = asked.unwrap();
+    w.round(key("ok"), answered(&state, &token, Answer::Approved), frame).0.unwrap();
+    let frame = w.host.observe(None, false).unwrap().frame.id;
+    for retry in both(&state, &token) {
+        let (replayed, again) = w.round(key("ok"), retry, frame);
+        assert_eq!(code(replayed), ErrorCode::ApprovalRequired);
+        assert!(again.is_some(), "the call is asked again");
+    }
+    assert_eq!(w.delivered(), 1, "a spent answer delivers nothing");
+    let (_, asked) = w.round(key("ok"), None, frame);
+    let (token, state) = asked.unwrap();
+    w.round(key("ok"), answered(&state, &token, Answer::Approved), frame).0.unwrap();
+    assert_eq!(w.delivered(), 2, "a new answer delivers once more");
+}
+
+#[test]
+fn a_call_that_asks_again_carries_its_answers_under_fresh_tokens() {
+    let w = world("rounds", Duration::from_secs(60));
+    let frame = w.host.observe(None, false).unwrap().frame.id;
+    let span = glovebox_host::Span {
+        class: glovebox_model::ApprovalClass::Input,
+        actions: vec!["a run of two questions".into()],
+        targets: vec![],
+        text_characters: 0,
+        detail: None,
+        started_by_user: false,
+    };
+    // One call that asks twice: its span, then (from a handle with no
+    // standing) the click itself.
+    let round = |retry: Option<Retry>| {
+        let (host, deferred) = match w.host.for_deferred_call(key("rounds"), retry) {
+            Ok(pair) => pair,
+            Err(refused) => return (Err(refused), None),
+        };
+        let result = host.approve_span(span.clone()).and_then(|_| host.act(frame, click())).map(|_| ());
+        (result, deferred.pending())
+    };
+    let (_, first) = round(None);
+    let first = first.unwrap();
+    let (_, second) = round(answered(&first.request_state, &first.questions[0].token, Answer::Approved));
+    let second = second.expect("the click asks next");
+    assert_eq!((second.questions.len(), second.request_state.len()), (1, 2), "{second:?}");
+    assert!(second.request_state.iter().all(|t| !first.request_state.contains(t)), "the carried answer has a fresh token");
+    assert_eq!(w.delivered(), 0);
+    // The first round's state again: spent, so asked again from the start.
+    let (copy, again) = round(answered(&first.request_state, &first.questions[0].token, Answer::Approved));
+    assert_eq!((code(copy), again.map(|p| p.questions[0].question.contains("a run of two questions"))), (ErrorCode::ApprovalRequired, Some(true)));
+    let last = answered(&second.request_state, &second.questions[0].token, Answer::Approved);
+    let (done, asked) = round(last.clone());
+    done.unwrap();
+    assert!(asked.is_none());
+    assert_eq!(w.delivered(), 1);
+    let (copy, again) = round(last);
+    assert!(code(copy) == ErrorCode::ApprovalRequired && again.is_some(), "the last round's state is spent too");
+    assert_eq!(w.delivered(), 1);
+}
+
+#[test]
+fn a_spent_token_is_still_refused_to_another_call_and_a_forged_one_to_any() {
+    let w = world("spent-other", Duration::from_secs(60));
+    let frame = w.host.observe(None, false).unwrap().frame.id;
+    let (_, asked) = w.round(key("ok"), None, frame);
+    let (token, state) = asked.unwrap();
+    w.round(key("ok"), answered(&state, &token, Answer::Approved), frame).0.unwrap();
+    let (other, again) = w.round(key("cancel"), answered(&state, &token, Answer::Approved), frame);
+    let other = other.unwrap_err();
+    assert!(other.code == ErrorCode::ApprovalRequired && other.message.contains("another call") && again.is_none(), "{other:?}");
+    let forged = "0123456789abcdef0123456789abcdef".to_owned();
+    for retry in both(std::slice::from_ref(&forged), &forged) {
+        let (never, again) = w.round(key("ok"), retry, frame);
+        let never = never.unwrap_err();
+        assert!(never.message.contains("not open") && again.is_none(), "{never:?}");
+    }
+    assert_eq!(w.delivered(), 1);
+}
