@@ -193,6 +193,8 @@ impl Host {
             let mut record = self.grant_record("grant-revoked", &grant);
             record.detail = Some(why.to_owned());
             self.audit(record);
+            // The grant's recording ends with it: dropped, it writes its closing line.
+            drop(self.inner.recorder.lock().unwrap_or_else(|p| p.into_inner()).take());
         }
         state.frames.clear();
         self.hide_cursor(state);

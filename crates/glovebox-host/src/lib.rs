@@ -47,6 +47,7 @@ pub mod presence;
 pub mod process;
 mod read;
 pub mod recording;
+pub mod signing;
 mod tools;
 
 pub use act::Span;

@@ -6,19 +6,28 @@
 //! replay checks. Typed text is kept only when the user allowed it; otherwise
 //! only its length is, and such a step cannot be replayed without asking.
 //!
-//! One file per grant, JSON lines: a header, then one line per step. Every
-//! line carries an HMAC-SHA256 over the line before it and itself, under a
-//! key of this user's (`recording.key` beside the recordings, mode 0600), so
-//! an edited, reordered or truncated-in-the-middle recording is refused.
+//! One file per grant, JSON lines: a header, then one line per step, then a
+//! closing line ([`Trailer`]) written when the recording ends (its grant
+//! ends, or the host does). Every line carries an HMAC-SHA256 over the line
+//! before it and itself, under this user's key ([`crate::signing`]), so an
+//! edited, reordered or truncated-in-the-middle recording is refused; the
+//! closing line carries the number of steps and is chained to the last one,
+//! so a recording cut short at its end (its last lines removed) is refused
+//! too, as incomplete. The one recording read without a closing line is the
+//! one this process is still writing (the live one): it is read as far as
+//! it goes. A recording whose glovebox was killed before it ended has no
+//! closing line either, and is refused the same way: nothing can tell its
+//! end from a cut.
 
+use crate::signing::Key;
 use glovebox_model::{Action, Change, ElementId, ElementState, Point, Refusal, Role, Target, TextRecording, TreeDiff};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-/// The recording format's version, in each header.
-pub const FORMAT: u32 = 1;
+/// The recording format's version, in each header (2: recordings end with a [`Trailer`]).
+pub const FORMAT: u32 = 2;
 /// The largest recording read back.
 const MAX_BYTES: u64 = 16 << 20;
 /// Recordings kept: starting one beyond this removes the oldest.
@@ -102,12 +111,27 @@ pub struct Step {
     pub mac: String,
 }
 
+/// The last line of a finished recording: how many steps it holds, chained
+/// to the last of them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trailer {
+    /// The number of steps before this line.
+    pub glovebox_recording_end: u32,
+    /// Unix milliseconds.
+    pub ended: u64,
+    pub mac: String,
+}
+
 /// A recording read back and verified.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {
     pub path: PathBuf,
     pub header: Header,
     pub steps: Vec<Step>,
+    /// Whether it ended with its closing line; `false` only for the
+    /// recording this process is still writing.
+    pub finished: bool,
 }
 
 /// Why a recording cannot be used.
@@ -121,6 +145,10 @@ pub enum RecordingError {
     Tampered { line: usize },
     #[error("recording format {0} is not one this glovebox reads (it reads {FORMAT})")]
     Format(u32),
+    #[error(
+        "the recording is incomplete: it has no closing line after its {steps} step(s), so it was cut short (its last lines removed) or the glovebox recording it was stopped before the recording ended (killed, or still running in another process); it is not replayed"
+    )]
+    Incomplete { steps: usize },
 }
 
 impl RecordingError {
@@ -134,35 +162,17 @@ pub fn default_dir() -> PathBuf {
     crate::audit::AuditLog::default_path().parent().and_then(Path::parent).map(|p| p.join("recordings")).unwrap_or_else(|| PathBuf::from("recordings"))
 }
 
-/// This user's signing key, made on first use.
-fn key(dir: &Path) -> std::io::Result<Vec<u8>> {
-    let path = dir.join("recording.key");
-    match std::fs::read(&path) {
-        Ok(key) if key.len() == 32 => Ok(key),
-        Ok(_) => Err(std::io::Error::other(format!("{} is not a 32-byte key", path.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(dir)?;
-            let mut key = vec![0u8; 32];
-            std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut key)?;
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            options.open(&path)?.write_all(&key)?;
-            Ok(key)
-        }
-        Err(e) => Err(e),
-    }
+/// The recordings this process is writing now: the only ones read without a closing line.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live(path: &Path) -> bool {
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    LIVE.lock().unwrap_or_else(|p| p.into_inner()).contains(&canonical)
 }
 
-fn hmac(key: &[u8], previous: &str, line: &str) -> String {
-    let mut block = [0u8; 64];
-    block[..key.len()].copy_from_slice(key);
-    let inner_pad: Vec<u8> = block.iter().map(|b| b ^ 0x36).collect();
-    let outer_pad: Vec<u8> = block.iter().map(|b| b ^ 0x5c).collect();
-    let inner = Sha256::new().chain_update(&inner_pad).chain_update(previous.as_bytes()).chain_update(b"\n").chain_update(line.as_bytes()).finalize();
-    let outer = Sha256::new().chain_update(&outer_pad).chain_update(inner).finalize();
-    outer.iter().map(|b| format!("{b:02x}")).collect()
+/// A line's mac: over the mac of the line before it, a newline, and the line with an empty `mac`.
+fn line_mac(key: &Key, previous: &str, unsigned: &str) -> String {
+    key.mac(&[previous.as_bytes(), b"\n", unsigned.as_bytes()])
 }
 
 /// A line's JSON with an empty `mac`: what the mac is computed over.
@@ -175,7 +185,9 @@ fn unsigned(value: &serde_json::Value) -> String {
 /// Appends a grant's steps as they are delivered.
 pub struct Recorder {
     path: PathBuf,
-    key: Vec<u8>,
+    /// `path` as [`LIVE`] holds it.
+    canonical: PathBuf,
+    key: Key,
     last_mac: String,
     next_index: u32,
     text: TextRecording,
@@ -204,17 +216,19 @@ impl Recorder {
     pub fn start(dir: &Path, grant: &str, text: TextRecording) -> std::io::Result<Recorder> {
         // Recordings hold typed text: 0600 files in a 0700 directory.
         glovebox_platform::files::private_dir(dir)?;
-        let key = key(dir)?;
+        let key = Key::load(dir)?;
         prune(dir, KEPT - 1);
         let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or_default();
         let safe: String = grant.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
         let path = dir.join(format!("{started}-{safe}.jsonl"));
         let mut header = serde_json::to_value(Header { glovebox_recording: FORMAT, grant: grant.to_owned(), started, text, mac: String::new() })
             .map_err(std::io::Error::other)?;
-        let mac = hmac(&key, "", &unsigned(&header));
+        let mac = line_mac(&key, "", &unsigned(&header));
         header["mac"] = mac.clone().into();
         glovebox_platform::files::open_private(&path, std::fs::OpenOptions::new().write(true).create_new(true))?.write_all(format!("{header}\n").as_bytes())?;
-        Ok(Recorder { path, key, last_mac: mac, next_index: 1, text, held: None })
+        let canonical = std::fs::canonicalize(&path)?;
+        LIVE.lock().unwrap_or_else(|p| p.into_inner()).push(canonical.clone());
+        Ok(Recorder { path, canonical, key, last_mac: mac, next_index: 1, text, held: None })
     }
 
     pub fn path(&self) -> &Path {
@@ -286,19 +300,31 @@ impl Recorder {
     }
 
     fn write(&mut self, step: &Step) -> std::io::Result<()> {
-        let mut value = serde_json::to_value(step).map_err(std::io::Error::other)?;
-        let mac = hmac(&self.key, &self.last_mac, &unsigned(&value));
+        self.write_line(serde_json::to_value(step).map_err(std::io::Error::other)?)
+    }
+
+    fn write_line(&mut self, mut value: serde_json::Value) -> std::io::Result<()> {
+        let mac = line_mac(&self.key, &self.last_mac, &unsigned(&value));
         value["mac"] = mac.clone().into();
         let mut file = glovebox_platform::files::open_private(&self.path, std::fs::OpenOptions::new().append(true))?;
         file.write_all(format!("{value}\n").as_bytes())?;
         self.last_mac = mac;
         Ok(())
     }
+
+    /// Writes the held step and the closing line: the recording is complete.
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.flush()?;
+        let ended = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or_default();
+        let trailer = Trailer { glovebox_recording_end: self.next_index - 1, ended, mac: String::new() };
+        self.write_line(serde_json::to_value(trailer).map_err(std::io::Error::other)?)
+    }
 }
 
 impl Drop for Recorder {
     fn drop(&mut self) {
-        let _ = self.flush();
+        let _ = self.finish();
+        LIVE.lock().unwrap_or_else(|p| p.into_inner()).retain(|p| *p != self.canonical);
     }
 }
 
@@ -310,19 +336,32 @@ pub fn read(path: &Path, key_dir: &Path) -> Result<Recording, RecordingError> {
         return Err(RecordingError::Io(format!("{} is not a recording: not a regular file of at most {} MiB", path.display(), MAX_BYTES >> 20)));
     }
     let text = std::fs::read_to_string(path).map_err(|e| RecordingError::Io(format!("{}: {e}", path.display())))?;
-    let key = key(key_dir).map_err(|e| RecordingError::Io(e.to_string()))?;
+    let key = Key::load(key_dir).map_err(|e| RecordingError::Io(e.to_string()))?;
     let mut previous = String::new();
     let mut header = None;
-    let mut steps = vec![];
+    let mut steps: Vec<Step> = vec![];
+    let mut trailer: Option<Trailer> = None;
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let number = i + 1;
         let value: serde_json::Value = serde_json::from_str(line).map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?;
         let mac = value["mac"].as_str().unwrap_or_default().to_owned();
-        if hmac(&key, &previous, &unsigned(&value)) != mac {
+        if line_mac(&key, &previous, &unsigned(&value)) != mac {
             return Err(RecordingError::Tampered { line: number });
         }
         previous = mac;
-        if header.is_none() {
+        if trailer.is_some() {
+            return Err(RecordingError::Malformed { line: number, why: "a line after the recording's closing line".into() });
+        }
+        if header.is_some() && value.get("glovebox_recording_end").is_some() {
+            let read: Trailer = serde_json::from_value(value).map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?;
+            if read.glovebox_recording_end as usize != steps.len() {
+                return Err(RecordingError::Malformed {
+                    line: number,
+                    why: format!("the closing line counts {} steps, not {}", read.glovebox_recording_end, steps.len()),
+                });
+            }
+            trailer = Some(read);
+        } else if header.is_none() {
             let read: Header = serde_json::from_value(value).map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?;
             if read.glovebox_recording != FORMAT {
                 return Err(RecordingError::Format(read.glovebox_recording));
@@ -333,7 +372,11 @@ pub fn read(path: &Path, key_dir: &Path) -> Result<Recording, RecordingError> {
         }
     }
     let header = header.ok_or(RecordingError::Malformed { line: 1, why: "the file is empty".into() })?;
-    Ok(Recording { path: path.to_owned(), header, steps })
+    let finished = trailer.is_some();
+    if !finished && !live(path) {
+        return Err(RecordingError::Incomplete { steps: steps.len() });
+    }
+    Ok(Recording { path: path.to_owned(), header, steps, finished })
 }
 
 /// The element's role, name and named ancestors, from the tree it was seen in.
@@ -506,10 +549,12 @@ mod tests {
         assert_eq!(read.steps[2].action, Action::Type { text: "hello".into() });
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "a header, three steps and the closing line");
         let variants = [
             ("edited", text.replace("hello", "HELLO"), 4),
-            ("reordered", [lines[0], lines[2], lines[1], lines[3]].join("\n"), 2),
-            ("a step removed", [lines[0], lines[1], lines[3]].join("\n"), 3),
+            ("reordered", [lines[0], lines[2], lines[1], lines[3], lines[4]].join("\n"), 2),
+            ("a step removed", [lines[0], lines[1], lines[3], lines[4]].join("\n"), 3),
+            ("the last step removed", [lines[0], lines[1], lines[2], lines[4]].join("\n"), 4),
             ("the header replaced", text.replacen("g1-1", "g9-9", 1), 1),
         ];
         for (what, changed, line) in variants {
@@ -520,6 +565,38 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let other = tempdir::Dir::new();
         assert_eq!(super::read(&path, other.path()), Err(RecordingError::Tampered { line: 1 }));
+    }
+
+    #[test]
+    fn a_recording_cut_short_at_its_end_is_refused_as_incomplete_unless_it_is_still_being_written() {
+        let (dir, path) = recorded(TextRecording::Kept, &[click(3), click(5)]);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[3].contains("\"glovebox_recording_end\":2"), "{text}");
+        assert!(read(&path, dir.path()).unwrap().finished);
+        for (what, cut, steps) in [("the closing line", 3, 2), ("the last step and the closing line", 2, 1), ("every step", 1, 0)] {
+            std::fs::write(&path, lines[..cut].join("\n") + "\n").unwrap();
+            let refused = super::read(&path, dir.path()).unwrap_err();
+            assert_eq!(refused, RecordingError::Incomplete { steps }, "{what}");
+            assert!(refused.to_refusal().to_string().starts_with("COMPUTER_INVALID_ARGUMENT") && refused.to_string().contains("incomplete"), "{refused}");
+        }
+        // A line after the closing line: refused too.
+        std::fs::write(&path, [lines[0], lines[1], lines[3], lines[2]].join("\n")).unwrap();
+        assert!(super::read(&path, dir.path()).is_err());
+
+        // The recording this process is writing has no closing line yet: read as far as it goes.
+        let live = tempdir::Dir::new();
+        let mut recorder = Recorder::start(live.path(), "g2-1", TextRecording::Kept).unwrap();
+        recorder.record(window(), &click(3), &tree(), Some(&TreeDiff::between(&tree(), &tree()))).unwrap();
+        let read_live = read(recorder.path(), live.path()).unwrap();
+        assert_eq!((read_live.steps.len(), read_live.finished), (1, false));
+        // A copy of it elsewhere is not the live one.
+        let copy = live.path().join("copy.jsonl");
+        std::fs::copy(recorder.path(), &copy).unwrap();
+        assert_eq!(read(&copy, live.path()), Err(RecordingError::Incomplete { steps: 1 }));
+        let path = recorder.path().to_owned();
+        drop(recorder);
+        assert!(read(&path, live.path()).unwrap().finished);
     }
 
     #[test]
