@@ -204,9 +204,10 @@ impl AgentBox {
             command.arg("--unshare-net");
         }
         if rustix::process::geteuid().is_root() {
-            // Run as root, the box keeps one capability: a terminal gives its
-            // pty to the tty group and gives up without it.
-            command.args(["--cap-drop", "ALL", "--cap-add", "CAP_CHOWN"]);
+            // Run as root, the box keeps two capabilities: a terminal gives
+            // its pty to the tty group and sets its shell's groups, and gives
+            // up without them.
+            command.args(["--cap-drop", "ALL", "--cap-add", "CAP_CHOWN", "--cap-add", "CAP_SETGID"]);
         }
         command.arg("--clearenv");
         for (key, value) in box_env(sandbox, &home) {
