@@ -97,6 +97,63 @@ fn write_adds_the_entry_beside_every_other_server() {
     assert!(code == 0 && err.contains("nothing changed"), "{err}");
 }
 
+/// `glovebox mcp-config ARGS` as [`mcp_config`], under the common umask 022,
+/// which makes a plainly written file 0644.
+fn mcp_config_umask_022(home: &Path, args: &[&str]) -> (i32, String) {
+    let Output { status, stderr, .. } = Command::new("sh")
+        .args(["-c", "umask 022 && exec \"$0\" mcp-config \"$@\"", env!("CARGO_BIN_EXE_glovebox")])
+        .args(args)
+        .env("HOME", home)
+        .env_remove("CODEX_HOME")
+        .current_dir(home.join("project"))
+        .output()
+        .unwrap();
+    (status.code().unwrap_or(-1), String::from_utf8_lossy(&stderr).into_owned())
+}
+
+/// A client's file may hold API keys (`env`) and be 0600 for that: adding
+/// glovebox's entry keeps its mode, and its owner when root writes another
+/// user's file; a file glovebox makes is 0600 in a 0700 directory.
+#[test]
+fn write_keeps_the_files_mode_and_owner() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let home = scratch("mode");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let keyed = json!({"mcpServers": {"other": {"command": "other-server", "env": {"API_KEY": "sk-secret"}}}});
+    let cursor = home.join(".cursor/mcp.json");
+    let codex = home.join(".codex/config.toml");
+    for (file, text) in [(&cursor, keyed.to_string()), (&codex, "[mcp_servers.other]\ncommand = \"x\"\nenv = { API_KEY = \"sk-secret\" }\n".to_owned())] {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    // Another user's files, where this test may give them away (as root); otherwise ours.
+    let root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
+    let owner = if root { (54321, 54322) } else { (std::fs::metadata(&cursor).unwrap().uid(), std::fs::metadata(&cursor).unwrap().gid()) };
+    if root {
+        std::os::unix::fs::chown(&cursor, Some(owner.0), Some(owner.1)).unwrap();
+        std::os::unix::fs::chown(&codex, Some(owner.0), Some(owner.1)).unwrap();
+    } else {
+        eprintln!("not root: the owner part is checked only for this user's own files");
+    }
+    for (client, file) in [("cursor", &cursor), ("codex", &codex)] {
+        let (code, err) = mcp_config_umask_022(&home, &[client, "--write"]);
+        assert_eq!(code, 0, "{client}: {err}");
+        assert!(std::fs::read_to_string(file).unwrap().contains("sk-secret"), "{client}: the other server is kept");
+        assert_eq!(mode(file), 0o600, "{client}: {} is readable by others", file.display());
+        let meta = std::fs::metadata(file).unwrap();
+        assert_eq!((meta.uid(), meta.gid()), owner, "{client}: the owner is kept");
+    }
+    // No temporary file is left beside them.
+    assert_eq!(std::fs::read_dir(home.join(".cursor")).unwrap().count(), 1);
+    // A file (and directory) glovebox makes: 0600 in 0700.
+    let elsewhere = home.join("fresh/mcp.json");
+    let (code, err) = mcp_config_umask_022(&home, &["cursor", "--write", "--file", elsewhere.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!((mode(&elsewhere), mode(&home.join("fresh"))), (0o600, 0o700));
+    std::fs::remove_dir_all(&home).unwrap();
+}
+
 #[test]
 fn a_file_in_another_shape_is_refused_and_left_as_it_was() {
     let home = scratch("refuse");

@@ -50,13 +50,12 @@ pub fn mcp_config(args: McpConfigArgs) -> Result<ExitCode, Failure> {
     }
     eprintln!("Adding this entry to {} (every other server stays as it was):", file.display());
     print!("{}", args.client.render(&launch));
-    if let Some(parent) = file.parent() {
-        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        glovebox_platform::files::make_dirs(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
-    // Written beside the file and renamed over it: a client never reads half a file.
-    let partial = file.with_extension("glovebox-partial");
-    std::fs::write(&partial, &merged).with_context(|| format!("writing {}", partial.display()))?;
-    std::fs::rename(&partial, &file).with_context(|| format!("replacing {}", file.display()))?;
+    // Written beside the file and renamed over it, so a client never reads half a file, with the
+    // file's mode and owner: a client's configuration may hold API keys (`env`) and be 0600.
+    glovebox_platform::files::replace_keeping_mode(&file, merged.as_bytes()).with_context(|| format!("writing {}", file.display()))?;
     Ok(Exit::Success.into())
 }
 
