@@ -87,7 +87,9 @@ pub enum Subject {
 }
 
 /// One question for the user, built by the host. Typed text appears as its
-/// length only; field values never.
+/// length only — a field's content is the application's and may be a
+/// secret — except where the person must read it to judge the call
+/// ([`ShownText`]); field values never.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApprovalRequest {
     pub subject: Subject,
@@ -100,6 +102,8 @@ pub struct ApprovalRequest {
     pub targets: Vec<(glovebox_model::Role, String)>,
     /// Characters the call would enter.
     pub text_characters: usize,
+    /// The text itself, when the question shows it.
+    pub shown_text: Option<ShownText>,
     /// Anything else worth showing (the application to start).
     pub detail: Option<String>,
     /// Why this asks although the class would not (a consequential name).
@@ -115,6 +119,7 @@ impl ApprovalRequest {
             frame: None,
             targets: vec![],
             text_characters: 0,
+            shown_text: None,
             detail: None,
             escalation: None,
         }
@@ -129,6 +134,17 @@ impl ApprovalRequest {
 
     /// The question as the user reads it: the one sentence every prompt channel shows.
     pub fn question(&self) -> String {
+        self.sentence(true)
+    }
+
+    /// The question without the typed text it shows, for what is kept or
+    /// told elsewhere (a refusal saying the call waits, which the audit
+    /// records).
+    pub fn question_without_text(&self) -> String {
+        self.sentence(false)
+    }
+
+    fn sentence(&self, with_text: bool) -> String {
         let window = self.window.as_deref().unwrap_or("the bound window");
         let mut text = match &self.subject {
             Subject::Call { class, actions } => {
@@ -153,6 +169,9 @@ impl ApprovalRequest {
         if self.text_characters > 0 {
             text.push_str(&format!(", entering {} character(s)", self.text_characters));
         }
+        if let Some(shown) = self.shown_text.as_ref().filter(|_| with_text) {
+            text.push_str(&shown.sentence());
+        }
         if let Some(detail) = &self.detail {
             text.push_str(&format!(" ({detail})"));
         }
@@ -164,6 +183,42 @@ impl ApprovalRequest {
             Subject::SafetyCheck { .. } => ". Acknowledge and let it run?",
         });
         text
+    }
+}
+
+/// Typed text a question shows word for word, and why: what goes into a
+/// terminal is a command the person must read before it runs; a window
+/// with no accessibility tree cannot say what it is, so it is treated the
+/// same. Shown to the person only: the audit keeps lengths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShownText {
+    pub text: String,
+    pub why: ShownBecause,
+}
+
+/// Why a question shows the typed text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShownBecause {
+    /// The focused element is a terminal.
+    Terminal,
+    /// The window exposes no accessibility tree.
+    NoTree,
+}
+
+impl ShownText {
+    /// Longest text shown whole; the rest is counted.
+    const MAX_SHOWN: usize = 300;
+
+    fn sentence(&self) -> String {
+        let shown: String = self.text.chars().take(Self::MAX_SHOWN).collect();
+        let more = self.text.chars().count().saturating_sub(Self::MAX_SHOWN);
+        let more = if more > 0 { format!(" and {more} more character(s)") } else { String::new() };
+        let why = match self.why {
+            ShownBecause::Terminal => "into a terminal",
+            ShownBecause::NoTree => "into a window that does not say what it is (no accessibility tree)",
+        };
+        // Escaped, so a newline or a control character is seen, not acted on.
+        format!(" {why}: \"{}\"{more}", shown.escape_debug())
     }
 }
 

@@ -89,7 +89,24 @@ pub(crate) fn plan_input(reach: Reach, frame_id: FrameId, frame: &FrameRecord, a
     approval.frame = Some(frame_id);
     approval.targets = described.clone();
     approval.text_characters = action.text_length().unwrap_or(0);
+    approval.shown_text = shown_text(frame, action);
     Ok(InputPlan { targets, described, approval })
+}
+
+/// The typed text a question must show: text typed into a terminal (the
+/// focused element's role), or into a window with no tree, which cannot
+/// say whether it is one. Anywhere else the question shows its length.
+pub(crate) fn shown_text(frame: &FrameRecord, action: &Action) -> Option<crate::approval::ShownText> {
+    use crate::approval::{ShownBecause, ShownText};
+    let Action::Type { text } = action else { return None };
+    let why = if frame.no_tree || frame.tree.root.is_none() {
+        ShownBecause::NoTree
+    } else if focused(&frame.tree).and_then(|id| frame.elements.get(&id)).is_some_and(|e| e.role == Role::Terminal) {
+        ShownBecause::Terminal
+    } else {
+        return None;
+    };
+    Some(ShownText { text: text.clone(), why })
 }
 
 /// The action's targets as the frame recorded them: an element id of this
@@ -535,5 +552,25 @@ mod tests {
         window.geometry = frame.geometry;
         window.minimized = true;
         assert_eq!(code(check_basis(FRAME, &frame, &window)), ErrorCode::StaleBasis);
+    }
+
+    #[test]
+    fn text_typed_into_a_terminal_or_a_window_without_a_tree_is_shown_and_elsewhere_counted() {
+        use crate::approval::ShownBecause;
+        let typed = Action::Type { text: "DISPLAY=:0 xdotool mousemove 7 7\n".into() };
+        let mut terminal = focused_frame(ElementId(4));
+        terminal.elements.get_mut(&ElementId(4)).unwrap().role = Role::Terminal;
+        let shown = shown_text(&terminal, &typed).expect("shown for a terminal");
+        assert_eq!(shown.why, ShownBecause::Terminal);
+        let plan = plan_input(Reach::AgentDisplay, FRAME, &terminal, &typed).unwrap();
+        let question = plan.approval.question();
+        assert!(question.contains(r#"into a terminal: "DISPLAY=:0 xdotool mousemove 7 7\n""#), "{question}");
+        assert!(!plan.approval.question_without_text().contains("xdotool"), "what is kept or told the agent has the length only");
+        assert_eq!(shown_text(&frame(true), &typed).map(|s| s.why), Some(ShownBecause::NoTree));
+        // A text field: the length only, as before; set_value never shows its text.
+        assert!(shown_text(&focused_frame(ElementId(4)), &typed).is_none());
+        assert!(shown_text(&terminal, &Action::SetValue { target: Target::Element(ElementId(4)), text: "x".into() }).is_none());
+        let long = Action::Type { text: "a".repeat(400) };
+        assert!(plan_input(Reach::AgentDisplay, FRAME, &terminal, &long).unwrap().approval.question().contains("and 100 more character(s)"));
     }
 }

@@ -241,7 +241,7 @@ impl DeferredCall {
         tickets.open.insert(token.clone(), Ticket { call: self.call.clone(), request: request.clone(), issued, answer: None });
         drop(tickets);
         round.asked.push(PendingQuestion { token: token.clone(), question: question.clone(), expires_in: self.wait });
-        Refusal::new(ErrorCode::ApprovalRequired, format!("waiting for the user's answer: {question} Nothing was delivered yet."))
+        Refusal::new(ErrorCode::ApprovalRequired, format!("waiting for the user's answer: {} Nothing was delivered yet.", request.question_without_text()))
     }
 
     /// What this round asked; `None` when the call asked nothing (the

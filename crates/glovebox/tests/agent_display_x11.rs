@@ -421,10 +421,25 @@ fn a_denied_terminal_is_refused_by_any_name_that_leads_to_it_before_it_starts() 
     assert!(desktops.running_agent().is_none(), "a refused open starts no agent display");
 }
 
+/// A person who approves every question, and remembers each.
+#[derive(Default)]
+struct Approving(std::sync::Mutex<Vec<String>>);
+
+impl glovebox_host::Approver for Approving {
+    fn ask(&self, request: &glovebox_host::ApprovalRequest) -> glovebox_host::Answer {
+        self.0.lock().unwrap().push(request.question());
+        glovebox_host::Answer::Approved
+    }
+}
+
 #[test]
 fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box").open_with_agent_display();
+    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box")
+        .configure(|c| c.approvals = glovebox_host::Approvals::new(glovebox_model::ApprovalMode::Write, [glovebox_model::Policy::Prompt; 3], &[]))
+        .open_with_agent_display();
+    let person = std::sync::Arc::new(Approving::default());
+    let host = host.with_approver(person.clone());
     let sentinel = user_window(sandbox, "Agent box");
     sandbox.warp_pointer(1001, 201).unwrap();
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
@@ -450,7 +465,12 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
         secret = secret.display(),
     );
     let seen = wait_until("the terminal's frame", || host.observe(Some(&window), false).ok());
-    host.act(seen.frame.id, Action::Type { text: command }).expect("typed into the terminal");
+    host.act(seen.frame.id, Action::Type { text: command.clone() }).expect("typed into the terminal");
+    // The person read the command before approving it (xterm has no tree: it cannot say it is a terminal).
+    let asked = person.0.lock().unwrap().clone();
+    let typing = asked.iter().find(|q| q.contains("wants to type")).unwrap_or_else(|| panic!("no typing question: {asked:?}"));
+    let shown: String = command.escape_debug().to_string().chars().take(200).collect();
+    assert!(typing.contains(&shown) && typing.contains("xdotool mousemove 7 7"), "the question shows the command: {typing}");
     let lines = wait_until("the terminal's report", || {
         let text = std::fs::read_to_string(&report).ok()?;
         text.contains("done").then(|| text.lines().map(str::to_owned).collect::<Vec<_>>())
