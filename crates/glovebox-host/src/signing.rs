@@ -46,14 +46,11 @@ impl Key {
                 <[u8; 32]>::try_from(key.as_slice()).map(Key).map_err(|_| std::io::Error::other(format!("{} is not a 32-byte key", path.display())))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(dir)?;
+                // Beside the recordings or the waiting batches: a 0700 directory.
+                glovebox_platform::files::private_dir(dir)?;
                 let mut key = [0u8; 32];
                 std::fs::File::open("/dev/urandom")?.read_exact(&mut key)?;
-                let mut options = std::fs::OpenOptions::new();
-                options.write(true).create_new(true);
-                #[cfg(unix)]
-                std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-                match options.open(&path) {
+                match glovebox_platform::files::open_private(&path, std::fs::OpenOptions::new().write(true).create_new(true)) {
                     Ok(mut file) => {
                         file.write_all(&key)?;
                         Ok(Key(key))

@@ -59,3 +59,14 @@ fn recordings_and_their_key_are_private() {
     assert_eq!(mode(&state.join("glovebox")), 0o700);
     let _ = std::fs::remove_dir_all(&state);
 }
+
+/// The key is made on first use wherever it is first needed (reading a
+/// recording, signing a waiting batch): its directory is private too.
+#[test]
+fn a_key_made_on_first_read_is_private() {
+    let state = fresh_state("key");
+    let dir = state.join("glovebox/recordings");
+    glovebox_host::signing::Key::load(&dir).unwrap();
+    assert_eq!((mode(&dir), mode(&dir.join("recording.key"))), (0o700, 0o600));
+    let _ = std::fs::remove_dir_all(&state);
+}
