@@ -17,6 +17,9 @@ use glovebox_testkit::desktop::Desktop;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+#[path = "mcp_current/race.rs"]
+mod race;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -278,7 +281,8 @@ fn retries_with_answers_that_do_not_belong_to_the_call_deliver_nothing() {
     assert!(starts("forged state", "COMPUTER_APPROVAL_REQUIRED"), "{cases}");
     assert!(starts("garbage state", "COMPUTER_INVALID_ARGUMENT"), "{cases}");
     assert!(cases["answered"].as_str().unwrap().starts_with("delivered by"), "{cases}");
-    assert!(starts("replayed", "COMPUTER_APPROVAL_REQUIRED"), "{cases}");
+    // A spent state is a call with no answer: asked again, nothing delivered.
+    assert_eq!(cases["replayed"], "input required again", "{cases}");
     assert_eq!(cases["stale frame"], "input required again", "an answer given on one frame never approves another: {cases}");
     // The user approved Name and Submit, and Cancel once by hand; nothing else arrived.
     let state = fixture.wait_state("the approved calls", |s| s["clicks"]["submit"] == 1);
