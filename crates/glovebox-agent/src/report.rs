@@ -11,10 +11,30 @@ use std::fmt::Write as _;
 /// Where reports go by default: `runs/` beside the audit trail's directory
 /// (`$XDG_STATE_HOME/glovebox/runs`), named `<prefix>-<unix ms>.html`.
 pub fn default_path(prefix: &str) -> std::path::PathBuf {
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or_default();
+    default_dir().join(format!("{prefix}-{stamp}.html"))
+}
+
+fn default_dir() -> std::path::PathBuf {
     let audit = glovebox_host::audit::AuditLog::default_path();
     let glovebox = audit.parent().and_then(|p| p.parent()).map(|p| p.to_path_buf()).unwrap_or_else(std::env::temp_dir);
-    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or_default();
-    glovebox.join("runs").join(format!("{prefix}-{stamp}.html"))
+    glovebox.join("runs")
+}
+
+/// Writes a report to `path` as a private file (0600): it holds the run's
+/// screenshots and the text typed. The default directory is glovebox's and
+/// made private (0700, tightened if looser); a directory the user named
+/// (`--report`, an episode's) only has its missing parts made, 0700.
+pub fn write(path: &std::path::Path, page: &str) -> std::io::Result<()> {
+    use glovebox_platform::files;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if dir == default_dir() {
+            files::private_dir(dir)?;
+        } else {
+            files::make_dirs(dir)?;
+        }
+    }
+    files::write_private(path, page.as_bytes())
 }
 
 fn escape(text: &str) -> String {

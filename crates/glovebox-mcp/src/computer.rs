@@ -42,8 +42,7 @@ impl ComputerArgs {
 pub fn write_report(task: &Task, outcome: &glovebox_agent::Outcome) -> String {
     let path = glovebox_agent::report::default_path("computer");
     let page = glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps);
-    let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, page));
-    match written {
+    match glovebox_agent::report::write(&path, &page) {
         Ok(()) => format!("trajectory report: {}", path.display()),
         Err(e) => format!("no trajectory report ({}: {e})", path.display()),
     }

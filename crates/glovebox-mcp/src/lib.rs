@@ -303,13 +303,13 @@ impl GloveboxServer {
 /// Writes a screenshot next to the others (private directory, unique name)
 /// and describes it as a resource link.
 fn write_screenshot(dir: &std::path::Path, png: &[u8]) -> Result<rmcp::model::Resource, Refusal> {
-    use std::os::unix::fs::DirBuilderExt as _;
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let failed = |e: std::io::Error| Refusal::backend_unavailable(format!("writing the screenshot under {}: {e}", dir.display()));
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(failed)?;
+    // Pixels show what was typed: 0600 files in a 0700 directory.
+    glovebox_platform::files::private_dir(dir).map_err(failed)?;
     let name = format!("screenshot-{}-{}.png", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     let path = dir.join(&name);
-    std::fs::write(&path, png).map_err(failed)?;
+    glovebox_platform::files::write_private(&path, png).map_err(failed)?;
     Ok(rmcp::model::Resource::new(format!("file://{}", path.display()), name).with_mime_type("image/png").with_size(png.len() as u64))
 }
 

@@ -77,7 +77,10 @@ fn glovebox_run_fills_and_submits_the_form_with_a_replayed_model_and_reports_onl
     let (base, seen) = model_server_with(script_with_mistakes, std::time::Duration::ZERO);
     let home = scratch("run");
     let report = home.join("report.html");
-    let out = glovebox(sandbox, &home)
+    // Under the umask most users have (022), which makes a plainly written file 0644.
+    let out = sandbox
+        .command_in_home("sh", &home)
+        .args(["-c", "umask 022 && exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_glovebox")])
         .args(["run", "Put Ada Lovelace in the name field and submit the form", "--max-steps", "8", "--json", "--report"])
         .arg(&report)
         .args(["--window", &format!("{}/{}", target.pid(), target.title)])
@@ -133,6 +136,16 @@ fn glovebox_run_fills_and_submits_the_form_with_a_replayed_model_and_reports_onl
     assert_eq!(page.matches("<circle").count(), 3);
     // Each delivered step shows what it changed, by id.
     assert!(page.contains("<b>What changed:</b>") && page.contains("now has a value"), "the report shows no changes");
+
+    // What the run kept holds the typed text: readable by this user alone.
+    let mode =
+        |p: &Path| std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())).permissions()) & 0o777;
+    assert_eq!(mode(&report), 0o600, "the report");
+    let state = home.join("state/glovebox");
+    assert_eq!(mode(&state.join("audit/audit.jsonl")), 0o600, "the audit trail");
+    for dir in [state.clone(), state.join("audit"), home.join("run/glovebox")] {
+        assert_eq!(mode(&dir), 0o700, "{}", dir.display());
+    }
 }
 
 #[test]

@@ -28,7 +28,9 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `glovebox episode batch DIR --json`: its exit status and document.
 fn batch(dir: &Path, out: &Path, parallel: u32) -> (Option<i32>, Value) {
-    let output = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+    // Under the umask most users have (022), which makes a plainly written file 0644.
+    let output = Command::new("sh")
+        .args(["-c", "umask 022 && exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_glovebox")])
         .args(["episode", "batch"])
         .arg(dir)
         .args(["--parallel", &parallel.to_string(), "--json", "--out"])
@@ -83,6 +85,9 @@ fn the_example_episodes_pass_as_a_batch_and_leave_nothing_behind() {
         let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
         assert!(report.contains("<h2>Step 1</h2>") && report.contains("delivered"), "{}: {report:.2000}", record["episode"]);
         assert!(report.contains("scripted (no model)"), "{report:.2000}");
+        // The report shows what was typed: readable by this user alone, as is the episode's directory.
+        let mode = |p: &Path| std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions()) & 0o777;
+        assert_eq!((mode(&dir), mode(&dir.join("report.html")), mode(&dir.join("record.json"))), (0o700, 0o600, 0o600), "{}", dir.display());
     }
     assert_eq!(status, Some(0), "{document}");
     assert_eq!(document["summary"]["passed"].as_u64(), Some(episodes.len() as u64));

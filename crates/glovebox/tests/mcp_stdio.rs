@@ -185,6 +185,9 @@ fn disabled_and_read_only_servers_refuse_with_their_codes() {
         let link = seen.content.iter().find_map(|c| c.as_resource_link().cloned()).expect("a resource link");
         let png = std::fs::read(link.uri.strip_prefix("file://").unwrap()).unwrap();
         assert_eq!(link.size, Some(png.len() as u64));
+        // Pixels show what was typed: readable by this user alone.
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(link.uri.strip_prefix("file://").unwrap()).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o600, "{}", link.uri);
         RgbImage::decode_png(&png).unwrap();
         files.cancel().await.unwrap();
 

@@ -124,10 +124,7 @@ pub(super) fn drive(
     let outcome = outcome.map_err(|r| refused(r, json))?;
 
     let path = report.unwrap_or_else(|| glovebox_agent::report::default_path("run"));
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    std::fs::write(&path, glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps))
+    glovebox_agent::report::write(&path, &glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps))
         .with_context(|| format!("writing {}", path.display()))?;
     Ok((outcome, path))
 }

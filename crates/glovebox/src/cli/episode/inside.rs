@@ -120,14 +120,15 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
     }
     drop(apps);
     record.seconds = started.elapsed().as_secs_f64();
-    std::fs::write(args.dir.join(RECORD_FILE), serde_json::to_vec_pretty(&record).context("serialising the record")?).context("writing the record")?;
+    glovebox_platform::files::write_private(&args.dir.join(RECORD_FILE), &serde_json::to_vec_pretty(&record).context("serialising the record")?)
+        .context("writing the record")?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// The trajectory report beside the record, named in it.
 fn write_report(record: &mut EpisodeRecord, dir: &Path, html: &str) -> Result<(), String> {
     let path = dir.join("report.html");
-    std::fs::write(&path, html).map_err(|e| format!("writing the report: {e}"))?;
+    glovebox_agent::report::write(&path, html).map_err(|e| format!("writing the report: {e}"))?;
     record.report = Some(path);
     Ok(())
 }

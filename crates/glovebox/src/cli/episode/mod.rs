@@ -92,12 +92,13 @@ fn run(config: Option<PathBuf>, mut args: RunArgs) -> Result<ExitCode, Failure> 
         Err(e) => errored(&name, format!("the spec is refused, nothing started: {e}"), started),
         Ok(episode) => {
             let _ = std::fs::remove_dir_all(&out);
-            std::fs::create_dir_all(out.join("work")).with_context(|| format!("creating {}", out.display()))?;
+            // Private (0700): the report, the record's readings and a recording's kept text go here.
+            glovebox_platform::files::make_dirs(&out.join("work")).with_context(|| format!("creating {}", out.display()))?;
             in_a_desktop(&args.spec, &episode, &out, config.as_deref(), started)
         }
     };
     if out.is_dir() {
-        std::fs::write(out.join("record.json"), serde_json::to_vec_pretty(&record).context("serialising the record")?)
+        glovebox_platform::files::write_private(&out.join("record.json"), &serde_json::to_vec_pretty(&record).context("serialising the record")?)
             .with_context(|| format!("writing {}", out.join("record.json").display()))?;
     }
     if args.json {
@@ -147,7 +148,10 @@ fn in_a_desktop(spec: &Path, episode: &Episode, out: &Path, config: Option<&Path
             Ok(read) => read.steps,
             Err(e) => return errored(&name, format!("agent.recording {}: {e}", path.display()), started),
         };
-        let handed = serde_json::to_vec(&steps).map_err(std::io::Error::other).and_then(|bytes| std::fs::write(out.join(RECORDING_FILE), bytes));
+        // The user's recording may keep typed text.
+        let handed = serde_json::to_vec(&steps)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| glovebox_platform::files::write_private(&out.join(RECORDING_FILE), &bytes));
         if let Err(e) = handed {
             return errored(&name, format!("writing the recording's steps: {e}"), started);
         }
