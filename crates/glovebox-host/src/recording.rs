@@ -7,24 +7,23 @@
 //! only its length is, and such a step cannot be replayed without asking.
 //!
 //! One file per grant, JSON lines: a header, then one line per step, then a
-//! closing line ([`Trailer`]) written when the recording ends (its grant
-//! ends, or the host does). Every line carries an HMAC-SHA256 over the line
-//! before it and itself, under this user's key ([`crate::signing`]), so an
-//! edited, reordered or truncated-in-the-middle recording is refused; the
+//! closing line ([`Trailer`]). Every line carries an HMAC-SHA256 over the
+//! line before it and itself, under this user's key ([`crate::signing`]), so
+//! an edited, reordered or truncated-in-the-middle recording is refused. The
 //! closing line carries the number of steps and is chained to the last one,
-//! so a recording cut short at its end (its last lines removed) is refused
-//! too, as incomplete. The one recording read without a closing line is the
-//! one this process is still writing (the live one): it is read as far as
-//! it goes. A recording whose glovebox was killed before it ended has no
-//! closing line either, and is refused the same way: nothing can tell its
-//! end from a cut.
+//! so a recording cut short at its end (its last lines removed) has none and
+//! is refused as incomplete. It is rewritten with each step (the file is cut
+//! back to before it, and the step and a new closing line appended), so a
+//! recording is complete as far as it goes at every moment, also while its
+//! grant is still acting and after a glovebox that stopped without ending
+//! it: such a closing line says `"finished": false`; the one written when
+//! the grant (or its host) ends says `true`.
 
 use crate::signing::Key;
 use glovebox_model::{Action, Change, ElementId, ElementState, Point, Refusal, Role, Target, TextRecording, TreeDiff};
 use serde::{Deserialize, Serialize};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 /// The recording format's version, in each header (2: recordings end with a [`Trailer`]).
 pub const FORMAT: u32 = 2;
@@ -111,15 +110,16 @@ pub struct Step {
     pub mac: String,
 }
 
-/// The last line of a finished recording: how many steps it holds, chained
-/// to the last of them.
+/// The last line of a recording: how many steps it holds, chained to the
+/// last of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Trailer {
     /// The number of steps before this line.
     pub glovebox_recording_end: u32,
-    /// Unix milliseconds.
-    pub ended: u64,
+    /// Whether the recording ended (its grant or host did); `false` while
+    /// it is still being written, or when its glovebox stopped before.
+    pub finished: bool,
     pub mac: String,
 }
 
@@ -129,8 +129,7 @@ pub struct Recording {
     pub path: PathBuf,
     pub header: Header,
     pub steps: Vec<Step>,
-    /// Whether it ended with its closing line; `false` only for the
-    /// recording this process is still writing.
+    /// Whether its recorder ended it ([`Trailer::finished`]).
     pub finished: bool,
 }
 
@@ -146,7 +145,7 @@ pub enum RecordingError {
     #[error("recording format {0} is not one this glovebox reads (it reads {FORMAT})")]
     Format(u32),
     #[error(
-        "the recording is incomplete: it has no closing line after its {steps} step(s), so it was cut short (its last lines removed) or the glovebox recording it was stopped before the recording ended (killed, or still running in another process); it is not replayed"
+        "the recording is incomplete: it has no closing line after its {steps} step(s), so it was cut short (its last lines removed) or torn while a line was written; it is not replayed"
     )]
     Incomplete { steps: usize },
 }
@@ -160,14 +159,6 @@ impl RecordingError {
 /// Where recordings go: `$XDG_STATE_HOME/glovebox/recordings` (default `~/.local/state`).
 pub fn default_dir() -> PathBuf {
     crate::audit::AuditLog::default_path().parent().and_then(Path::parent).map(|p| p.join("recordings")).unwrap_or_else(|| PathBuf::from("recordings"))
-}
-
-/// The recordings this process is writing now: the only ones read without a closing line.
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-fn live(path: &Path) -> bool {
-    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
-    LIVE.lock().unwrap_or_else(|p| p.into_inner()).contains(&canonical)
 }
 
 /// A line's mac: over the mac of the line before it, a newline, and the line with an empty `mac`.
@@ -185,8 +176,9 @@ fn unsigned(value: &serde_json::Value) -> String {
 /// Appends a grant's steps as they are delivered.
 pub struct Recorder {
     path: PathBuf,
-    /// `path` as [`LIVE`] holds it.
-    canonical: PathBuf,
+    /// The file's length without its closing line: where the next step goes.
+    body: u64,
+    finished: bool,
     key: Key,
     last_mac: String,
     next_index: u32,
@@ -225,10 +217,11 @@ impl Recorder {
             .map_err(std::io::Error::other)?;
         let mac = line_mac(&key, "", &unsigned(&header));
         header["mac"] = mac.clone().into();
-        glovebox_platform::files::open_private(&path, std::fs::OpenOptions::new().write(true).create_new(true))?.write_all(format!("{header}\n").as_bytes())?;
-        let canonical = std::fs::canonicalize(&path)?;
-        LIVE.lock().unwrap_or_else(|p| p.into_inner()).push(canonical.clone());
-        Ok(Recorder { path, canonical, key, last_mac: mac, next_index: 1, text, held: None })
+        let header = format!("{header}\n");
+        glovebox_platform::files::open_private(&path, std::fs::OpenOptions::new().write(true).create_new(true))?.write_all(header.as_bytes())?;
+        let mut recorder = Recorder { path, body: header.len() as u64, finished: false, key, last_mac: mac, next_index: 1, text, held: None };
+        recorder.append(None)?;
+        Ok(recorder)
     }
 
     pub fn path(&self) -> &Path {
@@ -303,28 +296,43 @@ impl Recorder {
         self.write_line(serde_json::to_value(step).map_err(std::io::Error::other)?)
     }
 
-    fn write_line(&mut self, mut value: serde_json::Value) -> std::io::Result<()> {
-        let mac = line_mac(&self.key, &self.last_mac, &unsigned(&value));
-        value["mac"] = mac.clone().into();
+    fn write_line(&mut self, value: serde_json::Value) -> std::io::Result<()> {
+        self.append(Some(value))
+    }
+
+    /// Replaces the closing line with `step` (when there is one) and a new
+    /// closing line, in one write.
+    fn append(&mut self, step: Option<serde_json::Value>) -> std::io::Result<()> {
+        let mut lines = String::new();
+        let mut last_mac = self.last_mac.clone();
+        if let Some(mut value) = step {
+            last_mac = line_mac(&self.key, &last_mac, &unsigned(&value));
+            value["mac"] = last_mac.clone().into();
+            lines = format!("{value}\n");
+        }
+        let steps = self.next_index - 1 - u32::from(self.held.is_some());
+        let mut trailer =
+            serde_json::to_value(Trailer { glovebox_recording_end: steps, finished: self.finished, mac: String::new() }).map_err(std::io::Error::other)?;
+        trailer["mac"] = line_mac(&self.key, &last_mac, &unsigned(&trailer)).into();
         let mut file = glovebox_platform::files::open_private(&self.path, std::fs::OpenOptions::new().append(true))?;
-        file.write_all(format!("{value}\n").as_bytes())?;
-        self.last_mac = mac;
+        file.set_len(self.body)?;
+        file.write_all(format!("{lines}{trailer}\n").as_bytes())?;
+        self.body += lines.len() as u64;
+        self.last_mac = last_mac;
         Ok(())
     }
 
-    /// Writes the held step and the closing line: the recording is complete.
+    /// Writes the held step and the closing line that says the recording ended.
     fn finish(&mut self) -> std::io::Result<()> {
         self.flush()?;
-        let ended = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or_default();
-        let trailer = Trailer { glovebox_recording_end: self.next_index - 1, ended, mac: String::new() };
-        self.write_line(serde_json::to_value(trailer).map_err(std::io::Error::other)?)
+        self.finished = true;
+        self.append(None)
     }
 }
 
 impl Drop for Recorder {
     fn drop(&mut self) {
         let _ = self.finish();
-        LIVE.lock().unwrap_or_else(|p| p.into_inner()).retain(|p| *p != self.canonical);
     }
 }
 
@@ -372,10 +380,7 @@ pub fn read(path: &Path, key_dir: &Path) -> Result<Recording, RecordingError> {
         }
     }
     let header = header.ok_or(RecordingError::Malformed { line: 1, why: "the file is empty".into() })?;
-    let finished = trailer.is_some();
-    if !finished && !live(path) {
-        return Err(RecordingError::Incomplete { steps: steps.len() });
-    }
+    let finished = trailer.ok_or(RecordingError::Incomplete { steps: steps.len() })?.finished;
     Ok(Recording { path: path.to_owned(), header, steps, finished })
 }
 
@@ -568,11 +573,11 @@ mod tests {
     }
 
     #[test]
-    fn a_recording_cut_short_at_its_end_is_refused_as_incomplete_unless_it_is_still_being_written() {
+    fn a_recording_cut_short_at_its_end_is_refused_as_incomplete_and_one_being_written_is_complete_as_far_as_it_goes() {
         let (dir, path) = recorded(TextRecording::Kept, &[click(3), click(5)]);
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[3].contains("\"glovebox_recording_end\":2"), "{text}");
+        assert!(lines[3].contains("\"glovebox_recording_end\":2") && lines[3].contains("\"finished\":true"), "{text}");
         assert!(read(&path, dir.path()).unwrap().finished);
         for (what, cut, steps) in [("the closing line", 3, 2), ("the last step and the closing line", 2, 1), ("every step", 1, 0)] {
             std::fs::write(&path, lines[..cut].join("\n") + "\n").unwrap();
@@ -584,19 +589,19 @@ mod tests {
         std::fs::write(&path, [lines[0], lines[1], lines[3], lines[2]].join("\n")).unwrap();
         assert!(super::read(&path, dir.path()).is_err());
 
-        // The recording this process is writing has no closing line yet: read as far as it goes.
+        // A recording being written is complete as far as it goes, and says it is not finished.
         let live = tempdir::Dir::new();
         let mut recorder = Recorder::start(live.path(), "g2-1", TextRecording::Kept).unwrap();
+        assert_eq!(read(recorder.path(), live.path()).unwrap().steps.len(), 0);
         recorder.record(window(), &click(3), &tree(), Some(&TreeDiff::between(&tree(), &tree()))).unwrap();
+        recorder.record(window(), &click(5), &tree(), None).unwrap();
         let read_live = read(recorder.path(), live.path()).unwrap();
-        assert_eq!((read_live.steps.len(), read_live.finished), (1, false));
-        // A copy of it elsewhere is not the live one.
-        let copy = live.path().join("copy.jsonl");
-        std::fs::copy(recorder.path(), &copy).unwrap();
-        assert_eq!(read(&copy, live.path()), Err(RecordingError::Incomplete { steps: 1 }));
+        assert_eq!((read_live.steps.len(), read_live.finished), (1, false), "the held step is not written yet");
         let path = recorder.path().to_owned();
         drop(recorder);
-        assert!(read(&path, live.path()).unwrap().finished);
+        let ended = read(&path, live.path()).unwrap();
+        assert_eq!((ended.steps.len(), ended.finished), (2, true));
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 4, "one closing line, rewritten");
     }
 
     #[test]

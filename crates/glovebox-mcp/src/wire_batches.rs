@@ -218,7 +218,8 @@ fn store_error(e: PendingError) -> (u16, String) {
     let status = match e {
         PendingError::Unknown(_) => 404,
         PendingError::Running(_) | PendingError::Expired(_) => 409,
-        PendingError::BadId(_) => 422,
+        PendingError::BadId(_) | PendingError::Forged(_) => 422,
+        PendingError::Changed { .. } => 409,
         _ => 500,
     };
     (status, WireError::new(Refusal::invalid_argument(e.to_string())).to_json().to_string())

@@ -4,7 +4,8 @@
 //! of the app, whose own state file shows the same result; the user's
 //! desktop (pointer, stacking, focus, a sentinel window) stays as it was. A
 //! replay whose app no longer reacts as recorded stops at that step; an
-//! edited recording is refused before anything is delivered.
+//! edited recording, or one cut short at its end, is refused before anything
+//! is delivered.
 #![cfg(target_os = "linux")]
 
 use glovebox_host::Host;
@@ -178,6 +179,25 @@ fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_
     assert_ne!(out.status.code(), Some(0));
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("COMPUTER_INVALID_ARGUMENT") && said.contains("line 2") && said.contains("changed after it was made"), "{said}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let state = untouched.state().unwrap();
+    assert_eq!((&state["values"]["name"], &state["clicks"]["submit"]), (&Value::from(""), &Value::from(0)), "{state}");
+
+    // A recording cut short at its end — its closing line removed, or its last step with it —
+    // is refused as incomplete, through the command and the MCP tool: nothing is delivered.
+    let text = std::fs::read_to_string(&recording).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.last().unwrap().contains("\"glovebox_recording_end\":2"), "the recording ends with its closing line: {text}");
+    for (name, keep) in [("without-end.jsonl", lines.len() - 1), ("without-last-step.jsonl", lines.len() - 2)] {
+        let cut = home.join(name);
+        std::fs::write(&cut, lines[..keep].join("\n") + "\n").unwrap();
+        let out = glovebox(sandbox, &home, &["replay", cut.to_str().unwrap(), "--yes"]);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code() != Some(0) && said.contains("COMPUTER_INVALID_ARGUMENT") && said.contains("incomplete"), "{name}: {said}");
+        let answered = mcp_replay(sandbox, &home, "accept", &cut);
+        assert!(answered["error"] == true && answered["text"].as_str().unwrap().contains("incomplete"), "{name}: {answered}");
+        assert!(answered["prompts"].as_array().is_none_or(Vec::is_empty), "refused before anything is asked: {answered}");
+    }
     std::thread::sleep(std::time::Duration::from_millis(500));
     let state = untouched.state().unwrap();
     assert_eq!((&state["values"]["name"], &state["clicks"]["submit"]), (&Value::from(""), &Value::from(0)), "{state}");

@@ -119,7 +119,8 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     let mut command = sandbox.command_in_home("setsid", &home);
     let out = command.args(["--wait", BIN, "pending", "approve", &pending_id]).stdin(std::process::Stdio::null()).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("COMPUTER_APPROVAL_REQUIRED"), "{out:?}");
-    let out = glovebox(sandbox, &home, &["pending", "approve", &pending_id, "--yes"]);
+    let digest = digest_of(sandbox, &home, &pending_id);
+    let out = glovebox(sandbox, &home, &["pending", "approve", &pending_id, "--digest", &digest, "--yes"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let (status, body) = served.post("/v1/pending", &json!({"id": pending_id}));
     assert_eq!(status, 200, "{body}");
@@ -146,7 +147,7 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     let answers = body.as_array().unwrap();
     assert_eq!(answers.iter().map(|o| o["call_id"].as_str().unwrap()).collect::<Vec<_>>(), ["call_submit", "call_cancel"]);
     assert!(answers.iter().all(|o| o["error"]["code"] == "COMPUTER_APPROVAL_DENIED"), "{body}");
-    let out = glovebox(sandbox, &home, &["pending", "approve", &cancelled_id, "--yes"]);
+    let out = glovebox(sandbox, &home, &["pending", "approve", &cancelled_id, "--digest", "000000000000", "--yes"]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no pending call"), "{}", String::from_utf8_lossy(&out.stderr));
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(clicks(&form), (json!(0), json!(1)), "the cancelled batch delivered nothing");
@@ -180,7 +181,8 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     let questions = body["pending"]["questions"].as_array().unwrap();
     assert!(questions.len() == 2 && questions[1].as_str().unwrap().contains("cancels the order"), "{body}");
     let gemini_id = body["pending"]["id"].as_str().unwrap().to_owned();
-    assert!(glovebox(sandbox, &home, &["pending", "approve", &gemini_id, "--yes"]).status.success());
+    let digest = digest_of(sandbox, &home, &gemini_id);
+    assert!(glovebox(sandbox, &home, &["pending", "approve", &gemini_id, "--digest", &digest, "--yes"]).status.success());
     let (status, responses) = served.post("/v1/pending", &json!({"id": gemini_id}));
     assert_eq!(status, 200, "{responses}");
     let response = &responses[0]["functionResponse"];
@@ -205,7 +207,8 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     });
     served.kill();
     let served = Served::start(sandbox, BIN, &home, &[]);
-    assert!(glovebox(sandbox, &home, &["pending", "approve", &stale_id, "--yes"]).status.success());
+    let digest = digest_of(sandbox, &home, &stale_id);
+    assert!(glovebox(sandbox, &home, &["pending", "approve", &stale_id, "--digest", &digest, "--yes"]).status.success());
     let (status, body) = served.post("/v1/pending", &json!({"id": stale_id}));
     assert_eq!((status, body["error"]["code"].as_str(), body["call_id"].as_str()), (409, Some("COMPUTER_LAYOUT_CHANGED"), Some("call_stale")), "{body}");
     std::thread::sleep(Duration::from_millis(300));
@@ -218,11 +221,13 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     let (status, body) = served.post("/v1/openai/computer_call", &json!({"call": click, "window": id, "park": true}));
     assert_eq!(status, 202, "{body}");
     let old_id = body["pending"]["id"].as_str().unwrap().to_owned();
-    let file = home.join(format!("state/glovebox/pending/{old_id}.json"));
-    let mut record: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-    record["parked_at"] = json!(record["parked_at"].as_u64().unwrap() - 24 * 3600 - 60);
-    std::fs::write(&file, record.to_string()).unwrap();
-    let out = glovebox(sandbox, &home, &["pending", "approve", &old_id, "--yes"]);
+    // Made older as glovebox itself would write it: signed with the user's key.
+    let store = glovebox_mcp::pending::Store::with_key_dir(home.join("state/glovebox/pending"), home.join("state/glovebox/recordings"));
+    let mut record = store.load(&old_id).unwrap();
+    record.parked_at -= 24 * 3600 + 60;
+    store.save(&record).unwrap();
+    let digest = digest_of(sandbox, &home, &old_id);
+    let out = glovebox(sandbox, &home, &["pending", "approve", &old_id, "--digest", &digest, "--yes"]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("can no longer be approved"), "{out:?}");
     let (status, body) = served.post("/v1/pending", &json!({"id": old_id}));
     assert_eq!((body["error"]["code"].as_str(), body["call_id"].as_str()), (Some("COMPUTER_TIMEOUT"), Some("call_old")), "{status}: {body}");
@@ -238,7 +243,8 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     assert_eq!(status, 202, "{body}");
     let gone_id = body["pending"]["id"].as_str().unwrap().to_owned();
     drop(form);
-    assert!(glovebox(sandbox, &home, &["pending", "approve", &gone_id, "--yes"]).status.success());
+    let digest = digest_of(sandbox, &home, &gone_id);
+    assert!(glovebox(sandbox, &home, &["pending", "approve", &gone_id, "--digest", &digest, "--yes"]).status.success());
     let (status, body) = served.post("/v1/pending", &json!({"id": gone_id}));
     assert_eq!((status, body[0]["call_id"].as_str(), body[0]["error"]["code"].as_str()), (200, Some("call_gone"), Some("COMPUTER_TARGET_GONE")), "{body}");
     assert_eq!(body[1]["call_id"], "call_after", "{body}");
@@ -246,6 +252,135 @@ fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_dec
     assert!(listed_pending(sandbox, &home).is_empty(), "every batch was answered");
     // The calls' text never left the user's state directory: nothing is left in it either.
     assert_eq!(std::fs::read_dir(home.join("state/glovebox/pending")).unwrap().count(), 0);
+    drop(served);
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// `glovebox pending --json` as the person reads it: each waiting batch's id and digest.
+fn digest_of(sandbox: &Sandbox, home: &Path, pending_id: &str) -> String {
+    let listed = listed_pending(sandbox, home);
+    let entry = listed.iter().find(|p| p["id"] == pending_id).unwrap_or_else(|| panic!("{pending_id} is not listed: {listed:?}"));
+    entry["digest"].as_str().unwrap().to_owned()
+}
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::symlink_metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn an_edited_hand_written_or_changed_record_runs_nothing_and_records_stay_private() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let looker = glovebox_testkit::host(sandbox, "forged-looker").open();
+    let form = Fixture::launch(sandbox, &unique_title("Forged form"), &["--no-password", "--x", "60", "--y", "60"]);
+    let window = wait_until("the form listed", || looker.list_windows(Some(&form.title), 1).ok()?.windows.into_iter().next().map(|w| w.window));
+    wait_until("the form's tree", || looker.observe(Some(&glovebox_model::WindowRef::Id(window.id)), false).ok().filter(|o| o.tree.node_count > 10));
+    let home = scratch("forged");
+    let id = window.id.to_string();
+    let state = form.state().unwrap();
+    let (cancel_x, cancel_y) = centre(&state, "cancel");
+    let (submit_x, submit_y) = centre(&state, "submit");
+    let served = Served::start(sandbox, BIN, &home, &[]);
+    let dir = home.join("state/glovebox/pending");
+    let record = |pending_id: &str| dir.join(format!("{pending_id}.json"));
+    // A click on Cancel parked after a look: the record as glovebox signed it.
+    let mut n = 0;
+    let mut park = || {
+        n += 1;
+        let look = openai_call(&format!("call_look_{n}"), json!([{"type": "screenshot"}]));
+        assert_eq!(served.post("/v1/openai/computer_call", &json!({"call": look, "window": id})).0, 200);
+        let click = openai_call(&format!("call_click_{n}"), json!([{"type": "click", "button": "left", "x": cancel_x, "y": cancel_y}]));
+        let (status, body) = served.post("/v1/openai/computer_call", &json!({"call": click, "window": id, "park": true}));
+        assert_eq!(status, 202, "{body}");
+        body["pending"]["id"].as_str().unwrap().to_owned()
+    };
+    // The call rewritten to click Submit, and its question to say so.
+    let rewritten = |mut value: Value| {
+        value["calls"][0]["actions"][0]["x"] = json!(submit_x);
+        value["calls"][0]["actions"][0]["y"] = json!(submit_y);
+        let question = value["questions"][0]["text"].as_str().unwrap().replace("Cancel", "Submit");
+        value["questions"][0]["text"] = json!(question);
+        value
+    };
+    let read = |pending_id: &str| serde_json::from_slice::<Value>(&std::fs::read(record(pending_id)).unwrap()).unwrap();
+    let refused_poll = |pending_id: &str, what: &str| {
+        let (status, body) = served.post("/v1/pending", &json!({"id": pending_id}));
+        assert_eq!((status, body["error"]["code"].as_str()), (422, Some("COMPUTER_INVALID_ARGUMENT")), "{what}: {body}");
+        assert!(body["error"]["message"].as_str().unwrap().contains("not signed with this user's key"), "{what}: {body}");
+    };
+
+    // The status edited from waiting to approved: nobody approved, nothing runs.
+    let edited = park();
+    assert_eq!((mode(&dir), mode(&record(&edited))), (0o700, 0o600), "the directory and the record are the user's alone");
+    let mut value = read(&edited);
+    let basis = value["basis"].clone();
+    assert!(basis.is_object(), "the click aims through the look's frame: {value}");
+    value["status"] = json!("approved");
+    std::fs::write(record(&edited), value.to_string()).unwrap();
+    refused_poll(&edited, "the status edited");
+    let out = glovebox(sandbox, &home, &["pending", "--json"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refused:"), "the person is told of it: {out:?}");
+    assert!(glovebox(sandbox, &home, &["pending", "decline", &edited]).status.success());
+    assert!(!record(&edited).exists(), "declined: the unsigned record is removed");
+
+    // Rewritten after the person approved it: the rewritten call does not run.
+    let approved = park();
+    let digest = digest_of(sandbox, &home, &approved);
+    let out = glovebox(sandbox, &home, &["pending", "approve", &approved, "--yes"]);
+    assert!(!out.status.success(), "--yes without the digest read approves nothing: {out:?}");
+    let out = glovebox(sandbox, &home, &["pending", "approve", &approved, "--digest", "000000000000", "--yes"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("not the one you read"), "{out:?}");
+    assert!(glovebox(sandbox, &home, &["pending", "approve", &approved, "--digest", &digest, "--yes"]).status.success());
+    std::fs::write(record(&approved), rewritten(read(&approved)).to_string()).unwrap();
+    refused_poll(&approved, "rewritten after the approval");
+
+    // Changed between the person reading it and approving it: not approved, nothing runs.
+    let changed = park();
+    let digest = digest_of(sandbox, &home, &changed);
+    std::fs::write(record(&changed), rewritten(read(&changed)).to_string()).unwrap();
+    let out = glovebox(sandbox, &home, &["pending", "approve", &changed, "--digest", &digest, "--yes"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("COMPUTER_INVALID_ARGUMENT"), "{out:?}");
+    refused_poll(&changed, "changed before the approval");
+
+    // Written by hand, approved already, with and without a basis frame: nothing runs.
+    for with_basis in [true, false] {
+        let forged_id = format!("pnd-{:032x}", u128::from(with_basis) + 0xf0f0);
+        let mut value = rewritten(read(&changed));
+        value["id"] = json!(forged_id);
+        value["status"] = json!("approved");
+        value["basis"] = if with_basis { basis.clone() } else { Value::Null };
+        value.as_object_mut().unwrap().remove("mac");
+        std::fs::write(record(&forged_id), value.to_string()).unwrap();
+        refused_poll(&forged_id, "written by hand");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(clicks(&form), (json!(0), json!(0)), "nothing forged, edited or changed was clicked");
+
+    // A link planted where the record's temporary file went, a loose file there, a loosened
+    // directory: the approval writes neither through the link nor a loose record.
+    let honest = park();
+    let victim = home.join("victim");
+    std::fs::write(&victim, "the user's file").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join(format!(".{honest}.partial"))).unwrap();
+    let digest = digest_of(sandbox, &home, &honest);
+    assert!(glovebox(sandbox, &home, &["pending", "approve", &honest, "--digest", &digest, "--yes"]).status.success());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the user's file", "the link's target is untouched");
+    let loose = park();
+    let partial = dir.join(format!(".{loose}.partial"));
+    std::fs::write(&partial, "").unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&partial, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let digest = digest_of(sandbox, &home, &loose);
+    assert!(glovebox(sandbox, &home, &["pending", "approve", &loose, "--digest", &digest, "--yes"]).status.success());
+    assert_eq!((mode(&record(&loose)), mode(&dir)), (0o600, 0o700), "the record is 0600 and the directory tightened to 0700");
+    // Both were approved as read: each runs its click on Cancel.
+    for pending_id in [&honest, &loose] {
+        let (status, body) = served.post("/v1/pending", &json!({"id": pending_id}));
+        assert_eq!(status, 200, "{body}");
+    }
+    form.wait_state("Cancel clicked twice, by the two batches approved as read", |s| s["clicks"]["cancel"] == 2);
+    assert_eq!(clicks(&form), (json!(0), json!(2)), "Submit, which only forged records asked for, was never clicked");
     drop(served);
     let _ = std::fs::remove_dir_all(&home);
 }
