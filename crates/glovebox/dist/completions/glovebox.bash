@@ -1407,12 +1407,16 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__pending__subcmd__approve)
-            opts="-h --yes --json --config --help"
+            opts="-h --digest --yes --json --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --digest)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -127,17 +127,18 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and not __fis
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and not __fish_seen_subcommand_from approve decline help" -l json -d 'Print as JSON'
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and not __fish_seen_subcommand_from approve decline help" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and not __fish_seen_subcommand_from approve decline help" -f -a "approve" -d 'Show a waiting call\'s questions and approve them (asks y/N on the terminal unless --yes)'
-complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and not __fish_seen_subcommand_from approve decline help" -f -a "decline" -d 'Decline a waiting call: neither it nor the calls after it in its batch run'
+complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and not __fish_seen_subcommand_from approve decline help" -f -a "decline" -d 'Decline a waiting call: neither it nor the calls after it in its batch run (an unsigned record is removed)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and not __fish_seen_subcommand_from approve decline help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from approve" -l digest -d 'The digest `glovebox pending` showed for it: nothing is approved unless the call is still that record' -r
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from approve" -l config -d 'An extra configuration file layered over the user and project files' -r -F
-complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from approve" -l yes -d 'Approve without asking: you have read the questions (`glovebox pending`)'
+complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from approve" -l yes -d 'Approve without asking: you have read the questions (`glovebox pending`); needs --digest'
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from approve" -l json -d 'Print as JSON'
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from approve" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from decline" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from decline" -l json -d 'Print as JSON'
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from decline" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from help" -f -a "approve" -d 'Show a waiting call\'s questions and approve them (asks y/N on the terminal unless --yes)'
-complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from help" -f -a "decline" -d 'Decline a waiting call: neither it nor the calls after it in its batch run'
+complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from help" -f -a "decline" -d 'Decline a waiting call: neither it nor the calls after it in its batch run (an unsigned record is removed)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand pending; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand run" -l max-steps -d 'Steps the loop may take (1–50); clamped by the grant\'s action budget' -r
 complete -c glovebox -n "__fish_glovebox_using_subcommand run" -l window -d 'Work in this window (`pid/0xXID` from `glovebox windows`); default: the frontmost allowed one' -r
@@ -226,7 +227,7 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand help; and not __fish_s
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from grant" -f -a "hold" -d 'Create a user grant and hold it until Ctrl-C or `glovebox stop`'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from grant" -f -a "status" -d 'Ask the process holding this display\'s grant what it holds'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from pending" -f -a "approve" -d 'Show a waiting call\'s questions and approve them (asks y/N on the terminal unless --yes)'
-complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from pending" -f -a "decline" -d 'Decline a waiting call: neither it nor the calls after it in its batch run'
+complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from pending" -f -a "decline" -d 'Decline a waiting call: neither it nor the calls after it in its batch run (an unsigned record is removed)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from episode" -f -a "run" -d 'Run one episode in a fresh private desktop; exit 0 passed, 7 failed, 8 errored'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from episode" -f -a "batch" -d 'Run every episode (`*.toml`, `*.json`) of a directory, each in its own desktop'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from episode" -f -a "inside" -d '(internal) The episode inside its desktop, started by `run`'
