@@ -19,8 +19,7 @@ use glovebox_model::{
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::{
     AccessibilitySource, AgentScreen, AppLauncher, BackendError, BackendErrorKind, Backends, BrowserPages, Capture, Delivery, InputSink, LaunchPlan, Reach,
-    ResolvedTarget,
-    ScreenCapture, SecureInputProbe, SettleLimits, Settled, Support, WindowSource,
+    ResolvedTarget, ScreenCapture, SecureInputProbe, SettleLimits, Settled, Support, WindowSource,
 };
 use glovebox_sandbox::{Sandbox, SandboxOptions};
 use glovebox_x11::X11Backend;

@@ -153,8 +153,8 @@ impl AgentBox {
         let failed = |what: &str, e: std::io::Error| BackendError::unavailable(format!("preparing the agent display's box ({what}): {e}"));
         let home = home_of(sandbox);
         std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&home).map_err(|e| failed("its home", e))?;
-        if let Some(etc) = chromium_etc(sandbox) {
-            write_chromium_etc(&etc, self.pages).map_err(|e| failed("the browser policy", e))?;
+        for dir in policy_dirs(sandbox) {
+            dir.prepare(self.pages).map_err(|e| failed("the browser policy", e))?;
         }
         let mut probe = self.command(sandbox, Path::new("/bin/true"), &[]);
         let status = self.starter.run(move || probe.status())?;
@@ -197,8 +197,8 @@ impl AgentBox {
         }
         command.arg("--bind").arg(runtime).arg(runtime);
         command.arg("--ro-bind").arg(&x_socket).arg(&x_socket);
-        if let Some(etc) = chromium_etc(sandbox) {
-            command.arg("--ro-bind").arg(&etc).arg("/etc/chromium");
+        for dir in policy_dirs(sandbox) {
+            command.arg("--ro-bind").arg(&dir.prepared).arg(&dir.real);
         }
         if self.isolation == Isolation::PrivateNetwork {
             command.arg("--unshare-net");
@@ -223,11 +223,6 @@ fn home_of(sandbox: &Sandbox) -> PathBuf {
     sandbox.runtime_dir().join("home")
 }
 
-/// The box's `/etc/chromium`, when Chromium is installed.
-fn chromium_etc(sandbox: &Sandbox) -> Option<PathBuf> {
-    Path::new("/etc/chromium").is_dir().then(|| sandbox.runtime_dir().join("box-etc-chromium"))
-}
-
 /// The environment of an application in the box: the agent display's, and
 /// of the caller's only what says how to run (path, language, user name).
 fn box_env(sandbox: &Sandbox, home: &Path) -> Vec<(String, String)> {
@@ -244,12 +239,83 @@ fn box_env(sandbox: &Sandbox, home: &Path) -> Vec<(String, String)> {
     env
 }
 
-/// Chromium's managed policy for the agent display's browser.
-fn chromium_policy(pages: BrowserPages) -> Option<&'static str> {
-    match pages {
-        // The same rule as `open_url`'s: the web, nothing local. Developer
-        // tools are off too: they open local files and run code in any page.
-        BrowserPages::Web => Some(
+/// The browsers whose policy the box sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Browser {
+    Chromium,
+    Firefox,
+}
+
+/// Where each browser reads a policy an administrator set, and the file
+/// the box adds there.
+const POLICY_PLACES: &[(Browser, &str, &str)] = &[
+    (Browser::Chromium, "/etc/chromium", "policies/managed/glovebox.json"),
+    (Browser::Firefox, "/usr/lib/firefox-esr/distribution", "policies.json"),
+    (Browser::Firefox, "/usr/lib/firefox/distribution", "policies.json"),
+];
+
+/// A browser's policy directory as the box shows it: a copy of the
+/// system's (so an administrator's other settings still hold) with the
+/// box's policy in it, bound over the real one.
+struct PolicyDir {
+    browser: Browser,
+    /// The directory the browser reads (links resolved: bubblewrap binds onto it).
+    real: PathBuf,
+    prepared: PathBuf,
+    file: &'static str,
+}
+
+/// The policy directories of the browsers installed here.
+fn policy_dirs(sandbox: &Sandbox) -> Vec<PolicyDir> {
+    POLICY_PLACES
+        .iter()
+        .enumerate()
+        .filter_map(|(n, (browser, dir, file))| {
+            let real = std::fs::canonicalize(dir).ok().filter(|d| d.is_dir())?;
+            Some(PolicyDir { browser: *browser, real, prepared: sandbox.runtime_dir().join(format!("box-policy-{n}")), file })
+        })
+        .collect()
+}
+
+impl PolicyDir {
+    fn prepare(&self, pages: BrowserPages) -> std::io::Result<()> {
+        copy_files(&self.real, &self.prepared, 4)?;
+        let policy = self.prepared.join(self.file);
+        if let Some(parent) = policy.parent() {
+            std::fs::DirBuilder::new().recursive(true).mode(0o755).create(parent)?;
+        }
+        match browser_policy(self.browser, pages) {
+            Some(text) => std::fs::write(&policy, text),
+            None => match std::fs::remove_file(&policy) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            },
+        }
+    }
+}
+
+/// Copies the regular files and directories under `from` to `to` (policy
+/// directories are small; links and anything deeper than `depth` are left out).
+fn copy_files(from: &Path, to: &Path, depth: usize) -> std::io::Result<()> {
+    std::fs::DirBuilder::new().recursive(true).mode(0o755).create(to)?;
+    for entry in std::fs::read_dir(from)?.flatten() {
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name()))?;
+        } else if kind.is_dir() && depth > 0 {
+            copy_files(&entry.path(), &to.join(entry.file_name()), depth - 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// A browser's policy for the agent display: `open_url`'s rule (the web,
+/// nothing local) for every navigation, and developer tools off (they open
+/// local files and run code in any page). Nothing when local pages are allowed.
+fn browser_policy(browser: Browser, pages: BrowserPages) -> Option<&'static str> {
+    match (pages, browser) {
+        (BrowserPages::Any, _) => None,
+        (BrowserPages::Web, Browser::Chromium) => Some(
             r#"{
   "URLBlocklist": ["*"],
   "URLAllowlist": ["http://*", "https://*", "about:blank"],
@@ -257,26 +323,15 @@ fn chromium_policy(pages: BrowserPages) -> Option<&'static str> {
 }
 "#,
         ),
-        BrowserPages::Any => None,
-    }
+        (BrowserPages::Web, Browser::Firefox) => Some(
+            r#"{
+  "policies": {
+    "WebsiteFilter": { "Block": ["<all_urls>"], "Exceptions": ["http://*/*", "https://*/*"] },
+    "DisableDeveloperTools": true
+  }
 }
-
-/// `/etc/chromium` as the box shows it: the system's files, and the policy.
-fn write_chromium_etc(etc: &Path, pages: BrowserPages) -> std::io::Result<()> {
-    let managed = etc.join("policies").join("managed");
-    std::fs::DirBuilder::new().recursive(true).mode(0o755).create(&managed)?;
-    for entry in std::fs::read_dir("/etc/chromium")?.flatten() {
-        if entry.file_type().is_ok_and(|t| t.is_file()) {
-            std::fs::copy(entry.path(), etc.join(entry.file_name()))?;
-        }
-    }
-    let policy = managed.join("glovebox.json");
-    match chromium_policy(pages) {
-        Some(text) => std::fs::write(&policy, text),
-        None => match std::fs::remove_file(&policy) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        },
+"#,
+        ),
     }
 }
 
@@ -286,9 +341,11 @@ mod tests {
 
     #[test]
     fn the_browser_policy_allows_the_web_only_unless_local_pages_are_allowed() {
-        let web: serde_json::Value = serde_json::from_str(chromium_policy(BrowserPages::Web).unwrap()).unwrap();
-        assert_eq!(web["URLBlocklist"], serde_json::json!(["*"]));
-        assert_eq!(web["URLAllowlist"], serde_json::json!(["http://*", "https://*", "about:blank"]));
-        assert!(chromium_policy(BrowserPages::Any).is_none());
+        let chromium: serde_json::Value = serde_json::from_str(browser_policy(Browser::Chromium, BrowserPages::Web).unwrap()).unwrap();
+        assert_eq!(chromium["URLBlocklist"], serde_json::json!(["*"]));
+        assert_eq!(chromium["URLAllowlist"], serde_json::json!(["http://*", "https://*", "about:blank"]));
+        let firefox: serde_json::Value = serde_json::from_str(browser_policy(Browser::Firefox, BrowserPages::Web).unwrap()).unwrap();
+        assert_eq!(firefox["policies"]["WebsiteFilter"]["Block"], serde_json::json!(["<all_urls>"]));
+        assert!(browser_policy(Browser::Chromium, BrowserPages::Any).is_none() && browser_policy(Browser::Firefox, BrowserPages::Any).is_none());
     }
 }

@@ -121,7 +121,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let a = executable(&dir, "loopa", "#!/bin/sh\nexec loopb\n");
         executable(&dir, "loopb", "#!/bin/sh\nexec loopa\n");
-        let runs = programs_run_by(&a, &[dir.clone()]);
+        let runs = programs_run_by(&a, std::slice::from_ref(&dir));
         assert!(runs.len() <= 6, "{runs:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
