@@ -455,12 +455,14 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
     let window = WindowRef::Id(opened.window.id);
     // Everything the terminal learns is written to a file in its own home, which the test reads from outside.
     let report = agent.sandbox().runtime_dir().join("home").join("report");
+    std::fs::create_dir_all(report.parent().unwrap()).unwrap();
     let user_bus = sandbox.bus_address().to_owned();
     let command = format!(
-        "DISPLAY={user_display} xdotool mousemove 7 7; echo x11=$? > ~/report; \
-         cat {secret} >> ~/report 2>/dev/null; echo home=$? >> ~/report; \
-         DBUS_SESSION_BUS_ADDRESS={user_bus} dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames >/dev/null 2>&1; echo bus=$? >> ~/report; \
-         echo display=$DISPLAY >> ~/report; echo done >> ~/report\n",
+        "r={report}; DISPLAY={user_display} xdotool mousemove 7 7; echo x11=$? > $r; \
+         cat {secret} >> $r 2>/dev/null; echo home=$? >> $r; \
+         DBUS_SESSION_BUS_ADDRESS={user_bus} dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames >/dev/null 2>&1; echo bus=$? >> $r; \
+         echo display=$DISPLAY >> $r; echo done >> $r\n",
+        report = report.display(),
         user_display = sandbox.display(),
         secret = secret.display(),
     );
