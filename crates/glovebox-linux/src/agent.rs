@@ -331,7 +331,7 @@ impl AppLauncher for Desktops {
 
     fn browser(&self, url: &str) -> Result<LaunchPlan, BackendError> {
         let profile = self.agent()?.sandbox.runtime_dir().join("browser-profile");
-        std::fs::create_dir_all(&profile).map_err(|e| BackendError::unavailable(format!("the browser profile {}: {e}", profile.display())))?;
+        glovebox_platform::files::private_dir(&profile).map_err(|e| BackendError::unavailable(format!("the browser profile {}: {e}", profile.display())))?;
         crate::launcher::browser_plan(url, &profile)
     }
 

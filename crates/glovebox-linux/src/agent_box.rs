@@ -151,8 +151,8 @@ impl AgentBox {
     /// bubblewrap can make its namespaces here.
     pub fn prepare(&self, sandbox: &Sandbox) -> Result<(), BackendError> {
         let failed = |what: &str, e: std::io::Error| BackendError::unavailable(format!("preparing the agent display's box ({what}): {e}"));
-        let home = home_of(sandbox);
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&home).map_err(|e| failed("its home", e))?;
+        // The home holds what the agent's applications keep (cookies, form data): the user's only.
+        glovebox_platform::files::private_dir(&home_of(sandbox)).map_err(|e| failed("its home", e))?;
         for dir in policy_dirs(sandbox) {
             dir.prepare(self.pages).map_err(|e| failed("the browser policy", e))?;
         }
