@@ -357,9 +357,6 @@ fn an_mcp_sdk_client_opens_a_page_and_types_into_it_on_the_agent_display() {
 
 #[test]
 fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
-    use x11rb::connection::Connection;
-    use x11rb::protocol::xproto::{ConnectionExt as _, CreateWindowAux, GrabMode, GrabStatus, WindowClass};
-    use x11rb::wrapper::ConnectionExt as _;
     let (sandbox, _turn) = Sandbox::shared_turn();
     let (host, desktops) = glovebox_testkit::host(sandbox, "agent-gate").deny(&["gtk3-widget-factory"]).open_with_agent_display();
 
@@ -373,24 +370,13 @@ fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
     let fixture = Fixture::launch(agent.sandbox(), &unique_title("Agent gate"), &["--no-password"]);
     let window = wait_until("listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
     let seen = wait_until("tree", || host.observe(Some(&WindowRef::Id(window)), false).ok().filter(|s| s.tree.node_count > 10));
-    let (conn, screen) = x11rb::connect(Some(agent.sandbox().display())).unwrap();
-    let root = conn.setup().roots[screen].root;
-    let prompt = conn.generate_id().unwrap();
-    conn.create_window(0, prompt, root, 0, 0, 50, 50, 0, WindowClass::INPUT_OUTPUT, 0, &CreateWindowAux::new().override_redirect(1)).unwrap();
-    conn.map_window(prompt).unwrap();
-    conn.sync().unwrap();
-    wait_until("grab", || {
-        let r = conn.grab_keyboard(false, prompt, x11rb::CURRENT_TIME, GrabMode::ASYNC, GrabMode::ASYNC).ok()?.reply().ok()?;
-        (r.status == GrabStatus::SUCCESS).then_some(())
-    });
+    let grab = glovebox_testkit::desktop::KeyboardGrab::take(agent.sandbox().display());
     let keys_before = fixture.state().unwrap()["keys"].clone();
     let refused = host.act(seen.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 }).unwrap_err();
     assert_eq!(refused.code, ErrorCode::SecureInput, "{refused}");
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert_eq!(fixture.state().unwrap()["keys"], keys_before, "nothing reached the window");
-    conn.ungrab_keyboard(x11rb::CURRENT_TIME).unwrap();
-    conn.destroy_window(prompt).unwrap();
-    conn.sync().unwrap();
+    grab.release();
     let again = wait_until("grab released", || host.observe(Some(&WindowRef::Id(window)), false).ok());
     host.act(again.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 }).expect("the key once the prompt is gone");
     fixture

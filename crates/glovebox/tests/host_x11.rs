@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
-use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, CreateWindowAux, GrabMode, GrabStatus, PropMode, WindowClass};
+use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, CreateWindowAux, PropMode, WindowClass};
 use x11rb::wrapper::ConnectionExt as _;
 
 fn fixture_window(host: &Host, fixture: &Fixture) -> WindowInfo {
@@ -166,22 +166,11 @@ fn secure_input_while_another_client_grabs_the_keyboard_and_the_probe_changes_no
     let window = fixture_window(&host, &fixture);
     let seen = wait_until("tree", || host.observe(Some(&WindowRef::Id(window.id)), false).ok().filter(|s| s.tree.node_count > 10));
     // A prompt-like client grabs the keyboard on its own mapped window.
-    let (conn, screen) = x11rb::connect(Some(sandbox.display())).unwrap();
-    let root = conn.setup().roots[screen].root;
-    let prompt = conn.generate_id().unwrap();
-    conn.create_window(0, prompt, root, 0, 0, 50, 50, 0, WindowClass::INPUT_OUTPUT, 0, &CreateWindowAux::new().override_redirect(1)).unwrap();
-    conn.map_window(prompt).unwrap();
-    conn.sync().unwrap();
-    wait_until("grab", || {
-        let r = conn.grab_keyboard(false, prompt, x11rb::CURRENT_TIME, GrabMode::ASYNC, GrabMode::ASYNC).ok()?.reply().ok()?;
-        (r.status == GrabStatus::SUCCESS).then_some(())
-    });
+    let grab = glovebox_testkit::desktop::KeyboardGrab::take(sandbox.display());
     let events_before = fixture.state().unwrap()["events"].as_array().unwrap().len();
     assert_eq!(code(host.act(seen.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 })), ErrorCode::SecureInput);
     assert_eq!(code(host.observe(None, false)), ErrorCode::SecureInput);
-    conn.ungrab_keyboard(x11rb::CURRENT_TIME).unwrap();
-    conn.destroy_window(prompt).unwrap();
-    conn.sync().unwrap();
+    grab.release();
     let again = wait_until("grab released", || host.observe(None, false).ok());
     // Once the prompt is gone the same key goes through (GTK3 takes synthetic keys).
     let done = host.act(again.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 }).unwrap();

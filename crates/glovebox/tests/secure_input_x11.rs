@@ -169,9 +169,6 @@ fn a_zoom_and_the_window_list_see_a_password_field_take_focus() {
 
 #[test]
 fn a_keyboard_grab_shows_on_every_listed_window_and_stops_a_zoom() {
-    use x11rb::connection::Connection;
-    use x11rb::protocol::xproto::{ConnectionExt as _, CreateWindowAux, GrabMode, GrabStatus, WindowClass};
-    use x11rb::wrapper::ConnectionExt as _;
     let (sandbox, _turn) = Sandbox::shared_turn();
     let host = glovebox_testkit::host(sandbox, "zoom-grab").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Zoom grab"), &["--no-password"]);
@@ -180,25 +177,14 @@ fn a_keyboard_grab_shows_on_every_listed_window_and_stops_a_zoom() {
     let region = Rect::new(0, 0, 40, 40);
     host.zoom(seen.frame.id, region).expect("a zoom before the grab");
     // A prompt-like client grabs the keyboard on its own window.
-    let (conn, screen) = x11rb::connect(Some(sandbox.display())).unwrap();
-    let root = conn.setup().roots[screen].root;
-    let prompt = conn.generate_id().unwrap();
-    conn.create_window(0, prompt, root, 0, 0, 50, 50, 0, WindowClass::INPUT_OUTPUT, 0, &CreateWindowAux::new().override_redirect(1)).unwrap();
-    conn.map_window(prompt).unwrap();
-    conn.sync().unwrap();
-    wait_until("grab", || {
-        let r = conn.grab_keyboard(false, prompt, x11rb::CURRENT_TIME, GrabMode::ASYNC, GrabMode::ASYNC).ok()?.reply().ok()?;
-        (r.status == GrabStatus::SUCCESS).then_some(())
-    });
+    let grab = glovebox_testkit::desktop::KeyboardGrab::take(sandbox.display());
     let refusal = refused(host.zoom(seen.frame.id, region));
     assert_eq!(refusal.code, ErrorCode::SecureInput);
     assert!(refusal.message.contains("holds the keyboard"), "{}", refusal.message);
     let page = host.list_windows(Some(&fixture.title), 1).unwrap();
     let listed = page.windows.iter().find(|w| w.window.id == window).unwrap();
     assert!(matches!(&listed.denial, Some(Denial::SecureInput { detail }) if detail.contains("holds the keyboard")), "{:?}", listed.denial);
-    conn.ungrab_keyboard(x11rb::CURRENT_TIME).unwrap();
-    conn.destroy_window(prompt).unwrap();
-    conn.sync().unwrap();
+    grab.release();
     wait_until("grab released", || host.zoom(seen.frame.id, region).ok());
     assert_eq!(host.list_windows(Some(&fixture.title), 1).unwrap().windows[0].denial, None);
 }
