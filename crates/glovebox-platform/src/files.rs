@@ -134,7 +134,16 @@ fn replace(path: &Path, bytes: &[u8], kept: Option<Kept>) -> io::Result<()> {
     let name = path.file_name().ok_or_else(|| io::Error::other(format!("{} is not a file name", path.display())))?;
     let tmp = path.with_file_name(format!(".{}.{}.glovebox-partial", name.to_string_lossy(), std::process::id()));
     let written = (|| {
-        let mut file = open_private(&tmp, OpenOptions::new().write(true).create_new(true))?;
+        let create = || open_private(&tmp, OpenOptions::new().write(true).create_new(true));
+        let mut file = match create() {
+            // Left by a process of the same id that died mid-write, or planted: removed
+            // (a link is unlinked, never followed) and made anew.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                std::fs::remove_file(&tmp)?;
+                create()?
+            }
+            other => other?,
+        };
         file.write_all(bytes)?;
         #[cfg(unix)]
         if let Some(kept) = &kept {
@@ -213,6 +222,13 @@ mod tests {
         write_private(&dir.join("audit.jsonl"), b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "untouched");
         assert_eq!(std::fs::read_to_string(dir.join("audit.jsonl")).unwrap(), "new");
+        // A link planted where the temporary file goes is removed, not written through.
+        let partial = dir.join(format!(".config.toml.{}.glovebox-partial", std::process::id()));
+        std::os::unix::fs::symlink(&elsewhere, &partial).unwrap();
+        write_private(&dir.join("config.toml"), b"kept").unwrap();
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "untouched");
+        assert_eq!(std::fs::read_to_string(dir.join("config.toml")).unwrap(), "kept");
+        assert!(std::fs::symlink_metadata(&partial).is_err(), "the planted link is gone");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
