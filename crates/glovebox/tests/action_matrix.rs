@@ -410,6 +410,9 @@ fn shows(act: Act, app: App, before: &Value, after: &Value) -> bool {
     // The modifiers the pad saw on events since `before`: the held key must be among them, alone.
     let held = |s: &Value| s["pad"]["held"].as_array().cloned().unwrap_or_default();
     let newly_held = |event: &str, key: &str| held(after).iter().skip(held(before).len()).any(|h| h["event"] == event && h["modifiers"] == json!([key]));
+    // Downward wheel events since `before`: one or two for two steps (a browser may fold them).
+    let folded_down =
+        || count(after, &["pad", "scrolls", "down"]).checked_sub(count(before, &["pad", "scrolls", "down"])).is_some_and(|d| (1..=2).contains(&d));
     match (act, app) {
         (Act::Click, App::XTerm) => new_presses.len() == 1 && new_presses[0]["button"] == 1,
         (Act::Click, _) => count(after, &["clicks", "submit"]) == count(before, &["clicks", "submit"]) + 1,
@@ -420,7 +423,11 @@ fn shows(act: Act, app: App, before: &Value, after: &Value) -> bool {
         (Act::DoubleClick, _) => new_presses.len() == 1 && last_press["button"] == 1 && last_press["count"] == 2,
         (Act::Move, _) => count(after, &["pad", "motions"]) > count(before, &["pad", "motions"]),
         (Act::Drag, _) => after["pad"]["drags"].as_array().map(Vec::len) == before["pad"]["drags"].as_array().map(|d| d.len() + 1),
+        // A browser may fold wheel steps that arrive within one frame into one wheel event
+        // (Firefox on the agent display did, once in a clean CI run): one or two events, downwards.
+        (Act::Scroll, App::Chromium | App::Firefox) => folded_down(),
         (Act::Scroll, _) => count(after, &["pad", "scrolls", "down"]) == count(before, &["pad", "scrolls", "down"]) + 2,
+        (Act::ShiftScroll, App::Chromium | App::Firefox) => folded_down() && newly_held("scroll", "shift"),
         (Act::CtrlClick, _) => new_presses.len() == 1 && new_presses[0]["button"] == 1 && newly_held("press 1", "ctrl"),
         (Act::ShiftScroll, _) => count(after, &["pad", "scrolls", "down"]) == count(before, &["pad", "scrolls", "down"]) + 2 && newly_held("scroll", "shift"),
         (Act::AltDrag, _) => {

@@ -135,6 +135,8 @@ fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_us
 struct Page {
     url: String,
     posts: std::sync::Arc<std::sync::Mutex<Vec<serde_json::Value>>>,
+    /// A local address the server redirects to (`/redirect`).
+    local: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 const PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>glovebox open_url page</title></head>
@@ -151,6 +153,8 @@ impl Page {
         let url = format!("http://{}/form", listener.local_addr().unwrap());
         let posts = std::sync::Arc::new(std::sync::Mutex::new(vec![]));
         let kept = posts.clone();
+        let local = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let local_there = local.clone();
         std::thread::spawn(move || {
             for mut stream in listener.incoming().flatten() {
                 let mut request = vec![];
@@ -175,13 +179,15 @@ impl Page {
                         kept.lock().unwrap().push(state);
                     }
                     "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n".to_owned()
+                } else if head.starts_with("get /redirect") {
+                    format!("HTTP/1.1 302 Found\r\nLocation: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", local_there.lock().unwrap())
                 } else {
                     format!("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{PAGE}", PAGE.len())
                 };
                 let _ = stream.write_all(reply.as_bytes());
             }
         });
-        Page { url, posts }
+        Page { url, posts, local }
     }
 
     fn saw(&self, what: &str, check: impl Fn(&serde_json::Value) -> bool) {
@@ -504,10 +510,13 @@ fn the_agents_browser_keeps_open_urls_rule_for_every_navigation() {
     let local = agent.sandbox().runtime_dir().join("home").join("local.html");
     let origin = page.url.trim_end_matches("/form");
     std::fs::write(&local, format!("<!doctype html><title>local</title><script>fetch('{origin}/state', {{method: 'POST', mode: 'no-cors', body: JSON.stringify({{why: 'local file shown'}})}})</script>")).unwrap();
-    // From the address bar: a file: page and its source. (A link or a redirect from a web page
-    // to a file: page the browser refuses on its own.)
-    navigate(&format!("file://{}", local.display()));
-    navigate(&format!("view-source:file://{}", local.display()));
+    // From the address bar: a file: page and its source.
+    let local_url = format!("file://{}", local.display());
+    navigate(&local_url);
+    navigate(&format!("view-source:{local_url}"));
+    // A redirect from a web page (also refused by Chromium's own rules).
+    *page.local.lock().unwrap() = local_url;
+    navigate(&format!("{origin}/redirect"));
     std::thread::sleep(std::time::Duration::from_secs(3));
     // The web still works from the same address bar (so the local ones were refused, not lost).
     let loaded = loads();
