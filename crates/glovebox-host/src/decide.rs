@@ -22,7 +22,7 @@ use crate::frames::FrameRecord;
 use crate::refuse;
 use glovebox_model::{
     AccessibilityTree, Action, ApprovalClass, Button, DeliveryMode, Denial, Element, ElementId, ElementState, ErrorCode, FrameId, Key, KeyCombo, NamedKey,
-    Refusal, Role, Target, WindowId, WindowInfo,
+    Refusal, Role, Target, WindowInfo,
 };
 use glovebox_platform::{Reach, ResolvedTarget};
 
@@ -299,15 +299,6 @@ pub(crate) fn check_zoom_now(now: Option<SecureInput>) -> Result<(), Refusal> {
     now.map_or(Ok(()), |s| Err(s.refusal()))
 }
 
-/// Whether a listing asks `window` whether a password field has focus:
-/// the focused window (where keys go) and the grant's bound window (the
-/// one observed next). Probing every window would read every
-/// application's tree at each listing; an observation of any other
-/// window probes it then.
-pub(crate) fn probes_password(window: &WindowInfo, bound: Option<WindowId>) -> bool {
-    window.focused || bound == Some(window.id)
-}
-
 /// What a listing shows for a window: its fixed denial, else secure input
 /// where the probes found it (`None`: not asked, or the probe failed —
 /// the listing reports, and every read and input probes again anyway).
@@ -348,7 +339,7 @@ mod tests {
         };
         FrameRecord {
             id: FRAME,
-            window: WindowId { pid: 10, xid: 0x20 },
+            window: glovebox_model::WindowId { pid: 10, xid: 0x20 },
             revision: 1,
             geometry: Rect::new(100, 100, 400, 300),
             shown: Rect::new(100, 100, 400, 300),
@@ -358,7 +349,7 @@ mod tests {
             no_tree,
             pixels: None,
             tree: std::sync::Arc::new(glovebox_model::AccessibilityTree {
-                window: WindowId { pid: 10, xid: 0x20 },
+                window: glovebox_model::WindowId { pid: 10, xid: 0x20 },
                 fidelity: glovebox_model::Fidelity::Full,
                 root: None,
                 node_count: 0,
@@ -516,20 +507,6 @@ mod tests {
         assert_eq!(listed_denial(None, Some(true), None).map(|d| d.code()), Some(ErrorCode::SecureInput));
         assert_eq!(listed_denial(None, Some(false), Some(false)), None);
         assert_eq!(listed_denial(None, None, None), None, "a failed probe shows nothing; reads probe again");
-        let window = |focused, xid| WindowInfo {
-            id: WindowId { pid: 10, xid },
-            app: "App".into(),
-            instance: "app".into(),
-            title: "App".into(),
-            pid_source: glovebox_model::PidSource::Server,
-            geometry: Rect::new(0, 0, 10, 10),
-            focused,
-            minimized: false,
-            desktop: glovebox_model::Desktop::User,
-        };
-        assert!(probes_password(&window(true, 1), None));
-        assert!(probes_password(&window(false, 2), Some(WindowId { pid: 10, xid: 2 })));
-        assert!(!probes_password(&window(false, 3), Some(WindowId { pid: 10, xid: 2 })));
     }
 
     #[test]

@@ -454,24 +454,22 @@ impl Host {
     }
 
     /// Every window, frontmost first, with the reason each denied one is
-    /// denied — secure input included, where it holds now: a keyboard grab
-    /// on every window, a focused password field on the focused and the
-    /// bound window ([`decide::listed_denial`]). An observation: its
+    /// denied — a keyboard grab included, on every window
+    /// ([`decide::listed_denial`]). An observation: its
     /// approval class is asked first.
     pub fn list_windows(&self, query: Option<&str>, page: usize) -> Result<ListedPage, Refusal> {
         let listed = (|| {
             self.approve(ApprovalRequest::call(ApprovalClass::Observe, vec!["list the desktop's windows".into()]), &[])?;
             let windows = self.inner.backends.windows.list_windows().gated()?;
             let page = WindowPage::paginate(windows, query, page)?;
-            let probe = &self.inner.backends.secure_input;
-            let grabbed = probe.keyboard_grabbed().ok();
-            // Not waited for: an input holding the state (its approval asked) must not stall a listing.
-            let bound = self.inner.state.try_lock().ok().and_then(|s| Some(s.grant.as_ref()?.target.as_ref()?.id));
+            // A keyboard grab is asked live (one X request). A focused password field is not:
+            // its probe walks an application's tree (LibreOffice's, whose Collection cannot be
+            // trusted, for up to 2 s), and listings repeated beside an observation starved it
+            // (a clean-clone CI run). Every observation, read and input probes it anyway.
+            let grabbed = self.inner.backends.secure_input.keyboard_grabbed().ok();
             let listed = |w: WindowInfo| {
                 let fixed = self.denial_of(&w);
-                let password =
-                    (fixed.is_none() && grabbed == Some(false) && decide::probes_password(&w, bound)).then(|| probe.focused_password(&w).ok()).flatten();
-                ListedWindow { denial: decide::listed_denial(fixed, grabbed, password), window: w }
+                ListedWindow { denial: decide::listed_denial(fixed, grabbed, None), window: w }
             };
             Ok(ListedPage { page: page.page, pages: page.pages, total: page.total, windows: page.windows.into_iter().map(listed).collect() })
         })();

@@ -132,7 +132,7 @@ fn a_middle_click_on_zenitys_password_field_pastes_nothing() {
 }
 
 #[test]
-fn a_zoom_and_the_window_list_see_a_password_field_take_focus() {
+fn a_zoom_sees_a_password_field_take_focus() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let host = glovebox_testkit::host(sandbox, "zoom-secure").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Zoom password"), &[]);
@@ -151,14 +151,9 @@ fn a_zoom_and_the_window_list_see_a_password_field_take_focus() {
     // The screenshot predates the focus; the zoom asks again now and refuses as observe does.
     let refusal = wait_until("zoom refused", || host.zoom(seen.frame.id, region).err().filter(|e| e.code == ErrorCode::SecureInput));
     assert_eq!(refusal.message, refused(host.observe(None, true)).message, "the zoom refuses in observe's words");
-    let shown = wait_until("listed as secure input", || listed(&host).denial.filter(|d| d.code() == ErrorCode::SecureInput));
-    assert!(matches!(&shown, Denial::SecureInput { detail } if detail.contains("password field")), "{shown:?}");
-    // Text (the MCP tool's rendering) and JSON (`glovebox windows --json`) both carry it.
-    let page = host.list_windows(Some(&fixture.title), 1).unwrap();
-    let text = glovebox_mcp::render::windows(&page);
-    assert!(text.contains("denied: secure input is active (a password field has focus)"), "{text}");
-    let json = serde_json::to_value(&page).unwrap();
-    assert_eq!(json["windows"][0]["denial"]["denial"], "secure-input", "{json}");
+    // A listing does not walk the window's tree for a password field (costly on large
+    // applications); it shows the keyboard grab only, and an observation refuses.
+    assert_eq!(listed(&host).denial, None);
 
     // Focus leaves the field: the same old frame may be zoomed into again.
     fixture.send(json!({"cmd": "focus", "widget": "name"}));
