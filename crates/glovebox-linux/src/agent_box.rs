@@ -199,6 +199,9 @@ impl AgentBox {
         command.arg("--ro-bind").arg(&x_socket).arg(&x_socket);
         for dir in policy_dirs(sandbox) {
             command.arg("--ro-bind").arg(&dir.prepared).arg(&dir.real);
+            // Read-only where it lies too: the runtime directory is writable in the box, and a
+            // terminal there must not edit the policy the next browser reads.
+            command.arg("--ro-bind").arg(&dir.prepared).arg(&dir.prepared);
         }
         if self.isolation == Isolation::PrivateNetwork {
             command.arg("--unshare-net");

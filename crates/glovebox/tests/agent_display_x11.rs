@@ -450,11 +450,12 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
     std::fs::create_dir_all(report.parent().unwrap()).unwrap();
     let user_bus = sandbox.bus_address().to_owned();
     let command = format!(
-        "r={report}; DISPLAY={user_display} xdotool mousemove 7 7; echo x11=$? > $r; \
+        "r={report}; echo '{{}}' > {policy} 2>/dev/null; echo policy=$? > $r; DISPLAY={user_display} xdotool mousemove 7 7; echo x11=$? >> $r; \
          cat {secret} >> $r 2>/dev/null; echo home=$? >> $r; \
          DBUS_SESSION_BUS_ADDRESS={user_bus} dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames >/dev/null 2>&1; echo bus=$? >> $r; \
          echo display=$DISPLAY >> $r; echo done >> $r\n",
         report = report.display(),
+        policy = agent.sandbox().runtime_dir().join("box-policy-0/policies/managed/glovebox.json").display(),
         user_display = sandbox.display(),
         secret = secret.display(),
     );
@@ -472,7 +473,9 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
     let _ = std::fs::remove_file(&secret);
     println!("{lines:?}");
     assert!(!lines.iter().any(|l| l.contains("secret")), "the user's file was read: {lines:?}");
-    for (what, line) in [("the user's display", "x11=0"), ("the user's file", "home=0"), ("the user's session bus", "bus=0")] {
+    for (what, line) in
+        [("the browser policy (to write)", "policy=0"), ("the user's display", "x11=0"), ("the user's file", "home=0"), ("the user's session bus", "bus=0")]
+    {
         assert!(!lines.iter().any(|l| l == line), "{what} was reached from the agent display: {lines:?}");
     }
     assert!(lines.iter().any(|l| l == &format!("display={}", agent.sandbox().display())), "the terminal ran on the agent display: {lines:?}");
