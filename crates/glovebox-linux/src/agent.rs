@@ -330,7 +330,7 @@ impl AppLauncher for Desktops {
     }
 
     fn browser(&self, url: &str) -> Result<LaunchPlan, BackendError> {
-        let profile = self.agent()?.sandbox.runtime_dir().join("browser-profile");
+        let profile = crate::agent_box::browser_profile(&self.agent()?.sandbox);
         glovebox_platform::files::private_dir(&profile).map_err(|e| BackendError::unavailable(format!("the browser profile {}: {e}", profile.display())))?;
         crate::launcher::browser_plan(url, &profile)
     }

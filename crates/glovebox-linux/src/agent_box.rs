@@ -6,8 +6,12 @@
 //! - its own file system view: `/` read-only, a private `/tmp` holding only
 //!   the agent display's X socket, an empty `/run` (no user session bus, no
 //!   accessibility bus, no Wayland socket of the user's), and an empty home
-//!   in place of every home directory; writable only its own home and the
-//!   agent display's runtime directory;
+//!   in place of every home directory; writable only its own home, the
+//!   browser profile and a runtime directory of the box's own. The agent
+//!   display's runtime directory (its bus socket, the accessibility bus)
+//!   is read-only there: the agent display's own bus and window manager,
+//!   which run outside bubblewrap, read service files and settings from
+//!   it, and a terminal in the box must not plant one;
 //! - its own process ids (`/proc` shows only the box, so no
 //!   `/proc/PID/root` of a user's process leads into the user's files) and
 //!   its own session (no `TIOCSTI` into the terminal glovebox runs in);
@@ -152,7 +156,11 @@ impl AgentBox {
     pub fn prepare(&self, sandbox: &Sandbox) -> Result<(), BackendError> {
         let failed = |what: &str, e: std::io::Error| BackendError::unavailable(format!("preparing the agent display's box ({what}): {e}"));
         // The home holds what the agent's applications keep (cookies, form data): the user's only.
-        glovebox_platform::files::private_dir(&home_of(sandbox)).map_err(|e| failed("its home", e))?;
+        for (dir, what) in
+            [(home_of(sandbox), "its home"), (browser_profile(sandbox), "the browser profile"), (box_runtime_of(sandbox), "its runtime directory")]
+        {
+            glovebox_platform::files::private_dir(&dir).map_err(|e| failed(what, e))?;
+        }
         for dir in policy_dirs(sandbox) {
             dir.prepare(self.pages).map_err(|e| failed("the browser policy", e))?;
         }
@@ -195,13 +203,15 @@ impl AgentBox {
         for dir in homes.iter().filter(|h| h.is_dir()) {
             command.arg("--tmpfs").arg(dir);
         }
-        command.arg("--bind").arg(runtime).arg(runtime);
+        // The agent display's runtime directory read-only (sockets connect on a read-only
+        // mount), and in it only what the box's applications keep writable.
+        command.arg("--ro-bind").arg(runtime).arg(runtime);
+        for dir in [&home, &browser_profile(sandbox), &box_runtime_of(sandbox)] {
+            command.arg("--bind").arg(dir).arg(dir);
+        }
         command.arg("--ro-bind").arg(&x_socket).arg(&x_socket);
         for dir in policy_dirs(sandbox) {
             command.arg("--ro-bind").arg(&dir.prepared).arg(&dir.real);
-            // Read-only where it lies too: the runtime directory is writable in the box, and a
-            // terminal there must not edit the policy the next browser reads.
-            command.arg("--ro-bind").arg(&dir.prepared).arg(&dir.prepared);
         }
         if self.isolation == Isolation::PrivateNetwork {
             command.arg("--unshare-net");
@@ -226,10 +236,22 @@ fn home_of(sandbox: &Sandbox) -> PathBuf {
     sandbox.runtime_dir().join("home")
 }
 
+/// The profile of the agent's browser on `sandbox` (writable in the box).
+pub fn browser_profile(sandbox: &Sandbox) -> PathBuf {
+    sandbox.runtime_dir().join("browser-profile")
+}
+
+/// The `XDG_RUNTIME_DIR` of the box's applications: theirs alone, since
+/// the agent display's own is read by processes outside the box.
+fn box_runtime_of(sandbox: &Sandbox) -> PathBuf {
+    sandbox.runtime_dir().join("box-run")
+}
+
 /// The environment of an application in the box: the agent display's, and
 /// of the caller's only what says how to run (path, language, user name).
 fn box_env(sandbox: &Sandbox, home: &Path) -> Vec<(String, String)> {
-    let mut env = sandbox.env();
+    let mut env: Vec<(String, String)> = sandbox.env().into_iter().filter(|(k, _)| k != "XDG_RUNTIME_DIR").collect();
+    env.push(("XDG_RUNTIME_DIR".into(), box_runtime_of(sandbox).to_string_lossy().into_owned()));
     env.push(("HOME".into(), home.to_string_lossy().into_owned()));
     for key in ["PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "USER", "LOGNAME", "SHELL", "TZ"] {
         if let Ok(value) = std::env::var(key) {
