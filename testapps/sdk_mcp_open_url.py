@@ -49,7 +49,7 @@ async def main(url, typed, server):
             await asyncio.sleep(0.5)
         report["field"] = field
         if not field:
-            report["last_observation"] = seen.splitlines()[:40]
+            report["last_observation"] = seen.splitlines()
         if field:
             for tool, arguments in [("click", {"target": {"element": field}}), ("type", {"text": typed})]:
                 result = await client.call_tool(tool, arguments)

@@ -450,12 +450,18 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
     std::fs::create_dir_all(report.parent().unwrap()).unwrap();
     let user_bus = sandbox.bus_address().to_owned();
     let command = format!(
-        "r={report}; echo '{{}}' > {policy} 2>/dev/null; echo policy=$? > $r; DISPLAY={user_display} xdotool mousemove 7 7; echo x11=$? >> $r; \
+        "r={report}; DISPLAY={user_display} xdotool mousemove 7 7; echo x11=$? > $r; echo '{{}}' > {policy} 2>/dev/null; echo policy=$? >> $r; \
          cat {secret} >> $r 2>/dev/null; echo home=$? >> $r; \
          DBUS_SESSION_BUS_ADDRESS={user_bus} dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames >/dev/null 2>&1; echo bus=$? >> $r; \
+         mkdir -p {services} 2>/dev/null; printf '[D-BUS Service]\\nName=org.glovebox.Out\\nExec=/bin/true\\n' > {services}/out.service 2>/dev/null; echo service=$? >> $r; \
+         mkdir -p {openbox} 2>/dev/null; echo '<openbox_config/>' > {openbox}/rc.xml 2>/dev/null; echo wm=$? >> $r; \
+         touch $XDG_RUNTIME_DIR/mine; echo own-runtime=$? >> $r; \
          echo display=$DISPLAY >> $r; echo done >> $r\n",
         report = report.display(),
         policy = agent.sandbox().runtime_dir().join("box-policy-0/policies/managed/glovebox.json").display(),
+        // Read by the agent display's bus and window manager, which run outside bubblewrap.
+        services = agent.sandbox().runtime_dir().join("dbus-1/services").display(),
+        openbox = agent.sandbox().runtime_dir().join("config/openbox").display(),
         user_display = sandbox.display(),
         secret = secret.display(),
     );
@@ -473,11 +479,18 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
     let _ = std::fs::remove_file(&secret);
     println!("{lines:?}");
     assert!(!lines.iter().any(|l| l.contains("secret")), "the user's file was read: {lines:?}");
-    for (what, line) in
-        [("the browser policy (to write)", "policy=0"), ("the user's display", "x11=0"), ("the user's file", "home=0"), ("the user's session bus", "bus=0")]
-    {
+    for (what, line) in [
+        ("the browser policy (to write)", "policy=0"),
+        ("the agent bus's service files (to write)", "service=0"),
+        ("the agent window manager's settings (to write)", "wm=0"),
+        ("the user's display", "x11=0"),
+        ("the user's file", "home=0"),
+        ("the user's session bus", "bus=0"),
+    ] {
         assert!(!lines.iter().any(|l| l == line), "{what} was reached from the agent display: {lines:?}");
     }
+    assert!(lines.iter().any(|l| l == "own-runtime=0"), "the terminal has a runtime directory to write in: {lines:?}");
+    assert!(!agent.sandbox().runtime_dir().join("dbus-1/services/out.service").exists(), "a service file was planted");
     assert!(lines.iter().any(|l| l == &format!("display={}", agent.sandbox().display())), "the terminal ran on the agent display: {lines:?}");
     assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
 }
@@ -527,4 +540,63 @@ fn the_agents_browser_keeps_open_urls_rule_for_every_navigation() {
     wait_until("the next load", || (loads() > loaded).then_some(()));
     assert!(!page.posts.lock().unwrap().iter().any(|p| p["why"] == "local file shown"), "a local page was shown: {:?}", page.posts.lock().unwrap());
     assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
+}
+
+/// A page whose server answers only after the browser's window is up: the
+/// first looks find the empty tab, then the page's document takes its
+/// place. Chromium announces only the removal, with no event on the
+/// document's parent, so a look that trusted what it kept would never
+/// see the page.
+#[test]
+fn a_page_that_arrives_after_the_first_looks_is_seen_once_it_does() {
+    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (host, _desktops) = glovebox_testkit::host(sandbox, "slow-page").open_with_agent_display();
+    let sentinel = user_window(sandbox, "Slow page");
+    let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
+    let before = user();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/slow", listener.local_addr().unwrap());
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let told = answered.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let told = told.clone();
+            std::thread::spawn(move || {
+                use std::io::{Read as _, Write as _};
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                std::thread::sleep(std::time::Duration::from_secs(6));
+                let body = "<!doctype html><title>slow page</title><label>Full name <input name=n></label>";
+                let _ = write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+                told.store(true, std::sync::atomic::Ordering::SeqCst);
+            });
+        }
+    });
+    let window = WindowRef::Id(host.open_url(&url, false).expect("open_url").window.id);
+    let has_field =
+        |o: &Observation| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.name == "Full name" && e.has(glovebox_model::ElementState::Editable)));
+    // Looks taken while the page is on its way, as an agent polling would take them.
+    let mut looks = 0;
+    while !answered.load(std::sync::atomic::Ordering::SeqCst) {
+        if let Ok(seen) = host.observe(Some(&window), false) {
+            looks += 1;
+            assert!(!has_field(&seen), "the field before the page was sent");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    assert!(looks >= 3, "only {looks} look(s) before the page arrived");
+    let start = std::time::Instant::now();
+    let mut last = String::new();
+    while start.elapsed() < std::time::Duration::from_secs(30) {
+        if let Ok(seen) = host.observe(Some(&window), false) {
+            if has_field(&seen) {
+                assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
+                return;
+            }
+            last = seen.tree.render_text();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    panic!("the page never showed in the tree:\n{last}");
 }
