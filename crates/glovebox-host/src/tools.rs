@@ -262,17 +262,12 @@ impl Host {
             if grant.capture != CaptureMode::A11yAndPixels {
                 return Err(refuse(ErrorCode::ScopeViolation, "this grant allows the accessibility tree only, not pixels"));
             }
-            let Some(frame) = state.frames.get(frame_id) else {
-                return Err(refuse(ErrorCode::StaleRef, format!("frame {frame_id} is not the newest frame of the bound window; observe again")));
-            };
-            if frame.revision != grant.revision || frame.created.elapsed() > self.inner.config.frame_ttl {
-                return Err(refuse(ErrorCode::StaleRevision, "the grant was rebound or the frame expired since; observe again"));
-            }
+            let window = grant.target.clone();
+            // The same freshness rule as an input's: a crop is of the frame the agent holds.
+            let frame = self.newest_frame(&mut state, frame_id)?;
             let Some(pixels) = frame.pixels.clone() else {
                 return Err(Refusal::invalid_argument(format!("frame {frame_id} has no screenshot; observe with a screenshot first")));
             };
-            let frame = frame.clone();
-            let window = grant.target.clone();
             self.approve_observation(window.as_ref(), &format!("zoom into {region:?} of the last screenshot"))?;
             let image = Rect::new(0, 0, frame.image.width, frame.image.height);
             // After the approval (which may have waited): the image is old, secure input is now.
