@@ -192,7 +192,7 @@ impl Host {
 
     pub(crate) fn act_locked(
         &self,
-        state: &mut State,
+        state: &mut crate::Locked<'_>,
         frame_id: FrameId,
         action: &Action,
         mode: DeliveryMode,
@@ -208,11 +208,16 @@ impl Host {
         let reach = decide::admit(facts, mode)?;
         let frame = self.newest_frame(state, frame_id)?;
         let InputPlan { targets, described, mut approval } = decide::plan_input(reach, frame_id, &frame, action)?;
-        // The approval sees exactly these targets of exactly this frame;
-        // the state stays locked until they are delivered or refused.
+        // The approval sees exactly these targets of exactly this frame.
         approval.window = state.grant.as_ref().and_then(|g| g.target.as_ref()).map(Host::window_label);
         let names: Vec<String> = described.iter().map(|(_, n)| n.clone()).filter(|n| !n.is_empty()).collect();
-        self.approve(approval, &names)?;
+        self.approve_unlocked(state, approval, &names)?;
+        // Other calls ran while the person was asked: the frame must still be
+        // the newest of the same grant (an input since ended it), with an action left.
+        self.ensure_grant(state, false)?;
+        let grant = state.grant.as_ref().expect("ensured");
+        decide::admit(InputFacts { on_agent_display, allow_foreground: self.inner.config.allow_foreground, budget_left: grant.budget_left }, mode)?;
+        self.newest_frame(state, frame_id)?;
         let window = self.current_target(state)?;
         decide::check_basis(frame_id, &frame, &window)?;
         // Immediately before synthesis: the absolute denials, again.

@@ -402,8 +402,8 @@ impl Host {
         Ok(())
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
-        self.inner.state.lock_recovered()
+    fn state(&self) -> Locked<'_> {
+        Locked { mutex: &self.inner.state, guard: Some(self.inner.state.lock_recovered()) }
     }
 
     fn audit(&self, record: AuditRecord) {
@@ -419,7 +419,18 @@ impl Host {
 
     /// The one answer to "may this call of `class` go ahead", asked with
     /// `request` (whose subject names the class) when the policy prompts.
-    fn approve(&self, mut request: ApprovalRequest, names: &[String]) -> Result<(), Refusal> {
+    fn approve(&self, request: ApprovalRequest, names: &[String]) -> Result<(), Refusal> {
+        self.approve_with(request, names)
+    }
+
+    /// [`Host::approve`] with `state` let go while a person is asked: one
+    /// slow answer must not hold up every other call of this host. What
+    /// was checked before the question is the caller's to check again.
+    fn approve_unlocked(&self, state: &mut Locked<'_>, request: ApprovalRequest, names: &[String]) -> Result<(), Refusal> {
+        state.unlocked(|| self.approve_with(request, names))
+    }
+
+    fn approve_with(&self, mut request: ApprovalRequest, names: &[String]) -> Result<(), Refusal> {
         let class = request.class().expect("calls have a class");
         let verdict = self.inner.config.approvals.verdict(class, names);
         match verdict.policy {
@@ -474,5 +485,36 @@ impl Host {
             Ok(ListedPage { page: page.page, pages: page.pages, total: page.total, windows: page.windows.into_iter().map(listed).collect() })
         })();
         listed.map_err(|e| self.refused(&self.state(), None, e))
+    }
+}
+
+/// The host's state, locked; let go only while a person is asked
+/// ([`Host::approve_unlocked`]).
+pub(crate) struct Locked<'a> {
+    mutex: &'a Mutex<State>,
+    /// `None` only inside [`Locked::unlocked`].
+    guard: Option<MutexGuard<'a, State>>,
+}
+
+impl Locked<'_> {
+    /// Runs `f` with the state unlocked, and locks it again.
+    fn unlocked<T>(&mut self, f: impl FnOnce() -> T) -> T {
+        self.guard = None;
+        let result = f();
+        self.guard = Some(self.mutex.lock_recovered());
+        result
+    }
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        self.guard.as_deref().expect("locked outside Locked::unlocked")
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        self.guard.as_deref_mut().expect("locked outside Locked::unlocked")
     }
 }

@@ -86,7 +86,7 @@ impl Host {
 
     fn observe_locked(
         &self,
-        state: &mut State,
+        state: &mut crate::Locked<'_>,
         window: Option<&WindowRef>,
         request: ObserveRequest,
         limits: CaptureLimits,
@@ -112,7 +112,14 @@ impl Host {
         }
         if ask {
             let what = if request.screenshot { "read the accessibility tree and take a screenshot" } else { "read the accessibility tree" };
-            self.approve_observation(Some(&target), what)?;
+            let mut question = ApprovalRequest::call(ApprovalClass::Observe, vec![what.to_owned()]);
+            question.window = Some(Host::window_label(&target));
+            self.approve_unlocked(state, question, &[])?;
+            // Other calls ran while the person was asked: the window read is the one approved.
+            self.ensure_grant(state, false)?;
+            if state.grant.as_ref().and_then(|g| g.target.as_ref()).map(|t| t.id) != Some(target.id) {
+                return Err(refuse(ErrorCode::StaleRevision, "the grant moved to another window while the user was asked; observe again"));
+            }
         }
         self.observe_target_fitted(state, &target, request, limits)
     }

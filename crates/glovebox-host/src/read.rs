@@ -39,7 +39,9 @@ impl Host {
             let mut request = crate::ApprovalRequest::call(ApprovalClass::Observe, what);
             request.window = Some(Host::window_label(&window));
             request.targets = described;
-            self.approve(request, &[])?;
+            self.approve_unlocked(&mut state, request, &[])?;
+            // Other calls ran while the person was asked: the frame must still be the newest.
+            self.newest_frame(&mut state, frame)?;
             let b = &self.inner.backends;
             if b.secure_input.keyboard_grabbed().gated()? {
                 return Err(refuse(ErrorCode::SecureInput, "another client holds the keyboard (a password or authentication prompt); nothing is read"));

@@ -268,7 +268,11 @@ impl Host {
             let Some(pixels) = frame.pixels.clone() else {
                 return Err(Refusal::invalid_argument(format!("frame {frame_id} has no screenshot; observe with a screenshot first")));
             };
-            self.approve_observation(window.as_ref(), &format!("zoom into {region:?} of the last screenshot"))?;
+            let mut question = ApprovalRequest::call(ApprovalClass::Observe, vec![format!("zoom into {region:?} of the last screenshot")]);
+            question.window = window.as_ref().map(Host::window_label);
+            self.approve_unlocked(&mut state, question, &[])?;
+            // Other calls ran while the person was asked: the frame must still be the newest.
+            self.newest_frame(&mut state, frame_id)?;
             let image = Rect::new(0, 0, frame.image.width, frame.image.height);
             // After the approval (which may have waited): the image is old, secure input is now.
             let b = &self.inner.backends;
@@ -320,7 +324,7 @@ impl Host {
                 Desktop::User => "",
                 Desktop::Agent => ", on the agent display",
             };
-            self.approve_launch(&plan, "start an application", format!("{:?}, which runs {}{on}", plan.name, plan.program.display()))?;
+            self.approve_launch(&mut state, &plan, "start an application", format!("{:?}, which runs {}{on}", plan.name, plan.program.display()))?;
             let listed = self.inner.backends.windows.list_windows().gated()?;
             // Already running: its window, not a second copy.
             if let Some(running) = listed.iter().find(|w| w.desktop == desktop && !w.minimized && names_app(w, &plan) && self.denial_of(w).is_none()) {
@@ -349,7 +353,7 @@ impl Host {
             let site = web_address(url, self.inner.config.allow_local_urls)?;
             let launcher = self.admit_opening(&mut state)?;
             let plan = launcher.browser(url.trim()).gated()?;
-            self.approve_launch(&plan, "open a web address", format!("{} in {}, on the agent display", url.trim(), plan.name))?;
+            self.approve_launch(&mut state, &plan, "open a web address", format!("{} in {}, on the agent display", url.trim(), plan.name))?;
             let listed = self.inner.backends.windows.list_windows().gated()?;
             // The audit keeps where, not the whole address (its query may hold a token).
             let detail = format!("opened {site} in {} on the agent display", plan.name);
@@ -375,7 +379,7 @@ impl Host {
     }
 
     /// Refuses a denied program, then asks for approval of starting it.
-    fn approve_launch(&self, plan: &glovebox_platform::LaunchPlan, what: &str, detail: String) -> Result<(), Refusal> {
+    fn approve_launch(&self, state: &mut crate::Locked<'_>, plan: &glovebox_platform::LaunchPlan, what: &str, detail: String) -> Result<(), Refusal> {
         // What the program resolves to counts as much as its name: a link or
         // a wrapper script must not carry a denied program past the list.
         let mut names = vec![plan.name.to_lowercase()];
@@ -392,11 +396,12 @@ impl Host {
         // Nothing is bound to yet: the question names what will appear.
         request.window = Some("a new window".into());
         request.detail = Some(detail);
-        self.approve(request, &[])?;
+        self.approve_unlocked(state, request, &[])?;
         if self.stopped() {
             return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
         }
-        Ok(())
+        // Other calls ran while the person was asked: the grant must still take a new window.
+        self.admit_opening(state).map(|_| ())
     }
 
     /// Runs `plan` on `desktop`, pays for it, waits for its window (none of

@@ -598,15 +598,18 @@ fn always_ask_with_a_declined_prompt_refuses_and_captures_nothing() {
     assert!(!world.audit_text().contains("\"event\":\"observe\""), "nothing was observed");
 }
 
+/// No lock is held while a person is asked: another call of the same host
+/// runs to its end meanwhile. Then the approved input is checked again and
+/// delivers nothing to a window the prompt did not name.
 #[test]
-fn the_approved_target_is_the_delivered_one_even_when_an_observation_lands_during_the_prompt() {
+fn a_call_made_while_the_person_is_asked_runs_and_the_approved_input_then_checks_again() {
     let mut world = World::new("approve-act");
     world.config.approvals = glovebox_host::Approvals::new(glovebox_model::ApprovalMode::Write, [glovebox_model::Policy::Allow; 3], &[]);
     let base = world.host();
     let seen = base.observe(None, true).unwrap();
     assert_eq!(seen.frame.window, id(EDITOR, 0x20));
     let other = base.clone();
-    type Racing = Option<std::thread::JoinHandle<Result<glovebox_host::Observation, Refusal>>>;
+    type Racing = Option<Result<Result<glovebox_host::Observation, Refusal>, std::sync::mpsc::RecvTimeoutError>>;
     let racing: Arc<std::sync::Mutex<Racing>> = Arc::default();
     let slot = racing.clone();
     let questions: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
@@ -614,22 +617,45 @@ fn the_approved_target_is_the_delivered_one_even_when_an_observation_lands_durin
     let host = base.with_approver(Arc::new(move |r: &glovebox_host::ApprovalRequest| {
         asked.lock().unwrap().push(r.question());
         // While the user reads the prompt, another call rebinds the grant
-        // to the terminal and observes it.
+        // to the terminal and observes it, and finishes before the answer.
         let other = other.clone();
-        *slot.lock().unwrap() = Some(std::thread::spawn(move || other.switch_window(&WindowRef::Id(id(TERMINAL, 0x30)), false)));
-        std::thread::sleep(Duration::from_millis(150));
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(other.switch_window(&WindowRef::Id(id(TERMINAL, 0x30)), false));
+        });
+        *slot.lock().unwrap() = Some(finished.recv_timeout(Duration::from_secs(10)));
         glovebox_host::Answer::Approved
     }));
-    let done = host.act(seen.frame.id, click(OK_BUTTON)).unwrap();
-    let switched = racing.lock().unwrap().take().unwrap().join().unwrap().unwrap();
-    assert_eq!(switched.frame.window, id(TERMINAL, 0x30), "the racing call ran after the action");
-    let delivered = world.desktop.delivered.lock().unwrap().clone();
-    assert_eq!(delivered.len(), 1);
-    assert_eq!(delivered[0].0, id(EDITOR, 0x20), "delivered to the window the prompt named");
-    assert!(matches!(delivered[0].2[0], glovebox_platform::ResolvedTarget::Element { id: glovebox_model::ElementId(2), .. }));
+    let refused = host.act(seen.frame.id, click(OK_BUTTON)).unwrap_err();
+    let switched = racing.lock().unwrap().take().unwrap().expect("the other call finished while the person was asked").unwrap();
+    assert_eq!(switched.frame.window, id(TERMINAL, 0x30));
+    // Rebinding ended every frame of the editor.
+    assert_eq!(refused.code, ErrorCode::StaleRef, "{refused}");
+    assert!(world.desktop.delivered.lock().unwrap().is_empty(), "nothing delivered after the grant moved");
     let questions = questions.lock().unwrap();
     assert!(questions[0].contains("push button \"OK\"") && questions[0].contains(&id(EDITOR, 0x20).to_string()), "{}", questions[0]);
-    assert_eq!(done.next.unwrap().frame.window, id(EDITOR, 0x20));
+}
+
+/// The same for an observation: asked about one window, it reads no other.
+#[test]
+fn an_observation_approved_while_the_grant_moved_reads_nothing() {
+    let mut world = World::new("approve-observe");
+    world.config.approvals = glovebox_host::Approvals::new(glovebox_model::ApprovalMode::AlwaysAsk, [glovebox_model::Policy::Allow; 3], &[]);
+    let base = world.host();
+    let approving = base.with_approver(Arc::new(|_: &glovebox_host::ApprovalRequest| glovebox_host::Answer::Approved));
+    approving.observe(None, false).unwrap();
+    let other = approving.clone();
+    let host = base.with_approver(Arc::new(move |_: &glovebox_host::ApprovalRequest| {
+        let other = other.clone();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(other.switch_window(&WindowRef::Id(id(TERMINAL, 0x30)), false));
+        });
+        finished.recv_timeout(Duration::from_secs(10)).expect("the other call finished while the person was asked").unwrap();
+        glovebox_host::Answer::Approved
+    }));
+    let refused = host.observe(None, true).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::StaleRevision, "{refused}");
 }
 
 #[test]
