@@ -6,6 +6,7 @@
 //! `glovebox_sandbox::fixture`.
 #![forbid(unsafe_code)]
 
+pub mod architecture;
 pub mod desktop;
 pub mod fake;
 mod host;

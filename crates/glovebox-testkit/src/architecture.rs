@@ -1,0 +1,107 @@
+//! ARCHITECTURE.md's dependency table checked against the real graph
+//! (`cargo metadata`): the drawing cannot drift from the manifests.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Each crate and the workspace crates it uses, in the table's order.
+type Graph = Vec<(String, BTreeSet<String>)>;
+
+/// The table between the `dependencies` markers of ARCHITECTURE.md.
+pub fn table(markdown: &str) -> Result<Graph, String> {
+    let start = markdown.find("<!-- dependencies: begin -->").ok_or("no `<!-- dependencies: begin -->` marker")?;
+    let end = markdown.find("<!-- dependencies: end -->").ok_or("no `<!-- dependencies: end -->` marker")?;
+    let rows = markdown.get(start..end).ok_or("the end marker comes before the begin marker")?;
+    let mut graph = Graph::new();
+    for line in rows.lines().filter(|l| l.starts_with('|')).skip(2) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let [name, uses] = cells[..] else { return Err(format!("a row is not `| crate | uses |`: {line}")) };
+        let uses = uses.split(',').map(str::trim).filter(|u| !u.is_empty()).map(str::to_owned).collect();
+        graph.push((name.to_owned(), uses));
+    }
+    Ok(graph)
+}
+
+/// Each workspace crate and the workspace crates among its normal
+/// dependencies, from `cargo metadata --no-deps` output.
+pub fn real(metadata: &serde_json::Value) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
+    let packages = metadata["packages"].as_array().ok_or("cargo metadata has no packages")?;
+    let names: BTreeSet<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    let mut graph = BTreeMap::new();
+    for package in packages {
+        let name = package["name"].as_str().ok_or("a package without a name")?;
+        let deps = package["dependencies"].as_array().into_iter().flatten();
+        let uses = deps.filter(|d| d["kind"].is_null()).filter_map(|d| d["name"].as_str()).filter(|d| names.contains(d)).map(str::to_owned).collect();
+        graph.insert(name.to_owned(), uses);
+    }
+    Ok(graph)
+}
+
+/// Where the table and the real graph differ, and any arrow of the table
+/// that runs back up (to a crate of a later row, or to itself).
+pub fn differences(table: &Graph, real: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut found = vec![];
+    let mut below = BTreeSet::new();
+    for (name, uses) in table {
+        match real.get(name) {
+            None => found.push(format!("{name} is in the table but not in the workspace")),
+            Some(actual) if actual != uses => {
+                let missing: Vec<_> = actual.difference(uses).collect();
+                let extra: Vec<_> = uses.difference(actual).collect();
+                found.push(format!("{name}: the manifest uses {missing:?} the table does not show; the table shows {extra:?} the manifest does not use"));
+            }
+            Some(_) => {}
+        }
+        for up in uses.iter().filter(|u| !below.contains(*u)) {
+            found.push(format!("{name} uses {up}, which is not below it in the table"));
+        }
+        below.insert(name.clone());
+    }
+    for name in real.keys().filter(|n| !table.iter().any(|(t, _)| t == *n)) {
+        found.push(format!("{name} is in the workspace but has no row in the table"));
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    fn metadata() -> serde_json::Value {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let out = std::process::Command::new(cargo)
+            .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+            .current_dir(root())
+            .output()
+            .expect("cargo metadata runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("cargo metadata prints JSON")
+    }
+
+    #[test]
+    fn the_dependency_table_is_the_real_graph() {
+        let markdown = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+        let table = table(&markdown).unwrap();
+        let found = differences(&table, &real(&metadata()).unwrap());
+        assert!(found.is_empty(), "ARCHITECTURE.md's dependency table and the manifests differ:\n{}", found.join("\n"));
+    }
+
+    #[test]
+    fn an_injected_dependency_or_an_arrow_back_up_is_found() {
+        let markdown = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+        let table = table(&markdown).unwrap();
+        let mut real = real(&metadata()).unwrap();
+        // The model gaining a dependency on the host: not in the table, and upwards.
+        real.get_mut("glovebox-model").unwrap().insert("glovebox-host".into());
+        let found = differences(&table, &real);
+        assert!(found.iter().any(|f| f.starts_with("glovebox-model: the manifest uses [\"glovebox-host\"]")), "{found:?}");
+        // The same edge written into the table too: still an arrow back up.
+        let mut drawn = table.clone();
+        drawn[0].1.insert("glovebox-host".into());
+        let found = differences(&drawn, &real);
+        assert_eq!(found, vec!["glovebox-model uses glovebox-host, which is not below it in the table".to_owned()]);
+    }
+}
