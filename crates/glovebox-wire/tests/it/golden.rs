@@ -6,7 +6,7 @@
 //! are compared by their decoded size (`<png WxH>`), not their bytes.
 //!
 //! The cases live in `tests/golden/*.json`; `GLOVEBOX_BLESS=1 cargo test -p
-//! glovebox-wire --test golden` rewrites their `expect` parts, which are then
+//! glovebox-wire --test it golden` rewrites their `expect` parts, which are then
 //! reviewed like code.
 
 use base64::Engine as _;
@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-mod common;
+use crate::common;
 use common::{World, EDITOR};
 
 fn options() -> ExecutorOptions {

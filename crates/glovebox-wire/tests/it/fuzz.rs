@@ -5,7 +5,7 @@
 //! shape or a `COMPUTER_*` refusal, never a panic or a hang, and whatever
 //! is delivered lands inside the bound window.
 
-mod common;
+use crate::common;
 
 use common::World;
 use glovebox_fuzz::{mutate, run, Budget, Rng};

@@ -1,0 +1,5 @@
+//! The integration tests of glovebox-host, one binary (each module was a test binary of its own).
+
+mod deferred_approvals;
+mod policy;
+mod private_files;
