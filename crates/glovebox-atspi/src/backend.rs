@@ -380,19 +380,6 @@ impl AtspiBackend {
                     Err(_) => return Err(timeout()),
                 };
             }
-            if memo.verified && !loaded_now {
-                // What the bridge left unannounced since the last read.
-                match tokio::time::timeout_at(deadline, bus.cache_items(&app)).await {
-                    Ok(Ok(items)) => memo.reconcile(items),
-                    Ok(Err(BusError::Gone(what))) => {
-                        self.memos.distrust(&app);
-                        return Err(BackendError::gone(format!("{what} exited")));
-                    }
-                    // The cache did not answer this time: nothing kept is trusted.
-                    Ok(Err(_)) => memo = Memo::default(),
-                    Err(_) => return Err(timeout()),
-                }
-            }
             memo.frame_reads(extents);
             memo.forget_stale_positions();
             let mut walked = if memo.verified || loaded_now {

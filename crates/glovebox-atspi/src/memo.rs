@@ -111,42 +111,6 @@ impl Memo {
         memo
     }
 
-    /// Brings what is kept in line with the application's cache as it
-    /// answers now (`Cache.GetItems` reads names, states and children
-    /// from the toolkit at the call): a bridge may leave a change
-    /// unannounced (Chromium attaches a page's document to its web view,
-    /// and renames it, with no event), so an object whose facts, children
-    /// or number of children differ loses what it kept of them, and the
-    /// layout counts as moved.
-    pub fn reconcile(&mut self, items: Vec<CacheItem>) {
-        let now = Memo::from_items(items);
-        let mut changed = false;
-        for (object, read) in now.known {
-            let Some(known) = self.known.get_mut(&object) else { continue };
-            if let (Some(kept), Some(facts)) = (&known.facts, read.facts) {
-                if *kept != facts {
-                    known.facts = Some(facts);
-                    known.actions = None;
-                    known.empty = None;
-                    changed = true;
-                }
-            }
-            let kept_count = known.children.as_ref().map(|c| c.len() as i32).or(known.child_count);
-            let differs = match (&known.children, &read.children) {
-                (Some(kept), Some(listed)) => kept != listed,
-                _ => read.child_count.is_some() && kept_count.is_some() && kept_count != read.child_count,
-            };
-            if differs {
-                known.children = None;
-                known.child_count = read.child_count;
-                changed = true;
-            }
-        }
-        if changed {
-            self.moved();
-        }
-    }
-
     /// Applies the changes events reported, in order. An object removed
     /// also leaves every kept list of children it was in: its parent may
     /// have sent no event of its own (Chromium replacing a page's document).
@@ -562,28 +526,7 @@ mod tests {
     }
 
     #[test]
-    fn a_change_the_bridge_never_announced_is_taken_from_the_cache() {
-        let mut memo = memo();
-        // The same facts and counts: nothing is dropped.
-        memo.reconcile(vec![item("/w", "/app", 0, 2, 23), item("/b", "/w", 1, 0, 43), item("/a", "/w", 0, 0, 48)]);
-        assert!(memo.children(&object("/w")).is_some() && memo.layout_fresh);
-        // A child more, and a new name, with no event for either.
-        let mut renamed = item("/a", "/w", 0, 0, 48);
-        renamed.name = "a new page".into();
-        memo.reconcile(vec![item("/w", "/app", 0, 3, 23), renamed]);
-        assert_eq!(memo.children(&object("/w")), None);
-        assert_eq!(memo.child_count(&object("/w")), Some(3));
-        assert_eq!(memo.facts(&object("/a")).unwrap().name, "a new page");
-        assert!(!memo.layout_fresh);
-    }
-
-    #[test]
-    fn a_child_replaced_in_place_is_taken_from_the_cache_or_its_removal() {
-        // The same number of children, one of them another object now.
-        let mut replaced = memo();
-        replaced.reconcile(vec![item("/w", "/app", 0, 2, 23), item("/c", "/w", 1, 0, 43), item("/a", "/w", 0, 0, 48)]);
-        assert_eq!(replaced.children(&object("/w")), None);
-        // Only the removal was announced: the list it was in is dropped too.
+    fn a_child_removed_leaves_the_list_it_was_in_though_its_parent_said_nothing() {
         let mut removed = memo();
         removed.apply_all(vec![Change::Removed(object("/b"))]);
         assert_eq!(removed.children(&object("/w")), None);
