@@ -11,12 +11,13 @@ Usage: python sdk_mcp_race.py TITLE COMMAND [ARGS...]
              --json` lists the recordings)
 
 First it clicks Submit three times, approved: the recording to replay. It
-prints {"recorded": ...} and waits for a line on stdin (the test closes that
+prints {"recorded": ...} and waits for a line on stdin, {"pad": [X, Y]} (the test closes that
 window and opens a fresh copy of the form meanwhile; the recording is still
 this server's, so it is read though its grant may not have ended). Then the
 cases, in order, on the window with TITLE: replay the recording, computer
 (the bound model clicks Submit once), click Submit, batch [click Submit,
-type "b"], type "t", key Home; the report is the second line.
+type "b"], type "t", key Home, scroll the Pad one step down, set_value
+Email to "v", move over the Pad; the report is the second line.
 """
 import asyncio
 import json
@@ -84,15 +85,18 @@ async def main(title, server):
             listed = text_of(await client.call_tool("list_windows", {"query": title}))
             window = listed.splitlines()[1].split()[0]
             seen = text_of(await session.call_tool("observe", {"window": window, "screenshot": False}))
-            return window, id_on_line(seen, 'push button "Submit"')
+            return window, id_on_line(seen, 'push button "Submit"'), seen
 
-        window, submit = await window_and_submit()
+        window, submit, _ = await window_and_submit()
         recorded = [await approved(session, "click", {"target": {"element": submit}}) for _ in range(3)]
         print(json.dumps({"recorded": recorded}), flush=True)
-        await asyncio.to_thread(sys.stdin.readline)
+        # The test's go-ahead says where the Pad (a surface with no id) is, in window pixels.
+        pad_x, pad_y = json.loads(await asyncio.to_thread(sys.stdin.readline))["pad"]
+        pad = {"point": {"x": pad_x, "y": pad_y}}
         listed = subprocess.run([server[0], "trajectories", "--json"], capture_output=True, text=True, check=True)
         recording = json.loads(listed.stdout)[0]["file"]
-        window, submit = await window_and_submit()
+        window, submit, seen = await window_and_submit()
+        email = id_on_line(seen, 'text "Email"')
         cases = [
             ("replay", {"recording": recording, "window": window}),
             ("computer", {"instruction": "Press Submit once.", "max_steps": 4, "window": window}),
@@ -100,6 +104,9 @@ async def main(title, server):
             ("batch", {"steps": [{"action": "click", "target": {"element": submit}, "button": "left", "count": 1}, {"action": "type", "text": "b"}]}),
             ("type", {"text": "t"}),
             ("key", {"combo": "Home"}),
+            ("scroll", {"target": pad, "dy": 1}),
+            ("set_value", {"target": {"element": email}, "text": "v"}),
+            ("move", {"target": pad}),
         ]
         for tool, arguments in cases:
             await session.call_tool("observe", {"window": window, "screenshot": False})

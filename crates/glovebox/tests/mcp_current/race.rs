@@ -59,7 +59,10 @@ fn a_copy_of_an_answered_state_racing_its_retry_never_delivers_twice_for_any_too
     wait_until("the form listed", || (looker.list_windows(Some(&title), 1).ok()?.windows.len() == 1).then_some(()));
     fixture.send(json!({"cmd": "focus", "widget": "name"}));
     fixture.wait_state("name focused", |s| s["focus"] == "name");
-    writeln!(client.stdin.take().unwrap(), "go").unwrap();
+    // The Pad has no element id: its centre, in the window's pixels (the frame's at scale 1).
+    let pad = fixture.state().unwrap()["allocations"]["pad"].clone();
+    let at = |i: usize| pad[i].as_i64().unwrap() + pad[i + 2].as_i64().unwrap() / 2;
+    writeln!(client.stdin.take().unwrap(), "{}", json!({"pad": [at(0), at(1)]})).unwrap();
     let report = lines.next().map(|l| l.unwrap()).unwrap_or_default();
     let status = client.wait().unwrap();
     let mut stderr = String::new();
@@ -67,7 +70,7 @@ fn a_copy_of_an_answered_state_racing_its_retry_never_delivers_twice_for_any_too
     assert!(status.success(), "{stderr}");
     let report: Value = serde_json::from_str(&report).unwrap_or_else(|e| panic!("{e}: {report} / {stderr}"));
     assert_eq!(report["protocol"], "2026-07-28", "{report}");
-    for tool in ["replay", "computer", "click", "batch", "type", "key"] {
+    for tool in ["replay", "computer", "click", "batch", "type", "key", "scroll", "set_value", "move"] {
         let case = &report[tool];
         assert!(case["rounds"].as_u64().unwrap() >= 1 && case["result"].as_str().unwrap().starts_with("delivered"), "{tool} was approved and ran: {case}");
         // The copy was asked again (or refused): it never ran as approved.
@@ -79,4 +82,8 @@ fn a_copy_of_an_answered_state_racing_its_retry_never_delivers_twice_for_any_too
     fixture.wait_state("every approved delivery", |s| s["clicks"]["submit"] == 6 && s["values"]["name"] == "bt");
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert_eq!(counts(&fixture), (6, "bt".to_owned(), 1), "each approval delivered exactly once: {report}");
+    let state = fixture.state().unwrap();
+    assert_eq!(state["pad"]["scrolls"]["down"], 1, "one wheel step: {report}");
+    assert_eq!(state["values"]["email"], "v", "{report}");
+    assert!(state["pad"]["hover"].is_array(), "the pointer was moved over the pad: {report}");
 }
