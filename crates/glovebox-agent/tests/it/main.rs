@@ -4,3 +4,5 @@ mod fuzz;
 mod loop_fake;
 mod native;
 mod providers;
+#[path = "providers/server.rs"]
+mod server;

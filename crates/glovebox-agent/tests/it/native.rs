@@ -18,8 +18,7 @@ use std::time::Duration;
 
 // Hang and Drop are the provider tests' business.
 #[allow(dead_code)]
-#[path = "providers/server.rs"]
-mod server;
+use crate::server;
 
 use server::{ok, serve, status, Server};
 

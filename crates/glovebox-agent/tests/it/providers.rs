@@ -15,8 +15,7 @@ use std::time::{Duration, Instant};
 
 #[path = "providers/answers.rs"]
 mod answers;
-#[path = "providers/server.rs"]
-mod server;
+use crate::server;
 
 use answers::*;
 use server::{ok, serve, status, Script, Server};
