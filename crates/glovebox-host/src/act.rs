@@ -201,8 +201,7 @@ impl Host {
         self.inner.config.check_enabled()?;
         self.check_input_allowed()?;
         action.validate()?;
-        self.ensure_grant(state, false)?;
-        let grant = state.grant.as_ref().expect("ensured");
+        let grant = self.ensure_grant(state, false)?;
         let on_agent_display = grant.target.as_ref().is_some_and(|t| t.desktop == Desktop::Agent);
         let facts = InputFacts { on_agent_display, allow_foreground: self.inner.config.allow_foreground, budget_left: grant.budget_left };
         let reach = decide::admit(facts, mode)?;
@@ -214,8 +213,7 @@ impl Host {
         self.approve_unlocked(state, approval, &names)?;
         // Other calls ran while the person was asked: the frame must still be
         // the newest of the same grant (an input since ended it), with an action left.
-        self.ensure_grant(state, false)?;
-        let grant = state.grant.as_ref().expect("ensured");
+        let grant = self.ensure_grant(state, false)?;
         decide::admit(InputFacts { on_agent_display, allow_foreground: self.inner.config.allow_foreground, budget_left: grant.budget_left }, mode)?;
         self.newest_frame(state, frame_id)?;
         let window = self.current_target(state)?;

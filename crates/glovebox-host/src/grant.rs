@@ -247,7 +247,7 @@ impl Host {
 
     /// The grant for this call: the active one (touched), or a new agent
     /// grant when there is none and `create` allows it.
-    pub(crate) fn ensure_grant(&self, state: &mut State, create: bool) -> Result<(), Refusal> {
+    pub(crate) fn ensure_grant<'s>(&self, state: &'s mut State, create: bool) -> Result<&'s mut Grant, Refusal> {
         self.inner.config.check_enabled()?;
         // After Stop nothing uses a grant; only a new one (a user grant, or
         // an agent grant once the cooldown is over) clears the flag.
@@ -264,10 +264,13 @@ impl Host {
             }
             self.create_grant_locked(state, Origin::Agent, Scope::Desktop, None)?;
         }
-        if let Some(g) = state.grant.as_mut() {
-            g.last_used = Instant::now();
+        match state.grant.as_mut() {
+            Some(grant) => {
+                grant.last_used = Instant::now();
+                Ok(grant)
+            }
+            None => Err(refuse(ErrorCode::NoGrant, "there is no active grant; observe first")),
         }
-        Ok(())
     }
 
     pub(crate) fn stopped(&self) -> bool {

@@ -92,10 +92,9 @@ impl Host {
         limits: CaptureLimits,
         ask: bool,
     ) -> Result<Observation, Refusal> {
-        self.ensure_grant(state, true)?;
+        let grant = self.ensure_grant(state, true)?;
         if let Some(reference) = window {
             let named = self.inner.backends.windows.find_window(reference).gated()?;
-            let grant = state.grant.as_ref().expect("ensured");
             if grant.target.as_ref().map(|t| t.id) != Some(named.id) {
                 if grant.scope == Scope::Window {
                     return Err(refuse(ErrorCode::ScopeViolation, "this grant is pinned to one window; it cannot move to another"));

@@ -257,8 +257,7 @@ impl Host {
     pub fn zoom(&self, frame_id: FrameId, region: Rect) -> Result<Zoomed, Refusal> {
         let mut state = self.state();
         let result = (|| {
-            self.ensure_grant(&mut state, false)?;
-            let grant = state.grant.as_ref().expect("ensured");
+            let grant = self.ensure_grant(&mut state, false)?;
             if grant.capture != CaptureMode::A11yAndPixels {
                 return Err(refuse(ErrorCode::ScopeViolation, "this grant allows the accessibility tree only, not pixels"));
             }
@@ -367,8 +366,7 @@ impl Host {
     fn admit_opening<'s>(&'s self, state: &mut crate::grant::State) -> Result<&'s std::sync::Arc<dyn glovebox_platform::AppLauncher + Send + Sync>, Refusal> {
         self.inner.config.check_enabled()?;
         self.check_input_allowed()?;
-        self.ensure_grant(state, true)?;
-        let grant = state.grant.as_ref().expect("ensured");
+        let grant = self.ensure_grant(state, true)?;
         if grant.scope == Scope::Window {
             return Err(refuse(ErrorCode::ScopeViolation, "this grant is pinned to one window; it cannot move to a new application"));
         }
