@@ -79,9 +79,14 @@ impl Host {
 
     /// The observe class's approval for reading `window`.
     pub(crate) fn approve_observation(&self, window: Option<&WindowInfo>, what: &str) -> Result<(), Refusal> {
+        self.approve(Host::observation_question(window, what), &[])
+    }
+
+    /// The observe class's question about reading `window`.
+    pub(crate) fn observation_question(window: Option<&WindowInfo>, what: &str) -> ApprovalRequest {
         let mut request = ApprovalRequest::call(ApprovalClass::Observe, vec![what.to_owned()]);
         request.window = window.map(Host::window_label);
-        self.approve(request, &[])
+        request
     }
 
     fn observe_locked(
@@ -111,12 +116,10 @@ impl Host {
         }
         if ask {
             let what = if request.screenshot { "read the accessibility tree and take a screenshot" } else { "read the accessibility tree" };
-            let mut question = ApprovalRequest::call(ApprovalClass::Observe, vec![what.to_owned()]);
-            question.window = Some(Host::window_label(&target));
-            self.approve_unlocked(state, question, &[])?;
+            self.approve_unlocked(state, Host::observation_question(Some(&target), what), &[])?;
             // Other calls ran while the person was asked: the window read is the one approved.
-            self.ensure_grant(state, false)?;
-            if state.grant.as_ref().and_then(|g| g.target.as_ref()).map(|t| t.id) != Some(target.id) {
+            let grant = self.ensure_grant(state, false)?;
+            if grant.target.as_ref().map(|t| t.id) != Some(target.id) {
                 return Err(refuse(ErrorCode::StaleRevision, "the grant moved to another window while the user was asked; observe again"));
             }
         }

@@ -267,8 +267,7 @@ impl Host {
             let Some(pixels) = frame.pixels.clone() else {
                 return Err(Refusal::invalid_argument(format!("frame {frame_id} has no screenshot; observe with a screenshot first")));
             };
-            let mut question = ApprovalRequest::call(ApprovalClass::Observe, vec![format!("zoom into {region:?} of the last screenshot")]);
-            question.window = window.as_ref().map(Host::window_label);
+            let question = Host::observation_question(window.as_ref(), &format!("zoom into {region:?} of the last screenshot"));
             self.approve_unlocked(&mut state, question, &[])?;
             // Other calls ran while the person was asked: the frame must still be the newest.
             self.newest_frame(&mut state, frame_id)?;
