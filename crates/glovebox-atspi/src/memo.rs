@@ -234,9 +234,25 @@ impl Memo {
                 }
                 self.moved();
             }
+            Change::State { object, state } if !self.known.contains_key(&object) && matches!(state.as_str(), "focused" | "busy") => {
+                // Focus or loading in an object no walk has met: it hangs
+                // somewhere a kept list of children does not show (Chromium
+                // swaps a page's document with no event on its parent).
+                for known in self.known.values_mut() {
+                    known.children = None;
+                    known.child_count = None;
+                }
+                self.moved();
+            }
             Change::State { object, state } => {
                 if let Some(known) = self.known.get_mut(&object) {
                     known.facts = None;
+                    // A document that finished (or started) loading: Chromium
+                    // fills it without a ChildrenChanged of its own.
+                    if state == "busy" {
+                        known.children = None;
+                        known.child_count = None;
+                    }
                 }
                 if !layout_neutral_state(&state) {
                     self.moved();
@@ -280,7 +296,6 @@ fn layout_neutral_state(state: &str) -> bool {
             | "armed"
             | "active"
             | "indeterminate"
-            | "busy"
             | "sensitive"
             | "enabled"
             | "editable"
@@ -541,6 +556,25 @@ mod tests {
         assert!(memo.visible_rows(&object("/w")).is_some());
         memo.apply(Change::State { object: object("/b"), state: "showing".into() });
         assert!(memo.visible_rows(&object("/w")).is_none());
+    }
+
+    #[test]
+    fn a_document_that_finishes_loading_is_read_again_with_its_children() {
+        let mut memo = memo();
+        memo.apply(Change::State { object: object("/w"), state: "busy".into() });
+        assert_eq!(memo.children(&object("/w")), None);
+        assert!(memo.facts(&object("/w")).is_none());
+        assert!(!memo.layout_fresh);
+    }
+
+    #[test]
+    fn focus_in_an_object_never_met_drops_every_kept_list_of_children() {
+        let mut memo = memo();
+        memo.apply(Change::State { object: object("/b"), state: "focused".into() });
+        assert!(memo.children(&object("/w")).is_some(), "a known object's focus keeps the lists");
+        memo.apply(Change::State { object: object("/new"), state: "focused".into() });
+        assert_eq!(memo.children(&object("/w")), None);
+        assert!(memo.facts(&object("/a")).is_some());
     }
 
     #[test]
