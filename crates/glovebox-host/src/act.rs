@@ -219,16 +219,9 @@ impl Host {
         let window = self.current_target(state)?;
         decide::check_basis(frame_id, &frame, &window)?;
         // Immediately before synthesis: the absolute denials, again.
-        if let Some(d) = self.denial_of(&window) {
-            return Err(refuse(d.code(), d.sentence()));
-        }
+        self.check_not_denied(&window)?;
+        decide::check_secure_input(self.secure_input_now(Some(&window))?, decide::Guarded::Input)?;
         let b = &self.inner.backends;
-        if b.secure_input.keyboard_grabbed().gated()? {
-            return Err(refuse(ErrorCode::SecureInput, "another client holds the keyboard (a password or authentication prompt)"));
-        }
-        if b.secure_input.focused_password(&window).gated()? {
-            return Err(refuse(ErrorCode::SecureInput, "a password field has focus: glovebox types nothing while it does"));
-        }
         if self.stopped() {
             self.revoke_locked(state, "stopped by the user");
             return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));

@@ -12,17 +12,20 @@
 //!    Stop;
 //! 4. delivery, the audit, the look after it.
 //!
-//! Two rules about secure input that are not an input's own live here too:
-//! a zoom crops pixels taken earlier, so it asks the probes again first
-//! ([`check_zoom_now`]); a window listing shows where secure input holds
-//! ([`listed_denial`]), as an observation of that window would refuse it.
+//! The rules every call shares live here too: the absolute denials
+//! ([`check_not_denied`]), secure input ([`check_secure_input`], asked
+//! right before what it guards: a zoom crops pixels taken earlier, so it
+//! asks again first), a password field's value never read
+//! ([`check_readable`]), and what a window listing shows where secure
+//! input holds ([`listed_denial`]), as an observation of that window would
+//! refuse it.
 
 use crate::approval::ApprovalRequest;
 use crate::frames::FrameRecord;
 use crate::refuse;
 use glovebox_model::{
-    AccessibilityTree, Action, ApprovalClass, Button, DeliveryMode, Denial, Element, ElementId, ElementState, ErrorCode, FrameId, Key, KeyCombo, NamedKey,
-    Refusal, Role, Target, WindowInfo,
+    AccessibilityTree, Action, ApprovalClass, Button, CaptureMode, DeliveryMode, Denial, Element, ElementId, ElementState, ErrorCode, FrameId, Key, KeyCombo,
+    NamedKey, Refusal, Role, Scope, Target, WindowInfo,
 };
 use glovebox_platform::{Reach, ResolvedTarget};
 
@@ -62,14 +65,52 @@ pub(crate) fn reach(facts: InputFacts, mode: DeliveryMode) -> Result<Reach, Refu
     }
 }
 
+/// The approval class of a call: an observation when it sends no input,
+/// else an input, through the user's own pointer and keyboard
+/// (`foreground`) or not (the background, the agent display's devices).
+pub fn approval_class(input: bool, foreground: bool) -> ApprovalClass {
+    match (input, foreground) {
+        (false, _) => ApprovalClass::Observe,
+        (true, false) => ApprovalClass::Input,
+        (true, true) => ApprovalClass::Foreground,
+    }
+}
+
 /// Whether an input may be considered at all, before its frame is looked
 /// up: the reach it asks for, and a budget left to pay for it.
 pub(crate) fn admit(facts: InputFacts, mode: DeliveryMode) -> Result<Reach, Refusal> {
     let reach = reach(facts, mode)?;
-    if facts.budget_left == 0 {
-        return Err(refuse(ErrorCode::BudgetExhausted, "the grant has no input actions left"));
-    }
+    check_budget(facts.budget_left)?;
     Ok(reach)
+}
+
+/// The budget rule: everything a grant pays for (an input, a launch) needs
+/// an action left.
+pub(crate) fn check_budget(budget_left: u32) -> Result<(), Refusal> {
+    match budget_left {
+        0 => Err(refuse(ErrorCode::BudgetExhausted, "the grant has no input actions left")),
+        _ => Ok(()),
+    }
+}
+
+/// Where a grant may go: a window-scoped grant stays on its window; `to`
+/// says where the call would take it ("another window", "a new application").
+pub(crate) fn check_may_move(scope: Scope, to: &str) -> Result<(), Refusal> {
+    match scope {
+        Scope::Window => Err(refuse(ErrorCode::ScopeViolation, format!("this grant is pinned to one window; it cannot move to {to}"))),
+        Scope::Desktop => Ok(()),
+    }
+}
+
+/// What a grant lets a look take: pixels only under `a11y+pixels`. Where
+/// the desktop has no screenshots at all (`pixels_missing` says why), every
+/// grant there is accessibility-only and the refusal says so.
+pub(crate) fn check_pixels(capture: CaptureMode, pixels_missing: Option<&str>) -> Result<(), Refusal> {
+    match (capture, pixels_missing) {
+        (CaptureMode::A11yAndPixels, _) => Ok(()),
+        (_, Some(why)) => Err(refuse(ErrorCode::BackendUnavailable, format!("this desktop offers no screenshots ({why}); grants here are accessibility-only"))),
+        (_, None) => Err(refuse(ErrorCode::ScopeViolation, "this grant allows the accessibility tree only, not pixels")),
+    }
 }
 
 /// Everything decided about `action` on frame `frame_id`, admitted with
@@ -81,10 +122,7 @@ pub(crate) fn plan_input(reach: Reach, frame_id: FrameId, frame: &FrameRecord, a
         return Err(password_field(""));
     }
     check_paste(frame, action, &targets)?;
-    let class = match reach {
-        Reach::Background | Reach::AgentDisplay => ApprovalClass::Input,
-        Reach::Foreground => ApprovalClass::Foreground,
-    };
+    let class = approval_class(true, reach == Reach::Foreground);
     let mut approval = ApprovalRequest::call(class, vec![crate::approval::describe_action(action)]);
     approval.frame = Some(frame_id);
     approval.targets = described.clone();
@@ -256,6 +294,17 @@ pub(crate) enum SecureInput {
     PasswordFocus,
 }
 
+/// What secure input holds back, for the sentence of its refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Guarded {
+    /// A read: a tree, pixels, a crop of them, an element's value.
+    Read,
+    /// An input to the window.
+    Input,
+    /// The agent display's live view on the indicator page.
+    AgentDisplayView,
+}
+
 impl SecureInput {
     /// What the probes say, the grab first (it covers every window).
     pub(crate) fn of(grabbed: bool, password_focused: bool) -> Option<SecureInput> {
@@ -266,17 +315,18 @@ impl SecureInput {
         }
     }
 
-    /// The refusal of a read (tree, pixels, a crop of them) while it holds.
-    pub(crate) fn refusal(self) -> Refusal {
-        match self {
-            SecureInput::KeyboardGrab => refuse(
-                ErrorCode::SecureInput,
-                "another client holds the keyboard (a password or authentication prompt); nothing is read or captured until it lets go",
-            ),
-            SecureInput::PasswordFocus => {
-                refuse(ErrorCode::SecureInput, "a password field has focus: nothing of the window is read or captured until focus leaves it")
+    /// The refusal while it holds, saying what it holds back.
+    pub(crate) fn refusal(self, guarded: Guarded) -> Refusal {
+        let sentence = match (self, guarded) {
+            (SecureInput::KeyboardGrab, Guarded::Read) => {
+                "another client holds the keyboard (a password or authentication prompt); nothing is read or captured until it lets go"
             }
-        }
+            (SecureInput::PasswordFocus, Guarded::Read) => "a password field has focus: nothing of the window is read or captured until focus leaves it",
+            (SecureInput::KeyboardGrab, Guarded::Input) => "another client holds the keyboard (a password or authentication prompt)",
+            (SecureInput::PasswordFocus, Guarded::Input) => "a password field has focus: glovebox types nothing while it does",
+            (_, Guarded::AgentDisplayView) => "a prompt holds the keyboard: the agent display is not shown meanwhile",
+        };
+        refuse(ErrorCode::SecureInput, sentence)
     }
 
     /// How a window listing shows it.
@@ -289,14 +339,28 @@ impl SecureInput {
     }
 }
 
-/// A zoom crops a screenshot taken earlier, perhaps before a password
-/// field took focus or a prompt grabbed the keyboard: it is handed out
-/// only when the probes, asked again right before the crop, find no
-/// secure input now — refused as an observation would be otherwise. An
-/// image taken before secure input began holds nothing typed during it,
-/// so once it ends the old crop is fine again.
-pub(crate) fn check_zoom_now(now: Option<SecureInput>) -> Result<(), Refusal> {
-    now.map_or(Ok(()), |s| Err(s.refusal()))
+/// The secure-input rule: nothing is read from, or typed into, a desktop
+/// where a prompt holds the keyboard, nor a window whose password field
+/// has focus. Each caller asks the probes right before what it guards: a
+/// zoom crops pixels taken earlier, perhaps before secure input began, so
+/// it asks again before the crop (an image taken before holds nothing
+/// typed during it, so once secure input ends the old crop is fine again).
+pub(crate) fn check_secure_input(now: Option<SecureInput>, guarded: Guarded) -> Result<(), Refusal> {
+    now.map_or(Ok(()), |s| Err(s.refusal(guarded)))
+}
+
+/// The absolute denials: a window one covers is refused to every call,
+/// whatever the grant, the configuration or an approval says.
+pub(crate) fn check_not_denied(denial: Option<Denial>) -> Result<(), Refusal> {
+    denial.map_or(Ok(()), |d| Err(refuse(d.code(), d.sentence())))
+}
+
+/// A password field's value is never read, whatever else allows the read.
+pub(crate) fn check_readable(id: ElementId, role: Role) -> Result<(), Refusal> {
+    if role.is_password() {
+        return Err(refuse(ErrorCode::SecureInput, format!("{id} is a password field: glovebox never reads one")));
+    }
+    Ok(())
 }
 
 /// What a listing shows for a window: its fixed denial, else secure input
@@ -487,14 +551,59 @@ mod tests {
     }
 
     #[test]
-    fn a_zoom_asks_the_probes_again_and_refuses_as_an_observation_would() {
-        assert!(check_zoom_now(SecureInput::of(false, false)).is_ok());
-        let password = check_zoom_now(SecureInput::of(false, true)).unwrap_err();
-        assert_eq!(password.code, ErrorCode::SecureInput);
+    fn secure_input_refuses_what_it_guards_and_names_the_grab_first() {
+        for guarded in [Guarded::Read, Guarded::Input, Guarded::AgentDisplayView] {
+            assert!(check_secure_input(SecureInput::of(false, false), guarded).is_ok());
+            for now in [SecureInput::KeyboardGrab, SecureInput::PasswordFocus] {
+                assert_eq!(check_secure_input(Some(now), guarded).unwrap_err().code, ErrorCode::SecureInput);
+            }
+        }
+        let password = check_secure_input(SecureInput::of(false, true), Guarded::Read).unwrap_err();
         assert!(password.message.contains("password field has focus"), "{}", password.message);
         // The grab is named first: it covers every window.
         assert_eq!(SecureInput::of(true, true), Some(SecureInput::KeyboardGrab));
-        assert!(check_zoom_now(SecureInput::of(true, false)).unwrap_err().message.contains("holds the keyboard"));
+        assert!(check_secure_input(SecureInput::of(true, false), Guarded::Read).unwrap_err().message.contains("holds the keyboard"));
+        assert!(check_secure_input(SecureInput::of(false, true), Guarded::Input).unwrap_err().message.contains("types nothing"));
+    }
+
+    #[test]
+    fn a_denied_window_is_refused_with_its_denials_code_and_sentence() {
+        assert!(check_not_denied(None).is_ok());
+        let denial = Denial::Elevated { uid: 0 };
+        let refusal = check_not_denied(Some(denial.clone())).unwrap_err();
+        assert_eq!((refusal.code, refusal.message), (denial.code(), denial.sentence()));
+    }
+
+    #[test]
+    fn a_grant_pays_with_its_budget_stays_in_its_scope_and_shows_pixels_it_allows() {
+        assert!(check_budget(1).is_ok());
+        assert_eq!(check_budget(0).unwrap_err().code, ErrorCode::BudgetExhausted);
+        assert!(check_may_move(Scope::Desktop, "another").is_ok());
+        let pinned = check_may_move(Scope::Window, "a new application").unwrap_err();
+        assert_eq!(pinned.code, ErrorCode::ScopeViolation);
+        assert!(pinned.message.ends_with("cannot move to a new application"), "{}", pinned.message);
+        assert!(check_pixels(CaptureMode::A11yAndPixels, None).is_ok());
+        assert_eq!(check_pixels(CaptureMode::A11yOnly, None).unwrap_err().code, ErrorCode::ScopeViolation);
+        let missing = check_pixels(CaptureMode::A11yOnly, Some("no compositor to capture from")).unwrap_err();
+        assert_eq!(missing.code, ErrorCode::BackendUnavailable);
+        assert!(missing.message.contains("no compositor to capture from"), "{}", missing.message);
+    }
+
+    #[test]
+    fn a_calls_approval_class_follows_its_input_and_whose_devices_it_uses() {
+        assert_eq!(approval_class(false, true), ApprovalClass::Observe);
+        assert_eq!(approval_class(true, false), ApprovalClass::Input);
+        assert_eq!(approval_class(true, true), ApprovalClass::Foreground);
+        let on_agent_display = plan_input(Reach::AgentDisplay, FRAME, &frame(false), &click(Target::Element(ElementId(2)))).unwrap();
+        assert_eq!(on_agent_display.approval.class(), Some(ApprovalClass::Input), "the agent display's own devices are not the user's");
+    }
+
+    #[test]
+    fn a_password_fields_value_is_never_read() {
+        assert!(check_readable(ElementId(3), Role::Entry).is_ok());
+        let refusal = check_readable(ElementId(3), Role::PasswordText).unwrap_err();
+        assert_eq!(refusal.code, ErrorCode::SecureInput);
+        assert!(refusal.message.contains("never reads one"), "{}", refusal.message);
     }
 
     #[test]

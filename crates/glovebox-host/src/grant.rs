@@ -151,9 +151,7 @@ impl Host {
         let target = match window {
             Some(reference) => {
                 let w = self.inner.backends.windows.find_window(reference).gated()?;
-                if let Some(d) = self.denial_of(&w) {
-                    return Err(refuse(d.code(), d.sentence()));
-                }
+                self.check_not_denied(&w)?;
                 Ok(w)
             }
             None if scope == Scope::Window => return Err(Refusal::invalid_argument("a window-scoped grant needs a window")),

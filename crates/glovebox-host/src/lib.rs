@@ -54,6 +54,7 @@ pub use act::Span;
 pub use approval::describe_action;
 pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject};
 pub use backend::refusal_of;
+pub use decide::approval_class;
 pub use deferred::{CallKey, DeferredCall, Pending, PendingQuestion, Retry};
 pub use glovebox_platform::marks::PlacedMark;
 pub use glovebox_platform::{Backends, Receipt, Settled};
@@ -417,6 +418,30 @@ impl Host {
         self.inner.denials.check(&*self.inner.backends.processes, window)
     }
 
+    /// [`decide::check_not_denied`] for `window` as it is now.
+    fn check_not_denied(&self, window: &WindowInfo) -> Result<(), Refusal> {
+        decide::check_not_denied(self.denial_of(window))
+    }
+
+    /// Secure input as the probes find it now: a keyboard grab (it covers
+    /// every window), then a focused password field in `window` when one
+    /// is named. The one place the probes are asked for a decision.
+    fn secure_input_now(&self, window: Option<&WindowInfo>) -> Result<Option<decide::SecureInput>, Refusal> {
+        let probes = &self.inner.backends.secure_input;
+        let grabbed = probes.keyboard_grabbed().gated()?;
+        let password_focused = match window {
+            Some(window) if !grabbed => probes.focused_password(window).gated()?,
+            _ => false,
+        };
+        Ok(decide::SecureInput::of(grabbed, password_focused))
+    }
+
+    /// Whether a password field of `window` has focus now, for a read
+    /// whose keyboard grab was already asked.
+    fn password_focus_now(&self, window: &WindowInfo) -> Result<Option<decide::SecureInput>, Refusal> {
+        Ok(decide::SecureInput::of(false, self.inner.backends.secure_input.focused_password(window).gated()?))
+    }
+
     /// The one answer to "may this call of `class` go ahead", asked with
     /// `request` (whose subject names the class) when the policy prompts.
     fn approve(&self, request: ApprovalRequest, names: &[String]) -> Result<(), Refusal> {
@@ -477,7 +502,7 @@ impl Host {
             // its probe walks an application's tree (LibreOffice's, whose Collection cannot be
             // trusted, for up to 2 s), and listings repeated beside an observation starved it
             // (a clean-clone CI run). Every observation, read and input probes it anyway.
-            let grabbed = self.inner.backends.secure_input.keyboard_grabbed().ok();
+            let grabbed = self.secure_input_now(None).ok().map(|now| now.is_some());
             let listed = |w: WindowInfo| {
                 let fixed = self.denial_of(&w);
                 ListedWindow { denial: decide::listed_denial(fixed, grabbed, None), window: w }

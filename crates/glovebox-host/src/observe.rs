@@ -6,13 +6,11 @@
 //! and listed as occluded; a desktop image blacks out every denied window.
 
 use crate::backend::Gated;
-use crate::decide::SecureInput;
+use crate::decide::{self, Guarded, SecureInput};
 use crate::frames::{FrameElement, FrameRecord};
 use crate::grant::State;
 use crate::{refuse, ApprovalRequest, FrameView, Host, Observation, ObserveRequest};
-use glovebox_model::{
-    AccessibilityTree, ApprovalClass, CaptureLimits, CaptureMode, DisplaySelection, ErrorCode, Refusal, Scope, TreeBudget, WindowInfo, WindowRef,
-};
+use glovebox_model::{AccessibilityTree, ApprovalClass, CaptureLimits, DisplaySelection, ErrorCode, Refusal, TreeBudget, WindowInfo, WindowRef};
 use glovebox_platform::marks::PlacedMark;
 use glovebox_platform::Capture;
 use std::sync::Arc;
@@ -36,14 +34,6 @@ fn draw_marks(scaled: &mut glovebox_platform::RgbImage, tree: &AccessibilityTree
         })
         .collect();
     glovebox_platform::marks::draw_marks(scaled, &boxes)
-}
-
-fn keyboard_grabbed() -> Refusal {
-    SecureInput::KeyboardGrab.refusal()
-}
-
-fn password_focused() -> Refusal {
-    SecureInput::PasswordFocus.refusal()
 }
 
 impl Host {
@@ -101,19 +91,13 @@ impl Host {
         if let Some(reference) = window {
             let named = self.inner.backends.windows.find_window(reference).gated()?;
             if grant.target.as_ref().map(|t| t.id) != Some(named.id) {
-                if grant.scope == Scope::Window {
-                    return Err(refuse(ErrorCode::ScopeViolation, "this grant is pinned to one window; it cannot move to another"));
-                }
-                if let Some(d) = self.denial_of(&named) {
-                    return Err(refuse(d.code(), d.sentence()));
-                }
+                decide::check_may_move(grant.scope, "another")?;
+                self.check_not_denied(&named)?;
                 self.bind(state, Some(named), None);
             }
         }
         let target = self.current_target(state)?;
-        if let Some(d) = self.denial_of(&target) {
-            return Err(refuse(d.code(), d.sentence()));
-        }
+        self.check_not_denied(&target)?;
         if ask {
             let what = if request.screenshot { "read the accessibility tree and take a screenshot" } else { "read the accessibility tree" };
             self.approve_unlocked(state, Host::observation_question(Some(&target), what), &[])?;
@@ -133,21 +117,13 @@ impl Host {
     fn observe_target_fitted(&self, state: &mut State, target: &WindowInfo, request: ObserveRequest, limits: CaptureLimits) -> Result<Observation, Refusal> {
         let screenshot = request.screenshot;
         let b = &self.inner.backends;
-        if b.secure_input.keyboard_grabbed().gated()? {
-            return Err(keyboard_grabbed());
-        }
+        decide::check_secure_input(self.secure_input_now(None)?, Guarded::Read)?;
         let grant = state.grant.as_ref().expect("ensured");
-        let pixels_allowed = grant.capture == CaptureMode::A11yAndPixels;
-        if screenshot && !pixels_allowed {
-            return Err(match &self.inner.pixels_missing {
-                Some(why) => refuse(ErrorCode::BackendUnavailable, format!("this desktop offers no screenshots ({why}); grants here are accessibility-only")),
-                None => refuse(ErrorCode::ScopeViolation, "this grant allows the accessibility tree only, not pixels"),
-            });
+        if screenshot {
+            decide::check_pixels(grant.capture, self.inner.pixels_missing.as_deref())?;
         }
         let tree = b.accessibility.inspect(target, self.inner.config.tree_budget).gated()?;
-        if tree.focused_password {
-            return Err(password_focused());
-        }
+        decide::check_secure_input(SecureInput::of(false, tree.focused_password), Guarded::Read)?;
         self.recording_observed(&tree);
         let capture = if screenshot {
             // Full resolution is kept for zoom; the caller gets it scaled to the limits.
@@ -217,14 +193,11 @@ impl Host {
     /// observation, not denied, no secure input.
     fn check_read(&self, window: Option<&WindowInfo>, what: &str) -> Result<(), Refusal> {
         self.inner.config.check_enabled()?;
-        if let Some(d) = window.and_then(|w| self.denial_of(w)) {
-            return Err(refuse(d.code(), d.sentence()));
+        if let Some(window) = window {
+            self.check_not_denied(window)?;
         }
         self.approve_observation(window, what)?;
-        if self.inner.backends.secure_input.keyboard_grabbed().gated()? {
-            return Err(keyboard_grabbed());
-        }
-        Ok(())
+        decide::check_secure_input(self.secure_input_now(None)?, Guarded::Read)
     }
 
     /// One window's accessibility tree outside any grant (`glovebox inspect`).
@@ -234,9 +207,7 @@ impl Host {
             let info = self.inner.backends.windows.find_window(window).gated()?;
             self.check_read(Some(&info), "read the accessibility tree")?;
             let tree = self.inner.backends.accessibility.inspect(&info, budget).gated()?;
-            if tree.focused_password {
-                return Err(password_focused());
-            }
+            decide::check_secure_input(SecureInput::of(false, tree.focused_password), Guarded::Read)?;
             Ok((info, tree))
         })();
         result.map_err(|e| self.refused(&self.state(), None, e))
@@ -249,9 +220,7 @@ impl Host {
             self.inner.config.check_enabled()?;
             let info = self.inner.backends.windows.find_window(window).gated()?;
             self.check_read(Some(&info), "take a screenshot")?;
-            if self.inner.backends.secure_input.focused_password(&info).gated()? {
-                return Err(password_focused());
-            }
+            decide::check_secure_input(self.password_focus_now(&info)?, Guarded::Read)?;
             self.inner.backends.capture.capture_window(&WindowRef::Id(info.id), limits).gated()
         })();
         result.map_err(|e| self.refused(&self.state(), None, e))
@@ -264,9 +233,7 @@ impl Host {
             self.check_read(None, "take a screenshot of the desktop")?;
             let windows = self.inner.backends.windows.list_windows().gated()?;
             if let Some(active) = windows.iter().find(|w| w.focused) {
-                if self.inner.backends.secure_input.focused_password(active).gated()? {
-                    return Err(password_focused());
-                }
+                decide::check_secure_input(self.password_focus_now(active)?, Guarded::Read)?;
             }
             let hidden: Vec<_> = windows.iter().filter(|w| self.denial_of(w).is_some()).map(|w| w.id).collect();
             self.inner.backends.capture.capture_desktop(selection, limits, &hidden).gated()

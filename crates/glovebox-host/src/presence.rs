@@ -6,7 +6,7 @@
 
 use crate::grant::State;
 use crate::Host;
-use glovebox_model::{CaptureLimits, Desktop, ErrorCode, GrantView, Point, Refusal, WindowInfo};
+use glovebox_model::{CaptureLimits, Desktop, GrantView, Point, Refusal, WindowInfo};
 use glovebox_platform::sync::LockRecovered as _;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -125,9 +125,7 @@ impl Host {
         let b = &self.inner.backends;
         let screen = b.agent_display.as_ref()?;
         let shown = || -> Result<Option<Vec<u8>>, Refusal> {
-            if b.secure_input.keyboard_grabbed().gated()? {
-                return Err(Refusal::new(ErrorCode::SecureInput, "a prompt holds the keyboard: the agent display is not shown meanwhile"));
-            }
+            crate::decide::check_secure_input(self.secure_input_now(None)?, crate::decide::Guarded::AgentDisplayView)?;
             let windows = b.windows.list_windows().gated()?;
             let hidden: Vec<_> = windows.iter().filter(|w| w.desktop == Desktop::Agent && self.denial_of(w).is_some()).map(|w| w.id).collect();
             let limits = CaptureLimits { max_width: max_width.clamp(1, 4096), max_height: 4096 };

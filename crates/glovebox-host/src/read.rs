@@ -4,7 +4,7 @@
 //! and the audit records (role, id, length — never the text).
 
 use crate::backend::Gated;
-use crate::{refuse, Host};
+use crate::{decide, refuse, Host};
 use glovebox_model::{ApprovalClass, ElementId, ElementValue, ErrorCode, FrameId, Refusal, READ_MAX_CHARS, READ_MAX_ELEMENTS};
 
 impl Host {
@@ -26,15 +26,11 @@ impl Host {
                 let Some(element) = record.elements.get(id) else {
                     return Err(refuse(ErrorCode::StaleRef, format!("{id} is not in frame {frame}; observe again and use the new ids")));
                 };
-                if element.role.is_password() {
-                    return Err(refuse(ErrorCode::SecureInput, format!("{id} is a password field: glovebox never reads one")));
-                }
+                decide::check_readable(*id, element.role)?;
                 described.push((element.role, element.name.clone()));
             }
             let window = self.current_target(&mut state)?;
-            if let Some(d) = self.denial_of(&window) {
-                return Err(refuse(d.code(), d.sentence()));
-            }
+            self.check_not_denied(&window)?;
             let what: Vec<String> = ids.iter().zip(&described).map(|(id, (role, name))| format!("read the value of {id} ({role} {name:?})")).collect();
             let mut request = crate::ApprovalRequest::call(ApprovalClass::Observe, what);
             request.window = Some(Host::window_label(&window));
@@ -42,13 +38,8 @@ impl Host {
             self.approve_unlocked(&mut state, request, &[])?;
             // Other calls ran while the person was asked: the frame must still be the newest.
             self.newest_frame(&mut state, frame)?;
+            decide::check_secure_input(self.secure_input_now(Some(&window))?, decide::Guarded::Read)?;
             let b = &self.inner.backends;
-            if b.secure_input.keyboard_grabbed().gated()? {
-                return Err(refuse(ErrorCode::SecureInput, "another client holds the keyboard (a password or authentication prompt); nothing is read"));
-            }
-            if b.secure_input.focused_password(&window).gated()? {
-                return Err(refuse(ErrorCode::SecureInput, "a password field has focus: nothing of the window is read until focus leaves it"));
-            }
             let mut values = vec![];
             for id in ids {
                 let value = b.accessibility.read_value(&window, *id, READ_MAX_CHARS).gated()?;

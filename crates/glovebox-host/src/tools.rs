@@ -9,8 +9,7 @@ use crate::backend::Gated;
 use crate::decide;
 use crate::{refuse, ApprovalRequest, Host, Observation};
 use glovebox_model::{
-    validate_batch, Action, ApprovalClass, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Rect, Refusal, Scope, Size, WaitCondition, WaitFor,
-    WindowInfo, WindowRef,
+    validate_batch, Action, ApprovalClass, DeliveryMode, Desktop, ErrorCode, FrameId, Rect, Refusal, Size, WaitCondition, WaitFor, WindowInfo, WindowRef,
 };
 use glovebox_platform::Delivery;
 use std::time::{Duration, Instant};
@@ -131,7 +130,7 @@ impl Host {
             return Err(self.refused(&self.state(), steps.first(), e));
         }
         let span = Span {
-            class: if mode == DeliveryMode::Foreground { ApprovalClass::Foreground } else { ApprovalClass::Input },
+            class: decide::approval_class(true, mode == DeliveryMode::Foreground),
             actions: steps.iter().map(describe_action).collect(),
             targets: steps.first().map(|first| self.describe_targets(frame, first)).unwrap_or_default(),
             text_characters: steps.iter().filter_map(Action::text_length).sum(),
@@ -251,16 +250,14 @@ impl Host {
     /// A full-resolution crop of `frame`'s screenshot. `region` is in the
     /// frame's image pixels and must lie inside the image; nothing new is
     /// captured, so no other window can appear in it. Secure input is
-    /// probed again right before the crop ([`decide::check_zoom_now`]):
+    /// probed again right before the crop ([`decide::check_secure_input`]):
     /// while a password field of the window has focus or a prompt holds
     /// the keyboard, the crop is refused as an observation would be.
     pub fn zoom(&self, frame_id: FrameId, region: Rect) -> Result<Zoomed, Refusal> {
         let mut state = self.state();
         let result = (|| {
             let grant = self.ensure_grant(&mut state, false)?;
-            if grant.capture != CaptureMode::A11yAndPixels {
-                return Err(refuse(ErrorCode::ScopeViolation, "this grant allows the accessibility tree only, not pixels"));
-            }
+            decide::check_pixels(grant.capture, None)?;
             let window = grant.target.clone();
             // The same freshness rule as an input's: a crop is of the frame the agent holds.
             let frame = self.newest_frame(&mut state, frame_id)?;
@@ -273,10 +270,8 @@ impl Host {
             self.newest_frame(&mut state, frame_id)?;
             let image = Rect::new(0, 0, frame.image.width, frame.image.height);
             // After the approval (which may have waited): the image is old, secure input is now.
-            let b = &self.inner.backends;
-            let grabbed = b.secure_input.keyboard_grabbed().gated()?;
-            let password = !grabbed && b.secure_input.focused_password(&b.windows.find_window(&WindowRef::Id(frame.window)).gated()?).gated()?;
-            decide::check_zoom_now(decide::SecureInput::of(grabbed, password))?;
+            let shown = self.inner.backends.windows.find_window(&WindowRef::Id(frame.window)).gated()?;
+            decide::check_secure_input(self.secure_input_now(Some(&shown))?, decide::Guarded::Read)?;
             if region.width == 0 || region.height == 0 || region.intersection(image) != Some(region) {
                 return Err(refuse(
                     ErrorCode::CoordinateOutOfBounds,
@@ -366,12 +361,8 @@ impl Host {
         self.inner.config.check_enabled()?;
         self.check_input_allowed()?;
         let grant = self.ensure_grant(state, true)?;
-        if grant.scope == Scope::Window {
-            return Err(refuse(ErrorCode::ScopeViolation, "this grant is pinned to one window; it cannot move to a new application"));
-        }
-        if grant.budget_left == 0 {
-            return Err(refuse(ErrorCode::BudgetExhausted, "the grant has no actions left"));
-        }
+        decide::check_may_move(grant.scope, "a new application")?;
+        decide::check_budget(grant.budget_left)?;
         self.inner.backends.launcher.as_ref().ok_or_else(|| refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications"))
     }
 
@@ -386,9 +377,7 @@ impl Host {
                 names.push(base.to_string_lossy().to_lowercase());
             }
         }
-        if let Some(d) = self.inner.denials.denylisted(&names) {
-            return Err(refuse(d.code(), d.sentence()));
-        }
+        decide::check_not_denied(self.inner.denials.denylisted(&names))?;
         let mut request = ApprovalRequest::call(ApprovalClass::Input, vec![what.into()]);
         // Nothing is bound to yet: the question names what will appear.
         request.window = Some("a new window".into());
@@ -425,9 +414,7 @@ impl Host {
         record.detail = Some(format!("{detail} as pid {pid}"));
         self.audit(record);
         let window = self.wait_for_new_window(pid, plan, &before)?;
-        if let Some(d) = self.denial_of(&window) {
-            return Err(refuse(d.code(), d.sentence()));
-        }
+        self.check_not_denied(&window)?;
         // Window managers focus (and raise) a new window as it maps; the user did not ask for that.
         // It may do so a moment after the window is found (a CI run saw the focus move
         // right after open_app returned): watched for a while, handed back each time.

@@ -6,7 +6,7 @@
 
 use crate::error::WireError;
 use glovebox_host::{ActRequest, FrameView, Host, LookAfter, Observation, ObserveRequest, Span};
-use glovebox_model::{Action, ApprovalClass, CaptureLimits, DeliveryMode, ErrorCode, Refusal, Target, WindowRef};
+use glovebox_model::{Action, CaptureLimits, DeliveryMode, ErrorCode, Refusal, Target, WindowRef};
 use std::time::Duration;
 
 /// How an executor runs its calls.
@@ -108,11 +108,7 @@ impl Session {
     /// action, the elements under the points, and the length of any text.
     pub fn span(&self, steps: &[Step]) -> Span {
         let input = steps.iter().any(|s| matches!(s, Step::Input(_)));
-        let class = match (input, self.options.delivery) {
-            (false, _) => ApprovalClass::Observe,
-            (true, DeliveryMode::Background) => ApprovalClass::Input,
-            (true, DeliveryMode::Foreground) => ApprovalClass::Foreground,
-        };
+        let class = glovebox_host::approval_class(input, self.options.delivery == DeliveryMode::Foreground);
         let mut span = Span { class, actions: vec![], targets: vec![], text_characters: 0, detail: None, started_by_user: false };
         for step in steps {
             span.actions.push(match step {
