@@ -171,23 +171,16 @@ impl Host {
     /// Frame `frame_id` if it is the bound window's newest, of the grant's
     /// revision and not expired (an expired one ends here).
     pub(crate) fn newest_frame(&self, state: &mut State, frame_id: FrameId) -> Result<FrameRecord, Refusal> {
-        let grant = state.grant.as_ref().ok_or_else(|| refuse(ErrorCode::NoGrant, "there is no grant; observe first"))?;
-        let Some(frame) = state.frames.get(frame_id).cloned() else {
-            return Err(refuse(
-                ErrorCode::StaleRef,
-                format!(
-                    "frame {frame_id} is not the newest frame of the bound window (an input ended it, or it never existed); observe again and use the new ids"
-                ),
-            ));
-        };
-        if frame.revision != grant.revision || grant.target.as_ref().map(|t| t.id) != Some(frame.window) {
-            return Err(refuse(ErrorCode::StaleRevision, "the grant was rebound after this frame; observe again"));
-        }
-        if frame.created.elapsed() > self.inner.config.frame_ttl {
-            state.frames.end(frame_id);
-            return Err(refuse(ErrorCode::StaleRef, format!("frame {frame_id} expired after {} s; observe again", self.inner.config.frame_ttl.as_secs())));
-        }
-        Ok(frame)
+        use decide::freshness::{FrameNow, GrantNow, Stale};
+        let ttl = self.inner.config.frame_ttl;
+        let grant = state.grant.as_ref().map(|g| GrantNow { revision: g.revision, bound: g.target.as_ref().map(|t| t.id) });
+        let frame = state.frames.get(frame_id).map(|f| (FrameNow { revision: f.revision, window: f.window, age: f.created.elapsed() }, f.clone()));
+        decide::freshness::check_frame(grant, frame, ttl).map_err(|stale| {
+            if stale == Stale::Expired {
+                state.frames.end(frame_id);
+            }
+            stale.refusal(frame_id, ttl)
+        })
     }
 
     pub(crate) fn act_locked(
@@ -276,7 +269,7 @@ impl Host {
                 let limits = if delivery.receipt == Receipt::Acknowledged { SETTLE_ACKNOWLEDGED } else { SETTLE };
                 self.observe_settled(state, &window, request, &frame.tree, limits)
             }
-            None => (Err(refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame")), None, Settled::Unwatched),
+            None => (Err(decide::freshness::no_look_after()), None, Settled::Unwatched),
         };
         // No look after it because the application is busy: what it was sent is still running.
         let unanswered = next.as_ref().is_err_and(|r| r.code == ErrorCode::Timeout) && delivery.receipt != Receipt::Pending;

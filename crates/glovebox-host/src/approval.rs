@@ -9,7 +9,7 @@
 //! The host builds the [`ApprovalRequest`], words the question and turns
 //! the [`Answer`] into a refusal; nothing here approves on the user's behalf.
 
-use glovebox_model::{Action, ApprovalClass, ApprovalMode, Button, ErrorCode, Policy, Refusal, Target};
+use glovebox_model::{Action, ApprovalClass, ApprovalMode, Button, Policy, Target};
 
 /// The approval settings of one host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -292,31 +292,6 @@ impl Standing {
     }
 }
 
-/// Turns the user's answer into the call's fate.
-pub(crate) fn answer_to_result(answer: Answer, request: &ApprovalRequest) -> Result<(), Refusal> {
-    match (answer, &request.subject) {
-        (Answer::Approved, _) => Ok(()),
-        (Answer::Declined, Subject::SafetyCheck { .. }) | (Answer::Cancelled, Subject::SafetyCheck { .. }) | (Answer::Unavailable(_), Subject::SafetyCheck { .. }) => {
-            Err(Refusal::new(ErrorCode::SafetyCheckUnacknowledged, "the user did not explicitly acknowledge the provider's safety check; nothing was executed"))
-        }
-        (Answer::Declined, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the user declined this action")),
-        (Answer::Cancelled, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the user cancelled the approval prompt")),
-        (Answer::Unavailable(why), _) => Err(Refusal::new(
-            ErrorCode::ApprovalRequired,
-            format!(
-                "this call needs the user's approval and there is no one to ask ({why}); the user can allow the class in glovebox's configuration (`glovebox config set approval.mode yolo`, or `custom` with `approval.{} allow`)",
-                request.class().map(ApprovalClass::as_str).unwrap_or("input")
-            ),
-        )),
-    }
-}
-
-/// The refusal of a class the configuration denies.
-pub(crate) fn denied(class: ApprovalClass) -> Refusal {
-    let name = class.as_str();
-    Refusal::new(ErrorCode::ApprovalDenied, format!("the configuration denies {name} calls (approval.{name} = deny)"))
-}
-
 /// One line describing `action` for a prompt: what it does, never the text.
 pub fn describe_action(action: &Action) -> String {
     let at = |t: &Target| match t {
@@ -391,7 +366,5 @@ mod tests {
         request.window = Some("Fixture (1/0x2)".into());
         request.text_characters = 4;
         assert_eq!(request.question(), "glovebox wants to type on text \"Name\" in Fixture (1/0x2), entering 4 character(s). Approve?");
-        assert!(answer_to_result(Answer::Unavailable("none".into()), &request).unwrap_err().code == ErrorCode::ApprovalRequired);
-        assert!(answer_to_result(Answer::Declined, &request).unwrap_err().code == ErrorCode::ApprovalDenied);
     }
 }

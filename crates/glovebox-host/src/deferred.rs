@@ -27,7 +27,11 @@
 //! tokens, so every token of every request state is used once.
 
 use crate::approval::{Answer, ApprovalRequest};
-use glovebox_model::{ErrorCode, Refusal};
+use crate::decide::{
+    self,
+    approval::{Echo, OpenTicket},
+};
+use glovebox_model::Refusal;
 use glovebox_platform::sync::LockRecovered as _;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -155,14 +159,6 @@ struct Round {
     asked: Vec<PendingQuestion>,
 }
 
-/// What the store says of one token a retry echoes.
-enum Echo {
-    /// Open, this call's: whether the ticket or the retry holds its answer.
-    Open { answered: bool },
-    /// Already used by this call.
-    Spent,
-}
-
 impl DeferredCall {
     /// Validates `retry` against the store, spends its tokens and keeps its
     /// answers; a retry that does not belong to `call` refuses the whole
@@ -183,13 +179,18 @@ impl DeferredCall {
             if !retry.tokens.contains(token) {
                 return burn(
                     &mut tickets,
-                    Refusal::invalid_argument(format!("the answers name a question ({}) the request state does not; {not_asked}", short(token))),
+                    Refusal::invalid_argument(format!(
+                        "the answers name a question ({}) the request state does not; {not_asked}",
+                        decide::approval::short(token)
+                    )),
                 );
             }
         }
         let mut again = false;
         for token in &retry.tokens {
-            match echo(&tickets, &call, wait, token, retry.answers.iter().any(|(t, _)| t == token)) {
+            let spent_by = tickets.spent.get(token).map(|spent| &spent.call);
+            let open = tickets.open.get(token).map(|t| OpenTicket { call: &t.call, age: t.issued.elapsed(), answered: t.answer.is_some() });
+            match decide::approval::echo(spent_by, open, &call, wait, token, retry.answers.iter().any(|(t, _)| t == token)) {
                 Ok(Echo::Spent | Echo::Open { answered: false }) => again = true,
                 Ok(Echo::Open { answered: true }) => {}
                 Err(refusal) => return burn(&mut tickets, Refusal::new(refusal.code, format!("{}; {not_asked}", refusal.message))),
@@ -241,7 +242,7 @@ impl DeferredCall {
         tickets.open.insert(token.clone(), Ticket { call: self.call.clone(), request: request.clone(), issued, answer: None });
         drop(tickets);
         round.asked.push(PendingQuestion { token: token.clone(), question: question.clone(), expires_in: self.wait });
-        Refusal::new(ErrorCode::ApprovalRequired, format!("waiting for the user's answer: {} Nothing was delivered yet.", request.question_without_text()))
+        decide::approval::waiting(request)
     }
 
     /// What this round asked; `None` when the call asked nothing (the
@@ -255,34 +256,4 @@ impl DeferredCall {
         request_state.extend(round.asked.iter().map(|q| q.token.clone()));
         Some(Pending { questions: round.asked.clone(), request_state })
     }
-}
-
-/// What the store says of `token`, echoed by `call` with an answer or not;
-/// the refusal (without its closing words) when it must not be honoured.
-fn echo(tickets: &Tickets, call: &CallKey, wait: Duration, token: &str, has_answer: bool) -> Result<Echo, Refusal> {
-    let another = || Refusal::new(ErrorCode::ApprovalRequired, "the approval answer was given for another call (another client, tool or arguments)");
-    if let Some(spent) = tickets.spent.get(token) {
-        return if &spent.call == call { Ok(Echo::Spent) } else { Err(another()) };
-    }
-    let Some(ticket) = tickets.open.get(token) else {
-        return Err(Refusal::new(
-            ErrorCode::ApprovalRequired,
-            format!("the approval answer names a question ({}) that is not open: used, expired after {} s, or never asked", short(token), wait.as_secs()),
-        ));
-    };
-    if ticket.issued.elapsed() > wait && ticket.answer.is_none() {
-        return Err(Refusal::new(ErrorCode::Timeout, format!("the approval question went unanswered for more than {} s and expired", wait.as_secs())));
-    }
-    if &ticket.call != call {
-        return Err(another());
-    }
-    match (ticket.answer.is_some(), has_answer) {
-        (true, true) => Err(Refusal::new(ErrorCode::ApprovalRequired, format!("the question {} was already answered", short(token)))),
-        (answered, given) => Ok(Echo::Open { answered: answered || given }),
-    }
-}
-
-/// A token as a refusal may name it: enough to tell two apart, not to replay one.
-fn short(token: &str) -> String {
-    format!("{}…", token.chars().take(6).collect::<String>())
 }

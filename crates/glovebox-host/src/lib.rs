@@ -378,9 +378,9 @@ impl Host {
     /// Puts `request` to the user through this handle's channel.
     fn ask(&self, request: &ApprovalRequest) -> Result<(), Refusal> {
         match &self.prompt {
-            Prompt::Ask(approver) => approval::answer_to_result(approver.ask(request), request),
+            Prompt::Ask(approver) => decide::approval::answer_to_result(approver.ask(request), request),
             Prompt::AcrossCalls(call) => match call.answer_for(request) {
-                Some(answer) => approval::answer_to_result(answer, request),
+                Some(answer) => decide::approval::answer_to_result(answer, request),
                 None => Err(call.defer(request)),
             },
         }
@@ -460,7 +460,7 @@ impl Host {
         let verdict = self.inner.config.approvals.verdict(class, names);
         match verdict.policy {
             Policy::Allow => Ok(()),
-            Policy::Deny => Err(approval::denied(class)),
+            Policy::Deny => Err(decide::approval::denied(class)),
             Policy::Prompt => {
                 if self.standing.as_ref().is_some_and(|s| s.covers(class, verdict.escalated_by.as_deref())) {
                     return Ok(());

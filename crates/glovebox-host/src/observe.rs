@@ -9,8 +9,8 @@ use crate::backend::Gated;
 use crate::decide::{self, Guarded, SecureInput};
 use crate::frames::{FrameElement, FrameRecord};
 use crate::grant::State;
-use crate::{refuse, ApprovalRequest, FrameView, Host, Observation, ObserveRequest};
-use glovebox_model::{AccessibilityTree, ApprovalClass, CaptureLimits, DisplaySelection, ErrorCode, Refusal, TreeBudget, WindowInfo, WindowRef};
+use crate::{ApprovalRequest, FrameView, Host, Observation, ObserveRequest};
+use glovebox_model::{AccessibilityTree, ApprovalClass, CaptureLimits, DisplaySelection, Refusal, TreeBudget, WindowInfo, WindowRef};
 use glovebox_platform::marks::PlacedMark;
 use glovebox_platform::Capture;
 use std::sync::Arc;
@@ -103,9 +103,7 @@ impl Host {
             self.approve_unlocked(state, Host::observation_question(Some(&target), what), &[])?;
             // Other calls ran while the person was asked: the window read is the one approved.
             let grant = self.ensure_grant(state, false)?;
-            if grant.target.as_ref().map(|t| t.id) != Some(target.id) {
-                return Err(refuse(ErrorCode::StaleRevision, "the grant moved to another window while the user was asked; observe again"));
-            }
+            decide::freshness::check_still_bound(target.id, grant.target.as_ref().map(|t| t.id))?;
         }
         self.observe_target_fitted(state, &target, request, limits)
     }

@@ -4,8 +4,8 @@
 //! and the audit records (role, id, length — never the text).
 
 use crate::backend::Gated;
-use crate::{decide, refuse, Host};
-use glovebox_model::{ApprovalClass, ElementId, ElementValue, ErrorCode, FrameId, Refusal, READ_MAX_CHARS, READ_MAX_ELEMENTS};
+use crate::{decide, Host};
+use glovebox_model::{ApprovalClass, ElementId, ElementValue, FrameId, Refusal, READ_MAX_CHARS, READ_MAX_ELEMENTS};
 
 impl Host {
     /// The values of `ids` in frame `frame` (the newest of the bound
@@ -23,9 +23,8 @@ impl Host {
             let record = self.newest_frame(&mut state, frame)?;
             let mut described = vec![];
             for id in ids {
-                let Some(element) = record.elements.get(id) else {
-                    return Err(refuse(ErrorCode::StaleRef, format!("{id} is not in frame {frame}; observe again and use the new ids")));
-                };
+                decide::freshness::check_element(frame, *id, record.elements.contains_key(id))?;
+                let element = &record.elements[id];
                 decide::check_readable(*id, element.role)?;
                 described.push((element.role, element.name.clone()));
             }

@@ -79,38 +79,6 @@ pub enum Opened {
     StartedAndHandedBack,
 }
 
-/// Checks a web address for `open_url`: `http` or `https` with a host
-/// (other schemes only when `local` is allowed), no whitespace or control
-/// characters, at most 2,048 bytes. Returns its scheme and host for the audit.
-fn web_address(url: &str, local: bool) -> Result<String, Refusal> {
-    let url = url.trim();
-    if url.is_empty() || url.len() > 2048 || url.chars().any(|c| c.is_control() || c.is_whitespace()) {
-        return Err(Refusal::invalid_argument("a web address is at most 2,048 characters, without spaces or control characters"));
-    }
-    let Some((scheme, rest)) = url.split_once(':') else {
-        return Err(Refusal::invalid_argument(format!("{url:?} is not an address: it names no scheme (https://…)")));
-    };
-    let scheme = scheme.to_ascii_lowercase();
-    if !scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
-        return Err(Refusal::invalid_argument(format!("{url:?} is not an address: its scheme is malformed")));
-    }
-    match scheme.as_str() {
-        "http" | "https" => {
-            let host = rest.strip_prefix("//").map(|r| r.split(['/', '?', '#']).next().unwrap_or_default()).unwrap_or_default();
-            let host = host.rsplit('@').next().unwrap_or_default();
-            if host.is_empty() {
-                return Err(Refusal::invalid_argument(format!("{url:?} names no host")));
-            }
-            Ok(format!("{scheme}://{host}"))
-        }
-        _ if local => Ok(format!("{scheme}:")),
-        _ => Err(refuse(
-            ErrorCode::ScopeViolation,
-            format!("{scheme}: addresses reach local files and programs, not the web; only http and https are opened (`glovebox config set input.local_urls true` allows others)"),
-        )),
-    }
-}
-
 /// Whether a window's class (WM_CLASS) names the application of `plan`.
 fn names_app(w: &WindowInfo, plan: &glovebox_platform::LaunchPlan) -> bool {
     let program = plan.program.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
@@ -343,7 +311,7 @@ impl Host {
     pub fn open_url(&self, url: &str, screenshot: bool) -> Result<OpenedApp, Refusal> {
         let mut state = self.state();
         let result = (|| {
-            let site = web_address(url, self.inner.config.allow_local_urls)?;
+            let site = decide::web_address(url, self.inner.config.allow_local_urls)?;
             let launcher = self.admit_opening(&mut state)?;
             let plan = launcher.browser(url.trim()).gated()?;
             self.approve_launch(&mut state, &plan, "open a web address", format!("{} in {}, on the agent display", url.trim(), plan.name))?;

@@ -1,5 +1,9 @@
-//! The gate's decisions about one input, as pure functions of what the host
-//! knows and what was asked: no bus, no display, no clock, no lock. Which
+//! Every decision of the gate, as pure functions of what the host knows and
+//! what was asked: no bus, no display, no clock, no lock. Each refusal of
+//! a denial, of secure input, of a stale frame, of the budget and of the
+//! approval is built here and nowhere else; the host asks the probes and
+//! the stores, then carries out what these functions say. For one input,
+//! which
 //! checks come first, what a prompt asks, what is refused and why are read
 //! here; `act.rs` carries them out in this order:
 //!
@@ -18,7 +22,15 @@
 //! asks again first), a password field's value never read
 //! ([`check_readable`]), and what a window listing shows where secure
 //! input holds ([`listed_denial`]), as an observation of that window would
-//! refuse it.
+//! refuse it; the grant's budget ([`check_budget`]), scope
+//! ([`check_may_move`]) and pixels ([`check_pixels`]); the approval class
+//! of a call ([`approval_class`]); the addresses `open_url` reaches
+//! ([`web_address`]). [`freshness`] decides which frame a call may use (one
+//! rule for inputs, reads and crops); [`approval`] what an answer, a class
+//! the configuration denies and an echoed question token make of a call.
+
+pub(crate) mod approval;
+pub(crate) mod freshness;
 
 use crate::approval::ApprovalRequest;
 use crate::frames::FrameRecord;
@@ -385,6 +397,38 @@ pub(crate) fn check_basis(frame_id: FrameId, frame: &FrameRecord, window: &Windo
     Ok(())
 }
 
+/// The reach of `open_url`: checks a web address: `http` or `https` with a host
+/// (other schemes only when `local` is allowed), no whitespace or control
+/// characters, at most 2,048 bytes. Returns its scheme and host for the audit.
+pub(crate) fn web_address(url: &str, local: bool) -> Result<String, Refusal> {
+    let url = url.trim();
+    if url.is_empty() || url.len() > 2048 || url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(Refusal::invalid_argument("a web address is at most 2,048 characters, without spaces or control characters"));
+    }
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return Err(Refusal::invalid_argument(format!("{url:?} is not an address: it names no scheme (https://…)")));
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    if !scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
+        return Err(Refusal::invalid_argument(format!("{url:?} is not an address: its scheme is malformed")));
+    }
+    match scheme.as_str() {
+        "http" | "https" => {
+            let host = rest.strip_prefix("//").map(|r| r.split(['/', '?', '#']).next().unwrap_or_default()).unwrap_or_default();
+            let host = host.rsplit('@').next().unwrap_or_default();
+            if host.is_empty() {
+                return Err(Refusal::invalid_argument(format!("{url:?} names no host")));
+            }
+            Ok(format!("{scheme}://{host}"))
+        }
+        _ if local => Ok(format!("{scheme}:")),
+        _ => Err(refuse(
+            ErrorCode::ScopeViolation,
+            format!("{scheme}: addresses reach local files and programs, not the web; only http and https are opened (`glovebox config set input.local_urls true` allows others)"),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -596,6 +640,16 @@ mod tests {
         assert_eq!(approval_class(true, true), ApprovalClass::Foreground);
         let on_agent_display = plan_input(Reach::AgentDisplay, FRAME, &frame(false), &click(Target::Element(ElementId(2)))).unwrap();
         assert_eq!(on_agent_display.approval.class(), Some(ApprovalClass::Input), "the agent display's own devices are not the user's");
+    }
+
+    #[test]
+    fn open_url_reaches_the_web_and_local_addresses_only_where_allowed() {
+        assert_eq!(web_address("https://user@example.org:8080/a?b#c", false).unwrap(), "https://example.org:8080");
+        assert_eq!(code(web_address("file:///etc/passwd", false)), ErrorCode::ScopeViolation);
+        assert_eq!(web_address("file:///tmp/page.html", true).unwrap(), "file:");
+        for bad in ["", "https://exa mple.org", "example.org", "1http://x", "https://"] {
+            assert_eq!(code(web_address(bad, false)), ErrorCode::InvalidArgument, "{bad:?}");
+        }
     }
 
     #[test]
