@@ -12,6 +12,7 @@ pub mod capabilities;
 pub mod compose;
 pub mod doctor;
 pub mod error;
+#[cfg(feature = "fake")]
 pub mod fake;
 pub mod files;
 pub mod gesture;
@@ -282,6 +283,7 @@ pub trait AgentScreen: Send + Sync {
     fn view(&self, limits: CaptureLimits, hidden: &[WindowId]) -> Option<Result<Capture, BackendError>>;
 }
 
+#[cfg(feature = "fake")]
 impl Backends {
     /// Every backend from the fake desktop (tests of policy and loops).
     pub fn of_fake_desktop(desktop: std::sync::Arc<fake::FakeDesktop>, processes: std::sync::Arc<dyn process::ProcessTable>) -> Backends {

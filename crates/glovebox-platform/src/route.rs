@@ -19,6 +19,7 @@ pub enum Route {
     /// pointer and goes where the focus is.
     DeviceEvents,
     /// The fake desktop of the policy tests.
+    #[cfg(feature = "fake")]
     Fake,
     /// `first` put the focus or the cursor on the target, then keys sent to
     /// the window typed into it.
@@ -105,6 +106,7 @@ impl fmt::Display for Route {
             Route::Accessible(call) => write!(f, "at-spi:{call}"),
             Route::WindowEvents => f.write_str("x11:SendEvent"),
             Route::DeviceEvents => f.write_str("x11:XTest"),
+            #[cfg(feature = "fake")]
             Route::Fake => f.write_str("fake"),
             Route::ThenKeys(first) => write!(f, "{first}+x11:SendEvent(keys)"),
             Route::On(route, Relative::Parent) => write!(f, "{route} on the parent"),

@@ -10,6 +10,7 @@
 //! never dropped).
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "fixtures")]
 pub mod fixture;
 mod monitors;
 pub mod wayland;
