@@ -250,9 +250,8 @@ impl Host {
         self.record_recent(describe_action(action), on, format!("delivered by {}", delivery.route));
         // Any input ends the frame; the budget pays for it.
         state.frames.end(frame_id);
-        let grant = state.grant.as_mut().expect("ensured");
-        grant.budget_left -= 1;
-        let mut record = self.grant_record("action", state.grant.as_ref().expect("ensured"));
+        state.held_mut()?.budget_left -= 1;
+        let mut record = self.grant_record("action", state.held()?);
         record.action = Some(action.kind().to_owned());
         record.text_length = action.text_length();
         record.element_role = described.first().map(|(role, _)| *role);

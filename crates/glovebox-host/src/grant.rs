@@ -43,6 +43,26 @@ impl Default for State {
     }
 }
 
+/// [`State::held`] on the grant's own field, for a call that also uses
+/// the state's other fields while reading it.
+pub(crate) fn held(grant: &Option<Grant>) -> Result<&Grant, Refusal> {
+    grant.as_ref().ok_or_else(|| refuse(ErrorCode::NoGrant, "the grant ended while this call ran; observe again"))
+}
+
+impl State {
+    /// The grant this locked call ensured before: it cannot end while the
+    /// lock is held, and should it have (a question let the lock go), the
+    /// call is refused rather than a panic.
+    pub(crate) fn held(&self) -> Result<&Grant, Refusal> {
+        held(&self.grant)
+    }
+
+    /// [`State::held`], for the call to pay from it.
+    pub(crate) fn held_mut(&mut self) -> Result<&mut Grant, Refusal> {
+        self.grant.as_mut().ok_or_else(|| refuse(ErrorCode::NoGrant, "the grant ended while this call ran; observe again"))
+    }
+}
+
 /// How long Stop waits for a turn in flight to let go of the state before
 /// it answers anyway; the turn then revokes the grant at its next check.
 const STOP_WAIT: Duration = Duration::from_millis(50);

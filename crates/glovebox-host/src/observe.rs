@@ -116,7 +116,7 @@ impl Host {
         let screenshot = request.screenshot;
         let b = &self.inner.backends;
         decide::check_secure_input(self.secure_input_now(None)?, Guarded::Read)?;
-        let grant = state.grant.as_ref().expect("ensured");
+        let grant = crate::grant::held(&state.grant)?;
         if screenshot {
             decide::check_pixels(grant.capture, self.inner.pixels_missing.as_deref())?;
         }
@@ -170,7 +170,7 @@ impl Host {
         state.frames.insert(record);
         let revision = grant.revision;
         self.show_cursor_on(state, target, revision);
-        let grant = state.grant.as_ref().expect("ensured");
+        let grant = state.held()?;
         let mut marks = vec![];
         let png = pixels
             .map(|p| {

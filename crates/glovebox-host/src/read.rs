@@ -42,7 +42,7 @@ impl Host {
             let mut values = vec![];
             for id in ids {
                 let value = b.accessibility.read_value(&window, *id, READ_MAX_CHARS).gated()?;
-                let grant = state.grant.as_ref().expect("a frame has a grant");
+                let grant = state.held()?;
                 let mut audit = self.grant_record("read", grant);
                 audit.element_id = Some(id.to_string());
                 audit.element_role = Some(value.role);

@@ -290,7 +290,7 @@ impl Host {
             // Already running: its window, not a second copy.
             if let Some(running) = listed.iter().find(|w| w.desktop == desktop && !w.minimized && names_app(w, &plan) && self.denial_of(w).is_none()) {
                 let window = running.clone();
-                let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
+                let mut record = self.grant_record("open-app", state.held()?);
                 record.detail = Some(format!("{:?} already runs (window {}); nothing started", plan.name, window.id));
                 self.audit(record);
                 self.bind(&mut state, Some(window.clone()), None);
@@ -376,9 +376,8 @@ impl Host {
         let user_window = listed.iter().find(|w| w.focused && w.desktop == Desktop::User && desktop == Desktop::User).map(|w| w.id);
         let before: Vec<_> = listed.iter().map(|w| w.id).collect();
         let pid = launcher.launch(plan, desktop).gated()?;
-        let grant = state.grant.as_mut().expect("ensured");
-        grant.budget_left -= 1;
-        let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
+        state.held_mut()?.budget_left -= 1;
+        let mut record = self.grant_record("open-app", state.held()?);
         record.detail = Some(format!("{detail} as pid {pid}"));
         self.audit(record);
         let window = self.wait_for_new_window(pid, plan, &before)?;
@@ -394,7 +393,7 @@ impl Host {
                     Ok(true) => how = Opened::StartedAndHandedBack,
                     Ok(false) => {}
                     Err(e) => {
-                        let mut record = self.grant_record("open-app", state.grant.as_ref().expect("ensured"));
+                        let mut record = self.grant_record("open-app", state.held()?);
                         record.detail = Some(format!("could not give the user's window back its focus: {}", e.message));
                         self.audit(record);
                         break;
