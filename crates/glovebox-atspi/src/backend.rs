@@ -195,9 +195,9 @@ impl AtspiBackend {
         self.ids.lock_recovered().resolve(window.id.xid, id)
     }
 
-    /// The toolkit of the application behind `window` (`GTK`, `3.24.38`),
-    /// when an observation matched it to an accessible.
-    pub fn toolkit(&self, window: &WindowInfo) -> Option<(String, String)> {
+    /// The toolkit of the application behind `window`, when an observation
+    /// matched it to an accessible (asked over the bus once per application).
+    pub fn toolkit(&self, window: &WindowInfo) -> Option<crate::transport::ToolkitName> {
         let frame = self.frame_of(window)?;
         let bus = self.bus().ok()?;
         self.runtime.block_on(async { tokio::time::timeout(CONNECT_TIMEOUT, bus.toolkit(&frame.bus)).await.ok()?.ok() })
@@ -340,7 +340,7 @@ impl AtspiBackend {
         let outcome = self.runtime.block_on(async {
             let known = self.frames.lock_recovered().get(&window.id.xid).cloned();
             if let Some(frame) = &known {
-                tokio::time::timeout_at(deadline, bus.learn_coordinates(&frame.bus)).await.map_err(|_| timeout())?;
+                tokio::time::timeout_at(deadline, bus.learn_toolkit(&frame.bus)).await.map_err(|_| timeout())?;
             }
             let found = match known {
                 // A frame matched before only needs to still be there.
@@ -356,7 +356,7 @@ impl AtspiBackend {
             };
             self.frames.lock_recovered().insert(window.id.xid, frame.clone());
             let app = frame.bus.clone();
-            tokio::time::timeout_at(deadline, bus.learn_coordinates(&app)).await.map_err(|_| timeout())?;
+            tokio::time::timeout_at(deadline, bus.learn_toolkit(&app)).await.map_err(|_| timeout())?;
             let followed = tokio::time::timeout_at(deadline, self.memos.take(&bus, &app)).await.map_err(|_| timeout())?;
             let mut following = followed.is_some();
             let mut memo = followed.unwrap_or_default();

@@ -8,7 +8,7 @@
 //! `COMPUTER_BACKGROUND_UNAVAILABLE` here; the caller may try another route.
 
 use crate::backend::AtspiBackend;
-use crate::transport::{Bus, BusError, ObjectRef, TextUnit};
+use crate::transport::{Bus, BusError, ObjectRef, TextUnit, ToolkitFamily, ToolkitName};
 use atspi_common::{State, StateSet};
 use futures_util::future::join_all;
 use glovebox_model::{Action, Button, ElementState, Point, Role, WindowInfo};
@@ -569,8 +569,8 @@ impl AtspiBackend {
         };
         // InsertText's length is counted differently per bridge (see `TextUnit`).
         let unit = match self.toolkit(window) {
-            Some((name, _)) if name.eq_ignore_ascii_case("qt") => TextUnit::Utf16,
-            Some((name, version)) if name.eq_ignore_ascii_case("gtk") && version.starts_with("3.") => TextUnit::Utf8Byte,
+            Some(ToolkitName { family: ToolkitFamily::Qt, .. }) => TextUnit::Utf16,
+            Some(ToolkitName { family: ToolkitFamily::Gtk, major: Some(3), .. }) => TextUnit::Utf8Byte,
             _ => TextUnit::Char,
         };
         let (sent_before, _) = bus.changes_sent();

@@ -91,16 +91,61 @@ pub struct Bus {
     conn: zbus::Connection,
     /// Whether this connection found `org.a11y.Status.IsEnabled` false and set it.
     pub turned_accessibility_on: bool,
-    /// Applications whose positions are asked for in window coordinates:
-    /// GTK 4.10 and later answer screen coordinates with (0, 0) for every
-    /// element (gtk/a11y/gtkatspicomponent.c), window ones with the
-    /// element's place in its window, as GTK 4.8 answers both.
-    /// Applications learned so far, and whether each takes window coordinates.
-    window_coordinates: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, bool>>>,
+    /// The toolkit of each application met so far, asked once (a bus name
+    /// is never reused while the bus runs): it says in which coordinates
+    /// to ask for positions, how a bridge counts text, and which routes
+    /// deliver input.
+    toolkits: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, ToolkitName>>>,
     /// Requests sent that change an application (an action, text, a value,
     /// a selection, focus), counted as they leave: a call that times out
     /// after one left was delivered, one that times out before was not.
     changes_sent: std::sync::Arc<std::sync::Mutex<(u64, &'static str)>>,
+}
+
+/// The toolkit families whose bridges glovebox tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolkitFamily {
+    Gtk,
+    Qt,
+    Chromium,
+    Gecko,
+    /// Any other name (LibreOffice's VCL, Java's bridge, …).
+    Other,
+}
+
+/// An application's toolkit as its accessibility root names it
+/// (`Application.ToolkitName` and `Version`), parsed once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolkitName {
+    pub family: ToolkitFamily,
+    /// The version's first number, when it starts with one.
+    pub major: Option<u32>,
+    /// The name and version as the toolkit said them, for messages.
+    pub said: String,
+}
+
+impl ToolkitName {
+    /// Reads `ToolkitName` and `Version` (case does not matter: GTK says
+    /// `GTK`, Qt `Qt`, Chromium `Chromium`, Firefox `Gecko`).
+    pub fn parse(name: &str, version: &str) -> ToolkitName {
+        let family = match name.to_ascii_lowercase().as_str() {
+            "gtk" => ToolkitFamily::Gtk,
+            "qt" => ToolkitFamily::Qt,
+            "chromium" => ToolkitFamily::Chromium,
+            "gecko" => ToolkitFamily::Gecko,
+            _ => ToolkitFamily::Other,
+        };
+        let major = version.split('.').next().and_then(|m| m.trim().parse().ok());
+        ToolkitName { family, major, said: format!("{name} {version}") }
+    }
+
+    /// Whether positions are asked in window coordinates: GTK 4.10 and
+    /// later answer screen coordinates with (0, 0) for every element
+    /// (gtk/a11y/gtkatspicomponent.c), window ones with the element's place
+    /// in its window, as GTK 4.8 answers both.
+    pub fn window_coordinates(&self) -> bool {
+        self.family == ToolkitFamily::Gtk && self.major == Some(4)
+    }
 }
 
 /// The methods whose call changes an application.
@@ -155,7 +200,7 @@ impl Bus {
             .build()
             .await
             .map_err(|e| BusError::NoAccessibilityBus(format!("{address}: {e}")))?;
-        Ok(Bus { conn, turned_accessibility_on, window_coordinates: Default::default(), changes_sent: Default::default() })
+        Ok(Bus { conn, turned_accessibility_on, toolkits: Default::default(), changes_sent: Default::default() })
     }
 
     async fn call<B, R>(&self, target: &ObjectRef, interface: &str, method: &str, body: &B) -> Result<R, BusError>
@@ -380,34 +425,39 @@ impl Bus {
         self.property(target, ACCESSIBLE, "ChildCount").await
     }
 
-    /// Component.GetExtents in screen coordinates: (x, y, width, height).
+    /// Component.GrabFocus.
     pub async fn grab_focus(&self, target: &ObjectRef) -> Result<bool, BusError> {
         self.call(target, COMPONENT, "GrabFocus", &()).await
     }
 
+    /// Component.GetExtents: (x, y, width, height), in screen coordinates
+    /// except for a toolkit that answers window ones
+    /// ([`ToolkitName::window_coordinates`]; [`Bus::learn_toolkit`] first).
     pub async fn extents(&self, target: &ObjectRef) -> Result<(i32, i32, i32, i32), BusError> {
-        let window = self.window_coordinates.lock_recovered().get(&target.bus).copied().unwrap_or(false);
+        let window = self.toolkits.lock_recovered().get(&target.bus).is_some_and(ToolkitName::window_coordinates);
         let coordinates: u32 = if window { 1 } else { 0 };
         self.call(target, COMPONENT, "GetExtents", &(coordinates,)).await
     }
 
-    /// Learns, once per application, in which coordinates to ask for its
-    /// positions: window ones for GTK4, screen ones for everything else.
-    pub async fn learn_coordinates(&self, app: &str) {
-        if self.window_coordinates.lock_recovered().contains_key(app) {
-            return;
-        }
-        let Ok((name, version)) = self.toolkit(app).await else { return };
-        let gtk4 = name.eq_ignore_ascii_case("gtk") && version.starts_with("4.");
-        self.window_coordinates.lock_recovered().insert(app.to_owned(), gtk4);
+    /// Learns the application's toolkit before its positions are read
+    /// (they are asked in the coordinates it answers in); an application
+    /// that does not say is asked in screen coordinates.
+    pub async fn learn_toolkit(&self, app: &str) {
+        let _ = self.toolkit(app).await;
     }
 
-    /// The application's toolkit name and version (`GTK`, `3.24.38`).
-    pub async fn toolkit(&self, bus_name: &str) -> Result<(String, String), BusError> {
+    /// The application's toolkit (`GTK` `3.24.38`), asked over the bus the
+    /// first time only.
+    pub async fn toolkit(&self, bus_name: &str) -> Result<ToolkitName, BusError> {
+        if let Some(known) = self.toolkits.lock_recovered().get(bus_name) {
+            return Ok(known.clone());
+        }
         let root = ObjectRef::root_of(bus_name);
         let name: String = self.property(&root, "org.a11y.atspi.Application", "ToolkitName").await?;
         let version: String = self.property(&root, "org.a11y.atspi.Application", "Version").await?;
-        Ok((name, version))
+        let toolkit = ToolkitName::parse(&name, &version);
+        self.toolkits.lock_recovered().insert(bus_name.to_owned(), toolkit.clone());
+        Ok(toolkit)
     }
 
     /// Action names with their key bindings as the toolkit spells them
@@ -454,5 +504,22 @@ impl Bus {
             .map(|(bus, path)| ObjectRef { bus, path })
             .filter(|o| !o.is_null())
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_toolkit_is_read_once_into_its_family_and_major_version() {
+        let gtk4 = ToolkitName::parse("GTK", "4.8.3");
+        assert_eq!((gtk4.family, gtk4.major), (ToolkitFamily::Gtk, Some(4)));
+        assert!(gtk4.window_coordinates());
+        assert!(!ToolkitName::parse("GTK", "3.24.38").window_coordinates());
+        assert_eq!(ToolkitName::parse("Qt", "5.15.8").family, ToolkitFamily::Qt);
+        assert_eq!(ToolkitName::parse("Chromium", "Chromium 120").major, None);
+        let vcl = ToolkitName::parse("VCLplug", "7.4");
+        assert_eq!((vcl.family, vcl.said.as_str()), (ToolkitFamily::Other, "VCLplug 7.4"));
     }
 }

@@ -5,6 +5,7 @@
 //! toolkit that drops them would otherwise look like a success. Foreground
 //! (XTest) runs only when the host let a foreground call through.
 
+use glovebox_atspi::transport::ToolkitFamily;
 use glovebox_atspi::{AtspiBackend, KeyDestination};
 use glovebox_model::{Action, Button, DeliveryMode, KeyCombo, Modifiers, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
@@ -72,14 +73,14 @@ impl Toolkit {
     /// Identifies the toolkit behind `window`: AT-SPI's answer when the
     /// window was matched to an accessible, else its WM_CLASS.
     pub fn of(atspi: &AtspiBackend, window: &WindowInfo) -> Toolkit {
-        if let Some((name, version)) = atspi.toolkit(window) {
-            return match (name.to_ascii_lowercase().as_str(), version.split('.').next()) {
-                ("gtk", Some("3")) => Toolkit::Gtk3,
-                ("gtk", Some("4")) => Toolkit::Gtk4,
-                ("qt", Some("5")) => Toolkit::Qt5,
-                ("chromium", _) => Toolkit::Chromium,
-                ("gecko", _) => Toolkit::Gecko,
-                _ => Toolkit::Other(format!("{name} {version}")),
+        if let Some(named) = atspi.toolkit(window) {
+            return match (named.family, named.major) {
+                (ToolkitFamily::Gtk, Some(3)) => Toolkit::Gtk3,
+                (ToolkitFamily::Gtk, Some(4)) => Toolkit::Gtk4,
+                (ToolkitFamily::Qt, Some(5)) => Toolkit::Qt5,
+                (ToolkitFamily::Chromium, _) => Toolkit::Chromium,
+                (ToolkitFamily::Gecko, _) => Toolkit::Gecko,
+                _ => Toolkit::Other(named.said),
             };
         }
         match window.app.as_str() {
