@@ -207,7 +207,7 @@ impl AtspiBackend {
     /// them (in glovebox's spelling), for elements whose GetActions named
     /// none: Qt tells a menu item's accelerator to GetKeyBinding alone.
     /// Asked only when a chord is looked for, never on a tree read.
-    pub fn asked_shortcuts(&self, window: &WindowInfo, ids: &[ElementId]) -> Vec<(ElementId, String)> {
+    pub fn asked_shortcuts(&self, window: &WindowInfo, ids: &[ElementId]) -> Vec<(ElementId, glovebox_model::KeyCombo)> {
         let Ok(bus) = self.bus() else { return vec![] };
         let objects: Vec<(ElementId, ObjectRef)> = ids.iter().filter_map(|&id| Some((id, self.resolve(window, id).ok()?))).collect();
         self.runtime.block_on(async {
@@ -537,7 +537,7 @@ impl AtspiBackend {
                 screen_bounds: screen,
                 has_value: n.has_value(),
                 actions: n.actions.clone(),
-                shortcut: n.shortcut.clone(),
+                shortcut: n.shortcut,
                 children: n.children.iter().map(|&c| build(c, nodes, id_of, offset, origin)).collect(),
                 omitted_children: n.omitted.as_ref().map(|(count, hint)| OmittedChildren { count: *count, hint: hint.clone() }),
             }

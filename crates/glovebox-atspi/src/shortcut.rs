@@ -1,14 +1,16 @@
 //! Key bindings as toolkits write them (GTK's `<Control>s` and
-//! `mnemonic;path;accelerator`, Qt's `Ctrl+Shift+S`) in glovebox's
-//! spelling: what an element's `shortcut` shows and what a key chord is
+//! `mnemonic;path;accelerator`, Qt's `Ctrl+Shift+S`) read once into a
+//! [`KeyCombo`]: what an element's `shortcut` shows and what a key chord is
 //! matched against.
 
-/// A toolkit's key binding in glovebox's spelling (`ctrl+shift+s`), or
-/// `None` when it names no key chord. GTK writes `mnemonic;path;accelerator`
+use glovebox_model::KeyCombo;
+
+/// A toolkit's key binding as a key chord (`ctrl+shift+s`), or `None`
+/// when it names no key chord. GTK writes `mnemonic;path;accelerator`
 /// (`s;<Alt>f:s;<Control>s`) or just `<Control>s`; Qt writes `Ctrl+Shift+S`.
 /// A mnemonic alone (GTK's first part, a bare `<Alt>x`) works only while
 /// its menu is open, so it is not a shortcut.
-pub fn shortcut(binding: &str) -> Option<String> {
+pub fn shortcut(binding: &str) -> Option<KeyCombo> {
     let binding = binding.trim();
     if binding.is_empty() {
         return None;
@@ -70,12 +72,11 @@ pub fn shortcut(binding: &str) -> Option<String> {
         "space" | "Space" => "space".into(),
         other => other.to_ascii_lowercase(),
     };
-    glovebox_model::KeyCombo::parse(&[modifiers.join("+"), key.clone()].iter().filter(|s| !s.is_empty()).cloned().collect::<Vec<_>>().join("+")).ok()?;
     // A bare letter is a mnemonic or type-ahead, not a chord.
     if modifiers.is_empty() && key.chars().count() == 1 {
         return None;
     }
-    Some(if modifiers.is_empty() { key } else { format!("{}+{key}", modifiers.join("+")) })
+    KeyCombo::parse(&if modifiers.is_empty() { key } else { format!("{}+{key}", modifiers.join("+")) }).ok()
 }
 
 #[cfg(test)]
@@ -84,16 +85,16 @@ mod tests {
 
     #[test]
     fn key_bindings_in_each_spelling() {
-        assert_eq!(shortcut("<Control>s").as_deref(), Some("ctrl+s"));
-        assert_eq!(shortcut("s;<Alt>f:s;<Control>s").as_deref(), Some("ctrl+s"));
-        assert_eq!(shortcut("<Primary><Shift>z").as_deref(), Some("ctrl+shift+z"));
-        assert_eq!(shortcut("Ctrl+S").as_deref(), Some("ctrl+s"));
-        assert_eq!(shortcut("Ctrl+Shift+R").as_deref(), Some("ctrl+shift+r"));
-        assert_eq!(shortcut("Ctrl++").as_deref(), Some("ctrl++"));
-        assert_eq!(shortcut("F3").as_deref(), Some("f3"));
-        assert_eq!(shortcut("Alt+Right").as_deref(), Some("alt+right"));
-        assert_eq!(shortcut("<Control>Page_Down").as_deref(), Some("ctrl+pagedown"));
-        assert_eq!(shortcut("Ctrl+Q, Ctrl+W").as_deref(), Some("ctrl+q"));
+        assert_eq!(shortcut("<Control>s").map(|c| c.to_string()).as_deref(), Some("ctrl+s"));
+        assert_eq!(shortcut("s;<Alt>f:s;<Control>s").map(|c| c.to_string()).as_deref(), Some("ctrl+s"));
+        assert_eq!(shortcut("<Primary><Shift>z").map(|c| c.to_string()).as_deref(), Some("ctrl+shift+z"));
+        assert_eq!(shortcut("Ctrl+S").map(|c| c.to_string()).as_deref(), Some("ctrl+s"));
+        assert_eq!(shortcut("Ctrl+Shift+R").map(|c| c.to_string()).as_deref(), Some("ctrl+shift+r"));
+        assert_eq!(shortcut("Ctrl++").map(|c| c.to_string()).as_deref(), Some("ctrl++"));
+        assert_eq!(shortcut("F3").map(|c| c.to_string()).as_deref(), Some("F3"));
+        assert_eq!(shortcut("Alt+Right").map(|c| c.to_string()).as_deref(), Some("alt+Right"));
+        assert_eq!(shortcut("<Control>Page_Down").map(|c| c.to_string()).as_deref(), Some("ctrl+PageDown"));
+        assert_eq!(shortcut("Ctrl+Q, Ctrl+W").map(|c| c.to_string()).as_deref(), Some("ctrl+q"));
         // Mnemonics only, or nothing.
         assert_eq!(shortcut("s;<Alt>f:s;"), None);
         assert_eq!(shortcut("x"), None);

@@ -37,8 +37,8 @@ pub struct RawNode {
     pub extents: Option<(i32, i32, i32, i32)>,
     pub actions: Vec<String>,
     /// The key chord the toolkit says activates this element (a menu
-    /// item's accelerator), in glovebox's spelling.
-    pub shortcut: Option<String>,
+    /// item's accelerator).
+    pub shortcut: Option<glovebox_model::KeyCombo>,
     /// A text field known to hold no characters (its count, never its text,
     /// was read): it shows no `has value`.
     pub empty: bool,

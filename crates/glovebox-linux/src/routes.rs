@@ -484,11 +484,10 @@ const ACKNOWLEDGE_WAIT: std::time::Duration = std::time::Duration::from_millis(1
 /// A key chord no event route delivers, as the application's own menu
 /// item or button bound to it: `None` when nothing in the window is.
 pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, wanted: &KeyCombo, repeat: u8) -> Option<Result<Delivery, BackendError>> {
-    let same =
-        |shortcut: &str| KeyCombo::parse(shortcut).is_ok_and(|bound| bound.modifiers == wanted.modifiers && bound.key.lowercase() == wanted.key.lowercase());
+    let same = |bound: &KeyCombo| bound.modifiers == wanted.modifiers && bound.key.lowercase() == wanted.key.lowercase();
     let tree = glovebox_platform::AccessibilitySource::inspect(atspi, window, glovebox_model::TreeBudget::default()).ok()?;
     let root = tree.root.as_ref()?;
-    let mut bound: Vec<&glovebox_model::Element> = root.walk().filter(|e| e.shortcut.as_deref().is_some_and(same)).collect();
+    let mut bound: Vec<&glovebox_model::Element> = root.walk().filter(|e| e.shortcut.as_ref().is_some_and(same)).collect();
     if bound.is_empty() {
         // Menu items whose actions named no binding may still have one (Qt's accelerators); a
         // menu-opening first action's binding is a mnemonic, which works only while its menu is open.

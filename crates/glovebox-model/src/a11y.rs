@@ -259,9 +259,9 @@ pub struct Element {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<String>,
     /// The key chord the application binds to this element (a menu item's
-    /// accelerator), e.g. `ctrl+s`.
+    /// accelerator), e.g. `ctrl+s`, spelled as the `key` action takes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shortcut: Option<String>,
+    pub shortcut: Option<crate::KeyCombo>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Element>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
