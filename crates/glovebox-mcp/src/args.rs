@@ -1,6 +1,9 @@
-//! The arguments of each MCP tool, as their JSON schemas show them.
+//! The arguments of each MCP tool, as their JSON schemas show them. A
+//! range an [`Action`] or the model also checks is the model's constant
+//! ([`glovebox_model::action`], [`glovebox_model::tree_text`]), never a
+//! second literal.
 
-use glovebox_model::{Action, Button, DeliveryMode, ElementId, ModifierKey, Rect, Target, WaitFor};
+use glovebox_model::{action, tree_text, Action, Button, DeliveryMode, ElementId, ModifierKey, Rect, Target, WaitFor, BATCH_STEPS};
 use rmcp::schemars;
 use serde::Deserialize;
 
@@ -23,7 +26,7 @@ pub struct ObserveArgs {
     /// Draw the ids on the screenshot.
     pub marks: Option<bool>,
     /// Fold the tree to about this many tokens.
-    #[schemars(range(min = 200, max = 200000))]
+    #[schemars(range(min = tree_text::MIN_TOKENS, max = tree_text::MAX_TOKENS))]
     pub max_tokens: Option<usize>,
     /// Only the subtree under this id (expands a fold).
     pub within: Option<ElementId>,
@@ -50,7 +53,7 @@ pub struct ClickArgs {
     /// left (default), right, middle, or the back/forward side buttons.
     pub button: Option<Button>,
     /// 1 (default), 2 for a double click, 3 for a triple click.
-    #[schemars(range(min = 1, max = 3))]
+    #[schemars(range(min = *action::CLICK_COUNT.start(), max = *action::CLICK_COUNT.end()))]
     pub count: Option<u8>,
     /// Keys held down during it, e.g. `["ctrl"]` (move, drag and scroll take them too).
     pub modifiers: Option<Vec<ModifierKey>>,
@@ -81,11 +84,11 @@ pub struct ScrollArgs {
     pub target: Target,
     /// Wheel steps to the right (negative: left).
     #[serde(default)]
-    #[schemars(range(min = -100, max = 100))]
+    #[schemars(range(min = -action::MAX_SCROLL_STEPS, max = action::MAX_SCROLL_STEPS))]
     pub dx: i32,
     /// Wheel steps down (negative: up).
     #[serde(default)]
-    #[schemars(range(min = -100, max = 100))]
+    #[schemars(range(min = -action::MAX_SCROLL_STEPS, max = action::MAX_SCROLL_STEPS))]
     pub dy: i32,
     pub modifiers: Option<Vec<ModifierKey>>,
     pub delivery: Option<DeliveryMode>,
@@ -114,7 +117,7 @@ pub struct KeyArgs {
     /// `Enter`, `ctrl+s`, `shift+Tab`, `F5`, or one character.
     pub combo: glovebox_model::KeyCombo,
     /// 1 (default) to 20.
-    #[schemars(range(min = 1, max = 20))]
+    #[schemars(range(min = *action::KEY_REPEAT.start(), max = *action::KEY_REPEAT.end()))]
     pub repeat: Option<u8>,
     pub delivery: Option<DeliveryMode>,
     pub screenshot: Option<bool>,
@@ -132,7 +135,7 @@ pub struct SelectArgs {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct BatchArgs {
     /// 2 or 3 actions; only the first may target.
-    #[schemars(length(min = 2, max = 3))]
+    #[schemars(length(min = *BATCH_STEPS.start(), max = *BATCH_STEPS.end()))]
     pub steps: Vec<Action>,
     pub delivery: Option<DeliveryMode>,
 }

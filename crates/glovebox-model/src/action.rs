@@ -40,7 +40,7 @@ pub enum Action {
         target: Target,
         button: Button,
         /// 1, 2 (a double click) or 3 (a triple click).
-        #[schemars(range(min = 1, max = 3))]
+        #[schemars(range(min = *CLICK_COUNT.start(), max = *CLICK_COUNT.end()))]
         count: u8,
         // Keys held down during the click, e.g. ctrl to add to a selection.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -63,10 +63,10 @@ pub enum Action {
     Scroll {
         target: Target,
         /// Wheel steps to the right (negative: left).
-        #[schemars(range(min = -100, max = 100))]
+        #[schemars(range(min = -MAX_SCROLL_STEPS, max = MAX_SCROLL_STEPS))]
         dx: i32,
         /// Wheel steps down (negative: up).
-        #[schemars(range(min = -100, max = 100))]
+        #[schemars(range(min = -MAX_SCROLL_STEPS, max = MAX_SCROLL_STEPS))]
         dy: i32,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         modifiers: Vec<ModifierKey>,
@@ -86,7 +86,7 @@ pub enum Action {
     Key {
         /// A key or chord such as Enter, ctrl+a, shift+Tab, F5.
         combo: KeyCombo,
-        #[schemars(range(min = 1, max = 20))]
+        #[schemars(range(min = *KEY_REPEAT.start(), max = *KEY_REPEAT.end()))]
         repeat: u8,
     },
     /// Choose an option of a combo box or list by its visible name.
@@ -99,6 +99,15 @@ pub enum Action {
 
 /// Longest text a single type/set_value action carries.
 pub const MAX_TEXT_CHARS: usize = 10_000;
+
+/// Clicks one click action makes: 1, 2 (a double click) or 3 (a triple click).
+pub const CLICK_COUNT: std::ops::RangeInclusive<u8> = 1..=3;
+
+/// Times one key action presses its key or chord.
+pub const KEY_REPEAT: std::ops::RangeInclusive<u8> = 1..=20;
+
+/// Most wheel steps a scroll turns along either axis, either way.
+pub const MAX_SCROLL_STEPS: i32 = 100;
 
 impl Action {
     /// A stable name for audit records and approvals.
@@ -184,11 +193,17 @@ impl Action {
     /// Checks argument ranges; nothing is clamped.
     pub fn validate(&self) -> Result<(), Refusal> {
         match self {
-            Action::Click { count, .. } if !(1..=3).contains(count) => Err(Refusal::invalid_argument(format!("click count {count} is outside 1..=3"))),
-            Action::Key { repeat, .. } if !(1..=20).contains(repeat) => Err(Refusal::invalid_argument(format!("key repeat {repeat} is outside 1..=20"))),
+            Action::Click { count, .. } if !CLICK_COUNT.contains(count) => {
+                Err(Refusal::invalid_argument(format!("click count {count} is outside {CLICK_COUNT:?}")))
+            }
+            Action::Key { repeat, .. } if !KEY_REPEAT.contains(repeat) => {
+                Err(Refusal::invalid_argument(format!("key repeat {repeat} is outside {KEY_REPEAT:?}")))
+            }
             Action::Type { text } if text.is_empty() => Err(Refusal::invalid_argument("there is no text to type")),
             Action::Scroll { dx: 0, dy: 0, .. } => Err(Refusal::invalid_argument("a scroll needs a non-zero dx or dy")),
-            Action::Scroll { dx, dy, .. } if dx.abs() > 100 || dy.abs() > 100 => Err(Refusal::invalid_argument("scroll steps lie in -100..=100")),
+            Action::Scroll { dx, dy, .. } if dx.abs() > MAX_SCROLL_STEPS || dy.abs() > MAX_SCROLL_STEPS => {
+                Err(Refusal::invalid_argument(format!("scroll steps lie in -{MAX_SCROLL_STEPS}..={MAX_SCROLL_STEPS}")))
+            }
             Action::Select { option, .. } if option.is_empty() => Err(Refusal::invalid_argument("the option to select is empty")),
             Action::Drag { from, to, .. } if from == to => Err(Refusal::invalid_argument("a drag needs two different points")),
             _ => match self.text_length() {
@@ -254,6 +269,16 @@ mod tests {
         ] {
             assert_eq!(bad.validate().unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn range_refusals_name_the_declared_ranges() {
+        let at = Target::Point(Point { x: 1, y: 1 });
+        let message = |action: Action| action.validate().unwrap_err().message;
+        assert_eq!(message(Action::Click { target: at, button: Button::Left, count: 4, modifiers: vec![] }), "click count 4 is outside 1..=3");
+        assert_eq!(message(Action::Key { combo: "Enter".parse().unwrap(), repeat: 21 }), "key repeat 21 is outside 1..=20");
+        assert_eq!(message(Action::Scroll { target: at, dx: 101, dy: 0, modifiers: vec![] }), "scroll steps lie in -100..=100");
+        assert!(Action::Scroll { target: at, dx: -100, dy: 100, modifiers: vec![] }.validate().is_ok());
     }
 
     #[test]
