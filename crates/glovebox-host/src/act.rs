@@ -49,13 +49,17 @@ const SETTLE_ACKNOWLEDGED: glovebox_platform::SettleLimits = glovebox_platform::
 /// What a span of calls does, for the one prompt that approves it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Span {
+    /// The approval class the span is asked for; its calls of that class
+    /// (and observations, for input) ask no more.
     pub class: ApprovalClass,
     /// One line per step (`click at (120, 40)`, `screenshot`, `run the
     /// instruction "…" for up to 10 steps`).
     pub actions: Vec<String>,
     /// Role and name of the elements the span's steps touch, where known.
     pub targets: Vec<(Role, String)>,
+    /// Characters the span's steps would type, in all.
     pub text_characters: usize,
+    /// Anything else the prompt shows (the instruction a run follows).
     pub detail: Option<String>,
     /// The person started this span themselves (`glovebox run` typed at a
     /// terminal): that is the approval a prompt would ask for, unless the

@@ -14,8 +14,11 @@ use glovebox_model::{Action, ApprovalClass, ApprovalMode, Button, Policy, Target
 /// The approval settings of one host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Approvals {
+    /// The policy of looking at the desktop (listing, observing, reading).
     pub observe: Policy,
+    /// The policy of input delivered in the background.
     pub input: Policy,
+    /// The policy of input with the real pointer and keyboard.
     pub foreground: Policy,
     /// Lower-cased words; a name with a word starting with one asks first.
     pub consequential: Vec<String>,
@@ -70,6 +73,7 @@ impl Approvals {
 /// The policy a call gets, and why it asks when a consequential name made it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
+    /// Allow, prompt or deny, after escalation.
     pub policy: Policy,
     /// The sentence saying why (`"Send" reads like "send"`).
     pub escalation: Option<String>,
@@ -81,9 +85,23 @@ pub struct Verdict {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Subject {
     /// A call of an approval class: one line per action, in order.
-    Call { class: ApprovalClass, actions: Vec<String> },
+    Call {
+        /// The class whose policy asked.
+        class: ApprovalClass,
+        /// What the call would do (`click "Save"`).
+        actions: Vec<String>,
+    },
     /// A provider's safety check on a step the model proposed.
-    SafetyCheck { id: String, code: Option<String>, message: Option<String>, step: Vec<String> },
+    SafetyCheck {
+        /// The provider's id of the check; an acknowledgement names it.
+        id: String,
+        /// The provider's kind of check, when it gives one.
+        code: Option<String>,
+        /// The provider's explanation, when it gives one.
+        message: Option<String>,
+        /// The proposed step, one line per action.
+        step: Vec<String>,
+    },
 }
 
 /// One question for the user, built by the host. Typed text appears as its
@@ -92,6 +110,7 @@ pub enum Subject {
 /// ([`ShownText`]); field values never.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApprovalRequest {
+    /// What is asked about: a call of a class, or a safety check.
     pub subject: Subject,
     /// The bound window, as `app (pid/xid)`.
     pub window: Option<String>,
@@ -125,6 +144,7 @@ impl ApprovalRequest {
         }
     }
 
+    /// The approval class asked about; `None` for a safety check.
     pub fn class(&self) -> Option<ApprovalClass> {
         match &self.subject {
             Subject::Call { class, .. } => Some(*class),
@@ -192,7 +212,9 @@ impl ApprovalRequest {
 /// same. Shown to the person only: the audit keeps lengths.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShownText {
+    /// The typed text, whole; the question cuts it to its first 300 characters.
     pub text: String,
+    /// Why it is shown.
     pub why: ShownBecause,
 }
 
@@ -225,8 +247,12 @@ impl ShownText {
 /// The user's answer, as the prompt channel heard it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
+    /// The user said yes.
     Approved,
+    /// The user said no.
     Declined,
+    /// The user dismissed the question without answering (closed the
+    /// prompt, ended the input); refused as a no.
     Cancelled,
     /// There is no one to ask (no terminal, a client without elicitation),
     /// or the channel failed; said why.
@@ -235,6 +261,7 @@ pub enum Answer {
 
 /// A surface's prompt channel. It only asks and reports the answer.
 pub trait Approver: Send + Sync {
+    /// Puts `request` to the user and waits for the answer.
     fn ask(&self, request: &ApprovalRequest) -> Answer;
 }
 
@@ -275,11 +302,11 @@ impl<F: Fn(&ApprovalRequest) -> Answer + Send + Sync> Approver for F {
 /// inside it are already answered, except consequential targets unless the
 /// user was shown them, and foreground delivery, which always asks.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Standing {
-    pub class: ApprovalClass,
+pub(crate) struct Standing {
+    pub(crate) class: ApprovalClass,
     /// Names of consequential targets the user was shown when approving (a
     /// batch whose targets were known): these do not ask again one by one.
-    pub shown: Vec<String>,
+    pub(crate) shown: Vec<String>,
 }
 
 impl Standing {

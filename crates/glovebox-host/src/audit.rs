@@ -11,36 +11,53 @@ use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+/// One line of the audit trail. The grant fields are set when a grant was
+/// active; the others only where the event has them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditRecord {
+    /// When it happened, in Unix milliseconds.
     pub ts_ms: u64,
+    /// The glovebox process that wrote it.
     pub pid: u32,
+    /// What happened (`grant-created`, `observe`, `action`, `refusal`, …).
     pub event: String,
+    /// The active grant's id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grant_id: Option<String>,
+    /// The active grant's scope.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
+    /// Who created the active grant.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<Origin>,
+    /// The grant's bound window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<WindowId>,
+    /// The bound window's application.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
+    /// The action's kind (`click`, `type`), for actions and their refusals.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
+    /// The role of the element acted on or read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub element_role: Option<glovebox_model::Role>,
+    /// The id of the element acted on or read, in its frame.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub element_id: Option<String>,
+    /// How many characters were typed; the text itself is never kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text_length: Option<usize>,
+    /// A refusal's code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<ErrorCode>,
+    /// What else the event says, in words (the route, a refusal's message).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
 
 impl AuditRecord {
+    /// A record of `event`, stamped now by this process, with nothing else set.
     pub fn new(event: &str) -> AuditRecord {
         AuditRecord {
             ts_ms: glovebox_platform::now_ms(),
@@ -61,6 +78,7 @@ impl AuditRecord {
     }
 }
 
+/// The audit trail's file.
 #[derive(Debug, Clone)]
 pub struct AuditLog {
     path: PathBuf,
@@ -77,10 +95,12 @@ impl AuditLog {
         state.join("glovebox").join("audit").join("audit.jsonl")
     }
 
+    /// The trail kept in `path`; nothing is opened until a record is appended.
     pub fn new(path: PathBuf) -> AuditLog {
         AuditLog { path }
     }
 
+    /// Where the trail is kept.
     pub fn path(&self) -> &Path {
         &self.path
     }

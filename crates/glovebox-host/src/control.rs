@@ -34,27 +34,37 @@ pub enum ControlRequest {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "reply", rename_all = "kebab-case")]
 pub enum ControlReply {
+    /// The grant is revoked and the Stop cooldown runs.
     Stopped,
     /// Stop was asked and could not be carried out.
     StopFailed {
+        /// Why it could not.
         refusal: Refusal,
     },
+    /// The active grant.
     Grant {
+        /// The grant as `glovebox grant status` shows it.
         grant: glovebox_model::GrantView,
     },
+    /// The holder has no active grant.
     NoGrant,
     /// The holder's state is taken (a call in flight) or unusable.
     Busy {
+        /// Which of the two, in words.
         why: String,
     },
+    /// The holder's indicator page.
     Indicator {
+        /// Its address, with the access token it needs.
         url: String,
     },
+    /// The holder serves no indicator page.
     NoIndicator,
     /// The holder is ending.
     Gone,
     /// The request was not one this holder understands (another version).
     Unknown {
+        /// The request's line as received, cut to 200 characters.
         request: String,
     },
 }
@@ -100,6 +110,8 @@ impl DisplayDir {
         }
     }
 
+    /// The files of `display` under `root`, which is made (or checked to be
+    /// this user's and tightened) first.
     pub fn new(root: &Path, display: &str) -> Result<DisplayDir, Refusal> {
         // Under /tmp (no XDG_RUNTIME_DIR) another user could have made it first: theirs is refused.
         glovebox_platform::files::private_dir(root).map_err(|e| io_refusal("runtime directory", e))?;
@@ -141,6 +153,7 @@ impl DisplayDir {
         std::fs::write(&tmp, until.to_string()).and_then(|_| std::fs::rename(&tmp, &path)).map_err(|e| io_refusal("stop cooldown", e))
     }
 
+    /// Ends the Stop cooldown (the user created a grant).
     pub fn clear_cooldown(&self) {
         let _ = std::fs::remove_file(self.file("stopped-until"));
     }

@@ -9,42 +9,53 @@ fn unsupported() -> Refusal {
     Refusal::new(ErrorCode::PlatformUnsupported, format!("glovebox cannot coordinate grants on {} yet", std::env::consts::OS))
 }
 
+/// A display's coordination files, which cannot exist here.
 #[derive(Debug, Clone)]
 pub struct DisplayDir;
 
+/// A display's grant lock, never taken here.
 #[derive(Debug)]
 pub struct DisplayLock;
 
+/// A control socket, never served here.
 #[derive(Debug)]
 pub struct ControlServer;
 
 impl DisplayDir {
+    /// `glovebox` in the temporary directory; nothing is kept there.
     pub fn default_root() -> PathBuf {
         std::env::temp_dir().join("glovebox")
     }
 
+    /// Succeeds, so a host opens and refuses each grant instead.
     pub fn new(_root: &Path, _display: &str) -> Result<DisplayDir, Refusal> {
         Ok(DisplayDir)
     }
 
+    /// Refuses: no grant can be created.
     pub fn lock(&self) -> Result<DisplayLock, Refusal> {
         Err(unsupported())
     }
 
+    /// Refuses: no cooldown can be shared.
     pub fn start_cooldown(&self, _length: Duration) -> Result<(), Refusal> {
         Err(unsupported())
     }
 
+    /// Does nothing: no cooldown runs.
     pub fn clear_cooldown(&self) {}
 
+    /// Always `None`: no cooldown runs.
     pub fn cooldown_left(&self) -> Option<Duration> {
         None
     }
 
+    /// Refuses: no socket can be served.
     pub fn serve(&self, _handle: impl Fn(&str) -> String + Send + 'static) -> Result<ControlServer, Refusal> {
         Err(unsupported())
     }
 
+    /// Refuses: no holder can be reached.
     pub fn send(&self, _command: &str) -> Result<String, Refusal> {
         Err(unsupported())
     }

@@ -79,7 +79,9 @@ pub struct PendingQuestion {
 /// retry must echo: every token of the call, answered ones included.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pending {
+    /// The questions this round asked, each with its token.
     pub questions: Vec<PendingQuestion>,
+    /// The tokens the retry must echo, those of answers carried over included.
     pub request_state: Vec<String>,
 }
 
@@ -87,7 +89,9 @@ pub struct Pending {
 /// out (its opaque request state) and the user's answers, by token.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Retry {
+    /// The previous round's request state, as it was handed out.
     pub tokens: Vec<String>,
+    /// The user's answer to each question, by its token.
     pub answers: Vec<(String, Answer)>,
 }
 

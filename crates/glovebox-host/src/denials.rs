@@ -64,6 +64,9 @@ pub struct Denials {
 }
 
 impl Denials {
+    /// The rules of glovebox process `own_pid` running as `uid`: its
+    /// ancestors are read from `table` now, and `configured` deny-list
+    /// entries (lower-cased, blanks dropped) join [`BUILT_IN_DENY`].
     pub fn new(table: &dyn ProcessTable, own_pid: u32, uid: u32, rule: AncestorRule, configured: &[String]) -> Denials {
         let mut entries: Vec<(String, bool)> = BUILT_IN_DENY.iter().map(|e| (e.to_string(), true)).collect();
         entries.extend(configured.iter().map(|e| e.trim().to_lowercase()).filter(|e| !e.is_empty()).map(|e| (e, false)));

@@ -7,45 +7,45 @@ use std::time::Instant;
 
 /// What the host remembers of one observation.
 #[derive(Debug, Clone)]
-pub struct FrameRecord {
-    pub id: FrameId,
-    pub window: WindowId,
-    pub revision: u64,
+pub(crate) struct FrameRecord {
+    pub(crate) id: FrameId,
+    pub(crate) window: WindowId,
+    pub(crate) revision: u64,
     /// The window's client area when the frame was made (root
     /// coordinates): an action is stale once the window measures otherwise.
-    pub geometry: Rect,
+    pub(crate) geometry: Rect,
     /// The part of the window the image shows (the client area clipped to
     /// the screen): points in the image map through it.
-    pub shown: Rect,
+    pub(crate) shown: Rect,
     /// The pixel space coordinates refer to: the screenshot's, or the
     /// window's own pixels when no screenshot was taken.
-    pub image: Size,
+    pub(crate) image: Size,
     /// Every element of the frame's tree: its role, and the centre of its
     /// visible part in global coordinates when it has one.
-    pub elements: HashMap<ElementId, FrameElement>,
+    pub(crate) elements: HashMap<ElementId, FrameElement>,
     /// Elements with visible bounds, in tree order (parents before children).
-    pub hit_order: Vec<ElementId>,
+    pub(crate) hit_order: Vec<ElementId>,
     /// The window had no accessibility tree: element ids cannot exist.
-    pub no_tree: bool,
+    pub(crate) no_tree: bool,
     /// The screenshot at full resolution, kept for zoom.
-    pub pixels: Option<std::sync::Arc<glovebox_platform::RgbImage>>,
+    pub(crate) pixels: Option<std::sync::Arc<glovebox_platform::RgbImage>>,
     /// The tree as observed: what the next input's result is compared with.
-    pub tree: std::sync::Arc<glovebox_model::AccessibilityTree>,
-    pub created: Instant,
+    pub(crate) tree: std::sync::Arc<glovebox_model::AccessibilityTree>,
+    pub(crate) created: Instant,
 }
 
 #[derive(Debug, Clone)]
-pub struct FrameElement {
-    pub role: glovebox_model::Role,
-    pub name: String,
+pub(crate) struct FrameElement {
+    pub(crate) role: glovebox_model::Role,
+    pub(crate) name: String,
     /// The part of the element inside the window, in global coordinates.
-    pub visible: Option<Rect>,
-    pub center: Option<Point>,
+    pub(crate) visible: Option<Rect>,
+    pub(crate) center: Option<Point>,
 }
 
 impl FrameElement {
     /// Records `element` of a window whose client area is `geometry`.
-    pub fn of(element: &glovebox_model::Element, geometry: Rect) -> FrameElement {
+    pub(crate) fn of(element: &glovebox_model::Element, geometry: Rect) -> FrameElement {
         let visible = element.screen_bounds.and_then(|b| b.intersection(geometry));
         let center = visible.map(|v| Point { x: v.x + v.width as i32 / 2, y: v.y + v.height as i32 / 2 });
         FrameElement { role: element.role, name: element.name.clone(), visible, center }
@@ -56,13 +56,13 @@ impl FrameRecord {
     /// The deepest element of this frame whose visible part holds global
     /// point `at` (the last in tree order: children and later siblings
     /// are drawn over their predecessors).
-    pub fn element_at(&self, at: Point) -> Option<ElementId> {
+    pub(crate) fn element_at(&self, at: Point) -> Option<ElementId> {
         self.hit_order.iter().rev().copied().find(|id| self.elements.get(id).and_then(|e| e.visible).is_some_and(|r| r.contains(at)))
     }
 
     /// Maps a point in the frame's image to global desktop coordinates.
     /// Outside the image is refused, never clamped.
-    pub fn to_global(&self, p: Point) -> Result<Point, Refusal> {
+    pub(crate) fn to_global(&self, p: Point) -> Result<Point, Refusal> {
         let frame = glovebox_model::Frame {
             id: self.id,
             subject: glovebox_model::FrameSubject::Window { window: self.window, geometry: self.shown },
@@ -77,25 +77,25 @@ impl FrameRecord {
 
 /// The newest frame of each window; older ones are gone by construction.
 #[derive(Debug, Default)]
-pub struct FrameStore {
+pub(crate) struct FrameStore {
     newest: HashMap<WindowId, FrameRecord>,
 }
 
 impl FrameStore {
-    pub fn insert(&mut self, frame: FrameRecord) {
+    pub(crate) fn insert(&mut self, frame: FrameRecord) {
         self.newest.insert(frame.window, frame);
     }
 
-    pub fn get(&self, id: FrameId) -> Option<&FrameRecord> {
+    pub(crate) fn get(&self, id: FrameId) -> Option<&FrameRecord> {
         self.newest.values().find(|f| f.id == id)
     }
 
     /// Ends a frame: ids and coordinates of it are stale from now on.
-    pub fn end(&mut self, id: FrameId) {
+    pub(crate) fn end(&mut self, id: FrameId) {
         self.newest.retain(|_, f| f.id != id);
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.newest.clear();
     }
 }

@@ -24,6 +24,7 @@
 //! # Ok(()) }
 //! ```
 #![forbid(unsafe_code)]
+#![deny(missing_docs, unreachable_pub)]
 
 pub mod access;
 mod act;
@@ -40,7 +41,7 @@ pub mod control;
 mod decide;
 pub mod deferred;
 pub mod denials;
-pub mod frames;
+mod frames;
 mod grant;
 mod observe;
 pub mod presence;
@@ -84,17 +85,36 @@ pub struct HostConfig {
     pub enabled: bool,
     /// The display the grant lock is per (e.g. `:0`).
     pub display: String,
+    /// Where each display's lock, Stop cooldown and control socket live
+    /// ([`DisplayDir::default_root`] by default).
     pub runtime_root: std::path::PathBuf,
+    /// The audit trail's JSON lines file ([`AuditLog::default_path`]).
     pub audit_path: std::path::PathBuf,
+    /// Input actions a new grant may deliver before it closes (starting an
+    /// application counts as one).
     pub budget: u32,
+    /// A grant unused this long expires.
     pub idle_expiry: Duration,
+    /// Whether grants may include pixels; forced to accessibility-only
+    /// when the desktop's pixels cannot be read.
     pub capture: CaptureMode,
+    /// No input is delivered at all; observation still works.
     pub read_only: bool,
+    /// Deny-list entries added to [`denials::BUILT_IN_DENY`], matched against
+    /// a window's application, instance and executable names; `*` matches
+    /// any run of characters, case is ignored.
     pub deny: Vec<String>,
+    /// Which of the processes that launched glovebox count as glovebox
+    /// itself (self-target).
     pub ancestor_rule: AncestorRule,
+    /// A frame older than this is stale: its ids and points are refused.
     pub frame_ttl: Duration,
+    /// After Stop, agent grants are refused on this display for this long.
     pub stop_cooldown: Duration,
+    /// Limits of each accessibility tree read.
     pub tree_budget: TreeBudget,
+    /// The largest screenshot an observation returns, unless it asks for a
+    /// smaller fit.
     pub capture_limits: CaptureLimits,
     /// Calls may ask for foreground delivery (the real pointer and keyboard).
     pub allow_foreground: bool,
@@ -104,6 +124,8 @@ pub struct HostConfig {
     pub screenshot_after_input: bool,
     /// The default bound on an observation's text tree, for surfaces.
     pub text_budget: TokenBudget,
+    /// The policy of each approval class and what escalates a call to
+    /// consequential.
     pub approvals: Approvals,
     /// How long a question asked across calls waits for its answer.
     pub answer_wait: Duration,
@@ -114,10 +136,16 @@ pub struct HostConfig {
 /// Whether, and where, delivered actions are recorded ([`recording`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Recording {
+    /// Nothing is recorded.
     #[default]
     Off,
     /// One file per grant in `dir`, typed text kept as `text` says.
-    On { dir: std::path::PathBuf, text: glovebox_model::TextRecording },
+    On {
+        /// The directory of the recordings ([`recording::default_dir`]).
+        dir: std::path::PathBuf,
+        /// Whether typed text is kept or only its length.
+        text: glovebox_model::TextRecording,
+    },
 }
 
 impl HostConfig {
@@ -161,31 +189,45 @@ impl HostConfig {
 /// A window as the host lists it: with the reason it is denied, if it is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ListedWindow {
+    /// The window as the backend lists it.
     #[serde(flatten)]
     pub window: WindowInfo,
+    /// Why it may not be a target; `None` when it may.
     pub denial: Option<Denial>,
 }
 
+/// One page of the host's window listing, frontmost window first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ListedPage {
+    /// This page's number, from 1.
     pub page: usize,
+    /// How many pages the matching windows fill.
     pub pages: usize,
+    /// Windows matching the query on all pages.
     pub total: usize,
+    /// This page's windows.
     pub windows: Vec<ListedWindow>,
 }
 
 /// What an observation's coordinates and ids are valid against.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FrameView {
+    /// The frame's id: an action names it to use this frame's element ids
+    /// and points.
     pub id: FrameId,
+    /// The window the frame shows (the grant's bound window).
     pub window: WindowId,
+    /// The grant revision it was taken in; a new revision makes it stale.
     pub revision: u64,
     /// The window's client area as measured for this frame (root coordinates).
     pub geometry: Rect,
     /// The pixel space of point targets: the screenshot's size, or the
     /// window's own size without one.
     pub image: Size,
+    /// Image pixels per native pixel (1.0 when not scaled down).
     pub scale: f64,
+    /// Seconds the frame stays usable from when it was taken (the
+    /// configured frame lifetime); after that it is stale.
     pub expires_in_secs: u64,
     /// Parts of the window (root coordinates) that other windows covered:
     /// they are black in the screenshot, never the other window's pixels.
@@ -196,18 +238,22 @@ pub struct FrameView {
 /// One observation of the bound window.
 #[derive(Debug, Clone)]
 pub struct Observation {
+    /// What the ids and coordinates below are valid against.
     pub frame: FrameView,
+    /// The window's accessibility tree, read for this frame.
     pub tree: AccessibilityTree,
     /// PNG bytes, when the grant allows pixels and they were asked for.
     pub screenshot: Option<Vec<u8>>,
     /// The element ids drawn on the screenshot, where they were drawn (its pixels).
     pub marks: Vec<glovebox_platform::marks::PlacedMark>,
+    /// The grant as it stands after this observation.
     pub grant: GrantView,
 }
 
 /// What an observation is asked to return besides the tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ObserveRequest {
+    /// A screenshot, where the grant allows pixels.
     pub screenshot: bool,
     /// Actionable elements' ids drawn on the screenshot.
     pub marks: bool,
@@ -222,8 +268,11 @@ pub struct ObserveRequest {
 pub struct ActRequest {
     /// The frame whose ids and coordinates the action uses.
     pub frame: FrameId,
+    /// What to do.
     pub action: Action,
+    /// Background, or foreground where the configuration allows it.
     pub mode: DeliveryMode,
+    /// What to look at once it is delivered.
     pub look: LookAfter,
 }
 
@@ -233,10 +282,12 @@ impl ActRequest {
         ActRequest { frame, action, mode: DeliveryMode::Background, look: LookAfter::AsConfigured }
     }
 
+    /// This request delivered in `mode`.
     pub fn mode(self, mode: DeliveryMode) -> ActRequest {
         ActRequest { mode, ..self }
     }
 
+    /// This request followed by `look`.
     pub fn look(self, look: LookAfter) -> ActRequest {
         ActRequest { look, ..self }
     }
@@ -250,7 +301,10 @@ pub enum LookAfter {
     AsConfigured,
     /// The tree, with a screenshot when `screenshot` and the grant holds
     /// pixels.
-    Tree { screenshot: bool },
+    Tree {
+        /// Whether a screenshot is asked for.
+        screenshot: bool,
+    },
     /// Nothing: the caller observes on its own schedule.
     Nothing,
 }
@@ -263,12 +317,15 @@ pub struct HostCapabilities {
     pub input: bool,
     /// Grants created here may include screenshots.
     pub pixels: bool,
+    /// No input is delivered: the host runs read-only, or this handle is
+    /// observe-only.
     pub read_only: bool,
 }
 
 /// The result of a delivered action.
 #[derive(Debug, Clone)]
 pub struct ActOutcome {
+    /// The route that carried the input and what the application said of it.
     pub delivery: Delivery,
     /// The next observation of the bound window. An action that was
     /// delivered stays delivered even when this fails (a menu it opened may
@@ -481,6 +538,7 @@ impl Host {
         self.inner.config.text_budget
     }
 
+    /// What this handle can do: input, pixels, read-only.
     pub fn capabilities(&self) -> HostCapabilities {
         HostCapabilities {
             input: self.inner.backends.input.is_some() && !self.inner.config.read_only && !self.observe_only,

@@ -18,8 +18,12 @@ const RECENT: usize = 8;
 /// Typed text appears as its length only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RecentAction {
+    /// When it was delivered or refused, in Unix milliseconds.
     pub at_ms: u64,
+    /// The action in words ([`crate::describe_action`]).
     pub action: String,
+    /// The element's role and name (`push button "OK"`), when it was
+    /// delivered to a known element.
     pub target: Option<String>,
     /// `delivered by …` or the refusal's code.
     pub result: String,
@@ -28,9 +32,11 @@ pub struct RecentAction {
 /// Everything the indicator shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PresenceView {
+    /// The active grant; `None` without one.
     pub grant: Option<GrantView>,
     /// The bound window's title, when there is one.
     pub window_title: Option<String>,
+    /// The last few actions, oldest first.
     pub recent: Vec<RecentAction>,
     /// Stop was pressed and the cooldown has not ended.
     pub stopped: bool,

@@ -47,26 +47,33 @@ fn prune(dir: &Path, keep: usize) {
 /// A named element around the target, outermost first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Named {
+    /// Its role.
     pub role: Role,
+    /// Its accessible name, never empty.
     pub name: String,
 }
 
 /// An element as a later session can find it again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ElementAddress {
+    /// The element's role.
     pub role: Role,
+    /// The element's accessible name (may be empty).
     pub name: String,
     /// Its named ancestors, outermost first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ancestors: Vec<Named>,
 }
 
+/// One target of a recorded step, as a later session can find it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RecordedTarget {
+    /// An element, by its address.
     Element(ElementAddress),
     /// A point in the frame's image pixels, as it was given (a window that looks the same again).
     Point {
+        /// The point, in the recording frame's image pixels.
         point: Point,
     },
 }
@@ -74,7 +81,9 @@ pub enum RecordedTarget {
 /// The window a step acted in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WindowAddress {
+    /// The window's application (its class).
     pub app: String,
+    /// The window's title when the step was delivered.
     pub title: String,
 }
 
@@ -82,11 +91,15 @@ pub struct WindowAddress {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Header {
+    /// The format version ([`FORMAT`]).
     pub glovebox_recording: u32,
+    /// The id of the grant recorded.
     pub grant: String,
     /// Unix milliseconds.
     pub started: u64,
+    /// Whether typed text is kept or only its length.
     pub text: TextRecording,
+    /// The line's signature, the first of the chain.
     pub mac: String,
 }
 
@@ -94,7 +107,9 @@ pub struct Header {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
+    /// Its place in the recording, from 1.
     pub index: u32,
+    /// The window it acted in.
     pub window: WindowAddress,
     /// The action as delivered; its element ids are the recording session's,
     /// and its text is empty when `withheld_text` is set.
@@ -107,6 +122,7 @@ pub struct Step {
     /// What the step changed, without ids; absent when nothing looked after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Vec<String>>,
+    /// The line's signature, chained to the line before.
     pub mac: String,
 }
 
@@ -120,14 +136,18 @@ pub struct Trailer {
     /// Whether the recording ended (its grant or host did); `false` while
     /// it is still being written, or when its glovebox stopped before.
     pub finished: bool,
+    /// The line's signature, chained to the last step (or the header).
     pub mac: String,
 }
 
 /// A recording read back and verified.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {
+    /// The file it was read from.
     pub path: PathBuf,
+    /// Its first line.
     pub header: Header,
+    /// Its steps, in order.
     pub steps: Vec<Step>,
     /// Whether its recorder ended it ([`Trailer::finished`]).
     pub finished: bool,
@@ -136,21 +156,39 @@ pub struct Recording {
 /// Why a recording cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum RecordingError {
+    /// The file or the key could not be read, or the file is not a regular
+    /// one of a readable size; what happened, in words.
     #[error("reading the recording: {0}")]
     Io(String),
+    /// A line that does not parse as the line expected there.
     #[error("line {line} is not a recording line: {why}")]
-    Malformed { line: usize, why: String },
+    Malformed {
+        /// The line's number, from 1.
+        line: usize,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A line whose signature does not match.
     #[error("line {line} does not carry this user's signature: the recording was changed after it was made (or made by another user)")]
-    Tampered { line: usize },
+    Tampered {
+        /// The line's number, from 1.
+        line: usize,
+    },
+    /// A header of another format version; the version it names.
     #[error("recording format {0} is not one this glovebox reads (it reads {FORMAT})")]
     Format(u32),
+    /// No closing line after the steps.
     #[error(
         "the recording is incomplete: it has no closing line after its {steps} step(s), so it was cut short (its last lines removed) or torn while a line was written; it is not replayed"
     )]
-    Incomplete { steps: usize },
+    Incomplete {
+        /// The steps read before the end.
+        steps: usize,
+    },
 }
 
 impl RecordingError {
+    /// The refusal a caller replaying it answers (`COMPUTER_INVALID_ARGUMENT`).
     pub fn to_refusal(&self) -> Refusal {
         Refusal::invalid_argument(self.to_string())
     }
@@ -224,6 +262,7 @@ impl Recorder {
         Ok(recorder)
     }
 
+    /// The recording's file.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -406,7 +445,9 @@ pub fn address_of(tree: &glovebox_model::AccessibilityTree, id: ElementId) -> Op
 /// Where an address leads in a live tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Found {
+    /// Exactly one element answers to it.
     One(ElementId),
+    /// No element answers to it.
     None,
     /// More than one element answers to it: acting on either would be a guess.
     Many(usize),
@@ -506,9 +547,9 @@ mod tests {
     }
 
     mod tempdir {
-        pub struct Dir(std::path::PathBuf);
+        pub(super) struct Dir(std::path::PathBuf);
         impl Dir {
-            pub fn new() -> Dir {
+            pub(super) fn new() -> Dir {
                 static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
                 let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let path = std::env::temp_dir().join(format!("glovebox-recording-unit-{}-{n}", std::process::id()));
@@ -516,7 +557,7 @@ mod tests {
                 std::fs::create_dir_all(&path).unwrap();
                 Dir(path)
             }
-            pub fn path(&self) -> &std::path::Path {
+            pub(super) fn path(&self) -> &std::path::Path {
                 &self.0
             }
         }

@@ -33,6 +33,7 @@ pub struct BatchOutcome {
     pub next: Result<Observation, Refusal>,
     /// What changed from the frame the batch began on to `next`.
     pub changes: Option<glovebox_model::TreeDiff>,
+    /// Set when the batch used the last of the budget and closed the grant.
     pub grant_closed: Option<ErrorCode>,
 }
 
@@ -42,18 +43,22 @@ pub struct WaitOutcome {
     /// `None` for a timed wait; for a condition, whether it was seen to
     /// hold. `Some(false)` means the time ran out: nothing is proven.
     pub confirmed: Option<bool>,
+    /// How long it waited, in milliseconds.
     pub waited_ms: u64,
+    /// The bound window once the wait ended.
     pub observation: Observation,
 }
 
 /// A full-resolution crop of a frame's screenshot.
 #[derive(Debug, Clone)]
 pub struct Zoomed {
+    /// The frame whose screenshot was cropped.
     pub frame: FrameId,
     /// The crop in the window's own pixels (relative to its client area).
     pub region: Rect,
     /// The PNG's size: the region's, unless the capture limits scaled it.
     pub size: Size,
+    /// The crop, PNG-encoded.
     pub png: Vec<u8>,
 }
 
@@ -61,9 +66,13 @@ pub struct Zoomed {
 /// first look at it.
 #[derive(Debug)]
 pub struct OpenedApp {
+    /// The process started, or the running window's process.
     pub pid: u32,
+    /// The window the grant is now bound to.
     pub window: WindowInfo,
+    /// The grant's first look at that window.
     pub observation: Observation,
+    /// Whether it was started, and whether the user's focus was given back.
     pub how: Opened,
 }
 

@@ -48,35 +48,46 @@ pub enum BackendErrorKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct BackendError {
+    /// Why, as the host branches on it.
     pub kind: BackendErrorKind,
+    /// What happened, in words; the host passes it on in the refusal.
     pub message: String,
 }
 
 impl BackendError {
+    /// A failure of `kind`, saying `message`.
     pub fn new(kind: BackendErrorKind, message: impl Into<String>) -> BackendError {
         BackendError { kind, message: message.into() }
     }
 
+    /// The platform service cannot be reached ([`BackendErrorKind::Unavailable`]).
     pub fn unavailable(message: impl Into<String>) -> BackendError {
         BackendError::new(BackendErrorKind::Unavailable, message)
     }
 
+    /// The window or object no longer exists ([`BackendErrorKind::Gone`]).
     pub fn gone(message: impl Into<String>) -> BackendError {
         BackendError::new(BackendErrorKind::Gone, message)
     }
 
+    /// An argument the backend cannot use ([`BackendErrorKind::InvalidArgument`]).
     pub fn invalid_argument(message: impl Into<String>) -> BackendError {
         BackendError::new(BackendErrorKind::InvalidArgument, message)
     }
 
+    /// Nothing delivers this without touching the user's pointer, focus
+    /// or stacking order ([`BackendErrorKind::NoBackgroundRoute`]).
     pub fn no_background_route(message: impl Into<String>) -> BackendError {
         BackendError::new(BackendErrorKind::NoBackgroundRoute, message)
     }
 
+    /// The element cannot take this action ([`BackendErrorKind::NotActionable`]).
     pub fn not_actionable(message: impl Into<String>) -> BackendError {
         BackendError::new(BackendErrorKind::NotActionable, message)
     }
 
+    /// Whether this failure is of `kind`, whatever a [`BackendErrorKind::Model`]
+    /// refusal inside it says.
     pub fn is(&self, kind: &BackendErrorKind) -> bool {
         std::mem::discriminant(&self.kind) == std::mem::discriminant(kind)
     }

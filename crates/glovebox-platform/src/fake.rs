@@ -14,9 +14,12 @@ use std::sync::Mutex;
 /// One action the fake desktop received: window, action, targets, mode.
 pub type DeliveredAction = (WindowId, Action, Vec<ResolvedTarget>, crate::Reach);
 
+/// One window of the fake desktop.
 #[derive(Debug, Clone)]
 pub struct FakeWindow {
+    /// What listing reports of it; `geometry` is also where it is painted.
     pub info: WindowInfo,
+    /// The solid colour its rectangle is painted in.
     pub colour: [u8; 3],
 }
 
@@ -25,8 +28,11 @@ pub struct FakeWindow {
 /// (e3); input is recorded, not performed.
 #[derive(Debug)]
 pub struct FakeDesktop {
+    /// The root window's rectangle: what captures can read.
     pub screen: Rect,
+    /// The displays, as the monitors report gives them.
     pub monitors: Mutex<Vec<Monitor>>,
+    /// The windows, frontmost first.
     pub windows: Mutex<Vec<FakeWindow>>,
     /// Another client holds the keyboard.
     pub keyboard_grab: Mutex<bool>,
@@ -41,6 +47,8 @@ pub struct FakeDesktop {
 }
 
 impl FakeDesktop {
+    /// A desktop of `windows` (frontmost first) on `screen`, with no
+    /// keyboard grab, no focused password field and nothing delivered yet.
     pub fn new(screen: Rect, monitors: Vec<Monitor>, windows: Vec<FakeWindow>) -> Self {
         FakeDesktop {
             screen,

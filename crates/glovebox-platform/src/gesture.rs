@@ -5,20 +5,59 @@
 
 use glovebox_model::{Button, KeyCombo, Modifiers, Point};
 
+/// One pointer or keyboard gesture, ready for a route that speaks events.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Gesture {
     /// `count` presses of `button` at `at` (2 = double click).
-    Click { at: Point, button: Button, count: u8, held: Modifiers },
+    Click {
+        /// Where, in global desktop coordinates.
+        at: Point,
+        /// Which button is pressed.
+        button: Button,
+        /// How many presses in a row.
+        count: u8,
+        /// Modifier keys held down through the presses.
+        held: Modifiers,
+    },
     /// The pointer comes to rest over `at`.
-    Hover { at: Point, held: Modifiers },
+    Hover {
+        /// Where, in global desktop coordinates.
+        at: Point,
+        /// Modifier keys held down while the pointer moves there.
+        held: Modifiers,
+    },
     /// Left button pressed at `from`, moved, released at `to`.
-    Drag { from: Point, to: Point, held: Modifiers },
+    Drag {
+        /// Where the button goes down, in global desktop coordinates.
+        from: Point,
+        /// Where it comes up, in global desktop coordinates.
+        to: Point,
+        /// Modifier keys held down through the drag.
+        held: Modifiers,
+    },
     /// Wheel steps at `at`: positive `dy` scrolls down, positive `dx` right.
-    Scroll { at: Point, dx: i32, dy: i32, held: Modifiers },
+    Scroll {
+        /// Where the pointer is, in global desktop coordinates.
+        at: Point,
+        /// Horizontal wheel steps.
+        dx: i32,
+        /// Vertical wheel steps.
+        dy: i32,
+        /// Modifier keys held down through the steps.
+        held: Modifiers,
+    },
     /// A key combo pressed `repeat` times.
-    Key { combo: KeyCombo, repeat: u8 },
+    Key {
+        /// The keys, modifiers included.
+        combo: KeyCombo,
+        /// How many times it is pressed.
+        repeat: u8,
+    },
     /// Text typed key by key.
-    Text { text: String },
+    Text {
+        /// What is typed.
+        text: String,
+    },
 }
 
 impl Gesture {

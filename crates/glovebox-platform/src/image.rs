@@ -6,8 +6,11 @@ use glovebox_model::{Rect, Refusal, Size};
 /// Tightly packed 8-bit RGB, rows top to bottom.
 #[derive(Clone, PartialEq, Eq)]
 pub struct RgbImage {
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
+    /// Three bytes a pixel, `width * height * 3` in all.
     pub data: Vec<u8>,
 }
 
@@ -23,10 +26,12 @@ impl RgbImage {
         RgbImage { width: size.width, height: size.height, data: vec![0; size.area() as usize * 3] }
     }
 
+    /// Width and height in pixels.
     pub fn size(&self) -> Size {
         Size::new(self.width, self.height)
     }
 
+    /// The colour at (`x`, `y`), which must lie inside the image.
     pub fn pixel(&self, x: u32, y: u32) -> [u8; 3] {
         let i = (y as usize * self.width as usize + x as usize) * 3;
         [self.data[i], self.data[i + 1], self.data[i + 2]]

@@ -7,6 +7,7 @@
 //! the answer of platforms without a backend, and a fake desktop for tests of
 //! pure logic.
 #![forbid(unsafe_code)]
+#![deny(missing_docs, unreachable_pub)]
 
 pub mod capabilities;
 pub mod compose;
@@ -120,9 +121,17 @@ pub enum Settled {
     /// No event within the first wait.
     Silent,
     /// Events came, then none for the quiet gap.
-    Quiet { events: u32, after: std::time::Duration },
+    Quiet {
+        /// Events seen from the start of the wait.
+        events: u32,
+        /// From the start of the wait until quiet, the quiet gap included.
+        after: std::time::Duration,
+    },
     /// Events still came when the cap was reached.
-    Flooding { events: u32 },
+    Flooding {
+        /// Events seen before the cap.
+        events: u32,
+    },
     /// Nothing was watched (no bus, an application never observed, a
     /// backend without events).
     Unwatched,
@@ -134,8 +143,22 @@ pub enum Settled {
 /// (with the frame's deepest element under it, when the frame has one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResolvedTarget {
-    Element { id: ElementId, center: Option<Point> },
-    Global { at: Point, under: Option<ElementId> },
+    /// An element id the agent named.
+    Element {
+        /// The element, as the window's newest frame lists it.
+        id: ElementId,
+        /// The centre of its visible part in global desktop coordinates;
+        /// `None` when it has no bounds on screen.
+        center: Option<Point>,
+    },
+    /// A point the agent named in a frame's image.
+    Global {
+        /// The point in global desktop coordinates.
+        at: Point,
+        /// The frame's deepest element under it; `None` when the frame
+        /// has no tree or no element covers the point.
+        under: Option<ElementId>,
+    },
 }
 
 impl ResolvedTarget {
@@ -151,6 +174,7 @@ impl ResolvedTarget {
 /// How an input was delivered.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Delivery {
+    /// The channel that carried the input, as the backend chose it.
     pub route: Route,
     /// What the application said of it.
     #[serde(default, skip_serializing_if = "Receipt::is_sent")]
@@ -183,6 +207,7 @@ pub enum Receipt {
 }
 
 impl Receipt {
+    /// Whether nothing acknowledged the input (serialisation leaves that out).
     pub fn is_sent(&self) -> bool {
         *self == Receipt::Sent
     }
@@ -206,6 +231,9 @@ pub enum Reach {
 /// Delivers checked input to a window. Only the host calls this, after
 /// every freshness and denial check passed, with the reach it decided.
 pub trait InputSink {
+    /// Delivers `action` to `window` within `reach`. `targets` are the
+    /// action's targets in its order (a drag has two), as the host resolved
+    /// them against the window's newest frame.
     fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], reach: Reach) -> Result<Delivery, BackendError>;
 }
 
@@ -214,7 +242,11 @@ pub trait InputSink {
 pub struct LaunchPlan {
     /// The application's display name (a desktop entry's `Name`, or the executable's).
     pub name: String,
+    /// The executable to start: a desktop entry's `Exec` program (looked up
+    /// on `PATH` when it names no directory), or the executable named.
     pub program: std::path::PathBuf,
+    /// The arguments `program` is started with (a desktop entry's `Exec`
+    /// words after the program; field codes such as `%U` are not passed).
     pub args: Vec<String>,
     /// Every program running `program` may start, found before anything
     /// runs: its target through symbolic links (an alternatives link such as
@@ -256,13 +288,21 @@ pub trait AppLauncher {
 /// composes them. Only the host holds them.
 #[derive(Clone)]
 pub struct Backends {
+    /// Lists and measures the desktop's windows.
     pub windows: std::sync::Arc<dyn WindowSource + Send + Sync>,
+    /// Reads windows' and displays' pixels.
     pub capture: std::sync::Arc<dyn ScreenCapture + Send + Sync>,
+    /// Reads accessibility trees and values, and watches for an
+    /// application's reaction to an input.
     pub accessibility: std::sync::Arc<dyn AccessibilitySource + Send + Sync>,
     /// `None` where no input route exists yet: every input is then
     /// `COMPUTER_BACKGROUND_UNAVAILABLE` after all checks.
     pub input: Option<std::sync::Arc<dyn InputSink + Send + Sync>>,
+    /// Tells the host when a keyboard grab or a focused password field
+    /// makes input secure.
     pub secure_input: std::sync::Arc<dyn SecureInputProbe + Send + Sync>,
+    /// Parents, owners and executables of processes, for the self-target,
+    /// elevated and deny-list rules.
     pub processes: std::sync::Arc<dyn process::ProcessTable>,
     /// `None` where applications cannot be started: `open_app` is then refused.
     pub launcher: Option<std::sync::Arc<dyn AppLauncher + Send + Sync>>,
@@ -326,7 +366,9 @@ pub trait SecureInputProbe {
 /// An image and the frame record that says what it shows.
 #[derive(Debug, Clone)]
 pub struct Capture {
+    /// What the image shows: its subject, scale, time and occluded parts.
     pub frame: Frame,
+    /// The pixels, already scaled to the frame's `image` size.
     pub image: RgbImage,
 }
 

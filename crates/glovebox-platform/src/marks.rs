@@ -15,9 +15,11 @@ const PAD: u32 = 2;
 /// One mark as drawn, in the image's pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlacedMark {
+    /// The element the mark names.
     pub id: ElementId,
     /// The element's box (its outline is drawn on these edges).
     pub rect: Rect,
+    /// Where its id label was drawn.
     pub label: Rect,
 }
 

@@ -4,9 +4,14 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+/// Reads what the host asks of a process. Every answer is `None` when the
+/// process is gone or cannot be read.
 pub trait ProcessTable: Send + Sync {
+    /// The pid of the process's parent.
     fn parent(&self, pid: u32) -> Option<u32>;
+    /// The uid the process runs as.
     fn owner_uid(&self, pid: u32) -> Option<u32>;
+    /// The path of the program the process runs.
     fn executable(&self, pid: u32) -> Option<PathBuf>;
     /// The kernel's short name of the process (`comm`).
     fn name(&self, pid: u32) -> Option<String>;
@@ -27,6 +32,7 @@ impl DeclaredProcesses {
         table
     }
 
+    /// Declares process `pid`, replacing an earlier declaration of it.
     pub fn insert(&mut self, pid: u32, parent: u32, uid: u32, executable: &str) {
         self.0.insert(pid, (parent, uid, PathBuf::from(executable)));
     }

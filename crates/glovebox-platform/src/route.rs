@@ -28,14 +28,26 @@ pub enum Route {
     On(Box<Route>, Relative),
     /// A key chord delivered as the action of the element the application
     /// binds it to (a menu item's accelerator).
-    Shortcut { route: Box<Route>, role: Role, name: String, combo: KeyCombo },
+    Shortcut {
+        /// How the bound element's action was carried out.
+        route: Box<Route>,
+        /// The bound element's role (a menu item).
+        role: Role,
+        /// The bound element's accessible name.
+        name: String,
+        /// The chord the agent asked for.
+        combo: KeyCombo,
+    },
     /// Delivered with the agent display's own pointer and keyboard.
     OnAgentDisplay(Box<Route>),
     /// Delivered, and a menu it opened now holds the keyboard.
     MenuHoldsKeyboard(Box<Route>),
     /// An accessibility call sent whose reply has not come yet (the
     /// application is working on it); `method` is the call's name.
-    Unanswered { method: &'static str },
+    Unanswered {
+        /// The accessibility method called (`DoAction`).
+        method: &'static str,
+    },
 }
 
 /// One call of the application's accessibility interface (AT-SPI).
@@ -62,6 +74,7 @@ pub enum AccessibleCall {
 /// Where a route acted instead of the target itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Relative {
+    /// The target's parent.
     Parent,
     /// One of the target's nearest ancestors.
     Ancestor,

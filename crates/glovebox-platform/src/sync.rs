@@ -10,6 +10,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// [`Mutex::lock`] that takes a poisoned lock as it is.
 pub trait LockRecovered<T> {
+    /// Locks, and takes the data a panicking holder left as it is.
     fn lock_recovered(&self) -> MutexGuard<'_, T>;
 }
 

@@ -9,18 +9,22 @@ use glovebox_model::{AccessibilityTree, CaptureLimits, DisplaySelection, Monitor
 /// Answers `COMPUTER_PLATFORM_UNSUPPORTED` from every operation.
 #[derive(Debug, Clone)]
 pub struct UnsupportedPlatform {
+    /// The operating system's name, as `std::env::consts::OS` spells it.
     pub os: &'static str,
 }
 
 impl UnsupportedPlatform {
+    /// The platform this binary was built for.
     pub fn current() -> Self {
         UnsupportedPlatform { os: std::env::consts::OS }
     }
 
+    /// The refusal every operation answers, naming the platform.
     pub fn error(&self) -> BackendError {
         BackendError::new(BackendErrorKind::Unsupported, format!("glovebox has no backend for {} yet; only Linux/X11 is supported", self.os))
     }
 
+    /// Every capability missing, each with the refusal's message as its reason.
     pub fn capabilities(&self) -> Capabilities {
         let missing = || Support::Missing { reason: self.error().message };
         Capabilities {
@@ -32,6 +36,7 @@ impl UnsupportedPlatform {
         }
     }
 
+    /// The environment report: one missing check, the backend.
     pub fn doctor(&self) -> DoctorReport {
         DoctorReport {
             platform: self.os.to_owned(),
