@@ -11,7 +11,7 @@ use crate::backend::AtspiBackend;
 use crate::transport::{Bus, BusError, ObjectRef, TextUnit, ToolkitFamily, ToolkitName};
 use atspi_common::{State, StateSet};
 use futures_util::future::join_all;
-use glovebox_model::{Action, Button, ElementState, Point, Role, WindowInfo};
+use glovebox_model::{Action, ActionKind, Button, ElementAction, ElementState, Point, Role, WindowInfo};
 use glovebox_platform::{AccessibleCall, Delivery, Relative, ResolvedTarget, Route};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use std::time::Duration;
@@ -23,11 +23,10 @@ const CHOOSER_ROLES: &[Role] = &[Role::ComboBox, Role::List, Role::ListBox, Role
 /// Roles of the options themselves.
 const OPTION_ROLES: &[Role] = &[Role::ListItem, Role::MenuItem, Role::CheckMenuItem, Role::RadioMenuItem, Role::TableCell, Role::PageTab, Role::TreeItem];
 
-/// Action names, in order of preference, that mean "activate this".
-const ACTIVATE: &[&str] = &["click", "press", "activate", "toggle", "jump", "open"];
-/// Actions that open an element's context menu, as a right click would:
-/// GTK4's installed widget action, Qt's.
-const CONTEXT_MENU: &[&str] = &["menu.popup", "showmenu"];
+/// What `object` offers now, each action sorted as it is read.
+async fn offered(bus: &Bus, object: &ObjectRef) -> Vec<ElementAction> {
+    bus.actions(object).await.unwrap_or_default().into_iter().map(|(name, _)| ElementAction::new(name)).collect()
+}
 
 fn not_actionable(message: impl Into<String>) -> BackendError {
     BackendError::new(BackendErrorKind::NotActionable, message)
@@ -85,12 +84,13 @@ async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Resu
 async fn context_menu(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Result<Delivery, BackendError> {
     let mut current = object.clone();
     for depth in 0..3 {
-        let names: Vec<String> = bus.actions(&current).await.unwrap_or_default().into_iter().map(|(name, _)| name).collect();
-        if let Some(index) = names.iter().position(|n| CONTEXT_MENU.iter().any(|wanted| n.eq_ignore_ascii_case(wanted))) {
+        // GTK4's installed widget action (`menu.popup`), Qt's (`ShowMenu`).
+        let actions = offered(bus, &current).await;
+        if let Some(index) = actions.iter().position(|a| a.kind == ActionKind::ContextMenu) {
             if !bus.do_action(&current, index as i32).await.map_err(bus_failure)? {
-                return Err(not_actionable(format!("the application refused the {:?} action", names[index])));
+                return Err(not_actionable(format!("the application refused the {:?} action", actions[index].name)));
             }
-            let route = Route::Accessible(AccessibleCall::Action(names[index].clone()));
+            let route = Route::Accessible(AccessibleCall::Action(actions[index].name.clone()));
             return Ok(Delivery::by(if depth == 0 { route } else { Route::On(Box::new(route), Relative::Ancestor) }));
         }
         current = match bus.parent(&current).await {
@@ -130,15 +130,17 @@ async fn select_in_parent(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Bac
 }
 
 async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendError> {
-    let names: Vec<String> = bus.actions(object).await.unwrap_or_default().into_iter().map(|(name, _)| name).collect();
-    let chosen = ACTIVATE.iter().find_map(|wanted| names.iter().position(|n| n.eq_ignore_ascii_case(wanted)));
+    let actions = offered(bus, object).await;
+    // The most click-like of them (`click` before `toggle`), the first of its name.
+    let chosen = actions.iter().enumerate().filter_map(|(index, a)| Some((a.click_rank()?, index))).min().map(|(_, index)| index);
     let Some(index) = chosen else {
+        let names: Vec<&str> = actions.iter().map(|a| a.name.as_str()).collect();
         return Err(not_actionable(format!("the element offers no click-like action (it offers {names:?})")));
     };
     if !bus.do_action(object, index as i32).await.map_err(bus_failure)? {
-        return Err(not_actionable(format!("the application refused the {:?} action", names[index])));
+        return Err(not_actionable(format!("the application refused the {:?} action", actions[index].name)));
     }
-    Ok(Delivery::by(Route::Accessible(AccessibleCall::Action(names[index].clone()))))
+    Ok(Delivery::by(Route::Accessible(AccessibleCall::Action(actions[index].name.clone()))))
 }
 
 /// Reads a value back until it satisfies `done` or a short while passes:
@@ -275,8 +277,7 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
         let states = join_all(siblings.iter().cloned().map(selected)).await;
         siblings.iter().zip(states).all(|(sibling, on)| on == (*sibling == child))
     };
-    let names: Vec<String> = bus.actions(&child).await.unwrap_or_default().into_iter().map(|(name, _)| name).collect();
-    if let Some(index) = names.iter().position(|n| n.eq_ignore_ascii_case("select")) {
+    if let Some(index) = offered(bus, &child).await.iter().position(|a| a.kind == ActionKind::Select) {
         // Chromium's first `select` on a drop-down never opened can build its
         // option list and choose nothing; choosing the same option again is harmless.
         for _ in 0..2 {

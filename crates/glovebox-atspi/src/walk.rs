@@ -35,7 +35,8 @@ pub struct RawNode {
     /// Children counted but not read, and why.
     pub omitted: Option<(usize, String)>,
     pub extents: Option<(i32, i32, i32, i32)>,
-    pub actions: Vec<String>,
+    /// What the element offers, sorted once as it is read.
+    pub actions: Vec<glovebox_model::ElementAction>,
     /// The key chord the toolkit says activates this element (a menu
     /// item's accelerator).
     pub shortcut: Option<glovebox_model::KeyCombo>,
@@ -80,10 +81,10 @@ impl RawNode {
         let actions = actions.as_deref().unwrap_or_default();
         self.empty = *empty == Some(true);
         self.extents = extents.flatten().filter(|(_, _, w, h)| *w > 0 && *h > 0);
+        self.actions = actions.iter().map(|(name, _)| glovebox_model::ElementAction::new(name.as_str())).collect();
         // A menu-opening action's binding is a mnemonic: it pops a menu that grabs the keyboard.
         self.shortcut =
-            actions.iter().filter(|(name, _)| !name.to_ascii_lowercase().contains("menu")).find_map(|(_, binding)| crate::shortcut::shortcut(binding));
-        self.actions = actions.iter().map(|(name, _)| name.clone()).collect();
+            self.actions.iter().zip(actions).filter(|(action, _)| !action.opens_menu()).find_map(|(_, (_, binding))| crate::shortcut::shortcut(binding));
         self.enriched = Some(enrichment);
     }
 

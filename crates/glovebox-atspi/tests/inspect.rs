@@ -61,7 +61,7 @@ fn fixture_elements_match_the_apps_own_report() {
 
     let submit = find(&tree, Role::PushButton, "Submit");
     assert!(submit.has(ElementState::Enabled) && submit.has(ElementState::Focusable));
-    assert!(submit.actions.iter().any(|a| a.eq_ignore_ascii_case("click")), "{:?}", submit.actions);
+    assert!(submit.actions.iter().any(|a| a.name.eq_ignore_ascii_case("click")), "{:?}", submit.actions);
     // Bounds agree with the fixture's own allocation of the button, relative to the window.
     assert_eq!(submit.bounds, Some(allocation(&state, "submit")));
     let screen = submit.screen_bounds.unwrap();
@@ -79,7 +79,7 @@ fn fixture_elements_match_the_apps_own_report() {
     let name = find(&tree, Role::Text, "Name");
     assert!(name.has(ElementState::Editable));
     assert_eq!(name.has_value, !state["values"]["name"].as_str().unwrap().is_empty(), "{state}");
-    assert!(find(&tree, Role::CheckBox, "Subscribe").actions.iter().any(|a| a.eq_ignore_ascii_case("click")));
+    assert!(find(&tree, Role::CheckBox, "Subscribe").actions.iter().any(|a| a.name.eq_ignore_ascii_case("click")));
     assert!(tree.root.as_ref().unwrap().walk().any(|e| e.role == Role::Slider && e.has_value));
     assert_eq!(find(&tree, Role::Menu, "File").children.len(), 2);
 

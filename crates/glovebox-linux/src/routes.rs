@@ -491,7 +491,7 @@ pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, wanted
     if bound.is_empty() {
         // Menu items whose actions named no binding may still have one (Qt's accelerators); a
         // menu-opening first action's binding is a mnemonic, which works only while its menu is open.
-        let presses = |e: &glovebox_model::Element| e.actions.first().is_some_and(|a| !a.to_ascii_lowercase().contains("menu"));
+        let presses = |e: &glovebox_model::Element| e.actions.first().is_some_and(|a| !a.opens_menu());
         let unnamed: Vec<_> = root.walk().filter(|e| e.shortcut.is_none() && e.role.is_menu_item() && presses(e)).map(|e| e.id).collect();
         let asked = atspi.asked_shortcuts(window, &unnamed);
         bound = asked.iter().filter(|(_, shortcut)| same(shortcut)).filter_map(|(id, _)| tree.find(*id)).collect();

@@ -256,8 +256,9 @@ pub struct Element {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screen_bounds: Option<Rect>,
     pub has_value: bool,
+    /// What it says it can do, in the toolkit's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub actions: Vec<String>,
+    pub actions: Vec<crate::ElementAction>,
     /// The key chord the application binds to this element (a menu item's
     /// accelerator), e.g. `ctrl+s`, spelled as the `key` action takes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -370,13 +371,13 @@ mod tests {
         let mut password = element(6, Role::PasswordText, "Password", &[Enabled, Focusable, Editable, Showing, Visible], vec![]);
         password.has_value = true;
         let mut submit = element(7, Role::PushButton, "Submit", &[Enabled, Focusable, Showing, Visible], vec![]);
-        submit.actions = vec!["click".into()];
+        submit.actions = vec![crate::ElementAction::new("click")];
         let mut disabled = element(8, Role::PushButton, "Delete", &[Focusable, Showing, Visible], vec![]);
-        disabled.actions = vec!["click".into()];
+        disabled.actions = vec![crate::ElementAction::new("click")];
         let mut new_item = element(10, Role::MenuItem, "New", &[Enabled], vec![]);
-        new_item.actions = vec!["click".into()];
+        new_item.actions = vec![crate::ElementAction::new("click")];
         let mut file = element(9, Role::Menu, "File", &[Enabled, Showing, Visible, Expandable], vec![new_item]);
-        file.actions = vec!["click".into()];
+        file.actions = vec![crate::ElementAction::new("click")];
         let mut table = element(
             11,
             Role::Table,

@@ -201,7 +201,7 @@ impl Action {
             }
             Action::Type { text } if text.is_empty() => Err(Refusal::invalid_argument("there is no text to type")),
             Action::Scroll { dx: 0, dy: 0, .. } => Err(Refusal::invalid_argument("a scroll needs a non-zero dx or dy")),
-            Action::Scroll { dx, dy, .. } if dx.abs() > MAX_SCROLL_STEPS || dy.abs() > MAX_SCROLL_STEPS => {
+            Action::Scroll { dx, dy, .. } if dx.unsigned_abs() > MAX_SCROLL_STEPS.unsigned_abs() || dy.unsigned_abs() > MAX_SCROLL_STEPS.unsigned_abs() => {
                 Err(Refusal::invalid_argument(format!("scroll steps lie in -{MAX_SCROLL_STEPS}..={MAX_SCROLL_STEPS}")))
             }
             Action::Select { option, .. } if option.is_empty() => Err(Refusal::invalid_argument("the option to select is empty")),
@@ -279,6 +279,8 @@ mod tests {
         assert_eq!(message(Action::Key { combo: "Enter".parse().unwrap(), repeat: 21 }), "key repeat 21 is outside 1..=20");
         assert_eq!(message(Action::Scroll { target: at, dx: 101, dy: 0, modifiers: vec![] }), "scroll steps lie in -100..=100");
         assert!(Action::Scroll { target: at, dx: -100, dy: 100, modifiers: vec![] }.validate().is_ok());
+        // The most negative step count has no absolute value in i32: refused, not a panic.
+        assert_eq!(message(Action::Scroll { target: at, dx: i32::MIN, dy: 0, modifiers: vec![] }), "scroll steps lie in -100..=100");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 pub mod a11y;
 pub mod action;
 pub mod diff;
+pub mod element_action;
 pub mod error;
 pub mod frame;
 pub mod geometry;
@@ -26,6 +27,7 @@ pub use a11y::{
 };
 pub use action::{validate_batch, Action, Button, DeliveryMode, Target, BATCH_STEPS};
 pub use diff::{Change, TreeDiff};
+pub use element_action::{ActionKind, ElementAction};
 pub use error::{ErrorCode, Refusal};
 pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject, Monitor};
 pub use geometry::{Point, Rect, Size};

@@ -120,7 +120,7 @@ fn fake_element(id: u32, role: Role, name: &str, bounds: Rect, window: &WindowIn
         bounds: Some(bounds),
         screen_bounds: Some(Rect::new(g.x + bounds.x, g.y + bounds.y, bounds.width, bounds.height)),
         has_value: role.is_password(),
-        actions: if role == Role::PushButton { vec!["click".into()] } else { vec![] },
+        actions: if role == Role::PushButton { vec![glovebox_model::ElementAction::new("click")] } else { vec![] },
         ..Element::new(ElementId(id), role, name)
     }
 }

@@ -136,7 +136,8 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
     // background: refused, nothing changed.
     let checked = |v: &Value| v["checks"].as_array().unwrap().iter().filter(|c| **c == true).count();
     let seen = host.observe(Some(&at), false).unwrap();
-    let switch = first(&seen, Role::CheckBox, None, |e| !e.has(ElementState::Checked) && e.actions.iter().any(|a| a.eq_ignore_ascii_case("toggle")));
+    let switch =
+        first(&seen, Role::CheckBox, None, |e| !e.has(ElementState::Checked) && e.actions.iter().any(|a| a.kind == glovebox_model::ActionKind::Toggle));
     let done = act(&seen, Action::Click { target: switch, button: Button::Left, count: 1, modifiers: vec![] }).expect("switch");
     routes.push(format!("switch: {}", done.delivery.route));
     let now = oracle_shows(sandbox, pid, "one more check box checked", |now| checked(now) == checked(&start) + 1);
