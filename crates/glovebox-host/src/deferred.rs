@@ -15,7 +15,7 @@
 //! or an answer outside the request state refuses the whole call before
 //! any check runs, and burns the tokens it presented.
 //!
-//! A token is spent when its call STARTS, not when it ends: [`DeferredCall::begin`]
+//! A token is spent when its call STARTS, not when it ends: `DeferredCall::begin`
 //! takes every token of an honoured retry out of the open set under the
 //! store's lock, and remembers it as spent by that call (for as long as a
 //! ticket is kept). The same request state sent again — concurrently with

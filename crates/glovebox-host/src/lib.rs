@@ -4,7 +4,7 @@
 //! none of them can widen a scope, raise a budget or skip a check. The host
 //! owns whether computer use is on at all, read-only mode, the approval
 //! classes and consequential escalation ([`approval`]), the grant (scope,
-//! binding, revision, budget, idle expiry, origin; [`grant`]), the denials
+//! binding, revision, budget, idle expiry, origin; `grant.rs`), the denials
 //! (self-target, secure input, deny list, elevated), the newest frame of
 //! each window and every action's check against it, and the audit trail.
 //! A surface hands the host only its prompt channel ([`Host::with_approver`]).
@@ -549,7 +549,7 @@ impl Host {
 
     /// Every window, frontmost first, with the reason each denied one is
     /// denied — a keyboard grab included, on every window
-    /// ([`decide::listed_denial`]). An observation: its
+    /// (`decide::listed_denial`). An observation: its
     /// approval class is asked first.
     pub fn list_windows(&self, query: Option<&str>, page: usize) -> Result<ListedPage, Refusal> {
         let listed = (|| {

@@ -227,7 +227,7 @@ impl Host {
     /// A full-resolution crop of `frame`'s screenshot. `region` is in the
     /// frame's image pixels and must lie inside the image; nothing new is
     /// captured, so no other window can appear in it. Secure input is
-    /// probed again right before the crop ([`decide::check_secure_input`]):
+    /// probed again right before the crop (`decide::check_secure_input`):
     /// while a password field of the window has focus or a prompt holds
     /// the keyboard, the crop is refused as an observation would be.
     pub fn zoom(&self, frame_id: FrameId, region: Rect) -> Result<Zoomed, Refusal> {
