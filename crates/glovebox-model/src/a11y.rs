@@ -61,22 +61,40 @@ impl schemars::JsonSchema for ElementId {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ElementState {
+    /// Accepts input; an actionable element without it shows as `disabled`.
     Enabled,
+    /// Has the keyboard focus.
     Focused,
+    /// Can take the keyboard focus.
     Focusable,
+    /// Is on: a ticked check box, a chosen radio button, a toggle held in.
     Checked,
+    /// Neither on nor off (a tri-state check box); the tree shows it as `mixed`.
     Indeterminate,
+    /// Chosen in its list, table, tree or tab list.
     Selected,
+    /// Shows its children (an open menu, an unfolded tree row).
     Expanded,
+    /// Can show and hide its children; the tree shows `collapsed` while it is not expanded.
     Expandable,
+    /// Takes typed text.
     Editable,
+    /// On screen now: visible and not scrolled or clipped out of view.
     Showing,
+    /// Meant to be seen, though perhaps scrolled out of view; some toolkits set only
+    /// this one below the window, and the tree text trusts it there.
     Visible,
+    /// The active window, or the active item of its container.
     Active,
+    /// Held down (a toggle button that is on, a button being pressed).
     Pressed,
+    /// A dialog that blocks input to the rest of its application.
     Modal,
+    /// Its value can be read but not changed.
     ReadOnly,
+    /// A form field that must be filled in.
     Required,
+    /// A text field that takes more than one line.
     Multiline,
 }
 
@@ -113,14 +131,17 @@ impl ElementState {
 pub struct ElementStates(u32);
 
 impl ElementStates {
+    /// Whether `state` is in the set.
     pub fn contains(self, state: ElementState) -> bool {
         self.0 & state.bit() != 0
     }
 
+    /// Adds `state`; adding it again changes nothing.
     pub fn insert(&mut self, state: ElementState) {
         self.0 |= state.bit();
     }
 
+    /// The states in the set, in [`ElementState::ALL`]'s order.
     pub fn iter(self) -> impl Iterator<Item = ElementState> {
         ElementState::ALL.into_iter().filter(move |s| self.contains(*s))
     }
@@ -181,23 +202,43 @@ pub enum Fidelity {
     /// The whole accessibility tree within the budgets.
     Full,
     /// A tree, but something is known to be missing; the reason says what.
-    Partial { reason: String },
+    Partial {
+        /// What is missing, in a sentence the tree's header shows.
+        reason: String,
+    },
     /// No accessibility tree: pixels are all there is. Never an empty tree.
-    None { reason: String },
+    None {
+        /// Why there is no tree (`XTerm exposes no accessibility`), shown in
+        /// the header.
+        reason: String,
+    },
 }
 
 /// Which budget stopped a tree read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "budget", rename_all = "kebab-case")]
 pub enum TruncatedBy {
-    Nodes { max: usize },
-    Depth { max: usize },
-    Deadline { millis: u64 },
+    /// The window holds more elements than the node budget.
+    Nodes {
+        /// The budget: most elements one read takes.
+        max: usize,
+    },
+    /// The tree goes deeper than the depth budget.
+    Depth {
+        /// The budget: most levels below the window's element.
+        max: usize,
+    },
+    /// Reading took longer than the time budget.
+    Deadline {
+        /// The budget, in milliseconds.
+        millis: u64,
+    },
 }
 
 /// What a budget cut off, and where.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Truncation {
+    /// Which budget stopped the read.
     pub by: TruncatedBy,
     /// Elements whose children were not (all) read.
     pub at: Vec<ElementId>,
@@ -206,8 +247,13 @@ pub struct Truncation {
 /// Limits of one tree read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TreeBudget {
+    /// Most elements one read takes (1..=100000; 5000 by default).
     pub max_nodes: usize,
+    /// Most levels below the window's element one read descends into
+    /// (1..=1000; 64 by default).
     pub max_depth: usize,
+    /// Longest one read may take, at most 60 s (3 s by default): a slow
+    /// application is cut off, not waited for.
     pub deadline: Duration,
 }
 
@@ -218,6 +264,8 @@ impl Default for TreeBudget {
 }
 
 impl TreeBudget {
+    /// A budget whose limits lie in range: nodes in 1..=100000, depth in
+    /// 1..=1000, deadline in (0, 60] s. Nothing is clamped.
     pub fn new(max_nodes: usize, max_depth: usize, deadline: Duration) -> Result<Self, crate::Refusal> {
         if !(1..=100_000).contains(&max_nodes) {
             return Err(crate::Refusal::invalid_argument(format!("max nodes {max_nodes} is outside 1..=100000")));
@@ -236,18 +284,28 @@ impl TreeBudget {
 /// off-screen), so the tree never drops them silently.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OmittedChildren {
+    /// How many children were left out.
     pub count: usize,
+    /// How to bring them into view, as the tree text shows it
+    /// (`off-screen rows; scroll the table`).
     pub hint: String,
 }
 
 /// One accessible element. Values are never read; `has_value` says one exists.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Element {
+    /// Its id in this window's observations (`@e12` in the tree text).
     pub id: ElementId,
+    /// What kind of widget it is.
     pub role: Role,
+    /// Its accessible name (a button's label, a field's label, a window's
+    /// title); empty when the toolkit gives none.
     pub name: String,
+    /// The toolkit's longer description, often a tooltip's text; empty when
+    /// there is none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
+    /// The states it is in.
     pub states: ElementStates,
     /// Relative to the window's client area; absent without a Component interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -255,6 +313,8 @@ pub struct Element {
     /// In root (screen) coordinates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screen_bounds: Option<Rect>,
+    /// It holds text or a number. The value itself is read only when a caller
+    /// asks for this element ([`ElementValue`]).
     pub has_value: bool,
     /// What it says it can do, in the toolkit's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -263,8 +323,12 @@ pub struct Element {
     /// accelerator), e.g. `ctrl+s`, spelled as the `key` action takes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shortcut: Option<crate::KeyCombo>,
+    /// The children that were read, in the toolkit's order. Hidden ones are
+    /// here too; the tree text counts them instead of listing them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Element>,
+    /// Children counted but not read, when a container (a long list or
+    /// table) holds more than are on screen; filled by the backend's walk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub omitted_children: Option<OmittedChildren>,
 }
@@ -289,10 +353,12 @@ impl Element {
         }
     }
 
+    /// Whether it is in `state`.
     pub fn has(&self, state: ElementState) -> bool {
         self.states.contains(state)
     }
 
+    /// Whether it is a password field, whose text is never read or captured.
     pub fn is_password(&self) -> bool {
         self.role.is_password()
     }
@@ -318,7 +384,9 @@ pub const READ_MAX_ELEMENTS: usize = 20;
 /// element (never as a side effect of listing).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ElementValue {
+    /// The element that was read.
     pub id: ElementId,
+    /// Its role, as the tree showed it.
     pub role: Role,
     /// The text (at most [`READ_MAX_CHARS`] characters of it), or the
     /// number a slider or spin button holds.
@@ -328,6 +396,7 @@ pub struct ElementValue {
 }
 
 impl ElementValue {
+    /// Whether `text` holds less than the whole value.
     pub fn truncated(&self) -> bool {
         self.text.chars().count() < self.total_chars
     }
@@ -336,12 +405,16 @@ impl ElementValue {
 /// One read of one window's accessibility tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AccessibilityTree {
+    /// The window the tree was read from.
     pub window: WindowId,
+    /// How much of the window the read could describe.
     pub fidelity: Fidelity,
     /// The window's accessible; absent exactly when fidelity is `none`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root: Option<Element>,
+    /// Elements read, the root included.
     pub node_count: usize,
+    /// What a budget cut off; absent when the walk finished within every budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncated: Option<Truncation>,
     /// A password field has keyboard focus: input and capture must be refused.
@@ -351,6 +424,7 @@ pub struct AccessibilityTree {
 }
 
 impl AccessibilityTree {
+    /// The element with `id`, if this read holds it.
     pub fn find(&self, id: ElementId) -> Option<&Element> {
         self.root.as_ref()?.walk().find(|e| e.id == id)
     }

@@ -18,14 +18,19 @@ pub enum Target {
     Point(Point),
 }
 
+/// A mouse button.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Button {
+    /// The primary button.
     Left,
+    /// The secondary button, which opens context menus.
     Right,
+    /// The middle button (pressing the wheel).
     Middle,
-    // The side buttons: browsers and file managers take them as back and forward.
+    /// The first side button; browsers and file managers take it as back.
     Back,
+    /// The second side button; browsers and file managers take it as forward.
     Forward,
 }
 
@@ -34,33 +39,52 @@ pub enum Button {
 /// refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+// Models read this schema in every turn: `#[schemars(description = "")]`
+// keeps the rustdoc of fields that need no prose there out of it.
 pub enum Action {
     /// Press and release a mouse button on the target.
     Click {
+        /// Where to click.
+        #[schemars(description = "")]
         target: Target,
+        /// Which button to press.
+        #[schemars(description = "")]
         button: Button,
         /// 1, 2 (a double click) or 3 (a triple click).
         #[schemars(range(min = *CLICK_COUNT.start(), max = *CLICK_COUNT.end()))]
         count: u8,
-        // Keys held down during the click, e.g. ctrl to add to a selection.
+        /// Keys held down during the click, e.g. ctrl to add to a selection.
+        #[schemars(description = "")]
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         modifiers: Vec<ModifierKey>,
     },
     /// Move the pointer over the target (hover).
     Move {
+        /// Where to move the pointer.
+        #[schemars(description = "")]
         target: Target,
+        /// Keys held down while the pointer moves.
+        #[schemars(description = "")]
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         modifiers: Vec<ModifierKey>,
     },
     /// Press the left button at `from`, move to `to`, release.
     Drag {
+        /// Where the left button goes down.
+        #[schemars(description = "")]
         from: Target,
+        /// Where it comes up.
+        #[schemars(description = "")]
         to: Target,
+        /// Keys held down during the drag.
+        #[schemars(description = "")]
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         modifiers: Vec<ModifierKey>,
     },
     /// Turn the wheel over the target.
     Scroll {
+        /// Where the pointer is while the wheel turns: the element or point scrolled.
+        #[schemars(description = "")]
         target: Target,
         /// Wheel steps to the right (negative: left).
         #[schemars(range(min = -MAX_SCROLL_STEPS, max = MAX_SCROLL_STEPS))]
@@ -68,6 +92,8 @@ pub enum Action {
         /// Wheel steps down (negative: up).
         #[schemars(range(min = -MAX_SCROLL_STEPS, max = MAX_SCROLL_STEPS))]
         dy: i32,
+        /// Keys held down while the wheel turns (ctrl zooms in many applications).
+        #[schemars(description = "")]
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         modifiers: Vec<ModifierKey>,
     },
@@ -78,6 +104,8 @@ pub enum Action {
     },
     /// Replaces the whole value of the target (a field, slider or spin button).
     SetValue {
+        /// The field, slider or spin button.
+        #[schemars(description = "")]
         target: Target,
         /// The whole new value; empty clears a field.
         text: String,
@@ -86,11 +114,15 @@ pub enum Action {
     Key {
         /// A key or chord such as Enter, ctrl+a, shift+Tab, F5.
         combo: KeyCombo,
+        /// Times the key or chord is pressed (1..=20).
+        #[schemars(description = "")]
         #[schemars(range(min = *KEY_REPEAT.start(), max = *KEY_REPEAT.end()))]
         repeat: u8,
     },
     /// Choose an option of a combo box or list by its visible name.
     Select {
+        /// The combo box or list.
+        #[schemars(description = "")]
         target: Target,
         /// The option's visible name.
         option: String,

@@ -29,21 +29,34 @@ const TRACKED: [ElementState; 9] = [
 /// One change of an element present in both observations.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
+    /// Its name changed.
     Name {
+        /// The name in the older tree.
         before: String,
+        /// The name in the newer tree.
         after: String,
     },
+    /// It is now in a state it was not in (one of the states a diff tracks).
     Gained(ElementState),
+    /// It is no longer in a state it was in.
     Lost(ElementState),
+    /// It holds a value now and did not before.
     ValueAppeared,
+    /// It held a value before and holds none now.
     ValueGone,
     /// Children counted but not shown (rows off-screen) changed in number.
     Omitted {
+        /// Children counted but not shown in the older tree.
         before: usize,
+        /// Children counted but not shown in the newer tree.
         after: usize,
     },
+    /// It moved or resized by more than [`MOVE_THRESHOLD`] pixels on its own,
+    /// not carried along with its parent.
     Moved {
+        /// Its bounds in the older tree, relative to the window's client area.
         before: Rect,
+        /// Its bounds in the newer tree, relative to the window's client area.
         after: Rect,
     },
 }
@@ -51,6 +64,7 @@ pub enum Change {
 /// An element line that appeared or went.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Appeared {
+    /// The element.
     pub id: ElementId,
     /// Its line (as the newer tree shows it for added ones, the older for removed).
     pub line: String,
@@ -58,19 +72,25 @@ pub struct Appeared {
     pub depth: usize,
 }
 
+/// An element present in both trees that changed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Changed {
+    /// The element.
     pub id: ElementId,
+    /// Its line as the newer tree shows it.
     pub line: String,
+    /// What changed: name, states, value, hidden children, then place.
     pub changes: Vec<Change>,
 }
 
 /// The difference between two trees of one window.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TreeDiff {
+    /// Elements with a line in the newer tree only, in its reading order.
     pub added: Vec<Appeared>,
     /// Only the topmost of each removed subtree; `inside` counts the rest.
     pub removed: Vec<(Appeared, usize)>,
+    /// Elements in both trees that changed, in the newer tree's reading order.
     pub changed: Vec<Changed>,
     /// Lines the newer tree has, for comparing a diff's size with the tree's.
     pub tree_lines: usize,
@@ -198,6 +218,7 @@ impl TreeDiff {
         diff
     }
 
+    /// Whether nothing changed, the header included.
     pub fn is_empty(&self) -> bool {
         self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty() && self.header.is_none()
     }

@@ -78,23 +78,30 @@ impl fmt::Display for ErrorCode {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct Refusal {
+    /// The one reason, serialised as its wire name (`COMPUTER_…`).
     pub code: ErrorCode,
+    /// One sentence saying what was refused and, where it can, what to do instead.
     pub message: String,
 }
 
 impl Refusal {
+    /// A refusal with `code` and the sentence `message`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Refusal { code, message: message.into() }
     }
 
+    /// A refusal with [`ErrorCode::InvalidArgument`]: an argument is malformed or out of range.
     pub fn invalid_argument(message: impl Into<String>) -> Self {
         Refusal::new(ErrorCode::InvalidArgument, message)
     }
 
+    /// A refusal with [`ErrorCode::BackendUnavailable`]: the platform backend cannot be
+    /// reached or lacks something the operation needs.
     pub fn backend_unavailable(message: impl Into<String>) -> Self {
         Refusal::new(ErrorCode::BackendUnavailable, message)
     }
 
+    /// A refusal with [`ErrorCode::TargetGone`]: the target window does not exist (any more).
     pub fn target_gone(message: impl Into<String>) -> Self {
         Refusal::new(ErrorCode::TargetGone, message)
     }

@@ -29,7 +29,9 @@ impl fmt::Display for FrameId {
 /// keeping their aspect ratio, never up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CaptureLimits {
+    /// Widest image returned, in pixels (1..=32767; 1920 by default).
     pub max_width: u32,
+    /// Tallest image returned, in pixels (1..=32767; 1200 by default).
     pub max_height: u32,
 }
 
@@ -72,6 +74,7 @@ impl CaptureLimits {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum DisplaySelection {
+    /// Every display, in one composite image.
     All,
     /// A display id as listed in a frame's display metadata (`"0"`, `"1"`, …).
     One(String),
@@ -113,8 +116,11 @@ impl fmt::Display for DisplaySelection {
 /// A monitor as the platform reports it, before layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Monitor {
+    /// The output's name as the display server gives it (`DP-1`, `eDP-1`).
     pub name: String,
+    /// Its rectangle on the global desktop, in root coordinates.
     pub logical: Rect,
+    /// The display server marks it as the primary monitor.
     pub primary: bool,
 }
 
@@ -123,7 +129,9 @@ pub struct Monitor {
 pub struct DisplayInfo {
     /// Stable for an unchanged layout: the position in (y, x, name) order.
     pub id: String,
+    /// The monitor's name (`DP-1`); of mirrored monitors, the primary's.
     pub name: String,
+    /// It is the primary monitor.
     pub primary: bool,
     /// The display's rectangle on the global desktop.
     pub logical: Rect,
@@ -138,16 +146,28 @@ pub struct DisplayInfo {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum FrameSubject {
     /// One window's client area, cropped to its measured geometry.
-    Window { window: WindowId, geometry: Rect },
+    Window {
+        /// The window captured.
+        window: WindowId,
+        /// Its client area in root coordinates when the pixels were read.
+        geometry: Rect,
+    },
     /// A composite of the selected displays; areas between them are black and
     /// not clickable.
-    Desktop { bounds: Rect, displays: Vec<DisplayInfo> },
+    Desktop {
+        /// The union of the selected displays, in root coordinates.
+        bounds: Rect,
+        /// The selected displays, each with where it lies in the image.
+        displays: Vec<DisplayInfo>,
+    },
 }
 
 /// The record of one capture: what it shows and how to map its pixels back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Frame {
+    /// This capture's id (`f12`).
     pub id: FrameId,
+    /// What the image shows: one window or the displays of the desktop.
     pub subject: FrameSubject,
     /// Size of the returned image.
     pub image: Size,
@@ -199,8 +219,12 @@ impl Frame {
 /// selected display lands in the image.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DesktopLayout {
+    /// The native rectangle to read: the union of the selected displays, in
+    /// root coordinates.
     pub bounds: Rect,
+    /// Size of the image the capture returns, within the capture limits.
     pub image: Size,
+    /// The selected displays, each with where it lands in the image.
     pub displays: Vec<DisplayInfo>,
 }
 

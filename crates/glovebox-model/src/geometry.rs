@@ -4,24 +4,37 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A point in pixels; the field holding it says in which space (root
+/// coordinates, a window's client area, a frame's image).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+// Tool schemas embed this (a target point), and models read them in every
+// turn: `#[schemars(description = "")]` keeps the field rustdoc out.
 pub struct Point {
+    /// Pixels right of the origin.
+    #[schemars(description = "")]
     pub x: i32,
+    /// Pixels down from the origin.
+    #[schemars(description = "")]
     pub y: i32,
 }
 
+/// A width and a height, in pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Size {
+    /// Pixels across.
     pub width: u32,
+    /// Pixels down.
     pub height: u32,
 }
 
 impl Size {
+    /// A size of `width` × `height` pixels.
     pub const fn new(width: u32, height: u32) -> Self {
         Size { width, height }
     }
 
+    /// Pixels covered, widened to `u64` so no size overflows.
     pub const fn area(self) -> u64 {
         self.width as u64 * self.height as u64
     }
@@ -30,34 +43,50 @@ impl Size {
 /// An axis-aligned rectangle; `x`/`y` is the top-left corner, the right and
 /// bottom edges are exclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+// Tool schemas embed this (a zoom region), and models read them in every
+// turn: `#[schemars(description = "")]` keeps the field rustdoc out.
 pub struct Rect {
+    /// Left edge, in pixels from the origin.
+    #[schemars(description = "")]
     pub x: i32,
+    /// Top edge, in pixels from the origin.
+    #[schemars(description = "")]
     pub y: i32,
+    /// Pixels across; the right edge `x + width` lies outside.
+    #[schemars(description = "")]
     pub width: u32,
+    /// Pixels down; the bottom edge `y + height` lies outside.
+    #[schemars(description = "")]
     pub height: u32,
 }
 
 impl Rect {
+    /// The rectangle with its top-left corner at (`x`, `y`) and the given size.
     pub const fn new(x: i32, y: i32, width: u32, height: u32) -> Self {
         Rect { x, y, width, height }
     }
 
+    /// Its width and height.
     pub const fn size(self) -> Size {
         Size { width: self.width, height: self.height }
     }
 
+    /// The exclusive right edge, `x + width`, widened to `i64` so it cannot overflow.
     pub const fn right(self) -> i64 {
         self.x as i64 + self.width as i64
     }
 
+    /// The exclusive bottom edge, `y + height`, widened to `i64` so it cannot overflow.
     pub const fn bottom(self) -> i64 {
         self.y as i64 + self.height as i64
     }
 
+    /// Whether it covers no pixel (zero width or height).
     pub const fn is_empty(self) -> bool {
         self.width == 0 || self.height == 0
     }
 
+    /// Whether `p` lies inside; the right and bottom edges are outside.
     pub fn contains(self, p: Point) -> bool {
         let (px, py) = (p.x as i64, p.y as i64);
         px >= self.x as i64 && py >= self.y as i64 && px < self.right() && py < self.bottom()

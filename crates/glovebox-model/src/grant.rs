@@ -5,6 +5,7 @@ use crate::error::ErrorCode;
 use crate::window::WindowId;
 use serde::{Deserialize, Serialize};
 
+/// What a grant may be bound to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scope {
@@ -14,23 +15,33 @@ pub enum Scope {
     Window,
 }
 
+/// Who created a grant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Origin {
+    /// Created for the agent by a tool call made while no grant was active;
+    /// refused while the Stop cooldown runs.
     Agent,
+    /// Created by the user (`glovebox grant`); clears the Stop cooldown.
     User,
 }
 
+/// What a grant lets observations read of the bound window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum CaptureMode {
+    /// The accessibility tree only; no pixels are captured.
     A11yOnly,
+    /// The accessibility tree and screenshots.
     A11yAndPixels,
 }
 
+/// How input is allowed under a grant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum InputPolicy {
+    /// Input goes ahead without asking, within the grant's scope and budget
+    /// (and the approval policy).
     AutonomousInScope,
 }
 
@@ -39,16 +50,31 @@ pub enum InputPolicy {
 #[serde(tag = "denial", rename_all = "kebab-case")]
 pub enum Denial {
     /// glovebox's own window, or one of the process tree that launched it.
-    SelfTarget { detail: String },
+    SelfTarget {
+        /// Which window or process it is, for the message.
+        detail: String,
+    },
     /// A password field has focus, or another client holds the keyboard.
-    SecureInput { detail: String },
+    SecureInput {
+        /// What holds the keyboard or has focus, for the message.
+        detail: String,
+    },
     /// On the deny list (`entry` is the matching entry; built-in ones cannot be removed).
-    Denylisted { entry: String, built_in: bool },
+    Denylisted {
+        /// The deny-list entry that matched.
+        entry: String,
+        /// The entry is one of glovebox's own (credential software).
+        built_in: bool,
+    },
     /// The window's process belongs to another user.
-    Elevated { uid: u32 },
+    Elevated {
+        /// The user id the window's process runs as.
+        uid: u32,
+    },
 }
 
 impl Denial {
+    /// The refusal code this denial is reported with.
     pub fn code(&self) -> ErrorCode {
         match self {
             Denial::SelfTarget { .. } => ErrorCode::SelfTarget,
@@ -58,6 +84,7 @@ impl Denial {
         }
     }
 
+    /// The denial in one sentence for the refusal message.
     pub fn sentence(&self) -> String {
         match self {
             Denial::SelfTarget { detail } => format!("glovebox never acts on its own windows or its launcher's: {detail}"),
@@ -72,18 +99,29 @@ impl Denial {
 /// The state of the active grant, as `grant_status` reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GrantView {
+    /// Names this grant in status, audit records and refusals (`g<pid>-<n>`,
+    /// unique within the creating process).
     pub grant_id: String,
+    /// What the grant may be bound to.
     pub scope: Scope,
+    /// Who created the grant.
     pub origin: Origin,
     /// The bound window; absent when every window is denied.
     pub target: Option<WindowId>,
+    /// The bound window's application name; absent with no target.
     pub target_app: Option<String>,
     /// Why there is no target, when there is none.
     pub no_target_reason: Option<String>,
+    /// Goes up by one at every binding; a frame made under an older
+    /// revision is stale.
     pub revision: u64,
+    /// How input is allowed under the grant.
     pub input_policy: InputPolicy,
+    /// What observations may read of the bound window.
     pub capture: CaptureMode,
+    /// Input actions left before the grant refuses further input.
     pub budget_left: u32,
+    /// Seconds without a call after which the grant expires.
     pub idle_expiry_secs: u64,
 }
 
@@ -91,9 +129,11 @@ pub struct GrantView {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Policy {
+    /// The call goes ahead.
     Allow,
     /// Ask the user through the surface's prompt channel; none fails closed.
     Prompt,
+    /// The call is refused.
     Deny,
 }
 
@@ -110,6 +150,7 @@ pub enum ApprovalClass {
 }
 
 impl ApprovalClass {
+    /// The class's name, as the configuration (`approval.input`) and refusals spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             ApprovalClass::Observe => "observe",

@@ -8,36 +8,58 @@ use std::fmt;
 /// A key with a name (not a character it types).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NamedKey {
+    /// Return (also written `return`).
     Enter,
+    /// Esc (also `esc`).
     Escape,
+    /// Tab, which moves the focus to the next control.
     Tab,
+    /// The space bar.
     Space,
+    /// Backspace: deletes before the caret.
     Backspace,
+    /// Delete: deletes after the caret (also `del`).
     Delete,
+    /// Insert (also `ins`).
     Insert,
+    /// The up arrow (also `arrowup`, `uparrow`).
     Up,
+    /// The down arrow (also `arrowdown`, `downarrow`).
     Down,
+    /// The left arrow (also `arrowleft`, `leftarrow`).
     Left,
+    /// The right arrow (also `arrowright`, `rightarrow`).
     Right,
+    /// Home: to the start of the line or list.
     Home,
+    /// End: to the end of the line or list.
     End,
+    /// Page Up (also `pgup`, `page_up`, `prior`).
     PageUp,
+    /// Page Down (also `pgdn`, `page_down`, `next`).
     PageDown,
     /// F1..=F24.
     F(u8),
+    /// The context-menu key (also `contextmenu`).
     Menu,
 }
 
 /// Modifier keys held while the key is pressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Modifiers {
+    /// Control is held.
     pub ctrl: bool,
+    /// Shift is held.
     pub shift: bool,
+    /// Alt is held.
     pub alt: bool,
+    /// The Super (Windows, Command, logo) key is held; `super` itself is a
+    /// Rust keyword.
     pub superkey: bool,
 }
 
 impl Modifiers {
+    /// Whether no modifier is held.
     pub fn is_empty(self) -> bool {
         self == Modifiers::default()
     }
@@ -81,6 +103,7 @@ impl Modifiers {
 /// The key pressed last in a combo.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Key {
+    /// A key with a name (Enter, an arrow, F5).
     Named(NamedKey),
     /// A single Unicode character (`a`, `?`, `é`, `中`). Letters keep their
     /// case: `ctrl+A` and `ctrl+a` differ only by the Shift they imply.
@@ -89,12 +112,17 @@ pub enum Key {
     Modifier(ModifierKey),
 }
 
+/// A modifier key, as an action's `modifiers` list names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ModifierKey {
+    /// Control (also written `control`, `ctl`).
     Ctrl,
+    /// Shift (written only `shift`).
     Shift,
+    /// Alt (also `option`, `meta`).
     Alt,
+    /// The Super key: Windows, Command or logo (also `win`, `cmd`, `logo`).
     Super,
 }
 
@@ -111,7 +139,9 @@ impl Key {
 /// `modifiers + key`, e.g. `ctrl+shift+p`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KeyCombo {
+    /// The modifiers held while `key` is pressed.
     pub modifiers: Modifiers,
+    /// The key pressed last.
     pub key: Key,
 }
 

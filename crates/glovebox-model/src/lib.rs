@@ -5,6 +5,7 @@
 //! frames with their display metadata, and the one registry of refusal codes.
 //! This crate performs no I/O and knows no platform.
 #![forbid(unsafe_code)]
+#![deny(missing_docs, unreachable_pub)]
 
 pub mod a11y;
 pub mod action;

@@ -17,8 +17,12 @@ pub enum LineKind {
 /// One line of the rendered tree.
 #[derive(Debug, Clone)]
 pub struct Line<'a> {
+    /// Levels of indentation (two spaces each) below the root's line.
     pub depth: usize,
+    /// The element the line stands for; on an omitted-children line, the
+    /// element whose children were left out.
     pub element: &'a Element,
+    /// Whether the line shows the element or its omitted children.
     pub kind: LineKind,
     /// The line of the nearest ancestor that has one.
     pub parent: Option<usize>,
@@ -32,8 +36,9 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }
 
-/// The most text a budgeted observation may be asked for, and the least.
+/// The fewest tokens a budgeted observation may be asked for.
 pub const MIN_TOKENS: usize = 200;
+/// The most tokens a budgeted observation may be asked for.
 pub const MAX_TOKENS: usize = 200_000;
 
 /// A bound on the tokens of one observation's text tree.
@@ -41,6 +46,7 @@ pub const MAX_TOKENS: usize = 200_000;
 pub struct TokenBudget(usize);
 
 impl TokenBudget {
+    /// A budget of `max_tokens`, refused outside [`MIN_TOKENS`]..=[`MAX_TOKENS`].
     pub fn new(max_tokens: usize) -> Result<TokenBudget, crate::Refusal> {
         match (MIN_TOKENS..=MAX_TOKENS).contains(&max_tokens) {
             true => Ok(TokenBudget(max_tokens)),
@@ -48,6 +54,7 @@ impl TokenBudget {
         }
     }
 
+    /// The most tokens the text may take.
     pub fn tokens(self) -> usize {
         self.0
     }
@@ -56,9 +63,12 @@ impl TokenBudget {
 /// A tree's text within a token budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BudgetedText {
+    /// The header and the lines that fit, each fold marked; the whole
+    /// rendering when all of it fits.
     pub text: String,
     /// Estimated tokens of `text` ([`estimate_tokens`]).
     pub tokens: usize,
+    /// The budget the text was fitted to.
     pub max_tokens: usize,
     /// Lines of the whole rendering left out (each fold says how many and
     /// how to see them).

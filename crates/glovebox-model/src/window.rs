@@ -14,7 +14,9 @@ pub const WINDOW_PAGE_SIZE: usize = 30;
 /// Written `pid/0x1e00003`; the pid is 0 when no process could be attributed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct WindowId {
+    /// The owning process; 0 when no process could be attributed.
     pub pid: u32,
+    /// The X window id; on Wayland (sway), the compositor's container id.
     pub xid: u32,
 }
 
@@ -59,8 +61,15 @@ impl schemars::JsonSchema for WindowId {
 /// current title (titles change, so the id is preferred).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WindowRef {
+    /// The stable `pid/xid` id.
     Id(WindowId),
-    PidTitle { pid: u32, title: String },
+    /// The owning process and the window's exact current title.
+    PidTitle {
+        /// The owning process.
+        pid: u32,
+        /// The exact title, compared whole and case-sensitively.
+        title: String,
+    },
 }
 
 impl FromStr for WindowRef {
@@ -149,8 +158,11 @@ impl WindowRef {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum PidSource {
+    /// The X server's record of the client (X-Resource), which the client cannot forge.
     Server,
+    /// The `_NET_WM_PID` property the client wrote about itself.
     ClientProperty,
+    /// Neither source gave a pid.
     Unknown,
 }
 
@@ -158,16 +170,17 @@ pub enum PidSource {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Desktop {
-    // The user's own desktop: input there never touches the user's pointer,
-    // keyboard focus or stacking order.
+    /// The user's own desktop: input there never touches the user's pointer,
+    /// keyboard focus or stacking order.
     #[default]
     User,
-    // A private desktop glovebox started and owns (DESIGN.md §5, the agent
-    // display): nothing of the user's is there, so it takes full input.
+    /// A private desktop glovebox started and owns (DESIGN.md §5, the agent
+    /// display): nothing of the user's is there, so it takes full input.
     Agent,
 }
 
 impl Desktop {
+    /// Whether this is the user's own desktop (the default, left out of listings).
     pub fn is_user(&self) -> bool {
         *self == Desktop::User
     }
@@ -176,16 +189,21 @@ impl Desktop {
 /// One top-level window as a listing reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WindowInfo {
+    /// The window's stable id.
     pub id: WindowId,
     /// Application name: the class part of WM_CLASS (e.g. `XTerm`).
     pub app: String,
     /// The instance part of WM_CLASS (e.g. `xterm`).
     pub instance: String,
+    /// The current title; it may change while the window lives.
     pub title: String,
+    /// Where the pid in `id` came from.
     pub pid_source: PidSource,
     /// Client area in root coordinates, without window-manager decorations.
     pub geometry: Rect,
+    /// It is the active window, holding the keyboard focus.
     pub focused: bool,
+    /// It is minimized or hidden, so none of it is on screen.
     pub minimized: bool,
     /// Omitted for the user's desktop.
     #[serde(default, skip_serializing_if = "Desktop::is_user")]
@@ -197,9 +215,11 @@ pub struct WindowInfo {
 pub struct WindowPage {
     /// 1-based page number.
     pub page: usize,
+    /// Pages the matching windows fill; at least 1, even with no window.
     pub pages: usize,
     /// Windows matching the query on all pages.
     pub total: usize,
+    /// This page's windows, at most [`WINDOW_PAGE_SIZE`], frontmost first.
     pub windows: Vec<WindowInfo>,
 }
 
