@@ -664,11 +664,10 @@ impl AtspiBackend {
             if role.is_password() {
                 return Ok(Err(BackendError::new(BackendErrorKind::SecureInput, format!("{id} is a password field: its content is never read"))));
             }
-            let has = |name: &str| interfaces.iter().any(|i| i == name);
-            let value = if has("org.a11y.atspi.Text") {
+            let value = if interfaces.contains(atspi_common::Interface::Text) {
                 let (text, total_chars) = bus.text_prefix(&object, max_chars).await?;
                 Some((text, total_chars))
-            } else if has("org.a11y.atspi.Value") {
+            } else if interfaces.contains(atspi_common::Interface::Value) {
                 let number = bus.current_value(&object).await?;
                 let text = if number.fract() == 0.0 && number.abs() < 1e15 { format!("{}", number as i64) } else { format!("{number}") };
                 Some((text.clone(), text.chars().count()))

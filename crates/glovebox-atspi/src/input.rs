@@ -9,7 +9,7 @@
 
 use crate::backend::AtspiBackend;
 use crate::transport::{Bus, BusError, ObjectRef, TextUnit, ToolkitFamily, ToolkitName};
-use atspi_common::{State, StateSet};
+use atspi_common::{Interface, InterfaceSet, State, StateSet};
 use futures_util::future::join_all;
 use glovebox_model::{Action, ActionKind, Button, ElementAction, ElementState, Point, Role, WindowInfo};
 use glovebox_platform::{AccessibleCall, Delivery, Relative, ResolvedTarget, Route};
@@ -43,12 +43,8 @@ fn bus_failure(e: BusError) -> BackendError {
     }
 }
 
-async fn interfaces(bus: &Bus, object: &ObjectRef) -> Result<Vec<String>, BackendError> {
+async fn interfaces(bus: &Bus, object: &ObjectRef) -> Result<InterfaceSet, BackendError> {
     bus.interfaces(object).await.map_err(bus_failure)
-}
-
-fn has(interfaces: &[String], name: &str) -> bool {
-    interfaces.iter().any(|i| i.ends_with(name))
 }
 
 /// A click on `object`: its own click-like action, or that of the nearest
@@ -114,7 +110,7 @@ async fn select_in_parent(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Bac
     // Calc's cells take the focus without ever reading as focused: the selection read-back judges.
     let focus = now.contains(State::Focusable) && bus.grab_focus(object).await.unwrap_or(false);
     let parent = bus.parent(object).await.map_err(bus_failure)?;
-    if parent.is_null() || !has(&interfaces(bus, &parent).await?, "Selection") {
+    if parent.is_null() || !interfaces(bus, &parent).await?.contains(Interface::Selection) {
         return Err(not_actionable("the element's parent offers no selection"));
     }
     let index = bus.index_in_parent(object).await.map_err(bus_failure)?;
@@ -185,7 +181,7 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
     // A spin button is both: its text set alone is not committed to its
     // value (GTK4 parses it back only on activation), so a number goes to Value.
     let number = text.trim().parse::<f64>().ok();
-    if has(&ifaces, "EditableText") && !(has(&ifaces, "Value") && number.is_some()) {
+    if ifaces.contains(Interface::EditableText) && !(ifaces.contains(Interface::Value) && number.is_some()) {
         bus.set_text_contents(object, text).await.map_err(bus_failure)?;
         let now = read_back(|| bus.text(object), |now| now == text).await?;
         if now != text {
@@ -198,11 +194,11 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
         if !bus.states(object).await.map_err(bus_failure)?.contains(State::Editable) {
             return Err(not_actionable("the cell is read-only (a protected sheet or cell); nothing was changed"));
         }
-        if has(&ifaces, "Value") && number.is_none() && !has(&ifaces, "EditableText") {
+        if ifaces.contains(Interface::Value) && number.is_none() && !ifaces.contains(Interface::EditableText) {
             return Err(not_actionable("the cell takes a number through its value; text goes in only as keys"));
         }
     }
-    if has(&ifaces, "Value") {
+    if ifaces.contains(Interface::Value) {
         let value: f64 = text.trim().parse().map_err(|_| BackendError::invalid_argument(format!("{text:?} is not a number for this slider or spin button")))?;
         bus.set_current_value(object, value).await.map_err(bus_failure)?;
         let close = |now: f64| (now - value).abs() <= 1e-6 * value.abs().max(1.0);
@@ -261,7 +257,7 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
         }
     };
     for (owner, call) in [(object, AccessibleCall::SelectChild), (&parent, AccessibleCall::SelectChildOfParent)] {
-        if has(&interfaces(bus, owner).await?, "Selection") && bus.select_child(owner, index).await.unwrap_or(false) && confirmed().await {
+        if interfaces(bus, owner).await?.contains(Interface::Selection) && bus.select_child(owner, index).await.unwrap_or(false) && confirmed().await {
             return Ok(Delivery::by(Route::Accessible(call)));
         }
     }
@@ -384,7 +380,7 @@ impl AtspiBackend {
             (Action::Type { text }, _) => {
                 let focused = focused.ok_or_else(|| not_actionable("no editable element of this window has keyboard focus"))?;
                 // Chromium's web fields have keyboard focus but no EditableText.
-                if !has(&interfaces(bus, &focused).await?, "EditableText") {
+                if !interfaces(bus, &focused).await?.contains(Interface::EditableText) {
                     return Err(not_actionable("the focused field takes no text over AT-SPI"));
                 }
                 let caret = bus.caret_offset(&focused).await.map_err(bus_failure)?;
@@ -533,7 +529,7 @@ impl AtspiBackend {
         let object = self.target_object(&bus, window, target)?;
         self.blocking(async {
             let (role, states, ifaces) = tokio::try_join!(bus.role(&object), bus.states(&object), bus.interfaces(&object)).map_err(bus_failure)?;
-            Ok(role == Role::TableCell && states.contains(State::Editable) && !has(&ifaces, "EditableText"))
+            Ok(role == Role::TableCell && states.contains(State::Editable) && !ifaces.contains(Interface::EditableText))
         })
     }
 

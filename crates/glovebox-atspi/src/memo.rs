@@ -36,7 +36,7 @@ pub struct Facts {
     pub name: String,
     pub description: String,
     pub states: StateSet,
-    pub interfaces: Vec<String>,
+    pub interfaces: atspi_common::InterfaceSet,
 }
 
 impl From<&CacheItem> for Facts {
@@ -46,7 +46,7 @@ impl From<&CacheItem> for Facts {
             name: item.name.clone(),
             description: item.description.clone(),
             states: translate::state_set(&item.states),
-            interfaces: item.interfaces.clone(),
+            interfaces: translate::interface_set(&item.interfaces),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! and what a role says about holding a value. The only place an AT-SPI
 //! role or state is named outside the wire.
 
-use atspi_common::{Role as AtspiRole, State, StateSet};
+use atspi_common::{Interface, InterfaceSet, Role as AtspiRole, State, StateSet};
 use glovebox_model::{ElementState, ElementStates, Role};
 
 /// The model's role for AT-SPI role number `number`; a number this version
@@ -234,16 +234,57 @@ const EDITABLE_VALUE_ROLES: &[Role] = &[
 /// Whether the element holds a value a user would call one (never read
 /// here). Toolkits put Value, Text or EditableText on far more (Gecko gives
 /// frames, buttons and labels EditableText), so the role decides first.
-pub fn has_value(role: Role, interfaces: &[String], states: StateSet) -> bool {
-    let has = |name: &str| interfaces.iter().any(|i| i == name);
+pub fn has_value(role: Role, interfaces: InterfaceSet, states: StateSet) -> bool {
     let editable = states.contains(State::Editable);
     let role_holds_value = VALUE_ROLES.contains(&role) || (editable && EDITABLE_VALUE_ROLES.contains(&role));
-    role.is_password() || (role_holds_value && (has("org.a11y.atspi.Value") || has("org.a11y.atspi.EditableText") || (has("org.a11y.atspi.Text") && editable)))
+    role.is_password()
+        || (role_holds_value
+            && (interfaces.contains(Interface::Value) || interfaces.contains(Interface::EditableText) || (interfaces.contains(Interface::Text) && editable)))
+}
+
+/// The interfaces an object names (`GetInterfaces`, a cache item), read
+/// once into a set; a name AT-SPI does not define is left out.
+pub fn interface_set(names: &[String]) -> InterfaceSet {
+    names.iter().filter_map(|name| interface(name)).collect()
+}
+
+fn interface(name: &str) -> Option<Interface> {
+    Some(match name.strip_prefix("org.a11y.atspi.")? {
+        "Accessible" => Interface::Accessible,
+        "Action" => Interface::Action,
+        "Application" => Interface::Application,
+        "Cache" => Interface::Cache,
+        "Collection" => Interface::Collection,
+        "Component" => Interface::Component,
+        "Document" => Interface::Document,
+        "EditableText" => Interface::EditableText,
+        "Hyperlink" => Interface::Hyperlink,
+        "Hypertext" => Interface::Hypertext,
+        "Image" => Interface::Image,
+        "Selection" => Interface::Selection,
+        "Table" => Interface::Table,
+        "TableCell" => Interface::TableCell,
+        "Text" => Interface::Text,
+        "Value" => Interface::Value,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interface_names_are_read_once_into_a_set() {
+        let names: Vec<String> = ["org.a11y.atspi.Accessible", "org.a11y.atspi.EditableText", "org.a11y.atspi.Text", "org.example.Private", "Text"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let set = interface_set(&names);
+        assert!(set.contains(Interface::EditableText) && set.contains(Interface::Text) && set.contains(Interface::Accessible));
+        assert!(!set.contains(Interface::Value) && !set.contains(Interface::Table));
+        assert_eq!(set.iter().count(), 3, "unknown and bare names are left out");
+    }
 
     #[test]
     fn roles_and_states_decode() {
@@ -276,19 +317,19 @@ mod tests {
 
     #[test]
     fn value_holders() {
-        let ifaces = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let ifaces = |names: &[&str]| interface_set(&names.iter().map(|s| s.to_string()).collect::<Vec<_>>());
         let none = StateSet::empty();
         let editable = StateSet::new(State::Editable);
-        assert!(has_value(Role::Slider, &ifaces(&["org.a11y.atspi.Value"]), none));
-        assert!(has_value(Role::PasswordText, &[], none));
-        assert!(!has_value(Role::Label, &ifaces(&["org.a11y.atspi.Text"]), none));
-        assert!(has_value(Role::Text, &ifaces(&["org.a11y.atspi.Text"]), editable));
+        assert!(has_value(Role::Slider, ifaces(&["org.a11y.atspi.Value"]), none));
+        assert!(has_value(Role::PasswordText, InterfaceSet::empty(), none));
+        assert!(!has_value(Role::Label, ifaces(&["org.a11y.atspi.Text"]), none));
+        assert!(has_value(Role::Text, ifaces(&["org.a11y.atspi.Text"]), editable));
         // Gecko's frames, buttons and tool bars carry EditableText; they hold no value.
         for role in [Role::Frame, Role::PushButton, Role::ToolBar, Role::Label, Role::Section] {
-            assert!(!has_value(role, &ifaces(&["org.a11y.atspi.EditableText", "org.a11y.atspi.Text"]), none), "{role}");
+            assert!(!has_value(role, ifaces(&["org.a11y.atspi.EditableText", "org.a11y.atspi.Text"]), none), "{role}");
         }
         // A spreadsheet cell holds one while it can be edited.
-        assert!(has_value(Role::TableCell, &ifaces(&["org.a11y.atspi.Text"]), editable));
-        assert!(!has_value(Role::TableCell, &ifaces(&["org.a11y.atspi.Text"]), none));
+        assert!(has_value(Role::TableCell, ifaces(&["org.a11y.atspi.Text"]), editable));
+        assert!(!has_value(Role::TableCell, ifaces(&["org.a11y.atspi.Text"]), none));
     }
 }

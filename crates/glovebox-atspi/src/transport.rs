@@ -402,8 +402,10 @@ impl Bus {
         Ok(translate::state_set(&words))
     }
 
-    pub async fn interfaces(&self, target: &ObjectRef) -> Result<Vec<String>, BusError> {
-        self.call(target, ACCESSIBLE, "GetInterfaces", &()).await
+    /// Accessible.GetInterfaces, as a set.
+    pub async fn interfaces(&self, target: &ObjectRef) -> Result<atspi_common::InterfaceSet, BusError> {
+        let names: Vec<String> = self.call(target, ACCESSIBLE, "GetInterfaces", &()).await?;
+        Ok(translate::interface_set(&names))
     }
 
     pub async fn parent(&self, target: &ObjectRef) -> Result<ObjectRef, BusError> {

@@ -29,7 +29,7 @@ pub struct RawNode {
     pub name: String,
     pub description: String,
     pub states: StateSet,
-    pub interfaces: Vec<String>,
+    pub interfaces: atspi_common::InterfaceSet,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
     /// Children counted but not read, and why.
@@ -72,7 +72,7 @@ impl RawNode {
     }
 
     fn facts(&self) -> Facts {
-        Facts { role: self.role, name: self.name.clone(), description: self.description.clone(), states: self.states, interfaces: self.interfaces.clone() }
+        Facts { role: self.role, name: self.name.clone(), description: self.description.clone(), states: self.states, interfaces: self.interfaces }
     }
 
     /// Takes in what the enrichment read.
@@ -88,12 +88,12 @@ impl RawNode {
         self.enriched = Some(enrichment);
     }
 
-    pub fn has_interface(&self, name: &str) -> bool {
-        self.interfaces.iter().any(|i| i.ends_with(name))
+    pub fn has_interface(&self, interface: atspi_common::Interface) -> bool {
+        self.interfaces.contains(interface)
     }
 
     pub fn has_value(&self) -> bool {
-        has_value(self.role, &self.interfaces, self.states) && !self.empty
+        has_value(self.role, self.interfaces, self.states) && !self.empty
     }
 
     /// Whether the walk asks how many characters this field holds: a text
@@ -101,9 +101,9 @@ impl RawNode {
     /// and never one holding a number (a spin button always has one).
     fn counts_characters(&self) -> bool {
         !self.role.is_password()
-            && self.has_interface("atspi.Text")
-            && !self.has_interface("atspi.Value")
-            && has_value(self.role, &self.interfaces, self.states)
+            && self.has_interface(atspi_common::Interface::Text)
+            && !self.has_interface(atspi_common::Interface::Value)
+            && has_value(self.role, self.interfaces, self.states)
     }
 }
 
@@ -166,7 +166,7 @@ async fn child_refs(bus: &Bus, memo: &Memo, walk: &Walk, index: usize) -> Result
         if let Some(rows) = memo.visible_rows(&node.object) {
             return Ok(rows.clone());
         }
-        if node.has_interface("Table") {
+        if node.has_interface(atspi_common::Interface::Table) {
             if let Some(cells) = visible_cells(bus, walk, index).await {
                 return Ok(cells);
             }
@@ -428,7 +428,7 @@ pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, d
             match result {
                 Ok((children, not_read)) => {
                     if not_read > 0 {
-                        let hint = if walk.nodes[index].has_interface("Table") { OMITTED_CELLS } else { OMITTED_OFFSCREEN };
+                        let hint = if walk.nodes[index].has_interface(atspi_common::Interface::Table) { OMITTED_CELLS } else { OMITTED_OFFSCREEN };
                         walk.nodes[index].omitted = Some((not_read, hint.into()));
                     }
                     walk.nodes[index].children_read = true;
@@ -471,8 +471,8 @@ fn start_enrichment(bus: &Bus, memo: &Memo, walk: &mut Walk, added: &[(usize, us
     for &(index, _) in added {
         let node = &walk.nodes[index];
         let shown = index == 0 || walk.is_shown(node);
-        let want_extents = shown && node.has_interface("Component");
-        let want_actions = (shown || is_menu_like(node.role)) && node.has_interface("Action");
+        let want_extents = shown && node.has_interface(atspi_common::Interface::Component);
+        let want_actions = (shown || is_menu_like(node.role)) && node.has_interface(atspi_common::Interface::Action);
         let want_count = node.counts_characters();
         if !(want_extents || want_actions || want_count) {
             continue;
