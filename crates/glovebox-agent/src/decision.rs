@@ -65,16 +65,25 @@ pub(crate) fn bounded(text: &str) -> String {
 pub fn parse(raw: &str) -> Result<Decision, Refusal> {
     let envelope: Envelope = serde_json::from_str(raw.trim()).map_err(|e| {
         let shown: String = raw.chars().take(120).collect();
-        violation(format!("the answer is not a decision under the schema ({e}); it began {shown:?}"))
+        violation(format!(
+            "the answer is not a decision under the schema ({e}); it began {shown:?}"
+        ))
     })?;
     Ok(match envelope.decision {
         // A window id is short; a longer one is no id, and model text never goes on unbounded.
-        Wire::Switch { window } if window.chars().count() > MAX_WINDOW_ID || window.chars().any(char::is_control) => {
-            return Err(violation(format!("{:?}… is not a window id (pid/xid)", window.chars().take(40).collect::<String>())))
+        Wire::Switch { window }
+            if window.chars().count() > MAX_WINDOW_ID || window.chars().any(char::is_control) =>
+        {
+            return Err(violation(format!(
+                "{:?}… is not a window id (pid/xid)",
+                window.chars().take(40).collect::<String>()
+            )))
         }
         Wire::Switch { window } => Decision::Switch { window },
         Wire::Done { claim } => Decision::Done { claim: bounded(&claim) },
-        Wire::Ask { question } if question.trim().is_empty() => return Err(violation("an ask needs a question")),
+        Wire::Ask { question } if question.trim().is_empty() => {
+            return Err(violation("an ask needs a question"))
+        }
         Wire::Ask { question } => Decision::Ask { question: bounded(&question) },
         Wire::Action { action } => Decision::Act(action),
     })
@@ -116,12 +125,35 @@ mod tests {
     #[test]
     fn every_variant_parses() {
         let click = parse(r#"{"decision":{"kind":"action","action":{"action":"click","target":{"element":"@e4"},"button":"left","count":1}}}"#).unwrap();
-        assert_eq!(click, Decision::Act(Action::Click { target: Target::Element(ElementId(4)), button: Button::Left, count: 1, modifiers: vec![] }));
+        assert_eq!(
+            click,
+            Decision::Act(Action::Click {
+                target: Target::Element(ElementId(4)),
+                button: Button::Left,
+                count: 1,
+                modifiers: vec![]
+            })
+        );
         let at = parse(r#"{"decision":{"kind":"action","action":{"action":"set_value","target":{"point":{"x":3,"y":9}},"text":"hi"}}}"#).unwrap();
-        assert_eq!(at, Decision::Act(Action::SetValue { target: Target::Point(Point { x: 3, y: 9 }), text: "hi".into() }));
-        assert_eq!(parse(r#"{"decision":{"kind":"switch","window":"12/0x400001"}}"#).unwrap(), Decision::Switch { window: "12/0x400001".into() });
-        assert_eq!(parse(r#" {"decision":{"kind":"done","claim":"ok"}} "#).unwrap(), Decision::Done { claim: "ok".into() });
-        assert_eq!(parse(r#"{"decision":{"kind":"ask","question":"Which file?"}}"#).unwrap(), Decision::Ask { question: "Which file?".into() });
+        assert_eq!(
+            at,
+            Decision::Act(Action::SetValue {
+                target: Target::Point(Point { x: 3, y: 9 }),
+                text: "hi".into()
+            })
+        );
+        assert_eq!(
+            parse(r#"{"decision":{"kind":"switch","window":"12/0x400001"}}"#).unwrap(),
+            Decision::Switch { window: "12/0x400001".into() }
+        );
+        assert_eq!(
+            parse(r#" {"decision":{"kind":"done","claim":"ok"}} "#).unwrap(),
+            Decision::Done { claim: "ok".into() }
+        );
+        assert_eq!(
+            parse(r#"{"decision":{"kind":"ask","question":"Which file?"}}"#).unwrap(),
+            Decision::Ask { question: "Which file?".into() }
+        );
     }
 
     #[test]
@@ -154,7 +186,11 @@ mod tests {
     #[test]
     fn model_text_is_bounded_and_single_line() {
         let long = "a\nb".repeat(400);
-        let Decision::Ask { question } = parse(&json!({"decision": {"kind": "ask", "question": long}}).to_string()).unwrap() else { panic!() };
+        let Decision::Ask { question } =
+            parse(&json!({"decision": {"kind": "ask", "question": long}}).to_string()).unwrap()
+        else {
+            panic!()
+        };
         assert!(!question.contains('\n'));
         assert_eq!(question.chars().count(), MAX_MODEL_TEXT + 1);
     }
@@ -166,8 +202,14 @@ mod tests {
         fn check(v: &Value, path: &str) {
             if let Some(map) = v.as_object() {
                 if map.get("type") == Some(&json!("object")) {
-                    let props: Vec<&String> = map["properties"].as_object().unwrap().keys().collect();
-                    let required: Vec<&str> = map["required"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+                    let props: Vec<&String> =
+                        map["properties"].as_object().unwrap().keys().collect();
+                    let required: Vec<&str> = map["required"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|r| r.as_str().unwrap())
+                        .collect();
                     assert_eq!(map["additionalProperties"], json!(false), "{path}");
                     assert_eq!(props.len(), required.len(), "{path}");
                     assert!(props.iter().all(|p| required.contains(&p.as_str())), "{path}");
@@ -192,8 +234,16 @@ mod tests {
         for kind in ["click", "move", "drag", "scroll", "type", "set_value", "key", "select"] {
             assert!(text.contains(&format!("[\"{kind}\"]")), "{kind} missing from {text}");
         }
-        assert!(!text.contains("$ref") && !text.contains("oneOf") && !text.contains("\"format\""), "{text}");
-        let action = Action::Scroll { target: Target::Point(Point { x: 4, y: 5 }), dx: 0, dy: 3, modifiers: vec![] };
+        assert!(
+            !text.contains("$ref") && !text.contains("oneOf") && !text.contains("\"format\""),
+            "{text}"
+        );
+        let action = Action::Scroll {
+            target: Target::Point(Point { x: 4, y: 5 }),
+            dx: 0,
+            dy: 3,
+            modifiers: vec![],
+        };
         let raw = json!({"decision": {"kind": "action", "action": action}}).to_string();
         assert_eq!(parse(&raw).unwrap(), Decision::Act(action));
     }

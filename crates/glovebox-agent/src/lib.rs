@@ -14,7 +14,9 @@ pub mod run;
 pub mod trajectory;
 
 pub use decision::Decision;
-pub use model::{DecideRequest, Model, ModelBinding, ModelError, Png, Provider, Reply, ToolSpec, DECISION_TOOL};
+pub use model::{
+    DecideRequest, Model, ModelBinding, ModelError, Png, Provider, Reply, ToolSpec, DECISION_TOOL,
+};
 pub use native::run_native;
 pub use run::{run, Outcome, Task};
 pub use trajectory::{Step, StopReason, Summary, Verdict};

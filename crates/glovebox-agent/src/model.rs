@@ -107,9 +107,11 @@ impl ModelError {
             ModelError::Unbound | ModelError::Binding(_) => ErrorCode::ModelUnbound,
             ModelError::InvalidResponse(_) => ErrorCode::ModelSchemaViolation,
             ModelError::Timeout(_) => ErrorCode::Timeout,
-            ModelError::Unauthorized { .. } | ModelError::NotFound(_) | ModelError::Unavailable { .. } | ModelError::Http { .. } | ModelError::Transport(_) => {
-                ErrorCode::BackendUnavailable
-            }
+            ModelError::Unauthorized { .. }
+            | ModelError::NotFound(_)
+            | ModelError::Unavailable { .. }
+            | ModelError::Http { .. }
+            | ModelError::Transport(_) => ErrorCode::BackendUnavailable,
         }
     }
 

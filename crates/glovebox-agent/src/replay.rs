@@ -52,9 +52,18 @@ pub enum WithheldText<'a> {
 /// this user's key, in `window` or the one the recording names, approved
 /// once as a whole (a prompt listing its steps and elements, or the person
 /// who typed the command: `started_by_user`), then replayed.
-pub fn replay(host: &Host, path: &Path, window: Option<WindowRef>, started_by_user: bool, withheld: WithheldText) -> Result<Account, Refusal> {
+pub fn replay(
+    host: &Host,
+    path: &Path,
+    window: Option<WindowRef>,
+    started_by_user: bool,
+    withheld: WithheldText,
+) -> Result<Account, Refusal> {
     let recording = recording::read(path, &recording::default_dir()).map_err(|e| e.to_refusal())?;
-    let first = recording.steps.first().ok_or_else(|| Refusal::invalid_argument(format!("{} holds no step", path.display())))?;
+    let first = recording
+        .steps
+        .first()
+        .ok_or_else(|| Refusal::invalid_argument(format!("{} holds no step", path.display())))?;
     let window = match window {
         Some(window) => window,
         None => WindowRef::Id(find_window(host, &first.window)?),
@@ -70,7 +79,19 @@ pub fn replay(host: &Host, path: &Path, window: Option<WindowRef>, started_by_us
         .collect();
     let span = Span {
         class: ApprovalClass::Input,
-        actions: recording.steps.iter().map(|s| format!("step {}: {} in {} {:?}", s.index, s.action.kind(), s.window.app, s.window.title)).collect(),
+        actions: recording
+            .steps
+            .iter()
+            .map(|s| {
+                format!(
+                    "step {}: {} in {} {:?}",
+                    s.index,
+                    s.action.kind(),
+                    s.window.app,
+                    s.window.title
+                )
+            })
+            .collect(),
         targets,
         text_characters: recording.steps.iter().filter_map(|s| s.action.text_length()).sum(),
         detail: Some(format!("a replay of {}", path.display())),
@@ -103,23 +124,47 @@ pub fn find_window(host: &Host, address: &recording::WindowAddress) -> Result<Wi
     }
 }
 
-pub fn run(host: &Host, recording: &Recording, window: &WindowRef, withheld: WithheldText) -> Account {
+pub fn run(
+    host: &Host,
+    recording: &Recording,
+    window: &WindowRef,
+    withheld: WithheldText,
+) -> Account {
     run_steps(host, &recording.path, &recording.steps, window, withheld)
 }
 
 /// [`run`] over steps already read and verified (`path` names them in the account).
 /// `window` is where the first step's window is; a later step recorded in
 /// another window goes to the open window that matches its address.
-pub fn run_steps(host: &Host, path: &Path, steps: &[recording::Step], window: &WindowRef, withheld: WithheldText) -> Account {
-    let mut account = Account { recording: path.to_owned(), replayed: 0, of: steps.len(), lines: vec![], divergence: None, window: Some(window.clone()) };
+pub fn run_steps(
+    host: &Host,
+    path: &Path,
+    steps: &[recording::Step],
+    window: &WindowRef,
+    withheld: WithheldText,
+) -> Account {
+    let mut account = Account {
+        recording: path.to_owned(),
+        replayed: 0,
+        of: steps.len(),
+        lines: vec![],
+        divergence: None,
+        window: Some(window.clone()),
+    };
     let mut current = (steps.first().map(|s| s.window.clone()), window.clone());
     for step in steps {
         if current.0.as_ref() != Some(&step.window) {
             match find_window(host, &step.window) {
                 Ok(id) => current = (Some(step.window.clone()), WindowRef::Id(id)),
                 Err(r) => {
-                    let wanted = format!("a window of {} titled {:?}", step.window.app, step.window.title);
-                    account.divergence = Some(Divergence { step: step.index, code: r.code, expected: wanted, saw: r.message });
+                    let wanted =
+                        format!("a window of {} titled {:?}", step.window.app, step.window.title);
+                    account.divergence = Some(Divergence {
+                        step: step.index,
+                        code: r.code,
+                        expected: wanted,
+                        saw: r.message,
+                    });
                     break;
                 }
             }
@@ -139,11 +184,18 @@ pub fn run_steps(host: &Host, path: &Path, steps: &[recording::Step], window: &W
     account
 }
 
-fn one(host: &Host, step: &recording::Step, window: &WindowRef, withheld: WithheldText) -> Result<String, Divergence> {
-    let diverged = |code, expected: String, saw: String| Divergence { step: step.index, code, expected, saw };
+fn one(
+    host: &Host,
+    step: &recording::Step,
+    window: &WindowRef,
+    withheld: WithheldText,
+) -> Result<String, Divergence> {
+    let diverged =
+        |code, expected: String, saw: String| Divergence { step: step.index, code, expected, saw };
     let mut typed = None;
     if let Some(length) = step.withheld_text {
-        let wanted = format!("{} of {length} character(s) the recording did not keep", step.action.kind());
+        let wanted =
+            format!("{} of {length} character(s) the recording did not keep", step.action.kind());
         let into = step.targets.iter().find_map(|t| match t {
             RecordedTarget::Element(address) => Some(format!(" into {}", describe(address))),
             RecordedTarget::Point { .. } => None,
@@ -166,7 +218,9 @@ fn one(host: &Host, step: &recording::Step, window: &WindowRef, withheld: Withhe
             ));
         }
     }
-    let seen = host.observe(Some(window), false).map_err(|r| diverged(r.code, "the window to look at".into(), r.message))?;
+    let seen = host
+        .observe(Some(window), false)
+        .map_err(|r| diverged(r.code, "the window to look at".into(), r.message))?;
     let mut targets = vec![];
     for target in &step.targets {
         targets.push(match target {
@@ -175,21 +229,36 @@ fn one(host: &Host, step: &recording::Step, window: &WindowRef, withheld: Withhe
                 let wanted = describe(address);
                 match recording::find(&seen.tree, address) {
                     Found::One(id) => Target::Element(id),
-                    Found::None => return Err(diverged(ErrorCode::ElementNotFound, wanted, "no such element".into())),
+                    Found::None => {
+                        return Err(diverged(
+                            ErrorCode::ElementNotFound,
+                            wanted,
+                            "no such element".into(),
+                        ))
+                    }
                     Found::Many(n) => {
-                        return Err(diverged(ErrorCode::ElementNotFound, wanted, format!("{n} elements answer to it, so acting on one would be a guess")))
+                        return Err(diverged(
+                            ErrorCode::ElementNotFound,
+                            wanted,
+                            format!("{n} elements answer to it, so acting on one would be a guess"),
+                        ))
                     }
                 }
             }
         });
     }
-    let mut action = step.action.retargeted(&targets).map_err(|r| diverged(r.code, "a replayable action".into(), r.message))?;
+    let mut action = step
+        .action
+        .retargeted(&targets)
+        .map_err(|r| diverged(r.code, "a replayable action".into(), r.message))?;
     if let Some(text) = &typed {
         action = action.with_text(text);
     }
     let done = host
         .perform(ActRequest::new(seen.frame.id, action).look(LookAfter::Tree { screenshot: false }))
-        .map_err(|r| diverged(r.code, format!("{} to be delivered", step.action.kind()), r.message))?;
+        .map_err(|r| {
+            diverged(r.code, format!("{} to be delivered", step.action.kind()), r.message)
+        })?;
     let delivered = format!("{} → delivered ({})", step.action.kind(), done.delivery.route);
     let Some(expected) = step.expect.as_ref().filter(|e| !e.is_empty()) else {
         return Ok(delivered);
@@ -199,14 +268,21 @@ fn one(host: &Host, step: &recording::Step, window: &WindowRef, withheld: Withhe
         None => expected.clone(),
     };
     if !unmet.is_empty() {
-        let saw = done.changes.as_ref().map(recording::expectation).filter(|l| !l.is_empty()).map(|l| l.join("; ")).unwrap_or_else(|| "no change".into());
+        let saw = done
+            .changes
+            .as_ref()
+            .map(recording::expectation)
+            .filter(|l| !l.is_empty())
+            .map(|l| l.join("; "))
+            .unwrap_or_else(|| "no change".into());
         return Err(diverged(ErrorCode::StaleBasis, unmet.join("; "), saw));
     }
     Ok(format!("{delivered}; {} expected change(s) seen", expected.len()))
 }
 
 fn describe(address: &recording::ElementAddress) -> String {
-    let inside: Vec<String> = address.ancestors.iter().map(|a| format!("{} {:?}", a.role, a.name)).collect();
+    let inside: Vec<String> =
+        address.ancestors.iter().map(|a| format!("{} {:?}", a.role, a.name)).collect();
     match inside.is_empty() {
         true => format!("{} {:?}", address.role, address.name),
         false => format!("{} {:?} in {}", address.role, address.name, inside.join(" › ")),
@@ -251,10 +327,14 @@ pub fn handover(steps: &[recording::Step], account: &Account) -> Option<String> 
             text.push_str(&format!(" on {}", on.join(" and ")));
         }
         match (step.withheld_text, &step.action) {
-            (Some(length), _) => text.push_str(&format!(", typing {length} character(s) the recording did not keep (ask the user for them)")),
-            (None, glovebox_model::Action::Type { text: typed } | glovebox_model::Action::SetValue { text: typed, .. }) => {
-                text.push_str(&format!(", typing {:?}", clip(typed, 200)))
-            }
+            (Some(length), _) => text.push_str(&format!(
+                ", typing {length} character(s) the recording did not keep (ask the user for them)"
+            )),
+            (
+                None,
+                glovebox_model::Action::Type { text: typed }
+                | glovebox_model::Action::SetValue { text: typed, .. },
+            ) => text.push_str(&format!(", typing {:?}", clip(typed, 200))),
             _ => {}
         }
         text.push_str(&format!(" in {} {:?}", step.window.app, step.window.title));
@@ -280,7 +360,10 @@ impl Account {
         let mut text: String = self.lines.iter().map(|l| format!("{l}\n")).collect();
         match &self.divergence {
             None => text.push_str(&format!("replayed {} of {} step(s)\n", self.replayed, self.of)),
-            Some(d) => text.push_str(&format!("diverged at step {} ({}): expected {}; the window shows {}\n", d.step, d.code, d.expected, d.saw)),
+            Some(d) => text.push_str(&format!(
+                "diverged at step {} ({}): expected {}; the window shows {}\n",
+                d.step, d.code, d.expected, d.saw
+            )),
         }
         text
     }

@@ -11,13 +11,20 @@ use std::fmt::Write as _;
 /// Where reports go by default: `runs/` beside the audit trail's directory
 /// (`$XDG_STATE_HOME/glovebox/runs`), named `<prefix>-<unix ms>.html`.
 pub fn default_path(prefix: &str) -> std::path::PathBuf {
-    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or_default();
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
     default_dir().join(format!("{prefix}-{stamp}.html"))
 }
 
 fn default_dir() -> std::path::PathBuf {
     let audit = glovebox_host::audit::AuditLog::default_path();
-    let glovebox = audit.parent().and_then(|p| p.parent()).map(|p| p.to_path_buf()).unwrap_or_else(std::env::temp_dir);
+    let glovebox = audit
+        .parent()
+        .and_then(|p| p.parent())
+        .map(|p| p.to_path_buf())
+        .unwrap_or_else(std::env::temp_dir);
     glovebox.join("runs")
 }
 
@@ -116,13 +123,17 @@ fn step_html(out: &mut String, step: &Step) {
             }
             out.push_str("</div>");
         }
-        _ => out.push_str("<p class=\"meta\">no screenshot (the grant or the model took the tree alone)</p>"),
+        _ => out.push_str(
+            "<p class=\"meta\">no screenshot (the grant or the model took the tree alone)</p>",
+        ),
     }
     if let Some(p) = step.target_drawn {
         let _ = write!(out, "<p class=\"meta\">target at image pixel ({}, {})</p>", p.x, p.y);
     }
     let decision = match &step.decision {
-        DecisionRecord::Parsed { decision } => serde_json::to_string_pretty(decision).unwrap_or_default(),
+        DecisionRecord::Parsed { decision } => {
+            serde_json::to_string_pretty(decision).unwrap_or_default()
+        }
         DecisionRecord::Unparsed { excerpt } => format!("(outside the schema) {excerpt}"),
     };
     let _ = write!(
@@ -142,13 +153,21 @@ fn step_html(out: &mut String, step: &Step) {
     let _ = write!(
         out,
         "<p class=\"{class}\"><b>Host:</b> {} ({} ms)</p>",
-        escape(&format!("{}{verdict}", step.action.as_ref().map(|a| format!("{a} → ")).unwrap_or_default())),
+        escape(&format!(
+            "{}{verdict}",
+            step.action.as_ref().map(|a| format!("{a} → ")).unwrap_or_default()
+        )),
         step.act_ms
     );
     if let Some(changes) = &step.changes {
-        let _ = write!(out, "<p class=\"meta\"><b>What changed:</b></p><pre>{}</pre>", escape(changes));
+        let _ =
+            write!(out, "<p class=\"meta\"><b>What changed:</b></p><pre>{}</pre>", escape(changes));
     }
-    let _ = write!(out, "<details><summary>Tree excerpt the model saw</summary><pre>{}</pre></details></section>", escape(&step.tree_excerpt));
+    let _ = write!(
+        out,
+        "<details><summary>Tree excerpt the model saw</summary><pre>{}</pre></details></section>",
+        escape(&step.tree_excerpt)
+    );
 }
 
 #[cfg(test)]
@@ -166,8 +185,14 @@ mod tests {
             frame: Some(FrameId(3)),
             image: Some(Size::new(200, 100)),
             tree_excerpt: "@e2 push button \"<b>OK</b>\"".into(),
-            screenshot: screenshot.then(|| Png { bytes: b"\x89PNG fake".to_vec(), width: 200, height: 100 }),
-            decision: DecisionRecord::Unparsed { excerpt: "</pre><img src=x onerror=alert(1)>".into() },
+            screenshot: screenshot.then(|| Png {
+                bytes: b"\x89PNG fake".to_vec(),
+                width: 200,
+                height: 100,
+            }),
+            decision: DecisionRecord::Unparsed {
+                excerpt: "</pre><img src=x onerror=alert(1)>".into(),
+            },
             action: Some("click push button \"OK\"".into()),
             target_drawn: Some(Point { x: 50, y: 20 }),
             verdict,
@@ -182,9 +207,19 @@ mod tests {
     fn report_is_self_contained_and_escapes_screen_and_model_text() {
         let steps = vec![
             step(1, Verdict::Delivered { route: "at-spi:DoAction".into() }, true),
-            step(2, Verdict::Refused { code: ErrorCode::StaleRef, message: "observe again".into() }, false),
+            step(
+                2,
+                Verdict::Refused { code: ErrorCode::StaleRef, message: "observe again".into() },
+                false,
+            ),
         ];
-        let summary = crate::trajectory::Summary::of(&steps, StopReason::Done, 5, None, "scripted/test".into());
+        let summary = crate::trajectory::Summary::of(
+            &steps,
+            StopReason::Done,
+            5,
+            None,
+            "scripted/test".into(),
+        );
         let page = html("press <OK>", &summary, &steps);
         assert!(!page.contains("<script>") && !page.contains("<img src=x"), "{page}");
         assert!(page.contains("press &lt;OK&gt;"));

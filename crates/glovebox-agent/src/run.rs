@@ -9,7 +9,9 @@ use crate::model::{DecideRequest, Model, Png, ToolSpec, DECISION_TOOL};
 use crate::prompt;
 use crate::trajectory::{DecisionRecord, FinalWindow, Step, StopReason, Summary, Verdict};
 use glovebox_host::{ActRequest, Host, LookAfter, Observation};
-use glovebox_model::{Action, CaptureMode, DeliveryMode, ErrorCode, Point, Refusal, Role, Target, TreeDiff, WindowRef};
+use glovebox_model::{
+    Action, CaptureMode, DeliveryMode, ErrorCode, Point, Refusal, Role, Target, TreeDiff, WindowRef,
+};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -39,7 +41,13 @@ pub struct Task {
 
 impl Task {
     pub fn new(instruction: impl Into<String>) -> Task {
-        Task { instruction: instruction.into(), max_steps: DEFAULT_MAX_STEPS, observe_only: false, window: None, delivery: DeliveryMode::Background }
+        Task {
+            instruction: instruction.into(),
+            max_steps: DEFAULT_MAX_STEPS,
+            observe_only: false,
+            window: None,
+            delivery: DeliveryMode::Background,
+        }
     }
 
     /// Checks the caller's arguments; nothing is clamped silently.
@@ -51,7 +59,10 @@ impl Task {
             return Err(Refusal::invalid_argument("the instruction exceeds 4000 characters"));
         }
         if !(1..=MAX_STEPS_LIMIT).contains(&self.max_steps) {
-            return Err(Refusal::invalid_argument(format!("max_steps {} is outside 1..={MAX_STEPS_LIMIT}", self.max_steps)));
+            return Err(Refusal::invalid_argument(format!(
+                "max_steps {} is outside 1..={MAX_STEPS_LIMIT}",
+                self.max_steps
+            )));
         }
         Ok(())
     }
@@ -101,7 +112,13 @@ impl Record {
     /// Records a refused step. The run ends when the refusal ends the grant
     /// ([`ends_the_run`]) or the same step (`fingerprint`) failed
     /// [`REPEAT_LIMIT`] times.
-    pub(crate) fn refused(&mut self, mut step: Step, refusal: Refusal, fingerprint: &str, progress: &mut dyn FnMut(&Step)) -> Option<StopReason> {
+    pub(crate) fn refused(
+        &mut self,
+        mut step: Step,
+        refusal: Refusal,
+        fingerprint: &str,
+        progress: &mut dyn FnMut(&Step),
+    ) -> Option<StopReason> {
         let code = refusal.code;
         if ends_the_run(code) {
             let stop = StopReason::host(&refusal);
@@ -121,7 +138,12 @@ impl Record {
 /// Runs `task` to its end. `progress` sees each step as it completes.
 /// The host's approvals apply to every step: hand it the handle the run
 /// was approved with ([`Host::approve_span`]).
-pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn FnMut(&Step)) -> Result<Outcome, Refusal> {
+pub fn run(
+    host: &Host,
+    model: &mut dyn Model,
+    task: &Task,
+    progress: &mut dyn FnMut(&Step),
+) -> Result<Outcome, Refusal> {
     task.validate()?;
     let host = &if task.observe_only { host.observe_only() } else { host.clone() };
     if host.capabilities().read_only && !task.observe_only {
@@ -130,10 +152,15 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
     let mut run = Run { host, record: Record::default(), titles: HashMap::new() };
     let mut seen = run.observe(task.window.as_ref(), model.accepts_images())?;
     // Switches and refused steps cost steps but not budget; input costs both.
-    let max_steps = if task.observe_only { task.max_steps } else { task.max_steps.min(seen.grant.budget_left.max(1)) };
+    let max_steps = if task.observe_only {
+        task.max_steps
+    } else {
+        task.max_steps.min(seen.grant.budget_left.max(1))
+    };
     let tool = ToolSpec {
         name: DECISION_TOOL,
-        description: "Your next step on the user's computer: exactly one action, switch, done or ask.".into(),
+        description:
+            "Your next step on the user's computer: exactly one action, switch, done or ask.".into(),
         schema: decision::schema(),
     };
     let system = prompt::system(task.observe_only);
@@ -155,7 +182,11 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
             seen.frame.image.width,
             seen.frame.image.height
         );
-        let screenshot = seen.screenshot.clone().map(|bytes| Png { bytes, width: seen.frame.image.width, height: seen.frame.image.height });
+        let screenshot = seen.screenshot.clone().map(|bytes| Png {
+            bytes,
+            width: seen.frame.image.width,
+            height: seen.frame.image.height,
+        });
         let turn = prompt::Turn {
             instruction: &task.instruction,
             history: &run.record.steps,
@@ -166,18 +197,30 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
             tree: &tree,
             screenshot_attached: screenshot.is_some(),
         };
-        let request = DecideRequest { system: system.clone(), user: prompt::user(&turn), screenshot: screenshot.clone(), tool: tool.clone() };
+        let request = DecideRequest {
+            system: system.clone(),
+            user: prompt::user(&turn),
+            screenshot: screenshot.clone(),
+            tool: tool.clone(),
+        };
         let asked = Instant::now();
         let reply = model.decide(&request);
         let model_ms = asked.elapsed().as_millis() as u64;
         let title = run.titles.get(&seen.frame.window).map(|t| t.1.clone()).unwrap_or_default();
-        let mut step = step_on(index, &seen, title, &tree, DecisionRecord::Unparsed { excerpt: String::new() });
+        let mut step = step_on(
+            index,
+            &seen,
+            title,
+            &tree,
+            DecisionRecord::Unparsed { excerpt: String::new() },
+        );
         step.model_ms = model_ms;
         let reply = match reply {
             Ok(reply) => reply,
             Err(e) if e.code() == ErrorCode::ModelSchemaViolation => {
                 // An unreadable answer is a failed step like any other.
-                if let Some(stop) = run.record.refused(step, e.to_refusal(), "unreadable", progress) {
+                if let Some(stop) = run.record.refused(step, e.to_refusal(), "unreadable", progress)
+                {
                     break stop;
                 }
                 continue;
@@ -188,14 +231,18 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
         let decision = match decision::parse(&reply.decision) {
             Ok(d) => d,
             Err(refusal) => {
-                step.decision = DecisionRecord::Unparsed { excerpt: reply.decision.chars().take(300).collect() };
+                step.decision = DecisionRecord::Unparsed {
+                    excerpt: reply.decision.chars().take(300).collect(),
+                };
                 if let Some(stop) = run.record.refused(step, refusal, "schema", progress) {
                     break stop;
                 }
                 continue;
             }
         };
-        step.decision = DecisionRecord::Parsed { decision: serde_json::from_str(&reply.decision).unwrap_or_default() };
+        step.decision = DecisionRecord::Parsed {
+            decision: serde_json::from_str(&reply.decision).unwrap_or_default(),
+        };
         let fingerprint = normalised(&reply.decision);
         let started = Instant::now();
         match decision {
@@ -209,7 +256,9 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
                 break StopReason::Asked { question };
             }
             Decision::Switch { window } => {
-                let result = window.parse::<WindowRef>().and_then(|w| run.observe(Some(&w), model.accepts_images()));
+                let result = window
+                    .parse::<WindowRef>()
+                    .and_then(|w| run.observe(Some(&w), model.accepts_images()));
                 step.act_ms = started.elapsed().as_millis() as u64;
                 match result {
                     Ok(next) => {
@@ -218,7 +267,9 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
                         run.record.finish(step, progress);
                     }
                     Err(refusal) => {
-                        if let Some(stop) = run.record.refused(step, refusal, &fingerprint, progress) {
+                        if let Some(stop) =
+                            run.record.refused(step, refusal, &fingerprint, progress)
+                        {
                             break stop;
                         }
                     }
@@ -228,7 +279,12 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
                 step.action = Some(describe(host, &seen, &action));
                 step.target_drawn = drawn_target(&seen, &action);
                 let result = check(&seen, &action, task).and_then(|()| {
-                    host.perform(ActRequest::new(seen.frame.id, action.clone()).mode(task.delivery).look(LookAfter::Nothing)).map(|done| done.delivery)
+                    host.perform(
+                        ActRequest::new(seen.frame.id, action.clone())
+                            .mode(task.delivery)
+                            .look(LookAfter::Nothing),
+                    )
+                    .map(|done| done.delivery)
                 });
                 step.act_ms = started.elapsed().as_millis() as u64;
                 let delivered = match result {
@@ -239,7 +295,9 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
                         Some(step)
                     }
                     Err(refusal) => {
-                        if let Some(stop) = run.record.refused(step, refusal, &fingerprint, progress) {
+                        if let Some(stop) =
+                            run.record.refused(step, refusal, &fingerprint, progress)
+                        {
                             break stop;
                         }
                         None
@@ -249,7 +307,9 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
                 // found the window changed. Either way: look again.
                 let next = run.observe(None, model.accepts_images());
                 if let Some(mut step) = delivered {
-                    if let Some(next) = next.as_ref().ok().filter(|n| n.frame.window == seen.frame.window) {
+                    if let Some(next) =
+                        next.as_ref().ok().filter(|n| n.frame.window == seen.frame.window)
+                    {
                         step.changes = Some(changes(&seen, next));
                     }
                     run.record.finish(step, progress);
@@ -261,7 +321,11 @@ pub fn run(host: &Host, model: &mut dyn Model, task: &Task, progress: &mut dyn F
             }
         }
     };
-    let final_window = run.titles.get(&seen.frame.window).map(|(app, title)| FinalWindow { id: seen.frame.window, app: app.clone(), title: title.clone() });
+    let final_window = run.titles.get(&seen.frame.window).map(|(app, title)| FinalWindow {
+        id: seen.frame.window,
+        app: app.clone(),
+        title: title.clone(),
+    });
     let summary = Summary::of(&run.record.steps, stop, max_steps, final_window, model.name());
     Ok(Outcome { summary, steps: run.record.steps })
 }
@@ -274,29 +338,51 @@ struct Run<'h> {
 }
 
 impl Run<'_> {
-    fn observe(&mut self, window: Option<&WindowRef>, images: bool) -> Result<Observation, Refusal> {
-        let want = images && self.host.grant_status().is_none_or(|g| g.capture == CaptureMode::A11yAndPixels);
+    fn observe(
+        &mut self,
+        window: Option<&WindowRef>,
+        images: bool,
+    ) -> Result<Observation, Refusal> {
+        let want = images
+            && self.host.grant_status().is_none_or(|g| g.capture == CaptureMode::A11yAndPixels);
         match self.host.observe(window, want) {
             // The grant may allow the tree only, or a password field has
             // focus (no pixels then): the tree alone still serves.
             // (A pinned grant's scope refusal comes back the same way.)
-            Err(r) if want && matches!(r.code, ErrorCode::SecureInput | ErrorCode::ScopeViolation) => self.host.observe(window, false),
+            Err(r)
+                if want && matches!(r.code, ErrorCode::SecureInput | ErrorCode::ScopeViolation) =>
+            {
+                self.host.observe(window, false)
+            }
             other => other,
         }
     }
 
     /// The window list as the model sees it, refreshing the titles.
     fn windows(&mut self) -> String {
-        let Ok(page) = self.host.list_windows(None, 1) else { return "(the window list is unavailable)".into() };
+        let Ok(page) = self.host.list_windows(None, 1) else {
+            return "(the window list is unavailable)".into();
+        };
         let mut out = String::new();
         for w in &page.windows {
             let i = &w.window;
             self.titles.insert(i.id, (i.app.clone(), i.title.clone()));
-            let denied = w.denial.as_ref().map(|d| format!(" [denied: {}]", d.code())).unwrap_or_default();
-            out.push_str(&format!("{} {} {:?}{}{}\n", i.id, i.app, i.title, if i.focused { " [focused by the user]" } else { "" }, denied));
+            let denied =
+                w.denial.as_ref().map(|d| format!(" [denied: {}]", d.code())).unwrap_or_default();
+            out.push_str(&format!(
+                "{} {} {:?}{}{}\n",
+                i.id,
+                i.app,
+                i.title,
+                if i.focused { " [focused by the user]" } else { "" },
+                denied
+            ));
         }
         if page.pages > 1 {
-            out.push_str(&format!("… {} windows in all; only the first page is shown\n", page.total));
+            out.push_str(&format!(
+                "… {} windows in all; only the first page is shown\n",
+                page.total
+            ));
         }
         out
     }
@@ -306,7 +392,10 @@ impl Run<'_> {
 /// observe-only, id in the current tree, point inside the frame's image.
 fn check(seen: &Observation, action: &Action, task: &Task) -> Result<(), Refusal> {
     if task.observe_only {
-        return Err(Refusal::new(ErrorCode::ReadOnly, "this task is observe-only: answer done, ask or switch"));
+        return Err(Refusal::new(
+            ErrorCode::ReadOnly,
+            "this task is observe-only: answer done, ask or switch",
+        ));
     }
     action.validate()?;
     for target in action.targets() {
@@ -316,7 +405,10 @@ fn check(seen: &Observation, action: &Action, task: &Task) -> Result<(), Refusal
                 if !known {
                     return Err(Refusal::new(
                         ErrorCode::StaleRef,
-                        format!("{id} is not in the newest observation (frame {}); use an id from it", seen.frame.id),
+                        format!(
+                            "{id} is not in the newest observation (frame {}); use an id from it",
+                            seen.frame.id
+                        ),
                     ));
                 }
             }
@@ -325,7 +417,10 @@ fn check(seen: &Observation, action: &Action, task: &Task) -> Result<(), Refusal
                 if p.x < 0 || p.y < 0 || p.x as u32 >= image.width || p.y as u32 >= image.height {
                     return Err(Refusal::new(
                         ErrorCode::CoordinateOutOfBounds,
-                        format!("point ({}, {}) is outside the {}×{} image of frame {}", p.x, p.y, image.width, image.height, seen.frame.id),
+                        format!(
+                            "point ({}, {}) is outside the {}×{} image of frame {}",
+                            p.x, p.y, image.width, image.height, seen.frame.id
+                        ),
                     ));
                 }
             }
@@ -349,7 +444,9 @@ pub fn describe(host: &Host, seen: &Observation, action: &Action) -> String {
     };
     match action {
         Action::Type { text } => format!("type {} characters", text.chars().count()),
-        Action::SetValue { text, .. } => format!("set_value{on} to {} characters", text.chars().count()),
+        Action::SetValue { text, .. } => {
+            format!("set_value{on} to {} characters", text.chars().count())
+        }
         Action::Key { combo, repeat } if *repeat > 1 => format!("key {combo} ×{repeat}"),
         Action::Key { combo, .. } => format!("key {combo}"),
         Action::Select { option, .. } => format!("select {option:?} in{on}"),
@@ -361,7 +458,13 @@ pub fn describe(host: &Host, seen: &Observation, action: &Action) -> String {
 /// frame, image, screenshot and the first lines of `tree` (the rendering
 /// the agent decided on). Public for agents that do not decide through a
 /// model, such as an episode's scripted agent, so their reports read alike.
-pub fn step_on(index: u32, seen: &Observation, window_title: String, tree: &str, decision: DecisionRecord) -> Step {
+pub fn step_on(
+    index: u32,
+    seen: &Observation,
+    window_title: String,
+    tree: &str,
+    decision: DecisionRecord,
+) -> Step {
     Step {
         index,
         window: Some(seen.frame.window),
@@ -369,7 +472,11 @@ pub fn step_on(index: u32, seen: &Observation, window_title: String, tree: &str,
         frame: Some(seen.frame.id),
         image: Some(seen.frame.image),
         tree_excerpt: tree.lines().take(TREE_EXCERPT_LINES).collect::<Vec<_>>().join("\n"),
-        screenshot: seen.screenshot.clone().map(|bytes| Png { bytes, width: seen.frame.image.width, height: seen.frame.image.height }),
+        screenshot: seen.screenshot.clone().map(|bytes| Png {
+            bytes,
+            width: seen.frame.image.width,
+            height: seen.frame.image.height,
+        }),
         decision,
         action: None,
         target_drawn: None,
@@ -400,7 +507,10 @@ pub fn drawn_target(seen: &Observation, action: &Action) -> Option<Point> {
             let b = element.screen_bounds?.intersection(g)?;
             let cx = (b.x - g.x) as i64 + b.width as i64 / 2;
             let cy = (b.y - g.y) as i64 + b.height as i64 / 2;
-            Some(Point { x: (cx * image.width as i64 / g.width.max(1) as i64) as i32, y: (cy * image.height as i64 / g.height.max(1) as i64) as i32 })
+            Some(Point {
+                x: (cx * image.width as i64 / g.width.max(1) as i64) as i32,
+                y: (cy * image.height as i64 / g.height.max(1) as i64) as i32,
+            })
         }
     }
 }
@@ -408,5 +518,7 @@ pub fn drawn_target(seen: &Observation, action: &Action) -> Option<Point> {
 /// The decision with insignificant whitespace removed, to recognise a step
 /// the model repeats.
 fn normalised(raw: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(raw).map(|v| v.to_string()).unwrap_or_else(|_| raw.trim().to_owned())
+    serde_json::from_str::<serde_json::Value>(raw)
+        .map(|v| v.to_string())
+        .unwrap_or_else(|_| raw.trim().to_owned())
 }

@@ -61,7 +61,9 @@ impl Step {
     pub fn line(&self) -> String {
         let what = match (&self.action, &self.decision) {
             (Some(action), _) => action.clone(),
-            (None, DecisionRecord::Parsed { decision }) => decision["kind"].as_str().unwrap_or("decision").to_owned(),
+            (None, DecisionRecord::Parsed { decision }) => {
+                decision["kind"].as_str().unwrap_or("decision").to_owned()
+            }
             (None, DecisionRecord::Unparsed { .. }) => "an answer outside the schema".to_owned(),
         };
         let verdict = match &self.verdict {
@@ -71,7 +73,12 @@ impl Step {
             Verdict::Finished => "finished".to_owned(),
             Verdict::Asked => "asked the user".to_owned(),
         };
-        let changed = self.changes.as_ref().and_then(|c| c.lines().next()).map(|v| format!("; {v}")).unwrap_or_default();
+        let changed = self
+            .changes
+            .as_ref()
+            .and_then(|c| c.lines().next())
+            .map(|v| format!("; {v}"))
+            .unwrap_or_default();
         format!("{}. {what} → {verdict}{changed}", self.index)
     }
 }
@@ -99,7 +106,9 @@ impl StopReason {
     pub fn code(&self) -> Option<ErrorCode> {
         match self {
             StopReason::Done | StopReason::Asked { .. } | StopReason::StepLimit { .. } => None,
-            StopReason::RepeatedFailure { code } | StopReason::Host { code, .. } | StopReason::Model { code, .. } => Some(*code),
+            StopReason::RepeatedFailure { code }
+            | StopReason::Host { code, .. }
+            | StopReason::Model { code, .. } => Some(*code),
         }
     }
 
@@ -149,11 +158,21 @@ const LISTED_WORK: usize = 10;
 
 impl Summary {
     /// Built from the steps alone.
-    pub fn of(steps: &[Step], stop: StopReason, max_steps: u32, final_window: Option<FinalWindow>, model: String) -> Summary {
+    pub fn of(
+        steps: &[Step],
+        stop: StopReason,
+        max_steps: u32,
+        final_window: Option<FinalWindow>,
+        model: String,
+    ) -> Summary {
         let delivered = steps
             .iter()
             .filter_map(|s| match &s.verdict {
-                Verdict::Delivered { route } => Some(Work { step: s.index, action: s.action.clone().unwrap_or_default(), route: route.clone() }),
+                Verdict::Delivered { route } => Some(Work {
+                    step: s.index,
+                    action: s.action.clone().unwrap_or_default(),
+                    route: route.clone(),
+                }),
                 _ => None,
             })
             .collect();
@@ -164,19 +183,45 @@ impl Summary {
                 _ => None,
             })
             .collect();
-        let switches = steps.iter().filter(|s| matches!(s.verdict, Verdict::Switched { .. })).count() as u32;
-        Summary { stop, steps: steps.len() as u32, max_steps, delivered, refusals, switches, final_window, model }
+        let switches =
+            steps.iter().filter(|s| matches!(s.verdict, Verdict::Switched { .. })).count() as u32;
+        Summary {
+            stop,
+            steps: steps.len() as u32,
+            max_steps,
+            delivered,
+            refusals,
+            switches,
+            final_window,
+            model,
+        }
     }
 
     /// A few lines of plain text for a caller (an outer agent or a person).
     pub fn render(&self) -> String {
         let mut s = match &self.stop {
-            StopReason::Done => format!("Stopped after {} of {} steps: the model reported the task done.", self.steps, self.max_steps),
-            StopReason::Asked { question } => format!("Stopped after {} of {} steps: the model asks the user: {question:?}", self.steps, self.max_steps),
-            StopReason::StepLimit { limit } => format!("Stopped: the step limit ({limit}) was reached before the model reported done."),
-            StopReason::RepeatedFailure { code } => format!("Stopped after {} steps: the same step failed 3 times ({code}).", self.steps),
-            StopReason::Host { code, message } => format!("Stopped after {} steps: {code}: {message}", self.steps),
-            StopReason::Model { code, message } => format!("Stopped after {} steps: the model could not be asked ({code}: {message})", self.steps),
+            StopReason::Done => format!(
+                "Stopped after {} of {} steps: the model reported the task done.",
+                self.steps, self.max_steps
+            ),
+            StopReason::Asked { question } => format!(
+                "Stopped after {} of {} steps: the model asks the user: {question:?}",
+                self.steps, self.max_steps
+            ),
+            StopReason::StepLimit { limit } => format!(
+                "Stopped: the step limit ({limit}) was reached before the model reported done."
+            ),
+            StopReason::RepeatedFailure { code } => format!(
+                "Stopped after {} steps: the same step failed 3 times ({code}).",
+                self.steps
+            ),
+            StopReason::Host { code, message } => {
+                format!("Stopped after {} steps: {code}: {message}", self.steps)
+            }
+            StopReason::Model { code, message } => format!(
+                "Stopped after {} steps: the model could not be asked ({code}: {message})",
+                self.steps
+            ),
         };
         match self.delivered.len() {
             0 => s.push_str("\nNo input was delivered."),
@@ -191,11 +236,16 @@ impl Summary {
             }
         }
         if !self.refusals.is_empty() {
-            let codes: Vec<String> = self.refusals.iter().map(|r| format!("step {}: {}", r.step, r.code)).collect();
+            let codes: Vec<String> =
+                self.refusals.iter().map(|r| format!("step {}: {}", r.step, r.code)).collect();
             s.push_str(&format!("\nRefused {}: {}", self.refusals.len(), codes.join(", ")));
         }
         if self.switches > 0 {
-            s.push_str(&format!("\nSwitched windows {} time{} (not counted as work).", self.switches, if self.switches == 1 { "" } else { "s" }));
+            s.push_str(&format!(
+                "\nSwitched windows {} time{} (not counted as work).",
+                self.switches,
+                if self.switches == 1 { "" } else { "s" }
+            ));
         }
         if let Some(w) = &self.final_window {
             s.push_str(&format!("\nFinal window: {} {} {:?}", w.id, w.app, w.title));

@@ -6,10 +6,15 @@ use crate::busy::ProcessState;
 use crate::ids::IdRegistry;
 use crate::memo::{Memo, Memos};
 use crate::transport::{Bus, BusError, ObjectRef};
-use crate::walk::{moved_unannounced, read_facts, rect, remember, screen_offset, walk, Cut, RawNode, Reading, Walk};
+use crate::walk::{
+    moved_unannounced, read_facts, rect, remember, screen_offset, walk, Cut, RawNode, Reading, Walk,
+};
 use atspi_common::State;
 use futures_util::future::join_all;
-use glovebox_model::{AccessibilityTree, Element, ElementId, Fidelity, OmittedChildren, Role, TreeBudget, TruncatedBy, Truncation, WindowInfo};
+use glovebox_model::{
+    AccessibilityTree, Element, ElementId, Fidelity, OmittedChildren, Role, TreeBudget,
+    TruncatedBy, Truncation, WindowInfo,
+};
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::{BackendError, BackendErrorKind};
 use std::collections::HashMap;
@@ -105,7 +110,9 @@ enum FrameMatch {
 
 fn bus_refusal(e: BusError) -> BackendError {
     match e {
-        BusError::Gone(what) => BackendError::gone(format!("{what} went away while it was being read")),
+        BusError::Gone(what) => {
+            BackendError::gone(format!("{what} went away while it was being read"))
+        }
         other => BackendError::unavailable(other.to_string()),
     }
 }
@@ -153,7 +160,13 @@ impl AtspiBackend {
             Some(c) if c.checked.elapsed() < RECHECK => return c.bus.clone(),
             Some(c @ Connected { bus: Ok(_), .. }) => {
                 let bus = c.bus.clone().expect("matched Ok");
-                if self.runtime.block_on(async { tokio::time::timeout(Duration::from_millis(500), bus.ping()).await }).is_ok_and(|r| r.is_ok()) {
+                if self
+                    .runtime
+                    .block_on(async {
+                        tokio::time::timeout(Duration::from_millis(500), bus.ping()).await
+                    })
+                    .is_ok_and(|r| r.is_ok())
+                {
                     c.checked = std::time::Instant::now();
                     return Ok(bus);
                 }
@@ -200,20 +213,34 @@ impl AtspiBackend {
     pub fn toolkit(&self, window: &WindowInfo) -> Option<crate::transport::ToolkitName> {
         let frame = self.frame_of(window)?;
         let bus = self.bus().ok()?;
-        self.runtime.block_on(async { tokio::time::timeout(CONNECT_TIMEOUT, bus.toolkit(&frame.bus)).await.ok()?.ok() })
+        self.runtime.block_on(async {
+            tokio::time::timeout(CONNECT_TIMEOUT, bus.toolkit(&frame.bus)).await.ok()?.ok()
+        })
     }
 
     /// The shortcuts of elements `ids` of `window` as GetKeyBinding says
     /// them (in glovebox's spelling), for elements whose GetActions named
     /// none: Qt tells a menu item's accelerator to GetKeyBinding alone.
     /// Asked only when a chord is looked for, never on a tree read.
-    pub fn asked_shortcuts(&self, window: &WindowInfo, ids: &[ElementId]) -> Vec<(ElementId, glovebox_model::KeyCombo)> {
+    pub fn asked_shortcuts(
+        &self,
+        window: &WindowInfo,
+        ids: &[ElementId],
+    ) -> Vec<(ElementId, glovebox_model::KeyCombo)> {
         let Ok(bus) = self.bus() else { return vec![] };
-        let objects: Vec<(ElementId, ObjectRef)> = ids.iter().filter_map(|&id| Some((id, self.resolve(window, id).ok()?))).collect();
+        let objects: Vec<(ElementId, ObjectRef)> =
+            ids.iter().filter_map(|&id| Some((id, self.resolve(window, id).ok()?))).collect();
         self.runtime.block_on(async {
-            let asked = join_all(objects.iter().map(|(id, object)| async { (*id, bus.key_binding(object, 0).await.ok()) }));
+            let asked = join_all(
+                objects
+                    .iter()
+                    .map(|(id, object)| async { (*id, bus.key_binding(object, 0).await.ok()) }),
+            );
             match tokio::time::timeout(CONNECT_TIMEOUT, asked).await {
-                Ok(answers) => answers.into_iter().filter_map(|(id, binding)| Some((id, crate::shortcut::shortcut(&binding?)?))).collect(),
+                Ok(answers) => answers
+                    .into_iter()
+                    .filter_map(|(id, binding)| Some((id, crate::shortcut::shortcut(&binding?)?)))
+                    .collect(),
                 Err(_) => vec![],
             }
         })
@@ -221,13 +248,20 @@ impl AtspiBackend {
 
     /// The live role and name of the accessible behind `id` (read now, not
     /// from the last observation).
-    pub fn describe(&self, window: &WindowInfo, id: ElementId) -> Result<(Role, String), BackendError> {
+    pub fn describe(
+        &self,
+        window: &WindowInfo,
+        id: ElementId,
+    ) -> Result<(Role, String), BackendError> {
         let object = self.resolve(window, id)?;
         let bus = self.bus().map_err(BackendError::unavailable)?;
         self.runtime.block_on(async {
             let read = async { tokio::try_join!(bus.role(&object), bus.name(&object)) };
             match tokio::time::timeout(CONNECT_TIMEOUT, read).await {
-                Err(_) => Err(BackendError::new(BackendErrorKind::Timeout, format!("{id}'s application did not answer"))),
+                Err(_) => Err(BackendError::new(
+                    BackendErrorKind::Timeout,
+                    format!("{id}'s application did not answer"),
+                )),
                 Ok(Err(e)) => Err(bus_refusal(e)),
                 Ok(Ok((role, name))) => Ok((role, name)),
             }
@@ -242,11 +276,15 @@ impl AtspiBackend {
         let bus = self.bus().ok();
         let query = |states: &[State], roles: &[Role]| -> Option<Vec<ObjectRef>> {
             let (frame, bus) = (frame.as_ref()?, bus.as_ref()?);
-            let asked = self.runtime.block_on(async { tokio::time::timeout(CONNECT_TIMEOUT, bus.find_matching(frame, states, roles, 1)).await });
+            let asked = self.runtime.block_on(async {
+                tokio::time::timeout(CONNECT_TIMEOUT, bus.find_matching(frame, states, roles, 1))
+                    .await
+            });
             asked.ok()?.ok()
         };
         let app = frame.as_ref().map(|f| f.bus.clone());
-        let trusted = app.as_ref().and_then(|a| self.collection_trusted.lock_recovered().get(a).copied());
+        let trusted =
+            app.as_ref().and_then(|a| self.collection_trusted.lock_recovered().get(a).copied());
         if trusted == Some(true) {
             if let Some(found) = query(&[State::Focused], &[Role::PasswordText]) {
                 return Ok(found.iter().any(|o| !o.is_null()));
@@ -264,8 +302,11 @@ impl AtspiBackend {
         if let (None, Some(app)) = (trusted, app) {
             if walked.nodes.iter().any(too_many_to_search) {
                 self.distrust_collection(&app);
-            } else if let Some(expected) = walked.nodes.iter().find(focused).map(|n| n.object.clone()) {
-                let answered = query(&[State::Focused], &[]).map(|found| found.into_iter().find(|o| !o.is_null()));
+            } else if let Some(expected) =
+                walked.nodes.iter().find(focused).map(|n| n.object.clone())
+            {
+                let answered = query(&[State::Focused], &[])
+                    .map(|found| found.into_iter().find(|o| !o.is_null()));
                 let agrees = matches!(answered, Some(Some(a)) if a == expected);
                 self.collection_trusted.lock_recovered().insert(app, agrees);
             }
@@ -278,10 +319,13 @@ impl AtspiBackend {
     pub fn key_destination(&self, window: &WindowInfo) -> Result<KeyDestination, BackendError> {
         let walked = match self.read(window, TreeBudget::default(), Reading::Facts)? {
             WindowRead::Read { walked, .. } => walked,
-            WindowRead::NoAccessible(_) => return Ok(KeyDestination::Unknown { has_password: false }),
+            WindowRead::NoAccessible(_) => {
+                return Ok(KeyDestination::Unknown { has_password: false })
+            }
         };
         let password = |n: &RawNode| n.role.is_password();
-        let focused: Vec<&RawNode> = walked.nodes.iter().filter(|n| n.states.contains(State::Focused)).collect();
+        let focused: Vec<&RawNode> =
+            walked.nodes.iter().filter(|n| n.states.contains(State::Focused)).collect();
         Ok(match focused.as_slice() {
             [] => KeyDestination::Unknown { has_password: walked.nodes.iter().any(password) },
             some if some.iter().any(|n| password(n)) => KeyDestination::Password,
@@ -306,10 +350,16 @@ impl AtspiBackend {
     /// Reads `window`'s tree within `budget`. A window without an accessible
     /// gets fidelity `none` and its reason; an application that stops
     /// answering before its window is found gets `COMPUTER_TIMEOUT`.
-    pub fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, BackendError> {
+    pub fn inspect(
+        &self,
+        window: &WindowInfo,
+        budget: TreeBudget,
+    ) -> Result<AccessibilityTree, BackendError> {
         let started = std::time::Instant::now();
         match self.read(window, budget, Reading::Tree)? {
-            WindowRead::Read { frame_extents, walked } => Ok(self.assemble(window, walked, frame_extents, budget, started)),
+            WindowRead::Read { frame_extents, walked } => {
+                Ok(self.assemble(window, walked, frame_extents, budget, started))
+            }
             WindowRead::NoAccessible(reason) => Ok(AccessibilityTree {
                 window: window.id,
                 fidelity: Fidelity::None { reason },
@@ -325,30 +375,52 @@ impl AtspiBackend {
     /// Reads `window`'s accessibles within `budget`: the frame's extents and
     /// the walk, or why the window has no accessible; `COMPUTER_TIMEOUT`
     /// when the application stops answering before its window is found.
-    fn read(&self, window: &WindowInfo, budget: TreeBudget, reading: Reading) -> Result<WindowRead, BackendError> {
+    fn read(
+        &self,
+        window: &WindowInfo,
+        budget: TreeBudget,
+        reading: Reading,
+    ) -> Result<WindowRead, BackendError> {
         let bus = match self.bus() {
             Ok(bus) => bus,
-            Err(reason) => return Ok(WindowRead::NoAccessible(format!("accessibility bus unavailable: {reason}"))),
+            Err(reason) => {
+                return Ok(WindowRead::NoAccessible(format!(
+                    "accessibility bus unavailable: {reason}"
+                )))
+            }
         };
         let deadline = Instant::now() + budget.deadline;
         let timeout = || {
             BackendError::new(
                 BackendErrorKind::Timeout,
-                format!("the application of window {} did not answer within {} ms", window.id, budget.deadline.as_millis()),
+                format!(
+                    "the application of window {} did not answer within {} ms",
+                    window.id,
+                    budget.deadline.as_millis()
+                ),
             )
         };
         let outcome = self.runtime.block_on(async {
             let known = self.frames.lock_recovered().get(&window.id.xid).cloned();
             if let Some(frame) = &known {
-                tokio::time::timeout_at(deadline, bus.learn_toolkit(&frame.bus)).await.map_err(|_| timeout())?;
+                tokio::time::timeout_at(deadline, bus.learn_toolkit(&frame.bus))
+                    .await
+                    .map_err(|_| timeout())?;
             }
             let found = match known {
                 // A frame matched before only needs to still be there.
-                Some(frame) => match tokio::time::timeout_at(deadline, bus.extents(&frame)).await.map_err(|_| timeout())? {
+                Some(frame) => match tokio::time::timeout_at(deadline, bus.extents(&frame))
+                    .await
+                    .map_err(|_| timeout())?
+                {
                     Ok(extents) => FrameMatch::Found { frame, extents: Some(extents) },
-                    Err(_) => tokio::time::timeout_at(deadline, self.find_frame(&bus, window)).await.map_err(|_| timeout())??,
+                    Err(_) => tokio::time::timeout_at(deadline, self.find_frame(&bus, window))
+                        .await
+                        .map_err(|_| timeout())??,
                 },
-                None => tokio::time::timeout_at(deadline, self.find_frame(&bus, window)).await.map_err(|_| timeout())??,
+                None => tokio::time::timeout_at(deadline, self.find_frame(&bus, window))
+                    .await
+                    .map_err(|_| timeout())??,
             };
             let (frame, extents) = match found {
                 FrameMatch::Found { frame, extents } => (frame, extents),
@@ -356,8 +428,12 @@ impl AtspiBackend {
             };
             self.frames.lock_recovered().insert(window.id.xid, frame.clone());
             let app = frame.bus.clone();
-            tokio::time::timeout_at(deadline, bus.learn_toolkit(&app)).await.map_err(|_| timeout())?;
-            let followed = tokio::time::timeout_at(deadline, self.memos.take(&bus, &app)).await.map_err(|_| timeout())?;
+            tokio::time::timeout_at(deadline, bus.learn_toolkit(&app))
+                .await
+                .map_err(|_| timeout())?;
+            let followed = tokio::time::timeout_at(deadline, self.memos.take(&bus, &app))
+                .await
+                .map_err(|_| timeout())?;
             let mut following = followed.is_some();
             let mut memo = followed.unwrap_or_default();
             let loaded_now = memo.known.is_empty();
@@ -393,7 +469,9 @@ impl AtspiBackend {
                     _ => Memo::default(),
                 };
                 let checked = walk(&bus, &now, frame.clone(), budget, deadline, reading).await;
-                memo.verified = checked.failures.is_empty() && checked.cut.is_none() && memo.agrees_with(&read_facts(&checked));
+                memo.verified = checked.failures.is_empty()
+                    && checked.cut.is_none()
+                    && memo.agrees_with(&read_facts(&checked));
                 checked
             };
             if moved_unannounced(&memo, &walked) {
@@ -414,7 +492,10 @@ impl AtspiBackend {
         });
         let outcome = outcome.map_err(|e| match e.kind {
             // Busy, stopped or hung: the process says which.
-            BackendErrorKind::Timeout => BackendError::new(BackendErrorKind::Timeout, format!("{}: {}", e.message, ProcessState::watch(window.id.pid).why())),
+            BackendErrorKind::Timeout => BackendError::new(
+                BackendErrorKind::Timeout,
+                format!("{}: {}", e.message, ProcessState::watch(window.id.pid).why()),
+            ),
             _ => e,
         })?;
         let (frame_extents, walked) = match outcome {
@@ -424,7 +505,10 @@ impl AtspiBackend {
         if walked.nodes.is_empty() {
             return match walked.cut {
                 Some(Cut::Deadline(_)) => Err(timeout()),
-                _ => Err(BackendError::gone(format!("the accessible of window {} vanished while it was read", window.id))),
+                _ => Err(BackendError::gone(format!(
+                    "the accessible of window {} vanished while it was read",
+                    window.id
+                ))),
             };
         }
         Ok(WindowRead::Read { frame_extents, walked })
@@ -445,22 +529,37 @@ impl AtspiBackend {
     /// the geometry; when two accessibles still fit, it refuses to guess.
     async fn find_frame(&self, bus: &Bus, window: &WindowInfo) -> Result<FrameMatch, BackendError> {
         if window.id.pid == 0 {
-            return Ok(FrameMatch::Absent("the window's process is unknown, so its accessible cannot be matched".into()));
+            return Ok(FrameMatch::Absent(
+                "the window's process is unknown, so its accessible cannot be matched".into(),
+            ));
         }
         let apps = bus.applications().await.map_err(bus_refusal)?;
         let pids = join_all(apps.iter().map(|app| self.pid_of(bus, &app.bus))).await;
-        let owned: Vec<&ObjectRef> = apps.iter().zip(pids).filter(|(_, pid)| *pid == Some(window.id.pid)).map(|(app, _)| app).collect();
+        let owned: Vec<&ObjectRef> = apps
+            .iter()
+            .zip(pids)
+            .filter(|(_, pid)| *pid == Some(window.id.pid))
+            .map(|(app, _)| app)
+            .collect();
         if owned.is_empty() {
             if !std::path::Path::new(&format!("/proc/{}", window.id.pid)).exists() {
-                return Err(BackendError::gone(format!("the process of window {} has exited", window.id)));
+                return Err(BackendError::gone(format!(
+                    "the process of window {} has exited",
+                    window.id
+                )));
             }
             return Ok(FrameMatch::Absent(format!(
                 "{} (pid {}) exposes no accessibility: its toolkit has no AT-SPI support or it is turned off",
                 window.app, window.id.pid
             )));
         }
-        let tops: Vec<ObjectRef> =
-            join_all(owned.iter().map(|app| bus.children(app))).await.into_iter().filter_map(Result::ok).flatten().filter(|o| !o.is_null()).collect();
+        let tops: Vec<ObjectRef> = join_all(owned.iter().map(|app| bus.children(app)))
+            .await
+            .into_iter()
+            .filter_map(Result::ok)
+            .flatten()
+            .filter(|o| !o.is_null())
+            .collect();
         let facts = join_all(tops.iter().map(|o| async move {
             let name = bus.name(o).await.unwrap_or_default();
             let extents = bus.extents(o).await.ok();
@@ -473,8 +572,17 @@ impl AtspiBackend {
         // Wayland every toolkit does, client-side shadows included.
         let fits = |e: &Option<(i32, i32, i32, i32)>| match e.and_then(|e| rect(e, (0, 0))) {
             Some(r) if r.x == 0 && r.y == 0 && r.size() == g.size() => true,
-            Some(r) if r.x == 0 && r.y == 0 && (g.width..=g.width + 128).contains(&r.width) && (g.height..=g.height + 128).contains(&r.height) => true,
-            Some(r) => r.intersection(g) == Some(g) && r.width <= g.width + 64 && r.height <= g.height + 96,
+            Some(r)
+                if r.x == 0
+                    && r.y == 0
+                    && (g.width..=g.width + 128).contains(&r.width)
+                    && (g.height..=g.height + 128).contains(&r.height) =>
+            {
+                true
+            }
+            Some(r) => {
+                r.intersection(g) == Some(g) && r.width <= g.width + 64 && r.height <= g.height + 96
+            }
             None => false,
         };
         let titled: Vec<usize> = (0..tops.len()).filter(|&i| facts[i].0 == window.title).collect();
@@ -520,9 +628,18 @@ impl AtspiBackend {
             order.push(i);
             stack.extend(walked.nodes[i].children.iter().rev());
         }
-        let id_of: HashMap<usize, ElementId> = order.iter().map(|&i| (i, ids.id_for(window.id.xid, &walked.nodes[i].object, walked.nodes[i].role))).collect();
+        let id_of: HashMap<usize, ElementId> = order
+            .iter()
+            .map(|&i| (i, ids.id_for(window.id.xid, &walked.nodes[i].object, walked.nodes[i].role)))
+            .collect();
         drop(ids);
-        fn build(i: usize, nodes: &[RawNode], id_of: &HashMap<usize, ElementId>, offset: (i32, i32), origin: (i32, i32)) -> Element {
+        fn build(
+            i: usize,
+            nodes: &[RawNode],
+            id_of: &HashMap<usize, ElementId>,
+            offset: (i32, i32),
+            origin: (i32, i32),
+        ) -> Element {
             let n = &nodes[i];
             let screen = n.extents.and_then(|e| rect(e, offset));
             let states = crate::translate::element_states(n.states);
@@ -533,29 +650,53 @@ impl AtspiBackend {
                 name: n.name.clone(),
                 description: n.description.clone(),
                 states,
-                bounds: screen.map(|r| glovebox_model::Rect::new(r.x.saturating_sub(origin.0), r.y.saturating_sub(origin.1), r.width, r.height)),
+                bounds: screen.map(|r| {
+                    glovebox_model::Rect::new(
+                        r.x.saturating_sub(origin.0),
+                        r.y.saturating_sub(origin.1),
+                        r.width,
+                        r.height,
+                    )
+                }),
                 screen_bounds: screen,
                 has_value: n.has_value(),
                 actions: n.actions.clone(),
                 shortcut: n.shortcut,
-                children: n.children.iter().map(|&c| build(c, nodes, id_of, offset, origin)).collect(),
-                omitted_children: n.omitted.as_ref().map(|(count, hint)| OmittedChildren { count: *count, hint: hint.clone() }),
+                children: n
+                    .children
+                    .iter()
+                    .map(|&c| build(c, nodes, id_of, offset, origin))
+                    .collect(),
+                omitted_children: n
+                    .omitted
+                    .as_ref()
+                    .map(|(count, hint)| OmittedChildren { count: *count, hint: hint.clone() }),
             }
         }
         let root = build(0, &walked.nodes, &id_of, offset, origin);
-        let focused_password = walked.nodes.iter().any(|n| n.role.is_password() && n.states.contains(State::Focused));
+        let focused_password =
+            walked.nodes.iter().any(|n| n.role.is_password() && n.states.contains(State::Focused));
         let truncated = walked.cut.as_ref().map(|cut| {
             let (by, at) = match cut {
                 Cut::Nodes(at) => (TruncatedBy::Nodes { max: budget.max_nodes }, at),
                 Cut::Depth(at) => (TruncatedBy::Depth { max: budget.max_depth }, at),
-                Cut::Deadline(at) => (TruncatedBy::Deadline { millis: budget.deadline.as_millis() as u64 }, at),
+                Cut::Deadline(at) => {
+                    (TruncatedBy::Deadline { millis: budget.deadline.as_millis() as u64 }, at)
+                }
             };
             Truncation { by, at: at.iter().filter_map(|i| id_of.get(i).copied()).collect() }
         });
         let fidelity = match (&truncated, walked.failures.first()) {
             (None, None) => Fidelity::Full,
-            (Some(_), _) => Fidelity::Partial { reason: "a budget cut the tree short (see truncated)".into() },
-            (None, Some(first)) => Fidelity::Partial { reason: format!("{} object(s) could not be read, e.g. {first}", walked.failures.len()) },
+            (Some(_), _) => {
+                Fidelity::Partial { reason: "a budget cut the tree short (see truncated)".into() }
+            }
+            (None, Some(first)) => Fidelity::Partial {
+                reason: format!(
+                    "{} object(s) could not be read, e.g. {first}",
+                    walked.failures.len()
+                ),
+            },
         };
         AccessibilityTree {
             window: window.id,
@@ -594,21 +735,33 @@ const SEARCHABLE_CHILDREN: usize = 10_000;
 /// sheet has two billion cells, and after one such query Calc answered no
 /// client for minutes: measured). A list of a few hundred rows is fine.
 fn too_many_to_search(node: &RawNode) -> bool {
-    node.states.contains(State::ManagesDescendants) && node.omitted.as_ref().is_some_and(|(count, _)| *count >= SEARCHABLE_CHILDREN)
+    node.states.contains(State::ManagesDescendants)
+        && node.omitted.as_ref().is_some_and(|(count, _)| *count >= SEARCHABLE_CHILDREN)
 }
 
 impl glovebox_platform::AccessibilitySource for AtspiBackend {
-    fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, BackendError> {
+    fn inspect(
+        &self,
+        window: &WindowInfo,
+        budget: TreeBudget,
+    ) -> Result<AccessibilityTree, BackendError> {
         AtspiBackend::inspect(self, window, budget)
     }
 
-    fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError> {
+    fn read_value(
+        &self,
+        window: &WindowInfo,
+        id: ElementId,
+        max_chars: usize,
+    ) -> Result<glovebox_model::ElementValue, BackendError> {
         AtspiBackend::read_value(self, window, id, max_chars)
     }
 
     fn watch_events(&self, window: &WindowInfo) {
         let stream = self.frame_of(window).zip(self.bus().ok()).and_then(|(frame, bus)| {
-            let stream = self.runtime.block_on(async { tokio::time::timeout(WATCH_TIMEOUT, bus.events_of(&frame.bus)).await.ok()?.ok() })?;
+            let stream = self.runtime.block_on(async {
+                tokio::time::timeout(WATCH_TIMEOUT, bus.events_of(&frame.bus)).await.ok()?.ok()
+            })?;
             Some((frame.bus, stream))
         });
         let earlier = std::mem::replace(&mut *self.watch.lock_recovered(), stream);
@@ -656,32 +809,52 @@ impl AtspiBackend {
     /// The text (or number) of element `id`, read now because the caller
     /// named it. The role is read live: a field that became a password
     /// field since the frame is refused all the same.
-    pub fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError> {
+    pub fn read_value(
+        &self,
+        window: &WindowInfo,
+        id: ElementId,
+        max_chars: usize,
+    ) -> Result<glovebox_model::ElementValue, BackendError> {
         let object = self.resolve(window, id)?;
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let read = async {
             let (role, interfaces) = tokio::try_join!(bus.role(&object), bus.interfaces(&object))?;
             if role.is_password() {
-                return Ok(Err(BackendError::new(BackendErrorKind::SecureInput, format!("{id} is a password field: its content is never read"))));
+                return Ok(Err(BackendError::new(
+                    BackendErrorKind::SecureInput,
+                    format!("{id} is a password field: its content is never read"),
+                )));
             }
             let value = if interfaces.contains(atspi_common::Interface::Text) {
                 let (text, total_chars) = bus.text_prefix(&object, max_chars).await?;
                 Some((text, total_chars))
             } else if interfaces.contains(atspi_common::Interface::Value) {
                 let number = bus.current_value(&object).await?;
-                let text = if number.fract() == 0.0 && number.abs() < 1e15 { format!("{}", number as i64) } else { format!("{number}") };
+                let text = if number.fract() == 0.0 && number.abs() < 1e15 {
+                    format!("{}", number as i64)
+                } else {
+                    format!("{number}")
+                };
                 Some((text.clone(), text.chars().count()))
             } else {
                 None
             };
             Ok(match value {
-                Some((text, total_chars)) => Ok(glovebox_model::ElementValue { id, role, text, total_chars }),
-                None => Err(BackendError::new(BackendErrorKind::NotActionable, format!("{id} ({}) has no text or value to read", role))),
+                Some((text, total_chars)) => {
+                    Ok(glovebox_model::ElementValue { id, role, text, total_chars })
+                }
+                None => Err(BackendError::new(
+                    BackendErrorKind::NotActionable,
+                    format!("{id} ({}) has no text or value to read", role),
+                )),
             })
         };
         self.runtime.block_on(async {
             match tokio::time::timeout(CONNECT_TIMEOUT, read).await {
-                Err(_) => Err(BackendError::new(BackendErrorKind::Timeout, format!("{id}'s application did not answer the read"))),
+                Err(_) => Err(BackendError::new(
+                    BackendErrorKind::Timeout,
+                    format!("{id}'s application did not answer the read"),
+                )),
                 Ok(Err(e)) => Err(bus_refusal(e)),
                 Ok(Ok(result)) => result,
             }
@@ -694,8 +867,12 @@ impl AtspiBackend {
     pub fn support() -> glovebox_platform::Support {
         let check = doctor_check();
         match check.status {
-            glovebox_platform::doctor::CheckStatus::Missing => glovebox_platform::Support::Missing { reason: check.detail },
-            _ => glovebox_platform::Support::Available { detail: format!("AT-SPI: {}", check.detail) },
+            glovebox_platform::doctor::CheckStatus::Missing => {
+                glovebox_platform::Support::Missing { reason: check.detail }
+            }
+            _ => glovebox_platform::Support::Available {
+                detail: format!("AT-SPI: {}", check.detail),
+            },
         }
     }
 }
@@ -703,7 +880,8 @@ impl AtspiBackend {
 /// The doctor's accessibility check: the bus is found and answers.
 pub fn doctor_check() -> glovebox_platform::doctor::Check {
     use glovebox_platform::doctor::Check;
-    const DISABLES: &[&str] = &["accessibility trees (observe falls back to pixels only)", "semantic background input"];
+    const DISABLES: &[&str] =
+        &["accessibility trees (observe falls back to pixels only)", "semantic background input"];
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
         return Check::missing("accessibility bus", "cannot start the D-Bus runtime", DISABLES);
     };

@@ -35,7 +35,9 @@ impl ProcessState {
         match read_stat(pid) {
             None => ProcessState::Unknown,
             Some(('T' | 't', _)) => ProcessState::Stopped,
-            Some((_, after)) if after.saturating_sub(before) >= WORKING_TICKS => ProcessState::Working,
+            Some((_, after)) if after.saturating_sub(before) >= WORKING_TICKS => {
+                ProcessState::Working
+            }
             Some(_) => ProcessState::Idle,
         }
     }
@@ -85,7 +87,10 @@ mod tests {
         // A busy thread of this process reads as working.
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let spinning = stop.clone();
-        let spinner = std::thread::spawn(move || while !spinning.load(std::sync::atomic::Ordering::Relaxed) {});
+        let spinner =
+            std::thread::spawn(
+                move || while !spinning.load(std::sync::atomic::Ordering::Relaxed) {},
+            );
         assert_eq!(ProcessState::watch(me), ProcessState::Working);
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         spinner.join().unwrap();

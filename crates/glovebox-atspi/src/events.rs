@@ -33,7 +33,9 @@ pub(crate) async fn settle(events: &mut zbus::MessageStream, limits: SettleLimit
             }
             // The connection closed under the watch: what was seen stands.
             Ok(Some(Err(_)) | None) if seen == 0 => return Settled::Unwatched,
-            Ok(Some(Err(_)) | None) => return Settled::Quiet { events: seen, after: start.elapsed() },
+            Ok(Some(Err(_)) | None) => {
+                return Settled::Quiet { events: seen, after: start.elapsed() }
+            }
             Err(_elapsed) => {
                 return match last {
                     None => Settled::Silent,

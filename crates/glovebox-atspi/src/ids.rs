@@ -70,7 +70,10 @@ mod tests {
         assert_eq!(ids.id_for(0x100, &object("/a"), Role::PushButton), a);
         assert_eq!(ids.resolve(0x100, a).unwrap(), object("/a"));
         assert_eq!(ids.resolve(0x200, a).unwrap_err().kind, BackendErrorKind::StaleElement);
-        assert_eq!(ids.resolve(0x100, ElementId(999)).unwrap_err().kind, BackendErrorKind::NotFound);
+        assert_eq!(
+            ids.resolve(0x100, ElementId(999)).unwrap_err().kind,
+            BackendErrorKind::NotFound
+        );
     }
 
     #[test]

@@ -11,7 +11,9 @@ use crate::backend::AtspiBackend;
 use crate::transport::{Bus, BusError, ObjectRef, TextUnit, ToolkitFamily, ToolkitName};
 use atspi_common::{Interface, InterfaceSet, State, StateSet};
 use futures_util::future::join_all;
-use glovebox_model::{Action, ActionKind, Button, ElementAction, ElementState, Point, Role, WindowInfo};
+use glovebox_model::{
+    Action, ActionKind, Button, ElementAction, ElementState, Point, Role, WindowInfo,
+};
 use glovebox_platform::{AccessibleCall, Delivery, Relative, ResolvedTarget, Route};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use std::time::Duration;
@@ -19,13 +21,35 @@ use std::time::Duration;
 const INPUT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Roles of elements one chooses an option in.
-const CHOOSER_ROLES: &[Role] = &[Role::ComboBox, Role::List, Role::ListBox, Role::Menu, Role::Table, Role::Tree, Role::TreeTable, Role::PageTabList];
+const CHOOSER_ROLES: &[Role] = &[
+    Role::ComboBox,
+    Role::List,
+    Role::ListBox,
+    Role::Menu,
+    Role::Table,
+    Role::Tree,
+    Role::TreeTable,
+    Role::PageTabList,
+];
 /// Roles of the options themselves.
-const OPTION_ROLES: &[Role] = &[Role::ListItem, Role::MenuItem, Role::CheckMenuItem, Role::RadioMenuItem, Role::TableCell, Role::PageTab, Role::TreeItem];
+const OPTION_ROLES: &[Role] = &[
+    Role::ListItem,
+    Role::MenuItem,
+    Role::CheckMenuItem,
+    Role::RadioMenuItem,
+    Role::TableCell,
+    Role::PageTab,
+    Role::TreeItem,
+];
 
 /// What `object` offers now, each action sorted as it is read.
 async fn offered(bus: &Bus, object: &ObjectRef) -> Vec<ElementAction> {
-    bus.actions(object).await.unwrap_or_default().into_iter().map(|(name, _)| ElementAction::new(name)).collect()
+    bus.actions(object)
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, _)| ElementAction::new(name))
+        .collect()
 }
 
 fn not_actionable(message: impl Into<String>) -> BackendError {
@@ -33,7 +57,10 @@ fn not_actionable(message: impl Into<String>) -> BackendError {
 }
 
 fn no_route(what: &str) -> BackendError {
-    BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("no background route delivers {what} yet"))
+    BackendError::new(
+        BackendErrorKind::NoBackgroundRoute,
+        format!("no background route delivers {what} yet"),
+    )
 }
 
 fn bus_failure(e: BusError) -> BackendError {
@@ -50,7 +77,11 @@ async fn interfaces(bus: &Bus, object: &ObjectRef) -> Result<InterfaceSet, Backe
 /// A click on `object`: its own click-like action, or that of the nearest
 /// of its two closest ancestors below `frame` that has one — as a real
 /// click on a button's label presses the button.
-async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Result<Delivery, BackendError> {
+async fn click(
+    bus: &Bus,
+    object: &ObjectRef,
+    frame: Option<&ObjectRef>,
+) -> Result<Delivery, BackendError> {
     let first = activate(bus, object).await;
     let Err(refusal) = &first else { return first };
     if !refusal.is(&BackendErrorKind::NotActionable) {
@@ -77,17 +108,28 @@ async fn click(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Resu
 
 /// A right click as the element's own context-menu action, on the element
 /// or one of its two nearest ancestors.
-async fn context_menu(bus: &Bus, object: &ObjectRef, frame: Option<&ObjectRef>) -> Result<Delivery, BackendError> {
+async fn context_menu(
+    bus: &Bus,
+    object: &ObjectRef,
+    frame: Option<&ObjectRef>,
+) -> Result<Delivery, BackendError> {
     let mut current = object.clone();
     for depth in 0..3 {
         // GTK4's installed widget action (`menu.popup`), Qt's (`ShowMenu`).
         let actions = offered(bus, &current).await;
         if let Some(index) = actions.iter().position(|a| a.kind == ActionKind::ContextMenu) {
             if !bus.do_action(&current, index as i32).await.map_err(bus_failure)? {
-                return Err(not_actionable(format!("the application refused the {:?} action", actions[index].name)));
+                return Err(not_actionable(format!(
+                    "the application refused the {:?} action",
+                    actions[index].name
+                )));
             }
             let route = Route::Accessible(AccessibleCall::Action(actions[index].name.clone()));
-            return Ok(Delivery::by(if depth == 0 { route } else { Route::On(Box::new(route), Relative::Ancestor) }));
+            return Ok(Delivery::by(if depth == 0 {
+                route
+            } else {
+                Route::On(Box::new(route), Relative::Ancestor)
+            }));
         }
         current = match bus.parent(&current).await {
             Ok(parent) if !parent.is_null() && Some(&parent) != frame => parent,
@@ -117,24 +159,38 @@ async fn select_in_parent(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Bac
     if index < 0 || !bus.select_child(&parent, index).await.map_err(bus_failure)? {
         return Err(not_actionable("the application refused to select the element"));
     }
-    let chosen = |states: &StateSet| states.contains(State::Selected) || states.contains(State::Focused);
+    let chosen =
+        |states: &StateSet| states.contains(State::Selected) || states.contains(State::Focused);
     if !chosen(&read_back(|| bus.states(object), chosen).await?) {
-        return Err(not_actionable("the element does not read as selected after its parent selected it"));
+        return Err(not_actionable(
+            "the element does not read as selected after its parent selected it",
+        ));
     }
-    let call = if focus { AccessibleCall::GrabFocusThenSelect } else { AccessibleCall::SelectChild };
+    let call =
+        if focus { AccessibleCall::GrabFocusThenSelect } else { AccessibleCall::SelectChild };
     Ok(Delivery::by(Route::On(Box::new(Route::Accessible(call)), Relative::Parent)))
 }
 
 async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendError> {
     let actions = offered(bus, object).await;
     // The most click-like of them (`click` before `toggle`), the first of its name.
-    let chosen = actions.iter().enumerate().filter_map(|(index, a)| Some((a.click_rank()?, index))).min().map(|(_, index)| index);
+    let chosen = actions
+        .iter()
+        .enumerate()
+        .filter_map(|(index, a)| Some((a.click_rank()?, index)))
+        .min()
+        .map(|(_, index)| index);
     let Some(index) = chosen else {
         let names: Vec<&str> = actions.iter().map(|a| a.name.as_str()).collect();
-        return Err(not_actionable(format!("the element offers no click-like action (it offers {names:?})")));
+        return Err(not_actionable(format!(
+            "the element offers no click-like action (it offers {names:?})"
+        )));
     };
     if !bus.do_action(object, index as i32).await.map_err(bus_failure)? {
-        return Err(not_actionable(format!("the application refused the {:?} action", actions[index].name)));
+        return Err(not_actionable(format!(
+            "the application refused the {:?} action",
+            actions[index].name
+        )));
     }
     Ok(Delivery::by(Route::Accessible(AccessibleCall::Action(actions[index].name.clone()))))
 }
@@ -157,7 +213,11 @@ const TYPED_READ_BACK_TRIES: usize = 50;
 const READ_BACK_TRIES: usize = 10;
 
 /// [`read_back`] with `tries` more reads, 20 ms apart, after the first.
-async fn read_back_within<T, F, Fut>(tries: usize, read: F, done: impl Fn(&T) -> bool) -> Result<T, BackendError>
+async fn read_back_within<T, F, Fut>(
+    tries: usize,
+    read: F,
+    done: impl Fn(&T) -> bool,
+) -> Result<T, BackendError>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<T, BusError>>,
@@ -175,36 +235,56 @@ where
 
 async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery, BackendError> {
     if bus.role(object).await.map_err(bus_failure)?.is_password() {
-        return Err(BackendError::new(BackendErrorKind::SecureInput, "glovebox never writes into password fields"));
+        return Err(BackendError::new(
+            BackendErrorKind::SecureInput,
+            "glovebox never writes into password fields",
+        ));
     }
     let ifaces = interfaces(bus, object).await?;
     // A spin button is both: its text set alone is not committed to its
     // value (GTK4 parses it back only on activation), so a number goes to Value.
     let number = text.trim().parse::<f64>().ok();
-    if ifaces.contains(Interface::EditableText) && !(ifaces.contains(Interface::Value) && number.is_some()) {
+    if ifaces.contains(Interface::EditableText)
+        && !(ifaces.contains(Interface::Value) && number.is_some())
+    {
         bus.set_text_contents(object, text).await.map_err(bus_failure)?;
         let now = read_back(|| bus.text(object), |now| now == text).await?;
         if now != text {
-            return Err(not_actionable("the application did not take the new text (read back differs)"));
+            return Err(not_actionable(
+                "the application did not take the new text (read back differs)",
+            ));
         }
         return Ok(Delivery::by(Route::Accessible(AccessibleCall::SetText)));
     }
     if bus.role(object).await.map_err(bus_failure)? == Role::TableCell {
         // A protected sheet's cells keep a settable Value but are no longer editable.
         if !bus.states(object).await.map_err(bus_failure)?.contains(State::Editable) {
-            return Err(not_actionable("the cell is read-only (a protected sheet or cell); nothing was changed"));
+            return Err(not_actionable(
+                "the cell is read-only (a protected sheet or cell); nothing was changed",
+            ));
         }
-        if ifaces.contains(Interface::Value) && number.is_none() && !ifaces.contains(Interface::EditableText) {
-            return Err(not_actionable("the cell takes a number through its value; text goes in only as keys"));
+        if ifaces.contains(Interface::Value)
+            && number.is_none()
+            && !ifaces.contains(Interface::EditableText)
+        {
+            return Err(not_actionable(
+                "the cell takes a number through its value; text goes in only as keys",
+            ));
         }
     }
     if ifaces.contains(Interface::Value) {
-        let value: f64 = text.trim().parse().map_err(|_| BackendError::invalid_argument(format!("{text:?} is not a number for this slider or spin button")))?;
+        let value: f64 = text.trim().parse().map_err(|_| {
+            BackendError::invalid_argument(format!(
+                "{text:?} is not a number for this slider or spin button"
+            ))
+        })?;
         bus.set_current_value(object, value).await.map_err(bus_failure)?;
         let close = |now: f64| (now - value).abs() <= 1e-6 * value.abs().max(1.0);
         let now = bus.current_value(object).await.map_err(bus_failure)?;
         if !close(now) {
-            return Err(not_actionable(format!("the application kept the value at {now}, not {value} (outside its range or step?)")));
+            return Err(not_actionable(format!(
+                "the application kept the value at {now}, not {value} (outside its range or step?)"
+            )));
         }
         return Ok(Delivery::by(Route::Accessible(AccessibleCall::SetValue)));
     }
@@ -238,14 +318,15 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     let object = &object;
     let (parent, child, index) = match find_option(bus, object, option).await? {
         Found::Option(parent, child, index) => (parent, child, index),
-        Found::Others(names) if names.is_empty() => {
-            return Err(BackendError::new(
-                BackendErrorKind::NoBackgroundRoute,
-                "the element exposes no options until it is opened, and no background route opens it",
-            ))
-        }
+        Found::Others(names) if names.is_empty() => return Err(BackendError::new(
+            BackendErrorKind::NoBackgroundRoute,
+            "the element exposes no options until it is opened, and no background route opens it",
+        )),
         Found::Others(names) => {
-            return Err(BackendError::new(BackendErrorKind::NotFound, format!("the element has no option named {option:?} (it has {names:?})")))
+            return Err(BackendError::new(
+                BackendErrorKind::NotFound,
+                format!("the element has no option named {option:?} (it has {names:?})"),
+            ))
         }
     };
     let is_combo = bus.role(object).await.map_err(bus_failure)? == Role::ComboBox;
@@ -256,15 +337,22 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
             bus.states(&child).await.map(|s| s.contains(State::Selected)).unwrap_or(false)
         }
     };
-    for (owner, call) in [(object, AccessibleCall::SelectChild), (&parent, AccessibleCall::SelectChildOfParent)] {
-        if interfaces(bus, owner).await?.contains(Interface::Selection) && bus.select_child(owner, index).await.unwrap_or(false) && confirmed().await {
+    for (owner, call) in
+        [(object, AccessibleCall::SelectChild), (&parent, AccessibleCall::SelectChildOfParent)]
+    {
+        if interfaces(bus, owner).await?.contains(Interface::Selection)
+            && bus.select_child(owner, index).await.unwrap_or(false)
+            && confirmed().await
+        {
             return Ok(Delivery::by(Route::Accessible(call)));
         }
     }
     // An option's own action chooses it (a web page's `select`): the option
     // then says it is selected, and none of its siblings does any more (a
     // browser applies it on its own schedule, so this is waited for).
-    let selected = |o: ObjectRef| async move { bus.states(&o).await.is_ok_and(|s| s.contains(State::Selected)) };
+    let selected = |o: ObjectRef| async move {
+        bus.states(&o).await.is_ok_and(|s| s.contains(State::Selected))
+    };
     let chosen_alone = || async {
         if confirmed().await {
             return true;
@@ -273,7 +361,9 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
         let states = join_all(siblings.iter().cloned().map(selected)).await;
         siblings.iter().zip(states).all(|(sibling, on)| on == (*sibling == child))
     };
-    if let Some(index) = offered(bus, &child).await.iter().position(|a| a.kind == ActionKind::Select) {
+    if let Some(index) =
+        offered(bus, &child).await.iter().position(|a| a.kind == ActionKind::Select)
+    {
         // Chromium's first `select` on a drop-down never opened can build its
         // option list and choose nothing; choosing the same option again is harmless.
         for _ in 0..2 {
@@ -282,7 +372,10 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
             }
             for _ in 0..20 {
                 if chosen_alone().await {
-                    return Ok(Delivery::by(Route::On(Box::new(Route::Accessible(AccessibleCall::Action("select".into()))), Relative::Option)));
+                    return Ok(Delivery::by(Route::On(
+                        Box::new(Route::Accessible(AccessibleCall::Action("select".into()))),
+                        Relative::Option,
+                    )));
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
@@ -372,13 +465,19 @@ impl AtspiBackend {
             None => None,
         };
         match (action, object) {
-            (Action::Click { button: Button::Left, count: 1, .. }, Some(object)) => click(bus, &object, self.frame_of(window).as_ref()).await,
-            (Action::Click { button: Button::Right, count: 1, .. }, Some(object)) => context_menu(bus, &object, self.frame_of(window).as_ref()).await,
+            (Action::Click { button: Button::Left, count: 1, .. }, Some(object)) => {
+                click(bus, &object, self.frame_of(window).as_ref()).await
+            }
+            (Action::Click { button: Button::Right, count: 1, .. }, Some(object)) => {
+                context_menu(bus, &object, self.frame_of(window).as_ref()).await
+            }
             (Action::Click { .. }, _) => Err(no_route("double, triple, right or middle clicks")),
             (Action::SetValue { text, .. }, Some(object)) => set_value(bus, &object, text).await,
             (Action::Select { option, .. }, Some(object)) => select(bus, &object, option).await,
             (Action::Type { text }, _) => {
-                let focused = focused.ok_or_else(|| not_actionable("no editable element of this window has keyboard focus"))?;
+                let focused = focused.ok_or_else(|| {
+                    not_actionable("no editable element of this window has keyboard focus")
+                })?;
                 // Chromium's web fields have keyboard focus but no EditableText.
                 if !interfaces(bus, &focused).await?.contains(Interface::EditableText) {
                     return Err(not_actionable("the focused field takes no text over AT-SPI"));
@@ -387,10 +486,16 @@ impl AtspiBackend {
                 let before = bus.text(&focused).await.map_err(bus_failure)?;
                 bus.insert_text(&focused, caret, text, unit).await.map_err(bus_failure)?;
                 let expected = before.chars().count() + text.chars().count();
-                let after = read_back(|| bus.text(&focused), |after| after.chars().count() == expected && after.contains(text.as_str())).await?;
+                let after = read_back(
+                    || bus.text(&focused),
+                    |after| after.chars().count() == expected && after.contains(text.as_str()),
+                )
+                .await?;
                 if after == before {
                     // Taken and dropped (Gecko answers true): nothing changed, keys may follow.
-                    return Err(not_actionable("the application dropped the text inserted over AT-SPI"));
+                    return Err(not_actionable(
+                        "the application dropped the text inserted over AT-SPI",
+                    ));
                 }
                 if after.chars().count() != expected || !after.contains(text.as_str()) {
                     // Partly taken or rewritten: keys now would type it a second time.
@@ -401,7 +506,11 @@ impl AtspiBackend {
                 }
                 // Typing leaves the caret after the text; GTK4 leaves it where the insertion began.
                 if bus.caret_offset(&focused).await.ok() == Some(caret) {
-                    let length = if unit == TextUnit::Utf16 { text.encode_utf16().count() } else { text.chars().count() };
+                    let length = if unit == TextUnit::Utf16 {
+                        text.encode_utf16().count()
+                    } else {
+                        text.chars().count()
+                    };
                     let _ = bus.set_caret_offset(&focused, caret + length as i32).await;
                 }
                 Ok(Delivery::by(Route::Accessible(AccessibleCall::InsertText)))
@@ -419,57 +528,96 @@ impl AtspiBackend {
     pub fn focused_text(&self, window: &WindowInfo) -> Option<String> {
         let bus = self.bus().ok()?;
         let focused = self.focused_editable(window, &bus).ok()?;
-        self.runtime.block_on(async { tokio::time::timeout(INPUT_TIMEOUT, bus.text(&focused)).await }).ok()?.ok()
+        self.runtime
+            .block_on(async { tokio::time::timeout(INPUT_TIMEOUT, bus.text(&focused)).await })
+            .ok()?
+            .ok()
     }
 
     /// The focused editable element of the window, for typing at the caret:
     /// one Collection query where this application's answers were checked
     /// against a tree read (see `focused_password`), else a tree read.
     fn focused_editable(&self, window: &WindowInfo, bus: &Bus) -> Result<ObjectRef, BackendError> {
-        let none = || not_actionable("no editable element of this window has keyboard focus; set_value or click a field first");
+        let none = || {
+            not_actionable("no editable element of this window has keyboard focus; set_value or click a field first")
+        };
         if self.password_check_uses_collection(window) {
             if let Some(frame) = self.frame_of(window) {
                 let states = [State::Focused, State::Editable];
-                let found = self.runtime.block_on(async { tokio::time::timeout(INPUT_TIMEOUT, bus.find_matching(&frame, &states, &[], 1)).await });
+                let found = self.runtime.block_on(async {
+                    tokio::time::timeout(INPUT_TIMEOUT, bus.find_matching(&frame, &states, &[], 1))
+                        .await
+                });
                 if let Ok(Ok(found)) = found {
                     let focused = found.into_iter().find(|o| !o.is_null()).ok_or_else(none)?;
-                    let role = self.runtime.block_on(async { tokio::time::timeout(INPUT_TIMEOUT, bus.role(&focused)).await });
+                    let role = self.runtime.block_on(async {
+                        tokio::time::timeout(INPUT_TIMEOUT, bus.role(&focused)).await
+                    });
                     return match role {
-                        Ok(Ok(role)) if role.is_password() => Err(BackendError::new(BackendErrorKind::SecureInput, "the focused field is a password field")),
+                        Ok(Ok(role)) if role.is_password() => Err(BackendError::new(
+                            BackendErrorKind::SecureInput,
+                            "the focused field is a password field",
+                        )),
                         Ok(Ok(_)) => Ok(focused),
                         Ok(Err(e)) => Err(bus_failure(e)),
-                        Err(_) => Err(BackendError::new(BackendErrorKind::Timeout, format!("the application of window {} did not answer", window.id))),
+                        Err(_) => Err(BackendError::new(
+                            BackendErrorKind::Timeout,
+                            format!("the application of window {} did not answer", window.id),
+                        )),
                     };
                 }
             }
         }
         let tree = self.inspect(window, glovebox_model::TreeBudget::default())?;
-        let focused =
-            tree.root.as_ref().and_then(|root| root.walk().find(|e| e.has(ElementState::Focused) && e.has(ElementState::Editable))).ok_or_else(none)?;
+        let focused = tree
+            .root
+            .as_ref()
+            .and_then(|root| {
+                root.walk().find(|e| e.has(ElementState::Focused) && e.has(ElementState::Editable))
+            })
+            .ok_or_else(none)?;
         // The host refuses this first; a second lock on the same door.
         if focused.is_password() {
-            return Err(BackendError::new(BackendErrorKind::SecureInput, "the focused field is a password field"));
+            return Err(BackendError::new(
+                BackendErrorKind::SecureInput,
+                "the focused field is a password field",
+            ));
         }
         self.resolve(window, focused.id)
     }
 }
 
 impl AtspiBackend {
-    fn target_object(&self, bus: &Bus, window: &WindowInfo, target: &ResolvedTarget) -> Result<ObjectRef, BackendError> {
+    fn target_object(
+        &self,
+        bus: &Bus,
+        window: &WindowInfo,
+        target: &ResolvedTarget,
+    ) -> Result<ObjectRef, BackendError> {
         match target {
-            ResolvedTarget::Element { id, .. } | ResolvedTarget::Global { under: Some(id), .. } => self.resolve(window, *id),
+            ResolvedTarget::Element { id, .. } | ResolvedTarget::Global { under: Some(id), .. } => {
+                self.resolve(window, *id)
+            }
             ResolvedTarget::Global { at, under: None } => {
-                let frame = self.frame_of(window).ok_or_else(|| no_route("a point in a window without accessible elements"))?;
+                let frame = self
+                    .frame_of(window)
+                    .ok_or_else(|| no_route("a point in a window without accessible elements"))?;
                 self.blocking(element_at(bus, &frame, *at))
             }
         }
     }
 
-    fn blocking<T>(&self, call: impl std::future::Future<Output = Result<T, BackendError>>) -> Result<T, BackendError> {
+    fn blocking<T>(
+        &self,
+        call: impl std::future::Future<Output = Result<T, BackendError>>,
+    ) -> Result<T, BackendError> {
         self.runtime.block_on(async {
-            tokio::time::timeout(INPUT_TIMEOUT, call)
-                .await
-                .unwrap_or_else(|_| Err(BackendError::new(BackendErrorKind::Timeout, format!("the application did not answer within {INPUT_TIMEOUT:?}"))))
+            tokio::time::timeout(INPUT_TIMEOUT, call).await.unwrap_or_else(|_| {
+                Err(BackendError::new(
+                    BackendErrorKind::Timeout,
+                    format!("the application did not answer within {INPUT_TIMEOUT:?}"),
+                ))
+            })
         })
     }
 
@@ -478,7 +626,12 @@ impl AtspiBackend {
     /// `candidates` (a browser's `activate` on a text field focuses it),
     /// without activating the window. Password fields are refused. Returns
     /// the route taken.
-    pub fn focus_field(&self, window: &WindowInfo, target: &ResolvedTarget, candidates: &[&str]) -> Result<Route, BackendError> {
+    pub fn focus_field(
+        &self,
+        window: &WindowInfo,
+        target: &ResolvedTarget,
+        candidates: &[&str],
+    ) -> Result<Route, BackendError> {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let object = self.target_object(&bus, window, target)?;
         self.blocking(async {
@@ -524,19 +677,31 @@ impl AtspiBackend {
 
     /// Whether `target` is a cell that takes text only as keys: editable,
     /// with no EditableText (a spreadsheet's).
-    pub fn is_keyed_cell(&self, window: &WindowInfo, target: &ResolvedTarget) -> Result<bool, BackendError> {
+    pub fn is_keyed_cell(
+        &self,
+        window: &WindowInfo,
+        target: &ResolvedTarget,
+    ) -> Result<bool, BackendError> {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let object = self.target_object(&bus, window, target)?;
         self.blocking(async {
-            let (role, states, ifaces) = tokio::try_join!(bus.role(&object), bus.states(&object), bus.interfaces(&object)).map_err(bus_failure)?;
-            Ok(role == Role::TableCell && states.contains(State::Editable) && !ifaces.contains(Interface::EditableText))
+            let (role, states, ifaces) =
+                tokio::try_join!(bus.role(&object), bus.states(&object), bus.interfaces(&object))
+                    .map_err(bus_failure)?;
+            Ok(role == Role::TableCell
+                && states.contains(State::Editable)
+                && !ifaces.contains(Interface::EditableText))
         })
     }
 
     /// Selects the cell at `target` as a click would (see
     /// `select_in_parent`), which puts a spreadsheet's cursor there; returns
     /// the route.
-    pub fn select_in_table(&self, window: &WindowInfo, target: &ResolvedTarget) -> Result<Route, BackendError> {
+    pub fn select_in_table(
+        &self,
+        window: &WindowInfo,
+        target: &ResolvedTarget,
+    ) -> Result<Route, BackendError> {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let object = self.target_object(&bus, window, target)?;
         self.blocking(async { Ok(select_in_parent(&bus, &object).await?.route) })
@@ -544,7 +709,12 @@ impl AtspiBackend {
 
     /// Waits briefly for the field at `target` to read `text`; a refusal
     /// when it does not (keys that went elsewhere, a field that rewrote them).
-    pub fn expect_text(&self, window: &WindowInfo, target: &ResolvedTarget, text: &str) -> Result<(), BackendError> {
+    pub fn expect_text(
+        &self,
+        window: &WindowInfo,
+        target: &ResolvedTarget,
+        text: &str,
+    ) -> Result<(), BackendError> {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let object = self.target_object(&bus, window, target)?;
         self.blocking(async {
@@ -557,7 +727,12 @@ impl AtspiBackend {
     }
 
     /// Delivers `action` through AT-SPI alone (see the module doc).
-    pub fn deliver_semantic(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
+    pub fn deliver_semantic(
+        &self,
+        window: &WindowInfo,
+        action: &Action,
+        targets: &[ResolvedTarget],
+    ) -> Result<Delivery, BackendError> {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         // Typing goes to the focused editable element, found by reading the tree first.
         let focused = match action {
@@ -567,12 +742,19 @@ impl AtspiBackend {
         // InsertText's length is counted differently per bridge (see `TextUnit`).
         let unit = match self.toolkit(window) {
             Some(ToolkitName { family: ToolkitFamily::Qt, .. }) => TextUnit::Utf16,
-            Some(ToolkitName { family: ToolkitFamily::Gtk, major: Some(3), .. }) => TextUnit::Utf8Byte,
+            Some(ToolkitName { family: ToolkitFamily::Gtk, major: Some(3), .. }) => {
+                TextUnit::Utf8Byte
+            }
             _ => TextUnit::Char,
         };
         let (sent_before, _) = bus.changes_sent();
-        let answer =
-            self.runtime.block_on(async { tokio::time::timeout(INPUT_TIMEOUT, self.deliver_async(&bus, window, action, targets, focused, unit)).await });
+        let answer = self.runtime.block_on(async {
+            tokio::time::timeout(
+                INPUT_TIMEOUT,
+                self.deliver_async(&bus, window, action, targets, focused, unit),
+            )
+            .await
+        });
         match answer {
             Ok(result) => result,
             Err(_) => self.unanswered(&bus, window, sent_before),
@@ -583,20 +765,38 @@ impl AtspiBackend {
     /// change was sent and the application is working on it (busy on the
     /// CPU, or answering other requests while a dialog the action opened
     /// waits); otherwise `COMPUTER_TIMEOUT`, saying what the process is doing.
-    fn unanswered(&self, bus: &Bus, window: &WindowInfo, sent_before: u64) -> Result<Delivery, BackendError> {
+    fn unanswered(
+        &self,
+        bus: &Bus,
+        window: &WindowInfo,
+        sent_before: u64,
+    ) -> Result<Delivery, BackendError> {
         let (sent_now, method) = bus.changes_sent();
         let process = crate::busy::ProcessState::watch(window.id.pid);
         let answers = || {
             let app = self.frame_of(window).map(|f| f.bus);
-            app.is_some_and(|app| self.runtime.block_on(bus.answers(&app, Duration::from_millis(300))))
+            app.is_some_and(|app| {
+                self.runtime.block_on(bus.answers(&app, Duration::from_millis(300)))
+            })
         };
         if sent_now > sent_before && (process == crate::busy::ProcessState::Working || answers()) {
-            return Ok(Delivery { route: Route::Unanswered { method }, receipt: glovebox_platform::Receipt::Pending });
+            return Ok(Delivery {
+                route: Route::Unanswered { method },
+                receipt: glovebox_platform::Receipt::Pending,
+            });
         }
-        let sent = if sent_now > sent_before { "after the input was sent" } else { "before anything was sent" };
+        let sent = if sent_now > sent_before {
+            "after the input was sent"
+        } else {
+            "before anything was sent"
+        };
         Err(BackendError::new(
             BackendErrorKind::Timeout,
-            format!("the application of window {} did not answer within {INPUT_TIMEOUT:?} ({sent}): {}", window.id, process.why()),
+            format!(
+                "the application of window {} did not answer within {INPUT_TIMEOUT:?} ({sent}): {}",
+                window.id,
+                process.why()
+            ),
         ))
     }
 }

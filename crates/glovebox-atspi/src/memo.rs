@@ -93,13 +93,18 @@ impl Memo {
         let mut children: HashMap<ObjectRef, Vec<(i32, ObjectRef)>> = HashMap::new();
         for item in &items {
             if item.parent != item.object {
-                children.entry(item.parent.clone()).or_default().push((item.index_in_parent, item.object.clone()));
+                children
+                    .entry(item.parent.clone())
+                    .or_default()
+                    .push((item.index_in_parent, item.object.clone()));
             }
         }
         for item in items {
             let mut listed = children.remove(&item.object).unwrap_or_default();
             listed.sort_by_key(|(i, _)| *i);
-            let complete = item.child_count >= 0 && listed.len() == item.child_count as usize && listed.iter().all(|(i, _)| *i >= 0);
+            let complete = item.child_count >= 0
+                && listed.len() == item.child_count as usize
+                && listed.iter().all(|(i, _)| *i >= 0);
             let known = Known {
                 facts: Some(Facts::from(&item)),
                 children: complete.then(|| listed.into_iter().map(|(_, o)| o).collect()),
@@ -132,7 +137,11 @@ impl Memo {
             return;
         }
         for known in self.known.values_mut() {
-            if known.children.as_ref().is_some_and(|children| children.iter().any(|c| removed.contains(c))) {
+            if known
+                .children
+                .as_ref()
+                .is_some_and(|children| children.iter().any(|c| removed.contains(c)))
+            {
                 known.children = None;
                 known.child_count = None;
             }
@@ -234,7 +243,10 @@ impl Memo {
                 }
                 self.moved();
             }
-            Change::State { object, state } if !self.known.contains_key(&object) && matches!(state.as_str(), "focused" | "busy") => {
+            Change::State { object, state }
+                if !self.known.contains_key(&object)
+                    && matches!(state.as_str(), "focused" | "busy") =>
+            {
                 // Focus or loading in an object no walk has met: it hangs
                 // somewhere a kept list of children does not show (Chromium
                 // swaps a page's document with no event on its parent).
@@ -261,7 +273,8 @@ impl Memo {
             Change::Property { object, property } => {
                 let role = self.facts(&object).map(|f| f.role);
                 // A value is read live, never kept: only a scroll position moves things.
-                if property == "accessible-value" && role.is_some() && role != Some(Role::ScrollBar) {
+                if property == "accessible-value" && role.is_some() && role != Some(Role::ScrollBar)
+                {
                     return;
                 }
                 if let Some(known) = self.known.get_mut(&object) {
@@ -334,7 +347,9 @@ enum Change {
 /// Reads an AT-SPI signal.
 fn change_of(message: &zbus::Message) -> Change {
     let header = message.header();
-    let (Some(sender), Some(path), Some(interface), Some(member)) = (header.sender(), header.path(), header.interface(), header.member()) else {
+    let (Some(sender), Some(path), Some(interface), Some(member)) =
+        (header.sender(), header.path(), header.interface(), header.member())
+    else {
         return Change::Other;
     };
     let object = ObjectRef { bus: sender.to_string(), path: path.clone().into() };
@@ -350,16 +365,31 @@ fn change_of(message: &zbus::Message) -> Change {
         },
         ("org.a11y.atspi.Event.Object", member) => {
             // Every AT-SPI event starts with its detail string and two integers, then a variant.
-            let Ok((detail, _, _, data)) = body.deserialize::<(String, i32, i32, zbus::zvariant::OwnedValue)>().or_else(|_| {
-                body.deserialize::<(String, i32, i32, zbus::zvariant::OwnedValue, HashMap<String, zbus::zvariant::OwnedValue>)>()
+            let Ok((detail, _, _, data)) = body
+                .deserialize::<(String, i32, i32, zbus::zvariant::OwnedValue)>()
+                .or_else(|_| {
+                    body.deserialize::<(
+                        String,
+                        i32,
+                        i32,
+                        zbus::zvariant::OwnedValue,
+                        HashMap<String, zbus::zvariant::OwnedValue>,
+                    )>()
                     .map(|(d, a, b, v, _)| (d, a, b, v))
-            }) else {
+                })
+            else {
                 return Change::Other;
             };
             match member {
                 "ChildrenChanged" => {
-                    let removed = detail.starts_with("remove").then(|| <(String, zbus::zvariant::OwnedObjectPath)>::try_from(data).ok()).flatten();
-                    Change::ChildrenChanged { object, removed: removed.map(|(bus, path)| ObjectRef { bus, path }) }
+                    let removed = detail
+                        .starts_with("remove")
+                        .then(|| <(String, zbus::zvariant::OwnedObjectPath)>::try_from(data).ok())
+                        .flatten();
+                    Change::ChildrenChanged {
+                        object,
+                        removed: removed.map(|(bus, path)| ObjectRef { bus, path }),
+                    }
                 }
                 "StateChanged" => Change::State { object, state: detail },
                 "PropertyChange" => Change::Property { object, property: detail },
@@ -434,7 +464,10 @@ impl Memos {
                 let mut memo = followed.memo.take().unwrap_or_default();
                 let mut pending = lock(&followed.pending);
                 let changes = std::mem::take(&mut pending.changes);
-                if std::mem::take(&mut pending.overflowed) || std::mem::take(&mut pending.distrusted) || memo.known.len() > KNOWN_LIMIT {
+                if std::mem::take(&mut pending.overflowed)
+                    || std::mem::take(&mut pending.distrusted)
+                    || memo.known.len() > KNOWN_LIMIT
+                {
                     return Some(Memo::default());
                 }
                 drop(pending);
@@ -506,7 +539,10 @@ mod tests {
     use super::*;
 
     fn object(path: &str) -> ObjectRef {
-        ObjectRef { bus: ":1.9".into(), path: zbus::zvariant::OwnedObjectPath::try_from(path).unwrap() }
+        ObjectRef {
+            bus: ":1.9".into(),
+            path: zbus::zvariant::OwnedObjectPath::try_from(path).unwrap(),
+        }
     }
 
     fn item(path: &str, parent: &str, index: i32, child_count: i32, role: u32) -> CacheItem {
@@ -525,7 +561,11 @@ mod tests {
     }
 
     fn memo() -> Memo {
-        let mut memo = Memo::from_items(vec![item("/w", "/app", 0, 2, 23), item("/b", "/w", 1, 0, 43), item("/a", "/w", 0, 0, 48)]);
+        let mut memo = Memo::from_items(vec![
+            item("/w", "/app", 0, 2, 23),
+            item("/b", "/w", 1, 0, 43),
+            item("/a", "/w", 0, 0, 48),
+        ]);
         memo.layout_fresh = true;
         memo.visible_rows.insert(object("/w"), (vec![object("/a")], 3));
         memo
@@ -535,7 +575,8 @@ mod tests {
     fn the_cache_gives_children_in_order_only_when_it_lists_them_all() {
         let memo = memo();
         assert_eq!(memo.children(&object("/w")), Some(&vec![object("/a"), object("/b")]));
-        let partial = Memo::from_items(vec![item("/w", "/app", 0, 3, 23), item("/a", "/w", 0, 0, 43)]);
+        let partial =
+            Memo::from_items(vec![item("/w", "/app", 0, 3, 23), item("/a", "/w", 0, 0, 43)]);
         assert_eq!(partial.children(&object("/w")), None);
         assert_eq!(partial.child_count(&object("/w")), Some(3));
     }

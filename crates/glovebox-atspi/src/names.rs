@@ -40,11 +40,25 @@ const LABELLED_ROLES: &[Role] = &[
 
 /// Fields a label laid out beside them names. Not sliders and bars: the
 /// label beside those is often their value, which is never a name.
-const NAMED_BY_LAYOUT: &[Role] = &[Role::Entry, Role::Text, Role::PasswordText, Role::SpinButton, Role::ComboBox, Role::DocumentText];
+const NAMED_BY_LAYOUT: &[Role] = &[
+    Role::Entry,
+    Role::Text,
+    Role::PasswordText,
+    Role::SpinButton,
+    Role::ComboBox,
+    Role::DocumentText,
+];
 
 /// Roles whose description toolkits fill with the value they show (GTK3's
 /// scale describes itself as its drawn value): never a name.
-const DESCRIBED_BY_VALUE: &[Role] = &[Role::Slider, Role::SpinButton, Role::ProgressBar, Role::LevelBar, Role::ScrollBar, Role::Dial];
+const DESCRIBED_BY_VALUE: &[Role] = &[
+    Role::Slider,
+    Role::SpinButton,
+    Role::ProgressBar,
+    Role::LevelBar,
+    Role::ScrollBar,
+    Role::Dial,
+];
 
 /// Roles that only show text: a child of this kind repeating its parent's
 /// name adds nothing, and an unnamed parent takes its only such child's.
@@ -56,13 +70,17 @@ const CLASS_PREFIXES: &[&str] = &["Gtk", "Adw", "Gdk", "Qt", "Q"];
 /// Whether `name` is only a toolkit's type name (`GtkImage`, `AdwGizmo`,
 /// `QLineEdit`) or a Qt object name (`qt_scrollarea_viewport`).
 pub fn is_type_name(name: &str) -> bool {
-    if name.starts_with("qt_") && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') {
+    if name.starts_with("qt_")
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    {
         return true;
     }
     CLASS_PREFIXES.iter().any(|prefix| {
         let Some(rest) = name.strip_prefix(prefix) else { return false };
         let mut chars = rest.chars();
-        chars.next().is_some_and(|c| c.is_ascii_uppercase()) && rest.chars().all(|c| c.is_ascii_alphanumeric()) && rest.chars().any(|c| c.is_ascii_lowercase())
+        chars.next().is_some_and(|c| c.is_ascii_uppercase())
+            && rest.chars().all(|c| c.is_ascii_alphanumeric())
+            && rest.chars().any(|c| c.is_ascii_lowercase())
     })
 }
 
@@ -84,7 +102,9 @@ fn undoubled(name: &str) -> Option<&str> {
 /// label some, do what clicking the parent does).
 fn is_text_leaf(node: &RawNode) -> bool {
     // A field (GTK's entries have role `text`) is never folded away, nor anything the keyboard can reach.
-    let inert = !node.states.contains(State::Editable) && !node.states.contains(State::Focusable) && !node.has_value();
+    let inert = !node.states.contains(State::Editable)
+        && !node.states.contains(State::Focusable)
+        && !node.has_value();
     inert && node.children.is_empty() && TEXT_LEAF_ROLES.contains(&node.role)
 }
 
@@ -121,11 +141,20 @@ fn label_beside(nodes: &[RawNode], field: usize, labels: &[usize]) -> Option<usi
     for &label in labels {
         let Some((lx, ly, lw, lh)) = nodes[label].extents else { continue };
         let (right, bottom) = (lx + lw, ly + lh);
-        let same_row = (ly..=bottom).contains(&field_middle) && (fy..=fy + fh).contains(&(ly + lh / 2));
-        if same_row && right <= fx + 4 && fx - right <= 160 && left.is_none_or(|(gap, _)| fx - right < gap) {
+        let same_row =
+            (ly..=bottom).contains(&field_middle) && (fy..=fy + fh).contains(&(ly + lh / 2));
+        if same_row
+            && right <= fx + 4
+            && fx - right <= 160
+            && left.is_none_or(|(gap, _)| fx - right < gap)
+        {
             left = Some((fx - right, label));
         }
-        if bottom <= fy + 4 && fy - bottom <= 24 && (lx - fx).abs() <= 24 && above.is_none_or(|(gap, _)| fy - bottom < gap) {
+        if bottom <= fy + 4
+            && fy - bottom <= 24
+            && (lx - fx).abs() <= 24
+            && above.is_none_or(|(gap, _)| fy - bottom < gap)
+        {
             above = Some((fy - bottom, label));
         }
     }
@@ -145,27 +174,43 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
             node.description.clear();
         }
     }
-    let unnamed: Vec<usize> = (0..walk.nodes.len()).filter(|&i| walk.nodes[i].name.trim().is_empty() && LABELLED_ROLES.contains(&walk.nodes[i].role)).collect();
+    let unnamed: Vec<usize> = (0..walk.nodes.len())
+        .filter(|&i| {
+            walk.nodes[i].name.trim().is_empty() && LABELLED_ROLES.contains(&walk.nodes[i].role)
+        })
+        .collect();
     let relations = join_all(unnamed.iter().map(|&i| bus.labelled_by(&walk.nodes[i].object)));
     let labels: Vec<Vec<ObjectRef>> = match tokio::time::timeout_at(deadline, relations).await {
         Ok(found) => found.into_iter().map(Result::unwrap_or_default).collect(),
         Err(_) => vec![vec![]; unnamed.len()],
     };
-    let by_object: HashMap<&ObjectRef, usize> = walk.nodes.iter().enumerate().map(|(i, n)| (&n.object, i)).collect();
+    let by_object: HashMap<&ObjectRef, usize> =
+        walk.nodes.iter().enumerate().map(|(i, n)| (&n.object, i)).collect();
     let mut label_names = vec![];
     let mut unknown: Vec<(usize, ObjectRef)> = vec![];
     for (slot, targets) in labels.iter().enumerate() {
-        let known: Vec<String> =
-            targets.iter().filter_map(|t| by_object.get(t)).map(|&i| walk.nodes[i].name.trim().to_owned()).filter(|n| !n.is_empty()).collect();
+        let known: Vec<String> = targets
+            .iter()
+            .filter_map(|t| by_object.get(t))
+            .map(|&i| walk.nodes[i].name.trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .collect();
         if known.is_empty() {
             unknown.extend(targets.iter().map(|t| (slot, t.clone())));
         }
         label_names.push(known);
     }
     if !unknown.is_empty() {
-        if let Ok(names) = tokio::time::timeout_at(deadline, join_all(unknown.iter().map(|(_, t)| bus.name(t)))).await {
+        if let Ok(names) =
+            tokio::time::timeout_at(deadline, join_all(unknown.iter().map(|(_, t)| bus.name(t))))
+                .await
+        {
             for ((slot, _), name) in unknown.iter().zip(names) {
-                if let Some(name) = name.ok().map(|n| n.trim().to_owned()).filter(|n| !n.is_empty() && !is_type_name(n)) {
+                if let Some(name) = name
+                    .ok()
+                    .map(|n| n.trim().to_owned())
+                    .filter(|n| !n.is_empty() && !is_type_name(n))
+                {
                     label_names[*slot].push(name);
                 }
             }
@@ -175,12 +220,19 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
     let shown_labels: Vec<usize> = (1..walk.nodes.len())
         .filter(|&i| {
             let n = &walk.nodes[i];
-            matches!(n.role, Role::Label | Role::Static) && !n.name.trim().is_empty() && walk.is_shown(n)
+            matches!(n.role, Role::Label | Role::Static)
+                && !n.name.trim().is_empty()
+                && walk.is_shown(n)
         })
         .collect();
     for (slot, &i) in unnamed.iter().enumerate() {
         let by_layout = NAMED_BY_LAYOUT.contains(&walk.nodes[i].role);
-        let beside = || by_layout.then(|| label_beside(&walk.nodes, i, &shown_labels)).flatten().map(|l| walk.nodes[l].name.trim().to_owned());
+        let beside = || {
+            by_layout
+                .then(|| label_beside(&walk.nodes, i, &shown_labels))
+                .flatten()
+                .map(|l| walk.nodes[l].name.trim().to_owned())
+        };
         let described = !DESCRIBED_BY_VALUE.contains(&walk.nodes[i].role);
         let name = match (label_names[slot].join(" "), walk.nodes[i].description.trim()) {
             (label, _) if !label.is_empty() => label,
@@ -221,9 +273,17 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
 /// same order. The copy under a `menu bar` stays; the other parent loses them.
 pub fn menus_once(walk: &mut Walk) {
     let menus_of = |walk: &Walk, i: usize| -> Vec<String> {
-        walk.nodes[i].children.iter().filter(|&&c| walk.nodes[c].role == Role::Menu).map(|&c| walk.nodes[c].name.trim().to_owned()).collect()
+        walk.nodes[i]
+            .children
+            .iter()
+            .filter(|&&c| walk.nodes[c].role == Role::Menu)
+            .map(|&c| walk.nodes[c].name.trim().to_owned())
+            .collect()
     };
-    let parents: Vec<(usize, Vec<String>)> = (0..walk.nodes.len()).map(|i| (i, menus_of(walk, i))).filter(|(_, menus)| menus.len() >= 2).collect();
+    let parents: Vec<(usize, Vec<String>)> = (0..walk.nodes.len())
+        .map(|i| (i, menus_of(walk, i)))
+        .filter(|(_, menus)| menus.len() >= 2)
+        .collect();
     let mut drop_from = vec![];
     for (a, (first, menus)) in parents.iter().enumerate() {
         for (second, other) in &parents[a + 1..] {
@@ -241,7 +301,12 @@ pub fn menus_once(walk: &mut Walk) {
         }
     }
     for parent in drop_from {
-        let kept: Vec<usize> = walk.nodes[parent].children.iter().copied().filter(|&c| walk.nodes[c].role != Role::Menu).collect();
+        let kept: Vec<usize> = walk.nodes[parent]
+            .children
+            .iter()
+            .copied()
+            .filter(|&c| walk.nodes[c].role != Role::Menu)
+            .collect();
         walk.nodes[parent].children = kept;
     }
 }
@@ -252,10 +317,27 @@ mod tests {
 
     #[test]
     fn type_names_are_not_names() {
-        for name in ["GtkMenuButton", "AdwGizmo", "GtkImage", "QLineEdit", "qt_scrollarea_viewport", "GdkSurface"] {
+        for name in [
+            "GtkMenuButton",
+            "AdwGizmo",
+            "GtkImage",
+            "QLineEdit",
+            "qt_scrollarea_viewport",
+            "GdkSurface",
+        ] {
             assert!(is_type_name(name), "{name}");
         }
-        for name in ["Gtk", "QR", "QEMU", "Quit", "Save", "Gtk Inspector", "Q4 report", "Adwaita theme", "qt"] {
+        for name in [
+            "Gtk",
+            "QR",
+            "QEMU",
+            "Quit",
+            "Save",
+            "Gtk Inspector",
+            "Q4 report",
+            "Adwaita theme",
+            "qt",
+        ] {
             assert!(!is_type_name(name), "{name}");
         }
     }

@@ -40,8 +40,11 @@ pub fn shortcut(binding: &str) -> Option<KeyCombo> {
         }
         (modifiers, rest.to_owned())
     } else {
-        let parts: Vec<&str> =
-            if let Some(head) = accelerator.strip_suffix("++") { head.split('+').chain(["+"]).collect() } else { accelerator.split('+').collect() };
+        let parts: Vec<&str> = if let Some(head) = accelerator.strip_suffix("++") {
+            head.split('+').chain(["+"]).collect()
+        } else {
+            accelerator.split('+').collect()
+        };
         let (key, held) = parts.split_last()?;
         let mut modifiers = vec![];
         for part in held {
@@ -76,7 +79,12 @@ pub fn shortcut(binding: &str) -> Option<KeyCombo> {
     if modifiers.is_empty() && key.chars().count() == 1 {
         return None;
     }
-    KeyCombo::parse(&if modifiers.is_empty() { key } else { format!("{}+{key}", modifiers.join("+")) }).ok()
+    KeyCombo::parse(&if modifiers.is_empty() {
+        key
+    } else {
+        format!("{}+{key}", modifiers.join("+"))
+    })
+    .ok()
 }
 
 #[cfg(test)]
@@ -86,14 +94,26 @@ mod tests {
     #[test]
     fn key_bindings_in_each_spelling() {
         assert_eq!(shortcut("<Control>s").map(|c| c.to_string()).as_deref(), Some("ctrl+s"));
-        assert_eq!(shortcut("s;<Alt>f:s;<Control>s").map(|c| c.to_string()).as_deref(), Some("ctrl+s"));
-        assert_eq!(shortcut("<Primary><Shift>z").map(|c| c.to_string()).as_deref(), Some("ctrl+shift+z"));
+        assert_eq!(
+            shortcut("s;<Alt>f:s;<Control>s").map(|c| c.to_string()).as_deref(),
+            Some("ctrl+s")
+        );
+        assert_eq!(
+            shortcut("<Primary><Shift>z").map(|c| c.to_string()).as_deref(),
+            Some("ctrl+shift+z")
+        );
         assert_eq!(shortcut("Ctrl+S").map(|c| c.to_string()).as_deref(), Some("ctrl+s"));
-        assert_eq!(shortcut("Ctrl+Shift+R").map(|c| c.to_string()).as_deref(), Some("ctrl+shift+r"));
+        assert_eq!(
+            shortcut("Ctrl+Shift+R").map(|c| c.to_string()).as_deref(),
+            Some("ctrl+shift+r")
+        );
         assert_eq!(shortcut("Ctrl++").map(|c| c.to_string()).as_deref(), Some("ctrl++"));
         assert_eq!(shortcut("F3").map(|c| c.to_string()).as_deref(), Some("F3"));
         assert_eq!(shortcut("Alt+Right").map(|c| c.to_string()).as_deref(), Some("alt+Right"));
-        assert_eq!(shortcut("<Control>Page_Down").map(|c| c.to_string()).as_deref(), Some("ctrl+PageDown"));
+        assert_eq!(
+            shortcut("<Control>Page_Down").map(|c| c.to_string()).as_deref(),
+            Some("ctrl+PageDown")
+        );
         assert_eq!(shortcut("Ctrl+Q, Ctrl+W").map(|c| c.to_string()).as_deref(), Some("ctrl+q"));
         // Mnemonics only, or nothing.
         assert_eq!(shortcut("s;<Alt>f:s;"), None);

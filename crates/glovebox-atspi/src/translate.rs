@@ -149,7 +149,9 @@ fn from_atspi(role: AtspiRole) -> Role {
 
 /// The AT-SPI number of a role, for match rules sent over the bus.
 pub fn atspi_number(role: Role) -> Option<u32> {
-    (0..=AtspiRole::PushButtonMenu as u32).find(|&n| AtspiRole::try_from(n).is_ok_and(|r| r != AtspiRole::Invalid && from_atspi(r) == role))
+    (0..=AtspiRole::PushButtonMenu as u32).find(|&n| {
+        AtspiRole::try_from(n).is_ok_and(|r| r != AtspiRole::Invalid && from_atspi(r) == role)
+    })
 }
 
 /// The state set AT-SPI sends as two 32-bit words; bits this version of
@@ -157,7 +159,8 @@ pub fn atspi_number(role: Role) -> Option<u32> {
 pub fn state_set(words: &[u32]) -> StateSet {
     let low = words.first().copied().unwrap_or(0) as u64;
     let high = words.get(1).copied().unwrap_or(0) as u64;
-    StateSet::from_bits(low | high << 32).unwrap_or_else(|unknown| StateSet::new(unknown.truncate()))
+    StateSet::from_bits(low | high << 32)
+        .unwrap_or_else(|unknown| StateSet::new(unknown.truncate()))
 }
 
 /// The bit number of `state` in AT-SPI's state words.
@@ -186,7 +189,11 @@ pub fn element_states(states: StateSet) -> ElementStates {
         (State::Required, ElementState::Required),
         (State::MultiLine, ElementState::Multiline),
     ];
-    let mut model: ElementStates = table.iter().filter(|(atspi, _)| states.contains(*atspi)).map(|(_, state)| *state).collect();
+    let mut model: ElementStates = table
+        .iter()
+        .filter(|(atspi, _)| states.contains(*atspi))
+        .map(|(_, state)| *state)
+        .collect();
     // GTK marks insensitive widgets by dropping both ENABLED and SENSITIVE.
     if states.contains(State::Sensitive) {
         model.insert(ElementState::Enabled);
@@ -197,7 +204,16 @@ pub fn element_states(states: StateSet) -> ElementStates {
 /// Roles whose hidden children still matter: a closed menu's items can be
 /// activated without opening it.
 pub fn is_menu_like(role: Role) -> bool {
-    matches!(role, Role::ComboBox | Role::Menu | Role::MenuBar | Role::MenuItem | Role::PopupMenu | Role::CheckMenuItem | Role::RadioMenuItem)
+    matches!(
+        role,
+        Role::ComboBox
+            | Role::Menu
+            | Role::MenuBar
+            | Role::MenuItem
+            | Role::PopupMenu
+            | Role::CheckMenuItem
+            | Role::RadioMenuItem
+    )
 }
 
 /// Roles whose value a user would call one: what is typed in a field, a
@@ -236,10 +252,13 @@ const EDITABLE_VALUE_ROLES: &[Role] = &[
 /// frames, buttons and labels EditableText), so the role decides first.
 pub fn has_value(role: Role, interfaces: InterfaceSet, states: StateSet) -> bool {
     let editable = states.contains(State::Editable);
-    let role_holds_value = VALUE_ROLES.contains(&role) || (editable && EDITABLE_VALUE_ROLES.contains(&role));
+    let role_holds_value =
+        VALUE_ROLES.contains(&role) || (editable && EDITABLE_VALUE_ROLES.contains(&role));
     role.is_password()
         || (role_holds_value
-            && (interfaces.contains(Interface::Value) || interfaces.contains(Interface::EditableText) || (interfaces.contains(Interface::Text) && editable)))
+            && (interfaces.contains(Interface::Value)
+                || interfaces.contains(Interface::EditableText)
+                || (interfaces.contains(Interface::Text) && editable)))
 }
 
 /// The interfaces an object names (`GetInterfaces`, a cache item), read
@@ -276,12 +295,22 @@ mod tests {
 
     #[test]
     fn interface_names_are_read_once_into_a_set() {
-        let names: Vec<String> = ["org.a11y.atspi.Accessible", "org.a11y.atspi.EditableText", "org.a11y.atspi.Text", "org.example.Private", "Text"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let names: Vec<String> = [
+            "org.a11y.atspi.Accessible",
+            "org.a11y.atspi.EditableText",
+            "org.a11y.atspi.Text",
+            "org.example.Private",
+            "Text",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let set = interface_set(&names);
-        assert!(set.contains(Interface::EditableText) && set.contains(Interface::Text) && set.contains(Interface::Accessible));
+        assert!(
+            set.contains(Interface::EditableText)
+                && set.contains(Interface::Text)
+                && set.contains(Interface::Accessible)
+        );
         assert!(!set.contains(Interface::Value) && !set.contains(Interface::Table));
         assert_eq!(set.iter().count(), 3, "unknown and bare names are left out");
     }
@@ -297,8 +326,17 @@ mod tests {
         assert_eq!(atspi_number(Role::PushButton), Some(43));
         // A GTK3 push button: enabled, focusable, sensitive, showing, visible.
         let states = element_states(state_set(&[1124075776, 0]));
-        assert_eq!(states.iter().collect::<Vec<_>>(), vec![ElementState::Enabled, ElementState::Focusable, ElementState::Showing, ElementState::Visible]);
-        assert!(element_states(state_set(&[0, 1 << (state_bit(State::ReadOnly) - 32)])).contains(ElementState::ReadOnly));
+        assert_eq!(
+            states.iter().collect::<Vec<_>>(),
+            vec![
+                ElementState::Enabled,
+                ElementState::Focusable,
+                ElementState::Showing,
+                ElementState::Visible
+            ]
+        );
+        assert!(element_states(state_set(&[0, 1 << (state_bit(State::ReadOnly) - 32)]))
+            .contains(ElementState::ReadOnly));
         assert_eq!(state_bit(State::Editable), 7);
         assert_eq!(state_bit(State::ManagesDescendants), 31);
         // A bit no version defines is dropped, the rest kept.
@@ -317,7 +355,9 @@ mod tests {
 
     #[test]
     fn value_holders() {
-        let ifaces = |names: &[&str]| interface_set(&names.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let ifaces = |names: &[&str]| {
+            interface_set(&names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        };
         let none = StateSet::empty();
         let editable = StateSet::new(State::Editable);
         assert!(has_value(Role::Slider, ifaces(&["org.a11y.atspi.Value"]), none));
@@ -326,7 +366,14 @@ mod tests {
         assert!(has_value(Role::Text, ifaces(&["org.a11y.atspi.Text"]), editable));
         // Gecko's frames, buttons and tool bars carry EditableText; they hold no value.
         for role in [Role::Frame, Role::PushButton, Role::ToolBar, Role::Label, Role::Section] {
-            assert!(!has_value(role, ifaces(&["org.a11y.atspi.EditableText", "org.a11y.atspi.Text"]), none), "{role}");
+            assert!(
+                !has_value(
+                    role,
+                    ifaces(&["org.a11y.atspi.EditableText", "org.a11y.atspi.Text"]),
+                    none
+                ),
+                "{role}"
+            );
         }
         // A spreadsheet cell holds one while it can be edited.
         assert!(has_value(Role::TableCell, ifaces(&["org.a11y.atspi.Text"]), editable));

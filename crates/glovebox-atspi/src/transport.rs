@@ -40,7 +40,10 @@ impl std::fmt::Display for ObjectRef {
 
 impl ObjectRef {
     pub fn root_of(bus: &str) -> ObjectRef {
-        ObjectRef { bus: bus.to_owned(), path: OwnedObjectPath::try_from("/org/a11y/atspi/accessible/root").expect("valid path") }
+        ObjectRef {
+            bus: bus.to_owned(),
+            path: OwnedObjectPath::try_from("/org/a11y/atspi/accessible/root").expect("valid path"),
+        }
     }
 
     /// AT-SPI's null reference (`/org/a11y/atspi/null`).
@@ -149,7 +152,17 @@ impl ToolkitName {
 }
 
 /// The methods whose call changes an application.
-const CHANGING: &[&str] = &["DoAction", "SetTextContents", "InsertText", "DeleteText", "SetCaretOffset", "SelectChild", "ClearSelection", "GrabFocus", "Set"];
+const CHANGING: &[&str] = &[
+    "DoAction",
+    "SetTextContents",
+    "InsertText",
+    "DeleteText",
+    "SetCaretOffset",
+    "SelectChild",
+    "ClearSelection",
+    "GrabFocus",
+    "Set",
+];
 
 /// Says on the session bus that an assistive technology runs, as a screen
 /// reader does (`org.a11y.Status.IsEnabled`): Chromium and Electron export
@@ -158,15 +171,29 @@ const CHANGING: &[&str] = &["DoAction", "SetTextContents", "InsertText", "Delete
 async fn announce_assistive_technology(session: &zbus::Connection) -> bool {
     const STATUS: (&str, &str) = ("org.a11y.Status", "IsEnabled");
     let properties = Some("org.freedesktop.DBus.Properties");
-    let enabled = match session.call_method(Some("org.a11y.Bus"), "/org/a11y/bus", properties, "Get", &STATUS).await {
-        Ok(reply) => reply.body().deserialize::<OwnedValue>().ok().and_then(|v| bool::try_from(v).ok()),
+    let enabled = match session
+        .call_method(Some("org.a11y.Bus"), "/org/a11y/bus", properties, "Get", &STATUS)
+        .await
+    {
+        Ok(reply) => {
+            reply.body().deserialize::<OwnedValue>().ok().and_then(|v| bool::try_from(v).ok())
+        }
         Err(_) => None,
     };
     if enabled != Some(false) {
         return false;
     }
     let on = zbus::zvariant::Value::from(true);
-    session.call_method(Some("org.a11y.Bus"), "/org/a11y/bus", properties, "Set", &(STATUS.0, STATUS.1, on)).await.is_ok()
+    session
+        .call_method(
+            Some("org.a11y.Bus"),
+            "/org/a11y/bus",
+            properties,
+            "Set",
+            &(STATUS.0, STATUS.1, on),
+        )
+        .await
+        .is_ok()
 }
 
 fn call_error(call: &str, target: &str, e: zbus::Error) -> BusError {
@@ -185,25 +212,52 @@ impl Bus {
     /// and connects to it. `session` overrides `$DBUS_SESSION_BUS_ADDRESS`.
     pub async fn connect(session: Option<&str>) -> Result<Bus, BusError> {
         let session = match session {
-            Some(address) => zbus::connection::Builder::address(address).map_err(|e| BusError::NoSessionBus(format!("{address}: {e}")))?.build().await,
+            Some(address) => {
+                zbus::connection::Builder::address(address)
+                    .map_err(|e| BusError::NoSessionBus(format!("{address}: {e}")))?
+                    .build()
+                    .await
+            }
             None => zbus::Connection::session().await,
         }
         .map_err(|e| BusError::NoSessionBus(e.to_string()))?;
         let reply = session
-            .call_method(Some("org.a11y.Bus"), "/org/a11y/bus", Some("org.a11y.Bus"), "GetAddress", &())
+            .call_method(
+                Some("org.a11y.Bus"),
+                "/org/a11y/bus",
+                Some("org.a11y.Bus"),
+                "GetAddress",
+                &(),
+            )
             .await
-            .map_err(|e| BusError::NoAccessibilityBus(format!("org.a11y.Bus.GetAddress: {e} (is at-spi2-core installed?)")))?;
-        let address: String = reply.body().deserialize().map_err(|e| BusError::NoAccessibilityBus(e.to_string()))?;
+            .map_err(|e| {
+                BusError::NoAccessibilityBus(format!(
+                    "org.a11y.Bus.GetAddress: {e} (is at-spi2-core installed?)"
+                ))
+            })?;
+        let address: String =
+            reply.body().deserialize().map_err(|e| BusError::NoAccessibilityBus(e.to_string()))?;
         let turned_accessibility_on = announce_assistive_technology(&session).await;
         let conn = zbus::connection::Builder::address(address.as_str())
             .map_err(|e| BusError::NoAccessibilityBus(format!("{address}: {e}")))?
             .build()
             .await
             .map_err(|e| BusError::NoAccessibilityBus(format!("{address}: {e}")))?;
-        Ok(Bus { conn, turned_accessibility_on, toolkits: Default::default(), changes_sent: Default::default() })
+        Ok(Bus {
+            conn,
+            turned_accessibility_on,
+            toolkits: Default::default(),
+            changes_sent: Default::default(),
+        })
     }
 
-    async fn call<B, R>(&self, target: &ObjectRef, interface: &str, method: &str, body: &B) -> Result<R, BusError>
+    async fn call<B, R>(
+        &self,
+        target: &ObjectRef,
+        interface: &str,
+        method: &str,
+        body: &B,
+    ) -> Result<R, BusError>
     where
         B: Serialize + zbus::zvariant::DynamicType,
         R: DeserializeOwned + Type,
@@ -214,15 +268,33 @@ impl Bus {
         }
         let reply = self
             .conn
-            .call_method(Some(target.bus.as_str()), target.path.as_str(), Some(interface), method, body)
+            .call_method(
+                Some(target.bus.as_str()),
+                target.path.as_str(),
+                Some(interface),
+                method,
+                body,
+            )
             .await
             .map_err(|e| call_error(method, &target.to_string(), e))?;
-        reply.body().deserialize().map_err(|e| BusError::Call { call: format!("{method} on {target}"), message: e.to_string() })
+        reply.body().deserialize().map_err(|e| BusError::Call {
+            call: format!("{method} on {target}"),
+            message: e.to_string(),
+        })
     }
 
-    async fn property<R: TryFrom<OwnedValue>>(&self, target: &ObjectRef, interface: &str, name: &str) -> Result<R, BusError> {
-        let value: OwnedValue = self.call(target, "org.freedesktop.DBus.Properties", "Get", &(interface, name)).await?;
-        R::try_from(value).map_err(|_| BusError::Call { call: format!("{name} on {target}"), message: "unexpected type".into() })
+    async fn property<R: TryFrom<OwnedValue>>(
+        &self,
+        target: &ObjectRef,
+        interface: &str,
+        name: &str,
+    ) -> Result<R, BusError> {
+        let value: OwnedValue =
+            self.call(target, "org.freedesktop.DBus.Properties", "Get", &(interface, name)).await?;
+        R::try_from(value).map_err(|_| BusError::Call {
+            call: format!("{name} on {target}"),
+            message: "unexpected type".into(),
+        })
     }
 
     /// Registers this connection as a listener for the events that show an
@@ -233,10 +305,19 @@ impl Bus {
     /// with the connection. Caret moves and bounds changes are left out:
     /// they come in floods and say nothing a look would not.
     pub async fn listen_for_events(&self) -> Result<(), BusError> {
-        let registry = ObjectRef { bus: REGISTRY.to_owned(), path: OwnedObjectPath::try_from("/org/a11y/atspi/registry").expect("valid path") };
-        for event in ["object:children-changed", "object:state-changed", "object:property-change", "object:text-changed"] {
+        let registry = ObjectRef {
+            bus: REGISTRY.to_owned(),
+            path: OwnedObjectPath::try_from("/org/a11y/atspi/registry").expect("valid path"),
+        };
+        for event in [
+            "object:children-changed",
+            "object:state-changed",
+            "object:property-change",
+            "object:text-changed",
+        ] {
             let properties: Vec<String> = vec![];
-            self.call::<_, ()>(&registry, REGISTRY, "RegisterEvent", &(event, properties, "")).await?;
+            self.call::<_, ()>(&registry, REGISTRY, "RegisterEvent", &(event, properties, ""))
+                .await?;
         }
         Ok(())
     }
@@ -244,18 +325,33 @@ impl Bus {
     /// The signals application `app` sends from now on (its AT-SPI events,
     /// and its cache's additions and removals), queued until read.
     pub async fn events_of(&self, app: &str) -> Result<zbus::MessageStream, BusError> {
-        let failed = |e: zbus::Error| BusError::Call { call: format!("AddMatch for the events of {app}"), message: e.to_string() };
-        let rule = zbus::MatchRule::builder().msg_type(zbus::message::Type::Signal).sender(app).map_err(&failed)?.build();
+        let failed = |e: zbus::Error| BusError::Call {
+            call: format!("AddMatch for the events of {app}"),
+            message: e.to_string(),
+        };
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .sender(app)
+            .map_err(&failed)?
+            .build();
         // Room for a burst while the input is delivered: a full queue
         // would hold up every reply on this connection.
-        zbus::MessageStream::for_match_rule(rule, &self.conn, Some(EVENT_QUEUE)).await.map_err(failed)
+        zbus::MessageStream::for_match_rule(rule, &self.conn, Some(EVENT_QUEUE))
+            .await
+            .map_err(failed)
     }
 
     /// The applications registered with the AT-SPI registry.
     /// A round trip to the bus daemon itself: whether the connection holds.
     pub async fn ping(&self) -> Result<(), BusError> {
         self.conn
-            .call_method(Some("org.freedesktop.DBus"), "/org/freedesktop/DBus", Some("org.freedesktop.DBus.Peer"), "Ping", &())
+            .call_method(
+                Some("org.freedesktop.DBus"),
+                "/org/freedesktop/DBus",
+                Some("org.freedesktop.DBus.Peer"),
+                "Ping",
+                &(),
+            )
             .await
             .map(|_| ())
             .map_err(|e| BusError::NoAccessibilityBus(e.to_string()))
@@ -270,10 +366,19 @@ impl Bus {
     pub async fn pid_of(&self, bus_name: &str) -> Result<u32, BusError> {
         let reply = self
             .conn
-            .call_method(Some("org.freedesktop.DBus"), "/org/freedesktop/DBus", Some("org.freedesktop.DBus"), "GetConnectionUnixProcessID", &(bus_name,))
+            .call_method(
+                Some("org.freedesktop.DBus"),
+                "/org/freedesktop/DBus",
+                Some("org.freedesktop.DBus"),
+                "GetConnectionUnixProcessID",
+                &(bus_name,),
+            )
             .await
             .map_err(|e| call_error("GetConnectionUnixProcessID", bus_name, e))?;
-        reply.body().deserialize().map_err(|e| BusError::Call { call: "GetConnectionUnixProcessID".into(), message: e.to_string() })
+        reply.body().deserialize().map_err(|e| BusError::Call {
+            call: "GetConnectionUnixProcessID".into(),
+            message: e.to_string(),
+        })
     }
 
     pub async fn children(&self, target: &ObjectRef) -> Result<Vec<ObjectRef>, BusError> {
@@ -285,7 +390,12 @@ impl Bus {
     }
 
     /// Component.GetAccessibleAtPoint in screen coordinates.
-    pub async fn hit_test(&self, target: &ObjectRef, x: i32, y: i32) -> Result<ObjectRef, BusError> {
+    pub async fn hit_test(
+        &self,
+        target: &ObjectRef,
+        x: i32,
+        y: i32,
+    ) -> Result<ObjectRef, BusError> {
         self.call(target, COMPONENT, "GetAccessibleAtPoint", &(x, y, 0u32)).await
     }
 
@@ -297,25 +407,40 @@ impl Bus {
         self.call(target, ACTION, "DoAction", &(index,)).await
     }
 
-    pub async fn set_text_contents(&self, target: &ObjectRef, text: &str) -> Result<bool, BusError> {
+    pub async fn set_text_contents(
+        &self,
+        target: &ObjectRef,
+        text: &str,
+    ) -> Result<bool, BusError> {
         self.call(target, "org.a11y.atspi.EditableText", "SetTextContents", &(text,)).await
     }
 
     /// EditableText.InsertText, its length counted in `unit`.
-    pub async fn insert_text(&self, target: &ObjectRef, position: i32, text: &str, unit: TextUnit) -> Result<bool, BusError> {
+    pub async fn insert_text(
+        &self,
+        target: &ObjectRef,
+        position: i32,
+        text: &str,
+        unit: TextUnit,
+    ) -> Result<bool, BusError> {
         let length = match unit {
             TextUnit::Char => text.chars().count(),
             TextUnit::Utf16 => text.encode_utf16().count(),
             TextUnit::Utf8Byte => text.len(),
         } as i32;
-        self.call(target, "org.a11y.atspi.EditableText", "InsertText", &(position, text, length)).await
+        self.call(target, "org.a11y.atspi.EditableText", "InsertText", &(position, text, length))
+            .await
     }
 
     pub async fn caret_offset(&self, target: &ObjectRef) -> Result<i32, BusError> {
         self.property(target, "org.a11y.atspi.Text", "CaretOffset").await
     }
 
-    pub async fn set_caret_offset(&self, target: &ObjectRef, offset: i32) -> Result<bool, BusError> {
+    pub async fn set_caret_offset(
+        &self,
+        target: &ObjectRef,
+        offset: i32,
+    ) -> Result<bool, BusError> {
         self.call(target, "org.a11y.atspi.Text", "SetCaretOffset", &(offset,)).await
     }
 
@@ -333,10 +458,15 @@ impl Bus {
     }
 
     /// At most `max_chars` characters of the element's text, and how many it holds.
-    pub async fn text_prefix(&self, target: &ObjectRef, max_chars: usize) -> Result<(String, usize), BusError> {
+    pub async fn text_prefix(
+        &self,
+        target: &ObjectRef,
+        max_chars: usize,
+    ) -> Result<(String, usize), BusError> {
         let count: i32 = self.property(target, "org.a11y.atspi.Text", "CharacterCount").await?;
         let end = count.clamp(0, max_chars.min(i32::MAX as usize) as i32);
-        let text: String = self.call(target, "org.a11y.atspi.Text", "GetText", &(0i32, end)).await?;
+        let text: String =
+            self.call(target, "org.a11y.atspi.Text", "GetText", &(0i32, end)).await?;
         // A toolkit that counts otherwise (UTF-16) may hand back more: the cap holds regardless.
         Ok((text.chars().take(max_chars).collect(), count.max(0) as usize))
     }
@@ -347,7 +477,13 @@ impl Bus {
 
     pub async fn set_current_value(&self, target: &ObjectRef, value: f64) -> Result<(), BusError> {
         let value = zbus::zvariant::Value::from(value);
-        self.call::<_, ()>(target, "org.freedesktop.DBus.Properties", "Set", &("org.a11y.atspi.Value", "CurrentValue", value)).await
+        self.call::<_, ()>(
+            target,
+            "org.freedesktop.DBus.Properties",
+            "Set",
+            &("org.a11y.atspi.Value", "CurrentValue", value),
+        )
+        .await
     }
 
     pub async fn select_child(&self, target: &ObjectRef, index: i32) -> Result<bool, BusError> {
@@ -366,7 +502,13 @@ impl Bus {
 
     /// Collection.GetMatches for objects with every state in `states` and
     /// any role in `roles`, at most `count`.
-    pub async fn find_matching(&self, target: &ObjectRef, states: &[State], roles: &[Role], count: i32) -> Result<Vec<ObjectRef>, BusError> {
+    pub async fn find_matching(
+        &self,
+        target: &ObjectRef,
+        states: &[State],
+        roles: &[Role],
+        count: i32,
+    ) -> Result<Vec<ObjectRef>, BusError> {
         const ALL: i32 = 1;
         const ANY: i32 = 2;
         const CANONICAL: u32 = 1;
@@ -382,13 +524,23 @@ impl Bus {
         let interfaces: Vec<String> = vec![];
         // No roles means any role: ALL over an empty set holds for everything.
         let role_match = if roles.is_empty() { ALL } else { ANY };
-        let rule = (state_words, ALL, attributes, ALL, role_words, role_match, interfaces, ALL, false);
-        self.call(target, "org.a11y.atspi.Collection", "GetMatches", &(rule, CANONICAL, count, true)).await
+        let rule =
+            (state_words, ALL, attributes, ALL, role_words, role_match, interfaces, ALL, false);
+        self.call(
+            target,
+            "org.a11y.atspi.Collection",
+            "GetMatches",
+            &(rule, CANONICAL, count, true),
+        )
+        .await
     }
 
     /// Every object the application keeps in its cache, when it has one.
     pub async fn cache_items(&self, bus_name: &str) -> Result<Vec<CacheItem>, BusError> {
-        let cache = ObjectRef { bus: bus_name.to_owned(), path: OwnedObjectPath::try_from(CACHE_PATH).expect("valid path") };
+        let cache = ObjectRef {
+            bus: bus_name.to_owned(),
+            path: OwnedObjectPath::try_from(CACHE_PATH).expect("valid path"),
+        };
         self.call(&cache, "org.a11y.atspi.Cache", "GetItems", &()).await
     }
 
@@ -403,15 +555,23 @@ impl Bus {
     }
 
     /// Accessible.GetInterfaces, as a set.
-    pub async fn interfaces(&self, target: &ObjectRef) -> Result<atspi_common::InterfaceSet, BusError> {
+    pub async fn interfaces(
+        &self,
+        target: &ObjectRef,
+    ) -> Result<atspi_common::InterfaceSet, BusError> {
         let names: Vec<String> = self.call(target, ACCESSIBLE, "GetInterfaces", &()).await?;
         Ok(translate::interface_set(&names))
     }
 
     pub async fn parent(&self, target: &ObjectRef) -> Result<ObjectRef, BusError> {
-        let value: OwnedValue = self.call(target, "org.freedesktop.DBus.Properties", "Get", &(ACCESSIBLE, "Parent")).await?;
+        let value: OwnedValue = self
+            .call(target, "org.freedesktop.DBus.Properties", "Get", &(ACCESSIBLE, "Parent"))
+            .await?;
         let (bus, path): (String, OwnedObjectPath) =
-            value.try_into().map_err(|_| BusError::Call { call: format!("Parent on {target}"), message: "unexpected type".into() })?;
+            value.try_into().map_err(|_| BusError::Call {
+                call: format!("Parent on {target}"),
+                message: "unexpected type".into(),
+            })?;
         Ok(ObjectRef { bus, path })
     }
 
@@ -436,7 +596,11 @@ impl Bus {
     /// except for a toolkit that answers window ones
     /// ([`ToolkitName::window_coordinates`]; [`Bus::learn_toolkit`] first).
     pub async fn extents(&self, target: &ObjectRef) -> Result<(i32, i32, i32, i32), BusError> {
-        let window = self.toolkits.lock_recovered().get(&target.bus).is_some_and(ToolkitName::window_coordinates);
+        let window = self
+            .toolkits
+            .lock_recovered()
+            .get(&target.bus)
+            .is_some_and(ToolkitName::window_coordinates);
         let coordinates: u32 = if window { 1 } else { 0 };
         self.call(target, COMPONENT, "GetExtents", &(coordinates,)).await
     }
@@ -455,7 +619,8 @@ impl Bus {
             return Ok(known.clone());
         }
         let root = ObjectRef::root_of(bus_name);
-        let name: String = self.property(&root, "org.a11y.atspi.Application", "ToolkitName").await?;
+        let name: String =
+            self.property(&root, "org.a11y.atspi.Application", "ToolkitName").await?;
         let version: String = self.property(&root, "org.a11y.atspi.Application", "Version").await?;
         let toolkit = ToolkitName::parse(&name, &version);
         self.toolkits.lock_recovered().insert(bus_name.to_owned(), toolkit.clone());
@@ -465,8 +630,10 @@ impl Bus {
     /// Action names with their key bindings as the toolkit spells them
     /// (Action.GetActions: name, description, key binding).
     pub async fn actions(&self, target: &ObjectRef) -> Result<Vec<(String, String)>, BusError> {
-        let actions: Vec<(String, String, String)> = self.call(target, ACTION, "GetActions", &()).await?;
-        let mut actions: Vec<(String, String)> = actions.into_iter().map(|(name, _, binding)| (name, binding)).collect();
+        let actions: Vec<(String, String, String)> =
+            self.call(target, ACTION, "GetActions", &()).await?;
+        let mut actions: Vec<(String, String)> =
+            actions.into_iter().map(|(name, _, binding)| (name, binding)).collect();
         // Chromium answers GetActions with empty names, Gecko with `;;`
         // (a key binding where the name belongs); GetName says them one by one.
         for (index, (name, _)) in actions.iter_mut().enumerate() {
@@ -483,22 +650,36 @@ impl Bus {
     }
 
     /// A table's row and column of the child at `index` (Table.GetRowAtIndex, GetColumnAtIndex).
-    pub async fn table_position(&self, table: &ObjectRef, index: i32) -> Result<(i32, i32), BusError> {
+    pub async fn table_position(
+        &self,
+        table: &ObjectRef,
+        index: i32,
+    ) -> Result<(i32, i32), BusError> {
         let at = (index,);
-        let (row, column) = tokio::try_join!(self.call(table, TABLE, "GetRowAtIndex", &at), self.call(table, TABLE, "GetColumnAtIndex", &at))?;
+        let (row, column) = tokio::try_join!(
+            self.call(table, TABLE, "GetRowAtIndex", &at),
+            self.call(table, TABLE, "GetColumnAtIndex", &at)
+        )?;
         Ok((row, column))
     }
 
     /// A table's cell at `row`, `column` (Table.GetAccessibleAt).
-    pub async fn table_cell(&self, table: &ObjectRef, row: i32, column: i32) -> Result<ObjectRef, BusError> {
-        let (bus, path): (String, OwnedObjectPath) = self.call(table, TABLE, "GetAccessibleAt", &(row, column)).await?;
+    pub async fn table_cell(
+        &self,
+        table: &ObjectRef,
+        row: i32,
+        column: i32,
+    ) -> Result<ObjectRef, BusError> {
+        let (bus, path): (String, OwnedObjectPath) =
+            self.call(table, TABLE, "GetAccessibleAt", &(row, column)).await?;
         Ok(ObjectRef { bus, path })
     }
 
     /// The objects `target` is labelled by (AT-SPI relation LABELLED_BY).
     pub async fn labelled_by(&self, target: &ObjectRef) -> Result<Vec<ObjectRef>, BusError> {
         const LABELLED_BY: u32 = 2;
-        let relations: Vec<(u32, Vec<(String, OwnedObjectPath)>)> = self.call(target, ACCESSIBLE, "GetRelationSet", &()).await?;
+        let relations: Vec<(u32, Vec<(String, OwnedObjectPath)>)> =
+            self.call(target, ACCESSIBLE, "GetRelationSet", &()).await?;
         Ok(relations
             .into_iter()
             .filter(|(kind, _)| *kind == LABELLED_BY)

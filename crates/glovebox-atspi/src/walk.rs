@@ -72,7 +72,13 @@ impl RawNode {
     }
 
     fn facts(&self) -> Facts {
-        Facts { role: self.role, name: self.name.clone(), description: self.description.clone(), states: self.states, interfaces: self.interfaces }
+        Facts {
+            role: self.role,
+            name: self.name.clone(),
+            description: self.description.clone(),
+            states: self.states,
+            interfaces: self.interfaces,
+        }
     }
 
     /// Takes in what the enrichment read.
@@ -81,10 +87,17 @@ impl RawNode {
         let actions = actions.as_deref().unwrap_or_default();
         self.empty = *empty == Some(true);
         self.extents = extents.flatten().filter(|(_, _, w, h)| *w > 0 && *h > 0);
-        self.actions = actions.iter().map(|(name, _)| glovebox_model::ElementAction::new(name.as_str())).collect();
+        self.actions = actions
+            .iter()
+            .map(|(name, _)| glovebox_model::ElementAction::new(name.as_str()))
+            .collect();
         // A menu-opening action's binding is a mnemonic: it pops a menu that grabs the keyboard.
-        self.shortcut =
-            self.actions.iter().zip(actions).filter(|(action, _)| !action.opens_menu()).find_map(|(_, (_, binding))| crate::shortcut::shortcut(binding));
+        self.shortcut = self
+            .actions
+            .iter()
+            .zip(actions)
+            .filter(|(action, _)| !action.opens_menu())
+            .find_map(|(_, (_, binding))| crate::shortcut::shortcut(binding));
         self.enriched = Some(enrichment);
     }
 
@@ -135,8 +148,13 @@ impl Walk {
 }
 
 async fn fetch_node(bus: &Bus, object: ObjectRef) -> Result<RawNode, BusError> {
-    let (role, name, description, states, interfaces) =
-        tokio::try_join!(bus.role(&object), bus.name(&object), bus.description(&object), bus.states(&object), bus.interfaces(&object),)?;
+    let (role, name, description, states, interfaces) = tokio::try_join!(
+        bus.role(&object),
+        bus.name(&object),
+        bus.description(&object),
+        bus.states(&object),
+        bus.interfaces(&object),
+    )?;
     Ok(RawNode {
         object,
         role,
@@ -157,7 +175,12 @@ async fn fetch_node(bus: &Bus, object: ObjectRef) -> Result<RawNode, BusError> {
 }
 
 /// The children to read of a node, and how many more it has that are not read.
-async fn child_refs(bus: &Bus, memo: &Memo, walk: &Walk, index: usize) -> Result<(Vec<ObjectRef>, usize), BusError> {
+async fn child_refs(
+    bus: &Bus,
+    memo: &Memo,
+    walk: &Walk,
+    index: usize,
+) -> Result<(Vec<ObjectRef>, usize), BusError> {
     let node = &walk.nodes[index];
     if let Some(children) = memo.children(&node.object) {
         return Ok((children.clone(), 0));
@@ -184,7 +207,8 @@ async fn visible_clip(bus: &Bus, walk: &Walk, index: usize) -> Option<Rect> {
         chain.push(parent);
     }
     let extents = join_all(chain.iter().map(|&i| bus.extents(&walk.nodes[i].object))).await;
-    let rects: Vec<Rect> = extents.into_iter().filter_map(|e| e.ok().and_then(|e| rect(e, (0, 0)))).collect();
+    let rects: Vec<Rect> =
+        extents.into_iter().filter_map(|e| e.ok().and_then(|e| rect(e, (0, 0)))).collect();
     rects.into_iter().reduce(|a, b| a.intersection(b).unwrap_or(Rect::new(a.x, a.y, 0, 0)))
 }
 
@@ -198,20 +222,32 @@ async fn visible_cells(bus: &Bus, walk: &Walk, index: usize) -> Option<(Vec<Obje
     let count = bus.child_count(table).await.ok()?.max(0) as usize;
     let clip = visible_clip(bus, walk, index).await.filter(|c| !c.is_empty())?;
     let position_at = |x: i32, y: i32| async move {
-        let hit = bus.hit_test(table, x, y).await.ok().filter(|hit| !hit.is_null() && hit != table)?;
+        let hit =
+            bus.hit_test(table, x, y).await.ok().filter(|hit| !hit.is_null() && hit != table)?;
         let index = bus.index_in_parent(&hit).await.ok().filter(|i| *i >= 0)?;
         bus.table_position(table, index).await.ok().filter(|(r, c)| *r >= 0 && *c >= 0)
     };
-    let (first, last) = tokio::join!(position_at(clip.x + 1, clip.y + 1), position_at(clip.right() as i32 - 2, clip.bottom() as i32 - 2));
+    let (first, last) = tokio::join!(
+        position_at(clip.x + 1, clip.y + 1),
+        position_at(clip.right() as i32 - 2, clip.bottom() as i32 - 2)
+    );
     let ((top, left), (bottom, right)) = (first?, last?);
     if bottom < top || right < left {
         return None;
     }
     let columns = (right - left + 1) as usize;
     let rows = ((MANAGED_CELLS_READ / columns.max(1)).max(1) as i32).min(bottom - top + 1);
-    let positions: Vec<(i32, i32)> = (top..top + rows).flat_map(|r| (left..=right).map(move |c| (r, c))).take(MANAGED_CELLS_READ).collect();
+    let positions: Vec<(i32, i32)> = (top..top + rows)
+        .flat_map(|r| (left..=right).map(move |c| (r, c)))
+        .take(MANAGED_CELLS_READ)
+        .collect();
     let cells: Vec<ObjectRef> =
-        join_all(positions.iter().map(|&(r, c)| bus.table_cell(table, r, c))).await.into_iter().filter_map(Result::ok).filter(|o| !o.is_null()).collect();
+        join_all(positions.iter().map(|&(r, c)| bus.table_cell(table, r, c)))
+            .await
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|o| !o.is_null())
+            .collect();
     let omitted = count.saturating_sub(cells.len());
     Some((cells, omitted))
 }
@@ -220,20 +256,34 @@ async fn visible_cells(bus: &Bus, walk: &Walk, index: usize) -> Option<(Vec<Obje
 /// only those inside the visible clip are read; the rest are counted.
 /// Off-screen rows report no position (GTK3 answers G_MININT), so the
 /// visible index range is found by hit-testing the clip's corners.
-async fn managed_children(bus: &Bus, walk: &Walk, index: usize) -> Result<(Vec<ObjectRef>, usize), BusError> {
+async fn managed_children(
+    bus: &Bus,
+    walk: &Walk,
+    index: usize,
+) -> Result<(Vec<ObjectRef>, usize), BusError> {
     let container = &walk.nodes[index].object;
     let count = bus.child_count(container).await?.max(0);
     let Some(clip) = visible_clip(bus, walk, index).await.filter(|c| !c.is_empty()) else {
         return Ok((vec![], count as usize));
     };
     let index_at = |x: i32, y: i32| async move {
-        let hit = bus.hit_test(container, x, y).await.ok().filter(|hit| !hit.is_null() && hit != container)?;
+        let hit = bus
+            .hit_test(container, x, y)
+            .await
+            .ok()
+            .filter(|hit| !hit.is_null() && hit != container)?;
         bus.index_in_parent(&hit).await.ok().filter(|i| (0..count).contains(i))
     };
     let (right, bottom) = (clip.right() as i32 - 2, clip.bottom() as i32 - 2);
     let middle = clip.y + clip.height as i32 / 2;
-    let probes = [(clip.x + 1, clip.y + 1), (clip.x + 1, middle), (clip.x + 1, bottom), (right, bottom)];
-    let seed = join_all(probes.map(|(x, y)| index_at(x, y))).await.into_iter().flatten().min().unwrap_or(0);
+    let probes =
+        [(clip.x + 1, clip.y + 1), (clip.x + 1, middle), (clip.x + 1, bottom), (right, bottom)];
+    let seed = join_all(probes.map(|(x, y)| index_at(x, y)))
+        .await
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(0);
     let child_extents = |i: i32| async move {
         let child = bus.child_at(container, i).await?;
         let extents = bus.extents(&child).await.ok().and_then(|e| rect(e, (0, 0)));
@@ -302,8 +352,12 @@ pub fn read_facts(walk: &Walk) -> Vec<(ObjectRef, Facts, Option<Vec<ObjectRef>>)
     walk.nodes
         .iter()
         .map(|node| {
-            let listed = whole && node.children_read && node.omitted.is_none() && !node.states.contains(State::ManagesDescendants);
-            let children = listed.then(|| node.children.iter().map(|&c| walk.nodes[c].object.clone()).collect());
+            let listed = whole
+                && node.children_read
+                && node.omitted.is_none()
+                && !node.states.contains(State::ManagesDescendants);
+            let children = listed
+                .then(|| node.children.iter().map(|&c| walk.nodes[c].object.clone()).collect());
             (node.object.clone(), node.facts(), children)
         })
         .collect()
@@ -314,7 +368,9 @@ pub fn read_facts(walk: &Walk) -> Vec<(ObjectRef, Facts, Option<Vec<ObjectRef>>)
 /// the window moved without saying so (a scroll, a layout) and the rows
 /// must be found again.
 pub fn moved_unannounced(memo: &Memo, walk: &Walk) -> bool {
-    let used_kept_rows = walk.nodes.iter().any(|n| n.states.contains(State::ManagesDescendants) && memo.visible_rows(&n.object).is_some());
+    let used_kept_rows = walk.nodes.iter().any(|n| {
+        n.states.contains(State::ManagesDescendants) && memo.visible_rows(&n.object).is_some()
+    });
     used_kept_rows
         && walk.nodes.iter().any(|n| match (&n.enriched, memo.previous_extents(&n.object)) {
             (Some((Some(now), _, _)), Some(before)) => *now != before,
@@ -333,7 +389,14 @@ pub enum Reading {
 }
 
 /// Walks the tree under `root`.
-pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, deadline: Instant, reading: Reading) -> Walk {
+pub async fn walk(
+    bus: &Bus,
+    memo: &Memo,
+    root: ObjectRef,
+    budget: TreeBudget,
+    deadline: Instant,
+    reading: Reading,
+) -> Walk {
     let mut walk = Walk::default();
     // (object, parent index, depth)
     let mut frontier: Vec<(ObjectRef, Option<usize>, usize)> = vec![(root, None, 0)];
@@ -342,12 +405,23 @@ pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, d
         // Node facts: from the cache, else fetched (all at once).
         // The window's own facts are always asked: its name is its title,
         // which Qt changes without an event.
-        let kept = |object: &ObjectRef, depth: usize| if depth == 0 { None } else { memo.facts(object) };
-        let missing: Vec<ObjectRef> = frontier.iter().filter(|(o, _, depth)| kept(o, *depth).is_none()).map(|(o, _, _)| o.clone()).collect();
-        let fetched = match tokio::time::timeout_at(deadline, join_all(missing.iter().cloned().map(|o| fetch_node(bus, o)))).await {
+        let kept =
+            |object: &ObjectRef, depth: usize| if depth == 0 { None } else { memo.facts(object) };
+        let missing: Vec<ObjectRef> = frontier
+            .iter()
+            .filter(|(o, _, depth)| kept(o, *depth).is_none())
+            .map(|(o, _, _)| o.clone())
+            .collect();
+        let fetched = match tokio::time::timeout_at(
+            deadline,
+            join_all(missing.iter().cloned().map(|o| fetch_node(bus, o))),
+        )
+        .await
+        {
             Ok(results) => results,
             Err(_) => {
-                walk.cut = Some(Cut::Deadline(frontier.iter().filter_map(|(_, p, _)| *p).collect()));
+                walk.cut =
+                    Some(Cut::Deadline(frontier.iter().filter_map(|(_, p, _)| *p).collect()));
                 break;
             }
         };
@@ -389,7 +463,10 @@ pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, d
             added.push((index, depth));
         }
         if added.iter().any(|(_, depth)| *depth == 1) {
-            walk.uses_showing = added.iter().filter(|(_, depth)| *depth == 1).any(|(i, _)| walk.nodes[*i].states.contains(State::Showing));
+            walk.uses_showing = added
+                .iter()
+                .filter(|(_, depth)| *depth == 1)
+                .any(|(i, _)| walk.nodes[*i].states.contains(State::Showing));
         }
         // Hidden subtrees (another tab's page, a collapsed section) are
         // counted, not walked; menus are walked, since their items work closed.
@@ -397,7 +474,9 @@ pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, d
             let node = &walk.nodes[*i];
             *depth > 0 && !walk.is_shown(node) && !is_menu_like(node.role)
         });
-        let hidden_counts = join_all(hidden.iter().map(|(i, _)| hidden_child_count(bus, memo, &walk.nodes[*i]))).await;
+        let hidden_counts =
+            join_all(hidden.iter().map(|(i, _)| hidden_child_count(bus, memo, &walk.nodes[*i])))
+                .await;
         for ((index, _), count) in hidden.into_iter().zip(hidden_counts) {
             if count > 0 {
                 walk.nodes[index].omitted = Some((count, OMITTED_HIDDEN.into()));
@@ -411,8 +490,13 @@ pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, d
             break;
         }
         // Children of this level, all requested at once.
-        let expandable: Vec<(usize, usize)> = added.iter().copied().filter(|(i, _)| might_have_children(memo, &walk.nodes[*i])).collect();
-        let (within, too_deep): (Vec<_>, Vec<_>) = expandable.into_iter().partition(|(_, depth)| *depth < budget.max_depth);
+        let expandable: Vec<(usize, usize)> = added
+            .iter()
+            .copied()
+            .filter(|(i, _)| might_have_children(memo, &walk.nodes[*i]))
+            .collect();
+        let (within, too_deep): (Vec<_>, Vec<_>) =
+            expandable.into_iter().partition(|(_, depth)| *depth < budget.max_depth);
         if !too_deep.is_empty() && walk.cut.is_none() {
             walk.cut = Some(Cut::Depth(too_deep.iter().map(|(i, _)| *i).collect()));
         }
@@ -428,7 +512,12 @@ pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, d
             match result {
                 Ok((children, not_read)) => {
                     if not_read > 0 {
-                        let hint = if walk.nodes[index].has_interface(atspi_common::Interface::Table) { OMITTED_CELLS } else { OMITTED_OFFSCREEN };
+                        let hint =
+                            if walk.nodes[index].has_interface(atspi_common::Interface::Table) {
+                                OMITTED_CELLS
+                            } else {
+                                OMITTED_OFFSCREEN
+                            };
                         walk.nodes[index].omitted = Some((not_read, hint.into()));
                     }
                     walk.nodes[index].children_read = true;
@@ -442,8 +531,10 @@ pub async fn walk(bus: &Bus, memo: &Memo, root: ObjectRef, budget: TreeBudget, d
     walk
 }
 
-pub const OMITTED_HIDDEN: &str = "hidden (another page, or a collapsed or scrolled-away part); bring it into view to read them";
-pub const OMITTED_OFFSCREEN: &str = "off-screen or not yet created rows; scroll the list to bring them into view";
+pub const OMITTED_HIDDEN: &str =
+    "hidden (another page, or a collapsed or scrolled-away part); bring it into view to read them";
+pub const OMITTED_OFFSCREEN: &str =
+    "off-screen or not yet created rows; scroll the list to bring them into view";
 pub const OMITTED_CELLS: &str = "cells off-screen, or on screen beyond the first 400 read (whole rows, top first); scroll to bring others into view";
 
 async fn hidden_child_count(bus: &Bus, memo: &Memo, node: &RawNode) -> usize {
@@ -460,19 +551,27 @@ fn might_have_children(memo: &Memo, node: &RawNode) -> bool {
 /// Extents (`None` when not asked; `Some(None)` when asked and not
 /// answered), action names with key bindings (`None` when not asked or not
 /// answered), whether the text is empty (`None` when not counted).
-pub type Enrichment = (Option<Option<(i32, i32, i32, i32)>>, Option<Vec<(String, String)>>, Option<bool>);
+pub type Enrichment =
+    (Option<Option<(i32, i32, i32, i32)>>, Option<Vec<(String, String)>>, Option<bool>);
 
 /// Starts reading bounds and action names of freshly added nodes, taking
 /// the actions and text counts the memo holds. The requests run while the walk goes on, filling
 /// the application's idle time between the walk's own round trips. Hidden
 /// objects have no meaningful position, and their actions matter only in
 /// menus.
-fn start_enrichment(bus: &Bus, memo: &Memo, walk: &mut Walk, added: &[(usize, usize)], pending: &mut Vec<(usize, tokio::task::JoinHandle<Enrichment>)>) {
+fn start_enrichment(
+    bus: &Bus,
+    memo: &Memo,
+    walk: &mut Walk,
+    added: &[(usize, usize)],
+    pending: &mut Vec<(usize, tokio::task::JoinHandle<Enrichment>)>,
+) {
     for &(index, _) in added {
         let node = &walk.nodes[index];
         let shown = index == 0 || walk.is_shown(node);
         let want_extents = shown && node.has_interface(atspi_common::Interface::Component);
-        let want_actions = (shown || is_menu_like(node.role)) && node.has_interface(atspi_common::Interface::Action);
+        let want_actions = (shown || is_menu_like(node.role))
+            && node.has_interface(atspi_common::Interface::Action);
         let want_count = node.counts_characters();
         if !(want_extents || want_actions || want_count) {
             continue;
@@ -516,7 +615,11 @@ fn start_enrichment(bus: &Bus, memo: &Memo, walk: &mut Walk, added: &[(usize, us
     }
 }
 
-async fn finish_enrichment(walk: &mut Walk, pending: Vec<(usize, tokio::task::JoinHandle<Enrichment>)>, deadline: Instant) {
+async fn finish_enrichment(
+    walk: &mut Walk,
+    pending: Vec<(usize, tokio::task::JoinHandle<Enrichment>)>,
+    deadline: Instant,
+) {
     let (indices, handles): (Vec<usize>, Vec<_>) = pending.into_iter().unzip();
     let aborts: Vec<_> = handles.iter().map(|h| h.abort_handle()).collect();
     match tokio::time::timeout_at(deadline, join_all(handles)).await {
@@ -558,9 +661,12 @@ pub fn remember(memo: &mut Memo, walk: &Walk) {
                 known.empty = *empty;
             }
         }
-        let objects = || node.children.iter().map(|&c| walk.nodes[c].object.clone()).collect::<Vec<_>>();
+        let objects =
+            || node.children.iter().map(|&c| walk.nodes[c].object.clone()).collect::<Vec<_>>();
         match &node.omitted {
-            Some((count, hint)) if hint == OMITTED_HIDDEN => known.child_count = Some(*count as i32),
+            Some((count, hint)) if hint == OMITTED_HIDDEN => {
+                known.child_count = Some(*count as i32)
+            }
             _ if !node.children_read || !whole => {}
             // A busy object is loading: its toolkit may fill it without an event.
             _ if node.states.contains(State::Busy) => {}
@@ -579,14 +685,19 @@ pub fn remember(memo: &mut Memo, walk: &Walk) {
 
 /// How the accessible's extents relate to the X window: GTK3 reports screen
 /// coordinates; GTK4 reports window-relative ones even when asked for screen.
-pub fn screen_offset(frame_extents: Option<(i32, i32, i32, i32)>, window: &WindowInfo) -> (i32, i32) {
+pub fn screen_offset(
+    frame_extents: Option<(i32, i32, i32, i32)>,
+    window: &WindowInfo,
+) -> (i32, i32) {
     let g = window.geometry;
     match frame_extents {
         Some((x, y, _, _)) if (x, y) == (g.x, g.y) => (0, 0),
         // Window-relative extents (GTK4, and every toolkit on Wayland). A
         // frame larger than the window includes client-side shadows, which
         // GTK draws alike on opposite sides: the window sits in its middle.
-        Some((0, 0, w, h)) => (g.x - ((w - g.width as i32).max(0) / 2), g.y - ((h - g.height as i32).max(0) / 2)),
+        Some((0, 0, w, h)) => {
+            (g.x - ((w - g.width as i32).max(0) / 2), g.y - ((h - g.height as i32).max(0) / 2))
+        }
         _ => (0, 0),
     }
 }

@@ -31,7 +31,8 @@ impl AtspiBackend {
     pub fn windows(&self) -> Result<Vec<AccessibleWindow>, BackendError> {
         let bus = self.bus().map_err(BackendError::unavailable)?;
         let found = self.runtime.block_on(async {
-            let apps = bus.applications().await.map_err(|e| BackendError::unavailable(e.to_string()))?;
+            let apps =
+                bus.applications().await.map_err(|e| BackendError::unavailable(e.to_string()))?;
             let apps: Vec<ObjectRef> = apps.into_iter().filter(|a| !a.is_null()).collect();
             let described = join_all(apps.iter().map(|app| async {
                 let pid = self.pid_of(&bus, &app.bus).await;
@@ -56,8 +57,12 @@ impl AtspiBackend {
             let Some(pid) = pid else { continue };
             for (top, states, title, extents) in tops {
                 // Popup menus and tooltips are top-levels too, but neither shown nor sized while closed.
-                let size = extents.filter(|&(_, _, w, h)| w > 0 && h > 0).map(|(_, _, w, h)| (w as u32, h as u32));
-                if !(states.contains(State::Showing) || states.contains(State::Visible)) || size.is_none() {
+                let size = extents
+                    .filter(|&(_, _, w, h)| w > 0 && h > 0)
+                    .map(|(_, _, w, h)| (w as u32, h as u32));
+                if !(states.contains(State::Showing) || states.contains(State::Visible))
+                    || size.is_none()
+                {
                     continue;
                 }
                 let number = *numbers.entry(top.clone()).or_insert_with(|| {
@@ -65,7 +70,14 @@ impl AtspiBackend {
                     next - 1
                 });
                 self.frames.lock_recovered().insert(number, top);
-                windows.push(AccessibleWindow { number, pid, app: app.clone(), title, size, active: states.contains(State::Active) });
+                windows.push(AccessibleWindow {
+                    number,
+                    pid,
+                    app: app.clone(),
+                    title,
+                    size,
+                    active: states.contains(State::Active),
+                });
             }
         }
         windows.sort_by_key(|w| (!w.active, w.number));

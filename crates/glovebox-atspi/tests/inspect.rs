@@ -5,7 +5,10 @@
 
 use glovebox_atspi::AtspiBackend;
 use glovebox_model::Role;
-use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, ErrorCode, Fidelity, Rect, TreeBudget, TruncatedBy, WindowInfo, WindowRef};
+use glovebox_model::{
+    AccessibilityTree, Element, ElementId, ElementState, ErrorCode, Fidelity, Rect, TreeBudget,
+    TruncatedBy, WindowInfo, WindowRef,
+};
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::WindowSource;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
@@ -22,13 +25,17 @@ fn backends() -> (&'static X11Backend, MutexGuard<'static, AtspiBackend>) {
     static ATSPI: OnceLock<Mutex<AtspiBackend>> = OnceLock::new();
     let sandbox = Sandbox::shared();
     let x11 = X11.get_or_init(|| X11Backend::connect(Some(sandbox.display())).unwrap());
-    let atspi = ATSPI.get_or_init(|| Mutex::new(AtspiBackend::on_session_bus(Some(sandbox.bus_address())).unwrap()));
+    let atspi = ATSPI.get_or_init(|| {
+        Mutex::new(AtspiBackend::on_session_bus(Some(sandbox.bus_address())).unwrap())
+    });
     (x11, atspi.lock_recovered())
 }
 
 fn window(x11: &X11Backend, pid: u32, title: &str) -> WindowInfo {
     let reference = WindowRef::PidTitle { pid, title: title.to_owned() };
-    wait_until("window listed", || x11.list_windows().ok().and_then(|w| reference.resolve(&w).ok().cloned()))
+    wait_until("window listed", || {
+        x11.list_windows().ok().and_then(|w| reference.resolve(&w).ok().cloned())
+    })
 }
 
 fn find<'a>(tree: &'a AccessibilityTree, role: Role, name: &str) -> &'a Element {
@@ -39,13 +46,23 @@ fn find<'a>(tree: &'a AccessibilityTree, role: Role, name: &str) -> &'a Element 
 }
 
 fn allocation(state: &serde_json::Value, widget: &str) -> Rect {
-    let a: Vec<i64> = state["allocations"][widget].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+    let a: Vec<i64> = state["allocations"][widget]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
     Rect::new(a[0] as i32, a[1] as i32, a[2] as u32, a[3] as u32)
 }
 
 /// Waits until the fixture's tree reads as `predicate` wants (the bridge
 /// registers a moment after the window maps).
-fn inspect_until(atspi: &AtspiBackend, window: &WindowInfo, what: &str, predicate: impl Fn(&AccessibilityTree) -> bool) -> AccessibilityTree {
+fn inspect_until(
+    atspi: &AtspiBackend,
+    window: &WindowInfo,
+    what: &str,
+    predicate: impl Fn(&AccessibilityTree) -> bool,
+) -> AccessibilityTree {
     wait_until(what, || atspi.inspect(window, TreeBudget::default()).ok().filter(|t| predicate(t)))
 }
 
@@ -61,16 +78,26 @@ fn fixture_elements_match_the_apps_own_report() {
 
     let submit = find(&tree, Role::PushButton, "Submit");
     assert!(submit.has(ElementState::Enabled) && submit.has(ElementState::Focusable));
-    assert!(submit.actions.iter().any(|a| a.name.eq_ignore_ascii_case("click")), "{:?}", submit.actions);
+    assert!(
+        submit.actions.iter().any(|a| a.name.eq_ignore_ascii_case("click")),
+        "{:?}",
+        submit.actions
+    );
     // Bounds agree with the fixture's own allocation of the button, relative to the window.
     assert_eq!(submit.bounds, Some(allocation(&state, "submit")));
     let screen = submit.screen_bounds.unwrap();
-    assert_eq!((screen.x - window.geometry.x, screen.y - window.geometry.y), (submit.bounds.unwrap().x, submit.bounds.unwrap().y));
+    assert_eq!(
+        (screen.x - window.geometry.x, screen.y - window.geometry.y),
+        (submit.bounds.unwrap().x, submit.bounds.unwrap().y)
+    );
     let inside = Rect::new(0, 0, window.geometry.width, window.geometry.height);
     assert_eq!(submit.bounds.unwrap().intersection(inside), submit.bounds);
 
     // The id resolves back to the same live accessible, and is stable across observations.
-    assert_eq!(atspi.describe(&window, submit.id).unwrap(), (Role::PushButton, "Submit".to_owned()));
+    assert_eq!(
+        atspi.describe(&window, submit.id).unwrap(),
+        (Role::PushButton, "Submit".to_owned())
+    );
     let again = atspi.inspect(&window, TreeBudget::default()).unwrap();
     assert_eq!(find(&again, Role::PushButton, "Submit").id, submit.id);
 
@@ -79,7 +106,10 @@ fn fixture_elements_match_the_apps_own_report() {
     let name = find(&tree, Role::Text, "Name");
     assert!(name.has(ElementState::Editable));
     assert_eq!(name.has_value, !state["values"]["name"].as_str().unwrap().is_empty(), "{state}");
-    assert!(find(&tree, Role::CheckBox, "Subscribe").actions.iter().any(|a| a.name.eq_ignore_ascii_case("click")));
+    assert!(find(&tree, Role::CheckBox, "Subscribe")
+        .actions
+        .iter()
+        .any(|a| a.name.eq_ignore_ascii_case("click")));
     assert!(tree.root.as_ref().unwrap().walk().any(|e| e.role == Role::Slider && e.has_value));
     assert_eq!(find(&tree, Role::Menu, "File").children.len(), 2);
 
@@ -101,7 +131,10 @@ fn unknown_and_foreign_ids_are_refused() {
     let tree = inspect_until(&atspi, &a, "tree of A", |t| t.fidelity == Fidelity::Full);
     let submit = find(&tree, Role::PushButton, "Submit").id;
     assert_eq!(atspi.describe(&b, submit).unwrap_err().code(), ErrorCode::StaleRef);
-    assert_eq!(atspi.describe(&a, ElementId(999_999)).unwrap_err().code(), ErrorCode::ElementNotFound);
+    assert_eq!(
+        atspi.describe(&a, ElementId(999_999)).unwrap_err().code(),
+        ErrorCode::ElementNotFound
+    );
 }
 
 #[test]
@@ -110,7 +143,8 @@ fn password_values_never_appear_and_focus_is_flagged() {
     let fixture = Fixture::launch(Sandbox::shared(), &unique_title("A11y password"), &[]);
     let secret = "hunter2-Sekret-9f3";
     fixture.send(serde_json::json!({"cmd": "set", "widget": "password", "value": secret}));
-    fixture.send(serde_json::json!({"cmd": "set", "widget": "name", "value": "visible-name-value"}));
+    fixture
+        .send(serde_json::json!({"cmd": "set", "widget": "name", "value": "visible-name-value"}));
     fixture.wait_state("password set", |s| s["values"]["password_length"] == secret.len());
     fixture.activate();
     fixture.send(serde_json::json!({"cmd": "focus", "widget": "password"}));
@@ -118,15 +152,24 @@ fn password_values_never_appear_and_focus_is_flagged() {
     let window = window(x11, fixture.pid(), &fixture.title);
     let tree = inspect_until(&atspi, &window, "password focus seen", |t| t.focused_password);
     assert!(atspi.focused_password(&window).unwrap(), "the quick check agrees with the tree");
-    assert!(atspi.password_check_uses_collection(&window), "GTK3 answers Collection queries truthfully");
-    assert!(atspi.focused_password(&window).unwrap(), "the Collection query sees the focused password field too");
+    assert!(
+        atspi.password_check_uses_collection(&window),
+        "GTK3 answers Collection queries truthfully"
+    );
+    assert!(
+        atspi.focused_password(&window).unwrap(),
+        "the Collection query sees the focused password field too"
+    );
     let password = find(&tree, Role::PasswordText, "Password");
     assert!(password.has(ElementState::Focused) && password.has_value);
     let json = serde_json::to_string(&tree).unwrap();
     let text = tree.render_text();
     for output in [&json, &text] {
         assert!(!output.contains(secret), "the password leaked");
-        assert!(!output.contains("visible-name-value"), "values are never read, not even of plain fields");
+        assert!(
+            !output.contains("visible-name-value"),
+            "values are never read, not even of plain fields"
+        );
     }
     assert!(text.contains("a password field has focus"));
 }
@@ -140,7 +183,9 @@ fn checkbox_state_follows_the_app() {
     assert!(!find(&before, Role::CheckBox, "Subscribe").has(ElementState::Checked));
     fixture.send(serde_json::json!({"cmd": "set", "widget": "subscribe", "value": true}));
     fixture.wait_state("subscribed", |s| s["values"]["subscribe"] == true);
-    inspect_until(&atspi, &window, "checked state", |t| find(t, Role::CheckBox, "Subscribe").has(ElementState::Checked));
+    inspect_until(&atspi, &window, "checked state", |t| {
+        find(t, Role::CheckBox, "Subscribe").has(ElementState::Checked)
+    });
 }
 
 #[test]
@@ -149,13 +194,15 @@ fn budgets_truncate_and_say_where() {
     let fixture = Fixture::launch(Sandbox::shared(), &unique_title("A11y budget"), &[]);
     let window = window(x11, fixture.pid(), &fixture.title);
     inspect_until(&atspi, &window, "tree", |t| t.fidelity == Fidelity::Full);
-    let small = atspi.inspect(&window, TreeBudget::new(10, 64, Duration::from_secs(3)).unwrap()).unwrap();
+    let small =
+        atspi.inspect(&window, TreeBudget::new(10, 64, Duration::from_secs(3)).unwrap()).unwrap();
     assert_eq!(small.node_count, 10);
     let cut = small.truncated.as_ref().expect("truncated");
     assert_eq!(cut.by, TruncatedBy::Nodes { max: 10 });
     assert!(!cut.at.is_empty() && cut.at.iter().all(|id| small.find(*id).is_some()));
     assert!(matches!(small.fidelity, Fidelity::Partial { .. }));
-    let shallow = atspi.inspect(&window, TreeBudget::new(5_000, 2, Duration::from_secs(3)).unwrap()).unwrap();
+    let shallow =
+        atspi.inspect(&window, TreeBudget::new(5_000, 2, Duration::from_secs(3)).unwrap()).unwrap();
     assert_eq!(shallow.truncated.as_ref().unwrap().by, TruncatedBy::Depth { max: 2 });
     fn depth(e: &Element) -> usize {
         1 + e.children.iter().map(depth).max().unwrap_or(0)
@@ -167,18 +214,29 @@ fn budgets_truncate_and_say_where() {
 #[test]
 fn a_tree_of_twenty_thousand_nodes_stays_within_the_budget() {
     let (x11, atspi) = backends();
-    let fixture = Fixture::launch(Sandbox::shared(), &unique_title("A11y huge"), &["--labels", "20000"]);
+    let fixture =
+        Fixture::launch(Sandbox::shared(), &unique_title("A11y huge"), &["--labels", "20000"]);
     let window = window(x11, fixture.pid(), &fixture.title);
     let budget = TreeBudget::new(5_000, 64, Duration::from_secs(10)).unwrap();
     let started = Instant::now();
-    let tree = wait_until("huge tree", || atspi.inspect(&window, budget).ok().filter(|t| t.node_count > 100));
+    let tree = wait_until("huge tree", || {
+        atspi.inspect(&window, budget).ok().filter(|t| t.node_count > 100)
+    });
     assert!(started.elapsed() < Duration::from_secs(30));
     // Nothing is dropped silently: what was not read is counted.
-    let counted: usize = tree.root.as_ref().unwrap().walk().filter_map(|e| e.omitted_children.as_ref()).map(|o| o.count).sum();
+    let counted: usize = tree
+        .root
+        .as_ref()
+        .unwrap()
+        .walk()
+        .filter_map(|e| e.omitted_children.as_ref())
+        .map(|o| o.count)
+        .sum();
     assert!(tree.node_count <= 5_000);
     assert!(tree.node_count + counted >= 20_000, "{} read + {counted} counted", tree.node_count);
     // A budget below what is on screen cuts the read and says so.
-    let tight = atspi.inspect(&window, TreeBudget::new(100, 64, Duration::from_secs(10)).unwrap()).unwrap();
+    let tight =
+        atspi.inspect(&window, TreeBudget::new(100, 64, Duration::from_secs(10)).unwrap()).unwrap();
     assert_eq!(tight.node_count, 100);
     assert_eq!(tight.truncated.as_ref().unwrap().by, TruncatedBy::Nodes { max: 100 });
 }
@@ -198,7 +256,10 @@ fn an_unresponsive_app_times_out_within_the_deadline() {
     assert!(elapsed < Duration::from_millis(2_000), "took {elapsed:?}");
     match result {
         Err(e) => assert_eq!(e.code(), ErrorCode::Timeout, "{e}"),
-        Ok(tree) => assert!(matches!(tree.truncated.as_ref().map(|t| &t.by), Some(TruncatedBy::Deadline { .. })), "{tree:?}"),
+        Ok(tree) => assert!(
+            matches!(tree.truncated.as_ref().map(|t| &t.by), Some(TruncatedBy::Deadline { .. })),
+            "{tree:?}"
+        ),
     }
 }
 
@@ -215,7 +276,14 @@ fn an_app_that_exits_is_gone_not_inaccessible() {
 }
 
 fn spawn(program: &str, args: &[&str]) -> Child {
-    Sandbox::shared().command(program).args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap()
+    Sandbox::shared()
+        .command(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
 }
 
 struct Killed(Child);
@@ -247,7 +315,9 @@ fn gtk3_widget_factory_reads_fully() {
     let tree = inspect_until(&atspi, &window, "gtk3 factory tree", |t| t.node_count > 100);
     assert_eq!(tree.fidelity, Fidelity::Full);
     let root = tree.root.as_ref().unwrap();
-    assert!(root.walk().any(|e| e.role == Role::CheckBox && e.name == "checkbutton" && e.has(ElementState::Checked)));
+    assert!(root.walk().any(|e| e.role == Role::CheckBox
+        && e.name == "checkbutton"
+        && e.has(ElementState::Checked)));
     assert!(root.walk().any(|e| e.role == Role::RadioButton && e.name == "Page 2"));
     assert!(root.walk().filter(|e| e.role == Role::SpinButton).all(|e| e.has_value));
 }
@@ -259,7 +329,10 @@ fn gtk4_widget_factory_reads_with_window_relative_extents_fixed() {
     let window = window(x11, app.0.id(), "GTK Widget Factory");
     let tree = inspect_until(&atspi, &window, "gtk4 factory tree", |t| t.node_count > 100);
     let root = tree.root.as_ref().unwrap();
-    let close = root.walk().find(|e| e.role == Role::PushButton && e.name == "Close").expect("the header bar's Close button");
+    let close = root
+        .walk()
+        .find(|e| e.role == Role::PushButton && e.name == "Close")
+        .expect("the header bar's Close button");
     // GTK4 reports window-relative extents; screen bounds must land inside the window.
     let screen = close.screen_bounds.unwrap();
     let g = window.geometry;

@@ -6,7 +6,10 @@
 //! upper-cased path with `_` for `.` (`GLOVEBOX_CAPTURE_MAX_WIDTH`).
 #![forbid(unsafe_code)]
 
-use glovebox_model::{AncestorRule, ApprovalMode, CaptureLimits, CaptureMode, DisplayBackend, DisplaySelection, Policy, Refusal, TextRecording};
+use glovebox_model::{
+    AncestorRule, ApprovalMode, CaptureLimits, CaptureMode, DisplayBackend, DisplaySelection,
+    Policy, Refusal, TextRecording,
+};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
@@ -83,7 +86,9 @@ pub struct ModelConfig {
 }
 
 /// The Anthropic computer-use contracts `model.anthropic_tool` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum AnthropicTool {
     #[default]
     #[serde(rename = "computer_toolset_20260801")]
@@ -277,8 +282,16 @@ impl Default for Config {
             read_only: false,
             overlay: true,
             backend: DisplayBackend::Auto,
-            capture: CaptureConfig { max_width: limits.max_width, max_height: limits.max_height, display: "all".into() },
-            grant: GrantConfig { budget: 50, idle_expiry_secs: 900, capture: CaptureMode::A11yAndPixels },
+            capture: CaptureConfig {
+                max_width: limits.max_width,
+                max_height: limits.max_height,
+                display: "all".into(),
+            },
+            grant: GrantConfig {
+                budget: 50,
+                idle_expiry_secs: 900,
+                capture: CaptureMode::A11yAndPixels,
+            },
             deny: DenyConfig { apps: vec![], ancestors: AncestorRule::Ancestors },
             input: InputConfig { foreground: false, local_urls: false },
             observe: ObserveConfig { screenshot_after_input: false, max_tokens: 8_000 },
@@ -323,27 +336,41 @@ impl Config {
 
     fn validate(&self) -> Result<(), String> {
         // The sentences name the keys: the merged layers have no single origin to blame.
-        CaptureLimits::new(self.capture.max_width, 1).map_err(|r| format!("capture.max_width: {}", r.message))?;
-        CaptureLimits::new(1, self.capture.max_height).map_err(|r| format!("capture.max_height: {}", r.message))?;
+        CaptureLimits::new(self.capture.max_width, 1)
+            .map_err(|r| format!("capture.max_width: {}", r.message))?;
+        CaptureLimits::new(1, self.capture.max_height)
+            .map_err(|r| format!("capture.max_height: {}", r.message))?;
         self.display_selection().map_err(|r| format!("capture.display: {}", r.message))?;
         self.text_budget().map_err(|r| format!("observe.max_tokens: {}", r.message))?;
         if !(1..=10_000).contains(&self.grant.budget) {
             return Err(format!("grant.budget {} is outside 1..=10000", self.grant.budget));
         }
         if !(1..=86_400).contains(&self.grant.idle_expiry_secs) {
-            return Err(format!("grant.idle_expiry_secs {} is outside 1..=86400", self.grant.idle_expiry_secs));
+            return Err(format!(
+                "grant.idle_expiry_secs {} is outside 1..=86400",
+                self.grant.idle_expiry_secs
+            ));
         }
         if !(1..=3_600).contains(&self.approval.answer_wait_secs) {
-            return Err(format!("approval.answer_wait_secs {} is outside 1..=3600", self.approval.answer_wait_secs));
+            return Err(format!(
+                "approval.answer_wait_secs {} is outside 1..=3600",
+                self.approval.answer_wait_secs
+            ));
         }
         if !self.serve.token.is_empty() && self.serve.token.len() < 16 {
-            return Err("serve.token must be at least 16 characters (or empty for a new one per run)".into());
+            return Err(
+                "serve.token must be at least 16 characters (or empty for a new one per run)"
+                    .into(),
+            );
         }
         let model = &self.model;
         // Keys that only make sense together (provider and model, a base URL
         // for openai-compatible, native with openai/anthropic) are checked
         // when the model is bound, so `config set` works in any order.
-        if !model.base_url.is_empty() && !model.base_url.starts_with("http://") && !model.base_url.starts_with("https://") {
+        if !model.base_url.is_empty()
+            && !model.base_url.starts_with("http://")
+            && !model.base_url.starts_with("https://")
+        {
             return Err(format!("model.base_url {:?} is not an http(s) URL", model.base_url));
         }
         if !(1..=600).contains(&model.timeout_secs) {
@@ -449,7 +476,9 @@ fn meaning_of(schema: &serde_json::Value, key: &str) -> Option<String> {
     let mut node = schema;
     let mut field = None;
     for part in key.split('.') {
-        if let Some(name) = node.get("$ref").and_then(|r| r.as_str()).and_then(|r| r.strip_prefix("#/$defs/")) {
+        if let Some(name) =
+            node.get("$ref").and_then(|r| r.as_str()).and_then(|r| r.strip_prefix("#/$defs/"))
+        {
             node = schema.get("$defs")?.get(name)?;
         }
         field = node.get("properties")?.get(part);
@@ -485,9 +514,19 @@ fn parse_like(like: &Value, text: &str) -> Result<Value, String> {
             "false" | "0" | "no" | "off" => Ok(Value::Boolean(false)),
             _ => Err(format!("{text:?} is not a boolean (true/false)")),
         },
-        Value::Integer(_) => text.trim().parse::<i64>().map(Value::Integer).map_err(|_| format!("{text:?} is not an integer")),
+        Value::Integer(_) => text
+            .trim()
+            .parse::<i64>()
+            .map(Value::Integer)
+            .map_err(|_| format!("{text:?} is not an integer")),
         // Lists are written comma-separated in the environment and on the command line.
-        Value::Array(_) => Ok(Value::Array(text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| Value::String(s.to_owned())).collect())),
+        Value::Array(_) => Ok(Value::Array(
+            text.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| Value::String(s.to_owned()))
+                .collect(),
+        )),
         _ => Ok(Value::String(text.to_owned())),
     }
 }
@@ -507,9 +546,13 @@ fn read_table(path: &Path) -> Result<Option<Table>, ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(ConfigError { origin: path.display().to_string(), message: e.to_string() }),
+        Err(e) => {
+            return Err(ConfigError { origin: path.display().to_string(), message: e.to_string() })
+        }
     };
-    text.parse::<Table>().map(Some).map_err(|e| ConfigError { origin: path.display().to_string(), message: e.to_string() })
+    text.parse::<Table>()
+        .map(Some)
+        .map_err(|e| ConfigError { origin: path.display().to_string(), message: e.to_string() })
 }
 
 fn lookup<'a>(table: &'a Table, key: &str) -> Option<&'a Value> {
@@ -536,7 +579,10 @@ fn culprit(layers: &[(Origin, Table)]) -> Option<ConfigError> {
             set_path(&mut one, &key, value);
             merge(&mut alone, &one);
             if let Err(e) = Config::try_from_table(alone) {
-                return Some(ConfigError { origin: origin.to_string(), message: format!("{key}: {}", e.message()) });
+                return Some(ConfigError {
+                    origin: origin.to_string(),
+                    message: format!("{key}: {}", e.message()),
+                });
             }
         }
     }
@@ -561,11 +607,20 @@ impl Layered {
     /// must exist; the user and project files are optional.
     pub fn load(sources: &Sources) -> Result<Layered, ConfigError> {
         let mut layers = vec![(Origin::Default, defaults_table())];
-        for (path, required) in [(&sources.user_file, false), (&sources.project_file, false), (&sources.explicit_file, true)] {
+        for (path, required) in [
+            (&sources.user_file, false),
+            (&sources.project_file, false),
+            (&sources.explicit_file, true),
+        ] {
             let Some(path) = path else { continue };
             match read_table(path)? {
                 Some(table) => layers.push((Origin::File(path.clone()), table)),
-                None if required => return Err(ConfigError { origin: path.display().to_string(), message: "file not found".into() }),
+                None if required => {
+                    return Err(ConfigError {
+                        origin: path.display().to_string(),
+                        message: "file not found".into(),
+                    })
+                }
                 None => {}
             }
         }
@@ -573,11 +628,15 @@ impl Layered {
         for (name, text) in &sources.environment {
             let Some((key, like)) = known.iter().find(|(key, _)| env_name(key) == *name) else {
                 if name.starts_with("GLOVEBOX_") && !NON_CONFIG_ENV.contains(&name.as_str()) {
-                    return Err(ConfigError { origin: format!("${name}"), message: "is not a configuration key".into() });
+                    return Err(ConfigError {
+                        origin: format!("${name}"),
+                        message: "is not a configuration key".into(),
+                    });
                 }
                 continue;
             };
-            let value = parse_like(like, text).map_err(|message| ConfigError { origin: format!("${name}"), message })?;
+            let value = parse_like(like, text)
+                .map_err(|message| ConfigError { origin: format!("${name}"), message })?;
             let mut table = Table::new();
             set_path(&mut table, key, value);
             layers.push((Origin::Environment(name.clone()), table));
@@ -587,9 +646,14 @@ impl Layered {
             merge(&mut merged, table);
         }
         let config: Config = Value::Table(merged).try_into().map_err(|e: toml::de::Error| {
-            culprit(&layers).unwrap_or_else(|| ConfigError { origin: "configuration".into(), message: e.message().to_owned() })
+            culprit(&layers).unwrap_or_else(|| ConfigError {
+                origin: "configuration".into(),
+                message: e.message().to_owned(),
+            })
         })?;
-        config.validate().map_err(|message| ConfigError { origin: "configuration".into(), message })?;
+        config
+            .validate()
+            .map_err(|message| ConfigError { origin: "configuration".into(), message })?;
         Ok(Layered { layers, config })
     }
 
@@ -598,16 +662,24 @@ impl Layered {
         if !keys().iter().any(|(k, _)| k == key) {
             return Err(unknown_key(key));
         }
-        self.layers.iter().rev().find_map(|(origin, table)| lookup(table, key).map(|v| (v.clone(), origin.clone()))).ok_or_else(|| unknown_key(key))
+        self.layers
+            .iter()
+            .rev()
+            .find_map(|(origin, table)| lookup(table, key).map(|v| (v.clone(), origin.clone())))
+            .ok_or_else(|| unknown_key(key))
     }
 }
 
 /// Variables with the prefix that are not configuration keys.
-const NON_CONFIG_ENV: &[&str] = &["GLOVEBOX_FIXTURE_STATE", "GLOVEBOX_FIXTURE_CONTROL", "GLOVEBOX_LOG"];
+const NON_CONFIG_ENV: &[&str] =
+    &["GLOVEBOX_FIXTURE_STATE", "GLOVEBOX_FIXTURE_CONTROL", "GLOVEBOX_LOG"];
 
 fn unknown_key(key: &str) -> ConfigError {
     let known: Vec<_> = keys().into_iter().map(|(k, _)| k).collect();
-    ConfigError { origin: key.to_owned(), message: format!("unknown key; known keys: {}", known.join(", ")) }
+    ConfigError {
+        origin: key.to_owned(),
+        message: format!("unknown key; known keys: {}", known.join(", ")),
+    }
 }
 
 fn set_path(table: &mut Table, key: &str, value: Value) {
@@ -615,7 +687,11 @@ fn set_path(table: &mut Table, key: &str, value: Value) {
     let last = parts.pop().expect("non-empty key");
     let mut current = table;
     for part in parts {
-        current = current.entry(part.to_owned()).or_insert_with(|| Value::Table(Table::new())).as_table_mut().expect("dotted keys name tables");
+        current = current
+            .entry(part.to_owned())
+            .or_insert_with(|| Value::Table(Table::new()))
+            .as_table_mut()
+            .expect("dotted keys name tables");
     }
     current.insert(last.to_owned(), value);
 }
@@ -625,152 +701,29 @@ fn set_path(table: &mut Table, key: &str, value: Value) {
 pub fn set_in_file(path: &Path, key: &str, text: &str) -> Result<(), ConfigError> {
     let known = keys();
     let (_, like) = known.iter().find(|(k, _)| k == key).ok_or_else(|| unknown_key(key))?;
-    let value = parse_like(like, text).map_err(|message| ConfigError { origin: key.to_owned(), message })?;
+    let value = parse_like(like, text)
+        .map_err(|message| ConfigError { origin: key.to_owned(), message })?;
     let mut table = read_table(path)?.unwrap_or_default();
     set_path(&mut table, key, value);
     let mut check = defaults_table();
     merge(&mut check, &table);
-    let config: Config =
-        Value::Table(check).try_into().map_err(|e: toml::de::Error| ConfigError { origin: path.display().to_string(), message: e.message().to_owned() })?;
+    let config: Config = Value::Table(check).try_into().map_err(|e: toml::de::Error| {
+        ConfigError { origin: path.display().to_string(), message: e.message().to_owned() }
+    })?;
     config.validate().map_err(|message| ConfigError { origin: key.to_owned(), message })?;
-    let io = |e: std::io::Error| ConfigError { origin: path.display().to_string(), message: e.to_string() };
+    let io = |e: std::io::Error| ConfigError {
+        origin: path.display().to_string(),
+        message: e.to_string(),
+    };
     // A directory the user has is left as it is (the project's); a new one is 0700.
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         glovebox_platform::files::make_dirs(dir).map_err(io)?;
     }
-    let text = toml::to_string_pretty(&table).map_err(|e| ConfigError { origin: path.display().to_string(), message: e.to_string() })?;
+    let text = toml::to_string_pretty(&table)
+        .map_err(|e| ConfigError { origin: path.display().to_string(), message: e.to_string() })?;
     // 0600 through a file beside it: the configuration can hold `serve.token`, a bearer token.
     glovebox_platform::files::write_private(path, text.as_bytes()).map_err(io)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_key_has_a_meaning_from_its_doc_comment() {
-        let reference = reference();
-        assert_eq!(reference.len(), keys().len());
-        for doc in &reference {
-            assert!(doc.meaning.len() > 10, "{} needs a doc comment on its field", doc.key);
-        }
-        let width = reference.iter().find(|d| d.key == "capture.max_width").unwrap();
-        assert_eq!(width.environment, "GLOVEBOX_CAPTURE_MAX_WIDTH");
-        assert!(width.meaning.starts_with("Widest image returned"), "{}", width.meaning);
-    }
-
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("glovebox-config-test-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    #[test]
-    fn defaults_are_off_with_1920_by_1200() {
-        let layered = Layered::load(&Sources::default()).unwrap();
-        assert!(!layered.config.enabled);
-        assert_eq!(layered.config.capture_limits().unwrap(), CaptureLimits { max_width: 1920, max_height: 1200 });
-        assert_eq!(layered.get("capture.display").unwrap(), (Value::String("all".into()), Origin::Default));
-    }
-
-    #[test]
-    fn layers_apply_in_order_user_project_explicit_environment() {
-        let dir = temp_dir("layers");
-        let (user, project, explicit) = (dir.join("user.toml"), dir.join("project.toml"), dir.join("explicit.toml"));
-        std::fs::write(&user, "enabled = true\n[capture]\nmax_width = 800\nmax_height = 600\n").unwrap();
-        std::fs::write(&project, "[capture]\nmax_width = 1000\n").unwrap();
-        std::fs::write(&explicit, "[capture]\nmax_height = 700\n").unwrap();
-        let sources = Sources {
-            user_file: Some(user.clone()),
-            project_file: Some(project.clone()),
-            explicit_file: Some(explicit.clone()),
-            environment: vec![("GLOVEBOX_CAPTURE_MAX_HEIGHT".into(), "500".into())],
-        };
-        let layered = Layered::load(&sources).unwrap();
-        assert!(layered.config.enabled);
-        assert_eq!((layered.config.capture.max_width, layered.config.capture.max_height), (1000, 500));
-        assert_eq!(layered.get("enabled").unwrap().1, Origin::File(user));
-        assert_eq!(layered.get("capture.max_width").unwrap().1, Origin::File(project));
-        assert_eq!(layered.get("capture.max_height").unwrap().1, Origin::Environment("GLOVEBOX_CAPTURE_MAX_HEIGHT".into()));
-    }
-
-    #[test]
-    fn bad_layers_are_refused_with_their_origin() {
-        let dir = temp_dir("bad");
-        let file = dir.join("c.toml");
-        for (text, origin) in [
-            // A value or key the file's own layer cannot have is blamed on the file, with the key.
-            ("nonsense = 1\n", "c.toml"),
-            // A check across the merged layers names the key in its sentence.
-            ("[capture]\nmax_width = 0\n", "configuration"),
-            ("[capture]\ndisplay = \"left\"\n", "configuration"),
-            ("enabled = \"maybe\"\n", "c.toml"),
-            ("[model]\nprovider = \"gpt\"\n", "c.toml"),
-            ("[approval]\nmode = \"sometimes\"\n", "c.toml"),
-            ("[approval]\nobserve = \"maybe\"\n", "c.toml"),
-            ("[grant]\ncapture = \"pixels\"\n", "c.toml"),
-            ("[deny]\nancestors = \"none\"\n", "c.toml"),
-            ("enabled = \n", "c.toml"),
-        ] {
-            std::fs::write(&file, text).unwrap();
-            let err = Layered::load(&Sources { explicit_file: Some(file.clone()), ..Default::default() }).unwrap_err();
-            assert!(err.origin.contains(origin), "{text:?}: {err}");
-        }
-        let missing = Sources { explicit_file: Some(dir.join("absent.toml")), ..Default::default() };
-        assert!(Layered::load(&missing).unwrap_err().message.contains("not found"));
-        let env = Sources { environment: vec![("GLOVEBOX_ENABLED".into(), "perhaps".into())], ..Default::default() };
-        assert_eq!(Layered::load(&env).unwrap_err().origin, "$GLOVEBOX_ENABLED");
-        let typo = Sources { environment: vec![("GLOVEBOX_ENABLD".into(), "1".into())], ..Default::default() };
-        assert!(Layered::load(&typo).is_err());
-    }
-
-    #[test]
-    fn model_is_unbound_by_default_and_bindings_are_checked() {
-        let layered = Layered::load(&Sources::default()).unwrap();
-        assert_eq!(layered.config.model.provider, ModelProvider::Unbound, "no model is bound until the user binds one");
-        let env = |pairs: &[(&str, &str)]| Sources { environment: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), ..Default::default() };
-        let ok = Layered::load(&env(&[
-            ("GLOVEBOX_MODEL_PROVIDER", "anthropic"),
-            ("GLOVEBOX_MODEL_MODEL", "claude-sonnet-4-5"),
-            ("GLOVEBOX_MODEL_API_KEY_ENV", "ANTHROPIC_API_KEY"),
-        ]))
-        .unwrap();
-        assert_eq!(ok.config.model.api_key_env, "ANTHROPIC_API_KEY");
-        assert_eq!(ok.config.model.anthropic_tool, AnthropicTool::Toolset20260801, "the generally available toolset unless configured");
-        let beta = Layered::load(&env(&[("GLOVEBOX_MODEL_ANTHROPIC_TOOL", "computer_20250124")])).unwrap();
-        assert_eq!(beta.config.model.anthropic_tool, AnthropicTool::Computer20250124);
-        assert!(Layered::load(&env(&[("GLOVEBOX_MODEL_PROVIDER", "gemini"), ("GLOVEBOX_MODEL_MODEL", "gemini-3.5-flash")])).is_ok());
-        // A value the key's type refuses is blamed on its variable and key, not on "the configuration".
-        let e = Layered::load(&env(&[("GLOVEBOX_APPROVAL_INPUT", "sometimes")])).unwrap_err();
-        assert_eq!(e.origin, "$GLOVEBOX_APPROVAL_INPUT");
-        assert!(e.message.starts_with("approval.input: unknown variant `sometimes`"), "{e}");
-        // Set one key at a time in any order: pairs are checked at binding time.
-        assert!(Layered::load(&env(&[("GLOVEBOX_MODEL_PROVIDER", "openai-compatible")])).is_ok());
-        for bad in [
-            vec![("GLOVEBOX_MODEL_PROVIDER", "cohere"), ("GLOVEBOX_MODEL_MODEL", "x")],
-            vec![("GLOVEBOX_MODEL_ANTHROPIC_TOOL", "computer_20991231")],
-            vec![("GLOVEBOX_APPROVAL_INPUT", "sometimes")],
-            vec![("GLOVEBOX_MODEL_PROVIDER", "openai"), ("GLOVEBOX_MODEL_MODEL", "gpt-5"), ("GLOVEBOX_MODEL_BASE_URL", "ftp://x")],
-            vec![("GLOVEBOX_MODEL_TIMEOUT_SECS", "0")],
-        ] {
-            assert!(Layered::load(&env(&bad)).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn set_keeps_other_keys_and_refuses_unknown_keys_and_bad_values() {
-        let dir = temp_dir("set");
-        let file = dir.join("nested").join("config.toml");
-        set_in_file(&file, "enabled", "true").unwrap();
-        set_in_file(&file, "capture.max_width", "1280").unwrap();
-        let layered = Layered::load(&Sources { user_file: Some(file.clone()), ..Default::default() }).unwrap();
-        assert!(layered.config.enabled);
-        assert_eq!(layered.config.capture.max_width, 1280);
-        assert!(set_in_file(&file, "capture.colour", "red").is_err());
-        assert!(set_in_file(&file, "capture.max_width", "0").is_err());
-        assert!(set_in_file(&file, "capture.max_width", "wide").is_err());
-        let after = Layered::load(&Sources { user_file: Some(file), ..Default::default() }).unwrap();
-        assert_eq!(after.config.capture.max_width, 1280, "refused sets change nothing");
-    }
-}
+mod tests;

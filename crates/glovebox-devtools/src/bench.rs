@@ -70,7 +70,8 @@ fn main() -> Result<()> {
         return wayland_rows();
     }
     let sandbox = Sandbox::start(SandboxOptions::default())?;
-    let fixture_script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/fixture_gtk3.py");
+    let fixture_script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/fixture_gtk3.py");
     let state = sandbox.runtime_dir().join("bench-fixture.json");
     let mut fixture = sandbox
         .command("/usr/bin/python3")
@@ -80,11 +81,13 @@ fn main() -> Result<()> {
         .stdin(Stdio::null())
         .spawn()
         .context("starting the GTK3 fixture app (python3-gi)")?;
-    let backend = X11Backend::connect(Some(sandbox.display())).map_err(|r| anyhow::anyhow!("{r}"))?;
+    let backend =
+        X11Backend::connect(Some(sandbox.display())).map_err(|r| anyhow::anyhow!("{r}"))?;
     let reference = WindowRef::PidTitle { pid: fixture.id(), title: "bench fixture".into() };
     let deadline = Instant::now() + Duration::from_secs(20);
     let window = loop {
-        let ready = std::fs::read_to_string(&state).map(|s| s.contains("\"ready\": true")).unwrap_or(false);
+        let ready =
+            std::fs::read_to_string(&state).map(|s| s.contains("\"ready\": true")).unwrap_or(false);
         if let (true, Ok(windows)) = (ready, backend.list_windows()) {
             if let Ok(w) = reference.resolve(&windows) {
                 break w.clone();
@@ -129,27 +132,39 @@ fn main() -> Result<()> {
     );
     let mut rows: Vec<(String, Duration)> = vec![];
     let desktop = measure(runs, || {
-        let capture = backend.capture_desktop(&DisplaySelection::All, limits, &[]).map_err(|r| anyhow::anyhow!("{r}"))?;
+        let capture = backend
+            .capture_desktop(&DisplaySelection::All, limits, &[])
+            .map_err(|r| anyhow::anyhow!("{r}"))?;
         capture.image.encode_png().map_err(|r| anyhow::anyhow!("{r}"))?;
         Ok(())
     })?;
     rows.push(("in-process: desktop capture + PNG".into(), desktop));
     let desktop_raw = measure(runs, || {
-        backend.capture_desktop(&DisplaySelection::All, limits, &[]).map_err(|r| anyhow::anyhow!("{r}"))?;
+        backend
+            .capture_desktop(&DisplaySelection::All, limits, &[])
+            .map_err(|r| anyhow::anyhow!("{r}"))?;
         Ok(())
     })?;
     rows.push(("in-process: desktop capture only".into(), desktop_raw));
     let window_ref: WindowRef = window_id.parse().map_err(|r| anyhow::anyhow!("{r}"))?;
     let in_window = measure(runs, || {
-        let capture = backend.capture_window(&window_ref, limits).map_err(|r| anyhow::anyhow!("{r}"))?;
+        let capture =
+            backend.capture_window(&window_ref, limits).map_err(|r| anyhow::anyhow!("{r}"))?;
         capture.image.encode_png().map_err(|r| anyhow::anyhow!("{r}"))?;
         Ok(())
     })?;
     rows.push(("in-process: window capture + PNG".into(), in_window));
     let cli_desktop = if glovebox.is_file() {
-        let d = measure(runs, || run_tool(&sandbox, &glovebox, &["screenshot", "-o", &out("g.png")]))?;
+        let d =
+            measure(runs, || run_tool(&sandbox, &glovebox, &["screenshot", "-o", &out("g.png")]))?;
         rows.push(("one-shot CLI: glovebox screenshot (desktop)".into(), d));
-        let w = measure(runs, || run_tool(&sandbox, &glovebox, &["screenshot", "--window", &window_id, "-o", &out("gw.png")]))?;
+        let w = measure(runs, || {
+            run_tool(
+                &sandbox,
+                &glovebox,
+                &["screenshot", "--window", &window_id, "-o", &out("gw.png")],
+            )
+        })?;
         rows.push(("one-shot CLI: glovebox screenshot --window".into(), w));
         Some(d)
     } else {
@@ -166,9 +181,13 @@ fn main() -> Result<()> {
     };
     let import = match which("import") {
         Some(import) => {
-            let d = measure(runs, || run_tool(&sandbox, &import, &["-window", "root", &out("import.png")]))?;
+            let d = measure(runs, || {
+                run_tool(&sandbox, &import, &["-window", "root", &out("import.png")])
+            })?;
             rows.push(("ImageMagick import -window root".into(), d));
-            let w = measure(runs, || run_tool(&sandbox, &import, &["-window", &xid, &out("importw.png")]))?;
+            let w = measure(runs, || {
+                run_tool(&sandbox, &import, &["-window", &xid, &out("importw.png")])
+            })?;
             rows.push(("ImageMagick import -window ID".into(), w));
             Some(d)
         }
@@ -179,17 +198,30 @@ fn main() -> Result<()> {
     }
     if let Some(cli) = cli_desktop {
         if let Some(s) = scrot {
-            println!("{:<46} {:>9.1}x", "scrot / glovebox CLI", s.as_secs_f64() / cli.as_secs_f64());
+            println!(
+                "{:<46} {:>9.1}x",
+                "scrot / glovebox CLI",
+                s.as_secs_f64() / cli.as_secs_f64()
+            );
         }
         if let Some(i) = import {
-            println!("{:<46} {:>9.1}x", "import / glovebox CLI", i.as_secs_f64() / cli.as_secs_f64());
+            println!(
+                "{:<46} {:>9.1}x",
+                "import / glovebox CLI",
+                i.as_secs_f64() / cli.as_secs_f64()
+            );
         }
     }
     let result = peer_rows(&sandbox, &backend, runs, &glovebox, &window);
     if let Err(e) = result {
         println!("(the peer rows failed: {e:#})");
     }
-    let factory = sandbox.command("gtk3-widget-factory").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
+    let factory = sandbox
+        .command("gtk3-widget-factory")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
     match factory {
         Ok(mut factory) => {
             let result = bench_inspect(
@@ -197,7 +229,13 @@ fn main() -> Result<()> {
                 &backend,
                 runs,
                 &glovebox,
-                &[(window.clone(), "fixture app (200-row list)"), (wait_window(&backend, factory.id(), "gtk3-widget-factory")?, "gtk3-widget-factory")],
+                &[
+                    (window.clone(), "fixture app (200-row list)"),
+                    (
+                        wait_window(&backend, factory.id(), "gtk3-widget-factory")?,
+                        "gtk3-widget-factory",
+                    ),
+                ],
             );
             let _ = factory.kill();
             let _ = factory.wait();
@@ -216,13 +254,25 @@ fn main() -> Result<()> {
 
 /// Only the accessibility rows, on the fixture, gtk3-widget-factory and
 /// (when installed) LibreOffice Calc: the quick loop for work on reading.
-fn inspect_rows(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: &Path, fixture: &WindowInfo) -> Result<()> {
+fn inspect_rows(
+    sandbox: &Sandbox,
+    backend: &X11Backend,
+    runs: usize,
+    glovebox: &Path,
+    fixture: &WindowInfo,
+) -> Result<()> {
     let home = sandbox.runtime_dir().join("bench-inspect-home");
     std::fs::create_dir_all(&home)?;
     let mut started = vec![];
     let mut windows = vec![(fixture.clone(), "fixture app (200-row list)")];
-    let factory = sandbox.command("gtk3-widget-factory").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
-    windows.push((wait_window(backend, factory.id(), "gtk3-widget-factory")?, "gtk3-widget-factory"));
+    let factory = sandbox
+        .command("gtk3-widget-factory")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?;
+    windows
+        .push((wait_window(backend, factory.id(), "gtk3-widget-factory")?, "gtk3-widget-factory"));
     started.push(factory);
     if which("localc").is_some() {
         let calc = sandbox
@@ -234,7 +284,8 @@ fn inspect_rows(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: 
             .stderr(Stdio::null())
             .spawn()?;
         started.push(calc);
-        windows.push((wait_titled(backend, "LibreOffice Calc")?, "LibreOffice Calc: a spreadsheet"));
+        windows
+            .push((wait_titled(backend, "LibreOffice Calc")?, "LibreOffice Calc: a spreadsheet"));
     }
     let result = bench_inspect(sandbox, backend, runs, glovebox, &windows);
     for mut child in started {
@@ -245,7 +296,13 @@ fn inspect_rows(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: 
 }
 
 /// glovebox beside cua-driver on the fixture (clicking its Cancel) and on gtk3-widget-factory.
-fn peer_rows(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: &Path, fixture: &WindowInfo) -> Result<()> {
+fn peer_rows(
+    sandbox: &Sandbox,
+    backend: &X11Backend,
+    runs: usize,
+    glovebox: &Path,
+    fixture: &WindowInfo,
+) -> Result<()> {
     let mut factory = sandbox
         .command("gtk3-widget-factory")
         .stdin(Stdio::null())
@@ -253,13 +310,24 @@ fn peer_rows(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: &Pa
         .stderr(Stdio::null())
         .spawn()
         .context("starting gtk3-widget-factory")?;
-    let result = wait_window(backend, factory.id(), "gtk3-widget-factory").and_then(|factory_window| {
-        let targets = [
-            bench_peer::PeerTarget { label: "fixture form", pid: fixture.id.pid, title: &fixture.title, button: Some("Cancel") },
-            bench_peer::PeerTarget { label: "gtk3-widget-factory", pid: factory_window.id.pid, title: &factory_window.title, button: None },
-        ];
-        bench_peer::rows(sandbox, runs, glovebox, &targets)
-    });
+    let result =
+        wait_window(backend, factory.id(), "gtk3-widget-factory").and_then(|factory_window| {
+            let targets = [
+                bench_peer::PeerTarget {
+                    label: "fixture form",
+                    pid: fixture.id.pid,
+                    title: &fixture.title,
+                    button: Some("Cancel"),
+                },
+                bench_peer::PeerTarget {
+                    label: "gtk3-widget-factory",
+                    pid: factory_window.id.pid,
+                    title: &factory_window.title,
+                    button: None,
+                },
+            ];
+            bench_peer::rows(sandbox, runs, glovebox, &targets)
+        });
     let _ = factory.kill();
     let _ = factory.wait();
     result
@@ -269,7 +337,11 @@ fn peer_rows(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: &Pa
 fn wait_titled(backend: &X11Backend, part: &str) -> Result<WindowInfo> {
     let deadline = Instant::now() + Duration::from_secs(40);
     loop {
-        if let Some(w) = backend.list_windows().ok().and_then(|ws| ws.into_iter().find(|w| w.title.contains(part))) {
+        if let Some(w) = backend
+            .list_windows()
+            .ok()
+            .and_then(|ws| ws.into_iter().find(|w| w.title.contains(part)))
+        {
             return Ok(w);
         }
         if Instant::now() > deadline {
@@ -282,28 +354,58 @@ fn wait_titled(backend: &X11Backend, part: &str) -> Result<WindowInfo> {
 /// Accessibility rows on applications nobody here wrote: a browser showing
 /// a form page, a Qt editor with a document, a spreadsheet, a GTK4 app.
 /// Each is skipped (and said so) when it is not installed.
-fn bench_real_apps(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: &Path) -> Result<()> {
+fn bench_real_apps(
+    sandbox: &Sandbox,
+    backend: &X11Backend,
+    runs: usize,
+    glovebox: &Path,
+) -> Result<()> {
     let dir = sandbox.runtime_dir().join("bench-apps");
     std::fs::create_dir_all(&dir)?;
     let page = dir.join("form.html");
-    let fields: String = (1..=12).map(|i| format!("<label for=f{i}>Field {i}</label> <input id=f{i}><br>\n")).collect();
+    let fields: String = (1..=12)
+        .map(|i| format!("<label for=f{i}>Field {i}</label> <input id=f{i}><br>\n"))
+        .collect();
     std::fs::write(
         &page,
         format!("<!doctype html><title>Bench form</title><form>{fields}<select aria-label=Colour><option>Red<option>Blue</select><button>Send</button></form>"),
     )?;
     let document = dir.join("notes.txt");
-    std::fs::write(&document, (1..=200).map(|i| format!("line {i} of a document open in the editor\n")).collect::<String>())?;
+    std::fs::write(
+        &document,
+        (1..=200)
+            .map(|i| format!("line {i} of a document open in the editor\n"))
+            .collect::<String>(),
+    )?;
     let profile = format!("--user-data-dir={}", dir.join("chromium").display());
     let url = format!("file://{}", page.display());
     // Chromium last: its renderer is the one that must keep up with the
     // five-step row's typing, so it is not left under the other windows.
     let apps: [(&str, Vec<&str>, &str, &str); 4] = [
-        ("featherpad", vec![document.to_str().unwrap_or_default()], "notes.txt", "FeatherPad (Qt 5): a document"),
-        ("localc", vec!["--norestore", "--nologo"], "LibreOffice Calc", "LibreOffice Calc: a spreadsheet"),
+        (
+            "featherpad",
+            vec![document.to_str().unwrap_or_default()],
+            "notes.txt",
+            "FeatherPad (Qt 5): a document",
+        ),
+        (
+            "localc",
+            vec!["--norestore", "--nologo"],
+            "LibreOffice Calc",
+            "LibreOffice Calc: a spreadsheet",
+        ),
         ("gtk4-widget-factory", vec![], "Widget Factory", "gtk4-widget-factory"),
         (
             "chromium",
-            vec!["--no-sandbox", "--force-renderer-accessibility", "--no-first-run", "--disable-gpu", "--window-size=1000,800", &profile, &url],
+            vec![
+                "--no-sandbox",
+                "--force-renderer-accessibility",
+                "--no-first-run",
+                "--disable-gpu",
+                "--window-size=1000,800",
+                &profile,
+                &url,
+            ],
             "Bench form",
             "Chromium: a form page",
         ),
@@ -315,14 +417,22 @@ fn bench_real_apps(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebo
             println!("(skipping the {label} row: {program} is not installed)");
             continue;
         }
-        let child = sandbox.command(program).args(&args).env("HOME", &dir).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
+        let child = sandbox
+            .command(program)
+            .args(&args)
+            .env("HOME", &dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()?;
         started.push(child);
         match wait_titled(backend, title) {
             Ok(window) => windows.push((window, label)),
             Err(e) => println!("(skipping the {label} row: {e})"),
         }
     }
-    let result = bench_inspect(sandbox, backend, runs, glovebox, &windows).and_then(|_| bench_app_diffs(sandbox, runs, &windows));
+    let result = bench_inspect(sandbox, backend, runs, glovebox, &windows)
+        .and_then(|_| bench_app_diffs(sandbox, runs, &windows));
     for mut child in started {
         let _ = child.kill();
         let _ = child.wait();
@@ -339,7 +449,11 @@ fn bench_app_diffs(sandbox: &Sandbox, runs: usize, windows: &[(WindowInfo, &str)
     for (window, label) in windows {
         let reference = WindowRef::Id(window.id);
         let (diff, elements) = bench_tokens::diff_time(&host, &reference, runs)?;
-        println!("{:<58} {:>9.3} ms", format!("diff of two looks, {label} ({elements} el.)"), diff.as_secs_f64() * 1000.0);
+        println!(
+            "{:<58} {:>9.3} ms",
+            format!("diff of two looks, {label} ({elements} el.)"),
+            diff.as_secs_f64() * 1000.0
+        );
         if label.starts_with("Chromium") {
             use bench_tokens::set_field;
             let steps = vec![
@@ -365,8 +479,16 @@ fn bench_host(sandbox: &Sandbox, root: &str, overlay: bool) -> Result<glovebox_h
     config.audit_path = sandbox.runtime_dir().join("bench-audit.jsonl");
     config.budget = 10_000;
     let options = glovebox_linux::Options { overlay, ..Default::default() };
-    let backends = glovebox_linux::backends_with(Some(sandbox.display()), Some(sandbox.bus_address()), &options).map_err(|e| anyhow::anyhow!("{e}"))?;
-    anyhow::ensure!(!overlay || backends.presence.is_some(), "the agent's cursor cannot be drawn here");
+    let backends = glovebox_linux::backends_with(
+        Some(sandbox.display()),
+        Some(sandbox.bus_address()),
+        &options,
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    anyhow::ensure!(
+        !overlay || backends.presence.is_some(),
+        "the agent's cursor cannot be drawn here"
+    );
     glovebox_host::Host::open(backends, config).map_err(|r| anyhow::anyhow!("{r}"))
 }
 
@@ -374,25 +496,55 @@ fn bench_host(sandbox: &Sandbox, root: &str, overlay: bool) -> Result<glovebox_h
 /// before and shows the press after each delivery): drawing must stay off
 /// the action's path.
 /// Both hosts take turns, so the machine's drift falls on both alike.
-fn bench_click_with_overlay(sandbox: &Sandbox, runs: usize, plain: &glovebox_host::Host, reference: &WindowRef) -> Result<(Duration, Duration)> {
+fn bench_click_with_overlay(
+    sandbox: &Sandbox,
+    runs: usize,
+    plain: &glovebox_host::Host,
+    reference: &WindowRef,
+) -> Result<(Duration, Duration)> {
     use glovebox_model::{Action, Button, Target};
     let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
     let host = bench_host(sandbox, "glovebox-bench-overlay", true)?;
     let seen = host.observe(Some(reference), false).map_err(fail)?;
-    let submit = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
-    let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1, modifiers: vec![] };
+    let submit = seen
+        .tree
+        .root
+        .as_ref()
+        .and_then(|r| r.walk().find(|e| e.name == "Submit"))
+        .map(|e| e.id)
+        .context("no Submit button")?;
+    let click = Action::Click {
+        target: Target::Element(submit),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
     let plain_seen = plain.observe(Some(reference), false).map_err(fail)?;
-    let plain_submit = plain_seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
-    let plain_click = Action::Click { target: Target::Element(plain_submit), button: Button::Left, count: 1, modifiers: vec![] };
+    let plain_submit = plain_seen
+        .tree
+        .root
+        .as_ref()
+        .and_then(|r| r.walk().find(|e| e.name == "Submit"))
+        .map(|e| e.id)
+        .context("no Submit button")?;
+    let plain_click = Action::Click {
+        target: Target::Element(plain_submit),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
     let (mut off, mut on) = (vec![], vec![]);
     for _ in 0..=runs {
         let frame = plain.observe(None, false).map_err(fail)?.frame.id;
         let start = Instant::now();
-        plain.perform(ActRequest::new(frame, plain_click.clone()).look(LookAfter::Nothing)).map_err(fail)?;
+        plain
+            .perform(ActRequest::new(frame, plain_click.clone()).look(LookAfter::Nothing))
+            .map_err(fail)?;
         off.push(start.elapsed());
         let frame = host.observe(None, false).map_err(fail)?.frame.id;
         let start = Instant::now();
-        host.perform(ActRequest::new(frame, click.clone()).look(LookAfter::Nothing)).map_err(fail)?;
+        host.perform(ActRequest::new(frame, click.clone()).look(LookAfter::Nothing))
+            .map_err(fail)?;
         on.push(start.elapsed());
     }
     off.remove(0);
@@ -403,12 +555,17 @@ fn bench_click_with_overlay(sandbox: &Sandbox, runs: usize, plain: &glovebox_hos
 /// `runs` gated background deliveries of `click` after one warm-up, each
 /// on a fresh frame. Timed: the host's checks and the delivery; the
 /// observation that makes each frame is not.
-fn gated_clicks(host: &glovebox_host::Host, click: &glovebox_model::Action, runs: usize) -> Result<Vec<Duration>> {
+fn gated_clicks(
+    host: &glovebox_host::Host,
+    click: &glovebox_model::Action,
+    runs: usize,
+) -> Result<Vec<Duration>> {
     let mut samples = vec![];
     for _ in 0..=runs {
         let frame = host.observe(None, false).map_err(|r| anyhow::anyhow!("{r}"))?.frame.id;
         let start = Instant::now();
-        host.perform(ActRequest::new(frame, click.clone()).look(LookAfter::Nothing)).map_err(|r| anyhow::anyhow!("{r}"))?;
+        host.perform(ActRequest::new(frame, click.clone()).look(LookAfter::Nothing))
+            .map_err(|r| anyhow::anyhow!("{r}"))?;
         samples.push(start.elapsed());
     }
     samples.remove(0);
@@ -423,8 +580,19 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     let host = bench_host(sandbox, "glovebox-bench", false)?;
     let reference = WindowRef::Id(window.id);
     let seen = host.observe(Some(&reference), false).map_err(fail)?;
-    let submit = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
-    let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1, modifiers: vec![] };
+    let submit = seen
+        .tree
+        .root
+        .as_ref()
+        .and_then(|r| r.walk().find(|e| e.name == "Submit"))
+        .map(|e| e.id)
+        .context("no Submit button")?;
+    let click = Action::Click {
+        target: Target::Element(submit),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
     let unobserved = gated_clicks(&host, &click, runs)?;
     let mut frame = host.observe(None, false).map_err(fail)?.frame.id;
     let observed = measure(runs, || {
@@ -432,21 +600,41 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
         frame = done.next.map_err(fail)?.frame.id;
         Ok(())
     })?;
-    let text: String = "The quick brown fox jumps over the lazy dog 0123456789 ".chars().cycle().take(100).collect();
+    let text: String = "The quick brown fox jumps over the lazy dog 0123456789 "
+        .chars()
+        .cycle()
+        .take(100)
+        .collect();
     let name = seen
         .tree
         .root
         .as_ref()
-        .and_then(|r| r.walk().find(|e| e.name == "Name" && e.has(glovebox_model::ElementState::Editable)))
+        .and_then(|r| {
+            r.walk().find(|e| e.name == "Name" && e.has(glovebox_model::ElementState::Editable))
+        })
         .map(|e| e.id)
         .context("no Name field")?;
     let mut typing = vec![];
     for _ in 0..=runs.min(10) {
         let frame = host.observe(None, false).map_err(fail)?.frame.id;
-        host.perform(ActRequest::new(frame, Action::SetValue { target: Target::Element(name), text: String::new() }).look(LookAfter::Nothing)).map_err(fail)?;
+        host.perform(
+            ActRequest::new(
+                frame,
+                Action::SetValue { target: Target::Element(name), text: String::new() },
+            )
+            .look(LookAfter::Nothing),
+        )
+        .map_err(fail)?;
         let frame = host.observe(None, false).map_err(fail)?.frame.id;
         let start = Instant::now();
-        let route = host.perform(ActRequest::new(frame, Action::Type { text: text.clone() }).look(LookAfter::Nothing)).map_err(fail)?.delivery.route;
+        let route = host
+            .perform(
+                ActRequest::new(frame, Action::Type { text: text.clone() })
+                    .look(LookAfter::Nothing),
+            )
+            .map_err(fail)?
+            .delivery
+            .route;
         typing.push((start.elapsed(), route));
     }
     typing.remove(0);
@@ -458,7 +646,13 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
         let frame = host.observe(None, false).map_err(fail)?.frame.id;
         let start = Instant::now();
         let sent = host
-            .perform(ActRequest::new(frame, Action::Key { combo: "shift".parse().map_err(fail)?, repeat: 1 }).look(LookAfter::Nothing))
+            .perform(
+                ActRequest::new(
+                    frame,
+                    Action::Key { combo: "shift".parse().map_err(fail)?, repeat: 1 },
+                )
+                .look(LookAfter::Nothing),
+            )
             .map(|done| done.delivery);
         keys.push((start.elapsed(), sent.map(|d| d.route).map_err(|r| r.to_string())));
     }
@@ -467,14 +661,32 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     let key = median(keys.into_iter().map(|(d, _)| d).collect());
     println!();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!("{:<58} {:>9.2} ms", "host: gated element click, no follow-up observation", ms(median(unobserved)));
+    println!(
+        "{:<58} {:>9.2} ms",
+        "host: gated element click, no follow-up observation",
+        ms(median(unobserved))
+    );
     let (without, with_cursor) = bench_click_with_overlay(sandbox, runs, &host, &reference)?;
-    println!("{:<58} {:>9.2} ms", "host: gated click, cursor off (interleaved with the next)", ms(without));
+    println!(
+        "{:<58} {:>9.2} ms",
+        "host: gated click, cursor off (interleaved with the next)",
+        ms(without)
+    );
     println!("{:<58} {:>9.2} ms", "host: gated click, the agent's cursor drawn", ms(with_cursor));
-    println!("{:<58} {:>9.2} ms", "host: gated click + next look (settled by the app's events)", ms(observed));
-    println!("{:<58} {:>9.2} ms", format!("host: type 100 characters, background ({route})"), ms(typing));
+    println!(
+        "{:<58} {:>9.2} ms",
+        "host: gated click + next look (settled by the app's events)",
+        ms(observed)
+    );
+    println!(
+        "{:<58} {:>9.2} ms",
+        format!("host: type 100 characters, background ({route})"),
+        ms(typing)
+    );
     match key_route {
-        Ok(route) => println!("{:<58} {:>9.2} ms", format!("host: key shift, background ({route})"), ms(key)),
+        Ok(route) => {
+            println!("{:<58} {:>9.2} ms", format!("host: key shift, background ({route})"), ms(key))
+        }
         Err(refused) => println!("(host: key shift, background: refused: {refused})"),
     }
     // Before the xdotool rows: their foreground typing leaves keys queued in the fixture.
@@ -489,16 +701,28 @@ fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()
     ];
     bench_tokens::five_steps(&host, &reference, "fixture form", &form)?;
     let (diff, elements) = bench_tokens::diff_time(&host, &reference, runs)?;
-    println!("{:<58} {:>9.3} ms", format!("diff of two looks at the fixture ({elements} elements)"), ms(diff));
+    println!(
+        "{:<58} {:>9.3} ms",
+        format!("diff of two looks at the fixture ({elements} elements)"),
+        ms(diff)
+    );
     match which("xdotool") {
         Some(xdotool) => {
             let (x, y) = (window.geometry.x + 100, window.geometry.y + 100);
             let (xs, ys) = (x.to_string(), y.to_string());
-            let moved = measure(runs, || run_tool(sandbox, &xdotool, &["mousemove", &xs, &ys, "click", "1"]))?;
+            let moved = measure(runs, || {
+                run_tool(sandbox, &xdotool, &["mousemove", &xs, &ys, "click", "1"])
+            })?;
             println!("{:<58} {:>9.2} ms", "xdotool mousemove X Y click 1 (foreground)", ms(moved));
             let typed = measure(runs.min(5), || run_tool(sandbox, &xdotool, &["type", &text]))?;
-            println!("{:<58} {:>9.2} ms", "xdotool type (100 characters, default 12 ms delay)", ms(typed));
-            let fast = measure(runs.min(10), || run_tool(sandbox, &xdotool, &["type", "--delay", "0", &text]))?;
+            println!(
+                "{:<58} {:>9.2} ms",
+                "xdotool type (100 characters, default 12 ms delay)",
+                ms(typed)
+            );
+            let fast = measure(runs.min(10), || {
+                run_tool(sandbox, &xdotool, &["type", "--delay", "0", &text])
+            })?;
             println!("{:<58} {:>9.2} ms", "xdotool type --delay 0 (100 characters)", ms(fast));
         }
         None => println!("(skipping xdotool rows: install xdotool)"),
@@ -516,11 +740,19 @@ impl glovebox_agent::Model for InstantModel {
     fn accepts_images(&self) -> bool {
         true
     }
-    fn decide(&mut self, request: &glovebox_agent::DecideRequest) -> Result<glovebox_agent::Reply, glovebox_agent::ModelError> {
-        let id = request.user.lines().find(|l| l.contains("\"Cancel\"") && l.contains('@')).and_then(|l| l.split_whitespace().find(|w| w.starts_with("@e")));
-        let id = id.ok_or_else(|| glovebox_agent::ModelError::InvalidResponse("no Cancel in the tree".into()))?;
-        let decision =
-            serde_json::json!({"decision": {"kind": "action", "action": {"action": "click", "target": {"element": id}, "button": "left", "count": 1}}});
+    fn decide(
+        &mut self,
+        request: &glovebox_agent::DecideRequest,
+    ) -> Result<glovebox_agent::Reply, glovebox_agent::ModelError> {
+        let id = request
+            .user
+            .lines()
+            .find(|l| l.contains("\"Cancel\"") && l.contains('@'))
+            .and_then(|l| l.split_whitespace().find(|w| w.starts_with("@e")));
+        let id = id.ok_or_else(|| {
+            glovebox_agent::ModelError::InvalidResponse("no Cancel in the tree".into())
+        })?;
+        let decision = serde_json::json!({"decision": {"kind": "action", "action": {"action": "click", "target": {"element": id}, "button": "left", "count": 1}}});
         Ok(glovebox_agent::Reply { decision: decision.to_string(), usage: None })
     }
 }
@@ -532,7 +764,11 @@ fn bench_loop(host: &glovebox_host::Host, runs: usize, window: &WindowInfo) -> R
     use glovebox_agent::Task;
     let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
     let steps = runs.clamp(2, 50) as u32;
-    let task = Task { max_steps: steps, window: Some(WindowRef::Id(window.id)), ..Task::new("press Cancel") };
+    let task = Task {
+        max_steps: steps,
+        window: Some(WindowRef::Id(window.id)),
+        ..Task::new("press Cancel")
+    };
     let start = Instant::now();
     let outcome = glovebox_agent::run(host, &mut InstantModel, &task, &mut |_| {}).map_err(fail)?;
     let elapsed = start.elapsed();
@@ -544,20 +780,42 @@ fn bench_loop(host: &glovebox_host::Host, runs: usize, window: &WindowInfo) -> R
     );
     let settle = Duration::from_millis(150) * steps;
     let per_step = (elapsed.saturating_sub(settle)) / steps;
-    println!("{:<58} {:>9.2} ms", format!("loop: one step, instant model ({steps} steps, 150 ms settle excluded)"), per_step.as_secs_f64() * 1000.0);
+    println!(
+        "{:<58} {:>9.2} ms",
+        format!("loop: one step, instant model ({steps} steps, 150 ms settle excluded)"),
+        per_step.as_secs_f64() * 1000.0
+    );
 
-    let openai =
-        glovebox_wire::OpenAiExecutor::new(host.clone(), glovebox_wire::ExecutorOptions { window: Some(WindowRef::Id(window.id)), ..Default::default() });
+    let openai = glovebox_wire::OpenAiExecutor::new(
+        host.clone(),
+        glovebox_wire::ExecutorOptions {
+            window: Some(WindowRef::Id(window.id)),
+            ..Default::default()
+        },
+    );
     // Cancel's centre in the screenshot's pixels (the window at scale 1 within the limits).
     let seen = host.observe(Some(&WindowRef::Id(window.id)), false).map_err(fail)?;
-    let cancel = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Cancel")).and_then(|e| e.screen_bounds).context("no Cancel button")?;
+    let cancel = seen
+        .tree
+        .root
+        .as_ref()
+        .and_then(|r| r.walk().find(|e| e.name == "Cancel"))
+        .and_then(|e| e.screen_bounds)
+        .context("no Cancel button")?;
     let g = seen.frame.geometry;
-    let (x, y) = (cancel.x - g.x + cancel.width as i32 / 2, cancel.y - g.y + cancel.height as i32 / 2);
+    let (x, y) =
+        (cancel.x - g.x + cancel.width as i32 / 2, cancel.y - g.y + cancel.height as i32 / 2);
     let click = serde_json::json!({"type": "computer_call", "call_id": "bench", "actions": [{"type": "click", "button": "left", "x": x, "y": y}]});
     let first = serde_json::json!({"type": "computer_call", "call_id": "bench-0", "actions": [{"type": "screenshot"}]});
     openai.execute(&first).map_err(|e| anyhow::anyhow!("{}", e.refusal))?;
-    let batch = measure(runs, || openai.execute(&click).map(|_| ()).map_err(|e| anyhow::anyhow!("{}", e.refusal)))?;
-    println!("{:<58} {:>9.2} ms", "wire: OpenAI GA batch (click at a pixel + screenshot PNG)", batch.as_secs_f64() * 1000.0);
+    let batch = measure(runs, || {
+        openai.execute(&click).map(|_| ()).map_err(|e| anyhow::anyhow!("{}", e.refusal))
+    })?;
+    println!(
+        "{:<58} {:>9.2} ms",
+        "wire: OpenAI GA batch (click at a pixel + screenshot PNG)",
+        batch.as_secs_f64() * 1000.0
+    );
     Ok(())
 }
 
@@ -579,8 +837,15 @@ fn wait_window(backend: &X11Backend, pid: u32, title: &str) -> Result<WindowInfo
 
 /// Accessibility rows: in-process and one-shot CLI inspect next to a full
 /// pyatspi walk, and the text tree's size next to the window's PNG.
-fn bench_inspect(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox: &Path, windows: &[(WindowInfo, &str)]) -> Result<()> {
-    let atspi = AtspiBackend::on_session_bus(Some(sandbox.bus_address())).map_err(|r| anyhow::anyhow!("{r}"))?;
+fn bench_inspect(
+    sandbox: &Sandbox,
+    backend: &X11Backend,
+    runs: usize,
+    glovebox: &Path,
+    windows: &[(WindowInfo, &str)],
+) -> Result<()> {
+    let atspi = AtspiBackend::on_session_bus(Some(sandbox.bus_address()))
+        .map_err(|r| anyhow::anyhow!("{r}"))?;
     let budget = TreeBudget::default();
     let walker = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/pyatspi_walk.py");
     println!();
@@ -598,9 +863,12 @@ fn bench_inspect(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox:
             }
             std::thread::sleep(Duration::from_millis(100));
         };
-        let in_process = measure(runs, || atspi.inspect(window, budget).map(|_| ()).map_err(|r| anyhow::anyhow!("{r}")))?;
+        let in_process = measure(runs, || {
+            atspi.inspect(window, budget).map(|_| ()).map_err(|r| anyhow::anyhow!("{r}"))
+        })?;
         let id = window.id.to_string();
-        let cli = measure(runs.min(10), || run_tool(sandbox, glovebox, &["inspect", "--window", &id]))?;
+        let cli =
+            measure(runs.min(10), || run_tool(sandbox, glovebox, &["inspect", "--window", &id]))?;
         let walk = sandbox
             .command("/usr/bin/python3")
             .arg(&walker)
@@ -612,7 +880,10 @@ fn bench_inspect(sandbox: &Sandbox, backend: &X11Backend, runs: usize, glovebox:
         let walk_ms: f64 = walk_ms.parse().unwrap_or(f64::NAN);
         let text = tree.render_text();
         let png = backend
-            .capture_window(&id.parse().map_err(|r| anyhow::anyhow!("{r}"))?, CaptureLimits::default())
+            .capture_window(
+                &id.parse().map_err(|r| anyhow::anyhow!("{r}"))?,
+                CaptureLimits::default(),
+            )
             .map_err(|r| anyhow::anyhow!("{r}"))
             .and_then(|c| c.image.encode_png().map_err(|r| anyhow::anyhow!("{r}")))
             .map(|p| p.len())?;

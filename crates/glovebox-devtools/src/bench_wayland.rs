@@ -25,22 +25,37 @@ pub fn rows(runs: usize) -> Result<()> {
         .stdin(Stdio::null())
         .spawn()
         .context("starting the GTK3 fixture app (python3-gi)")?;
-    let mut config = glovebox_host::HostConfig::new(&format!("wayland:{}", sandbox.socket().display()));
+    let mut config =
+        glovebox_host::HostConfig::new(&format!("wayland:{}", sandbox.socket().display()));
     config.approvals = glovebox_host::Approvals::allow_all();
-    config.runtime_root = glovebox_sandbox::Desktop::runtime_dir(&sandbox).join("glovebox-bench-wayland");
-    config.audit_path = glovebox_sandbox::Desktop::runtime_dir(&sandbox).join("bench-wayland-audit.jsonl");
+    config.runtime_root =
+        glovebox_sandbox::Desktop::runtime_dir(&sandbox).join("glovebox-bench-wayland");
+    config.audit_path =
+        glovebox_sandbox::Desktop::runtime_dir(&sandbox).join("bench-wayland-audit.jsonl");
     config.budget = 10_000;
-    let session = glovebox_wayland::Session::at(sandbox.socket()).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let compositor = glovebox_wayland::WaylandBackend::connect(session.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let host = glovebox_host::Host::open(glovebox_linux::wayland::backends(session, Some(sandbox.bus_address())).map_err(|e| anyhow::anyhow!("{e}"))?, config)
-        .map_err(fail)?;
+    let session =
+        glovebox_wayland::Session::at(sandbox.socket()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let compositor = glovebox_wayland::WaylandBackend::connect(session.clone())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let host = glovebox_host::Host::open(
+        glovebox_linux::wayland::backends(session, Some(sandbox.bus_address()))
+            .map_err(|e| anyhow::anyhow!("{e}"))?,
+        config,
+    )
+    .map_err(fail)?;
     let deadline = Instant::now() + Duration::from_secs(20);
     let window = loop {
-        let ready = std::fs::read_to_string(&state).map(|s| s.contains("\"ready\": true")).unwrap_or(false);
-        let listed = host.list_windows(Some("bench wayland fixture"), 1).ok().and_then(|p| p.windows.into_iter().next());
+        let ready =
+            std::fs::read_to_string(&state).map(|s| s.contains("\"ready\": true")).unwrap_or(false);
+        let listed = host
+            .list_windows(Some("bench wayland fixture"), 1)
+            .ok()
+            .and_then(|p| p.windows.into_iter().next());
         match (ready, listed) {
             (true, Some(w)) => break w.window,
-            _ if Instant::now() > deadline => bail!("the fixture window did not appear on the Wayland sandbox"),
+            _ if Instant::now() > deadline => {
+                bail!("the fixture window did not appear on the Wayland sandbox")
+            }
             _ => std::thread::sleep(Duration::from_millis(50)),
         }
     };
@@ -61,12 +76,25 @@ pub fn rows(runs: usize) -> Result<()> {
         Ok(())
     })?;
     let capture = measure(runs, || {
-        compositor.capture_window(&reference, CaptureLimits::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        compositor
+            .capture_window(&reference, CaptureLimits::default())
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         Ok(())
     })?;
     let seen = host.observe(Some(&reference), false).map_err(fail)?;
-    let submit = seen.tree.root.as_ref().and_then(|r| r.walk().find(|e| e.name == "Submit")).map(|e| e.id).context("no Submit button")?;
-    let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1, modifiers: vec![] };
+    let submit = seen
+        .tree
+        .root
+        .as_ref()
+        .and_then(|r| r.walk().find(|e| e.name == "Submit"))
+        .map(|e| e.id)
+        .context("no Submit button")?;
+    let click = Action::Click {
+        target: Target::Element(submit),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
     let clicked = median(super::gated_clicks(&host, &click, runs)?);
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!("{:<46} {:>9.2} ms ({elements} elements)", "wayland: observe, tree only", ms(tree));
@@ -75,14 +103,21 @@ pub fn rows(runs: usize) -> Result<()> {
     println!("{:<46} {:>9.2} ms", "wayland: gated click (DoAction), unobserved", ms(clicked));
     // The fixture's own count, once its last press is reported (DoAction returns before the handler runs).
     let pressed = || {
-        let reported = std::fs::read_to_string(&state).ok().and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok());
+        let reported = std::fs::read_to_string(&state)
+            .ok()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok());
         reported.as_ref().and_then(|s| s["clicks"]["submit"].as_u64()).unwrap_or(0)
     };
     let settle = Instant::now() + Duration::from_secs(3);
     while pressed() < runs as u64 + 1 && Instant::now() < settle {
         std::thread::sleep(Duration::from_millis(20));
     }
-    println!("{:<46} {:>9} of {}", "wayland: Submit presses the fixture counted", pressed(), runs + 1);
+    println!(
+        "{:<46} {:>9} of {}",
+        "wayland: Submit presses the fixture counted",
+        pressed(),
+        runs + 1
+    );
     let _ = fixture.kill();
     let _ = fixture.wait();
     sandbox.shutdown();

@@ -52,7 +52,11 @@ impl Server {
     fn call(&mut self, method: &str, params: Value) -> anyhow::Result<Value> {
         self.next += 1;
         let id = self.next;
-        writeln!(self.stdin, "{}", json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
+        writeln!(
+            self.stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        )?;
         loop {
             let mut line = String::new();
             if self.stdout.read_line(&mut line)? == 0 {
@@ -72,7 +76,12 @@ impl Server {
 
 fn pid_value(pid: u32, field: &str) -> i64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status.lines().find_map(|l| l.strip_prefix(field)).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok()).unwrap_or(-1)
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(-1)
 }
 
 fn fds(pid: u32) -> i64 {
@@ -82,7 +91,11 @@ fn fds(pid: u32) -> i64 {
 /// SysV segments created by `pid` (glovebox's XShm captures).
 fn shm_segments(pid: u32) -> i64 {
     let table = std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
-    table.lines().skip(1).filter(|l| l.split_whitespace().nth(4).and_then(|c| c.parse::<u32>().ok()) == Some(pid)).count() as i64
+    table
+        .lines()
+        .skip(1)
+        .filter(|l| l.split_whitespace().nth(4).and_then(|c| c.parse::<u32>().ok()) == Some(pid))
+        .count() as i64
 }
 
 fn x_windows(display: &str) -> i64 {
@@ -103,14 +116,28 @@ fn x_windows(display: &str) -> i64 {
 /// The accessibility bus's match rules in all, from the bus's own statistics
 /// (`org.freedesktop.DBus.Debug.Stats`), where the daemon offers them.
 fn match_rules(sandbox: &Sandbox) -> Option<i64> {
-    let address =
-        sandbox.command("dbus-send").args(["--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]).output().ok()?;
+    let address = sandbox
+        .command("dbus-send")
+        .args([
+            "--session",
+            "--print-reply",
+            "--dest=org.a11y.Bus",
+            "/org/a11y/bus",
+            "org.a11y.Bus.GetAddress",
+        ])
+        .output()
+        .ok()?;
     let text = String::from_utf8_lossy(&address.stdout);
     let address = text.split('"').nth(1)?.to_owned();
     let stats = sandbox
         .command("dbus-send")
         .arg(format!("--bus={address}"))
-        .args(["--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Debug.Stats.GetStats"])
+        .args([
+            "--print-reply",
+            "--dest=org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.Debug.Stats.GetStats",
+        ])
         .output()
         .ok()?;
     let text = String::from_utf8_lossy(&stats.stdout);
@@ -130,7 +157,9 @@ fn sample(pid: u32, sandbox: &Sandbox) -> Sample {
 
 fn id_on_line(text: &str, needle: &str) -> Option<String> {
     let line = text.lines().find(|l| l.contains(needle) && l.contains('@'))?;
-    line.split_whitespace().find(|w| w.starts_with("@e")).map(|w| w.trim_start_matches('@').to_owned())
+    line.split_whitespace()
+        .find(|w| w.starts_with("@e"))
+        .map(|w| w.trim_start_matches('@').to_owned())
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -187,7 +216,11 @@ struct Report {
 
 fn soak(calls: usize) -> anyhow::Result<Report> {
     let sandbox = Sandbox::start(SandboxOptions::default()).context("the sandbox desktop")?;
-    let fixture = Fixture::launch(&sandbox, &unique_title("Soak form"), &["--no-password", "--x", "40", "--y", "40"]);
+    let fixture = Fixture::launch(
+        &sandbox,
+        &unique_title("Soak form"),
+        &["--no-password", "--x", "40", "--y", "40"],
+    );
     let home = scratch()?;
     let mut server = start(&sandbox, &home)?;
     let window = format!("{}/{}", fixture.pid(), fixture.title);
@@ -201,7 +234,11 @@ fn soak(calls: usize) -> anyhow::Result<Report> {
         if n == warm_up {
             before = Some(sample(server.child.id(), &sandbox));
         }
-        let element = |name: &str| id_on_line(&tree, name).map(|id| json!({"element": id})).unwrap_or(json!({"element": "e1"}));
+        let element = |name: &str| {
+            id_on_line(&tree, name)
+                .map(|id| json!({"element": id}))
+                .unwrap_or(json!({"element": "e1"}))
+        };
         let (name, arguments) = match n % 12 {
             0 => ("observe", json!({"window": window, "screenshot": false})),
             1 => ("set_value", json!({"target": element("\"Name\""), "text": format!("Soak {n}")})),
@@ -237,7 +274,10 @@ fn soak(calls: usize) -> anyhow::Result<Report> {
         refusals,
         before: before.unwrap_or(after),
         after,
-        first_median_ms: median(latencies[warm_up.min(latencies.len())..(warm_up + tenth).min(latencies.len())].to_vec()),
+        first_median_ms: median(
+            latencies[warm_up.min(latencies.len())..(warm_up + tenth).min(latencies.len())]
+                .to_vec(),
+        ),
         last_median_ms: median(latencies[latencies.len().saturating_sub(tenth)..].to_vec()),
     };
     drop(server.stdin);
@@ -255,13 +295,20 @@ fn broken(report: &Report, bounds: &Bounds) -> Vec<String> {
     let (b, a) = (&report.before, &report.after);
     let mut broken = vec![];
     if a.rss_kib - b.rss_kib > bounds.memory_kib {
-        broken.push(format!("resident memory grew {} KiB (bound {} KiB)", a.rss_kib - b.rss_kib, bounds.memory_kib));
+        broken.push(format!(
+            "resident memory grew {} KiB (bound {} KiB)",
+            a.rss_kib - b.rss_kib,
+            bounds.memory_kib
+        ));
     }
     if a.fds > b.fds {
         broken.push(format!("open file descriptors grew from {} to {}", b.fds, a.fds));
     }
     if a.shm_segments > b.shm_segments {
-        broken.push(format!("shared-memory segments grew from {} to {}", b.shm_segments, a.shm_segments));
+        broken.push(format!(
+            "shared-memory segments grew from {} to {}",
+            b.shm_segments, a.shm_segments
+        ));
     }
     if a.x_windows > b.x_windows {
         broken.push(format!("X windows grew from {} to {}", b.x_windows, a.x_windows));
@@ -292,7 +339,9 @@ fn main() -> std::process::ExitCode {
             "--calls" => calls = args.next().and_then(|v| v.parse().ok()).unwrap_or(calls),
             "--json" => json_out = true,
             // A CI machine runs other suites beside this one: latency is reported, bounded loosely there.
-            "--latency-ratio" => latency_ratio = args.next().and_then(|v| v.parse().ok()).unwrap_or(latency_ratio),
+            "--latency-ratio" => {
+                latency_ratio = args.next().and_then(|v| v.parse().ok()).unwrap_or(latency_ratio)
+            }
             other => {
                 eprintln!("glovebox-soak: unknown argument {other:?} (--calls N, --json, --latency-ratio R)");
                 return std::process::ExitCode::from(2);
@@ -312,8 +361,14 @@ fn main() -> std::process::ExitCode {
         println!("{}", json!({"report": report, "broken": broken}));
     } else {
         let (b, a) = (&report.before, &report.after);
-        println!("{} MCP calls in {:.1} s ({} refused, as the mix intends)", report.calls, report.seconds, report.refusals);
-        println!("resident memory: {} KiB after the warm-up, {} KiB at the end", b.rss_kib, a.rss_kib);
+        println!(
+            "{} MCP calls in {:.1} s ({} refused, as the mix intends)",
+            report.calls, report.seconds, report.refusals
+        );
+        println!(
+            "resident memory: {} KiB after the warm-up, {} KiB at the end",
+            b.rss_kib, a.rss_kib
+        );
         println!(
             "file descriptors: {} -> {}; shared-memory segments: {} -> {}; X windows: {} -> {}",
             b.fds, a.fds, b.shm_segments, a.shm_segments, b.x_windows, a.x_windows
@@ -322,7 +377,10 @@ fn main() -> std::process::ExitCode {
             (Some(rb), Some(ra)) => println!("accessibility bus match rules: {rb} -> {ra}"),
             _ => println!("accessibility bus match rules: the bus offers no statistics"),
         }
-        println!("median latency: {:.2} ms over the first tenth, {:.2} ms over the last", report.first_median_ms, report.last_median_ms);
+        println!(
+            "median latency: {:.2} ms over the first tenth, {:.2} ms over the last",
+            report.first_median_ms, report.last_median_ms
+        );
         for line in &broken {
             println!("BROKEN: {line}");
         }

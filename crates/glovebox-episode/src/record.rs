@@ -82,7 +82,8 @@ mod tests {
 
     #[test]
     fn the_three_verdicts_exit_apart() {
-        let statuses = [Verdict::Passed, Verdict::Failed, Verdict::Errored].map(Verdict::exit_status);
+        let statuses =
+            [Verdict::Passed, Verdict::Failed, Verdict::Errored].map(Verdict::exit_status);
         assert_eq!(statuses, [0, 7, 8]);
         for verdict in [Verdict::Passed, Verdict::Failed, Verdict::Errored] {
             assert_eq!(Verdict::of_exit_status(Some(verdict.exit_status() as i32)), verdict);

@@ -264,7 +264,8 @@ impl Episode {
         let episode: Episode = if json {
             serde_json::from_str(text).map_err(|e| SpecError::Parse(e.to_string()))?
         } else {
-            toml::from_str(text).map_err(|e| SpecError::Parse(e.to_string().trim_end().to_owned()))?
+            toml::from_str(text)
+                .map_err(|e| SpecError::Parse(e.to_string().trim_end().to_owned()))?
         };
         episode.validate()?;
         Ok(episode)
@@ -272,7 +273,8 @@ impl Episode {
 
     /// Reads the spec file at `path` (`.json` is JSON, anything else TOML).
     pub fn load(path: &Path) -> Result<Episode, SpecError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SpecError::Parse(format!("{}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| SpecError::Parse(format!("{}: {e}", path.display())))?;
         Episode::parse(&text, path.extension().is_some_and(|e| e == "json")).map_err(|e| match e {
             SpecError::Parse(message) => SpecError::Parse(format!("{}: {message}", path.display())),
             other => other,
@@ -284,8 +286,13 @@ impl Episode {
         if self.instruction.trim().is_empty() {
             return Err(invalid("instruction", "is empty"));
         }
-        if !(640..=3840).contains(&self.desktop.width) || !(480..=2160).contains(&self.desktop.height) {
-            return Err(invalid("desktop", "width must lie in 640..=3840 and height in 480..=2160"));
+        if !(640..=3840).contains(&self.desktop.width)
+            || !(480..=2160).contains(&self.desktop.height)
+        {
+            return Err(invalid(
+                "desktop",
+                "width must lie in 640..=3840 and height in 480..=2160",
+            ));
         }
         for (i, file) in self.setup.files.iter().enumerate() {
             relative_path(&file.path).map_err(|p| invalid(format!("setup.files[{i}].path"), p))?;
@@ -307,7 +314,10 @@ impl Episode {
                 return Err(invalid("agent.recording", "is empty: name the recording to replay"));
             }
             if self.setup.apps.is_empty() {
-                return Err(invalid("agent", "a recorded agent needs a setup app whose window it replays in"));
+                return Err(invalid(
+                    "agent",
+                    "a recorded agent needs a setup app whose window it replays in",
+                ));
             }
         }
         if let AgentSpec::Scripted { steps } = &self.agent {
@@ -315,7 +325,10 @@ impl Episode {
                 return Err(invalid("agent.steps", "a scripted agent needs at least one step"));
             }
             if steps.len() as u32 > self.limits.steps {
-                return Err(invalid("agent.steps", format!("{} steps exceed limits.steps ({})", steps.len(), self.limits.steps)));
+                return Err(invalid(
+                    "agent.steps",
+                    format!("{} steps exceed limits.steps ({})", steps.len(), self.limits.steps),
+                ));
             }
             for (i, step) in steps.iter().enumerate() {
                 step.validate().map_err(|p| invalid(format!("agent.steps[{i}]"), p))?;
@@ -332,17 +345,32 @@ impl Episode {
             return Err(invalid("limits.budget", "must lie in 1..=1000"));
         }
         if self.oracle.is_empty() {
-            return Err(invalid("oracle", "at least one check is needed: success is decided outside glovebox"));
+            return Err(invalid(
+                "oracle",
+                "at least one check is needed: success is decided outside glovebox",
+            ));
         }
         for (i, check) in self.oracle.iter().enumerate() {
             let field = format!("oracle[{i}]");
             match check {
-                Check::File { path, .. } if path.trim().is_empty() => return Err(invalid(field + ".path", "is empty")),
-                Check::Command { run, .. } if run.first().is_none_or(|p| p.trim().is_empty()) => return Err(invalid(field + ".run", "names no program")),
-                Check::AppExit { app, .. } if *app >= self.setup.apps.len() => {
-                    return Err(invalid(field + ".app", format!("there is no setup.apps[{app}] ({} app(s) set up)", self.setup.apps.len())))
+                Check::File { path, .. } if path.trim().is_empty() => {
+                    return Err(invalid(field + ".path", "is empty"))
                 }
-                Check::Accessible { on, .. } => on.validate().map_err(|p| invalid(field + ".on", p))?,
+                Check::Command { run, .. } if run.first().is_none_or(|p| p.trim().is_empty()) => {
+                    return Err(invalid(field + ".run", "names no program"))
+                }
+                Check::AppExit { app, .. } if *app >= self.setup.apps.len() => {
+                    return Err(invalid(
+                        field + ".app",
+                        format!(
+                            "there is no setup.apps[{app}] ({} app(s) set up)",
+                            self.setup.apps.len()
+                        ),
+                    ))
+                }
+                Check::Accessible { on, .. } => {
+                    on.validate().map_err(|p| invalid(field + ".on", p))?
+                }
                 _ => {}
             }
         }
@@ -362,9 +390,13 @@ impl ElementAddress {
 impl Step {
     fn validate(&self) -> Result<(), String> {
         match self {
-            Step::Click { on } | Step::SetValue { on, .. } | Step::Select { on, .. } => on.validate().map_err(|p| format!("on: {p}")),
+            Step::Click { on } | Step::SetValue { on, .. } | Step::Select { on, .. } => {
+                on.validate().map_err(|p| format!("on: {p}"))
+            }
             Step::Type { text } if text.is_empty() => Err("text: is empty".into()),
-            Step::Wait { seconds } if !(seconds.is_finite() && (0.5..=5.0).contains(seconds)) => Err("seconds: must lie in 0.5..=5".into()),
+            Step::Wait { seconds } if !(seconds.is_finite() && (0.5..=5.0).contains(seconds)) => {
+                Err("seconds: must lie in 0.5..=5".into())
+            }
             _ => Ok(()),
         }
     }
@@ -414,11 +446,20 @@ text = { contains = "\"name\": \"Ada\"" }
         assert_eq!(episode.limits, Limits::default());
         assert_eq!(episode.setup.apps[0].timeout_secs, 30.0);
         let AgentSpec::Scripted { steps } = &episode.agent else { panic!("scripted") };
-        assert_eq!(steps[0], Step::SetValue { on: ElementAddress { role: Some(Role::Text), name: Some("Name".into()) }, text: "Ada".into() });
+        assert_eq!(
+            steps[0],
+            Step::SetValue {
+                on: ElementAddress { role: Some(Role::Text), name: Some("Name".into()) },
+                text: "Ada".into()
+            }
+        );
         assert!(matches!(&steps[2], Step::Key { combo } if combo.to_string() == "ctrl+s"));
         assert!(matches!(&episode.oracle[0], Check::File { text: TextMatch::Contains(_), .. }));
         // The same spec as JSON reads the same.
-        assert_eq!(Episode::parse(&serde_json::to_string(&episode).unwrap(), true).unwrap(), episode);
+        assert_eq!(
+            Episode::parse(&serde_json::to_string(&episode).unwrap(), true).unwrap(),
+            episode
+        );
     }
 
     fn refused(text: &str) -> String {
@@ -428,23 +469,42 @@ text = { contains = "\"name\": \"Ada\"" }
     #[test]
     fn unknown_fields_are_refused_by_name_at_every_level() {
         assert!(refused(&FORM.replace("instruction =", "instructions =")).contains("instructions"));
-        assert!(refused(&FORM.replace("window = \"demo form\"", "window = \"demo form\"\nwait = 3")).contains("wait"));
-        assert!(refused(&FORM.replace("name = \"Name\" }, text", "nmae = \"Name\" }, text")).contains("nmae"));
-        assert!(refused(&FORM.replace("path = \"state.json\"", "path = \"state.json\"\nexpect = 1")).contains("expect"));
-        assert!(refused(&FORM.replace("role = \"push button\"", "role = \"pushbutton\"")).contains("pushbutton"));
+        assert!(refused(
+            &FORM.replace("window = \"demo form\"", "window = \"demo form\"\nwait = 3")
+        )
+        .contains("wait"));
+        assert!(refused(&FORM.replace("name = \"Name\" }, text", "nmae = \"Name\" }, text"))
+            .contains("nmae"));
+        assert!(refused(
+            &FORM.replace("path = \"state.json\"", "path = \"state.json\"\nexpect = 1")
+        )
+        .contains("expect"));
+        assert!(refused(&FORM.replace("role = \"push button\"", "role = \"pushbutton\""))
+            .contains("pushbutton"));
         assert!(refused(&FORM.replace("do = \"click\"", "do = \"tap\"")).contains("tap"));
     }
 
     #[test]
     fn a_recorded_agent_names_its_recording_and_replays_in_a_setup_app() {
         let scripted = &FORM[FORM.find("[agent]").unwrap()..FORM.find("[[oracle]]").unwrap()];
-        let recorded = FORM.replace(scripted, "[agent]\nkind = \"recorded\"\nrecording = \"form.jsonl\"\n\n");
+        let recorded =
+            FORM.replace(scripted, "[agent]\nkind = \"recorded\"\nrecording = \"form.jsonl\"\n\n");
         let episode = Episode::parse(&recorded, false).unwrap();
         assert_eq!(episode.agent, AgentSpec::Recorded { recording: "form.jsonl".into() });
-        assert_eq!(refused(&recorded.replace("\"form.jsonl\"", "\" \"")), "agent.recording: is empty: name the recording to replay");
+        assert_eq!(
+            refused(&recorded.replace("\"form.jsonl\"", "\" \"")),
+            "agent.recording: is empty: name the recording to replay"
+        );
         let apps_start = recorded.find("[[setup.apps]]").unwrap();
-        let without_apps = format!("{}{}", &recorded[..apps_start], &recorded[recorded.find("[agent]").unwrap()..]);
-        assert_eq!(refused(&without_apps), "agent: a recorded agent needs a setup app whose window it replays in");
+        let without_apps = format!(
+            "{}{}",
+            &recorded[..apps_start],
+            &recorded[recorded.find("[agent]").unwrap()..]
+        );
+        assert_eq!(
+            refused(&without_apps),
+            "agent: a recorded agent needs a setup app whose window it replays in"
+        );
     }
 
     #[test]
@@ -452,21 +512,42 @@ text = { contains = "\"name\": \"Ada\"" }
         let without = &FORM[..FORM.find("[[oracle]]").unwrap()];
         assert!(refused(without).contains("oracle"), "{}", refused(without));
         let empty = format!("oracle = []\n{without}");
-        assert_eq!(refused(&empty), "oracle: at least one check is needed: success is decided outside glovebox");
+        assert_eq!(
+            refused(&empty),
+            "oracle: at least one check is needed: success is decided outside glovebox"
+        );
     }
 
     #[test]
     fn values_out_of_range_and_paths_outside_the_directory_are_refused_naming_the_field() {
-        let with_file = FORM.replace("[[setup.apps]]", "[[setup.files]]\npath = \"../escape.txt\"\ncontent = \"x\"\n\n[[setup.apps]]");
+        let with_file = FORM.replace(
+            "[[setup.apps]]",
+            "[[setup.files]]\npath = \"../escape.txt\"\ncontent = \"x\"\n\n[[setup.apps]]",
+        );
         assert!(refused(&with_file).starts_with("setup.files[0].path: "));
-        let absolute = FORM.replace("[[setup.apps]]", "[[setup.files]]\npath = \"/etc/passwd\"\ncontent = \"x\"\n\n[[setup.apps]]");
+        let absolute = FORM.replace(
+            "[[setup.apps]]",
+            "[[setup.files]]\npath = \"/etc/passwd\"\ncontent = \"x\"\n\n[[setup.apps]]",
+        );
         assert!(refused(&absolute).starts_with("setup.files[0].path: "));
-        assert!(refused(&FORM.replace("window = \"demo form\"", "window = \"demo form\"\ntimeout_secs = 0")).starts_with("setup.apps[0].timeout_secs"));
-        assert!(refused(&format!("{FORM}\n[limits]\nsteps = 2\n")).starts_with("agent.steps: 3 steps exceed limits.steps (2)"));
-        assert!(refused(&format!("{FORM}\n[limits]\nseconds = 1e9\n")).starts_with("limits.seconds"));
+        assert!(refused(
+            &FORM.replace("window = \"demo form\"", "window = \"demo form\"\ntimeout_secs = 0")
+        )
+        .starts_with("setup.apps[0].timeout_secs"));
+        assert!(refused(&format!("{FORM}\n[limits]\nsteps = 2\n"))
+            .starts_with("agent.steps: 3 steps exceed limits.steps (2)"));
+        assert!(
+            refused(&format!("{FORM}\n[limits]\nseconds = 1e9\n")).starts_with("limits.seconds")
+        );
         assert!(refused(&format!("{FORM}\n[desktop]\nwidth = 10\n")).starts_with("desktop:"));
-        assert!(refused(&format!("{FORM}\n[[oracle]]\nkind = \"app_exit\"\napp = 4\n")).starts_with("oracle[1].app: there is no setup.apps[4]"));
-        assert!(refused(&FORM.replace("{ do = \"key\", combo = \"ctrl+s\" }", "{ do = \"key\", combo = \"ctrl+nokey\" }")).contains("nokey"));
-        assert!(refused(&FORM.replace("on = { role = \"text\", name = \"Name\" }", "on = {}")).starts_with("agent.steps[0]: on: names neither"));
+        assert!(refused(&format!("{FORM}\n[[oracle]]\nkind = \"app_exit\"\napp = 4\n"))
+            .starts_with("oracle[1].app: there is no setup.apps[4]"));
+        assert!(refused(&FORM.replace(
+            "{ do = \"key\", combo = \"ctrl+s\" }",
+            "{ do = \"key\", combo = \"ctrl+nokey\" }"
+        ))
+        .contains("nokey"));
+        assert!(refused(&FORM.replace("on = { role = \"text\", name = \"Name\" }", "on = {}"))
+            .starts_with("agent.steps[0]: on: names neither"));
     }
 }

@@ -95,10 +95,20 @@ const NASTY: &[&str] = &[
 pub fn text(rng: &mut Rng) -> String {
     match rng.below(6) {
         0 | 1 => rng.pick(NASTY).to_string(),
-        2 => (0..rng.below(4) + 1).map(|_| *rng.pick(NASTY)).collect::<Vec<_>>().join(*rng.pick(&["+", " ", "/", ""])),
-        3 => (0..rng.below(24)).map(|_| char::from_u32(rng.below(0x3000) as u32).unwrap_or('?')).collect(),
+        2 => (0..rng.below(4) + 1)
+            .map(|_| *rng.pick(NASTY))
+            .collect::<Vec<_>>()
+            .join(*rng.pick(&["+", " ", "/", ""])),
+        3 => (0..rng.below(24))
+            .map(|_| char::from_u32(rng.below(0x3000) as u32).unwrap_or('?'))
+            .collect(),
         4 => (0..rng.below(12))
-            .map(|_| *rng.pick(&["a", "ctrl", "shift", "alt", "super", "Enter", "F13", "F0", "Tab", "+", "x", "1"]))
+            .map(|_| {
+                *rng.pick(&[
+                    "a", "ctrl", "shift", "alt", "super", "Enter", "F13", "F0", "Tab", "+", "x",
+                    "1",
+                ])
+            })
             .collect::<Vec<_>>()
             .join("+"),
         _ => rng.pick(&["a", "é", "🦀", "x"]).repeat(rng.below(12_000) as usize + 1),
@@ -128,9 +138,29 @@ pub fn value(rng: &mut Rng, depth: u32) -> Value {
         3 => Value::String(text(rng)),
         4 => Value::Array((0..rng.below(5)).map(|_| value(rng, depth - 1)).collect()),
         _ => {
-            let keys =
-                ["action", "type", "name", "id", "x", "y", "text", "target", "coordinate", "args", "input", "keys", "kind", "decision", "element", "point"];
-            Value::Object((0..rng.below(5)).map(|_| ((*rng.pick(&keys)).to_owned(), value(rng, depth - 1))).collect())
+            let keys = [
+                "action",
+                "type",
+                "name",
+                "id",
+                "x",
+                "y",
+                "text",
+                "target",
+                "coordinate",
+                "args",
+                "input",
+                "keys",
+                "kind",
+                "decision",
+                "element",
+                "point",
+            ];
+            Value::Object(
+                (0..rng.below(5))
+                    .map(|_| ((*rng.pick(&keys)).to_owned(), value(rng, depth - 1)))
+                    .collect(),
+            )
         }
     }
 }
@@ -150,7 +180,11 @@ fn mutate_once(rng: &mut Rng, v: &mut Value, depth: u32) {
     if depth < 6 && rng.chance(2) {
         match v {
             Value::Object(map) if !map.is_empty() => {
-                let key = map.keys().nth(rng.below(map.len() as u64) as usize).cloned().unwrap_or_default();
+                let key = map
+                    .keys()
+                    .nth(rng.below(map.len() as u64) as usize)
+                    .cloned()
+                    .unwrap_or_default();
                 if let Some(child) = map.get_mut(&key) {
                     return mutate_once(rng, child, depth + 1);
                 }
@@ -168,7 +202,9 @@ fn mutate_once(rng: &mut Rng, v: &mut Value, depth: u32) {
         2 => *v = Value::String(text(rng)),
         3 => {
             if let Value::Object(map) = v {
-                if let Some(key) = map.keys().nth(rng.below(map.len().max(1) as u64) as usize).cloned() {
+                if let Some(key) =
+                    map.keys().nth(rng.below(map.len().max(1) as u64) as usize).cloned()
+                {
                     map.remove(&key);
                 }
             }
@@ -222,7 +258,10 @@ impl Budget {
     /// the default seed.
     pub fn from_env(cases: u64) -> Budget {
         let read = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok());
-        Budget { cases: read("GLOVEBOX_FUZZ_CASES").unwrap_or(cases), seed: read("GLOVEBOX_FUZZ_SEED").unwrap_or(DEFAULT_SEED) }
+        Budget {
+            cases: read("GLOVEBOX_FUZZ_CASES").unwrap_or(cases),
+            seed: read("GLOVEBOX_FUZZ_SEED").unwrap_or(DEFAULT_SEED),
+        }
     }
 }
 
@@ -231,7 +270,12 @@ impl Budget {
 /// outside the contract); a panic or a case over [`CASE_DEADLINE`] is a
 /// failure too. Panics at the end with every failure's case seed and
 /// input, so `GLOVEBOX_FUZZ_SEED` reproduces them. Prints cases and time.
-pub fn run<I: std::fmt::Debug>(name: &str, budget: Budget, generate: impl Fn(&mut Rng) -> I, target: impl Fn(&I) -> Result<(), String>) {
+pub fn run<I: std::fmt::Debug>(
+    name: &str,
+    budget: Budget,
+    generate: impl Fn(&mut Rng) -> I,
+    target: impl Fn(&I) -> Result<(), String>,
+) {
     let started = Instant::now();
     let mut failures = vec![];
     for case in 0..budget.cases {
@@ -246,7 +290,11 @@ pub fn run<I: std::fmt::Debug>(name: &str, budget: Budget, generate: impl Fn(&mu
             Ok(Err(why)) => why,
             Err(panic) => format!(
                 "panicked: {}",
-                panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+                panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default()
             ),
         };
         let failure: String = failure.chars().take(600).collect();
@@ -256,8 +304,18 @@ pub fn run<I: std::fmt::Debug>(name: &str, budget: Budget, generate: impl Fn(&mu
             break;
         }
     }
-    println!("fuzz {name}: {} cases in {:.2} s (seed {})", budget.cases, started.elapsed().as_secs_f64(), budget.seed);
-    assert!(failures.is_empty(), "fuzz {name}: {} failure(s):\n{}", failures.len(), failures.join("\n"));
+    println!(
+        "fuzz {name}: {} cases in {:.2} s (seed {})",
+        budget.cases,
+        started.elapsed().as_secs_f64(),
+        budget.seed
+    );
+    assert!(
+        failures.is_empty(),
+        "fuzz {name}: {} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[cfg(test)]
@@ -268,7 +326,14 @@ mod tests {
     fn the_same_seed_gives_the_same_cases() {
         let make = |seed| {
             let mut rng = Rng::new(seed);
-            (0..50).map(|_| mutate(&mut rng, &json!({"action": "click", "target": {"point": {"x": 1, "y": 2}}}))).collect::<Vec<_>>()
+            (0..50)
+                .map(|_| {
+                    mutate(
+                        &mut rng,
+                        &json!({"action": "click", "target": {"point": {"x": 1, "y": 2}}}),
+                    )
+                })
+                .collect::<Vec<_>>()
         };
         assert_eq!(make(7), make(7));
         assert_ne!(make(7), make(8));
@@ -276,9 +341,23 @@ mod tests {
 
     #[test]
     fn failures_are_reported_not_swallowed() {
-        let caught = catch_unwind(|| run("always fails", Budget { cases: 3, seed: 1 }, |rng| rng.below(10), |_| Err("broken".into())));
+        let caught = catch_unwind(|| {
+            run(
+                "always fails",
+                Budget { cases: 3, seed: 1 },
+                |rng| rng.below(10),
+                |_| Err("broken".into()),
+            )
+        });
         assert!(caught.is_err());
-        let caught = catch_unwind(|| run("panics", Budget { cases: 3, seed: 1 }, |rng| rng.below(10), |n| if *n < 100 { panic!("boom") } else { Ok(()) }));
+        let caught = catch_unwind(|| {
+            run(
+                "panics",
+                Budget { cases: 3, seed: 1 },
+                |rng| rng.below(10),
+                |n| if *n < 100 { panic!("boom") } else { Ok(()) },
+            )
+        });
         assert!(caught.is_err());
         run("passes", Budget { cases: 20, seed: 1 }, |rng| value(rng, 3), |_| Ok(()));
     }

@@ -6,7 +6,10 @@
 pub fn loopback(authority: &str) -> bool {
     let host = match authority.strip_prefix('[') {
         Some(rest) => rest.split(']').next().unwrap_or_default(),
-        None => authority.rsplit_once(':').map(|(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { authority }).unwrap_or(authority),
+        None => authority
+            .rsplit_once(':')
+            .map(|(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { authority })
+            .unwrap_or(authority),
     };
     matches!(host.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "::1")
 }
@@ -30,10 +33,23 @@ mod tests {
 
     #[test]
     fn only_loopback_authorities_pass_and_secrets_compare_whole() {
-        assert!(loopback("127.0.0.1:8000") && loopback("localhost") && loopback("[::1]:1") && loopback("LOCALHOST:80"));
-        assert!(!loopback("evil.example:8000") && !loopback("127.0.0.1.evil.example") && !loopback("localhost.evil.example"));
+        assert!(
+            loopback("127.0.0.1:8000")
+                && loopback("localhost")
+                && loopback("[::1]:1")
+                && loopback("LOCALHOST:80")
+        );
+        assert!(
+            !loopback("evil.example:8000")
+                && !loopback("127.0.0.1.evil.example")
+                && !loopback("localhost.evil.example")
+        );
         assert!(same_secret(b"abc", b"abc"));
-        assert!(!same_secret(b"abc", b"abd") && !same_secret(b"abc", b"abcd") && !same_secret(b"", b"a"));
+        assert!(
+            !same_secret(b"abc", b"abd")
+                && !same_secret(b"abc", b"abcd")
+                && !same_secret(b"", b"a")
+        );
         let (a, b) = (new_token().unwrap(), new_token().unwrap());
         assert!(a.len() == 32 && a != b && a.bytes().all(|c| c.is_ascii_hexdigit()));
     }

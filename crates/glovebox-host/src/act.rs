@@ -13,9 +13,12 @@ use crate::backend::Gated;
 use crate::decide::{self, InputFacts, InputPlan};
 use crate::frames::FrameRecord;
 use crate::grant::State;
-use crate::{refuse, ActOutcome, ActRequest, ApprovalRequest, Host, LookAfter, ObserveRequest, Settled};
+use crate::{
+    refuse, ActOutcome, ActRequest, ApprovalRequest, Host, LookAfter, ObserveRequest, Settled,
+};
 use glovebox_model::{
-    AccessibilityTree, Action, ApprovalClass, CaptureMode, DeliveryMode, Desktop, ErrorCode, FrameId, Refusal, Role, Target, TreeDiff, WindowInfo,
+    AccessibilityTree, Action, ApprovalClass, CaptureMode, DeliveryMode, Desktop, ErrorCode,
+    FrameId, Refusal, Role, Target, TreeDiff, WindowInfo,
 };
 use glovebox_platform::{Delivery, Reach, Receipt, ResolvedTarget};
 
@@ -86,7 +89,8 @@ impl Host {
             LookAfter::Tree { screenshot } => Some(screenshot),
             LookAfter::Nothing => None,
         };
-        let result = self.act_locked(&mut state, request.frame, &request.action, request.mode, screenshot);
+        let result =
+            self.act_locked(&mut state, request.frame, &request.action, request.mode, screenshot);
         result.map_err(|e| self.refused(&state, Some(&request.action), e))
     }
 
@@ -95,7 +99,8 @@ impl Host {
     /// prompt of that class. Consequential targets the prompt did not show,
     /// and foreground delivery, still ask one by one.
     pub fn approve_span(&self, span: Span) -> Result<Host, Refusal> {
-        let names: Vec<String> = span.targets.iter().map(|(_, n)| n.clone()).filter(|n| !n.is_empty()).collect();
+        let names: Vec<String> =
+            span.targets.iter().map(|(_, n)| n.clone()).filter(|n| !n.is_empty()).collect();
         let checked = (|| {
             self.inner.config.check_enabled()?;
             if span.class != ApprovalClass::Observe {
@@ -103,12 +108,18 @@ impl Host {
             }
             let verdict = self.inner.config.approvals.verdict(span.class, &names);
             let mut request = ApprovalRequest::call(span.class, span.actions.clone());
-            request.window = self.grant_status().and_then(|g| Some(format!("{} ({})", g.target_app?, g.target?)));
+            request.window = self
+                .grant_status()
+                .and_then(|g| Some(format!("{} ({})", g.target_app?, g.target?)));
             request.targets = span.targets.clone();
             request.text_characters = span.text_characters;
             request.detail = span.detail.clone();
             match verdict.policy {
-                glovebox_model::Policy::Prompt if span.started_by_user && verdict.escalation.is_none() => Ok(()),
+                glovebox_model::Policy::Prompt
+                    if span.started_by_user && verdict.escalation.is_none() =>
+                {
+                    Ok(())
+                }
                 _ => self.approve(request, &names),
             }
         })();
@@ -121,15 +132,30 @@ impl Host {
     /// Puts a provider's safety check on a proposed step to the user; only
     /// an explicit yes acknowledges it, whatever the configuration says, and
     /// no prompt channel fails closed (`COMPUTER_SAFETY_CHECK_UNACKNOWLEDGED`).
-    pub fn acknowledge_safety_check(&self, id: &str, code: Option<&str>, message: Option<&str>, step: &[String]) -> Result<(), Refusal> {
-        let subject =
-            crate::Subject::SafetyCheck { id: id.to_owned(), code: code.map(str::to_owned), message: message.map(str::to_owned), step: step.to_vec() };
+    pub fn acknowledge_safety_check(
+        &self,
+        id: &str,
+        code: Option<&str>,
+        message: Option<&str>,
+        step: &[String],
+    ) -> Result<(), Refusal> {
+        let subject = crate::Subject::SafetyCheck {
+            id: id.to_owned(),
+            code: code.map(str::to_owned),
+            message: message.map(str::to_owned),
+            step: step.to_vec(),
+        };
         let mut request = ApprovalRequest::call(ApprovalClass::Input, vec![]);
         request.subject = subject;
-        request.window = self.grant_status().and_then(|g| Some(format!("{} ({})", g.target_app?, g.target?)));
+        request.window =
+            self.grant_status().and_then(|g| Some(format!("{} ({})", g.target_app?, g.target?)));
         let result = self.ask(&request);
         let mut record = crate::audit::AuditRecord::new("safety-check");
-        record.detail = Some(format!("{id} ({}): {}", code.unwrap_or("no code"), if result.is_ok() { "acknowledged by the user" } else { "not acknowledged" }));
+        record.detail = Some(format!(
+            "{id} ({}): {}",
+            code.unwrap_or("no code"),
+            if result.is_ok() { "acknowledged by the user" } else { "not acknowledged" }
+        ));
         self.audit(record);
         result
     }
@@ -153,7 +179,13 @@ impl Host {
             // Stop pressed while the action settled: no more looking at the window.
             if self.stopped() {
                 self.revoke_locked(state, "stopped by the user");
-                return (Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop after this action was delivered")), None);
+                return (
+                    Err(refuse(
+                        ErrorCode::StoppedByUser,
+                        "the user pressed Stop after this action was delivered",
+                    )),
+                    None,
+                );
             }
             let next = self.observe_target(state, window, request);
             let changes = next.as_ref().ok().map(|n| TreeDiff::between(before, &n.tree));
@@ -174,11 +206,23 @@ impl Host {
 
     /// Frame `frame_id` if it is the bound window's newest, of the grant's
     /// revision and not expired (an expired one ends here).
-    pub(crate) fn newest_frame(&self, state: &mut State, frame_id: FrameId) -> Result<FrameRecord, Refusal> {
+    pub(crate) fn newest_frame(
+        &self,
+        state: &mut State,
+        frame_id: FrameId,
+    ) -> Result<FrameRecord, Refusal> {
         use decide::freshness::{FrameNow, GrantNow, Stale};
         let ttl = self.inner.config.frame_ttl;
-        let grant = state.grant.as_ref().map(|g| GrantNow { revision: g.revision, bound: g.target.as_ref().map(|t| t.id) });
-        let frame = state.frames.get(frame_id).map(|f| (FrameNow { revision: f.revision, window: f.window, age: f.created.elapsed() }, f.clone()));
+        let grant = state
+            .grant
+            .as_ref()
+            .map(|g| GrantNow { revision: g.revision, bound: g.target.as_ref().map(|t| t.id) });
+        let frame = state.frames.get(frame_id).map(|f| {
+            (
+                FrameNow { revision: f.revision, window: f.window, age: f.created.elapsed() },
+                f.clone(),
+            )
+        });
         decide::freshness::check_frame(grant, frame, ttl).map_err(|stale| {
             if stale == Stale::Expired {
                 state.frames.end(frame_id);
@@ -200,18 +244,32 @@ impl Host {
         action.validate()?;
         let grant = self.ensure_grant(state, false)?;
         let on_agent_display = grant.target.as_ref().is_some_and(|t| t.desktop == Desktop::Agent);
-        let facts = InputFacts { on_agent_display, allow_foreground: self.inner.config.allow_foreground, budget_left: grant.budget_left };
+        let facts = InputFacts {
+            on_agent_display,
+            allow_foreground: self.inner.config.allow_foreground,
+            budget_left: grant.budget_left,
+        };
         let reach = decide::admit(facts, mode)?;
         let frame = self.newest_frame(state, frame_id)?;
-        let InputPlan { targets, described, mut approval } = decide::plan_input(reach, frame_id, &frame, action)?;
+        let InputPlan { targets, described, mut approval } =
+            decide::plan_input(reach, frame_id, &frame, action)?;
         // The approval sees exactly these targets of exactly this frame.
-        approval.window = state.grant.as_ref().and_then(|g| g.target.as_ref()).map(Host::window_label);
-        let names: Vec<String> = described.iter().map(|(_, n)| n.clone()).filter(|n| !n.is_empty()).collect();
+        approval.window =
+            state.grant.as_ref().and_then(|g| g.target.as_ref()).map(Host::window_label);
+        let names: Vec<String> =
+            described.iter().map(|(_, n)| n.clone()).filter(|n| !n.is_empty()).collect();
         self.approve_unlocked(state, approval, &names)?;
         // Other calls ran while the person was asked: the frame must still be
         // the newest of the same grant (an input since ended it), with an action left.
         let grant = self.ensure_grant(state, false)?;
-        decide::admit(InputFacts { on_agent_display, allow_foreground: self.inner.config.allow_foreground, budget_left: grant.budget_left }, mode)?;
+        decide::admit(
+            InputFacts {
+                on_agent_display,
+                allow_foreground: self.inner.config.allow_foreground,
+                budget_left: grant.budget_left,
+            },
+            mode,
+        )?;
         self.newest_frame(state, frame_id)?;
         let window = self.current_target(state)?;
         decide::check_basis(frame_id, &frame, &window)?;
@@ -224,10 +282,15 @@ impl Host {
             return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
         }
         let Some(input) = &b.input else {
-            return Err(refuse(ErrorCode::BackgroundUnavailable, "this platform has no background input route yet"));
+            return Err(refuse(
+                ErrorCode::BackgroundUnavailable,
+                "this platform has no background input route yet",
+            ));
         };
         // The drawn cursor is on the user's desktop; the agent display is watched on the indicator page.
-        if let Some(at) = targets.first().and_then(ResolvedTarget::point).filter(|_| !on_agent_display) {
+        if let Some(at) =
+            targets.first().and_then(ResolvedTarget::point).filter(|_| !on_agent_display)
+        {
             self.aim_cursor(at);
         }
         if observe_after.is_some() {
@@ -267,15 +330,22 @@ impl Host {
         self.audit(record);
         let (next, changes, settled) = match observe_after {
             Some(screenshot) => {
-                let pixels = state.grant.as_ref().is_some_and(|g| g.capture == CaptureMode::A11yAndPixels);
-                let request = ObserveRequest { screenshot: screenshot && pixels, marks: false, fit: None };
-                let limits = if delivery.receipt == Receipt::Acknowledged { SETTLE_ACKNOWLEDGED } else { SETTLE };
+                let pixels =
+                    state.grant.as_ref().is_some_and(|g| g.capture == CaptureMode::A11yAndPixels);
+                let request =
+                    ObserveRequest { screenshot: screenshot && pixels, marks: false, fit: None };
+                let limits = if delivery.receipt == Receipt::Acknowledged {
+                    SETTLE_ACKNOWLEDGED
+                } else {
+                    SETTLE
+                };
                 self.observe_settled(state, &window, request, &frame.tree, limits)
             }
             None => (Err(decide::freshness::no_look_after()), None, Settled::Unwatched),
         };
         // No look after it because the application is busy: what it was sent is still running.
-        let unanswered = next.as_ref().is_err_and(|r| r.code == ErrorCode::Timeout) && delivery.receipt != Receipt::Pending;
+        let unanswered = next.as_ref().is_err_and(|r| r.code == ErrorCode::Timeout)
+            && delivery.receipt != Receipt::Pending;
         let delivery = match unanswered && self.inner.backends.accessibility.working(&window) {
             true => Delivery { receipt: Receipt::Pending, ..delivery },
             false => delivery,
@@ -292,8 +362,17 @@ impl Host {
     }
 
     /// Adds a delivered action to its grant's recording, when recording is on.
-    fn record_delivered(&self, state: &State, window: &WindowInfo, action: &Action, tree: &AccessibilityTree, changes: Option<&TreeDiff>) {
-        let (crate::Recording::On { dir, text }, Some(grant)) = (&self.inner.config.recording, state.grant.as_ref()) else {
+    fn record_delivered(
+        &self,
+        state: &State,
+        window: &WindowInfo,
+        action: &Action,
+        tree: &AccessibilityTree,
+        changes: Option<&TreeDiff>,
+    ) {
+        let (crate::Recording::On { dir, text }, Some(grant)) =
+            (&self.inner.config.recording, state.grant.as_ref())
+        else {
             return;
         };
         let mut recorder = self.inner.recorder.lock().unwrap_or_else(|p| p.into_inner());
@@ -303,8 +382,13 @@ impl Host {
                 Err(e) => return self.recording_failed(grant, &e),
             }
         }
-        let address = crate::recording::WindowAddress { app: window.app.clone(), title: window.title.clone() };
-        if let Some(Err(e)) = recorder.as_mut().map(|(_, r)| r.record(address, action, tree, changes)) {
+        let address = crate::recording::WindowAddress {
+            app: window.app.clone(),
+            title: window.title.clone(),
+        };
+        if let Some(Err(e)) =
+            recorder.as_mut().map(|(_, r)| r.record(address, action, tree, changes))
+        {
             self.recording_failed(grant, &e);
         }
     }

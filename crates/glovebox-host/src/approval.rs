@@ -33,20 +33,38 @@ impl Approvals {
             ApprovalMode::AlwaysAsk => [Policy::Prompt; 3],
             ApprovalMode::Custom => custom,
         };
-        Approvals { observe, input, foreground, consequential: consequential.iter().map(|t| t.trim().to_lowercase()).filter(|t| !t.is_empty()).collect() }
+        Approvals {
+            observe,
+            input,
+            foreground,
+            consequential: consequential
+                .iter()
+                .map(|t| t.trim().to_lowercase())
+                .filter(|t| !t.is_empty())
+                .collect(),
+        }
     }
 
     /// Every class allowed and nothing consequential: for tests and
     /// embedders that approve elsewhere.
     pub fn allow_all() -> Approvals {
-        Approvals { observe: Policy::Allow, input: Policy::Allow, foreground: Policy::Allow, consequential: vec![] }
+        Approvals {
+            observe: Policy::Allow,
+            input: Policy::Allow,
+            foreground: Policy::Allow,
+            consequential: vec![],
+        }
     }
 
     /// The consequential term `name` reads like, if any (words, not substrings).
     pub fn consequential_term(&self, name: &str) -> Option<&str> {
         let lower = name.to_lowercase();
-        let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-        self.consequential.iter().find(|term| words.iter().any(|w| w.starts_with(term.as_str()))).map(String::as_str)
+        let words: Vec<&str> =
+            lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+        self.consequential
+            .iter()
+            .find(|term| words.iter().any(|w| w.starts_with(term.as_str())))
+            .map(String::as_str)
     }
 
     fn class_policy(&self, class: ApprovalClass) -> Policy {
@@ -63,8 +81,12 @@ impl Approvals {
         if class == ApprovalClass::Observe || base == Policy::Deny {
             return Verdict { policy: base, escalation: None, escalated_by: None };
         }
-        match names.iter().find_map(|n| self.consequential_term(n).map(|t| (n.clone(), format!("{n:?} reads like {t:?}")))) {
-            Some((name, why)) => Verdict { policy: Policy::Prompt, escalation: Some(why), escalated_by: Some(name) },
+        match names.iter().find_map(|n| {
+            self.consequential_term(n).map(|t| (n.clone(), format!("{n:?} reads like {t:?}")))
+        }) {
+            Some((name, why)) => {
+                Verdict { policy: Policy::Prompt, escalation: Some(why), escalated_by: Some(name) }
+            }
             None => Verdict { policy: base, escalation: None, escalated_by: None },
         }
     }
@@ -168,7 +190,12 @@ impl ApprovalRequest {
         let window = self.window.as_deref().unwrap_or("the bound window");
         let mut text = match &self.subject {
             Subject::Call { class, actions } => {
-                let on = self.targets.iter().map(|(role, name)| format!("{role} {name:?}")).collect::<Vec<_>>().join(" and ");
+                let on = self
+                    .targets
+                    .iter()
+                    .map(|(role, name)| format!("{role} {name:?}"))
+                    .collect::<Vec<_>>()
+                    .join(" and ");
                 let mut text = format!("glovebox wants to {} ", actions.join(", then "));
                 if !on.is_empty() {
                     text.push_str(&format!("on {on} "));
@@ -237,7 +264,9 @@ impl ShownText {
         let more = if more > 0 { format!(" and {more} more character(s)") } else { String::new() };
         let why = match self.why {
             ShownBecause::Terminal => "into a terminal",
-            ShownBecause::NoTree => "into a window that does not say what it is (no accessibility tree)",
+            ShownBecause::NoTree => {
+                "into a window that does not say what it is (no accessibility tree)"
+            }
         };
         // Escaped, so a newline or a control character is seen, not acted on.
         format!(" {why}: \"{}\"{more}", shown.escape_debug())
@@ -285,8 +314,12 @@ impl Approver for StatedAcknowledgements {
     fn ask(&self, request: &ApprovalRequest) -> Answer {
         match &request.subject {
             Subject::SafetyCheck { id, .. } if self.0.contains(id) => Answer::Approved,
-            Subject::SafetyCheck { .. } => Answer::Unavailable("the request did not list this safety check as acknowledged by the user".into()),
-            Subject::Call { .. } => Answer::Unavailable("the JSON endpoints of glovebox serve have no prompt channel".into()),
+            Subject::SafetyCheck { .. } => Answer::Unavailable(
+                "the request did not list this safety check as acknowledged by the user".into(),
+            ),
+            Subject::Call { .. } => Answer::Unavailable(
+                "the JSON endpoints of glovebox serve have no prompt channel".into(),
+            ),
         }
     }
 }
@@ -313,7 +346,8 @@ impl Standing {
     pub(crate) fn covers(&self, class: ApprovalClass, escalated_by: Option<&str>) -> bool {
         let class_covered = matches!(
             (self.class, class),
-            (ApprovalClass::Input, ApprovalClass::Observe | ApprovalClass::Input) | (ApprovalClass::Observe, ApprovalClass::Observe)
+            (ApprovalClass::Input, ApprovalClass::Observe | ApprovalClass::Input)
+                | (ApprovalClass::Observe, ApprovalClass::Observe)
         );
         class_covered && escalated_by.is_none_or(|name| self.shown.iter().any(|s| s == name))
     }
@@ -360,16 +394,38 @@ mod tests {
         let terms: Vec<String> = ["send", "löschen", "pay"].iter().map(|s| s.to_string()).collect();
         let yolo = Approvals::new(ApprovalMode::Yolo, [Policy::Deny; 3], &terms);
         assert_eq!(yolo.verdict(ApprovalClass::Input, &["Cancel".into()]).policy, Policy::Allow);
-        assert_eq!(yolo.verdict(ApprovalClass::Input, &["Send message".into()]).policy, Policy::Prompt);
-        assert_eq!(yolo.verdict(ApprovalClass::Input, &["Jetzt LÖSCHEN".into()]).policy, Policy::Prompt);
+        assert_eq!(
+            yolo.verdict(ApprovalClass::Input, &["Send message".into()]).policy,
+            Policy::Prompt
+        );
+        assert_eq!(
+            yolo.verdict(ApprovalClass::Input, &["Jetzt LÖSCHEN".into()]).policy,
+            Policy::Prompt
+        );
         assert_eq!(yolo.verdict(ApprovalClass::Input, &["Payment".into()]).policy, Policy::Prompt);
-        assert_eq!(yolo.verdict(ApprovalClass::Input, &["Resend".into()]).policy, Policy::Allow, "words, not substrings");
+        assert_eq!(
+            yolo.verdict(ApprovalClass::Input, &["Resend".into()]).policy,
+            Policy::Allow,
+            "words, not substrings"
+        );
         let write = Approvals::new(ApprovalMode::Write, [Policy::Deny; 3], &[]);
         assert_eq!(write.verdict(ApprovalClass::Observe, &[]).policy, Policy::Allow);
         assert_eq!(write.verdict(ApprovalClass::Input, &[]).policy, Policy::Prompt);
-        let custom = Approvals::new(ApprovalMode::Custom, [Policy::Allow, Policy::Deny, Policy::Prompt], &terms);
-        assert_eq!(custom.verdict(ApprovalClass::Input, &["Send".into()]).policy, Policy::Deny, "deny stays deny");
-        assert_eq!(custom.verdict(ApprovalClass::Observe, &["Send".into()]).policy, Policy::Allow, "observation never escalates");
+        let custom = Approvals::new(
+            ApprovalMode::Custom,
+            [Policy::Allow, Policy::Deny, Policy::Prompt],
+            &terms,
+        );
+        assert_eq!(
+            custom.verdict(ApprovalClass::Input, &["Send".into()]).policy,
+            Policy::Deny,
+            "deny stays deny"
+        );
+        assert_eq!(
+            custom.verdict(ApprovalClass::Observe, &["Send".into()]).policy,
+            Policy::Allow,
+            "observation never escalates"
+        );
     }
 
     #[test]

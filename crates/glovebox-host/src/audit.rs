@@ -112,7 +112,10 @@ impl AuditLog {
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             glovebox_platform::files::private_dir(dir)?;
         }
-        let mut file = glovebox_platform::files::open_private(&self.path, std::fs::OpenOptions::new().create(true).append(true).read(true))?;
+        let mut file = glovebox_platform::files::open_private(
+            &self.path,
+            std::fs::OpenOptions::new().create(true).append(true).read(true),
+        )?;
         // Released when `file` closes, also if this process dies mid-write.
         #[cfg(unix)]
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
@@ -138,7 +141,11 @@ impl AuditLog {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
             Err(e) => return Err(e),
         };
-        Ok(text.lines().filter_map(|l| serde_json::from_str::<AuditRecord>(l).ok()).filter(|r| r.ts_ms >= since_ms).collect())
+        Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<AuditRecord>(l).ok())
+            .filter(|r| r.ts_ms >= since_ms)
+            .collect())
     }
 }
 
@@ -148,11 +155,17 @@ mod tests {
 
     #[test]
     fn a_torn_line_spoils_nothing_around_it() {
-        let path = std::env::temp_dir().join(format!("glovebox-audit-test-{}/audit.jsonl", std::process::id()));
+        let path = std::env::temp_dir()
+            .join(format!("glovebox-audit-test-{}/audit.jsonl", std::process::id()));
         let _ = std::fs::remove_file(&path);
         let log = AuditLog::new(path.clone());
         log.append(&AuditRecord::new("first")).unwrap();
-        std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(br#"{"ts_ms": 12, "pid""#).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(br#"{"ts_ms": 12, "pid""#)
+            .unwrap();
         log.append(&AuditRecord::new("second")).unwrap();
         let events: Vec<String> = log.read(0).unwrap().into_iter().map(|r| r.event).collect();
         assert_eq!(events, ["first", "second"]);
@@ -160,7 +173,8 @@ mod tests {
 
     #[test]
     fn concurrent_writers_never_interleave() {
-        let path = std::env::temp_dir().join(format!("glovebox-audit-concurrent-{}/audit.jsonl", std::process::id()));
+        let path = std::env::temp_dir()
+            .join(format!("glovebox-audit-concurrent-{}/audit.jsonl", std::process::id()));
         let _ = std::fs::remove_file(&path);
         let threads: Vec<_> = (0..4)
             .map(|t| {

@@ -11,7 +11,9 @@ pub fn refusal_of(e: BackendError) -> Refusal {
         BackendErrorKind::Unavailable => ErrorCode::BackendUnavailable,
         BackendErrorKind::Unsupported => ErrorCode::PlatformUnsupported,
         BackendErrorKind::Gone => ErrorCode::TargetGone,
-        BackendErrorKind::NotActionable | BackendErrorKind::Unconfirmed => ErrorCode::ElementNotActionable,
+        BackendErrorKind::NotActionable | BackendErrorKind::Unconfirmed => {
+            ErrorCode::ElementNotActionable
+        }
         BackendErrorKind::NotFound => ErrorCode::ElementNotFound,
         BackendErrorKind::StaleElement => ErrorCode::StaleRef,
         BackendErrorKind::NoBackgroundRoute => ErrorCode::BackgroundUnavailable,

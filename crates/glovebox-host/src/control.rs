@@ -75,7 +75,9 @@ impl std::fmt::Display for ControlReply {
         match self {
             ControlReply::Stopped => f.write_str("stopped"),
             ControlReply::StopFailed { refusal } => write!(f, "error {refusal}"),
-            ControlReply::Grant { grant } => f.write_str(&serde_json::to_string(grant).unwrap_or_default()),
+            ControlReply::Grant { grant } => {
+                f.write_str(&serde_json::to_string(grant).unwrap_or_default())
+            }
             ControlReply::NoGrant => f.write_str("no grant"),
             ControlReply::Busy { why } => write!(f, "busy: {why}"),
             ControlReply::Indicator { url } => f.write_str(url),
@@ -106,7 +108,9 @@ impl DisplayDir {
     pub fn default_root() -> PathBuf {
         match std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
             Some(dir) => PathBuf::from(dir).join("glovebox"),
-            None => std::env::temp_dir().join(format!("glovebox-{}", crate::process::current_uid())),
+            None => {
+                std::env::temp_dir().join(format!("glovebox-{}", crate::process::current_uid()))
+            }
         }
     }
 
@@ -114,8 +118,12 @@ impl DisplayDir {
     /// this user's and tightened) first.
     pub fn new(root: &Path, display: &str) -> Result<DisplayDir, Refusal> {
         // Under /tmp (no XDG_RUNTIME_DIR) another user could have made it first: theirs is refused.
-        glovebox_platform::files::private_dir(root).map_err(|e| io_refusal("runtime directory", e))?;
-        let safe: String = display.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect();
+        glovebox_platform::files::private_dir(root)
+            .map_err(|e| io_refusal("runtime directory", e))?;
+        let safe: String = display
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
+            .collect();
         Ok(DisplayDir { dir: root.to_owned(), display: safe })
     }
 
@@ -126,8 +134,11 @@ impl DisplayDir {
     /// Takes the display's grant lock, or says which process holds it.
     pub fn lock(&self) -> Result<DisplayLock, Refusal> {
         let path = self.file("lock");
-        let mut file = glovebox_platform::files::open_private(&path, OpenOptions::new().create(true).truncate(false).read(true).write(true))
-            .map_err(|e| io_refusal("grant lock", e))?;
+        let mut file = glovebox_platform::files::open_private(
+            &path,
+            OpenOptions::new().create(true).truncate(false).read(true).write(true),
+        )
+        .map_err(|e| io_refusal("grant lock", e))?;
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => {
                 file.set_len(0).map_err(|e| io_refusal("grant lock", e))?;
@@ -150,7 +161,9 @@ impl DisplayDir {
         let until = now_ms() + length.as_millis() as u64;
         let path = self.file("stopped-until");
         let tmp = self.file("stopped-until.tmp");
-        std::fs::write(&tmp, until.to_string()).and_then(|_| std::fs::rename(&tmp, &path)).map_err(|e| io_refusal("stop cooldown", e))
+        std::fs::write(&tmp, until.to_string())
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| io_refusal("stop cooldown", e))
     }
 
     /// Ends the Stop cooldown (the user created a grant).
@@ -160,14 +173,18 @@ impl DisplayDir {
 
     /// Time left of the Stop cooldown, if one runs.
     pub fn cooldown_left(&self) -> Option<Duration> {
-        let until: u64 = std::fs::read_to_string(self.file("stopped-until")).ok()?.trim().parse().ok()?;
+        let until: u64 =
+            std::fs::read_to_string(self.file("stopped-until")).ok()?.trim().parse().ok()?;
         let now = now_ms();
         (until > now).then(|| Duration::from_millis(until - now))
     }
 
     /// Serves the control socket: each connection sends one request line
     /// and gets one reply line from `handle`.
-    pub fn serve(&self, handle: impl Fn(ControlRequest) -> ControlReply + Send + 'static) -> Result<ControlServer, Refusal> {
+    pub fn serve(
+        &self,
+        handle: impl Fn(ControlRequest) -> ControlReply + Send + 'static,
+    ) -> Result<ControlServer, Refusal> {
         let path = self.file("sock");
         // Only the lock holder serves, so a socket file left here is stale.
         let _ = std::fs::remove_file(&path);
@@ -187,7 +204,9 @@ impl DisplayDir {
                     if BufReader::new(&stream).read_line(&mut line).is_ok() {
                         let reply = match serde_json::from_str::<ControlRequest>(line.trim()) {
                             Ok(request) => handle(request),
-                            Err(_) => ControlReply::Unknown { request: line.trim().chars().take(200).collect() },
+                            Err(_) => ControlReply::Unknown {
+                                request: line.trim().chars().take(200).collect(),
+                            },
                         };
                         let text = serde_json::to_string(&reply).unwrap_or_default();
                         let _ = (&stream).write_all(format!("{text}\n").as_bytes());
@@ -201,12 +220,21 @@ impl DisplayDir {
     /// Sends a request to the process holding this display's grant.
     pub fn send(&self, request: ControlRequest) -> Result<ControlReply, Refusal> {
         let path = self.file("sock");
-        let mut stream = UnixStream::connect(&path).map_err(|_| Refusal::new(ErrorCode::NoGrant, "no glovebox process holds a grant on this display"))?;
-        stream.set_read_timeout(Some(Duration::from_secs(3))).map_err(|e| io_refusal("control socket", e))?;
-        let line = serde_json::to_string(&request).map_err(|e| Refusal::backend_unavailable(format!("control request: {e}")))?;
-        stream.write_all(format!("{line}\n").as_bytes()).map_err(|e| io_refusal("control socket", e))?;
+        let mut stream = UnixStream::connect(&path).map_err(|_| {
+            Refusal::new(ErrorCode::NoGrant, "no glovebox process holds a grant on this display")
+        })?;
+        stream
+            .set_read_timeout(Some(Duration::from_secs(3)))
+            .map_err(|e| io_refusal("control socket", e))?;
+        let line = serde_json::to_string(&request)
+            .map_err(|e| Refusal::backend_unavailable(format!("control request: {e}")))?;
+        stream
+            .write_all(format!("{line}\n").as_bytes())
+            .map_err(|e| io_refusal("control socket", e))?;
         let mut reply = String::new();
-        BufReader::new(stream).read_line(&mut reply).map_err(|e| io_refusal("control socket", e))?;
+        BufReader::new(stream)
+            .read_line(&mut reply)
+            .map_err(|e| io_refusal("control socket", e))?;
         serde_json::from_str(reply.trim()).map_err(|e| {
             Refusal::backend_unavailable(format!("the grant holder answered {:?}, not a control reply ({e}); is it another glovebox version?", reply.trim()))
         })
@@ -240,7 +268,8 @@ mod tests {
     use super::*;
 
     fn dir(name: &str) -> DisplayDir {
-        let root = std::env::temp_dir().join(format!("glovebox-control-test-{}-{name}", std::process::id()));
+        let root = std::env::temp_dir()
+            .join(format!("glovebox-control-test-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         DisplayDir::new(&root, ":9").unwrap()
     }
@@ -261,7 +290,8 @@ mod tests {
     #[test]
     fn a_loose_runtime_directory_is_tightened() {
         use std::os::unix::fs::PermissionsExt as _;
-        let root = std::env::temp_dir().join(format!("glovebox-control-test-{}-loose", std::process::id()));
+        let root = std::env::temp_dir()
+            .join(format!("glovebox-control-test-{}-loose", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).unwrap();
         std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -293,13 +323,19 @@ mod tests {
             })
             .unwrap();
         assert_eq!(d.send(ControlRequest::Stop).unwrap(), ControlReply::Stopped);
-        assert_eq!(d.send(ControlRequest::Indicator).unwrap(), ControlReply::Busy { why: "Indicator".into() });
+        assert_eq!(
+            d.send(ControlRequest::Indicator).unwrap(),
+            ControlReply::Busy { why: "Indicator".into() }
+        );
         // A line that is no request gets an answer that says so.
         let mut raw = UnixStream::connect(d.file("sock")).unwrap();
         raw.write_all(b"stop\n").unwrap();
         let mut reply = String::new();
         BufReader::new(raw).read_line(&mut reply).unwrap();
-        assert_eq!(serde_json::from_str::<ControlReply>(reply.trim()).unwrap(), ControlReply::Unknown { request: "stop".into() });
+        assert_eq!(
+            serde_json::from_str::<ControlReply>(reply.trim()).unwrap(),
+            ControlReply::Unknown { request: "stop".into() }
+        );
         drop(server);
         assert!(d.send(ControlRequest::Stop).is_err());
     }

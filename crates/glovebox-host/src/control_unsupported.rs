@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn unsupported() -> Refusal {
-    Refusal::new(ErrorCode::PlatformUnsupported, format!("glovebox cannot coordinate grants on {} yet", std::env::consts::OS))
+    Refusal::new(
+        ErrorCode::PlatformUnsupported,
+        format!("glovebox cannot coordinate grants on {} yet", std::env::consts::OS),
+    )
 }
 
 /// A display's coordination files, which cannot exist here.
@@ -51,7 +54,10 @@ impl DisplayDir {
     }
 
     /// Refuses: no socket can be served.
-    pub fn serve(&self, _handle: impl Fn(&str) -> String + Send + 'static) -> Result<ControlServer, Refusal> {
+    pub fn serve(
+        &self,
+        _handle: impl Fn(&str) -> String + Send + 'static,
+    ) -> Result<ControlServer, Refusal> {
         Err(unsupported())
     }
 

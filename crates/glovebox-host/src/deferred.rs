@@ -55,7 +55,8 @@ impl CallKey {
     /// holds no argument text and cannot be predicted from outside).
     pub fn new(parts: &[&str]) -> CallKey {
         use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
-        static SEED: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
+        static SEED: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+            std::sync::OnceLock::new();
         let mut hasher = SEED.get_or_init(Default::default).build_hasher();
         for part in parts {
             part.hash(&mut hasher);
@@ -127,7 +128,10 @@ impl Tickets {
         self.open.retain(|_, t| t.issued.elapsed() <= wait * 2);
         self.spent.retain(|_, s| s.at.elapsed() <= wait * 2);
         while self.spent.len() > SPENT_KEPT {
-            let Some(oldest) = self.spent.iter().min_by_key(|(_, s)| s.at).map(|(t, _)| t.clone()) else { break };
+            let Some(oldest) = self.spent.iter().min_by_key(|(_, s)| s.at).map(|(t, _)| t.clone())
+            else {
+                break;
+            };
             self.spent.remove(&oldest);
         }
     }
@@ -168,7 +172,12 @@ impl DeferredCall {
     /// answers; a retry that does not belong to `call` refuses the whole
     /// call, and one this call already used (or that leaves a question
     /// unanswered) is a call with no answers: it is asked again.
-    pub(crate) fn begin(store: TicketStore, call: CallKey, wait: Duration, retry: Option<Retry>) -> Result<DeferredCall, Refusal> {
+    pub(crate) fn begin(
+        store: TicketStore,
+        call: CallKey,
+        wait: Duration,
+        retry: Option<Retry>,
+    ) -> Result<DeferredCall, Refusal> {
         let mut tickets = lock(&store);
         tickets.expire(wait);
         let retry = retry.unwrap_or_default();
@@ -193,11 +202,27 @@ impl DeferredCall {
         let mut again = false;
         for token in &retry.tokens {
             let spent_by = tickets.spent.get(token).map(|spent| &spent.call);
-            let open = tickets.open.get(token).map(|t| OpenTicket { call: &t.call, age: t.issued.elapsed(), answered: t.answer.is_some() });
-            match decide::approval::echo(spent_by, open, &call, wait, token, retry.answers.iter().any(|(t, _)| t == token)) {
+            let open = tickets.open.get(token).map(|t| OpenTicket {
+                call: &t.call,
+                age: t.issued.elapsed(),
+                answered: t.answer.is_some(),
+            });
+            match decide::approval::echo(
+                spent_by,
+                open,
+                &call,
+                wait,
+                token,
+                retry.answers.iter().any(|(t, _)| t == token),
+            ) {
                 Ok(Echo::Spent | Echo::Open { answered: false }) => again = true,
                 Ok(Echo::Open { answered: true }) => {}
-                Err(refusal) => return burn(&mut tickets, Refusal::new(refusal.code, format!("{}; {not_asked}", refusal.message))),
+                Err(refusal) => {
+                    return burn(
+                        &mut tickets,
+                        Refusal::new(refusal.code, format!("{}; {not_asked}", refusal.message)),
+                    )
+                }
             }
         }
         let mut answers = vec![];
@@ -206,7 +231,9 @@ impl DeferredCall {
             // this call still runs finds its tokens used.
             for token in &retry.tokens {
                 let Some(ticket) = tickets.open.remove(token) else { continue };
-                tickets.spent.insert(token.clone(), Spent { call: call.clone(), at: Instant::now() });
+                tickets
+                    .spent
+                    .insert(token.clone(), Spent { call: call.clone(), at: Instant::now() });
                 let given = retry.answers.iter().find(|(t, _)| t == token).map(|(_, a)| a.clone());
                 if let Some(answer) = ticket.answer.or(given) {
                     answers.push((ticket.request, answer));
@@ -229,23 +256,43 @@ impl DeferredCall {
     pub(crate) fn defer(&self, request: &ApprovalRequest) -> Refusal {
         let mut round = self.round.lock_recovered();
         let carry = if round.carried.is_none() { self.answers.len() } else { 0 };
-        let tokens = match (0..=carry).map(|_| crate::access::new_token()).collect::<Result<Vec<_>, _>>() {
-            Ok(tokens) => tokens,
-            Err(e) => return Refusal::backend_unavailable(format!("no token for the approval question (reading /dev/urandom: {e})")),
-        };
+        let tokens =
+            match (0..=carry).map(|_| crate::access::new_token()).collect::<Result<Vec<_>, _>>() {
+                Ok(tokens) => tokens,
+                Err(e) => {
+                    return Refusal::backend_unavailable(format!(
+                        "no token for the approval question (reading /dev/urandom: {e})"
+                    ))
+                }
+            };
         let question = request.question();
         let (token, carried) = tokens.split_last().expect("one token at least");
         let issued = Instant::now();
         let mut tickets = lock(&self.store);
         if round.carried.is_none() {
             for (token, (request, answer)) in carried.iter().zip(&self.answers) {
-                tickets.open.insert(token.clone(), Ticket { call: self.call.clone(), request: request.clone(), issued, answer: Some(answer.clone()) });
+                tickets.open.insert(
+                    token.clone(),
+                    Ticket {
+                        call: self.call.clone(),
+                        request: request.clone(),
+                        issued,
+                        answer: Some(answer.clone()),
+                    },
+                );
             }
             round.carried = Some(carried.to_vec());
         }
-        tickets.open.insert(token.clone(), Ticket { call: self.call.clone(), request: request.clone(), issued, answer: None });
+        tickets.open.insert(
+            token.clone(),
+            Ticket { call: self.call.clone(), request: request.clone(), issued, answer: None },
+        );
         drop(tickets);
-        round.asked.push(PendingQuestion { token: token.clone(), question: question.clone(), expires_in: self.wait });
+        round.asked.push(PendingQuestion {
+            token: token.clone(),
+            question: question.clone(),
+            expires_in: self.wait,
+        });
         decide::approval::waiting(request)
     }
 

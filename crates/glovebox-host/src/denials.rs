@@ -67,9 +67,22 @@ impl Denials {
     /// The rules of glovebox process `own_pid` running as `uid`: its
     /// ancestors are read from `table` now, and `configured` deny-list
     /// entries (lower-cased, blanks dropped) join [`BUILT_IN_DENY`].
-    pub fn new(table: &dyn ProcessTable, own_pid: u32, uid: u32, rule: AncestorRule, configured: &[String]) -> Denials {
-        let mut entries: Vec<(String, bool)> = BUILT_IN_DENY.iter().map(|e| (e.to_string(), true)).collect();
-        entries.extend(configured.iter().map(|e| e.trim().to_lowercase()).filter(|e| !e.is_empty()).map(|e| (e, false)));
+    pub fn new(
+        table: &dyn ProcessTable,
+        own_pid: u32,
+        uid: u32,
+        rule: AncestorRule,
+        configured: &[String],
+    ) -> Denials {
+        let mut entries: Vec<(String, bool)> =
+            BUILT_IN_DENY.iter().map(|e| (e.to_string(), true)).collect();
+        entries.extend(
+            configured
+                .iter()
+                .map(|e| e.trim().to_lowercase())
+                .filter(|e| !e.is_empty())
+                .map(|e| (e, false)),
+        );
         Denials { own_pid, ancestors: ancestors(table, own_pid), rule, uid, entries }
     }
 
@@ -78,22 +91,35 @@ impl Denials {
         self.entries
             .iter()
             .find(|(entry, _)| names.iter().any(|n| !n.is_empty() && glob_match(entry, n)))
-            .map(|(entry, built_in)| Denial::Denylisted { entry: entry.clone(), built_in: *built_in })
+            .map(|(entry, built_in)| Denial::Denylisted {
+                entry: entry.clone(),
+                built_in: *built_in,
+            })
     }
 
     /// The first rule that denies `window`, in order of absoluteness.
     pub fn check(&self, table: &dyn ProcessTable, window: &WindowInfo) -> Option<Denial> {
         let pid = window.id.pid;
         if pid == self.own_pid {
-            return Some(Denial::SelfTarget { detail: "the window belongs to this glovebox process".into() });
+            return Some(Denial::SelfTarget {
+                detail: "the window belongs to this glovebox process".into(),
+            });
         }
         if pid != 0 && self.ancestors.contains(&pid) {
-            return Some(Denial::SelfTarget { detail: format!("pid {pid} launched glovebox (an ancestor process)") });
+            return Some(Denial::SelfTarget {
+                detail: format!("pid {pid} launched glovebox (an ancestor process)"),
+            });
         }
         if self.rule == AncestorRule::AncestorsAndTheirChildren && pid != 0 {
-            if let Some(parent) = table.parent(pid).filter(|p| *p == self.own_pid || self.ancestors.contains(p)) {
+            if let Some(parent) =
+                table.parent(pid).filter(|p| *p == self.own_pid || self.ancestors.contains(p))
+            {
                 if parent != self.own_pid {
-                    return Some(Denial::SelfTarget { detail: format!("pid {pid} is a child of pid {parent}, which launched glovebox") });
+                    return Some(Denial::SelfTarget {
+                        detail: format!(
+                            "pid {pid} is a child of pid {parent}, which launched glovebox"
+                        ),
+                    });
                 }
             }
         }

@@ -47,7 +47,8 @@ impl FrameElement {
     /// Records `element` of a window whose client area is `geometry`.
     pub(crate) fn of(element: &glovebox_model::Element, geometry: Rect) -> FrameElement {
         let visible = element.screen_bounds.and_then(|b| b.intersection(geometry));
-        let center = visible.map(|v| Point { x: v.x + v.width as i32 / 2, y: v.y + v.height as i32 / 2 });
+        let center =
+            visible.map(|v| Point { x: v.x + v.width as i32 / 2, y: v.y + v.height as i32 / 2 });
         FrameElement { role: element.role, name: element.name.clone(), visible, center }
     }
 }
@@ -57,7 +58,9 @@ impl FrameRecord {
     /// point `at` (the last in tree order: children and later siblings
     /// are drawn over their predecessors).
     pub(crate) fn element_at(&self, at: Point) -> Option<ElementId> {
-        self.hit_order.iter().rev().copied().find(|id| self.elements.get(id).and_then(|e| e.visible).is_some_and(|r| r.contains(at)))
+        self.hit_order.iter().rev().copied().find(|id| {
+            self.elements.get(id).and_then(|e| e.visible).is_some_and(|r| r.contains(at))
+        })
     }
 
     /// Maps a point in the frame's image to global desktop coordinates.
@@ -65,7 +68,10 @@ impl FrameRecord {
     pub(crate) fn to_global(&self, p: Point) -> Result<Point, Refusal> {
         let frame = glovebox_model::Frame {
             id: self.id,
-            subject: glovebox_model::FrameSubject::Window { window: self.window, geometry: self.shown },
+            subject: glovebox_model::FrameSubject::Window {
+                window: self.window,
+                geometry: self.shown,
+            },
             image: self.image,
             scale: self.image.width as f64 / self.shown.width.max(1) as f64,
             captured_at_ms: 0,

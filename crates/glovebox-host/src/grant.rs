@@ -8,7 +8,10 @@ use crate::backend::Gated;
 use crate::control::{ControlReply, ControlRequest, ControlServer, DisplayLock};
 use crate::frames::FrameStore;
 use crate::{refuse, Host, Inner};
-use glovebox_model::{Action, CaptureMode, ErrorCode, GrantView, InputPolicy, Origin, Refusal, Scope, WindowInfo, WindowRef};
+use glovebox_model::{
+    Action, CaptureMode, ErrorCode, GrantView, InputPolicy, Origin, Refusal, Scope, WindowInfo,
+    WindowRef,
+};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
@@ -39,14 +42,22 @@ pub(crate) struct State {
 
 impl Default for State {
     fn default() -> Self {
-        State { grant: None, closed: None, frames: FrameStore::default(), next_grant: 1, cursor_revision: None }
+        State {
+            grant: None,
+            closed: None,
+            frames: FrameStore::default(),
+            next_grant: 1,
+            cursor_revision: None,
+        }
     }
 }
 
 /// [`State::held`] on the grant's own field, for a call that also uses
 /// the state's other fields while reading it.
 pub(crate) fn held(grant: &Option<Grant>) -> Result<&Grant, Refusal> {
-    grant.as_ref().ok_or_else(|| refuse(ErrorCode::NoGrant, "the grant ended while this call ran; observe again"))
+    grant.as_ref().ok_or_else(|| {
+        refuse(ErrorCode::NoGrant, "the grant ended while this call ran; observe again")
+    })
 }
 
 impl State {
@@ -59,7 +70,9 @@ impl State {
 
     /// [`State::held`], for the call to pay from it.
     pub(crate) fn held_mut(&mut self) -> Result<&mut Grant, Refusal> {
-        self.grant.as_mut().ok_or_else(|| refuse(ErrorCode::NoGrant, "the grant ended while this call ran; observe again"))
+        self.grant.as_mut().ok_or_else(|| {
+            refuse(ErrorCode::NoGrant, "the grant ended while this call ran; observe again")
+        })
     }
 }
 
@@ -79,7 +92,12 @@ impl Host {
     }
 
     /// Records a refusal in the audit trail and hands it back.
-    pub(crate) fn refused(&self, state: &State, action: Option<&Action>, refusal: Refusal) -> Refusal {
+    pub(crate) fn refused(
+        &self,
+        state: &State,
+        action: Option<&Action>,
+        refusal: Refusal,
+    ) -> Refusal {
         let mut record = match &state.grant {
             Some(grant) => self.grant_record("refusal", grant),
             None => AuditRecord::new("refusal"),
@@ -90,7 +108,11 @@ impl Host {
         record.detail = Some(refusal.message.clone());
         self.audit(record);
         if let Some(action) = action {
-            self.record_recent(crate::describe_action(action), None, refusal.code.as_str().to_owned());
+            self.record_recent(
+                crate::describe_action(action),
+                None,
+                refusal.code.as_str().to_owned(),
+            );
         }
         refusal
     }
@@ -105,7 +127,11 @@ impl Host {
                 Some(d) => reasons.push(format!("{} ({}): {}", w.id, w.app, d.sentence())),
             }
         }
-        Ok(Err(if reasons.is_empty() { "there are no windows".into() } else { format!("every window is denied: {}", reasons.join("; ")) }))
+        Ok(Err(if reasons.is_empty() {
+            "there are no windows".into()
+        } else {
+            format!("every window is denied: {}", reasons.join("; "))
+        }))
     }
 
     pub(crate) fn view(&self, grant: &Grant) -> GrantView {
@@ -138,16 +164,31 @@ impl Host {
 
     /// Creates a grant. A user grant clears the Stop cooldown and any
     /// budget/expiry block; an agent grant is refused during them.
-    pub fn create_grant(&self, origin: Origin, scope: Scope, window: Option<&WindowRef>) -> Result<GrantView, Refusal> {
+    pub fn create_grant(
+        &self,
+        origin: Origin,
+        scope: Scope,
+        window: Option<&WindowRef>,
+    ) -> Result<GrantView, Refusal> {
         let mut state = self.state();
-        let created = self.inner.config.check_enabled().and_then(|()| self.create_grant_locked(&mut state, origin, scope, window));
+        let created = self
+            .inner
+            .config
+            .check_enabled()
+            .and_then(|()| self.create_grant_locked(&mut state, origin, scope, window));
         match created {
             Ok(()) => Ok(self.view(state.grant.as_ref().expect("created"))),
             Err(e) => Err(self.refused(&state, None, e)),
         }
     }
 
-    pub(crate) fn create_grant_locked(&self, state: &mut State, origin: Origin, scope: Scope, window: Option<&WindowRef>) -> Result<(), Refusal> {
+    pub(crate) fn create_grant_locked(
+        &self,
+        state: &mut State,
+        origin: Origin,
+        scope: Scope,
+        window: Option<&WindowRef>,
+    ) -> Result<(), Refusal> {
         if state.grant.is_some() {
             self.revoke_locked(state, "replaced by a new grant");
         }
@@ -160,11 +201,17 @@ impl Host {
                 if let Some(left) = self.inner.display_dir.cooldown_left() {
                     return Err(refuse(
                         ErrorCode::StoppedByUser,
-                        format!("the user pressed Stop; agent grants are refused for {} more second(s)", left.as_secs() + 1),
+                        format!(
+                            "the user pressed Stop; agent grants are refused for {} more second(s)",
+                            left.as_secs() + 1
+                        ),
                     ));
                 }
                 if let Some((code, why)) = &state.closed {
-                    return Err(refuse(*code, format!("{why}; the user must create a new grant (`glovebox grant`)")));
+                    return Err(refuse(
+                        *code,
+                        format!("{why}; the user must create a new grant (`glovebox grant`)"),
+                    ));
                 }
             }
         }
@@ -174,12 +221,15 @@ impl Host {
                 self.check_not_denied(&w)?;
                 Ok(w)
             }
-            None if scope == Scope::Window => return Err(Refusal::invalid_argument("a window-scoped grant needs a window")),
+            None if scope == Scope::Window => {
+                return Err(Refusal::invalid_argument("a window-scoped grant needs a window"))
+            }
             None => self.frontmost_allowed()?,
         };
         let lock = self.inner.display_dir.lock()?;
         let weak = Arc::downgrade(&self.inner);
-        let control = self.inner.display_dir.serve(move |request| control_command(&weak, request)).ok();
+        let control =
+            self.inner.display_dir.serve(move |request| control_command(&weak, request)).ok();
         let id = format!("g{}-{}", std::process::id(), state.next_grant);
         state.next_grant += 1;
         let (target, no_target_reason) = match target {
@@ -232,18 +282,27 @@ impl Host {
 
     /// Stop from another process: reaches the holder of this display's grant
     /// through its control socket, and starts the cooldown either way.
-    pub fn stop_display(runtime_root: &std::path::Path, display: &str, cooldown: Duration) -> Result<String, Refusal> {
+    pub fn stop_display(
+        runtime_root: &std::path::Path,
+        display: &str,
+        cooldown: Duration,
+    ) -> Result<String, Refusal> {
         let dir = crate::control::DisplayDir::new(runtime_root, display)?;
         dir.start_cooldown(cooldown)?;
         match dir.send(ControlRequest::Stop) {
             Ok(reply) => Ok(reply.to_string()),
-            Err(e) if e.code == ErrorCode::NoGrant => Ok("no grant was active; agent grants are refused for the cooldown".into()),
+            Err(e) if e.code == ErrorCode::NoGrant => {
+                Ok("no grant was active; agent grants are refused for the cooldown".into())
+            }
             Err(e) => Err(e),
         }
     }
 
     /// The grant of this display as its holder reports it (another process).
-    pub fn remote_status(runtime_root: &std::path::Path, display: &str) -> Result<ControlReply, Refusal> {
+    pub fn remote_status(
+        runtime_root: &std::path::Path,
+        display: &str,
+    ) -> Result<ControlReply, Refusal> {
         crate::control::DisplayDir::new(runtime_root, display)?.send(ControlRequest::Status)
     }
 
@@ -258,20 +317,28 @@ impl Host {
         state.grant = None;
         state.frames.clear();
         self.hide_cursor(state);
-        let why = format!("the grant expired after {} s idle", self.inner.config.idle_expiry.as_secs());
+        let why =
+            format!("the grant expired after {} s idle", self.inner.config.idle_expiry.as_secs());
         state.closed = Some((ErrorCode::GrantExpired, why.clone()));
         Some(refuse(ErrorCode::GrantExpired, why))
     }
 
     /// The grant for this call: the active one (touched), or a new agent
     /// grant when there is none and `create` allows it.
-    pub(crate) fn ensure_grant<'s>(&self, state: &'s mut State, create: bool) -> Result<&'s mut Grant, Refusal> {
+    pub(crate) fn ensure_grant<'s>(
+        &self,
+        state: &'s mut State,
+        create: bool,
+    ) -> Result<&'s mut Grant, Refusal> {
         self.inner.config.check_enabled()?;
         // After Stop nothing uses a grant; only a new one (a user grant, or
         // an agent grant once the cooldown is over) clears the flag.
         if self.stopped() && (state.grant.is_some() || !create) {
             self.revoke_locked(state, "stopped by the user");
-            return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop; the grant is revoked"));
+            return Err(refuse(
+                ErrorCode::StoppedByUser,
+                "the user pressed Stop; the grant is revoked",
+            ));
         }
         if let Some(expired) = self.expire_if_idle(state) {
             return Err(expired);
@@ -297,7 +364,12 @@ impl Host {
 
     /// Binds the grant to `window` after re-running every denial on a fresh
     /// enumeration; always bumps the revision and ends every frame.
-    pub(crate) fn bind(&self, state: &mut State, window: Option<WindowInfo>, no_target_reason: Option<String>) {
+    pub(crate) fn bind(
+        &self,
+        state: &mut State,
+        window: Option<WindowInfo>,
+        no_target_reason: Option<String>,
+    ) {
         state.frames.clear();
         let grant = state.grant.as_mut().expect("bound grants exist");
         grant.target = window;
@@ -319,7 +391,9 @@ impl Host {
                     self.bind(state, Some(w.clone()), None);
                     Ok(w)
                 }
-                Err(reason) => Err(refuse(ErrorCode::TargetGone, format!("the grant has no target: {reason}"))),
+                Err(reason) => {
+                    Err(refuse(ErrorCode::TargetGone, format!("the grant has no target: {reason}")))
+                }
             };
         };
         match self.inner.backends.windows.find_window(&WindowRef::Id(target.id)) {
@@ -327,13 +401,19 @@ impl Host {
             Err(e) if e.is(&glovebox_platform::BackendErrorKind::Gone) => {
                 if grant.scope == Scope::Window {
                     self.revoke_locked(state, "the bound window closed");
-                    return Err(refuse(ErrorCode::TargetGone, format!("window {} closed; its window-scoped grant is revoked", target.id)));
+                    return Err(refuse(
+                        ErrorCode::TargetGone,
+                        format!("window {} closed; its window-scoped grant is revoked", target.id),
+                    ));
                 }
                 match self.frontmost_allowed()? {
                     Ok(w) => self.bind(state, Some(w), None),
                     Err(reason) => self.bind(state, None, Some(reason)),
                 }
-                Err(refuse(ErrorCode::StaleRevision, format!("window {} closed; the grant moved on (observe again)", target.id)))
+                Err(refuse(
+                    ErrorCode::StaleRevision,
+                    format!("window {} closed; the grant moved on (observe again)", target.id),
+                ))
             }
             Err(e) => Err(crate::refusal_of(e)),
         }
@@ -344,7 +424,12 @@ fn stop_inner(inner: &Arc<Inner>) -> Result<(), Refusal> {
     // From here every entry point refuses: the flag is checked before the grant is used.
     inner.stop_requested.store(true, Ordering::SeqCst);
     inner.display_dir.start_cooldown(inner.config.stop_cooldown)?;
-    let host = Host { inner: inner.clone(), prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)), standing: None, observe_only: false };
+    let host = Host {
+        inner: inner.clone(),
+        prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)),
+        standing: None,
+        observe_only: false,
+    };
     let deadline = Instant::now() + STOP_WAIT;
     loop {
         match inner.state.try_lock() {
@@ -356,7 +441,9 @@ fn stop_inner(inner: &Arc<Inner>) -> Result<(), Refusal> {
                 host.revoke_locked(&mut p.into_inner(), "stopped by the user");
                 return Ok(());
             }
-            Err(std::sync::TryLockError::WouldBlock) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            Err(std::sync::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(2))
+            }
             // A turn holds the state (a slow application call, or a prompt
             // the user has not answered): it sees the flag at its next
             // check and revokes the grant itself.
@@ -376,7 +463,12 @@ fn control_command(inner: &Weak<Inner>, request: ControlRequest) -> ControlReply
             // A turn in flight (an open approval prompt, say) holds the
             // state; the answer then says so instead of waiting for it.
             let deadline = Instant::now() + Duration::from_millis(500);
-            let host = Host { inner: inner.clone(), prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)), standing: None, observe_only: false };
+            let host = Host {
+                inner: inner.clone(),
+                prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)),
+                standing: None,
+                observe_only: false,
+            };
             loop {
                 match inner.state.try_lock() {
                     Ok(state) => {
@@ -385,17 +477,29 @@ fn control_command(inner: &Weak<Inner>, request: ControlRequest) -> ControlReply
                             None => ControlReply::NoGrant,
                         }
                     }
-                    Err(std::sync::TryLockError::Poisoned(_)) => return ControlReply::Busy { why: "the holder's last call failed".into() },
-                    Err(std::sync::TryLockError::WouldBlock) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+                    Err(std::sync::TryLockError::Poisoned(_)) => {
+                        return ControlReply::Busy { why: "the holder's last call failed".into() }
+                    }
+                    Err(std::sync::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(5))
+                    }
                     Err(std::sync::TryLockError::WouldBlock) => {
-                        return ControlReply::Busy { why: "a call is in flight (an approval prompt may be open)".into() }
+                        return ControlReply::Busy {
+                            why: "a call is in flight (an approval prompt may be open)".into(),
+                        }
                     }
                 }
             }
         }
         ControlRequest::Indicator => {
-            let host = Host { inner, prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)), standing: None, observe_only: false };
-            host.indicator_url().map_or(ControlReply::NoIndicator, |url| ControlReply::Indicator { url })
+            let host = Host {
+                inner,
+                prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)),
+                standing: None,
+                observe_only: false,
+            };
+            host.indicator_url()
+                .map_or(ControlReply::NoIndicator, |url| ControlReply::Indicator { url })
         }
     }
 }

@@ -53,7 +53,9 @@ mod tools;
 
 pub use act::Span;
 pub use approval::describe_action;
-pub use approval::{Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject};
+pub use approval::{
+    Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject,
+};
 pub use backend::refusal_of;
 pub use decide::approval_class;
 pub use deferred::{CallKey, DeferredCall, Pending, PendingQuestion, Retry};
@@ -67,8 +69,9 @@ use audit::{AuditLog, AuditRecord};
 use control::DisplayDir;
 use denials::{AncestorRule, Denials};
 use glovebox_model::{
-    AccessibilityTree, Action, ApprovalClass, CaptureLimits, CaptureMode, DeliveryMode, Denial, ErrorCode, FrameId, GrantView, Policy, Rect, Refusal, Size,
-    TokenBudget, TreeBudget, TreeDiff, WindowId, WindowInfo, WindowPage,
+    AccessibilityTree, Action, ApprovalClass, CaptureLimits, CaptureMode, DeliveryMode, Denial,
+    ErrorCode, FrameId, GrantView, Policy, Rect, Refusal, Size, TokenBudget, TreeBudget, TreeDiff,
+    WindowId, WindowInfo, WindowPage,
 };
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::Delivery;
@@ -171,7 +174,11 @@ impl HostConfig {
             allow_local_urls: false,
             screenshot_after_input: false,
             text_budget: TokenBudget::new(8_000).expect("in range"),
-            approvals: Approvals::new(glovebox_model::ApprovalMode::Write, [Policy::Allow, Policy::Prompt, Policy::Prompt], &[]),
+            approvals: Approvals::new(
+                glovebox_model::ApprovalMode::Write,
+                [Policy::Allow, Policy::Prompt, Policy::Prompt],
+                &[],
+            ),
             answer_wait: deferred::DEFAULT_ANSWER_WAIT,
             recording: Recording::Off,
         }
@@ -396,7 +403,13 @@ impl Host {
         if pixels_missing.is_some() {
             config.capture = CaptureMode::A11yOnly;
         }
-        let denials = Denials::new(&*backends.processes, std::process::id(), process::current_uid(), config.ancestor_rule, &config.deny);
+        let denials = Denials::new(
+            &*backends.processes,
+            std::process::id(),
+            process::current_uid(),
+            config.ancestor_rule,
+            &config.deny,
+        );
         let display_dir = DisplayDir::new(&config.runtime_root, &config.display)?;
         let audit = AuditLog::new(config.audit_path.clone());
         let state = State::default();
@@ -413,7 +426,12 @@ impl Host {
             tickets: Arc::default(),
             recorder: Mutex::default(),
         };
-        Ok(Host { inner: Arc::new(inner), prompt: Prompt::Ask(Arc::new(NoPrompt)), standing: None, observe_only: false })
+        Ok(Host {
+            inner: Arc::new(inner),
+            prompt: Prompt::Ask(Arc::new(NoPrompt)),
+            standing: None,
+            observe_only: false,
+        })
     }
 
     /// This host, asking its prompts through `approver` (MCP elicitation,
@@ -427,15 +445,26 @@ impl Host {
     /// [`DeferredCall::pending`] hands it to the surface. `retry` is what
     /// the client brought back from an earlier round of the same call; one
     /// that does not belong to `call` refuses before anything else runs.
-    pub fn for_deferred_call(&self, call: CallKey, retry: Option<Retry>) -> Result<(Host, Arc<DeferredCall>), Refusal> {
-        let deferred = Arc::new(deferred::DeferredCall::begin(self.inner.tickets.clone(), call, self.inner.config.answer_wait, retry)?);
+    pub fn for_deferred_call(
+        &self,
+        call: CallKey,
+        retry: Option<Retry>,
+    ) -> Result<(Host, Arc<DeferredCall>), Refusal> {
+        let deferred = Arc::new(deferred::DeferredCall::begin(
+            self.inner.tickets.clone(),
+            call,
+            self.inner.config.answer_wait,
+            retry,
+        )?);
         Ok((Host { prompt: Prompt::AcrossCalls(deferred.clone()), ..self.clone() }, deferred))
     }
 
     /// Puts `request` to the user through this handle's channel.
     fn ask(&self, request: &ApprovalRequest) -> Result<(), Refusal> {
         match &self.prompt {
-            Prompt::Ask(approver) => decide::approval::answer_to_result(approver.ask(request), request),
+            Prompt::Ask(approver) => {
+                decide::approval::answer_to_result(approver.ask(request), request)
+            }
             Prompt::AcrossCalls(call) => match call.answer_for(request) {
                 Some(answer) => decide::approval::answer_to_result(answer, request),
                 None => Err(call.defer(request)),
@@ -452,10 +481,16 @@ impl Host {
     /// Refuses input on a read-only host or an observe-only handle.
     fn check_input_allowed(&self) -> Result<(), Refusal> {
         if self.inner.config.read_only {
-            return Err(refuse(ErrorCode::ReadOnly, "glovebox runs read-only: no input is delivered"));
+            return Err(refuse(
+                ErrorCode::ReadOnly,
+                "glovebox runs read-only: no input is delivered",
+            ));
         }
         if self.observe_only {
-            return Err(refuse(ErrorCode::ReadOnly, "this task is observe-only: look and answer with text; no input is delivered"));
+            return Err(refuse(
+                ErrorCode::ReadOnly,
+                "this task is observe-only: look and answer with text; no input is delivered",
+            ));
         }
         Ok(())
     }
@@ -483,7 +518,10 @@ impl Host {
     /// Secure input as the probes find it now: a keyboard grab (it covers
     /// every window), then a focused password field in `window` when one
     /// is named. The one place the probes are asked for a decision.
-    fn secure_input_now(&self, window: Option<&WindowInfo>) -> Result<Option<decide::SecureInput>, Refusal> {
+    fn secure_input_now(
+        &self,
+        window: Option<&WindowInfo>,
+    ) -> Result<Option<decide::SecureInput>, Refusal> {
         let probes = &self.inner.backends.secure_input;
         let grabbed = probes.keyboard_grabbed().gated()?;
         let password_focused = match window {
@@ -495,8 +533,14 @@ impl Host {
 
     /// Whether a password field of `window` has focus now, for a read
     /// whose keyboard grab was already asked.
-    fn password_focus_now(&self, window: &WindowInfo) -> Result<Option<decide::SecureInput>, Refusal> {
-        Ok(decide::SecureInput::of(false, self.inner.backends.secure_input.focused_password(window).gated()?))
+    fn password_focus_now(
+        &self,
+        window: &WindowInfo,
+    ) -> Result<Option<decide::SecureInput>, Refusal> {
+        Ok(decide::SecureInput::of(
+            false,
+            self.inner.backends.secure_input.focused_password(window).gated()?,
+        ))
     }
 
     /// The one answer to "may this call of `class` go ahead", asked with
@@ -508,7 +552,12 @@ impl Host {
     /// [`Host::approve`] with `state` let go while a person is asked: one
     /// slow answer must not hold up every other call of this host. What
     /// was checked before the question is the caller's to check again.
-    fn approve_unlocked(&self, state: &mut Locked<'_>, request: ApprovalRequest, names: &[String]) -> Result<(), Refusal> {
+    fn approve_unlocked(
+        &self,
+        state: &mut Locked<'_>,
+        request: ApprovalRequest,
+        names: &[String],
+    ) -> Result<(), Refusal> {
         state.unlocked(|| self.approve_with(request, names))
     }
 
@@ -519,7 +568,11 @@ impl Host {
             Policy::Allow => Ok(()),
             Policy::Deny => Err(decide::approval::denied(class)),
             Policy::Prompt => {
-                if self.standing.as_ref().is_some_and(|s| s.covers(class, verdict.escalated_by.as_deref())) {
+                if self
+                    .standing
+                    .as_ref()
+                    .is_some_and(|s| s.covers(class, verdict.escalated_by.as_deref()))
+                {
                     return Ok(());
                 }
                 request.escalation = verdict.escalation;
@@ -541,7 +594,9 @@ impl Host {
     /// What this handle can do: input, pixels, read-only.
     pub fn capabilities(&self) -> HostCapabilities {
         HostCapabilities {
-            input: self.inner.backends.input.is_some() && !self.inner.config.read_only && !self.observe_only,
+            input: self.inner.backends.input.is_some()
+                && !self.inner.config.read_only
+                && !self.observe_only,
             pixels: self.inner.config.capture == CaptureMode::A11yAndPixels,
             read_only: self.inner.config.read_only || self.observe_only,
         }
@@ -553,7 +608,13 @@ impl Host {
     /// approval class is asked first.
     pub fn list_windows(&self, query: Option<&str>, page: usize) -> Result<ListedPage, Refusal> {
         let listed = (|| {
-            self.approve(ApprovalRequest::call(ApprovalClass::Observe, vec!["list the desktop's windows".into()]), &[])?;
+            self.approve(
+                ApprovalRequest::call(
+                    ApprovalClass::Observe,
+                    vec!["list the desktop's windows".into()],
+                ),
+                &[],
+            )?;
             let windows = self.inner.backends.windows.list_windows().gated()?;
             let page = WindowPage::paginate(windows, query, page)?;
             // A keyboard grab is asked live (one X request). A focused password field is not:
@@ -565,7 +626,12 @@ impl Host {
                 let fixed = self.denial_of(&w);
                 ListedWindow { denial: decide::listed_denial(fixed, grabbed, None), window: w }
             };
-            Ok(ListedPage { page: page.page, pages: page.pages, total: page.total, windows: page.windows.into_iter().map(listed).collect() })
+            Ok(ListedPage {
+                page: page.page,
+                pages: page.pages,
+                total: page.total,
+                windows: page.windows.into_iter().map(listed).collect(),
+            })
         })();
         listed.map_err(|e| self.refused(&self.state(), None, e))
     }

@@ -10,7 +10,10 @@ use crate::decide::{self, Guarded, SecureInput};
 use crate::frames::{FrameElement, FrameRecord};
 use crate::grant::State;
 use crate::{ApprovalRequest, FrameView, Host, Observation, ObserveRequest};
-use glovebox_model::{AccessibilityTree, ApprovalClass, CaptureLimits, DisplaySelection, Refusal, TreeBudget, WindowInfo, WindowRef};
+use glovebox_model::{
+    AccessibilityTree, ApprovalClass, CaptureLimits, DisplaySelection, Refusal, TreeBudget,
+    WindowInfo, WindowRef,
+};
 use glovebox_platform::marks::PlacedMark;
 use glovebox_platform::Capture;
 use std::sync::Arc;
@@ -18,12 +21,22 @@ use std::time::Instant;
 
 /// Draws the ids of the actionable elements the text shows on `scaled`
 /// (the screenshot as returned: `image` pixels for the window part `shown`).
-fn draw_marks(scaled: &mut glovebox_platform::RgbImage, tree: &AccessibilityTree, shown: glovebox_model::Rect, image: glovebox_model::Size) -> Vec<PlacedMark> {
-    let (sx, sy) = (image.width as f64 / shown.width.max(1) as f64, image.height as f64 / shown.height.max(1) as f64);
+fn draw_marks(
+    scaled: &mut glovebox_platform::RgbImage,
+    tree: &AccessibilityTree,
+    shown: glovebox_model::Rect,
+    image: glovebox_model::Size,
+) -> Vec<PlacedMark> {
+    let (sx, sy) = (
+        image.width as f64 / shown.width.max(1) as f64,
+        image.height as f64 / shown.height.max(1) as f64,
+    );
     let boxes: Vec<_> = tree
         .lines()
         .iter()
-        .filter(|l| l.kind == glovebox_model::tree_text::LineKind::Element && l.element.is_actionable())
+        .filter(|l| {
+            l.kind == glovebox_model::tree_text::LineKind::Element && l.element.is_actionable()
+        })
         .filter_map(|l| {
             let visible = l.element.screen_bounds?.intersection(shown)?;
             let x = ((visible.x - shown.x) as f64 * sx).round() as i32;
@@ -40,21 +53,32 @@ impl Host {
     /// Observes the bound window (binding or rebinding first when `window`
     /// names one): its accessibility tree, and a screenshot when asked and
     /// allowed. The result is the window's newest frame.
-    pub fn observe(&self, window: Option<&WindowRef>, screenshot: bool) -> Result<Observation, Refusal> {
+    pub fn observe(
+        &self,
+        window: Option<&WindowRef>,
+        screenshot: bool,
+    ) -> Result<Observation, Refusal> {
         self.observe_with(window, ObserveRequest { screenshot, marks: false, fit: None })
     }
 
     /// [`Host::observe`] as `request` asks: marks on the screenshot (they
     /// need the screenshot), a screenshot fitted to other limits.
-    pub fn observe_with(&self, window: Option<&WindowRef>, request: ObserveRequest) -> Result<Observation, Refusal> {
+    pub fn observe_with(
+        &self,
+        window: Option<&WindowRef>,
+        request: ObserveRequest,
+    ) -> Result<Observation, Refusal> {
         let mut state = self.state();
         let limits = match request.fit {
             Some(fit) => CaptureLimits::new(fit.max_width, fit.max_height),
             None => Ok(self.inner.config.capture_limits),
         };
         let result = match request.marks && !request.screenshot {
-            true => Err(Refusal::invalid_argument("marks are drawn on the screenshot: ask for screenshot too")),
-            false => limits.and_then(|limits| self.observe_locked(&mut state, window, request, limits, true)),
+            true => Err(Refusal::invalid_argument(
+                "marks are drawn on the screenshot: ask for screenshot too",
+            )),
+            false => limits
+                .and_then(|limits| self.observe_locked(&mut state, window, request, limits, true)),
         };
         result.map_err(|e| self.refused(&state, None, e))
     }
@@ -64,11 +88,22 @@ impl Host {
     pub(crate) fn observe_approved(&self, screenshot: bool) -> Result<Observation, Refusal> {
         let mut state = self.state();
         let limits = self.inner.config.capture_limits;
-        self.observe_locked(&mut state, None, ObserveRequest { screenshot, marks: false, fit: None }, limits, false).map_err(|e| self.refused(&state, None, e))
+        self.observe_locked(
+            &mut state,
+            None,
+            ObserveRequest { screenshot, marks: false, fit: None },
+            limits,
+            false,
+        )
+        .map_err(|e| self.refused(&state, None, e))
     }
 
     /// The observe class's approval for reading `window`.
-    pub(crate) fn approve_observation(&self, window: Option<&WindowInfo>, what: &str) -> Result<(), Refusal> {
+    pub(crate) fn approve_observation(
+        &self,
+        window: Option<&WindowInfo>,
+        what: &str,
+    ) -> Result<(), Refusal> {
         self.approve(Host::observation_question(window, what), &[])
     }
 
@@ -99,7 +134,11 @@ impl Host {
         let target = self.current_target(state)?;
         self.check_not_denied(&target)?;
         if ask {
-            let what = if request.screenshot { "read the accessibility tree and take a screenshot" } else { "read the accessibility tree" };
+            let what = if request.screenshot {
+                "read the accessibility tree and take a screenshot"
+            } else {
+                "read the accessibility tree"
+            };
             self.approve_unlocked(state, Host::observation_question(Some(&target), what), &[])?;
             // Other calls ran while the person was asked: the window read is the one approved.
             let grant = self.ensure_grant(state, false)?;
@@ -108,11 +147,22 @@ impl Host {
         self.observe_target_fitted(state, &target, request, limits)
     }
 
-    pub(crate) fn observe_target(&self, state: &mut State, target: &WindowInfo, request: ObserveRequest) -> Result<Observation, Refusal> {
+    pub(crate) fn observe_target(
+        &self,
+        state: &mut State,
+        target: &WindowInfo,
+        request: ObserveRequest,
+    ) -> Result<Observation, Refusal> {
         self.observe_target_fitted(state, target, request, self.inner.config.capture_limits)
     }
 
-    fn observe_target_fitted(&self, state: &mut State, target: &WindowInfo, request: ObserveRequest, limits: CaptureLimits) -> Result<Observation, Refusal> {
+    fn observe_target_fitted(
+        &self,
+        state: &mut State,
+        target: &WindowInfo,
+        request: ObserveRequest,
+        limits: CaptureLimits,
+    ) -> Result<Observation, Refusal> {
         let screenshot = request.screenshot;
         let b = &self.inner.backends;
         decide::check_secure_input(self.secure_input_now(None)?, Guarded::Read)?;
@@ -125,7 +175,10 @@ impl Host {
         self.recording_observed(&tree);
         let capture = if screenshot {
             // Full resolution is kept for zoom; the caller gets it scaled to the limits.
-            let native = CaptureLimits::new(glovebox_model::frame::MAX_IMAGE_EDGE, glovebox_model::frame::MAX_IMAGE_EDGE)?;
+            let native = CaptureLimits::new(
+                glovebox_model::frame::MAX_IMAGE_EDGE,
+                glovebox_model::frame::MAX_IMAGE_EDGE,
+            )?;
             Some(b.capture.capture_window(&WindowRef::Id(target.id), native).gated()?)
         } else {
             None
@@ -135,12 +188,25 @@ impl Host {
         // past the screen's edge.
         let geometry = target.geometry;
         let (shown, image, occluded) = match &capture {
-            Some(c) => (c.frame.native_rect(), limits.fit(c.image.size()), c.frame.occluded.clone()),
+            Some(c) => {
+                (c.frame.native_rect(), limits.fit(c.image.size()), c.frame.occluded.clone())
+            }
             None => (target.geometry, target.geometry.size(), vec![]),
         };
         let id = glovebox_platform::next_frame_id();
-        let elements: std::collections::HashMap<_, _> = tree.root.iter().flat_map(|r| r.walk()).map(|e| (e.id, FrameElement::of(e, shown))).collect();
-        let hit_order = tree.root.iter().flat_map(|r| r.walk()).filter(|e| elements[&e.id].visible.is_some()).map(|e| e.id).collect();
+        let elements: std::collections::HashMap<_, _> = tree
+            .root
+            .iter()
+            .flat_map(|r| r.walk())
+            .map(|e| (e.id, FrameElement::of(e, shown)))
+            .collect();
+        let hit_order = tree
+            .root
+            .iter()
+            .flat_map(|r| r.walk())
+            .filter(|e| elements[&e.id].visible.is_some())
+            .map(|e| e.id)
+            .collect();
         let no_tree = tree.root.is_none();
         let pixels = capture.map(|c| Arc::new(c.image));
         let record = FrameRecord {
@@ -182,7 +248,11 @@ impl Host {
             })
             .transpose()?;
         let mut audit = self.grant_record("observe", grant);
-        audit.detail = Some(format!("frame {id}, {} elements{}", tree.node_count, if png.is_some() { ", screenshot" } else { "" }));
+        audit.detail = Some(format!(
+            "frame {id}, {} elements{}",
+            tree.node_count,
+            if png.is_some() { ", screenshot" } else { "" }
+        ));
         self.audit(audit);
         Ok(Observation { frame, tree, screenshot: png, marks, grant: self.view(grant) })
     }
@@ -199,13 +269,20 @@ impl Host {
     }
 
     /// One window's accessibility tree outside any grant (`glovebox inspect`).
-    pub fn read_tree(&self, window: &WindowRef, budget: TreeBudget) -> Result<(WindowInfo, AccessibilityTree), Refusal> {
+    pub fn read_tree(
+        &self,
+        window: &WindowRef,
+        budget: TreeBudget,
+    ) -> Result<(WindowInfo, AccessibilityTree), Refusal> {
         let result = (|| {
             self.inner.config.check_enabled()?;
             let info = self.inner.backends.windows.find_window(window).gated()?;
             self.check_read(Some(&info), "read the accessibility tree")?;
             let tree = self.inner.backends.accessibility.inspect(&info, budget).gated()?;
-            decide::check_secure_input(SecureInput::of(false, tree.focused_password), Guarded::Read)?;
+            decide::check_secure_input(
+                SecureInput::of(false, tree.focused_password),
+                Guarded::Read,
+            )?;
             Ok((info, tree))
         })();
         result.map_err(|e| self.refused(&self.state(), None, e))
@@ -213,7 +290,11 @@ impl Host {
 
     /// One window's pixels outside any grant (`glovebox screenshot --window`):
     /// the window alone, covered parts black and listed as occluded.
-    pub fn read_window_pixels(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, Refusal> {
+    pub fn read_window_pixels(
+        &self,
+        window: &WindowRef,
+        limits: CaptureLimits,
+    ) -> Result<Capture, Refusal> {
         let result = (|| {
             self.inner.config.check_enabled()?;
             let info = self.inner.backends.windows.find_window(window).gated()?;
@@ -226,14 +307,19 @@ impl Host {
 
     /// The selected displays outside any grant (`glovebox screenshot`),
     /// with every denied window blacked out wherever it shows.
-    pub fn read_desktop_pixels(&self, selection: &DisplaySelection, limits: CaptureLimits) -> Result<Capture, Refusal> {
+    pub fn read_desktop_pixels(
+        &self,
+        selection: &DisplaySelection,
+        limits: CaptureLimits,
+    ) -> Result<Capture, Refusal> {
         let result = (|| {
             self.check_read(None, "take a screenshot of the desktop")?;
             let windows = self.inner.backends.windows.list_windows().gated()?;
             if let Some(active) = windows.iter().find(|w| w.focused) {
                 decide::check_secure_input(self.password_focus_now(active)?, Guarded::Read)?;
             }
-            let hidden: Vec<_> = windows.iter().filter(|w| self.denial_of(w).is_some()).map(|w| w.id).collect();
+            let hidden: Vec<_> =
+                windows.iter().filter(|w| self.denial_of(w).is_some()).map(|w| w.id).collect();
             self.inner.backends.capture.capture_desktop(selection, limits, &hidden).gated()
         })();
         result.map_err(|e| self.refused(&self.state(), None, e))

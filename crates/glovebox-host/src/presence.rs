@@ -62,7 +62,12 @@ impl Host {
         if presence.recent.len() == RECENT {
             presence.recent.pop_front();
         }
-        presence.recent.push_back(RecentAction { at_ms: glovebox_platform::now_ms(), action, target, result });
+        presence.recent.push_back(RecentAction {
+            at_ms: glovebox_platform::now_ms(),
+            action,
+            target,
+            result,
+        });
     }
 
     /// The agent's cursor on `window`, where a grant's first look (or a
@@ -100,22 +105,33 @@ impl Host {
         let stopped = self.inner.display_dir.cooldown_left().is_some();
         let recent: Vec<RecentAction> = self.presence_state().recent.iter().cloned().collect();
         let fresh = match self.inner.state.try_lock() {
-            Ok(state) => Some(state.grant.as_ref().map(|g| (self.view(g), g.target.as_ref().map(|w| w.title.clone())))),
-            Err(std::sync::TryLockError::Poisoned(p)) => {
-                Some(p.into_inner().grant.as_ref().map(|g| (self.view(g), g.target.as_ref().map(|w| w.title.clone()))))
-            }
+            Ok(state) => Some(
+                state
+                    .grant
+                    .as_ref()
+                    .map(|g| (self.view(g), g.target.as_ref().map(|w| w.title.clone()))),
+            ),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(
+                p.into_inner()
+                    .grant
+                    .as_ref()
+                    .map(|g| (self.view(g), g.target.as_ref().map(|w| w.title.clone()))),
+            ),
             Err(std::sync::TryLockError::WouldBlock) => None,
         };
         let agent_display = self.inner.backends.agent_display.as_ref().is_some_and(|a| a.running());
         let mut presence = self.presence_state();
         let view = match fresh {
             Some(grant) => {
-                let (grant, window_title) = grant.map(|(g, t)| (Some(g), t)).unwrap_or((None, None));
+                let (grant, window_title) =
+                    grant.map(|(g, t)| (Some(g), t)).unwrap_or((None, None));
                 PresenceView { grant, window_title, recent, stopped, agent_display }
             }
             None => match &presence.last {
                 Some(last) => PresenceView { recent, stopped, agent_display, ..last.clone() },
-                None => PresenceView { grant: None, window_title: None, recent, stopped, agent_display },
+                None => {
+                    PresenceView { grant: None, window_title: None, recent, stopped, agent_display }
+                }
             },
         };
         presence.last = Some(view.clone());
@@ -131,9 +147,16 @@ impl Host {
         let b = &self.inner.backends;
         let screen = b.agent_display.as_ref()?;
         let shown = || -> Result<Option<Vec<u8>>, Refusal> {
-            crate::decide::check_secure_input(self.secure_input_now(None)?, crate::decide::Guarded::AgentDisplayView)?;
+            crate::decide::check_secure_input(
+                self.secure_input_now(None)?,
+                crate::decide::Guarded::AgentDisplayView,
+            )?;
             let windows = b.windows.list_windows().gated()?;
-            let hidden: Vec<_> = windows.iter().filter(|w| w.desktop == Desktop::Agent && self.denial_of(w).is_some()).map(|w| w.id).collect();
+            let hidden: Vec<_> = windows
+                .iter()
+                .filter(|w| w.desktop == Desktop::Agent && self.denial_of(w).is_some())
+                .map(|w| w.id)
+                .collect();
             let limits = CaptureLimits { max_width: max_width.clamp(1, 4096), max_height: 4096 };
             match screen.view(limits, &hidden) {
                 None => Ok(None),
@@ -155,7 +178,11 @@ impl Host {
 
     /// The indicator of the process holding this display's grant (another
     /// process), through its control socket.
-    pub fn remote_indicator(runtime_root: &std::path::Path, display: &str) -> Result<crate::control::ControlReply, glovebox_model::Refusal> {
-        crate::control::DisplayDir::new(runtime_root, display)?.send(crate::control::ControlRequest::Indicator)
+    pub fn remote_indicator(
+        runtime_root: &std::path::Path,
+        display: &str,
+    ) -> Result<crate::control::ControlReply, glovebox_model::Refusal> {
+        crate::control::DisplayDir::new(runtime_root, display)?
+            .send(crate::control::ControlRequest::Indicator)
     }
 }

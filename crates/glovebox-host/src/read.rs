@@ -5,7 +5,9 @@
 
 use crate::backend::Gated;
 use crate::{decide, Host};
-use glovebox_model::{ApprovalClass, ElementId, ElementValue, FrameId, Refusal, READ_MAX_CHARS, READ_MAX_ELEMENTS};
+use glovebox_model::{
+    ApprovalClass, ElementId, ElementValue, FrameId, Refusal, READ_MAX_CHARS, READ_MAX_ELEMENTS,
+};
 
 impl Host {
     /// The values of `ids` in frame `frame` (the newest of the bound
@@ -18,7 +20,10 @@ impl Host {
         let result = (|| {
             self.inner.config.check_enabled()?;
             if ids.is_empty() || ids.len() > READ_MAX_ELEMENTS {
-                return Err(Refusal::invalid_argument(format!("a read names 1 to {READ_MAX_ELEMENTS} elements, not {}", ids.len())));
+                return Err(Refusal::invalid_argument(format!(
+                    "a read names 1 to {READ_MAX_ELEMENTS} elements, not {}",
+                    ids.len()
+                )));
             }
             let record = self.newest_frame(&mut state, frame)?;
             let mut described = vec![];
@@ -30,14 +35,21 @@ impl Host {
             }
             let window = self.current_target(&mut state)?;
             self.check_not_denied(&window)?;
-            let what: Vec<String> = ids.iter().zip(&described).map(|(id, (role, name))| format!("read the value of {id} ({role} {name:?})")).collect();
+            let what: Vec<String> = ids
+                .iter()
+                .zip(&described)
+                .map(|(id, (role, name))| format!("read the value of {id} ({role} {name:?})"))
+                .collect();
             let mut request = crate::ApprovalRequest::call(ApprovalClass::Observe, what);
             request.window = Some(Host::window_label(&window));
             request.targets = described;
             self.approve_unlocked(&mut state, request, &[])?;
             // Other calls ran while the person was asked: the frame must still be the newest.
             self.newest_frame(&mut state, frame)?;
-            decide::check_secure_input(self.secure_input_now(Some(&window))?, decide::Guarded::Read)?;
+            decide::check_secure_input(
+                self.secure_input_now(Some(&window))?,
+                decide::Guarded::Read,
+            )?;
             let b = &self.inner.backends;
             let mut values = vec![];
             for id in ids {

@@ -20,7 +20,9 @@
 //! the grant (or its host) ends says `true`.
 
 use crate::signing::Key;
-use glovebox_model::{Action, Change, ElementId, ElementState, Point, Refusal, Role, Target, TextRecording, TreeDiff};
+use glovebox_model::{
+    Action, Change, ElementId, ElementState, Point, Refusal, Role, Target, TextRecording, TreeDiff,
+};
 use serde::{Deserialize, Serialize};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -36,8 +38,16 @@ pub const KEPT: usize = 500;
 /// of each name) so that `keep` remain.
 fn prune(dir: &Path, keep: usize) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect();
-    files.sort_by_key(|p| p.file_name().and_then(|n| n.to_str()).and_then(|n| n.split('-').next()?.parse::<u64>().ok()).unwrap_or(0));
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort_by_key(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.split('-').next()?.parse::<u64>().ok())
+            .unwrap_or(0)
+    });
     let excess = files.len().saturating_sub(keep);
     for old in &files[..excess] {
         let _ = std::fs::remove_file(old);
@@ -196,7 +206,11 @@ impl RecordingError {
 
 /// Where recordings go: `$XDG_STATE_HOME/glovebox/recordings` (default `~/.local/state`).
 pub fn default_dir() -> PathBuf {
-    crate::audit::AuditLog::default_path().parent().and_then(Path::parent).map(|p| p.join("recordings")).unwrap_or_else(|| PathBuf::from("recordings"))
+    crate::audit::AuditLog::default_path()
+        .parent()
+        .and_then(Path::parent)
+        .map(|p| p.join("recordings"))
+        .unwrap_or_else(|| PathBuf::from("recordings"))
 }
 
 /// A line's mac: over the mac of the line before it, a newline, and the line with an empty `mac`.
@@ -248,16 +262,41 @@ impl Recorder {
         glovebox_platform::files::private_dir(dir)?;
         let key = Key::load(dir)?;
         prune(dir, KEPT - 1);
-        let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or_default();
-        let safe: String = grant.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or_default();
+        let safe: String = grant
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .collect();
         let path = dir.join(format!("{started}-{safe}.jsonl"));
-        let mut header = serde_json::to_value(Header { glovebox_recording: FORMAT, grant: grant.to_owned(), started, text, mac: String::new() })
-            .map_err(std::io::Error::other)?;
+        let mut header = serde_json::to_value(Header {
+            glovebox_recording: FORMAT,
+            grant: grant.to_owned(),
+            started,
+            text,
+            mac: String::new(),
+        })
+        .map_err(std::io::Error::other)?;
         let mac = line_mac(&key, "", &unsigned(&header));
         header["mac"] = mac.clone().into();
         let header = format!("{header}\n");
-        glovebox_platform::files::open_private(&path, std::fs::OpenOptions::new().write(true).create_new(true))?.write_all(header.as_bytes())?;
-        let mut recorder = Recorder { path, body: header.len() as u64, finished: false, key, last_mac: mac, next_index: 1, text, held: None };
+        glovebox_platform::files::open_private(
+            &path,
+            std::fs::OpenOptions::new().write(true).create_new(true),
+        )?
+        .write_all(header.as_bytes())?;
+        let mut recorder = Recorder {
+            path,
+            body: header.len() as u64,
+            finished: false,
+            key,
+            last_mac: mac,
+            next_index: 1,
+            text,
+            held: None,
+        };
         recorder.append(None)?;
         Ok(recorder)
     }
@@ -285,7 +324,9 @@ impl Recorder {
             })
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| std::io::Error::other("a target is not in the frame's tree"))?;
-        let on_password = action.targets().iter().any(|t| matches!(t, Target::Element(id) if tree.find(*id).is_some_and(|e| e.is_password())));
+        let on_password = action.targets().iter().any(
+            |t| matches!(t, Target::Element(id) if tree.find(*id).is_some_and(|e| e.is_password())),
+        );
         let keep = self.text == TextRecording::Kept && !on_password && !tree.focused_password;
         let (recorded, withheld_text) = match action.text_length() {
             Some(length) if !keep => (action.without_text(), Some(length)),
@@ -298,7 +339,15 @@ impl Recorder {
         };
         self.flush()?;
         let expect = changes.map(|diff| expectation_keeping(diff, withheld.as_deref()));
-        let step = Step { index: self.next_index, window, action: recorded, targets, withheld_text, expect, mac: String::new() };
+        let step = Step {
+            index: self.next_index,
+            window,
+            action: recorded,
+            targets,
+            withheld_text,
+            expect,
+            mac: String::new(),
+        };
         self.next_index += 1;
         match changes {
             Some(_) => self.write(&step),
@@ -313,7 +362,10 @@ impl Recorder {
     pub fn observed(&mut self, after: &glovebox_model::AccessibilityTree) -> std::io::Result<()> {
         match self.held.take() {
             Some(Held { mut step, before, withheld }) if before.window == after.window => {
-                step.expect = Some(expectation_keeping(&TreeDiff::between(&before, after), withheld.as_deref()));
+                step.expect = Some(expectation_keeping(
+                    &TreeDiff::between(&before, after),
+                    withheld.as_deref(),
+                ));
                 self.write(&step)
             }
             held => {
@@ -350,10 +402,17 @@ impl Recorder {
             lines = format!("{value}\n");
         }
         let steps = self.next_index - 1 - u32::from(self.held.is_some());
-        let mut trailer =
-            serde_json::to_value(Trailer { glovebox_recording_end: steps, finished: self.finished, mac: String::new() }).map_err(std::io::Error::other)?;
+        let mut trailer = serde_json::to_value(Trailer {
+            glovebox_recording_end: steps,
+            finished: self.finished,
+            mac: String::new(),
+        })
+        .map_err(std::io::Error::other)?;
         trailer["mac"] = line_mac(&self.key, &last_mac, &unsigned(&trailer)).into();
-        let mut file = glovebox_platform::files::open_private(&self.path, std::fs::OpenOptions::new().append(true))?;
+        let mut file = glovebox_platform::files::open_private(
+            &self.path,
+            std::fs::OpenOptions::new().append(true),
+        )?;
         file.set_len(self.body)?;
         file.write_all(format!("{lines}{trailer}\n").as_bytes())?;
         self.body += lines.len() as u64;
@@ -378,11 +437,17 @@ impl Drop for Recorder {
 /// Reads and verifies a recording made by this user (key in `key_dir`).
 pub fn read(path: &Path, key_dir: &Path) -> Result<Recording, RecordingError> {
     // A path from a client may name anything: only a regular file of a sane size is read.
-    let meta = std::fs::metadata(path).map_err(|e| RecordingError::Io(format!("{}: {e}", path.display())))?;
+    let meta = std::fs::metadata(path)
+        .map_err(|e| RecordingError::Io(format!("{}: {e}", path.display())))?;
     if !meta.is_file() || meta.len() > MAX_BYTES {
-        return Err(RecordingError::Io(format!("{} is not a recording: not a regular file of at most {} MiB", path.display(), MAX_BYTES >> 20)));
+        return Err(RecordingError::Io(format!(
+            "{} is not a recording: not a regular file of at most {} MiB",
+            path.display(),
+            MAX_BYTES >> 20
+        )));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| RecordingError::Io(format!("{}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| RecordingError::Io(format!("{}: {e}", path.display())))?;
     let key = Key::load(key_dir).map_err(|e| RecordingError::Io(e.to_string()))?;
     let mut previous = String::new();
     let mut header = None;
@@ -390,42 +455,63 @@ pub fn read(path: &Path, key_dir: &Path) -> Result<Recording, RecordingError> {
     let mut trailer: Option<Trailer> = None;
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let number = i + 1;
-        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?;
+        let value: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?;
         let mac = value["mac"].as_str().unwrap_or_default().to_owned();
         if line_mac(&key, &previous, &unsigned(&value)) != mac {
             return Err(RecordingError::Tampered { line: number });
         }
         previous = mac;
         if trailer.is_some() {
-            return Err(RecordingError::Malformed { line: number, why: "a line after the recording's closing line".into() });
+            return Err(RecordingError::Malformed {
+                line: number,
+                why: "a line after the recording's closing line".into(),
+            });
         }
         if header.is_some() && value.get("glovebox_recording_end").is_some() {
-            let read: Trailer = serde_json::from_value(value).map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?;
+            let read: Trailer = serde_json::from_value(value)
+                .map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?;
             if read.glovebox_recording_end as usize != steps.len() {
                 return Err(RecordingError::Malformed {
                     line: number,
-                    why: format!("the closing line counts {} steps, not {}", read.glovebox_recording_end, steps.len()),
+                    why: format!(
+                        "the closing line counts {} steps, not {}",
+                        read.glovebox_recording_end,
+                        steps.len()
+                    ),
                 });
             }
             trailer = Some(read);
         } else if header.is_none() {
-            let read: Header = serde_json::from_value(value).map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?;
+            let read: Header = serde_json::from_value(value)
+                .map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?;
             if read.glovebox_recording != FORMAT {
                 return Err(RecordingError::Format(read.glovebox_recording));
             }
             header = Some(read);
         } else {
-            steps.push(serde_json::from_value(value).map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?);
+            steps.push(
+                serde_json::from_value(value)
+                    .map_err(|e| RecordingError::Malformed { line: number, why: e.to_string() })?,
+            );
         }
     }
-    let header = header.ok_or(RecordingError::Malformed { line: 1, why: "the file is empty".into() })?;
+    let header =
+        header.ok_or(RecordingError::Malformed { line: 1, why: "the file is empty".into() })?;
     let finished = trailer.ok_or(RecordingError::Incomplete { steps: steps.len() })?.finished;
     Ok(Recording { path: path.to_owned(), header, steps, finished })
 }
 
 /// The element's role, name and named ancestors, from the tree it was seen in.
-pub fn address_of(tree: &glovebox_model::AccessibilityTree, id: ElementId) -> Option<ElementAddress> {
-    fn path<'a>(element: &'a glovebox_model::Element, id: ElementId, trail: &mut Vec<&'a glovebox_model::Element>) -> bool {
+pub fn address_of(
+    tree: &glovebox_model::AccessibilityTree,
+    id: ElementId,
+) -> Option<ElementAddress> {
+    fn path<'a>(
+        element: &'a glovebox_model::Element,
+        id: ElementId,
+        trail: &mut Vec<&'a glovebox_model::Element>,
+    ) -> bool {
         trail.push(element);
         if element.id == id || element.children.iter().any(|c| path(c, id, trail)) {
             return true;
@@ -438,7 +524,11 @@ pub fn address_of(tree: &glovebox_model::AccessibilityTree, id: ElementId) -> Op
         return None;
     }
     let target = trail.pop()?;
-    let ancestors = trail.iter().filter(|e| !e.name.is_empty()).map(|e| Named { role: e.role, name: e.name.clone() }).collect();
+    let ancestors = trail
+        .iter()
+        .filter(|e| !e.name.is_empty())
+        .map(|e| Named { role: e.role, name: e.name.clone() })
+        .collect();
     Some(ElementAddress { role: target.role, name: target.name.clone(), ancestors })
 }
 
@@ -478,7 +568,12 @@ pub fn expectation(diff: &TreeDiff) -> Vec<String> {
     lines.extend(diff.removed.iter().map(|(r, _)| format!("- {}", subject(&r.line))));
     for changed in &diff.changed {
         for change in &changed.changes {
-            if !matches!(change, Change::Moved { .. } | Change::Gained(ElementState::Focused) | Change::Lost(ElementState::Focused)) {
+            if !matches!(
+                change,
+                Change::Moved { .. }
+                    | Change::Gained(ElementState::Focused)
+                    | Change::Lost(ElementState::Focused)
+            ) {
                 lines.push(format!("~ {}: {}", subject(&changed.line), change.describe()));
             }
         }
@@ -488,7 +583,12 @@ pub fn expectation(diff: &TreeDiff) -> Vec<String> {
 
 /// An element's line as role and name: no id, no states, no hidden-children count.
 fn subject(line: &str) -> String {
-    let words: Vec<&str> = line.split(' ').filter(|w| !(w.len() > 2 && w.starts_with("@e") && w[2..].chars().all(|c| c.is_ascii_digit()))).collect();
+    let words: Vec<&str> = line
+        .split(' ')
+        .filter(|w| {
+            !(w.len() > 2 && w.starts_with("@e") && w[2..].chars().all(|c| c.is_ascii_digit()))
+        })
+        .collect();
     let mut text = words.join(" ");
     for suffix_start in [" (+", " ["] {
         if let Some(at) = text.rfind(suffix_start).filter(|_| text.ends_with([')', ']'])) {
@@ -505,216 +605,4 @@ pub fn unmet(expected: &[String], diff: &TreeDiff) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use glovebox_model::{AccessibilityTree, Button, Element, ElementStates, Fidelity, WindowId};
-
-    fn element(id: u32, role: Role, name: &str, children: Vec<Element>) -> Element {
-        let mut states = ElementStates::default();
-        for state in [ElementState::Enabled, ElementState::Showing, ElementState::Visible, ElementState::Focusable] {
-            states.insert(state);
-        }
-        Element { states, children, ..Element::new(ElementId(id), role, name) }
-    }
-
-    /// A form with two panels, each holding an OK button, and a password field.
-    fn tree() -> AccessibilityTree {
-        let panel = |id, name: &str| element(id, Role::Panel, name, vec![element(id + 1, Role::PushButton, "OK", vec![])]);
-        let root = element(1, Role::Frame, "Form", vec![panel(2, "Billing"), panel(4, "Shipping"), element(6, Role::PasswordText, "Password", vec![])]);
-        AccessibilityTree {
-            window: WindowId { pid: 1, xid: 2 },
-            fidelity: Fidelity::Full,
-            root: Some(root),
-            node_count: 6,
-            truncated: None,
-            focused_password: false,
-            elapsed_ms: 0,
-        }
-    }
-
-    fn window() -> WindowAddress {
-        WindowAddress { app: "Form".into(), title: "Form".into() }
-    }
-
-    fn recorded(text: TextRecording, actions: &[Action]) -> (tempdir::Dir, PathBuf) {
-        let dir = tempdir::Dir::new();
-        let mut recorder = Recorder::start(dir.path(), "g1-1", text).unwrap();
-        for action in actions {
-            recorder.record(window(), action, &tree(), None).unwrap();
-        }
-        let path = recorder.path().to_owned();
-        (dir, path)
-    }
-
-    mod tempdir {
-        pub(super) struct Dir(std::path::PathBuf);
-        impl Dir {
-            pub(super) fn new() -> Dir {
-                static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-                let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let path = std::env::temp_dir().join(format!("glovebox-recording-unit-{}-{n}", std::process::id()));
-                let _ = std::fs::remove_dir_all(&path);
-                std::fs::create_dir_all(&path).unwrap();
-                Dir(path)
-            }
-            pub(super) fn path(&self) -> &std::path::Path {
-                &self.0
-            }
-        }
-        impl Drop for Dir {
-            fn drop(&mut self) {
-                let _ = std::fs::remove_dir_all(&self.0);
-            }
-        }
-    }
-
-    fn click(id: u32) -> Action {
-        Action::Click { target: Target::Element(ElementId(id)), button: Button::Left, count: 1, modifiers: vec![] }
-    }
-
-    #[test]
-    fn an_element_is_addressed_by_role_name_and_named_ancestors_and_found_again() {
-        let address = address_of(&tree(), ElementId(5)).unwrap();
-        assert_eq!(address.ancestors, vec![Named { role: Role::Frame, name: "Form".into() }, Named { role: Role::Panel, name: "Shipping".into() }]);
-        assert_eq!(find(&tree(), &address), Found::One(ElementId(5)));
-        // Without its panel, "OK" answers twice: a guess is refused.
-        let bare = ElementAddress { ancestors: vec![Named { role: Role::Frame, name: "Form".into() }], ..address.clone() };
-        assert_eq!(find(&tree(), &bare), Found::None);
-        let anywhere = |tree: &AccessibilityTree| tree.root.iter().flat_map(|r| r.walk()).filter(|e| e.name == "OK").count();
-        assert_eq!(anywhere(&tree()), 2);
-        let mut renamed = address;
-        renamed.ancestors[1].name = "Returns".into();
-        assert_eq!(find(&tree(), &renamed), Found::None);
-    }
-
-    #[test]
-    fn a_recording_reads_back_and_any_edit_reorder_or_removal_is_refused() {
-        let (dir, path) = recorded(TextRecording::Kept, &[click(3), click(5), Action::Type { text: "hello".into() }]);
-        let read = read(&path, dir.path()).unwrap();
-        assert_eq!(read.steps.len(), 3);
-        assert_eq!(read.steps[2].action, Action::Type { text: "hello".into() });
-        let text = std::fs::read_to_string(&path).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 5, "a header, three steps and the closing line");
-        let variants = [
-            ("edited", text.replace("hello", "HELLO"), 4),
-            ("reordered", [lines[0], lines[2], lines[1], lines[3], lines[4]].join("\n"), 2),
-            ("a step removed", [lines[0], lines[1], lines[3], lines[4]].join("\n"), 3),
-            ("the last step removed", [lines[0], lines[1], lines[2], lines[4]].join("\n"), 4),
-            ("the header replaced", text.replacen("g1-1", "g9-9", 1), 1),
-        ];
-        for (what, changed, line) in variants {
-            std::fs::write(&path, changed).unwrap();
-            assert_eq!(super::read(&path, dir.path()), Err(RecordingError::Tampered { line }), "{what}");
-        }
-        // Another user's key: refused too.
-        std::fs::write(&path, &text).unwrap();
-        let other = tempdir::Dir::new();
-        assert_eq!(super::read(&path, other.path()), Err(RecordingError::Tampered { line: 1 }));
-    }
-
-    #[test]
-    fn a_recording_cut_short_at_its_end_is_refused_as_incomplete_and_one_being_written_is_complete_as_far_as_it_goes() {
-        let (dir, path) = recorded(TextRecording::Kept, &[click(3), click(5)]);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[3].contains("\"glovebox_recording_end\":2") && lines[3].contains("\"finished\":true"), "{text}");
-        assert!(read(&path, dir.path()).unwrap().finished);
-        for (what, cut, steps) in [("the closing line", 3, 2), ("the last step and the closing line", 2, 1), ("every step", 1, 0)] {
-            std::fs::write(&path, lines[..cut].join("\n") + "\n").unwrap();
-            let refused = super::read(&path, dir.path()).unwrap_err();
-            assert_eq!(refused, RecordingError::Incomplete { steps }, "{what}");
-            assert!(refused.to_refusal().to_string().starts_with("COMPUTER_INVALID_ARGUMENT") && refused.to_string().contains("incomplete"), "{refused}");
-        }
-        // A line after the closing line: refused too.
-        std::fs::write(&path, [lines[0], lines[1], lines[3], lines[2]].join("\n")).unwrap();
-        assert!(super::read(&path, dir.path()).is_err());
-
-        // A recording being written is complete as far as it goes, and says it is not finished.
-        let live = tempdir::Dir::new();
-        let mut recorder = Recorder::start(live.path(), "g2-1", TextRecording::Kept).unwrap();
-        assert_eq!(read(recorder.path(), live.path()).unwrap().steps.len(), 0);
-        recorder.record(window(), &click(3), &tree(), Some(&TreeDiff::between(&tree(), &tree()))).unwrap();
-        recorder.record(window(), &click(5), &tree(), None).unwrap();
-        let read_live = read(recorder.path(), live.path()).unwrap();
-        assert_eq!((read_live.steps.len(), read_live.finished), (1, false), "the held step is not written yet");
-        let path = recorder.path().to_owned();
-        drop(recorder);
-        let ended = read(&path, live.path()).unwrap();
-        assert_eq!((ended.steps.len(), ended.finished), (2, true));
-        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 4, "one closing line, rewritten");
-    }
-
-    #[test]
-    fn typed_text_is_kept_only_when_allowed_and_never_for_a_password_field() {
-        let typed = Action::Type { text: "secret words".into() };
-        let into_password = Action::SetValue { target: Target::Element(ElementId(6)), text: "hunter2".into() };
-        let (dir, path) = recorded(TextRecording::Length, std::slice::from_ref(&typed));
-        let step = &read(&path, dir.path()).unwrap().steps[0];
-        assert_eq!((&step.action, step.withheld_text), (&Action::Type { text: String::new() }, Some(12)));
-        assert!(!std::fs::read_to_string(&path).unwrap().contains("secret"));
-        // An app echoing the text in a label: the expectation leaves that line out.
-        let dir2 = tempdir::Dir::new();
-        let mut recorder = Recorder::start(dir2.path(), "g1-1", TextRecording::Length).unwrap();
-        let mut echoed = tree();
-        echoed.root.as_mut().unwrap().children[0].children[0].name = "secret words".into();
-        recorder.record(window(), &typed, &tree(), Some(&TreeDiff::between(&tree(), &echoed))).unwrap();
-        let path2 = recorder.path().to_owned();
-        drop(recorder);
-        assert_eq!(read(&path2, dir2.path()).unwrap().steps[0].expect, Some(vec![]));
-        assert!(!std::fs::read_to_string(&path2).unwrap().contains("secret"));
-        let (dir, path) = recorded(TextRecording::Kept, &[into_password]);
-        let step = &read(&path, dir.path()).unwrap().steps[0];
-        assert_eq!(step.withheld_text, Some(7));
-        assert!(!std::fs::read_to_string(&path).unwrap().contains("hunter2"));
-    }
-
-    #[test]
-    fn an_expectation_names_elements_without_ids_and_leaves_out_focus_and_geometry() {
-        let before = tree();
-        let mut after = tree();
-        let root = after.root.as_mut().unwrap();
-        root.children[0].children[0].states.insert(ElementState::Focused);
-        root.children[1].children[0].name = "Done".into();
-        let diff = TreeDiff::between(&before, &after);
-        let expected = expectation(&diff);
-        assert_eq!(expected.len(), 1, "{diff:?}");
-        assert!(expected[0].starts_with("~ push button") && expected[0].contains("\"Done\"") && !expected[0].contains("@e"), "{expected:?}");
-        assert!(unmet(&expected, &diff).is_empty());
-        assert_eq!(unmet(&expected, &TreeDiff::between(&before, &before)), expected);
-    }
-
-    #[test]
-    fn a_step_delivered_without_a_look_takes_its_expectation_from_the_next_look_at_its_window() {
-        let dir = tempdir::Dir::new();
-        let mut recorder = Recorder::start(dir.path(), "g1-1", TextRecording::Length).unwrap();
-        recorder.record(window(), &click(3), &tree(), None).unwrap();
-        let mut after = tree();
-        after.root.as_mut().unwrap().children[0].children[0].name = "Paid".into();
-        let mut elsewhere = tree();
-        elsewhere.window = WindowId { pid: 9, xid: 9 };
-        recorder.observed(&elsewhere).unwrap();
-        recorder.observed(&after).unwrap();
-        // The next step has no look after it and none follows: written without an expectation.
-        recorder.record(window(), &click(5), &tree(), None).unwrap();
-        let path = recorder.path().to_owned();
-        drop(recorder);
-        let steps = read(&path, dir.path()).unwrap().steps;
-        assert_eq!(steps.len(), 2);
-        assert!(steps[0].expect.as_ref().unwrap()[0].contains("\"Paid\""), "{:?}", steps[0].expect);
-        assert_eq!((steps[1].index, &steps[1].expect), (2, &None));
-    }
-
-    #[test]
-    fn the_oldest_recordings_go_once_more_than_are_kept_exist() {
-        let dir = tempdir::Dir::new();
-        for started in [30u64, 4, 200, 1000] {
-            std::fs::write(dir.path().join(format!("{started}-g1-1.jsonl")), "").unwrap();
-        }
-        std::fs::write(dir.path().join("notes.txt"), "not a recording").unwrap();
-        prune(dir.path(), 2);
-        let mut left: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-        left.sort();
-        assert_eq!(left, ["1000-g1-1.jsonl", "200-g1-1.jsonl", "notes.txt"]);
-    }
-}
+mod tests;

@@ -38,19 +38,27 @@ impl Key {
         let mut options = std::fs::OpenOptions::new();
         options.read(true);
         #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+        std::os::unix::fs::OpenOptionsExt::custom_flags(
+            &mut options,
+            rustix::fs::OFlags::NOFOLLOW.bits() as i32,
+        );
         match options.open(&path) {
             Ok(mut file) => {
                 let mut key = vec![];
                 std::io::Read::by_ref(&mut file).take(33).read_to_end(&mut key)?;
-                <[u8; 32]>::try_from(key.as_slice()).map(Key).map_err(|_| std::io::Error::other(format!("{} is not a 32-byte key", path.display())))
+                <[u8; 32]>::try_from(key.as_slice()).map(Key).map_err(|_| {
+                    std::io::Error::other(format!("{} is not a 32-byte key", path.display()))
+                })
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 // Beside the recordings or the waiting batches: a 0700 directory.
                 glovebox_platform::files::private_dir(dir)?;
                 let mut key = [0u8; 32];
                 std::fs::File::open("/dev/urandom")?.read_exact(&mut key)?;
-                match glovebox_platform::files::open_private(&path, std::fs::OpenOptions::new().write(true).create_new(true)) {
+                match glovebox_platform::files::open_private(
+                    &path,
+                    std::fs::OpenOptions::new().write(true).create_new(true),
+                ) {
                     Ok(mut file) => {
                         file.write_all(&key)?;
                         Ok(Key(key))
@@ -74,14 +82,16 @@ impl Key {
         for part in parts {
             inner.update(part);
         }
-        let outer = Sha256::new().chain_update(&outer_pad).chain_update(inner.finalize()).finalize();
+        let outer =
+            Sha256::new().chain_update(&outer_pad).chain_update(inner.finalize()).finalize();
         hex(&outer)
     }
 
     /// Whether `mac` is this key's mac of `parts` (compared in constant time).
     pub fn verify(&self, parts: &[&[u8]], mac: &str) -> bool {
         let expected = self.mac(parts);
-        expected.len() == mac.len() && expected.bytes().zip(mac.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+        expected.len() == mac.len()
+            && expected.bytes().zip(mac.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
     }
 }
 
@@ -102,15 +112,22 @@ mod tests {
     fn the_mac_is_hmac_sha256_and_the_key_is_made_once_privately() {
         // As `openssl dgst -sha256 -mac HMAC -macopt hexkey:0b0b…` (32 bytes) computes it.
         let key = Key([0x0b; 32]);
-        assert_eq!(key.mac(&[b"Hi ", b"There"]), "198a607eb44bfbc69903a0f1cf2bbdc5ba0aa3f3d9ae3c1c7a3b1696a0b68cf7");
+        assert_eq!(
+            key.mac(&[b"Hi ", b"There"]),
+            "198a607eb44bfbc69903a0f1cf2bbdc5ba0aa3f3d9ae3c1c7a3b1696a0b68cf7"
+        );
         assert!(key.verify(&[b"Hi There"], &key.mac(&[b"Hi", b" There"])));
         assert!(!key.verify(&[b"Hi there"], &key.mac(&[b"Hi There"])));
-        let dir = std::env::temp_dir().join(format!("glovebox-signing-unit-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("glovebox-signing-unit-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let made = Key::load(&dir).unwrap();
         assert_eq!(Key::load(&dir).unwrap().0, made.0);
         use std::os::unix::fs::PermissionsExt as _;
-        assert_eq!(std::fs::metadata(dir.join(KEY_FILE)).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(dir.join(KEY_FILE)).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
         std::fs::write(dir.join(KEY_FILE), b"short").unwrap();
         assert!(Key::load(&dir).is_err());
         let _ = std::fs::remove_dir_all(&dir);

@@ -9,7 +9,8 @@ use crate::backend::Gated;
 use crate::decide;
 use crate::{refuse, ApprovalRequest, Host, Observation};
 use glovebox_model::{
-    validate_batch, Action, ApprovalClass, DeliveryMode, Desktop, ErrorCode, FrameId, Rect, Refusal, Size, WaitCondition, WaitFor, WindowInfo, WindowRef,
+    validate_batch, Action, ApprovalClass, DeliveryMode, Desktop, ErrorCode, FrameId, Rect,
+    Refusal, Size, WaitCondition, WaitFor, WindowInfo, WindowRef,
 };
 use glovebox_platform::Delivery;
 use std::time::{Duration, Instant};
@@ -90,8 +91,11 @@ pub enum Opened {
 
 /// Whether a window's class (WM_CLASS) names the application of `plan`.
 fn names_app(w: &WindowInfo, plan: &glovebox_platform::LaunchPlan) -> bool {
-    let program = plan.program.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
-    [w.app.to_lowercase(), w.instance.to_lowercase()].iter().any(|c| !c.is_empty() && (*c == program || *c == plan.name.to_lowercase()))
+    let program =
+        plan.program.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+    [w.app.to_lowercase(), w.instance.to_lowercase()]
+        .iter()
+        .any(|c| !c.is_empty() && (*c == program || *c == plan.name.to_lowercase()))
 }
 
 impl Host {
@@ -102,14 +106,22 @@ impl Host {
     /// The batch is approved once, with every step and the first step's
     /// targets shown; a step that lands on another consequential target
     /// asks again.
-    pub fn batch(&self, frame: FrameId, steps: Vec<Action>, mode: DeliveryMode) -> Result<BatchOutcome, Refusal> {
+    pub fn batch(
+        &self,
+        frame: FrameId,
+        steps: Vec<Action>,
+        mode: DeliveryMode,
+    ) -> Result<BatchOutcome, Refusal> {
         if let Err(e) = validate_batch(&steps) {
             return Err(self.refused(&self.state(), steps.first(), e));
         }
         let span = Span {
             class: decide::approval_class(true, mode == DeliveryMode::Foreground),
             actions: steps.iter().map(describe_action).collect(),
-            targets: steps.first().map(|first| self.describe_targets(frame, first)).unwrap_or_default(),
+            targets: steps
+                .first()
+                .map(|first| self.describe_targets(frame, first))
+                .unwrap_or_default(),
             text_characters: steps.iter().filter_map(Action::text_length).sum(),
             detail: None,
             started_by_user: false,
@@ -122,15 +134,31 @@ impl Host {
         approved.batch_approved(frame, steps, mode)
     }
 
-    fn batch_approved(&self, frame: FrameId, steps: Vec<Action>, mode: DeliveryMode) -> Result<BatchOutcome, Refusal> {
+    fn batch_approved(
+        &self,
+        frame: FrameId,
+        steps: Vec<Action>,
+        mode: DeliveryMode,
+    ) -> Result<BatchOutcome, Refusal> {
         let mut state = self.state();
         let mut frame = frame;
         let first_tree = state.frames.get(frame).map(|f| f.tree.clone());
-        let mut outcome =
-            BatchOutcome { delivered: vec![], failed: None, next: Err(refuse(ErrorCode::NoGrant, "no step ran")), changes: None, grant_closed: None };
+        let mut outcome = BatchOutcome {
+            delivered: vec![],
+            failed: None,
+            next: Err(refuse(ErrorCode::NoGrant, "no step ran")),
+            changes: None,
+            grant_closed: None,
+        };
         for (index, step) in steps.iter().enumerate() {
             let number = index + 1;
-            match self.act_locked(&mut state, frame, step, mode, Some(self.inner.config.screenshot_after_input)) {
+            match self.act_locked(
+                &mut state,
+                frame,
+                step,
+                mode,
+                Some(self.inner.config.screenshot_after_input),
+            ) {
                 Ok(done) => {
                     outcome.delivered.push(done.delivery);
                     outcome.grant_closed = done.grant_closed;
@@ -142,13 +170,18 @@ impl Host {
                     if number < steps.len() {
                         if let Some(e) = no_frame {
                             let e = Refusal::new(e.code, format!("batch step {}: there is no fresh frame to check it against: {}", number + 1, e.message));
-                            outcome.failed = Some((number + 1, self.refused(&state, steps.get(number), e)));
+                            outcome.failed =
+                                Some((number + 1, self.refused(&state, steps.get(number), e)));
                             break;
                         }
                     }
                 }
                 Err(e) => {
-                    let e = self.refused(&state, Some(step), Refusal::new(e.code, format!("batch step {number}: {}", e.message)));
+                    let e = self.refused(
+                        &state,
+                        Some(step),
+                        Refusal::new(e.code, format!("batch step {number}: {}", e.message)),
+                    );
                     if number == 1 {
                         return Err(e);
                     }
@@ -166,7 +199,11 @@ impl Host {
     /// What `action`'s targets are in `frame`, as (role, name) — for an
     /// approval prompt. Unknown ids and points over no element are left out;
     /// the action itself is checked properly when it runs.
-    pub fn describe_targets(&self, frame: FrameId, action: &Action) -> Vec<(glovebox_model::Role, String)> {
+    pub fn describe_targets(
+        &self,
+        frame: FrameId,
+        action: &Action,
+    ) -> Vec<(glovebox_model::Role, String)> {
         let state = self.state();
         let Some(record) = state.frames.get(frame) else { return vec![] };
         action
@@ -174,7 +211,9 @@ impl Host {
             .into_iter()
             .filter_map(|t| match t {
                 glovebox_model::Target::Element(id) => Some(id),
-                glovebox_model::Target::Point(p) => record.to_global(p).ok().and_then(|g| record.element_at(g)),
+                glovebox_model::Target::Point(p) => {
+                    record.to_global(p).ok().and_then(|g| record.element_at(g))
+                }
             })
             .filter_map(|id| record.elements.get(&id).map(|e| (e.role, e.name.clone())))
             .collect()
@@ -205,9 +244,15 @@ impl Host {
         let (condition, query, timeout) = match what {
             WaitFor::Seconds(seconds) => {
                 self.pause(Duration::from_secs_f64(seconds))?;
-                return Ok(WaitOutcome { confirmed: None, observation: self.observe_approved(screenshot)?, waited_ms: waited() });
+                return Ok(WaitOutcome {
+                    confirmed: None,
+                    observation: self.observe_approved(screenshot)?,
+                    waited_ms: waited(),
+                });
             }
-            WaitFor::Until { condition, query, timeout_secs } => (condition, query, Duration::from_secs_f64(timeout_secs)),
+            WaitFor::Until { condition, query, timeout_secs } => {
+                (condition, query, Duration::from_secs_f64(timeout_secs))
+            }
         };
         let initial = query.fingerprint(&first.tree);
         let holds = |now: &[String]| match condition {
@@ -221,7 +266,11 @@ impl Host {
             let now = self.observe_approved(false)?;
             confirmed = holds(&query.fingerprint(&now.tree));
         }
-        Ok(WaitOutcome { confirmed: Some(confirmed), observation: self.observe_approved(screenshot)?, waited_ms: waited() })
+        Ok(WaitOutcome {
+            confirmed: Some(confirmed),
+            observation: self.observe_approved(screenshot)?,
+            waited_ms: waited(),
+        })
     }
 
     /// A full-resolution crop of `frame`'s screenshot. `region` is in the
@@ -239,20 +288,33 @@ impl Host {
             // The same freshness rule as an input's: a crop is of the frame the agent holds.
             let frame = self.newest_frame(&mut state, frame_id)?;
             let Some(pixels) = frame.pixels.clone() else {
-                return Err(Refusal::invalid_argument(format!("frame {frame_id} has no screenshot; observe with a screenshot first")));
+                return Err(Refusal::invalid_argument(format!(
+                    "frame {frame_id} has no screenshot; observe with a screenshot first"
+                )));
             };
-            let question = Host::observation_question(window.as_ref(), &format!("zoom into {region:?} of the last screenshot"));
+            let question = Host::observation_question(
+                window.as_ref(),
+                &format!("zoom into {region:?} of the last screenshot"),
+            );
             self.approve_unlocked(&mut state, question, &[])?;
             // Other calls ran while the person was asked: the frame must still be the newest.
             self.newest_frame(&mut state, frame_id)?;
             let image = Rect::new(0, 0, frame.image.width, frame.image.height);
             // After the approval (which may have waited): the image is old, secure input is now.
-            let shown = self.inner.backends.windows.find_window(&WindowRef::Id(frame.window)).gated()?;
-            decide::check_secure_input(self.secure_input_now(Some(&shown))?, decide::Guarded::Read)?;
-            if region.width == 0 || region.height == 0 || region.intersection(image) != Some(region) {
+            let shown =
+                self.inner.backends.windows.find_window(&WindowRef::Id(frame.window)).gated()?;
+            decide::check_secure_input(
+                self.secure_input_now(Some(&shown))?,
+                decide::Guarded::Read,
+            )?;
+            if region.width == 0 || region.height == 0 || region.intersection(image) != Some(region)
+            {
                 return Err(refuse(
                     ErrorCode::CoordinateOutOfBounds,
-                    format!("zoom region {region:?} is empty or reaches outside the {}x{} image", image.width, image.height),
+                    format!(
+                        "zoom region {region:?} is empty or reaches outside the {}x{} image",
+                        image.width, image.height
+                    ),
                 ));
             }
             // Image pixels back to the window's own, rounding outwards.
@@ -262,8 +324,14 @@ impl Host {
             let y0 = region.y as u64 * nh / ih;
             let x1 = ((region.x as u64 + region.width as u64) * nw).div_ceil(iw).min(nw);
             let y1 = ((region.y as u64 + region.height as u64) * nh).div_ceil(ih).min(nh);
-            let native = Rect::new(x0 as i32, y0 as i32, (x1 - x0).max(1) as u32, (y1 - y0).max(1) as u32);
-            let crop = pixels.crop(native).ok_or_else(|| refuse(ErrorCode::CoordinateOutOfBounds, "the zoom region maps outside the screenshot"))?;
+            let native =
+                Rect::new(x0 as i32, y0 as i32, (x1 - x0).max(1) as u32, (y1 - y0).max(1) as u32);
+            let crop = pixels.crop(native).ok_or_else(|| {
+                refuse(
+                    ErrorCode::CoordinateOutOfBounds,
+                    "the zoom region maps outside the screenshot",
+                )
+            })?;
             let size = self.inner.config.capture_limits.fit(crop.size());
             let png = crop.downscale(size).encode_png()?;
             Ok(Zoomed { frame: frame_id, region: native, size, png })
@@ -274,7 +342,11 @@ impl Host {
     /// Moves the grant to another window (denials checked, revision bumped)
     /// and observes it. The window is not raised or focused: switching is
     /// the grant's business, not the user's desktop's.
-    pub fn switch_window(&self, window: &WindowRef, screenshot: bool) -> Result<Observation, Refusal> {
+    pub fn switch_window(
+        &self,
+        window: &WindowRef,
+        screenshot: bool,
+    ) -> Result<Observation, Refusal> {
         self.observe(Some(window), screenshot)
     }
 
@@ -282,7 +354,12 @@ impl Host {
     /// `desktop` (the user's, or the agent display glovebox owns), waits for
     /// its window to map, binds the grant to it and observes it. Denied
     /// applications are refused before anything starts. Costs one action.
-    pub fn open_app(&self, name: &str, desktop: Desktop, screenshot: bool) -> Result<OpenedApp, Refusal> {
+    pub fn open_app(
+        &self,
+        name: &str,
+        desktop: Desktop,
+        screenshot: bool,
+    ) -> Result<OpenedApp, Refusal> {
         let mut state = self.state();
         let result = (|| {
             if name.trim().is_empty() || name.chars().any(char::is_control) {
@@ -294,17 +371,39 @@ impl Host {
                 Desktop::User => "",
                 Desktop::Agent => ", on the agent display",
             };
-            self.approve_launch(&mut state, &plan, "start an application", format!("{:?}, which runs {}{on}", plan.name, plan.program.display()))?;
+            self.approve_launch(
+                &mut state,
+                &plan,
+                "start an application",
+                format!("{:?}, which runs {}{on}", plan.name, plan.program.display()),
+            )?;
             let listed = self.inner.backends.windows.list_windows().gated()?;
             // Already running: its window, not a second copy.
-            if let Some(running) = listed.iter().find(|w| w.desktop == desktop && !w.minimized && names_app(w, &plan) && self.denial_of(w).is_none()) {
+            if let Some(running) = listed.iter().find(|w| {
+                w.desktop == desktop
+                    && !w.minimized
+                    && names_app(w, &plan)
+                    && self.denial_of(w).is_none()
+            }) {
                 let window = running.clone();
                 let mut record = self.grant_record("open-app", state.held()?);
-                record.detail = Some(format!("{:?} already runs (window {}); nothing started", plan.name, window.id));
+                record.detail = Some(format!(
+                    "{:?} already runs (window {}); nothing started",
+                    plan.name, window.id
+                ));
                 self.audit(record);
                 self.bind(&mut state, Some(window.clone()), None);
-                let observation = self.observe_target(&mut state, &window, crate::ObserveRequest { screenshot, marks: false, fit: None })?;
-                return Ok(OpenedApp { pid: window.id.pid, window, observation, how: Opened::AlreadyRunning });
+                let observation = self.observe_target(
+                    &mut state,
+                    &window,
+                    crate::ObserveRequest { screenshot, marks: false, fit: None },
+                )?;
+                return Ok(OpenedApp {
+                    pid: window.id.pid,
+                    window,
+                    observation,
+                    how: Opened::AlreadyRunning,
+                });
             }
             let detail = format!("started {:?} ({}){on}", plan.name, plan.program.display());
             self.launch_and_bind(&mut state, &plan, desktop, &listed, detail, screenshot)
@@ -323,7 +422,12 @@ impl Host {
             let site = decide::web_address(url, self.inner.config.allow_local_urls)?;
             let launcher = self.admit_opening(&mut state)?;
             let plan = launcher.browser(url.trim()).gated()?;
-            self.approve_launch(&mut state, &plan, "open a web address", format!("{} in {}, on the agent display", url.trim(), plan.name))?;
+            self.approve_launch(
+                &mut state,
+                &plan,
+                "open a web address",
+                format!("{} in {}, on the agent display", url.trim(), plan.name),
+            )?;
             let listed = self.inner.backends.windows.list_windows().gated()?;
             // The audit keeps where, not the whole address (its query may hold a token).
             let detail = format!("opened {site} in {} on the agent display", plan.name);
@@ -334,17 +438,28 @@ impl Host {
 
     /// The checks before anything is started: enabled, input allowed, a
     /// grant that may move to a new window and has an action left.
-    fn admit_opening<'s>(&'s self, state: &mut crate::grant::State) -> Result<&'s std::sync::Arc<dyn glovebox_platform::AppLauncher + Send + Sync>, Refusal> {
+    fn admit_opening<'s>(
+        &'s self,
+        state: &mut crate::grant::State,
+    ) -> Result<&'s std::sync::Arc<dyn glovebox_platform::AppLauncher + Send + Sync>, Refusal> {
         self.inner.config.check_enabled()?;
         self.check_input_allowed()?;
         let grant = self.ensure_grant(state, true)?;
         decide::check_may_move(grant.scope, "a new application")?;
         decide::check_budget(grant.budget_left)?;
-        self.inner.backends.launcher.as_ref().ok_or_else(|| refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications"))
+        self.inner.backends.launcher.as_ref().ok_or_else(|| {
+            refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications")
+        })
     }
 
     /// Refuses a denied program, then asks for approval of starting it.
-    fn approve_launch(&self, state: &mut crate::Locked<'_>, plan: &glovebox_platform::LaunchPlan, what: &str, detail: String) -> Result<(), Refusal> {
+    fn approve_launch(
+        &self,
+        state: &mut crate::Locked<'_>,
+        plan: &glovebox_platform::LaunchPlan,
+        what: &str,
+        detail: String,
+    ) -> Result<(), Refusal> {
         // What the program resolves to counts as much as its name: a link or
         // a wrapper script must not carry a denied program past the list.
         let mut names = vec![plan.name.to_lowercase()];
@@ -380,9 +495,14 @@ impl Host {
         screenshot: bool,
     ) -> Result<OpenedApp, Refusal> {
         let b = &self.inner.backends;
-        let launcher = b.launcher.as_ref().ok_or_else(|| refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications"))?;
+        let launcher = b.launcher.as_ref().ok_or_else(|| {
+            refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications")
+        })?;
         // Only a launch on the user's desktop can take the user's focus.
-        let user_window = listed.iter().find(|w| w.focused && w.desktop == Desktop::User && desktop == Desktop::User).map(|w| w.id);
+        let user_window = listed
+            .iter()
+            .find(|w| w.focused && w.desktop == Desktop::User && desktop == Desktop::User)
+            .map(|w| w.id);
         let before: Vec<_> = listed.iter().map(|w| w.id).collect();
         let pid = launcher.launch(plan, desktop).gated()?;
         state.held_mut()?.budget_left -= 1;
@@ -403,7 +523,10 @@ impl Host {
                     Ok(false) => {}
                     Err(e) => {
                         let mut record = self.grant_record("open-app", state.held()?);
-                        record.detail = Some(format!("could not give the user's window back its focus: {}", e.message));
+                        record.detail = Some(format!(
+                            "could not give the user's window back its focus: {}",
+                            e.message
+                        ));
                         self.audit(record);
                         break;
                     }
@@ -414,15 +537,25 @@ impl Host {
                 std::thread::sleep(WAIT_POLL / 2);
             }
         }
-        let window = b.windows.find_window(&glovebox_model::WindowRef::Id(window.id)).unwrap_or(window);
+        let window =
+            b.windows.find_window(&glovebox_model::WindowRef::Id(window.id)).unwrap_or(window);
         self.bind(state, Some(window.clone()), None);
-        let observation = self.observe_target(state, &window, crate::ObserveRequest { screenshot, marks: false, fit: None })?;
+        let observation = self.observe_target(
+            state,
+            &window,
+            crate::ObserveRequest { screenshot, marks: false, fit: None },
+        )?;
         Ok(OpenedApp { pid, window, observation, how })
     }
 
     /// The first new window of the started process (or a descendant of it),
     /// or failing that one whose class names the application.
-    fn wait_for_new_window(&self, pid: u32, plan: &glovebox_platform::LaunchPlan, before: &[glovebox_model::WindowId]) -> Result<WindowInfo, Refusal> {
+    fn wait_for_new_window(
+        &self,
+        pid: u32,
+        plan: &glovebox_platform::LaunchPlan,
+        before: &[glovebox_model::WindowId],
+    ) -> Result<WindowInfo, Refusal> {
         let processes = &self.inner.backends.processes;
         let descends = |mut p: u32| {
             for _ in 0..16 {
@@ -439,15 +572,30 @@ impl Host {
         let named = |w: &WindowInfo| names_app(w, plan);
         let deadline = Instant::now() + OPEN_APP_TIMEOUT;
         loop {
-            let fresh: Vec<WindowInfo> =
-                self.inner.backends.windows.list_windows().gated()?.into_iter().filter(|w| !before.contains(&w.id) && !w.minimized).collect();
-            if let Some(w) = fresh.iter().find(|w| descends(w.id.pid)).or_else(|| fresh.iter().find(|w| named(w))) {
+            let fresh: Vec<WindowInfo> = self
+                .inner
+                .backends
+                .windows
+                .list_windows()
+                .gated()?
+                .into_iter()
+                .filter(|w| !before.contains(&w.id) && !w.minimized)
+                .collect();
+            if let Some(w) = fresh
+                .iter()
+                .find(|w| descends(w.id.pid))
+                .or_else(|| fresh.iter().find(|w| named(w)))
+            {
                 return Ok(w.clone());
             }
             if Instant::now() > deadline {
                 return Err(refuse(
                     ErrorCode::Timeout,
-                    format!("started {:?} as pid {pid}, but no window of it mapped within {} s", plan.name, OPEN_APP_TIMEOUT.as_secs()),
+                    format!(
+                        "started {:?} as pid {pid}, but no window of it mapped within {} s",
+                        plan.name,
+                        OPEN_APP_TIMEOUT.as_secs()
+                    ),
                 ));
             }
             self.pause(Duration::from_millis(50))?;

@@ -42,15 +42,22 @@ pub fn serve(host: Host) -> std::io::Result<Indicator> {
     std::thread::Builder::new().name("glovebox-indicator".into()).spawn(move || {
         for stream in listener.incoming().flatten() {
             let (host, token) = (host.clone(), token.clone());
-            let _ = std::thread::Builder::new().name("glovebox-indicator-conn".into()).spawn(move || {
-                let _ = answer(stream, &host, &token);
-            });
+            let _ = std::thread::Builder::new().name("glovebox-indicator-conn".into()).spawn(
+                move || {
+                    let _ = answer(stream, &host, &token);
+                },
+            );
         }
     })?;
     Ok(Indicator { url, address })
 }
 
-fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &str) -> std::io::Result<()> {
+fn respond(
+    stream: &mut TcpStream,
+    status: &str,
+    content_type: &str,
+    body: &str,
+) -> std::io::Result<()> {
     write!(
         stream,
         "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n{body}",
@@ -58,7 +65,12 @@ fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &str)
     )
 }
 
-fn respond_bytes(stream: &mut TcpStream, status: &str, content_type: &str, body: &[u8]) -> std::io::Result<()> {
+fn respond_bytes(
+    stream: &mut TcpStream,
+    status: &str,
+    content_type: &str,
+    body: &[u8],
+) -> std::io::Result<()> {
     write!(
         stream,
         "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n",
@@ -76,12 +88,20 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
     let mut head = request_line.len();
     loop {
         let mut line = String::new();
-        if reader.by_ref().take(MAX_HEAD as u64).read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
+        if reader.by_ref().take(MAX_HEAD as u64).read_line(&mut line)? == 0
+            || line == "\r\n"
+            || line == "\n"
+        {
             break;
         }
         head += line.len();
         if head > MAX_HEAD {
-            return respond(&mut stream, "431 Request Header Fields Too Large", "text/plain", "too large");
+            return respond(
+                &mut stream,
+                "431 Request Header Fields Too Large",
+                "text/plain",
+                "too large",
+            );
         }
         if let Some((name, value)) = line.split_once(':') {
             if name.eq_ignore_ascii_case("host") {
@@ -92,8 +112,11 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
     let mut parts = request_line.split_whitespace();
     let (method, target) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
-    let presented = query.split('&').find_map(|pair| pair.strip_prefix("token=")).unwrap_or_default();
-    if !host_header.as_deref().is_some_and(loopback) || !same_secret(presented.as_bytes(), token.as_bytes()) {
+    let presented =
+        query.split('&').find_map(|pair| pair.strip_prefix("token=")).unwrap_or_default();
+    if !host_header.as_deref().is_some_and(loopback)
+        || !same_secret(presented.as_bytes(), token.as_bytes())
+    {
         return respond(&mut stream, "403 Forbidden", "text/plain", "forbidden");
     }
     match (method, path) {
@@ -101,7 +124,9 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
         ("GET", "/events") => events(stream, host),
         ("GET", "/agent-display.png") => match host.agent_display_png(AGENT_VIEW_WIDTH) {
             Some(Ok(png)) => respond_bytes(&mut stream, "200 OK", "image/png", &png),
-            Some(Err(refusal)) => respond(&mut stream, "503 Service Unavailable", "text/plain", &refusal.to_string()),
+            Some(Err(refusal)) => {
+                respond(&mut stream, "503 Service Unavailable", "text/plain", &refusal.to_string())
+            }
             None => respond(&mut stream, "404 Not Found", "text/plain", "no agent display runs"),
         },
         ("GET", "/agent-display.stream") => agent_display_stream(stream, host),
@@ -110,7 +135,9 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
                 Ok(()) => {
                     serde_json::json!({"stopped": true, "message": "Stopped: the grant is revoked, the agent's turn is aborted, and agent grants are refused for 30 seconds."})
                 }
-                Err(e) => serde_json::json!({"stopped": false, "message": format!("Stop failed: {e}")}),
+                Err(e) => {
+                    serde_json::json!({"stopped": false, "message": format!("Stop failed: {e}")})
+                }
             };
             respond(&mut stream, "200 OK", "application/json", &body.to_string())
         }
@@ -131,7 +158,13 @@ fn agent_display_stream(mut stream: TcpStream, host: &Host) -> std::io::Result<(
             // A prompt holds the keyboard: nothing new is shown until it lets go.
             Some(Err(_)) => {}
             Some(Ok(png)) if png != last => {
-                stream.write_all(format!("--{BOUNDARY}\r\nContent-Type: image/png\r\nContent-Length: {}\r\n\r\n", png.len()).as_bytes())?;
+                stream.write_all(
+                    format!(
+                        "--{BOUNDARY}\r\nContent-Type: image/png\r\nContent-Length: {}\r\n\r\n",
+                        png.len()
+                    )
+                    .as_bytes(),
+                )?;
                 stream.write_all(&png)?;
                 stream.write_all(b"\r\n")?;
                 stream.flush()?;

@@ -14,12 +14,14 @@ use crate::routes::LinuxInput;
 use crate::LinuxSecureInput;
 use glovebox_atspi::AtspiBackend;
 use glovebox_model::{
-    AccessibilityTree, Action, CaptureLimits, Desktop, DisplaySelection, ElementId, ElementValue, Monitor, TreeBudget, WindowId, WindowInfo, WindowRef,
+    AccessibilityTree, Action, CaptureLimits, Desktop, DisplaySelection, ElementId, ElementValue,
+    Monitor, TreeBudget, WindowId, WindowInfo, WindowRef,
 };
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::{
-    AccessibilitySource, AgentScreen, AppLauncher, BackendError, BackendErrorKind, Backends, BrowserPages, Capture, Delivery, InputSink, LaunchPlan, Reach,
-    ResolvedTarget, ScreenCapture, SecureInputProbe, SettleLimits, Settled, Support, WindowSource,
+    AccessibilitySource, AgentScreen, AppLauncher, BackendError, BackendErrorKind, Backends,
+    BrowserPages, Capture, Delivery, InputSink, LaunchPlan, Reach, ResolvedTarget, ScreenCapture,
+    SecureInputProbe, SettleLimits, Settled, Support, WindowSource,
 };
 use glovebox_sandbox::{Sandbox, SandboxOptions};
 use glovebox_x11::X11Backend;
@@ -164,9 +166,12 @@ impl Desktops {
     fn agent_of(&self, window: &WindowInfo) -> Result<Option<&AgentDisplay>, BackendError> {
         match window.desktop {
             Desktop::User => Ok(None),
-            Desktop::Agent => {
-                self.running_agent().map(Some).ok_or_else(|| BackendError::gone(format!("window {} was on the agent display, which is not running", window.id)))
-            }
+            Desktop::Agent => self.running_agent().map(Some).ok_or_else(|| {
+                BackendError::gone(format!(
+                    "window {} was on the agent display, which is not running",
+                    window.id
+                ))
+            }),
         }
     }
 }
@@ -201,7 +206,11 @@ impl ScreenCapture for Desktops {
         self.user.capture.monitors()
     }
 
-    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, BackendError> {
+    fn capture_window(
+        &self,
+        window: &WindowRef,
+        limits: CaptureLimits,
+    ) -> Result<Capture, BackendError> {
         match self.agent_of_pid(window.pid()) {
             Some(agent) => agent.x11.capture_window(window, limits),
             None => self.user.capture.capture_window(window, limits),
@@ -212,20 +221,34 @@ impl ScreenCapture for Desktops {
         self.user.capture.availability()
     }
 
-    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[WindowId]) -> Result<Capture, BackendError> {
+    fn capture_desktop(
+        &self,
+        selection: &DisplaySelection,
+        limits: CaptureLimits,
+        hidden: &[WindowId],
+    ) -> Result<Capture, BackendError> {
         self.user.capture.capture_desktop(selection, limits, hidden)
     }
 }
 
 impl AccessibilitySource for Desktops {
-    fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, BackendError> {
+    fn inspect(
+        &self,
+        window: &WindowInfo,
+        budget: TreeBudget,
+    ) -> Result<AccessibilityTree, BackendError> {
         match self.agent_of(window)? {
             Some(agent) => agent.atspi.inspect(window, budget),
             None => self.user.accessibility.inspect(window, budget),
         }
     }
 
-    fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<ElementValue, BackendError> {
+    fn read_value(
+        &self,
+        window: &WindowInfo,
+        id: ElementId,
+        max_chars: usize,
+    ) -> Result<ElementValue, BackendError> {
         match self.agent_of(window)? {
             Some(agent) => agent.atspi.read_value(window, id, max_chars),
             None => self.user.accessibility.read_value(window, id, max_chars),
@@ -254,26 +277,41 @@ impl AccessibilitySource for Desktops {
 
     fn settle(&self, limits: SettleLimits) -> Settled {
         match *lock(&self.watched) {
-            Desktop::Agent => self.running_agent().map(|a| AccessibilitySource::settle(&*a.atspi, limits)).unwrap_or(Settled::Unwatched),
+            Desktop::Agent => self
+                .running_agent()
+                .map(|a| AccessibilitySource::settle(&*a.atspi, limits))
+                .unwrap_or(Settled::Unwatched),
             Desktop::User => self.user.accessibility.settle(limits),
         }
     }
 }
 
 impl InputSink for Desktops {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], reach: Reach) -> Result<Delivery, BackendError> {
+    fn deliver(
+        &self,
+        window: &WindowInfo,
+        action: &Action,
+        targets: &[ResolvedTarget],
+        reach: Reach,
+    ) -> Result<Delivery, BackendError> {
         match (self.agent_of(window)?, reach) {
-            (Some(agent), Reach::AgentDisplay) => agent.input.deliver(window, action, targets, reach),
-            (Some(_), _) | (None, Reach::AgentDisplay) => Err(BackendError::invalid_argument(format!(
-                "window {} is on the {} desktop, not reached that way",
-                window.id,
-                if window.desktop == Desktop::Agent { "agent" } else { "user's" }
-            ))),
+            (Some(agent), Reach::AgentDisplay) => {
+                agent.input.deliver(window, action, targets, reach)
+            }
+            (Some(_), _) | (None, Reach::AgentDisplay) => {
+                Err(BackendError::invalid_argument(format!(
+                    "window {} is on the {} desktop, not reached that way",
+                    window.id,
+                    if window.desktop == Desktop::Agent { "agent" } else { "user's" }
+                )))
+            }
             (None, reach) => self
                 .user
                 .input
                 .as_ref()
-                .ok_or_else(|| BackendError::no_background_route("this desktop has no input route"))?
+                .ok_or_else(|| {
+                    BackendError::no_background_route("this desktop has no input route")
+                })?
                 .deliver(window, action, targets, reach),
         }
     }
@@ -302,7 +340,11 @@ impl AgentScreen for Desktops {
         self.running_agent().is_some()
     }
 
-    fn view(&self, limits: CaptureLimits, hidden: &[WindowId]) -> Option<Result<Capture, BackendError>> {
+    fn view(
+        &self,
+        limits: CaptureLimits,
+        hidden: &[WindowId],
+    ) -> Option<Result<Capture, BackendError>> {
         let agent = self.running_agent()?;
         Some(agent.x11.capture_desktop(&DisplaySelection::All, limits, hidden))
     }
@@ -310,13 +352,26 @@ impl AgentScreen for Desktops {
 
 impl AppLauncher for Desktops {
     fn plan(&self, name: &str) -> Result<LaunchPlan, BackendError> {
-        self.user.launcher.as_ref().ok_or_else(|| BackendError::new(BackendErrorKind::Unsupported, "this desktop cannot start applications"))?.plan(name)
+        self.user
+            .launcher
+            .as_ref()
+            .ok_or_else(|| {
+                BackendError::new(
+                    BackendErrorKind::Unsupported,
+                    "this desktop cannot start applications",
+                )
+            })?
+            .plan(name)
     }
 
     fn launch(&self, plan: &LaunchPlan, desktop: Desktop) -> Result<u32, BackendError> {
         if desktop == Desktop::User {
-            let launcher =
-                self.user.launcher.as_ref().ok_or_else(|| BackendError::new(BackendErrorKind::Unsupported, "this desktop cannot start applications"))?;
+            let launcher = self.user.launcher.as_ref().ok_or_else(|| {
+                BackendError::new(
+                    BackendErrorKind::Unsupported,
+                    "this desktop cannot start applications",
+                )
+            })?;
             return launcher.launch(plan, desktop);
         }
         let agent = self.agent()?;
@@ -331,7 +386,9 @@ impl AppLauncher for Desktops {
 
     fn browser(&self, url: &str) -> Result<LaunchPlan, BackendError> {
         let profile = crate::agent_box::browser_profile(&self.agent()?.sandbox);
-        glovebox_platform::files::private_dir(&profile).map_err(|e| BackendError::unavailable(format!("the browser profile {}: {e}", profile.display())))?;
+        glovebox_platform::files::private_dir(&profile).map_err(|e| {
+            BackendError::unavailable(format!("the browser profile {}: {e}", profile.display()))
+        })?;
         crate::launcher::browser_plan(url, &profile)
     }
 

@@ -88,27 +88,39 @@ impl Starter {
                     job();
                 }
             })
-            .map_err(|e| BackendError::unavailable(format!("the agent display's starter thread: {e}")))?;
-        let isolation = isolation.recv().map_err(|_| BackendError::unavailable("the agent display's starter thread ended"))?;
+            .map_err(|e| {
+                BackendError::unavailable(format!("the agent display's starter thread: {e}"))
+            })?;
+        let isolation = isolation
+            .recv()
+            .map_err(|_| BackendError::unavailable("the agent display's starter thread ended"))?;
         Ok((Starter { jobs }, isolation))
     }
 
     /// Runs `job` on the box's thread and waits for its answer.
-    fn run<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> Result<T, BackendError> {
+    fn run<T: Send + 'static>(
+        &self,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, BackendError> {
         let (answer, answered) = mpsc::channel();
         self.jobs
             .send(Box::new(move || {
                 let _ = answer.send(job());
             }))
             .map_err(|_| BackendError::unavailable("the agent display's starter thread ended"))?;
-        answered.recv().map_err(|_| BackendError::unavailable("the agent display's starter thread ended"))
+        answered
+            .recv()
+            .map_err(|_| BackendError::unavailable("the agent display's starter thread ended"))
     }
 }
 
 /// Restricts the calling thread (and all it starts) to a Landlock domain
 /// scoping abstract Unix sockets and signals; says which isolation holds.
 fn enter_scope() -> Isolation {
-    use landlock::{Access as _, CompatLevel, Compatible as _, Ruleset, RulesetAttr as _, RulesetStatus, Scope, ABI};
+    use landlock::{
+        Access as _, CompatLevel, Compatible as _, Ruleset, RulesetAttr as _, RulesetStatus, Scope,
+        ABI,
+    };
     let restricted = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .scope(Scope::from_all(ABI::V6))
@@ -147,18 +159,25 @@ impl AgentBox {
     }
 
     /// Runs `start` (the agent display's own processes) inside the box's domain.
-    pub fn start_display<T: Send + 'static>(&self, start: impl FnOnce() -> T + Send + 'static) -> Result<T, BackendError> {
+    pub fn start_display<T: Send + 'static>(
+        &self,
+        start: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, BackendError> {
         self.starter.run(start)
     }
 
     /// Prepares the box's directories on `sandbox` and checks that
     /// bubblewrap can make its namespaces here.
     pub fn prepare(&self, sandbox: &Sandbox) -> Result<(), BackendError> {
-        let failed = |what: &str, e: std::io::Error| BackendError::unavailable(format!("preparing the agent display's box ({what}): {e}"));
+        let failed = |what: &str, e: std::io::Error| {
+            BackendError::unavailable(format!("preparing the agent display's box ({what}): {e}"))
+        };
         // The home holds what the agent's applications keep (cookies, form data): the user's only.
-        for (dir, what) in
-            [(home_of(sandbox), "its home"), (browser_profile(sandbox), "the browser profile"), (box_runtime_of(sandbox), "its runtime directory")]
-        {
+        for (dir, what) in [
+            (home_of(sandbox), "its home"),
+            (browser_profile(sandbox), "the browser profile"),
+            (box_runtime_of(sandbox), "its runtime directory"),
+        ] {
             glovebox_platform::files::private_dir(&dir).map_err(|e| failed(what, e))?;
         }
         for dir in policy_dirs(sandbox) {
@@ -176,11 +195,21 @@ impl AgentBox {
     }
 
     /// Starts `program` with `args` in the box on `sandbox`.
-    pub fn spawn(&self, sandbox: &Sandbox, program: &Path, args: &[String]) -> Result<Child, BackendError> {
+    pub fn spawn(
+        &self,
+        sandbox: &Sandbox,
+        program: &Path,
+        args: &[String],
+    ) -> Result<Child, BackendError> {
         let mut command = self.command(sandbox, program, args);
-        command.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        command
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
         let shown = program.display().to_string();
-        self.starter.run(move || command.spawn())?.map_err(|e| BackendError::unavailable(format!("starting {shown} on the agent display: {e}")))
+        self.starter.run(move || command.spawn())?.map_err(|e| {
+            BackendError::unavailable(format!("starting {shown} on the agent display: {e}"))
+        })
     }
 
     /// The bubblewrap command line that runs `program` boxed.
@@ -190,12 +219,35 @@ impl AgentBox {
         let x_socket = format!("/tmp/.X11-unix/X{}", sandbox.display().trim_start_matches(':'));
         // In the agent display's process group, so it ends with the display.
         let mut command = sandbox.command(&self.bwrap);
-        command.args(["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/dev/shm", "--proc", "/proc", "--unshare-pid", "--new-session"]);
-        command.args(["--die-with-parent", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/var/tmp"]);
+        command.args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/dev/shm",
+            "--proc",
+            "/proc",
+            "--unshare-pid",
+            "--new-session",
+        ]);
+        command.args([
+            "--die-with-parent",
+            "--tmpfs",
+            "/tmp",
+            "--tmpfs",
+            "/run",
+            "--tmpfs",
+            "/var/tmp",
+        ]);
         // Every home: the user's, whatever $HOME says, and the usual places
         // (the runtime directory is bound again below, wherever it is).
         let mut homes: Vec<PathBuf> = vec!["/home".into(), "/root".into()];
-        if let Some(user_home) = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute() && h.is_dir() && h != Path::new("/")) {
+        if let Some(user_home) = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .filter(|h| h.is_absolute() && h.is_dir() && h != Path::new("/"))
+        {
             if !homes.iter().any(|h| user_home.starts_with(h)) {
                 homes.push(user_home);
             }
@@ -220,7 +272,14 @@ impl AgentBox {
             // Run as root, the box keeps two capabilities: a terminal gives
             // its pty to the tty group and sets its shell's groups, and gives
             // up without them.
-            command.args(["--cap-drop", "ALL", "--cap-add", "CAP_CHOWN", "--cap-add", "CAP_SETGID"]);
+            command.args([
+                "--cap-drop",
+                "ALL",
+                "--cap-add",
+                "CAP_CHOWN",
+                "--cap-add",
+                "CAP_SETGID",
+            ]);
         }
         command.arg("--clearenv");
         for (key, value) in box_env(sandbox, &home) {
@@ -250,10 +309,22 @@ fn box_runtime_of(sandbox: &Sandbox) -> PathBuf {
 /// The environment of an application in the box: the agent display's, and
 /// of the caller's only what says how to run (path, language, user name).
 fn box_env(sandbox: &Sandbox, home: &Path) -> Vec<(String, String)> {
-    let mut env: Vec<(String, String)> = sandbox.env().into_iter().filter(|(k, _)| k != "XDG_RUNTIME_DIR").collect();
+    let mut env: Vec<(String, String)> =
+        sandbox.env().into_iter().filter(|(k, _)| k != "XDG_RUNTIME_DIR").collect();
     env.push(("XDG_RUNTIME_DIR".into(), box_runtime_of(sandbox).to_string_lossy().into_owned()));
     env.push(("HOME".into(), home.to_string_lossy().into_owned()));
-    for key in ["PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "USER", "LOGNAME", "SHELL", "TZ"] {
+    for key in [
+        "PATH",
+        "LANG",
+        "LANGUAGE",
+        "LC_ALL",
+        "LC_CTYPE",
+        "LC_MESSAGES",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "TZ",
+    ] {
         if let Ok(value) = std::env::var(key) {
             env.push((key.into(), value));
         }
@@ -297,7 +368,12 @@ fn policy_dirs(sandbox: &Sandbox) -> Vec<PolicyDir> {
         .enumerate()
         .filter_map(|(n, (browser, dir, file))| {
             let real = std::fs::canonicalize(dir).ok().filter(|d| d.is_dir())?;
-            Some(PolicyDir { browser: *browser, real, prepared: sandbox.runtime_dir().join(format!("box-policy-{n}")), file })
+            Some(PolicyDir {
+                browser: *browser,
+                real,
+                prepared: sandbox.runtime_dir().join(format!("box-policy-{n}")),
+                file,
+            })
         })
         .collect()
 }
@@ -366,11 +442,24 @@ mod tests {
 
     #[test]
     fn the_browser_policy_allows_the_web_only_unless_local_pages_are_allowed() {
-        let chromium: serde_json::Value = serde_json::from_str(browser_policy(Browser::Chromium, BrowserPages::Web).unwrap()).unwrap();
+        let chromium: serde_json::Value =
+            serde_json::from_str(browser_policy(Browser::Chromium, BrowserPages::Web).unwrap())
+                .unwrap();
         assert_eq!(chromium["URLBlocklist"], serde_json::json!(["*"]));
-        assert_eq!(chromium["URLAllowlist"], serde_json::json!(["http://*", "https://*", "about:blank"]));
-        let firefox: serde_json::Value = serde_json::from_str(browser_policy(Browser::Firefox, BrowserPages::Web).unwrap()).unwrap();
-        assert_eq!(firefox["policies"]["WebsiteFilter"]["Block"], serde_json::json!(["<all_urls>"]));
-        assert!(browser_policy(Browser::Chromium, BrowserPages::Any).is_none() && browser_policy(Browser::Firefox, BrowserPages::Any).is_none());
+        assert_eq!(
+            chromium["URLAllowlist"],
+            serde_json::json!(["http://*", "https://*", "about:blank"])
+        );
+        let firefox: serde_json::Value =
+            serde_json::from_str(browser_policy(Browser::Firefox, BrowserPages::Web).unwrap())
+                .unwrap();
+        assert_eq!(
+            firefox["policies"]["WebsiteFilter"]["Block"],
+            serde_json::json!(["<all_urls>"])
+        );
+        assert!(
+            browser_policy(Browser::Chromium, BrowserPages::Any).is_none()
+                && browser_policy(Browser::Firefox, BrowserPages::Any).is_none()
+        );
     }
 }

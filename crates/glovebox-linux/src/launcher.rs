@@ -40,15 +40,25 @@ pub enum WindowManager {
 /// Directories holding `.desktop` files, most specific first.
 fn application_dirs() -> Vec<PathBuf> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let data_home = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from).or_else(|| home.map(|h| h.join(".local/share")));
-    let data_dirs = std::env::var("XDG_DATA_DIRS").ok().filter(|d| !d.is_empty()).unwrap_or_else(|| "/usr/local/share:/usr/share".into());
-    data_home.into_iter().chain(data_dirs.split(':').map(PathBuf::from)).map(|d| d.join("applications")).collect()
+    let data_home = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.map(|h| h.join(".local/share")));
+    let data_dirs = std::env::var("XDG_DATA_DIRS")
+        .ok()
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| "/usr/local/share:/usr/share".into());
+    data_home
+        .into_iter()
+        .chain(data_dirs.split(':').map(PathBuf::from))
+        .map(|d| d.join("applications"))
+        .collect()
 }
 
 /// `Name` and `Exec` of a launchable `[Desktop Entry]`.
 fn read_entry(path: &Path) -> Option<(String, String)> {
     let text = std::fs::read_to_string(path).ok()?;
-    let (mut in_entry, mut name, mut exec, mut hidden, mut application) = (false, None, None, false, false);
+    let (mut in_entry, mut name, mut exec, mut hidden, mut application) =
+        (false, None, None, false, false);
     for line in text.lines() {
         let line = line.trim();
         if line.starts_with('[') {
@@ -71,7 +81,8 @@ fn read_entry(path: &Path) -> Option<(String, String)> {
 /// Splits an `Exec` value into words (double quotes group; backslash
 /// escapes inside them) and drops field codes (`%f`, `%U`, …).
 fn exec_words(exec: &str) -> Vec<String> {
-    let (mut words, mut word, mut quoted, mut escaped, mut started) = (vec![], String::new(), false, false, false);
+    let (mut words, mut word, mut quoted, mut escaped, mut started) =
+        (vec![], String::new(), false, false, false);
     for c in exec.chars() {
         match c {
             _ if escaped => {
@@ -95,7 +106,11 @@ fn exec_words(exec: &str) -> Vec<String> {
     if started || !word.is_empty() {
         words.push(word);
     }
-    words.into_iter().filter(|w| !(w.len() == 2 && w.starts_with('%'))).map(|w| w.replace("%%", "%")).collect()
+    words
+        .into_iter()
+        .filter(|w| !(w.len() == 2 && w.starts_with('%')))
+        .map(|w| w.replace("%%", "%"))
+        .collect()
 }
 
 /// A plan for `program`, with what it runs found now ([`crate::resolve`]).
@@ -105,14 +120,18 @@ trait Resolved {
 
 impl Resolved for LaunchPlan {
     fn resolved(name: String, program: PathBuf, args: Vec<String>) -> LaunchPlan {
-        let dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+        let dirs: Vec<PathBuf> = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect())
+            .unwrap_or_default();
         let runs = crate::resolve::programs_run_by(&program, &dirs);
         LaunchPlan { name, program, args, runs }
     }
 }
 
 fn on_path(program: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(program)).find(|p| is_executable(p))
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(program))
+        .find(|p| is_executable(p))
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -125,49 +144,81 @@ impl AppLauncher for DesktopLauncher {
         if name.contains('/') {
             let path = PathBuf::from(name);
             if !path.is_absolute() || !is_executable(&path) {
-                return Err(BackendError::invalid_argument(format!("{name:?} is not an absolute path to an executable file")));
+                return Err(BackendError::invalid_argument(format!(
+                    "{name:?} is not an absolute path to an executable file"
+                )));
             }
-            let base = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let base =
+                path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             return Ok(LaunchPlan::resolved(base, path, vec![]));
         }
         let wanted = name.to_lowercase();
         for dir in application_dirs() {
             let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-            let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "desktop")).collect();
+            let mut files: Vec<PathBuf> = entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "desktop"))
+                .collect();
             files.sort();
             for file in files {
-                let stem = file.file_stem().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_default();
+                let stem = file
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().to_lowercase())
+                    .unwrap_or_default();
                 let Some((entry_name, exec)) = read_entry(&file) else { continue };
                 if stem != wanted && entry_name.to_lowercase() != wanted {
                     continue;
                 }
                 let mut words = exec_words(&exec).into_iter();
                 let Some(program) = words.next() else { continue };
-                let program = if program.contains('/') { PathBuf::from(&program) } else { on_path(&program).unwrap_or_else(|| PathBuf::from(&program)) };
+                let program = if program.contains('/') {
+                    PathBuf::from(&program)
+                } else {
+                    on_path(&program).unwrap_or_else(|| PathBuf::from(&program))
+                };
                 if !is_executable(&program) {
-                    return Err(BackendError::invalid_argument(format!("desktop entry {} runs {}, which is not installed", file.display(), program.display())));
+                    return Err(BackendError::invalid_argument(format!(
+                        "desktop entry {} runs {}, which is not installed",
+                        file.display(),
+                        program.display()
+                    )));
                 }
                 return Ok(LaunchPlan::resolved(entry_name, program, words.collect()));
             }
         }
         match on_path(name) {
             Some(program) => Ok(LaunchPlan::resolved(name.to_owned(), program, vec![])),
-            None => Err(BackendError::invalid_argument(format!("there is no desktop entry or executable named {name:?}"))),
+            None => Err(BackendError::invalid_argument(format!(
+                "there is no desktop entry or executable named {name:?}"
+            ))),
         }
     }
 
     fn launch(&self, plan: &LaunchPlan, desktop: Desktop) -> Result<u32, BackendError> {
         if desktop == Desktop::Agent {
-            return Err(BackendError::new(BackendErrorKind::Unsupported, "this desktop has no agent display to start applications on"));
+            return Err(BackendError::new(
+                BackendErrorKind::Unsupported,
+                "this desktop has no agent display to start applications on",
+            ));
         }
         let mut command = Command::new(&plan.program);
-        command.args(&plan.args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
+        command
+            .args(&plan.args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0);
         match &self.display {
             Some(ChildDisplay::X11(display)) => {
                 command.env("DISPLAY", display);
             }
             Some(ChildDisplay::Wayland(socket)) => {
-                command.env("WAYLAND_DISPLAY", socket).env("XDG_SESSION_TYPE", "wayland").env("GDK_BACKEND", "wayland").env("QT_QPA_PLATFORM", "wayland");
+                command
+                    .env("WAYLAND_DISPLAY", socket)
+                    .env("XDG_SESSION_TYPE", "wayland")
+                    .env("GDK_BACKEND", "wayland")
+                    .env("QT_QPA_PLATFORM", "wayland");
                 command.env_remove("DISPLAY");
                 // GTK opens no Wayland display without a runtime directory; the socket's is the one it names.
                 if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
@@ -185,7 +236,9 @@ impl AppLauncher for DesktopLauncher {
         // first window as not asked for by the user, so window managers with
         // focus-stealing prevention map it without focusing it.
         command.env("DESKTOP_STARTUP_ID", format!("glovebox-{}_TIME0", std::process::id()));
-        let mut child = command.spawn().map_err(|e| BackendError::unavailable(format!("starting {}: {e}", plan.program.display())))?;
+        let mut child = command.spawn().map_err(|e| {
+            BackendError::unavailable(format!("starting {}: {e}", plan.program.display()))
+        })?;
         let pid = child.id();
         // Reaped in the background so it never lingers as a zombie.
         std::thread::spawn(move || child.wait());
@@ -193,10 +246,17 @@ impl AppLauncher for DesktopLauncher {
     }
 
     fn browser(&self, _url: &str) -> Result<LaunchPlan, BackendError> {
-        Err(BackendError::new(BackendErrorKind::Unsupported, "web addresses are opened on the agent display, which this desktop does not have"))
+        Err(BackendError::new(
+            BackendErrorKind::Unsupported,
+            "web addresses are opened on the agent display, which this desktop does not have",
+        ))
     }
 
-    fn hand_back(&self, user: glovebox_model::WindowId, started: glovebox_model::WindowId) -> Result<bool, BackendError> {
+    fn hand_back(
+        &self,
+        user: glovebox_model::WindowId,
+        started: glovebox_model::WindowId,
+    ) -> Result<bool, BackendError> {
         match &self.window_manager {
             WindowManager::X11(x11) => x11.hand_back(user.xid, started.xid),
             WindowManager::Wayland(wayland) => wayland.hand_back(user, started),
@@ -224,7 +284,13 @@ pub fn browser_plan(url: &str, profile: &Path) -> Result<LaunchPlan, BackendErro
         return Ok(LaunchPlan::resolved("Chromium".into(), program, args));
     }
     if let Some(program) = on_path("firefox-esr").or_else(|| on_path("firefox")) {
-        let args = vec!["--no-remote".into(), "--new-instance".into(), "--profile".into(), profile.display().to_string(), url.to_owned()];
+        let args = vec![
+            "--no-remote".into(),
+            "--new-instance".into(),
+            "--profile".into(),
+            profile.display().to_string(),
+            url.to_owned(),
+        ];
         return Ok(LaunchPlan::resolved("Firefox".into(), program, args));
     }
     Err(BackendError::new(BackendErrorKind::Unsupported, "no browser is installed to open web addresses in (Debian packages chromium or firefox-esr)"))
@@ -243,7 +309,11 @@ mod tests {
 
     #[test]
     fn unknown_names_are_refused() {
-        let launcher = DesktopLauncher { display: None, session_bus: None, window_manager: WindowManager::Unreachable };
+        let launcher = DesktopLauncher {
+            display: None,
+            session_bus: None,
+            window_manager: WindowManager::Unreachable,
+        };
         assert!(launcher.plan("no-such-program-glovebox").is_err());
         assert!(launcher.plan("relative/path").is_err());
         assert_eq!(launcher.plan("sh").unwrap().program.file_name().unwrap(), "sh");

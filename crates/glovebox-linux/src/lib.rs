@@ -33,7 +33,9 @@ use std::path::PathBuf;
 pub fn display_name(backend: DisplayBackend) -> String {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     match chosen(backend) {
-        DisplayBackend::Wayland => var("WAYLAND_DISPLAY").map(|d| format!("wayland:{d}")).unwrap_or_else(|| "none".into()),
+        DisplayBackend::Wayland => {
+            var("WAYLAND_DISPLAY").map(|d| format!("wayland:{d}")).unwrap_or_else(|| "none".into())
+        }
         _ => var("DISPLAY").unwrap_or_else(|| "none".into()),
     }
 }
@@ -41,7 +43,11 @@ pub fn display_name(backend: DisplayBackend) -> String {
 /// `backend` decided from this process's environment.
 pub fn chosen(backend: DisplayBackend) -> DisplayBackend {
     let var = |name: &str| std::env::var(name).ok();
-    backend.decide(var("WAYLAND_DISPLAY").as_deref(), var("XDG_SESSION_TYPE").as_deref(), var("DISPLAY").as_deref())
+    backend.decide(
+        var("WAYLAND_DISPLAY").as_deref(),
+        var("XDG_SESSION_TYPE").as_deref(),
+        var("DISPLAY").as_deref(),
+    )
 }
 
 /// Linux's `/proc`.
@@ -103,7 +109,11 @@ mod linux {
 
     /// X11 for windows, capture, grabs and event input; AT-SPI for trees,
     /// password focus and semantic input (actions, text, values, selection).
-    pub fn backends(display: Option<&str>, session_bus: Option<&str>, options: &super::Options) -> Result<Backends, BackendError> {
+    pub fn backends(
+        display: Option<&str>,
+        session_bus: Option<&str>,
+        options: &super::Options,
+    ) -> Result<Backends, BackendError> {
         let x11 = Arc::new(X11Backend::connect(display)?);
         // The cursor is drawn where it can be; without it nothing else changes.
         let presence: Option<Arc<dyn glovebox_platform::Presence>> = match options.overlay {
@@ -118,7 +128,10 @@ mod linux {
             windows: x11.clone(),
             capture: x11.clone(),
             accessibility: atspi.clone(),
-            input: Some(Arc::new(crate::routes::LinuxInput { x11: x11.clone(), atspi: atspi.clone() })),
+            input: Some(Arc::new(crate::routes::LinuxInput {
+                x11: x11.clone(),
+                atspi: atspi.clone(),
+            })),
             secure_input: Arc::new(LinuxSecureInput { x11: x11.clone(), atspi }),
             processes: Arc::new(super::ProcFs),
             launcher: Some(Arc::new(crate::launcher::DesktopLauncher {
@@ -147,7 +160,10 @@ mod linux {
             report.checks.extend(wayland);
             if chosen == glovebox_model::DisplayBackend::Wayland {
                 // The X11 checks describe XWayland at most: the Wayland ones decide.
-                report.checks.retain(|c| c.name != "display" || c.status != glovebox_platform::doctor::CheckStatus::Missing);
+                report.checks.retain(|c| {
+                    c.name != "display"
+                        || c.status != glovebox_platform::doctor::CheckStatus::Missing
+                });
                 report.session = glovebox_platform::doctor::SessionType::Wayland;
                 report.checks.push(glovebox_atspi::doctor_check());
                 return report;
@@ -164,7 +180,9 @@ mod linux {
     }
 
     pub fn capabilities() -> Option<glovebox_platform::Capabilities> {
-        if super::chosen(glovebox_model::DisplayBackend::Auto) == glovebox_model::DisplayBackend::Wayland {
+        if super::chosen(glovebox_model::DisplayBackend::Auto)
+            == glovebox_model::DisplayBackend::Wayland
+        {
             return crate::wayland::capabilities();
         }
         let mut caps = X11Backend::connect(None).ok()?.capabilities();
@@ -189,13 +207,20 @@ pub struct Options {
 
 /// This platform's backends on `display` and `session_bus` (the
 /// environment's when `None`), without the drawn cursor.
-pub fn backends(display: Option<&str>, session_bus: Option<&str>) -> Result<Backends, BackendError> {
+pub fn backends(
+    display: Option<&str>,
+    session_bus: Option<&str>,
+) -> Result<Backends, BackendError> {
     backends_with(display, session_bus, &Options::default())
 }
 
 /// [`backends`] put together as `options` say, with an agent display
 /// beside the user's desktop where this platform has one.
-pub fn backends_with(display: Option<&str>, session_bus: Option<&str>, options: &Options) -> Result<Backends, BackendError> {
+pub fn backends_with(
+    display: Option<&str>,
+    session_bus: Option<&str>,
+    options: &Options,
+) -> Result<Backends, BackendError> {
     #[cfg(target_os = "linux")]
     return Ok(desktops_with(display, session_bus, options)?.backends());
     #[cfg(not(target_os = "linux"))]
@@ -205,12 +230,20 @@ pub fn backends_with(display: Option<&str>, session_bus: Option<&str>, options: 
 /// The user's desktop on `display` and `session_bus` and an agent display
 /// started when first asked for.
 #[cfg(target_os = "linux")]
-pub fn desktops_with(display: Option<&str>, session_bus: Option<&str>, options: &Options) -> Result<std::sync::Arc<agent::Desktops>, BackendError> {
+pub fn desktops_with(
+    display: Option<&str>,
+    session_bus: Option<&str>,
+    options: &Options,
+) -> Result<std::sync::Arc<agent::Desktops>, BackendError> {
     Ok(agent::Desktops::new(user_backends(display, session_bus, options)?, options.agent_browser))
 }
 
 /// The backends of the user's desktop alone.
-fn user_backends(display: Option<&str>, session_bus: Option<&str>, options: &Options) -> Result<Backends, BackendError> {
+fn user_backends(
+    display: Option<&str>,
+    session_bus: Option<&str>,
+    options: &Options,
+) -> Result<Backends, BackendError> {
     #[cfg(target_os = "linux")]
     return match (display, chosen(options.backend)) {
         (None, DisplayBackend::Wayland) => match glovebox_wayland::Session::from_env() {

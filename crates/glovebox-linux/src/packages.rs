@@ -57,13 +57,18 @@ pub const RUNTIME_PACKAGES: &[RuntimePackage] = &[
 
 /// The one command that installs what glovebox needs at run time.
 pub fn apt_install_line() -> String {
-    let needed: Vec<&str> = RUNTIME_PACKAGES.iter().filter(|p| !p.recommended).map(|p| p.package).collect();
+    let needed: Vec<&str> =
+        RUNTIME_PACKAGES.iter().filter(|p| !p.recommended).map(|p| p.package).collect();
     format!("sudo apt-get install --no-install-recommends {}", needed.join(" "))
 }
 
 /// The packages most users want as well (the first of each alternative).
 pub fn apt_recommends_line() -> String {
-    let wanted: Vec<&str> = RUNTIME_PACKAGES.iter().filter(|p| p.recommended).map(|p| p.package.split(" | ").next().unwrap_or(p.package)).collect();
+    let wanted: Vec<&str> = RUNTIME_PACKAGES
+        .iter()
+        .filter(|p| p.recommended)
+        .map(|p| p.package.split(" | ").next().unwrap_or(p.package))
+        .collect();
     format!("sudo apt-get install {}", wanted.join(" "))
 }
 
@@ -84,7 +89,11 @@ pub fn check(package: &RuntimePackage, path: &std::ffi::OsStr) -> Check {
     let or = package.package.strip_prefix(first).unwrap_or_default();
     match package.provides.iter().find_map(|program| find(program, path)) {
         Some(found) => Check::ok(&name, format!("{} is installed", found.display())),
-        None => Check::warning(&name, format!("not installed (`sudo apt-get install {first}`{or})"), &[package.without]),
+        None => Check::warning(
+            &name,
+            format!("not installed (`sudo apt-get install {first}`{or})"),
+            &[package.without],
+        ),
     }
 }
 
@@ -110,13 +119,20 @@ mod tests {
         let sway = RUNTIME_PACKAGES.iter().find(|p| p.package == "sway").unwrap();
         let missing = check(sway, path);
         assert_eq!(missing.status, CheckStatus::Warning);
-        assert!(missing.detail.contains("apt-get install sway") && missing.disables[0].contains("Wayland sandbox"), "{missing:?}");
+        assert!(
+            missing.detail.contains("apt-get install sway")
+                && missing.disables[0].contains("Wayland sandbox"),
+            "{missing:?}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn the_install_lines_name_the_needed_and_the_wanted_packages() {
-        assert_eq!(apt_install_line(), "sudo apt-get install --no-install-recommends xvfb openbox dbus-daemon at-spi2-core");
+        assert_eq!(
+            apt_install_line(),
+            "sudo apt-get install --no-install-recommends xvfb openbox dbus-daemon at-spi2-core"
+        );
         assert_eq!(apt_recommends_line(), "sudo apt-get install sway grim bubblewrap chromium");
     }
 }

@@ -99,24 +99,39 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let term = executable(&dir, "realterm", "\x7fELF not a script");
         // A wrapper that names its program in a variable, as uxterm does.
-        let wrapper = executable(&dir, "uterm", "#!/bin/sh\n: \"${TERM_PROGRAM=realterm}\"\nexec $TERM_PROGRAM \"$@\"\n");
-        let picker = executable(&dir, "pickterm", "#!/bin/sh\ncase x in y) T=uterm;; *) T=realterm;; esac\nexec \"$T\"\n");
+        let wrapper = executable(
+            &dir,
+            "uterm",
+            "#!/bin/sh\n: \"${TERM_PROGRAM=realterm}\"\nexec $TERM_PROGRAM \"$@\"\n",
+        );
+        let picker = executable(
+            &dir,
+            "pickterm",
+            "#!/bin/sh\ncase x in y) T=uterm;; *) T=realterm;; esac\nexec \"$T\"\n",
+        );
         let alternative = dir.join("x-term");
         std::os::unix::fs::symlink(&picker, &alternative).unwrap();
         let dirs = vec![dir.clone()];
         let runs = programs_run_by(&alternative, &dirs);
         assert_eq!(runs[0], alternative);
         for wanted in [&picker, &wrapper, &term] {
-            assert!(runs.iter().any(|p| p.file_name() == wanted.file_name()), "{wanted:?} not in {runs:?}");
+            assert!(
+                runs.iter().any(|p| p.file_name() == wanted.file_name()),
+                "{wanted:?} not in {runs:?}"
+            );
         }
         // A binary names nothing; a word that is no executable is no program.
-        assert!(programs_run_by(&term, &dirs).iter().all(|p| p.file_name() == term.file_name()), "itself and its canonical path only");
+        assert!(
+            programs_run_by(&term, &dirs).iter().all(|p| p.file_name() == term.file_name()),
+            "itself and its canonical path only"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn a_script_that_runs_itself_ends() {
-        let dir = std::env::temp_dir().join(format!("glovebox-resolve-loop-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("glovebox-resolve-loop-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let a = executable(&dir, "loopa", "#!/bin/sh\nexec loopb\n");

@@ -114,9 +114,12 @@ impl Toolkit {
             // Qt types bare keys but fires its shortcuts (QAction) only in
             // what it thinks is the active window, and a bare press raises
             // it; it reads the wheel through XInput2 alone.
-            Toolkit::Qt5 => {
-                SyntheticSupport { wheel: false, style: SyntheticStyle { framing: Framing::InFocus, aim: Aim::Deepest }, focus_actions: &["SetFocus"], ..all }
-            }
+            Toolkit::Qt5 => SyntheticSupport {
+                wheel: false,
+                style: SyntheticStyle { framing: Framing::InFocus, aim: Aim::Deepest },
+                focus_actions: &["SetFocus"],
+                ..all
+            },
             // Gecko reads the wheel through XInput2 alone, and pointer
             // events only when addressed to its top-level window (a child
             // window covering the client area ignores synthetic presses).
@@ -189,15 +192,27 @@ fn check_astral(gesture: &Gesture, accepts: SyntheticSupport) -> Result<(), Back
 }
 
 fn point_of(target: &ResolvedTarget) -> Result<glovebox_model::Point, BackendError> {
-    target.point().ok_or_else(|| BackendError::new(BackendErrorKind::NotActionable, "the element has no visible bounds inside the window to point at"))
+    target.point().ok_or_else(|| {
+        BackendError::new(
+            BackendErrorKind::NotActionable,
+            "the element has no visible bounds inside the window to point at",
+        )
+    })
 }
 
 /// The pointer or keyboard gesture an action amounts to, when it has one.
 fn gesture(action: &Action, targets: &[ResolvedTarget]) -> Result<Option<Gesture>, BackendError> {
-    let at = |i: usize| targets.get(i).ok_or_else(|| BackendError::invalid_argument("this action needs a target")).and_then(point_of);
+    let at = |i: usize| {
+        targets
+            .get(i)
+            .ok_or_else(|| BackendError::invalid_argument("this action needs a target"))
+            .and_then(point_of)
+    };
     let held = action.modifiers();
     Ok(Some(match action {
-        Action::Click { button, count, .. } => Gesture::Click { at: at(0)?, button: *button, count: *count, held },
+        Action::Click { button, count, .. } => {
+            Gesture::Click { at: at(0)?, button: *button, count: *count, held }
+        }
         Action::Move { .. } => Gesture::Hover { at: at(0)?, held },
         Action::Drag { .. } => Gesture::Drag { from: at(0)?, to: at(1)?, held },
         Action::Scroll { dx, dy, .. } => Gesture::Scroll { at: at(0)?, dx: *dx, dy: *dy, held },
@@ -213,7 +228,8 @@ impl LinuxInput {
     /// sent only when the focused element is known and is not a password
     /// field, or when the window has no password field at all.
     fn check_key_destination(&self, window: &WindowInfo) -> Result<(), BackendError> {
-        let secure = |why: &str| Err(BackendError::new(BackendErrorKind::SecureInput, why.to_owned()));
+        let secure =
+            |why: &str| Err(BackendError::new(BackendErrorKind::SecureInput, why.to_owned()));
         match self.atspi.key_destination(window)? {
             KeyDestination::Password => secure("the focused field is a password field: glovebox types nothing into it"),
             KeyDestination::Field | KeyDestination::Unknown { has_password: false } => Ok(()),
@@ -223,7 +239,12 @@ impl LinuxInput {
         }
     }
 
-    fn synthetic(&self, window: &WindowInfo, gesture: &Gesture, accepts: SyntheticSupport) -> Result<Delivery, BackendError> {
+    fn synthetic(
+        &self,
+        window: &WindowInfo,
+        gesture: &Gesture,
+        accepts: SyntheticSupport,
+    ) -> Result<Delivery, BackendError> {
         if matches!(gesture, Gesture::Key { .. } | Gesture::Text { .. }) {
             check_astral(gesture, accepts)?;
             self.check_key_destination(window)?;
@@ -233,7 +254,10 @@ impl LinuxInput {
             Gesture::Text { text } if self.x11.check_layout_keys(text).is_err() => {
                 let before = self.atspi.focused_text(window);
                 let shown = || match (&before, self.atspi.focused_text(window)) {
-                    (Some(before), Some(now)) => now.contains(text.as_str()) && now.chars().count() >= before.chars().count() + text.chars().count(),
+                    (Some(before), Some(now)) => {
+                        now.contains(text.as_str())
+                            && now.chars().count() >= before.chars().count() + text.chars().count()
+                    }
                     _ => true,
                 };
                 self.x11.perform_background_until_shown(window, gesture, accepts.style, &shown)?;
@@ -246,8 +270,16 @@ impl LinuxInput {
     /// `set_value` by keys: focus the field through its own accessible
     /// action, select all, type, and read the field back. Only characters
     /// the keyboard layout produces can go in this way.
-    fn set_by_keys(&self, window: &WindowInfo, targets: &[ResolvedTarget], text: &str, accepts: SyntheticSupport) -> Result<Delivery, BackendError> {
-        let target = targets.first().ok_or_else(|| BackendError::invalid_argument("set_value needs a target"))?;
+    fn set_by_keys(
+        &self,
+        window: &WindowInfo,
+        targets: &[ResolvedTarget],
+        text: &str,
+        accepts: SyntheticSupport,
+    ) -> Result<Delivery, BackendError> {
+        let target = targets
+            .first()
+            .ok_or_else(|| BackendError::invalid_argument("set_value needs a target"))?;
         let typed = Gesture::Text { text: text.to_owned() };
         check_astral(&typed, accepts)?;
         // Refused before anything is sent when the layout lacks a character.
@@ -255,14 +287,26 @@ impl LinuxInput {
             true => self.x11.check_keys(&typed),
             false => self.x11.check_layout_keys(text),
         };
-        typeable.map_err(|e| BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; this field takes text only as key presses", e.message)))?;
+        typeable.map_err(|e| {
+            BackendError::new(
+                BackendErrorKind::NoBackgroundRoute,
+                format!("{}; this field takes text only as key presses", e.message),
+            )
+        })?;
         if accepts.focus_actions.is_empty() {
-            return Err(BackendError::new(BackendErrorKind::NoBackgroundRoute, "no way to focus the field"));
+            return Err(BackendError::new(
+                BackendErrorKind::NoBackgroundRoute,
+                "no way to focus the field",
+            ));
         }
         let focused = self.atspi.focus_field(window, target, accepts.focus_actions)?;
         let select_all = Gesture::Key { combo: KeyCombo::parse("ctrl+a")?, repeat: 1 };
         self.x11.perform_background(window, &select_all, accepts.style)?;
-        let replace = if text.is_empty() { Gesture::Key { combo: KeyCombo::parse("backspace")?, repeat: 1 } } else { typed };
+        let replace = if text.is_empty() {
+            Gesture::Key { combo: KeyCombo::parse("backspace")?, repeat: 1 }
+        } else {
+            typed
+        };
         self.x11.perform_background(window, &replace, accepts.style)?;
         self.atspi.expect_text(window, target, text)?;
         Ok(Delivery::by(Route::ThenKeys(Box::new(focused))))
@@ -279,7 +323,9 @@ impl LinuxInput {
         text: &str,
         accepts: SyntheticSupport,
     ) -> Result<Option<Delivery>, BackendError> {
-        let target = targets.first().ok_or_else(|| BackendError::invalid_argument("set_value needs a target"))?;
+        let target = targets
+            .first()
+            .ok_or_else(|| BackendError::invalid_argument("set_value needs a target"))?;
         if !self.atspi.is_keyed_cell(window, target)? {
             return Ok(None);
         }
@@ -291,27 +337,45 @@ impl LinuxInput {
         }
         let typed = Gesture::Text { text: text.to_owned() };
         if text.contains(['\n', '\t']) {
-            return Err(BackendError::invalid_argument("a cell's text cannot hold a line break or a tab: they move the cell cursor"));
+            return Err(BackendError::invalid_argument(
+                "a cell's text cannot hold a line break or a tab: they move the cell cursor",
+            ));
         }
         check_astral(&typed, accepts)?;
         let typeable = match accepts.lent_keys_in_fields {
             true => self.x11.check_keys(&typed),
             false => self.x11.check_layout_keys(text),
         };
-        typeable.map_err(|e| BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; this cell takes text only as key presses", e.message)))?;
+        typeable.map_err(|e| {
+            BackendError::new(
+                BackendErrorKind::NoBackgroundRoute,
+                format!("{}; this cell takes text only as key presses", e.message),
+            )
+        })?;
 
         let selected = self.atspi.select_in_table(window, target)?;
         // Typing replaces a spreadsheet cell's content; Return commits it.
         self.x11.perform_background(window, &typed, accepts.style)?;
-        self.x11.perform_background(window, &Gesture::Key { combo: KeyCombo::parse("Return")?, repeat: 1 }, accepts.style)?;
+        self.x11.perform_background(
+            window,
+            &Gesture::Key { combo: KeyCombo::parse("Return")?, repeat: 1 },
+            accepts.style,
+        )?;
         self.atspi.expect_text(window, target, text)?;
         Ok(Some(Delivery::by(Route::ThenKeys(Box::new(selected)))))
     }
 
-    fn background(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
+    fn background(
+        &self,
+        window: &WindowInfo,
+        action: &Action,
+        targets: &[ResolvedTarget],
+    ) -> Result<Delivery, BackendError> {
         let toolkit = Toolkit::of(&self.atspi, window);
         let accepts = toolkit.synthetic();
-        if matches!(action, Action::Select { .. }) && matches!(toolkit, Toolkit::Gecko | Toolkit::Chromium) {
+        if matches!(action, Action::Select { .. })
+            && matches!(toolkit, Toolkit::Gecko | Toolkit::Chromium)
+        {
             // Measured: Gecko's Selection on the options' list changes the page's value without a
             // change event, and its options' `select` action changes nothing; Chromium's `select`
             // marks the option chosen in its tree but, now and then, leaves the page's value as
@@ -334,7 +398,11 @@ impl LinuxInput {
                 // Web fields take no text over AT-SPI (Chromium has no EditableText there, Gecko drops
                 // it), nor do a spreadsheet's cells (a number goes in as their value): keys, where they reach.
                 (Action::SetValue { text, .. }, Err(e))
-                    if accepts.keys && matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) =>
+                    if accepts.keys
+                        && matches!(
+                            e.kind,
+                            BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute
+                        ) =>
                 {
                     if let Some(delivery) = self.set_cell_by_keys(window, targets, text, accepts)? {
                         return Ok(delivery);
@@ -344,7 +412,10 @@ impl LinuxInput {
                     }
                     self.set_by_keys(window, targets, text, accepts).map_err(|keys| {
                         if keys.is(&BackendErrorKind::NoBackgroundRoute) {
-                            BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{}; by keys: {}", e.message, keys.message))
+                            BackendError::new(
+                                BackendErrorKind::NoBackgroundRoute,
+                                format!("{}; by keys: {}", e.message, keys.message),
+                            )
                         } else {
                             keys
                         }
@@ -400,7 +471,12 @@ impl LinuxInput {
         }
     }
 
-    fn foreground(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
+    fn foreground(
+        &self,
+        window: &WindowInfo,
+        action: &Action,
+        targets: &[ResolvedTarget],
+    ) -> Result<Delivery, BackendError> {
         let Some(gesture) = gesture(action, targets)? else {
             // Setting a value or choosing an option never needs the real pointer.
             return self.atspi.deliver_semantic(window, action, targets);
@@ -434,17 +510,31 @@ impl LinuxInput {
     /// On a desktop glovebox owns: the background routes first (the
     /// semantic ones read back), else that desktop's own pointer and
     /// keyboard, which nobody else uses.
-    fn on_agent_display(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget]) -> Result<Delivery, BackendError> {
+    fn on_agent_display(
+        &self,
+        window: &WindowInfo,
+        action: &Action,
+        targets: &[ResolvedTarget],
+    ) -> Result<Delivery, BackendError> {
         match self.background(window, action, targets) {
             // Setting a value or choosing an option has no pointer or key form to fall back on.
-            Err(no_route) if no_route.is(&BackendErrorKind::NoBackgroundRoute) && gesture(action, targets)?.is_some() => {
-                let delivery = self.foreground(window, action, targets).map_err(|full| match full.is(&BackendErrorKind::NoBackgroundRoute) {
-                    true => BackendError::new(
-                        BackendErrorKind::NoBackgroundRoute,
-                        format!("{}; with the agent display's own input: {}", no_route.message, full.message),
-                    ),
-                    false => full,
-                })?;
+            Err(no_route)
+                if no_route.is(&BackendErrorKind::NoBackgroundRoute)
+                    && gesture(action, targets)?.is_some() =>
+            {
+                let delivery =
+                    self.foreground(window, action, targets).map_err(|full| {
+                        match full.is(&BackendErrorKind::NoBackgroundRoute) {
+                            true => BackendError::new(
+                                BackendErrorKind::NoBackgroundRoute,
+                                format!(
+                                    "{}; with the agent display's own input: {}",
+                                    no_route.message, full.message
+                                ),
+                            ),
+                            false => full,
+                        }
+                    })?;
                 Ok(Delivery { route: Route::OnAgentDisplay(Box::new(delivery.route)), ..delivery })
             }
             other => other,
@@ -459,7 +549,9 @@ impl LinuxInput {
             std::thread::sleep(wait);
         }
         match self.x11.keyboard_grabbed_by_other() {
-            Ok(true) => Delivery { route: Route::MenuHoldsKeyboard(Box::new(delivery.route)), ..delivery },
+            Ok(true) => {
+                Delivery { route: Route::MenuHoldsKeyboard(Box::new(delivery.route)), ..delivery }
+            }
             _ => delivery,
         }
     }
@@ -483,27 +575,58 @@ const ACKNOWLEDGE_WAIT: std::time::Duration = std::time::Duration::from_millis(1
 
 /// A key chord no event route delivers, as the application's own menu
 /// item or button bound to it: `None` when nothing in the window is.
-pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, wanted: &KeyCombo, repeat: u8) -> Option<Result<Delivery, BackendError>> {
-    let same = |bound: &KeyCombo| bound.modifiers == wanted.modifiers && bound.key.lowercase() == wanted.key.lowercase();
-    let tree = glovebox_platform::AccessibilitySource::inspect(atspi, window, glovebox_model::TreeBudget::default()).ok()?;
+pub(crate) fn shortcut_by_menu(
+    atspi: &AtspiBackend,
+    window: &WindowInfo,
+    wanted: &KeyCombo,
+    repeat: u8,
+) -> Option<Result<Delivery, BackendError>> {
+    let same = |bound: &KeyCombo| {
+        bound.modifiers == wanted.modifiers && bound.key.lowercase() == wanted.key.lowercase()
+    };
+    let tree = glovebox_platform::AccessibilitySource::inspect(
+        atspi,
+        window,
+        glovebox_model::TreeBudget::default(),
+    )
+    .ok()?;
     let root = tree.root.as_ref()?;
-    let mut bound: Vec<&glovebox_model::Element> = root.walk().filter(|e| e.shortcut.as_ref().is_some_and(same)).collect();
+    let mut bound: Vec<&glovebox_model::Element> =
+        root.walk().filter(|e| e.shortcut.as_ref().is_some_and(same)).collect();
     if bound.is_empty() {
         // Menu items whose actions named no binding may still have one (Qt's accelerators); a
         // menu-opening first action's binding is a mnemonic, which works only while its menu is open.
-        let presses = |e: &glovebox_model::Element| e.actions.first().is_some_and(|a| !a.opens_menu());
-        let unnamed: Vec<_> = root.walk().filter(|e| e.shortcut.is_none() && e.role.is_menu_item() && presses(e)).map(|e| e.id).collect();
+        let presses =
+            |e: &glovebox_model::Element| e.actions.first().is_some_and(|a| !a.opens_menu());
+        let unnamed: Vec<_> = root
+            .walk()
+            .filter(|e| e.shortcut.is_none() && e.role.is_menu_item() && presses(e))
+            .map(|e| e.id)
+            .collect();
         let asked = atspi.asked_shortcuts(window, &unnamed);
-        bound = asked.iter().filter(|(_, shortcut)| same(shortcut)).filter_map(|(id, _)| tree.find(*id)).collect();
+        bound = asked
+            .iter()
+            .filter(|(_, shortcut)| same(shortcut))
+            .filter_map(|(id, _)| tree.find(*id))
+            .collect();
     }
-    let element = bound.iter().find(|e| e.has(glovebox_model::ElementState::Enabled)).or(bound.first())?;
+    let element =
+        bound.iter().find(|e| e.has(glovebox_model::ElementState::Enabled)).or(bound.first())?;
     if !element.has(glovebox_model::ElementState::Enabled) {
         return Some(Err(BackendError::new(
             BackendErrorKind::NotActionable,
-            format!("{wanted} is bound to the {} \"{}\", which is disabled now; nothing was sent", element.role, element.name),
+            format!(
+                "{wanted} is bound to the {} \"{}\", which is disabled now; nothing was sent",
+                element.role, element.name
+            ),
         )));
     }
-    let press = Action::Click { target: glovebox_model::Target::Element(element.id), button: Button::Left, count: 1, modifiers: vec![] };
+    let press = Action::Click {
+        target: glovebox_model::Target::Element(element.id),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
     let target = [ResolvedTarget::Element { id: element.id, center: None }];
     let mut delivery = None;
     for _ in 0..repeat.max(1) {
@@ -513,11 +636,22 @@ pub(crate) fn shortcut_by_menu(atspi: &AtspiBackend, window: &WindowInfo, wanted
         });
     }
     let route = Box::new(delivery?.route);
-    Some(Ok(Delivery::by(Route::Shortcut { route, role: element.role, name: element.name.clone(), combo: *wanted })))
+    Some(Ok(Delivery::by(Route::Shortcut {
+        route,
+        role: element.role,
+        name: element.name.clone(),
+        combo: *wanted,
+    })))
 }
 
 impl InputSink for LinuxInput {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], reach: Reach) -> Result<Delivery, BackendError> {
+    fn deliver(
+        &self,
+        window: &WindowInfo,
+        action: &Action,
+        targets: &[ResolvedTarget],
+        reach: Reach,
+    ) -> Result<Delivery, BackendError> {
         match reach {
             Reach::Background => self.background(window, action, targets),
             Reach::Foreground => self.foreground(window, action, targets),

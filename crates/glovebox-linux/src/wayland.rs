@@ -10,9 +10,13 @@
 //! user's own pointer and keyboard.
 
 use glovebox_atspi::AtspiBackend;
-use glovebox_model::{Action, Button, CaptureLimits, DisplaySelection, Monitor, PidSource, Rect, WindowId, WindowInfo, WindowRef};
+use glovebox_model::{
+    Action, Button, CaptureLimits, DisplaySelection, Monitor, PidSource, Rect, WindowId,
+    WindowInfo, WindowRef,
+};
 use glovebox_platform::{
-    BackendError, BackendErrorKind, Backends, Capture, Delivery, InputSink, ResolvedTarget, ScreenCapture, SecureInputProbe, Support, WindowSource,
+    BackendError, BackendErrorKind, Backends, Capture, Delivery, InputSink, ResolvedTarget,
+    ScreenCapture, SecureInputProbe, Support, WindowSource,
 };
 use glovebox_wayland::{Session, WaylandBackend};
 use std::sync::Arc;
@@ -33,10 +37,18 @@ pub struct WaylandInput {
 }
 
 impl InputSink for WaylandInput {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], _reach: glovebox_platform::Reach) -> Result<Delivery, BackendError> {
+    fn deliver(
+        &self,
+        window: &WindowInfo,
+        action: &Action,
+        targets: &[ResolvedTarget],
+        _reach: glovebox_platform::Reach,
+    ) -> Result<Delivery, BackendError> {
         let held = action.modifiers();
         match action {
-            Action::SetValue { .. } | Action::Select { .. } | Action::Type { .. } => self.atspi.deliver_semantic(window, action, targets),
+            Action::SetValue { .. } | Action::Select { .. } | Action::Type { .. } => {
+                self.atspi.deliver_semantic(window, action, targets)
+            }
             Action::Click { button: Button::Left, count: 1, .. } if held.is_empty() => {
                 let what = match targets.first() {
                     Some(ResolvedTarget::Global { .. }) => "a click at a point",
@@ -44,7 +56,12 @@ impl InputSink for WaylandInput {
                 };
                 match self.atspi.deliver_semantic(window, action, targets) {
                     // Without an accessible action there, the click would need a real pointer event.
-                    Err(e) if matches!(e.kind, BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute) => {
+                    Err(e)
+                        if matches!(
+                            e.kind,
+                            BackendErrorKind::NotActionable | BackendErrorKind::NoBackgroundRoute
+                        ) =>
+                    {
                         let mut refusal = no_route(what);
                         refusal.message = format!("{} ({})", refusal.message, e.message);
                         Err(refusal)
@@ -52,8 +69,15 @@ impl InputSink for WaylandInput {
                     outcome => outcome,
                 }
             }
-            Action::Key { combo, repeat } => crate::routes::shortcut_by_menu(&self.atspi, window, combo, *repeat)
-                .unwrap_or_else(|| Err(no_route(&format!("the key chord {combo} (bound to no menu item or button of this window)")))),
+            Action::Key { combo, repeat } => {
+                crate::routes::shortcut_by_menu(&self.atspi, window, combo, *repeat).unwrap_or_else(
+                    || {
+                        Err(no_route(&format!(
+                    "the key chord {combo} (bound to no menu item or button of this window)"
+                )))
+                    },
+                )
+            }
             Action::Click { button, count, .. } => {
                 let what = match (button, count) {
                     (Button::Left, 1) => "a click".to_owned(),
@@ -63,7 +87,11 @@ impl InputSink for WaylandInput {
                     (Button::Middle, _) => "a middle click".to_owned(),
                     (Button::Back | Button::Forward, _) => "a side-button click".to_owned(),
                 };
-                Err(no_route(&if held.is_empty() { what } else { format!("{what} with {held} held") }))
+                Err(no_route(&if held.is_empty() {
+                    what
+                } else {
+                    format!("{what} with {held} held")
+                }))
             }
             other => Err(no_route(&format!("a {}", other.kind()))),
         }
@@ -150,7 +178,10 @@ pub struct NoCapture {
 
 impl NoCapture {
     fn refusal(&self) -> BackendError {
-        BackendError::new(BackendErrorKind::Unavailable, format!("no screenshots on this desktop: {}", self.reason))
+        BackendError::new(
+            BackendErrorKind::Unavailable,
+            format!("no screenshots on this desktop: {}", self.reason),
+        )
     }
 }
 
@@ -163,11 +194,20 @@ impl ScreenCapture for NoCapture {
         Err(self.refusal())
     }
 
-    fn capture_window(&self, _window: &WindowRef, _limits: CaptureLimits) -> Result<Capture, BackendError> {
+    fn capture_window(
+        &self,
+        _window: &WindowRef,
+        _limits: CaptureLimits,
+    ) -> Result<Capture, BackendError> {
         Err(self.refusal())
     }
 
-    fn capture_desktop(&self, _selection: &DisplaySelection, _limits: CaptureLimits, _hidden: &[WindowId]) -> Result<Capture, BackendError> {
+    fn capture_desktop(
+        &self,
+        _selection: &DisplaySelection,
+        _limits: CaptureLimits,
+        _hidden: &[WindowId],
+    ) -> Result<Capture, BackendError> {
         Err(self.refusal())
     }
 }
@@ -176,7 +216,10 @@ impl ScreenCapture for NoCapture {
 /// sway IPC: GNOME, KDE): windows from AT-SPI's application frames, no
 /// pixels (accessibility-only grants), the same semantic input.
 /// `why` says why the compositor could not be used.
-pub fn backends_without_compositor(session_bus: Option<&str>, why: &str) -> Result<Backends, BackendError> {
+pub fn backends_without_compositor(
+    session_bus: Option<&str>,
+    why: &str,
+) -> Result<Backends, BackendError> {
     let atspi = Arc::new(AtspiBackend::on_session_bus(session_bus)?);
     let reason = format!(
         "{why}; the compositor offers no wlr-screencopy, and the desktop portal's Screenshot asks the user for each picture, which glovebox does not do behind their back"
@@ -203,10 +246,17 @@ pub fn capabilities() -> Option<glovebox_platform::Capabilities> {
         Ok(backend) => backend.capabilities(),
         Err(e) => {
             glovebox_wayland::wayland_display_from_env().ok()?;
-            let none = Support::Missing { reason: format!("{}: no wlr-screencopy, and the portal asks the user per picture", e.message) };
+            let none = Support::Missing {
+                reason: format!(
+                    "{}: no wlr-screencopy, and the portal asks the user per picture",
+                    e.message
+                ),
+            };
             glovebox_platform::Capabilities {
                 backend: "wayland (windows from the accessibility bus)".into(),
-                window_listing: Support::Available { detail: "each application's top-level accessibles (sizes, no positions)".into() },
+                window_listing: Support::Available {
+                    detail: "each application's top-level accessibles (sizes, no positions)".into(),
+                },
                 window_capture: none.clone(),
                 desktop_capture: none,
                 accessibility: Support::Missing { reason: String::new() },

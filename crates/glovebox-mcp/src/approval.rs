@@ -29,7 +29,9 @@ impl Approver for Elicitation {
             Ok(Some(Approval { approve: true })) => Answer::Approved,
             Ok(_) | Err(ElicitationError::UserDeclined) => Answer::Declined,
             Err(ElicitationError::UserCancelled) => Answer::Cancelled,
-            Err(ElicitationError::CapabilityNotSupported) => Answer::Unavailable("this MCP client cannot ask (no elicitation support)".into()),
+            Err(ElicitationError::CapabilityNotSupported) => {
+                Answer::Unavailable("this MCP client cannot ask (no elicitation support)".into())
+            }
             Err(other) => Answer::Unavailable(format!("the approval prompt failed: {other}")),
         }
     }
@@ -41,7 +43,10 @@ pub struct CannotAsk;
 
 impl Approver for CannotAsk {
     fn ask(&self, _: &ApprovalRequest) -> Answer {
-        Answer::Unavailable("this MCP client declares no elicitation, so it cannot put the question to its user".into())
+        Answer::Unavailable(
+            "this MCP client declares no elicitation, so it cannot put the question to its user"
+                .into(),
+        )
     }
 }
 

@@ -3,7 +3,10 @@
 //! ([`glovebox_model::action`], [`glovebox_model::tree_text`]), never a
 //! second literal.
 
-use glovebox_model::{action, tree_text, Action, Button, DeliveryMode, ElementId, ModifierKey, Rect, Target, WaitFor, BATCH_STEPS};
+use glovebox_model::{
+    action, tree_text, Action, Button, DeliveryMode, ElementId, ModifierKey, Rect, Target, WaitFor,
+    BATCH_STEPS,
+};
 use rmcp::schemars;
 use serde::Deserialize;
 

@@ -51,7 +51,11 @@ pub fn write_report(task: &Task, outcome: &glovebox_agent::Outcome) -> String {
 /// The model for one `computer` call: the user's binding, or a refusal.
 /// `current`: the connection speaks 2026-07-28 or later, where a server
 /// can no longer send requests (sampling among them) to its client.
-pub fn bound_model(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>, current: bool) -> Result<Box<dyn Model>, Refusal> {
+pub fn bound_model(
+    binding: Option<&ModelBinding>,
+    peer: &Peer<RoleServer>,
+    current: bool,
+) -> Result<Box<dyn Model>, Refusal> {
     let binding = binding.ok_or_else(|| ModelError::Unbound.to_refusal())?;
     match binding.provider {
         Provider::McpSampling if current => Err(Refusal::new(
@@ -84,13 +88,19 @@ impl Runner {
     pub fn name(&self) -> String {
         match self {
             Runner::Decisions(model) => model.name(),
-            Runner::Native(b) => format!("{}/{} (native computer use)", b.provider.label(), b.model),
+            Runner::Native(b) => {
+                format!("{}/{} (native computer use)", b.provider.label(), b.model)
+            }
         }
     }
 }
 
 /// The runner for one `computer` call: the user's binding, or a refusal.
-pub fn runner(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>, current: bool) -> Result<Runner, Refusal> {
+pub fn runner(
+    binding: Option<&ModelBinding>,
+    peer: &Peer<RoleServer>,
+    current: bool,
+) -> Result<Runner, Refusal> {
     match binding {
         Some(b) if b.native => Ok(Runner::Native(b.clone())),
         other => bound_model(other, peer, current).map(Runner::Decisions),
@@ -100,9 +110,17 @@ pub fn runner(binding: Option<&ModelBinding>, peer: &Peer<RoleServer>, current: 
 /// What the user approves a `computer` run by: its class, the model, the
 /// window and the instruction.
 pub fn span(task: &Task, runner: &Runner) -> glovebox_host::Span {
-    let window = task.window.as_ref().map(|w| format!("window {w}")).unwrap_or_else(|| "the bound window".into());
+    let window = task
+        .window
+        .as_ref()
+        .map(|w| format!("window {w}"))
+        .unwrap_or_else(|| "the bound window".into());
     glovebox_host::Span {
-        class: if task.observe_only { glovebox_model::ApprovalClass::Observe } else { glovebox_model::ApprovalClass::Input },
+        class: if task.observe_only {
+            glovebox_model::ApprovalClass::Observe
+        } else {
+            glovebox_model::ApprovalClass::Input
+        },
         actions: vec![format!(
             "let {} {} {window} for the instruction {:?}, for up to {} steps",
             runner.name(),
@@ -119,14 +137,22 @@ pub fn span(task: &Task, runner: &Runner) -> glovebox_host::Span {
 
 /// Runs the loop through `host` (its approval already given) and answers
 /// with the summary, its JSON and where the trajectory report went.
-pub fn execute(host: &glovebox_host::Host, runner: Runner, task: &Task, progress: &mut dyn FnMut(&glovebox_agent::Step)) -> Result<String, Refusal> {
+pub fn execute(
+    host: &glovebox_host::Host,
+    runner: Runner,
+    task: &Task,
+    progress: &mut dyn FnMut(&glovebox_agent::Step),
+) -> Result<String, Refusal> {
     let outcome = match runner {
         Runner::Decisions(mut model) => glovebox_agent::run(host, model.as_mut(), task, progress),
         Runner::Native(binding) => glovebox_agent::run_native(host, &binding, task, progress),
     }?;
     let json = serde_json::to_string(&outcome.summary).unwrap_or_default();
     let report = write_report(task, &outcome);
-    Ok(format!("{}\n\nsummary: {json}\n{report}\nObserve again before using the fine-grained tools.", outcome.summary.render()))
+    Ok(format!(
+        "{}\n\nsummary: {json}\n{report}\nObserve again before using the fine-grained tools.",
+        outcome.summary.render()
+    ))
 }
 
 /// The MCP client's own model, through `sampling/createMessage`. Sampling
@@ -149,7 +175,10 @@ fn unfenced(text: &str) -> &str {
 
 impl Model for SamplingModel {
     fn name(&self) -> String {
-        format!("mcp-sampling/{}", if self.binding.model.is_empty() { "client's choice" } else { &self.binding.model })
+        format!(
+            "mcp-sampling/{}",
+            if self.binding.model.is_empty() { "client's choice" } else { &self.binding.model }
+        )
     }
 
     fn accepts_images(&self) -> bool {
@@ -165,17 +194,29 @@ impl Model for SamplingModel {
         );
         let mut blocks = vec![SamplingMessageContentBlock::text(request.user.clone())];
         if let (Some(png), true) = (&request.screenshot, self.binding.images) {
-            blocks.push(SamplingMessageContentBlock::Image(ImageContent::new(base64::engine::general_purpose::STANDARD.encode(&png.bytes), "image/png")));
+            blocks.push(SamplingMessageContentBlock::Image(ImageContent::new(
+                base64::engine::general_purpose::STANDARD.encode(&png.bytes),
+                "image/png",
+            )));
         }
-        let mut params = CreateMessageRequestParams::new(vec![SamplingMessage::new_multiple(Role::User, blocks)], 1024).with_system_prompt(system);
+        let mut params = CreateMessageRequestParams::new(
+            vec![SamplingMessage::new_multiple(Role::User, blocks)],
+            1024,
+        )
+        .with_system_prompt(system);
         if !self.binding.model.is_empty() {
-            params = params.with_model_preferences(ModelPreferences::new().with_hints(vec![ModelHint::new(self.binding.model.clone())]));
+            params = params.with_model_preferences(
+                ModelPreferences::new()
+                    .with_hints(vec![ModelHint::new(self.binding.model.clone())]),
+            );
         }
         let timeout = self.binding.timeout;
         let peer = self.peer.clone();
         let answer = self
             .handle
-            .block_on(async move { tokio::time::timeout(timeout, peer.create_message(params)).await })
+            .block_on(
+                async move { tokio::time::timeout(timeout, peer.create_message(params)).await },
+            )
             .map_err(|_| ModelError::Timeout(timeout))?
             .map_err(|e| ModelError::Transport(format!("sampling/createMessage failed: {e}")))?;
         let text: Vec<String> = answer
@@ -200,6 +241,10 @@ mod tests {
     fn only_one_enclosing_fence_is_removed() {
         assert_eq!(unfenced("```json\n{\"a\":1}\n```"), "{\"a\":1}");
         assert_eq!(unfenced(" {\"a\":1} "), "{\"a\":1}");
-        assert_eq!(unfenced("Here: ```{\"a\":1}```"), "Here: ```{\"a\":1}```", "prose around a fence stays, and fails the schema");
+        assert_eq!(
+            unfenced("Here: ```{\"a\":1}```"),
+            "Here: ```{\"a\":1}```",
+            "prose around a fence stays, and fails the schema"
+        );
     }
 }

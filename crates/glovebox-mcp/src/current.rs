@@ -22,7 +22,8 @@ use glovebox_host::{Answer, CallKey, Pending, Retry};
 use glovebox_model::Refusal;
 use glovebox_platform::sync::LockRecovered as _;
 use rmcp::model::{
-    CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequiredResult,
+    CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, InputRequest, InputRequiredResult,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -60,7 +61,10 @@ impl Asked {
     /// The result that asks the client for its user's answers, if the call asked.
     pub(crate) fn input_required(&self) -> Option<InputRequiredResult> {
         let Pending { questions, request_state } = self.pending.lock_recovered().take()?;
-        let requests = questions.into_iter().map(|q| Some((q.token, approval_request(q.question)?))).collect::<Option<_>>()?;
+        let requests = questions
+            .into_iter()
+            .map(|q| Some((q.token, approval_request(q.question)?)))
+            .collect::<Option<_>>()?;
         Some(InputRequiredResult::new(Some(requests), Some(request_state.join(","))))
     }
 
@@ -75,20 +79,27 @@ impl Asked {
 /// input-required result or a task's input requests.
 pub(crate) fn approval_request(question: String) -> Option<InputRequest> {
     let schema = ElicitationSchema::from_type::<Approval>().ok()?;
-    let params = ElicitRequestParams::FormElicitationParams { meta: None, message: question, requested_schema: schema };
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: question,
+        requested_schema: schema,
+    };
     Some(InputRequest::Elicitation(ElicitRequest::new(params)))
 }
 
 /// The user's answer in a client's response to [`approval_request`], or
 /// why the response is not one.
 pub(crate) fn answer_of(response: &serde_json::Value) -> Result<Answer, String> {
-    let result: ElicitResult = serde_json::from_value(response.clone()).map_err(|e| format!("not an elicitation result: {e}"))?;
+    let result: ElicitResult = serde_json::from_value(response.clone())
+        .map_err(|e| format!("not an elicitation result: {e}"))?;
     match result.action {
-        ElicitationAction::Accept => match result.content.as_ref().and_then(|c| c.get("approve")).and_then(|a| a.as_bool()) {
-            Some(true) => Ok(Answer::Approved),
-            Some(false) => Ok(Answer::Declined),
-            None => Err("it accepts without the boolean `approve`".into()),
-        },
+        ElicitationAction::Accept => {
+            match result.content.as_ref().and_then(|c| c.get("approve")).and_then(|a| a.as_bool()) {
+                Some(true) => Ok(Answer::Approved),
+                Some(false) => Ok(Answer::Declined),
+                None => Err("it accepts without the boolean `approve`".into()),
+            }
+        }
         ElicitationAction::Decline => Ok(Answer::Declined),
         ElicitationAction::Cancel => Ok(Answer::Cancelled),
         other => Err(format!("it has an action this server does not know ({other:?})")),
@@ -105,17 +116,28 @@ pub(crate) struct CallOrigin {
 }
 
 impl CallOrigin {
-    pub(crate) fn new(request: &CallToolRequestParams, context: &RequestContext<RoleServer>, connection: &str, asked: Asked) -> CallOrigin {
+    pub(crate) fn new(
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        connection: &str,
+        asked: Asked,
+    ) -> CallOrigin {
         let current = context.protocol_version().is_some_and(|v| v.as_str() >= CURRENT);
         let client = client_of(context, connection, current);
         let era = match current {
             false => Era::Handshake,
             true => {
-                let arguments = request.arguments.as_ref().map(|a| serde_json::Value::Object(a.clone()).to_string()).unwrap_or_default();
+                let arguments = request
+                    .arguments
+                    .as_ref()
+                    .map(|a| serde_json::Value::Object(a.clone()).to_string())
+                    .unwrap_or_default();
                 Era::Current {
                     key: CallKey::new(&[&client, &request.name, &arguments]),
                     retry: retry_of(request),
-                    elicitation: context.client_capabilities().is_some_and(|c| c.elicitation.is_some()),
+                    elicitation: context
+                        .client_capabilities()
+                        .is_some_and(|c| c.elicitation.is_some()),
                 }
             }
         };
@@ -126,11 +148,12 @@ impl CallOrigin {
     /// this connection if it recorded nothing). Every tool asks this first,
     /// once its arguments are parsed: the call is then the tool's own.
     pub(crate) fn of(context: &RequestContext<RoleServer>, connection: &str) -> CallOrigin {
-        let origin = context.extensions.get::<CallOrigin>().cloned().unwrap_or_else(|| CallOrigin {
-            era: Era::Handshake,
-            client: connection.to_owned(),
-            asked: Asked::default(),
-        });
+        let origin =
+            context.extensions.get::<CallOrigin>().cloned().unwrap_or_else(|| CallOrigin {
+                era: Era::Handshake,
+                client: connection.to_owned(),
+                asked: Asked::default(),
+            });
         origin.asked.ran.store(true, Ordering::SeqCst);
         origin
     }
@@ -143,11 +166,18 @@ impl CallOrigin {
 
 /// The client a call comes from: on stateless HTTP its bearer token (kept
 /// only as a hash), elsewhere the connection or session.
-pub(crate) fn client_of(context: &RequestContext<RoleServer>, connection: &str, current: bool) -> String {
+pub(crate) fn client_of(
+    context: &RequestContext<RoleServer>,
+    connection: &str,
+    current: bool,
+) -> String {
     #[cfg(feature = "http")]
     if current {
-        let bearer =
-            context.extensions.get::<hyper::http::request::Parts>().and_then(|p| p.headers.get(hyper::header::AUTHORIZATION)).and_then(|v| v.to_str().ok());
+        let bearer = context
+            .extensions
+            .get::<hyper::http::request::Parts>()
+            .and_then(|p| p.headers.get(hyper::header::AUTHORIZATION))
+            .and_then(|v| v.to_str().ok());
         if let Some(bearer) = bearer {
             return format!("bearer-{:?}", CallKey::new(&["bearer", bearer]));
         }
@@ -159,20 +189,29 @@ pub(crate) fn client_of(context: &RequestContext<RoleServer>, connection: &str, 
 /// The tokens and answers a retried call carries, checked for shape only
 /// (the host decides whether they belong to this call).
 fn retry_of(request: &CallToolRequestParams) -> Result<Option<Retry>, Refusal> {
-    let malformed = |why: String| Refusal::invalid_argument(format!("the retry's approval answer is malformed ({why}); nothing was delivered"));
+    let malformed = |why: String| {
+        Refusal::invalid_argument(format!(
+            "the retry's approval answer is malformed ({why}); nothing was delivered"
+        ))
+    };
     let Some(state) = &request.request_state else {
         return match &request.input_responses {
-            Some(responses) if !responses.is_empty() => Err(malformed("inputResponses without the requestState they answer".into())),
+            Some(responses) if !responses.is_empty() => {
+                Err(malformed("inputResponses without the requestState they answer".into()))
+            }
             _ => Ok(None),
         };
     };
     let tokens: Vec<String> = state.split(',').map(str::to_owned).collect();
-    if tokens.len() > 16 || tokens.iter().any(|t| t.len() != 32 || !t.bytes().all(|b| b.is_ascii_hexdigit())) {
+    if tokens.len() > 16
+        || tokens.iter().any(|t| t.len() != 32 || !t.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
         return Err(malformed("requestState is not one glovebox issued".into()));
     }
     let mut answers = vec![];
     for (token, value) in request.input_responses.iter().flatten() {
-        let answer = answer_of(value).map_err(|why| malformed(format!("the response to {token:.6}… is malformed: {why}")))?;
+        let answer = answer_of(value)
+            .map_err(|why| malformed(format!("the response to {token:.6}… is malformed: {why}")))?;
         answers.push((token.clone(), answer));
     }
     Ok(Some(Retry { tokens, answers }))

@@ -190,7 +190,9 @@ impl GloveboxServer {
     /// The tools tools/list shows, in the order of DESIGN.md §5.
     pub fn tools(&self) -> Vec<rmcp::model::Tool> {
         let mut tools = self.visible.list_all();
-        tools.sort_by_key(|t| TOOL_ORDER.iter().position(|name| *name == t.name).unwrap_or(usize::MAX));
+        tools.sort_by_key(|t| {
+            TOOL_ORDER.iter().position(|name| *name == t.name).unwrap_or(usize::MAX)
+        });
         tools
     }
 
@@ -201,12 +203,9 @@ impl GloveboxServer {
     }
 
     fn newest(&self, client: &str) -> Result<FrameId, Refusal> {
-        self.newest
-            .lock_recovered()
-            .frames
-            .get(client)
-            .map(|(frame, _)| *frame)
-            .ok_or_else(|| Refusal::new(ErrorCode::StaleRef, "there is no observation yet; call observe first"))
+        self.newest.lock_recovered().frames.get(client).map(|(frame, _)| *frame).ok_or_else(|| {
+            Refusal::new(ErrorCode::StaleRef, "there is no observation yet; call observe first")
+        })
     }
 
     fn remember_newest(&self, client: &str, frame: FrameId) {
@@ -220,14 +219,27 @@ impl GloveboxServer {
     /// The host as this call's client reaches it: its prompts go to this
     /// client's user through elicitation (handshake-era connections) or
     /// come back as a question its retry answers (2026-07-28 and later).
-    fn host_for(&self, context: &RequestContext<RoleServer>, call: &current::CallOrigin) -> Result<(Host, Option<Arc<glovebox_host::DeferredCall>>), Refusal> {
+    fn host_for(
+        &self,
+        context: &RequestContext<RoleServer>,
+        call: &current::CallOrigin,
+    ) -> Result<(Host, Option<Arc<glovebox_host::DeferredCall>>), Refusal> {
         let host = self.shared.host.as_ref().map_err(Clone::clone)?;
         match &call.era {
             current::Era::Handshake => {
-                let handle = tokio::runtime::Handle::try_current().map_err(|e| Refusal::backend_unavailable(format!("no async runtime: {e}")))?;
-                Ok((host.with_approver(Arc::new(approval::Elicitation { peer: context.peer.clone(), handle })), None))
+                let handle = tokio::runtime::Handle::try_current()
+                    .map_err(|e| Refusal::backend_unavailable(format!("no async runtime: {e}")))?;
+                Ok((
+                    host.with_approver(Arc::new(approval::Elicitation {
+                        peer: context.peer.clone(),
+                        handle,
+                    })),
+                    None,
+                ))
             }
-            current::Era::Current { elicitation: false, .. } => Ok((host.with_approver(Arc::new(approval::CannotAsk)), None)),
+            current::Era::Current { elicitation: false, .. } => {
+                Ok((host.with_approver(Arc::new(approval::CannotAsk)), None))
+            }
             current::Era::Current { key, retry, .. } => {
                 let (host, deferred) = host.for_deferred_call(key.clone(), retry.clone()?)?;
                 Ok((host, Some(deferred)))
@@ -238,21 +250,28 @@ impl GloveboxServer {
     /// Runs one tool on a blocking thread (the host asks its prompts from
     /// there) and turns its reply or refusal into a tool result; a question
     /// the host could not ask within the call goes to [`current::CallOrigin`].
-    async fn run<F>(&self, context: &RequestContext<RoleServer>, work: F) -> Result<CallToolResult, McpError>
+    async fn run<F>(
+        &self,
+        context: &RequestContext<RoleServer>,
+        work: F,
+    ) -> Result<CallToolResult, McpError>
     where
         F: FnOnce(&Host, &GloveboxServer, &str) -> Result<Reply, Refusal> + Send + 'static,
     {
         let call = current::CallOrigin::of(context, &self.connection);
         let (host, deferred) = match self.host_for(context, &call) {
             Ok(host) => host,
-            Err(r) => return Ok(CallToolResult::error(vec![ContentBlock::text(render::refusal(&r))])),
+            Err(r) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(render::refusal(&r))]))
+            }
         };
         let server = self.clone();
         let client = call.client.clone();
         let heartbeat = progress::heartbeat(context);
-        let outcome = tokio::task::spawn_blocking(move || work(&host, &server, &client))
-            .await
-            .map_err(|e| McpError::internal_error(format!("the tool panicked or was cancelled: {e}"), None));
+        let outcome =
+            tokio::task::spawn_blocking(move || work(&host, &server, &client)).await.map_err(|e| {
+                McpError::internal_error(format!("the tool panicked or was cancelled: {e}"), None)
+            });
         drop(heartbeat);
         let outcome = outcome?;
         if let Some(pending) = deferred.as_ref().and_then(|d| d.pending()) {
@@ -266,10 +285,17 @@ impl GloveboxServer {
                 let mut content = vec![ContentBlock::text(reply.text)];
                 if let Some(png) = reply.png {
                     match &self.shared.options.screenshot_dir {
-                        None => content.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(png), "image/png")),
+                        None => content.push(ContentBlock::image(
+                            base64::engine::general_purpose::STANDARD.encode(png),
+                            "image/png",
+                        )),
                         Some(dir) => match write_screenshot(dir, &png) {
                             Ok(link) => content.push(ContentBlock::resource_link(link)),
-                            Err(e) => return Ok(CallToolResult::error(vec![ContentBlock::text(render::refusal(&e))])),
+                            Err(e) => {
+                                return Ok(CallToolResult::error(vec![ContentBlock::text(
+                                    render::refusal(&e),
+                                )]))
+                            }
                         },
                     }
                 }
@@ -284,13 +310,21 @@ impl GloveboxServer {
 /// and describes it as a resource link.
 fn write_screenshot(dir: &std::path::Path, png: &[u8]) -> Result<rmcp::model::Resource, Refusal> {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    let failed = |e: std::io::Error| Refusal::backend_unavailable(format!("writing the screenshot under {}: {e}", dir.display()));
+    let failed = |e: std::io::Error| {
+        Refusal::backend_unavailable(format!("writing the screenshot under {}: {e}", dir.display()))
+    };
     // Pixels show what was typed: 0600 files in a 0700 directory.
     glovebox_platform::files::private_dir(dir).map_err(failed)?;
-    let name = format!("screenshot-{}-{}.png", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let name = format!(
+        "screenshot-{}-{}.png",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
     let path = dir.join(&name);
     glovebox_platform::files::write_private(&path, png).map_err(failed)?;
-    Ok(rmcp::model::Resource::new(format!("file://{}", path.display()), name).with_mime_type("image/png").with_size(png.len() as u64))
+    Ok(rmcp::model::Resource::new(format!("file://{}", path.display()), name)
+        .with_mime_type("image/png")
+        .with_size(png.len() as u64))
 }
 
 /// Every tool's input schema in the form every major client converts
@@ -317,7 +351,9 @@ impl ServerHandler for GloveboxServer {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListToolsResult, McpError> {
         let tools = self.tools();
-        let hints = context.protocol_version().is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28);
+        let hints = context
+            .protocol_version()
+            .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28);
         let mut result = rmcp::model::ListToolsResult::with_all_items(tools);
         if hints {
             result.ttl_ms = Some(TOOL_LIST_TTL_MS);
@@ -341,28 +377,42 @@ impl ServerHandler for GloveboxServer {
             return Ok(rmcp::model::CallToolResponse::InputRequired(input_required));
         }
         Ok(match response {
-            rmcp::model::CallToolResponse::Complete(result) if !asked.tool_ran() => rmcp::model::CallToolResponse::Complete(coded(&tool, result)),
+            rmcp::model::CallToolResponse::Complete(result) if !asked.tool_ran() => {
+                rmcp::model::CallToolResponse::Complete(coded(&tool, result))
+            }
             other => other,
         })
     }
 
-    async fn get_task(&self, request: rmcp::model::GetTaskParams, context: RequestContext<RoleServer>) -> Result<rmcp::model::GetTaskResult, McpError> {
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, McpError> {
         let client = current::client_of(&context, &self.connection, true);
         self.shared.tasks.get(&request.task_id, &client).map(rmcp::model::GetTaskResult::new)
     }
 
-    async fn update_task(&self, request: rmcp::model::UpdateTaskParams, context: RequestContext<RoleServer>) -> Result<(), McpError> {
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
         let client = current::client_of(&context, &self.connection, true);
         self.shared.tasks.update(&request.task_id, &client, &request.input_responses)
     }
 
-    async fn cancel_task(&self, request: rmcp::model::CancelTaskParams, context: RequestContext<RoleServer>) -> Result<(), McpError> {
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
         let client = current::client_of(&context, &self.connection, true);
         // Stop takes the host's locks: off the async runtime.
         let tasks = self.shared.tasks.clone();
-        tokio::task::spawn_blocking(move || tasks.cancel(&request.task_id, &client))
-            .await
-            .map_err(|e| McpError::internal_error(format!("the cancel was interrupted: {e}"), None))?
+        tokio::task::spawn_blocking(move || tasks.cancel(&request.task_id, &client)).await.map_err(
+            |e| McpError::internal_error(format!("the cancel was interrupted: {e}"), None),
+        )?
     }
 
     fn get_info(&self) -> ServerConfig {
@@ -381,8 +431,16 @@ fn coded(tool: &str, mut result: CallToolResult) -> CallToolResult {
     if result.is_error != Some(true) {
         return result;
     }
-    let uncoded = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ");
-    let refusal = Refusal::invalid_argument(format!("the arguments do not fit the {tool} tool's schema ({uncoded})"));
+    let uncoded = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let refusal = Refusal::invalid_argument(format!(
+        "the arguments do not fit the {tool} tool's schema ({uncoded})"
+    ));
     result.content = vec![ContentBlock::text(render::refusal(&refusal))];
     result
 }
@@ -391,12 +449,18 @@ fn coded(tool: &str, mut result: CallToolResult) -> CallToolResult {
 /// Everything else the process prints must go to stderr.
 pub fn run_stdio(server: GloveboxServer) -> Result<(), String> {
     use rmcp::ServiceExt as _;
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| format!("starting the async runtime: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the async runtime: {e}"))?;
     // The host's backends own runtimes of their own, which must not be
     // dropped inside this one: the last reference is let go out here.
     let _keep = server.clone();
     runtime.block_on(async {
-        let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| format!("MCP handshake failed: {e}"))?;
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| format!("MCP handshake failed: {e}"))?;
         running.waiting().await.map_err(|e| format!("MCP session ended abnormally: {e}"))?;
         Ok(())
     })

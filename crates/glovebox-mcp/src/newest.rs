@@ -20,7 +20,12 @@ impl NewestFrames {
         self.handed += 1;
         self.frames.insert(client.to_owned(), (frame, self.handed));
         if self.frames.len() > Self::CLIENTS {
-            if let Some(oldest) = self.frames.iter().min_by_key(|(_, (_, handed))| *handed).map(|(client, _)| client.clone()) {
+            if let Some(oldest) = self
+                .frames
+                .iter()
+                .min_by_key(|(_, (_, handed))| *handed)
+                .map(|(client, _)| client.clone())
+            {
                 self.frames.remove(&oldest);
             }
         }

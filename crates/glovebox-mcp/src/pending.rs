@@ -99,7 +99,9 @@ impl Question {
 
     fn of(request: &ApprovalRequest) -> Question {
         match &request.subject {
-            Subject::SafetyCheck { id, .. } => Question::SafetyCheck { id: id.clone(), text: request.question() },
+            Subject::SafetyCheck { id, .. } => {
+                Question::SafetyCheck { id: id.clone(), text: request.question() }
+            }
             Subject::Call { .. } => Question::Call { text: request.question() },
         }
     }
@@ -108,7 +110,9 @@ impl Question {
     /// for word, a safety check by its id.
     fn answers(&self, request: &ApprovalRequest) -> bool {
         match (self, &request.subject) {
-            (Question::SafetyCheck { id, .. }, Subject::SafetyCheck { id: asked, .. }) => id == asked,
+            (Question::SafetyCheck { id, .. }, Subject::SafetyCheck { id: asked, .. }) => {
+                id == asked
+            }
             (Question::Call { text }, Subject::Call { .. }) => *text == request.question(),
             _ => false,
         }
@@ -162,7 +166,10 @@ pub const MAX_WAIT_SECS: u64 = 24 * 60 * 60;
 
 /// Now, in Unix seconds.
 pub fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 impl Parked {
@@ -173,7 +180,16 @@ impl Parked {
 
     /// The call ids of the batch, in order (`call_id`, `id`, or `name`).
     pub fn call_ids(&self) -> Vec<String> {
-        self.calls.iter().map(|c| ["call_id", "id", "name"].iter().find_map(|k| c.get(k).and_then(Value::as_str)).unwrap_or("?").to_owned()).collect()
+        self.calls
+            .iter()
+            .map(|c| {
+                ["call_id", "id", "name"]
+                    .iter()
+                    .find_map(|k| c.get(k).and_then(Value::as_str))
+                    .unwrap_or("?")
+                    .to_owned()
+            })
+            .collect()
     }
 
     /// The record as it is signed (without its mac).
@@ -289,7 +305,11 @@ impl Store {
     /// `$XDG_STATE_HOME/glovebox/pending` (default `~/.local/state`).
     pub fn default_dir() -> PathBuf {
         let audit = glovebox_host::audit::AuditLog::default_path();
-        audit.parent().and_then(Path::parent).map(|p| p.join("pending")).unwrap_or_else(|| PathBuf::from("pending"))
+        audit
+            .parent()
+            .and_then(Path::parent)
+            .map(|p| p.join("pending"))
+            .unwrap_or_else(|| PathBuf::from("pending"))
     }
 
     /// The store in `dir`, signed with this user's key.
@@ -308,7 +328,9 @@ impl Store {
 
     /// A fresh id.
     pub fn new_id() -> Result<String, PendingError> {
-        glovebox_host::access::new_token().map(|t| format!("pnd-{t}")).map_err(|e| PendingError::Io("/dev/urandom".into(), e))
+        glovebox_host::access::new_token()
+            .map(|t| format!("pnd-{t}"))
+            .map_err(|e| PendingError::Io("/dev/urandom".into(), e))
     }
 
     fn path(&self, id: &str) -> Result<PathBuf, PendingError> {
@@ -320,7 +342,8 @@ impl Store {
     }
 
     fn key(&self) -> Result<Key, PendingError> {
-        Key::load(&self.key_dir).map_err(|e| PendingError::Io(self.key_dir.join(signing::KEY_FILE), e))
+        Key::load(&self.key_dir)
+            .map_err(|e| PendingError::Io(self.key_dir.join(signing::KEY_FILE), e))
     }
 
     /// Signs the record and writes it whole: to a new file of a random
@@ -333,10 +356,14 @@ impl Store {
         let mut value = parked.unsigned();
         value["mac"] = self.key()?.mac(&[DOMAIN, value.to_string().as_bytes()]).into();
         let text = serde_json::to_vec_pretty(&value).expect("a record serialises");
-        let random = glovebox_host::access::new_token().map_err(|e| PendingError::Io("/dev/urandom".into(), e))?;
+        let random = glovebox_host::access::new_token()
+            .map_err(|e| PendingError::Io("/dev/urandom".into(), e))?;
         let partial = self.dir.join(format!(".{}.{random}.partial", parked.id));
         let written = (|| {
-            let mut file = files::open_private(&partial, std::fs::OpenOptions::new().write(true).create_new(true))?;
+            let mut file = files::open_private(
+                &partial,
+                std::fs::OpenOptions::new().write(true).create_new(true),
+            )?;
             file.write_all(&text)?;
             file.sync_all()?;
             std::fs::rename(&partial, &path)
@@ -363,16 +390,20 @@ impl Store {
         if text.len() as u64 > MAX_BYTES {
             return Err(PendingError::Forged(path.to_owned()));
         }
-        let mut value: Value = serde_json::from_slice(&text).map_err(|e| PendingError::Corrupt(path.to_owned(), e))?;
+        let mut value: Value =
+            serde_json::from_slice(&text).map_err(|e| PendingError::Corrupt(path.to_owned(), e))?;
         let mac = value.get("mac").and_then(Value::as_str).unwrap_or_default().to_owned();
         if !value.is_object() || mac.is_empty() {
             return Err(PendingError::Forged(path.to_owned()));
         }
         value["mac"] = String::new().into();
-        if !self.key()?.verify(&[DOMAIN, value.to_string().as_bytes()], &mac) || value["glovebox_pending"] != FORMAT {
+        if !self.key()?.verify(&[DOMAIN, value.to_string().as_bytes()], &mac)
+            || value["glovebox_pending"] != FORMAT
+        {
             return Err(PendingError::Forged(path.to_owned()));
         }
-        let parked: Parked = serde_json::from_value(value).map_err(|e| PendingError::Corrupt(path.to_owned(), e))?;
+        let parked: Parked =
+            serde_json::from_value(value).map_err(|e| PendingError::Corrupt(path.to_owned(), e))?;
         // A signed record of another batch, copied over this one: not this batch.
         if parked.id != id {
             return Err(PendingError::Forged(path.to_owned()));
@@ -394,8 +425,12 @@ impl Store {
         let claim = self.claim_path(id);
         match std::fs::rename(&path, &claim) {
             Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && claim.exists() => return Err(PendingError::Running(id.to_owned())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(PendingError::Unknown(id.to_owned())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && claim.exists() => {
+                return Err(PendingError::Running(id.to_owned()))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(PendingError::Unknown(id.to_owned()))
+            }
             Err(e) => return Err(PendingError::Io(path, e)),
         }
         let read = self.read(&claim, id);
@@ -411,8 +446,12 @@ impl Store {
         let path = self.path(id)?;
         match std::fs::symlink_metadata(&path) {
             Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && self.claim_path(id).exists() => return Err(PendingError::Running(id.to_owned())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(PendingError::Unknown(id.to_owned())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && self.claim_path(id).exists() => {
+                return Err(PendingError::Running(id.to_owned()))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(PendingError::Unknown(id.to_owned()))
+            }
             Err(e) => return Err(PendingError::Io(path, e)),
         }
         self.read(&path, id)
@@ -422,7 +461,9 @@ impl Store {
     pub fn remove(&self, id: &str) -> Result<(), PendingError> {
         for path in [self.path(id)?, self.claim_path(id)] {
             match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(PendingError::Io(path, e)),
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(PendingError::Io(path, e))
+                }
                 _ => {}
             }
         }
@@ -435,10 +476,14 @@ impl Store {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return (vec![], vec![]) };
         let mut all = vec![];
         let mut refused = vec![];
-        for id in entries.flatten().filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".json")).map(str::to_owned)) {
+        for id in entries.flatten().filter_map(|e| {
+            e.file_name().to_str().and_then(|n| n.strip_suffix(".json")).map(str::to_owned)
+        }) {
             match self.load(&id) {
                 Ok(parked) => all.push(parked),
-                Err(PendingError::BadId(_) | PendingError::Unknown(_) | PendingError::Running(_)) => {}
+                Err(
+                    PendingError::BadId(_) | PendingError::Unknown(_) | PendingError::Running(_),
+                ) => {}
                 Err(e) => refused.push((id, e)),
             }
         }
@@ -465,7 +510,11 @@ impl Store {
             return Err(PendingError::Expired(id.to_owned()));
         }
         if parked.status != Status::Waiting {
-            return Err(PendingError::Moved { id: id.to_owned(), round: parked.round, status: parked.status });
+            return Err(PendingError::Moved {
+                id: id.to_owned(),
+                round: parked.round,
+                status: parked.status,
+            });
         }
         parked.status = Status::Approved;
         self.save(&parked)?;
@@ -481,7 +530,11 @@ impl Store {
             Err(e) => return Err(e),
         };
         if parked.status != Status::Waiting {
-            return Err(PendingError::Moved { id: id.to_owned(), round: parked.round, status: parked.status });
+            return Err(PendingError::Moved {
+                id: id.to_owned(),
+                round: parked.round,
+                status: parked.status,
+            });
         }
         parked.status = Status::Declined;
         self.save(&parked)?;
@@ -544,7 +597,9 @@ mod tests {
             id: id.into(),
             provider: Provider::OpenAi,
             window: Some("10/0x200003".into()),
-            calls: vec![serde_json::json!({"type": "computer_call", "call_id": "call_1", "actions": [{"type": "click", "x": 1, "y": 2}]})],
+            calls: vec![
+                serde_json::json!({"type": "computer_call", "call_id": "call_1", "actions": [{"type": "click", "x": 1, "y": 2}]}),
+            ],
             single: true,
             acknowledged: vec![],
             next: 0,
@@ -559,7 +614,8 @@ mod tests {
 
     /// A store in a fresh directory with a key of its own.
     fn scratch_store(name: &str) -> (Store, PathBuf) {
-        let dir = std::env::temp_dir().join(format!("glovebox-pending-unit-{}-{name}", std::process::id()));
+        let dir = std::env::temp_dir()
+            .join(format!("glovebox-pending-unit-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         (Store::with_key_dir(dir.join("pending"), dir.join("key")), dir)
     }
@@ -580,15 +636,26 @@ mod tests {
         assert_eq!(store.list().len(), 1);
         let digest = record(&id).digest();
         assert!(digest.len() == DIGEST_HEX && digest.bytes().all(|b| b.is_ascii_hexdigit()));
-        assert!(record(&id).expired(5 + MAX_WAIT_SECS + 1) && !record(&id).expired(5 + MAX_WAIT_SECS));
-        assert!(matches!(store.approve(&id, &digest), Err(PendingError::Expired(_))), "parked at 5 s after the epoch: long expired");
+        assert!(
+            record(&id).expired(5 + MAX_WAIT_SECS + 1) && !record(&id).expired(5 + MAX_WAIT_SECS)
+        );
+        assert!(
+            matches!(store.approve(&id, &digest), Err(PendingError::Expired(_))),
+            "parked at 5 s after the epoch: long expired"
+        );
         let mut fresh = record(&id);
         fresh.parked_at = now_secs();
         store.save(&fresh).unwrap();
-        assert!(matches!(store.approve(&id, &digest), Err(PendingError::Changed { .. })), "read before it was saved again");
+        assert!(
+            matches!(store.approve(&id, &digest), Err(PendingError::Changed { .. })),
+            "read before it was saved again"
+        );
         let read = fresh.digest();
         assert_eq!(store.approve(&id, &read.to_uppercase()).unwrap().status, Status::Approved);
-        assert!(matches!(store.approve(&id, &read), Err(PendingError::Changed { .. })), "approved: not the record read");
+        assert!(
+            matches!(store.approve(&id, &read), Err(PendingError::Changed { .. })),
+            "approved: not the record read"
+        );
         assert!(matches!(store.decline(&id), Err(PendingError::Moved { .. })), "answered already");
         for bad in ["../../etc/passwd", "pnd-zz", "", "pnd-0123456789abcdef0123456789abcdeg"] {
             assert!(matches!(store.load(bad), Err(PendingError::BadId(_))), "{bad}");
@@ -612,13 +679,25 @@ mod tests {
         let forged = |what: &str, text: String| {
             std::fs::write(&path, text).unwrap();
             assert!(matches!(store.load(&id), Err(PendingError::Forged(_))), "{what}");
-            assert!(matches!(store.claim(&id), Err(PendingError::Forged(_))), "{what}: claimed, still refused");
-            assert!(path.exists() && !store.claim_path(&id).exists(), "{what}: put back, not left as running");
+            assert!(
+                matches!(store.claim(&id), Err(PendingError::Forged(_))),
+                "{what}: claimed, still refused"
+            );
+            assert!(
+                path.exists() && !store.claim_path(&id).exists(),
+                "{what}: put back, not left as running"
+            );
             let (listed, refused) = store.entries();
-            assert!(listed.iter().all(|p| p.id != id) && refused.iter().any(|(r, _)| *r == id), "{what}");
+            assert!(
+                listed.iter().all(|p| p.id != id) && refused.iter().any(|(r, _)| *r == id),
+                "{what}"
+            );
         };
         forged("the status edited", signed.replace("\"waiting\"", "\"approved\""));
-        forged("the call and its question rewritten", signed.replace("\"x\": 1", "\"x\": 100").replace("to click", "to click at 100"));
+        forged(
+            "the call and its question rewritten",
+            signed.replace("\"x\": 1", "\"x\": 100").replace("to click", "to click at 100"),
+        );
         let mut bare = serde_json::to_value(record(&id)).unwrap();
         bare["status"] = "approved".into();
         forged("written by hand", bare.to_string());
@@ -627,10 +706,16 @@ mod tests {
         forged("written by hand with a made-up mac", bare.to_string());
         let (other, other_scratch) = scratch_store("forged-other");
         other.save(&record(&id)).unwrap();
-        forged("another user's", std::fs::read_to_string(other.dir().join(format!("{id}.json"))).unwrap());
+        forged(
+            "another user's",
+            std::fs::read_to_string(other.dir().join(format!("{id}.json"))).unwrap(),
+        );
         let copied = Store::new_id().unwrap();
         store.save(&record(&copied)).unwrap();
-        forged("another batch's record copied over it", std::fs::read_to_string(store.dir().join(format!("{copied}.json"))).unwrap());
+        forged(
+            "another batch's record copied over it",
+            std::fs::read_to_string(store.dir().join(format!("{copied}.json"))).unwrap(),
+        );
         assert!(matches!(store.approve(&id, &record(&id).digest()), Err(PendingError::Forged(_))));
         assert_eq!(store.decline(&id).unwrap(), None, "declined: removed");
         assert!(!path.exists());
@@ -648,7 +733,11 @@ mod tests {
         std::fs::write(&victim, "the user's file").unwrap();
         std::os::unix::fs::symlink(&victim, store.dir().join(format!(".{id}.partial"))).unwrap();
         store.decline(&id).unwrap();
-        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the user's file", "the link's target is untouched");
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "the user's file",
+            "the link's target is untouched"
+        );
         std::fs::remove_file(store.dir().join(format!(".{id}.partial"))).unwrap();
         let loose = store.dir().join(format!(".{id}.partial"));
         std::fs::write(&loose, "").unwrap();
@@ -674,7 +763,12 @@ mod tests {
         let parking = Parking::new(vec![], vec!["cu_sc_1".into()]);
         assert!(matches!(parking.ask(&click), Answer::Unavailable(_)));
         let check = |id: &str| ApprovalRequest {
-            subject: Subject::SafetyCheck { id: id.into(), code: None, message: None, step: vec![] },
+            subject: Subject::SafetyCheck {
+                id: id.into(),
+                code: None,
+                message: None,
+                step: vec![],
+            },
             ..ApprovalRequest::call(ApprovalClass::Input, vec![])
         };
         assert_eq!(parking.ask(&check("cu_sc_1")), Answer::Approved, "stated by the request");
@@ -684,8 +778,11 @@ mod tests {
         let resumed = Parking::new(parking.unanswered(), vec![]);
         assert_eq!(resumed.ask(&click), Answer::Approved);
         assert_eq!(resumed.ask(&check("cu_sc_2")), Answer::Approved);
-        let elsewhere = ApprovalRequest::call(ApprovalClass::Input, vec!["click at (30, 4)".into()]);
-        assert!(matches!(resumed.ask(&elsewhere), Answer::Unavailable(why) if why.contains("changed")));
+        let elsewhere =
+            ApprovalRequest::call(ApprovalClass::Input, vec!["click at (30, 4)".into()]);
+        assert!(
+            matches!(resumed.ask(&elsewhere), Answer::Unavailable(why) if why.contains("changed"))
+        );
         assert!(resumed.unanswered().len() == 1);
     }
 }

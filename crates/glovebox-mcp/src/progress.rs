@@ -32,7 +32,8 @@ pub(crate) fn heartbeat(context: &RequestContext<RoleServer>) -> Option<Heartbea
         loop {
             ticks.tick().await;
             let seconds = started.elapsed().as_secs();
-            let note = ProgressNotificationParam::new(token.clone(), seconds as f64).with_message(format!("still working ({seconds} s)"));
+            let note = ProgressNotificationParam::new(token.clone(), seconds as f64)
+                .with_message(format!("still working ({seconds} s)"));
             if peer.notify_progress(note).await.is_err() {
                 return; // the client has gone; the call's own answer will fail the same way
             }

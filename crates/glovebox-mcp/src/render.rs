@@ -3,7 +3,9 @@
 //! says what to do next.
 
 use glovebox_host::{ActOutcome, BatchOutcome, ListedPage, Observation};
-use glovebox_model::{estimate_tokens, ElementValue, ErrorCode, Fidelity, GrantView, Refusal, TokenBudget, TreeDiff};
+use glovebox_model::{
+    estimate_tokens, ElementValue, ErrorCode, Fidelity, GrantView, Refusal, TokenBudget, TreeDiff,
+};
 use std::fmt::Write as _;
 
 /// What to do about a refusal, for a model reading it.
@@ -61,7 +63,11 @@ fn grant_line(g: &GrantView) -> String {
 fn frame_notes(o: &Observation, text: &mut String) {
     let f = &o.frame;
     if !f.occluded.is_empty() {
-        let parts: Vec<String> = f.occluded.iter().map(|r| format!("{}x{}+{}+{}", r.width, r.height, r.x, r.y)).collect();
+        let parts: Vec<String> = f
+            .occluded
+            .iter()
+            .map(|r| format!("{}x{}+{}+{}", r.width, r.height, r.x, r.y))
+            .collect();
         let _ =
             writeln!(text, "occluded: other windows cover {} of this window (desktop coordinates); those parts of the screenshot are black", parts.join(", "));
     }
@@ -109,7 +115,11 @@ fn frame_lines(o: &Observation) -> String {
         if o.screenshot.is_some() { "; the screenshot follows" } else { "" }
     );
     if !o.marks.is_empty() {
-        let _ = writeln!(text, "the screenshot is marked: each actionable element's id in a magenta box ({} marks)", o.marks.len());
+        let _ = writeln!(
+            text,
+            "the screenshot is marked: each actionable element's id in a magenta box ({} marks)",
+            o.marks.len()
+        );
     }
     let _ = writeln!(text, "{}", grant_line(&o.grant));
     frame_notes(o, &mut text);
@@ -121,7 +131,11 @@ fn budgeted_tree(o: &Observation, budget: TokenBudget) -> String {
     let tree = o.tree.render_budgeted(budget);
     let mut text = tree.text;
     if tree.folded_lines > 0 {
-        let _ = writeln!(text, "text budget: ≈{} of {} tokens (4 characters each); {} lines folded", tree.tokens, tree.max_tokens, tree.folded_lines);
+        let _ = writeln!(
+            text,
+            "text budget: ≈{} of {} tokens (4 characters each); {} lines folded",
+            tree.tokens, tree.max_tokens, tree.folded_lines
+        );
     }
     text
 }
@@ -132,19 +146,33 @@ pub fn observation(o: &Observation, budget: TokenBudget) -> String {
 }
 
 /// An observation showing only the subtree under `within` (what a budget folded).
-pub fn observation_within(o: &Observation, within: glovebox_model::ElementId) -> Result<String, Refusal> {
+pub fn observation_within(
+    o: &Observation,
+    within: glovebox_model::ElementId,
+) -> Result<String, Refusal> {
     match o.tree.render_within(within) {
         Some(tree) => Ok(frame_lines(o) + &tree),
-        None => Err(Refusal::new(ErrorCode::StaleRef, format!("{within} is not in the new observation (frame {}); observe without `within`", o.frame.id))),
+        None => Err(Refusal::new(
+            ErrorCode::StaleRef,
+            format!(
+                "{within} is not in the new observation (frame {}); observe without `within`",
+                o.frame.id
+            ),
+        )),
     }
 }
 
 /// Values the caller asked to read, quoted, each with its length.
 pub fn values(read: &[ElementValue]) -> String {
-    let mut text = String::from("values read (asked for by id; the user sees them in this transcript):\n");
+    let mut text =
+        String::from("values read (asked for by id; the user sees them in this transcript):\n");
     for v in read {
         let shown = v.text.chars().count();
-        let cut = if v.truncated() { format!(" (first {shown} of {} characters)", v.total_chars) } else { String::new() };
+        let cut = if v.truncated() {
+            format!(" (first {shown} of {} characters)", v.total_chars)
+        } else {
+            String::new()
+        };
         let _ = writeln!(text, "{} {}: {:?}{cut}", v.id, v.role, v.text);
     }
     text
@@ -152,14 +180,22 @@ pub fn values(read: &[ElementValue]) -> String {
 
 /// The observation after an input: what changed since the action's frame,
 /// or the whole tree when that would be shorter than the changes.
-fn next_observation(text: &mut String, next: &Result<Observation, Refusal>, changes: Option<&TreeDiff>, budget: TokenBudget) {
+fn next_observation(
+    text: &mut String,
+    next: &Result<Observation, Refusal>,
+    changes: Option<&TreeDiff>,
+    budget: TokenBudget,
+) {
     match (next, changes) {
         (Ok(next), Some(diff)) => {
             let tree = budgeted_tree(next, budget);
             let diff = diff.render_text();
             if estimate_tokens(&diff) < estimate_tokens(&tree) {
                 text.push_str(&next_frame_line(next));
-                let _ = writeln!(text, "changes since the action's frame (same ids; observe for the whole tree):");
+                let _ = writeln!(
+                    text,
+                    "changes since the action's frame (same ids; observe for the whole tree):"
+                );
                 text.push_str(&diff);
             } else {
                 text.push_str(&frame_lines(next));
@@ -212,11 +248,24 @@ pub fn batch(done: &BatchOutcome, budget: TokenBudget) -> String {
 }
 
 pub fn windows(page: &ListedPage) -> String {
-    let mut text = format!("page {} of {} ({} window(s)); frontmost first\n", page.page, page.pages.max(1), page.total);
+    let mut text = format!(
+        "page {} of {} ({} window(s)); frontmost first\n",
+        page.page,
+        page.pages.max(1),
+        page.total
+    );
     for w in &page.windows {
         let info = &w.window;
-        let flags = [(info.focused, " focused"), (info.minimized, " minimized")].iter().filter(|(on, _)| *on).map(|(_, s)| *s).collect::<String>();
-        let _ = write!(text, "{} {} {:?} {}x{}{flags}", info.id, info.app, info.title, info.geometry.width, info.geometry.height);
+        let flags = [(info.focused, " focused"), (info.minimized, " minimized")]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, s)| *s)
+            .collect::<String>();
+        let _ = write!(
+            text,
+            "{} {} {:?} {}x{}{flags}",
+            info.id, info.app, info.title, info.geometry.width, info.geometry.height
+        );
         if let Some(d) = &w.denial {
             let _ = write!(text, " — denied: {}", d.sentence());
         }

@@ -14,7 +14,9 @@
 use crate::current;
 use glovebox_host::{Answer, ApprovalRequest, Approver, Host};
 use glovebox_platform::sync::LockRecovered as _;
-use rmcp::model::{CallToolResult, CreateTaskResult, DetailedTask, InputResponses, Task, TaskPayload, TaskStatus};
+use rmcp::model::{
+    CallToolResult, CreateTaskResult, DetailedTask, InputResponses, Task, TaskPayload, TaskStatus,
+};
 use rmcp::ErrorData as McpError;
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -62,7 +64,9 @@ impl State {
         match &self.phase {
             Phase::Asking { answer: None, .. } => format!("waiting for the user's answer{after}"),
             Phase::Completed(_) => self.ended.clone().unwrap_or_else(|| "finished".into()),
-            Phase::Cancelled => format!("cancelled (Stop): {}", self.ended.as_deref().unwrap_or("the run ended")),
+            Phase::Cancelled => {
+                format!("cancelled (Stop): {}", self.ended.as_deref().unwrap_or("the run ended"))
+            }
             _ if self.cancel_requested => format!("stopping{after}"),
             _ => step.unwrap_or_else(|| "started".into()),
         }
@@ -106,7 +110,11 @@ impl RunTask {
     /// the cancellation with the result's first line as the reason.
     pub(crate) fn finish(&self, result: CallToolResult) {
         self.update(|s| {
-            s.ended = result.content.first().and_then(|c| c.as_text()).and_then(|t| t.text.lines().next().map(str::to_owned));
+            s.ended = result
+                .content
+                .first()
+                .and_then(|c| c.as_text())
+                .and_then(|t| t.text.lines().next().map(str::to_owned));
             s.phase = if s.cancel_requested { Phase::Cancelled } else { Phase::Completed(result) };
         });
     }
@@ -127,13 +135,22 @@ impl RunTask {
         let state = self.state();
         let payload = match &state.phase {
             Phase::Working | Phase::Asking { answer: Some(_), .. } => TaskPayload::Working,
-            Phase::Asking { key, question, answer: None } => match current::approval_request(question.clone()) {
-                Some(request) => TaskPayload::InputRequired { input_requests: [(key.clone(), request)].into_iter().collect() },
-                None => TaskPayload::Working,
-            },
+            Phase::Asking { key, question, answer: None } => {
+                match current::approval_request(question.clone()) {
+                    Some(request) => TaskPayload::InputRequired {
+                        input_requests: [(key.clone(), request)].into_iter().collect(),
+                    },
+                    None => TaskPayload::Working,
+                }
+            }
             Phase::Completed(result) => match serde_json::to_value(result) {
                 Ok(serde_json::Value::Object(result)) => TaskPayload::Completed { result },
-                _ => TaskPayload::Failed { error: serde_json::Map::from_iter([("message".to_owned(), "the result did not serialize".into())]) },
+                _ => TaskPayload::Failed {
+                    error: serde_json::Map::from_iter([(
+                        "message".to_owned(),
+                        "the result did not serialize".into(),
+                    )]),
+                },
             },
             Phase::Cancelled => TaskPayload::Cancelled,
         };
@@ -150,11 +167,17 @@ impl Approver for TaskQuestions {
     fn ask(&self, request: &ApprovalRequest) -> Answer {
         let key = match glovebox_host::access::new_token() {
             Ok(key) => key,
-            Err(e) => return Answer::Unavailable(format!("no key for the question (reading /dev/urandom: {e})")),
+            Err(e) => {
+                return Answer::Unavailable(format!(
+                    "no key for the question (reading /dev/urandom: {e})"
+                ))
+            }
         };
         let wait = self.task.host.answer_wait();
         let deadline = Instant::now() + wait;
-        self.task.update(|s| s.phase = Phase::Asking { key: key.clone(), question: request.question(), answer: None });
+        self.task.update(|s| {
+            s.phase = Phase::Asking { key: key.clone(), question: request.question(), answer: None }
+        });
         let mut state = self.task.state();
         loop {
             if state.cancel_requested {
@@ -169,9 +192,13 @@ impl Approver for TaskQuestions {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 state.phase = Phase::Working;
-                return Answer::Unavailable(format!("no answer within {} s (approval.answer_wait_secs); the step was not taken", wait.as_secs()));
+                return Answer::Unavailable(format!(
+                    "no answer within {} s (approval.answer_wait_secs); the step was not taken",
+                    wait.as_secs()
+                ));
             }
-            state = self.task.changed.wait_timeout(state, left).unwrap_or_else(|p| p.into_inner()).0;
+            state =
+                self.task.changed.wait_timeout(state, left).unwrap_or_else(|p| p.into_inner()).0;
         }
     }
 }
@@ -183,7 +210,10 @@ pub(crate) struct TaskBoard {
 }
 
 fn unknown(id: &str) -> McpError {
-    McpError::invalid_params(format!("no task {id:.40} for this client (finished tasks are kept for an hour)"), None)
+    McpError::invalid_params(
+        format!("no task {id:.40} for this client (finished tasks are kept for an hour)"),
+        None,
+    )
 }
 
 impl TaskBoard {
@@ -192,23 +222,43 @@ impl TaskBoard {
     }
 
     /// A new working task of `owner`'s, acting through `host`.
-    pub(crate) fn create(&self, owner: &str, host: Host) -> Result<Arc<RunTask>, glovebox_model::Refusal> {
-        let id =
-            glovebox_host::access::new_token().map_err(|e| glovebox_model::Refusal::backend_unavailable(format!("no task id (reading /dev/urandom: {e})")))?;
+    pub(crate) fn create(
+        &self,
+        owner: &str,
+        host: Host,
+    ) -> Result<Arc<RunTask>, glovebox_model::Refusal> {
+        let id = glovebox_host::access::new_token().map_err(|e| {
+            glovebox_model::Refusal::backend_unavailable(format!(
+                "no task id (reading /dev/urandom: {e})"
+            ))
+        })?;
         let now = now_iso();
         let task = Arc::new(RunTask {
             id: id.clone(),
             owner: owner.to_owned(),
             created_at: now.clone(),
             started: Instant::now(),
-            state: Mutex::new(State { phase: Phase::Working, last_step: None, ended: None, updated_at: now, cancel_requested: false }),
+            state: Mutex::new(State {
+                phase: Phase::Working,
+                last_step: None,
+                ended: None,
+                updated_at: now,
+                cancel_requested: false,
+            }),
             changed: Condvar::new(),
             host,
         });
         let mut tasks = self.tasks();
         tasks.retain(|_, t| t.started.elapsed() < TTL || !t.finished());
         while tasks.len() >= MAX_TASKS {
-            let Some(oldest) = tasks.values().filter(|t| t.finished()).min_by_key(|t| t.started).map(|t| t.id.clone()) else { break };
+            let Some(oldest) = tasks
+                .values()
+                .filter(|t| t.finished())
+                .min_by_key(|t| t.started)
+                .map(|t| t.id.clone())
+            else {
+                break;
+            };
             tasks.remove(&oldest);
         }
         tasks.insert(id, task.clone());
@@ -225,12 +275,19 @@ impl TaskBoard {
 
     /// Answers the task's outstanding question; responses to anything else
     /// (answered, superseded, never asked) are ignored, as the extension says.
-    pub(crate) fn update(&self, id: &str, client: &str, responses: &InputResponses) -> Result<(), McpError> {
+    pub(crate) fn update(
+        &self,
+        id: &str,
+        client: &str,
+        responses: &InputResponses,
+    ) -> Result<(), McpError> {
         let task = self.find(id, client)?;
         let mut state = task.state();
         if let Phase::Asking { key, answer: answer @ None, .. } = &mut state.phase {
             if let Some(response) = responses.get(key.as_str()) {
-                let parsed = current::answer_of(response).map_err(|why| McpError::invalid_params(format!("the answer is malformed: {why}"), None))?;
+                let parsed = current::answer_of(response).map_err(|why| {
+                    McpError::invalid_params(format!("the answer is malformed: {why}"), None)
+                })?;
                 *answer = Some(parsed);
                 state.updated_at = now_iso();
                 task.changed.notify_all();

@@ -17,7 +17,10 @@
 
 use crate::pending::{Parked, Parking, PendingError, Provider, Question, Status, Store};
 use glovebox_model::{ErrorCode, Refusal, WindowRef};
-use glovebox_wire::{AnthropicExecutor, GeminiExecutor, OpenAiExecutor, SafetyCheck, ToolResult, ToolsetDefinition, WireError};
+use glovebox_wire::{
+    AnthropicExecutor, GeminiExecutor, OpenAiExecutor, SafetyCheck, ToolResult, ToolsetDefinition,
+    WireError,
+};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -69,7 +72,11 @@ impl Provider {
         }
     }
 
-    fn resume_on(&self, executors: &Executors, saved: &glovebox_host::FrameView) -> Result<(), Refusal> {
+    fn resume_on(
+        &self,
+        executors: &Executors,
+        saved: &glovebox_host::FrameView,
+    ) -> Result<(), Refusal> {
         match self {
             Provider::OpenAi => executors.openai.resume_on(saved),
             Provider::AnthropicToolset { .. } => executors.anthropic.resume_toolset_on(saved),
@@ -80,25 +87,49 @@ impl Provider {
     fn run(&self, executors: &Executors, call: &Value, approver: Arc<Parking>) -> Ran {
         match self {
             Provider::OpenAi => match executors.openai.execute_with(call, approver) {
-                Ok(output) => {
-                    Ran { answered: Answered { status: 200, body: serde_json::to_value(output).unwrap_or_default() }, failed: false, delivered_any: true }
-                }
+                Ok(output) => Ran {
+                    answered: Answered {
+                        status: 200,
+                        body: serde_json::to_value(output).unwrap_or_default(),
+                    },
+                    failed: false,
+                    delivered_any: true,
+                },
                 Err(e) => {
                     let mut body = e.to_json();
                     body["call_id"] = json!(id_of(call, &["call_id"]));
-                    Ran { answered: Answered { status: e.http_status(), body }, failed: true, delivered_any: e.executed > 0 }
+                    Ran {
+                        answered: Answered { status: e.http_status(), body },
+                        failed: true,
+                        delivered_any: e.executed > 0,
+                    }
                 }
             },
             Provider::AnthropicToolset { tool } => {
-                let result =
-                    ToolsetDefinition::parse(tool).and_then(|toolset| executors.anthropic.run_turn(&toolset, std::slice::from_ref(call), Some(approver)));
+                let result = ToolsetDefinition::parse(tool).and_then(|toolset| {
+                    executors.anthropic.run_turn(
+                        &toolset,
+                        std::slice::from_ref(call),
+                        Some(approver),
+                    )
+                });
                 match result {
                     Ok(mut results) if results.len() == 1 => {
                         let result = results.remove(0);
                         let failed = result.is_error;
-                        Ran { answered: Answered { status: 200, body: serde_json::to_value(result).unwrap_or_default() }, failed, delivered_any: !failed }
+                        Ran {
+                            answered: Answered {
+                                status: 200,
+                                body: serde_json::to_value(result).unwrap_or_default(),
+                            },
+                            failed,
+                            delivered_any: !failed,
+                        }
                     }
-                    Ok(_) | Err(_) => self.refused(call, &Refusal::invalid_argument("the toolset or the block could not be read")),
+                    Ok(_) | Err(_) => self.refused(
+                        call,
+                        &Refusal::invalid_argument("the toolset or the block could not be read"),
+                    ),
                 }
             }
             Provider::Gemini => {
@@ -119,9 +150,11 @@ impl Provider {
                 body["call_id"] = json!(id_of(call, &["call_id"]));
                 Answered { status: error.http_status(), body }
             }
-            Provider::AnthropicToolset { .. } => {
-                Answered { status: 200, body: serde_json::to_value(ToolResult::refusal(id_of(call, &["id"]), &refusal)).unwrap_or_default() }
-            }
+            Provider::AnthropicToolset { .. } => Answered {
+                status: 200,
+                body: serde_json::to_value(ToolResult::refusal(id_of(call, &["id"]), &refusal))
+                    .unwrap_or_default(),
+            },
             Provider::Gemini => {
                 let mut part = json!({"name": id_of(call, &["name"]), "response": {"error": refusal.to_string()}});
                 if let Some(id) = call.get("id") {
@@ -142,7 +175,10 @@ impl Provider {
     /// call itself.
     fn stated_questions(&self, call: &Value, acknowledged: &[String]) -> Vec<Question> {
         let checks: Vec<SafetyCheck> = match self {
-            Provider::OpenAi => call.get("pending_safety_checks").and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default(),
+            Provider::OpenAi => call
+                .get("pending_safety_checks")
+                .and_then(|v| serde_json::from_value(v.clone()).ok())
+                .unwrap_or_default(),
             Provider::Gemini => match glovebox_wire::FunctionCall::parse(call) {
                 Ok(parsed) => parsed
                     .confirmation
@@ -187,7 +223,10 @@ const MAX_CALLS: usize = 64;
 impl Request {
     pub fn check(&self) -> Result<(), Refusal> {
         if self.calls.is_empty() || self.calls.len() > MAX_CALLS {
-            return Err(Refusal::invalid_argument(format!("a batch carries 1..={MAX_CALLS} calls, not {}", self.calls.len())));
+            return Err(Refusal::invalid_argument(format!(
+                "a batch carries 1..={MAX_CALLS} calls, not {}",
+                self.calls.len()
+            )));
         }
         let key = match self.provider {
             Provider::OpenAi => "call_id",
@@ -195,7 +234,9 @@ impl Request {
             Provider::Gemini => "name",
         };
         match self.calls.iter().position(|c| !c.is_object() || id_of(c, &[key]).is_empty()) {
-            Some(i) => Err(Refusal::invalid_argument(format!("call {i} of the batch has no {key}; nothing was run"))),
+            Some(i) => Err(Refusal::invalid_argument(format!(
+                "call {i} of the batch has no {key}; nothing was run"
+            ))),
             None => Ok(()),
         }
     }
@@ -232,7 +273,12 @@ fn delivered(parked: &Parked) -> Vec<Answered> {
 /// Runs the batch from `parked.next` on. `approved`: the person's answers
 /// to the call at `next` (none for a fresh batch). Parks (and saves) at a
 /// call that asks something unanswered, or answers the whole batch.
-fn run(executors: &Executors, store: &Store, mut parked: Parked, approved: Vec<Question>) -> (u16, String) {
+fn run(
+    executors: &Executors,
+    store: &Store,
+    mut parked: Parked,
+    approved: Vec<Question>,
+) -> (u16, String) {
     parked.provider.set_window(executors, window_ref(&parked.window));
     let resumed_at = (!approved.is_empty()).then_some(parked.next);
     let mut answers = delivered(&parked);
@@ -256,7 +302,10 @@ fn run(executors: &Executors, store: &Store, mut parked: Parked, approved: Vec<Q
             }
         }
         let basis = parked.provider.basis(executors);
-        let parking = Arc::new(Parking::new(if resumed_at == Some(i) { approved.clone() } else { vec![] }, parked.acknowledged.clone()));
+        let parking = Arc::new(Parking::new(
+            if resumed_at == Some(i) { approved.clone() } else { vec![] },
+            parked.acknowledged.clone(),
+        ));
         let ran = parked.provider.run(executors, &call, parking.clone());
         let asked = parking.unanswered();
         if !asked.is_empty() && resumed_at != Some(i) && !ran.delivered_any {
@@ -267,7 +316,8 @@ fn run(executors: &Executors, store: &Store, mut parked: Parked, approved: Vec<Q
                 }
             }
             parked.next = i;
-            parked.delivered = answers.iter().map(|a| serde_json::to_value(a).unwrap_or_default()).collect();
+            parked.delivered =
+                answers.iter().map(|a| serde_json::to_value(a).unwrap_or_default()).collect();
             parked.basis = basis;
             parked.questions = questions;
             parked.status = Status::Waiting;
@@ -321,32 +371,63 @@ pub(crate) fn start(executors: &Executors, store: &Store, request: Request) -> (
 /// `{"id", "cancel": true}` cancels the rest of it.
 pub(crate) fn pending(executors: &Executors, store: &Store, body: &Value) -> (u16, String) {
     let Some(id) = body.get("id") else {
-        return (200, json!({"pending": store.list().iter().map(Parked::summary).collect::<Vec<_>>()}).to_string());
+        return (
+            200,
+            json!({"pending": store.list().iter().map(Parked::summary).collect::<Vec<_>>()})
+                .to_string(),
+        );
     };
-    let Some(id) = id.as_str() else { return (422, WireError::new(Refusal::invalid_argument("`id` is a pending call id")).to_json().to_string()) };
+    let Some(id) = id.as_str() else {
+        return (
+            422,
+            WireError::new(Refusal::invalid_argument("`id` is a pending call id"))
+                .to_json()
+                .to_string(),
+        );
+    };
     let cancel = match body.get("cancel") {
         None | Some(Value::Null) | Some(Value::Bool(false)) => false,
         Some(Value::Bool(true)) => true,
-        Some(_) => return (422, WireError::new(Refusal::invalid_argument("`cancel` is true or false")).to_json().to_string()),
+        Some(_) => {
+            return (
+                422,
+                WireError::new(Refusal::invalid_argument("`cancel` is true or false"))
+                    .to_json()
+                    .to_string(),
+            )
+        }
     };
     let parked = match store.load(id) {
         Ok(parked) => parked,
         Err(e) => return store_error(e),
     };
     let ended = match (cancel, parked.status) {
-        (true, _) => Some(Refusal::new(ErrorCode::ApprovalDenied, "cancelled while it waited for the user's answer; nothing of it was delivered")),
+        (true, _) => Some(Refusal::new(
+            ErrorCode::ApprovalDenied,
+            "cancelled while it waited for the user's answer; nothing of it was delivered",
+        )),
         (false, _) if parked.expired(crate::pending::now_secs()) => Some(Refusal::new(
             ErrorCode::Timeout,
-            format!("it waited more than {} hours for the user's answer; nothing of it was delivered", crate::pending::MAX_WAIT_SECS / 3600),
+            format!(
+                "it waited more than {} hours for the user's answer; nothing of it was delivered",
+                crate::pending::MAX_WAIT_SECS / 3600
+            ),
         )),
-        (false, Status::Declined) => Some(Refusal::new(ErrorCode::ApprovalDenied, "the user declined it while it waited; nothing of it was delivered")),
+        (false, Status::Declined) => Some(Refusal::new(
+            ErrorCode::ApprovalDenied,
+            "the user declined it while it waited; nothing of it was delivered",
+        )),
         (false, Status::Waiting) => return waiting(&parked),
         (false, Status::Approved) => None,
     };
     match ended {
         Some(refusal) => {
             let mut answers = delivered(&parked);
-            answers.extend(parked.calls[parked.next..].iter().map(|call| parked.provider.not_run(call, &refusal)));
+            answers.extend(
+                parked.calls[parked.next..]
+                    .iter()
+                    .map(|call| parked.provider.not_run(call, &refusal)),
+            );
             if let Err(e) = store.remove(&parked.id) {
                 return store_error(e);
             }

@@ -46,7 +46,10 @@ use crate::pending::{Provider, Store};
 use crate::wire_batches::{self, Executors};
 use glovebox_host::{Host, StatedAcknowledgements};
 use glovebox_model::{Refusal, WindowRef};
-use glovebox_wire::{AnthropicExecutor, ExecutorOptions, GeminiExecutor, OpenAiExecutor, ToolDefinition, ToolsetDefinition, WireError};
+use glovebox_wire::{
+    AnthropicExecutor, ExecutorOptions, GeminiExecutor, OpenAiExecutor, ToolDefinition,
+    ToolsetDefinition, WireError,
+};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -84,26 +87,48 @@ fn calls(body: &Value, one: &str, many: &str) -> Result<(Vec<Value>, bool), Refu
         (Some(Value::Array(list)), None) if one == many => Ok((list.clone(), false)),
         (Some(call), None) => Ok((vec![call.clone()], true)),
         (None, Some(Value::Array(list))) => Ok((list.clone(), false)),
-        (Some(_), Some(_)) => Err(Refusal::invalid_argument(format!("the body carries `{one}` or `{many}`, not both"))),
-        _ => Err(Refusal::invalid_argument(format!("the body needs `{one}` (one call) or `{many}` (a list of them)"))),
+        (Some(_), Some(_)) => Err(Refusal::invalid_argument(format!(
+            "the body carries `{one}` or `{many}`, not both"
+        ))),
+        _ => Err(Refusal::invalid_argument(format!(
+            "the body needs `{one}` (one call) or `{many}` (a list of them)"
+        ))),
     }
 }
 
 /// The batch a parkable (or listed) request asks for.
-fn batch_request(path: &str, body: &Value, window: Option<String>) -> Result<wire_batches::Request, Refusal> {
+fn batch_request(
+    path: &str,
+    body: &Value,
+    window: Option<String>,
+) -> Result<wire_batches::Request, Refusal> {
     let ids = |name: &str| -> Result<Vec<String>, Refusal> {
         match body.get(name) {
             None | Some(Value::Null) => Ok(vec![]),
-            Some(v) => serde_json::from_value(v.clone()).map_err(|e| Refusal::invalid_argument(format!("{name} is a list of check ids: {e}"))),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+                Refusal::invalid_argument(format!("{name} is a list of check ids: {e}"))
+            }),
         }
     };
     let (provider, (calls, single), acknowledged) = match path {
-        "/v1/openai/computer_call" => (Provider::OpenAi, calls(body, "call", "calls")?, ids("acknowledged_safety_checks")?),
+        "/v1/openai/computer_call" => {
+            (Provider::OpenAi, calls(body, "call", "calls")?, ids("acknowledged_safety_checks")?)
+        }
         "/v1/gemini/computer_use" => {
             let calls = calls(body, "function_call", "function_calls")?;
             // The user's confirmation stated for the request covers each of its calls.
             let acknowledged = if flag(body, "acknowledged_safety_decision")? {
-                calls.0.iter().map(|c| c.get("id").or_else(|| c.get("name")).and_then(Value::as_str).unwrap_or_default().to_owned()).collect()
+                calls
+                    .0
+                    .iter()
+                    .map(|c| {
+                        c.get("id")
+                            .or_else(|| c.get("name"))
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned()
+                    })
+                    .collect()
             } else {
                 vec![]
             };
@@ -111,8 +136,12 @@ fn batch_request(path: &str, body: &Value, window: Option<String>) -> Result<wir
         }
         _ => {
             let tool = body.get("tool").cloned().unwrap_or_default();
-            ToolsetDefinition::parse(&tool)
-                .map_err(|r| Refusal::invalid_argument(format!("only the computer toolset's turns can wait for the user: {}", r.message)))?;
+            ToolsetDefinition::parse(&tool).map_err(|r| {
+                Refusal::invalid_argument(format!(
+                    "only the computer toolset's turns can wait for the user: {}",
+                    r.message
+                ))
+            })?;
             (Provider::AnthropicToolset { tool }, calls(body, "tool_use", "tool_use")?, vec![])
         }
     };
@@ -138,13 +167,30 @@ fn window(body: &Value) -> Result<Option<WindowRef>, Refusal> {
 
 impl Routes for WireRoutes {
     fn post(&self, path: &str, body: &[u8]) -> (u16, String) {
-        if !matches!(path, "/v1/openai/computer_call" | "/v1/anthropic/computer" | "/v1/gemini/computer_use" | "/v1/pending") {
+        if !matches!(
+            path,
+            "/v1/openai/computer_call"
+                | "/v1/anthropic/computer"
+                | "/v1/gemini/computer_use"
+                | "/v1/pending"
+        ) {
             let message = "no such endpoint; POST /v1/openai/computer_call, /v1/anthropic/computer, /v1/gemini/computer_use or /v1/pending";
-            return (404, json!({"error": {"code": "COMPUTER_INVALID_ARGUMENT", "message": message}}).to_string());
+            return (
+                404,
+                json!({"error": {"code": "COMPUTER_INVALID_ARGUMENT", "message": message}})
+                    .to_string(),
+            );
         }
         let body: Value = match serde_json::from_slice(body) {
             Ok(v) => v,
-            Err(e) => return (400, WireError::new(Refusal::invalid_argument(format!("the body is not JSON: {e}"))).to_json().to_string()),
+            Err(e) => {
+                return (
+                    400,
+                    WireError::new(Refusal::invalid_argument(format!("the body is not JSON: {e}")))
+                        .to_json()
+                        .to_string(),
+                )
+            }
         };
         let executors = match &self.executors {
             Ok(executors) => executors,
@@ -172,12 +218,20 @@ impl Routes for WireRoutes {
             };
         }
         if path == "/v1/openai/computer_call" {
-            let Some(call) = body.get("call") else { return refused(Refusal::invalid_argument("the body needs `call`: the computer_call item")) };
+            let Some(call) = body.get("call") else {
+                return refused(Refusal::invalid_argument(
+                    "the body needs `call`: the computer_call item",
+                ));
+            };
             let acknowledged: Vec<String> = match body.get("acknowledged_safety_checks") {
                 None | Some(Value::Null) => vec![],
                 Some(v) => match serde_json::from_value(v.clone()) {
                     Ok(ids) => ids,
-                    Err(e) => return refused(Refusal::invalid_argument(format!("acknowledged_safety_checks is a list of check ids: {e}"))),
+                    Err(e) => {
+                        return refused(Refusal::invalid_argument(format!(
+                            "acknowledged_safety_checks is a list of check ids: {e}"
+                        )))
+                    }
                 },
             };
             openai.set_window(window);
@@ -203,15 +257,33 @@ impl Routes for WireRoutes {
             let acknowledged = match body.get("acknowledged_safety_decision") {
                 None | Some(Value::Null) | Some(Value::Bool(false)) => vec![],
                 Some(Value::Bool(true)) => {
-                    vec![call.get("id").or_else(|| call.get("name")).and_then(Value::as_str).unwrap_or_default().to_owned()]
+                    vec![call
+                        .get("id")
+                        .or_else(|| call.get("name"))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()]
                 }
-                Some(_) => return refused(Refusal::invalid_argument("acknowledged_safety_decision is true or false")),
+                Some(_) => {
+                    return refused(Refusal::invalid_argument(
+                        "acknowledged_safety_decision is true or false",
+                    ))
+                }
             };
-            let response = gemini.function_response(call, Some(Arc::new(StatedAcknowledgements(acknowledged))));
+            let response = gemini
+                .function_response(call, Some(Arc::new(StatedAcknowledgements(acknowledged))));
             return (200, response.to_string());
         }
-        let Some(tool_use) = body.get("tool_use") else { return refused(Refusal::invalid_argument("the body needs `tool_use`: the model's tool_use block")) };
-        let is_toolset = body.get("tool").and_then(|t| t.get("type")).and_then(Value::as_str).is_some_and(|t| t.starts_with("computer_toolset_"));
+        let Some(tool_use) = body.get("tool_use") else {
+            return refused(Refusal::invalid_argument(
+                "the body needs `tool_use`: the model's tool_use block",
+            ));
+        };
+        let is_toolset = body
+            .get("tool")
+            .and_then(|t| t.get("type"))
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.starts_with("computer_toolset_"));
         if is_toolset {
             let toolset = match ToolsetDefinition::parse(&body["tool"]) {
                 Ok(t) => t,
@@ -223,15 +295,32 @@ impl Routes for WireRoutes {
                 one => std::slice::from_ref(one),
             };
             return match anthropic.run_turn(&toolset, blocks, None) {
-                Ok(results) if tool_use.is_array() => (200, serde_json::to_string(&results).unwrap_or_default()),
-                Ok(results) => (200, results.first().map(|r| serde_json::to_string(r).unwrap_or_default()).unwrap_or_default()),
+                Ok(results) if tool_use.is_array() => {
+                    (200, serde_json::to_string(&results).unwrap_or_default())
+                }
+                Ok(results) => (
+                    200,
+                    results
+                        .first()
+                        .map(|r| serde_json::to_string(r).unwrap_or_default())
+                        .unwrap_or_default(),
+                ),
                 Err(r) => refused(r),
             };
         }
-        let tool: ToolDefinition = match body.get("tool").map(|t| serde_json::from_value(t.clone())) {
+        let tool: ToolDefinition = match body.get("tool").map(|t| serde_json::from_value(t.clone()))
+        {
             Some(Ok(tool)) => tool,
-            Some(Err(e)) => return refused(Refusal::invalid_argument(format!("`tool` is not a computer tool definition: {e}"))),
-            None => return refused(Refusal::invalid_argument("the body needs `tool`: the computer tool definition the model was given")),
+            Some(Err(e)) => {
+                return refused(Refusal::invalid_argument(format!(
+                    "`tool` is not a computer tool definition: {e}"
+                )))
+            }
+            None => {
+                return refused(Refusal::invalid_argument(
+                    "the body needs `tool`: the computer tool definition the model was given",
+                ))
+            }
         };
         anthropic.set_window(window);
         match anthropic.tool_result(&tool, tool_use) {

@@ -22,8 +22,16 @@ const WINDOW: WindowId = WindowId { pid: 1001, xid: 0x20 };
 
 /// One small editor window on an 800×600 screen, a budget no fuzz run exhausts.
 fn host() -> Host {
-    let editor = FakeWindow { colour: [9, 9, 9], ..fake_window(WINDOW, "Editor", "Editor window", Rect::new(100, 100, 64, 48)) };
-    fake_world("mcp-fuzz").screen(Rect::new(0, 0, 800, 600)).window(editor).configure(|config| config.budget = 1_000_000).open().host
+    let editor = FakeWindow {
+        colour: [9, 9, 9],
+        ..fake_window(WINDOW, "Editor", "Editor window", Rect::new(100, 100, 64, 48))
+    };
+    fake_world("mcp-fuzz")
+        .screen(Rect::new(0, 0, 800, 600))
+        .window(editor)
+        .configure(|config| config.budget = 1_000_000)
+        .open()
+        .host
 }
 
 /// A JSON-RPC client on the server's in-memory connection.
@@ -76,17 +84,26 @@ fn seeds() -> Vec<(&'static str, Value)> {
         ("observe", json!({"window": "1001/0x20", "screenshot": true})),
         ("zoom", json!({"region": {"x": 0, "y": 0, "width": 16, "height": 16}})),
         ("wait", json!({"wait": {"seconds": 0.5}})),
-        ("wait", json!({"wait": {"until": {"condition": "appear", "query": {"role": "push button"}, "timeout_secs": 0.5}}})),
+        (
+            "wait",
+            json!({"wait": {"until": {"condition": "appear", "query": {"role": "push button"}, "timeout_secs": 0.5}}}),
+        ),
         ("click", json!({"target": point, "button": "left", "count": 2, "modifiers": ["ctrl"]})),
         ("click", json!({"target": {"element": "e1"}})),
         ("move", json!({"target": point})),
-        ("drag", json!({"from": point, "to": {"point": {"x": 30, "y": 20}}, "modifiers": ["shift"]})),
+        (
+            "drag",
+            json!({"from": point, "to": {"point": {"x": 30, "y": 20}}, "modifiers": ["shift"]}),
+        ),
         ("scroll", json!({"target": point, "dx": 0, "dy": 3})),
         ("type", json!({"text": "hello"})),
         ("set_value", json!({"target": {"element": "e2"}, "text": "Ada"})),
         ("key", json!({"combo": "ctrl+a", "repeat": 2})),
         ("select", json!({"target": {"element": "e3"}, "option": "Blue"})),
-        ("batch", json!({"steps": [{"action": "click", "target": point, "button": "left", "count": 1}, {"action": "type", "text": "x"}]})),
+        (
+            "batch",
+            json!({"steps": [{"action": "click", "target": point, "button": "left", "count": 1}, {"action": "type", "text": "x"}]}),
+        ),
         ("open_app", json!({"name": "xterm"})),
         ("open_app", json!({"name": "xterm", "desktop": "agent"})),
         ("open_url", json!({"url": "https://example.org/"})),
@@ -99,8 +116,12 @@ fn seeds() -> Vec<(&'static str, Value)> {
 
 #[test]
 fn fuzz_every_tools_arguments() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let server = GloveboxServer::new(Ok(host()), Options { read_only: false, screenshot_dir: None, model: Ok(None) });
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let server = GloveboxServer::new(
+        Ok(host()),
+        Options { read_only: false, screenshot_dir: None, model: Ok(None) },
+    );
     let (ours, theirs) = tokio::io::duplex(1 << 22);
     let keep = server.clone();
     runtime.spawn(async move {
@@ -111,7 +132,8 @@ fn fuzz_every_tools_arguments() {
         }
     });
     let (read, write) = tokio::io::split(ours);
-    let client = Arc::new(Mutex::new(Client { writer: write, reader: BufReader::new(read), next: 0 }));
+    let client =
+        Arc::new(Mutex::new(Client { writer: write, reader: BufReader::new(read), next: 0 }));
     runtime.block_on(async {
         let mut c = client.lock().await;
         let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "0"}});
@@ -136,13 +158,21 @@ fn fuzz_every_tools_arguments() {
             return runtime.block_on(async {
                 let mut c = client.lock().await;
                 let _ = c.call_within("tools/call", params, Duration::from_millis(300)).await;
-                c.call("ping", json!({})).await.map(|_| ()).ok_or_else(|| "the server stopped answering after an unreadable request".to_owned())
+                c.call("ping", json!({})).await.map(|_| ()).ok_or_else(|| {
+                    "the server stopped answering after an unreadable request".to_owned()
+                })
             });
         }
-        let answer = runtime.block_on(async { client.lock().await.call("tools/call", params).await });
-        let answer = answer.ok_or("no answer within 5 s: the server hung, panicked or closed the connection")?;
+        let answer =
+            runtime.block_on(async { client.lock().await.call("tools/call", params).await });
+        let answer = answer
+            .ok_or("no answer within 5 s: the server hung, panicked or closed the connection")?;
         if let Some(error) = answer.get("error") {
-            return if error["code"].is_i64() && error["message"].is_string() { Ok(()) } else { Err(format!("a malformed JSON-RPC error: {answer}")) };
+            return if error["code"].is_i64() && error["message"].is_string() {
+                Ok(())
+            } else {
+                Err(format!("a malformed JSON-RPC error: {answer}"))
+            };
         }
         let result = &answer["result"];
         let text = result["content"][0]["text"].as_str().unwrap_or_default();

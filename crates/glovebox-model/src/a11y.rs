@@ -31,7 +31,11 @@ impl std::str::FromStr for ElementId {
             .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|d| d.parse().ok())
             .map(ElementId)
-            .ok_or_else(|| crate::Refusal::invalid_argument(format!("element id {text:?} is malformed: ids look like e12")))
+            .ok_or_else(|| {
+                crate::Refusal::invalid_argument(format!(
+                    "element id {text:?} is malformed: ids look like e12"
+                ))
+            })
     }
 }
 
@@ -43,7 +47,9 @@ impl Serialize for ElementId {
 
 impl<'de> Deserialize<'de> for ElementId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d)?.parse().map_err(|e: crate::Refusal| serde::de::Error::custom(e.message))
+        String::deserialize(d)?
+            .parse()
+            .map_err(|e: crate::Refusal| serde::de::Error::custom(e.message))
     }
 }
 
@@ -58,7 +64,19 @@ impl schemars::JsonSchema for ElementId {
 }
 
 /// The states glovebox reports. Absent means false.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ElementState {
     /// Accepts input; an actionable element without it shows as `disabled`.
@@ -266,15 +284,25 @@ impl Default for TreeBudget {
 impl TreeBudget {
     /// A budget whose limits lie in range: nodes in 1..=100000, depth in
     /// 1..=1000, deadline in (0, 60] s. Nothing is clamped.
-    pub fn new(max_nodes: usize, max_depth: usize, deadline: Duration) -> Result<Self, crate::Refusal> {
+    pub fn new(
+        max_nodes: usize,
+        max_depth: usize,
+        deadline: Duration,
+    ) -> Result<Self, crate::Refusal> {
         if !(1..=100_000).contains(&max_nodes) {
-            return Err(crate::Refusal::invalid_argument(format!("max nodes {max_nodes} is outside 1..=100000")));
+            return Err(crate::Refusal::invalid_argument(format!(
+                "max nodes {max_nodes} is outside 1..=100000"
+            )));
         }
         if !(1..=1_000).contains(&max_depth) {
-            return Err(crate::Refusal::invalid_argument(format!("max depth {max_depth} is outside 1..=1000")));
+            return Err(crate::Refusal::invalid_argument(format!(
+                "max depth {max_depth} is outside 1..=1000"
+            )));
         }
         if deadline.is_zero() || deadline > Duration::from_secs(60) {
-            return Err(crate::Refusal::invalid_argument("the deadline must lie in (0, 60] seconds"));
+            return Err(crate::Refusal::invalid_argument(
+                "the deadline must lie in (0, 60] seconds",
+            ));
         }
         Ok(TreeBudget { max_nodes, max_depth, deadline })
     }
@@ -366,7 +394,11 @@ impl Element {
     /// Something an agent can act on: it has actions, takes text or a
     /// value, or can be focused or selected.
     pub fn is_actionable(&self) -> bool {
-        !self.actions.is_empty() || self.has_value || self.has(ElementState::Editable) || self.has(ElementState::Focusable) || self.role.is_control()
+        !self.actions.is_empty()
+            || self.has_value
+            || self.has(ElementState::Editable)
+            || self.has(ElementState::Focusable)
+            || self.role.is_control()
     }
 
     /// Every element of the subtree, depth first.
@@ -435,32 +467,76 @@ mod tests {
     use super::*;
     use ElementState::*;
 
-    fn element(id: u32, role: Role, name: &str, states: &[ElementState], children: Vec<Element>) -> Element {
-        Element { states: states.into(), bounds: Some(Rect::new(0, 0, 10, 10)), children, ..Element::new(ElementId(id), role, name) }
+    fn element(
+        id: u32,
+        role: Role,
+        name: &str,
+        states: &[ElementState],
+        children: Vec<Element>,
+    ) -> Element {
+        Element {
+            states: states.into(),
+            bounds: Some(Rect::new(0, 0, 10, 10)),
+            children,
+            ..Element::new(ElementId(id), role, name)
+        }
     }
 
     fn sample() -> AccessibilityTree {
-        let mut name = element(5, Role::Text, "Name", &[Enabled, Focusable, Focused, Editable, Showing, Visible], vec![]);
+        let mut name = element(
+            5,
+            Role::Text,
+            "Name",
+            &[Enabled, Focusable, Focused, Editable, Showing, Visible],
+            vec![],
+        );
         name.has_value = true;
-        let mut password = element(6, Role::PasswordText, "Password", &[Enabled, Focusable, Editable, Showing, Visible], vec![]);
+        let mut password = element(
+            6,
+            Role::PasswordText,
+            "Password",
+            &[Enabled, Focusable, Editable, Showing, Visible],
+            vec![],
+        );
         password.has_value = true;
-        let mut submit = element(7, Role::PushButton, "Submit", &[Enabled, Focusable, Showing, Visible], vec![]);
+        let mut submit =
+            element(7, Role::PushButton, "Submit", &[Enabled, Focusable, Showing, Visible], vec![]);
         submit.actions = vec![crate::ElementAction::new("click")];
-        let mut disabled = element(8, Role::PushButton, "Delete", &[Focusable, Showing, Visible], vec![]);
+        let mut disabled =
+            element(8, Role::PushButton, "Delete", &[Focusable, Showing, Visible], vec![]);
         disabled.actions = vec![crate::ElementAction::new("click")];
         let mut new_item = element(10, Role::MenuItem, "New", &[Enabled], vec![]);
         new_item.actions = vec![crate::ElementAction::new("click")];
-        let mut file = element(9, Role::Menu, "File", &[Enabled, Showing, Visible, Expandable], vec![new_item]);
+        let mut file = element(
+            9,
+            Role::Menu,
+            "File",
+            &[Enabled, Showing, Visible, Expandable],
+            vec![new_item],
+        );
         file.actions = vec![crate::ElementAction::new("click")];
         let mut table = element(
             11,
             Role::Table,
             "",
             &[Enabled, Showing, Visible, Focusable],
-            vec![element(12, Role::TableCell, "Row 0", &[Enabled, Showing, Visible, Selected], vec![])],
+            vec![element(
+                12,
+                Role::TableCell,
+                "Row 0",
+                &[Enabled, Showing, Visible, Selected],
+                vec![],
+            )],
         );
-        table.omitted_children = Some(OmittedChildren { count: 199, hint: "off-screen rows; scroll the table".into() });
-        let unnamed_panel = element(2, Role::Panel, "", &[Enabled, Showing, Visible], vec![name, password, submit, disabled]);
+        table.omitted_children =
+            Some(OmittedChildren { count: 199, hint: "off-screen rows; scroll the table".into() });
+        let unnamed_panel = element(
+            2,
+            Role::Panel,
+            "",
+            &[Enabled, Showing, Visible],
+            vec![name, password, submit, disabled],
+        );
         let root = element(
             1,
             Role::Frame,
@@ -507,7 +583,8 @@ frame \"Fixture \\\"A\\\"\"
     #[test]
     fn truncation_password_focus_and_no_fidelity_are_announced() {
         let mut tree = sample();
-        tree.truncated = Some(Truncation { by: TruncatedBy::Nodes { max: 14 }, at: vec![ElementId(11)] });
+        tree.truncated =
+            Some(Truncation { by: TruncatedBy::Nodes { max: 14 }, at: vec![ElementId(11)] });
         tree.focused_password = true;
         let text = tree.render_text();
         assert!(text.contains("! truncated by the node budget (14): children of e11 not read"));

@@ -159,7 +159,9 @@ impl Action {
     /// Every target the action names, in order.
     pub fn targets(&self) -> Vec<Target> {
         match self {
-            Action::Click { target, .. } | Action::Move { target, .. } | Action::Scroll { target, .. } => vec![*target],
+            Action::Click { target, .. }
+            | Action::Move { target, .. }
+            | Action::Scroll { target, .. } => vec![*target],
             Action::SetValue { target, .. } | Action::Select { target, .. } => vec![*target],
             Action::Drag { from, to, .. } => vec![*from, *to],
             Action::Type { .. } | Action::Key { .. } => vec![],
@@ -169,9 +171,10 @@ impl Action {
     /// The keys a pointer action holds down while it runs.
     pub fn modifiers(&self) -> Modifiers {
         match self {
-            Action::Click { modifiers, .. } | Action::Move { modifiers, .. } | Action::Drag { modifiers, .. } | Action::Scroll { modifiers, .. } => {
-                Modifiers::of(modifiers)
-            }
+            Action::Click { modifiers, .. }
+            | Action::Move { modifiers, .. }
+            | Action::Drag { modifiers, .. }
+            | Action::Scroll { modifiers, .. } => Modifiers::of(modifiers),
             _ => Modifiers::default(),
         }
     }
@@ -207,7 +210,12 @@ impl Action {
     /// order: a recorded action on the elements of a live tree.
     pub fn retargeted(&self, targets: &[Target]) -> Result<Action, Refusal> {
         if targets.len() != self.targets().len() {
-            return Err(Refusal::invalid_argument(format!("{} takes {} target(s), not {}", self.kind(), self.targets().len(), targets.len())));
+            return Err(Refusal::invalid_argument(format!(
+                "{} takes {} target(s), not {}",
+                self.kind(),
+                self.targets().len(),
+                targets.len()
+            )));
         }
         let mut action = self.clone();
         match &mut action {
@@ -226,20 +234,37 @@ impl Action {
     pub fn validate(&self) -> Result<(), Refusal> {
         match self {
             Action::Click { count, .. } if !CLICK_COUNT.contains(count) => {
-                Err(Refusal::invalid_argument(format!("click count {count} is outside {CLICK_COUNT:?}")))
+                Err(Refusal::invalid_argument(format!(
+                    "click count {count} is outside {CLICK_COUNT:?}"
+                )))
             }
-            Action::Key { repeat, .. } if !KEY_REPEAT.contains(repeat) => {
-                Err(Refusal::invalid_argument(format!("key repeat {repeat} is outside {KEY_REPEAT:?}")))
+            Action::Key { repeat, .. } if !KEY_REPEAT.contains(repeat) => Err(
+                Refusal::invalid_argument(format!("key repeat {repeat} is outside {KEY_REPEAT:?}")),
+            ),
+            Action::Type { text } if text.is_empty() => {
+                Err(Refusal::invalid_argument("there is no text to type"))
             }
-            Action::Type { text } if text.is_empty() => Err(Refusal::invalid_argument("there is no text to type")),
-            Action::Scroll { dx: 0, dy: 0, .. } => Err(Refusal::invalid_argument("a scroll needs a non-zero dx or dy")),
-            Action::Scroll { dx, dy, .. } if dx.unsigned_abs() > MAX_SCROLL_STEPS.unsigned_abs() || dy.unsigned_abs() > MAX_SCROLL_STEPS.unsigned_abs() => {
-                Err(Refusal::invalid_argument(format!("scroll steps lie in -{MAX_SCROLL_STEPS}..={MAX_SCROLL_STEPS}")))
+            Action::Scroll { dx: 0, dy: 0, .. } => {
+                Err(Refusal::invalid_argument("a scroll needs a non-zero dx or dy"))
             }
-            Action::Select { option, .. } if option.is_empty() => Err(Refusal::invalid_argument("the option to select is empty")),
-            Action::Drag { from, to, .. } if from == to => Err(Refusal::invalid_argument("a drag needs two different points")),
+            Action::Scroll { dx, dy, .. }
+                if dx.unsigned_abs() > MAX_SCROLL_STEPS.unsigned_abs()
+                    || dy.unsigned_abs() > MAX_SCROLL_STEPS.unsigned_abs() =>
+            {
+                Err(Refusal::invalid_argument(format!(
+                    "scroll steps lie in -{MAX_SCROLL_STEPS}..={MAX_SCROLL_STEPS}"
+                )))
+            }
+            Action::Select { option, .. } if option.is_empty() => {
+                Err(Refusal::invalid_argument("the option to select is empty"))
+            }
+            Action::Drag { from, to, .. } if from == to => {
+                Err(Refusal::invalid_argument("a drag needs two different points"))
+            }
             _ => match self.text_length() {
-                Some(n) if n > MAX_TEXT_CHARS => Err(Refusal::invalid_argument(format!("{n} characters exceed the {MAX_TEXT_CHARS}-character limit"))),
+                Some(n) if n > MAX_TEXT_CHARS => Err(Refusal::invalid_argument(format!(
+                    "{n} characters exceed the {MAX_TEXT_CHARS}-character limit"
+                ))),
                 _ => Ok(()),
             },
         }
@@ -247,7 +272,9 @@ impl Action {
 }
 
 /// How input reaches the window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DeliveryMode {
     /// Never moves the user's pointer, focus or stacking order; refused
@@ -266,7 +293,10 @@ pub const BATCH_STEPS: std::ops::RangeInclusive<usize> = 2..=3;
 /// Checks the shape of a batch before any step runs.
 pub fn validate_batch(steps: &[Action]) -> Result<(), Refusal> {
     if !BATCH_STEPS.contains(&steps.len()) {
-        return Err(Refusal::invalid_argument(format!("a batch has 2 or 3 steps, not {}", steps.len())));
+        return Err(Refusal::invalid_argument(format!(
+            "a batch has 2 or 3 steps, not {}",
+            steps.len()
+        )));
     }
     for (i, step) in steps.iter().enumerate() {
         if i > 0 && !matches!(step, Action::Type { .. } | Action::Key { .. }) {
@@ -276,7 +306,8 @@ pub fn validate_batch(steps: &[Action]) -> Result<(), Refusal> {
                 step.kind()
             )));
         }
-        step.validate().map_err(|e| Refusal::new(e.code, format!("batch step {}: {}", i + 1, e.message)))?;
+        step.validate()
+            .map_err(|e| Refusal::new(e.code, format!("batch step {}: {}", i + 1, e.message)))?;
     }
     Ok(())
 }
@@ -289,7 +320,9 @@ mod tests {
     #[test]
     fn ranges_are_checked_not_clamped() {
         let at = Target::Point(Point { x: 1, y: 1 });
-        assert!(Action::Click { target: at, button: Button::Left, count: 2, modifiers: vec![] }.validate().is_ok());
+        assert!(Action::Click { target: at, button: Button::Left, count: 2, modifiers: vec![] }
+            .validate()
+            .is_ok());
         for bad in [
             Action::Click { target: at, button: Button::Left, count: 0, modifiers: vec![] },
             Action::Click { target: at, button: Button::Left, count: 4, modifiers: vec![] },
@@ -307,12 +340,31 @@ mod tests {
     fn range_refusals_name_the_declared_ranges() {
         let at = Target::Point(Point { x: 1, y: 1 });
         let message = |action: Action| action.validate().unwrap_err().message;
-        assert_eq!(message(Action::Click { target: at, button: Button::Left, count: 4, modifiers: vec![] }), "click count 4 is outside 1..=3");
-        assert_eq!(message(Action::Key { combo: "Enter".parse().unwrap(), repeat: 21 }), "key repeat 21 is outside 1..=20");
-        assert_eq!(message(Action::Scroll { target: at, dx: 101, dy: 0, modifiers: vec![] }), "scroll steps lie in -100..=100");
-        assert!(Action::Scroll { target: at, dx: -100, dy: 100, modifiers: vec![] }.validate().is_ok());
+        assert_eq!(
+            message(Action::Click {
+                target: at,
+                button: Button::Left,
+                count: 4,
+                modifiers: vec![]
+            }),
+            "click count 4 is outside 1..=3"
+        );
+        assert_eq!(
+            message(Action::Key { combo: "Enter".parse().unwrap(), repeat: 21 }),
+            "key repeat 21 is outside 1..=20"
+        );
+        assert_eq!(
+            message(Action::Scroll { target: at, dx: 101, dy: 0, modifiers: vec![] }),
+            "scroll steps lie in -100..=100"
+        );
+        assert!(Action::Scroll { target: at, dx: -100, dy: 100, modifiers: vec![] }
+            .validate()
+            .is_ok());
         // The most negative step count has no absolute value in i32: refused, not a panic.
-        assert_eq!(message(Action::Scroll { target: at, dx: i32::MIN, dy: 0, modifiers: vec![] }), "scroll steps lie in -100..=100");
+        assert_eq!(
+            message(Action::Scroll { target: at, dx: i32::MIN, dy: 0, modifiers: vec![] }),
+            "scroll steps lie in -100..=100"
+        );
     }
 
     #[test]
@@ -328,26 +380,51 @@ mod tests {
             vec![typing.clone(), click.clone()],
             vec![click, Action::Key { combo: "Enter".parse().unwrap(), repeat: 0 }],
         ] {
-            assert_eq!(validate_batch(&bad).unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
+            assert_eq!(
+                validate_batch(&bad).unwrap_err().code,
+                ErrorCode::InvalidArgument,
+                "{bad:?}"
+            );
         }
     }
 
     #[test]
     fn targets_are_an_enum_on_the_wire() {
-        let json = serde_json::to_value(Action::Click { target: Target::Element(ElementId(4)), button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
-        assert_eq!(json, serde_json::json!({"action": "click", "target": {"element": "e4"}, "button": "left", "count": 1}));
-        let point: Action = serde_json::from_value(serde_json::json!({"action": "move", "target": {"point": {"x": 3, "y": 4}}})).unwrap();
+        let json = serde_json::to_value(Action::Click {
+            target: Target::Element(ElementId(4)),
+            button: Button::Left,
+            count: 1,
+            modifiers: vec![],
+        })
+        .unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"action": "click", "target": {"element": "e4"}, "button": "left", "count": 1})
+        );
+        let point: Action = serde_json::from_value(
+            serde_json::json!({"action": "move", "target": {"point": {"x": 3, "y": 4}}}),
+        )
+        .unwrap();
         assert_eq!(point.targets(), vec![Target::Point(Point { x: 3, y: 4 })]);
-        assert!(serde_json::from_value::<Target>(serde_json::json!({"element": "e1", "point": {"x": 1, "y": 1}})).is_err());
+        assert!(serde_json::from_value::<Target>(
+            serde_json::json!({"element": "e1", "point": {"x": 1, "y": 1}})
+        )
+        .is_err());
     }
 
     #[test]
     fn a_key_action_carries_a_parsed_combo_and_a_bad_one_never_becomes_an_action() {
-        let key: Action = serde_json::from_value(serde_json::json!({"action": "key", "combo": "Ctrl+s", "repeat": 1})).unwrap();
+        let key: Action = serde_json::from_value(
+            serde_json::json!({"action": "key", "combo": "Ctrl+s", "repeat": 1}),
+        )
+        .unwrap();
         assert_eq!(key, Action::Key { combo: "ctrl+s".parse().unwrap(), repeat: 1 });
         assert_eq!(serde_json::to_value(&key).unwrap()["combo"], "ctrl+s");
         for bad in ["  ", "ctrl+hyper", "nope", ""] {
-            let refused = serde_json::from_value::<Action>(serde_json::json!({"action": "key", "combo": bad, "repeat": 1})).unwrap_err();
+            let refused = serde_json::from_value::<Action>(
+                serde_json::json!({"action": "key", "combo": bad, "repeat": 1}),
+            )
+            .unwrap_err();
             assert!(refused.to_string().contains("key combo"), "{bad:?}: {refused}");
         }
     }

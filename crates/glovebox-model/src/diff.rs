@@ -137,7 +137,10 @@ fn changes_of(before: &Element, after: &Element) -> Vec<Change> {
         out.push(Change::Omitted { before: omitted(before), after: omitted(after) });
     }
     if moved(before.bounds, after.bounds) {
-        out.push(Change::Moved { before: before.bounds.expect("moved"), after: after.bounds.expect("moved") });
+        out.push(Change::Moved {
+            before: before.bounds.expect("moved"),
+            after: after.bounds.expect("moved"),
+        });
     }
     out
 }
@@ -150,7 +153,11 @@ fn shown(tree: &AccessibilityTree) -> (Vec<Shown<'_>>, usize) {
     let lines = tree.lines();
     let count = lines.len();
     let ids: Vec<ElementId> = lines.iter().map(|l| l.element.id).collect();
-    let out = lines.iter().filter(|l| l.kind == LineKind::Element).map(|l| (l.element.id, l.parent.map(|p| ids[p]), l.element, l.text.clone())).collect();
+    let out = lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Element)
+        .map(|l| (l.element.id, l.parent.map(|p| ids[p]), l.element, l.text.clone()))
+        .collect();
     (out, count)
 }
 
@@ -159,8 +166,10 @@ impl TreeDiff {
     pub fn between(before: &AccessibilityTree, after: &AccessibilityTree) -> TreeDiff {
         let (old, _) = shown(before);
         let (new, tree_lines) = shown(after);
-        let old_by_id: HashMap<ElementId, (Option<ElementId>, &Element)> = old.iter().map(|(id, p, e, _)| (*id, (*p, *e))).collect();
-        let new_by_id: HashMap<ElementId, (Option<ElementId>, &Element)> = new.iter().map(|(id, p, e, _)| (*id, (*p, *e))).collect();
+        let old_by_id: HashMap<ElementId, (Option<ElementId>, &Element)> =
+            old.iter().map(|(id, p, e, _)| (*id, (*p, *e))).collect();
+        let new_by_id: HashMap<ElementId, (Option<ElementId>, &Element)> =
+            new.iter().map(|(id, p, e, _)| (*id, (*p, *e))).collect();
         let mut diff = TreeDiff { tree_lines, ..TreeDiff::default() };
         let (old_head, new_head) = (before.header(), after.header());
         let strip = |h: &str| h.lines().skip(1).collect::<Vec<_>>().join("\n");
@@ -168,7 +177,11 @@ impl TreeDiff {
             diff.header = Some(new_head.trim_end().to_owned());
         }
         // Depth below the nearest ancestor line that is not itself new (or gone).
-        fn depth(id: ElementId, index: &HashMap<ElementId, (Option<ElementId>, &Element)>, other: &HashMap<ElementId, (Option<ElementId>, &Element)>) -> usize {
+        fn depth(
+            id: ElementId,
+            index: &HashMap<ElementId, (Option<ElementId>, &Element)>,
+            other: &HashMap<ElementId, (Option<ElementId>, &Element)>,
+        ) -> usize {
             let mut depth = 0;
             let mut up = index.get(&id).and_then(|(p, _)| *p);
             while let Some(p) = up.filter(|p| !other.contains_key(p)) {
@@ -179,7 +192,11 @@ impl TreeDiff {
         }
         for (id, _, element, line) in &new {
             match old_by_id.get(id) {
-                None => diff.added.push(Appeared { id: *id, line: line.clone(), depth: depth(*id, &new_by_id, &old_by_id) }),
+                None => diff.added.push(Appeared {
+                    id: *id,
+                    line: line.clone(),
+                    depth: depth(*id, &new_by_id, &old_by_id),
+                }),
                 Some((_, was)) => {
                     let mut changes = changes_of(was, element);
                     // An element carried along by its parent (a scroll, a panel
@@ -193,7 +210,11 @@ impl TreeDiff {
                         changes.retain(|c| !matches!(c, Change::Moved { .. }));
                     }
                     if !changes.is_empty() {
-                        diff.changed.push(Changed { id: *id, line: element_line(element, 0), changes });
+                        diff.changed.push(Changed {
+                            id: *id,
+                            line: element_line(element, 0),
+                            changes,
+                        });
                     }
                 }
             }
@@ -202,7 +223,9 @@ impl TreeDiff {
         for (id, _, _, _) in old.iter().filter(|(id, ..)| !new_by_id.contains_key(id)) {
             // Counted at the topmost gone ancestor.
             let mut top = *id;
-            while let Some(p) = old_by_id.get(&top).and_then(|(p, _)| *p).filter(|p| !new_by_id.contains_key(p)) {
+            while let Some(p) =
+                old_by_id.get(&top).and_then(|(p, _)| *p).filter(|p| !new_by_id.contains_key(p))
+            {
                 top = p;
             }
             if top != *id {
@@ -210,21 +233,35 @@ impl TreeDiff {
             }
         }
         for (id, _, _, line) in &old {
-            if new_by_id.contains_key(id) || old_by_id.get(id).and_then(|(p, _)| *p).is_some_and(|p| !new_by_id.contains_key(&p)) {
+            if new_by_id.contains_key(id)
+                || old_by_id
+                    .get(id)
+                    .and_then(|(p, _)| *p)
+                    .is_some_and(|p| !new_by_id.contains_key(&p))
+            {
                 continue;
             }
-            diff.removed.push((Appeared { id: *id, line: line.clone(), depth: 0 }, inside.get(id).copied().unwrap_or(0)));
+            diff.removed.push((
+                Appeared { id: *id, line: line.clone(), depth: 0 },
+                inside.get(id).copied().unwrap_or(0),
+            ));
         }
         diff
     }
 
     /// Whether nothing changed, the header included.
     pub fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty() && self.header.is_none()
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.changed.is_empty()
+            && self.header.is_none()
     }
 
     fn moves(&self) -> usize {
-        self.changed.iter().filter(|c| c.changes.iter().all(|x| matches!(x, Change::Moved { .. }))).count()
+        self.changed
+            .iter()
+            .filter(|c| c.changes.iter().all(|x| matches!(x, Change::Moved { .. })))
+            .count()
     }
 
     /// One line: what kind of change, or that there was none.
@@ -235,7 +272,12 @@ impl TreeDiff {
         let removed: usize = self.removed.iter().map(|(_, inside)| 1 + inside).sum();
         let moved = self.moves();
         let mut parts = vec![];
-        for (n, what) in [(self.added.len(), "added"), (removed, "removed"), (self.changed.len() - moved, "changed"), (moved, "moved")] {
+        for (n, what) in [
+            (self.added.len(), "added"),
+            (removed, "removed"),
+            (self.changed.len() - moved, "changed"),
+            (moved, "moved"),
+        ] {
             if n > 0 {
                 parts.push(format!("{n} {what}"));
             }
@@ -258,7 +300,8 @@ impl TreeDiff {
             lines.push(format!("+ {}{}", "  ".repeat(a.depth), a.line));
         }
         for (r, inside) in &self.removed {
-            let with = if *inside > 0 { format!(" (and {inside} inside it)") } else { String::new() };
+            let with =
+                if *inside > 0 { format!(" (and {inside} inside it)") } else { String::new() };
             lines.push(format!("- {}{with}", r.line));
         }
         let moved = self.moves();
@@ -272,7 +315,9 @@ impl TreeDiff {
             lines.push(format!("~ {}: {}", c.line, what.join("; ")));
         }
         if !list_moves {
-            lines.push(format!("~ {moved} elements moved (a scroll or a new layout); observe for their places"));
+            lines.push(format!(
+                "~ {moved} elements moved (a scroll or a new layout); observe for their places"
+            ));
         }
         let mut out = format!("{}\n", self.verdict());
         let total = lines.len();
@@ -281,7 +326,10 @@ impl TreeDiff {
             out.push('\n');
         }
         if total > MAX_DIFF_LINES {
-            out.push_str(&format!("… {} more lines of changes: observe for the whole tree\n", total - MAX_DIFF_LINES));
+            out.push_str(&format!(
+                "… {} more lines of changes: observe for the whole tree\n",
+                total - MAX_DIFF_LINES
+            ));
         }
         out
     }
@@ -312,7 +360,9 @@ impl Change {
 
 fn describe(change: &Change) -> String {
     match change {
-        Change::Name { before, after } => format!("name {} → {}", crate::tree_text::quote(before), crate::tree_text::quote(after)),
+        Change::Name { before, after } => {
+            format!("name {} → {}", crate::tree_text::quote(before), crate::tree_text::quote(after))
+        }
         Change::Gained(ElementState::Enabled) => "now enabled".into(),
         Change::Lost(ElementState::Enabled) => "now disabled".into(),
         Change::Gained(s) => format!("now {}", state_word(*s)),
@@ -321,7 +371,17 @@ fn describe(change: &Change) -> String {
         Change::ValueGone => "no longer has a value".into(),
         Change::Omitted { before, after } => format!("{before} → {after} not shown"),
         Change::Moved { before, after } => {
-            format!("moved {}x{}+{}+{} → {}x{}+{}+{}", before.width, before.height, before.x, before.y, after.width, after.height, after.x, after.y)
+            format!(
+                "moved {}x{}+{}+{} → {}x{}+{}+{}",
+                before.width,
+                before.height,
+                before.x,
+                before.y,
+                after.width,
+                after.height,
+                after.x,
+                after.y
+            )
         }
     }
 }

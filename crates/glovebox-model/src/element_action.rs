@@ -118,7 +118,9 @@ mod tests {
         assert_eq!(ElementAction::new("select").kind, ActionKind::Select);
         assert_eq!(ElementAction::new("expand or contract").kind, ActionKind::Other);
         assert_eq!(ElementAction::new("Toggle").click_rank(), Some(3));
-        assert!(ElementAction::new("click").click_rank() < ElementAction::new("toggle").click_rank());
+        assert!(
+            ElementAction::new("click").click_rank() < ElementAction::new("toggle").click_rank()
+        );
         assert_eq!(ElementAction::new("SetFocus").click_rank(), None);
     }
 

@@ -75,7 +75,9 @@ impl fmt::Display for ErrorCode {
 }
 
 /// A refusal: exactly one code and a sentence a person or a model can act on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, thiserror::Error)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, thiserror::Error,
+)]
 #[error("{code}: {message}")]
 pub struct Refusal {
     /// The one reason, serialised as its wire name (`COMPUTER_…`).

@@ -15,7 +15,19 @@ pub const MAX_IMAGE_EDGE: u32 = 32_767;
 pub const MAX_CAPTURE_PIXELS: u64 = 268_435_456;
 
 /// Identifies one capture. Ids grow within a process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(transparent)]
 pub struct FrameId(pub u64);
 
@@ -46,7 +58,9 @@ impl CaptureLimits {
     pub fn new(max_width: u32, max_height: u32) -> Result<Self, Refusal> {
         for (name, value) in [("max width", max_width), ("max height", max_height)] {
             if value == 0 || value > MAX_IMAGE_EDGE {
-                return Err(Refusal::invalid_argument(format!("{name} {value} is outside 1..={MAX_IMAGE_EDGE} pixels")));
+                return Err(Refusal::invalid_argument(format!(
+                    "{name} {value} is outside 1..={MAX_IMAGE_EDGE} pixels"
+                )));
             }
         }
         Ok(CaptureLimits { max_width, max_height })
@@ -90,7 +104,9 @@ impl FromStr for DisplaySelection {
         } else if !text.is_empty() && text.len() <= 4 && text.bytes().all(|b| b.is_ascii_digit()) {
             Ok(DisplaySelection::One(text.trim_start_matches('0').to_owned()).normalised())
         } else {
-            Err(Refusal::invalid_argument(format!("display {text:?} is neither `all` nor a display id such as 0")))
+            Err(Refusal::invalid_argument(format!(
+                "display {text:?} is neither `all` nor a display id such as 0"
+            )))
         }
     }
 }
@@ -195,10 +211,18 @@ impl Frame {
     /// Points outside the image, or in a gap between displays, are refused,
     /// never clamped.
     pub fn image_to_global(&self, p: Point) -> Result<Point, Refusal> {
-        let out = |why: &str| Refusal::new(ErrorCode::CoordinateOutOfBounds, format!("point ({}, {}) {why}", p.x, p.y));
+        let out = |why: &str| {
+            Refusal::new(
+                ErrorCode::CoordinateOutOfBounds,
+                format!("point ({}, {}) {why}", p.x, p.y),
+            )
+        };
         let image_rect = Rect::new(0, 0, self.image.width, self.image.height);
         if !image_rect.contains(p) {
-            return Err(out(&format!("is outside the {}×{} image", self.image.width, self.image.height)));
+            return Err(out(&format!(
+                "is outside the {}×{} image",
+                self.image.width, self.image.height
+            )));
         }
         let native = self.native_rect();
         if let FrameSubject::Desktop { displays, .. } = &self.subject {
@@ -211,7 +235,10 @@ impl Frame {
             let native_offset = ((2 * v as i64 + 1) * native_len as i64) / (2 * image_len as i64);
             (origin as i64 + native_offset) as i32
         };
-        Ok(Point { x: map(p.x, self.image.width, native.width, native.x), y: map(p.y, self.image.height, native.height, native.y) })
+        Ok(Point {
+            x: map(p.x, self.image.width, native.width, native.x),
+            y: map(p.y, self.image.height, native.height, native.y),
+        })
     }
 }
 
@@ -232,15 +259,29 @@ impl DesktopLayout {
     /// Sorts monitors by (y, x, name), merges mirrors (the same rectangle;
     /// the primary's name wins), refuses overlapping non-mirrored monitors,
     /// selects, and scales the union of the selection into `limits`.
-    pub fn plan(monitors: &[Monitor], selection: &DisplaySelection, limits: CaptureLimits) -> Result<DesktopLayout, Refusal> {
-        let mut sorted: Vec<Monitor> = monitors.iter().filter(|m| !m.logical.is_empty()).cloned().collect();
+    pub fn plan(
+        monitors: &[Monitor],
+        selection: &DisplaySelection,
+        limits: CaptureLimits,
+    ) -> Result<DesktopLayout, Refusal> {
+        let mut sorted: Vec<Monitor> =
+            monitors.iter().filter(|m| !m.logical.is_empty()).cloned().collect();
         if sorted.is_empty() {
             return Err(Refusal::backend_unavailable("the display server reports no monitors"));
         }
-        sorted.sort_by(|a, b| (a.logical.y, a.logical.x, !a.primary, &a.name).cmp(&(b.logical.y, b.logical.x, !b.primary, &b.name)));
+        sorted.sort_by(|a, b| {
+            (a.logical.y, a.logical.x, !a.primary, &a.name).cmp(&(
+                b.logical.y,
+                b.logical.x,
+                !b.primary,
+                &b.name,
+            ))
+        });
         sorted.dedup_by(|later, kept| later.logical == kept.logical);
         for (i, a) in sorted.iter().enumerate() {
-            if let Some(b) = sorted[i + 1..].iter().find(|b| a.logical.intersection(b.logical).is_some()) {
+            if let Some(b) =
+                sorted[i + 1..].iter().find(|b| a.logical.intersection(b.logical).is_some())
+            {
                 return Err(Refusal::backend_unavailable(format!(
                     "monitors {} and {} overlap without mirroring each other; refusing to guess the layout",
                     a.name, b.name
@@ -255,12 +296,19 @@ impl DesktopLayout {
                 let count = all.len();
                 let one: Vec<_> = all.into_iter().filter(|(i, _)| i == id).collect();
                 if one.is_empty() {
-                    return Err(Refusal::invalid_argument(format!("display {id} does not exist: this desktop has displays 0..={}", count - 1)));
+                    return Err(Refusal::invalid_argument(format!(
+                        "display {id} does not exist: this desktop has displays 0..={}",
+                        count - 1
+                    )));
                 }
                 one
             }
         };
-        let bounds = selected.iter().map(|(_, m)| m.logical).reduce(Rect::union).expect("selection is not empty");
+        let bounds = selected
+            .iter()
+            .map(|(_, m)| m.logical)
+            .reduce(Rect::union)
+            .expect("selection is not empty");
         if bounds.size().area() > MAX_CAPTURE_PIXELS {
             return Err(Refusal::invalid_argument(format!(
                 "the selected displays span {}×{} pixels, over the {MAX_CAPTURE_PIXELS}-pixel capture limit; select one display",
@@ -268,14 +316,18 @@ impl DesktopLayout {
             )));
         }
         let image = limits.fit(bounds.size());
-        let to_pixels = |offset: i64, native_len: u32, image_len: u32| ((offset * image_len as i64) / native_len as i64) as i32;
+        let to_pixels = |offset: i64, native_len: u32, image_len: u32| {
+            ((offset * image_len as i64) / native_len as i64) as i32
+        };
         let displays = selected
             .into_iter()
             .map(|(id, m)| {
                 let x0 = to_pixels(m.logical.x as i64 - bounds.x as i64, bounds.width, image.width);
-                let y0 = to_pixels(m.logical.y as i64 - bounds.y as i64, bounds.height, image.height);
+                let y0 =
+                    to_pixels(m.logical.y as i64 - bounds.y as i64, bounds.height, image.height);
                 let x1 = to_pixels(m.logical.right() - bounds.x as i64, bounds.width, image.width);
-                let y1 = to_pixels(m.logical.bottom() - bounds.y as i64, bounds.height, image.height);
+                let y1 =
+                    to_pixels(m.logical.bottom() - bounds.y as i64, bounds.height, image.height);
                 DisplayInfo {
                     id,
                     name: m.name,
@@ -304,12 +356,16 @@ mod tests {
         assert_eq!(limits.fit(Size::new(800, 600)), Size::new(800, 600));
         assert_eq!(limits.fit(Size::new(3840, 2160)), Size::new(1920, 1080));
         assert_eq!(limits.fit(Size::new(1920, 2400)), Size::new(960, 1200));
-        assert_eq!(CaptureLimits::new(100, 100).unwrap().fit(Size::new(10_000, 1)), Size::new(100, 1));
+        assert_eq!(
+            CaptureLimits::new(100, 100).unwrap().fit(Size::new(10_000, 1)),
+            Size::new(100, 1)
+        );
         assert_eq!(CaptureLimits::new(1, 1).unwrap().fit(Size::new(3, 2)), Size::new(1, 1));
         for (w, h) in [(1921, 1081), (2560, 1440), (5000, 1000), (1000, 5000), (1921, 1201)] {
             let fitted = limits.fit(Size::new(w, h));
             assert!(fitted.width <= 1920 && fitted.height <= 1200, "{w}x{h} -> {fitted:?}");
-            let (ratio, fitted_ratio) = (w as f64 / h as f64, fitted.width as f64 / fitted.height as f64);
+            let (ratio, fitted_ratio) =
+                (w as f64 / h as f64, fitted.width as f64 / fitted.height as f64);
             assert!((ratio - fitted_ratio).abs() / ratio < 0.01, "{w}x{h} -> {fitted:?}");
         }
     }
@@ -327,7 +383,11 @@ mod tests {
         assert_eq!("1".parse::<DisplaySelection>().unwrap(), DisplaySelection::One("1".into()));
         assert_eq!("00".parse::<DisplaySelection>().unwrap(), DisplaySelection::One("0".into()));
         for bad in ["", "-1", "one", "99999", "1.5"] {
-            assert_eq!(bad.parse::<DisplaySelection>().unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
+            assert_eq!(
+                bad.parse::<DisplaySelection>().unwrap_err().code,
+                ErrorCode::InvalidArgument,
+                "{bad:?}"
+            );
         }
     }
 
@@ -335,7 +395,12 @@ mod tests {
     fn two_monitor_layout_orders_scales_and_leaves_gaps() {
         // Right monitor sits higher, so it sorts first by y.
         let monitors = [monitor("LEFT", 0, 200, 1280, 1024), monitor("RIGHT", 1280, 0, 1280, 800)];
-        let layout = DesktopLayout::plan(&monitors, &DisplaySelection::All, CaptureLimits::new(1280, 1280).unwrap()).unwrap();
+        let layout = DesktopLayout::plan(
+            &monitors,
+            &DisplaySelection::All,
+            CaptureLimits::new(1280, 1280).unwrap(),
+        )
+        .unwrap();
         assert_eq!(layout.bounds, Rect::new(0, 0, 2560, 1224));
         assert_eq!(layout.image, Size::new(1280, 612));
         assert_eq!(layout.displays[0].name, "RIGHT");
@@ -344,31 +409,54 @@ mod tests {
         assert_eq!(layout.displays[1].pixel, Rect::new(0, 100, 640, 512));
         let frame = Frame {
             id: FrameId(1),
-            subject: FrameSubject::Desktop { bounds: layout.bounds, displays: layout.displays.clone() },
+            subject: FrameSubject::Desktop {
+                bounds: layout.bounds,
+                displays: layout.displays.clone(),
+            },
             image: layout.image,
             scale: 0.5,
             captured_at_ms: 0,
             occluded: vec![],
         };
         assert_eq!(frame.image_to_global(Point { x: 0, y: 100 }).unwrap(), Point { x: 1, y: 201 });
-        assert_eq!(frame.image_to_global(Point { x: 1279, y: 399 }).unwrap(), Point { x: 2559, y: 799 });
+        assert_eq!(
+            frame.image_to_global(Point { x: 1279, y: 399 }).unwrap(),
+            Point { x: 2559, y: 799 }
+        );
         // Above the left monitor, and below the right one: gaps.
         for gap in [Point { x: 10, y: 50 }, Point { x: 1000, y: 500 }] {
-            assert_eq!(frame.image_to_global(gap).unwrap_err().code, ErrorCode::CoordinateOutOfBounds);
+            assert_eq!(
+                frame.image_to_global(gap).unwrap_err().code,
+                ErrorCode::CoordinateOutOfBounds
+            );
         }
-        for outside in [Point { x: -1, y: 150 }, Point { x: 1280, y: 150 }, Point { x: 5, y: 612 }] {
-            assert_eq!(frame.image_to_global(outside).unwrap_err().code, ErrorCode::CoordinateOutOfBounds);
+        for outside in [Point { x: -1, y: 150 }, Point { x: 1280, y: 150 }, Point { x: 5, y: 612 }]
+        {
+            assert_eq!(
+                frame.image_to_global(outside).unwrap_err().code,
+                ErrorCode::CoordinateOutOfBounds
+            );
         }
     }
 
     #[test]
     fn selection_of_one_display_and_unknown_ids() {
         let monitors = [monitor("A", 0, 0, 800, 600), monitor("B", 800, 0, 1024, 768)];
-        let one = DesktopLayout::plan(&monitors, &DisplaySelection::One("1".into()), CaptureLimits::default()).unwrap();
+        let one = DesktopLayout::plan(
+            &monitors,
+            &DisplaySelection::One("1".into()),
+            CaptureLimits::default(),
+        )
+        .unwrap();
         assert_eq!(one.bounds, Rect::new(800, 0, 1024, 768));
         assert_eq!(one.displays.len(), 1);
         assert_eq!(one.displays[0].pixel, Rect::new(0, 0, 1024, 768));
-        let err = DesktopLayout::plan(&monitors, &DisplaySelection::One("2".into()), CaptureLimits::default()).unwrap_err();
+        let err = DesktopLayout::plan(
+            &monitors,
+            &DisplaySelection::One("2".into()),
+            CaptureLimits::default(),
+        )
+        .unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidArgument);
     }
 
@@ -377,12 +465,21 @@ mod tests {
         let mut primary = monitor("P", 0, 0, 800, 600);
         primary.primary = true;
         let mirrored = [monitor("A", 0, 0, 800, 600), primary];
-        let layout = DesktopLayout::plan(&mirrored, &DisplaySelection::All, CaptureLimits::default()).unwrap();
+        let layout =
+            DesktopLayout::plan(&mirrored, &DisplaySelection::All, CaptureLimits::default())
+                .unwrap();
         assert_eq!(layout.displays.len(), 1);
         assert_eq!(layout.displays[0].name, "P");
         let overlapping = [monitor("A", 0, 0, 800, 600), monitor("B", 400, 0, 800, 600)];
-        let err = DesktopLayout::plan(&overlapping, &DisplaySelection::All, CaptureLimits::default()).unwrap_err();
+        let err =
+            DesktopLayout::plan(&overlapping, &DisplaySelection::All, CaptureLimits::default())
+                .unwrap_err();
         assert_eq!(err.code, ErrorCode::BackendUnavailable);
-        assert_eq!(DesktopLayout::plan(&[], &DisplaySelection::All, CaptureLimits::default()).unwrap_err().code, ErrorCode::BackendUnavailable);
+        assert_eq!(
+            DesktopLayout::plan(&[], &DisplaySelection::All, CaptureLimits::default())
+                .unwrap_err()
+                .code,
+            ErrorCode::BackendUnavailable
+        );
     }
 }

@@ -98,7 +98,8 @@ impl Rect {
         let y0 = (self.y as i64).max(other.y as i64);
         let x1 = self.right().min(other.right());
         let y1 = self.bottom().min(other.bottom());
-        (x1 > x0 && y1 > y0).then(|| Rect::new(x0 as i32, y0 as i32, (x1 - x0) as u32, (y1 - y0) as u32))
+        (x1 > x0 && y1 > y0)
+            .then(|| Rect::new(x0 as i32, y0 as i32, (x1 - x0) as u32, (y1 - y0) as u32))
     }
 
     /// The parts of `self` outside `other`: up to four disjoint rectangles
@@ -111,13 +112,23 @@ impl Rect {
             parts.push(Rect::new(self.x, self.y, self.width, (top - self.y as i64) as u32));
         }
         if bottom < self.bottom() {
-            parts.push(Rect::new(self.x, bottom as i32, self.width, (self.bottom() - bottom) as u32));
+            parts.push(Rect::new(
+                self.x,
+                bottom as i32,
+                self.width,
+                (self.bottom() - bottom) as u32,
+            ));
         }
         if cut.x as i64 > self.x as i64 {
             parts.push(Rect::new(self.x, cut.y, (cut.x as i64 - self.x as i64) as u32, cut.height));
         }
         if cut.right() < self.right() {
-            parts.push(Rect::new(cut.right() as i32, cut.y, (self.right() - cut.right()) as u32, cut.height));
+            parts.push(Rect::new(
+                cut.right() as i32,
+                cut.y,
+                (self.right() - cut.right()) as u32,
+                cut.height,
+            ));
         }
         parts
     }
@@ -142,7 +153,10 @@ mod tests {
         assert_eq!(r.subtract(Rect::new(200, 200, 10, 10)), vec![r]);
         assert!(r.subtract(Rect::new(-10, -10, 200, 200)).is_empty());
         let parts = r.subtract(Rect::new(40, 40, 20, 20));
-        assert_eq!(parts.iter().map(|p| p.width as u64 * p.height as u64).sum::<u64>(), 100 * 100 - 20 * 20);
+        assert_eq!(
+            parts.iter().map(|p| p.width as u64 * p.height as u64).sum::<u64>(),
+            100 * 100 - 20 * 20
+        );
         for (i, a) in parts.iter().enumerate() {
             assert!(a.intersection(Rect::new(40, 40, 20, 20)).is_none());
             assert!(parts[i + 1..].iter().all(|b| a.intersection(*b).is_none()), "disjoint");

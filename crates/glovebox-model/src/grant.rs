@@ -87,11 +87,21 @@ impl Denial {
     /// The denial in one sentence for the refusal message.
     pub fn sentence(&self) -> String {
         match self {
-            Denial::SelfTarget { detail } => format!("glovebox never acts on its own windows or its launcher's: {detail}"),
-            Denial::SecureInput { detail } => format!("secure input is active ({detail}); capture and input wait until it ends"),
-            Denial::Denylisted { entry, built_in: true } => format!("credential software ({entry}) is always denied"),
-            Denial::Denylisted { entry, built_in: false } => format!("the deny list names this application ({entry})"),
-            Denial::Elevated { uid } => format!("the window's process runs as uid {uid}, another user"),
+            Denial::SelfTarget { detail } => {
+                format!("glovebox never acts on its own windows or its launcher's: {detail}")
+            }
+            Denial::SecureInput { detail } => {
+                format!("secure input is active ({detail}); capture and input wait until it ends")
+            }
+            Denial::Denylisted { entry, built_in: true } => {
+                format!("credential software ({entry}) is always denied")
+            }
+            Denial::Denylisted { entry, built_in: false } => {
+                format!("the deny list names this application ({entry})")
+            }
+            Denial::Elevated { uid } => {
+                format!("the window's process runs as uid {uid}, another user")
+            }
         }
     }
 }
@@ -175,7 +185,9 @@ pub enum ApprovalMode {
 }
 
 /// What a recording keeps of typed text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum TextRecording {
     /// Its length only, as the audit keeps it: such a step replays as a question.

@@ -83,20 +83,26 @@ impl Modifiers {
     pub fn parse(text: &str) -> Result<Modifiers, Refusal> {
         let mut keys = vec![];
         for part in text.split(['+', ' ', ',']).map(str::trim).filter(|p| !p.is_empty()) {
-            keys.push(
-                modifier(&part.to_ascii_lowercase())
-                    .ok_or_else(|| Refusal::invalid_argument(format!("{part:?} in {text:?} is not a modifier key (ctrl, shift, alt or super)")))?,
-            );
+            keys.push(modifier(&part.to_ascii_lowercase()).ok_or_else(|| {
+                Refusal::invalid_argument(format!(
+                    "{part:?} in {text:?} is not a modifier key (ctrl, shift, alt or super)"
+                ))
+            })?);
         }
         Ok(Modifiers::of(&keys))
     }
 
     /// The held keys, in the order a combo names them.
     pub fn keys(self) -> Vec<ModifierKey> {
-        [(self.ctrl, ModifierKey::Ctrl), (self.shift, ModifierKey::Shift), (self.alt, ModifierKey::Alt), (self.superkey, ModifierKey::Super)]
-            .into_iter()
-            .filter_map(|(on, key)| on.then_some(key))
-            .collect()
+        [
+            (self.ctrl, ModifierKey::Ctrl),
+            (self.shift, ModifierKey::Shift),
+            (self.alt, ModifierKey::Alt),
+            (self.superkey, ModifierKey::Super),
+        ]
+        .into_iter()
+        .filter_map(|(on, key)| on.then_some(key))
+        .collect()
     }
 }
 
@@ -113,7 +119,17 @@ pub enum Key {
 }
 
 /// A modifier key, as an action's `modifiers` list names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ModifierKey {
     /// Control (also written `control`, `ctl`).
@@ -213,8 +229,14 @@ impl KeyCombo {
                     Some(ModifierKey::Shift) => modifiers.shift = true,
                     Some(ModifierKey::Alt) => modifiers.alt = true,
                     Some(ModifierKey::Super) => modifiers.superkey = true,
-                    None if part.is_empty() => return Err(bad("it has an empty part between '+' signs".into())),
-                    None => return Err(bad(format!("{part:?} is not a modifier (ctrl, shift, alt, super)"))),
+                    None if part.is_empty() => {
+                        return Err(bad("it has an empty part between '+' signs".into()))
+                    }
+                    None => {
+                        return Err(bad(format!(
+                            "{part:?} is not a modifier (ctrl, shift, alt, super)"
+                        )))
+                    }
                 }
             }
         }
@@ -291,7 +313,12 @@ impl fmt::Display for Modifiers {
 
 impl fmt::Display for KeyCombo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (on, name) in [(self.modifiers.ctrl, "ctrl"), (self.modifiers.shift, "shift"), (self.modifiers.alt, "alt"), (self.modifiers.superkey, "super")] {
+        for (on, name) in [
+            (self.modifiers.ctrl, "ctrl"),
+            (self.modifiers.shift, "shift"),
+            (self.modifiers.alt, "alt"),
+            (self.modifiers.superkey, "super"),
+        ] {
             if on {
                 write!(f, "{name}+")?;
             }
@@ -331,7 +358,13 @@ mod tests {
     #[test]
     fn single_characters_stand_for_themselves() {
         assert_eq!(combo("+").key, Key::Char('+'));
-        assert_eq!(combo("ctrl++"), KeyCombo { modifiers: Modifiers { ctrl: true, ..Default::default() }, key: Key::Char('+') });
+        assert_eq!(
+            combo("ctrl++"),
+            KeyCombo {
+                modifiers: Modifiers { ctrl: true, ..Default::default() },
+                key: Key::Char('+')
+            }
+        );
         assert_eq!(combo("é").key, Key::Char('é'));
         assert_eq!(combo("中").key, Key::Char('中'));
         assert_eq!(combo("😀").key, Key::Char('😀'));
@@ -341,7 +374,22 @@ mod tests {
 
     #[test]
     fn a_combo_reads_back_from_its_text_and_travels_as_it() {
-        for text in ["ctrl+shift+p", "Enter", "Return", "pagedown", "ctrl++", "+", " ", "é", "super", "ctrl+shift", "alt+F4", "shift+Tab", "Menu", "ctrl+A"] {
+        for text in [
+            "ctrl+shift+p",
+            "Enter",
+            "Return",
+            "pagedown",
+            "ctrl++",
+            "+",
+            " ",
+            "é",
+            "super",
+            "ctrl+shift",
+            "alt+F4",
+            "shift+Tab",
+            "Menu",
+            "ctrl+A",
+        ] {
             let parsed = combo(text);
             assert_eq!(combo(&parsed.to_string()), parsed, "{text:?} → {parsed}");
             let json = serde_json::to_value(parsed).unwrap();
@@ -354,7 +402,9 @@ mod tests {
 
     #[test]
     fn unknown_names_are_refused() {
-        for bad in ["", "  ", "F0", "F25", "ctrl+", "hyper+a", "Entr", "ctrl++a", "ctrl+ +a", "ab", "\u{7}"] {
+        for bad in [
+            "", "  ", "F0", "F25", "ctrl+", "hyper+a", "Entr", "ctrl++a", "ctrl+ +a", "ab", "\u{7}",
+        ] {
             let e = KeyCombo::parse(bad).expect_err(bad);
             assert_eq!(e.code, ErrorCode::InvalidArgument, "{bad:?}");
         }

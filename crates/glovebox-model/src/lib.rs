@@ -23,18 +23,27 @@ pub mod wait;
 pub mod window;
 
 pub use a11y::{
-    AccessibilityTree, Element, ElementId, ElementState, ElementStates, ElementValue, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation,
-    READ_MAX_CHARS, READ_MAX_ELEMENTS,
+    AccessibilityTree, Element, ElementId, ElementState, ElementStates, ElementValue, Fidelity,
+    OmittedChildren, TreeBudget, TruncatedBy, Truncation, READ_MAX_CHARS, READ_MAX_ELEMENTS,
 };
 pub use action::{validate_batch, Action, Button, DeliveryMode, Target, BATCH_STEPS};
 pub use diff::{Change, TreeDiff};
 pub use element_action::{ActionKind, ElementAction};
 pub use error::{ErrorCode, Refusal};
-pub use frame::{CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject, Monitor};
+pub use frame::{
+    CaptureLimits, DesktopLayout, DisplayInfo, DisplaySelection, Frame, FrameId, FrameSubject,
+    Monitor,
+};
 pub use geometry::{Point, Rect, Size};
-pub use grant::{AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin, Policy, Scope, TextRecording};
+pub use grant::{
+    AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin,
+    Policy, Scope, TextRecording,
+};
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use role::Role;
 pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};
 pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
-pub use window::{Desktop, DisplayBackend, PidSource, ResolveError, WindowId, WindowInfo, WindowPage, WindowRef, WINDOW_PAGE_SIZE};
+pub use window::{
+    Desktop, DisplayBackend, PidSource, ResolveError, WindowId, WindowInfo, WindowPage, WindowRef,
+    WINDOW_PAGE_SIZE,
+};

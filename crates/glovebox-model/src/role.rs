@@ -306,7 +306,10 @@ impl Role {
 
     /// An entry of a menu, whatever kind (plain, check, radio, tear-off).
     pub fn is_menu_item(self) -> bool {
-        matches!(self, Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem | Role::TearoffMenuItem)
+        matches!(
+            self,
+            Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem | Role::TearoffMenuItem
+        )
     }
 
     /// Roles a person acts on even when the toolkit reports no action,
@@ -346,7 +349,8 @@ impl Serialize for Role {
 impl<'de> Deserialize<'de> for Role {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
-        Role::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown role {name:?}")))
+        Role::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown role {name:?}")))
     }
 }
 
@@ -372,7 +376,10 @@ mod tests {
             assert!(seen.insert(role.name()), "{} is spelled twice", role.name());
             assert_eq!(Role::from_name(role.name()), Some(role));
             assert_eq!(serde_json::to_value(role).unwrap(), serde_json::json!(role.name()));
-            assert_eq!(serde_json::from_value::<Role>(serde_json::json!(role.name())).unwrap(), role);
+            assert_eq!(
+                serde_json::from_value::<Role>(serde_json::json!(role.name())).unwrap(),
+                role
+            );
         }
         assert_eq!(Role::from_name(" Push Button "), Some(Role::PushButton));
         assert!(serde_json::from_value::<Role>(serde_json::json!("no such role")).is_err());

@@ -40,7 +40,13 @@ fn drop_optional_nulls(schema: &mut Value) {
         }
         return;
     };
-    let required: Vec<String> = map.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(|r| r.as_str().map(str::to_owned)).collect();
+    let required: Vec<String> = map
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.as_str().map(str::to_owned))
+        .collect();
     if let Some(Value::Object(properties)) = map.get_mut("properties") {
         for (_, property) in properties.iter_mut().filter(|(name, _)| !required.contains(name)) {
             strip_null(property);
@@ -53,13 +59,18 @@ fn drop_optional_nulls(schema: &mut Value) {
 fn strip_null(property: &mut Value) {
     let Value::Object(map) = property else { return };
     if let Some(Value::Array(types)) = map.get("type") {
-        let kept: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
+        let kept: Vec<Value> =
+            types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
         if kept.len() == 1 {
             map.insert("type".into(), kept[0].clone());
         }
     }
     if let Some(Value::Array(variants)) = map.get("anyOf") {
-        let kept: Vec<Value> = variants.iter().filter(|v| v.get("type").and_then(Value::as_str) != Some("null")).cloned().collect();
+        let kept: Vec<Value> = variants
+            .iter()
+            .filter(|v| v.get("type").and_then(Value::as_str) != Some("null"))
+            .cloned()
+            .collect();
         if kept.len() == 1 && kept.len() < variants.len() {
             let mut only = kept[0].clone();
             map.remove("anyOf");
@@ -85,21 +96,28 @@ enum Form {
 }
 
 fn definitions_of(schema: &Value) -> Map<String, Value> {
-    schema.get("$defs").or_else(|| schema.get("definitions")).and_then(Value::as_object).cloned().unwrap_or_default()
+    schema
+        .get("$defs")
+        .or_else(|| schema.get("definitions"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// Keywords dropped from every form: metadata no client needs, and
 /// `format`s such as `uint8` that converters reject or ignore.
 const DROPPED: &[&str] = &["$schema", "$defs", "definitions", "title", "format"];
 /// Further keywords OpenAI's strict mode refuses.
-const NOT_STRICT: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern"];
+const NOT_STRICT: &[&str] =
+    &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern"];
 
 fn transform(schema: &Value, definitions: &Map<String, Value>, form: Form) -> Value {
     match schema {
         Value::Object(map) => {
             if let Some(Value::String(reference)) = map.get("$ref") {
                 let name = reference.rsplit('/').next().unwrap_or_default();
-                let mut inlined = transform(definitions.get(name).unwrap_or(&json!({})), definitions, form);
+                let mut inlined =
+                    transform(definitions.get(name).unwrap_or(&json!({})), definitions, form);
                 if let Value::Object(target) = &mut inlined {
                     // The referring site says what this field is; the type's own text would repeat it.
                     target.remove("description");
@@ -124,8 +142,12 @@ fn transform(schema: &Value, definitions: &Map<String, Value>, form: Form) -> Va
                         out.insert("enum".into(), json!([value]));
                     }
                     "properties" if form == Form::Strict => {
-                        let properties: Map<String, Value> =
-                            value.as_object().into_iter().flatten().map(|(k, v)| (k.clone(), transform(v, definitions, form))).collect();
+                        let properties: Map<String, Value> = value
+                            .as_object()
+                            .into_iter()
+                            .flatten()
+                            .map(|(k, v)| (k.clone(), transform(v, definitions, form)))
+                            .collect();
                         out.insert("required".into(), json!(properties.keys().collect::<Vec<_>>()));
                         out.insert("additionalProperties".into(), json!(false));
                         out.insert("properties".into(), Value::Object(properties));
@@ -134,7 +156,10 @@ fn transform(schema: &Value, definitions: &Map<String, Value>, form: Form) -> Va
                     // Closedness is the strict converters' to add; a boolean here breaks Gemini's converter.
                     "additionalProperties" if value.is_boolean() => {}
                     "items" if form == Form::Portable => {
-                        out.insert(key.into(), without_descriptions(transform(value, definitions, form)));
+                        out.insert(
+                            key.into(),
+                            without_descriptions(transform(value, definitions, form)),
+                        );
                     }
                     _ => {
                         out.insert(key.into(), transform(value, definitions, form));
@@ -145,7 +170,9 @@ fn transform(schema: &Value, definitions: &Map<String, Value>, form: Form) -> Va
             undescribe_variants(&mut out);
             Value::Object(out)
         }
-        Value::Array(items) => Value::Array(items.iter().map(|v| transform(v, definitions, form)).collect()),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| transform(v, definitions, form)).collect())
+        }
         other => other.clone(),
     }
 }
@@ -244,21 +271,39 @@ mod tests {
             }
             assert!(!m.get("additionalProperties").is_some_and(Value::is_boolean), "{m:?}");
         }
-        assert_eq!(p["properties"]["target"]["description"], "where", "the site's description wins");
-        assert!(p["properties"]["target"]["anyOf"][0].get("description").is_none(), "variants of a described field are not described again");
-        assert_eq!(p["properties"]["mode"], json!({"type": "string", "enum": ["a", "b"]}), "an optional property has no null alternative");
+        assert_eq!(
+            p["properties"]["target"]["description"], "where",
+            "the site's description wins"
+        );
+        assert!(
+            p["properties"]["target"]["anyOf"][0].get("description").is_none(),
+            "variants of a described field are not described again"
+        );
+        assert_eq!(
+            p["properties"]["mode"],
+            json!({"type": "string", "enum": ["a", "b"]}),
+            "an optional property has no null alternative"
+        );
         assert_eq!(p["properties"]["count"]["maximum"], 3, "bounds are kept");
         assert_eq!(p["required"], json!(["target"]), "optional stays optional");
-        assert_eq!(p["properties"]["target"]["anyOf"][1]["properties"]["point"]["properties"]["x"], json!({"type": "integer"}));
+        assert_eq!(
+            p["properties"]["target"]["anyOf"][1]["properties"]["point"]["properties"]["x"],
+            json!({"type": "integer"})
+        );
     }
 
     #[test]
     fn portable_items_carry_no_prose_but_keep_their_shape() {
-        let p = portable(&json!({"type": "object", "properties": {"steps": {"description": "the steps", "type": "array", "items": {"$ref": "#/$defs/Step"}}},
-            "$defs": {"Step": {"description": "one", "type": "object", "properties": {"description": {"type": "string", "description": "a field named description"}, "n": {"type": "integer", "minimum": 1, "description": "n"}}}}}));
+        let p = portable(
+            &json!({"type": "object", "properties": {"steps": {"description": "the steps", "type": "array", "items": {"$ref": "#/$defs/Step"}}},
+            "$defs": {"Step": {"description": "one", "type": "object", "properties": {"description": {"type": "string", "description": "a field named description"}, "n": {"type": "integer", "minimum": 1, "description": "n"}}}}}),
+        );
         let steps = &p["properties"]["steps"];
         assert_eq!(steps["description"], "the steps");
-        assert_eq!(steps["items"], json!({"type": "object", "properties": {"description": {"type": "string"}, "n": {"type": "integer", "minimum": 1}}}));
+        assert_eq!(
+            steps["items"],
+            json!({"type": "object", "properties": {"description": {"type": "string"}, "n": {"type": "integer", "minimum": 1}}})
+        );
     }
 
     #[test]

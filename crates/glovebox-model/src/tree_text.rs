@@ -50,7 +50,9 @@ impl TokenBudget {
     pub fn new(max_tokens: usize) -> Result<TokenBudget, crate::Refusal> {
         match (MIN_TOKENS..=MAX_TOKENS).contains(&max_tokens) {
             true => Ok(TokenBudget(max_tokens)),
-            false => Err(crate::Refusal::invalid_argument(format!("max_tokens {max_tokens} is outside {MIN_TOKENS}..={MAX_TOKENS}"))),
+            false => Err(crate::Refusal::invalid_argument(format!(
+                "max_tokens {max_tokens} is outside {MIN_TOKENS}..={MAX_TOKENS}"
+            ))),
         }
     }
 
@@ -153,8 +155,16 @@ pub fn element_line(e: &Element, hidden_children: usize) -> String {
     out
 }
 
-fn collect<'a>(e: &'a Element, depth: usize, parent: Option<usize>, showing: bool, is_root: bool, out: &mut Vec<Line<'a>>) {
-    let (shown, hidden): (Vec<&Element>, Vec<&Element>) = e.children.iter().partition(|c| is_shown(c, showing));
+fn collect<'a>(
+    e: &'a Element,
+    depth: usize,
+    parent: Option<usize>,
+    showing: bool,
+    is_root: bool,
+    out: &mut Vec<Line<'a>>,
+) {
+    let (shown, hidden): (Vec<&Element>, Vec<&Element>) =
+        e.children.iter().partition(|c| is_shown(c, showing));
     if !is_root && !matters(e) {
         // An unnamed container: its children take its place.
         for child in shown {
@@ -163,7 +173,13 @@ fn collect<'a>(e: &'a Element, depth: usize, parent: Option<usize>, showing: boo
         return;
     }
     let me = out.len();
-    out.push(Line { depth, element: e, kind: LineKind::Element, parent, text: element_line(e, hidden.len()) });
+    out.push(Line {
+        depth,
+        element: e,
+        kind: LineKind::Element,
+        parent,
+        text: element_line(e, hidden.len()),
+    });
     for child in shown {
         collect(child, depth + 1, Some(me), showing, false, out);
     }
@@ -190,7 +206,9 @@ fn lines_to_text(head: String, lines: &[Line]) -> String {
 
 impl AccessibilityTree {
     fn sets_showing(&self) -> bool {
-        self.root.as_ref().is_some_and(|root| root.children.iter().flat_map(|c| c.walk()).any(|e| e.has(ElementState::Showing)))
+        self.root.as_ref().is_some_and(|root| {
+            root.children.iter().flat_map(|c| c.walk()).any(|e| e.has(ElementState::Showing))
+        })
     }
 
     /// The rendered lines, in reading order (depth first).
@@ -209,11 +227,15 @@ impl AccessibilityTree {
         match &self.fidelity {
             Fidelity::Full => out.push_str("full"),
             Fidelity::Partial { reason } => out.push_str(&format!("partial ({reason})")),
-            Fidelity::None { reason } => out.push_str(&format!("none ({reason}); no accessibility tree, use a screenshot")),
+            Fidelity::None { reason } => {
+                out.push_str(&format!("none ({reason}); no accessibility tree, use a screenshot"))
+            }
         }
         out.push_str(&format!(" · {} elements\n", self.node_count));
         if self.focused_password {
-            out.push_str("! a password field has focus: input and capture are refused while it does\n");
+            out.push_str(
+                "! a password field has focus: input and capture are refused while it does\n",
+            );
         }
         if let Some(t) = &self.truncated {
             let by = match t.by {
@@ -222,8 +244,15 @@ impl AccessibilityTree {
                 TruncatedBy::Deadline { millis } => format!("the deadline ({millis} ms)"),
             };
             let at: Vec<String> = t.at.iter().take(8).map(|id| id.to_string()).collect();
-            let more = if t.at.len() > 8 { format!(" and {} more", t.at.len() - 8) } else { String::new() };
-            out.push_str(&format!("! truncated by {by}: children of {}{more} not read\n", at.join(", ")));
+            let more = if t.at.len() > 8 {
+                format!(" and {} more", t.at.len() - 8)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "! truncated by {by}: children of {}{more} not read\n",
+                at.join(", ")
+            ));
         }
         out
     }
@@ -255,14 +284,20 @@ impl AccessibilityTree {
         let whole = lines_to_text(self.header(), &lines);
         let whole_tokens = estimate_tokens(&whole);
         if whole_tokens <= max {
-            return BudgetedText { text: whole, tokens: whole_tokens, max_tokens: max, folded_lines: 0 };
+            return BudgetedText {
+                text: whole,
+                tokens: whole_tokens,
+                max_tokens: max,
+                folded_lines: 0,
+            };
         }
         let head = format!("{}! folded to fit {max} tokens: shallow lines first; a fold names the element to observe `within`\n", self.header());
         // Lines in the order they are kept: by depth, then reading order.
         // Any prefix of it keeps every kept line's parent.
         let mut order: Vec<usize> = (0..lines.len()).collect();
         order.sort_by_key(|&i| (lines[i].depth, i));
-        let cost: Vec<usize> = lines.iter().map(|l| estimate_tokens(&l.text) + l.depth / 2 + 1).collect();
+        let cost: Vec<usize> =
+            lines.iter().map(|l| estimate_tokens(&l.text) + l.depth / 2 + 1).collect();
         let mut room = max.saturating_sub(estimate_tokens(&head));
         let mut kept = 0;
         for &i in &order {
@@ -279,7 +314,12 @@ impl AccessibilityTree {
             let text = fold(&head, &lines, &order[..kept]);
             let tokens = estimate_tokens(&text);
             if tokens <= max || kept <= floor {
-                return BudgetedText { text, tokens, max_tokens: max, folded_lines: lines.len() - kept };
+                return BudgetedText {
+                    text,
+                    tokens,
+                    max_tokens: max,
+                    folded_lines: lines.len() - kept,
+                };
             }
             kept -= 1;
         }
@@ -327,7 +367,13 @@ fn fold(head: &str, lines: &[Line], kept_order: &[usize]) -> String {
         out.push_str(&line.text);
         out.push('\n');
         if folded_under[i] > 0 {
-            pending.push((line.depth, format!("… {} more lines folded: observe {{\"within\": \"{}\"}}", folded_under[i], line.element.id)));
+            pending.push((
+                line.depth,
+                format!(
+                    "… {} more lines folded: observe {{\"within\": \"{}\"}}",
+                    folded_under[i], line.element.id
+                ),
+            ));
         }
     }
     flush(&mut out, &mut pending, None);

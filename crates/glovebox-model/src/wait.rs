@@ -36,7 +36,12 @@ impl ElementQuery {
     /// A fingerprint of every matching element (role, name, states, order),
     /// so a change of any of them can be noticed.
     pub fn fingerprint(&self, tree: &AccessibilityTree) -> Vec<String> {
-        tree.root.iter().flat_map(|r| r.walk()).filter(|e| self.matches(e)).map(|e| format!("{}|{}|{:?}|{}", e.role, e.name, e.states, e.has_value)).collect()
+        tree.root
+            .iter()
+            .flat_map(|r| r.walk())
+            .filter(|e| self.matches(e))
+            .map(|e| format!("{}|{}|{:?}|{}", e.role, e.name, e.states, e.has_value))
+            .collect()
     }
 }
 
@@ -93,7 +98,9 @@ impl WaitFor {
                 check("a timeout of", *timeout_secs)?;
                 let blank = |s: &Option<String>| s.as_ref().is_none_or(|s| s.trim().is_empty());
                 if blank(&query.role) && blank(&query.name) {
-                    return Err(Refusal::invalid_argument("an element query needs a role or a name"));
+                    return Err(Refusal::invalid_argument(
+                        "an element query needs a role or a name",
+                    ));
                 }
                 Ok(())
             }
@@ -110,10 +117,14 @@ mod tests {
     fn waits_are_bounded_and_queries_not_empty() {
         assert!(WaitFor::Seconds(0.5).validate().is_ok());
         for bad in [0.4, 5.1, f64::NAN, -1.0] {
-            assert_eq!(WaitFor::Seconds(bad).validate().unwrap_err().code, ErrorCode::InvalidArgument);
+            assert_eq!(
+                WaitFor::Seconds(bad).validate().unwrap_err().code,
+                ErrorCode::InvalidArgument
+            );
         }
         let empty = ElementQuery { role: None, name: Some("  ".into()) };
-        let until = WaitFor::Until { condition: WaitCondition::Appear, query: empty, timeout_secs: 2.0 };
+        let until =
+            WaitFor::Until { condition: WaitCondition::Appear, query: empty, timeout_secs: 2.0 };
         assert_eq!(until.validate().unwrap_err().code, ErrorCode::InvalidArgument);
     }
 }

@@ -37,7 +37,9 @@ impl<'de> Deserialize<'de> for WindowId {
         let text = String::deserialize(d)?;
         match text.parse::<WindowRef>() {
             Ok(WindowRef::Id(id)) => Ok(id),
-            Ok(WindowRef::PidTitle { .. }) => Err(serde::de::Error::custom("expected pid/xid, got pid/title")),
+            Ok(WindowRef::PidTitle { .. }) => {
+                Err(serde::de::Error::custom("expected pid/xid, got pid/title"))
+            }
             Err(e) => Err(serde::de::Error::custom(e.message)),
         }
     }
@@ -90,8 +92,12 @@ impl FromStr for WindowRef {
             return Err(malformed());
         }
         let xid = match rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
-            Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => Some(u32::from_str_radix(hex, 16).map_err(|_| malformed())?),
-            _ if rest.bytes().all(|b| b.is_ascii_digit()) => Some(rest.parse().map_err(|_| malformed())?),
+            Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                Some(u32::from_str_radix(hex, 16).map_err(|_| malformed())?)
+            }
+            _ if rest.bytes().all(|b| b.is_ascii_digit()) => {
+                Some(rest.parse().map_err(|_| malformed())?)
+            }
             _ => None,
         };
         Ok(match xid {
@@ -138,10 +144,13 @@ impl WindowRef {
                 })
             }
             WindowRef::PidTitle { pid, title } => {
-                let matches: Vec<_> = windows.iter().filter(|w| w.id.pid == *pid && w.title == *title).collect();
+                let matches: Vec<_> =
+                    windows.iter().filter(|w| w.id.pid == *pid && w.title == *title).collect();
                 match matches.as_slice() {
                     [one] => Ok(one),
-                    [] => Err(ResolveError::Gone(format!("no window of pid {pid} is titled {title:?}; list windows again"))),
+                    [] => Err(ResolveError::Gone(format!(
+                        "no window of pid {pid} is titled {title:?}; list windows again"
+                    ))),
                     many => Err(ResolveError::Ambiguous(format!(
                         "{} windows of pid {pid} are titled {title:?}; name one by id: {}",
                         many.len(),
@@ -167,7 +176,9 @@ pub enum PidSource {
 }
 
 /// Whose desktop a window is on: `user` or `agent` (the agent display).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Desktop {
     /// The user's own desktop: input there never touches the user's pointer,
@@ -226,7 +237,11 @@ pub struct WindowPage {
 impl WindowPage {
     /// Filters `windows` (kept in their order) by a case-insensitive query on
     /// app, instance, title and id, and cuts page `page` (1-based) of 30.
-    pub fn paginate(windows: Vec<WindowInfo>, query: Option<&str>, page: usize) -> Result<WindowPage, Refusal> {
+    pub fn paginate(
+        windows: Vec<WindowInfo>,
+        query: Option<&str>,
+        page: usize,
+    ) -> Result<WindowPage, Refusal> {
         if page == 0 {
             return Err(Refusal::invalid_argument("page numbers start at 1"));
         }
@@ -235,15 +250,25 @@ impl WindowPage {
             None => windows,
             Some(q) => windows
                 .into_iter()
-                .filter(|w| [&w.app, &w.instance, &w.title, &w.id.to_string()].iter().any(|field| field.to_lowercase().contains(&q)))
+                .filter(|w| {
+                    [&w.app, &w.instance, &w.title, &w.id.to_string()]
+                        .iter()
+                        .any(|field| field.to_lowercase().contains(&q))
+                })
                 .collect(),
         };
         let total = matching.len();
         let pages = total.div_ceil(WINDOW_PAGE_SIZE).max(1);
         if page > pages {
-            return Err(Refusal::invalid_argument(format!("page {page} does not exist: {total} windows fill {pages} page(s)")));
+            return Err(Refusal::invalid_argument(format!(
+                "page {page} does not exist: {total} windows fill {pages} page(s)"
+            )));
         }
-        let windows = matching.into_iter().skip((page - 1) * WINDOW_PAGE_SIZE).take(WINDOW_PAGE_SIZE).collect();
+        let windows = matching
+            .into_iter()
+            .skip((page - 1) * WINDOW_PAGE_SIZE)
+            .take(WINDOW_PAGE_SIZE)
+            .collect();
         Ok(WindowPage { page, pages, total, windows })
     }
 }
@@ -291,13 +316,31 @@ mod tests {
         assert_eq!(id.to_string(), "4280/0x1e00003");
         assert_eq!("4280/0x1e00003".parse::<WindowRef>().unwrap(), WindowRef::Id(id));
         assert_eq!("4280/31457283".parse::<WindowRef>().unwrap(), WindowRef::Id(id));
-        assert_eq!("4280/Mail — Inbox".parse::<WindowRef>().unwrap(), WindowRef::PidTitle { pid: 4280, title: "Mail — Inbox".into() });
-        assert_eq!("7/a/b".parse::<WindowRef>().unwrap(), WindowRef::PidTitle { pid: 7, title: "a/b".into() });
+        assert_eq!(
+            "4280/Mail — Inbox".parse::<WindowRef>().unwrap(),
+            WindowRef::PidTitle { pid: 4280, title: "Mail — Inbox".into() }
+        );
+        assert_eq!(
+            "7/a/b".parse::<WindowRef>().unwrap(),
+            WindowRef::PidTitle { pid: 7, title: "a/b".into() }
+        );
     }
 
     #[test]
     fn malformed_ids_are_invalid_arguments() {
-        for bad in ["", "/", "12", "12/", "/0x5", "x/0x5", "-1/0x5", "99999999999/0x5", "1/0x100000000", "1/0", "1/4294967296"] {
+        for bad in [
+            "",
+            "/",
+            "12",
+            "12/",
+            "/0x5",
+            "x/0x5",
+            "-1/0x5",
+            "99999999999/0x5",
+            "1/0x100000000",
+            "1/0",
+            "1/4294967296",
+        ] {
             let err = bad.parse::<WindowRef>().map(|r| r.to_string()).expect_err(bad);
             assert_eq!(err.code, ErrorCode::InvalidArgument, "{bad:?}");
         }
@@ -305,16 +348,24 @@ mod tests {
 
     #[test]
     fn resolve_by_id_title_and_reports_unknown_ambiguous_and_wrong_pid() {
-        let list = vec![window(1, 0x10, "one"), window(1, 0x11, "same"), window(1, 0x12, "same"), window(2, 0x20, "42")];
+        let list = vec![
+            window(1, 0x10, "one"),
+            window(1, 0x11, "same"),
+            window(1, 0x12, "same"),
+            window(2, 0x20, "42"),
+        ];
         assert_eq!("1/0x10".parse::<WindowRef>().unwrap().resolve(&list).unwrap().title, "one");
         assert_eq!("1/one".parse::<WindowRef>().unwrap().resolve(&list).unwrap().id.xid, 0x10);
         assert_eq!("2/42".parse::<WindowRef>().unwrap().resolve(&list).unwrap().id.xid, 0x20);
-        let ambiguous = Refusal::from("1/same".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err());
+        let ambiguous =
+            Refusal::from("1/same".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err());
         assert_eq!(ambiguous.code, ErrorCode::InvalidArgument);
         assert!(ambiguous.message.contains("1/0x11") && ambiguous.message.contains("1/0x12"));
-        let gone = Refusal::from("1/0x99".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err());
+        let gone =
+            Refusal::from("1/0x99".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err());
         assert_eq!(gone.code, ErrorCode::TargetGone);
-        let wrong_pid = Refusal::from("3/0x10".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err());
+        let wrong_pid =
+            Refusal::from("3/0x10".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err());
         assert_eq!(wrong_pid.code, ErrorCode::TargetGone);
         assert!(wrong_pid.message.contains("1/0x10"));
     }
@@ -327,8 +378,14 @@ mod tests {
         let last = WindowPage::paginate(list.clone(), None, 3).unwrap();
         assert_eq!(last.windows.len(), 5);
         assert_eq!(last.windows[0].title, "w60");
-        assert_eq!(WindowPage::paginate(list.clone(), None, 4).unwrap_err().code, ErrorCode::InvalidArgument);
-        assert_eq!(WindowPage::paginate(list.clone(), None, 0).unwrap_err().code, ErrorCode::InvalidArgument);
+        assert_eq!(
+            WindowPage::paginate(list.clone(), None, 4).unwrap_err().code,
+            ErrorCode::InvalidArgument
+        );
+        assert_eq!(
+            WindowPage::paginate(list.clone(), None, 0).unwrap_err().code,
+            ErrorCode::InvalidArgument
+        );
         let found = WindowPage::paginate(list, Some("W6"), 1).unwrap();
         assert_eq!(found.total, 6); // w6, w60..w64
         let none = WindowPage::paginate(vec![], None, 1).unwrap();
@@ -337,7 +394,9 @@ mod tests {
 }
 
 /// Which display server glovebox drives (`backend` in the configuration).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum DisplayBackend {
     /// Wayland when the session is one (`WAYLAND_DISPLAY` set, and
@@ -353,10 +412,19 @@ pub enum DisplayBackend {
 impl DisplayBackend {
     /// `Auto` decided from an environment's `WAYLAND_DISPLAY`,
     /// `XDG_SESSION_TYPE` and `DISPLAY`.
-    pub fn decide(self, wayland_display: Option<&str>, session_type: Option<&str>, display: Option<&str>) -> DisplayBackend {
+    pub fn decide(
+        self,
+        wayland_display: Option<&str>,
+        session_type: Option<&str>,
+        display: Option<&str>,
+    ) -> DisplayBackend {
         let set = |v: Option<&str>| v.is_some_and(|v| !v.is_empty());
         match self {
-            DisplayBackend::Auto if set(wayland_display) && (session_type == Some("wayland") || !set(display)) => DisplayBackend::Wayland,
+            DisplayBackend::Auto
+                if set(wayland_display) && (session_type == Some("wayland") || !set(display)) =>
+            {
+                DisplayBackend::Wayland
+            }
             DisplayBackend::Auto => DisplayBackend::X11,
             chosen => chosen,
         }

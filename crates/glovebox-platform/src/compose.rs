@@ -3,7 +3,9 @@
 
 use crate::error::{BackendError, BackendErrorKind};
 use crate::{next_frame_id, now_ms, Capture, RgbImage};
-use glovebox_model::{CaptureLimits, DesktopLayout, DisplaySelection, Frame, FrameSubject, Monitor, Rect, WindowInfo};
+use glovebox_model::{
+    CaptureLimits, DesktopLayout, DisplaySelection, Frame, FrameSubject, Monitor, Rect, WindowInfo,
+};
 
 /// The part of `window` a capture can read: its client area clipped to the
 /// screen. Minimised and fully off-screen windows have no pixels to read.
@@ -14,16 +16,24 @@ pub fn window_capture_rect(window: &WindowInfo, screen: Rect) -> Result<Rect, Ba
             format!("window {} is minimised: it has no pixels until restored, and restoring it would change the user's desktop", window.id),
         ));
     }
-    window
-        .geometry
-        .intersection(screen)
-        .ok_or_else(|| BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("window {} lies entirely outside the screen", window.id)))
+    window.geometry.intersection(screen).ok_or_else(|| {
+        BackendError::new(
+            BackendErrorKind::NoBackgroundRoute,
+            format!("window {} lies entirely outside the screen", window.id),
+        )
+    })
 }
 
 /// A window frame from the native pixels of `rect`, scaled into `limits`.
 /// `covered` are the parts (root coordinates) other windows lay over: they
 /// are painted black before anything else sees the pixels, and listed.
-pub fn window_capture(window: &WindowInfo, rect: Rect, mut native: RgbImage, limits: CaptureLimits, covered: &[Rect]) -> Capture {
+pub fn window_capture(
+    window: &WindowInfo,
+    rect: Rect,
+    mut native: RgbImage,
+    limits: CaptureLimits,
+    covered: &[Rect],
+) -> Capture {
     let occluded = blacken(&mut native, rect, covered);
     let image = native.downscale(limits.fit(rect.size()));
     let frame = Frame {
@@ -54,7 +64,11 @@ pub fn desktop_capture(
             let mut canvas = RgbImage::black(layout.bounds.size());
             for display in displays {
                 let pixels = read(display.logical)?;
-                canvas.blit(&pixels, display.logical.x - layout.bounds.x, display.logical.y - layout.bounds.y);
+                canvas.blit(
+                    &pixels,
+                    display.logical.x - layout.bounds.x,
+                    display.logical.y - layout.bounds.y,
+                );
             }
             canvas
         }
@@ -111,9 +125,19 @@ mod occlusion_tests {
 
     #[test]
     fn a_hidden_window_shows_only_where_nothing_lies_above_it() {
-        let stacking = [(Rect::new(0, 0, 50, 50), false), (Rect::new(25, 0, 50, 50), true), (Rect::new(0, 0, 200, 200), false)];
+        let stacking = [
+            (Rect::new(0, 0, 50, 50), false),
+            (Rect::new(25, 0, 50, 50), true),
+            (Rect::new(0, 0, 200, 200), false),
+        ];
         let parts = visible_parts_of_hidden(&stacking);
         assert_eq!(parts, vec![Rect::new(50, 0, 25, 50)]);
-        assert_eq!(covering(Rect::new(0, 0, 100, 100), [Rect::new(90, 90, 50, 50), Rect::new(300, 0, 5, 5)]), vec![Rect::new(90, 90, 10, 10)]);
+        assert_eq!(
+            covering(
+                Rect::new(0, 0, 100, 100),
+                [Rect::new(90, 90, 50, 50), Rect::new(300, 0, 5, 5)]
+            ),
+            vec![Rect::new(90, 90, 10, 10)]
+        );
     }
 }

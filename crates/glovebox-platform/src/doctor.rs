@@ -31,17 +31,32 @@ pub struct Check {
 impl Check {
     /// A check that passed.
     pub fn ok(name: &str, detail: impl Into<String>) -> Check {
-        Check { name: name.into(), status: CheckStatus::Ok, detail: detail.into(), disables: vec![] }
+        Check {
+            name: name.into(),
+            status: CheckStatus::Ok,
+            detail: detail.into(),
+            disables: vec![],
+        }
     }
 
     /// A check that found `name` degraded; `disables` is what stops working.
     pub fn warning(name: &str, detail: impl Into<String>, disables: &[&str]) -> Check {
-        Check { name: name.into(), status: CheckStatus::Warning, detail: detail.into(), disables: disables.iter().map(|s| s.to_string()).collect() }
+        Check {
+            name: name.into(),
+            status: CheckStatus::Warning,
+            detail: detail.into(),
+            disables: disables.iter().map(|s| s.to_string()).collect(),
+        }
     }
 
     /// A check that found `name` absent; `disables` is what stops working.
     pub fn missing(name: &str, detail: impl Into<String>, disables: &[&str]) -> Check {
-        Check { name: name.into(), status: CheckStatus::Missing, detail: detail.into(), disables: disables.iter().map(|s| s.to_string()).collect() }
+        Check {
+            name: name.into(),
+            status: CheckStatus::Missing,
+            detail: detail.into(),
+            disables: disables.iter().map(|s| s.to_string()).collect(),
+        }
     }
 }
 
@@ -89,7 +104,11 @@ impl DoctorReport {
             };
             out.push_str(&format!("[{mark}] {:<22} {}\n", check.name, check.detail));
             if !check.disables.is_empty() {
-                out.push_str(&format!("       {:<22} disables: {}\n", "", check.disables.join("; ")));
+                out.push_str(&format!(
+                    "       {:<22} disables: {}\n",
+                    "",
+                    check.disables.join("; ")
+                ));
             }
         }
         out

@@ -4,10 +4,13 @@
 
 use crate::compose::{desktop_capture, window_capture, window_capture_rect};
 use crate::error::BackendError;
-use crate::{AccessibilitySource, Capture, Delivery, InputSink, ResolvedTarget, RgbImage, ScreenCapture, SecureInputProbe, WindowSource};
+use crate::{
+    AccessibilitySource, Capture, Delivery, InputSink, ResolvedTarget, RgbImage, ScreenCapture,
+    SecureInputProbe, WindowSource,
+};
 use glovebox_model::{
-    AccessibilityTree, Action, CaptureLimits, DisplaySelection, Element, ElementId, ElementState, Fidelity, Monitor, Rect, Role, TreeBudget, WindowId,
-    WindowInfo, WindowRef,
+    AccessibilityTree, Action, CaptureLimits, DisplaySelection, Element, ElementId, ElementState,
+    Fidelity, Monitor, Rect, Role, TreeBudget, WindowId, WindowInfo, WindowRef,
 };
 use std::sync::Mutex;
 
@@ -95,38 +98,72 @@ impl ScreenCapture for FakeDesktop {
         Ok(self.monitors.lock().unwrap().clone())
     }
 
-    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, BackendError> {
+    fn capture_window(
+        &self,
+        window: &WindowRef,
+        limits: CaptureLimits,
+    ) -> Result<Capture, BackendError> {
         let info = self.find_window(window)?;
         let rect = window_capture_rect(&info, self.screen)?;
         let windows = self.windows.lock().unwrap().clone();
-        let above = windows.iter().take_while(|w| w.info.id != info.id).filter(|w| !w.info.minimized).map(|w| w.info.geometry);
+        let above = windows
+            .iter()
+            .take_while(|w| w.info.id != info.id)
+            .filter(|w| !w.info.minimized)
+            .map(|w| w.info.geometry);
         let covered = crate::compose::covering(info.geometry, above);
         Ok(window_capture(&info, rect, self.render(rect), limits, &covered))
     }
 
-    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[glovebox_model::WindowId]) -> Result<Capture, BackendError> {
+    fn capture_desktop(
+        &self,
+        selection: &DisplaySelection,
+        limits: CaptureLimits,
+        hidden: &[glovebox_model::WindowId],
+    ) -> Result<Capture, BackendError> {
         let monitors = self.monitors()?;
-        let stacking: Vec<(Rect, bool)> =
-            self.windows.lock().unwrap().iter().filter(|w| !w.info.minimized).map(|w| (w.info.geometry, hidden.contains(&w.info.id))).collect();
+        let stacking: Vec<(Rect, bool)> = self
+            .windows
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|w| !w.info.minimized)
+            .map(|w| (w.info.geometry, hidden.contains(&w.info.id)))
+            .collect();
         let hidden = crate::compose::visible_parts_of_hidden(&stacking);
         desktop_capture(&monitors, selection, limits, &hidden, |rect| Ok(self.render(rect)))
     }
 }
 
-fn fake_element(id: u32, role: Role, name: &str, bounds: Rect, window: &WindowInfo, states: Vec<ElementState>) -> Element {
+fn fake_element(
+    id: u32,
+    role: Role,
+    name: &str,
+    bounds: Rect,
+    window: &WindowInfo,
+    states: Vec<ElementState>,
+) -> Element {
     let g = window.geometry;
     Element {
         states: states.into_iter().collect(),
         bounds: Some(bounds),
         screen_bounds: Some(Rect::new(g.x + bounds.x, g.y + bounds.y, bounds.width, bounds.height)),
         has_value: role.is_password(),
-        actions: if role == Role::PushButton { vec![glovebox_model::ElementAction::new("click")] } else { vec![] },
+        actions: if role == Role::PushButton {
+            vec![glovebox_model::ElementAction::new("click")]
+        } else {
+            vec![]
+        },
         ..Element::new(ElementId(id), role, name)
     }
 }
 
 impl AccessibilitySource for FakeDesktop {
-    fn inspect(&self, window: &WindowInfo, _: TreeBudget) -> Result<AccessibilityTree, BackendError> {
+    fn inspect(
+        &self,
+        window: &WindowInfo,
+        _: TreeBudget,
+    ) -> Result<AccessibilityTree, BackendError> {
         let info = self.find_window(&WindowRef::Id(window.id))?;
         let focused = *self.password_focus.lock().unwrap() == Some(info.id);
         let shown = vec![ElementState::Enabled, ElementState::Showing, ElementState::Visible];
@@ -140,8 +177,22 @@ impl AccessibilitySource for FakeDesktop {
         let size = Rect::new(0, 0, info.geometry.width, info.geometry.height);
         let mut root = fake_element(1, Role::Frame, &info.title, size, &info, shown);
         root.children = vec![
-            fake_element(2, Role::PushButton, "OK", Rect::new(10, 10, 50, 20), &info, button_states),
-            fake_element(3, Role::PasswordText, "Password", Rect::new(10, 40, 100, 20), &info, password_states),
+            fake_element(
+                2,
+                Role::PushButton,
+                "OK",
+                Rect::new(10, 10, 50, 20),
+                &info,
+                button_states,
+            ),
+            fake_element(
+                3,
+                Role::PasswordText,
+                "Password",
+                Rect::new(10, 40, 100, 20),
+                &info,
+                password_states,
+            ),
         ];
         Ok(AccessibilityTree {
             window: info.id,
@@ -154,7 +205,12 @@ impl AccessibilitySource for FakeDesktop {
         })
     }
 
-    fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError> {
+    fn read_value(
+        &self,
+        window: &WindowInfo,
+        id: ElementId,
+        max_chars: usize,
+    ) -> Result<glovebox_model::ElementValue, BackendError> {
         self.value_of(window, id, max_chars)
     }
 
@@ -172,25 +228,45 @@ impl AccessibilitySource for FakeDesktop {
 }
 
 impl FakeDesktop {
-    fn value_of(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError> {
+    fn value_of(
+        &self,
+        window: &WindowInfo,
+        id: ElementId,
+        max_chars: usize,
+    ) -> Result<glovebox_model::ElementValue, BackendError> {
         let tree = self.inspect(window, TreeBudget::default())?;
-        let element = tree.find(id).ok_or_else(|| BackendError::new(crate::BackendErrorKind::StaleElement, format!("{id} is gone")))?;
+        let element = tree.find(id).ok_or_else(|| {
+            BackendError::new(crate::BackendErrorKind::StaleElement, format!("{id} is gone"))
+        })?;
         if element.is_password() {
-            return Err(BackendError::new(crate::BackendErrorKind::SecureInput, "a password field's content is never read"));
+            return Err(BackendError::new(
+                crate::BackendErrorKind::SecureInput,
+                "a password field's content is never read",
+            ));
         }
-        let text = self
-            .values
-            .lock()
-            .unwrap()
-            .get(&id)
-            .cloned()
-            .ok_or_else(|| BackendError::new(crate::BackendErrorKind::NotActionable, format!("{id} has no value to read")))?;
-        Ok(glovebox_model::ElementValue { id, role: element.role, total_chars: text.chars().count(), text: text.chars().take(max_chars).collect() })
+        let text = self.values.lock().unwrap().get(&id).cloned().ok_or_else(|| {
+            BackendError::new(
+                crate::BackendErrorKind::NotActionable,
+                format!("{id} has no value to read"),
+            )
+        })?;
+        Ok(glovebox_model::ElementValue {
+            id,
+            role: element.role,
+            total_chars: text.chars().count(),
+            text: text.chars().take(max_chars).collect(),
+        })
     }
 }
 
 impl InputSink for FakeDesktop {
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], mode: crate::Reach) -> Result<Delivery, BackendError> {
+    fn deliver(
+        &self,
+        window: &WindowInfo,
+        action: &Action,
+        targets: &[ResolvedTarget],
+        mode: crate::Reach,
+    ) -> Result<Delivery, BackendError> {
         self.delivered.lock().unwrap().push((window.id, action.clone(), targets.to_vec(), mode));
         if *self.grab_on_delivery.lock().unwrap() {
             *self.keyboard_grab.lock().unwrap() = true;
@@ -246,30 +322,43 @@ mod tests {
     #[test]
     fn window_capture_crops_to_the_window_and_blacks_out_what_lies_on_top() {
         let d = desktop();
-        let capture = d.capture_window(&"7/0x2".parse().unwrap(), CaptureLimits::default()).unwrap();
+        let capture =
+            d.capture_window(&"7/0x2".parse().unwrap(), CaptureLimits::default()).unwrap();
         assert_eq!(capture.image.size(), glovebox_model::Size::new(300, 200));
         assert_eq!(capture.image.pixel(20, 20), [0, 0, 0], "window 1 lies over it there");
         assert_eq!(capture.frame.occluded, vec![Rect::new(10, 10, 50, 50)]);
         assert_eq!(capture.image.pixel(100, 100), [0, 0, 255]);
-        let minimised = d.capture_window(&"7/0x3".parse().unwrap(), CaptureLimits::default()).unwrap_err();
+        let minimised =
+            d.capture_window(&"7/0x3".parse().unwrap(), CaptureLimits::default()).unwrap_err();
         assert_eq!(minimised.kind, crate::BackendErrorKind::NoBackgroundRoute);
-        let unknown = d.capture_window(&"7/0x9".parse().unwrap(), CaptureLimits::default()).unwrap_err();
+        let unknown =
+            d.capture_window(&"7/0x9".parse().unwrap(), CaptureLimits::default()).unwrap_err();
         assert_eq!(unknown.kind, crate::BackendErrorKind::Gone);
     }
 
     #[test]
     fn desktop_composite_blackens_gaps_and_maps_points_back() {
         let d = desktop();
-        let capture = d.capture_desktop(&DisplaySelection::All, CaptureLimits::new(150, 150).unwrap(), &[]).unwrap();
+        let capture = d
+            .capture_desktop(&DisplaySelection::All, CaptureLimits::new(150, 150).unwrap(), &[])
+            .unwrap();
         assert_eq!(capture.image.size(), glovebox_model::Size::new(150, 100));
         // The blue window covers the gap at (150, 150) natively; the composite is black there.
         assert_eq!(capture.image.pixel(75, 75), [0, 0, 0]);
         assert_eq!(capture.image.pixel(120, 75), [0, 0, 0]);
         assert_eq!(capture.image.pixel(120, 25), [0, 0, 255]);
         assert_eq!(capture.image.pixel(15, 15), [255, 0, 0]);
-        let FrameSubject::Desktop { displays, .. } = &capture.frame.subject else { panic!("desktop frame") };
+        let FrameSubject::Desktop { displays, .. } = &capture.frame.subject else {
+            panic!("desktop frame")
+        };
         assert_eq!(displays[1].pixel, Rect::new(100, 0, 50, 50));
-        assert_eq!(capture.frame.image_to_global(Point { x: 120, y: 25 }).unwrap(), Point { x: 241, y: 51 });
-        assert_eq!(capture.frame.image_to_global(Point { x: 120, y: 75 }).unwrap_err().code, ErrorCode::CoordinateOutOfBounds);
+        assert_eq!(
+            capture.frame.image_to_global(Point { x: 120, y: 25 }).unwrap(),
+            Point { x: 241, y: 51 }
+        );
+        assert_eq!(
+            capture.frame.image_to_global(Point { x: 120, y: 75 }).unwrap_err().code,
+            ErrorCode::CoordinateOutOfBounds
+        );
     }
 }

@@ -38,7 +38,12 @@ pub fn private_dir(dir: &Path) -> io::Result<()> {
         if meta.uid() != euid() {
             return Err(io::Error::new(
                 io::ErrorKind::PermissionDenied,
-                format!("{} belongs to uid {}, not to this user (uid {}): glovebox keeps nothing there", dir.display(), meta.uid(), euid()),
+                format!(
+                    "{} belongs to uid {}, not to this user (uid {}): glovebox keeps nothing there",
+                    dir.display(),
+                    meta.uid(),
+                    euid()
+                ),
             ));
         }
         if meta.mode() & 0o077 != 0 {
@@ -110,7 +115,9 @@ pub fn replace_keeping_mode(path: &Path, bytes: &[u8]) -> io::Result<()> {
         use std::os::unix::fs::MetadataExt as _;
         // The mode of what the path shows (a link's target), the owner of the entry replaced.
         let kept = match (std::fs::metadata(path), std::fs::symlink_metadata(path)) {
-            (Ok(shown), Ok(entry)) => Some(Kept { mode: shown.mode() & 0o7777, uid: entry.uid(), gid: entry.gid() }),
+            (Ok(shown), Ok(entry)) => {
+                Some(Kept { mode: shown.mode() & 0o7777, uid: entry.uid(), gid: entry.gid() })
+            }
             (Err(e), _) | (_, Err(e)) if e.kind() == io::ErrorKind::NotFound => None,
             (Err(e), _) | (_, Err(e)) => return Err(e),
         };
@@ -131,8 +138,14 @@ struct Kept {
 }
 
 fn replace(path: &Path, bytes: &[u8], kept: Option<Kept>) -> io::Result<()> {
-    let name = path.file_name().ok_or_else(|| io::Error::other(format!("{} is not a file name", path.display())))?;
-    let tmp = path.with_file_name(format!(".{}.{}.glovebox-partial", name.to_string_lossy(), std::process::id()));
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::other(format!("{} is not a file name", path.display())))?;
+    let tmp = path.with_file_name(format!(
+        ".{}.{}.glovebox-partial",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     let written = (|| {
         let create = || open_private(&tmp, OpenOptions::new().write(true).create_new(true));
         let mut file = match create() {
@@ -188,7 +201,8 @@ mod tests {
     }
 
     fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("glovebox-files-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("glovebox-files-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         dir
     }
@@ -200,7 +214,10 @@ mod tests {
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         private_dir(&dir.join("a/b")).unwrap();
         private_dir(&dir).unwrap();
-        assert_eq!((mode(&dir), mode(&dir.join("a")), mode(&dir.join("a/b"))), (0o700, 0o700, 0o700));
+        assert_eq!(
+            (mode(&dir), mode(&dir.join("a")), mode(&dir.join("a/b"))),
+            (0o700, 0o700, 0o700)
+        );
         let old = dir.join("old.jsonl");
         std::fs::write(&old, "kept\n").unwrap();
         std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o644)).unwrap();
@@ -218,7 +235,11 @@ mod tests {
         let elsewhere = dir.join("elsewhere");
         std::fs::write(&elsewhere, "untouched").unwrap();
         std::os::unix::fs::symlink(&elsewhere, dir.join("audit.jsonl")).unwrap();
-        assert!(open_private(&dir.join("audit.jsonl"), OpenOptions::new().create(true).append(true)).is_err());
+        assert!(open_private(
+            &dir.join("audit.jsonl"),
+            OpenOptions::new().create(true).append(true)
+        )
+        .is_err());
         write_private(&dir.join("audit.jsonl"), b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "untouched");
         assert_eq!(std::fs::read_to_string(dir.join("audit.jsonl")).unwrap(), "new");

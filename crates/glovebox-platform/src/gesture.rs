@@ -64,7 +64,10 @@ impl Gesture {
     /// The modifier keys held through a pointer gesture.
     pub fn held(&self) -> Modifiers {
         match self {
-            Gesture::Click { held, .. } | Gesture::Hover { held, .. } | Gesture::Drag { held, .. } | Gesture::Scroll { held, .. } => *held,
+            Gesture::Click { held, .. }
+            | Gesture::Hover { held, .. }
+            | Gesture::Drag { held, .. }
+            | Gesture::Scroll { held, .. } => *held,
             Gesture::Key { .. } | Gesture::Text { .. } => Modifiers::default(),
         }
     }

@@ -82,7 +82,8 @@ impl RgbImage {
         let row_bytes = rect.width as usize * 3;
         for row in 0..rect.height as usize {
             let src = ((rect.y as usize + row) * source.width as usize + rect.x as usize) * 3;
-            self.data[row * row_bytes..(row + 1) * row_bytes].copy_from_slice(&source.data[src..src + row_bytes]);
+            self.data[row * row_bytes..(row + 1) * row_bytes]
+                .copy_from_slice(&source.data[src..src + row_bytes]);
         }
     }
 
@@ -96,7 +97,8 @@ impl RgbImage {
             (0..target_len as u64)
                 .map(|i| {
                     let start = (i * source_len as u64 / target_len as u64) as usize;
-                    let end = (((i + 1) * source_len as u64 / target_len as u64) as usize).max(start + 1);
+                    let end =
+                        (((i + 1) * source_len as u64 / target_len as u64) as usize).max(start + 1);
                     (start, end.min(source_len as usize))
                 })
                 .collect()
@@ -135,7 +137,9 @@ impl RgbImage {
     /// bytes for about the same time (the bench's peer rows print the bytes).
     pub fn encode_png(&self) -> Result<Vec<u8>, Refusal> {
         let mut out = Vec::with_capacity(self.data.len() / 8);
-        let fail = |e: png::EncodingError| Refusal::backend_unavailable(format!("PNG encoding failed: {e}"));
+        let fail = |e: png::EncodingError| {
+            Refusal::backend_unavailable(format!("PNG encoding failed: {e}"))
+        };
         let mut encoder = png::Encoder::new(&mut out, self.width, self.height);
         encoder.set_color(png::ColorType::Rgb);
         encoder.set_depth(png::BitDepth::Eight);
@@ -148,7 +152,8 @@ impl RgbImage {
 
     /// Decodes an 8-bit RGB or RGBA PNG (for tests and tools reading frames back).
     pub fn decode_png(bytes: &[u8]) -> Result<RgbImage, Refusal> {
-        let fail = |e: png::DecodingError| Refusal::invalid_argument(format!("not a readable PNG: {e}"));
+        let fail =
+            |e: png::DecodingError| Refusal::invalid_argument(format!("not a readable PNG: {e}"));
         let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
         decoder.set_transformations(png::Transformations::normalize_to_color8());
         let mut reader = decoder.read_info().map_err(fail)?;
@@ -156,8 +161,15 @@ impl RgbImage {
         let info = reader.next_frame(&mut buffer).map_err(fail)?;
         let data = match info.color_type {
             png::ColorType::Rgb => buffer[..info.buffer_size()].to_vec(),
-            png::ColorType::Rgba => buffer[..info.buffer_size()].chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect(),
-            other => return Err(Refusal::invalid_argument(format!("PNG colour type {other:?} is not RGB"))),
+            png::ColorType::Rgba => buffer[..info.buffer_size()]
+                .chunks_exact(4)
+                .flat_map(|p| [p[0], p[1], p[2]])
+                .collect(),
+            other => {
+                return Err(Refusal::invalid_argument(format!(
+                    "PNG colour type {other:?} is not RGB"
+                )))
+            }
         };
         Ok(RgbImage { width: info.width, height: info.height, data })
     }

@@ -25,7 +25,8 @@ pub mod sync;
 pub mod unsupported;
 
 use glovebox_model::{
-    AccessibilityTree, Action, CaptureLimits, Desktop, DisplaySelection, ElementId, Frame, FrameId, Monitor, Point, TreeBudget, WindowId, WindowInfo, WindowRef,
+    AccessibilityTree, Action, CaptureLimits, Desktop, DisplaySelection, ElementId, Frame, FrameId,
+    Monitor, Point, TreeBudget, WindowId, WindowInfo, WindowRef,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -55,7 +56,11 @@ pub trait ScreenCapture {
     /// One window's client area, cropped to its measured geometry, holding
     /// that window's pixels alone: whatever other windows cover is black
     /// and listed in the frame's `occluded`.
-    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, BackendError>;
+    fn capture_window(
+        &self,
+        window: &WindowRef,
+        limits: CaptureLimits,
+    ) -> Result<Capture, BackendError>;
 
     /// Whether this desktop's pixels can be read at all. Where they cannot,
     /// the host makes every grant accessibility-only and says why.
@@ -66,7 +71,12 @@ pub trait ScreenCapture {
     /// A composite of the selected displays with black gaps between them,
     /// and black wherever one of the `hidden` windows shows (listed in the
     /// frame's `occluded`).
-    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[WindowId]) -> Result<Capture, BackendError>;
+    fn capture_desktop(
+        &self,
+        selection: &DisplaySelection,
+        limits: CaptureLimits,
+        hidden: &[WindowId],
+    ) -> Result<Capture, BackendError>;
 }
 
 /// Reads windows' accessibility trees.
@@ -74,13 +84,22 @@ pub trait AccessibilitySource {
     /// The tree of `window` as measured by a [`WindowSource`], within
     /// `budget`. A window without an accessible is fidelity `none`, not an
     /// error and never an empty tree.
-    fn inspect(&self, window: &WindowInfo, budget: TreeBudget) -> Result<AccessibilityTree, BackendError>;
+    fn inspect(
+        &self,
+        window: &WindowInfo,
+        budget: TreeBudget,
+    ) -> Result<AccessibilityTree, BackendError>;
 
     /// The value of element `id` of `window` (its text, at most
     /// `max_chars` characters, or its number), read now. A password
     /// field's is never read (`SecureInput`); an element without a value
     /// is `NotActionable`.
-    fn read_value(&self, window: &WindowInfo, id: ElementId, max_chars: usize) -> Result<glovebox_model::ElementValue, BackendError>;
+    fn read_value(
+        &self,
+        window: &WindowInfo,
+        id: ElementId,
+        max_chars: usize,
+    ) -> Result<glovebox_model::ElementValue, BackendError>;
 
     /// Starts collecting the accessibility events of `window`'s
     /// application, before an input is delivered to it, so that
@@ -112,7 +131,11 @@ pub struct SettleLimits {
 
 impl SettleLimits {
     /// No wait: ends a watch whose input was never delivered.
-    pub const NOW: SettleLimits = SettleLimits { first_event: std::time::Duration::ZERO, quiet_gap: std::time::Duration::ZERO, cap: std::time::Duration::ZERO };
+    pub const NOW: SettleLimits = SettleLimits {
+        first_event: std::time::Duration::ZERO,
+        quiet_gap: std::time::Duration::ZERO,
+        cap: std::time::Duration::ZERO,
+    };
 }
 
 /// What an application's events said after an input.
@@ -189,7 +212,17 @@ impl Delivery {
 }
 
 /// What the application said of an input glovebox delivered.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Receipt {
     /// Sent; its effect shows in the next look.
@@ -234,7 +267,13 @@ pub trait InputSink {
     /// Delivers `action` to `window` within `reach`. `targets` are the
     /// action's targets in its order (a drag has two), as the host resolved
     /// them against the window's newest frame.
-    fn deliver(&self, window: &WindowInfo, action: &Action, targets: &[ResolvedTarget], reach: Reach) -> Result<Delivery, BackendError>;
+    fn deliver(
+        &self,
+        window: &WindowInfo,
+        action: &Action,
+        targets: &[ResolvedTarget],
+        reach: Reach,
+    ) -> Result<Delivery, BackendError>;
 }
 
 /// What launching an application by name would run.
@@ -281,7 +320,11 @@ pub trait AppLauncher {
     /// Puts the user's window `user` back in front (active, and above the
     /// new window) if the window manager gave `started` either on its
     /// launch. Returns whether anything had to be put back.
-    fn hand_back(&self, user: glovebox_model::WindowId, started: glovebox_model::WindowId) -> Result<bool, BackendError>;
+    fn hand_back(
+        &self,
+        user: glovebox_model::WindowId,
+        started: glovebox_model::WindowId,
+    ) -> Result<bool, BackendError>;
 }
 
 /// The platform pieces the host works through, as the platform crate
@@ -320,13 +363,20 @@ pub trait AgentScreen: Send + Sync {
     fn running(&self) -> bool;
     /// The whole screen with `hidden` windows blacked out, or `None` while
     /// no agent display runs (it is never started just to be looked at).
-    fn view(&self, limits: CaptureLimits, hidden: &[WindowId]) -> Option<Result<Capture, BackendError>>;
+    fn view(
+        &self,
+        limits: CaptureLimits,
+        hidden: &[WindowId],
+    ) -> Option<Result<Capture, BackendError>>;
 }
 
 #[cfg(feature = "fake")]
 impl Backends {
     /// Every backend from the fake desktop (tests of policy and loops).
-    pub fn of_fake_desktop(desktop: std::sync::Arc<fake::FakeDesktop>, processes: std::sync::Arc<dyn process::ProcessTable>) -> Backends {
+    pub fn of_fake_desktop(
+        desktop: std::sync::Arc<fake::FakeDesktop>,
+        processes: std::sync::Arc<dyn process::ProcessTable>,
+    ) -> Backends {
         Backends {
             windows: desktop.clone(),
             capture: desktop.clone(),
@@ -380,5 +430,8 @@ pub fn next_frame_id() -> FrameId {
 
 /// Milliseconds since the Unix epoch, for frame timestamps.
 pub fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }

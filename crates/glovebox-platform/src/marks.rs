@@ -65,7 +65,12 @@ fn text(image: &mut RgbImage, at: Rect, label: &str) {
         for (row, bits) in glyph(c).iter().enumerate() {
             for col in 0..3 {
                 if bits & (0b100 >> col) != 0 {
-                    let cell = Rect::new(x + (col * CELL) as i32, at.y + PAD as i32 + (row as u32 * CELL) as i32, CELL, CELL);
+                    let cell = Rect::new(
+                        x + (col * CELL) as i32,
+                        at.y + PAD as i32 + (row as u32 * CELL) as i32,
+                        CELL,
+                        CELL,
+                    );
                     image.fill(cell, TEXT_RGB);
                 }
             }
@@ -91,14 +96,24 @@ pub fn draw_marks(image: &mut RgbImage, marks: &[(ElementId, Rect)]) -> Vec<Plac
             Rect::new(rect.x, rect.y + rect.height as i32, w, h),
             Rect::new(rect.x + rect.width as i32 - w as i32, rect.y - h as i32, w, h),
         ];
-        let inside = |c: &Rect| c.x >= 0 && c.y >= 0 && c.x + c.width as i32 <= image.width as i32 && c.y + c.height as i32 <= image.height as i32;
+        let inside = |c: &Rect| {
+            c.x >= 0
+                && c.y >= 0
+                && c.x + c.width as i32 <= image.width as i32
+                && c.y + c.height as i32 <= image.height as i32
+        };
         let free = |c: &Rect| placed.iter().all(|p| !overlaps(p.label, *c));
-        let label = candidates.iter().find(|c| inside(c) && free(c)).or_else(|| candidates.iter().find(|c| inside(c))).copied().unwrap_or(Rect::new(
-            rect.x.clamp(0, image.width.saturating_sub(w) as i32),
-            rect.y.clamp(0, image.height.saturating_sub(h) as i32),
-            w,
-            h,
-        ));
+        let label = candidates
+            .iter()
+            .find(|c| inside(c) && free(c))
+            .or_else(|| candidates.iter().find(|c| inside(c)))
+            .copied()
+            .unwrap_or(Rect::new(
+                rect.x.clamp(0, image.width.saturating_sub(w) as i32),
+                rect.y.clamp(0, image.height.saturating_sub(h) as i32),
+                w,
+                h,
+            ));
         outline(image, rect);
         placed.push(PlacedMark { id, rect, label });
     }
@@ -117,13 +132,20 @@ mod tests {
     #[test]
     fn boxes_outline_their_elements_and_labels_do_not_overlap() {
         let mut image = RgbImage::black(Size { width: 200, height: 120 });
-        let marks = [(ElementId(1), Rect::new(20, 30, 60, 20)), (ElementId(2), Rect::new(30, 32, 60, 20)), (ElementId(34), Rect::new(100, 0, 50, 40))];
+        let marks = [
+            (ElementId(1), Rect::new(20, 30, 60, 20)),
+            (ElementId(2), Rect::new(30, 32, 60, 20)),
+            (ElementId(34), Rect::new(100, 0, 50, 40)),
+        ];
         let placed = draw_marks(&mut image, &marks);
         assert_eq!(placed.len(), 3);
         for p in &placed {
             let r = p.rect;
             // Edges in the mark colour (where no label lies over them).
-            let on_edge = [(r.x, r.y + r.height as i32 / 2), (r.x + r.width as i32 - 1, r.y + r.height as i32 - 1)];
+            let on_edge = [
+                (r.x, r.y + r.height as i32 / 2),
+                (r.x + r.width as i32 - 1, r.y + r.height as i32 - 1),
+            ];
             for (x, y) in on_edge {
                 if placed.iter().all(|q| !q.label.contains(glovebox_model::Point { x, y })) {
                     assert_eq!(image.pixel(x as u32, y as u32), MARK_RGB, "{p:?} at {x},{y}");

@@ -86,7 +86,9 @@ impl Route {
     /// The route that carried the input, without what was said of where.
     pub fn base(&self) -> &Route {
         match self {
-            Route::On(route, _) | Route::OnAgentDisplay(route) | Route::MenuHoldsKeyboard(route) => route.base(),
+            Route::On(route, _)
+            | Route::OnAgentDisplay(route)
+            | Route::MenuHoldsKeyboard(route) => route.base(),
             Route::Shortcut { route, .. } => route.base(),
             other => other,
         }
@@ -108,7 +110,9 @@ impl fmt::Display for AccessibleCall {
             AccessibleCall::SetValue => f.write_str("Value.CurrentValue"),
             AccessibleCall::SelectChild => f.write_str("Selection.SelectChild"),
             AccessibleCall::SelectChildOfParent => f.write_str("Selection.SelectChild(parent)"),
-            AccessibleCall::GrabFocusThenSelect => f.write_str("Component.GrabFocus+Selection.SelectChild"),
+            AccessibleCall::GrabFocusThenSelect => {
+                f.write_str("Component.GrabFocus+Selection.SelectChild")
+            }
         }
     }
 }
@@ -129,7 +133,9 @@ impl fmt::Display for Route {
                 write!(f, "{route} on the {role} \"{name}\" bound to {combo} (the application's own shortcut)")
             }
             Route::OnAgentDisplay(route) => write!(f, "{route} on the agent display"),
-            Route::MenuHoldsKeyboard(route) => write!(f, "{route}; the menu it opened holds the keyboard until it closes"),
+            Route::MenuHoldsKeyboard(route) => {
+                write!(f, "{route}; the menu it opened holds the keyboard until it closes")
+            }
             Route::Unanswered { method } => write!(f, "at-spi:{method} (sent; no reply yet)"),
         }
     }
@@ -150,16 +156,37 @@ mod tests {
         let click = Route::Accessible(AccessibleCall::Action("click".into()));
         assert_eq!(click.to_string(), "at-spi:DoAction(click)");
         assert_eq!(
-            Route::On(Box::new(Route::Accessible(AccessibleCall::GrabFocusThenSelect)), Relative::Parent).to_string(),
+            Route::On(
+                Box::new(Route::Accessible(AccessibleCall::GrabFocusThenSelect)),
+                Relative::Parent
+            )
+            .to_string(),
             "at-spi:Component.GrabFocus+Selection.SelectChild on the parent"
         );
-        assert_eq!(Route::ThenKeys(Box::new(click.clone())).to_string(), "at-spi:DoAction(click)+x11:SendEvent(keys)");
-        assert_eq!(Route::OnAgentDisplay(Box::new(Route::DeviceEvents)).to_string(), "x11:XTest on the agent display");
-        let shortcut = Route::Shortcut { route: Box::new(click.clone()), role: Role::MenuItem, name: "Save".into(), combo: "ctrl+s".parse().unwrap() };
+        assert_eq!(
+            Route::ThenKeys(Box::new(click.clone())).to_string(),
+            "at-spi:DoAction(click)+x11:SendEvent(keys)"
+        );
+        assert_eq!(
+            Route::OnAgentDisplay(Box::new(Route::DeviceEvents)).to_string(),
+            "x11:XTest on the agent display"
+        );
+        let shortcut = Route::Shortcut {
+            route: Box::new(click.clone()),
+            role: Role::MenuItem,
+            name: "Save".into(),
+            combo: "ctrl+s".parse().unwrap(),
+        };
         assert_eq!(shortcut.to_string(), "at-spi:DoAction(click) on the menu item \"Save\" bound to ctrl+s (the application's own shortcut)");
         assert_eq!(shortcut.base(), &click);
         assert!(shortcut.is_accessible() && !Route::WindowEvents.is_accessible());
-        assert_eq!(Route::Unanswered { method: "DoAction" }.to_string(), "at-spi:DoAction (sent; no reply yet)");
-        assert_eq!(serde_json::to_value(Route::WindowEvents).unwrap(), serde_json::json!("x11:SendEvent"));
+        assert_eq!(
+            Route::Unanswered { method: "DoAction" }.to_string(),
+            "at-spi:DoAction (sent; no reply yet)"
+        );
+        assert_eq!(
+            serde_json::to_value(Route::WindowEvents).unwrap(),
+            serde_json::json!("x11:SendEvent")
+        );
     }
 }

@@ -4,7 +4,9 @@
 use crate::doctor::{Check, DoctorReport, SessionType};
 use crate::error::{BackendError, BackendErrorKind};
 use crate::{AccessibilitySource, Capabilities, Capture, ScreenCapture, Support, WindowSource};
-use glovebox_model::{AccessibilityTree, CaptureLimits, DisplaySelection, Monitor, TreeBudget, WindowInfo, WindowRef};
+use glovebox_model::{
+    AccessibilityTree, CaptureLimits, DisplaySelection, Monitor, TreeBudget, WindowInfo, WindowRef,
+};
 
 /// Answers `COMPUTER_PLATFORM_UNSUPPORTED` from every operation.
 #[derive(Debug, Clone)]
@@ -21,7 +23,10 @@ impl UnsupportedPlatform {
 
     /// The refusal every operation answers, naming the platform.
     pub fn error(&self) -> BackendError {
-        BackendError::new(BackendErrorKind::Unsupported, format!("glovebox has no backend for {} yet; only Linux/X11 is supported", self.os))
+        BackendError::new(
+            BackendErrorKind::Unsupported,
+            format!("glovebox has no backend for {} yet; only Linux/X11 is supported", self.os),
+        )
     }
 
     /// Every capability missing, each with the refusal's message as its reason.
@@ -41,7 +46,11 @@ impl UnsupportedPlatform {
         DoctorReport {
             platform: self.os.to_owned(),
             session: SessionType::Unsupported,
-            checks: vec![Check::missing("backend", self.error().to_string(), &["every capture, listing and input operation"])],
+            checks: vec![Check::missing(
+                "backend",
+                self.error().to_string(),
+                &["every capture, listing and input operation"],
+            )],
         }
     }
 }
@@ -61,7 +70,12 @@ impl ScreenCapture for UnsupportedPlatform {
         Err(self.error())
     }
 
-    fn capture_desktop(&self, _: &DisplaySelection, _: CaptureLimits, _: &[glovebox_model::WindowId]) -> Result<Capture, BackendError> {
+    fn capture_desktop(
+        &self,
+        _: &DisplaySelection,
+        _: CaptureLimits,
+        _: &[glovebox_model::WindowId],
+    ) -> Result<Capture, BackendError> {
         Err(self.error())
     }
 }
@@ -71,7 +85,12 @@ impl AccessibilitySource for UnsupportedPlatform {
         Err(self.error())
     }
 
-    fn read_value(&self, _: &WindowInfo, _: glovebox_model::ElementId, _: usize) -> Result<glovebox_model::ElementValue, BackendError> {
+    fn read_value(
+        &self,
+        _: &WindowInfo,
+        _: glovebox_model::ElementId,
+        _: usize,
+    ) -> Result<glovebox_model::ElementValue, BackendError> {
         Err(self.error())
     }
 
@@ -93,8 +112,11 @@ mod tests {
     #[test]
     fn every_operation_names_the_platform() {
         let p = UnsupportedPlatform { os: "macos" };
-        let errors =
-            [p.list_windows().unwrap_err(), p.monitors().unwrap_err(), p.capture_desktop(&DisplaySelection::All, CaptureLimits::default(), &[]).unwrap_err()];
+        let errors = [
+            p.list_windows().unwrap_err(),
+            p.monitors().unwrap_err(),
+            p.capture_desktop(&DisplaySelection::All, CaptureLimits::default(), &[]).unwrap_err(),
+        ];
         for e in errors {
             assert_eq!(e.kind, crate::BackendErrorKind::Unsupported);
             assert!(e.message.contains("macos"));

@@ -26,7 +26,11 @@ pub fn wait_until<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
 /// A title unique within this test process.
 pub fn unique_title(prefix: &str) -> String {
     static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    format!("{prefix} {}-{}", std::process::id(), N.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    format!(
+        "{prefix} {}-{}",
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
 }
 
 /// Which fixture app to run.
@@ -78,14 +82,23 @@ impl Fixture {
     }
 
     /// Starts a fixture of `kind` titled `title` and waits until it reports ready.
-    pub fn launch_kind(sandbox: &impl Desktop, kind: FixtureKind, title: &str, args: &[&str]) -> Fixture {
+    pub fn launch_kind(
+        sandbox: &impl Desktop,
+        kind: FixtureKind,
+        title: &str,
+        args: &[&str],
+    ) -> Fixture {
         let dir = sandbox.runtime_dir().join(format!("fixture-{}", title.replace([' ', '/'], "_")));
         std::fs::create_dir_all(&dir).expect("fixture directory");
         let (state_path, control_path) = (dir.join("state.json"), dir.join("control"));
         let mut command = match kind {
             FixtureKind::XTerm => {
                 let mut c = sandbox.command("xterm".as_ref());
-                c.args(["-T", title, "-geometry", "80x24+0+0"]).args(args).arg("-e").arg("/usr/bin/python3").arg(kind.script());
+                c.args(["-T", title, "-geometry", "80x24+0+0"])
+                    .args(args)
+                    .arg("-e")
+                    .arg("/usr/bin/python3")
+                    .arg(kind.script());
                 c
             }
             FixtureKind::Chromium | FixtureKind::Firefox => {
@@ -114,10 +127,15 @@ impl Fixture {
             .expect("python3 with GTK3 (python3-gi, gir1.2-gtk-3.0)");
         let fixture = Fixture { child, title: title.to_owned(), state_path, control_path };
         // A browser with a fresh profile takes far longer to start than a toolkit app.
-        let patience = if matches!(kind, FixtureKind::Chromium | FixtureKind::Firefox) { 4 } else { 1 };
+        let patience =
+            if matches!(kind, FixtureKind::Chromium | FixtureKind::Firefox) { 4 } else { 1 };
         let deadline = Instant::now() + FIXTURE_TIMEOUT * patience;
         while !fixture.state().is_some_and(|s| s["ready"] == true) {
-            assert!(Instant::now() < deadline, "timed out waiting for fixture {title:?} ready: {:?}", fixture.state());
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for fixture {title:?} ready: {:?}",
+                fixture.state()
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         fixture
@@ -145,14 +163,21 @@ impl Fixture {
             if let Some(state) = state.as_ref().filter(|s| predicate(s)) {
                 return state.clone();
             }
-            assert!(Instant::now() < deadline, "timed out waiting for {what} in fixture {:?}; it last said {state:?}", self.title);
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what} in fixture {:?}; it last said {state:?}",
+                self.title
+            );
             std::thread::sleep(Duration::from_millis(25));
         }
     }
 
     /// Sends one control command (see the fixture's docstring).
     pub fn send(&self, command: Value) {
-        let mut fifo = std::fs::OpenOptions::new().write(true).open(&self.control_path).expect("fixture control FIFO");
+        let mut fifo = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&self.control_path)
+            .expect("fixture control FIFO");
         writeln!(fifo, "{command}").expect("writing to the fixture");
     }
 

@@ -93,13 +93,23 @@ pub struct Sandbox {
 
 pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(15);
 
-pub(crate) fn require(program: &'static str, package: &'static str) -> Result<PathBuf, SandboxError> {
+pub(crate) fn require(
+    program: &'static str,
+    package: &'static str,
+) -> Result<PathBuf, SandboxError> {
     let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|candidate| candidate.is_file()).ok_or(SandboxError::MissingProgram { program, package })
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+        .ok_or(SandboxError::MissingProgram { program, package })
 }
 
 /// Reads one line from a child's stdout, giving up after `timeout`.
-fn read_line_within(stdout: impl Read + Send + 'static, timeout: Duration, what: &'static str) -> Result<String, SandboxError> {
+fn read_line_within(
+    stdout: impl Read + Send + 'static,
+    timeout: Duration,
+    what: &'static str,
+) -> Result<String, SandboxError> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut reader = BufReader::new(stdout);
@@ -111,9 +121,13 @@ fn read_line_within(stdout: impl Read + Send + 'static, timeout: Duration, what:
     });
     match rx.recv_timeout(timeout) {
         Ok(Ok(line)) if !line.trim().is_empty() => Ok(line.trim().to_owned()),
-        Ok(Ok(_)) => Err(SandboxError::NotReady { what, detail: "it exited before reporting".into() }),
+        Ok(Ok(_)) => {
+            Err(SandboxError::NotReady { what, detail: "it exited before reporting".into() })
+        }
         Ok(Err(e)) => Err(SandboxError::NotReady { what, detail: e.to_string() }),
-        Err(_) => Err(SandboxError::NotReady { what, detail: format!("no answer within {timeout:?}") }),
+        Err(_) => {
+            Err(SandboxError::NotReady { what, detail: format!("no answer within {timeout:?}") })
+        }
     }
 }
 
@@ -139,7 +153,11 @@ pub(crate) fn watchdog(group: u32, dirs: &[&Path]) -> Result<(Child, ChildStdin)
 
 /// Ends process group `group` (TERM, then KILL after two seconds), reaps
 /// `children` and tells the watchdog it is done.
-pub(crate) fn end_group(group: u32, children: &mut Vec<Child>, watchdog: Option<(Child, ChildStdin)>) {
+pub(crate) fn end_group(
+    group: u32,
+    children: &mut Vec<Child>,
+    watchdog: Option<(Child, ChildStdin)>,
+) {
     if let Some(group) = rustix::process::Pid::from_raw(group as i32) {
         let _ = rustix::process::kill_process_group(group, rustix::process::Signal::TERM);
         let deadline = Instant::now() + Duration::from_secs(2);
@@ -163,7 +181,11 @@ pub(crate) fn end_group(group: u32, children: &mut Vec<Child>, watchdog: Option<
 
 /// A private session bus in `runtime_dir`, in process group `group`, with
 /// `env`; returns the daemon and its address.
-pub(crate) fn start_bus(runtime_dir: &Path, group: u32, env: Vec<(String, String)>) -> Result<(Child, String), SandboxError> {
+pub(crate) fn start_bus(
+    runtime_dir: &Path,
+    group: u32,
+    env: Vec<(String, String)>,
+) -> Result<(Child, String), SandboxError> {
     let dbus = require("dbus-daemon", "dbus-daemon")?;
     let mut bus_child = Command::new(&dbus)
         .args(["--session", "--nofork", "--nosyslog", "--print-address=1"])
@@ -194,7 +216,13 @@ pub(crate) fn start_bus(runtime_dir: &Path, group: u32, env: Vec<(String, String
 /// browsers stay dark, which their tests report.
 pub(crate) fn announce_assistive_technology(mut dbus_send: Command) {
     let set = dbus_send
-        .args(["--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties.Set"])
+        .args([
+            "--session",
+            "--print-reply",
+            "--dest=org.a11y.Bus",
+            "/org/a11y/bus",
+            "org.freedesktop.DBus.Properties.Set",
+        ])
         .args(["string:org.a11y.Status", "string:IsEnabled", "variant:boolean:true"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -234,9 +262,13 @@ impl Desktop for Sandbox {
 
 pub(crate) fn unique_runtime_dir() -> Result<PathBuf, SandboxError> {
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("glovebox-sandbox-{}-{n}-{nanos:x}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("glovebox-sandbox-{}-{n}-{nanos:x}", std::process::id()));
     std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
     Ok(dir)
 }
@@ -264,7 +296,8 @@ impl Sandbox {
     fn start_once(options: &SandboxOptions) -> Result<Sandbox, SandboxError> {
         let xvfb = require("Xvfb", "xvfb")?;
         require("dbus-daemon", "dbus-daemon")?;
-        let openbox = if options.window_manager { Some(require("openbox", "openbox")?) } else { None };
+        let openbox =
+            if options.window_manager { Some(require("openbox", "openbox")?) } else { None };
         let runtime_dir = unique_runtime_dir()?;
 
         let mut xvfb_child = Command::new(&xvfb)
@@ -277,7 +310,14 @@ impl Sandbox {
             .spawn()
             .map_err(|source| SandboxError::Spawn { program: "Xvfb", source })?;
         let process_group = xvfb_child.id();
-        let mut sandbox = Sandbox { display: String::new(), bus_address: String::new(), runtime_dir, process_group, children: vec![], watchdog: None };
+        let mut sandbox = Sandbox {
+            display: String::new(),
+            bus_address: String::new(),
+            runtime_dir,
+            process_group,
+            children: vec![],
+            watchdog: None,
+        };
         let stdout = xvfb_child.stdout.take().expect("piped");
         sandbox.children.push(xvfb_child);
         sandbox.start_watchdog()?;
@@ -285,7 +325,8 @@ impl Sandbox {
         sandbox.display = format!(":{number}");
         sandbox.check_socket()?;
 
-        let (bus_child, bus_address) = start_bus(&sandbox.runtime_dir, process_group, sandbox.env())?;
+        let (bus_child, bus_address) =
+            start_bus(&sandbox.runtime_dir, process_group, sandbox.env())?;
         sandbox.children.push(bus_child);
         sandbox.bus_address = bus_address;
         announce_assistive_technology(sandbox.command("dbus-send"));
@@ -311,7 +352,8 @@ impl Sandbox {
     }
 
     fn check_socket(&self) -> Result<(), SandboxError> {
-        let path = PathBuf::from(format!("/tmp/.X11-unix/X{}", self.display.trim_start_matches(':')));
+        let path =
+            PathBuf::from(format!("/tmp/.X11-unix/X{}", self.display.trim_start_matches(':')));
         match std::fs::symlink_metadata(&path) {
             Ok(_) => Ok(()),
             Err(_) => Err(SandboxError::SocketLost { display: self.display.clone(), path }),
@@ -322,7 +364,10 @@ impl Sandbox {
     /// private desktop. Torn down by the watchdog when the process exits.
     pub fn shared() -> &'static Sandbox {
         static SHARED: OnceLock<Sandbox> = OnceLock::new();
-        SHARED.get_or_init(|| Sandbox::start(SandboxOptions::default()).unwrap_or_else(|e| panic!("sandbox desktop: {e}")))
+        SHARED.get_or_init(|| {
+            Sandbox::start(SandboxOptions::default())
+                .unwrap_or_else(|e| panic!("sandbox desktop: {e}"))
+        })
     }
 
     /// [`Sandbox::shared`] and this test's turn on it: tests that watch the
@@ -343,8 +388,15 @@ impl Sandbox {
         loop {
             match monitors::window_manager_name(&self.display) {
                 Ok(Some(_)) => return Ok(()),
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
-                Ok(None) => return Err(SandboxError::NotReady { what: "openbox", detail: "no _NET_SUPPORTING_WM_CHECK".into() }),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Ok(None) => {
+                    return Err(SandboxError::NotReady {
+                        what: "openbox",
+                        detail: "no _NET_SUPPORTING_WM_CHECK".into(),
+                    })
+                }
                 Err(e) => return Err(self.check_socket().err().unwrap_or(e)),
             }
         }
@@ -390,7 +442,10 @@ impl Sandbox {
     /// A command that runs inside this desktop and is ended with it.
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut command = Command::new(program);
-        command.env_remove("WAYLAND_DISPLAY").envs(self.env()).process_group(self.process_group as i32);
+        command
+            .env_remove("WAYLAND_DISPLAY")
+            .envs(self.env())
+            .process_group(self.process_group as i32);
         command
     }
 
@@ -479,7 +534,19 @@ impl<D: Desktop> Desktop for InRoot<'_, D> {
     fn command(&self, program: &std::ffi::OsStr) -> Command {
         let mut command = self.desktop.command("bwrap".as_ref());
         command.arg("--bind").arg(&self.root).arg("/");
-        command.args(["--bind", "/tmp", "/tmp", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/sys", "/sys", "--die-with-parent"]);
+        command.args([
+            "--bind",
+            "/tmp",
+            "/tmp",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--ro-bind",
+            "/sys",
+            "/sys",
+            "--die-with-parent",
+        ]);
         for dir in &self.binds {
             command.arg("--ro-bind").arg(dir).arg(dir);
         }

@@ -29,14 +29,19 @@ fn connect(display: &str) -> Result<(x11rb::rust_connection::RustConnection, usi
 /// The real pointer in root coordinates.
 pub(crate) fn pointer(display: &str) -> Result<(i16, i16), SandboxError> {
     let (conn, screen) = connect(display)?;
-    let reply = conn.query_pointer(conn.setup().roots[screen].root).map_err(x11_error)?.reply().map_err(x11_error)?;
+    let reply = conn
+        .query_pointer(conn.setup().roots[screen].root)
+        .map_err(x11_error)?
+        .reply()
+        .map_err(x11_error)?;
     Ok((reply.root_x, reply.root_y))
 }
 
 /// Moves the real pointer to `(x, y)` in root coordinates; done when this returns.
 pub(crate) fn warp_pointer(display: &str, x: i16, y: i16) -> Result<(), SandboxError> {
     let (conn, screen) = connect(display)?;
-    conn.warp_pointer(x11rb::NONE, conn.setup().roots[screen].root, 0, 0, 0, 0, x, y).map_err(x11_error)?;
+    conn.warp_pointer(x11rb::NONE, conn.setup().roots[screen].root, 0, 0, 0, 0, x, y)
+        .map_err(x11_error)?;
     // A round trip: the server has applied the warp once it answers.
     conn.get_input_focus().map_err(x11_error)?.reply().map_err(x11_error)?;
     Ok(())
@@ -48,14 +53,33 @@ pub(crate) fn warp_pointer(display: &str, x: i16, y: i16) -> Result<(), SandboxE
 pub(crate) fn window_manager_name(display: &str) -> Result<Option<String>, SandboxError> {
     let (conn, screen) = connect(display)?;
     let root = conn.setup().roots[screen].root;
-    let masks = conn.get_window_attributes(root).map_err(x11_error)?.reply().map_err(x11_error)?.all_event_masks;
+    let masks = conn
+        .get_window_attributes(root)
+        .map_err(x11_error)?
+        .reply()
+        .map_err(x11_error)?
+        .all_event_masks;
     if !masks.contains(x11rb::protocol::xproto::EventMask::SUBSTRUCTURE_REDIRECT) {
         return Ok(None);
     }
-    let check = conn.intern_atom(false, b"_NET_SUPPORTING_WM_CHECK").map_err(x11_error)?.reply().map_err(x11_error)?.atom;
-    let reply = conn.get_property(false, root, check, AtomEnum::WINDOW, 0, 1).map_err(x11_error)?.reply().map_err(x11_error)?;
+    let check = conn
+        .intern_atom(false, b"_NET_SUPPORTING_WM_CHECK")
+        .map_err(x11_error)?
+        .reply()
+        .map_err(x11_error)?
+        .atom;
+    let reply = conn
+        .get_property(false, root, check, AtomEnum::WINDOW, 0, 1)
+        .map_err(x11_error)?
+        .reply()
+        .map_err(x11_error)?;
     let Some(wm_window) = reply.value32().and_then(|mut v| v.next()) else { return Ok(None) };
-    let name_atom = conn.intern_atom(false, b"_NET_WM_NAME").map_err(x11_error)?.reply().map_err(x11_error)?.atom;
+    let name_atom = conn
+        .intern_atom(false, b"_NET_WM_NAME")
+        .map_err(x11_error)?
+        .reply()
+        .map_err(x11_error)?
+        .atom;
     let name = conn
         .get_property(false, wm_window, name_atom, AtomEnum::ANY, 0, 64)
         .map_err(x11_error)?
@@ -68,13 +92,23 @@ pub(crate) fn window_manager_name(display: &str) -> Result<Option<String>, Sandb
 pub(crate) fn set_monitors(display: &str, monitors: &[MonitorSpec]) -> Result<(), SandboxError> {
     let (conn, screen) = connect(display)?;
     let root = conn.setup().roots[screen].root;
-    let existing = conn.randr_get_monitors(root, false).map_err(x11_error)?.reply().map_err(x11_error)?;
-    let resources = conn.randr_get_screen_resources_current(root).map_err(x11_error)?.reply().map_err(x11_error)?;
+    let existing =
+        conn.randr_get_monitors(root, false).map_err(x11_error)?.reply().map_err(x11_error)?;
+    let resources = conn
+        .randr_get_screen_resources_current(root)
+        .map_err(x11_error)?
+        .reply()
+        .map_err(x11_error)?;
     for old in existing.monitors.iter().filter(|m| !m.automatic) {
         conn.randr_delete_monitor(root, old.name).map_err(x11_error)?.check().map_err(x11_error)?;
     }
     for (index, spec) in monitors.iter().enumerate() {
-        let name = conn.intern_atom(false, spec.name.as_bytes()).map_err(x11_error)?.reply().map_err(x11_error)?.atom;
+        let name = conn
+            .intern_atom(false, spec.name.as_bytes())
+            .map_err(x11_error)?
+            .reply()
+            .map_err(x11_error)?
+            .atom;
         // The first monitor takes the screen's output, so the server stops
         // generating its automatic whole-screen monitor.
         let outputs = if index == 0 { resources.outputs.clone() } else { vec![] };

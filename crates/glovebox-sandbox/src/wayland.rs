@@ -12,7 +12,8 @@
 //! size they ask for, as on a stacking desktop.
 
 use crate::{
-    announce_assistive_technology, end_group, require, start_bus, unique_runtime_dir, watchdog, Desktop, SandboxError, HEADLESS_TOOLKITS, READY_TIMEOUT,
+    announce_assistive_technology, end_group, require, start_bus, unique_runtime_dir, watchdog,
+    Desktop, SandboxError, HEADLESS_TOOLKITS, READY_TIMEOUT,
 };
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::UnixStream;
@@ -32,7 +33,11 @@ pub struct WaylandOptions {
 
 impl Default for WaylandOptions {
     fn default() -> Self {
-        WaylandOptions { width: 1920, height: 1080, user: std::env::var("GLOVEBOX_WAYLAND_USER").ok().filter(|u| !u.is_empty()) }
+        WaylandOptions {
+            width: 1920,
+            height: 1080,
+            user: std::env::var("GLOVEBOX_WAYLAND_USER").ok().filter(|u| !u.is_empty()),
+        }
     }
 }
 
@@ -56,7 +61,9 @@ fn account(name: &str) -> Option<(u32, u32)> {
     let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
     passwd.lines().find_map(|line| {
         let fields: Vec<&str> = line.split(':').collect();
-        (fields.len() >= 4 && fields[0] == name).then(|| Some((fields[2].parse().ok()?, fields[3].parse().ok()?))).flatten()
+        (fields.len() >= 4 && fields[0] == name)
+            .then(|| Some((fields[2].parse().ok()?, fields[3].parse().ok()?)))
+            .flatten()
     })
 }
 
@@ -113,12 +120,17 @@ impl WaylandSandbox {
             .env("WLR_LIBINPUT_NO_DEVICES", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(std::fs::File::create(runtime_dir.join("sway.log")).map(Stdio::from).unwrap_or_else(|_| Stdio::null()))
+            .stderr(
+                std::fs::File::create(runtime_dir.join("sway.log"))
+                    .map(Stdio::from)
+                    .unwrap_or_else(|_| Stdio::null()),
+            )
             .process_group(0);
         if let Some((uid, gid)) = account {
             command.uid(uid).gid(gid);
         }
-        let compositor = command.spawn().map_err(|source| SandboxError::Spawn { program: "sway", source })?;
+        let compositor =
+            command.spawn().map_err(|source| SandboxError::Spawn { program: "sway", source })?;
         let process_group = compositor.id();
         let mut sandbox = WaylandSandbox {
             socket: PathBuf::new(),
@@ -130,7 +142,8 @@ impl WaylandSandbox {
             children: vec![compositor],
             watchdog: None,
         };
-        sandbox.watchdog = Some(watchdog(process_group, &[&sandbox.runtime_dir, &sandbox.compositor_dir])?);
+        sandbox.watchdog =
+            Some(watchdog(process_group, &[&sandbox.runtime_dir, &sandbox.compositor_dir])?);
         sandbox.wait_for_compositor()?;
         let (bus, address) = start_bus(&sandbox.runtime_dir, process_group, sandbox.env())?;
         sandbox.children.push(bus);
@@ -142,9 +155,18 @@ impl WaylandSandbox {
     fn wait_for_compositor(&mut self) -> Result<(), SandboxError> {
         let deadline = Instant::now() + READY_TIMEOUT;
         loop {
-            let names: Vec<PathBuf> = std::fs::read_dir(&self.compositor_dir)?.filter_map(Result::ok).map(|e| e.path()).collect();
+            let names: Vec<PathBuf> = std::fs::read_dir(&self.compositor_dir)?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .collect();
             let named = |test: &dyn Fn(&str) -> bool| {
-                names.iter().find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(test) && UnixStream::connect(p).is_ok()).cloned()
+                names
+                    .iter()
+                    .find(|p| {
+                        p.file_name().and_then(|n| n.to_str()).is_some_and(test)
+                            && UnixStream::connect(p).is_ok()
+                    })
+                    .cloned()
             };
             let socket = named(&|n| n.starts_with("wayland-") && !n.ends_with(".lock"));
             let ipc = named(&|n| n.starts_with("sway-ipc.") && n.ends_with(".sock"));
@@ -154,12 +176,19 @@ impl WaylandSandbox {
                 return Ok(());
             }
             if let Ok(Some(status)) = self.children[0].try_wait() {
-                let log = std::fs::read_to_string(self.runtime_dir.join("sway.log")).unwrap_or_default();
+                let log =
+                    std::fs::read_to_string(self.runtime_dir.join("sway.log")).unwrap_or_default();
                 let last: Vec<&str> = log.lines().rev().take(3).collect();
-                return Err(SandboxError::NotReady { what: "sway", detail: format!("it exited ({status}): {}", last.join(" | ")) });
+                return Err(SandboxError::NotReady {
+                    what: "sway",
+                    detail: format!("it exited ({status}): {}", last.join(" | ")),
+                });
             }
             if Instant::now() > deadline {
-                return Err(SandboxError::NotReady { what: "sway", detail: "no Wayland and IPC sockets".into() });
+                return Err(SandboxError::NotReady {
+                    what: "sway",
+                    detail: "no Wayland and IPC sockets".into(),
+                });
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -172,7 +201,10 @@ impl WaylandSandbox {
         static SHARED: std::sync::OnceLock<WaylandSandbox> = std::sync::OnceLock::new();
         static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
-        let sandbox = SHARED.get_or_init(|| WaylandSandbox::start(WaylandOptions::default()).unwrap_or_else(|e| panic!("Wayland sandbox desktop: {e}")));
+        let sandbox = SHARED.get_or_init(|| {
+            WaylandSandbox::start(WaylandOptions::default())
+                .unwrap_or_else(|e| panic!("Wayland sandbox desktop: {e}"))
+        });
         (sandbox, turn)
     }
 
@@ -230,10 +262,14 @@ impl WaylandSandbox {
 
     /// Runs one sway command through its IPC (`swaymsg`), e.g. to place a window.
     pub fn swaymsg(&self, args: &[&str]) -> Result<String, SandboxError> {
-        let output = self.command(require("swaymsg", "sway")?).args(args).stdin(Stdio::null()).output()?;
+        let output =
+            self.command(require("swaymsg", "sway")?).args(args).stdin(Stdio::null()).output()?;
         let text = String::from_utf8_lossy(&output.stdout).into_owned();
         if !output.status.success() {
-            return Err(SandboxError::NotReady { what: "swaymsg", detail: format!("{text}{}", String::from_utf8_lossy(&output.stderr)) });
+            return Err(SandboxError::NotReady {
+                what: "swaymsg",
+                detail: format!("{text}{}", String::from_utf8_lossy(&output.stderr)),
+            });
         }
         Ok(text)
     }

@@ -8,14 +8,21 @@ type Graph = Vec<(String, BTreeSet<String>)>;
 
 /// The table between the `dependencies` markers of ARCHITECTURE.md.
 pub fn table(markdown: &str) -> Result<Graph, String> {
-    let start = markdown.find("<!-- dependencies: begin -->").ok_or("no `<!-- dependencies: begin -->` marker")?;
-    let end = markdown.find("<!-- dependencies: end -->").ok_or("no `<!-- dependencies: end -->` marker")?;
+    let start = markdown
+        .find("<!-- dependencies: begin -->")
+        .ok_or("no `<!-- dependencies: begin -->` marker")?;
+    let end = markdown
+        .find("<!-- dependencies: end -->")
+        .ok_or("no `<!-- dependencies: end -->` marker")?;
     let rows = markdown.get(start..end).ok_or("the end marker comes before the begin marker")?;
     let mut graph = Graph::new();
     for line in rows.lines().filter(|l| l.starts_with('|')).skip(2) {
         let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
-        let [name, uses] = cells[..] else { return Err(format!("a row is not `| crate | uses |`: {line}")) };
-        let uses = uses.split(',').map(str::trim).filter(|u| !u.is_empty()).map(str::to_owned).collect();
+        let [name, uses] = cells[..] else {
+            return Err(format!("a row is not `| crate | uses |`: {line}"));
+        };
+        let uses =
+            uses.split(',').map(str::trim).filter(|u| !u.is_empty()).map(str::to_owned).collect();
         graph.push((name.to_owned(), uses));
     }
     Ok(graph)
@@ -30,7 +37,12 @@ pub fn real(metadata: &serde_json::Value) -> Result<BTreeMap<String, BTreeSet<St
     for package in packages {
         let name = package["name"].as_str().ok_or("a package without a name")?;
         let deps = package["dependencies"].as_array().into_iter().flatten();
-        let uses = deps.filter(|d| d["kind"].is_null()).filter_map(|d| d["name"].as_str()).filter(|d| names.contains(d)).map(str::to_owned).collect();
+        let uses = deps
+            .filter(|d| d["kind"].is_null())
+            .filter_map(|d| d["name"].as_str())
+            .filter(|d| names.contains(d))
+            .map(str::to_owned)
+            .collect();
         graph.insert(name.to_owned(), uses);
     }
     Ok(graph)
@@ -86,7 +98,11 @@ mod tests {
         let markdown = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
         let table = table(&markdown).unwrap();
         let found = differences(&table, &real(&metadata()).unwrap());
-        assert!(found.is_empty(), "ARCHITECTURE.md's dependency table and the manifests differ:\n{}", found.join("\n"));
+        assert!(
+            found.is_empty(),
+            "ARCHITECTURE.md's dependency table and the manifests differ:\n{}",
+            found.join("\n")
+        );
     }
 
     #[test]
@@ -97,11 +113,19 @@ mod tests {
         // The model gaining a dependency on the host: not in the table, and upwards.
         real.get_mut("glovebox-model").unwrap().insert("glovebox-host".into());
         let found = differences(&table, &real);
-        assert!(found.iter().any(|f| f.starts_with("glovebox-model: the manifest uses [\"glovebox-host\"]")), "{found:?}");
+        assert!(
+            found
+                .iter()
+                .any(|f| f.starts_with("glovebox-model: the manifest uses [\"glovebox-host\"]")),
+            "{found:?}"
+        );
         // The same edge written into the table too: still an arrow back up.
         let mut drawn = table.clone();
         drawn[0].1.insert("glovebox-host".into());
         let found = differences(&drawn, &real);
-        assert_eq!(found, vec!["glovebox-model uses glovebox-host, which is not below it in the table".to_owned()]);
+        assert_eq!(
+            found,
+            vec!["glovebox-model uses glovebox-host, which is not below it in the table".to_owned()]
+        );
     }
 }

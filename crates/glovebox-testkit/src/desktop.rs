@@ -21,13 +21,25 @@ pub struct Desktop {
 impl Desktop {
     pub fn now(host: &Host, sandbox: &Sandbox, sentinel: &Fixture) -> Desktop {
         // The agent display is glovebox's own: only the user's desktop is the user's.
-        let windows: Vec<_> = host.list_windows(None, 1).unwrap().windows.into_iter().filter(|w| w.window.desktop.is_user()).collect();
+        let windows: Vec<_> = host
+            .list_windows(None, 1)
+            .unwrap()
+            .windows
+            .into_iter()
+            .filter(|w| w.window.desktop.is_user())
+            .collect();
         let state = sentinel.state().unwrap();
         Desktop {
             pointer: sandbox.pointer().unwrap(),
             stacking: windows.iter().map(|w| w.window.id).collect(),
             focused: windows.iter().find(|w| w.window.focused).map(|w| w.window.id),
-            sentinel: serde_json::json!([state["values"], state["clicks"], state["keys"], state["pad"], state["window_active"]]),
+            sentinel: serde_json::json!([
+                state["values"],
+                state["clicks"],
+                state["keys"],
+                state["pad"],
+                state["window_active"]
+            ]),
         }
     }
 }
@@ -44,16 +56,35 @@ impl KeyboardGrab {
     /// Grabs the keyboard of `display`, waiting until the server grants it.
     pub fn take(display: &str) -> KeyboardGrab {
         use x11rb::connection::Connection as _;
-        use x11rb::protocol::xproto::{ConnectionExt as _, CreateWindowAux, GrabMode, GrabStatus, WindowClass};
+        use x11rb::protocol::xproto::{
+            ConnectionExt as _, CreateWindowAux, GrabMode, GrabStatus, WindowClass,
+        };
         use x11rb::wrapper::ConnectionExt as _;
         let (conn, screen) = x11rb::connect(Some(display)).unwrap();
         let root = conn.setup().roots[screen].root;
         let prompt = conn.generate_id().unwrap();
-        conn.create_window(0, prompt, root, 0, 0, 50, 50, 0, WindowClass::INPUT_OUTPUT, 0, &CreateWindowAux::new().override_redirect(1)).unwrap();
+        conn.create_window(
+            0,
+            prompt,
+            root,
+            0,
+            0,
+            50,
+            50,
+            0,
+            WindowClass::INPUT_OUTPUT,
+            0,
+            &CreateWindowAux::new().override_redirect(1),
+        )
+        .unwrap();
         conn.map_window(prompt).unwrap();
         conn.sync().unwrap();
         glovebox_sandbox::fixture::wait_until("grab", || {
-            let r = conn.grab_keyboard(false, prompt, x11rb::CURRENT_TIME, GrabMode::ASYNC, GrabMode::ASYNC).ok()?.reply().ok()?;
+            let r = conn
+                .grab_keyboard(false, prompt, x11rb::CURRENT_TIME, GrabMode::ASYNC, GrabMode::ASYNC)
+                .ok()?
+                .reply()
+                .ok()?;
             (r.status == GrabStatus::SUCCESS).then_some(())
         });
         KeyboardGrab { conn, prompt }

@@ -34,7 +34,12 @@ pub fn fake_world(name: &str) -> FakeWorldBuilder {
     config.approvals = glovebox_host::Approvals::allow_all();
     config.runtime_root = root.join("run");
     config.audit_path = root.join("audit.jsonl");
-    FakeWorldBuilder { screen: Rect::new(0, 0, 1920, 1080), windows: vec![], processes: None, config }
+    FakeWorldBuilder {
+        screen: Rect::new(0, 0, 1920, 1080),
+        windows: vec![],
+        processes: None,
+        config,
+    }
 }
 
 /// A window of a user's application on the fake desktop; its pixels are one
@@ -92,18 +97,32 @@ impl FakeWorldBuilder {
         let uid = current_uid();
         let processes = self.processes.unwrap_or_else(|| {
             let mut rows = vec![(std::process::id(), 1, uid, "/usr/bin/glovebox".to_owned())];
-            rows.extend(self.windows.iter().map(|w| (w.info.id.pid, 1, uid, format!("/usr/bin/{}", w.info.instance))));
-            DeclaredProcesses::new(rows.iter().map(|(pid, parent, uid, exe)| (*pid, *parent, *uid, exe.as_str())))
+            rows.extend(
+                self.windows
+                    .iter()
+                    .map(|w| (w.info.id.pid, 1, uid, format!("/usr/bin/{}", w.info.instance))),
+            );
+            DeclaredProcesses::new(
+                rows.iter().map(|(pid, parent, uid, exe)| (*pid, *parent, *uid, exe.as_str())),
+            )
         });
         let desktop = Arc::new(FakeDesktop::new(self.screen, monitors, self.windows));
         let audit_path = self.config.audit_path.clone();
-        FakeWorld { host: fake_host(desktop.clone(), processes, self.config).unwrap(), desktop, audit_path }
+        FakeWorld {
+            host: fake_host(desktop.clone(), processes, self.config).unwrap(),
+            desktop,
+            audit_path,
+        }
     }
 }
 
 /// A host over `desktop` with `processes`, for tests that keep one desktop
 /// across several hosts (another process table, another configuration, a
 /// host that must refuse to open).
-pub fn fake_host(desktop: Arc<FakeDesktop>, processes: DeclaredProcesses, config: HostConfig) -> Result<Host, glovebox_model::Refusal> {
+pub fn fake_host(
+    desktop: Arc<FakeDesktop>,
+    processes: DeclaredProcesses,
+    config: HostConfig,
+) -> Result<Host, glovebox_model::Refusal> {
     Host::open(Backends::of_fake_desktop(desktop, Arc::new(processes)), config)
 }

@@ -19,7 +19,11 @@ pub struct TestHost<'a> {
 /// files under the sandbox's runtime directory (`glovebox-NAME`,
 /// `audit-NAME.jsonl`).
 pub fn host<'a>(sandbox: &'a Sandbox, name: &str) -> TestHost<'a> {
-    TestHost { sandbox, config: config_for(sandbox.display(), sandbox.runtime_dir(), name), options: Default::default() }
+    TestHost {
+        sandbox,
+        config: config_for(sandbox.display(), sandbox.runtime_dir(), name),
+        options: Default::default(),
+    }
 }
 
 /// Where the host of the test called `name` writes its audit.
@@ -64,7 +68,12 @@ impl<'a> TestHost<'a> {
 
     /// The host over the sandbox's X11 and AT-SPI backends.
     pub fn open(self) -> Host {
-        let backends = glovebox_linux::backends_with(Some(self.sandbox.display()), Some(self.sandbox.bus_address()), &self.options).unwrap();
+        let backends = glovebox_linux::backends_with(
+            Some(self.sandbox.display()),
+            Some(self.sandbox.bus_address()),
+            &self.options,
+        )
+        .unwrap();
         Host::open(backends, self.config).unwrap()
     }
 
@@ -76,7 +85,12 @@ impl<'a> TestHost<'a> {
             true => glovebox_platform::BrowserPages::Any,
             false => glovebox_platform::BrowserPages::Web,
         };
-        let desktops = glovebox_linux::desktops_with(Some(self.sandbox.display()), Some(self.sandbox.bus_address()), &self.options).unwrap();
+        let desktops = glovebox_linux::desktops_with(
+            Some(self.sandbox.display()),
+            Some(self.sandbox.bus_address()),
+            &self.options,
+        )
+        .unwrap();
         (Host::open(desktops.backends(), self.config).unwrap(), desktops)
     }
 }
@@ -92,9 +106,13 @@ pub struct WaylandTestHost<'a> {
 
 /// A host on a headless Wayland desktop for the test called `name`, every
 /// class allowed, over the compositor's IPC and the desktop's AT-SPI bus.
-pub fn wayland_host<'a>(sandbox: &'a glovebox_sandbox::wayland::WaylandSandbox, name: &str) -> WaylandTestHost<'a> {
+pub fn wayland_host<'a>(
+    sandbox: &'a glovebox_sandbox::wayland::WaylandSandbox,
+    name: &str,
+) -> WaylandTestHost<'a> {
     let runtime_dir = glovebox_sandbox::Desktop::runtime_dir(sandbox);
-    let config = config_for(&format!("wayland:{}:{name}", sandbox.socket().display()), runtime_dir, name);
+    let config =
+        config_for(&format!("wayland:{}:{name}", sandbox.socket().display()), runtime_dir, name);
     WaylandTestHost { sandbox, config, without_ipc: None }
 }
 
@@ -115,9 +133,11 @@ impl WaylandTestHost<'_> {
     pub fn open(self) -> Host {
         let bus = Some(self.sandbox.bus_address());
         let backends = match self.without_ipc {
-            Some(reason) => glovebox_linux::wayland::backends_without_compositor(bus, reason).expect("Wayland backends"),
+            Some(reason) => glovebox_linux::wayland::backends_without_compositor(bus, reason)
+                .expect("Wayland backends"),
             None => {
-                let session = glovebox_wayland::Session::at(self.sandbox.socket()).expect("the sandbox's IPC socket");
+                let session = glovebox_wayland::Session::at(self.sandbox.socket())
+                    .expect("the sandbox's IPC socket");
                 glovebox_linux::wayland::backends(session, bus).expect("Wayland backends")
             }
         };

@@ -8,7 +8,8 @@
 
 use glovebox_platform::sync::LockRecovered as _;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction, SamplingMessage,
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, SamplingMessage,
     SamplingMessageContentBlock,
 };
 use rmcp::service::RequestContext;
@@ -34,7 +35,10 @@ impl ScriptedClient {
     }
 
     /// The same client offering sampling, answered by `model`.
-    pub fn with_model(self, model: impl Fn(usize, &str, &str) -> String + Send + Sync + 'static) -> ScriptedClient {
+    pub fn with_model(
+        self,
+        model: impl Fn(usize, &str, &str) -> String + Send + Sync + 'static,
+    ) -> ScriptedClient {
         ScriptedClient { model: Some(Arc::new(model)), ..self }
     }
 
@@ -60,7 +64,11 @@ impl rmcp::ClientHandler for ScriptedClient {
         info
     }
 
-    async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, rmcp::ErrorData> {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
         if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
             self.prompts.lock_recovered().push(message.clone());
         }
@@ -71,15 +79,27 @@ impl rmcp::ClientHandler for ScriptedClient {
         })
     }
 
-    async fn create_message(&self, params: CreateMessageRequestParams, _context: RequestContext<RoleClient>) -> Result<CreateMessageResult, rmcp::ErrorData> {
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, rmcp::ErrorData> {
         let Some(model) = &self.model else {
-            return Err(rmcp::ErrorData::method_not_found::<rmcp::model::CreateMessageRequestMethod>());
+            return Err(
+                rmcp::ErrorData::method_not_found::<rmcp::model::CreateMessageRequestMethod>(),
+            );
         };
         let prompt: String = params
             .messages
             .iter()
             .flat_map(|m| m.content.clone().into_vec())
-            .filter_map(|b| if let SamplingMessageContentBlock::Text(t) = b { Some(t.text) } else { None })
+            .filter_map(|b| {
+                if let SamplingMessageContentBlock::Text(t) = b {
+                    Some(t.text)
+                } else {
+                    None
+                }
+            })
             .collect();
         let system = params.system_prompt.clone().unwrap_or_default();
         let step = {
@@ -87,6 +107,9 @@ impl rmcp::ClientHandler for ScriptedClient {
             sampled.push(format!("{system}\n{prompt}"));
             sampled.len() - 1
         };
-        Ok(CreateMessageResult::new(SamplingMessage::assistant_text(model(step, &system, &prompt)), "client-model".into()))
+        Ok(CreateMessageResult::new(
+            SamplingMessage::assistant_text(model(step, &system, &prompt)),
+            "client-model".into(),
+        ))
     }
 }

@@ -10,12 +10,17 @@ use std::sync::{Arc, Mutex};
 /// An OpenAI-compatible Chat Completions server on loopback: records each
 /// request body and answers with `script(step, prompt)`'s decision as the
 /// loop's tool call, after `delay` (the model's thinking time).
-pub fn model_server_with(script: fn(usize, &str) -> Value, delay: std::time::Duration) -> (String, Recorded<Value>) {
+pub fn model_server_with(
+    script: fn(usize, &str) -> Value,
+    delay: std::time::Duration,
+) -> (String, Recorded<Value>) {
     let (base, seen, _) = replay_server(Box::new(move |step, request: &Value| {
         std::thread::sleep(delay);
         let prompt = match &request["messages"][1]["content"] {
             Value::String(s) => s.clone(),
-            Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"),
+            Value::Array(parts) => {
+                parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n")
+            }
             _ => String::new(),
         };
         json!({
@@ -78,5 +83,7 @@ pub fn replay_server(answer: Answer) -> (String, Recorded<Value>, Recorded<Strin
 /// model would read it off.
 pub fn id_on_line(text: &str, needle: &str) -> Option<String> {
     let line = text.lines().find(|l| l.contains(needle) && l.contains('@'))?;
-    line.split_whitespace().find(|w| w.starts_with("@e")).map(|w| w.trim_start_matches('@').to_owned())
+    line.split_whitespace()
+        .find(|w| w.starts_with("@e"))
+        .map(|w| w.trim_start_matches('@').to_owned())
 }

@@ -13,7 +13,11 @@ pub fn repo() -> PathBuf {
 /// The SDKs' interpreter.
 pub fn python() -> PathBuf {
     let python = repo().join("target/sdk-venv/bin/python");
-    assert!(python.exists(), "{} is missing: run `bash .ci/install-deps` (it installs the pinned SDK clients)", python.display());
+    assert!(
+        python.exists(),
+        "{} is missing: run `bash .ci/install-deps` (it installs the pinned SDK clients)",
+        python.display()
+    );
     python
 }
 
@@ -21,7 +25,15 @@ pub fn python() -> PathBuf {
 pub fn check_types(dir: &Path, checked: &Value) -> String {
     let file = dir.join("checked.json");
     std::fs::write(&file, checked.to_string()).unwrap();
-    let out = std::process::Command::new(python()).arg(repo().join("testapps/sdk_types.py")).arg(&file).output().unwrap();
-    assert!(out.status.success(), "the SDK types refused a value:\n{}", String::from_utf8_lossy(&out.stderr));
+    let out = std::process::Command::new(python())
+        .arg(repo().join("testapps/sdk_types.py"))
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the SDK types refused a value:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }

@@ -18,15 +18,24 @@ impl Served {
     pub fn start(sandbox: &Sandbox, binary: &str, home: &Path, env: &[(&str, &str)]) -> Served {
         use std::io::BufRead as _;
         let mut command = sandbox.command_in_home(binary, home);
-        command.args(["serve", "--port", "0"]).env("GLOVEBOX_ENABLED", "true").stdout(std::process::Stdio::piped());
+        command
+            .args(["serve", "--port", "0"])
+            .env("GLOVEBOX_ENABLED", "true")
+            .stdout(std::process::Stdio::piped());
         for (k, v) in env {
             command.env(k, v);
         }
         let mut child = command.spawn().unwrap();
         let mut line = String::new();
         std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let announced: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("serve printed {line:?}: {e}"));
-        let address = announced["url"].as_str().unwrap().trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+        let announced: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("serve printed {line:?}: {e}"));
+        let address = announced["url"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned();
         Served { child, address, token: announced["token"].as_str().unwrap().to_owned() }
     }
 
@@ -63,6 +72,10 @@ pub fn post(address: &str, path: &str, token: Option<&str>, body: &str) -> (u16,
     let mut response = String::new();
     let _ = stream.read_to_string(&mut response);
     let status = response.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = response.split("\r\n\r\n").nth(1).and_then(|b| serde_json::from_str(b.trim()).ok()).unwrap_or(Value::Null);
+    let body = response
+        .split("\r\n\r\n")
+        .nth(1)
+        .and_then(|b| serde_json::from_str(b.trim()).ok())
+        .unwrap_or(Value::Null);
     (status, body)
 }

@@ -31,12 +31,17 @@ pub fn read(wayland_display: &Path, rect: Rect) -> Result<RgbImage, BackendError
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .output()
-        .map_err(|e| BackendError::new(BackendErrorKind::Unavailable, format!("could not run grim: {e}")))?;
+        .map_err(|e| {
+            BackendError::new(BackendErrorKind::Unavailable, format!("could not run grim: {e}"))
+        })?;
     if !output.status.success() {
         let why = String::from_utf8_lossy(&output.stderr);
         return Err(BackendError::new(
             BackendErrorKind::Unavailable,
-            format!("grim could not read the screen ({}): the compositor may not offer wlr-screencopy", why.trim()),
+            format!(
+                "grim could not read the screen ({}): the compositor may not offer wlr-screencopy",
+                why.trim()
+            ),
         ));
     }
     let image = parse_ppm(&output.stdout)?;
@@ -49,7 +54,10 @@ pub fn read(wayland_display: &Path, rect: Rect) -> Result<RgbImage, BackendError
 }
 
 fn bad(why: &str) -> BackendError {
-    BackendError::new(BackendErrorKind::Unavailable, format!("grim's image is not a binary PPM: {why}"))
+    BackendError::new(
+        BackendErrorKind::Unavailable,
+        format!("grim's image is not a binary PPM: {why}"),
+    )
 }
 
 /// A binary (P6), 8-bit PPM.
@@ -73,7 +81,9 @@ pub fn parse_ppm(bytes: &[u8]) -> Result<RgbImage, BackendError> {
         if start == at {
             return Err(bad("the header ends early"));
         }
-        fields.push(std::str::from_utf8(&bytes[start..at]).map_err(|_| bad("the header is not text"))?);
+        fields.push(
+            std::str::from_utf8(&bytes[start..at]).map_err(|_| bad("the header is not text"))?,
+        );
     }
     // One whitespace byte separates the header from the pixels.
     at += 1;
@@ -85,8 +95,14 @@ pub fn parse_ppm(bytes: &[u8]) -> Result<RgbImage, BackendError> {
     if max != 255 {
         return Err(bad("not 8 bits per channel"));
     }
-    let length = (width as usize).checked_mul(height as usize).and_then(|n| n.checked_mul(3)).ok_or_else(|| bad("absurd size"))?;
-    let data = bytes.get(at..at + length).ok_or_else(|| bad("fewer pixels than the header says"))?.to_vec();
+    let length = (width as usize)
+        .checked_mul(height as usize)
+        .and_then(|n| n.checked_mul(3))
+        .ok_or_else(|| bad("absurd size"))?;
+    let data = bytes
+        .get(at..at + length)
+        .ok_or_else(|| bad("fewer pixels than the header says"))?
+        .to_vec();
     Ok(RgbImage { width, height, data })
 }
 

@@ -30,11 +30,23 @@ pub fn checks() -> Vec<Check> {
         },
     }
     checks.push(match crate::capture::grim() {
-        Ok(path) if backend.is_ok() => {
-            Check::ok("wayland capture", format!("wlr-screencopy through {}; other windows' pixels are blacked out", path.display()))
-        }
-        Ok(_) => Check::missing("wayland capture", "no compositor to capture from", &["screenshots (grants are accessibility-only)"]),
-        Err(e) => Check::missing("wayland capture", e.message, &["screenshots (grants are accessibility-only)"]),
+        Ok(path) if backend.is_ok() => Check::ok(
+            "wayland capture",
+            format!(
+                "wlr-screencopy through {}; other windows' pixels are blacked out",
+                path.display()
+            ),
+        ),
+        Ok(_) => Check::missing(
+            "wayland capture",
+            "no compositor to capture from",
+            &["screenshots (grants are accessibility-only)"],
+        ),
+        Err(e) => Check::missing(
+            "wayland capture",
+            e.message,
+            &["screenshots (grants are accessibility-only)"],
+        ),
     });
     checks.push(Check::ok(
         "wayland input",

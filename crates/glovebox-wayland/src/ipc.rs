@@ -40,18 +40,28 @@ pub struct Ipc {
 }
 
 fn unavailable(path: &Path, what: impl std::fmt::Display) -> BackendError {
-    BackendError::new(BackendErrorKind::Unavailable, format!("the compositor's IPC socket {}: {what}", path.display()))
+    BackendError::new(
+        BackendErrorKind::Unavailable,
+        format!("the compositor's IPC socket {}: {what}", path.display()),
+    )
 }
 
 impl Ipc {
     pub fn connect(path: &Path) -> Result<Ipc, BackendError> {
         let stream = UnixStream::connect(path).map_err(|e| unavailable(path, e))?;
-        stream.set_read_timeout(Some(TIMEOUT)).and_then(|_| stream.set_write_timeout(Some(TIMEOUT))).map_err(|e| unavailable(path, e))?;
+        stream
+            .set_read_timeout(Some(TIMEOUT))
+            .and_then(|_| stream.set_write_timeout(Some(TIMEOUT)))
+            .map_err(|e| unavailable(path, e))?;
         Ok(Ipc { stream, path: path.to_owned() })
     }
 
     /// Sends one request and parses its reply.
-    pub fn request(&mut self, kind: Kind, payload: &str) -> Result<serde_json::Value, BackendError> {
+    pub fn request(
+        &mut self,
+        kind: Kind,
+        payload: &str,
+    ) -> Result<serde_json::Value, BackendError> {
         let mut message = Vec::with_capacity(14 + payload.len());
         message.extend_from_slice(MAGIC);
         message.extend_from_slice(&(payload.len() as u32).to_ne_bytes());
@@ -69,7 +79,8 @@ impl Ipc {
         }
         let mut body = vec![0u8; length as usize];
         self.stream.read_exact(&mut body).map_err(|e| unavailable(&self.path, e))?;
-        serde_json::from_slice(&body).map_err(|e| unavailable(&self.path, format!("a reply that is not JSON ({e})")))
+        serde_json::from_slice(&body)
+            .map_err(|e| unavailable(&self.path, format!("a reply that is not JSON ({e})")))
     }
 }
 
@@ -80,7 +91,10 @@ pub fn check_command(reply: &serde_json::Value) -> Result<(), BackendError> {
         None => Ok(()),
         Some(failed) => Err(BackendError::new(
             BackendErrorKind::NotActionable,
-            format!("the compositor refused: {}", failed.get("error").and_then(|e| e.as_str()).unwrap_or("no reason given")),
+            format!(
+                "the compositor refused: {}",
+                failed.get("error").and_then(|e| e.as_str()).unwrap_or("no reason given")
+            ),
         )),
     }
 }
@@ -93,7 +107,11 @@ pub fn find_socket_near(wayland_display: &Path) -> Result<PathBuf, BackendError>
     let mut candidates: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("sway-ipc.") && n.ends_with(".sock")))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("sway-ipc.") && n.ends_with(".sock"))
+        })
         .collect();
     candidates.sort();
     candidates.into_iter().find(|p| UnixStream::connect(p).is_ok()).ok_or_else(|| {

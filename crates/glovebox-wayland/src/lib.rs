@@ -15,8 +15,12 @@ pub mod ipc;
 pub mod tree;
 
 use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, WindowId, WindowInfo, WindowRef};
-use glovebox_platform::compose::{covering, desktop_capture, visible_parts_of_hidden, window_capture, window_capture_rect};
-use glovebox_platform::{BackendError, BackendErrorKind, Capabilities, Capture, ScreenCapture, Support, WindowSource};
+use glovebox_platform::compose::{
+    covering, desktop_capture, visible_parts_of_hidden, window_capture, window_capture_rect,
+};
+use glovebox_platform::{
+    BackendError, BackendErrorKind, Capabilities, Capture, ScreenCapture, Support, WindowSource,
+};
 use std::path::{Path, PathBuf};
 
 /// Where a Wayland session's sockets are.
@@ -44,7 +48,10 @@ impl Session {
     /// The session whose Wayland socket is `wayland_display`, its IPC
     /// socket found beside it.
     pub fn at(wayland_display: &Path) -> Result<Session, BackendError> {
-        Ok(Session { wayland_display: wayland_display.to_owned(), ipc: ipc::find_socket_near(wayland_display)? })
+        Ok(Session {
+            wayland_display: wayland_display.to_owned(),
+            ipc: ipc::find_socket_near(wayland_display)?,
+        })
     }
 }
 
@@ -54,20 +61,29 @@ impl Session {
 pub fn wayland_display_from_env() -> Result<PathBuf, BackendError> {
     let display = std::env::var("WAYLAND_DISPLAY").ok().filter(|d| !d.is_empty());
     let Some(display) = display else {
-        return Err(BackendError::new(BackendErrorKind::Unavailable, "WAYLAND_DISPLAY is not set: no Wayland compositor to talk to"));
+        return Err(BackendError::new(
+            BackendErrorKind::Unavailable,
+            "WAYLAND_DISPLAY is not set: no Wayland compositor to talk to",
+        ));
     };
     let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
     let socket = match (Path::new(&display).is_absolute(), runtime) {
         (true, _) => PathBuf::from(&display),
         (false, Some(dir)) => dir.join(&display),
-        (false, None) => return Err(BackendError::new(BackendErrorKind::Unavailable, "WAYLAND_DISPLAY is relative and XDG_RUNTIME_DIR is not set")),
+        (false, None) => {
+            return Err(BackendError::new(
+                BackendErrorKind::Unavailable,
+                "WAYLAND_DISPLAY is relative and XDG_RUNTIME_DIR is not set",
+            ))
+        }
     };
     // A name is not a desktop: a compositor must answer on it.
     match std::os::unix::net::UnixStream::connect(&socket) {
         Ok(_) => Ok(socket),
-        Err(e) => {
-            Err(BackendError::new(BackendErrorKind::Unavailable, format!("no Wayland compositor answers at {} (WAYLAND_DISPLAY): {e}", socket.display())))
-        }
+        Err(e) => Err(BackendError::new(
+            BackendErrorKind::Unavailable,
+            format!("no Wayland compositor answers at {} (WAYLAND_DISPLAY): {e}", socket.display()),
+        )),
     }
 }
 
@@ -83,7 +99,11 @@ impl WaylandBackend {
     /// Connects to the compositor's IPC and asks who it is.
     pub fn connect(session: Session) -> Result<WaylandBackend, BackendError> {
         let version = ipc::Ipc::connect(&session.ipc)?.request(ipc::Kind::GetVersion, "")?;
-        let compositor = version.get("human_readable").and_then(|v| v.as_str()).map(|v| format!("sway {v}")).unwrap_or_else(|| "a sway-IPC compositor".into());
+        let compositor = version
+            .get("human_readable")
+            .and_then(|v| v.as_str())
+            .map(|v| format!("sway {v}"))
+            .unwrap_or_else(|| "a sway-IPC compositor".into());
         Ok(WaylandBackend { session, compositor })
     }
 
@@ -104,18 +124,23 @@ impl WaylandBackend {
     /// Gives window `con_id` keyboard focus through the compositor (the
     /// launcher hands the user's window back with it).
     pub fn focus(&self, con_id: u32) -> Result<(), BackendError> {
-        let reply = ipc::Ipc::connect(&self.session.ipc)?.request(ipc::Kind::RunCommand, &format!("[con_id={con_id}] focus"))?;
+        let reply = ipc::Ipc::connect(&self.session.ipc)?
+            .request(ipc::Kind::RunCommand, &format!("[con_id={con_id}] focus"))?;
         ipc::check_command(&reply)
     }
 
     pub fn capabilities(&self) -> Capabilities {
         let capture = match capture::grim() {
-            Ok(path) => Support::Available { detail: format!("wlr-screencopy through {}", path.display()) },
+            Ok(path) => {
+                Support::Available { detail: format!("wlr-screencopy through {}", path.display()) }
+            }
             Err(e) => Support::Missing { reason: e.message },
         };
         Capabilities {
             backend: format!("wayland ({})", self.compositor),
-            window_listing: Support::Available { detail: "the compositor's window tree (sway IPC)".into() },
+            window_listing: Support::Available {
+                detail: "the compositor's window tree (sway IPC)".into(),
+            },
             window_capture: capture.clone(),
             desktop_capture: capture,
             accessibility: Support::Missing { reason: "provided by the AT-SPI backend".into() },
@@ -134,16 +159,28 @@ impl ScreenCapture for WaylandBackend {
         let raw = ipc::Ipc::connect(&self.session.ipc)?.request(ipc::Kind::GetOutputs, "")?;
         let monitors = tree::monitors(&raw);
         if monitors.is_empty() {
-            return Err(BackendError::new(BackendErrorKind::Unavailable, "the compositor reports no active output"));
+            return Err(BackendError::new(
+                BackendErrorKind::Unavailable,
+                "the compositor reports no active output",
+            ));
         }
         Ok(monitors)
     }
 
-    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, BackendError> {
+    fn capture_window(
+        &self,
+        window: &WindowRef,
+        limits: CaptureLimits,
+    ) -> Result<Capture, BackendError> {
         let desktop = self.tree()?;
         let listed: Vec<WindowInfo> = desktop.windows.iter().map(tree::Toplevel::info).collect();
         let info = window.resolve(&listed)?.clone();
-        let screen = desktop.bounds().ok_or_else(|| BackendError::new(BackendErrorKind::Unavailable, "the compositor reports no active output"))?;
+        let screen = desktop.bounds().ok_or_else(|| {
+            BackendError::new(
+                BackendErrorKind::Unavailable,
+                "the compositor reports no active output",
+            )
+        })?;
         let rect = window_capture_rect(&info, screen)?;
         let covered = desktop.covering(info.id);
         let native = capture::read(&self.session.wayland_display, rect)?;
@@ -151,12 +188,18 @@ impl ScreenCapture for WaylandBackend {
         // over it meanwhile, must not leak into the image.
         let after = self.tree()?;
         let Some(now) = after.windows.iter().find(|t| t.id() == info.id) else {
-            return Err(BackendError::gone(format!("window {} closed while it was captured", info.id)));
+            return Err(BackendError::gone(format!(
+                "window {} closed while it was captured",
+                info.id
+            )));
         };
         if now.info().geometry != info.geometry || now.info().minimized != info.minimized {
             return Err(BackendError::new(
                 BackendErrorKind::Moved,
-                format!("window {} moved, resized or was hidden while it was captured; capture again", info.id),
+                format!(
+                    "window {} moved, resized or was hidden while it was captured; capture again",
+                    info.id
+                ),
             ));
         }
         let mut covered = covered;
@@ -168,19 +211,33 @@ impl ScreenCapture for WaylandBackend {
         Ok(window_capture(&info, rect, native, limits, &covered))
     }
 
-    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[WindowId]) -> Result<Capture, BackendError> {
+    fn capture_desktop(
+        &self,
+        selection: &DisplaySelection,
+        limits: CaptureLimits,
+        hidden: &[WindowId],
+    ) -> Result<Capture, BackendError> {
         let monitors = self.monitors()?;
         let hidden_parts = |desktop: &tree::Desktop| {
-            let stacking: Vec<_> = desktop.windows.iter().filter(|t| t.visible).map(|t| (t.content, hidden.contains(&t.id()))).collect();
+            let stacking: Vec<_> = desktop
+                .windows
+                .iter()
+                .filter(|t| t.visible)
+                .map(|t| (t.content, hidden.contains(&t.id())))
+                .collect();
             visible_parts_of_hidden(&stacking)
         };
         let mut parts = hidden_parts(&self.tree()?);
         let display = &self.session.wayland_display;
-        let mut shot = desktop_capture(&monitors, selection, limits, &parts, |rect| capture::read(display, rect))?;
+        let mut shot = desktop_capture(&monitors, selection, limits, &parts, |rect| {
+            capture::read(display, rect)
+        })?;
         let now = hidden_parts(&self.tree()?);
         if now != parts {
             parts.extend(now);
-            shot = desktop_capture(&monitors, selection, limits, &parts, |rect| capture::read(display, rect))?;
+            shot = desktop_capture(&monitors, selection, limits, &parts, |rect| {
+                capture::read(display, rect)
+            })?;
         }
         Ok(shot)
     }

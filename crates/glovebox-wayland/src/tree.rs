@@ -57,7 +57,8 @@ fn rect_of(value: Option<&Value>) -> Option<Rect> {
     let int = |k: &str| v.get(k).and_then(Value::as_i64);
     let (x, y, w, h) = (int("x")?, int("y")?, int("width")?, int("height")?);
     let fits = |n: i64| i32::try_from(n).is_ok();
-    (fits(x) && fits(y) && w > 0 && h > 0 && fits(w) && fits(h)).then(|| Rect::new(x as i32, y as i32, w as u32, h as u32))
+    (fits(x) && fits(y) && w > 0 && h > 0 && fits(w) && fits(h))
+        .then(|| Rect::new(x as i32, y as i32, w as u32, h as u32))
 }
 
 struct Walker {
@@ -69,7 +70,8 @@ impl Walker {
     /// Views are the leaves that have a process; `floating` says whether
     /// they sit in a workspace's floating list (stacked above the tiles).
     fn visit(&mut self, node: &Value, floating: bool) {
-        let children = |key: &str| node.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
+        let children =
+            |key: &str| node.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
         let tiled = children("nodes");
         let floats = children("floating_nodes");
         if tiled.is_empty() && floats.is_empty() {
@@ -85,15 +87,28 @@ impl Walker {
     }
 
     fn view(&mut self, node: &Value, floating: bool) {
-        let Some(pid) = node.get("pid").and_then(Value::as_u64).and_then(|p| u32::try_from(p).ok()).filter(|&p| p > 0) else { return };
-        let Some(con_id) = node.get("id").and_then(Value::as_u64).and_then(|i| u32::try_from(i).ok()) else { return };
+        let Some(pid) = node
+            .get("pid")
+            .and_then(Value::as_u64)
+            .and_then(|p| u32::try_from(p).ok())
+            .filter(|&p| p > 0)
+        else {
+            return;
+        };
+        let Some(con_id) =
+            node.get("id").and_then(Value::as_u64).and_then(|i| u32::try_from(i).ok())
+        else {
+            return;
+        };
         // XWayland windows belong to the X11 backend.
         if node.get("shell").and_then(Value::as_str).is_some_and(|s| s != "xdg_shell") {
             return;
         }
         let Some(outer) = rect_of(node.get("rect")) else { return };
         let content = match rect_of(node.get("window_rect")) {
-            Some(inner) => Rect::new(outer.x + inner.x, outer.y + inner.y, inner.width, inner.height),
+            Some(inner) => {
+                Rect::new(outer.x + inner.x, outer.y + inner.y, inner.width, inner.height)
+            }
             None => outer,
         };
         let text = |k: &str| node.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -117,7 +132,13 @@ impl Desktop {
         let outputs: Vec<Rect> = root
             .get("nodes")
             .and_then(Value::as_array)
-            .map(|outputs| outputs.iter().filter(|o| o.get("name").and_then(Value::as_str) != Some("__i3")).filter_map(|o| rect_of(o.get("rect"))).collect())
+            .map(|outputs| {
+                outputs
+                    .iter()
+                    .filter(|o| o.get("name").and_then(Value::as_str) != Some("__i3"))
+                    .filter_map(|o| rect_of(o.get("rect")))
+                    .collect()
+            })
             .unwrap_or_default();
         let mut walker = Walker { windows: vec![], order: 0 };
         walker.visit(root, false);
@@ -141,14 +162,22 @@ impl Desktop {
 /// The active outputs of a `get_outputs` reply; the focused one is primary.
 pub fn monitors(outputs: &Value) -> Vec<Monitor> {
     let list = outputs.as_array().map(Vec::as_slice).unwrap_or_default();
-    let active: Vec<&Value> = list.iter().filter(|o| o.get("active").and_then(Value::as_bool).unwrap_or(false)).collect();
-    let focused = active.iter().position(|o| o.get("focused").and_then(Value::as_bool) == Some(true)).unwrap_or(0);
+    let active: Vec<&Value> =
+        list.iter().filter(|o| o.get("active").and_then(Value::as_bool).unwrap_or(false)).collect();
+    let focused = active
+        .iter()
+        .position(|o| o.get("focused").and_then(Value::as_bool) == Some(true))
+        .unwrap_or(0);
     active
         .iter()
         .enumerate()
         .filter_map(|(i, o)| {
             let logical = rect_of(o.get("rect"))?;
-            Some(Monitor { name: o.get("name").and_then(Value::as_str).unwrap_or("output").to_owned(), logical, primary: i == focused })
+            Some(Monitor {
+                name: o.get("name").and_then(Value::as_str).unwrap_or("output").to_owned(),
+                logical,
+                primary: i == focused,
+            })
         })
         .collect()
 }

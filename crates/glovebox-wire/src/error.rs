@@ -83,7 +83,10 @@ pub fn http_status(code: ErrorCode) -> u16 {
 /// `COMPUTER_LAYOUT_CHANGED`, with the host's sentence kept.
 pub fn to_wire(refusal: Refusal) -> Refusal {
     match refusal.code {
-        ErrorCode::StaleBasis => Refusal::new(ErrorCode::LayoutChanged, format!("{}; take a new screenshot", refusal.message)),
+        ErrorCode::StaleBasis => Refusal::new(
+            ErrorCode::LayoutChanged,
+            format!("{}; take a new screenshot", refusal.message),
+        ),
         _ => refusal,
     }
 }

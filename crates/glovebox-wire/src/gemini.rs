@@ -123,11 +123,18 @@ impl FunctionCall {
     /// model's `intent` and `safety_decision` are taken out of the args
     /// first; any other unknown argument is refused.
     pub fn parse(value: &Value) -> Result<FunctionCall, Refusal> {
-        let name = value.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()).ok_or_else(|| invalid("the function call has no name"))?.to_owned();
+        let name = value
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| invalid("the function call has no name"))?
+            .to_owned();
         let mut args = match value.get("args") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(args)) => args.clone(),
-            Some(other) => return Err(invalid(format!("the args of {name} are not an object: {other}"))),
+            Some(other) => {
+                return Err(invalid(format!("the args of {name} are not an object: {other}")))
+            }
         };
         args.remove("intent");
         let confirmation = match args.remove("safety_decision") {
@@ -138,7 +145,8 @@ impl FunctionCall {
                 _ => return Err(invalid(format!("{name}'s safety_decision {decision} is not one glovebox knows; nothing was run"))),
             },
         };
-        let call: GeminiCall = serde_json::from_value(json!({"name": name, "args": args})).map_err(|e| invalid(format!("{name}: {e}")))?;
+        let call: GeminiCall = serde_json::from_value(json!({"name": name, "args": args}))
+            .map_err(|e| invalid(format!("{name}: {e}")))?;
         let known = call_fields(&call);
         if let Some(extra) = args.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(invalid(format!("{name} has no argument {extra:?}")));
@@ -166,23 +174,32 @@ fn call_fields(call: &GeminiCall) -> &'static [&'static str] {
 pub fn to_image(x: i64, y: i64, size: Size) -> Result<Point, Refusal> {
     for (axis, v) in [("x", x), ("y", y)] {
         if !(0..GRID).contains(&v) {
-            return Err(Refusal::new(ErrorCode::CoordinateOutOfBounds, format!("{axis} = {v} is off Gemini's 0–999 grid")));
+            return Err(Refusal::new(
+                ErrorCode::CoordinateOutOfBounds,
+                format!("{axis} = {v} is off Gemini's 0–999 grid"),
+            ));
         }
     }
-    Ok(Point { x: (x * i64::from(size.width) / GRID) as i32, y: (y * i64::from(size.height) / GRID) as i32 })
+    Ok(Point {
+        x: (x * i64::from(size.width) / GRID) as i32,
+        y: (y * i64::from(size.height) / GRID) as i32,
+    })
 }
 
 /// Host steps for one call, through the last screenshot's image size.
 pub fn plan(call: &GeminiCall, image: Option<Size>) -> Result<Vec<Step>, Refusal> {
     use GeminiCall::*;
     let size = || image.ok_or_else(no_screenshot_yet);
-    let at = |x: i64, y: i64| -> Result<Target, Refusal> { Ok(Target::Point(to_image(x, y, size()?)?)) };
+    let at =
+        |x: i64, y: i64| -> Result<Target, Refusal> { Ok(Target::Point(to_image(x, y, size()?)?)) };
     let centre = || -> Result<Target, Refusal> {
         let s = size()?;
         Ok(Target::Point(Point { x: (s.width / 2) as i32, y: (s.height / 2) as i32 }))
     };
     let input = |action: Action| Step::Input(action);
-    let click = |target: Target, button: Button| input(Action::Click { target, button, count: 1, modifiers: vec![] });
+    let click = |target: Target, button: Button| {
+        input(Action::Click { target, button, count: 1, modifiers: vec![] })
+    };
     let wheel = |direction: Direction, steps: i32| match direction {
         Direction::Up => (0, -steps),
         Direction::Down => (0, steps),
@@ -200,7 +217,10 @@ pub fn plan(call: &GeminiCall, image: Option<Size>) -> Result<Vec<Step>, Refusal
                 vec![click(target, Button::Left), input(Action::Type { text: text.clone() })]
             };
             if press_enter.unwrap_or(false) {
-                steps.push(input(Action::Key { combo: "Enter".parse().expect("a key name"), repeat: 1 }));
+                steps.push(input(Action::Key {
+                    combo: "Enter".parse().expect("a key name"),
+                    repeat: 1,
+                }));
             }
             steps
         }
@@ -211,10 +231,16 @@ pub fn plan(call: &GeminiCall, image: Option<Size>) -> Result<Vec<Step>, Refusal
         ScrollAt { x, y, direction, magnitude } => {
             let magnitude = magnitude.unwrap_or(DEFAULT_MAGNITUDE);
             if !(0..=GRID).contains(&magnitude) {
-                return Err(invalid(format!("scroll magnitude {magnitude} is off Gemini's 0–1000 grid")));
+                return Err(invalid(format!(
+                    "scroll magnitude {magnitude} is off Gemini's 0–1000 grid"
+                )));
             }
             let s = size()?;
-            let along = if matches!(direction, Direction::Up | Direction::Down) { s.height } else { s.width };
+            let along = if matches!(direction, Direction::Up | Direction::Down) {
+                s.height
+            } else {
+                s.width
+            };
             let steps = scroll_steps(magnitude * i64::from(along) / GRID, "magnitude")?.max(1);
             let (dx, dy) = wheel(*direction, steps);
             vec![input(Action::Scroll { target: at(*x, *y)?, dx, dy, modifiers: vec![] })]
@@ -227,7 +253,11 @@ pub fn plan(call: &GeminiCall, image: Option<Size>) -> Result<Vec<Step>, Refusal
             vec![input(Action::Key { combo: crate::keys::ga_keypress(&parts)?, repeat: 1 })]
         }
         DragAndDrop { x, y, destination_x, destination_y } => {
-            vec![input(Action::Drag { from: at(*x, *y)?, to: at(*destination_x, *destination_y)?, modifiers: vec![] })]
+            vec![input(Action::Drag {
+                from: at(*x, *y)?,
+                to: at(*destination_x, *destination_y)?,
+                modifiers: vec![],
+            })]
         }
         OpenWebBrowser {} | Search {} | Navigate { .. } => {
             return Err(invalid("glovebox operates the bound window and opens no browser, page or search; act in the window with the other functions"));
@@ -254,23 +284,38 @@ impl GeminiExecutor {
     /// The screenshot a conversation starts from (the first basis).
     pub fn screenshot(&self, approver: Option<Arc<dyn Approver>>) -> Result<Vec<u8>, WireError> {
         let mut session = self.session.lock_recovered();
-        let asking = approver.map(|a| session.host.with_approver(a)).unwrap_or_else(|| session.host.clone());
+        let asking =
+            approver.map(|a| session.host.with_approver(a)).unwrap_or_else(|| session.host.clone());
         let approved = session.approve(&asking, &[Step::Screenshot])?;
         let seen = session.finish(&approved, Look::Configured)?;
         Ok(seen.screenshot.expect("finish checks the screenshot"))
     }
 
     /// Runs one call; the PNG taken after it.
-    pub fn execute(&self, call: &FunctionCall, approver: Option<Arc<dyn Approver>>) -> Result<Vec<u8>, WireError> {
+    pub fn execute(
+        &self,
+        call: &FunctionCall,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Result<Vec<u8>, WireError> {
         let mut session = self.session.lock_recovered();
-        let steps = plan(&call.call, session.basis.as_ref().map(|b| b.image)).map_err(WireError::new)?;
+        let steps =
+            plan(&call.call, session.basis.as_ref().map(|b| b.image)).map_err(WireError::new)?;
         session.precheck(&steps)?;
-        let asking = approver.map(|a| session.host.with_approver(a)).unwrap_or_else(|| session.host.clone());
+        let asking =
+            approver.map(|a| session.host.with_approver(a)).unwrap_or_else(|| session.host.clone());
         let approved = session.approve(&asking, &steps)?;
         if let Some(explanation) = &call.confirmation {
             let lines = session.span(&steps).actions;
             let id = call.id.clone().unwrap_or_else(|| call.name.clone());
-            if approved.acknowledge_safety_check(&id, Some("require_confirmation"), Some(explanation), &lines).is_err() {
+            if approved
+                .acknowledge_safety_check(
+                    &id,
+                    Some("require_confirmation"),
+                    Some(explanation),
+                    &lines,
+                )
+                .is_err()
+            {
                 return Err(WireError::new(Refusal::new(
                     ErrorCode::SafetyCheckUnacknowledged,
                     format!("Gemini asked for the user's confirmation of {} ({explanation}) and the user did not give it; nothing was executed", call.name),
@@ -289,7 +334,8 @@ impl GeminiExecutor {
         let name = call.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
         let id = call.get("id").cloned();
         let parsed = FunctionCall::parse(call).map_err(WireError::new);
-        let outcome = parsed.as_ref().map_err(Clone::clone).and_then(|c| self.execute(c, approver.clone()));
+        let outcome =
+            parsed.as_ref().map_err(Clone::clone).and_then(|c| self.execute(c, approver.clone()));
         let (response, png) = match outcome {
             Ok(png) => {
                 let mut response = json!({});
@@ -348,13 +394,18 @@ mod tests {
         assert_eq!(to_image(500, 500, size).unwrap(), Point { x: 320, y: 240 });
         assert_eq!(to_image(999, 999, size).unwrap(), Point { x: 639, y: 479 });
         for (x, y) in [(1000, 0), (0, 1000), (-1, 5), (5, i64::MAX)] {
-            assert_eq!(to_image(x, y, size).unwrap_err().code, ErrorCode::CoordinateOutOfBounds, "{x},{y}");
+            assert_eq!(
+                to_image(x, y, size).unwrap_err().code,
+                ErrorCode::CoordinateOutOfBounds,
+                "{x},{y}"
+            );
         }
     }
 
     #[test]
     fn calls_parse_strictly_with_intent_and_safety_decision_set_aside() {
-        let c = call(json!({"name": "click_at", "args": {"x": 1, "y": 2, "intent": "press OK"}})).unwrap();
+        let c = call(json!({"name": "click_at", "args": {"x": 1, "y": 2, "intent": "press OK"}}))
+            .unwrap();
         assert_eq!(c.call, GeminiCall::ClickAt { x: 1, y: 2 });
         let c = call(json!({"name": "type_text_at", "id": "c1", "args": {"x": 1, "y": 2, "text": "hi", "press_enter": true,
             "safety_decision": {"decision": "require_confirmation", "explanation": "submits a form"}}}))
@@ -377,7 +428,17 @@ mod tests {
     fn plans_follow_the_documented_mapping() {
         let size = Some(Size::new(1000, 500));
         let point = |x, y| Target::Point(Point { x, y });
-        let steps = plan(&GeminiCall::TypeTextAt { x: 100, y: 100, text: "Ada".into(), press_enter: Some(true), clear_before_typing: None }, size).unwrap();
+        let steps = plan(
+            &GeminiCall::TypeTextAt {
+                x: 100,
+                y: 100,
+                text: "Ada".into(),
+                press_enter: Some(true),
+                clear_before_typing: None,
+            },
+            size,
+        )
+        .unwrap();
         assert_eq!(
             steps,
             vec![
@@ -385,13 +446,33 @@ mod tests {
                 Step::Input(Action::Key { combo: "Enter".parse().expect("a key name"), repeat: 1 })
             ]
         );
-        let steps = plan(&GeminiCall::ScrollAt { x: 500, y: 500, direction: Direction::Down, magnitude: None }, size).unwrap();
-        assert_eq!(steps, vec![Step::Input(Action::Scroll { target: point(500, 250), dx: 0, dy: 4, modifiers: vec![] })]);
+        let steps = plan(
+            &GeminiCall::ScrollAt { x: 500, y: 500, direction: Direction::Down, magnitude: None },
+            size,
+        )
+        .unwrap();
+        assert_eq!(
+            steps,
+            vec![Step::Input(Action::Scroll {
+                target: point(500, 250),
+                dx: 0,
+                dy: 4,
+                modifiers: vec![]
+            })]
+        );
         assert_eq!(
             plan(&GeminiCall::KeyCombination { keys: "Control+Shift+T".into() }, size).unwrap(),
             vec![Step::Input(Action::Key { combo: "ctrl+shift+t".parse().unwrap(), repeat: 1 })]
         );
-        assert_eq!(plan(&GeminiCall::ClickAt { x: 1, y: 1 }, None).unwrap_err().code, ErrorCode::StaleRef);
-        assert_eq!(plan(&GeminiCall::Navigate { url: "https://example.com".into() }, size).unwrap_err().code, ErrorCode::InvalidArgument);
+        assert_eq!(
+            plan(&GeminiCall::ClickAt { x: 1, y: 1 }, None).unwrap_err().code,
+            ErrorCode::StaleRef
+        );
+        assert_eq!(
+            plan(&GeminiCall::Navigate { url: "https://example.com".into() }, size)
+                .unwrap_err()
+                .code,
+            ErrorCode::InvalidArgument
+        );
     }
 }

@@ -18,7 +18,8 @@ fn modifier(name: &str) -> Option<&'static str> {
         "ctrl" | "control" | "control_l" | "control_r" | "ctl" => "ctrl",
         "shift" | "shift_l" | "shift_r" => "shift",
         "alt" | "option" | "alt_l" | "alt_r" => "alt",
-        "meta" | "meta_l" | "meta_r" | "cmd" | "command" | "super" | "super_l" | "super_r" | "win" | "windows" | "logo" => "super",
+        "meta" | "meta_l" | "meta_r" | "cmd" | "command" | "super" | "super_l" | "super_r"
+        | "win" | "windows" | "logo" => "super",
         _ => return None,
     })
 }
@@ -146,7 +147,9 @@ pub fn ga_keypress(keys: &[String]) -> Result<KeyCombo, Refusal> {
             // CTRL+A is ctrl+a, never the ctrl+shift+a a capital means to glovebox.
             tokens.push(match modifier(part) {
                 Some(m) => m.to_owned(),
-                None if part.len() == 1 && part.chars().all(|c| c.is_ascii_uppercase()) => part.to_ascii_lowercase(),
+                None if part.len() == 1 && part.chars().all(|c| c.is_ascii_uppercase()) => {
+                    part.to_ascii_lowercase()
+                }
                 None => part.to_owned(),
             });
         }
@@ -159,10 +162,15 @@ pub fn ga_keypress(keys: &[String]) -> Result<KeyCombo, Refusal> {
 pub fn xdotool(text: &str) -> Result<Vec<KeyCombo>, Refusal> {
     let combos: Vec<&str> = text.split_whitespace().collect();
     if combos.is_empty() {
-        return Err(Refusal::invalid_argument("key needs a key name in `text` (xdotool syntax, e.g. ctrl+a or Return)"));
+        return Err(Refusal::invalid_argument(
+            "key needs a key name in `text` (xdotool syntax, e.g. ctrl+a or Return)",
+        ));
     }
     if combos.len() > MAX_SEQUENCE {
-        return Err(Refusal::invalid_argument(format!("key presses at most {MAX_SEQUENCE} combos per call, not {}", combos.len())));
+        return Err(Refusal::invalid_argument(format!(
+            "key presses at most {MAX_SEQUENCE} combos per call, not {}",
+            combos.len()
+        )));
     }
     combos
         .into_iter()
@@ -185,7 +193,8 @@ mod tests {
     use super::*;
 
     fn ga(keys: &[&str]) -> Result<String, Refusal> {
-        ga_keypress(&keys.iter().map(|k| k.to_string()).collect::<Vec<_>>()).map(|combo| combo.to_string())
+        ga_keypress(&keys.iter().map(|k| k.to_string()).collect::<Vec<_>>())
+            .map(|combo| combo.to_string())
     }
 
     fn xdotool(text: &str) -> Result<Vec<String>, Refusal> {
@@ -212,7 +221,11 @@ mod tests {
     #[test]
     fn ga_refuses_unknown_names_and_chords_of_several_keys() {
         for bad in [&[][..], &["HYPER"], &["A", "B"], &["PRINTSCREEN"], &["CTRL+"], &[""]] {
-            assert_eq!(ga(bad).unwrap_err().code, glovebox_model::ErrorCode::InvalidArgument, "{bad:?}");
+            assert_eq!(
+                ga(bad).unwrap_err().code,
+                glovebox_model::ErrorCode::InvalidArgument,
+                "{bad:?}"
+            );
         }
     }
 
@@ -235,8 +248,13 @@ mod tests {
 
     #[test]
     fn xdotool_refuses_unknown_keysyms() {
-        for bad in ["", "   ", "Hyper_L", "ctrl+", "XF86AudioPlay", &"a ".repeat(MAX_SEQUENCE + 1)] {
-            assert_eq!(xdotool(bad).unwrap_err().code, glovebox_model::ErrorCode::InvalidArgument, "{bad:?}");
+        for bad in ["", "   ", "Hyper_L", "ctrl+", "XF86AudioPlay", &"a ".repeat(MAX_SEQUENCE + 1)]
+        {
+            assert_eq!(
+                xdotool(bad).unwrap_err().code,
+                glovebox_model::ErrorCode::InvalidArgument,
+                "{bad:?}"
+            );
         }
     }
 }

@@ -32,7 +32,10 @@ pub mod openai;
 pub mod scaling;
 pub mod session;
 
-pub use anthropic::{AnthropicExecutor, ComputerAction, ContentBlock, ToolDefinition, ToolResult, ToolVersion, ToolsetDefinition};
+pub use anthropic::{
+    AnthropicExecutor, ComputerAction, ContentBlock, ToolDefinition, ToolResult, ToolVersion,
+    ToolsetDefinition,
+};
 pub use error::WireError;
 pub use gate::SafetyCheck;
 pub use gemini::{FunctionCall, GeminiCall, GeminiExecutor};

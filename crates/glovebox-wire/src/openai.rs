@@ -117,31 +117,53 @@ impl ComputerCall {
     /// Reads a `computer_call` item; every action is checked before
     /// anything runs, and a bad one is named by its index.
     pub fn parse(item: &Value) -> Result<ComputerCall, WireError> {
-        let object = item.as_object().ok_or_else(|| invalid("a computer_call item is a JSON object"))?;
+        let object =
+            item.as_object().ok_or_else(|| invalid("a computer_call item is a JSON object"))?;
         match object.get("type").and_then(Value::as_str) {
             Some("computer_call") | None => {}
-            Some(other) => return Err(invalid(format!("item type {other:?} is not computer_call")).into()),
+            Some(other) => {
+                return Err(invalid(format!("item type {other:?} is not computer_call")).into())
+            }
         }
-        let call_id = object.get("call_id").and_then(Value::as_str).filter(|s| !s.is_empty()).ok_or_else(|| invalid("the computer_call has no call_id"))?;
+        let call_id = object
+            .get("call_id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| invalid("the computer_call has no call_id"))?;
         let id = object.get("id").and_then(Value::as_str).map(str::to_owned);
-        let raw: Vec<Value> = match (object.get("action").filter(|v| !v.is_null()), object.get("actions").filter(|v| !v.is_null())) {
-            (Some(_), Some(_)) => return Err(invalid("a computer_call carries `action` or `actions`, not both").into()),
+        let raw: Vec<Value> = match (
+            object.get("action").filter(|v| !v.is_null()),
+            object.get("actions").filter(|v| !v.is_null()),
+        ) {
+            (Some(_), Some(_)) => {
+                return Err(
+                    invalid("a computer_call carries `action` or `actions`, not both").into()
+                )
+            }
             (Some(one), None) => vec![one.clone()],
             (None, Some(Value::Array(many))) => many.clone(),
             (None, Some(_)) => return Err(invalid("`actions` is a list").into()),
             (None, None) => return Err(invalid("the computer_call carries no action").into()),
         };
         if raw.is_empty() || raw.len() > MAX_ACTIONS {
-            return Err(invalid(format!("a computer_call carries 1..={MAX_ACTIONS} actions, not {}", raw.len())).into());
+            return Err(invalid(format!(
+                "a computer_call carries 1..={MAX_ACTIONS} actions, not {}",
+                raw.len()
+            ))
+            .into());
         }
         let actions = raw
             .into_iter()
             .enumerate()
-            .map(|(i, v)| serde_json::from_value::<GaAction>(v).map_err(|e| WireError::at(i, 0, invalid(format!("action {i}: {e}")))))
+            .map(|(i, v)| {
+                serde_json::from_value::<GaAction>(v)
+                    .map_err(|e| WireError::at(i, 0, invalid(format!("action {i}: {e}"))))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let pending_safety_checks = match object.get("pending_safety_checks") {
             None | Some(Value::Null) => vec![],
-            Some(v) => serde_json::from_value(v.clone()).map_err(|e| invalid(format!("pending_safety_checks: {e}")))?,
+            Some(v) => serde_json::from_value(v.clone())
+                .map_err(|e| invalid(format!("pending_safety_checks: {e}")))?,
         };
         Ok(ComputerCall { id, call_id: call_id.to_owned(), actions, pending_safety_checks })
     }
@@ -154,7 +176,9 @@ impl ComputerCall {
 
 fn point(x: i64, y: i64) -> Result<Target, Refusal> {
     if x < 0 || y < 0 || x > i32::MAX as i64 || y > i32::MAX as i64 {
-        return Err(invalid(format!("coordinates ({x}, {y}) must be screenshot pixels (0 or more)")));
+        return Err(invalid(format!(
+            "coordinates ({x}, {y}) must be screenshot pixels (0 or more)"
+        )));
     }
     Ok(Target::Point(Point { x: x as i32, y: y as i32 }))
 }
@@ -193,24 +217,46 @@ pub fn plan_action(action: &GaAction, options: &ExecutorOptions) -> Result<Step,
                 GaButton::Back => Button::Back,
                 GaButton::Forward => Button::Forward,
             };
-            Step::Input(Action::Click { target: point(*x, *y)?, button, count: 1, modifiers: held(keys)? })
+            Step::Input(Action::Click {
+                target: point(*x, *y)?,
+                button,
+                count: 1,
+                modifiers: held(keys)?,
+            })
         }
-        GaAction::DoubleClick { x, y, keys } => Step::Input(Action::Click { target: point(*x, *y)?, button: Button::Left, count: 2, modifiers: held(keys)? }),
+        GaAction::DoubleClick { x, y, keys } => Step::Input(Action::Click {
+            target: point(*x, *y)?,
+            button: Button::Left,
+            count: 2,
+            modifiers: held(keys)?,
+        }),
         GaAction::Drag { path, keys } => {
             if path.len() < 2 {
-                return Err(invalid(format!("a drag path needs at least 2 points, not {}", path.len())));
+                return Err(invalid(format!(
+                    "a drag path needs at least 2 points, not {}",
+                    path.len()
+                )));
             }
             let (first, last) = (path[0], path[path.len() - 1]);
             for p in path {
                 point(p.x, p.y)?;
             }
-            Step::Input(Action::Drag { from: point(first.x, first.y)?, to: point(last.x, last.y)?, modifiers: held(keys)? })
+            Step::Input(Action::Drag {
+                from: point(first.x, first.y)?,
+                to: point(last.x, last.y)?,
+                modifiers: held(keys)?,
+            })
         }
-        GaAction::Keypress { keys } => Step::Input(Action::Key { combo: crate::keys::ga_keypress(keys)?, repeat: 1 }),
-        GaAction::Move { x, y, keys } => Step::Input(Action::Move { target: point(*x, *y)?, modifiers: held(keys)? }),
+        GaAction::Keypress { keys } => {
+            Step::Input(Action::Key { combo: crate::keys::ga_keypress(keys)?, repeat: 1 })
+        }
+        GaAction::Move { x, y, keys } => {
+            Step::Input(Action::Move { target: point(*x, *y)?, modifiers: held(keys)? })
+        }
         GaAction::Screenshot {} => Step::Screenshot,
         GaAction::Scroll { x, y, scroll_x, scroll_y, keys } => {
-            let (dx, dy) = (scroll_steps(*scroll_x, "scroll_x")?, scroll_steps(*scroll_y, "scroll_y")?);
+            let (dx, dy) =
+                (scroll_steps(*scroll_x, "scroll_x")?, scroll_steps(*scroll_y, "scroll_y")?);
             if dx == 0 && dy == 0 {
                 return Err(invalid("a scroll needs a non-zero scroll_x or scroll_y"));
             }
@@ -224,7 +270,11 @@ pub fn plan_action(action: &GaAction, options: &ExecutorOptions) -> Result<Step,
 /// The whole batch as host steps; the first action that cannot be mapped
 /// is named and nothing runs.
 pub fn plan(actions: &[GaAction], options: &ExecutorOptions) -> Result<Vec<Step>, WireError> {
-    actions.iter().enumerate().map(|(i, a)| plan_action(a, options).map_err(|e| WireError::at(i, 0, e))).collect()
+    actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| plan_action(a, options).map_err(|e| WireError::at(i, 0, e)))
+        .collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -261,7 +311,10 @@ pub struct ComputerCallOutput {
 
 impl ComputerCallOutput {
     pub fn new(call_id: String, acknowledged: Vec<SafetyCheck>, png: &[u8]) -> ComputerCallOutput {
-        let image_url = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png));
+        let image_url = format!(
+            "data:image/png;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(png)
+        );
         ComputerCallOutput {
             kind: OutputItemType::ComputerCallOutput,
             call_id,
@@ -272,8 +325,14 @@ impl ComputerCallOutput {
 
     /// The PNG bytes of the screenshot.
     pub fn png(&self) -> Result<Vec<u8>, Refusal> {
-        let data = self.output.image_url.strip_prefix("data:image/png;base64,").ok_or_else(|| invalid("the image_url is not a PNG data URL"))?;
-        base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| invalid(format!("the image_url is not base64: {e}")))
+        let data = self
+            .output
+            .image_url
+            .strip_prefix("data:image/png;base64,")
+            .ok_or_else(|| invalid("the image_url is not a PNG data URL"))?;
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|e| invalid(format!("the image_url is not base64: {e}")))
     }
 }
 
@@ -301,7 +360,11 @@ impl OpenAiExecutor {
 
     /// [`OpenAiExecutor::execute`] asking this call's prompts (approvals,
     /// safety checks) through `approver` instead of the executor's host's.
-    pub fn execute_with(&self, item: &Value, approver: Arc<dyn Approver>) -> Result<ComputerCallOutput, WireError> {
+    pub fn execute_with(
+        &self,
+        item: &Value,
+        approver: Arc<dyn Approver>,
+    ) -> Result<ComputerCallOutput, WireError> {
         self.execute_call(&ComputerCall::parse(item)?, Some(approver))
     }
 
@@ -310,7 +373,11 @@ impl OpenAiExecutor {
     /// check to the user, runs the batch in order and answers with the
     /// screenshot taken after it. The first failing action stops the batch
     /// and is named.
-    pub fn execute_call(&self, call: &ComputerCall, approver: Option<Arc<dyn Approver>>) -> Result<ComputerCallOutput, WireError> {
+    pub fn execute_call(
+        &self,
+        call: &ComputerCall,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Result<ComputerCallOutput, WireError> {
         let mut session = self.session.lock_recovered();
         let steps = plan(&call.actions, &session.options)?;
         session.precheck(&steps)?;
@@ -322,7 +389,15 @@ impl OpenAiExecutor {
         let lines = session.span(&steps).actions;
         let mut open = vec![];
         for check in &call.pending_safety_checks {
-            if approved.acknowledge_safety_check(&check.id, check.code.as_deref(), check.message.as_deref(), &lines).is_err() {
+            if approved
+                .acknowledge_safety_check(
+                    &check.id,
+                    check.code.as_deref(),
+                    check.message.as_deref(),
+                    &lines,
+                )
+                .is_err()
+            {
                 open.push(format!("{} ({})", check.id, check.code.as_deref().unwrap_or("no code")));
             }
         }

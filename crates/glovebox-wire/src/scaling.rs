@@ -44,12 +44,19 @@ impl Placement {
     /// A display pixel as a point of the frame's image. Outside the display,
     /// or in the black area beside or below the picture, is refused.
     pub fn to_image(&self, x: i64, y: i64) -> Result<Point, Refusal> {
-        let out = |why: String| Refusal::new(ErrorCode::CoordinateOutOfBounds, format!("point ({x}, {y}) {why}"));
+        let out = |why: String| {
+            Refusal::new(ErrorCode::CoordinateOutOfBounds, format!("point ({x}, {y}) {why}"))
+        };
         if x < 0 || y < 0 {
-            return Err(Refusal::invalid_argument(format!("coordinates ({x}, {y}) must be display pixels (0 or more)")));
+            return Err(Refusal::invalid_argument(format!(
+                "coordinates ({x}, {y}) must be display pixels (0 or more)"
+            )));
         }
         if x >= self.display.width as i64 || y >= self.display.height as i64 {
-            return Err(out(format!("is outside the {}×{} display", self.display.width, self.display.height)));
+            return Err(out(format!(
+                "is outside the {}×{} display",
+                self.display.width, self.display.height
+            )));
         }
         if x >= self.image.width as i64 || y >= self.image.height as i64 {
             return Err(out(format!(
@@ -65,7 +72,9 @@ impl Placement {
     pub fn region(&self, r: [i64; 4]) -> Result<Rect, Refusal> {
         let [x0, y0, x1, y1] = r;
         if x1 <= x0 || y1 <= y0 {
-            return Err(Refusal::invalid_argument(format!("region {r:?} is empty: it needs x0 < x1 and y0 < y1")));
+            return Err(Refusal::invalid_argument(format!(
+                "region {r:?} is empty: it needs x0 < x1 and y0 < y1"
+            )));
         }
         let a = self.to_image(x0, y0)?;
         self.to_image(x1 - 1, y1 - 1)?;
@@ -74,10 +83,17 @@ impl Placement {
 
     /// Re-encodes the frame's PNG onto a black canvas of the display's size.
     pub fn pad_png(&self, png_bytes: &[u8]) -> Result<Vec<u8>, Refusal> {
-        let broken = |e: String| Refusal::backend_unavailable(format!("the screenshot could not be placed on the display: {e}"));
+        let broken = |e: String| {
+            Refusal::backend_unavailable(format!(
+                "the screenshot could not be placed on the display: {e}"
+            ))
+        };
         let picture = RgbImage::decode_png(png_bytes).map_err(|e| broken(e.message))?;
         if picture.size() != self.image {
-            return Err(broken(format!("the PNG is {}×{}, the frame says {}×{}", picture.width, picture.height, self.image.width, self.image.height)));
+            return Err(broken(format!(
+                "the PNG is {}×{}, the frame says {}×{}",
+                picture.width, picture.height, self.image.width, self.image.height
+            )));
         }
         let mut canvas = RgbImage::black(self.display);
         canvas.blit(&picture, 0, 0);
@@ -105,7 +121,10 @@ mod tests {
         // The host's per-axis mapping of that image pixel lands inside the native pixels it covers.
         let frame = glovebox_model::Frame {
             id: glovebox_model::FrameId(1),
-            subject: glovebox_model::FrameSubject::Window { window: glovebox_model::WindowId { pid: 1, xid: 2 }, geometry: Rect::new(0, 0, 1920, 1080) },
+            subject: glovebox_model::FrameSubject::Window {
+                window: glovebox_model::WindowId { pid: 1, xid: 2 },
+                geometry: Rect::new(0, 0, 1920, 1080),
+            },
             image,
             scale: 1365.0 / 1920.0,
             captured_at_ms: 0,
@@ -115,7 +134,11 @@ mod tests {
             let g = frame.image_to_global(Point { x, y }).unwrap();
             let (x0, x1) = (x as f64 * 1920.0 / 1365.0, (x + 1) as f64 * 1920.0 / 1365.0);
             let (y0, y1) = (y as f64 * 1080.0 / 768.0, (y + 1) as f64 * 1080.0 / 768.0);
-            assert!((x0.floor()..x1.ceil()).contains(&(g.x as f64)) && (y0.floor()..y1.ceil()).contains(&(g.y as f64)), "({x}, {y}) → {g:?}");
+            assert!(
+                (x0.floor()..x1.ceil()).contains(&(g.x as f64))
+                    && (y0.floor()..y1.ceil()).contains(&(g.y as f64)),
+                "({x}, {y}) → {g:?}"
+            );
         }
     }
 
@@ -129,7 +152,10 @@ mod tests {
         assert_eq!(e.code, ErrorCode::CoordinateOutOfBounds);
         assert!(e.message.contains("black area"), "{}", e.message);
         // Never up: a small window stays at its own size.
-        assert_eq!(limits(Size::new(1024, 768)).unwrap().fit(Size::new(480, 640)), Size::new(480, 640));
+        assert_eq!(
+            limits(Size::new(1024, 768)).unwrap().fit(Size::new(480, 640)),
+            Size::new(480, 640)
+        );
         assert!(Placement::new(Size::new(100, 100), Size::new(101, 50)).is_err());
         assert_eq!(limits(Size::new(0, 768)).unwrap_err().code, ErrorCode::InvalidArgument);
     }
@@ -144,11 +170,16 @@ mod tests {
 
     #[test]
     fn padding_keeps_the_picture_top_left_and_blackens_the_rest() {
-        let picture = RgbImage { width: 2, height: 1, data: vec![255, 0, 0, 0, 255, 0] }.encode_png().unwrap();
+        let picture = RgbImage { width: 2, height: 1, data: vec![255, 0, 0, 0, 255, 0] }
+            .encode_png()
+            .unwrap();
         let p = Placement::new(Size::new(3, 2), Size::new(2, 1)).unwrap();
         let padded = RgbImage::decode_png(&p.pad_png(&picture).unwrap()).unwrap();
         assert_eq!(padded.size(), Size::new(3, 2));
         assert_eq!(padded.data, vec![255, 0, 0, 0, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-        assert!(Placement::new(Size::new(3, 2), Size::new(1, 1)).unwrap().pad_png(&picture).is_err(), "a PNG of another size is refused");
+        assert!(
+            Placement::new(Size::new(3, 2), Size::new(1, 1)).unwrap().pad_png(&picture).is_err(),
+            "a PNG of another size is refused"
+        );
     }
 }

@@ -24,7 +24,11 @@ pub struct ExecutorOptions {
 
 impl Default for ExecutorOptions {
     fn default() -> Self {
-        ExecutorOptions { window: None, delivery: DeliveryMode::Background, ga_wait: Duration::from_secs(1) }
+        ExecutorOptions {
+            window: None,
+            delivery: DeliveryMode::Background,
+            ga_wait: Duration::from_secs(1),
+        }
     }
 }
 
@@ -67,7 +71,10 @@ pub struct Session {
 
 /// The refusal for a coordinate before any screenshot.
 pub fn no_screenshot_yet() -> Refusal {
-    Refusal::new(ErrorCode::StaleRef, "there is no screenshot to map coordinates through yet; take a screenshot first")
+    Refusal::new(
+        ErrorCode::StaleRef,
+        "there is no screenshot to map coordinates through yet; take a screenshot first",
+    )
 }
 
 impl Session {
@@ -82,7 +89,10 @@ impl Session {
         match (look, screenshot) {
             (_, false) => host.observe(window, false),
             (Look::Configured, true) => host.observe(window, true),
-            (Look::Fitted(limits), true) => host.observe_with(window, ObserveRequest { screenshot: true, marks: false, fit: Some(limits) }),
+            (Look::Fitted(limits), true) => host.observe_with(
+                window,
+                ObserveRequest { screenshot: true, marks: false, fit: Some(limits) },
+            ),
         }
     }
 
@@ -93,10 +103,23 @@ impl Session {
             let Step::Input(action) = step else { continue };
             for target in action.targets() {
                 let Target::Point(p) = target else { continue };
-                let Some(basis) = &self.basis else { return Err(WireError::at(i, 0, no_screenshot_yet())) };
-                if p.x < 0 || p.y < 0 || p.x as u32 >= basis.image.width || p.y as u32 >= basis.image.height {
-                    let why = format!("point ({}, {}) is outside the {}×{} screenshot", p.x, p.y, basis.image.width, basis.image.height);
-                    return Err(WireError::at(i, 0, Refusal::new(ErrorCode::CoordinateOutOfBounds, why)));
+                let Some(basis) = &self.basis else {
+                    return Err(WireError::at(i, 0, no_screenshot_yet()));
+                };
+                if p.x < 0
+                    || p.y < 0
+                    || p.x as u32 >= basis.image.width
+                    || p.y as u32 >= basis.image.height
+                {
+                    let why = format!(
+                        "point ({}, {}) is outside the {}×{} screenshot",
+                        p.x, p.y, basis.image.width, basis.image.height
+                    );
+                    return Err(WireError::at(
+                        i,
+                        0,
+                        Refusal::new(ErrorCode::CoordinateOutOfBounds, why),
+                    ));
                 }
             }
             action.validate().map_err(|e| WireError::at(i, 0, e))?;
@@ -108,15 +131,28 @@ impl Session {
     /// action, the elements under the points, and the length of any text.
     pub fn span(&self, steps: &[Step]) -> Span {
         let input = steps.iter().any(|s| matches!(s, Step::Input(_)));
-        let class = glovebox_host::approval_class(input, self.options.delivery == DeliveryMode::Foreground);
-        let mut span = Span { class, actions: vec![], targets: vec![], text_characters: 0, detail: None, started_by_user: false };
+        let class =
+            glovebox_host::approval_class(input, self.options.delivery == DeliveryMode::Foreground);
+        let mut span = Span {
+            class,
+            actions: vec![],
+            targets: vec![],
+            text_characters: 0,
+            detail: None,
+            started_by_user: false,
+        };
         for step in steps {
             span.actions.push(match step {
                 Step::Screenshot => "screenshot".into(),
                 Step::Wait(d) => format!("wait {:.1} s", d.as_secs_f64()),
                 Step::Input(action) => {
                     let targets = match &self.basis {
-                        Some(basis) => self.host.describe_targets(basis.id, action).into_iter().filter(|(_, name)| !name.is_empty()).collect(),
+                        Some(basis) => self
+                            .host
+                            .describe_targets(basis.id, action)
+                            .into_iter()
+                            .filter(|(_, name)| !name.is_empty())
+                            .collect(),
                         None => vec![],
                     };
                     span.text_characters += action.text_length().unwrap_or(0);
@@ -152,10 +188,12 @@ impl Session {
                     std::thread::sleep(*d);
                     Ok(())
                 }
-                Step::Input(action) => self.deliver(host, action, step.points(), look, &mut live).map(|()| {
-                    executed += 1;
-                    self.basis_live = false;
-                }),
+                Step::Input(action) => {
+                    self.deliver(host, action, step.points(), look, &mut live).map(|()| {
+                        executed += 1;
+                        self.basis_live = false;
+                    })
+                }
             };
             if let Err(mut refusal) = result {
                 if steps.len() > 1 {
@@ -167,7 +205,15 @@ impl Session {
                     );
                 }
                 let error = WireError::at(i, executed, refusal);
-                if executed > 0 || matches!(error.code(), ErrorCode::LayoutChanged | ErrorCode::StaleRef | ErrorCode::StaleRevision | ErrorCode::TargetGone) {
+                if executed > 0
+                    || matches!(
+                        error.code(),
+                        ErrorCode::LayoutChanged
+                            | ErrorCode::StaleRef
+                            | ErrorCode::StaleRevision
+                            | ErrorCode::TargetGone
+                    )
+                {
                     self.basis = None;
                 }
                 return Err(error);
@@ -176,7 +222,14 @@ impl Session {
         Ok(())
     }
 
-    fn deliver(&mut self, host: &Host, action: &Action, points: bool, look: Look, live: &mut Option<glovebox_model::FrameId>) -> Result<(), Refusal> {
+    fn deliver(
+        &mut self,
+        host: &Host,
+        action: &Action,
+        points: bool,
+        look: Look,
+        live: &mut Option<glovebox_model::FrameId>,
+    ) -> Result<(), Refusal> {
         let frame = match live.take() {
             Some(id) => id,
             None => {
@@ -196,7 +249,12 @@ impl Session {
                 seen.frame.id
             }
         };
-        host.perform(ActRequest::new(frame, action.clone()).mode(self.options.delivery).look(LookAfter::Nothing)).map(|_| ())
+        host.perform(
+            ActRequest::new(frame, action.clone())
+                .mode(self.options.delivery)
+                .look(LookAfter::Nothing),
+        )
+        .map(|_| ())
     }
 
     /// Takes up a basis saved before a restart (a call that waited for a
@@ -208,7 +266,10 @@ impl Session {
         self.basis = None;
         let host = self.host.clone();
         let seen = self.look(&host, look, true)?;
-        if seen.frame.window != saved.window || seen.frame.geometry != saved.geometry || seen.frame.image != saved.image {
+        if seen.frame.window != saved.window
+            || seen.frame.geometry != saved.geometry
+            || seen.frame.image != saved.image
+        {
             return Err(Refusal::new(
                 ErrorCode::LayoutChanged,
                 format!(

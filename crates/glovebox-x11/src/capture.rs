@@ -42,7 +42,8 @@ impl Capturer {
     pub(crate) fn new(conn: &RustConnection, screen: usize) -> Result<Capturer, BackendError> {
         let unavailable = crate::doctor::is_rootless_xwayland(conn)
             .then(|| "this X server is a rootless XWayland: its root window holds no pixels of Wayland clients".to_owned());
-        let shm_present = cfg!(feature = "shm") && conn.extension_information("MIT-SHM").map_err(connection_lost)?.is_some();
+        let shm_present = cfg!(feature = "shm")
+            && conn.extension_information("MIT-SHM").map_err(connection_lost)?.is_some();
         Ok(Capturer {
             screen,
             format: PixelFormat::of_root(conn.setup(), screen),
@@ -65,11 +66,18 @@ impl Capturer {
         if let Some(reason) = &self.unavailable {
             return Err(BackendError::unavailable(reason.clone()));
         }
-        self.format.clone().map_err(|reason| BackendError::unavailable(format!("cannot capture: {reason}")))
+        self.format
+            .clone()
+            .map_err(|reason| BackendError::unavailable(format!("cannot capture: {reason}")))
     }
 
     /// Reads `rect` (root coordinates, inside the screen) as RGB.
-    pub(crate) fn read(&self, conn: &RustConnection, root: u32, rect: Rect) -> Result<RgbImage, BackendError> {
+    pub(crate) fn read(
+        &self,
+        conn: &RustConnection,
+        root: u32,
+        rect: Rect,
+    ) -> Result<RgbImage, BackendError> {
         let format = self.format()?;
         let (x, y, w, h) = (rect.x as i16, rect.y as i16, rect.width as u16, rect.height as u16);
         #[cfg(feature = "shm")]
@@ -83,7 +91,8 @@ impl Capturer {
             };
             if needs_segment {
                 let screen = &conn.setup().roots[self.screen];
-                let size = len.max(screen.width_in_pixels as usize * screen.height_in_pixels as usize * 4);
+                let size =
+                    len.max(screen.width_in_pixels as usize * screen.height_in_pixels as usize * 4);
                 if let ShmState::Ready(old) = std::mem::replace(&mut *state, ShmState::Failed) {
                     old.detach(conn);
                 }
@@ -93,15 +102,30 @@ impl Capturer {
                 }
             }
             if let ShmState::Ready(segment) = &*state {
-                let reply = x11rb::protocol::shm::get_image(conn, root, x, y, w, h, !0, ImageFormat::Z_PIXMAP.into(), segment.id, 0)
-                    .map_err(connection_lost)?
-                    .reply()
-                    .map_err(|e| reply_error(e, None))?;
+                let reply = x11rb::protocol::shm::get_image(
+                    conn,
+                    root,
+                    x,
+                    y,
+                    w,
+                    h,
+                    !0,
+                    ImageFormat::Z_PIXMAP.into(),
+                    segment.id,
+                    0,
+                )
+                .map_err(connection_lost)?
+                .reply()
+                .map_err(|e| reply_error(e, None))?;
                 let bytes = segment.bytes(reply.size as usize);
                 return format.to_rgb(bytes, rect.width, rect.height, rect.width as usize * 4);
             }
         }
-        let reply = conn.get_image(ImageFormat::Z_PIXMAP, root, x, y, w, h, !0).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        let reply = conn
+            .get_image(ImageFormat::Z_PIXMAP, root, x, y, w, h, !0)
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         let stride = if h == 0 { 0 } else { reply.data.len() / h as usize };
         format.to_rgb(&reply.data, rect.width, rect.height, stride)
     }

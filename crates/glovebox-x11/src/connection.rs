@@ -49,7 +49,10 @@ pub struct X11Backend {
 
 impl std::fmt::Debug for X11Backend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("X11Backend").field("root", &self.root).field("capture", &self.capture.route()).finish()
+        f.debug_struct("X11Backend")
+            .field("root", &self.root)
+            .field("capture", &self.capture.route())
+            .finish()
     }
 }
 
@@ -61,7 +64,10 @@ impl X11Backend {
         }
         let (conn, screen) = x11rb::connect(display).map_err(|e| connect_error(display, e))?;
         let root = conn.setup().roots[screen].root;
-        let atoms = Atoms::new(&conn).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        let atoms = Atoms::new(&conn)
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         let capture = crate::capture::Capturer::new(&conn, screen)?;
         Ok(X11Backend {
             conn,
@@ -87,8 +93,13 @@ impl X11Backend {
     pub fn capabilities(&self) -> glovebox_platform::Capabilities {
         use glovebox_platform::Support;
         let wm = self.window_manager_present();
-        let window_listing =
-            Support::Available { detail: if wm { "EWMH client list".into() } else { "root children (no window manager: no focus or stacking hints)".into() } };
+        let window_listing = Support::Available {
+            detail: if wm {
+                "EWMH client list".into()
+            } else {
+                "root children (no window manager: no focus or stacking hints)".into()
+            },
+        };
         let capture = match self.capture_route() {
             crate::CaptureRoute::Unavailable(reason) => Support::Missing { reason },
             crate::CaptureRoute::Shm => Support::Available { detail: "MIT-SHM".into() },
@@ -96,8 +107,12 @@ impl X11Backend {
         };
         let randr = self.has_extension(x11rb::protocol::randr::X11_EXTENSION_NAME);
         let desktop_capture = match &capture {
-            Support::Available { detail } if randr => Support::Available { detail: format!("{detail}, RandR monitors") },
-            Support::Available { detail } => Support::Available { detail: format!("{detail}, the screen as one display (no RandR)") },
+            Support::Available { detail } if randr => {
+                Support::Available { detail: format!("{detail}, RandR monitors") }
+            }
+            Support::Available { detail } => Support::Available {
+                detail: format!("{detail}, the screen as one display (no RandR)"),
+            },
             missing => missing.clone(),
         };
         glovebox_platform::Capabilities {
@@ -112,7 +127,14 @@ impl X11Backend {
     fn window_manager_present(&self) -> bool {
         use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
         self.conn
-            .get_property(false, self.root, self.atoms._NET_SUPPORTING_WM_CHECK, AtomEnum::WINDOW, 0, 1)
+            .get_property(
+                false,
+                self.root,
+                self.atoms._NET_SUPPORTING_WM_CHECK,
+                AtomEnum::WINDOW,
+                0,
+                1,
+            )
             .ok()
             .and_then(|c| c.reply().ok())
             .is_some_and(|r| r.value32().and_then(|mut v| v.next()).is_some())

@@ -18,34 +18,61 @@ pub(crate) fn is_rootless_xwayland(conn: &RustConnection) -> bool {
         return false;
     }
     let root = conn.setup().roots[0].root;
-    !matches!(conn.get_image(ImageFormat::Z_PIXMAP, root, 0, 0, 1, 1, !0).map(|c| c.reply()), Ok(Ok(_)))
+    !matches!(
+        conn.get_image(ImageFormat::Z_PIXMAP, root, 0, 0, 1, 1, !0).map(|c| c.reply()),
+        Ok(Ok(_))
+    )
 }
 
-fn extension_check(conn: &RustConnection, name: &'static str, label: &str, disables: &[&str]) -> Check {
+fn extension_check(
+    conn: &RustConnection,
+    name: &'static str,
+    label: &str,
+    disables: &[&str],
+) -> Check {
     match conn.extension_information(name) {
         Ok(Some(_)) => Check::ok(label, format!("{name} present")),
-        Ok(None) => Check::missing(label, format!("the X server has no {name} extension"), disables),
+        Ok(None) => {
+            Check::missing(label, format!("the X server has no {name} extension"), disables)
+        }
         Err(e) => Check::missing(label, format!("could not query {name}: {e}"), disables),
     }
 }
 
 fn window_manager_check(backend: &X11Backend) -> Check {
-    const DISABLES: &[&str] = &["EWMH window list, stacking order and focus flags (listing falls back to root children)"];
+    const DISABLES: &[&str] =
+        &["EWMH window list, stacking order and focus flags (listing falls back to root children)"];
     let name = (|| {
         let atoms = &backend.atoms;
         let wm = backend
             .conn
-            .get_property(false, backend.root, atoms._NET_SUPPORTING_WM_CHECK, x11rb::protocol::xproto::AtomEnum::WINDOW, 0, 1)
+            .get_property(
+                false,
+                backend.root,
+                atoms._NET_SUPPORTING_WM_CHECK,
+                x11rb::protocol::xproto::AtomEnum::WINDOW,
+                0,
+                1,
+            )
             .ok()?
             .reply()
             .ok()?;
         let wm_window = wm.value32()?.next()?;
-        let name = backend.conn.get_property(false, wm_window, atoms._NET_WM_NAME, atoms.UTF8_STRING, 0, 64).ok()?.reply().ok()?;
+        let name = backend
+            .conn
+            .get_property(false, wm_window, atoms._NET_WM_NAME, atoms.UTF8_STRING, 0, 64)
+            .ok()?
+            .reply()
+            .ok()?;
         Some(String::from_utf8_lossy(&name.value).into_owned())
     })();
     match name {
         Some(name) => Check::ok("window manager", format!("{name} (EWMH)")),
-        None => Check::missing("window manager", "no EWMH window manager (_NET_SUPPORTING_WM_CHECK unset)", DISABLES),
+        None => Check::missing(
+            "window manager",
+            "no EWMH window manager (_NET_SUPPORTING_WM_CHECK unset)",
+            DISABLES,
+        ),
     }
 }
 
@@ -56,7 +83,11 @@ pub fn doctor(display: Option<&str>) -> DoctorReport {
     let backend = X11Backend::connect(display);
     let session = match &backend {
         Err(refusal) => {
-            checks.push(Check::missing("display", refusal.message.clone(), &["every capture, listing and input operation"]));
+            checks.push(Check::missing(
+                "display",
+                refusal.message.clone(),
+                &["every capture, listing and input operation"],
+            ));
             if wayland {
                 SessionType::Wayland
             } else {
@@ -64,7 +95,10 @@ pub fn doctor(display: Option<&str>) -> DoctorReport {
             }
         }
         Ok(backend) => {
-            let name = display.map(str::to_owned).or_else(|| std::env::var("DISPLAY").ok()).unwrap_or_default();
+            let name = display
+                .map(str::to_owned)
+                .or_else(|| std::env::var("DISPLAY").ok())
+                .unwrap_or_default();
             let vendor = String::from_utf8_lossy(&backend.conn.setup().vendor).into_owned();
             checks.push(Check::ok("display", format!("X display {name} ({vendor})")));
             let rootless = is_rootless_xwayland(&backend.conn);
@@ -96,9 +130,24 @@ pub fn doctor(display: Option<&str>) -> DoctorReport {
                     }
                 }
             });
-            checks.push(extension_check(conn, "RANDR", "RandR", &["per-monitor desktop frames (the screen counts as one display)"]));
-            checks.push(extension_check(conn, "Composite", "Composite", &["capture of covered windows (later work)"]));
-            checks.push(extension_check(conn, "SHAPE", "Shape", &["a click-through presence overlay"]));
+            checks.push(extension_check(
+                conn,
+                "RANDR",
+                "RandR",
+                &["per-monitor desktop frames (the screen counts as one display)"],
+            ));
+            checks.push(extension_check(
+                conn,
+                "Composite",
+                "Composite",
+                &["capture of covered windows (later work)"],
+            ));
+            checks.push(extension_check(
+                conn,
+                "SHAPE",
+                "Shape",
+                &["a click-through presence overlay"],
+            ));
             checks.push(extension_check(
                 conn,
                 "X-Resource",

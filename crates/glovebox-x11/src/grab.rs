@@ -14,7 +14,9 @@ use crate::errors::{connection_lost, reply_error};
 use glovebox_platform::BackendError;
 
 use x11rb::connection::Connection;
-use x11rb::protocol::xproto::{ConnectionExt as _, CreateWindowAux, GrabMode, GrabStatus, WindowClass};
+use x11rb::protocol::xproto::{
+    ConnectionExt as _, CreateWindowAux, GrabMode, GrabStatus, WindowClass,
+};
 use x11rb::CURRENT_TIME;
 
 impl X11Backend {
@@ -22,9 +24,22 @@ impl X11Backend {
         if let Some(window) = self.grab_probe.get() {
             return Ok(*window);
         }
-        let window = self.conn.generate_id().map_err(|e| BackendError::unavailable(format!("X id: {e}")))?;
+        let window =
+            self.conn.generate_id().map_err(|e| BackendError::unavailable(format!("X id: {e}")))?;
         self.conn
-            .create_window(0, window, self.root, -1, -1, 1, 1, 0, WindowClass::INPUT_ONLY, 0, &CreateWindowAux::new())
+            .create_window(
+                0,
+                window,
+                self.root,
+                -1,
+                -1,
+                1,
+                1,
+                0,
+                WindowClass::INPUT_ONLY,
+                0,
+                &CreateWindowAux::new(),
+            )
             .map_err(connection_lost)?
             .check()
             .map_err(|e| reply_error(e, None))?;

@@ -80,8 +80,14 @@ impl Keymap {
     pub fn read(conn: &impl Connection) -> Result<Keymap, BackendError> {
         let setup = conn.setup();
         let (min, max) = (setup.min_keycode, setup.max_keycode);
-        let failed = |e: &dyn std::fmt::Display| BackendError::unavailable(format!("reading the X keyboard mapping: {e}"));
-        let mapping = conn.get_keyboard_mapping(min, max - min + 1).map_err(|e| failed(&e))?.reply().map_err(|e| failed(&e))?;
+        let failed = |e: &dyn std::fmt::Display| {
+            BackendError::unavailable(format!("reading the X keyboard mapping: {e}"))
+        };
+        let mapping = conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .map_err(|e| failed(&e))?
+            .reply()
+            .map_err(|e| failed(&e))?;
         let per = usize::from(mapping.keysyms_per_keycode).max(1);
         let mut codes = HashMap::new();
         for (i, syms) in mapping.keysyms.chunks(per).enumerate() {
@@ -93,11 +99,17 @@ impl Keymap {
                 }
             }
         }
-        let modmap = conn.get_modifier_mapping().map_err(|e| failed(&e))?.reply().map_err(|e| failed(&e))?;
+        let modmap =
+            conn.get_modifier_mapping().map_err(|e| failed(&e))?.reply().map_err(|e| failed(&e))?;
         let per_mod = usize::from(modmap.keycodes_per_modifier()).max(1);
         let mask_of = |keysym: u32, fallback: KeyButMask| {
             let Some(&(code, _)) = codes.get(&keysym) else { return fallback };
-            modmap.keycodes.chunks(per_mod).position(|chunk| chunk.contains(&code)).map(|index| KeyButMask::from(1u16 << index)).unwrap_or(fallback)
+            modmap
+                .keycodes
+                .chunks(per_mod)
+                .position(|chunk| chunk.contains(&code))
+                .map(|index| KeyButMask::from(1u16 << index))
+                .unwrap_or(fallback)
         };
         let alt_mask = mask_of(ALT_L, KeyButMask::MOD1);
         let super_mask = mask_of(SUPER_L, KeyButMask::MOD4);
@@ -109,7 +121,10 @@ impl Keymap {
     }
 
     fn unmapped(what: &str) -> BackendError {
-        BackendError::new(BackendErrorKind::NoBackgroundRoute, format!("{what} has no key on this keyboard layout, so no key route can type it"))
+        BackendError::new(
+            BackendErrorKind::NoBackgroundRoute,
+            format!("{what} has no key on this keyboard layout, so no key route can type it"),
+        )
     }
 
     /// The stroke for a combo: the key's code, plus Shift when the key sits
@@ -123,9 +138,10 @@ impl Keymap {
         let (keycode, level) = match (self.code(keysym), combo.key) {
             (Some(found), _) => found,
             // A letter combo names the key, whatever case was written.
-            (None, Key::Char(c)) if c.is_ascii_uppercase() => {
-                self.code(char_keysym(c.to_ascii_lowercase())).map(|(k, _)| (k, 1)).ok_or_else(|| Self::unmapped(&combo.to_string()))?
-            }
+            (None, Key::Char(c)) if c.is_ascii_uppercase() => self
+                .code(char_keysym(c.to_ascii_lowercase()))
+                .map(|(k, _)| (k, 1))
+                .ok_or_else(|| Self::unmapped(&combo.to_string()))?,
             (None, _) => return Err(Self::unmapped(&combo.to_string())),
         };
         let mods = combo.modifiers;
@@ -147,7 +163,12 @@ impl Keymap {
     /// The state mask of `held` modifiers as this server maps them.
     pub fn mask(&self, held: Modifiers) -> KeyButMask {
         let mut mask = KeyButMask::default();
-        for (on, bit) in [(held.ctrl, KeyButMask::CONTROL), (held.shift, KeyButMask::SHIFT), (held.alt, self.alt_mask), (held.superkey, self.super_mask)] {
+        for (on, bit) in [
+            (held.ctrl, KeyButMask::CONTROL),
+            (held.shift, KeyButMask::SHIFT),
+            (held.alt, self.alt_mask),
+            (held.superkey, self.super_mask),
+        ] {
             if on {
                 mask |= bit;
             }
@@ -158,7 +179,14 @@ impl Keymap {
     /// The key codes to press for `held` modifiers, or a refusal naming one
     /// this keyboard has no key for.
     pub fn modifier_codes(&self, held: Modifiers) -> Result<Vec<u8>, BackendError> {
-        held.keys().into_iter().map(|key| self.code(modifier_keysym(key)).map(|(code, _)| code).ok_or_else(|| Self::unmapped(&format!("{key:?}")))).collect()
+        held.keys()
+            .into_iter()
+            .map(|key| {
+                self.code(modifier_keysym(key))
+                    .map(|(code, _)| code)
+                    .ok_or_else(|| Self::unmapped(&format!("{key:?}")))
+            })
+            .collect()
     }
 
     /// The stroke that types `c` on this layout, if a key produces it.
@@ -168,14 +196,24 @@ impl Keymap {
         Some(KeyStroke {
             keycode,
             state: if shift { KeyButMask::SHIFT } else { KeyButMask::default() },
-            modifiers: [None, if shift { self.code(SHIFT_L).map(|(c, _)| c) } else { None }, None, None],
+            modifiers: [
+                None,
+                if shift { self.code(SHIFT_L).map(|(c, _)| c) } else { None },
+                None,
+                None,
+            ],
         })
     }
 
     /// Strokes for every character of `text`, or a refusal naming the first
     /// character no key produces (nothing is typed then).
     pub fn text(&self, text: &str) -> Result<Vec<KeyStroke>, BackendError> {
-        text.chars().map(|c| self.char_stroke(c).ok_or_else(|| Self::unmapped(&format!("{c:?} (U+{:04X})", c as u32)))).collect()
+        text.chars()
+            .map(|c| {
+                self.char_stroke(c)
+                    .ok_or_else(|| Self::unmapped(&format!("{c:?} (U+{:04X})", c as u32)))
+            })
+            .collect()
     }
 }
 

@@ -29,7 +29,12 @@ impl X11Backend {
 
     /// The viewable children of the root, frontmost first.
     fn root_layers(&self) -> Result<Vec<Layer>, BackendError> {
-        let tree = self.conn.query_tree(self.root).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        let tree = self
+            .conn
+            .query_tree(self.root)
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         let pending: Vec<_> = tree
             .children
             .iter()
@@ -46,7 +51,12 @@ impl X11Backend {
             let border = 2 * u32::from(g.border_width);
             layers.push(Layer {
                 window,
-                rect: Rect::new(g.x.into(), g.y.into(), u32::from(g.width) + border, u32::from(g.height) + border),
+                rect: Rect::new(
+                    g.x.into(),
+                    g.y.into(),
+                    u32::from(g.width) + border,
+                    u32::from(g.height) + border,
+                ),
                 override_redirect: a.override_redirect,
             });
         }
@@ -59,7 +69,12 @@ impl X11Backend {
     fn top_level_of(&self, window: Window) -> Result<Window, BackendError> {
         let mut current = window;
         for _ in 0..32 {
-            let tree = self.conn.query_tree(current).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, Some(&current)))?;
+            let tree = self
+                .conn
+                .query_tree(current)
+                .map_err(connection_lost)?
+                .reply()
+                .map_err(|e| reply_error(e, Some(&current)))?;
             if tree.parent == self.root || tree.parent == x11rb::NONE {
                 return Ok(current);
             }
@@ -73,7 +88,11 @@ impl X11Backend {
         let top = self.top_level_of(window.id.xid)?;
         let client = self.client_of(window.id.xid);
         let layers = self.root_layers()?;
-        let above = layers.iter().take_while(|l| l.window != top).filter(|l| !(l.override_redirect && self.client_of(l.window) == client)).map(|l| l.rect);
+        let above = layers
+            .iter()
+            .take_while(|l| l.window != top)
+            .filter(|l| !(l.override_redirect && self.client_of(l.window) == client))
+            .map(|l| l.rect);
         Ok(glovebox_platform::compose::covering(window.geometry, above))
     }
 
@@ -95,7 +114,13 @@ impl X11Backend {
         let stacking: Vec<(Rect, bool)> = self
             .root_layers()?
             .iter()
-            .map(|l| (l.rect, frames.contains(&l.window) || (l.override_redirect && clients.contains(&self.client_of(l.window)))))
+            .map(|l| {
+                (
+                    l.rect,
+                    frames.contains(&l.window)
+                        || (l.override_redirect && clients.contains(&self.client_of(l.window))),
+                )
+            })
             .collect();
         Ok(glovebox_platform::compose::visible_parts_of_hidden(&stacking))
     }

@@ -13,7 +13,8 @@ use std::sync::Mutex;
 use x11rb::connection::{Connection, RequestConnection as _};
 use x11rb::protocol::shape::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{
-    AtomEnum, ChangeWindowAttributesAux, ConfigureWindowAux, ConnectionExt as _, CreateWindowAux, PropMode, Rectangle, StackMode, WindowClass,
+    AtomEnum, ChangeWindowAttributesAux, ConfigureWindowAux, ConnectionExt as _, CreateWindowAux,
+    PropMode, Rectangle, StackMode, WindowClass,
 };
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
@@ -55,20 +56,61 @@ impl Overlay {
     /// Refused where the server lacks the Shape extension: a window that
     /// could catch clicks is never drawn.
     pub fn open(display: Option<&str>) -> Result<Overlay, BackendError> {
-        let (conn, screen) = x11rb::connect(display).map_err(|e| BackendError::unavailable(format!("the overlay cannot connect to the X server: {e}")))?;
-        let lost = |e: x11rb::errors::ConnectionError| BackendError::unavailable(format!("the overlay's X connection failed: {e}"));
+        let (conn, screen) = x11rb::connect(display).map_err(|e| {
+            BackendError::unavailable(format!("the overlay cannot connect to the X server: {e}"))
+        })?;
+        let lost = |e: x11rb::errors::ConnectionError| {
+            BackendError::unavailable(format!("the overlay's X connection failed: {e}"))
+        };
         if conn.extension_information(shape::X11_EXTENSION_NAME).map_err(lost)?.is_none() {
-            return Err(BackendError::unavailable("the X server has no Shape extension, so a click-through overlay cannot be drawn"));
+            return Err(BackendError::unavailable(
+                "the X server has no Shape extension, so a click-through overlay cannot be drawn",
+            ));
         }
         let root = conn.setup().roots[screen].root;
-        let window = conn.generate_id().map_err(|e| BackendError::unavailable(format!("no X id for the overlay: {e}")))?;
-        let aux = CreateWindowAux::new().override_redirect(1).background_pixel(pixel(AIM_RGB)).border_pixel(0);
-        conn.create_window(0, window, root, 0, 0, CURSOR_SIZE, CURSOR_SIZE, 0, WindowClass::INPUT_OUTPUT, 0, &aux).map_err(lost)?;
-        conn.change_property8(PropMode::REPLACE, window, AtomEnum::WM_NAME, AtomEnum::STRING, CURSOR_TITLE.as_bytes()).map_err(lost)?;
+        let window = conn
+            .generate_id()
+            .map_err(|e| BackendError::unavailable(format!("no X id for the overlay: {e}")))?;
+        let aux = CreateWindowAux::new()
+            .override_redirect(1)
+            .background_pixel(pixel(AIM_RGB))
+            .border_pixel(0);
+        conn.create_window(
+            0,
+            window,
+            root,
+            0,
+            0,
+            CURSOR_SIZE,
+            CURSOR_SIZE,
+            0,
+            WindowClass::INPUT_OUTPUT,
+            0,
+            &aux,
+        )
+        .map_err(lost)?;
+        conn.change_property8(
+            PropMode::REPLACE,
+            window,
+            AtomEnum::WM_NAME,
+            AtomEnum::STRING,
+            CURSOR_TITLE.as_bytes(),
+        )
+        .map_err(lost)?;
         // No input region at all: pointer events go to whatever lies below.
-        conn.shape_rectangles(shape::SO::SET, shape::SK::INPUT, x11rb::protocol::xproto::ClipOrdering::UNSORTED, window, 0, 0, &[]).map_err(lost)?;
+        conn.shape_rectangles(
+            shape::SO::SET,
+            shape::SK::INPUT,
+            x11rb::protocol::xproto::ClipOrdering::UNSORTED,
+            window,
+            0,
+            0,
+            &[],
+        )
+        .map_err(lost)?;
         let (s, t, c) = (CURSOR_SIZE as i16, 3i16, CURSOR_SIZE as i16 / 2);
-        let arm = |x: i16, y: i16, w: i16, h: i16| Rectangle { x, y, width: w as u16, height: h as u16 };
+        let arm =
+            |x: i16, y: i16, w: i16, h: i16| Rectangle { x, y, width: w as u16, height: h as u16 };
         // A crosshair whose arms stop short of the centre, so the marked point shows.
         let crosshair = [
             arm(0, c - 1, c - 4, t),
@@ -80,7 +122,16 @@ impl Overlay {
             arm(c - 6, c - 6, 2, 12),
             arm(c + 4, c - 6, 2, 12),
         ];
-        conn.shape_rectangles(shape::SO::SET, shape::SK::BOUNDING, x11rb::protocol::xproto::ClipOrdering::UNSORTED, window, 0, 0, &crosshair).map_err(lost)?;
+        conn.shape_rectangles(
+            shape::SO::SET,
+            shape::SK::BOUNDING,
+            x11rb::protocol::xproto::ClipOrdering::UNSORTED,
+            window,
+            0,
+            0,
+            &crosshair,
+        )
+        .map_err(lost)?;
         conn.flush().map_err(lost)?;
         let (drawer, notes) = std::sync::mpsc::channel();
         let mut canvas = Canvas { conn, window, shown: false };
@@ -110,7 +161,10 @@ impl Overlay {
 
 impl Canvas {
     fn colour(&self, rgb: [u8; 3]) {
-        let _ = self.conn.change_window_attributes(self.window, &ChangeWindowAttributesAux::new().background_pixel(pixel(rgb)));
+        let _ = self.conn.change_window_attributes(
+            self.window,
+            &ChangeWindowAttributesAux::new().background_pixel(pixel(rgb)),
+        );
         let _ = self.conn.clear_area(false, self.window, 0, 0, 0, 0);
     }
 
@@ -118,7 +172,10 @@ impl Canvas {
         match note {
             Draw::Aim(at) => {
                 let half = i32::from(CURSOR_SIZE / 2);
-                let place = ConfigureWindowAux::new().x(at.x - half).y(at.y - half).stack_mode(StackMode::ABOVE);
+                let place = ConfigureWindowAux::new()
+                    .x(at.x - half)
+                    .y(at.y - half)
+                    .stack_mode(StackMode::ABOVE);
                 let _ = self.conn.configure_window(self.window, &place);
                 self.colour(AIM_RGB);
                 if !self.shown {

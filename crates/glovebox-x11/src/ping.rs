@@ -7,7 +7,9 @@ use crate::errors::{connect_error, connection_lost, reply_error};
 use glovebox_platform::BackendError;
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection as _;
-use x11rb::protocol::xproto::{ChangeWindowAttributesAux, ClientMessageEvent, ConnectionExt as _, EventMask};
+use x11rb::protocol::xproto::{
+    ChangeWindowAttributesAux, ClientMessageEvent, ConnectionExt as _, EventMask,
+};
 use x11rb::protocol::Event;
 use x11rb::rust_connection::RustConnection;
 
@@ -35,19 +37,34 @@ impl Pinger {
 
     /// Pings client window `xid` and waits for its answer until `deadline`:
     /// how long after `started` it came, or `None` when it did not.
-    pub(crate) fn ping(&mut self, xid: u32, atoms: PingAtoms, started: Instant, deadline: Instant) -> Result<Option<Duration>, BackendError> {
+    pub(crate) fn ping(
+        &mut self,
+        xid: u32,
+        atoms: PingAtoms,
+        started: Instant,
+        deadline: Instant,
+    ) -> Result<Option<Duration>, BackendError> {
         self.sent = self.sent.wrapping_add(1).max(1);
         let (root, stamp) = (self.root, self.sent);
         let conn = &self.conn;
         // Answers go to the root window, to whoever listens to its substructure.
-        let listen = |mask: EventMask| conn.change_window_attributes(root, &ChangeWindowAttributesAux::new().event_mask(mask)).map_err(connection_lost);
+        let listen = |mask: EventMask| {
+            conn.change_window_attributes(root, &ChangeWindowAttributesAux::new().event_mask(mask))
+                .map_err(connection_lost)
+        };
         listen(EventMask::SUBSTRUCTURE_NOTIFY)?;
-        let message = ClientMessageEvent::new(32, xid, atoms.protocols, [atoms.ping, stamp, xid, 0, 0]);
+        let message =
+            ClientMessageEvent::new(32, xid, atoms.protocols, [atoms.ping, stamp, xid, 0, 0]);
         conn.send_event(false, xid, EventMask::NO_EVENT, message).map_err(connection_lost)?;
         conn.flush().map_err(connection_lost)?;
         let answered = loop {
             match conn.poll_for_event().map_err(connection_lost)? {
-                Some(Event::ClientMessage(e)) if e.type_ == atoms.protocols && e.data.as_data32()[..2] == [atoms.ping, stamp] => break Some(started.elapsed()),
+                Some(Event::ClientMessage(e))
+                    if e.type_ == atoms.protocols
+                        && e.data.as_data32()[..2] == [atoms.ping, stamp] =>
+                {
+                    break Some(started.elapsed())
+                }
                 Some(_) => continue,
                 None if Instant::now() < deadline => std::thread::sleep(Duration::from_micros(200)),
                 None => break None,
@@ -55,7 +72,10 @@ impl Pinger {
         };
         listen(EventMask::NO_EVENT)?;
         // Whatever came while listening is of no use later.
-        conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        conn.get_input_focus()
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         while conn.poll_for_event().map_err(connection_lost)?.is_some() {}
         Ok(answered)
     }

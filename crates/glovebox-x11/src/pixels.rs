@@ -24,9 +24,16 @@ impl PixelFormat {
             .flat_map(|d| d.visuals.iter())
             .find(|v| v.visual_id == root.root_visual)
             .ok_or("the root visual is not described by the server")?;
-        let format = setup.pixmap_formats.iter().find(|f| f.depth == root.root_depth).ok_or("no pixmap format for the root depth")?;
+        let format = setup
+            .pixmap_formats
+            .iter()
+            .find(|f| f.depth == root.root_depth)
+            .ok_or("no pixmap format for the root depth")?;
         if format.bits_per_pixel != 32 {
-            return Err(format!("root depth {} uses {} bits per pixel; only 32 is supported", root.root_depth, format.bits_per_pixel));
+            return Err(format!(
+                "root depth {} uses {} bits per pixel; only 32 is supported",
+                root.root_depth, format.bits_per_pixel
+            ));
         }
         let shift = |mask: u32| -> Result<u32, String> {
             let shift = mask.trailing_zeros();
@@ -45,13 +52,25 @@ impl PixelFormat {
     }
 
     /// Converts `height` rows of `width` pixels, `stride` bytes apart.
-    pub(crate) fn to_rgb(self, bytes: &[u8], width: u32, height: u32, stride: usize) -> Result<RgbImage, BackendError> {
+    pub(crate) fn to_rgb(
+        self,
+        bytes: &[u8],
+        width: u32,
+        height: u32,
+        stride: usize,
+    ) -> Result<RgbImage, BackendError> {
         let row_bytes = width as usize * 4;
-        if stride < row_bytes || bytes.len() < stride * (height as usize).saturating_sub(1) + row_bytes {
-            return Err(BackendError::unavailable(format!("the X server returned {} bytes for a {width}×{height} image", bytes.len())));
+        if stride < row_bytes
+            || bytes.len() < stride * (height as usize).saturating_sub(1) + row_bytes
+        {
+            return Err(BackendError::unavailable(format!(
+                "the X server returned {} bytes for a {width}×{height} image",
+                bytes.len()
+            )));
         }
         let mut data = Vec::with_capacity(width as usize * height as usize * 3);
-        let standard = self.little_endian && (self.red_shift, self.green_shift, self.blue_shift) == (16, 8, 0);
+        let standard =
+            self.little_endian && (self.red_shift, self.green_shift, self.blue_shift) == (16, 8, 0);
         for row in bytes.chunks(stride).take(height as usize) {
             let row = &row[..row_bytes];
             if standard {
@@ -62,8 +81,16 @@ impl PixelFormat {
             } else {
                 for px in row.chunks_exact(4) {
                     let bytes = [px[0], px[1], px[2], px[3]];
-                    let v = if self.little_endian { u32::from_le_bytes(bytes) } else { u32::from_be_bytes(bytes) };
-                    data.extend_from_slice(&[(v >> self.red_shift) as u8, (v >> self.green_shift) as u8, (v >> self.blue_shift) as u8]);
+                    let v = if self.little_endian {
+                        u32::from_le_bytes(bytes)
+                    } else {
+                        u32::from_be_bytes(bytes)
+                    };
+                    data.extend_from_slice(&[
+                        (v >> self.red_shift) as u8,
+                        (v >> self.green_shift) as u8,
+                        (v >> self.blue_shift) as u8,
+                    ]);
                 }
             }
         }
@@ -77,11 +104,16 @@ mod tests {
 
     #[test]
     fn converts_bgrx_and_other_layouts_and_rejects_short_buffers() {
-        let bgrx = PixelFormat { red_shift: 16, green_shift: 8, blue_shift: 0, little_endian: true };
-        let bytes = [3, 2, 1, 0, 30, 20, 10, 0, 0xff, 0xff, 0xff, 0xff, 6, 5, 4, 0, 60, 50, 40, 0, 0, 0, 0, 0];
+        let bgrx =
+            PixelFormat { red_shift: 16, green_shift: 8, blue_shift: 0, little_endian: true };
+        let bytes = [
+            3, 2, 1, 0, 30, 20, 10, 0, 0xff, 0xff, 0xff, 0xff, 6, 5, 4, 0, 60, 50, 40, 0, 0, 0, 0,
+            0,
+        ];
         let image = bgrx.to_rgb(&bytes, 2, 2, 12).unwrap();
         assert_eq!(image.data, [1, 2, 3, 10, 20, 30, 4, 5, 6, 40, 50, 60]);
-        let rgbx_big = PixelFormat { red_shift: 24, green_shift: 16, blue_shift: 8, little_endian: false };
+        let rgbx_big =
+            PixelFormat { red_shift: 24, green_shift: 16, blue_shift: 8, little_endian: false };
         assert_eq!(rgbx_big.to_rgb(&[1, 2, 3, 0], 1, 1, 4).unwrap().data, [1, 2, 3]);
         assert!(bgrx.to_rgb(&bytes[..19], 2, 2, 12).is_err());
     }

@@ -5,7 +5,9 @@
 
 use crate::connection::X11Backend;
 use crate::errors::{connection_lost, reply_error};
-use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, Rect, WindowId, WindowInfo, WindowRef};
+use glovebox_model::{
+    CaptureLimits, DisplaySelection, Monitor, Rect, WindowId, WindowInfo, WindowRef,
+};
 use glovebox_platform::compose::{desktop_capture, window_capture, window_capture_rect};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Capture, RgbImage, ScreenCapture, WindowSource};
@@ -16,7 +18,12 @@ use x11rb::protocol::xproto::ConnectionExt as _;
 impl X11Backend {
     /// The root window's current size (RandR may have changed it since connect).
     fn screen_rect(&self) -> Result<Rect, BackendError> {
-        let g = self.conn.get_geometry(self.root).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        let g = self
+            .conn
+            .get_geometry(self.root)
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         Ok(Rect::new(0, 0, g.width.into(), g.height.into()))
     }
 
@@ -37,7 +44,11 @@ impl X11Backend {
     /// Captures a window measured earlier. The window is measured again after
     /// the pixels are read: if it closed, moved or resized meanwhile the
     /// capture is refused rather than returned with mixed content.
-    pub fn capture_measured_window(&self, window: &WindowInfo, limits: CaptureLimits) -> Result<Capture, BackendError> {
+    pub fn capture_measured_window(
+        &self,
+        window: &WindowInfo,
+        limits: CaptureLimits,
+    ) -> Result<Capture, BackendError> {
         self.capture.format()?;
         let screen = self.screen_rect()?;
         let rect = window_capture_rect(window, screen)?;
@@ -65,39 +76,74 @@ impl X11Backend {
 impl ScreenCapture for X11Backend {
     fn monitors(&self) -> Result<Vec<Monitor>, BackendError> {
         let screen = self.screen_rect()?;
-        if self.conn.extension_information(randr::X11_EXTENSION_NAME).map_err(connection_lost)?.is_none() {
+        if self
+            .conn
+            .extension_information(randr::X11_EXTENSION_NAME)
+            .map_err(connection_lost)?
+            .is_none()
+        {
             return Ok(vec![Monitor { name: "screen".into(), logical: screen, primary: true }]);
         }
-        let reply = self.conn.randr_get_monitors(self.root, true).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
-        let names: Vec<_> = reply.monitors.iter().map(|m| self.conn.get_atom_name(m.name)).collect::<Result<_, _>>().map_err(connection_lost)?;
+        let reply = self
+            .conn
+            .randr_get_monitors(self.root, true)
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
+        let names: Vec<_> = reply
+            .monitors
+            .iter()
+            .map(|m| self.conn.get_atom_name(m.name))
+            .collect::<Result<_, _>>()
+            .map_err(connection_lost)?;
         reply
             .monitors
             .iter()
             .zip(names)
             .map(|(m, name)| {
-                let name = name.reply().map(|n| String::from_utf8_lossy(&n.name).into_owned()).map_err(|e| reply_error(e, None))?;
-                Ok(Monitor { name, logical: Rect::new(m.x.into(), m.y.into(), m.width.into(), m.height.into()), primary: m.primary })
+                let name = name
+                    .reply()
+                    .map(|n| String::from_utf8_lossy(&n.name).into_owned())
+                    .map_err(|e| reply_error(e, None))?;
+                Ok(Monitor {
+                    name,
+                    logical: Rect::new(m.x.into(), m.y.into(), m.width.into(), m.height.into()),
+                    primary: m.primary,
+                })
             })
             .collect()
     }
 
-    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, BackendError> {
+    fn capture_window(
+        &self,
+        window: &WindowRef,
+        limits: CaptureLimits,
+    ) -> Result<Capture, BackendError> {
         let info = self.find_window(window)?;
         self.capture_measured_window(&info, limits)
     }
 
-    fn capture_desktop(&self, selection: &DisplaySelection, limits: CaptureLimits, hidden: &[WindowId]) -> Result<Capture, BackendError> {
+    fn capture_desktop(
+        &self,
+        selection: &DisplaySelection,
+        limits: CaptureLimits,
+        hidden: &[WindowId],
+    ) -> Result<Capture, BackendError> {
         self.capture.format()?;
         let screen = self.screen_rect()?;
         let monitors = self.monitors()?;
         let mut parts = self.hidden_parts(hidden)?;
-        let mut capture = desktop_capture(&monitors, selection, limits, &parts, |rect| self.read_clipped(rect, screen))?;
+        let mut capture = desktop_capture(&monitors, selection, limits, &parts, |rect| {
+            self.read_clipped(rect, screen)
+        })?;
         // A hidden window that moved while the displays were read is
         // blacked out where it is now as well.
         let now = self.hidden_parts(hidden)?;
         if now != parts {
             parts.extend(now);
-            capture = desktop_capture(&monitors, selection, limits, &parts, |rect| self.read_clipped(rect, screen))?;
+            capture = desktop_capture(&monitors, selection, limits, &parts, |rect| {
+                self.read_clipped(rect, screen)
+            })?;
         }
         Ok(capture)
     }

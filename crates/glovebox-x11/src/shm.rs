@@ -30,16 +30,32 @@ unsafe impl Send for SharedSegment {}
 impl SharedSegment {
     /// Creates a segment of `len` bytes and attaches it on `conn`.
     pub(crate) fn attach(conn: &RustConnection, len: usize) -> Result<SharedSegment, BackendError> {
-        let fail = |what: &str, e: &dyn std::fmt::Display| BackendError::unavailable(format!("MIT-SHM {what}: {e}"));
-        let fd = memfd_create("glovebox-capture", MemfdFlags::CLOEXEC).map_err(|e| fail("memfd_create", &e))?;
+        let fail = |what: &str, e: &dyn std::fmt::Display| {
+            BackendError::unavailable(format!("MIT-SHM {what}: {e}"))
+        };
+        let fd = memfd_create("glovebox-capture", MemfdFlags::CLOEXEC)
+            .map_err(|e| fail("memfd_create", &e))?;
         ftruncate(&fd, len as u64).map_err(|e| fail("ftruncate", &e))?;
         // SAFETY: a fresh shared mapping of a memfd we own, of exactly its length.
-        let ptr = unsafe { mmap(std::ptr::null_mut(), len, ProtFlags::READ | ProtFlags::WRITE, MapFlags::SHARED, &fd, 0) }.map_err(|e| fail("mmap", &e))?;
+        let ptr = unsafe {
+            mmap(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED,
+                &fd,
+                0,
+            )
+        }
+        .map_err(|e| fail("mmap", &e))?;
         let map = NonNull::new(ptr.cast::<u8>()).ok_or_else(|| fail("mmap", &"null mapping"))?;
         let mut segment = SharedSegment { id: 0, map, len, _fd: fd };
         let id = conn.generate_id().map_err(|e| fail("id", &e))?;
         let server_fd = segment._fd.try_clone().map_err(|e| fail("dup", &e))?;
-        conn.shm_attach_fd(id, server_fd, false).map_err(|e| fail("attach", &e))?.check().map_err(|e| fail("attach", &e))?;
+        conn.shm_attach_fd(id, server_fd, false)
+            .map_err(|e| fail("attach", &e))?
+            .check()
+            .map_err(|e| fail("attach", &e))?;
         segment.id = id;
         Ok(segment)
     }

@@ -51,9 +51,17 @@ impl X11Backend {
                 }
             }
         }
-        let tree = conn.query_tree(self.root).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
-        let attributes: Vec<_> =
-            tree.children.iter().map(|&w| conn.get_window_attributes(w).map(|c| (w, c))).collect::<Result<_, _>>().map_err(connection_lost)?;
+        let tree = conn
+            .query_tree(self.root)
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
+        let attributes: Vec<_> = tree
+            .children
+            .iter()
+            .map(|&w| conn.get_window_attributes(w).map(|c| (w, c)))
+            .collect::<Result<_, _>>()
+            .map_err(connection_lost)?;
         Ok(attributes
             .into_iter()
             .filter_map(|(w, cookie)| cookie.reply().ok().map(|a| (w, a)))
@@ -72,26 +80,40 @@ impl X11Backend {
         if let Some(active) = reply.value32().and_then(|mut v| v.next()) {
             return Ok((active != 0).then_some(active));
         }
-        let focus = self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?.focus;
+        let focus = self
+            .conn
+            .get_input_focus()
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?
+            .focus;
         Ok((focus > 1).then_some(focus))
     }
 
     fn request(&self, window: Window, has_res: bool) -> Result<Pending<'_>, BackendError> {
         let conn = &self.conn;
-        let property = |atom: u32, kind: u32, length: u32| conn.get_property(false, window, atom, kind, 0, length);
+        let property = |atom: u32, kind: u32, length: u32| {
+            conn.get_property(false, window, atom, kind, 0, length)
+        };
         let any = u32::from(AtomEnum::ANY);
         let pending = Pending {
             window,
-            class: property(AtomEnum::WM_CLASS.into(), AtomEnum::STRING.into(), 256).map_err(connection_lost)?,
-            net_name: property(self.atoms._NET_WM_NAME, self.atoms.UTF8_STRING, 1024).map_err(connection_lost)?,
+            class: property(AtomEnum::WM_CLASS.into(), AtomEnum::STRING.into(), 256)
+                .map_err(connection_lost)?,
+            net_name: property(self.atoms._NET_WM_NAME, self.atoms.UTF8_STRING, 1024)
+                .map_err(connection_lost)?,
             name: property(AtomEnum::WM_NAME.into(), any, 1024).map_err(connection_lost)?,
-            net_pid: property(self.atoms._NET_WM_PID, AtomEnum::CARDINAL.into(), 1).map_err(connection_lost)?,
-            net_state: property(self.atoms._NET_WM_STATE, AtomEnum::ATOM.into(), 64).map_err(connection_lost)?,
-            wm_state: property(self.atoms.WM_STATE, self.atoms.WM_STATE, 2).map_err(connection_lost)?,
+            net_pid: property(self.atoms._NET_WM_PID, AtomEnum::CARDINAL.into(), 1)
+                .map_err(connection_lost)?,
+            net_state: property(self.atoms._NET_WM_STATE, AtomEnum::ATOM.into(), 64)
+                .map_err(connection_lost)?,
+            wm_state: property(self.atoms.WM_STATE, self.atoms.WM_STATE, 2)
+                .map_err(connection_lost)?,
             geometry: conn.get_geometry(window).map_err(connection_lost)?,
             origin: conn.translate_coordinates(window, self.root, 0, 0).map_err(connection_lost)?,
             server_pid: if has_res {
-                let spec = res::ClientIdSpec { client: window, mask: res::ClientIdMask::LOCAL_CLIENT_PID };
+                let spec =
+                    res::ClientIdSpec { client: window, mask: res::ClientIdMask::LOCAL_CLIENT_PID };
                 Some(conn.res_query_client_ids(&[spec]).map_err(connection_lost)?)
             } else {
                 None
@@ -101,7 +123,11 @@ impl X11Backend {
     }
 
     /// Collects one window's replies; `Ok(None)` when it vanished meanwhile.
-    fn collect(&self, pending: Pending<'_>, active: Option<Window>) -> Result<Option<WindowInfo>, BackendError> {
+    fn collect(
+        &self,
+        pending: Pending<'_>,
+        active: Option<Window>,
+    ) -> Result<Option<WindowInfo>, BackendError> {
         let window = pending.window;
         let gone = |e| match reply_error(e, Some(&window)) {
             r if r.is(&BackendErrorKind::Gone) => Ok(None),
@@ -134,11 +160,14 @@ impl X11Backend {
             (None, Some(pid)) => (pid, PidSource::ClientProperty),
             (None, None) => (0, PidSource::Unknown),
         };
-        let mut class_parts = class.value.split(|&b| b == 0).map(|part| String::from_utf8_lossy(part).into_owned());
+        let mut class_parts =
+            class.value.split(|&b| b == 0).map(|part| String::from_utf8_lossy(part).into_owned());
         let instance = class_parts.next().unwrap_or_default();
         let app = class_parts.next().filter(|c| !c.is_empty()).unwrap_or_else(|| instance.clone());
         let title = if net_name.value.is_empty() { text(&name) } else { text(&net_name) };
-        let hidden = net_state.value32().is_some_and(|mut atoms| atoms.any(|a| a == self.atoms._NET_WM_STATE_HIDDEN));
+        let hidden = net_state
+            .value32()
+            .is_some_and(|mut atoms| atoms.any(|a| a == self.atoms._NET_WM_STATE_HIDDEN));
         let iconic = wm_state.value32().and_then(|mut v| v.next()) == Some(WM_STATE_ICONIC);
         Ok(Some(WindowInfo {
             id: WindowId { pid, xid: window },
@@ -146,7 +175,12 @@ impl X11Backend {
             instance,
             title,
             pid_source,
-            geometry: Rect::new(origin.dst_x.into(), origin.dst_y.into(), geometry.width.into(), geometry.height.into()),
+            geometry: Rect::new(
+                origin.dst_x.into(),
+                origin.dst_y.into(),
+                geometry.width.into(),
+                geometry.height.into(),
+            ),
             focused: active == Some(window),
             minimized: hidden || iconic,
             desktop: glovebox_model::Desktop::User,
@@ -161,7 +195,8 @@ impl X11Backend {
     pub(crate) fn measure(&self, window: Window) -> Result<WindowInfo, BackendError> {
         let active = self.active_window()?;
         let pending = self.request(window, self.has_extension(res::X11_EXTENSION_NAME))?;
-        self.collect(pending, active)?.ok_or_else(|| BackendError::gone(format!("window {window:#x} closed")))
+        self.collect(pending, active)?
+            .ok_or_else(|| BackendError::gone(format!("window {window:#x} closed")))
     }
 }
 
@@ -170,7 +205,8 @@ impl WindowSource for X11Backend {
         let order = self.stacking_order()?;
         let active = self.active_window()?;
         let has_res = self.has_extension(res::X11_EXTENSION_NAME);
-        let pending: Vec<_> = order.iter().rev().map(|&w| self.request(w, has_res)).collect::<Result<_, _>>()?;
+        let pending: Vec<_> =
+            order.iter().rev().map(|&w| self.request(w, has_res)).collect::<Result<_, _>>()?;
         let mut windows = Vec::with_capacity(pending.len());
         for p in pending {
             if let Some(info) = self.collect(p, active)? {

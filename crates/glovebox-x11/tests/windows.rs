@@ -27,13 +27,26 @@ fn lists_fixture_and_xterm_with_server_pids_titles_and_classes() {
     let state = fixture.state().unwrap();
     assert_eq!(fixture_window.id.pid, fixture.pid());
     assert_eq!(fixture_window.pid_source, PidSource::Server);
-    assert_eq!(fixture_window.id.xid as u64, state["xid"].as_u64().unwrap(), "xid matches the app's own GDK window");
+    assert_eq!(
+        fixture_window.id.xid as u64,
+        state["xid"].as_u64().unwrap(),
+        "xid matches the app's own GDK window"
+    );
     assert_eq!(fixture_window.title, fixture.title);
-    assert_eq!((fixture_window.app.as_str(), fixture_window.instance.as_str()), ("GloveboxFixture", "glovebox-fixture"));
-    assert!(fixture_window.geometry.width >= 480 && fixture_window.geometry.height >= 600, "{:?}", fixture_window.geometry);
+    assert_eq!(
+        (fixture_window.app.as_str(), fixture_window.instance.as_str()),
+        ("GloveboxFixture", "glovebox-fixture")
+    );
+    assert!(
+        fixture_window.geometry.width >= 480 && fixture_window.geometry.height >= 600,
+        "{:?}",
+        fixture_window.geometry
+    );
 
     let xterm_ref = WindowRef::PidTitle { pid: xterm.id(), title: xterm_title.clone() };
-    let xterm_window = wait_until("xterm listed", || backend.list_windows().ok().and_then(|w| xterm_ref.resolve(&w).ok().cloned()));
+    let xterm_window = wait_until("xterm listed", || {
+        backend.list_windows().ok().and_then(|w| xterm_ref.resolve(&w).ok().cloned())
+    });
     assert_eq!(xterm_window.app, "XTerm");
     assert_eq!(xterm_window.id.pid, xterm.id());
 
@@ -68,7 +81,10 @@ fn stacking_order_and_focus_follow_the_window_manager() {
             w.iter().find(|w| w.id == front_window.id).filter(|w| w.focused).map(|_| w.clone())
         });
         let position = |id| windows.iter().position(|w| w.id == id).unwrap();
-        assert!(position(front_window.id) < position(back_window.id), "frontmost first: {windows:#?}");
+        assert!(
+            position(front_window.id) < position(back_window.id),
+            "frontmost first: {windows:#?}"
+        );
         assert_eq!(windows.iter().filter(|w| w.focused).count(), 1);
         assert!(!windows[position(back_window.id)].focused);
     }
@@ -83,10 +99,14 @@ fn minimised_windows_are_flagged() {
     let id = window_of(&fixture, &backend).id;
     fixture.send(serde_json::json!({"cmd": "minimize"}));
     fixture.wait_state("fixture iconified", |s| s["minimized"] == true);
-    wait_until("listing shows minimised", || backend.list_windows().ok()?.into_iter().find(|w| w.id == id && w.minimized));
+    wait_until("listing shows minimised", || {
+        backend.list_windows().ok()?.into_iter().find(|w| w.id == id && w.minimized)
+    });
     fixture.send(serde_json::json!({"cmd": "restore"}));
     fixture.wait_state("fixture restored", |s| s["minimized"] == false);
-    wait_until("listing shows restored", || backend.list_windows().ok()?.into_iter().find(|w| w.id == id && !w.minimized));
+    wait_until("listing shows restored", || {
+        backend.list_windows().ok()?.into_iter().find(|w| w.id == id && !w.minimized)
+    });
 }
 
 #[test]
@@ -110,13 +130,18 @@ fn pages_of_thirty_cover_every_window_once() {
     ids.dedup();
     assert_eq!(ids.len(), 35);
     assert!(ids.iter().all(|id| id.pid == fixture.pid()));
-    let beyond = WindowPage::paginate(backend.list_windows().unwrap(), Some(&query), 3).unwrap_err();
+    let beyond =
+        WindowPage::paginate(backend.list_windows().unwrap(), Some(&query), 3).unwrap_err();
     assert_eq!(beyond.code(), ErrorCode::InvalidArgument);
 }
 
 #[test]
 fn without_a_window_manager_root_children_stand_in() {
-    let sandbox = Sandbox::start(glovebox_sandbox::SandboxOptions { window_manager: false, ..Default::default() }).unwrap();
+    let sandbox = Sandbox::start(glovebox_sandbox::SandboxOptions {
+        window_manager: false,
+        ..Default::default()
+    })
+    .unwrap();
     let backend = backend(&sandbox);
     let fixture = Fixture::launch(&sandbox, &unique("Fixture no wm"), &[]);
     let window = window_of(&fixture, &backend);

@@ -7,7 +7,9 @@ use glovebox_config::ModelProvider;
 use std::time::Duration;
 
 /// The binding `[model]` describes, `Ok(None)` when nothing is bound.
-pub fn model_binding(config: &glovebox_config::ModelConfig) -> Result<Option<ModelBinding>, ModelError> {
+pub fn model_binding(
+    config: &glovebox_config::ModelConfig,
+) -> Result<Option<ModelBinding>, ModelError> {
     let provider = match config.provider {
         ModelProvider::Unbound => return Ok(None),
         ModelProvider::Openai => Provider::OpenAiResponses,
@@ -24,8 +26,16 @@ pub fn model_binding(config: &glovebox_config::ModelConfig) -> Result<Option<Mod
     if provider == Provider::OpenAiCompatible && config.base_url.trim().is_empty() {
         return unusable("model.provider openai-compatible needs model.base_url (e.g. http://127.0.0.1:11434/v1 for Ollama)".into());
     }
-    if config.native && !matches!(provider, Provider::OpenAiResponses | Provider::AnthropicMessages | Provider::Gemini) {
-        return unusable(format!("model.native needs model.provider openai, anthropic or gemini, not {:?}", config.provider));
+    if config.native
+        && !matches!(
+            provider,
+            Provider::OpenAiResponses | Provider::AnthropicMessages | Provider::Gemini
+        )
+    {
+        return unusable(format!(
+            "model.native needs model.provider openai, anthropic or gemini, not {:?}",
+            config.provider
+        ));
     }
     Ok(Some(ModelBinding {
         provider,
@@ -37,8 +47,12 @@ pub fn model_binding(config: &glovebox_config::ModelConfig) -> Result<Option<Mod
         max_retries: config.max_retries,
         native: config.native,
         anthropic_tool: match config.anthropic_tool {
-            glovebox_config::AnthropicTool::Toolset20260801 => glovebox_agent::model::AnthropicTool::Toolset,
-            glovebox_config::AnthropicTool::Computer20250124 => glovebox_agent::model::AnthropicTool::Computer20250124,
+            glovebox_config::AnthropicTool::Toolset20260801 => {
+                glovebox_agent::model::AnthropicTool::Toolset
+            }
+            glovebox_config::AnthropicTool::Computer20250124 => {
+                glovebox_agent::model::AnthropicTool::Computer20250124
+            }
         },
     }))
 }
@@ -59,10 +73,16 @@ mod tests {
         assert_eq!(bound.api_key_env, None);
         assert_eq!(bound.timeout, Duration::from_secs(60));
         config.base_url.clear();
-        assert!(matches!(model_binding(&config), Err(ModelError::Binding(_))), "openai-compatible without a base URL");
+        assert!(
+            matches!(model_binding(&config), Err(ModelError::Binding(_))),
+            "openai-compatible without a base URL"
+        );
         config.provider = ModelProvider::Anthropic;
         config.model.clear();
-        assert!(matches!(model_binding(&config), Err(ModelError::Binding(_))), "a provider without a model");
+        assert!(
+            matches!(model_binding(&config), Err(ModelError::Binding(_))),
+            "a provider without a model"
+        );
         config.model = "claude-sonnet-4-5".into();
         config.native = true;
         assert!(model_binding(&config).unwrap().unwrap().native);

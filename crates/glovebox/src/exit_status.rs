@@ -17,7 +17,15 @@ pub enum Exit {
 }
 
 impl Exit {
-    pub const ALL: [Exit; 7] = [Exit::Success, Exit::Failure, Exit::Usage, Exit::Missing, Exit::Unavailable, Exit::Refused, Exit::Timeout];
+    pub const ALL: [Exit; 7] = [
+        Exit::Success,
+        Exit::Failure,
+        Exit::Usage,
+        Exit::Missing,
+        Exit::Unavailable,
+        Exit::Refused,
+        Exit::Timeout,
+    ];
 
     /// The status a refusal with `code` ends the process with.
     pub fn of(code: ErrorCode) -> Exit {
@@ -25,7 +33,10 @@ impl Exit {
         match code {
             InvalidArgument | ModelSchemaViolation => Exit::Usage,
             TargetGone | ElementNotFound | StaleRef => Exit::Missing,
-            PlatformUnsupported | BackendUnavailable | OsPermissionMissing | BackgroundUnavailable => Exit::Unavailable,
+            PlatformUnsupported
+            | BackendUnavailable
+            | OsPermissionMissing
+            | BackgroundUnavailable => Exit::Unavailable,
             Timeout => Exit::Timeout,
             _ => Exit::Refused,
         }

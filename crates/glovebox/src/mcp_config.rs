@@ -53,15 +53,24 @@ impl Client {
             Client::ClaudeCode => project.join(".mcp.json"),
             Client::Cursor => home.join(".cursor/mcp.json"),
             Client::Vscode => project.join(".vscode/mcp.json"),
-            Client::Codex => codex_home.map(Path::to_path_buf).unwrap_or_else(|| home.join(".codex")).join("config.toml"),
+            Client::Codex => codex_home
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| home.join(".codex"))
+                .join("config.toml"),
         }
     }
 
     /// The client's own command that adds the server, where it has one.
     pub fn add_command(self, launch: &Launch) -> Option<String> {
-        let words = std::iter::once(launch.program()).chain(launch.args()).map(|w| shell_word(&w)).collect::<Vec<_>>().join(" ");
+        let words = std::iter::once(launch.program())
+            .chain(launch.args())
+            .map(|w| shell_word(&w))
+            .collect::<Vec<_>>()
+            .join(" ");
         match self {
-            Client::ClaudeCode => Some(format!("claude mcp add --scope user {SERVER_NAME} -- {words}")),
+            Client::ClaudeCode => {
+                Some(format!("claude mcp add --scope user {SERVER_NAME} -- {words}"))
+            }
             Client::Codex => Some(format!("codex mcp add {SERVER_NAME} -- {words}")),
             Client::Cursor | Client::Vscode => None,
         }
@@ -77,7 +86,8 @@ impl Client {
             }
             json_client => {
                 let mut document = Value::Object(Map::new());
-                add_to_json(json_client, &mut document, launch).expect("an empty object takes the entry");
+                add_to_json(json_client, &mut document, launch)
+                    .expect("an empty object takes the entry");
                 serde_json::to_string_pretty(&document).expect("JSON values serialise") + "\n"
             }
         }
@@ -87,11 +97,17 @@ impl Client {
     /// glovebox's entry added or replaced and nothing else changed.
     /// Refused, with nothing written, when the text is not the client's format.
     pub fn merge(self, existing: &str, launch: &Launch, file: &Path) -> Result<String, Refusal> {
-        let unreadable =
-            |why: String| Refusal::invalid_argument(format!("{} is not a configuration this command can add to ({why}); nothing was written", file.display()));
+        let unreadable = |why: String| {
+            Refusal::invalid_argument(format!(
+                "{} is not a configuration this command can add to ({why}); nothing was written",
+                file.display()
+            ))
+        };
         match self {
             Client::Codex => {
-                let mut document: toml_edit::DocumentMut = existing.parse().map_err(|e: toml_edit::TomlError| unreadable(e.message().to_owned()))?;
+                let mut document: toml_edit::DocumentMut = existing
+                    .parse()
+                    .map_err(|e: toml_edit::TomlError| unreadable(e.message().to_owned()))?;
                 if document.get("mcp_servers").is_some_and(|s| !s.is_table_like()) {
                     return Err(unreadable("its `mcp_servers` is not a table".into()));
                 }
@@ -113,14 +129,24 @@ impl Client {
 /// Sets glovebox's entry in a JSON client's document.
 fn add_to_json(client: Client, document: &mut Value, launch: &Launch) -> Result<(), String> {
     let (key, entry) = match client {
-        Client::ClaudeCode => ("mcpServers", json!({"type": "stdio", "command": launch.program(), "args": launch.args()})),
-        Client::Cursor => ("mcpServers", json!({"command": launch.program(), "args": launch.args()})),
-        Client::Vscode => ("servers", json!({"type": "stdio", "command": launch.program(), "args": launch.args()})),
+        Client::ClaudeCode => (
+            "mcpServers",
+            json!({"type": "stdio", "command": launch.program(), "args": launch.args()}),
+        ),
+        Client::Cursor => {
+            ("mcpServers", json!({"command": launch.program(), "args": launch.args()}))
+        }
+        Client::Vscode => (
+            "servers",
+            json!({"type": "stdio", "command": launch.program(), "args": launch.args()}),
+        ),
         Client::Codex => unreachable!("Codex's configuration is TOML"),
     };
     let Value::Object(root) = document else { return Err("it is not a JSON object".into()) };
     let servers = root.entry(key).or_insert_with(|| Value::Object(Map::new()));
-    let Value::Object(servers) = servers else { return Err(format!("its `{key}` is not an object")) };
+    let Value::Object(servers) = servers else {
+        return Err(format!("its `{key}` is not an object"));
+    };
     servers.insert(SERVER_NAME.to_owned(), entry);
     Ok(())
 }
@@ -140,7 +166,8 @@ fn add_to_toml(document: &mut toml_edit::DocumentMut, launch: &Launch) {
 
 /// `word` as one word of a POSIX shell command line.
 fn shell_word(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+=:,".contains(c)) {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+=:,".contains(c))
+    {
         word.to_owned()
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
@@ -157,38 +184,64 @@ mod tests {
 
     #[test]
     fn each_client_gets_its_own_format() {
-        let claude: Value = serde_json::from_str(&Client::ClaudeCode.render(&launch(false))).unwrap();
-        assert_eq!(claude, json!({"mcpServers": {"glovebox": {"type": "stdio", "command": "/usr/bin/glovebox", "args": ["mcp"]}}}));
+        let claude: Value =
+            serde_json::from_str(&Client::ClaudeCode.render(&launch(false))).unwrap();
+        assert_eq!(
+            claude,
+            json!({"mcpServers": {"glovebox": {"type": "stdio", "command": "/usr/bin/glovebox", "args": ["mcp"]}}})
+        );
         let cursor: Value = serde_json::from_str(&Client::Cursor.render(&launch(true))).unwrap();
-        assert_eq!(cursor, json!({"mcpServers": {"glovebox": {"command": "/usr/bin/glovebox", "args": ["mcp", "--read-only"]}}}));
+        assert_eq!(
+            cursor,
+            json!({"mcpServers": {"glovebox": {"command": "/usr/bin/glovebox", "args": ["mcp", "--read-only"]}}})
+        );
         let vscode: Value = serde_json::from_str(&Client::Vscode.render(&launch(false))).unwrap();
         assert_eq!(vscode["servers"]["glovebox"]["type"], "stdio");
         let codex: toml::Table = toml::from_str(&Client::Codex.render(&launch(true))).unwrap();
         assert_eq!(codex["mcp_servers"]["glovebox"]["command"].as_str(), Some("/usr/bin/glovebox"));
         assert_eq!(codex["mcp_servers"]["glovebox"]["args"].as_array().unwrap().len(), 2);
-        assert_eq!(Client::ClaudeCode.add_command(&launch(false)).unwrap(), "claude mcp add --scope user glovebox -- /usr/bin/glovebox mcp");
+        assert_eq!(
+            Client::ClaudeCode.add_command(&launch(false)).unwrap(),
+            "claude mcp add --scope user glovebox -- /usr/bin/glovebox mcp"
+        );
         let spaced = Launch { program: PathBuf::from("/opt/my tools/glovebox"), read_only: false };
-        assert_eq!(Client::Codex.add_command(&spaced).unwrap(), "codex mcp add glovebox -- '/opt/my tools/glovebox' mcp");
+        assert_eq!(
+            Client::Codex.add_command(&spaced).unwrap(),
+            "codex mcp add glovebox -- '/opt/my tools/glovebox' mcp"
+        );
     }
 
     #[test]
     fn adding_keeps_every_other_server_and_comment() {
         let file = Path::new("mcp.json");
         let existing = r#"{"mcpServers": {"other": {"command": "other-server"}}, "theme": "dark"}"#;
-        let merged: Value = serde_json::from_str(&Client::Cursor.merge(existing, &launch(false), file).unwrap()).unwrap();
+        let merged: Value =
+            serde_json::from_str(&Client::Cursor.merge(existing, &launch(false), file).unwrap())
+                .unwrap();
         assert_eq!(merged["mcpServers"]["other"], json!({"command": "other-server"}));
         assert_eq!(merged["theme"], "dark");
         assert_eq!(merged["mcpServers"]["glovebox"]["args"], json!(["mcp"]));
         // Again with --read-only: glovebox's own entry is replaced, not doubled.
-        let again: Value = serde_json::from_str(&Client::Cursor.merge(&merged.to_string(), &launch(true), file).unwrap()).unwrap();
+        let again: Value = serde_json::from_str(
+            &Client::Cursor.merge(&merged.to_string(), &launch(true), file).unwrap(),
+        )
+        .unwrap();
         assert_eq!(again["mcpServers"].as_object().unwrap().len(), 2);
         assert_eq!(again["mcpServers"]["glovebox"]["args"], json!(["mcp", "--read-only"]));
 
-        let codex = "# my settings\nmodel = \"o4\"\n\n[mcp_servers.other]\ncommand = \"other\" # keep me\n";
+        let codex =
+            "# my settings\nmodel = \"o4\"\n\n[mcp_servers.other]\ncommand = \"other\" # keep me\n";
         let merged = Client::Codex.merge(codex, &launch(false), Path::new("config.toml")).unwrap();
-        assert!(merged.starts_with("# my settings\nmodel = \"o4\"\n") && merged.contains("command = \"other\" # keep me"), "{merged}");
+        assert!(
+            merged.starts_with("# my settings\nmodel = \"o4\"\n")
+                && merged.contains("command = \"other\" # keep me"),
+            "{merged}"
+        );
         let parsed: toml::Table = toml::from_str(&merged).unwrap();
-        assert_eq!(parsed["mcp_servers"]["glovebox"]["args"].as_array().unwrap()[0].as_str(), Some("mcp"));
+        assert_eq!(
+            parsed["mcp_servers"]["glovebox"]["args"].as_array().unwrap()[0].as_str(),
+            Some("mcp")
+        );
     }
 
     #[test]

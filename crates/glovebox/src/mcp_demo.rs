@@ -37,9 +37,15 @@ struct DemoClient {
 fn decide(step: usize, prompt: &str) -> Value {
     let id = |needle: &str| id_on_line(prompt, needle).unwrap_or_default();
     let decision = match step {
-        0 => json!({"kind": "action", "action": {"action": "set_value", "target": {"element": id("\"Name\"")}, "text": "Grace Hopper"}}),
-        1 => json!({"kind": "action", "action": {"action": "click", "target": {"element": id("\"Submit\"")}, "button": "left", "count": 1}}),
-        _ => json!({"kind": "done", "claim": "The name is Grace Hopper and the form is submitted."}),
+        0 => {
+            json!({"kind": "action", "action": {"action": "set_value", "target": {"element": id("\"Name\"")}, "text": "Grace Hopper"}})
+        }
+        1 => {
+            json!({"kind": "action", "action": {"action": "click", "target": {"element": id("\"Submit\"")}, "button": "left", "count": 1}})
+        }
+        _ => {
+            json!({"kind": "done", "claim": "The name is Grace Hopper and the form is submitted."})
+        }
     };
     json!({"decision": decision})
 }
@@ -48,7 +54,10 @@ fn decide(step: usize, prompt: &str) -> Value {
 impl rmcp::ClientHandler for DemoClient {
     fn get_info(&self) -> rmcp::model::ClientConfig {
         let mut info = rmcp::model::ClientConfig::default();
-        info.capabilities = rmcp::model::ClientCapabilities::builder().enable_elicitation().enable_sampling().build();
+        info.capabilities = rmcp::model::ClientCapabilities::builder()
+            .enable_elicitation()
+            .enable_sampling()
+            .build();
         info
     }
 
@@ -75,18 +84,33 @@ impl rmcp::ClientHandler for DemoClient {
         let step = self.asked.fetch_add(1, Ordering::SeqCst);
         let answer = decide(step, &prompt);
         println!("  ◆ glovebox asks the client's model (sampling, {} characters of prompt); it answers {answer}", prompt.chars().count());
-        Ok(rmcp::model::CreateMessageResult::new(rmcp::model::SamplingMessage::assistant_text(answer.to_string()), "demo-script".into()))
+        Ok(rmcp::model::CreateMessageResult::new(
+            rmcp::model::SamplingMessage::assistant_text(answer.to_string()),
+            "demo-script".into(),
+        ))
     }
 }
 
 fn text_of(result: &CallToolResult) -> String {
-    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
-async fn step(client: &RunningService<RoleClient, DemoClient>, tool: &str, arguments: Value) -> Result<String> {
+async fn step(
+    client: &RunningService<RoleClient, DemoClient>,
+    tool: &str,
+    arguments: Value,
+) -> Result<String> {
     println!("\n→ {tool} {arguments}");
     let args = arguments.as_object().cloned().unwrap_or_default();
-    let result = client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args)).await.with_context(|| format!("calling {tool}"))?;
+    let result = client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args))
+        .await
+        .with_context(|| format!("calling {tool}"))?;
     let text = text_of(&result);
     let images = result.content.iter().filter(|c| c.as_image().is_some()).count();
     for line in text.lines().take(24) {
@@ -106,8 +130,16 @@ async fn step(client: &RunningService<RoleClient, DemoClient>, tool: &str, argum
 
 /// The `@eN` id on the first tree line containing `needle`.
 fn id_on_line(text: &str, needle: &str) -> Result<String> {
-    let line = text.lines().find(|l| l.contains(needle) && l.contains("@e")).with_context(|| format!("no element {needle} in the tree"))?;
-    Ok(line.split_whitespace().find(|w| w.starts_with("@e")).unwrap_or_default().trim_start_matches('@').to_owned())
+    let line = text
+        .lines()
+        .find(|l| l.contains(needle) && l.contains("@e"))
+        .with_context(|| format!("no element {needle} in the tree"))?;
+    Ok(line
+        .split_whitespace()
+        .find(|w| w.starts_with("@e"))
+        .unwrap_or_default()
+        .trim_start_matches('@')
+        .to_owned())
 }
 
 /// Where the demo's form app is: beside a build (`target/release/../../testapps`),
@@ -115,8 +147,12 @@ fn id_on_line(text: &str, needle: &str) -> Result<String> {
 /// Debian package puts it), else this source tree's.
 fn testapps() -> PathBuf {
     let binary_dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
-    let mut candidates = binary_dir.iter().flat_map(|dir| [dir.join("../../testapps"), dir.join("../share/glovebox/testapps")]);
-    candidates.find(|dir| dir.join("fixture_gtk3.py").is_file()).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps"))
+    let mut candidates = binary_dir
+        .iter()
+        .flat_map(|dir| [dir.join("../../testapps"), dir.join("../share/glovebox/testapps")]);
+    candidates
+        .find(|dir| dir.join("fixture_gtk3.py").is_file())
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps"))
 }
 
 fn main() -> Result<()> {
@@ -130,7 +166,8 @@ fn main() -> Result<()> {
         .env("GLOVEBOX_FIXTURE_STATE", &state)
         .spawn()
         .context("starting the fixture app (python3-gi, gir1.2-gtk-3.0)")?;
-    let read_state = || -> Option<Value> { serde_json::from_str(&std::fs::read_to_string(&state).ok()?).ok() };
+    let read_state =
+        || -> Option<Value> { serde_json::from_str(&std::fs::read_to_string(&state).ok()?).ok() };
     let deadline = Instant::now() + Duration::from_secs(20);
     while read_state().is_none_or(|s| s["ready"] != true) {
         if Instant::now() > deadline {
@@ -176,7 +213,10 @@ fn main() -> Result<()> {
         "\nThe fixture app's own report: name {:?}, email {:?}, Submit clicked {} time(s), status {:?}",
         s["values"]["name"], s["values"]["email"], s["clicks"]["submit"], s["status"]
     );
-    if s["values"]["name"] != "Grace Hopper" || s["values"]["email"] != "ada@example.org" || s["clicks"]["submit"] != 2 {
+    if s["values"]["name"] != "Grace Hopper"
+        || s["values"]["email"] != "ada@example.org"
+        || s["clicks"]["submit"] != 2
+    {
         bail!("the fixture does not show the work the tools reported");
     }
     println!("verified: every step shows in the application's own state");

@@ -11,7 +11,9 @@ use std::time::Duration;
 /// when they cannot be read, so `glovebox stop` works with a broken file
 /// too) — the display the host registered its holder under.
 pub fn display_name(explicit: Option<std::path::PathBuf>) -> String {
-    let backend = glovebox_config::Layered::load(&glovebox_config::Sources::standard(explicit)).map(|l| l.config.backend).unwrap_or_default();
+    let backend = glovebox_config::Layered::load(&glovebox_config::Sources::standard(explicit))
+        .map(|l| l.config.backend)
+        .unwrap_or_default();
     glovebox_linux::display_name(backend)
 }
 
@@ -35,7 +37,10 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
     host.approvals = Approvals::new(a.mode, [a.observe, a.input, a.foreground], &a.consequential);
     host.answer_wait = Duration::from_secs(a.answer_wait_secs);
     host.recording = match config.recording.enabled {
-        true => glovebox_host::Recording::On { dir: glovebox_host::recording::default_dir(), text: config.recording.text },
+        true => glovebox_host::Recording::On {
+            dir: glovebox_host::recording::default_dir(),
+            text: config.recording.text,
+        },
         false => glovebox_host::Recording::Off,
     };
     Ok(host)
@@ -50,8 +55,12 @@ pub fn open_host(config: &Config) -> Result<Host, Refusal> {
         true => glovebox_platform::BrowserPages::Any,
         false => glovebox_platform::BrowserPages::Web,
     };
-    let options = glovebox_linux::Options { overlay: config.overlay, backend: config.backend, agent_browser };
-    Host::open(glovebox_linux::backends_with(None, None, &options).map_err(glovebox_host::refusal_of)?, host_config)
+    let options =
+        glovebox_linux::Options { overlay: config.overlay, backend: config.backend, agent_browser };
+    Host::open(
+        glovebox_linux::backends_with(None, None, &options).map_err(glovebox_host::refusal_of)?,
+        host_config,
+    )
 }
 
 /// Serves the indicator page of `host` (this process shows what its grant

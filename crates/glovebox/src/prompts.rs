@@ -2,7 +2,9 @@
 //! glovebox's approval prompts with a fixed choice and says so on stdout.
 //! (The tests' scripted client is glovebox-testkit's.)
 
-use rmcp::model::{ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+};
 use rmcp::service::RequestContext;
 use rmcp::RoleClient;
 
@@ -26,7 +28,11 @@ impl rmcp::ClientHandler for ScriptedUser {
         info
     }
 
-    async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, rmcp::ErrorData> {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
         if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
             if self.echo {
                 println!("  ? approval prompt: {message}");

@@ -19,7 +19,10 @@ use glovebox_model::Role;
 use glovebox_testkit::desktop::Desktop;
 
 use glovebox_host::{ActRequest, Host, Observation};
-use glovebox_model::{Action, Button, DeliveryMode, ErrorCode, ModifierKey, Point, Refusal, Target, WindowId, WindowRef};
+use glovebox_model::{
+    Action, Button, DeliveryMode, ErrorCode, ModifierKey, Point, Refusal, Target, WindowId,
+    WindowRef,
+};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture, FixtureKind};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
 use serde_json::{json, Value};
@@ -208,7 +211,8 @@ const APPS: [(App, Column); 16] = [
 
 /// The toolkits whose share the matrix publishes (xterm has no
 /// accessibility); the goal is over the first five, GTK 4.18 is shown beside.
-const TOOLKITS: [App; 6] = [App::Gtk3, App::Gtk4, App::Qt5, App::Chromium, App::Firefox, App::Gtk4Current];
+const TOOLKITS: [App; 6] =
+    [App::Gtk3, App::Gtk4, App::Qt5, App::Chromium, App::Firefox, App::Gtk4Current];
 const FIVE: usize = 5;
 
 const TYPED_ASCII: &str = "hello world";
@@ -237,8 +241,13 @@ impl Stage {
     fn observe(&self, target: &Target_) -> Observation {
         let minimum = if target.app == App::XTerm { 0 } else { 8 };
         // A page is there once it is laid out: its button has a place on screen.
-        let laid_out =
-            |o: &Observation| !target.app.is_web() || o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.name == "Submit" && e.bounds.is_some()));
+        let laid_out = |o: &Observation| {
+            !target.app.is_web()
+                || o.tree
+                    .root
+                    .as_ref()
+                    .is_some_and(|r| r.walk().any(|e| e.name == "Submit" && e.bounds.is_some()))
+        };
         let mut last;
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
@@ -256,17 +265,27 @@ impl Stage {
         let (kind, args): (FixtureKind, &[&str]) = match app {
             // Without a password field: keys into an inactive window whose
             // focus is unknown are refused where one exists (see input_x11.rs).
-            App::Gtk3 => (FixtureKind::Gtk3, &["--x", "20", "--y", "20", "--rows", "20", "--no-password"]),
+            App::Gtk3 => {
+                (FixtureKind::Gtk3, &["--x", "20", "--y", "20", "--rows", "20", "--no-password"])
+            }
             App::Gtk4 => (FixtureKind::Gtk4, &["--no-password"]),
             App::XTerm => (FixtureKind::XTerm, &[]),
             App::Qt5 => (FixtureKind::Qt5, &["--x", "560", "--y", "600", "--width", "400"]),
-            App::Chromium => (FixtureKind::Chromium, &["--x", "980", "--y", "0", "--width", "900", "--height", "520"]),
-            App::Firefox => (FixtureKind::Firefox, &["--x", "980", "--y", "540", "--width", "900", "--height", "520"]),
+            App::Chromium => (
+                FixtureKind::Chromium,
+                &["--x", "980", "--y", "0", "--width", "900", "--height", "520"],
+            ),
+            App::Firefox => (
+                FixtureKind::Firefox,
+                &["--x", "980", "--y", "540", "--width", "900", "--height", "520"],
+            ),
             App::Gtk4Current => (FixtureKind::Gtk4, &["--no-password"]),
         };
         let title = unique_title(&format!("Matrix {app:?}"));
         let fixture = match app {
-            App::Gtk4Current => Fixture::launch_kind(&current_gtk4(&self.sandbox), kind, &title, args),
+            App::Gtk4Current => {
+                Fixture::launch_kind(&current_gtk4(&self.sandbox), kind, &title, args)
+            }
             _ => Fixture::launch_kind(&self.sandbox, kind, &title, args),
         };
         self.target(app, fixture, false)
@@ -276,26 +295,48 @@ impl Stage {
     /// the windows overlap there, and full input raises the one it acts in).
     fn launch_on_agent_display(&self, app: App) -> Target_ {
         let (kind, args): (FixtureKind, &[&str]) = match app {
-            App::Gtk3 => (FixtureKind::Gtk3, &["--x", "0", "--y", "0", "--rows", "20", "--no-password"]),
+            App::Gtk3 => {
+                (FixtureKind::Gtk3, &["--x", "0", "--y", "0", "--rows", "20", "--no-password"])
+            }
             App::Gtk4 => (FixtureKind::Gtk4, &["--no-password"]),
             App::Qt5 => (FixtureKind::Qt5, &["--x", "300", "--y", "100", "--width", "400"]),
-            App::Chromium => (FixtureKind::Chromium, &["--x", "0", "--y", "0", "--width", "900", "--height", "520"]),
-            App::Firefox => (FixtureKind::Firefox, &["--x", "300", "--y", "260", "--width", "900", "--height", "520"]),
+            App::Chromium => (
+                FixtureKind::Chromium,
+                &["--x", "0", "--y", "0", "--width", "900", "--height", "520"],
+            ),
+            App::Firefox => (
+                FixtureKind::Firefox,
+                &["--x", "300", "--y", "260", "--width", "900", "--height", "520"],
+            ),
             App::Gtk4Current => (FixtureKind::Gtk4, &["--no-password"]),
             App::XTerm => unreachable!("xterm has no agent display column"),
         };
         let agent = self.desktops.agent().expect("the agent display starts");
         let title = unique_title(&format!("Matrix agent {app:?}"));
         let fixture = match app {
-            App::Gtk4Current => Fixture::launch_kind(&current_gtk4(agent.sandbox()), kind, &title, args),
+            App::Gtk4Current => {
+                Fixture::launch_kind(&current_gtk4(agent.sandbox()), kind, &title, args)
+            }
             _ => Fixture::launch_kind(agent.sandbox(), kind, &title, args),
         };
         self.target(app, fixture, true)
     }
 
     fn target(&self, app: App, fixture: Fixture, on_agent_display: bool) -> Target_ {
-        let window = wait_until("target listed", || self.host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window));
-        assert_eq!(window.desktop.is_user(), !on_agent_display, "{app:?} listed on the wrong desktop: {window:?}");
+        let window = wait_until("target listed", || {
+            self.host
+                .list_windows(Some(&fixture.title), 1)
+                .ok()?
+                .windows
+                .into_iter()
+                .next()
+                .map(|w| w.window)
+        });
+        assert_eq!(
+            window.desktop.is_user(),
+            !on_agent_display,
+            "{app:?} listed on the wrong desktop: {window:?}"
+        );
         Target_ { app, on_agent_display, fixture, window: window.id }
     }
 }
@@ -304,17 +345,25 @@ impl Stage {
 /// repository is bound in for the fixture scripts.
 fn current_gtk4(desktop: &Sandbox) -> glovebox_sandbox::InRoot<'_, Sandbox> {
     let root = std::path::PathBuf::from(glovebox_sandbox::CURRENT_GTK4_ROOT);
-    assert!(glovebox_sandbox::InRoot::<Sandbox>::available(&root), "no GTK 4.18 root at {} (`.ci/install-deps` builds it)", root.display());
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
+    assert!(
+        glovebox_sandbox::InRoot::<Sandbox>::available(&root),
+        "no GTK 4.18 root at {} (`.ci/install-deps` builds it)",
+        root.display()
+    );
+    let repo =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
     glovebox_sandbox::InRoot { desktop, root, binds: vec![repo] }
 }
 
 /// The element named `name` (any role when `role` is empty; an editable
 /// one before a label of the same name).
 fn element(seen: &Observation, role: Option<Role>, name: &str) -> Option<Target> {
-    let matches = |e: &&glovebox_model::Element| role.is_none_or(|r| e.role == r) && (name.is_empty() || e.name == name);
+    let matches = |e: &&glovebox_model::Element| {
+        role.is_none_or(|r| e.role == r) && (name.is_empty() || e.name == name)
+    };
     let root = seen.tree.root.as_ref()?;
-    let editable = root.walk().filter(matches).find(|e| e.has(glovebox_model::ElementState::Editable));
+    let editable =
+        root.walk().filter(matches).find(|e| e.has(glovebox_model::ElementState::Editable));
     editable.or_else(|| root.walk().find(matches)).map(|e| Target::Element(e.id))
 }
 
@@ -333,18 +382,32 @@ fn point_of(seen: &Observation, role: Option<Role>, name: &str, dx: i32) -> Targ
 /// `dx, dy` from the centre of the fixture's widget `name`.
 fn point_in(state: &Value, name: &str, dx: i32, dy: i32) -> Target {
     let a = &state["allocations"][name];
-    let (x, y, w, h) = (a[0].as_i64().unwrap() as i32, a[1].as_i64().unwrap() as i32, a[2].as_i64().unwrap() as i32, a[3].as_i64().unwrap() as i32);
+    let (x, y, w, h) = (
+        a[0].as_i64().unwrap() as i32,
+        a[1].as_i64().unwrap() as i32,
+        a[2].as_i64().unwrap() as i32,
+        a[3].as_i64().unwrap() as i32,
+    );
     Target::Point(Point { x: x + w / 2 + dx, y: y + h / 2 + dy })
 }
 
 /// The action of a cell, aimed by `addressing`. For xterm there are no
 /// elements: element cells name an id the frame cannot have.
-fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, seen: &Observation, state: &Value) -> Action {
+fn action_for(
+    act: Act,
+    addressing: Addressing,
+    app: App,
+    mode: DeliveryMode,
+    seen: &Observation,
+    state: &Value,
+) -> Action {
     let xterm_point = |x, y| Target::Point(Point { x, y });
     let aim = |role: Option<Role>, name: &str, widget: &str, dx: i32| -> Target {
         match (addressing, app) {
             (Addressing::Element, App::XTerm) => Target::Element("e1".parse().unwrap()),
-            (Addressing::Element, _) => element(seen, role, name).unwrap_or_else(|| panic!("{app:?} has no {role:?} {name:?}:\n{}", seen.tree.render_text())),
+            (Addressing::Element, _) => element(seen, role, name).unwrap_or_else(|| {
+                panic!("{app:?} has no {role:?} {name:?}:\n{}", seen.tree.render_text())
+            }),
             (_, App::XTerm) => xterm_point(120 + dx, 100),
             // A page knows its elements' places in the viewport, not in the window: aim by what the tree shows.
             (_, app) if app.is_web() => point_of(seen, role, name, dx),
@@ -353,22 +416,45 @@ fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, se
     };
     let pad = |dx| aim(None, "Pad", "pad", dx);
     match act {
-        Act::Click => Action::Click { target: aim(Some(Role::PushButton), "Submit", "submit", 0), button: Button::Left, count: 1, modifiers: vec![] },
-        Act::RightClick => Action::Click { target: pad(0), button: Button::Right, count: 1, modifiers: vec![] },
-        Act::MiddleClick => Action::Click { target: pad(0), button: Button::Middle, count: 1, modifiers: vec![] },
+        Act::Click => Action::Click {
+            target: aim(Some(Role::PushButton), "Submit", "submit", 0),
+            button: Button::Left,
+            count: 1,
+            modifiers: vec![],
+        },
+        Act::RightClick => {
+            Action::Click { target: pad(0), button: Button::Right, count: 1, modifiers: vec![] }
+        }
+        Act::MiddleClick => {
+            Action::Click { target: pad(0), button: Button::Middle, count: 1, modifiers: vec![] }
+        }
         // Off the centre the element cell used: two double clicks at one spot within the
         // double-click time are a triple click to a browser, as they would be from a person.
-        Act::DoubleClick if addressing == Addressing::Point => Action::Click { target: pad(20), button: Button::Left, count: 2, modifiers: vec![] },
-        Act::DoubleClick => Action::Click { target: pad(0), button: Button::Left, count: 2, modifiers: vec![] },
-        // xterm reports motion only into a new cell: each move cell has its own.
-        Act::Move if app == App::XTerm && addressing == Addressing::Point => {
-            Action::Move { target: xterm_point(if mode == DeliveryMode::Background { 200 } else { 280 }, 150), modifiers: vec![] }
+        Act::DoubleClick if addressing == Addressing::Point => {
+            Action::Click { target: pad(20), button: Button::Left, count: 2, modifiers: vec![] }
         }
+        Act::DoubleClick => {
+            Action::Click { target: pad(0), button: Button::Left, count: 2, modifiers: vec![] }
+        }
+        // xterm reports motion only into a new cell: each move cell has its own.
+        Act::Move if app == App::XTerm && addressing == Addressing::Point => Action::Move {
+            target: xterm_point(if mode == DeliveryMode::Background { 200 } else { 280 }, 150),
+            modifiers: vec![],
+        },
         // Off the centre the other pad cells use: a toolkit reports no move to where the pointer already was.
-        Act::Move if addressing == Addressing::Point => Action::Move { target: pad(20), modifiers: vec![] },
+        Act::Move if addressing == Addressing::Point => {
+            Action::Move { target: pad(20), modifiers: vec![] }
+        }
         Act::Move => Action::Move { target: pad(0), modifiers: vec![] },
-        Act::CtrlClick => Action::Click { target: pad(0), button: Button::Left, count: 1, modifiers: vec![ModifierKey::Ctrl] },
-        Act::ShiftScroll => Action::Scroll { target: pad(0), dx: 0, dy: 2, modifiers: vec![ModifierKey::Shift] },
+        Act::CtrlClick => Action::Click {
+            target: pad(0),
+            button: Button::Left,
+            count: 1,
+            modifiers: vec![ModifierKey::Ctrl],
+        },
+        Act::ShiftScroll => {
+            Action::Scroll { target: pad(0), dx: 0, dy: 2, modifiers: vec![ModifierKey::Shift] }
+        }
         Act::Drag | Act::AltDrag => {
             let from = pad(-60);
             // The far end is a point: an element has one centre.
@@ -385,8 +471,13 @@ fn action_for(act: Act, addressing: Addressing, app: App, mode: DeliveryMode, se
         Act::TypeAscii => Action::Type { text: TYPED_ASCII.into() },
         Act::TypeUnicode => Action::Type { text: TYPED_UNICODE.into() },
         Act::Key => Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 },
-        Act::SetValue => Action::SetValue { target: aim(None, "Name", "name", 0), text: NEW_NAME.into() },
-        Act::Select => Action::Select { target: aim(Some(Role::ComboBox), combo_name(app), "combo", 0), option: "Blue".into() },
+        Act::SetValue => {
+            Action::SetValue { target: aim(None, "Name", "name", 0), text: NEW_NAME.into() }
+        }
+        Act::Select => Action::Select {
+            target: aim(Some(Role::ComboBox), combo_name(app), "combo", 0),
+            option: "Blue".into(),
+        },
     }
 }
 
@@ -406,39 +497,81 @@ fn shows(act: Act, app: App, before: &Value, after: &Value) -> bool {
     let new_presses: Vec<Value> = presses(after).into_iter().skip(presses(before).len()).collect();
     let last_press = presses(after).last().cloned().unwrap_or(Value::Null);
     let count = |s: &Value, path: &[&str]| path.iter().fold(s, |v, k| &v[*k]).as_u64().unwrap_or(0);
-    let keys_grew = || after["keys"].as_array().map(Vec::len) > before["keys"].as_array().map(Vec::len);
+    let keys_grew =
+        || after["keys"].as_array().map(Vec::len) > before["keys"].as_array().map(Vec::len);
     // The modifiers the pad saw on events since `before`: the held key must be among them, alone.
     let held = |s: &Value| s["pad"]["held"].as_array().cloned().unwrap_or_default();
-    let newly_held = |event: &str, key: &str| held(after).iter().skip(held(before).len()).any(|h| h["event"] == event && h["modifiers"] == json!([key]));
+    let newly_held = |event: &str, key: &str| {
+        held(after)
+            .iter()
+            .skip(held(before).len())
+            .any(|h| h["event"] == event && h["modifiers"] == json!([key]))
+    };
     // Downward wheel events since `before`: one or two for two steps (a browser may fold them).
-    let folded_down =
-        || count(after, &["pad", "scrolls", "down"]).checked_sub(count(before, &["pad", "scrolls", "down"])).is_some_and(|d| (1..=2).contains(&d));
+    let folded_down = || {
+        count(after, &["pad", "scrolls", "down"])
+            .checked_sub(count(before, &["pad", "scrolls", "down"]))
+            .is_some_and(|d| (1..=2).contains(&d))
+    };
     match (act, app) {
         (Act::Click, App::XTerm) => new_presses.len() == 1 && new_presses[0]["button"] == 1,
-        (Act::Click, _) => count(after, &["clicks", "submit"]) == count(before, &["clicks", "submit"]) + 1,
+        (Act::Click, _) => {
+            count(after, &["clicks", "submit"]) == count(before, &["clicks", "submit"]) + 1
+        }
         (Act::RightClick, _) => new_presses.len() == 1 && new_presses[0]["button"] == 3,
         (Act::MiddleClick, _) => new_presses.len() == 1 && new_presses[0]["button"] == 2,
         // xterm reports presses, not click counts.
-        (Act::DoubleClick, App::XTerm) => new_presses.len() == 2 && new_presses.iter().all(|p| p["button"] == 1),
-        (Act::DoubleClick, _) => new_presses.len() == 1 && last_press["button"] == 1 && last_press["count"] == 2,
+        (Act::DoubleClick, App::XTerm) => {
+            new_presses.len() == 2 && new_presses.iter().all(|p| p["button"] == 1)
+        }
+        (Act::DoubleClick, _) => {
+            new_presses.len() == 1 && last_press["button"] == 1 && last_press["count"] == 2
+        }
         (Act::Move, _) => count(after, &["pad", "motions"]) > count(before, &["pad", "motions"]),
-        (Act::Drag, _) => after["pad"]["drags"].as_array().map(Vec::len) == before["pad"]["drags"].as_array().map(|d| d.len() + 1),
+        (Act::Drag, _) => {
+            after["pad"]["drags"].as_array().map(Vec::len)
+                == before["pad"]["drags"].as_array().map(|d| d.len() + 1)
+        }
         // A browser may fold wheel steps that arrive within one frame into one wheel event
         // (Firefox on the agent display did, once in a clean CI run): one or two events, downwards.
         (Act::Scroll, App::Chromium | App::Firefox) => folded_down(),
-        (Act::Scroll, _) => count(after, &["pad", "scrolls", "down"]) == count(before, &["pad", "scrolls", "down"]) + 2,
-        (Act::ShiftScroll, App::Chromium | App::Firefox) => folded_down() && newly_held("scroll", "shift"),
-        (Act::CtrlClick, _) => new_presses.len() == 1 && new_presses[0]["button"] == 1 && newly_held("press 1", "ctrl"),
-        (Act::ShiftScroll, _) => count(after, &["pad", "scrolls", "down"]) == count(before, &["pad", "scrolls", "down"]) + 2 && newly_held("scroll", "shift"),
-        (Act::AltDrag, _) => {
-            after["pad"]["drags"].as_array().map(Vec::len) == before["pad"]["drags"].as_array().map(|d| d.len() + 1) && newly_held("release 1", "alt")
+        (Act::Scroll, _) => {
+            count(after, &["pad", "scrolls", "down"])
+                == count(before, &["pad", "scrolls", "down"]) + 2
         }
-        (Act::TypeAscii, App::XTerm) => after["typed"].as_str().unwrap_or("").ends_with(TYPED_ASCII),
-        (Act::TypeUnicode, App::XTerm) => after["typed"].as_str().unwrap_or("").ends_with(TYPED_UNICODE),
+        (Act::ShiftScroll, App::Chromium | App::Firefox) => {
+            folded_down() && newly_held("scroll", "shift")
+        }
+        (Act::CtrlClick, _) => {
+            new_presses.len() == 1 && new_presses[0]["button"] == 1 && newly_held("press 1", "ctrl")
+        }
+        (Act::ShiftScroll, _) => {
+            count(after, &["pad", "scrolls", "down"])
+                == count(before, &["pad", "scrolls", "down"]) + 2
+                && newly_held("scroll", "shift")
+        }
+        (Act::AltDrag, _) => {
+            after["pad"]["drags"].as_array().map(Vec::len)
+                == before["pad"]["drags"].as_array().map(|d| d.len() + 1)
+                && newly_held("release 1", "alt")
+        }
+        (Act::TypeAscii, App::XTerm) => {
+            after["typed"].as_str().unwrap_or("").ends_with(TYPED_ASCII)
+        }
+        (Act::TypeUnicode, App::XTerm) => {
+            after["typed"].as_str().unwrap_or("").ends_with(TYPED_UNICODE)
+        }
         (Act::TypeAscii, _) => after["values"]["name"] == TYPED_ASCII,
         (Act::TypeUnicode, _) => after["values"]["name"] == TYPED_UNICODE,
         (Act::Key, App::XTerm) => after["typed"].as_str().unwrap_or("").ends_with('\u{1}'),
-        (Act::Key, _) => keys_grew() && after["keys"].as_array().unwrap().last().is_some_and(|k| k["key"] == "a" && k["mods"] == json!(["ctrl"])),
+        (Act::Key, _) => {
+            keys_grew()
+                && after["keys"]
+                    .as_array()
+                    .unwrap()
+                    .last()
+                    .is_some_and(|k| k["key"] == "a" && k["mods"] == json!(["ctrl"]))
+        }
         (Act::SetValue, _) => after["values"]["name"] == NEW_NAME,
         (Act::Select, _) => after["values"]["combo"] == "Blue",
     }
@@ -457,15 +590,23 @@ fn reset(target: &Target_, act: Act) {
         // Focus moves away and back, so the toolkit announces it afresh
         // (GTK4 drops the focused state of an inactive window otherwise).
         target.fixture.send(json!({"cmd": "focus", "widget": "submit"}));
-        target.fixture.wait_state("submit focused", |s| s["focus"] == "submit" && (!target.app.is_web() || s["commands_done"] == s["commands_sent"]));
+        target.fixture.wait_state("submit focused", |s| {
+            s["focus"] == "submit"
+                && (!target.app.is_web() || s["commands_done"] == s["commands_sent"])
+        });
         target.fixture.send(json!({"cmd": "focus", "widget": "name"}));
         target.fixture.wait_state("name focused and empty", |s| {
-            s["focus"] == "name" && s["values"]["name"] == "" && (!target.app.is_web() || s["commands_done"] == s["commands_sent"])
+            s["focus"] == "name"
+                && s["values"]["name"] == ""
+                && (!target.app.is_web() || s["commands_done"] == s["commands_sent"])
         });
     } else {
         let web_done = |s: &Value| !target.app.is_web() || s["commands_done"] == s["commands_sent"];
         target.fixture.wait_state("name empty", |s| {
-            web_done(s) && s["values"]["name"] == "" && (!(matches!(target.app, App::Gtk3 | App::Qt5) || target.app.is_web()) || s["values"]["combo"] == "Red")
+            web_done(s)
+                && s["values"]["name"] == ""
+                && (!(matches!(target.app, App::Gtk3 | App::Qt5) || target.app.is_web())
+                    || s["values"]["combo"] == "Red")
         });
     }
 }
@@ -488,7 +629,14 @@ fn settled_desktop(stage: &Stage, before: &Desktop, column: Column) -> Desktop {
 }
 
 /// The cell's verdict: `Ok(outcome)` when it behaved as declared, or why not.
-fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, column: Column, expect: Expect) -> Result<String, String> {
+fn run_cell(
+    stage: &Stage,
+    target: &Target_,
+    act: Act,
+    addressing: Addressing,
+    column: Column,
+    expect: Expect,
+) -> Result<String, String> {
     let mode = column.mode();
     reset(target, act);
     let seen = stage.observe(target);
@@ -496,10 +644,13 @@ fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, c
     let action = action_for(act, addressing, target.app, mode, &seen, &state_before);
     let desktop_before = stage.desktop();
     let budget_before = seen.grant.budget_left;
-    let result: Result<glovebox_host::ActOutcome, Refusal> = stage.host.perform(ActRequest::new(seen.frame.id, action.clone()).mode(mode));
+    let result: Result<glovebox_host::ActOutcome, Refusal> =
+        stage.host.perform(ActRequest::new(seen.frame.id, action.clone()).mode(mode));
     let desktop_after = settled_desktop(stage, &desktop_before, column);
     if desktop_after != desktop_before {
-        return Err(format!("the user's desktop changed:\n before {desktop_before:?}\n after  {desktop_after:?}"));
+        return Err(format!(
+            "the user's desktop changed:\n before {desktop_before:?}\n after  {desktop_after:?}"
+        ));
     }
     match (expect, result) {
         (Expect::Delivered, Ok(done)) => {
@@ -510,13 +661,18 @@ fn run_cell(stage: &Stage, target: &Target_, act: Act, addressing: Addressing, c
                     return Ok(format!("delivered ({})", done.delivery.route));
                 }
                 if Instant::now() > deadline {
-                    return Err(format!("reported delivered by {} but the fixture shows no change: {now}", done.delivery.route));
+                    return Err(format!(
+                        "reported delivered by {} but the fixture shows no change: {now}",
+                        done.delivery.route
+                    ));
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
         }
         (Expect::Delivered, Err(refusal)) => Err(format!("refused: {refusal}")),
-        (Expect::Refused(code), Ok(done)) => Err(format!("expected {code}, but delivered by {}", done.delivery.route)),
+        (Expect::Refused(code), Ok(done)) => {
+            Err(format!("expected {code}, but delivered by {}", done.delivery.route))
+        }
         (Expect::Refused(code), Err(refusal)) if refusal.code == code => {
             // A refusal changes nothing and costs nothing.
             std::thread::sleep(Duration::from_millis(150));
@@ -543,16 +699,32 @@ fn action_matrix() {
             config.budget = 10_000;
         })
         .open_with_agent_display();
-    let sentinel = Fixture::launch(&sandbox, &unique_title("Matrix sentinel"), &["--x", "1300", "--y", "500", "--rows", "5"]);
+    let sentinel = Fixture::launch(
+        &sandbox,
+        &unique_title("Matrix sentinel"),
+        &["--x", "1300", "--y", "500", "--rows", "5"],
+    );
     let stage = Stage { host, sentinel, sandbox, desktops };
     // `MATRIX_ONLY=agent` (or another column label) runs only matching columns, to iterate on one.
     let only = std::env::var("MATRIX_ONLY").ok().filter(|o| !o.is_empty());
-    let runs = |app: App, column: Column| only.as_ref().is_none_or(|o| format!("{app:?} {}", column.label()).to_lowercase().contains(&o.to_lowercase()));
+    let runs = |app: App, column: Column| {
+        only.as_ref().is_none_or(|o| {
+            format!("{app:?} {}", column.label()).to_lowercase().contains(&o.to_lowercase())
+        })
+    };
     let mut targets = vec![];
     for (app, column) in APPS {
         let on_agent_display = column == Column::AgentDisplay;
-        if runs(app, column) && !targets.iter().any(|t: &Target_| t.app == app && t.on_agent_display == on_agent_display) {
-            targets.push(if on_agent_display { stage.launch_on_agent_display(app) } else { stage.launch(app) });
+        if runs(app, column)
+            && !targets
+                .iter()
+                .any(|t: &Target_| t.app == app && t.on_agent_display == on_agent_display)
+        {
+            targets.push(if on_agent_display {
+                stage.launch_on_agent_display(app)
+            } else {
+                stage.launch(app)
+            });
         }
     }
     // The user works in the sentinel; the targets stay in the background.
@@ -580,14 +752,19 @@ fn action_matrix() {
                 continue;
             }
             let on_agent_display = *how == Column::AgentDisplay;
-            let target = targets.iter().find(|t| t.app == *app && t.on_agent_display == on_agent_display).unwrap();
+            let target = targets
+                .iter()
+                .find(|t| t.app == *app && t.on_agent_display == on_agent_display)
+                .unwrap();
             let verdict = run_cell(&stage, target, *act, *addressing, *how, *expect);
             if only.is_some() {
                 eprintln!("cell {act:?} {addressing:?} {app:?} {how:?}: {verdict:?}");
             }
             if verdict.as_ref().is_ok_and(|cell| cell.starts_with("delivered")) {
                 delivered[column] += 1;
-                if let (Some(t), Column::Background | Column::AgentDisplay) = (TOOLKITS.iter().position(|t| t == app), how) {
+                if let (Some(t), Column::Background | Column::AgentDisplay) =
+                    (TOOLKITS.iter().position(|t| t == app), how)
+                {
                     row_untouched[t] = true;
                 }
             }
@@ -612,7 +789,9 @@ fn action_matrix() {
         table.push_str(&row);
         table.push('\n');
     }
-    let share = |count: usize| format!("{count}/{} ({:.0} %)", MATRIX.len(), 100.0 * count as f64 / MATRIX.len() as f64);
+    let share = |count: usize| {
+        format!("{count}/{} ({:.0} %)", MATRIX.len(), 100.0 * count as f64 / MATRIX.len() as f64)
+    };
     let mut summary = String::from("\nDelivered in the background on the user's desktop:");
     let mut across = (0, 0);
     for (column, (app, how)) in APPS.iter().enumerate() {
@@ -623,19 +802,31 @@ fn action_matrix() {
             }
         }
     }
-    writeln!(summary, " across GTK3, GTK4, Qt 5, Chromium and Firefox {}/{} ({:.0} %).", across.0, across.1, 100.0 * across.0 as f64 / across.1 as f64)
-        .unwrap();
+    writeln!(
+        summary,
+        " across GTK3, GTK4, Qt 5, Chromium and Firefox {}/{} ({:.0} %).",
+        across.0,
+        across.1,
+        100.0 * across.0 as f64 / across.1 as f64
+    )
+    .unwrap();
     write!(summary, "\nDelivered without touching the user's pointer, keyboard focus or stacking (in the background, or on the agent display):").unwrap();
     for (t, app) in TOOLKITS.iter().enumerate() {
         write!(summary, " {} {};", app.label(), share(untouched[t])).unwrap();
     }
     let total: usize = untouched[..FIVE].iter().sum();
     let cells = FIVE * MATRIX.len();
-    writeln!(summary, " across GTK3, GTK4 (4.8), Qt 5, Chromium and Firefox {total}/{cells} ({:.0} %).", 100.0 * total as f64 / cells as f64).unwrap();
+    writeln!(
+        summary,
+        " across GTK3, GTK4 (4.8), Qt 5, Chromium and Firefox {total}/{cells} ({:.0} %).",
+        100.0 * total as f64 / cells as f64
+    )
+    .unwrap();
     table.push_str(&summary);
     println!("\n{table}");
     if only.is_none() {
-        let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/action-matrix.md");
+        let out =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/action-matrix.md");
         let _ = std::fs::write(&out, &table);
     }
     assert!(failures.is_empty(), "{} cell(s) FAILED:\n{}", failures.len(), failures.join("\n"));

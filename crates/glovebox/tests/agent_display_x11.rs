@@ -40,7 +40,11 @@ for app in pyatspi.Registry.getDesktop(0):
     except Exception: continue
     print('\n'.join(texts(app, [])))
 "#;
-    let out = agent.command("/usr/bin/python3").args(["-c", script, &pid.to_string()]).output().expect("python3-pyatspi");
+    let out = agent
+        .command("/usr/bin/python3")
+        .args(["-c", script, &pid.to_string()])
+        .output()
+        .expect("python3-pyatspi");
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
 }
 
@@ -49,7 +53,12 @@ fn entry(seen: &Observation) -> (Target, Point) {
     let root = seen.tree.root.as_ref().expect("a tree");
     let e = root
         .walk()
-        .find(|e| e.role == Role::Text && e.has(glovebox_model::ElementState::Editable) && e.has(glovebox_model::ElementState::Enabled) && e.bounds.is_some())
+        .find(|e| {
+            e.role == Role::Text
+                && e.has(glovebox_model::ElementState::Editable)
+                && e.has(glovebox_model::ElementState::Enabled)
+                && e.bounds.is_some()
+        })
         .unwrap_or_else(|| panic!("no entry:\n{}", seen.tree.render_text()));
     let b = e.bounds.unwrap();
     (Target::Element(e.id), Point { x: b.x + 10, y: b.y + b.height as i32 / 2 })
@@ -57,7 +66,11 @@ fn entry(seen: &Observation) -> (Target, Point) {
 
 /// The user's window, active on the user's desktop, which test `name` must leave as it is.
 fn user_window(sandbox: &Sandbox, name: &str) -> Fixture {
-    let sentinel = Fixture::launch(sandbox, &unique_title(&format!("{name} sentinel")), &["--x", "900", "--y", "40"]);
+    let sentinel = Fixture::launch(
+        sandbox,
+        &unique_title(&format!("{name} sentinel")),
+        &["--x", "900", "--y", "40"],
+    );
     sentinel.activate();
     sentinel
 }
@@ -65,35 +78,70 @@ fn user_window(sandbox: &Sandbox, name: &str) -> Fixture {
 #[test]
 fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_user() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-display").open_with_agent_display();
+    let (host, desktops) =
+        glovebox_testkit::host(sandbox, "agent-display").open_with_agent_display();
     let sentinel = user_window(sandbox, "Agent display");
     sandbox.warp_pointer(1000, 200).unwrap();
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
     let before = user();
 
-    let opened = host.open_app("gtk4-widget-factory", Desktop::Agent, false).expect("open_app on the agent display");
+    let opened = host
+        .open_app("gtk4-widget-factory", Desktop::Agent, false)
+        .expect("open_app on the agent display");
     assert_eq!(opened.window.desktop, Desktop::Agent);
     assert_eq!(opened.how, glovebox_host::Opened::Started);
     let agent = desktops.running_agent().expect("the agent display runs");
     assert_ne!(agent.sandbox().display(), sandbox.display());
     // Listed with the user's windows, marked as the agent display's.
     let listed = host.list_windows(Some("widget"), 1).unwrap().windows;
-    assert!(listed.iter().any(|w| w.window.id == opened.window.id && w.window.desktop == Desktop::Agent), "{listed:?}");
+    assert!(
+        listed
+            .iter()
+            .any(|w| w.window.id == opened.window.id && w.window.desktop == Desktop::Agent),
+        "{listed:?}"
+    );
 
     let window = WindowRef::Id(opened.window.id);
-    let seen = wait_until("the factory's tree", || host.observe(Some(&window), false).ok().filter(|o| o.tree.node_count > 50));
+    let seen = wait_until("the factory's tree", || {
+        host.observe(Some(&window), false).ok().filter(|o| o.tree.node_count > 50)
+    });
     let (_, point) = entry(&seen);
     // GTK4 reads the pointer through XInput2 only: a click into the entry by point has no
     // background route, so it goes by the agent display's own pointer.
-    let clicked = host.act(seen.frame.id, Action::Click { target: Target::Point(point), button: Button::Left, count: 3, modifiers: vec![] }).unwrap();
-    assert!(matches!(clicked.delivery.route, Route::OnAgentDisplay(_)), "{}", clicked.delivery.route);
+    let clicked = host
+        .act(
+            seen.frame.id,
+            Action::Click {
+                target: Target::Point(point),
+                button: Button::Left,
+                count: 3,
+                modifiers: vec![],
+            },
+        )
+        .unwrap();
+    assert!(
+        matches!(clicked.delivery.route, Route::OnAgentDisplay(_)),
+        "{}",
+        clicked.delivery.route
+    );
     let seen = host.observe(Some(&window), false).unwrap();
-    let typed = host.act(seen.frame.id, Action::Type { text: "hello agent display".into() }).unwrap();
+    let typed =
+        host.act(seen.frame.id, Action::Type { text: "hello agent display".into() }).unwrap();
     let seen = host.observe(Some(&window), false).unwrap();
     // Keys reach GTK4 by no background route at all; the caret is after the typed text.
-    let keyed = host.act(seen.frame.id, Action::Key { combo: "BackSpace".parse().unwrap(), repeat: 8 }).unwrap();
-    assert_eq!(keyed.delivery.route, Route::OnAgentDisplay(Box::new(Route::DeviceEvents)), "{}", keyed.delivery.route);
-    println!("routes: click {}, type {}, key {}", clicked.delivery.route, typed.delivery.route, keyed.delivery.route);
+    let keyed = host
+        .act(seen.frame.id, Action::Key { combo: "BackSpace".parse().unwrap(), repeat: 8 })
+        .unwrap();
+    assert_eq!(
+        keyed.delivery.route,
+        Route::OnAgentDisplay(Box::new(Route::DeviceEvents)),
+        "{}",
+        keyed.delivery.route
+    );
+    println!(
+        "routes: click {}, type {}, key {}",
+        clicked.delivery.route, typed.delivery.route, keyed.delivery.route
+    );
     let pid = opened.window.id.pid;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
@@ -101,17 +149,36 @@ fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_us
         if texts.iter().any(|t| t.ends_with("hello agent")) {
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "pyatspi reads no entry ending in the typed text: {texts:?}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pyatspi reads no entry ending in the typed text: {texts:?}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
 
     // The same app on the user's desktop has no background route for keys, and says where one is.
-    let mine = Fixture::launch_kind(sandbox, glovebox_sandbox::fixture::FixtureKind::Gtk4, &unique_title("Agent display user GTK4"), &["--no-password"]);
+    let mine = Fixture::launch_kind(
+        sandbox,
+        glovebox_sandbox::fixture::FixtureKind::Gtk4,
+        &unique_title("Agent display user GTK4"),
+        &["--no-password"],
+    );
     sentinel.activate();
-    let id = wait_until("user GTK4 listed", || host.list_windows(Some(&mine.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
-    let seen = wait_until("user GTK4 tree", || host.observe(Some(&WindowRef::Id(id)), false).ok().filter(|o| o.tree.node_count > 5));
-    let refused = host.act(seen.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 }).unwrap_err();
+    let id = wait_until("user GTK4 listed", || {
+        host.list_windows(Some(&mine.title), 1)
+            .ok()?
+            .windows
+            .into_iter()
+            .next()
+            .map(|w| w.window.id)
+    });
+    let seen = wait_until("user GTK4 tree", || {
+        host.observe(Some(&WindowRef::Id(id)), false).ok().filter(|o| o.tree.node_count > 5)
+    });
+    let refused = host
+        .act(seen.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 })
+        .unwrap_err();
     assert_eq!(refused.code, ErrorCode::BackgroundUnavailable);
     assert!(refused.message.contains("agent display"), "{refused}");
 
@@ -119,7 +186,12 @@ fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_us
     let indicator = glovebox_indicator::serve(host.clone()).unwrap();
     let token = indicator.url.split("token=").nth(1).unwrap().to_owned();
     let mut stream = std::net::TcpStream::connect(indicator.address).unwrap();
-    write!(stream, "GET /agent-display.png?token={token} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", indicator.address).unwrap();
+    write!(
+        stream,
+        "GET /agent-display.png?token={token} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        indicator.address
+    )
+    .unwrap();
     let mut reply = vec![];
     stream.read_to_end(&mut reply).unwrap();
     let head_end = reply.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
@@ -166,9 +238,15 @@ impl Page {
                         break None;
                     }
                     request.extend_from_slice(&buf[..n]);
-                    let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
+                    let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        continue;
+                    };
                     let head = String::from_utf8_lossy(&request[..end]).to_lowercase();
-                    let length: usize = head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse().ok())
+                        .unwrap_or(0);
                     if request.len() >= end + 4 + length {
                         break Some((head, request[end + 4..end + 4 + length].to_vec()));
                     }
@@ -193,7 +271,11 @@ impl Page {
     fn saw(&self, what: &str, check: impl Fn(&serde_json::Value) -> bool) {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         while !self.posts.lock().unwrap().iter().any(&check) {
-            assert!(std::time::Instant::now() < deadline, "the page never reported {what}: {:?}", self.posts.lock().unwrap());
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the page never reported {what}: {:?}",
+                self.posts.lock().unwrap()
+            );
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
     }
@@ -228,11 +310,33 @@ fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
     // Text no US key produces, typed into the page's form there; the page says what it got.
     let window = WindowRef::Id(opened.window.id);
     let seen = wait_until("the page's field", || {
-        host.observe(Some(&window), false).ok().filter(|o| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.name == "Full name" && e.bounds.is_some())))
+        host.observe(Some(&window), false).ok().filter(|o| {
+            o.tree
+                .root
+                .as_ref()
+                .is_some_and(|r| r.walk().any(|e| e.name == "Full name" && e.bounds.is_some()))
+        })
     });
-    let field = seen.tree.root.as_ref().unwrap().walk().find(|e| e.name == "Full name" && e.has(glovebox_model::ElementState::Editable)).map(|e| e.id);
-    let field = field.unwrap_or_else(|| panic!("no editable Full name:\n{}", seen.tree.render_text()));
-    host.act(seen.frame.id, Action::Click { target: Target::Element(field), button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
+    let field = seen
+        .tree
+        .root
+        .as_ref()
+        .unwrap()
+        .walk()
+        .find(|e| e.name == "Full name" && e.has(glovebox_model::ElementState::Editable))
+        .map(|e| e.id);
+    let field =
+        field.unwrap_or_else(|| panic!("no editable Full name:\n{}", seen.tree.render_text()));
+    host.act(
+        seen.frame.id,
+        Action::Click {
+            target: Target::Element(field),
+            button: Button::Left,
+            count: 1,
+            modifiers: vec![],
+        },
+    )
+    .unwrap();
     let seen = host.observe(Some(&window), false).unwrap();
     let typed = host.act(seen.frame.id, Action::Type { text: "Zoë Müller 東京".into() }).unwrap();
     println!("typed by {}", typed.delivery.route);
@@ -244,7 +348,9 @@ fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
 fn named(seen: &Observation, role: Role, name: &str) -> Target {
     let root = seen.tree.root.as_ref().expect("a tree");
     let found = root.walk().find(|e| e.role == role && e.name == name);
-    Target::Element(found.unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", seen.tree.render_text())).id)
+    Target::Element(
+        found.unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", seen.tree.render_text())).id,
+    )
 }
 
 #[test]
@@ -254,7 +360,10 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
     let sentinel = user_window(sandbox, "Calc csv");
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
     let agent = desktops.agent().expect("the agent display starts");
-    let csv = agent.sandbox().runtime_dir().join(format!("{}.csv", unique_title("fruit").replace(' ', "-")));
+    let csv = agent
+        .sandbox()
+        .runtime_dir()
+        .join(format!("{}.csv", unique_title("fruit").replace(' ', "-")));
     std::fs::write(&csv, "fruit,count\nApples,3\nPears,5\n").unwrap();
     let before = user();
     let log = std::fs::File::create(agent.sandbox().runtime_dir().join("localc.log")).unwrap();
@@ -269,16 +378,27 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
         .spawn()
         .expect("localc (installed by .ci/install-deps)");
     let name = csv.file_name().unwrap().to_str().unwrap().to_owned();
-    let listed = wait_until("Calc listed", || host.list_windows(Some(&name), 1).ok()?.windows.into_iter().next().map(|w| w.window));
+    let listed = wait_until("Calc listed", || {
+        host.list_windows(Some(&name), 1).ok()?.windows.into_iter().next().map(|w| w.window)
+    });
     assert_eq!(listed.desktop, Desktop::Agent);
     let sheet = WindowRef::Id(listed.id);
-    let has_cell = |o: &Observation| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == Role::TableCell && e.name == "B2"));
-    let seen = wait_until("the sheet's cells", || host.observe(Some(&sheet), false).ok().filter(has_cell));
+    let has_cell = |o: &Observation| {
+        o.tree
+            .root
+            .as_ref()
+            .is_some_and(|r| r.walk().any(|e| e.role == Role::TableCell && e.name == "B2"))
+    };
+    let seen =
+        wait_until("the sheet's cells", || host.observe(Some(&sheet), false).ok().filter(has_cell));
 
     // A number through the cell's value; text as keys to the cell the table's selection put the cursor on.
     let set = |cell: &str, text: &str| {
         let seen = host.observe(Some(&sheet), false).unwrap();
-        let done = host.act(seen.frame.id, Action::SetValue { target: named(&seen, Role::TableCell, cell), text: text.into() });
+        let done = host.act(
+            seen.frame.id,
+            Action::SetValue { target: named(&seen, Role::TableCell, cell), text: text.into() },
+        );
         done.unwrap_or_else(|e| panic!("{cell} = {text:?}: {e}")).delivery.route.to_string()
     };
     drop(seen);
@@ -294,22 +414,61 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
             _ => unreachable!(),
         })
         .collect();
-    let read: Vec<String> = host.read(seen.frame.id, &ids).unwrap().into_iter().map(|v| v.text).collect();
+    let read: Vec<String> =
+        host.read(seen.frame.id, &ids).unwrap().into_iter().map(|v| v.text).collect();
     assert_eq!(read, ["42", "Plums", "Zoë Müller"]);
 
     // Saving a CSV asks whether to keep the format: the dialog is a window of its own there.
-    let saved =
-        host.act(seen.frame.id, Action::Click { target: named(&seen, Role::PushButton, "Save"), button: Button::Left, count: 1, modifiers: vec![] }).unwrap();
+    let saved = host
+        .act(
+            seen.frame.id,
+            Action::Click {
+                target: named(&seen, Role::PushButton, "Save"),
+                button: Button::Left,
+                count: 1,
+                modifiers: vec![],
+            },
+        )
+        .unwrap();
     println!("save by {} {:?}", saved.delivery.route, saved.delivery.receipt);
     let keep = wait_until("the keep-format dialog", || {
         let windows = host.list_windows(None, 1).ok()?.windows;
-        windows.into_iter().find(|w| w.window.desktop == Desktop::Agent && w.window.id.pid == listed.id.pid && w.window.id != listed.id).map(|w| w.window.id)
+        windows
+            .into_iter()
+            .find(|w| {
+                w.window.desktop == Desktop::Agent
+                    && w.window.id.pid == listed.id.pid
+                    && w.window.id != listed.id
+            })
+            .map(|w| w.window.id)
     });
-    let has_button = |o: &Observation| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == Role::PushButton && e.name.contains("CSV")));
-    let dialog = wait_until("the dialog's buttons", || host.observe(Some(&WindowRef::Id(keep)), false).ok().filter(has_button));
-    let button = dialog.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::PushButton && e.name.contains("CSV")).unwrap();
+    let has_button = |o: &Observation| {
+        o.tree
+            .root
+            .as_ref()
+            .is_some_and(|r| r.walk().any(|e| e.role == Role::PushButton && e.name.contains("CSV")))
+    };
+    let dialog = wait_until("the dialog's buttons", || {
+        host.observe(Some(&WindowRef::Id(keep)), false).ok().filter(has_button)
+    });
+    let button = dialog
+        .tree
+        .root
+        .as_ref()
+        .unwrap()
+        .walk()
+        .find(|e| e.role == Role::PushButton && e.name.contains("CSV"))
+        .unwrap();
     println!("choosing {:?}", button.name);
-    let chose = host.act(dialog.frame.id, Action::Click { target: Target::Element(button.id), button: Button::Left, count: 1, modifiers: vec![] });
+    let chose = host.act(
+        dialog.frame.id,
+        Action::Click {
+            target: Target::Element(button.id),
+            button: Button::Left,
+            count: 1,
+            modifiers: vec![],
+        },
+    );
     println!("chose by {:?}", chose.as_ref().map(|c| &c.delivery.route));
     let expected = "fruit,count\nApples,42\nPlums,5\nZoë Müller,\n";
     // Calc quotes text cells as it writes them.
@@ -327,7 +486,8 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
 #[test]
 fn an_mcp_sdk_client_opens_a_page_and_types_into_it_on_the_agent_display() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, _desktops) = glovebox_testkit::host(sandbox, "sdk-open-url").open_with_agent_display();
+    let (host, _desktops) =
+        glovebox_testkit::host(sandbox, "sdk-open-url").open_with_agent_display();
     let sentinel = user_window(sandbox, "SDK open url");
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
     let before = user();
@@ -347,15 +507,26 @@ fn an_mcp_sdk_client_opens_a_page_and_types_into_it_on_the_agent_display() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
     println!("{report}");
     // The user was asked, and the prompt named the address.
-    let prompts: Vec<&str> = report["prompts"].as_array().unwrap().iter().filter_map(|p| p.as_str()).collect();
-    assert!(prompts.iter().any(|p| p.contains(&page.url) && p.contains("in a new window")), "{prompts:?}");
+    let prompts: Vec<&str> =
+        report["prompts"].as_array().unwrap().iter().filter_map(|p| p.as_str()).collect();
+    assert!(
+        prompts.iter().any(|p| p.contains(&page.url) && p.contains("in a new window")),
+        "{prompts:?}"
+    );
     for tool in ["open_url", "click", "type"] {
         assert_eq!(report["calls"][tool]["error"], false, "{tool}: {report}");
     }
-    assert!(report["calls"]["open_url"]["text"].as_str().unwrap().starts_with("opened on the agent display"), "{report}");
+    assert!(
+        report["calls"]["open_url"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("opened on the agent display"),
+        "{report}"
+    );
     // The page's own report.
     page.saw("the typed name", |s| s["name"] == typed);
     assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
@@ -364,7 +535,9 @@ fn an_mcp_sdk_client_opens_a_page_and_types_into_it_on_the_agent_display() {
 #[test]
 fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-gate").deny(&["gtk3-widget-factory"]).open_with_agent_display();
+    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-gate")
+        .deny(&["gtk3-widget-factory"])
+        .open_with_agent_display();
 
     // A denied application is not moved to the agent display: refused before anything starts.
     let refused = host.open_app("gtk3-widget-factory", Desktop::Agent, false).unwrap_err();
@@ -374,19 +547,35 @@ fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
     // An application there that holds the keyboard (a prompt) stops input to every window there.
     let agent = desktops.agent().expect("the agent display starts");
     let fixture = Fixture::launch(agent.sandbox(), &unique_title("Agent gate"), &["--no-password"]);
-    let window = wait_until("listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
-    let seen = wait_until("tree", || host.observe(Some(&WindowRef::Id(window)), false).ok().filter(|s| s.tree.node_count > 10));
+    let window = wait_until("listed", || {
+        host.list_windows(Some(&fixture.title), 1)
+            .ok()?
+            .windows
+            .into_iter()
+            .next()
+            .map(|w| w.window.id)
+    });
+    let seen = wait_until("tree", || {
+        host.observe(Some(&WindowRef::Id(window)), false).ok().filter(|s| s.tree.node_count > 10)
+    });
     let grab = glovebox_testkit::desktop::KeyboardGrab::take(agent.sandbox().display());
     let keys_before = fixture.state().unwrap()["keys"].clone();
-    let refused = host.act(seen.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 }).unwrap_err();
+    let refused = host
+        .act(seen.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 })
+        .unwrap_err();
     assert_eq!(refused.code, ErrorCode::SecureInput, "{refused}");
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert_eq!(fixture.state().unwrap()["keys"], keys_before, "nothing reached the window");
     grab.release();
-    let again = wait_until("grab released", || host.observe(Some(&WindowRef::Id(window)), false).ok());
-    host.act(again.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 }).expect("the key once the prompt is gone");
-    fixture
-        .wait_state("ctrl+a arrived", |s| s["keys"].as_array().is_some_and(|k| k.iter().any(|k| k["key"] == "a" && k["mods"] == serde_json::json!(["ctrl"]))));
+    let again =
+        wait_until("grab released", || host.observe(Some(&WindowRef::Id(window)), false).ok());
+    host.act(again.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 })
+        .expect("the key once the prompt is gone");
+    fixture.wait_state("ctrl+a arrived", |s| {
+        s["keys"].as_array().is_some_and(|k| {
+            k.iter().any(|k| k["key"] == "a" && k["mods"] == serde_json::json!(["ctrl"]))
+        })
+    });
 }
 
 /// Programs named `name` running now (by their `/proc/PID/comm`).
@@ -394,14 +583,18 @@ fn running(name: &str) -> Vec<u32> {
     let entries = std::fs::read_dir("/proc").unwrap().flatten();
     entries
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name))
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
+        })
         .collect()
 }
 
 #[test]
 fn a_denied_terminal_is_refused_by_any_name_that_leads_to_it_before_it_starts() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box-deny").deny(&["xterm"]).open_with_agent_display();
+    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box-deny")
+        .deny(&["xterm"])
+        .open_with_agent_display();
     let before = running("xterm");
     // An alternatives link and two wrapper scripts, all of which run xterm.
     for name in ["x-terminal-emulator", "uxterm", "lxterm", "/usr/bin/uxterm", "xterm"] {
@@ -428,7 +621,13 @@ impl glovebox_host::Approver for Approving {
 fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box")
-        .configure(|c| c.approvals = glovebox_host::Approvals::new(glovebox_model::ApprovalMode::Write, [glovebox_model::Policy::Prompt; 3], &[]))
+        .configure(|c| {
+            c.approvals = glovebox_host::Approvals::new(
+                glovebox_model::ApprovalMode::Write,
+                [glovebox_model::Policy::Prompt; 3],
+                &[],
+            )
+        })
         .open_with_agent_display();
     let person = std::sync::Arc::new(Approving::default());
     let host = host.with_approver(person.clone());
@@ -466,12 +665,19 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
         secret = secret.display(),
     );
     let seen = wait_until("the terminal's frame", || host.observe(Some(&window), false).ok());
-    host.act(seen.frame.id, Action::Type { text: command.clone() }).expect("typed into the terminal");
+    host.act(seen.frame.id, Action::Type { text: command.clone() })
+        .expect("typed into the terminal");
     // The person read the command before approving it (xterm has no tree: it cannot say it is a terminal).
     let asked = person.0.lock().unwrap().clone();
-    let typing = asked.iter().find(|q| q.contains("wants to type")).unwrap_or_else(|| panic!("no typing question: {asked:?}"));
+    let typing = asked
+        .iter()
+        .find(|q| q.contains("wants to type"))
+        .unwrap_or_else(|| panic!("no typing question: {asked:?}"));
     let shown: String = command.escape_debug().to_string().chars().take(200).collect();
-    assert!(typing.contains(&shown) && typing.contains("xdotool mousemove 7 7"), "the question shows the command: {typing}");
+    assert!(
+        typing.contains(&shown) && typing.contains("xdotool mousemove 7 7"),
+        "the question shows the command: {typing}"
+    );
     let lines = wait_until("the terminal's report", || {
         let text = std::fs::read_to_string(&report).ok()?;
         text.contains("done").then(|| text.lines().map(str::to_owned).collect::<Vec<_>>())
@@ -487,11 +693,23 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
         ("the user's file", "home=0"),
         ("the user's session bus", "bus=0"),
     ] {
-        assert!(!lines.iter().any(|l| l == line), "{what} was reached from the agent display: {lines:?}");
+        assert!(
+            !lines.iter().any(|l| l == line),
+            "{what} was reached from the agent display: {lines:?}"
+        );
     }
-    assert!(lines.iter().any(|l| l == "own-runtime=0"), "the terminal has a runtime directory to write in: {lines:?}");
-    assert!(!agent.sandbox().runtime_dir().join("dbus-1/services/out.service").exists(), "a service file was planted");
-    assert!(lines.iter().any(|l| l == &format!("display={}", agent.sandbox().display())), "the terminal ran on the agent display: {lines:?}");
+    assert!(
+        lines.iter().any(|l| l == "own-runtime=0"),
+        "the terminal has a runtime directory to write in: {lines:?}"
+    );
+    assert!(
+        !agent.sandbox().runtime_dir().join("dbus-1/services/out.service").exists(),
+        "a service file was planted"
+    );
+    assert!(
+        lines.iter().any(|l| l == &format!("display={}", agent.sandbox().display())),
+        "the terminal ran on the agent display: {lines:?}"
+    );
     assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
 }
 
@@ -503,7 +721,8 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
 #[test]
 fn the_agents_browser_keeps_open_urls_rule_for_every_navigation() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box-browser").open_with_agent_display();
+    let (host, desktops) =
+        glovebox_testkit::host(sandbox, "agent-box-browser").open_with_agent_display();
     let sentinel = user_window(sandbox, "Agent browser");
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
     let before = user();
@@ -514,12 +733,18 @@ fn the_agents_browser_keeps_open_urls_rule_for_every_navigation() {
     let navigate = |url: &str| {
         let (seen, bar) = wait_until("the address bar", || {
             let seen = host.observe(Some(&window), false).ok()?;
-            let bar = seen.tree.root.as_ref()?.walk().find(|e| e.name == "Address and search bar")?.id;
+            let bar =
+                seen.tree.root.as_ref()?.walk().find(|e| e.name == "Address and search bar")?.id;
             Some((seen, bar))
         });
-        host.act(seen.frame.id, Action::SetValue { target: Target::Element(bar), text: url.to_owned() }).expect("the address set");
+        host.act(
+            seen.frame.id,
+            Action::SetValue { target: Target::Element(bar), text: url.to_owned() },
+        )
+        .expect("the address set");
         let seen = host.observe(Some(&window), false).unwrap();
-        host.act(seen.frame.id, Action::Key { combo: "Return".parse().unwrap(), repeat: 1 }).expect("Enter");
+        host.act(seen.frame.id, Action::Key { combo: "Return".parse().unwrap(), repeat: 1 })
+            .expect("Enter");
     };
     // A local page that, if the browser ever shows it, says so to the test's server.
     let agent = desktops.running_agent().expect("the agent display runs");
@@ -538,7 +763,11 @@ fn the_agents_browser_keeps_open_urls_rule_for_every_navigation() {
     let loaded = loads();
     navigate(&format!("{origin}/again"));
     wait_until("the next load", || (loads() > loaded).then_some(()));
-    assert!(!page.posts.lock().unwrap().iter().any(|p| p["why"] == "local file shown"), "a local page was shown: {:?}", page.posts.lock().unwrap());
+    assert!(
+        !page.posts.lock().unwrap().iter().any(|p| p["why"] == "local file shown"),
+        "a local page was shown: {:?}",
+        page.posts.lock().unwrap()
+    );
     assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
 }
 
@@ -574,8 +803,11 @@ fn a_page_that_arrives_after_the_first_looks_is_seen_once_it_does() {
         }
     });
     let window = WindowRef::Id(host.open_url(&url, false).expect("open_url").window.id);
-    let has_field =
-        |o: &Observation| o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.name == "Full name" && e.has(glovebox_model::ElementState::Editable)));
+    let has_field = |o: &Observation| {
+        o.tree.root.as_ref().is_some_and(|r| {
+            r.walk().any(|e| e.name == "Full name" && e.has(glovebox_model::ElementState::Editable))
+        })
+    };
     // Looks taken while the page is on its way, as an agent polling would take them.
     let mut looks = 0;
     while !answered.load(std::sync::atomic::Ordering::SeqCst) {
@@ -591,7 +823,11 @@ fn a_page_that_arrives_after_the_first_looks_is_seen_once_it_does() {
     while start.elapsed() < std::time::Duration::from_secs(30) {
         if let Ok(seen) = host.observe(Some(&window), false) {
             if has_field(&seen) {
-                assert_eq!(user(), before, "the user's pointer, focus, stacking and sentinel are untouched");
+                assert_eq!(
+                    user(),
+                    before,
+                    "the user's pointer, focus, stacking and sentinel are untouched"
+                );
                 return;
             }
             last = seen.tree.render_text();

@@ -20,7 +20,8 @@ fn repo() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("glovebox-episodes-test-{}-{name}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("glovebox-episodes-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -40,12 +41,18 @@ fn batch(dir: &Path, out: &Path, parallel: u32) -> (Option<i32>, Value) {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    let document = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    let document = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
     (output.status.code(), document)
 }
 
 fn record<'a>(document: &'a Value, name: &str) -> &'a Value {
-    document["episodes"].as_array().unwrap().iter().find(|r| r["episode"] == name).unwrap_or_else(|| panic!("no record of {name}: {document}"))
+    document["episodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["episode"] == name)
+        .unwrap_or_else(|| panic!("no record of {name}: {document}"))
 }
 
 /// The sandbox runtime directories in the temporary directory, and the X servers running.
@@ -58,9 +65,15 @@ fn leftovers() -> (BTreeSet<String>, BTreeSet<u32>) {
     let servers = std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| matches!(c.trim(), "Xvfb" | "sway" | "zenity" | "openbox")))
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|c| matches!(c.trim(), "Xvfb" | "sway" | "zenity" | "openbox"))
+        })
         // An exited process its parent has not reaped yet runs nothing.
-        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z'))))
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+        })
         .collect();
     (dirs, servers)
 }
@@ -78,21 +91,39 @@ fn the_example_episodes_pass_as_a_batch_and_leave_nothing_behind() {
         assert!(record["checks"].as_array().unwrap().iter().all(|c| c["held"] == true), "{record}");
         // Each ran in its own directory with its own record.
         let dir = out.join(record["episode"].as_str().unwrap());
-        let written: Value = serde_json::from_slice(&std::fs::read(dir.join("record.json")).unwrap()).unwrap();
+        let written: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("record.json")).unwrap()).unwrap();
         assert_eq!(written["verdict"], "passed");
         // The scripted agent's trajectory report: each step, what the host did with it.
-        assert_eq!(record["report"].as_str().map(PathBuf::from), Some(std::path::absolute(dir.join("report.html")).unwrap()), "{record}");
+        assert_eq!(
+            record["report"].as_str().map(PathBuf::from),
+            Some(std::path::absolute(dir.join("report.html")).unwrap()),
+            "{record}"
+        );
         let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
-        assert!(report.contains("<h2>Step 1</h2>") && report.contains("delivered"), "{}: {report:.2000}", record["episode"]);
+        assert!(
+            report.contains("<h2>Step 1</h2>") && report.contains("delivered"),
+            "{}: {report:.2000}",
+            record["episode"]
+        );
         assert!(report.contains("scripted (no model)"), "{report:.2000}");
         // The report shows what was typed: readable by this user alone, as is the episode's directory.
-        let mode = |p: &Path| std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions()) & 0o777;
-        assert_eq!((mode(&dir), mode(&dir.join("report.html")), mode(&dir.join("record.json"))), (0o700, 0o600, 0o600), "{}", dir.display());
+        let mode = |p: &Path| {
+            std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions())
+                & 0o777
+        };
+        assert_eq!(
+            (mode(&dir), mode(&dir.join("report.html")), mode(&dir.join("record.json"))),
+            (0o700, 0o600, 0o600),
+            "{}",
+            dir.display()
+        );
     }
     assert_eq!(status, Some(0), "{document}");
     assert_eq!(document["summary"]["passed"].as_u64(), Some(episodes.len() as u64));
     // The form's own state file says what the agent did.
-    let state: Value = serde_json::from_slice(&std::fs::read(out.join("form/work/state.json")).unwrap()).unwrap();
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(out.join("form/work/state.json")).unwrap()).unwrap();
     assert_eq!(state["values"]["name"], "Ada Lovelace");
     assert_eq!(state["clicks"]["submit"], 1);
     nothing_left_since(&before);
@@ -111,7 +142,11 @@ fn nothing_left_since(before: &(BTreeSet<String>, BTreeSet<u32>)) {
         .1
         .difference(&before.1)
         .map(|pid| {
-            let read = |f: &str| std::fs::read_to_string(format!("/proc/{pid}/{f}")).unwrap_or_default().replace('\0', " ");
+            let read = |f: &str| {
+                std::fs::read_to_string(format!("/proc/{pid}/{f}"))
+                    .unwrap_or_default()
+                    .replace('\0', " ")
+            };
             format!("{pid}: {} | {}", read("stat"), read("cmdline"))
         })
         .collect();
@@ -126,7 +161,10 @@ fn a_terminated_batch_ends_every_episode_it_started_and_records_them_as_interrup
     let specs = scratch("slow-specs");
     let dialog = std::fs::read_to_string(repo().join("examples/episodes/dialog.toml")).unwrap();
     let slow = dialog
-        .replace("{ do = \"set_value\"", &format!("{}{{ do = \"set_value\"", "{ do = \"wait\", seconds = 5 },\n  ".repeat(10)))
+        .replace(
+            "{ do = \"set_value\"",
+            &format!("{}{{ do = \"set_value\"", "{ do = \"wait\", seconds = 5 },\n  ".repeat(10)),
+        )
         .replace("steps = 5", "steps = 20");
     for name in ["slow-a", "slow-b", "slow-c"] {
         std::fs::write(specs.join(format!("{name}.toml")), &slow).unwrap();
@@ -145,17 +183,31 @@ fn a_terminated_batch_ends_every_episode_it_started_and_records_them_as_interrup
         .unwrap();
     // Both running episodes are in their agent's turn, each in its desktop with its dialog.
     let deadline = Instant::now() + std::time::Duration::from_secs(60);
-    let working = |name: &str| std::fs::read_to_string(out.join(name).join("phase")).is_ok_and(|p| p == "agent");
+    let working = |name: &str| {
+        std::fs::read_to_string(out.join(name).join("phase")).is_ok_and(|p| p == "agent")
+    };
     while !(working("slow-a") && working("slow-b")) {
         assert!(Instant::now() < deadline, "the episodes did not reach their agent's turn");
-        assert!(batch.try_wait().unwrap().is_none(), "the batch ended early: {:?}", batch.wait_with_output());
+        assert!(
+            batch.try_wait().unwrap().is_none(),
+            "the batch ended early: {:?}",
+            batch.wait_with_output()
+        );
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
     // SIGTERM to the batch alone, as a job runner or `kill` sends it (not the terminal's group).
     let terminated = Instant::now();
-    assert!(Command::new("kill").args(["-TERM", &batch.id().to_string()]).status().unwrap().success());
+    assert!(Command::new("kill")
+        .args(["-TERM", &batch.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
     let output = batch.wait_with_output().unwrap();
-    assert!(terminated.elapsed().as_secs() < 20, "the batch took {:?} to end", terminated.elapsed());
+    assert!(
+        terminated.elapsed().as_secs() < 20,
+        "the batch took {:?} to end",
+        terminated.elapsed()
+    );
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(output.status.code(), Some(8), "{document}");
     for name in ["slow-a", "slow-b"] {
@@ -163,7 +215,10 @@ fn a_terminated_batch_ends_every_episode_it_started_and_records_them_as_interrup
         assert_eq!(record["verdict"], "errored", "{record}");
         assert_eq!(record["reason"], "interrupted", "{record}");
     }
-    assert_eq!(document["summary"]["not_run"], 1, "no episode starts after the interrupt: {document}");
+    assert_eq!(
+        document["summary"]["not_run"], 1,
+        "no episode starts after the interrupt: {document}"
+    );
     assert!(!out.join("slow-c").exists());
     nothing_left_since(&before);
     std::fs::remove_dir_all(&specs).unwrap();
@@ -193,13 +248,25 @@ fn run_with_an_index_runs_that_spec_of_a_directory_in_batch_order() {
     };
     let second = run("1");
     let record: Value = serde_json::from_slice(&second.stdout).unwrap();
-    assert_eq!((second.status.code(), &record["episode"], &record["verdict"]), (Some(0), &Value::from("b-dialog"), &Value::from("passed")), "{record}");
+    assert_eq!(
+        (second.status.code(), &record["episode"], &record["verdict"]),
+        (Some(0), &Value::from("b-dialog"), &Value::from("passed")),
+        "{record}"
+    );
     let first = run("0");
     let record: Value = serde_json::from_slice(&first.stdout).unwrap();
-    assert_eq!((first.status.code(), &record["episode"], &record["verdict"]), (Some(8), &Value::from("a-broken"), &Value::from("errored")), "{record}");
+    assert_eq!(
+        (first.status.code(), &record["episode"], &record["verdict"]),
+        (Some(8), &Value::from("a-broken"), &Value::from("errored")),
+        "{record}"
+    );
     let past = run("2");
     assert_eq!(past.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&past.stderr).contains("--index 2 is past the 2 spec(s)"), "{}", String::from_utf8_lossy(&past.stderr));
+    assert!(
+        String::from_utf8_lossy(&past.stderr).contains("--index 2 is past the 2 spec(s)"),
+        "{}",
+        String::from_utf8_lossy(&past.stderr)
+    );
     assert!(!out.join("2").exists(), "nothing starts for an index past the specs");
     std::fs::remove_dir_all(&specs).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
@@ -211,8 +278,13 @@ fn bad_episodes_end_for_their_own_reason_and_the_good_one_beside_them_passes() {
     let specs = scratch("bad-specs");
     std::fs::copy(repo().join("examples/episodes/dialog.toml"), specs.join("good.toml")).unwrap();
     let dialog = std::fs::read_to_string(specs.join("good.toml")).unwrap();
-    std::fs::write(specs.join("unknown-field.toml"), dialog.replace("[limits]", "[limits]\nsecond = 3")).unwrap();
-    std::fs::write(specs.join("no-oracle.toml"), &dialog[..dialog.find("[[oracle]]").unwrap()]).unwrap();
+    std::fs::write(
+        specs.join("unknown-field.toml"),
+        dialog.replace("[limits]", "[limits]\nsecond = 3"),
+    )
+    .unwrap();
+    std::fs::write(specs.join("no-oracle.toml"), &dialog[..dialog.find("[[oracle]]").unwrap()])
+        .unwrap();
     std::fs::write(specs.join("not-a-spec.txt"), "ignored: not *.toml or *.json").unwrap();
     std::fs::write(
         specs.join("no-window.toml"),

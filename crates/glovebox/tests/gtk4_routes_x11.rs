@@ -44,15 +44,35 @@ for app in pyatspi.Registry.getDesktop(0):
     except Exception: pass
 print(json.dumps(out))
 "#;
-    let out = sandbox.command("/usr/bin/python3").args(["-c", script, &pid.to_string()]).output().expect("python3-pyatspi");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+    let out = sandbox
+        .command("/usr/bin/python3")
+        .args(["-c", script, &pid.to_string()])
+        .output()
+        .expect("python3-pyatspi");
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
 /// The first enabled, showing element of `role` (named `name` when given).
-fn first(seen: &Observation, role: Role, name: Option<&str>, also: impl Fn(&glovebox_model::Element) -> bool) -> Target {
+fn first(
+    seen: &Observation,
+    role: Role,
+    name: Option<&str>,
+    also: impl Fn(&glovebox_model::Element) -> bool,
+) -> Target {
     let root = seen.tree.root.as_ref().expect("a tree");
-    let found = root.walk().find(|e| e.role == role && name.is_none_or(|n| e.name == n) && e.has(ElementState::Enabled) && e.bounds.is_some() && also(e));
-    Target::Element(found.unwrap_or_else(|| panic!("no enabled {role} {name:?}:\n{}", seen.tree.render_text())).id)
+    let found = root.walk().find(|e| {
+        e.role == role
+            && name.is_none_or(|n| e.name == n)
+            && e.has(ElementState::Enabled)
+            && e.bounds.is_some()
+            && also(e)
+    });
+    Target::Element(
+        found
+            .unwrap_or_else(|| panic!("no enabled {role} {name:?}:\n{}", seen.tree.render_text()))
+            .id,
+    )
 }
 
 /// Reads the oracle until `check` holds on it (a toolkit may apply a
@@ -73,23 +93,40 @@ fn oracle_shows(sandbox: &Sandbox, pid: u32, what: &str, check: impl Fn(&Value) 
 fn drive(sandbox: &'static Sandbox, current: bool) {
     let name = if current { "gtk4-18" } else { "gtk4-8" };
     let host = glovebox_testkit::host(sandbox, name).open();
-    let sentinel = Fixture::launch(sandbox, &unique_title(&format!("GTK4 routes sentinel {name}")), &["--x", "1500", "--y", "700", "--rows", "4"]);
+    let sentinel = Fixture::launch(
+        sandbox,
+        &unique_title(&format!("GTK4 routes sentinel {name}")),
+        &["--x", "1500", "--y", "700", "--rows", "4"],
+    );
     let root = InRoot { desktop: sandbox, root: CURRENT_GTK4_ROOT.into(), binds: vec![] };
     let mut factory = match current {
         true => root.command("gtk4-widget-factory".as_ref()),
         false => sandbox.command("gtk4-widget-factory"),
     };
-    let mut factory = factory.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().expect("gtk4-widget-factory");
+    let mut factory = factory
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("gtk4-widget-factory");
     let window = wait_until("the factory's window", || {
-        host.list_windows(Some("Widget Factory"), 1).ok()?.windows.into_iter().map(|w| w.window).find(|w| w.app == "gtk4-widget-factory")
+        host.list_windows(Some("Widget Factory"), 1)
+            .ok()?
+            .windows
+            .into_iter()
+            .map(|w| w.window)
+            .find(|w| w.app == "gtk4-widget-factory")
     });
     let pid = window.id.pid;
     let at = WindowRef::Id(window.id);
-    wait_until("the factory's tree", || host.observe(Some(&at), false).ok().filter(|o| o.tree.node_count > 100));
+    wait_until("the factory's tree", || {
+        host.observe(Some(&at), false).ok().filter(|o| o.tree.node_count > 100)
+    });
     sentinel.activate();
     std::thread::sleep(Duration::from_millis(300));
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
-    let before = wait_until("the user's window active", || Some(user()).filter(|d| d.focused.is_some_and(|f| f.xid != window.id.xid)));
+    let before = wait_until("the user's window active", || {
+        Some(user()).filter(|d| d.focused.is_some_and(|f| f.xid != window.id.xid))
+    });
     let start = read_widgets(sandbox, pid);
     // On the frame the target was found in: ids are the frame's own.
     let act = |seen: &Observation, action: Action| {
@@ -104,63 +141,120 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
     let slider = first(&seen, Role::Slider, None, |_| true);
     let done = act(&seen, Action::SetValue { target: slider, text: "75".into() }).expect("slider");
     routes.push(format!("slider: {}", done.delivery.route));
-    oracle_shows(sandbox, pid, "a slider at 75", |now| now["sliders"].as_array().unwrap().iter().any(|v| v == 75.0));
+    oracle_shows(sandbox, pid, "a slider at 75", |now| {
+        now["sliders"].as_array().unwrap().iter().any(|v| v == 75.0)
+    });
     // GTK4's spin button takes the value, then parses its old text back on
     // the next main-loop turn: refused, with the spin buttons as they were.
     let seen = host.observe(Some(&at), false).unwrap();
     let spins = read_widgets(sandbox, pid)["spins"].clone();
-    match act(&seen, Action::SetValue { target: first(&seen, Role::SpinButton, None, |_| true), text: "7".into() }) {
+    match act(
+        &seen,
+        Action::SetValue {
+            target: first(&seen, Role::SpinButton, None, |_| true),
+            text: "7".into(),
+        },
+    ) {
         Ok(done) => {
             routes.push(format!("spin button: {}", done.delivery.route));
-            oracle_shows(sandbox, pid, "a spin button at 7", |now| now["spins"].as_array().unwrap().iter().any(|v| v == 7.0));
+            oracle_shows(sandbox, pid, "a spin button at 7", |now| {
+                now["spins"].as_array().unwrap().iter().any(|v| v == 7.0)
+            });
         }
         Err(refusal) => {
             assert_eq!(refusal.code, ErrorCode::BackgroundUnavailable, "{refusal}");
             routes.push(format!("spin button: refused {}", refusal.code));
-            oracle_shows(sandbox, pid, "the spin buttons as they were", |now| now["spins"] == spins);
+            oracle_shows(sandbox, pid, "the spin buttons as they were", |now| {
+                now["spins"] == spins
+            });
         }
     }
 
     // A toggle button: its own click. (GTK 4.8 exposes no pressed state to read it back by.)
     if current {
         let seen = host.observe(Some(&at), false).unwrap();
-        let toggle = first(&seen, Role::ToggleButton, Some("togglebutton"), |e| !e.has(ElementState::Pressed) && !e.has(ElementState::Checked));
-        let done = act(&seen, Action::Click { target: toggle, button: Button::Left, count: 1, modifiers: vec![] }).expect("toggle button");
+        let toggle = first(&seen, Role::ToggleButton, Some("togglebutton"), |e| {
+            !e.has(ElementState::Pressed) && !e.has(ElementState::Checked)
+        });
+        let done = act(
+            &seen,
+            Action::Click { target: toggle, button: Button::Left, count: 1, modifiers: vec![] },
+        )
+        .expect("toggle button");
         routes.push(format!("toggle button: {}", done.delivery.route));
-        let pressed = |v: &Value| v["toggles"].as_array().unwrap().iter().filter(|t| **t == true).count();
-        oracle_shows(sandbox, pid, "one more toggle button pressed", |now| pressed(now) == pressed(&start) + 1);
+        let pressed =
+            |v: &Value| v["toggles"].as_array().unwrap().iter().filter(|t| **t == true).count();
+        oracle_shows(sandbox, pid, "one more toggle button pressed", |now| {
+            pressed(now) == pressed(&start) + 1
+        });
     }
 
     // A switch (a check box with a toggle action): its own action. A check
     // button offers none on either version, and no event reaches GTK4 in the
     // background: refused, nothing changed.
-    let checked = |v: &Value| v["checks"].as_array().unwrap().iter().filter(|c| **c == true).count();
+    let checked =
+        |v: &Value| v["checks"].as_array().unwrap().iter().filter(|c| **c == true).count();
     let seen = host.observe(Some(&at), false).unwrap();
-    let switch =
-        first(&seen, Role::CheckBox, None, |e| !e.has(ElementState::Checked) && e.actions.iter().any(|a| a.kind == glovebox_model::ActionKind::Toggle));
-    let done = act(&seen, Action::Click { target: switch, button: Button::Left, count: 1, modifiers: vec![] }).expect("switch");
+    let switch = first(&seen, Role::CheckBox, None, |e| {
+        !e.has(ElementState::Checked)
+            && e.actions.iter().any(|a| a.kind == glovebox_model::ActionKind::Toggle)
+    });
+    let done = act(
+        &seen,
+        Action::Click { target: switch, button: Button::Left, count: 1, modifiers: vec![] },
+    )
+    .expect("switch");
     routes.push(format!("switch: {}", done.delivery.route));
-    let now = oracle_shows(sandbox, pid, "one more check box checked", |now| checked(now) == checked(&start) + 1);
+    let now = oracle_shows(sandbox, pid, "one more check box checked", |now| {
+        checked(now) == checked(&start) + 1
+    });
     let seen = host.observe(Some(&at), false).unwrap();
-    let check = first(&seen, Role::CheckBox, None, |e| !e.has(ElementState::Checked) && e.actions.is_empty());
-    let refusal = act(&seen, Action::Click { target: check, button: Button::Left, count: 1, modifiers: vec![] }).unwrap_err();
-    assert!(matches!(refusal.code, ErrorCode::BackgroundUnavailable | ErrorCode::ElementNotActionable), "{refusal}");
+    let check = first(&seen, Role::CheckBox, None, |e| {
+        !e.has(ElementState::Checked) && e.actions.is_empty()
+    });
+    let refusal = act(
+        &seen,
+        Action::Click { target: check, button: Button::Left, count: 1, modifiers: vec![] },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(refusal.code, ErrorCode::BackgroundUnavailable | ErrorCode::ElementNotActionable),
+        "{refusal}"
+    );
     routes.push(format!("check button: refused {}", refusal.code));
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(checked(&read_widgets(sandbox, pid)), checked(&now), "a refusal changed nothing");
 
     // Text into the focused entry: EditableText.
     let seen = host.observe(Some(&at), false).unwrap();
-    let entry = first(&seen, Role::Text, None, |e| e.has(ElementState::Editable) && !e.has(ElementState::Multiline));
-    let done = act(&seen, Action::SetValue { target: entry, text: "Zoë Müller 東京".into() }).expect("entry");
+    let entry = first(&seen, Role::Text, None, |e| {
+        e.has(ElementState::Editable) && !e.has(ElementState::Multiline)
+    });
+    let done = act(&seen, Action::SetValue { target: entry, text: "Zoë Müller 東京".into() })
+        .expect("entry");
     routes.push(format!("entry: {}", done.delivery.route));
-    oracle_shows(sandbox, pid, "the entry's new text", |now| now["texts"].as_array().unwrap().iter().any(|t| t == "Zoë Müller 東京"));
+    oracle_shows(sandbox, pid, "the entry's new text", |now| {
+        now["texts"].as_array().unwrap().iter().any(|t| t == "Zoë Müller 東京")
+    });
 
     // A label's right click: its menu.popup (last: an open menu may hold the keyboard).
     let seen = host.observe(Some(&at), false).unwrap();
-    let done = act(&seen, Action::Click { target: first(&seen, Role::Label, Some("Title 1"), |_| true), button: Button::Right, count: 1, modifiers: vec![] })
-        .expect("label's context menu");
-    assert_eq!(done.delivery.route.base(), &Route::Accessible(AccessibleCall::Action("menu.popup".into())), "{}", done.delivery.route);
+    let done = act(
+        &seen,
+        Action::Click {
+            target: first(&seen, Role::Label, Some("Title 1"), |_| true),
+            button: Button::Right,
+            count: 1,
+            modifiers: vec![],
+        },
+    )
+    .expect("label's context menu");
+    assert_eq!(
+        done.delivery.route.base(),
+        &Route::Accessible(AccessibleCall::Action("menu.popup".into())),
+        "{}",
+        done.delivery.route
+    );
     routes.push(format!("label right click: {}", done.delivery.route));
     println!("{name}:\n  {}", routes.join("\n  "));
     let _ = factory.kill();

@@ -44,7 +44,9 @@ enum Oracle {
 fn element(seen: &Observation, role: Role, name: &str) -> Target {
     let root = seen.tree.root.as_ref().expect("a tree");
     let found = root.walk().find(|e| e.role == role && (name.is_empty() || e.name == name));
-    Target::Element(found.unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", seen.tree.render_text())).id)
+    Target::Element(
+        found.unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", seen.tree.render_text())).id,
+    )
 }
 
 fn cell(seen: &Observation, name: &str) -> Target {
@@ -81,31 +83,48 @@ const ROWS: &[Row] = &[
     Row {
         app: App::Calc,
         what: "click a cell, type, Return",
-        steps: &[|s| click(cell(s, "C2")), |_| Action::Type { text: "hello".into() }, |_| key("Return")],
+        steps: &[
+            |s| click(cell(s, "C2")),
+            |_| Action::Type { text: "hello".into() },
+            |_| key("Return"),
+        ],
         expect: Oracle::Cells(&[("C2", "hello")]),
     },
     Row {
         app: App::Calc,
         what: "click a cell, type other scripts, Return",
-        steps: &[|s| click(cell(s, "C3")), |_| Action::Type { text: "Müller 東京".into() }, |_| key("Return")],
+        steps: &[
+            |s| click(cell(s, "C3")),
+            |_| Action::Type { text: "Müller 東京".into() },
+            |_| key("Return"),
+        ],
         expect: Oracle::Cells(&[("C3", "Müller 東京")]),
     },
     Row {
         app: App::Writer,
         what: "replace the document's text",
-        steps: &[|s| Action::SetValue { target: element(s, Role::Paragraph, ""), text: "Ada Lovelace".into() }],
+        steps: &[|s| Action::SetValue {
+            target: element(s, Role::Paragraph, ""),
+            text: "Ada Lovelace".into(),
+        }],
         expect: Oracle::Paragraphs(&["Ada Lovelace"]),
     },
     Row {
         app: App::Writer,
         what: "type at the caret (after set_value: its end)",
-        steps: &[|s| Action::SetValue { target: element(s, Role::Paragraph, ""), text: "Ada".into() }, |_| Action::Type { text: " Lovelace".into() }],
+        steps: &[
+            |s| Action::SetValue { target: element(s, Role::Paragraph, ""), text: "Ada".into() },
+            |_| Action::Type { text: " Lovelace".into() },
+        ],
         expect: Oracle::Paragraphs(&["Ada Lovelace"]),
     },
     Row {
         app: App::Writer,
         what: "type other scripts at the caret",
-        steps: &[|s| Action::SetValue { target: element(s, Role::Paragraph, ""), text: "".into() }, |_| Action::Type { text: "Zoë Müller 東京 🦀".into() }],
+        steps: &[
+            |s| Action::SetValue { target: element(s, Role::Paragraph, ""), text: "".into() },
+            |_| Action::Type { text: "Zoë Müller 東京 🦀".into() },
+        ],
         expect: Oracle::Paragraphs(&["Zoë Müller 東京 🦀"]),
     },
     Row {
@@ -151,8 +170,16 @@ for app in pyatspi.Registry.getDesktop(0):
         Oracle::Cells(cells) => ("cells", cells.iter().map(|(c, _)| *c).collect()),
         Oracle::Paragraphs(_) => ("paragraphs", vec![]),
     };
-    let out =
-        desktop.command("/usr/bin/python3").arg("-c").arg(script).arg(pid.to_string()).arg(title).arg(mode).args(cells).output().expect("python3-pyatspi");
+    let out = desktop
+        .command("/usr/bin/python3")
+        .arg("-c")
+        .arg(script)
+        .arg(pid.to_string())
+        .arg(title)
+        .arg(mode)
+        .args(cells)
+        .output()
+        .expect("python3-pyatspi");
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
 }
 
@@ -179,7 +206,11 @@ impl Stage {
     /// A fresh document of `app` on the user's desktop or the agent
     /// display, listed and read; its title and window.
     fn open(&mut self, app: App, on_agent_display: bool) -> (String, WindowId) {
-        let desktop = if on_agent_display { self.desktops.agent().expect("the agent display starts").sandbox() } else { &self.sandbox };
+        let desktop = if on_agent_display {
+            self.desktops.agent().expect("the agent display starts").sandbox()
+        } else {
+            &self.sandbox
+        };
         let stem = unique_title(&format!("lo {app:?}")).replace(' ', "-").to_lowercase();
         let (program, file, content) = match app {
             App::Calc => ("localc", format!("{stem}.csv"), "fruit,count\nApples,3\nPears,5\n"),
@@ -193,15 +224,33 @@ impl Stage {
         if app == App::Calc {
             command.arg("--infilter=CSV:44,34,76,1");
         }
-        let child = command.arg(&path).env("HOME", desktop.runtime_dir()).stdin(Stdio::null()).stdout(log.try_clone().unwrap()).stderr(log).spawn();
-        self.children.push(child.unwrap_or_else(|e| panic!("{program}: {e} (installed by .ci/install-deps)")));
-        let window = wait_until(&format!("{file} listed"), || self.host.list_windows(Some(&file), 1).ok()?.windows.into_iter().next().map(|w| w.window));
+        let child = command
+            .arg(&path)
+            .env("HOME", desktop.runtime_dir())
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn();
+        self.children.push(
+            child.unwrap_or_else(|e| panic!("{program}: {e} (installed by .ci/install-deps)")),
+        );
+        let window = wait_until(&format!("{file} listed"), || {
+            self.host
+                .list_windows(Some(&file), 1)
+                .ok()?
+                .windows
+                .into_iter()
+                .next()
+                .map(|w| w.window)
+        });
         assert_eq!(window.desktop.is_user(), !on_agent_display);
         let ready = |o: &Observation| {
             let role = if app == App::Calc { Role::TableCell } else { Role::Paragraph };
             o.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == role))
         };
-        wait_until(&format!("{file} read"), || self.host.observe(Some(&WindowRef::Id(window.id)), false).ok().filter(ready));
+        wait_until(&format!("{file} read"), || {
+            self.host.observe(Some(&WindowRef::Id(window.id)), false).ok().filter(ready)
+        });
         // The application may ask to be activated as it finishes starting: the user takes the focus back.
         self.sentinel.keep_active();
         self.sandbox.warp_pointer(1500, 700).unwrap();
@@ -209,18 +258,29 @@ impl Stage {
     }
 
     /// The row's steps, each on the newest look, in the background; the verdict and the last route.
-    fn run(&self, row: &Row, window: WindowId, title: &str, on_agent_display: bool) -> Result<String, String> {
+    fn run(
+        &self,
+        row: &Row,
+        window: WindowId,
+        title: &str,
+        on_agent_display: bool,
+    ) -> Result<String, String> {
         let before = self.user();
         let mut routes = vec![];
         for step in row.steps {
-            let seen = self.host.observe(Some(&WindowRef::Id(window)), false).map_err(|e| format!("observe: {e}"))?;
-            let done = self.host.act(seen.frame.id, step(&seen)).map_err(|e| format!("refused: {e}"))?;
+            let seen = self
+                .host
+                .observe(Some(&WindowRef::Id(window)), false)
+                .map_err(|e| format!("observe: {e}"))?;
+            let done =
+                self.host.act(seen.frame.id, step(&seen)).map_err(|e| format!("refused: {e}"))?;
             routes.push(done.delivery.route.to_string());
         }
         if self.user() != before {
             return Err(format!("the user's desktop changed: {:?} → {:?}", before, self.user()));
         }
-        let desktop = if on_agent_display { self.desktops.agent().unwrap().sandbox() } else { &self.sandbox };
+        let desktop =
+            if on_agent_display { self.desktops.agent().unwrap().sandbox() } else { &self.sandbox };
         let want = expected(&row.expect);
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
@@ -229,7 +289,10 @@ impl Stage {
                 return Ok(routes.join(", "));
             }
             if Instant::now() > deadline {
-                return Err(format!("delivered by {} but pyatspi reads {read:?}, not {want:?}", routes.join(", ")));
+                return Err(format!(
+                    "delivered by {} but pyatspi reads {read:?}, not {want:?}",
+                    routes.join(", ")
+                ));
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -248,13 +311,27 @@ impl Drop for Stage {
 #[test]
 fn libreoffice_matrix() {
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
-    let (host, desktops) =
-        glovebox_testkit::host(&sandbox, "libreoffice").shared_runtime().configure(|config| config.budget = 10_000).open_with_agent_display();
-    let sentinel = Fixture::launch(&sandbox, &unique_title("LibreOffice sentinel"), &["--x", "1300", "--y", "500", "--rows", "5"]);
+    let (host, desktops) = glovebox_testkit::host(&sandbox, "libreoffice")
+        .shared_runtime()
+        .configure(|config| config.budget = 10_000)
+        .open_with_agent_display();
+    let sentinel = Fixture::launch(
+        &sandbox,
+        &unique_title("LibreOffice sentinel"),
+        &["--x", "1300", "--y", "500", "--rows", "5"],
+    );
     let mut stage = Stage { host, sandbox, sentinel, desktops, children: vec![] };
-    let columns = [(App::Calc, false), (App::Calc, true), (App::Writer, false), (App::Writer, true)];
-    let columns: Vec<_> = columns.into_iter().filter(|(a, agent)| std::env::var("LO_ONLY").map_or(true, |o| format!("{a:?} {agent}") == o)).collect();
-    let label = |(app, agent): (App, bool)| format!("{app:?} {}", if agent { "on the agent display" } else { "in the background" });
+    let columns =
+        [(App::Calc, false), (App::Calc, true), (App::Writer, false), (App::Writer, true)];
+    let columns: Vec<_> = columns
+        .into_iter()
+        .filter(|(a, agent)| {
+            std::env::var("LO_ONLY").map_or(true, |o| format!("{a:?} {agent}") == o)
+        })
+        .collect();
+    let label = |(app, agent): (App, bool)| {
+        format!("{app:?} {}", if agent { "on the agent display" } else { "in the background" })
+    };
     let mut table = String::from("| row |");
     for &column in &columns {
         table.push_str(&format!(" {} |", label(column)));
@@ -296,7 +373,8 @@ fn libreoffice_matrix() {
     let cells: usize = verdicts.iter().map(Vec::len).sum();
     table.push_str(&format!("\nDelivered without touching the user's pointer, keyboard focus or stacking: {delivered}/{cells}.\n"));
     println!("\n{table}");
-    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/libreoffice-matrix.md");
+    let out =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/libreoffice-matrix.md");
     let _ = std::fs::write(out, &table);
     assert!(failures.is_empty(), "{} cell(s) FAILED:\n{}", failures.len(), failures.join("\n"));
 }

@@ -16,7 +16,11 @@ fn run_demo(sandbox_args: &[&str]) -> String {
         .env_remove("WAYLAND_DISPLAY")
         .output()
         .expect("glovebox sandbox");
-    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(output.status.success(), "the demo failed ({}):\n{text}", output.status);
     assert!(text.contains("verified: every step shows in the application's own state"), "{text}");
     text
@@ -36,8 +40,12 @@ fn the_main_job_runs_in_the_wayland_sandbox() {
 
 #[test]
 fn the_readme_installs_exactly_the_runtime_packages_the_doctor_checks() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    for line in [glovebox_linux::packages::apt_install_line(), glovebox_linux::packages::apt_recommends_line()] {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    for line in [
+        glovebox_linux::packages::apt_install_line(),
+        glovebox_linux::packages::apt_recommends_line(),
+    ] {
         assert!(readme.lines().any(|l| l == line), "README.md lacks the line `{line}`");
     }
 }

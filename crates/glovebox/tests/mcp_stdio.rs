@@ -31,8 +31,21 @@ fn glovebox(sandbox: &Sandbox, home: &std::path::Path) -> std::process::Command 
 
 /// `glovebox mcp` with approvals off (every class allowed, no escalation),
 /// for the tests about everything else.
-async fn connect(sandbox: &Sandbox, name: &str, enabled: bool, args: &[&str]) -> RunningService<RoleClient, ()> {
-    connect_as(sandbox, name, enabled, args, &[("GLOVEBOX_APPROVAL_MODE", "yolo"), ("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")], ()).await
+async fn connect(
+    sandbox: &Sandbox,
+    name: &str,
+    enabled: bool,
+    args: &[&str],
+) -> RunningService<RoleClient, ()> {
+    connect_as(
+        sandbox,
+        name,
+        enabled,
+        args,
+        &[("GLOVEBOX_APPROVAL_MODE", "yolo"), ("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")],
+        (),
+    )
+    .await
 }
 
 async fn connect_as<C: rmcp::ClientHandler>(
@@ -50,25 +63,47 @@ async fn connect_as<C: rmcp::ClientHandler>(
     for (k, v) in env {
         command.env(k, v);
     }
-    client.serve(TokioChildProcess::new(tokio::process::Command::from(command)).unwrap()).await.unwrap()
+    client
+        .serve(TokioChildProcess::new(tokio::process::Command::from(command)).unwrap())
+        .await
+        .unwrap()
 }
 
 fn args(value: Value) -> serde_json::Map<String, Value> {
     value.as_object().unwrap().clone()
 }
 
-async fn call<C: rmcp::ClientHandler>(client: &RunningService<RoleClient, C>, tool: &str, arguments: Value) -> CallToolResult {
-    client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args(arguments))).await.unwrap_or_else(|e| panic!("{tool}: {e}"))
+async fn call<C: rmcp::ClientHandler>(
+    client: &RunningService<RoleClient, C>,
+    tool: &str,
+    arguments: Value,
+) -> CallToolResult {
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args(arguments)))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: {e}"))
 }
 
 fn text_of(result: &CallToolResult) -> String {
-    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The `@eN` id on the tree line that contains `needle`.
 fn id_on_line(text: &str, needle: &str) -> String {
-    let line = text.lines().find(|l| l.contains(needle) && l.contains('@')).unwrap_or_else(|| panic!("no line with {needle:?} in\n{text}"));
-    line.split_whitespace().find(|w| w.starts_with("@e")).unwrap().trim_start_matches('@').to_owned()
+    let line = text
+        .lines()
+        .find(|l| l.contains(needle) && l.contains('@'))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in\n{text}"));
+    line.split_whitespace()
+        .find(|w| w.starts_with("@e"))
+        .unwrap()
+        .trim_start_matches('@')
+        .to_owned()
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -108,9 +143,13 @@ fn observe_set_value_click_through_the_stdio_server() {
         }
         for tool in &tools {
             assert_eq!(tool.input_schema.get("type"), Some(&json!("object")), "{}", tool.name);
-            let annotations = tool.annotations.as_ref().unwrap_or_else(|| panic!("{} has no annotations", tool.name));
+            let annotations = tool
+                .annotations
+                .as_ref()
+                .unwrap_or_else(|| panic!("{} has no annotations", tool.name));
             // `computer` may act (destructive) but stays listed read-only (observe_only runs).
-            let input = glovebox_mcp::INPUT_TOOLS.contains(&tool.name.as_ref()) || tool.name == "computer";
+            let input =
+                glovebox_mcp::INPUT_TOOLS.contains(&tool.name.as_ref()) || tool.name == "computer";
             assert_eq!(annotations.destructive_hint.unwrap_or(false), input, "{}", tool.name);
             assert_eq!(annotations.read_only_hint.unwrap_or(false), !input, "{}", tool.name);
         }
@@ -120,14 +159,26 @@ fn observe_set_value_click_through_the_stdio_server() {
         let seen = call(&client, "observe", json!({"window": window, "screenshot": true})).await;
         assert_ne!(seen.is_error, Some(true), "{}", text_of(&seen));
         let text = text_of(&seen);
-        let image = seen.content.iter().find_map(|c| c.as_image().cloned()).expect("an image block");
+        let image =
+            seen.content.iter().find_map(|c| c.as_image().cloned()).expect("an image block");
         assert_eq!(image.mime_type, "image/png");
-        let png = RgbImage::decode_png(&base64::engine::general_purpose::STANDARD.decode(&image.data).unwrap()).unwrap();
+        let png = RgbImage::decode_png(
+            &base64::engine::general_purpose::STANDARD.decode(&image.data).unwrap(),
+        )
+        .unwrap();
         let stated = format!("pixels of a {}x{} image", png.width, png.height);
-        assert!(text.contains(&stated), "the frame line states the image size: {stated} in\n{text}");
+        assert!(
+            text.contains(&stated),
+            "the frame line states the image size: {stated} in\n{text}"
+        );
 
         let name = id_on_line(&text, "\"Name\"");
-        let done = call(&client, "set_value", json!({"target": {"element": name}, "text": "Ada Lovelace ✓"})).await;
+        let done = call(
+            &client,
+            "set_value",
+            json!({"target": {"element": name}, "text": "Ada Lovelace ✓"}),
+        )
+        .await;
         assert_ne!(done.is_error, Some(true), "{}", text_of(&done));
         fixture.wait_state("name set", |s| s["values"]["name"] == "Ada Lovelace ✓");
         // The result says what changed, by the same ids: the field now has a value.
@@ -136,15 +187,25 @@ fn observe_set_value_click_through_the_stdio_server() {
         let clicked = call(&client, "click", json!({"target": {"element": submit}})).await;
         assert!(text_of(&clicked).starts_with("delivered by"), "{}", text_of(&clicked));
         fixture.wait_state("submitted", |s| s["clicks"]["submit"] == 1);
-        assert!(text_of(&clicked).contains("name \"Ready\" → \"Submit clicked\""), "{}", text_of(&clicked));
+        assert!(
+            text_of(&clicked).contains("name \"Ready\" → \"Submit clicked\""),
+            "{}",
+            text_of(&clicked)
+        );
 
         // Values only by explicit read; marks on request; a budget folds and says so.
-        let read = text_of(&call(&client, "observe", json!({"screenshot": false, "read": [name]})).await);
+        let read =
+            text_of(&call(&client, "observe", json!({"screenshot": false, "read": [name]})).await);
         assert!(read.contains(&format!("{name} text: \"Ada Lovelace ✓\"")), "{read}");
         let marked = call(&client, "observe", json!({"marks": true})).await;
         assert!(text_of(&marked).contains("the screenshot is marked"), "{}", text_of(&marked));
-        assert!(marked.content.iter().any(|c| c.as_image().is_some()), "marks come with the screenshot");
-        let small = text_of(&call(&client, "observe", json!({"screenshot": false, "max_tokens": 200})).await);
+        assert!(
+            marked.content.iter().any(|c| c.as_image().is_some()),
+            "marks come with the screenshot"
+        );
+        let small = text_of(
+            &call(&client, "observe", json!({"screenshot": false, "max_tokens": 200})).await,
+        );
         assert!(small.contains("text budget: ≈") && small.contains("more lines folded"), "{small}");
         let bad = call(&client, "observe", json!({"max_tokens": 5})).await;
         assert!(text_of(&bad).starts_with("COMPUTER_INVALID_ARGUMENT"), "{}", text_of(&bad));
@@ -155,7 +216,11 @@ fn observe_set_value_click_through_the_stdio_server() {
         assert!(text_of(&stale).starts_with("COMPUTER_STALE_REF"), "{}", text_of(&stale));
 
         // Wrong-typed arguments: a protocol error, and the server keeps serving.
-        let wrong = client.call_tool(CallToolRequestParams::new("click").with_arguments(args(json!({"target": 5})))).await;
+        let wrong = client
+            .call_tool(
+                CallToolRequestParams::new("click").with_arguments(args(json!({"target": 5}))),
+            )
+            .await;
         assert!(wrong.is_err() || wrong.as_ref().unwrap().is_error == Some(true), "{wrong:?}");
         let still = call(&client, "grant_status", json!({})).await;
         assert_ne!(still.is_error, Some(true));
@@ -173,32 +238,52 @@ fn disabled_and_read_only_servers_refuse_with_their_codes() {
         let refused = call(&off, "observe", json!({})).await;
         assert_eq!(refused.is_error, Some(true));
         let text = text_of(&refused);
-        assert!(text.starts_with("COMPUTER_DISABLED") && text.contains("glovebox config set enabled true"), "{text}");
+        assert!(
+            text.starts_with("COMPUTER_DISABLED")
+                && text.contains("glovebox config set enabled true"),
+            "{text}"
+        );
         off.cancel().await.unwrap();
 
         // Screenshots as files: a file:// resource link to a PNG instead of inline bytes.
-        let files = connect_as(sandbox, "files", true, &[], &[("GLOVEBOX_MCP_SCREENSHOT_FILES", "true")], ()).await;
+        let files = connect_as(
+            sandbox,
+            "files",
+            true,
+            &[],
+            &[("GLOVEBOX_MCP_SCREENSHOT_FILES", "true")],
+            (),
+        )
+        .await;
         let listed = text_of(&call(&files, "list_windows", json!({"query": fixture.title})).await);
         let window = listed.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
         let seen = call(&files, "observe", json!({"window": window, "screenshot": true})).await;
         assert!(seen.content.iter().all(|c| c.as_image().is_none()), "no inline image");
-        let link = seen.content.iter().find_map(|c| c.as_resource_link().cloned()).expect("a resource link");
+        let link = seen
+            .content
+            .iter()
+            .find_map(|c| c.as_resource_link().cloned())
+            .expect("a resource link");
         let png = std::fs::read(link.uri.strip_prefix("file://").unwrap()).unwrap();
         assert_eq!(link.size, Some(png.len() as u64));
         // Pixels show what was typed: readable by this user alone.
-        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(link.uri.strip_prefix("file://").unwrap()).unwrap().permissions());
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(link.uri.strip_prefix("file://").unwrap()).unwrap().permissions(),
+        );
         assert_eq!(mode & 0o777, 0o600, "{}", link.uri);
         RgbImage::decode_png(&png).unwrap();
         files.cancel().await.unwrap();
 
         let read_only = connect(sandbox, "ro", true, &["--read-only"]).await;
-        let names: Vec<String> = read_only.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
+        let names: Vec<String> =
+            read_only.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
         for hidden in glovebox_mcp::INPUT_TOOLS {
             assert!(!names.iter().any(|n| n == hidden), "{hidden} is listed in read-only mode");
         }
         assert!(names.iter().any(|n| n == "observe"));
         call(&read_only, "observe", json!({"screenshot": false})).await;
-        let refused = call(&read_only, "click", json!({"target": {"point": {"x": 5, "y": 5}}})).await;
+        let refused =
+            call(&read_only, "click", json!({"target": {"point": {"x": 5, "y": 5}}})).await;
         assert_eq!(refused.is_error, Some(true));
         assert!(text_of(&refused).starts_with("COMPUTER_READ_ONLY"), "{}", text_of(&refused));
         read_only.cancel().await.unwrap();
@@ -218,13 +303,29 @@ fn stop_from_another_process_revokes_a_running_server() {
         assert_ne!(seen.is_error, Some(true), "{}", text_of(&seen));
         let submit = id_on_line(&text_of(&seen), "\"Submit\"");
         let started = std::time::Instant::now();
-        let stop = glovebox(sandbox, &std::env::temp_dir().join(format!("glovebox-mcp-test-{}-stop", std::process::id()))).arg("stop").output().unwrap();
-        println!("glovebox stop took {:?} (process start included): {}", started.elapsed(), String::from_utf8_lossy(&stop.stdout).trim());
+        let stop = glovebox(
+            sandbox,
+            &std::env::temp_dir().join(format!("glovebox-mcp-test-{}-stop", std::process::id())),
+        )
+        .arg("stop")
+        .output()
+        .unwrap();
+        println!(
+            "glovebox stop took {:?} (process start included): {}",
+            started.elapsed(),
+            String::from_utf8_lossy(&stop.stdout).trim()
+        );
         assert!(stop.status.success(), "{}", String::from_utf8_lossy(&stop.stderr));
-        for (tool, arguments) in [("click", json!({"target": {"element": submit}})), ("observe", json!({}))] {
+        for (tool, arguments) in
+            [("click", json!({"target": {"element": submit}})), ("observe", json!({}))]
+        {
             let refused = call(&client, tool, arguments).await;
             assert_eq!(refused.is_error, Some(true));
-            assert!(text_of(&refused).starts_with("COMPUTER_STOPPED_BY_USER"), "{tool}: {}", text_of(&refused));
+            assert!(
+                text_of(&refused).starts_with("COMPUTER_STOPPED_BY_USER"),
+                "{tool}: {}",
+                text_of(&refused)
+            );
         }
         client.cancel().await.unwrap();
     });
@@ -243,51 +344,110 @@ fn approvals_prompt_through_elicitation_and_fail_closed() {
         let client = connect_as(sandbox, "approve-yes", true, &[], &[], yes.clone()).await;
         let listed = text_of(&call(&client, "list_windows", json!({"query": fixture.title})).await);
         let window = listed.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
-        let seen = text_of(&call(&client, "observe", json!({"window": window, "screenshot": false})).await);
+        let seen = text_of(
+            &call(&client, "observe", json!({"window": window, "screenshot": false})).await,
+        );
         assert!(yes.prompts().is_empty(), "observing needs no approval");
         let name = id_on_line(&seen, "\"Name\"");
-        let done = call(&client, "set_value", json!({"target": {"element": name}, "text": "secret-free text"})).await;
+        let done = call(
+            &client,
+            "set_value",
+            json!({"target": {"element": name}, "text": "secret-free text"}),
+        )
+        .await;
         assert_ne!(done.is_error, Some(true), "{}", text_of(&done));
         fixture.wait_state("approved value", |s| s["values"]["name"] == "secret-free text");
         let asked = yes.prompts();
         assert_eq!(asked.len(), 1);
-        assert!(asked[0].contains("set the value") && asked[0].contains("\"Name\"") && asked[0].contains("16 character(s)"), "{}", asked[0]);
+        assert!(
+            asked[0].contains("set the value")
+                && asked[0].contains("\"Name\"")
+                && asked[0].contains("16 character(s)"),
+            "{}",
+            asked[0]
+        );
         assert!(!asked[0].contains("secret-free"), "the prompt never shows the text: {}", asked[0]);
         client.cancel().await.unwrap();
 
         // Declined and cancelled prompts refuse, and nothing changes.
-        for (answer, label) in [(ElicitationAction::Decline, "decline"), (ElicitationAction::Cancel, "cancel")] {
-            let client = connect_as(sandbox, &format!("approve-{label}"), true, &[], &[], prompted(answer)).await;
-            let seen = text_of(&call(&client, "observe", json!({"window": window, "screenshot": false})).await);
-            let refused = call(&client, "set_value", json!({"target": {"element": id_on_line(&seen, "\"Name\"")}, "text": "nope"})).await;
-            assert!(text_of(&refused).starts_with("COMPUTER_APPROVAL_DENIED"), "{label}: {}", text_of(&refused));
+        for (answer, label) in
+            [(ElicitationAction::Decline, "decline"), (ElicitationAction::Cancel, "cancel")]
+        {
+            let client =
+                connect_as(sandbox, &format!("approve-{label}"), true, &[], &[], prompted(answer))
+                    .await;
+            let seen = text_of(
+                &call(&client, "observe", json!({"window": window, "screenshot": false})).await,
+            );
+            let refused = call(
+                &client,
+                "set_value",
+                json!({"target": {"element": id_on_line(&seen, "\"Name\"")}, "text": "nope"}),
+            )
+            .await;
+            assert!(
+                text_of(&refused).starts_with("COMPUTER_APPROVAL_DENIED"),
+                "{label}: {}",
+                text_of(&refused)
+            );
             client.cancel().await.unwrap();
         }
         // A client that cannot ask fails closed.
         let mute = connect_as(sandbox, "approve-mute", true, &[], &[], ()).await;
-        let seen = text_of(&call(&mute, "observe", json!({"window": window, "screenshot": false})).await);
-        let refused = call(&mute, "set_value", json!({"target": {"element": id_on_line(&seen, "\"Name\"")}, "text": "nope"})).await;
-        assert!(text_of(&refused).starts_with("COMPUTER_APPROVAL_REQUIRED"), "{}", text_of(&refused));
+        let seen =
+            text_of(&call(&mute, "observe", json!({"window": window, "screenshot": false})).await);
+        let refused = call(
+            &mute,
+            "set_value",
+            json!({"target": {"element": id_on_line(&seen, "\"Name\"")}, "text": "nope"}),
+        )
+        .await;
+        assert!(
+            text_of(&refused).starts_with("COMPUTER_APPROVAL_REQUIRED"),
+            "{}",
+            text_of(&refused)
+        );
         mute.cancel().await.unwrap();
         assert_eq!(fixture.state().unwrap()["values"]["name"], "secret-free text");
 
         // Even with every class allowed, a consequential button asks first.
         let no = prompted(ElicitationAction::Decline);
-        let yolo = connect_as(sandbox, "approve-yolo", true, &[], &[("GLOVEBOX_APPROVAL_MODE", "yolo")], no.clone()).await;
-        let seen = text_of(&call(&yolo, "observe", json!({"window": window, "screenshot": false})).await);
-        let refused = call(&yolo, "click", json!({"target": {"element": id_on_line(&seen, "\"Submit\"")}})).await;
+        let yolo = connect_as(
+            sandbox,
+            "approve-yolo",
+            true,
+            &[],
+            &[("GLOVEBOX_APPROVAL_MODE", "yolo")],
+            no.clone(),
+        )
+        .await;
+        let seen =
+            text_of(&call(&yolo, "observe", json!({"window": window, "screenshot": false})).await);
+        let refused =
+            call(&yolo, "click", json!({"target": {"element": id_on_line(&seen, "\"Submit\"")}}))
+                .await;
         assert!(text_of(&refused).starts_with("COMPUTER_APPROVAL_DENIED"), "{}", text_of(&refused));
         let asked = no.prompts();
         assert!(asked.len() == 1 && asked[0].contains("reads like \"submit\""), "{asked:?}");
         // A plain button goes through without a prompt.
-        let cancel = call(&yolo, "click", json!({"target": {"element": id_on_line(&seen, "\"Cancel\"")}})).await;
+        let cancel =
+            call(&yolo, "click", json!({"target": {"element": id_on_line(&seen, "\"Cancel\"")}}))
+                .await;
         assert_ne!(cancel.is_error, Some(true), "{}", text_of(&cancel));
         assert_eq!(no.prompts().len(), 1);
         yolo.cancel().await.unwrap();
 
         // The observe class reaches every observation tool.
         let deny = [("GLOVEBOX_APPROVAL_MODE", "custom"), ("GLOVEBOX_APPROVAL_OBSERVE", "deny")];
-        let closed = connect_as(sandbox, "observe-deny", true, &[], &deny, prompted(ElicitationAction::Accept)).await;
+        let closed = connect_as(
+            sandbox,
+            "observe-deny",
+            true,
+            &[],
+            &deny,
+            prompted(ElicitationAction::Accept),
+        )
+        .await;
         for (tool, arguments) in [
             ("list_windows", json!({})),
             ("observe", json!({"window": window})),
@@ -297,20 +457,36 @@ fn approvals_prompt_through_elicitation_and_fail_closed() {
         ] {
             let refused = call(&closed, tool, arguments).await;
             assert!(
-                text_of(&refused).starts_with("COMPUTER_APPROVAL_DENIED") || (tool == "zoom" && refused.is_error == Some(true)),
+                text_of(&refused).starts_with("COMPUTER_APPROVAL_DENIED")
+                    || (tool == "zoom" && refused.is_error == Some(true)),
                 "{tool}: {}",
                 text_of(&refused)
             );
-            assert!(refused.content.iter().all(|c| c.as_image().is_none()), "{tool} returned pixels");
+            assert!(
+                refused.content.iter().all(|c| c.as_image().is_none()),
+                "{tool} returned pixels"
+            );
         }
         closed.cancel().await.unwrap();
         // Always ask, and the user declines: nothing is captured.
         let declining = prompted(ElicitationAction::Decline);
-        let asking = connect_as(sandbox, "observe-ask", true, &[], &[("GLOVEBOX_APPROVAL_MODE", "always-ask")], declining.clone()).await;
+        let asking = connect_as(
+            sandbox,
+            "observe-ask",
+            true,
+            &[],
+            &[("GLOVEBOX_APPROVAL_MODE", "always-ask")],
+            declining.clone(),
+        )
+        .await;
         let refused = call(&asking, "observe", json!({"window": window, "screenshot": true})).await;
         assert!(text_of(&refused).starts_with("COMPUTER_APPROVAL_DENIED"), "{}", text_of(&refused));
         assert!(refused.content.iter().all(|c| c.as_image().is_none()));
-        assert!(declining.prompts().iter().any(|p| p.contains("take a screenshot")), "{:?}", declining.prompts());
+        assert!(
+            declining.prompts().iter().any(|p| p.contains("take a screenshot")),
+            "{:?}",
+            declining.prompts()
+        );
         asking.cancel().await.unwrap();
     });
     let state = fixture.state().unwrap();
@@ -351,7 +527,8 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
         .unwrap();
     let mut line = String::new();
     std::io::BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let announced: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("serve printed {line:?}: {e}"));
+    let announced: Value =
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("serve printed {line:?}: {e}"));
     let url = announced["url"].as_str().unwrap();
     let token = announced["token"].as_str().unwrap();
     assert!(url.starts_with("http://127.0.0.1:") && token.len() == 32, "{announced}");
@@ -359,9 +536,26 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}).to_string();
     let bearer = format!("Bearer {token}");
     assert_eq!(http_post(&address, &[], &initialize).0, 401, "no token");
-    assert_eq!(http_post(&address, &[("Authorization", "Bearer wrong-token-wrong-token!")], &initialize).0, 401, "wrong token");
-    assert_eq!(http_post(&address, &[("Authorization", &bearer), ("Origin", "https://evil.example")], &initialize).0, 403, "foreign origin");
-    let (status, body) = http_post(&address, &[("Authorization", &bearer), ("Origin", "http://localhost:3000")], &initialize);
+    assert_eq!(
+        http_post(&address, &[("Authorization", "Bearer wrong-token-wrong-token!")], &initialize).0,
+        401,
+        "wrong token"
+    );
+    assert_eq!(
+        http_post(
+            &address,
+            &[("Authorization", &bearer), ("Origin", "https://evil.example")],
+            &initialize
+        )
+        .0,
+        403,
+        "foreign origin"
+    );
+    let (status, body) = http_post(
+        &address,
+        &[("Authorization", &bearer), ("Origin", "http://localhost:3000")],
+        &initialize,
+    );
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"name\":\"glovebox\""), "{body}");
     // A malformed JSON-RPC body gets an error, and the server keeps serving.
@@ -374,13 +568,24 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
     let (status, response) = http_post(&address, &[("Authorization", &bearer)], &initialize);
     assert_eq!(status, 200, "{response}");
     let session_headers = |response: &str| {
-        let session =
-            response.lines().find_map(|l| l.strip_prefix("mcp-session-id: ").or_else(|| l.strip_prefix("Mcp-Session-Id: "))).map(|s| s.trim().to_owned());
-        let mut headers = vec![("Authorization".to_owned(), bearer.clone()), ("MCP-Protocol-Version".to_owned(), "2025-06-18".to_owned())];
+        let session = response
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("mcp-session-id: ").or_else(|| l.strip_prefix("Mcp-Session-Id: "))
+            })
+            .map(|s| s.trim().to_owned());
+        let mut headers = vec![
+            ("Authorization".to_owned(), bearer.clone()),
+            ("MCP-Protocol-Version".to_owned(), "2025-06-18".to_owned()),
+        ];
         if let Some(id) = session {
             headers.push(("Mcp-Session-Id".to_owned(), id));
         }
-        http_post(&address, &borrowed(&headers), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        http_post(
+            &address,
+            &borrowed(&headers),
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        );
         headers
     };
     fn borrowed(headers: &[(String, String)]) -> Vec<(&str, &str)> {
@@ -403,7 +608,16 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
     };
     let mut tool = |name: &str, arguments: Value| tool_in(&first, name, arguments);
     let listed = tool("list_windows", json!({"query": fixture.title}));
-    let window = listed["content"][0]["text"].as_str().unwrap().lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+    let window = listed["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
     let seen = tool("observe", json!({"window": window, "screenshot": false}));
     let name = id_on_line(seen["content"][0]["text"].as_str().unwrap(), "\"Name\"");
     let done = tool("set_value", json!({"target": {"element": name}, "text": "over http"}));
@@ -416,11 +630,22 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
     assert_eq!(status, 200, "{response}");
     let second = session_headers(&response);
     assert_ne!(second, first, "a session of its own");
-    let refused = tool_in(&second, "set_value", json!({"target": {"element": name}, "text": "from the other session"}));
+    let refused = tool_in(
+        &second,
+        "set_value",
+        json!({"target": {"element": name}, "text": "from the other session"}),
+    );
     assert_eq!(refused["isError"], true, "{refused}");
-    assert!(refused["content"][0]["text"].as_str().unwrap().starts_with("COMPUTER_STALE_REF"), "{refused}");
+    assert!(
+        refused["content"][0]["text"].as_str().unwrap().starts_with("COMPUTER_STALE_REF"),
+        "{refused}"
+    );
     std::thread::sleep(std::time::Duration::from_millis(300));
-    assert_eq!(fixture.state().unwrap()["values"]["name"], "over http", "nothing reached the window");
+    assert_eq!(
+        fixture.state().unwrap()["values"]["name"],
+        "over http",
+        "nothing reached the window"
+    );
     let _ = server.kill();
     let _ = server.wait();
 }
@@ -428,7 +653,11 @@ fn http_server_needs_the_token_and_a_loopback_origin() {
 /// Resident memory of a process, from /proc, in KiB.
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap()
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap()
 }
 
 /// The bound: after a warm-up, 1,000 more sequential calls may grow the
@@ -503,7 +732,8 @@ fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
         if stdout.read_line(&mut line).unwrap() == 0 {
             break;
         }
-        let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC on stdout: {line:?}: {e}"));
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("not JSON-RPC on stdout: {line:?}: {e}"));
         if message["id"] == 2 {
             assert!(line.len() <= 16_384, "tools/list is {} bytes", line.len());
             println!("tools/list answer: {} bytes", line.len());
@@ -513,22 +743,44 @@ fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
     }
     let tools = tools.expect("tools/list answered after the malformed line");
     let text = tools.to_string();
-    for keyword in ["\"$ref\"", "\"$defs\"", "\"oneOf\"", "\"format\"", "\"additionalProperties\""] {
-        assert!(!text.contains(keyword), "{keyword} is in a tool schema: clients' converters break on it");
+    for keyword in ["\"$ref\"", "\"$defs\"", "\"oneOf\"", "\"format\"", "\"additionalProperties\""]
+    {
+        assert!(
+            !text.contains(keyword),
+            "{keyword} is in a tool schema: clients' converters break on it"
+        );
     }
-    let schema = |tool: &str| tools.as_array().unwrap().iter().find(|t| t["name"] == tool).unwrap()["inputSchema"].clone();
+    let schema = |tool: &str| {
+        tools.as_array().unwrap().iter().find(|t| t["name"] == tool).unwrap()["inputSchema"].clone()
+    };
     let bounds = |v: &Value| (v["minimum"].as_f64(), v["maximum"].as_f64());
     assert_eq!(bounds(&schema("click")["properties"]["count"]), (Some(1.0), Some(3.0)));
     assert_eq!(bounds(&schema("key")["properties"]["repeat"]), (Some(1.0), Some(20.0)));
     assert_eq!(bounds(&schema("scroll")["properties"]["dy"]), (Some(-100.0), Some(100.0)));
-    assert_eq!(bounds(&schema("wait")["properties"]["wait"]["anyOf"][0]["properties"]["seconds"]), (Some(0.5), Some(5.0)));
-    assert_eq!((schema("batch")["properties"]["steps"]["minItems"].as_u64(), schema("batch")["properties"]["steps"]["maxItems"].as_u64()), (Some(2), Some(3)));
+    assert_eq!(
+        bounds(&schema("wait")["properties"]["wait"]["anyOf"][0]["properties"]["seconds"]),
+        (Some(0.5), Some(5.0))
+    );
+    assert_eq!(
+        (
+            schema("batch")["properties"]["steps"]["minItems"].as_u64(),
+            schema("batch")["properties"]["steps"]["maxItems"].as_u64()
+        ),
+        (Some(2), Some(3))
+    );
     let schemas = home.join("schemas.json");
     std::fs::write(&schemas, serde_json::to_string(&tools).unwrap()).unwrap();
     let check = "import json,sys\nfrom jsonschema import Draft202012Validator as V\nfor t in json.load(open(sys.argv[1])):\n    V.check_schema(t['inputSchema'])\n    V(t['inputSchema'])\nprint(len(json.load(open(sys.argv[1]))))";
-    let out = std::process::Command::new("/usr/bin/python3").args(["-c", check]).arg(&schemas).output().expect("python3 with python3-jsonschema");
+    let out = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", check])
+        .arg(&schemas)
+        .output()
+        .expect("python3 with python3-jsonschema");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), glovebox_mcp::TOOL_ORDER.len().to_string());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        glovebox_mcp::TOOL_ORDER.len().to_string()
+    );
     drop(stdin);
     let _ = server.kill();
     let _ = server.wait();
@@ -538,11 +790,28 @@ fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
 fn observe_returns_the_bound_window_alone_when_a_denied_window_lies_over_it() {
     const COVER: [u8; 3] = [0xd1, 0x2b, 0xe7];
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let bound = Fixture::launch(sandbox, &unique_title("MCP occluded"), &["--no-password", "--x", "40", "--y", "40"]);
+    let bound = Fixture::launch(
+        sandbox,
+        &unique_title("MCP occluded"),
+        &["--no-password", "--x", "40", "--y", "40"],
+    );
     let cover = Fixture::launch(
         sandbox,
         &unique_title("MCP cover"),
-        &["--wm-class", "KeePassXC", "--fill", "209,43,231", "--x", "160", "--y", "160", "--width", "200", "--height", "200"],
+        &[
+            "--wm-class",
+            "KeePassXC",
+            "--fill",
+            "209,43,231",
+            "--x",
+            "160",
+            "--y",
+            "160",
+            "--width",
+            "200",
+            "--height",
+            "200",
+        ],
     );
     let _ = (bound.state(), cover.state());
     std::thread::sleep(std::time::Duration::from_millis(800));
@@ -552,11 +821,19 @@ fn observe_returns_the_bound_window_alone_when_a_denied_window_lies_over_it() {
         let window = listed.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
         let seen = call(&client, "observe", json!({"window": window, "screenshot": true})).await;
         assert_ne!(seen.is_error, Some(true), "{}", text_of(&seen));
-        let image = seen.content.iter().find_map(|c| c.as_image().cloned()).expect("an image block");
-        let png = RgbImage::decode_png(&base64::engine::general_purpose::STANDARD.decode(&image.data).unwrap()).unwrap();
+        let image =
+            seen.content.iter().find_map(|c| c.as_image().cloned()).expect("an image block");
+        let png = RgbImage::decode_png(
+            &base64::engine::general_purpose::STANDARD.decode(&image.data).unwrap(),
+        )
+        .unwrap();
         let found = (0..png.height).any(|y| (0..png.width).any(|x| png.pixel(x, y) == COVER));
         assert!(!found, "the deny-listed window's pixels reached the model");
-        assert!(text_of(&seen).contains("occluded"), "the result says what was covered: {}", text_of(&seen));
+        assert!(
+            text_of(&seen).contains("occluded"),
+            "the result says what was covered: {}",
+            text_of(&seen)
+        );
         client.cancel().await.unwrap();
     });
     drop(cover);

@@ -37,7 +37,8 @@ fn in_sync(path: &Path, generated: &[u8]) {
     );
 }
 
-const COMPLETIONS: &[(&str, &str)] = &[("bash", "glovebox.bash"), ("zsh", "_glovebox"), ("fish", "glovebox.fish")];
+const COMPLETIONS: &[(&str, &str)] =
+    &[("bash", "glovebox.bash"), ("zsh", "_glovebox"), ("fish", "glovebox.fish")];
 
 #[test]
 fn the_shipped_completions_are_generated_from_the_command_line() {
@@ -63,8 +64,11 @@ fn the_shipped_man_pages_are_generated_from_the_command_line() {
     let generated = tempdir("man");
     glovebox(&["man", "--dir", generated.to_str().unwrap()]);
     let names = |dir: &Path| {
-        let mut names: Vec<String> =
-            std::fs::read_dir(dir).map(|entries| entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default();
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+            })
+            .unwrap_or_default();
         names.sort();
         names
     };
@@ -73,7 +77,11 @@ fn the_shipped_man_pages_are_generated_from_the_command_line() {
         let _ = std::fs::remove_dir_all(&shipped);
     }
     let pages = names(&generated);
-    assert!(pages.contains(&"glovebox.1".to_owned()) && pages.contains(&"glovebox-mcp-config.1".to_owned()), "{pages:?}");
+    assert!(
+        pages.contains(&"glovebox.1".to_owned())
+            && pages.contains(&"glovebox-mcp-config.1".to_owned()),
+        "{pages:?}"
+    );
     for page in &pages {
         in_sync(&shipped.join(page), &std::fs::read(generated.join(page)).unwrap());
     }
@@ -84,31 +92,53 @@ fn the_shipped_man_pages_are_generated_from_the_command_line() {
 #[test]
 fn the_main_man_page_renders_with_every_command() {
     // `-k`: through preconv, as man-db renders pages (the help text is UTF-8).
-    let out = Command::new("groff").args(["-k", "-man", "-Tutf8", "-ww"]).arg(dist().join("man/glovebox.1")).output().unwrap();
-    assert!(out.status.success() && out.stderr.is_empty(), "groff: {}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout).replace(|c: char| !c.is_ascii_graphic() && c != ' ' && c != '\n', "");
+    let out = Command::new("groff")
+        .args(["-k", "-man", "-Tutf8", "-ww"])
+        .arg(dist().join("man/glovebox.1"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "groff: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout)
+        .replace(|c: char| !c.is_ascii_graphic() && c != ' ' && c != '\n', "");
     for command in ["windows", "observe", "mcp-config", "doctor", "sandbox", "completions"] {
-        assert!(text.contains(&format!("glovebox-{command}(1)")), "glovebox.1 does not point at glovebox-{command}(1)");
+        assert!(
+            text.contains(&format!("glovebox-{command}(1)")),
+            "glovebox.1 does not point at glovebox-{command}(1)"
+        );
     }
 }
 
 /// The `[package.metadata.deb]` field `key` of this crate's manifest.
 fn deb_field(key: &str) -> String {
-    let manifest: toml::Table = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap().parse().unwrap();
-    manifest["package"]["metadata"]["deb"][key].as_str().unwrap_or_else(|| panic!("no {key} in [package.metadata.deb]")).to_owned()
+    let manifest: toml::Table =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+    manifest["package"]["metadata"]["deb"][key]
+        .as_str()
+        .unwrap_or_else(|| panic!("no {key} in [package.metadata.deb]"))
+        .to_owned()
 }
 
 #[test]
 fn the_package_depends_on_what_the_doctor_needs_and_recommends_the_rest() {
-    let needed: Vec<&str> = RUNTIME_PACKAGES.iter().filter(|p| !p.recommended).map(|p| p.package).collect();
-    let wanted: Vec<&str> = RUNTIME_PACKAGES.iter().filter(|p| p.recommended).map(|p| p.package).collect();
+    let needed: Vec<&str> =
+        RUNTIME_PACKAGES.iter().filter(|p| !p.recommended).map(|p| p.package).collect();
+    let wanted: Vec<&str> =
+        RUNTIME_PACKAGES.iter().filter(|p| p.recommended).map(|p| p.package).collect();
     // `$auto`: the shared libraries the binary links, found by dpkg-shlibdeps.
     assert_eq!(deb_field("depends"), format!("$auto, {}", needed.join(", ")));
     assert_eq!(deb_field("recommends"), wanted.join(", "));
 }
 
 fn tempdir(label: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("glovebox-packaging-{label}-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("glovebox-packaging-{label}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

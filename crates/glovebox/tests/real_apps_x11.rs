@@ -85,12 +85,19 @@ impl PageServer {
                         let mut body = vec![0; length];
                         let _ = reader.read_exact(&mut body);
                         if let Ok(state) = serde_json::from_slice::<Value>(&body) {
-                            let browser = if agent.contains("Firefox") { "firefox" } else { "chromium" };
+                            let browser =
+                                if agent.contains("Firefox") { "firefox" } else { "chromium" };
                             kept.lock().unwrap().push((browser.to_owned(), state));
                         }
-                        let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+                        let _ = stream
+                            .write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
                     } else {
-                        let title = request.split_whitespace().nth(1).unwrap_or("/").trim_start_matches('/').replace("%20", " ");
+                        let title = request
+                            .split_whitespace()
+                            .nth(1)
+                            .unwrap_or("/")
+                            .trim_start_matches('/')
+                            .replace("%20", " ");
                         let page = FORM_PAGE.replace("TITLE", &title);
                         let _ = write!(
                             stream,
@@ -111,7 +118,13 @@ impl PageServer {
 
     /// The newest state `browser` posted (posts may arrive out of order: the page numbers them).
     fn last(&self, browser: &str) -> Option<Value> {
-        self.states.lock().unwrap().iter().filter(|(b, _)| b == browser).max_by_key(|(_, s)| s["seq"].as_u64()).map(|(_, s)| s.clone())
+        self.states
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(b, _)| b == browser)
+            .max_by_key(|(_, s)| s["seq"].as_u64())
+            .map(|(_, s)| s.clone())
     }
 
     /// Waits (browsers post on their own schedule) until the page reports `predicate`.
@@ -138,14 +151,24 @@ struct Stage {
 impl Stage {
     fn start() -> Stage {
         let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
-        let host = glovebox_testkit::host(&sandbox, "real-apps").shared_runtime().configure(|config| config.budget = 10_000).open();
-        let sentinel = Fixture::launch(&sandbox, &unique_title("Real apps sentinel"), &["--x", "1300", "--y", "600", "--rows", "5"]);
+        let host = glovebox_testkit::host(&sandbox, "real-apps")
+            .shared_runtime()
+            .configure(|config| config.budget = 10_000)
+            .open();
+        let sentinel = Fixture::launch(
+            &sandbox,
+            &unique_title("Real apps sentinel"),
+            &["--x", "1300", "--y", "600", "--rows", "5"],
+        );
         Stage { host, sentinel, sandbox, children: vec![] }
     }
 
     /// Starts `program` in the desktop; the user's sentinel is active again once its window is listed.
     fn launch(&mut self, program: &str, args: &[&str], title_part: &str) -> WindowId {
-        let log = std::fs::File::create(self.sandbox.runtime_dir().join(format!("{}.log", program.replace('/', "_")))).unwrap();
+        let log = std::fs::File::create(
+            self.sandbox.runtime_dir().join(format!("{}.log", program.replace('/', "_"))),
+        )
+        .unwrap();
         let child = self
             .sandbox
             .command(program)
@@ -159,7 +182,13 @@ impl Stage {
             .unwrap_or_else(|e| panic!("{program}: {e} (installed by .ci/install-deps)"));
         self.children.push(child);
         let window = wait_until(&format!("{program} window listed"), || {
-            self.host.list_windows(Some(title_part), 1).ok()?.windows.into_iter().next().map(|w| w.window.id)
+            self.host
+                .list_windows(Some(title_part), 1)
+                .ok()?
+                .windows
+                .into_iter()
+                .next()
+                .map(|w| w.window.id)
         });
         // The application may ask to be activated as it finishes starting: the user takes the focus back.
         self.sentinel.keep_active();
@@ -172,7 +201,12 @@ impl Stage {
     }
 
     /// Observes `window` until its tree has an element matching `ready`.
-    fn observe_until(&self, window: WindowId, what: &str, ready: impl Fn(&Observation) -> bool) -> Observation {
+    fn observe_until(
+        &self,
+        window: WindowId,
+        what: &str,
+        ready: impl Fn(&Observation) -> bool,
+    ) -> Observation {
         let deadline = Instant::now() + Duration::from_secs(40);
         loop {
             let last = self.host.observe(Some(&WindowRef::Id(window)), false);
@@ -187,7 +221,11 @@ impl Stage {
 
     /// One action in the background on the newest frame of `window`; the
     /// user's desktop must not change, whatever the outcome.
-    fn act(&self, window: WindowId, action: impl Fn(&Observation) -> Action) -> Result<String, Refusal> {
+    fn act(
+        &self,
+        window: WindowId,
+        action: impl Fn(&Observation) -> Action,
+    ) -> Result<String, Refusal> {
         let seen = self.host.observe(Some(&WindowRef::Id(window)), false).unwrap();
         let before = self.desktop();
         let outcome = self.host.perform(ActRequest::new(seen.frame.id, action(&seen)));
@@ -200,9 +238,19 @@ impl Stage {
         let mut after = self.desktop();
         // A target that closes itself may hold the focus for a moment as it goes (zenity's
         // OK, seen once in CI): judged once it is gone; one that stays must not have it.
-        let closing = outcome.as_ref().is_ok_and(|done| done.next.as_ref().is_ok_and(|n| n.tree.root.is_none()));
+        let closing = outcome
+            .as_ref()
+            .is_ok_and(|done| done.next.as_ref().is_ok_and(|n| n.tree.root.is_none()));
         if closing && after.focused == Some(window) {
-            wait_until("the closing target to go", || self.host.list_windows(None, 1).ok()?.windows.iter().all(|w| w.window.id != window).then_some(()));
+            wait_until("the closing target to go", || {
+                self.host
+                    .list_windows(None, 1)
+                    .ok()?
+                    .windows
+                    .iter()
+                    .all(|w| w.window.id != window)
+                    .then_some(())
+            });
             // The window manager names the next active window a moment after the old one unmaps.
             let settle = Instant::now() + Duration::from_secs(3);
             after = self.desktop();
@@ -229,11 +277,16 @@ impl Drop for Stage {
 fn id(seen: &Observation, role: Role, name: &str) -> Target {
     let root = seen.tree.root.as_ref().expect("a tree");
     let found = root.walk().find(|e| e.role == role && e.name == name);
-    Target::Element(found.unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", seen.tree.render_text())).id)
+    Target::Element(
+        found.unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", seen.tree.render_text())).id,
+    )
 }
 
 fn has(seen: &Observation, role: Role, name: &str) -> bool {
-    seen.tree.root.as_ref().is_some_and(|root| root.walk().any(|e| e.role == role && e.name == name))
+    seen.tree
+        .root
+        .as_ref()
+        .is_some_and(|root| root.walk().any(|e| e.role == role && e.name == name))
 }
 
 fn set(target: Target, text: &str) -> Action {
@@ -246,7 +299,13 @@ fn click(target: Target) -> Action {
 
 /// Fills and submits the form in `browser` without touching the user's
 /// desktop; returns the page's last state and the routes taken.
-fn fill_form(stage: &Stage, server: &PageServer, browser: &str, window: WindowId, submit_by_key: bool) -> Vec<String> {
+fn fill_form(
+    stage: &Stage,
+    server: &PageServer,
+    browser: &str,
+    window: WindowId,
+    submit_by_key: bool,
+) -> Vec<String> {
     let mut routes = vec![];
     let mut step = |what: &str, action: &dyn Fn(&Observation) -> Action| {
         let route = stage.act(window, action).unwrap_or_else(|e| panic!("{browser}: {what}: {e}"));
@@ -257,21 +316,30 @@ fn fill_form(stage: &Stage, server: &PageServer, browser: &str, window: WindowId
     server.wait(browser, "the name arrives", |s| s["name"] == "Ada Lovelace");
     step("email", &|seen| set(id(seen, Role::Entry, "Email"), "ada@example.org"));
     server.wait(browser, "the email arrives", |s| s["email"] == "ada@example.org");
-    let colour = |seen: &Observation| Action::Select { target: id(seen, Role::ComboBox, "Colour"), option: "Blue".into() };
+    let colour = |seen: &Observation| Action::Select {
+        target: id(seen, Role::ComboBox, "Colour"),
+        option: "Blue".into(),
+    };
     // A web drop-down's value cannot be read back (Firefox changes it without telling the
     // page; Chromium's does not reliably follow its tree): refused, and nothing changes.
     let refused = stage.act(window, colour).expect_err("a web drop-down");
     assert_eq!(refused.code, ErrorCode::BackgroundUnavailable, "{refused}");
     let expected_colour = "Red";
     step("agree", &|seen| click(id(seen, Role::CheckBox, "I agree")));
-    server.wait(browser, "the colour and the check box arrive", |s| s["color"] == expected_colour && s["agree"] == true);
+    server.wait(browser, "the colour and the check box arrive", |s| {
+        s["color"] == expected_colour && s["agree"] == true
+    });
     if submit_by_key {
         step("submit", &|_| Action::Key { combo: "Return".parse().unwrap(), repeat: 1 });
     } else {
         step("submit", &|seen| click(id(seen, Role::PushButton, "Send")));
     }
-    let done = server.wait(browser, "the form is submitted", |s| s["submitted"].as_u64() >= Some(1));
-    assert_eq!((done["name"].as_str(), done["email"].as_str(), done["color"].as_str()), (Some("Ada Lovelace"), Some("ada@example.org"), Some(expected_colour)));
+    let done =
+        server.wait(browser, "the form is submitted", |s| s["submitted"].as_u64() >= Some(1));
+    assert_eq!(
+        (done["name"].as_str(), done["email"].as_str(), done["color"].as_str()),
+        (Some("Ada Lovelace"), Some("ada@example.org"), Some(expected_colour))
+    );
     routes
 }
 
@@ -279,21 +347,40 @@ fn fill_form(stage: &Stage, server: &PageServer, browser: &str, window: WindowId
 /// input: the host never writes into one) and a read-only field.
 fn refusals_change_nothing(stage: &Stage, server: &PageServer, browser: &str, window: WindowId) {
     let before = server.last(browser).unwrap();
-    let refused = stage.act(window, |seen| set(id(seen, Role::PasswordText, "Password"), "hunter2")).expect_err("a password field");
+    let refused = stage
+        .act(window, |seen| set(id(seen, Role::PasswordText, "Password"), "hunter2"))
+        .expect_err("a password field");
     assert_eq!(refused.code, ErrorCode::SecureInput, "{refused}");
-    let refused = stage.act(window, |seen| set(id(seen, Role::Entry, "Reference"), "changed")).expect_err("a read-only field");
+    let refused = stage
+        .act(window, |seen| set(id(seen, Role::Entry, "Reference"), "changed"))
+        .expect_err("a read-only field");
     assert!(matches!(refused.code, ErrorCode::ElementNotActionable), "{refused}");
     std::thread::sleep(Duration::from_millis(500));
     let after = server.last(browser).unwrap();
-    assert_eq!((after["pwlen"].as_u64(), after["ro"].as_str()), (Some(0), Some("REF-1")), "{after}");
+    assert_eq!(
+        (after["pwlen"].as_u64(), after["ro"].as_str()),
+        (Some(0), Some("REF-1")),
+        "{after}"
+    );
     assert_eq!(after["submitted"], before["submitted"]);
 }
 
 /// Chromium on `url` at the desktop's top left, 900×700, its accessibility on, profile in `profile`.
 fn chromium_args(profile: &std::path::Path, url: &str) -> Vec<String> {
-    let fixed = ["--no-sandbox", "--force-renderer-accessibility", "--no-first-run", "--no-default-browser-check", "--disable-gpu"];
+    let fixed = [
+        "--no-sandbox",
+        "--force-renderer-accessibility",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-gpu",
+    ];
     let mut args: Vec<String> = fixed.iter().map(|a| a.to_string()).collect();
-    args.extend(["--window-position=0,0".into(), "--window-size=900,700".into(), format!("--user-data-dir={}", profile.display()), url.to_owned()]);
+    args.extend([
+        "--window-position=0,0".into(),
+        "--window-size=900,700".into(),
+        format!("--user-data-dir={}", profile.display()),
+        url.to_owned(),
+    ]);
     args
 }
 
@@ -303,27 +390,60 @@ fn web_forms_fill_and_submit_in_the_background_in_chromium_and_firefox() {
     let server = PageServer::start();
     let chromium_title = unique_title("Web form chromium");
     let firefox_title = unique_title("Web form firefox");
-    let args = chromium_args(&stage.sandbox.runtime_dir().join("chromium-profile"), &server.url(&chromium_title));
-    let chromium = stage.launch("chromium", &args.iter().map(String::as_str).collect::<Vec<_>>(), &chromium_title);
+    let args = chromium_args(
+        &stage.sandbox.runtime_dir().join("chromium-profile"),
+        &server.url(&chromium_title),
+    );
+    let chromium = stage.launch(
+        "chromium",
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        &chromium_title,
+    );
     let firefox_profile = stage.sandbox.runtime_dir().join("firefox-profile");
     std::fs::create_dir_all(&firefox_profile).unwrap();
     let firefox = stage.launch(
         "firefox-esr",
-        &["--no-remote", "--new-instance", "--profile", firefox_profile.to_str().unwrap(), &server.url(&firefox_title)],
+        &[
+            "--no-remote",
+            "--new-instance",
+            "--profile",
+            firefox_profile.to_str().unwrap(),
+            &server.url(&firefox_title),
+        ],
         &firefox_title,
     );
     for (browser, window, by_key) in [("chromium", chromium, true), ("firefox", firefox, false)] {
-        let seen = stage.observe_until(window, &format!("{browser}'s form"), |seen| has(seen, Role::Entry, "Full name") && has(seen, Role::PushButton, "Send"));
+        let seen = stage.observe_until(window, &format!("{browser}'s form"), |seen| {
+            has(seen, Role::Entry, "Full name") && has(seen, Role::PushButton, "Send")
+        });
         let text = seen.tree.render_text();
         // Names as people read them: every field by its label, values only where one is.
-        for label in ["entry \"Full name\"", "entry \"Email\"", "password text \"Password\"", "combo box \"Colour\"", "check box \"I agree\""] {
+        for label in [
+            "entry \"Full name\"",
+            "entry \"Email\"",
+            "password text \"Password\"",
+            "combo box \"Colour\"",
+            "check box \"I agree\"",
+        ] {
             assert!(text.contains(label), "{browser}: no {label} in\n{text}");
         }
-        assert!(!text.contains("frame \"") || !text.lines().next().unwrap_or("").contains("has value"), "{text}");
-        assert!(!text.lines().any(|l| l.contains("push button") && l.contains("has value")), "{browser}: a button with a value:\n{text}");
+        assert!(
+            !text.contains("frame \"") || !text.lines().next().unwrap_or("").contains("has value"),
+            "{text}"
+        );
+        assert!(
+            !text.lines().any(|l| l.contains("push button") && l.contains("has value")),
+            "{browser}: a button with a value:\n{text}"
+        );
         // A budget folds the page and says how to expand what it folded.
         let small = seen.tree.render_budgeted(glovebox_model::TokenBudget::new(200).unwrap());
-        assert!(small.tokens <= 200 && small.folded_lines > 0 && small.text.contains("more lines folded"), "{browser}:\n{}", small.text);
+        assert!(
+            small.tokens <= 200
+                && small.folded_lines > 0
+                && small.text.contains("more lines folded"),
+            "{browser}:\n{}",
+            small.text
+        );
         server.wait(browser, "the page loads", |s| s["why"] == "load" || s.get("name").is_some());
         let routes = fill_form(&stage, &server, browser, window, by_key);
         println!("{browser}:\n  {}", routes.join("\n  "));
@@ -345,7 +465,11 @@ def texts(acc, out):
 for app in pyatspi.Registry.getDesktop(0):
     if app.get_process_id() == pid: print('\n'.join(texts(app, [])))
 "#;
-    let out = sandbox.command("/usr/bin/python3").args(["-c", script, &pid.to_string()]).output().expect("python3-pyatspi");
+    let out = sandbox
+        .command("/usr/bin/python3")
+        .args(["-c", script, &pid.to_string()])
+        .output()
+        .expect("python3-pyatspi");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -357,32 +481,69 @@ fn qt_keys_return_and_a_save_shortcut_in_the_background() {
     let pid = calculator.pid;
     // The editor starts empty: an editable text, with no value yet.
     stage.observe_until(calculator, "SpeedCrunch's editor", |seen| {
-        seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == Role::Text && e.has(glovebox_model::ElementState::Editable)))
+        seen.tree.root.as_ref().is_some_and(|r| {
+            r.walk().any(|e| e.role == Role::Text && e.has(glovebox_model::ElementState::Editable))
+        })
     });
-    let route = stage.act(calculator, |_| Action::Type { text: "6*7".into() }).expect("typing into SpeedCrunch");
-    let route_key = stage.act(calculator, |_| Action::Key { combo: "Return".parse().unwrap(), repeat: 1 }).expect("Return in SpeedCrunch");
-    wait_until("SpeedCrunch shows 42", || speedcrunch_texts(&stage.sandbox, pid).contains("= 42").then_some(()));
+    let route = stage
+        .act(calculator, |_| Action::Type { text: "6*7".into() })
+        .expect("typing into SpeedCrunch");
+    let route_key = stage
+        .act(calculator, |_| Action::Key { combo: "Return".parse().unwrap(), repeat: 1 })
+        .expect("Return in SpeedCrunch");
+    wait_until("SpeedCrunch shows 42", || {
+        speedcrunch_texts(&stage.sandbox, pid).contains("= 42").then_some(())
+    });
     println!("speedcrunch: type {route}, Return {route_key}");
 
     // FeatherPad: the document edited, then ctrl+s; the file on disk is the oracle.
     let path = stage.sandbox.runtime_dir().join("notes-for-featherpad.txt");
     std::fs::write(&path, "first line\n").unwrap();
     let editor = stage.launch("featherpad", &[path.to_str().unwrap()], "notes-for-featherpad");
-    let seen = stage
-        .observe_until(editor, "FeatherPad's document", |seen| seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.role == Role::Text && e.has_value)));
-    let document = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::Text && e.has_value).unwrap().id;
+    let seen = stage.observe_until(editor, "FeatherPad's document", |seen| {
+        seen.tree
+            .root
+            .as_ref()
+            .is_some_and(|r| r.walk().any(|e| e.role == Role::Text && e.has_value))
+    });
+    let document = seen
+        .tree
+        .root
+        .as_ref()
+        .unwrap()
+        .walk()
+        .find(|e| e.role == Role::Text && e.has_value)
+        .unwrap()
+        .id;
     // Ids hold from one look to the next in a real Qt application too.
     let again = stage.host.observe(Some(&WindowRef::Id(editor)), false).unwrap();
-    assert!(again.tree.find(document).is_some_and(|e| e.role == Role::Text), "{document} is gone:\n{}", again.tree.render_text());
+    assert!(
+        again.tree.find(document).is_some_and(|e| e.role == Role::Text),
+        "{document} is gone:\n{}",
+        again.tree.render_text()
+    );
     // The document is read only when asked; it reads what the file holds.
     let read = stage.host.read(again.frame.id, &[document]).expect("reading FeatherPad's document");
     assert_eq!(read[0].text, "first line\n", "{read:?}");
-    let edit = stage.act(editor, |_| set(Target::Element(document), "written by glovebox\n")).expect("setting FeatherPad's text");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "first line\n", "saved before the shortcut");
+    let edit = stage
+        .act(editor, |_| set(Target::Element(document), "written by glovebox\n"))
+        .expect("setting FeatherPad's text");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "first line\n",
+        "saved before the shortcut"
+    );
     let after = stage.host.observe(Some(&WindowRef::Id(editor)), false).unwrap();
-    assert_eq!(stage.host.read(after.frame.id, &[document]).unwrap()[0].text, "written by glovebox\n");
-    let save = stage.act(editor, |_| Action::Key { combo: "ctrl+s".parse().unwrap(), repeat: 1 }).expect("ctrl+s in FeatherPad");
-    wait_until("FeatherPad saved the file", || (std::fs::read_to_string(&path).ok()? == "written by glovebox\n").then_some(()));
+    assert_eq!(
+        stage.host.read(after.frame.id, &[document]).unwrap()[0].text,
+        "written by glovebox\n"
+    );
+    let save = stage
+        .act(editor, |_| Action::Key { combo: "ctrl+s".parse().unwrap(), repeat: 1 })
+        .expect("ctrl+s in FeatherPad");
+    wait_until("FeatherPad saved the file", || {
+        (std::fs::read_to_string(&path).ok()? == "written by glovebox\n").then_some(())
+    });
     println!("featherpad: set_value {edit}, ctrl+s {save}");
 }
 
@@ -390,28 +551,53 @@ fn qt_keys_return_and_a_save_shortcut_in_the_background() {
 fn fields_are_named_by_their_labels_in_a_gtk3_dialog() {
     let mut stage = Stage::start();
     let title = unique_title("Forms dialog");
-    let dialog =
-        stage.launch("zenity", &["--forms", "--title", &title, "--add-entry", "First name", "--add-entry", "Last name", "--add-password", "Secret"], &title);
-    let seen = stage.observe_until(dialog, "zenity's fields", |seen| has(seen, Role::Text, "First name"));
+    let dialog = stage.launch(
+        "zenity",
+        &[
+            "--forms",
+            "--title",
+            &title,
+            "--add-entry",
+            "First name",
+            "--add-entry",
+            "Last name",
+            "--add-password",
+            "Secret",
+        ],
+        &title,
+    );
+    let seen =
+        stage.observe_until(dialog, "zenity's fields", |seen| has(seen, Role::Text, "First name"));
     let text = seen.tree.render_text();
-    assert!(has(&seen, Role::Text, "Last name") && has(&seen, Role::PasswordText, "Secret"), "{text}");
     assert!(
-        !text.lines().any(|l| l.trim_start().starts_with('@') && (l.contains(" text [") || l.contains(" password text ["))),
+        has(&seen, Role::Text, "Last name") && has(&seen, Role::PasswordText, "Secret"),
+        "{text}"
+    );
+    assert!(
+        !text.lines().any(|l| l.trim_start().starts_with('@')
+            && (l.contains(" text [") || l.contains(" password text ["))),
         "a field without its label's name:\n{text}"
     );
     // The names are usable: the fields they name are the ones that change (zenity prints them on OK).
-    stage.act(dialog, |seen| set(id(seen, Role::Text, "Last name"), "Lovelace")).expect("set_value on the named field");
-    stage.act(dialog, |seen| set(id(seen, Role::Text, "First name"), "Ada")).expect("set_value on the named field");
+    stage
+        .act(dialog, |seen| set(id(seen, Role::Text, "Last name"), "Lovelace"))
+        .expect("set_value on the named field");
+    stage
+        .act(dialog, |seen| set(id(seen, Role::Text, "First name"), "Ada"))
+        .expect("set_value on the named field");
     stage.act(dialog, |seen| click(id(seen, Role::PushButton, "OK"))).expect("OK");
     let out = stage.sandbox.runtime_dir().join("zenity.log");
-    wait_until("zenity prints the fields", || std::fs::read_to_string(&out).ok().filter(|s| s.contains("Ada|Lovelace|")).map(|_| ()));
+    wait_until("zenity prints the fields", || {
+        std::fs::read_to_string(&out).ok().filter(|s| s.contains("Ada|Lovelace|")).map(|_| ())
+    });
 }
 
 #[test]
 fn a_spreadsheet_reads_as_it_looks() {
     let mut stage = Stage::start();
     let sheet = stage.launch("localc", &["--norestore", "--nologo"], "LibreOffice Calc");
-    let seen = stage.observe_until(sheet, "the sheet's cells", |seen| has(seen, Role::TableCell, "A1"));
+    let seen =
+        stage.observe_until(sheet, "the sheet's cells", |seen| has(seen, Role::TableCell, "A1"));
     let text = seen.tree.render_text();
     // The rows on screen, not the first row alone: whole rows, top first.
     for cell in ["A1", "W1", "A2", "B2", "A10", "C10"] {
@@ -435,11 +621,20 @@ for app in pyatspi.Registry.getDesktop(0):
             table = find(window)
             if table: print(table.queryTable().getAccessibleAt(1, 1).name)
 "#;
-    let out = stage.sandbox.command("/usr/bin/python3").args(["-c", script, &sheet.pid.to_string()]).output().expect("python3-pyatspi");
+    let out = stage
+        .sandbox
+        .command("/usr/bin/python3")
+        .args(["-c", script, &sheet.pid.to_string()])
+        .output()
+        .expect("python3-pyatspi");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "B2");
     let started = Instant::now();
     let again = stage.host.observe(Some(&WindowRef::Id(sheet)), false).unwrap();
-    println!("spreadsheet: {} elements, tree-only observation {} ms through the host", again.tree.node_count, started.elapsed().as_millis());
+    println!(
+        "spreadsheet: {} elements, tree-only observation {} ms through the host",
+        again.tree.node_count,
+        started.elapsed().as_millis()
+    );
 }
 
 #[test]
@@ -447,8 +642,10 @@ fn a_covered_browser_window_takes_a_field_or_refuses_with_the_page_unchanged() {
     let mut stage = Stage::start();
     let server = PageServer::start();
     let title = unique_title("Covered form");
-    let args = chromium_args(&stage.sandbox.runtime_dir().join("chromium-covered"), &server.url(&title));
-    let window = stage.launch("chromium", &args.iter().map(String::as_str).collect::<Vec<_>>(), &title);
+    let args =
+        chromium_args(&stage.sandbox.runtime_dir().join("chromium-covered"), &server.url(&title));
+    let window =
+        stage.launch("chromium", &args.iter().map(String::as_str).collect::<Vec<_>>(), &title);
     stage.observe_until(window, "the form", |seen| has(seen, Role::Entry, "Full name"));
     server.wait("chromium", "the page loads", |s| s["why"] == "load" || s.get("name").is_some());
     // The user's window now covers the browser entirely.
@@ -463,7 +660,9 @@ fn a_covered_browser_window_takes_a_field_or_refuses_with_the_page_unchanged() {
     println!("outcome {outcome:?}; the page says {page}");
     match outcome {
         Ok(_) => assert_eq!(page["name"], "Ada Lovelace", "{page}"),
-        Err(refusal) => assert_eq!(page["name"], "", "refused ({refusal}) but the page changed: {page}"),
+        Err(refusal) => {
+            assert_eq!(page["name"], "", "refused ({refusal}) but the page changed: {page}")
+        }
     }
 }
 
@@ -488,7 +687,15 @@ for app in pyatspi.Registry.getDesktop(0):
         text = table.getAccessibleAt(row, column).queryText()
         print(text.getText(0, text.characterCount))
 "#;
-    let out = sandbox.command("/usr/bin/python3").arg("-c").arg(script).arg(pid.to_string()).arg(title).args(cells).output().expect("python3-pyatspi");
+    let out = sandbox
+        .command("/usr/bin/python3")
+        .arg("-c")
+        .arg(script)
+        .arg(pid.to_string())
+        .arg(title)
+        .args(cells)
+        .output()
+        .expect("python3-pyatspi");
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
 }
 
@@ -497,13 +704,24 @@ fn a_spreadsheet_cell_takes_a_number_and_text_in_the_background() {
     let mut stage = Stage::start();
     let csv = stage.sandbox.runtime_dir().join("fruit-background.csv");
     std::fs::write(&csv, "fruit,count\nApples,3\nPears,5\n").unwrap();
-    let sheet = stage.launch("localc", &["--norestore", "--nologo", "--infilter=CSV:44,34,76,1", csv.to_str().unwrap()], "fruit-background.csv");
+    let sheet = stage.launch(
+        "localc",
+        &["--norestore", "--nologo", "--infilter=CSV:44,34,76,1", csv.to_str().unwrap()],
+        "fruit-background.csv",
+    );
     stage.observe_until(sheet, "the sheet's cells", |seen| has(seen, Role::TableCell, "B2"));
     // A number goes to the cell's value: no key, no pointer.
-    assert_eq!(stage.act(sheet, |seen| set(id(seen, Role::TableCell, "B2"), "42")).unwrap(), "at-spi:Value.CurrentValue");
+    assert_eq!(
+        stage.act(sheet, |seen| set(id(seen, Role::TableCell, "B2"), "42")).unwrap(),
+        "at-spi:Value.CurrentValue"
+    );
     // Text goes in as keys to the cell its table's selection put the cursor on, then Return.
     let route = stage.act(sheet, |seen| set(id(seen, Role::TableCell, "A3"), "Plums")).unwrap();
-    assert!(route.starts_with("at-spi:Component.GrabFocus+Selection.SelectChild") && route.ends_with("x11:SendEvent(keys)"), "{route}");
+    assert!(
+        route.starts_with("at-spi:Component.GrabFocus+Selection.SelectChild")
+            && route.ends_with("x11:SendEvent(keys)"),
+        "{route}"
+    );
     // Letters no key of the layout makes go in on lent keys.
     stage.act(sheet, |seen| set(id(seen, Role::TableCell, "A4"), "Zoë Müller")).unwrap();
     // A click on a cell (no action of its own) selects it; typing then goes there.
@@ -512,7 +730,8 @@ fn a_spreadsheet_cell_takes_a_number_and_text_in_the_background() {
     stage.act(sheet, |_| Action::Type { text: "7".into() }).unwrap();
     stage.act(sheet, |_| Action::Key { combo: "Return".parse().unwrap(), repeat: 1 }).unwrap();
     // Bad input changes nothing: a line break in a cell's text.
-    let refused = stage.act(sheet, |seen| set(id(seen, Role::TableCell, "A2"), "two\nlines")).unwrap_err();
+    let refused =
+        stage.act(sheet, |seen| set(id(seen, Role::TableCell, "A2"), "two\nlines")).unwrap_err();
     assert_eq!(refused.code, ErrorCode::InvalidArgument, "{refused}");
     // Nor does an empty text: no route empties a cell that can be read back.
     let refused = stage.act(sheet, |seen| set(id(seen, Role::TableCell, "A2"), "")).unwrap_err();
@@ -528,21 +747,30 @@ fn a_spreadsheet_cell_takes_a_number_and_text_in_the_background() {
             _ => unreachable!(),
         })
         .collect();
-    let read: Vec<String> = stage.host.read(seen.frame.id, &ids).unwrap().into_iter().map(|v| v.text).collect();
+    let read: Vec<String> =
+        stage.host.read(seen.frame.id, &ids).unwrap().into_iter().map(|v| v.text).collect();
     assert_eq!(read, expected);
     assert_eq!(cell_texts(&stage.sandbox, sheet.pid, "fruit-background", &cells), expected);
 
     // A protected sheet: neither a number nor text changes a cell, and the refusal says why.
     let locked = stage.sandbox.runtime_dir().join("locked.fods");
     std::fs::write(&locked, LOCKED_SHEET).unwrap();
-    let locked_sheet = stage.launch("localc", &["--norestore", "--nologo", locked.to_str().unwrap()], "locked.fods");
+    let locked_sheet = stage.launch(
+        "localc",
+        &["--norestore", "--nologo", locked.to_str().unwrap()],
+        "locked.fods",
+    );
     stage.observe_until(locked_sheet, "the locked cells", |seen| has(seen, Role::TableCell, "B1"));
     for text in ["4", "Plums"] {
-        let refused = stage.act(locked_sheet, |seen| set(id(seen, Role::TableCell, "B1"), text)).unwrap_err();
+        let refused =
+            stage.act(locked_sheet, |seen| set(id(seen, Role::TableCell, "B1"), text)).unwrap_err();
         assert_eq!(refused.code, ErrorCode::ElementNotActionable, "{refused}");
         assert!(refused.message.contains("read-only"), "{refused}");
     }
-    assert_eq!(cell_texts(&stage.sandbox, locked_sheet.pid, "locked", &["A1", "B1"]), ["fruit", "3"]);
+    assert_eq!(
+        cell_texts(&stage.sandbox, locked_sheet.pid, "locked", &["A1", "B1"]),
+        ["fruit", "3"]
+    );
 }
 
 /// A one-row spreadsheet whose sheet is protected (every cell locked).

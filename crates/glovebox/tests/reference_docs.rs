@@ -53,7 +53,12 @@ fn tools_page_matches_tools_list() {
 }
 
 fn help(command: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_glovebox")).args(command).arg("--help").env("NO_COLOR", "1").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .args(command)
+        .arg("--help")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{command:?} --help: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
 }
@@ -73,7 +78,11 @@ fn subcommands(help: &str) -> Vec<String> {
 fn document(command: &mut Vec<String>, out: &mut String) {
     let args: Vec<&str> = command.iter().map(String::as_str).collect();
     let text = help(&args);
-    let title = if command.is_empty() { "glovebox".to_owned() } else { format!("glovebox {}", command.join(" ")) };
+    let title = if command.is_empty() {
+        "glovebox".to_owned()
+    } else {
+        format!("glovebox {}", command.join(" "))
+    };
     out.push_str(&format!("\n## `{title}`\n\n```text\n{}\n```\n", text.trim_end()));
     for sub in subcommands(&text) {
         command.push(sub);

@@ -14,10 +14,30 @@ use glovebox_sandbox::Sandbox;
 
 /// Binds `fixture`, clicks its Submit button; the outcome and the status line the result's tree shows.
 fn click_submit(host: &Host, fixture: &Fixture) -> (glovebox_host::ActOutcome, String) {
-    let window = wait_until("fixture listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
+    let window = wait_until("fixture listed", || {
+        host.list_windows(Some(&fixture.title), 1)
+            .ok()?
+            .windows
+            .into_iter()
+            .next()
+            .map(|w| w.window.id)
+    });
     let seen = host.observe(Some(&WindowRef::Id(window)), false).unwrap();
-    let submit = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::PushButton && e.name == "Submit").expect("Submit").id;
-    let click = Action::Click { target: Target::Element(submit), button: Button::Left, count: 1, modifiers: vec![] };
+    let submit = seen
+        .tree
+        .root
+        .as_ref()
+        .unwrap()
+        .walk()
+        .find(|e| e.role == Role::PushButton && e.name == "Submit")
+        .expect("Submit")
+        .id;
+    let click = Action::Click {
+        target: Target::Element(submit),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
     let done = host.act(seen.frame.id, click).unwrap();
     let status = status_of(done.next.as_ref().unwrap());
     (done, status)
@@ -25,13 +45,20 @@ fn click_submit(host: &Host, fixture: &Fixture) -> (glovebox_host::ActOutcome, S
 
 fn status_of(observation: &glovebox_host::Observation) -> String {
     let root = observation.tree.root.as_ref().unwrap();
-    root.walk().find(|e| e.role == Role::Label && (e.name == "Ready" || e.name.ends_with("clicked"))).map(|e| e.name.clone()).unwrap_or_default()
+    root.walk()
+        .find(|e| e.role == Role::Label && (e.name == "Ready" || e.name.ends_with("clicked")))
+        .map(|e| e.name.clone())
+        .unwrap_or_default()
 }
 
 #[test]
 fn an_effect_after_20_ms_is_in_the_result() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let fixture = Fixture::launch(sandbox, &unique_title("Settle soon"), &["--no-password", "--react-ms", "20"]);
+    let fixture = Fixture::launch(
+        sandbox,
+        &unique_title("Settle soon"),
+        &["--no-password", "--react-ms", "20"],
+    );
     let host = glovebox_testkit::host(sandbox, "settle-soon").open();
     let (done, status) = click_submit(&host, &fixture);
     assert!(matches!(done.settled, Settled::Quiet { .. }), "{:?}", done.settled);
@@ -43,11 +70,19 @@ fn an_effect_after_20_ms_is_in_the_result() {
 #[test]
 fn an_effect_after_400_ms_is_not_waited_for_but_the_next_look_sees_it() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let fixture = Fixture::launch(sandbox, &unique_title("Settle late"), &["--no-password", "--react-ms", "400"]);
+    let fixture = Fixture::launch(
+        sandbox,
+        &unique_title("Settle late"),
+        &["--no-password", "--react-ms", "400"],
+    );
     let host = glovebox_testkit::host(sandbox, "settle-late").open();
     let (done, status) = click_submit(&host, &fixture);
     assert_ne!(done.settled, Settled::Unwatched);
-    let shown = fixture.state().unwrap()["events"].as_array().unwrap().iter().any(|e| e["event"] == "shown");
+    let shown = fixture.state().unwrap()["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["event"] == "shown");
     // Honest either way: the result shows the effect only if the fixture had shown it.
     assert_eq!(status == "Submit clicked", shown, "{status:?} {:?}", done.settled);
     assert!(!shown, "the result came before the late effect ({:?})", done.settled);
@@ -73,10 +108,18 @@ fn a_click_with_no_effect_says_so() {
 #[test]
 fn a_flood_of_events_is_capped_and_the_result_still_comes() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let fixture = Fixture::launch(sandbox, &unique_title("Settle flood"), &["--no-password", "--flood-ms", "5"]);
+    let fixture = Fixture::launch(
+        sandbox,
+        &unique_title("Settle flood"),
+        &["--no-password", "--flood-ms", "5"],
+    );
     let host = glovebox_testkit::host(sandbox, "settle-flood").open();
     let (done, status) = click_submit(&host, &fixture);
-    assert!(matches!(done.settled, Settled::Flooding { events } if events > 10), "{:?}", done.settled);
+    assert!(
+        matches!(done.settled, Settled::Flooding { events } if events > 10),
+        "{:?}",
+        done.settled
+    );
     assert_eq!(status, "Submit clicked");
     assert_eq!(fixture.state().unwrap()["clicks"]["submit"], 1);
 }
@@ -86,19 +129,44 @@ fn an_x11_input_is_acknowledged_by_the_client_before_its_result_is_waited_for() 
     let (sandbox, _turn) = Sandbox::shared_turn();
     let fixture = Fixture::launch(sandbox, &unique_title("Settle ping"), &["--no-password"]);
     let host = glovebox_testkit::host(sandbox, "settle-ping").open();
-    let window = wait_until("fixture listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
+    let window = wait_until("fixture listed", || {
+        host.list_windows(Some(&fixture.title), 1)
+            .ok()?
+            .windows
+            .into_iter()
+            .next()
+            .map(|w| w.window.id)
+    });
     let seen = host.observe(Some(&WindowRef::Id(window)), false).unwrap();
     // The pad has no accessible action: a click on it goes by X11 events.
-    let pad = seen.tree.root.as_ref().unwrap().walk().find(|e| e.name == "Pad").expect("the pad").id;
-    let click = Action::Click { target: Target::Element(pad), button: Button::Left, count: 1, modifiers: vec![] };
+    let pad =
+        seen.tree.root.as_ref().unwrap().walk().find(|e| e.name == "Pad").expect("the pad").id;
+    let click = Action::Click {
+        target: Target::Element(pad),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
     let started = std::time::Instant::now();
     let done = host.act(seen.frame.id, click).unwrap();
     let took = started.elapsed();
-    assert!(matches!(done.delivery.route.base(), Route::WindowEvents | Route::DeviceEvents), "{}", done.delivery.route);
-    assert_eq!(done.delivery.receipt, glovebox_platform::Receipt::Acknowledged, "GTK answers _NET_WM_PING: {:?}", done.delivery);
+    assert!(
+        matches!(done.delivery.route.base(), Route::WindowEvents | Route::DeviceEvents),
+        "{}",
+        done.delivery.route
+    );
+    assert_eq!(
+        done.delivery.receipt,
+        glovebox_platform::Receipt::Acknowledged,
+        "GTK answers _NET_WM_PING: {:?}",
+        done.delivery
+    );
     // The fixture's own report: the press arrived, and nothing a tree shows changed.
     let presses = fixture.state().unwrap()["pad"]["presses"].as_array().unwrap().len();
     assert_eq!(presses, 1, "{:?}", fixture.state().unwrap()["pad"]);
     assert!(done.changes.unwrap().is_empty());
-    println!("pad click by {} (acknowledged), settled {:?}, with its result in {took:?}", done.delivery.route, done.settled);
+    println!(
+        "pad click by {} (acknowledged), settled {:?}, with its result in {took:?}",
+        done.delivery.route, done.settled
+    );
 }

@@ -5,7 +5,10 @@
 
 use glovebox_host::{Host, Observation};
 use glovebox_model::Role;
-use glovebox_model::{Action, Button, DeliveryMode, ElementQuery, ErrorCode, Rect, Target, WaitCondition, WaitFor, WindowId, WindowRef};
+use glovebox_model::{
+    Action, Button, DeliveryMode, ElementQuery, ErrorCode, Rect, Target, WaitCondition, WaitFor,
+    WindowId, WindowRef,
+};
 use glovebox_platform::RgbImage;
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
@@ -17,15 +20,35 @@ fn desktop() -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
 }
 
 fn window_of(host: &Host, fixture: &Fixture) -> WindowId {
-    wait_until("fixture listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id))
+    wait_until("fixture listed", || {
+        host.list_windows(Some(&fixture.title), 1)
+            .ok()?
+            .windows
+            .into_iter()
+            .next()
+            .map(|w| w.window.id)
+    })
 }
 
 fn observe(host: &Host, window: WindowId, screenshot: bool) -> Observation {
-    wait_until("tree", || host.observe(Some(&WindowRef::Id(window)), screenshot).ok().filter(|o| o.tree.node_count > 10))
+    wait_until("tree", || {
+        host.observe(Some(&WindowRef::Id(window)), screenshot)
+            .ok()
+            .filter(|o| o.tree.node_count > 10)
+    })
 }
 
 fn element(seen: &Observation, role: Role, name: &str) -> Target {
-    Target::Element(seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == role && e.name == name).unwrap_or_else(|| panic!("no {role} {name}")).id)
+    Target::Element(
+        seen.tree
+            .root
+            .as_ref()
+            .unwrap()
+            .walk()
+            .find(|e| e.role == role && e.name == name)
+            .unwrap_or_else(|| panic!("no {role} {name}"))
+            .id,
+    )
 }
 
 #[test]
@@ -39,7 +62,12 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_refusal() {
     let seen = observe(&host, window, false);
     let budget = seen.grant.budget_left;
     let steps = vec![
-        Action::Click { target: element(&seen, Role::PushButton, "Submit"), button: Button::Left, count: 1, modifiers: vec![] },
+        Action::Click {
+            target: element(&seen, Role::PushButton, "Submit"),
+            button: Button::Left,
+            count: 1,
+            modifiers: vec![],
+        },
         Action::Type { text: "xyz".into() },
         Action::Key { combo: "Home".parse().unwrap(), repeat: 1 },
     ];
@@ -47,7 +75,9 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_refusal() {
     assert!(done.failed.is_none(), "{:?}", done.failed);
     assert_eq!(done.delivered.len(), 3);
     fixture.wait_state("all three steps", |s| {
-        s["clicks"]["submit"] == 1 && s["values"]["name"] == "xyz" && s["keys"].as_array().unwrap().last().is_some_and(|k| k["key"] == "Home")
+        s["clicks"]["submit"] == 1
+            && s["values"]["name"] == "xyz"
+            && s["keys"].as_array().unwrap().last().is_some_and(|k| k["key"] == "Home")
     });
     assert_eq!(done.next.unwrap().grant.budget_left, budget - 3);
 
@@ -56,9 +86,15 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_refusal() {
     let submit = element(&seen, Role::PushButton, "Submit");
     for steps in [
         vec![Action::Type { text: "a".into() }],
-        vec![Action::Type { text: "a".into() }, Action::Click { target: submit, button: Button::Left, count: 1, modifiers: vec![] }],
+        vec![
+            Action::Type { text: "a".into() },
+            Action::Click { target: submit, button: Button::Left, count: 1, modifiers: vec![] },
+        ],
     ] {
-        assert_eq!(host.batch(seen.frame.id, steps, DeliveryMode::Background).unwrap_err().code, ErrorCode::InvalidArgument);
+        assert_eq!(
+            host.batch(seen.frame.id, steps, DeliveryMode::Background).unwrap_err().code,
+            ErrorCode::InvalidArgument
+        );
     }
     assert_eq!(fixture.state().unwrap()["values"]["name"], "xyz");
 }
@@ -78,7 +114,12 @@ fn a_batch_step_that_would_type_into_a_password_field_is_refused_and_named() {
     fixture.wait_state("password focused", |s| s["focus"] == "password");
     let seen = observe(&host, window, false);
     let steps = vec![
-        Action::Click { target: element(&seen, Role::PushButton, "Submit"), button: Button::Left, count: 1, modifiers: vec![] },
+        Action::Click {
+            target: element(&seen, Role::PushButton, "Submit"),
+            button: Button::Left,
+            count: 1,
+            modifiers: vec![],
+        },
         Action::Type { text: "hunter2".into() },
     ];
     let done = host.batch(seen.frame.id, steps, DeliveryMode::Background).unwrap();
@@ -101,7 +142,16 @@ fn wait_times_out_honestly_and_notices_what_appears() {
     assert_eq!(timed.confirmed, None);
     assert!(timed.waited_ms >= 500);
     let blue = ElementQuery { role: Some("combo box".into()), name: Some("blue".into()) };
-    let absent = host.wait(WaitFor::Until { condition: WaitCondition::Appear, query: blue.clone(), timeout_secs: 0.5 }, false).unwrap();
+    let absent = host
+        .wait(
+            WaitFor::Until {
+                condition: WaitCondition::Appear,
+                query: blue.clone(),
+                timeout_secs: 0.5,
+            },
+            false,
+        )
+        .unwrap();
     assert_eq!(absent.confirmed, Some(false), "a timeout proves nothing and says so");
     let started = Instant::now();
     std::thread::scope(|s| {
@@ -109,12 +159,28 @@ fn wait_times_out_honestly_and_notices_what_appears() {
             std::thread::sleep(Duration::from_millis(300));
             fixture.send(json!({"cmd": "set", "widget": "combo", "value": "Blue"}));
         });
-        let seen = host.wait(WaitFor::Until { condition: WaitCondition::Appear, query: blue.clone(), timeout_secs: 5.0 }, false).unwrap();
+        let seen = host
+            .wait(
+                WaitFor::Until {
+                    condition: WaitCondition::Appear,
+                    query: blue.clone(),
+                    timeout_secs: 5.0,
+                },
+                false,
+            )
+            .unwrap();
         assert_eq!(seen.confirmed, Some(true));
         assert!(seen.observation.tree.root.as_ref().unwrap().walk().any(|e| blue.matches(e)));
     });
     assert!(started.elapsed() < Duration::from_secs(5));
-    for bad in [WaitFor::Seconds(6.0), WaitFor::Until { condition: WaitCondition::Change, query: ElementQuery { role: None, name: None }, timeout_secs: 1.0 }] {
+    for bad in [
+        WaitFor::Seconds(6.0),
+        WaitFor::Until {
+            condition: WaitCondition::Change,
+            query: ElementQuery { role: None, name: None },
+            timeout_secs: 1.0,
+        },
+    ] {
         assert_eq!(host.wait(bad, false).unwrap_err().code, ErrorCode::InvalidArgument);
     }
 }
@@ -127,16 +193,27 @@ fn zoom_crops_the_frame_at_full_resolution_and_refuses_outside_it() {
     let window = window_of(&host, &fixture);
     let seen = observe(&host, window, true);
     let red = &fixture.state().unwrap()["swatches"]["red"];
-    let (x, y, w, h) = (red[0].as_i64().unwrap() as i32, red[1].as_i64().unwrap() as i32, red[2].as_u64().unwrap() as u32, red[3].as_u64().unwrap() as u32);
+    let (x, y, w, h) = (
+        red[0].as_i64().unwrap() as i32,
+        red[1].as_i64().unwrap() as i32,
+        red[2].as_u64().unwrap() as u32,
+        red[3].as_u64().unwrap() as u32,
+    );
     assert_eq!(seen.frame.scale, 1.0, "the fixture window fits the capture limits");
     let zoomed = host.zoom(seen.frame.id, Rect::new(x, y, w, h)).unwrap();
     let image = RgbImage::decode_png(&zoomed.png).unwrap();
     assert_eq!((image.width, image.height), (w, h));
     assert_eq!(image.pixel(w / 2, h / 2), [255, 0, 0]);
     let outside = Rect::new(seen.frame.image.width as i32 - 5, 0, 10, 10);
-    assert_eq!(host.zoom(seen.frame.id, outside).unwrap_err().code, ErrorCode::CoordinateOutOfBounds);
+    assert_eq!(
+        host.zoom(seen.frame.id, outside).unwrap_err().code,
+        ErrorCode::CoordinateOutOfBounds
+    );
     let without_pixels = observe(&host, window, false);
-    assert_eq!(host.zoom(without_pixels.frame.id, Rect::new(0, 0, 5, 5)).unwrap_err().code, ErrorCode::InvalidArgument);
+    assert_eq!(
+        host.zoom(without_pixels.frame.id, Rect::new(0, 0, 5, 5)).unwrap_err().code,
+        ErrorCode::InvalidArgument
+    );
 }
 
 #[test]
@@ -151,9 +228,20 @@ fn switch_window_moves_the_grant_and_ends_the_old_frames() {
     let switched = host.switch_window(&WindowRef::Id(two), false).unwrap();
     assert_eq!(switched.grant.target, Some(two));
     assert!(switched.grant.revision > seen.grant.revision);
-    assert_eq!(second.state().unwrap()["window_active"], active_before, "switching never raises or focuses");
-    let stale =
-        host.act(seen.frame.id, Action::Click { target: element(&seen, Role::PushButton, "Submit"), button: Button::Left, count: 1, modifiers: vec![] });
+    assert_eq!(
+        second.state().unwrap()["window_active"],
+        active_before,
+        "switching never raises or focuses"
+    );
+    let stale = host.act(
+        seen.frame.id,
+        Action::Click {
+            target: element(&seen, Role::PushButton, "Submit"),
+            button: Button::Left,
+            count: 1,
+            modifiers: vec![],
+        },
+    );
     assert_eq!(stale.unwrap_err().code, ErrorCode::StaleRef);
     assert_eq!(first.state().unwrap()["clicks"]["submit"], 0);
 }
@@ -164,33 +252,62 @@ fn open_app_starts_binds_and_refuses_denied_or_unknown_apps() {
     let denied = glovebox_testkit::host(sandbox, "open-denied").deny(&["xterm"]).open();
     let count_xterms = |host: &Host| host.list_windows(Some("XTerm"), 1).unwrap().total;
     let before = count_xterms(&denied);
-    assert_eq!(denied.open_app("xterm", glovebox_model::Desktop::User, false).unwrap_err().code, ErrorCode::TargetDenylisted);
-    assert_eq!(denied.open_app("no-such-app-glovebox", glovebox_model::Desktop::User, false).unwrap_err().code, ErrorCode::InvalidArgument);
+    assert_eq!(
+        denied.open_app("xterm", glovebox_model::Desktop::User, false).unwrap_err().code,
+        ErrorCode::TargetDenylisted
+    );
+    assert_eq!(
+        denied
+            .open_app("no-such-app-glovebox", glovebox_model::Desktop::User, false)
+            .unwrap_err()
+            .code,
+        ErrorCode::InvalidArgument
+    );
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(count_xterms(&denied), before, "nothing was started");
     drop(denied);
 
     let host = glovebox_testkit::host(sandbox, "open").open();
     // The user works in their own window; a launch must leave it active and on top.
-    let user = Fixture::launch(sandbox, &unique_title("Open app user"), &["--x", "40", "--y", "40"]);
+    let user =
+        Fixture::launch(sandbox, &unique_title("Open app user"), &["--x", "40", "--y", "40"]);
     user.activate();
-    let user_window = wait_until("user window listed", || host.list_windows(Some(&user.title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id));
-    let opened = host.open_app("gtk3-widget-factory", glovebox_model::Desktop::User, false).unwrap();
+    let user_window = wait_until("user window listed", || {
+        host.list_windows(Some(&user.title), 1)
+            .ok()?
+            .windows
+            .into_iter()
+            .next()
+            .map(|w| w.window.id)
+    });
+    let opened =
+        host.open_app("gtk3-widget-factory", glovebox_model::Desktop::User, false).unwrap();
     println!("open_app: {:?}", opened.how);
     assert_ne!(opened.how, glovebox_host::Opened::AlreadyRunning);
     assert_eq!(opened.window.app.to_lowercase(), "gtk3-widget-factory");
     assert_eq!(opened.observation.grant.target, Some(opened.window.id));
     let windows = host.list_windows(None, 1).unwrap().windows;
     assert!(windows.iter().any(|w| w.window.id == opened.window.id));
-    assert_eq!(windows.iter().find(|w| w.window.focused).map(|w| w.window.id), Some(user_window), "the user's window lost focus ({:?})", opened.how);
+    assert_eq!(
+        windows.iter().find(|w| w.window.focused).map(|w| w.window.id),
+        Some(user_window),
+        "the user's window lost focus ({:?})",
+        opened.how
+    );
     let rank = |id| windows.iter().position(|w| w.window.id == id);
-    assert!(rank(user_window) < rank(opened.window.id), "the new window went over the user's (frontmost first: {windows:?})");
+    assert!(
+        rank(user_window) < rank(opened.window.id),
+        "the new window went over the user's (frontmost first: {windows:?})"
+    );
     assert_eq!(user.state().unwrap()["window_active"], true);
     // Asked again, the running app's window comes back; nothing new starts.
     let count = |host: &Host| host.list_windows(Some("gtk3-widget-factory"), 1).unwrap().total;
     let windows_before = count(&host);
     let again = host.open_app("gtk3-widget-factory", glovebox_model::Desktop::User, false).unwrap();
-    assert_eq!((again.how, again.window.id), (glovebox_host::Opened::AlreadyRunning, opened.window.id));
+    assert_eq!(
+        (again.how, again.window.id),
+        (glovebox_host::Opened::AlreadyRunning, opened.window.id)
+    );
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(count(&host), windows_before);
     // The app is ours to end: its process group.

@@ -11,17 +11,28 @@ use glovebox_model::{CaptureLimits, ErrorCode, Size, WindowId, WindowInfo, Windo
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
 use glovebox_testkit::serve::{post, Served};
-use glovebox_wire::{AnthropicExecutor, ExecutorOptions, OpenAiExecutor, ToolDefinition, ToolResult};
+use glovebox_wire::{
+    AnthropicExecutor, ExecutorOptions, OpenAiExecutor, ToolDefinition, ToolResult,
+};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
 fn listed(host: &Host, fixture: &Fixture) -> WindowInfo {
-    wait_until("fixture listed", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.into_iter().next().map(|w| w.window))
+    wait_until("fixture listed", || {
+        host.list_windows(Some(&fixture.title), 1)
+            .ok()?
+            .windows
+            .into_iter()
+            .next()
+            .map(|w| w.window)
+    })
 }
 
 /// Waits for the fixture's accessibility tree, so the first screenshot is of a finished window.
 fn ready(host: &Host, window: WindowId) {
-    wait_until("fixture tree", || host.observe(Some(&WindowRef::Id(window)), false).ok().filter(|o| o.tree.node_count > 10));
+    wait_until("fixture tree", || {
+        host.observe(Some(&WindowRef::Id(window)), false).ok().filter(|o| o.tree.node_count > 10)
+    });
 }
 
 fn options(window: WindowId) -> ExecutorOptions {
@@ -35,7 +46,9 @@ fn allocation(state: &Value, name: &str) -> (i64, i64, i64, i64) {
 }
 
 fn png_of_data_url(url: &str) -> Vec<u8> {
-    base64::engine::general_purpose::STANDARD.decode(url.strip_prefix("data:image/png;base64,").expect("a PNG data URL")).unwrap()
+    base64::engine::general_purpose::STANDARD
+        .decode(url.strip_prefix("data:image/png;base64,").expect("a PNG data URL"))
+        .unwrap()
 }
 
 fn decode(png: &[u8]) -> (Size, Vec<u8>) {
@@ -51,9 +64,17 @@ fn call(id: &str, actions: Value) -> Value {
 fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let host = glovebox_testkit::host(sandbox, "wire-oa-batch").open();
-    let fixture = Fixture::launch(sandbox, &unique_title("Wire batch"), &["--no-password", "--x", "60", "--y", "60"]);
+    let fixture = Fixture::launch(
+        sandbox,
+        &unique_title("Wire batch"),
+        &["--no-password", "--x", "60", "--y", "60"],
+    );
     // The user works in another window; the agent's stays in the background.
-    let sentinel = Fixture::launch(sandbox, &unique_title("Wire sentinel"), &["--no-password", "--x", "900", "--y", "60"]);
+    let sentinel = Fixture::launch(
+        sandbox,
+        &unique_title("Wire sentinel"),
+        &["--no-password", "--x", "900", "--y", "60"],
+    );
     sentinel.activate();
     let window = listed(&host, &fixture);
     ready(&host, window.id);
@@ -81,10 +102,16 @@ fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
     );
     let output = executor.execute(&batch).unwrap();
     fixture.wait_state("click, text and key", |s| {
-        s["clicks"]["submit"] == 1 && s["values"]["name"] == "xyz" && s["keys"].as_array().unwrap().last().is_some_and(|k| k["key"] == "Home")
+        s["clicks"]["submit"] == 1
+            && s["values"]["name"] == "xyz"
+            && s["keys"].as_array().unwrap().last().is_some_and(|k| k["key"] == "Home")
     });
     assert_eq!(sandbox.pointer().unwrap(), before, "the real pointer never moved");
-    assert_eq!(fixture.state().unwrap()["window_active"], false, "the window stayed in the background");
+    assert_eq!(
+        fixture.state().unwrap()["window_active"],
+        false,
+        "the window stayed in the background"
+    );
     let user = sentinel.state().unwrap();
     assert_eq!(user["window_active"], true, "the user's window kept the focus");
     assert_eq!(user["values"]["name"], "", "nothing leaked into the user's window");
@@ -93,7 +120,10 @@ fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
     assert_eq!(wire["type"], "computer_call_output");
     assert_eq!(wire["call_id"], "call_batch");
     assert_eq!(wire["output"]["type"], "computer_screenshot");
-    assert!(wire.get("acknowledged_safety_checks").is_none(), "nothing was pending, nothing is echoed");
+    assert!(
+        wire.get("acknowledged_safety_checks").is_none(),
+        "nothing was pending, nothing is echoed"
+    );
     let (size, _) = decode(&png_of_data_url(wire["output"]["image_url"].as_str().unwrap()));
     assert_eq!(size, window.geometry.size(), "exactly one PNG, of the window, after the batch");
 }
@@ -102,9 +132,17 @@ fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
 fn anthropic_display_scaling_round_trips_to_the_window() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let host = glovebox_testkit::host(sandbox, "wire-an-scale").open();
-    let fixture = Fixture::launch(sandbox, &unique_title("Wire scale"), &["--no-password", "--x", "0", "--y", "0", "--width", "1600", "--height", "1000"]);
+    let fixture = Fixture::launch(
+        sandbox,
+        &unique_title("Wire scale"),
+        &["--no-password", "--x", "0", "--y", "0", "--width", "1600", "--height", "1000"],
+    );
     let window = listed(&host, &fixture);
-    assert!(window.geometry.width > 1366 && window.geometry.height > 768, "the window must be larger than the display: {:?}", window.geometry);
+    assert!(
+        window.geometry.width > 1366 && window.geometry.height > 768,
+        "the window must be larger than the display: {:?}",
+        window.geometry
+    );
     ready(&host, window.id);
     let executor = AnthropicExecutor::new(host.clone(), options(window.id));
     let tool: ToolDefinition = serde_json::from_value(
@@ -118,7 +156,9 @@ fn anthropic_display_scaling_round_trips_to_the_window() {
     };
     let image_of = |result: &ToolResult| -> (Size, Vec<u8>) {
         match &result.content[..] {
-            [glovebox_wire::ContentBlock::Image { source }] => decode(&base64::engine::general_purpose::STANDARD.decode(&source.data).unwrap()),
+            [glovebox_wire::ContentBlock::Image { source }] => {
+                decode(&base64::engine::general_purpose::STANDARD.decode(&source.data).unwrap())
+            }
             other => panic!("not one image: {other:?}"),
         }
     };
@@ -135,7 +175,8 @@ fn anthropic_display_scaling_round_trips_to_the_window() {
     assert!(iw < 1366 || ih < 768, "a {nw}x{nh} window leaves padding on a 1366x768 display");
     let black = |x: i64, y: i64| rgb[((y * 1366 + x) * 3) as usize..][..3] == [0, 0, 0];
     assert!(
-        (0..768).step_by(7).all(|y| (iw..1366).all(|x| black(x, y))) && (ih..768).all(|y| (0..1366).step_by(7).all(|x| black(x, y))),
+        (0..768).step_by(7).all(|y| (iw..1366).all(|x| black(x, y)))
+            && (ih..768).all(|y| (0..1366).step_by(7).all(|x| black(x, y))),
         "the padding is black"
     );
 
@@ -155,24 +196,41 @@ fn anthropic_display_scaling_round_trips_to_the_window() {
     let expect = [((2 * dx + 1) * nw) / (2 * iw) - px, ((2 * dy + 1) * nh) / (2 * ih) - py];
     fixture.wait_state("hover at the mapped point", |s| s["pad"]["hover"] == json!(expect));
     let reported = act(json!({"action": "cursor_position"}));
-    assert_eq!(serde_json::to_value(&reported).unwrap()["content"][0]["text"], format!("X={dx},Y={dy}"));
+    assert_eq!(
+        serde_json::to_value(&reported).unwrap()["content"][0]["text"],
+        format!("X={dx},Y={dy}")
+    );
 
     // A point in the black padding: refused, nothing changes.
     let events = fixture.state().unwrap()["events"].as_array().unwrap().len();
     let padding = act(json!({"action": "left_click", "coordinate": [1300, 100]}));
     assert!(padding.is_error);
-    let text = serde_json::to_value(&padding).unwrap()["content"][0]["text"].as_str().unwrap().to_owned();
+    let text =
+        serde_json::to_value(&padding).unwrap()["content"][0]["text"].as_str().unwrap().to_owned();
     assert!(text.starts_with("COMPUTER_COORDINATE_OUT_OF_BOUNDS"), "{text}");
     let after = fixture.state().unwrap();
-    assert_eq!((after["clicks"]["submit"].as_i64(), after["clicks"]["cancel"].as_i64()), (Some(1), Some(0)));
+    assert_eq!(
+        (after["clicks"]["submit"].as_i64(), after["clicks"]["cancel"].as_i64()),
+        (Some(1), Some(0))
+    );
     assert_eq!(after["events"].as_array().unwrap().len(), events);
 
     // The window resized after the last screenshot: the layout changed, and nothing is clicked.
     let (cx, cy, cw, ch) = allocation(&after, "cancel");
     fixture.send(json!({"cmd": "resize", "width": 1500, "height": 900}));
-    wait_until("resized", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.first().filter(|w| w.window.geometry.width == 1500).map(|_| ()));
-    let stale = act(json!({"action": "left_click", "coordinate": [(cx + cw / 2) * iw / nw, (cy + ch / 2) * ih / nh]}));
-    let text = serde_json::to_value(&stale).unwrap()["content"][0]["text"].as_str().unwrap().to_owned();
+    wait_until("resized", || {
+        host.list_windows(Some(&fixture.title), 1)
+            .ok()?
+            .windows
+            .first()
+            .filter(|w| w.window.geometry.width == 1500)
+            .map(|_| ())
+    });
+    let stale = act(
+        json!({"action": "left_click", "coordinate": [(cx + cw / 2) * iw / nw, (cy + ch / 2) * ih / nh]}),
+    );
+    let text =
+        serde_json::to_value(&stale).unwrap()["content"][0]["text"].as_str().unwrap().to_owned();
     assert!(stale.is_error && text.starts_with("COMPUTER_LAYOUT_CHANGED"), "{text}");
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert_eq!(fixture.state().unwrap()["clicks"]["cancel"], 0);
@@ -183,15 +241,27 @@ fn anthropic_display_scaling_round_trips_to_the_window() {
 fn openai_layout_change_between_screenshot_and_click_clicks_nothing() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let host = glovebox_testkit::host(sandbox, "wire-oa-layout").open();
-    let fixture = Fixture::launch(sandbox, &unique_title("Wire layout"), &["--no-password", "--x", "40", "--y", "40"]);
+    let fixture = Fixture::launch(
+        sandbox,
+        &unique_title("Wire layout"),
+        &["--no-password", "--x", "40", "--y", "40"],
+    );
     let window = listed(&host, &fixture);
     ready(&host, window.id);
     let executor = OpenAiExecutor::new(host.clone(), options(window.id));
     executor.execute(&call("look", json!([{"type": "screenshot"}]))).unwrap();
     let (x, y, w, h) = allocation(&fixture.state().unwrap(), "cancel");
-    let click = call("click", json!([{"type": "click", "button": "left", "x": x + w / 2, "y": y + h / 2}]));
+    let click =
+        call("click", json!([{"type": "click", "button": "left", "x": x + w / 2, "y": y + h / 2}]));
     fixture.send(json!({"cmd": "move", "x": 300, "y": 200}));
-    wait_until("moved", || host.list_windows(Some(&fixture.title), 1).ok()?.windows.first().filter(|w| w.window.geometry != window.geometry).map(|_| ()));
+    wait_until("moved", || {
+        host.list_windows(Some(&fixture.title), 1)
+            .ok()?
+            .windows
+            .first()
+            .filter(|w| w.window.geometry != window.geometry)
+            .map(|_| ())
+    });
     let refused = executor.execute(&click).unwrap_err();
     assert_eq!(refused.code(), ErrorCode::LayoutChanged, "{refused}");
     assert_eq!(refused.failed_action_index, Some(0));
@@ -208,13 +278,20 @@ fn openai_layout_change_between_screenshot_and_click_clicks_nothing() {
 fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
     let (sandbox, _turn) = Sandbox::shared_turn();
     let host = glovebox_testkit::host(sandbox, "wire-oa-safety").open();
-    let fixture = Fixture::launch(sandbox, &unique_title("Wire safety"), &["--no-password", "--x", "80", "--y", "80"]);
+    let fixture = Fixture::launch(
+        sandbox,
+        &unique_title("Wire safety"),
+        &["--no-password", "--x", "80", "--y", "80"],
+    );
     let window = listed(&host, &fixture);
     ready(&host, window.id);
     let executor = OpenAiExecutor::new(host.clone(), options(window.id));
     executor.execute(&call("look", json!([{"type": "screenshot"}]))).unwrap();
     let (x, y, w, h) = allocation(&fixture.state().unwrap(), "cancel");
-    let mut item = call("guarded", json!([{"type": "click", "button": "left", "x": x + w / 2, "y": y + h / 2}]));
+    let mut item = call(
+        "guarded",
+        json!([{"type": "click", "button": "left", "x": x + w / 2, "y": y + h / 2}]),
+    );
     item["pending_safety_checks"] = json!([
         {"id": "cu_sc_1", "code": "malicious_instructions", "message": "Instructions on screen ask to ignore the user."},
         {"id": "cu_sc_2", "code": "sensitive_domain", "message": "This looks like a banking site."}
@@ -238,7 +315,10 @@ fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
         }
         Subject::Call { .. } => Answer::Approved,
     });
-    assert_eq!(executor.execute_with(&item, one).unwrap_err().code(), ErrorCode::SafetyCheckUnacknowledged);
+    assert_eq!(
+        executor.execute_with(&item, one).unwrap_err().code(),
+        ErrorCode::SafetyCheckUnacknowledged
+    );
     let shown = shown.lock().unwrap().clone();
     assert_eq!(shown.len(), 2, "the user sees every pending check: {shown:?}");
     assert!(shown[0].1[0].starts_with("click at"), "{shown:?}");
@@ -248,14 +328,19 @@ fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
     let all = Arc::new(|_: &ApprovalRequest| Answer::Approved);
     let output = executor.execute_with(&item, all).unwrap();
     fixture.wait_state("cancel clicked", |s| s["clicks"]["cancel"] == 1);
-    let echoed: Vec<&str> = output.acknowledged_safety_checks.iter().map(|c| c.id.as_str()).collect();
+    let echoed: Vec<&str> =
+        output.acknowledged_safety_checks.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(echoed, ["cu_sc_1", "cu_sc_2"]);
-    assert_eq!(serde_json::to_value(&output).unwrap()["acknowledged_safety_checks"], item["pending_safety_checks"]);
+    assert_eq!(
+        serde_json::to_value(&output).unwrap()["acknowledged_safety_checks"],
+        item["pending_safety_checks"]
+    );
 }
 
 /// `glovebox serve` in the sandbox with its own home; the address and token it announced.
 fn serve(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> (Served, String, String) {
-    let home = std::env::temp_dir().join(format!("glovebox-wire-test-{}-{name}", std::process::id()));
+    let home =
+        std::env::temp_dir().join(format!("glovebox-wire-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
     let served = Served::start(sandbox, env!("CARGO_BIN_EXE_glovebox"), &home, env);
@@ -266,18 +351,32 @@ fn serve(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> (Served, String
 #[test]
 fn serve_answers_every_provider_behind_the_token() {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let fixture = Fixture::launch(sandbox, &unique_title("Wire serve"), &["--no-password", "--x", "100", "--y", "50"]);
+    let fixture = Fixture::launch(
+        sandbox,
+        &unique_title("Wire serve"),
+        &["--no-password", "--x", "100", "--y", "50"],
+    );
     let probe = glovebox_testkit::host(sandbox, "wire-serve-probe").open();
     let window = listed(&probe, &fixture);
     ready(&probe, window.id);
     probe.revoke("the probe only waited for the window");
     drop(probe);
     let id = window.id.to_string();
-    let screenshot = json!({"call": call("serve_look", json!([{"type": "screenshot"}])), "window": id}).to_string();
+    let screenshot =
+        json!({"call": call("serve_look", json!([{"type": "screenshot"}])), "window": id})
+            .to_string();
 
-    let (server, address, token) = serve(sandbox, "yolo", &[("GLOVEBOX_APPROVAL_MODE", "yolo"), ("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")]);
+    let (server, address, token) = serve(
+        sandbox,
+        "yolo",
+        &[("GLOVEBOX_APPROVAL_MODE", "yolo"), ("GLOVEBOX_APPROVAL_CONSEQUENTIAL", "")],
+    );
     assert_eq!(post(&address, "/v1/openai/computer_call", None, &screenshot).0, 401, "no token");
-    assert_eq!(post(&address, "/v1/anthropic/computer", Some("wrong-token"), "{}").0, 401, "wrong token");
+    assert_eq!(
+        post(&address, "/v1/anthropic/computer", Some("wrong-token"), "{}").0,
+        401,
+        "wrong token"
+    );
     let (status, body) = post(&address, "/v1/openai/computer_call", Some(&token), "{not json");
     assert_eq!((status, body["error"]["code"].as_str()), (400, Some("COMPUTER_INVALID_ARGUMENT")));
     assert_eq!(post(&address, "/v1/elsewhere", Some(&token), "{}").0, 404);
@@ -288,31 +387,73 @@ fn serve_answers_every_provider_behind_the_token() {
         (body["type"].as_str(), body["call_id"].as_str(), body["output"]["type"].as_str()),
         (Some("computer_call_output"), Some("serve_look"), Some("computer_screenshot"))
     );
-    assert_eq!(decode(&png_of_data_url(body["output"]["image_url"].as_str().unwrap())).0, window.geometry.size());
+    assert_eq!(
+        decode(&png_of_data_url(body["output"]["image_url"].as_str().unwrap())).0,
+        window.geometry.size()
+    );
 
     // Input with approval.mode = yolo; an unacknowledged safety check fails closed first.
     let (x, y, w, h) = allocation(&fixture.state().unwrap(), "cancel");
-    let mut click = call("serve_click", json!([{"type": "click", "button": "left", "x": x + w / 2, "y": y + h / 2}]));
-    click["pending_safety_checks"] = json!([{"id": "cu_sc_9", "code": "sensitive_domain", "message": "Banking."}]);
-    let (status, body) = post(&address, "/v1/openai/computer_call", Some(&token), &json!({"call": click, "window": id}).to_string());
-    assert_eq!((status, body["error"]["code"].as_str()), (403, Some("COMPUTER_SAFETY_CHECK_UNACKNOWLEDGED")), "{body}");
-    let (status, body) =
-        post(&address, "/v1/openai/computer_call", Some(&token), &json!({"call": click, "window": id, "acknowledged_safety_checks": ["cu_sc_9"]}).to_string());
+    let mut click = call(
+        "serve_click",
+        json!([{"type": "click", "button": "left", "x": x + w / 2, "y": y + h / 2}]),
+    );
+    click["pending_safety_checks"] =
+        json!([{"id": "cu_sc_9", "code": "sensitive_domain", "message": "Banking."}]);
+    let (status, body) = post(
+        &address,
+        "/v1/openai/computer_call",
+        Some(&token),
+        &json!({"call": click, "window": id}).to_string(),
+    );
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (403, Some("COMPUTER_SAFETY_CHECK_UNACKNOWLEDGED")),
+        "{body}"
+    );
+    let (status, body) = post(
+        &address,
+        "/v1/openai/computer_call",
+        Some(&token),
+        &json!({"call": click, "window": id, "acknowledged_safety_checks": ["cu_sc_9"]})
+            .to_string(),
+    );
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["acknowledged_safety_checks"][0]["id"], "cu_sc_9");
     fixture.wait_state("cancel clicked over HTTP", |s| s["clicks"]["cancel"] == 1);
 
     let tool = json!({"type": "computer_20250124", "name": "computer", "display_width_px": 1024, "display_height_px": 768});
     let tool_use = json!({"type": "tool_use", "id": "toolu_serve", "name": "computer", "input": {"action": "screenshot"}});
-    let (status, body) = post(&address, "/v1/anthropic/computer", Some(&token), &json!({"tool": tool, "tool_use": tool_use, "window": id}).to_string());
+    let (status, body) = post(
+        &address,
+        "/v1/anthropic/computer",
+        Some(&token),
+        &json!({"tool": tool, "tool_use": tool_use, "window": id}).to_string(),
+    );
     assert_eq!(status, 200, "{body}");
-    assert_eq!((body["type"].as_str(), body["tool_use_id"].as_str(), body.get("is_error")), (Some("tool_result"), Some("toolu_serve"), None));
-    let png = base64::engine::general_purpose::STANDARD.decode(body["content"][0]["source"]["data"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        (body["type"].as_str(), body["tool_use_id"].as_str(), body.get("is_error")),
+        (Some("tool_result"), Some("toolu_serve"), None)
+    );
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(body["content"][0]["source"]["data"].as_str().unwrap())
+        .unwrap();
     assert_eq!(decode(&png).0, Size::new(1024, 768));
     let padding = json!({"type": "tool_use", "id": "toolu_pad", "name": "computer", "input": {"action": "left_click", "coordinate": [1000, 700]}});
-    let (status, body) = post(&address, "/v1/anthropic/computer", Some(&token), &json!({"tool": tool, "tool_use": padding, "window": id}).to_string());
+    let (status, body) = post(
+        &address,
+        "/v1/anthropic/computer",
+        Some(&token),
+        &json!({"tool": tool, "tool_use": padding, "window": id}).to_string(),
+    );
     assert_eq!((status, body["is_error"].as_bool()), (200, Some(true)), "{body}");
-    assert!(body["content"][0]["text"].as_str().unwrap().starts_with("COMPUTER_COORDINATE_OUT_OF_BOUNDS"), "{body}");
+    assert!(
+        body["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("COMPUTER_COORDINATE_OUT_OF_BOUNDS"),
+        "{body}"
+    );
 
     // The toolset: one block answers with its result, a turn's list with the list.
     let toolset = json!({"type": "computer_toolset_20260801"});
@@ -323,20 +464,37 @@ fn serve_answers_every_provider_behind_the_token() {
         Some(&token),
         &json!({"tool": toolset, "tool_use": member("toolu_ts_look", "screenshot", json!({})), "window": id}).to_string(),
     );
-    assert_eq!((status, body["tool_use_id"].as_str(), body["content"][0]["type"].as_str()), (200, Some("toolu_ts_look"), Some("image")), "{body}");
-    let png = base64::engine::general_purpose::STANDARD.decode(body["content"][0]["source"]["data"].as_str().unwrap()).unwrap();
-    assert_eq!(decode(&png).0, window.geometry.size(), "the window fits the image budget: its own pixels");
+    assert_eq!(
+        (status, body["tool_use_id"].as_str(), body["content"][0]["type"].as_str()),
+        (200, Some("toolu_ts_look"), Some("image")),
+        "{body}"
+    );
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(body["content"][0]["source"]["data"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(
+        decode(&png).0,
+        window.geometry.size(),
+        "the window fits the image budget: its own pixels"
+    );
     let turn = json!([
         member("toolu_ts_cancel", "left_click", json!({"coordinate": [x + w / 2, y + h / 2]})),
         member("toolu_ts_far", "left_click", json!({"coordinate": [9000, 9]})),
         member("toolu_ts_never", "key", json!({"text": "Return"}))
     ]);
-    let (status, body) = post(&address, "/v1/anthropic/computer", Some(&token), &json!({"tool": toolset, "tool_use": turn, "window": id}).to_string());
+    let (status, body) = post(
+        &address,
+        "/v1/anthropic/computer",
+        Some(&token),
+        &json!({"tool": toolset, "tool_use": turn, "window": id}).to_string(),
+    );
     assert_eq!(status, 200, "{body}");
-    let errors: Vec<Option<bool>> = body.as_array().unwrap().iter().map(|r| r["is_error"].as_bool()).collect();
+    let errors: Vec<Option<bool>> =
+        body.as_array().unwrap().iter().map(|r| r["is_error"].as_bool()).collect();
     assert_eq!(errors, [None, Some(true), Some(true)], "{body}");
     fixture.wait_state("cancel clicked by the toolset turn", |s| s["clicks"]["cancel"] == 2);
-    let disabled = json!({"type": "computer_toolset_20260801", "configs": {"left_click": {"enabled": false}}});
+    let disabled =
+        json!({"type": "computer_toolset_20260801", "configs": {"left_click": {"enabled": false}}});
     let (status, body) = post(
         &address,
         "/v1/anthropic/computer",
@@ -348,34 +506,83 @@ fn serve_answers_every_provider_behind_the_token() {
 
     // Gemini: the first screenshot, then a call on the 0–999 grid; an unconfirmed one fails closed.
     let size = window.geometry.size();
-    let grid = |(px, py): (i64, i64)| (px * 1000 / i64::from(size.width), py * 1000 / i64::from(size.height));
-    let (status, body) = post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"screenshot": true, "window": id}).to_string());
-    assert_eq!((status, body["inlineData"]["mimeType"].as_str()), (200, Some("image/png")), "{body}");
-    let (gx, gy) = grid((x + w / 2, y + h / 2));
-    let click = json!({"name": "click_at", "id": "fc_cancel", "args": {"x": gx, "y": gy, "safety_decision": {"decision": "require_confirmation", "explanation": "cancels"}}});
-    let (status, body) = post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"function_call": click, "window": id}).to_string());
-    assert_eq!(status, 200, "{body}");
-    assert!(body["functionResponse"]["response"]["error"].as_str().unwrap().starts_with("COMPUTER_SAFETY_CHECK_UNACKNOWLEDGED"), "{body}");
+    let grid = |(px, py): (i64, i64)| {
+        (px * 1000 / i64::from(size.width), py * 1000 / i64::from(size.height))
+    };
     let (status, body) = post(
         &address,
         "/v1/gemini/computer_use",
         Some(&token),
-        &json!({"function_call": click, "window": id, "acknowledged_safety_decision": true}).to_string(),
+        &json!({"screenshot": true, "window": id}).to_string(),
     );
-    assert_eq!((status, body["functionResponse"]["response"]["safety_acknowledgement"].as_str()), (200, Some("true")), "{body}");
-    fixture.wait_state("cancel clicked through Gemini once the user confirmed", |s| s["clicks"]["cancel"] == 3);
-    let (status, body) = post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"window": id}).to_string());
-    assert_eq!((status, body["error"]["code"].as_str()), (422, Some("COMPUTER_INVALID_ARGUMENT")), "{body}");
+    assert_eq!(
+        (status, body["inlineData"]["mimeType"].as_str()),
+        (200, Some("image/png")),
+        "{body}"
+    );
+    let (gx, gy) = grid((x + w / 2, y + h / 2));
+    let click = json!({"name": "click_at", "id": "fc_cancel", "args": {"x": gx, "y": gy, "safety_decision": {"decision": "require_confirmation", "explanation": "cancels"}}});
+    let (status, body) = post(
+        &address,
+        "/v1/gemini/computer_use",
+        Some(&token),
+        &json!({"function_call": click, "window": id}).to_string(),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body["functionResponse"]["response"]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("COMPUTER_SAFETY_CHECK_UNACKNOWLEDGED"),
+        "{body}"
+    );
+    let (status, body) = post(
+        &address,
+        "/v1/gemini/computer_use",
+        Some(&token),
+        &json!({"function_call": click, "window": id, "acknowledged_safety_decision": true})
+            .to_string(),
+    );
+    assert_eq!(
+        (status, body["functionResponse"]["response"]["safety_acknowledgement"].as_str()),
+        (200, Some("true")),
+        "{body}"
+    );
+    fixture.wait_state("cancel clicked through Gemini once the user confirmed", |s| {
+        s["clicks"]["cancel"] == 3
+    });
+    let (status, body) =
+        post(&address, "/v1/gemini/computer_use", Some(&token), &json!({"window": id}).to_string());
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (422, Some("COMPUTER_INVALID_ARGUMENT")),
+        "{body}"
+    );
     server.kill();
 
     // The default approvals prompt for input, and serve has no one to ask: refused, nothing clicked.
     let (server, address, token) = serve(sandbox, "write", &[]);
     let (status, body) = post(&address, "/v1/openai/computer_call", Some(&token), &screenshot);
     assert_eq!(status, 200, "observing is allowed: {body}");
-    let click = call("serve_click_again", json!([{"type": "click", "button": "left", "x": x + w / 2, "y": y + h / 2}]));
-    let (status, body) = post(&address, "/v1/openai/computer_call", Some(&token), &json!({"call": click, "window": id}).to_string());
-    assert_eq!((status, body["error"]["code"].as_str()), (403, Some("COMPUTER_APPROVAL_REQUIRED")), "{body}");
-    assert!(body["error"]["message"].as_str().unwrap().contains("glovebox config set approval"), "{body}");
+    let click = call(
+        "serve_click_again",
+        json!([{"type": "click", "button": "left", "x": x + w / 2, "y": y + h / 2}]),
+    );
+    let (status, body) = post(
+        &address,
+        "/v1/openai/computer_call",
+        Some(&token),
+        &json!({"call": click, "window": id}).to_string(),
+    );
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (403, Some("COMPUTER_APPROVAL_REQUIRED")),
+        "{body}"
+    );
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("glovebox config set approval"),
+        "{body}"
+    );
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert_eq!(fixture.state().unwrap()["clicks"]["cancel"], 3, "the refused click never happened");
     server.kill();
@@ -394,9 +601,14 @@ fn post_tolerant(address: &str, path: &str, token: &str, body: &[u8]) -> u16 {
 }
 
 #[test]
-fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_without_slowing_the_rest() {
+fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_without_slowing_the_rest(
+) {
     let (sandbox, _turn) = Sandbox::shared_turn();
-    let fixture = Fixture::launch(sandbox, &unique_title("Wire load"), &["--no-password", "--x", "100", "--y", "50"]);
+    let fixture = Fixture::launch(
+        sandbox,
+        &unique_title("Wire load"),
+        &["--no-password", "--x", "100", "--y", "50"],
+    );
     let probe = glovebox_testkit::host(sandbox, "wire-load-probe").open();
     let window = listed(&probe, &fixture);
     ready(&probe, window.id);
@@ -440,7 +652,8 @@ fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_with
             .collect()
     };
     let median = |handles: Vec<std::thread::JoinHandle<Vec<std::time::Duration>>>| {
-        let mut all: Vec<std::time::Duration> = handles.into_iter().flat_map(|c| c.join().expect("a client failed")).collect();
+        let mut all: Vec<std::time::Duration> =
+            handles.into_iter().flat_map(|c| c.join().expect("a client failed")).collect();
         all.sort();
         (all[all.len() / 2], *all.last().unwrap())
     };
@@ -458,7 +671,10 @@ fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_with
                     } else {
                         post_tolerant(&address, "/v1/openai/computer_call", &token, &huge)
                     };
-                    assert!(if t == 0 { status == 401 } else { status == 413 || status == 0 }, "hostile request answered {status}");
+                    assert!(
+                        if t == 0 { status == 401 } else { status == 413 || status == 0 },
+                        "hostile request answered {status}"
+                    );
                 }
             })
         })

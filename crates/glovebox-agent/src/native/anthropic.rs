@@ -16,7 +16,10 @@ use base64::Engine as _;
 use glovebox_host::Host;
 use glovebox_model::{Point, Refusal, Size};
 use glovebox_wire::anthropic::ToolResultType;
-use glovebox_wire::{AnthropicExecutor, ContentBlock, ExecutorOptions, ToolDefinition, ToolResult, ToolVersion, ToolsetDefinition};
+use glovebox_wire::{
+    AnthropicExecutor, ContentBlock, ExecutorOptions, ToolDefinition, ToolResult, ToolVersion,
+    ToolsetDefinition,
+};
 use serde_json::{json, Value};
 
 /// Room for a reply that types a paragraph or explains the outcome.
@@ -48,7 +51,14 @@ pub(super) struct Anthropic {
 
 impl Anthropic {
     /// `display`: the declared display of the single tool; `None`: the toolset.
-    pub(super) fn new(host: Host, options: ExecutorOptions, model: &str, system: String, first: String, display: Option<Size>) -> Anthropic {
+    pub(super) fn new(
+        host: Host,
+        options: ExecutorOptions,
+        model: &str,
+        system: String,
+        first: String,
+        display: Option<Size>,
+    ) -> Anthropic {
         let contract = match display {
             None => Contract::Toolset(ToolsetDefinition::glovebox_default()),
             Some(display) => Contract::Tool(ToolDefinition {
@@ -76,7 +86,8 @@ impl Anthropic {
 impl Conversation for Anthropic {
     fn body(&mut self) -> Value {
         if !self.results.is_empty() {
-            self.messages.push(json!({"role": "user", "content": std::mem::take(&mut self.results)}));
+            self.messages
+                .push(json!({"role": "user", "content": std::mem::take(&mut self.results)}));
         }
         bound_images(&mut self.messages, KEPT_SCREENSHOTS);
         json!({
@@ -102,14 +113,24 @@ impl Conversation for Anthropic {
         if answer.get("type").and_then(Value::as_str) == Some("error") {
             return Err(unreadable("the message failed", answer));
         }
-        let content = answer.get("content").and_then(Value::as_array).ok_or_else(|| unreadable("the message has no `content` array", answer))?;
-        let calls: Vec<Value> = content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")).cloned().collect();
+        let content = answer
+            .get("content")
+            .and_then(Value::as_array)
+            .ok_or_else(|| unreadable("the message has no `content` array", answer))?;
+        let calls: Vec<Value> = content
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+            .cloned()
+            .collect();
         // A call without an id cannot be answered; checked before the turn joins the history.
         if calls.iter().any(|c| c.get("id").and_then(Value::as_str).is_none_or(str::is_empty)) {
             return Err(ModelError::InvalidResponse("a tool_use block has no id".into()));
         }
-        let text: Vec<&str> =
-            content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("text")).filter_map(|b| b.get("text").and_then(Value::as_str)).collect();
+        let text: Vec<&str> = content
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect();
         if calls.is_empty() && text.is_empty() {
             return Err(unreadable("the message holds neither a tool_use block nor text", answer));
         }
@@ -136,21 +157,40 @@ impl Conversation for Anthropic {
             Contract::Tool(_) => describe(&input),
         };
         let outcome = match (&self.contract, &self.failed) {
-            (Contract::Toolset(_), Some((at, failed))) => Err(glovebox_wire::anthropic::toolset::not_run(*at, failed)),
+            (Contract::Toolset(_), Some((at, failed))) => {
+                Err(glovebox_wire::anthropic::toolset::not_run(*at, failed))
+            }
             (Contract::Toolset(toolset), None) => self.executor.run_member(toolset, call, None),
             (Contract::Tool(tool), _) if named == TOOL_NAME => self.executor.execute(tool, &input),
-            (Contract::Tool(_), _) => Err(Refusal::invalid_argument(format!("there is no tool named {:?}; use the {TOOL_NAME} tool", short(named)))),
+            (Contract::Tool(_), _) => Err(Refusal::invalid_argument(format!(
+                "there is no tool named {:?}; use the {TOOL_NAME} tool",
+                short(named)
+            ))),
         };
-        if outcome.is_err() && self.failed.is_none() && matches!(self.contract, Contract::Toolset(_)) {
+        if outcome.is_err()
+            && self.failed.is_none()
+            && matches!(self.contract, Contract::Toolset(_))
+        {
             self.failed = Some((index, short(named)));
         }
         let (result, screenshot, outcome) = match outcome {
             Ok(content) => {
                 let png = content.iter().find_map(|b| match b {
-                    ContentBlock::Image { source } => base64::engine::general_purpose::STANDARD.decode(&source.data).ok(),
+                    ContentBlock::Image { source } => {
+                        base64::engine::general_purpose::STANDARD.decode(&source.data).ok()
+                    }
                     ContentBlock::Text { .. } => None,
                 });
-                (ToolResult { kind: ToolResultType::ToolResult, tool_use_id: id, content, is_error: false }, png, Ok(()))
+                (
+                    ToolResult {
+                        kind: ToolResultType::ToolResult,
+                        tool_use_id: id,
+                        content,
+                        is_error: false,
+                    },
+                    png,
+                    Ok(()),
+                )
             }
             Err(refusal) => (ToolResult::refusal(id, &refusal), None, Err(refusal)),
         };
@@ -192,9 +232,14 @@ fn describe(input: &Value) -> (String, Option<Point>, String, bool) {
     let name = short(input.get("action").and_then(Value::as_str).unwrap_or("(no action)"));
     let point = |key: &str| -> Option<Point> {
         let c = input.get(key)?.as_array()?;
-        Some(Point { x: i32::try_from(c.first()?.as_i64()?).ok()?, y: i32::try_from(c.get(1)?.as_i64()?).ok()? })
+        Some(Point {
+            x: i32::try_from(c.first()?.as_i64()?).ok()?,
+            y: i32::try_from(c.get(1)?.as_i64()?).ok()?,
+        })
     };
-    let at = |p: Option<Point>| p.map(|p| format!(" at ({}, {})", p.x, p.y)).unwrap_or_else(|| " at the cursor".to_owned());
+    let at = |p: Option<Point>| {
+        p.map(|p| format!(" at ({}, {})", p.x, p.y)).unwrap_or_else(|| " at the cursor".to_owned())
+    };
     let coordinate = point("coordinate");
     let text = input.get("text").and_then(Value::as_str).unwrap_or_default();
     let (description, target) = match name.as_str() {
@@ -205,12 +250,17 @@ fn describe(input: &Value) -> (String, Option<Point>, String, bool) {
             (format!("left_click_drag from{} to{}", at(from), at(coordinate)), from.or(coordinate))
         }
         "scroll" => {
-            let direction = short(input.get("scroll_direction").and_then(Value::as_str).unwrap_or("?"));
+            let direction =
+                short(input.get("scroll_direction").and_then(Value::as_str).unwrap_or("?"));
             let amount = input.get("scroll_amount").and_then(Value::as_i64).unwrap_or(0);
             (format!("scroll {direction} ×{amount}{}", at(coordinate)), coordinate)
         }
-        "wait" => (format!("wait {} s", input.get("duration").and_then(Value::as_f64).unwrap_or(0.0)), None),
-        "mouse_move" | "left_click" | "right_click" | "middle_click" | "double_click" | "triple_click" | "left_mouse_down" | "left_mouse_up" => {
+        "wait" => (
+            format!("wait {} s", input.get("duration").and_then(Value::as_f64).unwrap_or(0.0)),
+            None,
+        ),
+        "mouse_move" | "left_click" | "right_click" | "middle_click" | "double_click"
+        | "triple_click" | "left_mouse_down" | "left_mouse_up" => {
             (format!("{name}{}", at(coordinate)), coordinate)
         }
         _ => (name.clone(), None),
@@ -238,12 +288,16 @@ fn describe(input: &Value) -> (String, Option<Point>, String, bool) {
 pub(super) fn bound_images(messages: &mut [Value], keep: usize) {
     let mut seen = 0;
     for message in messages.iter_mut().rev() {
-        let Some(blocks) = message.get_mut("content").and_then(Value::as_array_mut) else { continue };
+        let Some(blocks) = message.get_mut("content").and_then(Value::as_array_mut) else {
+            continue;
+        };
         for block in blocks.iter_mut().rev() {
             if block.get("type").and_then(Value::as_str) != Some("tool_result") {
                 continue;
             }
-            let Some(content) = block.get_mut("content").and_then(Value::as_array_mut) else { continue };
+            let Some(content) = block.get_mut("content").and_then(Value::as_array_mut) else {
+                continue;
+            };
             for part in content.iter_mut().rev() {
                 if part.get("type").and_then(Value::as_str) == Some("image") {
                     seen += 1;
@@ -263,10 +317,14 @@ mod tests {
     #[test]
     fn only_the_newest_images_survive() {
         let result = |n: u32| json!({"type": "tool_result", "tool_use_id": format!("t{n}"), "content": [{"type": "image", "source": {"data": n.to_string()}}]});
-        let mut messages: Vec<Value> = (0..5).map(|n| json!({"role": "user", "content": [result(n)]})).collect();
+        let mut messages: Vec<Value> =
+            (0..5).map(|n| json!({"role": "user", "content": [result(n)]})).collect();
         bound_images(&mut messages, 3);
         let images = |m: &Value| m["content"][0]["content"][0]["type"] == "image";
-        assert_eq!(messages.iter().map(images).collect::<Vec<_>>(), [false, false, true, true, true]);
+        assert_eq!(
+            messages.iter().map(images).collect::<Vec<_>>(),
+            [false, false, true, true, true]
+        );
         assert_eq!(messages[0]["content"][0]["content"][0]["text"], OMITTED);
     }
 
@@ -275,7 +333,10 @@ mod tests {
         let (d, p, _, input) = describe(&json!({"action": "type", "text": "secret words"}));
         assert_eq!((d.as_str(), p, input), ("type 12 characters", None, true));
         let (d, p, _, input) = describe(&json!({"action": "left_click", "coordinate": [35, 20]}));
-        assert_eq!((d.as_str(), p, input), ("left_click at (35, 20)", Some(Point { x: 35, y: 20 }), true));
+        assert_eq!(
+            (d.as_str(), p, input),
+            ("left_click at (35, 20)", Some(Point { x: 35, y: 20 }), true)
+        );
         let (_, _, name, input) = describe(&json!({"action": "screenshot"}));
         assert_eq!((name.as_str(), input), ("screenshot", false));
     }

@@ -29,19 +29,31 @@ pub(super) struct Gemini {
 impl Gemini {
     /// Takes the first screenshot (the model's first basis); `Err` when the
     /// window cannot be shown.
-    pub(super) fn new(host: Host, options: ExecutorOptions, system: String, first: String) -> Result<Gemini, Refusal> {
+    pub(super) fn new(
+        host: Host,
+        options: ExecutorOptions,
+        system: String,
+        first: String,
+    ) -> Result<Gemini, Refusal> {
         let executor = GeminiExecutor::new(host, options);
         let png = executor.screenshot(None).map_err(|e| e.refusal)?;
         let shown = super::png_size(&png);
         let image = json!({"inlineData": {"mimeType": "image/png", "data": base64::engine::general_purpose::STANDARD.encode(&png)}});
-        Ok(Gemini { executor, system, contents: vec![json!({"role": "user", "parts": [{"text": first}, image]})], responses: vec![], shown })
+        Ok(Gemini {
+            executor,
+            system,
+            contents: vec![json!({"role": "user", "parts": [{"text": first}, image]})],
+            responses: vec![],
+            shown,
+        })
     }
 }
 
 impl Conversation for Gemini {
     fn body(&mut self) -> Value {
         if !self.responses.is_empty() {
-            self.contents.push(json!({"role": "user", "parts": std::mem::take(&mut self.responses)}));
+            self.contents
+                .push(json!({"role": "user", "parts": std::mem::take(&mut self.responses)}));
         }
         bound_images(&mut self.contents, KEPT_SCREENSHOTS);
         json!({
@@ -53,13 +65,22 @@ impl Conversation for Gemini {
 
     fn read(&mut self, answer: &Value) -> Result<Reply, ModelError> {
         let parts = gemini::parts(answer)?;
-        let calls: Vec<Value> = parts.iter().filter_map(|p| p.get("functionCall")).cloned().collect();
-        let text: Vec<&str> =
-            parts.iter().filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true)).filter_map(|p| p.get("text").and_then(Value::as_str)).collect();
+        let calls: Vec<Value> =
+            parts.iter().filter_map(|p| p.get("functionCall")).cloned().collect();
+        let text: Vec<&str> = parts
+            .iter()
+            .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect();
         if calls.is_empty() && text.is_empty() {
-            return Err(ModelError::InvalidResponse("the candidate holds neither a function call nor text".into()));
+            return Err(ModelError::InvalidResponse(
+                "the candidate holds neither a function call nor text".into(),
+            ));
         }
-        let turn = answer.pointer("/candidates/0/content").cloned().unwrap_or_else(|| json!({"role": "model", "parts": parts}));
+        let turn = answer
+            .pointer("/candidates/0/content")
+            .cloned()
+            .unwrap_or_else(|| json!({"role": "model", "parts": parts}));
         self.contents.push(turn);
         Ok(Reply { calls, text: text.join("\n"), usage: gemini::usage(answer) })
     }
@@ -78,8 +99,10 @@ impl Conversation for Gemini {
             Some(error) => Err(refusal_of(error)),
             None => Ok(()),
         };
-        let screenshot =
-            part.pointer("/parts/0/inlineData/data").and_then(Value::as_str).and_then(|d| base64::engine::general_purpose::STANDARD.decode(d).ok());
+        let screenshot = part
+            .pointer("/parts/0/inlineData/data")
+            .and_then(Value::as_str)
+            .and_then(|d| base64::engine::general_purpose::STANDARD.decode(d).ok());
         if let Some(png) = &screenshot {
             self.shown = super::png_size(png);
         }
@@ -102,26 +125,47 @@ impl Conversation for Gemini {
 /// The refusal an executor's `error` text carries (`COMPUTER_…: sentence`).
 fn refusal_of(text: &str) -> Refusal {
     let (code, message) = text.split_once(": ").unwrap_or(("", text));
-    let code = serde_json::from_value(json!(code)).unwrap_or(glovebox_model::ErrorCode::InvalidArgument);
+    let code =
+        serde_json::from_value(json!(code)).unwrap_or(glovebox_model::ErrorCode::InvalidArgument);
     Refusal::new(code, message.to_owned())
 }
 
 /// (description, point aimed at in the shown screenshot, carries input).
-fn describe(call: Option<&FunctionCall>, named: &str, shown: Option<glovebox_model::Size>) -> (String, Option<Point>, bool) {
+fn describe(
+    call: Option<&FunctionCall>,
+    named: &str,
+    shown: Option<glovebox_model::Size>,
+) -> (String, Option<Point>, bool) {
     let Some(call) = call else { return (format!("{named} (unreadable)"), None, false) };
     let point = |x: i64, y: i64| shown.and_then(|s| to_image(x, y, s).ok());
     match &call.call {
-        GeminiCall::ClickAt { x, y } | GeminiCall::HoverAt { x, y } => (format!("{named} ({x}, {y}) on the grid"), point(*x, *y), true),
-        GeminiCall::TypeTextAt { x, y, text, .. } => (format!("type_text_at ({x}, {y}): {} characters", text.chars().count()), point(*x, *y), true),
-        GeminiCall::ScrollAt { x, y, direction, .. } => (format!("scroll_at ({x}, {y}) {direction:?}"), point(*x, *y), true),
-        GeminiCall::DragAndDrop { x, y, destination_x, destination_y } => {
-            (format!("drag_and_drop ({x}, {y}) to ({destination_x}, {destination_y})"), point(*x, *y), true)
+        GeminiCall::ClickAt { x, y } | GeminiCall::HoverAt { x, y } => {
+            (format!("{named} ({x}, {y}) on the grid"), point(*x, *y), true)
         }
-        GeminiCall::KeyCombination { keys } => (format!("key_combination {}", short(keys)), None, true),
+        GeminiCall::TypeTextAt { x, y, text, .. } => (
+            format!("type_text_at ({x}, {y}): {} characters", text.chars().count()),
+            point(*x, *y),
+            true,
+        ),
+        GeminiCall::ScrollAt { x, y, direction, .. } => {
+            (format!("scroll_at ({x}, {y}) {direction:?}"), point(*x, *y), true)
+        }
+        GeminiCall::DragAndDrop { x, y, destination_x, destination_y } => (
+            format!("drag_and_drop ({x}, {y}) to ({destination_x}, {destination_y})"),
+            point(*x, *y),
+            true,
+        ),
+        GeminiCall::KeyCombination { keys } => {
+            (format!("key_combination {}", short(keys)), None, true)
+        }
         GeminiCall::Wait5Seconds {} => ("wait_5_seconds".into(), None, false),
-        GeminiCall::ScrollDocument { direction } => (format!("scroll_document {direction:?}"), None, true),
+        GeminiCall::ScrollDocument { direction } => {
+            (format!("scroll_document {direction:?}"), None, true)
+        }
         GeminiCall::GoBack {} | GeminiCall::GoForward {} => (named.to_owned(), None, true),
-        GeminiCall::OpenWebBrowser {} | GeminiCall::Search {} | GeminiCall::Navigate { .. } => (named.to_owned(), None, false),
+        GeminiCall::OpenWebBrowser {} | GeminiCall::Search {} | GeminiCall::Navigate { .. } => {
+            (named.to_owned(), None, false)
+        }
     }
 }
 

@@ -92,10 +92,18 @@ struct Client {
 
 fn bind(binding: &ModelBinding) -> Result<Client, ModelError> {
     let (default_base, path, label, hint) = match binding.provider {
-        Provider::AnthropicMessages => (providers::ANTHROPIC_BASE, "messages", "anthropic", "ANTHROPIC_API_KEY"),
-        Provider::OpenAiResponses => (providers::OPENAI_BASE, "responses", "openai", "OPENAI_API_KEY"),
+        Provider::AnthropicMessages => {
+            (providers::ANTHROPIC_BASE, "messages", "anthropic", "ANTHROPIC_API_KEY")
+        }
+        Provider::OpenAiResponses => {
+            (providers::OPENAI_BASE, "responses", "openai", "OPENAI_API_KEY")
+        }
         Provider::Gemini => (providers::GEMINI_BASE, "", "gemini", "GEMINI_API_KEY"),
-        _ => return Err(ModelError::Binding("model.native needs model.provider openai, anthropic or gemini".into())),
+        _ => {
+            return Err(ModelError::Binding(
+                "model.native needs model.provider openai, anthropic or gemini".into(),
+            ))
+        }
     };
     if binding.model.trim().is_empty() {
         return Err(ModelError::Unbound);
@@ -108,7 +116,9 @@ fn bind(binding: &ModelBinding) -> Result<Client, ModelError> {
     }
     let base = match binding.base_url.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
         Some(base) if !(base.starts_with("http://") || base.starts_with("https://")) => {
-            return Err(ModelError::Binding(format!("model.base_url {base:?} is not an http:// or https:// URL")))
+            return Err(ModelError::Binding(format!(
+                "model.base_url {base:?} is not an http:// or https:// URL"
+            )))
         }
         Some(base) => base.trim_end_matches('/').to_string(),
         None => default_base.to_string(),
@@ -170,7 +180,12 @@ pub fn display_for(window: Size) -> Size {
 /// safety checks; an observe-only task gets a handle that refuses input.
 /// `progress` sees each step as it completes.
 /// `Err` only when nothing could start (arguments, binding, no window).
-pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &mut dyn FnMut(&Step)) -> Result<Outcome, Refusal> {
+pub fn run_native(
+    host: &Host,
+    binding: &ModelBinding,
+    task: &Task,
+    progress: &mut dyn FnMut(&Step),
+) -> Result<Outcome, Refusal> {
     task.validate()?;
     if host.capabilities().read_only && !task.observe_only {
         return Err(Refusal::new(ErrorCode::ReadOnly, "glovebox runs read-only, so this task could deliver nothing; ask again with observe_only"));
@@ -182,11 +197,19 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
         return Err(Refusal::new(ErrorCode::ScopeViolation, "the grant allows the accessibility tree only; a native computer-use model needs screenshots"));
     }
     let window = seen.frame.window;
-    let max_steps = if task.observe_only { task.max_steps } else { task.max_steps.min(seen.grant.budget_left.max(1)) };
+    let max_steps = if task.observe_only {
+        task.max_steps
+    } else {
+        task.max_steps.min(seen.grant.budget_left.max(1))
+    };
     let host = if task.observe_only { host.observe_only() } else { host.clone() };
     // Pinned to the bound window: should it close, the executor is refused
     // rather than acting in whatever window the grant falls back to.
-    let options = ExecutorOptions { window: Some(WindowRef::Id(window)), delivery: task.delivery, ..ExecutorOptions::default() };
+    let options = ExecutorOptions {
+        window: Some(WindowRef::Id(window)),
+        delivery: task.delivery,
+        ..ExecutorOptions::default()
+    };
     let (windows, mut titles) = prompt::windows(&host);
     let tree = seen.tree.render_text();
     let title = titles.get(&window).map(|t| t.1.clone()).unwrap_or_default();
@@ -203,29 +226,65 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
         Provider::AnthropicMessages => {
             let display = match binding.anthropic_tool {
                 crate::model::AnthropicTool::Toolset => None,
-                crate::model::AnthropicTool::Computer20250124 => Some(display_for(seen.frame.geometry.size())),
+                crate::model::AnthropicTool::Computer20250124 => {
+                    Some(display_for(seen.frame.geometry.size()))
+                }
             };
             let system = prompt::system(task.observe_only, display);
-            Box::new(anthropic::Anthropic::new(host.clone(), options, &binding.model, system, first, display))
+            Box::new(anthropic::Anthropic::new(
+                host.clone(),
+                options,
+                &binding.model,
+                system,
+                first,
+                display,
+            ))
         }
-        Provider::Gemini => Box::new(gemini::Gemini::new(host.clone(), options, prompt::system(task.observe_only, None), first)?),
-        _ => Box::new(openai::OpenAi::new(host.clone(), options, &binding.model, prompt::system(task.observe_only, None), first)),
+        Provider::Gemini => Box::new(gemini::Gemini::new(
+            host.clone(),
+            options,
+            prompt::system(task.observe_only, None),
+            first,
+        )?),
+        _ => Box::new(openai::OpenAi::new(
+            host.clone(),
+            options,
+            &binding.model,
+            prompt::system(task.observe_only, None),
+            first,
+        )),
     };
-    let mut run = Run { record: Record::default(), window, title, shown: None, tree: tree.lines().take(TREE_EXCERPT_LINES).collect::<Vec<_>>().join("\n") };
+    let mut run = Run {
+        record: Record::default(),
+        window,
+        title,
+        shown: None,
+        tree: tree.lines().take(TREE_EXCERPT_LINES).collect::<Vec<_>>().join("\n"),
+    };
     let stop = 'run: loop {
         if run.record.steps.len() as u32 >= max_steps {
             break StopReason::StepLimit { limit: max_steps };
         }
         let body = conversation.body();
         let asked = Instant::now();
-        let reply = client.http.post_json(&client.url, &client.headers, &body).and_then(|answer| conversation.read(&answer));
+        let reply = client
+            .http
+            .post_json(&client.url, &client.headers, &body)
+            .and_then(|answer| conversation.read(&answer));
         let model_ms = asked.elapsed().as_millis() as u64;
         let reply = match reply {
             Ok(reply) => reply,
             Err(e) if e.code() == ErrorCode::ModelSchemaViolation => {
                 // Unreadable: a failed step; the same request goes out again.
-                let step = run.step(DecisionRecord::Unparsed { excerpt: String::new() }, None, None, model_ms, None);
-                if let Some(stop) = run.record.refused(step, e.to_refusal(), "unreadable", progress) {
+                let step = run.step(
+                    DecisionRecord::Unparsed { excerpt: String::new() },
+                    None,
+                    None,
+                    model_ms,
+                    None,
+                );
+                if let Some(stop) = run.record.refused(step, e.to_refusal(), "unreadable", progress)
+                {
                     break stop;
                 }
                 continue;
@@ -234,12 +293,17 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
         };
         if reply.calls.is_empty() {
             let text = bounded(reply.text.trim());
-            let question = text.strip_prefix(QUESTION_PREFIX).map(str::trim).filter(|q| !q.is_empty()).map(str::to_owned);
+            let question = text
+                .strip_prefix(QUESTION_PREFIX)
+                .map(str::trim)
+                .filter(|q| !q.is_empty())
+                .map(str::to_owned);
             let decision = match &question {
                 Some(q) => json!({"kind": "ask", "question": q}),
                 None => json!({"kind": "done", "claim": text}),
             };
-            let mut step = run.step(DecisionRecord::Parsed { decision }, None, None, model_ms, reply.usage);
+            let mut step =
+                run.step(DecisionRecord::Parsed { decision }, None, None, model_ms, reply.usage);
             step.verdict = if question.is_some() { Verdict::Asked } else { Verdict::Finished };
             run.record.finish(step, progress);
             break match question {
@@ -269,11 +333,23 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
                 _ => None,
             };
             if let Some((action, route)) = &done.delivered_before {
-                let mut step = run.step(DecisionRecord::Parsed { decision: done.decision.clone() }, Some(action.clone()), done.target, model_ms, usage);
+                let mut step = run.step(
+                    DecisionRecord::Parsed { decision: done.decision.clone() },
+                    Some(action.clone()),
+                    done.target,
+                    model_ms,
+                    usage,
+                );
                 step.verdict = Verdict::Delivered { route: route.clone() };
                 run.record.finish(step, progress);
             }
-            let mut step = run.step(DecisionRecord::Parsed { decision: done.decision.clone() }, Some(done.action.clone()), done.target, model_ms, usage);
+            let mut step = run.step(
+                DecisionRecord::Parsed { decision: done.decision.clone() },
+                Some(done.action.clone()),
+                done.target,
+                model_ms,
+                usage,
+            );
             step.act_ms = act_ms;
             step.changes = changes;
             if let Some(png) = &done.screenshot {
@@ -281,11 +357,17 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
             }
             match done.outcome {
                 Ok(()) => {
-                    step.verdict = if done.input { Verdict::Delivered { route: done.route.clone() } } else { Verdict::Finished };
+                    step.verdict = if done.input {
+                        Verdict::Delivered { route: done.route.clone() }
+                    } else {
+                        Verdict::Finished
+                    };
                     run.record.finish(step, progress);
                 }
                 Err(refusal) => {
-                    if let Some(stop) = run.record.refused(step, refusal, &done.fingerprint, progress) {
+                    if let Some(stop) =
+                        run.record.refused(step, refusal, &done.fingerprint, progress)
+                    {
                         break 'run stop;
                     }
                 }
@@ -298,7 +380,11 @@ pub fn run_native(host: &Host, binding: &ModelBinding, task: &Task, progress: &m
     // The titles as they are now: the window may have renamed itself.
     let (_, fresh) = prompt::windows(&host);
     titles.extend(fresh);
-    let final_window = titles.get(&window).map(|(app, title)| FinalWindow { id: window, app: app.clone(), title: title.clone() });
+    let final_window = titles.get(&window).map(|(app, title)| FinalWindow {
+        id: window,
+        app: app.clone(),
+        title: title.clone(),
+    });
     let summary = Summary::of(&run.record.steps, stop, max_steps, final_window, name);
     Ok(Outcome { summary, steps: run.record.steps })
 }
@@ -314,15 +400,28 @@ struct Run {
 }
 
 impl Run {
-    fn step(&self, decision: DecisionRecord, action: Option<String>, target: Option<Point>, model_ms: u64, tokens: Option<(u64, u64)>) -> Step {
-        let screenshot = self.shown.as_ref().and_then(|bytes| png_size(bytes).map(|s| Png { bytes: bytes.clone(), width: s.width, height: s.height }));
+    fn step(
+        &self,
+        decision: DecisionRecord,
+        action: Option<String>,
+        target: Option<Point>,
+        model_ms: u64,
+        tokens: Option<(u64, u64)>,
+    ) -> Step {
+        let screenshot = self.shown.as_ref().and_then(|bytes| {
+            png_size(bytes).map(|s| Png { bytes: bytes.clone(), width: s.width, height: s.height })
+        });
         Step {
             index: self.record.steps.len() as u32 + 1,
             window: Some(self.window),
             window_title: self.title.clone(),
             frame: None,
             image: screenshot.as_ref().map(|p| Size::new(p.width, p.height)),
-            tree_excerpt: if self.record.steps.is_empty() { self.tree.clone() } else { String::new() },
+            tree_excerpt: if self.record.steps.is_empty() {
+                self.tree.clone()
+            } else {
+                String::new()
+            },
             target_drawn: target.filter(|_| screenshot.is_some()),
             screenshot,
             decision,
@@ -341,7 +440,8 @@ pub(crate) fn png_size(bytes: &[u8]) -> Option<Size> {
     if bytes.len() < 24 || &bytes[..8] != b"\x89PNG\r\n\x1a\n" || &bytes[12..16] != b"IHDR" {
         return None;
     }
-    let word = |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let word =
+        |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     Some(Size::new(word(16), word(20)))
 }
 

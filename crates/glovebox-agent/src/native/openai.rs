@@ -29,12 +29,20 @@ pub(super) struct OpenAi {
 }
 
 impl OpenAi {
-    pub(super) fn new(host: Host, options: ExecutorOptions, model: &str, system: String, first: String) -> OpenAi {
+    pub(super) fn new(
+        host: Host,
+        options: ExecutorOptions,
+        model: &str,
+        system: String,
+        first: String,
+    ) -> OpenAi {
         OpenAi {
             executor: OpenAiExecutor::new(host, options),
             model: model.to_owned(),
             system,
-            input: vec![json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": first}]})],
+            input: vec![
+                json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": first}]}),
+            ],
         }
     }
 }
@@ -55,13 +63,23 @@ impl Conversation for OpenAi {
     }
 
     fn read(&mut self, answer: &Value) -> Result<Reply, ModelError> {
-        if answer.get("status").and_then(Value::as_str) == Some("failed") || answer.get("error").is_some_and(|e| !e.is_null()) {
+        if answer.get("status").and_then(Value::as_str) == Some("failed")
+            || answer.get("error").is_some_and(|e| !e.is_null())
+        {
             return Err(unreadable("the response failed", answer));
         }
-        let output = answer.get("output").and_then(Value::as_array).ok_or_else(|| unreadable("the response has no `output` array", answer))?;
-        let calls: Vec<Value> = output.iter().filter(|i| i.get("type").and_then(Value::as_str) == Some("computer_call")).cloned().collect();
+        let output = answer
+            .get("output")
+            .and_then(Value::as_array)
+            .ok_or_else(|| unreadable("the response has no `output` array", answer))?;
+        let calls: Vec<Value> = output
+            .iter()
+            .filter(|i| i.get("type").and_then(Value::as_str) == Some("computer_call"))
+            .cloned()
+            .collect();
         // A call without a call_id cannot be answered; checked before the items join the history.
-        if calls.iter().any(|c| c.get("call_id").and_then(Value::as_str).is_none_or(str::is_empty)) {
+        if calls.iter().any(|c| c.get("call_id").and_then(Value::as_str).is_none_or(str::is_empty))
+        {
             return Err(ModelError::InvalidResponse("a computer_call has no call_id".into()));
         }
         let text: Vec<&str> = crate::providers::openai::message_text(output).collect();
@@ -83,7 +101,9 @@ impl Conversation for OpenAi {
         let actions = parsed.as_ref().map(|c| c.actions.clone()).unwrap_or_default();
         let (action, target, route, input) = match &parsed {
             Ok(_) => describe(&actions),
-            Err(_) => ("an unreadable computer_call".to_owned(), None, "openai-ga:?".to_owned(), false),
+            Err(_) => {
+                ("an unreadable computer_call".to_owned(), None, "openai-ga:?".to_owned(), false)
+            }
         };
         let decision = json!({"computer_call": call.get("actions").or_else(|| call.get("action")).cloned().unwrap_or(Value::Null)});
         let mut done = Executed {
@@ -116,7 +136,12 @@ impl Conversation for OpenAi {
             return done;
         }
         // The call still needs its output: a screenshot of the window as it is now.
-        let look = ComputerCall { id: None, call_id: call_id.clone(), actions: vec![GaAction::Screenshot {}], pending_safety_checks: vec![] };
+        let look = ComputerCall {
+            id: None,
+            call_id: call_id.clone(),
+            actions: vec![GaAction::Screenshot {}],
+            pending_safety_checks: vec![],
+        };
         match self.executor.execute_call(&look, None) {
             Ok(output) => {
                 done.screenshot = output.png().ok();
@@ -153,7 +178,10 @@ fn describe(actions: &[GaAction]) -> (String, Option<Point>, String, bool) {
     for action in actions {
         let mut aim = |x: i64, y: i64| {
             if target.is_none() {
-                target = Some(Point { x: x.clamp(0, i32::MAX as i64) as i32, y: y.clamp(0, i32::MAX as i64) as i32 });
+                target = Some(Point {
+                    x: x.clamp(0, i32::MAX as i64) as i32,
+                    y: y.clamp(0, i32::MAX as i64) as i32,
+                });
             }
             format!("({x}, {y})")
         };
@@ -168,15 +196,25 @@ fn describe(actions: &[GaAction]) -> (String, Option<Point>, String, bool) {
                 };
                 ("click", format!("{which}click at {}", aim(*x, *y)))
             }
-            GaAction::DoubleClick { x, y, .. } => ("double_click", format!("double_click at {}", aim(*x, *y))),
+            GaAction::DoubleClick { x, y, .. } => {
+                ("double_click", format!("double_click at {}", aim(*x, *y)))
+            }
             GaAction::Drag { path, .. } => match (path.first(), path.last()) {
-                (Some(a), Some(b)) => ("drag", format!("drag from {} to ({}, {})", aim(a.x, a.y), b.x, b.y)),
+                (Some(a), Some(b)) => {
+                    ("drag", format!("drag from {} to ({}, {})", aim(a.x, a.y), b.x, b.y))
+                }
                 _ => ("drag", "drag".to_owned()),
             },
-            GaAction::Keypress { keys } => ("keypress", format!("keypress {}", short(&keys.join("+")))),
+            GaAction::Keypress { keys } => {
+                ("keypress", format!("keypress {}", short(&keys.join("+"))))
+            }
             GaAction::Move { x, y, .. } => ("move", format!("move to {}", aim(*x, *y))),
-            GaAction::Scroll { x, y, scroll_x, scroll_y, .. } => ("scroll", format!("scroll ({scroll_x}, {scroll_y}) px at {}", aim(*x, *y))),
-            GaAction::Type { text } => ("type", format!("type {} characters", text.chars().count())),
+            GaAction::Scroll { x, y, scroll_x, scroll_y, .. } => {
+                ("scroll", format!("scroll ({scroll_x}, {scroll_y}) px at {}", aim(*x, *y)))
+            }
+            GaAction::Type { text } => {
+                ("type", format!("type {} characters", text.chars().count()))
+            }
             GaAction::Screenshot {} => ("screenshot", "screenshot".to_owned()),
             GaAction::Wait {} => ("wait", "wait".to_owned()),
         };
@@ -188,7 +226,11 @@ fn describe(actions: &[GaAction]) -> (String, Option<Point>, String, bool) {
         lines.push(line);
     }
     if names.is_empty() {
-        names = if actions.iter().all(|a| matches!(a, GaAction::Screenshot {})) { vec!["screenshot"] } else { vec!["wait"] };
+        names = if actions.iter().all(|a| matches!(a, GaAction::Screenshot {})) {
+            vec!["screenshot"]
+        } else {
+            vec!["wait"]
+        };
     }
     (lines.join("; "), target, format!("openai-ga:{}", names.join("+")), input)
 }

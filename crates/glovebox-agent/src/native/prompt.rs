@@ -40,10 +40,22 @@ Only the newest {KEPT_SCREENSHOTS} screenshots stay in this conversation; older 
 
 /// The first user turn: the instruction, the limits, the window list and the
 /// bound window's tree.
-pub(super) fn first_turn(instruction: &str, steps: u32, budget: u32, windows: &str, bound: &str, tree: &str) -> String {
+pub(super) fn first_turn(
+    instruction: &str,
+    steps: u32,
+    budget: u32,
+    windows: &str,
+    bound: &str,
+    tree: &str,
+) -> String {
     let mut s = format!("Instruction from the user: {instruction}\n\n");
-    s.push_str(&format!("Tool calls allowed: {steps}. Input actions left in the grant: {budget}.\n"));
-    s.push_str(&format!("\nWindows (frontmost first; only the bound window can be operated):\n{}\n", untrusted(windows)));
+    s.push_str(&format!(
+        "Tool calls allowed: {steps}. Input actions left in the grant: {budget}.\n"
+    ));
+    s.push_str(&format!(
+        "\nWindows (frontmost first; only the bound window can be operated):\n{}\n",
+        untrusted(windows)
+    ));
     s.push_str(&format!(
         "\n{bound}\nAccessibility tree of the bound window when the task began (for orientation; act with coordinates from screenshots):\n{}\n",
         untrusted(tree)
@@ -55,13 +67,23 @@ pub(super) fn first_turn(instruction: &str, steps: u32, budget: u32, windows: &s
 /// windows marked), and each listed window's (app, title).
 pub(super) fn windows(host: &Host) -> (String, HashMap<WindowId, (String, String)>) {
     let mut titles = HashMap::new();
-    let Ok(page) = host.list_windows(None, 1) else { return ("(the window list is unavailable)".into(), titles) };
+    let Ok(page) = host.list_windows(None, 1) else {
+        return ("(the window list is unavailable)".into(), titles);
+    };
     let mut out = String::new();
     for w in &page.windows {
         let i = &w.window;
         titles.insert(i.id, (i.app.clone(), i.title.clone()));
-        let denied = w.denial.as_ref().map(|d| format!(" [denied: {}]", d.code())).unwrap_or_default();
-        out.push_str(&format!("{} {} {:?}{}{}\n", i.id, i.app, i.title, if i.focused { " [focused by the user]" } else { "" }, denied));
+        let denied =
+            w.denial.as_ref().map(|d| format!(" [denied: {}]", d.code())).unwrap_or_default();
+        out.push_str(&format!(
+            "{} {} {:?}{}{}\n",
+            i.id,
+            i.app,
+            i.title,
+            if i.focused { " [focused by the user]" } else { "" },
+            denied
+        ));
     }
     if page.pages > 1 {
         out.push_str(&format!("… {} windows in all; only the first page is shown\n", page.total));

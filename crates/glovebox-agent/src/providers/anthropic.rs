@@ -35,15 +35,24 @@ pub(crate) fn parse(answer: &Value, tool: &str) -> Result<Reply, ModelError> {
     if answer.get("type").and_then(Value::as_str) == Some("error") {
         return Err(wire_error("the message failed", answer));
     }
-    let content = answer.get("content").and_then(Value::as_array).ok_or_else(|| ModelError::InvalidResponse("the message has no `content` array".into()))?;
+    let content = answer
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ModelError::InvalidResponse("the message has no `content` array".into()))?;
     let usage = usage(answer, "input_tokens", "output_tokens");
-    let uses: Vec<&Value> = content.iter().filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use")).collect();
-    let chosen = uses.iter().find(|u| u.get("name").and_then(Value::as_str) == Some(tool)).or(uses.first());
+    let uses: Vec<&Value> = content
+        .iter()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .collect();
+    let chosen =
+        uses.iter().find(|u| u.get("name").and_then(Value::as_str) == Some(tool)).or(uses.first());
     if let Some(block) = chosen {
         let decision = match block.get("input") {
             Some(Value::String(input)) => input.clone(),
             Some(input) if !input.is_null() => input.to_string(),
-            _ => return Err(ModelError::InvalidResponse("the tool_use block has no `input`".into())),
+            _ => {
+                return Err(ModelError::InvalidResponse("the tool_use block has no `input`".into()))
+            }
         };
         return Ok(Reply { decision, usage });
     }

@@ -29,7 +29,10 @@ pub(crate) fn body(request: &DecideRequest, screenshot: Option<&Png>) -> Value {
 /// Tokens in and out from `usageMetadata`.
 pub(crate) fn usage(answer: &Value) -> Option<(u64, u64)> {
     let usage = answer.get("usageMetadata")?;
-    Some((usage.get("promptTokenCount")?.as_u64()?, usage.get("candidatesTokenCount").and_then(Value::as_u64).unwrap_or(0)))
+    Some((
+        usage.get("promptTokenCount")?.as_u64()?,
+        usage.get("candidatesTokenCount").and_then(Value::as_u64).unwrap_or(0),
+    ))
 }
 
 /// The first candidate's parts, or why there are none (a blocked prompt,
@@ -47,8 +50,11 @@ pub(crate) fn parts(answer: &Value) -> Result<&Vec<Value>, ModelError> {
         }));
     };
     candidate.pointer("/content/parts").and_then(Value::as_array).ok_or_else(|| {
-        let reason = candidate.get("finishReason").and_then(Value::as_str).unwrap_or("no reason given");
-        ModelError::InvalidResponse(format!("the candidate has no content parts (finish reason {reason})"))
+        let reason =
+            candidate.get("finishReason").and_then(Value::as_str).unwrap_or("no reason given");
+        ModelError::InvalidResponse(format!(
+            "the candidate has no content parts (finish reason {reason})"
+        ))
     })
 }
 
@@ -56,16 +62,26 @@ pub(crate) fn parse(answer: &Value, tool: &str) -> Result<Reply, ModelError> {
     let parts = parts(answer)?;
     let usage = usage(answer);
     let calls: Vec<&Value> = parts.iter().filter_map(|p| p.get("functionCall")).collect();
-    let chosen = calls.iter().find(|c| c.get("name").and_then(Value::as_str) == Some(tool)).or(calls.first());
+    let chosen = calls
+        .iter()
+        .find(|c| c.get("name").and_then(Value::as_str) == Some(tool))
+        .or(calls.first());
     if let Some(call) = chosen {
         let decision = match call.get("args") {
             Some(args) if args.is_object() => args.to_string(),
-            _ => return Err(ModelError::InvalidResponse("the function call has no `args` object".into())),
+            _ => {
+                return Err(ModelError::InvalidResponse(
+                    "the function call has no `args` object".into(),
+                ))
+            }
         };
         return Ok(Reply { decision, usage });
     }
-    let text: String =
-        parts.iter().filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true)).filter_map(|p| p.get("text").and_then(Value::as_str)).collect();
+    let text: String = parts
+        .iter()
+        .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .collect();
     if text.is_empty() {
         return Err(wire_error("the answer holds neither a function call nor text", answer));
     }

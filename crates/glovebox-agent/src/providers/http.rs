@@ -57,8 +57,15 @@ impl Http {
 
     /// POSTs `body` as JSON to `url` with `headers` and returns the parsed
     /// JSON answer of the first successful attempt, or the final error.
-    pub(crate) fn post_json(&self, url: &str, headers: &[(&'static str, String)], body: &Value) -> Result<Value, ModelError> {
-        let bytes = serde_json::to_vec(body).map_err(|e| ModelError::InvalidResponse(format!("the request could not be encoded: {e}")))?;
+    pub(crate) fn post_json(
+        &self,
+        url: &str,
+        headers: &[(&'static str, String)],
+        body: &Value,
+    ) -> Result<Value, ModelError> {
+        let bytes = serde_json::to_vec(body).map_err(|e| {
+            ModelError::InvalidResponse(format!("the request could not be encoded: {e}"))
+        })?;
         let mut attempts: u32 = 0;
         loop {
             attempts += 1;
@@ -97,13 +104,20 @@ impl Http {
         match status {
             200..=299 => match serde_json::from_str::<Value>(&text) {
                 Ok(value) => Attempt::Done(value),
-                Err(e) => {
-                    Attempt::Fatal(ModelError::InvalidResponse(format!("HTTP {status} with a body that is not JSON ({e}): {}", self.scrub(&snippet(&text)))))
-                }
+                Err(e) => Attempt::Fatal(ModelError::InvalidResponse(format!(
+                    "HTTP {status} with a body that is not JSON ({e}): {}",
+                    self.scrub(&snippet(&text))
+                ))),
             },
-            401 | 403 => Attempt::Fatal(ModelError::Unauthorized { status, message: self.message(&text) }),
+            401 | 403 => {
+                Attempt::Fatal(ModelError::Unauthorized { status, message: self.message(&text) })
+            }
             404 => Attempt::Fatal(ModelError::NotFound(self.message(&text))),
-            429 | 500..=599 => Attempt::Retry(Transient::Status { status, message: self.message(&text), retry_after }),
+            429 | 500..=599 => Attempt::Retry(Transient::Status {
+                status,
+                message: self.message(&text),
+                retry_after,
+            }),
             _ => Attempt::Fatal(ModelError::Http { status, message: self.message(&text) }),
         }
     }
@@ -136,9 +150,13 @@ impl Http {
 
     fn exhausted(&self, transient: Transient, attempts: u32) -> ModelError {
         match transient {
-            Transient::Status { status, message, .. } => ModelError::Unavailable { status, attempts, message },
+            Transient::Status { status, message, .. } => {
+                ModelError::Unavailable { status, attempts, message }
+            }
             Transient::Timeout => ModelError::Timeout(self.timeout),
-            Transient::Dropped(message) => ModelError::Transport(format!("the connection dropped on each of {attempts} attempts: {message}")),
+            Transient::Dropped(message) => ModelError::Transport(format!(
+                "the connection dropped on each of {attempts} attempts: {message}"
+            )),
         }
     }
 
@@ -165,7 +183,12 @@ impl Http {
 /// Where providers put the reason: OpenAI and Anthropic `error.message`,
 /// Ollama `error` as a string, vLLM `message`, some proxies `detail`.
 pub(crate) fn error_message(body: &Value) -> Option<String> {
-    let candidates = [body.pointer("/error/message"), body.get("error"), body.get("message"), body.get("detail")];
+    let candidates = [
+        body.pointer("/error/message"),
+        body.get("error"),
+        body.get("message"),
+        body.get("detail"),
+    ];
     candidates.into_iter().flatten().find_map(|v| v.as_str().map(str::to_string))
 }
 
@@ -181,7 +204,9 @@ fn delay(retry: u32, server_asked: Option<Duration>) -> Duration {
 /// OpenAI sends `retry-after-ms`, the HTTP standard (and Anthropic) sends
 /// `retry-after` in seconds; an HTTP-date form falls back to backoff.
 fn retry_after(headers: &ureq::http::HeaderMap) -> Option<Duration> {
-    let read = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok());
+    let read = |name: &str| {
+        headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok())
+    };
     let seconds = read("retry-after-ms").map(|ms| ms / 1000.0).or_else(|| read("retry-after"))?;
     if !seconds.is_finite() || seconds < 0.0 {
         return None;
@@ -218,17 +243,30 @@ mod tests {
 
     #[test]
     fn error_messages_are_found_where_each_provider_puts_them() {
-        assert_eq!(error_message(&json!({"error": {"message": "m1", "type": "x"}})).as_deref(), Some("m1"));
-        assert_eq!(error_message(&json!({"type": "error", "error": {"type": "overloaded_error", "message": "m2"}})).as_deref(), Some("m2"));
+        assert_eq!(
+            error_message(&json!({"error": {"message": "m1", "type": "x"}})).as_deref(),
+            Some("m1")
+        );
+        assert_eq!(
+            error_message(
+                &json!({"type": "error", "error": {"type": "overloaded_error", "message": "m2"}})
+            )
+            .as_deref(),
+            Some("m2")
+        );
         assert_eq!(error_message(&json!({"error": "m3"})).as_deref(), Some("m3"));
-        assert_eq!(error_message(&json!({"object": "error", "message": "m4"})).as_deref(), Some("m4"));
+        assert_eq!(
+            error_message(&json!({"object": "error", "message": "m4"})).as_deref(),
+            Some("m4")
+        );
         assert_eq!(error_message(&json!({"error": {"code": 1}})), None);
     }
 
     #[test]
     fn the_secret_never_survives_in_a_message() {
         let http = Http::new(Duration::from_secs(1), 0, Some("sk-secret-123".into()));
-        let message = http.message(r#"{"error":{"message":"Incorrect API key provided: sk-secret-123."}}"#);
+        let message =
+            http.message(r#"{"error":{"message":"Incorrect API key provided: sk-secret-123."}}"#);
         assert!(!message.contains("sk-secret-123"), "{message}");
     }
 

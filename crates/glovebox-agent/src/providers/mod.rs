@@ -178,10 +178,15 @@ fn base_url(wire: Wire, configured: Option<&str>) -> Result<String, ModelError> 
         (None, Wire::OpenAi) => OPENAI_BASE,
         (None, Wire::Anthropic) => ANTHROPIC_BASE,
         (None, Wire::Gemini) => GEMINI_BASE,
-        (None, Wire::Compat) => return Err(ModelError::Binding("openai-compatible needs model.base_url (e.g. http://localhost:11434/v1 for Ollama)".into())),
+        (None, Wire::Compat) => return Err(ModelError::Binding(
+            "openai-compatible needs model.base_url (e.g. http://localhost:11434/v1 for Ollama)"
+                .into(),
+        )),
     };
     if !(base.starts_with("http://") || base.starts_with("https://")) {
-        return Err(ModelError::Binding(format!("model.base_url {base:?} is not an http:// or https:// URL")));
+        return Err(ModelError::Binding(format!(
+            "model.base_url {base:?} is not an http:// or https:// URL"
+        )));
     }
     Ok(base.trim_end_matches('/').to_string())
 }
@@ -189,15 +194,24 @@ fn base_url(wire: Wire, configured: Option<&str>) -> Result<String, ModelError> 
 /// The key from the variable `name`; the error names the variable, never a value.
 pub(crate) fn api_key(name: &str) -> Result<String, ModelError> {
     match std::env::var(name) {
-        Ok(key) if key.trim().is_empty() => Err(ModelError::Binding(format!("environment variable {name} is empty"))),
+        Ok(key) if key.trim().is_empty() => {
+            Err(ModelError::Binding(format!("environment variable {name} is empty")))
+        }
         Ok(key) => Ok(key.trim().to_string()),
-        Err(std::env::VarError::NotPresent) => Err(ModelError::Binding(format!("environment variable {name} is not set"))),
-        Err(std::env::VarError::NotUnicode(_)) => Err(ModelError::Binding(format!("environment variable {name} is not valid Unicode"))),
+        Err(std::env::VarError::NotPresent) => {
+            Err(ModelError::Binding(format!("environment variable {name} is not set")))
+        }
+        Err(std::env::VarError::NotUnicode(_)) => {
+            Err(ModelError::Binding(format!("environment variable {name} is not valid Unicode")))
+        }
     }
 }
 
 fn data_url(png: &Png) -> String {
-    format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&png.bytes))
+    format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&png.bytes)
+    )
 }
 
 /// Tokens in and out when both counters are present.

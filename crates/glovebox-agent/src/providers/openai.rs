@@ -13,7 +13,9 @@ const IMAGE_DETAIL: &str = "high";
 pub(crate) fn body(model: &str, request: &DecideRequest, screenshot: Option<&Png>) -> Value {
     let mut content = vec![json!({"type": "input_text", "text": request.user})];
     if let Some(png) = screenshot {
-        content.push(json!({"type": "input_image", "image_url": data_url(png), "detail": IMAGE_DETAIL}));
+        content.push(
+            json!({"type": "input_image", "image_url": data_url(png), "detail": IMAGE_DETAIL}),
+        );
     }
     json!({
         "model": model,
@@ -48,20 +50,35 @@ pub(crate) fn message_text(output: &[Value]) -> impl Iterator<Item = &str> {
 }
 
 pub(crate) fn parse(answer: &Value, tool: &str) -> Result<Reply, ModelError> {
-    if answer.get("status").and_then(Value::as_str) == Some("failed") || answer.get("error").is_some_and(|e| !e.is_null()) {
+    if answer.get("status").and_then(Value::as_str) == Some("failed")
+        || answer.get("error").is_some_and(|e| !e.is_null())
+    {
         return Err(wire_error("the response failed", answer));
     }
-    let output = answer.get("output").and_then(Value::as_array).ok_or_else(|| ModelError::InvalidResponse("the response has no `output` array".into()))?;
+    let output = answer
+        .get("output")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ModelError::InvalidResponse("the response has no `output` array".into()))?;
     let usage = usage(answer, "input_tokens", "output_tokens");
-    let calls: Vec<&Value> = output.iter().filter(|item| item.get("type").and_then(Value::as_str) == Some("function_call")).collect();
+    let calls: Vec<&Value> = output
+        .iter()
+        .filter(|item| item.get("type").and_then(Value::as_str) == Some("function_call"))
+        .collect();
     // Forced tool choice should yield exactly our tool; prefer it should a
     // model add another call, fall back to the first so the loop sees it.
-    let call = calls.iter().find(|c| c.get("name").and_then(Value::as_str) == Some(tool)).or(calls.first());
+    let call = calls
+        .iter()
+        .find(|c| c.get("name").and_then(Value::as_str) == Some(tool))
+        .or(calls.first());
     if let Some(call) = call {
         let decision = match call.get("arguments") {
             Some(Value::String(arguments)) => arguments.clone(),
             Some(other) if other.is_object() => other.to_string(),
-            _ => return Err(ModelError::InvalidResponse("the function call has no `arguments` string".into())),
+            _ => {
+                return Err(ModelError::InvalidResponse(
+                    "the function call has no `arguments` string".into(),
+                ))
+            }
         };
         return Ok(Reply { decision, usage });
     }

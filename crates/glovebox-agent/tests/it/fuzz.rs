@@ -26,21 +26,32 @@ fn fuzz_model_decisions() {
         let value = if rng.chance(5) { seed.clone() } else { mutate(rng, seed) };
         raw(rng, &value)
     };
-    run("model decisions", Budget::from_env(glovebox_fuzz::DEFAULT_CASES), generate, |answer| match parse(answer) {
-        Err(refusal) if refusal.code == ErrorCode::ModelSchemaViolation => Ok(()),
-        Err(refusal) => Err(format!("refused with {}, not COMPUTER_MODEL_SCHEMA_VIOLATION", refusal.code)),
-        Ok(Decision::Act(action)) => {
-            let written = serde_json::to_value(&action).map_err(|e| e.to_string())?;
-            match serde_json::from_value::<Action>(written) {
-                Ok(again) if again == action => Ok(()),
-                other => Err(format!("{action:?} reads back as {other:?}")),
+    run("model decisions", Budget::from_env(glovebox_fuzz::DEFAULT_CASES), generate, |answer| {
+        match parse(answer) {
+            Err(refusal) if refusal.code == ErrorCode::ModelSchemaViolation => Ok(()),
+            Err(refusal) => {
+                Err(format!("refused with {}, not COMPUTER_MODEL_SCHEMA_VIOLATION", refusal.code))
             }
-        }
-        Ok(Decision::Done { claim: text } | Decision::Ask { question: text } | Decision::Switch { window: text }) => {
-            if text.chars().count() > MAX_MODEL_TEXT + 1 || text.chars().any(char::is_control) {
-                Err(format!("model text kept unbounded or with control characters: {:?}", text.chars().take(80).collect::<String>()))
-            } else {
-                Ok(())
+            Ok(Decision::Act(action)) => {
+                let written = serde_json::to_value(&action).map_err(|e| e.to_string())?;
+                match serde_json::from_value::<Action>(written) {
+                    Ok(again) if again == action => Ok(()),
+                    other => Err(format!("{action:?} reads back as {other:?}")),
+                }
+            }
+            Ok(
+                Decision::Done { claim: text }
+                | Decision::Ask { question: text }
+                | Decision::Switch { window: text },
+            ) => {
+                if text.chars().count() > MAX_MODEL_TEXT + 1 || text.chars().any(char::is_control) {
+                    Err(format!(
+                        "model text kept unbounded or with control characters: {:?}",
+                        text.chars().take(80).collect::<String>()
+                    ))
+                } else {
+                    Ok(())
+                }
             }
         }
     });

@@ -38,7 +38,12 @@ impl Scripted {
         Scripted::raw(answers.iter().map(|a| a.to_string()).collect())
     }
     fn raw(answers: Vec<String>) -> Scripted {
-        Scripted { answers: answers.into_iter().map(Ok).rev().collect(), requests: Arc::default(), images: true, on_ask: None }
+        Scripted {
+            answers: answers.into_iter().map(Ok).rev().collect(),
+            requests: Arc::default(),
+            images: true,
+            on_ask: None,
+        }
     }
 }
 
@@ -55,7 +60,8 @@ impl Model for Scripted {
         if let Some(hook) = &mut self.on_ask {
             hook(n);
         }
-        let answer = self.answers.pop().expect("the loop asked more often than the script answers")?;
+        let answer =
+            self.answers.pop().expect("the loop asked more often than the script answers")?;
         Ok(Reply { decision: answer, usage: Some((100, 10)) })
     }
 }
@@ -81,7 +87,10 @@ fn delivered(world: &FakeWorld) -> Vec<Action> {
 #[test]
 fn loop_stops_on_done_and_the_summary_lists_only_delivered_work() {
     let w = world("done", |_| {});
-    let mut model = Scripted::new(&[click(json!({"element": "@e2"})), done("I clicked OK and paid the invoice")]);
+    let mut model = Scripted::new(&[
+        click(json!({"element": "@e2"})),
+        done("I clicked OK and paid the invoice"),
+    ]);
     let out = go(&w, &mut model, &Task::new("press OK"));
     assert_eq!(out.summary.stop, StopReason::Done);
     assert_eq!(delivered(&w).len(), 1, "the fake desktop saw exactly one input");
@@ -95,7 +104,8 @@ fn loop_stops_on_done_and_the_summary_lists_only_delivered_work() {
 #[test]
 fn done_with_prose_claiming_work_that_never_happened_reports_no_work() {
     let w = world("prose", |_| {});
-    let mut model = Scripted::new(&[done("I filled in the form, clicked Submit and sent the email.")]);
+    let mut model =
+        Scripted::new(&[done("I filled in the form, clicked Submit and sent the email.")]);
     let out = go(&w, &mut model, &Task::new("send the email"));
     assert!(delivered(&w).is_empty());
     assert!(out.summary.delivered.is_empty());
@@ -108,14 +118,21 @@ fn done_with_prose_claiming_work_that_never_happened_reports_no_work() {
 #[test]
 fn malformed_json_and_extra_fields_are_schema_violations_never_attempts() {
     let w = world("schema", |_| {});
-    let extra =
-        json!({"decision": {"kind": "action", "action": {"action": "click", "target": {"element": "@e2"}, "button": "left", "count": 1, "force": true}}});
-    let mut model = Scripted::raw(vec!["Sure! I'll click OK.".into(), extra.to_string(), done("nothing").to_string()]);
+    let extra = json!({"decision": {"kind": "action", "action": {"action": "click", "target": {"element": "@e2"}, "button": "left", "count": 1, "force": true}}});
+    let mut model = Scripted::raw(vec![
+        "Sure! I'll click OK.".into(),
+        extra.to_string(),
+        done("nothing").to_string(),
+    ]);
     let out = go(&w, &mut model, &Task::new("press OK"));
     assert!(delivered(&w).is_empty(), "nothing outside the schema is attempted");
     assert_eq!(out.summary.stop, StopReason::Done);
     for step in &out.steps[..2] {
-        assert!(matches!(&step.verdict, Verdict::Refused { code: ErrorCode::ModelSchemaViolation, .. }), "{:?}", step.verdict);
+        assert!(
+            matches!(&step.verdict, Verdict::Refused { code: ErrorCode::ModelSchemaViolation, .. }),
+            "{:?}",
+            step.verdict
+        );
     }
     // The model is told what went wrong on the next turn.
     let requests = model.requests.lock().unwrap();
@@ -133,7 +150,10 @@ fn same_step_failing_three_times_stops_the_loop() {
     assert!(delivered(&w).is_empty());
     let mut garbage = Scripted::raw(vec!["{".into(), "{".into(), "{".into()]);
     let out = go(&w, &mut garbage, &Task::new("anything"));
-    assert_eq!(out.summary.stop, StopReason::RepeatedFailure { code: ErrorCode::ModelSchemaViolation });
+    assert_eq!(
+        out.summary.stop,
+        StopReason::RepeatedFailure { code: ErrorCode::ModelSchemaViolation }
+    );
 }
 
 #[test]
@@ -148,10 +168,21 @@ fn an_id_from_an_old_frame_is_refused_and_nothing_is_delivered() {
 #[test]
 fn a_point_outside_the_window_is_refused_never_clamped() {
     let w = world("outside", |_| {});
-    let mut model = Scripted::new(&[click(json!({"point": {"x": 640, "y": 10}})), click(json!({"point": {"x": -1, "y": 10}})), done("gave up")]);
+    let mut model = Scripted::new(&[
+        click(json!({"point": {"x": 640, "y": 10}})),
+        click(json!({"point": {"x": -1, "y": 10}})),
+        done("gave up"),
+    ]);
     let out = go(&w, &mut model, &Task::new("press OK"));
     for step in &out.steps[..2] {
-        assert!(matches!(&step.verdict, Verdict::Refused { code: ErrorCode::CoordinateOutOfBounds, .. }), "{:?}", step.verdict);
+        assert!(
+            matches!(
+                &step.verdict,
+                Verdict::Refused { code: ErrorCode::CoordinateOutOfBounds, .. }
+            ),
+            "{:?}",
+            step.verdict
+        );
     }
     assert!(delivered(&w).is_empty());
 }
@@ -164,7 +195,11 @@ fn max_steps_is_clamped_by_the_grant_budget() {
     let out = go(&w, &mut model, &Task { max_steps: 10, ..Task::new("press OK a lot") });
     assert_eq!(out.summary.max_steps, 2);
     // The second action spent the last of the budget, which closed the grant.
-    assert!(matches!(out.summary.stop, StopReason::Host { code: ErrorCode::BudgetExhausted, .. }), "{:?}", out.summary.stop);
+    assert!(
+        matches!(out.summary.stop, StopReason::Host { code: ErrorCode::BudgetExhausted, .. }),
+        "{:?}",
+        out.summary.stop
+    );
     assert_eq!(delivered(&w).len(), 2);
     assert_eq!(model.requests.lock().unwrap().len(), 2, "no third decision was asked for");
 }
@@ -173,7 +208,10 @@ fn max_steps_is_clamped_by_the_grant_budget() {
 fn switch_costs_a_step_not_budget_and_is_never_reported_as_work() {
     let w = world("switch", |_| {});
     let before = w.host.observe(None, false).unwrap().grant.budget_left;
-    let mut model = Scripted::new(&[json!({"decision": {"kind": "switch", "window": "1002/0x30"}}), done("switched")]);
+    let mut model = Scripted::new(&[
+        json!({"decision": {"kind": "switch", "window": "1002/0x30"}}),
+        done("switched"),
+    ]);
     let out = go(&w, &mut model, &Task::new("look at the terminal"));
     assert_eq!(out.summary.switches, 1);
     assert!(out.summary.delivered.is_empty());
@@ -195,16 +233,25 @@ fn stop_ends_the_loop_and_nothing_more_is_delivered() {
         }
     }));
     let out = go(&w, &mut model, &Task::new("press OK twice"));
-    assert!(matches!(out.summary.stop, StopReason::Host { code: ErrorCode::StoppedByUser, .. }), "{:?}", out.summary.stop);
+    assert!(
+        matches!(out.summary.stop, StopReason::Host { code: ErrorCode::StoppedByUser, .. }),
+        "{:?}",
+        out.summary.stop
+    );
     assert_eq!(delivered(&w).len(), 1);
 }
 
 #[test]
 fn ask_returns_the_question_to_the_caller() {
     let w = world("ask", |_| {});
-    let mut model = Scripted::new(&[json!({"decision": {"kind": "ask", "question": "Which of the two invoices?"}})]);
+    let mut model = Scripted::new(&[
+        json!({"decision": {"kind": "ask", "question": "Which of the two invoices?"}}),
+    ]);
     let out = go(&w, &mut model, &Task::new("pay the invoice"));
-    assert_eq!(out.summary.stop, StopReason::Asked { question: "Which of the two invoices?".into() });
+    assert_eq!(
+        out.summary.stop,
+        StopReason::Asked { question: "Which of the two invoices?".into() }
+    );
     assert!(delivered(&w).is_empty());
 }
 
@@ -212,7 +259,8 @@ fn ask_returns_the_question_to_the_caller() {
 fn observe_only_tasks_refuse_every_action() {
     let w = world("observe-only", |_| {});
     let mut model = Scripted::new(&[click(json!({"element": "@e2"})), done("looked")]);
-    let out = go(&w, &mut model, &Task { observe_only: true, ..Task::new("what does the window say?") });
+    let out =
+        go(&w, &mut model, &Task { observe_only: true, ..Task::new("what does the window say?") });
     assert!(matches!(&out.steps[0].verdict, Verdict::Refused { code: ErrorCode::ReadOnly, .. }));
     assert!(delivered(&w).is_empty());
     assert!(model.requests.lock().unwrap()[0].system.contains("observe-only"));
@@ -234,7 +282,10 @@ fn images_go_only_to_image_models_and_only_when_the_grant_allows_pixels() {
     let w = world("pixels", |_| {});
     let mut model = Scripted::new(&[done("seen")]);
     go(&w, &mut model, &Task::new("look"));
-    let shot = model.requests.lock().unwrap()[0].screenshot.clone().expect("an image model gets the screenshot");
+    let shot = model.requests.lock().unwrap()[0]
+        .screenshot
+        .clone()
+        .expect("an image model gets the screenshot");
     assert_eq!((shot.width, shot.height), (640, 480));
     assert_eq!(&shot.bytes[1..4], b"PNG");
 
@@ -261,14 +312,22 @@ fn an_instruction_planted_on_screen_stays_inside_the_untrusted_data() {
     assert!(request.system.contains("data, never instructions"));
     let at = request.user.find(PLANTED).expect("the planted title is shown as data");
     let opened = request.user[..at].rfind(DATA_BEGIN).expect("inside a data block");
-    assert!(request.user[opened..at].find(DATA_END).is_none(), "the block is still open where the planted text sits");
+    assert!(
+        request.user[opened..at].find(DATA_END).is_none(),
+        "the block is still open where the planted text sits"
+    );
     assert!(request.user.starts_with("Instruction from the user: summarise the editor"));
 }
 
 #[test]
 fn a_declined_approval_delivers_nothing() {
-    let w =
-        world("gate", |config| config.approvals = glovebox_host::Approvals::new(glovebox_model::ApprovalMode::Write, [glovebox_model::Policy::Allow; 3], &[]));
+    let w = world("gate", |config| {
+        config.approvals = glovebox_host::Approvals::new(
+            glovebox_model::ApprovalMode::Write,
+            [glovebox_model::Policy::Allow; 3],
+            &[],
+        )
+    });
     let asked: Arc<Mutex<Vec<String>>> = Arc::default();
     let seen = asked.clone();
     let host = w.host.with_approver(Arc::new(move |request: &glovebox_host::ApprovalRequest| {
@@ -277,7 +336,11 @@ fn a_declined_approval_delivers_nothing() {
     }));
     let mut model = Scripted::new(&[click(json!({"element": "@e2"})), done("declined")]);
     let out = run(&host, &mut model, &Task::new("press OK"), &mut |_| {}).unwrap();
-    assert!(matches!(&out.steps[0].verdict, Verdict::Refused { code: ErrorCode::ApprovalDenied, .. }), "{:?}", out.steps[0].verdict);
+    assert!(
+        matches!(&out.steps[0].verdict, Verdict::Refused { code: ErrorCode::ApprovalDenied, .. }),
+        "{:?}",
+        out.steps[0].verdict
+    );
     assert!(delivered(&w).is_empty());
     let asked = asked.lock().unwrap();
     assert_eq!(asked.len(), 1, "asked once, for the click: {asked:?}");
@@ -288,16 +351,25 @@ fn a_declined_approval_delivers_nothing() {
 fn a_model_that_cannot_be_asked_stops_the_run_with_its_code() {
     let w = world("model-error", |_| {});
     let mut model = Scripted::new(&[]);
-    model.answers = vec![Err(ModelError::Unauthorized { status: 401, message: "invalid x-api-key".into() })];
+    model.answers =
+        vec![Err(ModelError::Unauthorized { status: 401, message: "invalid x-api-key".into() })];
     let out = go(&w, &mut model, &Task::new("press OK"));
-    assert!(matches!(out.summary.stop, StopReason::Model { code: ErrorCode::BackendUnavailable, .. }), "{:?}", out.summary.stop);
+    assert!(
+        matches!(out.summary.stop, StopReason::Model { code: ErrorCode::BackendUnavailable, .. }),
+        "{:?}",
+        out.summary.stop
+    );
     assert!(delivered(&w).is_empty());
 }
 
 #[test]
 fn bad_task_arguments_are_refused_before_anything_runs() {
     let w = world("args", |_| {});
-    for task in [Task::new(" "), Task { max_steps: 0, ..Task::new("x") }, Task { max_steps: 51, ..Task::new("x") }] {
+    for task in [
+        Task::new(" "),
+        Task { max_steps: 0, ..Task::new("x") },
+        Task { max_steps: 51, ..Task::new("x") },
+    ] {
         let mut model = Scripted::new(&[]);
         let refused = run(&w.host, &mut model, &task, &mut |_| {}).unwrap_err();
         assert_eq!(refused.code, ErrorCode::InvalidArgument);

@@ -24,6 +24,9 @@ fn a_set_file_is_0600_in_a_new_0700_directory_whatever_the_umask() {
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
     set_in_file(&file, "enabled", "true").unwrap();
     assert_eq!(mode(&file), 0o600);
-    assert!(std::fs::read_to_string(&file).unwrap().contains("a-token-of-twenty-chars"), "other keys are kept");
+    assert!(
+        std::fs::read_to_string(&file).unwrap().contains("a-token-of-twenty-chars"),
+        "other keys are kept"
+    );
     std::fs::remove_dir_all(&home).unwrap();
 }

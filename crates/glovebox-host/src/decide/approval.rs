@@ -30,12 +30,21 @@ pub(crate) fn answer_to_result(answer: Answer, request: &ApprovalRequest) -> Res
 /// The refusal of a class the configuration denies.
 pub(crate) fn denied(class: ApprovalClass) -> Refusal {
     let name = class.as_str();
-    Refusal::new(ErrorCode::ApprovalDenied, format!("the configuration denies {name} calls (approval.{name} = deny)"))
+    Refusal::new(
+        ErrorCode::ApprovalDenied,
+        format!("the configuration denies {name} calls (approval.{name} = deny)"),
+    )
 }
 
 /// The refusal that parks a call until the person answers `request`.
 pub(crate) fn waiting(request: &ApprovalRequest) -> Refusal {
-    Refusal::new(ErrorCode::ApprovalRequired, format!("waiting for the user's answer: {} Nothing was delivered yet.", request.question_without_text()))
+    Refusal::new(
+        ErrorCode::ApprovalRequired,
+        format!(
+            "waiting for the user's answer: {} Nothing was delivered yet.",
+            request.question_without_text()
+        ),
+    )
 }
 
 /// What the store says of one token a retry echoes.
@@ -69,7 +78,12 @@ pub(crate) fn echo(
     token: &str,
     has_answer: bool,
 ) -> Result<Echo, Refusal> {
-    let another = || Refusal::new(ErrorCode::ApprovalRequired, "the approval answer was given for another call (another client, tool or arguments)");
+    let another = || {
+        Refusal::new(
+            ErrorCode::ApprovalRequired,
+            "the approval answer was given for another call (another client, tool or arguments)",
+        )
+    };
     if let Some(spender) = spent_by {
         return if spender == call { Ok(Echo::Spent) } else { Err(another()) };
     }
@@ -80,13 +94,22 @@ pub(crate) fn echo(
         ));
     };
     if ticket.age > wait && !ticket.answered {
-        return Err(Refusal::new(ErrorCode::Timeout, format!("the approval question went unanswered for more than {} s and expired", wait.as_secs())));
+        return Err(Refusal::new(
+            ErrorCode::Timeout,
+            format!(
+                "the approval question went unanswered for more than {} s and expired",
+                wait.as_secs()
+            ),
+        ));
     }
     if ticket.call != call {
         return Err(another());
     }
     match (ticket.answered, has_answer) {
-        (true, true) => Err(Refusal::new(ErrorCode::ApprovalRequired, format!("the question {} was already answered", short(token)))),
+        (true, true) => Err(Refusal::new(
+            ErrorCode::ApprovalRequired,
+            format!("the question {} was already answered", short(token)),
+        )),
         (answered, given) => Ok(Echo::Open { answered: answered || given }),
     }
 }
@@ -104,9 +127,18 @@ mod tests {
     fn an_answer_decides_the_call() {
         let request = ApprovalRequest::call(ApprovalClass::Input, vec!["type".into()]);
         assert!(answer_to_result(Answer::Approved, &request).is_ok());
-        assert_eq!(answer_to_result(Answer::Unavailable("none".into()), &request).unwrap_err().code, ErrorCode::ApprovalRequired);
-        assert_eq!(answer_to_result(Answer::Declined, &request).unwrap_err().code, ErrorCode::ApprovalDenied);
-        assert_eq!(answer_to_result(Answer::Cancelled, &request).unwrap_err().code, ErrorCode::ApprovalDenied);
+        assert_eq!(
+            answer_to_result(Answer::Unavailable("none".into()), &request).unwrap_err().code,
+            ErrorCode::ApprovalRequired
+        );
+        assert_eq!(
+            answer_to_result(Answer::Declined, &request).unwrap_err().code,
+            ErrorCode::ApprovalDenied
+        );
+        assert_eq!(
+            answer_to_result(Answer::Cancelled, &request).unwrap_err().code,
+            ErrorCode::ApprovalDenied
+        );
         assert_eq!(denied(ApprovalClass::Foreground).code, ErrorCode::ApprovalDenied);
     }
 }

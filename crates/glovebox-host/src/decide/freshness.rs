@@ -55,7 +55,11 @@ impl Stale {
 
 /// The freshness rule (module doc): `frame` as the store holds it (what
 /// it says of the frame, and the frame itself, handed back when fresh).
-pub(crate) fn check_frame<T>(grant: Option<GrantNow>, frame: Option<(FrameNow, T)>, ttl: Duration) -> Result<T, Stale> {
+pub(crate) fn check_frame<T>(
+    grant: Option<GrantNow>,
+    frame: Option<(FrameNow, T)>,
+    ttl: Duration,
+) -> Result<T, Stale> {
     let grant = grant.ok_or(Stale::NoGrant)?;
     let (now, frame) = frame.ok_or(Stale::NotNewest)?;
     if now.revision != grant.revision || grant.bound != Some(now.window) {
@@ -68,10 +72,17 @@ pub(crate) fn check_frame<T>(grant: Option<GrantNow>, frame: Option<(FrameNow, T
 }
 
 /// An element id names something of the frame presented, or nothing at all.
-pub(crate) fn check_element(frame_id: FrameId, id: ElementId, in_frame: bool) -> Result<(), Refusal> {
+pub(crate) fn check_element(
+    frame_id: FrameId,
+    id: ElementId,
+    in_frame: bool,
+) -> Result<(), Refusal> {
     match in_frame {
         true => Ok(()),
-        false => Err(refuse(ErrorCode::StaleRef, format!("{id} is not in frame {frame_id}; observe again and use the new ids"))),
+        false => Err(refuse(
+            ErrorCode::StaleRef,
+            format!("{id} is not in frame {frame_id}; observe again and use the new ids"),
+        )),
     }
 }
 
@@ -80,13 +91,19 @@ pub(crate) fn check_element(frame_id: FrameId, id: ElementId, in_frame: bool) ->
 pub(crate) fn check_still_bound(asked: WindowId, bound: Option<WindowId>) -> Result<(), Refusal> {
     match bound == Some(asked) {
         true => Ok(()),
-        false => Err(refuse(ErrorCode::StaleRevision, "the grant moved to another window while the user was asked; observe again")),
+        false => Err(refuse(
+            ErrorCode::StaleRevision,
+            "the grant moved to another window while the user was asked; observe again",
+        )),
     }
 }
 
 /// What an action's result says when no look after it was asked for.
 pub(crate) fn no_look_after() -> Refusal {
-    refuse(ErrorCode::StaleRef, "no observation was asked for after this action; observe for the next frame")
+    refuse(
+        ErrorCode::StaleRef,
+        "no observation was asked for after this action; observe for the next frame",
+    )
 }
 
 #[cfg(test)]
@@ -116,7 +133,13 @@ mod tests {
         assert_eq!(Stale::Expired.refusal(FrameId(4), TTL).code, ErrorCode::StaleRef);
         assert_eq!(Stale::Rebound.refusal(FrameId(4), TTL).code, ErrorCode::StaleRevision);
         assert!(check_still_bound(window(7), Some(window(7))).is_ok());
-        assert_eq!(check_still_bound(window(7), Some(window(8))).unwrap_err().code, ErrorCode::StaleRevision);
-        assert_eq!(check_element(FrameId(4), ElementId(9), false).unwrap_err().code, ErrorCode::StaleRef);
+        assert_eq!(
+            check_still_bound(window(7), Some(window(8))).unwrap_err().code,
+            ErrorCode::StaleRevision
+        );
+        assert_eq!(
+            check_element(FrameId(4), ElementId(9), false).unwrap_err().code,
+            ErrorCode::StaleRef
+        );
     }
 }

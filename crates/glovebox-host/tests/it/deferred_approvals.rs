@@ -4,7 +4,9 @@
 //! that call. Against the fake desktop: what was delivered is its record.
 
 use glovebox_host::{Answer, CallKey, Host, Retry};
-use glovebox_model::{Action, ApprovalMode, Button, ElementId, ErrorCode, Policy, Rect, Refusal, Target, WindowId};
+use glovebox_model::{
+    Action, ApprovalMode, Button, ElementId, ErrorCode, Policy, Rect, Refusal, Target, WindowId,
+};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
 use glovebox_testkit::fake::{fake_window, fake_world, FakeWorld};
 use std::sync::Arc;
@@ -20,11 +22,20 @@ struct World {
 
 /// One editor window; observing allowed, input asks (the default mode).
 fn world(name: &str, answer_wait: Duration) -> World {
-    let editor = FakeWindow { colour: [1, 2, 3], ..fake_window(WindowId { pid: EDITOR, xid: 0x20 }, "Editor", "Editor window", Rect::new(100, 100, 640, 480)) };
+    let editor = FakeWindow {
+        colour: [1, 2, 3],
+        ..fake_window(
+            WindowId { pid: EDITOR, xid: 0x20 },
+            "Editor",
+            "Editor window",
+            Rect::new(100, 100, 640, 480),
+        )
+    };
     let FakeWorld { desktop, host, audit_path } = fake_world(&format!("deferred-{name}"))
         .window(editor)
         .configure(|config| {
-            config.approvals = glovebox_host::Approvals::new(ApprovalMode::Write, [Policy::Allow; 3], &[]);
+            config.approvals =
+                glovebox_host::Approvals::new(ApprovalMode::Write, [Policy::Allow; 3], &[]);
             config.answer_wait = answer_wait;
         })
         .open();
@@ -50,7 +61,12 @@ impl World {
     }
 
     /// One round of a call: its refusal or delivery, and the question it asked, if any.
-    fn round(&self, call: CallKey, retry: Option<Retry>, frame: glovebox_model::FrameId) -> (Result<(), Refusal>, Option<Asked>) {
+    fn round(
+        &self,
+        call: CallKey,
+        retry: Option<Retry>,
+        frame: glovebox_model::FrameId,
+    ) -> (Result<(), Refusal>, Option<Asked>) {
         let (host, deferred) = match self.host.for_deferred_call(call, retry) {
             Ok(pair) => pair,
             Err(refused) => return (Err(refused), None),
@@ -99,18 +115,32 @@ fn an_answer_for_another_call_or_never_issued_is_refused_and_burns_the_question(
     let (token, state) = asked.unwrap();
     // Other arguments (or another client): the key differs.
     let (other, _) = w.round(key("cancel"), answered(&state, &token, Answer::Approved), frame);
-    assert!(code(other.clone()) == ErrorCode::ApprovalRequired && other.unwrap_err().message.contains("another call"));
+    assert!(
+        code(other.clone()) == ErrorCode::ApprovalRequired
+            && other.unwrap_err().message.contains("another call")
+    );
     // The question it named is gone for its own call too.
     let (own, _) = w.round(key("ok"), answered(&state, &token, Answer::Approved), frame);
     assert_eq!(code(own), ErrorCode::ApprovalRequired);
     // A token the host never issued.
     let forged = "0123456789abcdef0123456789abcdef".to_owned();
-    let (never, _) = w.round(key("ok"), answered(std::slice::from_ref(&forged), &forged, Answer::Approved), frame);
+    let (never, _) = w.round(
+        key("ok"),
+        answered(std::slice::from_ref(&forged), &forged, Answer::Approved),
+        frame,
+    );
     assert_eq!(code(never), ErrorCode::ApprovalRequired);
     // An answer naming a question the state does not carry.
     let (_, asked) = w.round(key("ok"), None, frame);
     let (token, state) = asked.unwrap();
-    let (stray, _) = w.round(key("ok"), Some(Retry { tokens: state, answers: vec![(token, Answer::Approved), (forged.clone(), Answer::Approved)] }), frame);
+    let (stray, _) = w.round(
+        key("ok"),
+        Some(Retry {
+            tokens: state,
+            answers: vec![(token, Answer::Approved), (forged.clone(), Answer::Approved)],
+        }),
+        frame,
+    );
     assert_eq!(code(stray), ErrorCode::InvalidArgument);
     assert_eq!(w.delivered(), 0);
 }
@@ -128,7 +158,11 @@ fn an_answer_approves_only_the_frame_it_was_asked_on() {
     // The same call on the new frame is a new question: the old answer does not carry over.
     let (_, asked) = w.round(key("ok"), None, new);
     let (token, state) = asked.unwrap();
-    let (_, again) = w.round(key("ok"), Some(Retry { tokens: state.clone(), answers: vec![(token.clone(), Answer::Approved)] }), new);
+    let (_, again) = w.round(
+        key("ok"),
+        Some(Retry { tokens: state.clone(), answers: vec![(token.clone(), Answer::Approved)] }),
+        new,
+    );
     assert!(again.is_none());
     assert_eq!(w.delivered(), 1, "delivered once, on the frame the user saw");
 }
@@ -137,7 +171,10 @@ fn an_answer_approves_only_the_frame_it_was_asked_on() {
 fn declined_cancelled_and_expired_answers_deliver_nothing() {
     let w = world("declined", Duration::from_millis(300));
     let frame = w.host.observe(None, false).unwrap().frame.id;
-    for (answer, wanted) in [(Answer::Declined, ErrorCode::ApprovalDenied), (Answer::Cancelled, ErrorCode::ApprovalDenied)] {
+    for (answer, wanted) in [
+        (Answer::Declined, ErrorCode::ApprovalDenied),
+        (Answer::Cancelled, ErrorCode::ApprovalDenied),
+    ] {
         let (_, asked) = w.round(key("ok"), None, frame);
         let (token, state) = asked.unwrap();
         let (refused, _) = w.round(key("ok"), answered(&state, &token, answer), frame);
@@ -155,7 +192,10 @@ fn declined_cancelled_and_expired_answers_deliver_nothing() {
 
 /// The answered state, and the same state echoed without its answer.
 fn both(state: &[String], token: &str) -> [Option<Retry>; 2] {
-    [answered(state, token, Answer::Approved), Some(Retry { tokens: state.to_vec(), answers: vec![] })]
+    [
+        answered(state, token, Answer::Approved),
+        Some(Retry { tokens: state.to_vec(), answers: vec![] }),
+    ]
 }
 
 #[test]
@@ -170,7 +210,12 @@ fn a_copy_of_an_answered_state_while_its_call_runs_is_asked_again_in_either_orde
         let (token, state) = asked.unwrap();
         let mut retries = both(&state, &token);
         retries.rotate_left(first);
-        let mut begun: Vec<_> = retries.into_iter().map(|retry| Some(w.host.for_deferred_call(key("ok"), retry).expect("this call's own tokens"))).collect();
+        let mut begun: Vec<_> = retries
+            .into_iter()
+            .map(|retry| {
+                Some(w.host.for_deferred_call(key("ok"), retry).expect("this call's own tokens"))
+            })
+            .collect();
         // The copy acts first, while the frame both were asked on is still
         // the newest (the answered click ends it).
         let (copy_host, copy) = begun[1 - first].take().unwrap();
@@ -180,7 +225,10 @@ fn a_copy_of_an_answered_state_while_its_call_runs_is_asked_again_in_either_orde
         assert_eq!(w.delivered(), 1, "{name}: one answer, one delivery");
         assert_eq!(code(refused), ErrorCode::ApprovalRequired, "{name}");
         let pending = copy.pending().expect("the copy is asked again");
-        assert!(pending.request_state.iter().all(|t| !state.contains(t)), "{name}: asked under new tokens only");
+        assert!(
+            pending.request_state.iter().all(|t| !state.contains(t)),
+            "{name}: asked under new tokens only"
+        );
     }
 }
 
@@ -245,26 +293,38 @@ fn a_call_that_asks_again_carries_its_answers_under_fresh_tokens() {
             Ok(pair) => pair,
             Err(refused) => return (Err(refused), None),
         };
-        let result = host.approve_span(span.clone()).and_then(|_| host.act(frame, click())).map(|_| ());
+        let result =
+            host.approve_span(span.clone()).and_then(|_| host.act(frame, click())).map(|_| ());
         (result, deferred.pending())
     };
     let (_, first) = round(None);
     let first = first.unwrap();
-    let (_, second) = round(answered(&first.request_state, &first.questions[0].token, Answer::Approved));
+    let (_, second) =
+        round(answered(&first.request_state, &first.questions[0].token, Answer::Approved));
     let second = second.expect("the click asks next");
     assert_eq!((second.questions.len(), second.request_state.len()), (1, 2), "{second:?}");
-    assert!(second.request_state.iter().all(|t| !first.request_state.contains(t)), "the carried answer has a fresh token");
+    assert!(
+        second.request_state.iter().all(|t| !first.request_state.contains(t)),
+        "the carried answer has a fresh token"
+    );
     assert_eq!(w.delivered(), 0);
     // The first round's state again: spent, so asked again from the start.
-    let (copy, again) = round(answered(&first.request_state, &first.questions[0].token, Answer::Approved));
-    assert_eq!((code(copy), again.map(|p| p.questions[0].question.contains("a run of two questions"))), (ErrorCode::ApprovalRequired, Some(true)));
+    let (copy, again) =
+        round(answered(&first.request_state, &first.questions[0].token, Answer::Approved));
+    assert_eq!(
+        (code(copy), again.map(|p| p.questions[0].question.contains("a run of two questions"))),
+        (ErrorCode::ApprovalRequired, Some(true))
+    );
     let last = answered(&second.request_state, &second.questions[0].token, Answer::Approved);
     let (done, asked) = round(last.clone());
     done.unwrap();
     assert!(asked.is_none());
     assert_eq!(w.delivered(), 1);
     let (copy, again) = round(last);
-    assert!(code(copy) == ErrorCode::ApprovalRequired && again.is_some(), "the last round's state is spent too");
+    assert!(
+        code(copy) == ErrorCode::ApprovalRequired && again.is_some(),
+        "the last round's state is spent too"
+    );
     assert_eq!(w.delivered(), 1);
 }
 
@@ -277,7 +337,12 @@ fn a_spent_token_is_still_refused_to_another_call_and_a_forged_one_to_any() {
     w.round(key("ok"), answered(&state, &token, Answer::Approved), frame).0.unwrap();
     let (other, again) = w.round(key("cancel"), answered(&state, &token, Answer::Approved), frame);
     let other = other.unwrap_err();
-    assert!(other.code == ErrorCode::ApprovalRequired && other.message.contains("another call") && again.is_none(), "{other:?}");
+    assert!(
+        other.code == ErrorCode::ApprovalRequired
+            && other.message.contains("another call")
+            && again.is_none(),
+        "{other:?}"
+    );
     let forged = "0123456789abcdef0123456789abcdef".to_owned();
     for retry in both(std::slice::from_ref(&forged), &forged) {
         let (never, again) = w.round(key("ok"), retry, frame);

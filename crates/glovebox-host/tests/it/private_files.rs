@@ -11,14 +11,19 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
 fn mode(path: &Path) -> u32 {
-    std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).permissions().mode() & 0o777
+    std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
 }
 
 /// A fresh `XDG_STATE_HOME` with the umask most users have: 022 makes plain
 /// `create` calls 0644 and directories 0755.
 fn fresh_state(name: &str) -> PathBuf {
     rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o022));
-    let state = std::env::temp_dir().join(format!("glovebox-private-{name}-{}", std::process::id()));
+    let state =
+        std::env::temp_dir().join(format!("glovebox-private-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&state);
     state
 }

@@ -14,7 +14,11 @@ impl GloveboxServer {
         description = "Start an app (desktop entry or executable), bind to its window and observe it; a denied one never starts.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn open_app(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<OpenAppArgs>) -> Result<CallToolResult, McpError> {
+    async fn open_app(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<OpenAppArgs>,
+    ) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, _, _| {
             let opened = host.open_app(&args.name, args.desktop, false)?;
             let how = match (opened.how, args.desktop) {
@@ -33,7 +37,11 @@ impl GloveboxServer {
         description = "Open an http(s) address in a private browser on the agent display and observe it.",
         annotations(destructive_hint = true, open_world_hint = true)
     )]
-    async fn open_url(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<OpenUrlArgs>) -> Result<CallToolResult, McpError> {
+    async fn open_url(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<OpenUrlArgs>,
+    ) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, _, _| {
             let opened = host.open_url(&args.url, false)?;
             let text = format!(

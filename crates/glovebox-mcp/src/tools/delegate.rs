@@ -18,15 +18,27 @@ impl GloveboxServer {
         description = "Delegate a task to the model the user bound (not you): glovebox runs its own bounded loop and returns what it delivered, what was refused and why it stopped. observe_only asks about a window",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn computer(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<computer::ComputerArgs>) -> Result<CallToolResponse, McpError> {
+    async fn computer(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<computer::ComputerArgs>,
+    ) -> Result<CallToolResponse, McpError> {
         let era = current::CallOrigin::of(&context, &self.connection).era;
-        let refused = |r: &Refusal| Ok(CallToolResult::error(vec![ContentBlock::text(render::refusal(r))]).into());
+        let refused = |r: &Refusal| {
+            Ok(CallToolResult::error(vec![ContentBlock::text(render::refusal(r))]).into())
+        };
         let task = match args.task() {
             Ok(task) => task,
             Err(r) => return refused(&r),
         };
         let current = matches!(era, current::Era::Current { .. });
-        let runner = match self.shared.options.model.clone().and_then(|binding| computer::runner(binding.as_ref(), &context.peer, current)) {
+        let runner = match self
+            .shared
+            .options
+            .model
+            .clone()
+            .and_then(|binding| computer::runner(binding.as_ref(), &context.peer, current))
+        {
             Ok(runner) => runner,
             Err(r) => return refused(&r),
         };
@@ -72,20 +84,28 @@ impl GloveboxServer {
                 let host = host.approve_span(span)?;
                 let run = board.create(client, host.clone())?;
                 let host = host.with_approver(Arc::new(tasks::TaskQuestions { task: run.clone() }));
-                let (server, client, started, orphan) = (server.clone(), client.to_owned(), run.clone(), run.clone());
+                let (server, client, started, orphan) =
+                    (server.clone(), client.to_owned(), run.clone(), run.clone());
                 std::thread::Builder::new()
                     .name("glovebox-computer-task".into())
                     .spawn(move || {
-                        let summary = computer::execute(&host, runner, &task, &mut |step| run.progress(step.line()));
+                        let summary = computer::execute(&host, runner, &task, &mut |step| {
+                            run.progress(step.line())
+                        });
                         server.forget_newest(&client);
                         run.finish(match summary {
                             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-                            Err(r) => CallToolResult::error(vec![ContentBlock::text(render::refusal(&r))]),
+                            Err(r) => {
+                                CallToolResult::error(vec![ContentBlock::text(render::refusal(&r))])
+                            }
                         });
                     })
                     .map_err(|e| {
-                        let refusal = Refusal::backend_unavailable(format!("starting the run: {e}"));
-                        orphan.finish(CallToolResult::error(vec![ContentBlock::text(render::refusal(&refusal))]));
+                        let refusal =
+                            Refusal::backend_unavailable(format!("starting the run: {e}"));
+                        orphan.finish(CallToolResult::error(vec![ContentBlock::text(
+                            render::refusal(&refusal),
+                        )]));
                         refusal
                     })?;
                 *handed.lock_recovered() = Some(started.created());

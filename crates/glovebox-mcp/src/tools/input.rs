@@ -3,7 +3,10 @@
 //! ([`GloveboxServer::act`] for the single actions) and answers with what
 //! changed.
 
-use crate::{render, BatchArgs, ClickArgs, DragArgs, GloveboxServer, KeyArgs, MoveArgs, Reply, ScrollArgs, SelectArgs, SetValueArgs, TypeArgs};
+use crate::{
+    render, BatchArgs, ClickArgs, DragArgs, GloveboxServer, KeyArgs, MoveArgs, Reply, ScrollArgs,
+    SelectArgs, SetValueArgs, TypeArgs,
+};
 use glovebox_host::{ActRequest, Host, LookAfter};
 use glovebox_model::{Action, Button, DeliveryMode, Refusal};
 use rmcp::handler::server::wrapper::Parameters;
@@ -21,7 +24,8 @@ impl GloveboxServer {
     ) -> impl FnOnce(&Host, &GloveboxServer, &str) -> Result<Reply, Refusal> + Send + 'static {
         move |host, server, client| {
             let (frame, mode) = (server.newest(client)?, delivery.unwrap_or_default());
-            let look = screenshot.map_or(LookAfter::AsConfigured, |screenshot| LookAfter::Tree { screenshot });
+            let look = screenshot
+                .map_or(LookAfter::AsConfigured, |screenshot| LookAfter::Tree { screenshot });
             let done = host.perform(ActRequest::new(frame, action).mode(mode).look(look))?;
             let text = render::acted(&done, host.text_budget());
             Ok(match &done.next {
@@ -38,7 +42,11 @@ impl GloveboxServer {
         description = "Click an element or a point of the newest observation, in the background where a route exists. Returns what changed.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn click(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ClickArgs>) -> Result<CallToolResult, McpError> {
+    async fn click(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<ClickArgs>,
+    ) -> Result<CallToolResult, McpError> {
         let action = Action::Click {
             target: args.target,
             button: args.button.unwrap_or(Button::Left),
@@ -53,14 +61,30 @@ impl GloveboxServer {
         description = "Move the pointer over a target (hover), e.g. to reveal a tooltip.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn r#move(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<MoveArgs>) -> Result<CallToolResult, McpError> {
-        let action = Action::Move { target: args.target, modifiers: args.modifiers.unwrap_or_default() };
+    async fn r#move(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<MoveArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let action =
+            Action::Move { target: args.target, modifiers: args.modifiers.unwrap_or_default() };
         self.run(&context, self.act(action, args.delivery, args.screenshot)).await
     }
 
-    #[tool(description = "Press the left button at `from`, move to `to`, release.", annotations(destructive_hint = true, open_world_hint = false))]
-    async fn drag(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<DragArgs>) -> Result<CallToolResult, McpError> {
-        let action = Action::Drag { from: args.from, to: args.to, modifiers: args.modifiers.unwrap_or_default() };
+    #[tool(
+        description = "Press the left button at `from`, move to `to`, release.",
+        annotations(destructive_hint = true, open_world_hint = false)
+    )]
+    async fn drag(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<DragArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let action = Action::Drag {
+            from: args.from,
+            to: args.to,
+            modifiers: args.modifiers.unwrap_or_default(),
+        };
         self.run(&context, self.act(action, args.delivery, args.screenshot)).await
     }
 
@@ -68,8 +92,17 @@ impl GloveboxServer {
         description = "Turn the wheel over a target: dy > 0 scrolls down, dx > 0 right (steps, -100..100).",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn scroll(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<ScrollArgs>) -> Result<CallToolResult, McpError> {
-        let action = Action::Scroll { target: args.target, dx: args.dx, dy: args.dy, modifiers: args.modifiers.unwrap_or_default() };
+    async fn scroll(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<ScrollArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let action = Action::Scroll {
+            target: args.target,
+            dx: args.dx,
+            dy: args.dy,
+            modifiers: args.modifiers.unwrap_or_default(),
+        };
         self.run(&context, self.act(action, args.delivery, args.screenshot)).await
     }
 
@@ -78,7 +111,11 @@ impl GloveboxServer {
         description = "Type text at the caret of the focused field (inserts; set_value replaces a whole value). Returns what changed.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn r#type(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<TypeArgs>) -> Result<CallToolResult, McpError> {
+    async fn r#type(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<TypeArgs>,
+    ) -> Result<CallToolResult, McpError> {
         let action = Action::Type { text: args.text };
         self.run(&context, self.act(action, args.delivery, args.screenshot)).await
     }
@@ -87,7 +124,11 @@ impl GloveboxServer {
         description = "Replace the whole value of a text field, slider or spin button (empty clears). Preferred over click + type. Returns what changed.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn set_value(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<SetValueArgs>) -> Result<CallToolResult, McpError> {
+    async fn set_value(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<SetValueArgs>,
+    ) -> Result<CallToolResult, McpError> {
         let action = Action::SetValue { target: args.target, text: args.text };
         self.run(&context, self.act(action, None, args.screenshot)).await
     }
@@ -96,13 +137,24 @@ impl GloveboxServer {
         description = "Press a key or chord (`Enter`, `ctrl+s`, `shift+Tab`, `F5`), 1–20 times.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn key(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<KeyArgs>) -> Result<CallToolResult, McpError> {
+    async fn key(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<KeyArgs>,
+    ) -> Result<CallToolResult, McpError> {
         let action = Action::Key { combo: args.combo, repeat: args.repeat.unwrap_or(1) };
         self.run(&context, self.act(action, args.delivery, args.screenshot)).await
     }
 
-    #[tool(description = "Choose an option by its visible name in a combo box or list.", annotations(destructive_hint = true, open_world_hint = false))]
-    async fn select(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<SelectArgs>) -> Result<CallToolResult, McpError> {
+    #[tool(
+        description = "Choose an option by its visible name in a combo box or list.",
+        annotations(destructive_hint = true, open_world_hint = false)
+    )]
+    async fn select(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<SelectArgs>,
+    ) -> Result<CallToolResult, McpError> {
         let action = Action::Select { target: args.target, option: args.option };
         self.run(&context, self.act(action, None, args.screenshot)).await
     }
@@ -111,9 +163,14 @@ impl GloveboxServer {
         description = "Run 2–3 actions in order (only the first may target; later ones type or press keys); the first refusal stops the rest",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
-    async fn batch(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<BatchArgs>) -> Result<CallToolResult, McpError> {
+    async fn batch(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<BatchArgs>,
+    ) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, server, client| {
-            let done = host.batch(server.newest(client)?, args.steps, args.delivery.unwrap_or_default())?;
+            let done =
+                host.batch(server.newest(client)?, args.steps, args.delivery.unwrap_or_default())?;
             let text = render::batch(&done, host.text_budget());
             Ok(match &done.next {
                 Ok(next) => Reply::observed(text, next),

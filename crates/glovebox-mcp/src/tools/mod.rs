@@ -36,7 +36,8 @@ mod tests {
 
     #[test]
     fn the_routers_serve_exactly_the_declared_tools() {
-        let mut served: Vec<String> = router().list_all().into_iter().map(|t| t.name.to_string()).collect();
+        let mut served: Vec<String> =
+            router().list_all().into_iter().map(|t| t.name.to_string()).collect();
         let mut declared: Vec<String> = crate::TOOLS.iter().map(|t| t.name.to_owned()).collect();
         served.sort();
         declared.sort();
@@ -46,6 +47,9 @@ mod tests {
     #[test]
     fn the_input_tools_are_those_the_table_marks() {
         assert_eq!(crate::TOOL_ORDER, crate::TOOLS.iter().map(|t| t.name).collect::<Vec<_>>());
-        assert_eq!(crate::INPUT_TOOLS, crate::TOOLS.iter().filter(|t| t.input).map(|t| t.name).collect::<Vec<_>>());
+        assert_eq!(
+            crate::INPUT_TOOLS,
+            crate::TOOLS.iter().filter(|t| t.input).map(|t| t.name).collect::<Vec<_>>()
+        );
     }
 }

@@ -14,7 +14,11 @@ impl GloveboxServer {
         description = "Bind the grant to another window from list_windows and observe it, without raising or focusing it. No budget cost.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn switch_window(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<SwitchWindowArgs>) -> Result<CallToolResult, McpError> {
+    async fn switch_window(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<SwitchWindowArgs>,
+    ) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, _, _| {
             let o = host.switch_window(&window_ref(&args.window)?, false)?;
             Ok(Reply::observed(render::observation(&o, host.text_budget()), &o))
@@ -26,7 +30,11 @@ impl GloveboxServer {
         description = "The active grant: bound window, scope, revision, actions left, capture mode; with `window`, whether a denial covers it.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn grant_status(&self, context: RequestContext<RoleServer>, Parameters(args): Parameters<GrantStatusArgs>) -> Result<CallToolResult, McpError> {
+    async fn grant_status(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<GrantStatusArgs>,
+    ) -> Result<CallToolResult, McpError> {
         self.run(&context, move |host, _, _| {
             let mut text = match host.grant_status() {
                 Some(view) => serde_json::to_string_pretty(&view).unwrap_or_default(),
@@ -40,9 +48,19 @@ impl GloveboxServer {
                 }
                 let infos: Vec<_> = listed.windows.iter().map(|w| w.window.clone()).collect();
                 let line = match wanted.resolve(&infos) {
-                    Err(glovebox_model::ResolveError::Gone(why) | glovebox_model::ResolveError::Ambiguous(why)) => format!("window {wanted}: {why}"),
-                    Ok(found) => match listed.windows.iter().find(|w| w.window.id == found.id).and_then(|w| w.denial.as_ref()) {
-                        Some(denial) => format!("window {}: denied ({})", found.id, denial.sentence()),
+                    Err(
+                        glovebox_model::ResolveError::Gone(why)
+                        | glovebox_model::ResolveError::Ambiguous(why),
+                    ) => format!("window {wanted}: {why}"),
+                    Ok(found) => match listed
+                        .windows
+                        .iter()
+                        .find(|w| w.window.id == found.id)
+                        .and_then(|w| w.denial.as_ref())
+                    {
+                        Some(denial) => {
+                            format!("window {}: denied ({})", found.id, denial.sentence())
+                        }
                         None => format!("window {}: no denial covers it", found.id),
                     },
                 };

@@ -17,23 +17,32 @@ fn invalid_argument(code: ErrorCode, what: &str) -> Result<(), String> {
 
 #[test]
 fn fuzz_key_combos() {
-    run("key combos", Budget::from_env(glovebox_fuzz::DEFAULT_CASES), text, |input| match KeyCombo::parse(input) {
-        Err(refusal) => invalid_argument(refusal.code, "a combo"),
-        Ok(combo) => match KeyCombo::parse(&combo.to_string()) {
-            Ok(again) if again == combo => Ok(()),
-            other => Err(format!("{input:?} parsed as {combo:?}, written {:?}, which reads back as {other:?}", combo.to_string())),
-        },
+    run("key combos", Budget::from_env(glovebox_fuzz::DEFAULT_CASES), text, |input| {
+        match KeyCombo::parse(input) {
+            Err(refusal) => invalid_argument(refusal.code, "a combo"),
+            Ok(combo) => match KeyCombo::parse(&combo.to_string()) {
+                Ok(again) if again == combo => Ok(()),
+                other => Err(format!(
+                    "{input:?} parsed as {combo:?}, written {:?}, which reads back as {other:?}",
+                    combo.to_string()
+                )),
+            },
+        }
     });
 }
 
 #[test]
 fn fuzz_modifier_lists() {
-    run("modifier lists", Budget::from_env(glovebox_fuzz::DEFAULT_CASES), text, |input| match Modifiers::parse(input) {
-        Err(refusal) => invalid_argument(refusal.code, "modifiers"),
-        Ok(held) => match Modifiers::parse(&held.to_string()) {
-            Ok(again) if again == held => Ok(()),
-            other => Err(format!("{input:?} parsed as {held:?}, which reads back as {other:?}")),
-        },
+    run("modifier lists", Budget::from_env(glovebox_fuzz::DEFAULT_CASES), text, |input| {
+        match Modifiers::parse(input) {
+            Err(refusal) => invalid_argument(refusal.code, "modifiers"),
+            Ok(held) => match Modifiers::parse(&held.to_string()) {
+                Ok(again) if again == held => Ok(()),
+                other => {
+                    Err(format!("{input:?} parsed as {held:?}, which reads back as {other:?}"))
+                }
+            },
+        }
     });
 }
 
@@ -41,15 +50,23 @@ fn fuzz_modifier_lists() {
 fn fuzz_window_ids() {
     let generate = |rng: &mut Rng| match rng.below(3) {
         0 => format!("{}/{}", rng.below(100_000), text(rng)),
-        1 => format!("{}/0x{:x}", rng.below(u64::from(u32::MAX) * 2), rng.next_u64() >> rng.below(64)),
+        1 => format!(
+            "{}/0x{:x}",
+            rng.below(u64::from(u32::MAX) * 2),
+            rng.next_u64() >> rng.below(64)
+        ),
         _ => text(rng),
     };
-    run("window ids", Budget::from_env(glovebox_fuzz::DEFAULT_CASES), generate, |input| match input.parse::<WindowRef>() {
-        Err(refusal) => invalid_argument(refusal.code, "a window id"),
-        Ok(window) => match window.to_string().parse::<WindowRef>() {
-            Ok(again) if again == window => Ok(()),
-            other => Err(format!("{input:?} parsed as {window:?}, which reads back as {other:?}")),
-        },
+    run("window ids", Budget::from_env(glovebox_fuzz::DEFAULT_CASES), generate, |input| {
+        match input.parse::<WindowRef>() {
+            Err(refusal) => invalid_argument(refusal.code, "a window id"),
+            Ok(window) => match window.to_string().parse::<WindowRef>() {
+                Ok(again) if again == window => Ok(()),
+                other => {
+                    Err(format!("{input:?} parsed as {window:?}, which reads back as {other:?}"))
+                }
+            },
+        }
     });
 }
 
@@ -83,7 +100,8 @@ fn fuzz_actions() {
             if let Err(refusal) = action.validate() {
                 return invalid_argument(refusal.code, "an action");
             }
-            let written = serde_json::to_value(&action).map_err(|e| format!("{action:?} does not serialise: {e}"))?;
+            let written = serde_json::to_value(&action)
+                .map_err(|e| format!("{action:?} does not serialise: {e}"))?;
             match serde_json::from_value::<Action>(written.clone()) {
                 Ok(again) if again == action => Ok(()),
                 other => Err(format!("{action:?} written as {written} reads back as {other:?}")),
@@ -94,7 +112,10 @@ fn fuzz_actions() {
 
 #[test]
 fn fuzz_waits() {
-    let seeds = [json!({"seconds": 1.5}), json!({"until": {"condition": "appear", "query": {"role": "push button", "name": "OK"}, "timeout_secs": 2}})];
+    let seeds = [
+        json!({"seconds": 1.5}),
+        json!({"until": {"condition": "appear", "query": {"role": "push button", "name": "OK"}, "timeout_secs": 2}}),
+    ];
     run(
         "waits",
         Budget::from_env(glovebox_fuzz::DEFAULT_CASES),

@@ -1,10 +1,24 @@
 //! Budgeted rendering and diffs of accessibility trees (pure).
 
-use glovebox_model::{AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, Rect, Role, TokenBudget, TreeDiff, WindowId};
+use glovebox_model::{
+    AccessibilityTree, Element, ElementId, ElementState, Fidelity, OmittedChildren, Rect, Role,
+    TokenBudget, TreeDiff, WindowId,
+};
 use ElementState::*;
 
-fn element(id: u32, role: Role, name: &str, states: &[ElementState], children: Vec<Element>) -> Element {
-    Element { states: states.into(), bounds: Some(Rect::new(0, id as i32 * 20, 100, 20)), children, ..Element::new(ElementId(id), role, name) }
+fn element(
+    id: u32,
+    role: Role,
+    name: &str,
+    states: &[ElementState],
+    children: Vec<Element>,
+) -> Element {
+    Element {
+        states: states.into(),
+        bounds: Some(Rect::new(0, id as i32 * 20, 100, 20)),
+        children,
+        ..Element::new(ElementId(id), role, name)
+    }
 }
 
 const SHOWN: &[ElementState] = &[Enabled, Showing, Visible];
@@ -28,14 +42,29 @@ fn form() -> Element {
     name.states.insert(Editable);
     let subscribe = element(3, Role::CheckBox, "Subscribe", BUTTON, vec![]);
     let submit = element(4, Role::PushButton, "Submit", BUTTON, vec![]);
-    element(1, Role::Frame, "Form", SHOWN, vec![element(10, Role::Panel, "", SHOWN, vec![name, subscribe, submit])])
+    element(
+        1,
+        Role::Frame,
+        "Form",
+        SHOWN,
+        vec![element(10, Role::Panel, "", SHOWN, vec![name, subscribe, submit])],
+    )
 }
 
 fn long_list(rows: u32) -> Element {
-    let items = (0..rows).map(|i| element(100 + i, Role::ListItem, &format!("Row {i}"), BUTTON, vec![])).collect();
+    let items = (0..rows)
+        .map(|i| element(100 + i, Role::ListItem, &format!("Row {i}"), BUTTON, vec![]))
+        .collect();
     let mut list = element(5, Role::List, "Files", BUTTON, items);
-    list.omitted_children = Some(OmittedChildren { count: 240, hint: "off-screen rows; scroll the list".into() });
-    element(1, Role::Frame, "Files", SHOWN, vec![element(2, Role::PushButton, "Open", BUTTON, vec![]), list])
+    list.omitted_children =
+        Some(OmittedChildren { count: 240, hint: "off-screen rows; scroll the list".into() });
+    element(
+        1,
+        Role::Frame,
+        "Files",
+        SHOWN,
+        vec![element(2, Role::PushButton, "Open", BUTTON, vec![]), list],
+    )
 }
 
 #[test]
@@ -58,10 +87,12 @@ fn a_long_list_is_folded_to_the_budget_and_says_how_to_expand_it() {
     // The shallow lines stay; the list's rows are folded under it, counted, with the way back.
     assert!(budgeted.text.contains("@e2 push button \"Open\""), "{}", budgeted.text);
     assert!(budgeted.text.contains("@e5 list \"Files\""), "{}", budgeted.text);
-    let fold = budgeted.text.lines().find(|l| l.contains("more lines folded")).expect("a fold line");
+    let fold =
+        budgeted.text.lines().find(|l| l.contains("more lines folded")).expect("a fold line");
     assert!(fold.contains("observe {\"within\": \"e5\"}"), "{fold}");
     let kept_rows = budgeted.text.lines().filter(|l| l.contains("list item")).count();
-    let folded: usize = fold.trim_start().trim_start_matches("… ").split(' ').next().unwrap().parse().unwrap();
+    let folded: usize =
+        fold.trim_start().trim_start_matches("… ").split(' ').next().unwrap().parse().unwrap();
     // Every row and the list's own summary are either shown or counted.
     assert_eq!(kept_rows + folded, 300 + 1, "{}", budgeted.text);
     assert_eq!(budgeted.folded_lines, folded);
@@ -99,7 +130,10 @@ fn a_value_and_a_check_are_changes_with_their_ids() {
     let text = diff.render_text();
     assert_eq!(diff.changed.len(), 2, "{text}");
     assert!(text.starts_with("changes: 2 changed"), "{text}");
-    assert!(text.contains("~ @e2 text \"Name\" [focused, has value]: now focused; now has a value"), "{text}");
+    assert!(
+        text.contains("~ @e2 text \"Name\" [focused, has value]: now focused; now has a value"),
+        "{text}"
+    );
     assert!(text.contains("~ @e3 check box \"Subscribe\" [checked]: now checked"), "{text}");
 }
 
@@ -109,11 +143,20 @@ fn a_dialog_that_opens_is_an_added_subtree_and_closing_it_one_removal() {
     let mut with_dialog = form();
     let ok = element(21, Role::PushButton, "OK", BUTTON, vec![]);
     let label = element(22, Role::Label, "Saved.", SHOWN, vec![]);
-    with_dialog.children.push(element(20, Role::Dialog, "Done", SHOWN, vec![element(23, Role::Filler, "", SHOWN, vec![label, ok])]));
+    with_dialog.children.push(element(
+        20,
+        Role::Dialog,
+        "Done",
+        SHOWN,
+        vec![element(23, Role::Filler, "", SHOWN, vec![label, ok])],
+    ));
     let opened = TreeDiff::between(&before, &tree(with_dialog.clone()));
     let text = opened.render_text();
     assert!(text.starts_with("changes: 3 added"), "{text}");
-    assert!(text.contains("+ dialog \"Done\"\n+   label \"Saved.\"\n+   @e21 push button \"OK\"\n"), "{text}");
+    assert!(
+        text.contains("+ dialog \"Done\"\n+   label \"Saved.\"\n+   @e21 push button \"OK\"\n"),
+        "{text}"
+    );
     let closed = TreeDiff::between(&tree(with_dialog), &before);
     let text = closed.render_text();
     assert!(text.starts_with("changes: 3 removed"), "{text}");
@@ -131,13 +174,23 @@ fn a_scrolled_list_adds_and_removes_rows_and_moves_are_summarised() {
                 row
             })
             .collect();
-        tree(element(1, Role::Frame, "Files", SHOWN, vec![element(5, Role::List, "Files", BUTTON, items)]))
+        tree(element(
+            1,
+            Role::Frame,
+            "Files",
+            SHOWN,
+            vec![element(5, Role::List, "Files", BUTTON, items)],
+        ))
     };
     let diff = TreeDiff::between(&window(0), &window(5));
     let text = diff.render_text();
     assert_eq!(diff.added.len(), 5, "{text}");
     assert_eq!(diff.removed.len(), 5, "{text}");
-    assert!(text.contains("+ @e120 list item \"Row 20\"") && text.contains("- @e100 list item \"Row 0\""), "{text}");
+    assert!(
+        text.contains("+ @e120 list item \"Row 20\"")
+            && text.contains("- @e100 list item \"Row 0\""),
+        "{text}"
+    );
     assert!(text.contains("~ 15 elements moved"), "{text}");
     assert!(text.starts_with("changes: 5 added, 5 removed, 15 moved"), "{text}");
 }

@@ -33,7 +33,9 @@ use crate::scaling::{self, Placement};
 use crate::session::{no_screenshot_yet, ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
 use glovebox_host::{Approver, Host};
-use glovebox_model::{Action, Button, CaptureLimits, ErrorCode, ModifierKey, Modifiers, Refusal, Size, Target};
+use glovebox_model::{
+    Action, Button, CaptureLimits, ErrorCode, ModifierKey, Modifiers, Refusal, Size, Target,
+};
 use glovebox_platform::sync::LockRecovered as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -221,16 +223,27 @@ impl ComputerAction {
             | MiddleClick { .. }
             | DoubleClick { .. }
             | Screenshot {} => ToolVersion::V20241022,
-            HoldKey { .. } | LeftMouseDown { .. } | LeftMouseUp { .. } | TripleClick { .. } | Scroll { .. } | Wait { .. } => ToolVersion::V20250124,
+            HoldKey { .. }
+            | LeftMouseDown { .. }
+            | LeftMouseUp { .. }
+            | TripleClick { .. }
+            | Scroll { .. }
+            | Wait { .. } => ToolVersion::V20250124,
             Zoom { .. } => ToolVersion::V20251124,
         }
     }
 
     /// Reads a `tool_use` input and checks the declared tool has the action.
     pub fn parse(input: &Value, tool: &ToolDefinition) -> Result<ComputerAction, Refusal> {
-        let action: ComputerAction = serde_json::from_value(input.clone()).map_err(|e| invalid(format!("computer tool input: {e}")))?;
+        let action: ComputerAction = serde_json::from_value(input.clone())
+            .map_err(|e| invalid(format!("computer tool input: {e}")))?;
         if action.since() > tool.version {
-            return Err(invalid(format!("{} has no {} action (it arrived in {})", tool.version.as_str(), action.name(), action.since().as_str())));
+            return Err(invalid(format!(
+                "{} has no {} action (it arrived in {})",
+                tool.version.as_str(),
+                action.name(),
+                action.since().as_str()
+            )));
         }
         if matches!(action, ComputerAction::Zoom { .. }) && !tool.enable_zoom {
             return Err(invalid("zoom is off in this tool definition (enable_zoom is not true)"));
@@ -264,7 +277,11 @@ pub enum ContentBlock {
 impl ContentBlock {
     pub fn png(png: &[u8]) -> ContentBlock {
         ContentBlock::Image {
-            source: ImageSource { kind: SourceType::Base64, media_type: "image/png".into(), data: base64::engine::general_purpose::STANDARD.encode(png) },
+            source: ImageSource {
+                kind: SourceType::Base64,
+                media_type: "image/png".into(),
+                data: base64::engine::general_purpose::STANDARD.encode(png),
+            },
         }
     }
 }
@@ -288,7 +305,12 @@ pub struct ToolResult {
 
 impl ToolResult {
     pub fn refusal(tool_use_id: String, refusal: &Refusal) -> ToolResult {
-        ToolResult { kind: ToolResultType::ToolResult, tool_use_id, content: vec![ContentBlock::Text { text: refusal.to_string() }], is_error: true }
+        ToolResult {
+            kind: ToolResultType::ToolResult,
+            tool_use_id,
+            content: vec![ContentBlock::Text { text: refusal.to_string() }],
+            is_error: true,
+        }
     }
 }
 
@@ -313,8 +335,11 @@ pub const TOOLSET_MAX_PIXELS: u64 = 1_150_000;
 /// The largest image of `window`'s aspect inside the toolset's budget.
 pub fn toolset_limits(window: Size) -> CaptureLimits {
     let (w, h) = (window.width.max(1) as f64, window.height.max(1) as f64);
-    let scale = (TOOLSET_MAX_EDGE as f64 / w.max(h)).min((TOOLSET_MAX_PIXELS as f64 / (w * h)).sqrt()).min(1.0);
-    let edge = |v: f64| ((v * scale).floor() as u32).clamp(1, glovebox_model::frame::MAX_IMAGE_EDGE);
+    let scale = (TOOLSET_MAX_EDGE as f64 / w.max(h))
+        .min((TOOLSET_MAX_PIXELS as f64 / (w * h)).sqrt())
+        .min(1.0);
+    let edge =
+        |v: f64| ((v * scale).floor() as u32).clamp(1, glovebox_model::frame::MAX_IMAGE_EDGE);
     CaptureLimits { max_width: edge(w), max_height: edge(h) }
 }
 
@@ -323,7 +348,9 @@ impl Space {
         match self {
             Space::Declared(display) => scaling::limits(display),
             // Before any screenshot the window's size is not known yet: a 16:9 budget.
-            Space::Screenshot => Ok(basis.map(|b| toolset_limits(b.geometry.size())).unwrap_or(CaptureLimits { max_width: 1430, max_height: 804 })),
+            Space::Screenshot => Ok(basis
+                .map(|b| toolset_limits(b.geometry.size()))
+                .unwrap_or(CaptureLimits { max_width: 1430, max_height: 804 })),
         }
     }
 
@@ -381,39 +408,72 @@ impl AnthropicExecutor {
     }
 
     pub fn new(host: Host, options: ExecutorOptions) -> AnthropicExecutor {
-        AnthropicExecutor { state: Mutex::new(State { session: Session::new(host, options), space: None, cursor: None, pressed: None }) }
+        AnthropicExecutor {
+            state: Mutex::new(State {
+                session: Session::new(host, options),
+                space: None,
+                cursor: None,
+                pressed: None,
+            }),
+        }
     }
 
     /// The `tool_result` block for a `tool_use` block: the action's content,
     /// or `is_error` with the refusal's code and sentence. Refused only when
     /// the block has no `id` to answer.
-    pub fn tool_result(&self, tool: &ToolDefinition, tool_use: &Value) -> Result<ToolResult, Refusal> {
+    pub fn tool_result(
+        &self,
+        tool: &ToolDefinition,
+        tool_use: &Value,
+    ) -> Result<ToolResult, Refusal> {
         self.tool_result_with(tool, tool_use, None)
     }
 
     /// [`AnthropicExecutor::tool_result`] asking this call's prompts through
     /// `approver` instead of the executor's host's.
-    pub fn tool_result_with(&self, tool: &ToolDefinition, tool_use: &Value, approver: Option<Arc<dyn Approver>>) -> Result<ToolResult, Refusal> {
+    pub fn tool_result_with(
+        &self,
+        tool: &ToolDefinition,
+        tool_use: &Value,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Result<ToolResult, Refusal> {
         let id = block_id(tool_use)?;
         let checked = (|| {
             check_block_type(tool_use)?;
             if tool_use.get("name").and_then(Value::as_str) != Some(tool.name.as_str()) {
-                return Err(invalid(format!("the tool_use does not name the declared tool {:?}", tool.name)));
+                return Err(invalid(format!(
+                    "the tool_use does not name the declared tool {:?}",
+                    tool.name
+                )));
             }
             tool_use.get("input").ok_or_else(|| invalid("the tool_use block has no input"))
         })();
         Ok(match checked.and_then(|input| self.execute_with(tool, input, approver)) {
-            Ok(content) => ToolResult { kind: ToolResultType::ToolResult, tool_use_id: id, content, is_error: false },
+            Ok(content) => ToolResult {
+                kind: ToolResultType::ToolResult,
+                tool_use_id: id,
+                content,
+                is_error: false,
+            },
             Err(refusal) => ToolResult::refusal(id, &refusal),
         })
     }
 
     /// Runs one `tool_use` input; the content blocks of its result.
-    pub fn execute(&self, tool: &ToolDefinition, input: &Value) -> Result<Vec<ContentBlock>, Refusal> {
+    pub fn execute(
+        &self,
+        tool: &ToolDefinition,
+        input: &Value,
+    ) -> Result<Vec<ContentBlock>, Refusal> {
         self.execute_with(tool, input, None)
     }
 
-    fn execute_with(&self, tool: &ToolDefinition, input: &Value, approver: Option<Arc<dyn Approver>>) -> Result<Vec<ContentBlock>, Refusal> {
+    fn execute_with(
+        &self,
+        tool: &ToolDefinition,
+        input: &Value,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Result<Vec<ContentBlock>, Refusal> {
         scaling::limits(tool.display())?;
         let action = ComputerAction::parse(input, tool)?;
         self.run_action(Space::Declared(tool.display()), &action, approver, Answer::Screenshot)
@@ -433,7 +493,9 @@ impl AnthropicExecutor {
             state.forget();
             state.space = Some(space);
         }
-        let asking = approver.map(|a| state.session.host.with_approver(a)).unwrap_or_else(|| state.session.host.clone());
+        let asking = approver
+            .map(|a| state.session.host.with_approver(a))
+            .unwrap_or_else(|| state.session.host.clone());
         match action {
             ComputerAction::CursorPosition {} => {
                 let (x, y) = state.cursor.ok_or_else(|| {
@@ -458,7 +520,8 @@ impl AnthropicExecutor {
         }
         let look = Look::Fitted(space.limits(state.session.basis.as_ref())?);
         let planned = plan(action, &state, space)?;
-        let screenshot = matches!(answer, Answer::Screenshot) || matches!(action, ComputerAction::Screenshot {});
+        let screenshot =
+            matches!(answer, Answer::Screenshot) || matches!(action, ComputerAction::Screenshot {});
         let run = (|| {
             state.session.precheck(&planned.steps)?;
             let approved = state.session.approve(&asking, &planned.steps)?;
@@ -467,7 +530,11 @@ impl AnthropicExecutor {
                 // The window as the model will aim at it next: its size sets the next screenshot's budget.
                 let seen = state.session.finish(&approved, look)?;
                 let refit = Look::Fitted(space.limits(Some(&seen.frame))?);
-                return if refit == look { Ok(Some(seen)) } else { state.session.finish(&approved, refit).map(Some) };
+                return if refit == look {
+                    Ok(Some(seen))
+                } else {
+                    state.session.finish(&approved, refit).map(Some)
+                };
             }
             Ok(None)
         })();
@@ -523,7 +590,12 @@ impl AnthropicExecutor {
 
 /// The `id` a result must answer; without one nothing can be answered.
 pub(crate) fn block_id(tool_use: &Value) -> Result<String, Refusal> {
-    tool_use.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned).ok_or_else(|| invalid("the tool_use block has no id"))
+    tool_use
+        .get("id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| invalid("the tool_use block has no id"))
 }
 
 pub(crate) fn check_block_type(tool_use: &Value) -> Result<(), Refusal> {
@@ -548,7 +620,9 @@ fn acknowledgement(action: &ComputerAction) -> String {
         MiddleClick { .. } => "Middle-clicked.".into(),
         DoubleClick { .. } => "Double-clicked.".into(),
         TripleClick { .. } => "Triple-clicked.".into(),
-        Scroll { scroll_direction, .. } => format!("Scrolled {}.", format!("{scroll_direction:?}").to_lowercase()),
+        Scroll { scroll_direction, .. } => {
+            format!("Scrolled {}.", format!("{scroll_direction:?}").to_lowercase())
+        }
         Wait { duration } => format!("Waited {duration}s."),
         HoldKey { .. } | CursorPosition {} | Screenshot {} | Zoom { .. } => String::new(),
     }
@@ -557,7 +631,10 @@ fn acknowledgement(action: &ComputerAction) -> String {
 /// One tool call's error: which combo of a key sequence failed, if several.
 fn single(e: WireError, steps: usize) -> Refusal {
     match e.failed_action_index {
-        Some(i) if steps > 1 => Refusal::new(e.refusal.code, format!("step {} of {steps} ({} done): {}", i + 1, e.executed, e.refusal.message)),
+        Some(i) if steps > 1 => Refusal::new(
+            e.refusal.code,
+            format!("step {} of {steps} ({} done): {}", i + 1, e.executed, e.refusal.message),
+        ),
         _ => e.refusal,
     }
 }
@@ -573,16 +650,28 @@ pub const MAX_KEY_REPEAT: i64 = 20;
 /// Maps one action onto host steps through the last screenshot's placement.
 fn plan(action: &ComputerAction, state: &State, space: Space) -> Result<Planned, Refusal> {
     use ComputerAction::*;
-    let placement = || -> Result<Placement, Refusal> { space.placement(state.session.basis.as_ref().ok_or_else(no_screenshot_yet)?.image) };
-    let at = |c: Display| -> Result<Target, Refusal> { placement()?.to_image(c.0, c.1).map(Target::Point) };
+    let placement = || -> Result<Placement, Refusal> {
+        space.placement(state.session.basis.as_ref().ok_or_else(no_screenshot_yet)?.image)
+    };
+    let at = |c: Display| -> Result<Target, Refusal> {
+        placement()?.to_image(c.0, c.1).map(Target::Point)
+    };
     let here = |c: &Option<Coordinate>| -> Result<Display, Refusal> {
         match c {
             Some([x, y]) => Ok((*x, *y)),
             None => state.cursor.ok_or_else(|| invalid("no coordinate was given and the agent's cursor has no position yet; give a coordinate")),
         }
     };
-    let input = |action: Action, cursor: Option<Display>| Planned { steps: vec![Step::Input(action)], cursor, pressed: None };
-    let click = |c: &Option<Coordinate>, text: &Option<String>, button: Button, count: u8| -> Result<Planned, Refusal> {
+    let input = |action: Action, cursor: Option<Display>| Planned {
+        steps: vec![Step::Input(action)],
+        cursor,
+        pressed: None,
+    };
+    let click = |c: &Option<Coordinate>,
+                 text: &Option<String>,
+                 button: Button,
+                 count: u8|
+     -> Result<Planned, Refusal> {
         let modifiers = held(text)?;
         let p = here(c)?;
         Ok(input(Action::Click { target: at(p)?, button, count, modifiers }, Some(p)))
@@ -591,16 +680,23 @@ fn plan(action: &ComputerAction, state: &State, space: Space) -> Result<Planned,
         Key { text, repeat } => {
             let repeat = repeat.unwrap_or(1);
             if !(1..=MAX_KEY_REPEAT).contains(&repeat) {
-                return Err(invalid(format!("key repeat {repeat} is outside 1..={MAX_KEY_REPEAT}")));
+                return Err(invalid(format!(
+                    "key repeat {repeat} is outside 1..={MAX_KEY_REPEAT}"
+                )));
             }
             Planned {
-                steps: crate::keys::xdotool(text)?.into_iter().map(|combo| Step::Input(Action::Key { combo, repeat: repeat as u8 })).collect(),
+                steps: crate::keys::xdotool(text)?
+                    .into_iter()
+                    .map(|combo| Step::Input(Action::Key { combo, repeat: repeat as u8 }))
+                    .collect(),
                 cursor: None,
                 pressed: None,
             }
         }
         Type { text } => input(Action::Type { text: text.clone() }, None),
-        MouseMove { coordinate: [x, y] } => input(Action::Move { target: at((*x, *y))?, modifiers: vec![] }, Some((*x, *y))),
+        MouseMove { coordinate: [x, y] } => {
+            input(Action::Move { target: at((*x, *y))?, modifiers: vec![] }, Some((*x, *y)))
+        }
         LeftClick { coordinate, text } => click(coordinate, text, Button::Left, 1)?,
         RightClick { coordinate, text } => click(coordinate, text, Button::Right, 1)?,
         MiddleClick { coordinate, text } => click(coordinate, text, Button::Middle, 1)?,
@@ -608,7 +704,10 @@ fn plan(action: &ComputerAction, state: &State, space: Space) -> Result<Planned,
         TripleClick { coordinate, text } => click(coordinate, text, Button::Left, 3)?,
         LeftClickDrag { start_coordinate, coordinate: [x, y], text } => {
             let from = here(start_coordinate)?;
-            input(Action::Drag { from: at(from)?, to: at((*x, *y))?, modifiers: held(text)? }, Some((*x, *y)))
+            input(
+                Action::Drag { from: at(from)?, to: at((*x, *y))?, modifiers: held(text)? },
+                Some((*x, *y)),
+            )
         }
         LeftMouseDown { coordinate } => {
             let p = here(coordinate)?;
@@ -617,7 +716,9 @@ fn plan(action: &ComputerAction, state: &State, space: Space) -> Result<Planned,
             Planned { steps: vec![Step::Screenshot], cursor: Some(p), pressed: Some(Some(p)) }
         }
         LeftMouseUp { coordinate } => {
-            let down = state.pressed.ok_or_else(|| invalid("left_mouse_up without a left_mouse_down before it"))?;
+            let down = state
+                .pressed
+                .ok_or_else(|| invalid("left_mouse_up without a left_mouse_down before it"))?;
             let up = here(coordinate)?;
             let action = if up == down {
                 Action::Click { target: at(up)?, button: Button::Left, count: 1, modifiers: vec![] }
@@ -628,7 +729,9 @@ fn plan(action: &ComputerAction, state: &State, space: Space) -> Result<Planned,
         }
         Scroll { coordinate, scroll_direction, scroll_amount, text } => {
             if !(1..=MAX_SCROLL_AMOUNT).contains(scroll_amount) {
-                return Err(invalid(format!("scroll_amount {scroll_amount} is outside 1..={MAX_SCROLL_AMOUNT}")));
+                return Err(invalid(format!(
+                    "scroll_amount {scroll_amount} is outside 1..={MAX_SCROLL_AMOUNT}"
+                )));
             }
             let n = *scroll_amount as i32;
             let (dx, dy) = match scroll_direction {
@@ -642,11 +745,19 @@ fn plan(action: &ComputerAction, state: &State, space: Space) -> Result<Planned,
         }
         Wait { duration } => {
             if !duration.is_finite() || *duration < 0.0 || *duration > MAX_WAIT_SECS {
-                return Err(invalid(format!("wait duration {duration} is outside 0..={MAX_WAIT_SECS} seconds")));
+                return Err(invalid(format!(
+                    "wait duration {duration} is outside 0..={MAX_WAIT_SECS} seconds"
+                )));
             }
-            Planned { steps: vec![Step::Wait(Duration::from_secs_f64(*duration))], cursor: None, pressed: None }
+            Planned {
+                steps: vec![Step::Wait(Duration::from_secs_f64(*duration))],
+                cursor: None,
+                pressed: None,
+            }
         }
         Screenshot {} => Planned { steps: vec![Step::Screenshot], cursor: None, pressed: None },
-        CursorPosition {} | Zoom { .. } | HoldKey { .. } => return Err(invalid(format!("{} is answered before planning", action.name()))),
+        CursorPosition {} | Zoom { .. } | HoldKey { .. } => {
+            return Err(invalid(format!("{} is answered before planning", action.name())))
+        }
     })
 }

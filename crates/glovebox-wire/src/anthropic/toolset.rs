@@ -11,7 +11,10 @@
 //! budget ([`super::toolset_limits`]); only `screenshot` and `zoom` answer
 //! with an image, the other members with one line saying what was done.
 
-use super::{block_id, check_block_type, Answer, AnthropicExecutor, ComputerAction, Space, ToolResult, ToolResultType};
+use super::{
+    block_id, check_block_type, Answer, AnthropicExecutor, ComputerAction, Space, ToolResult,
+    ToolResultType,
+};
 use crate::error::invalid;
 use glovebox_host::Approver;
 use glovebox_model::Refusal;
@@ -84,35 +87,61 @@ impl ToolsetDefinition {
     /// Reads a `tools[]` entry; unknown members in `configs` are refused,
     /// as the contract refuses them.
     pub fn parse(value: &Value) -> Result<ToolsetDefinition, Refusal> {
-        let toolset: ToolsetDefinition = serde_json::from_value(value.clone()).map_err(|e| invalid(format!("computer toolset definition: {e}")))?;
-        if let Some(unknown) = toolset.configs.iter().flatten().map(|(name, _)| name).find(|name| !MEMBERS.contains(&name.as_str())) {
-            return Err(invalid(format!("configs names {unknown:?}, which is no member of computer_toolset_20260801")));
+        let toolset: ToolsetDefinition = serde_json::from_value(value.clone())
+            .map_err(|e| invalid(format!("computer toolset definition: {e}")))?;
+        if let Some(unknown) = toolset
+            .configs
+            .iter()
+            .flatten()
+            .map(|(name, _)| name)
+            .find(|name| !MEMBERS.contains(&name.as_str()))
+        {
+            return Err(invalid(format!(
+                "configs names {unknown:?}, which is no member of computer_toolset_20260801"
+            )));
         }
         Ok(toolset)
     }
 
     /// Whether the model was offered `member` (every member is by default).
     pub fn enabled(&self, member: &str) -> bool {
-        MEMBERS.contains(&member) && self.configs.as_ref().and_then(|c| c.get(member)).and_then(|c| c.enabled).unwrap_or(true)
+        MEMBERS.contains(&member)
+            && self
+                .configs
+                .as_ref()
+                .and_then(|c| c.get(member))
+                .and_then(|c| c.enabled)
+                .unwrap_or(true)
     }
 
     /// The toolset with every member glovebox cannot run in the background
     /// switched off, as `glovebox run` declares it.
     pub fn glovebox_default() -> ToolsetDefinition {
         let off = MemberConfig { enabled: Some(false), defer_loading: None };
-        ToolsetDefinition { configs: Some(BTreeMap::from([("hold_key".to_owned(), off)])), ..ToolsetDefinition::default() }
+        ToolsetDefinition {
+            configs: Some(BTreeMap::from([("hold_key".to_owned(), off)])),
+            ..ToolsetDefinition::default()
+        }
     }
 }
 
 /// A member block's action, checked against the definition.
 fn member_action(toolset: &ToolsetDefinition, block: &Value) -> Result<ComputerAction, Refusal> {
     check_block_type(block)?;
-    if let Some(name) = block.get("toolset_name").and_then(Value::as_str).filter(|n| *n != TOOLSET_NAME) {
+    if let Some(name) =
+        block.get("toolset_name").and_then(Value::as_str).filter(|n| *n != TOOLSET_NAME)
+    {
         return Err(invalid(format!("toolset_name {name:?} is not the computer toolset")));
     }
-    let name = block.get("name").and_then(Value::as_str).ok_or_else(|| invalid("the tool_use block has no name"))?;
+    let name = block
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("the tool_use block has no name"))?;
     if !MEMBERS.contains(&name) {
-        return Err(invalid(format!("{name:?} is no member of computer_toolset_20260801 (members: {})", MEMBERS.join(", "))));
+        return Err(invalid(format!(
+            "{name:?} is no member of computer_toolset_20260801 (members: {})",
+            MEMBERS.join(", ")
+        )));
     }
     if !toolset.enabled(name) {
         return Err(invalid(format!("{name} is disabled in this toolset definition (configs.{name}.enabled = false); it was not run")));
@@ -120,7 +149,9 @@ fn member_action(toolset: &ToolsetDefinition, block: &Value) -> Result<ComputerA
     let input = match block.get("input") {
         Some(Value::Object(input)) => input.clone(),
         None | Some(Value::Null) => Map::new(),
-        Some(other) => return Err(invalid(format!("the input of {name} is not an object: {other}"))),
+        Some(other) => {
+            return Err(invalid(format!("the input of {name} is not an object: {other}")))
+        }
     };
     if input.contains_key("action") {
         return Err(invalid(format!("{name}'s input has an \"action\" field: member inputs carry only the member's own parameters")));
@@ -132,12 +163,19 @@ fn member_action(toolset: &ToolsetDefinition, block: &Value) -> Result<ComputerA
 
 /// Why a block of a turn did not run: block `at` (`failed`) failed before it.
 pub fn not_run(at: usize, failed: &str) -> Refusal {
-    invalid(format!("not run: block {at} ({failed}) failed before it, and a turn stops at its first failure"))
+    invalid(format!(
+        "not run: block {at} ({failed}) failed before it, and a turn stops at its first failure"
+    ))
 }
 
 impl AnthropicExecutor {
     /// Runs one member block; the content of its result.
-    pub fn run_member(&self, toolset: &ToolsetDefinition, block: &Value, approver: Option<Arc<dyn Approver>>) -> Result<Vec<super::ContentBlock>, Refusal> {
+    pub fn run_member(
+        &self,
+        toolset: &ToolsetDefinition,
+        block: &Value,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Result<Vec<super::ContentBlock>, Refusal> {
         let action = member_action(toolset, block)?;
         self.run_action(Space::Screenshot, &action, approver, Answer::Acknowledge)
     }
@@ -145,11 +183,19 @@ impl AnthropicExecutor {
     /// Answers one turn: `blocks` are the turn's member `tool_use` blocks, in
     /// order. Every block gets a result, in the same order. Refused as a
     /// whole (nothing run) only when a block has no `id` to answer.
-    pub fn run_turn(&self, toolset: &ToolsetDefinition, blocks: &[Value], approver: Option<Arc<dyn Approver>>) -> Result<Vec<ToolResult>, Refusal> {
+    pub fn run_turn(
+        &self,
+        toolset: &ToolsetDefinition,
+        blocks: &[Value],
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Result<Vec<ToolResult>, Refusal> {
         let ids: Vec<String> = blocks
             .iter()
             .enumerate()
-            .map(|(i, b)| block_id(b).map_err(|e| invalid(format!("block {i}: {}; nothing was run", e.message))))
+            .map(|(i, b)| {
+                block_id(b)
+                    .map_err(|e| invalid(format!("block {i}: {}; nothing was run", e.message)))
+            })
             .collect::<Result<_, _>>()?;
         let mut results = Vec::with_capacity(blocks.len());
         let mut failed: Option<(usize, String)> = None;
@@ -159,9 +205,17 @@ impl AnthropicExecutor {
                 continue;
             }
             results.push(match self.run_member(toolset, block, approver.clone()) {
-                Ok(content) => ToolResult { kind: ToolResultType::ToolResult, tool_use_id: id, content, is_error: false },
+                Ok(content) => ToolResult {
+                    kind: ToolResultType::ToolResult,
+                    tool_use_id: id,
+                    content,
+                    is_error: false,
+                },
                 Err(refusal) => {
-                    failed = Some((i, block.get("name").and_then(Value::as_str).unwrap_or("?").to_owned()));
+                    failed = Some((
+                        i,
+                        block.get("name").and_then(Value::as_str).unwrap_or("?").to_owned(),
+                    ));
                     ToolResult::refusal(id, &refusal)
                 }
             });
@@ -178,7 +232,10 @@ mod tests {
     #[test]
     fn unknown_config_members_and_fields_are_refused() {
         assert!(ToolsetDefinition::parse(&json!({"type": "computer_toolset_20260801"})).is_ok());
-        assert!(ToolsetDefinition::parse(&json!({"type": "computer_toolset_20260801", "configs": {"zoom": {"enabled": false}}})).is_ok());
+        assert!(ToolsetDefinition::parse(
+            &json!({"type": "computer_toolset_20260801", "configs": {"zoom": {"enabled": false}}})
+        )
+        .is_ok());
         for bad in [
             json!({"type": "computer_toolset_20260801", "configs": {"teleport": {}}}),
             json!({"type": "computer_toolset_20260801", "configs": {"zoom": {"enabled": false, "size": 2}}}),
@@ -191,11 +248,26 @@ mod tests {
 
     #[test]
     fn members_parse_by_name_and_disabled_ones_are_refused() {
-        let toolset = ToolsetDefinition::parse(&json!({"type": "computer_toolset_20260801", "configs": {"zoom": {"enabled": false}}})).unwrap();
+        let toolset = ToolsetDefinition::parse(
+            &json!({"type": "computer_toolset_20260801", "configs": {"zoom": {"enabled": false}}}),
+        )
+        .unwrap();
         let block = |name: &str, input: Value| json!({"type": "tool_use", "id": "toolu_1", "name": name, "toolset_name": "computer", "input": input});
-        assert!(matches!(member_action(&toolset, &block("left_click", json!({"coordinate": [3, 4], "text": "ctrl"}))), Ok(ComputerAction::LeftClick { .. })));
-        assert!(matches!(member_action(&toolset, &block("key", json!({"text": "ctrl+s", "repeat": 2}))), Ok(ComputerAction::Key { repeat: Some(2), .. })));
-        assert!(matches!(member_action(&toolset, &block("screenshot", json!({}))), Ok(ComputerAction::Screenshot {})));
+        assert!(matches!(
+            member_action(
+                &toolset,
+                &block("left_click", json!({"coordinate": [3, 4], "text": "ctrl"}))
+            ),
+            Ok(ComputerAction::LeftClick { .. })
+        ));
+        assert!(matches!(
+            member_action(&toolset, &block("key", json!({"text": "ctrl+s", "repeat": 2}))),
+            Ok(ComputerAction::Key { repeat: Some(2), .. })
+        ));
+        assert!(matches!(
+            member_action(&toolset, &block("screenshot", json!({}))),
+            Ok(ComputerAction::Screenshot {})
+        ));
         let refused = |b: Value| member_action(&toolset, &b).unwrap_err().message;
         assert!(refused(block("zoom", json!({"region": [0, 0, 10, 10]}))).contains("disabled"));
         assert!(refused(block("teleport", json!({}))).contains("no member"));
@@ -207,10 +279,20 @@ mod tests {
     fn the_budget_keeps_the_aspect_inside_both_limits() {
         for (w, h) in [(1920, 1080), (1024, 768), (800, 1600), (3840, 2160), (400, 300)] {
             let l = super::super::toolset_limits(glovebox_model::Size::new(w, h));
-            assert!(l.max_width <= super::super::TOOLSET_MAX_EDGE && l.max_height <= super::super::TOOLSET_MAX_EDGE);
-            assert!(u64::from(l.max_width) * u64::from(l.max_height) <= super::super::TOOLSET_MAX_PIXELS, "{w}x{h} -> {l:?}");
+            assert!(
+                l.max_width <= super::super::TOOLSET_MAX_EDGE
+                    && l.max_height <= super::super::TOOLSET_MAX_EDGE
+            );
+            assert!(
+                u64::from(l.max_width) * u64::from(l.max_height)
+                    <= super::super::TOOLSET_MAX_PIXELS,
+                "{w}x{h} -> {l:?}"
+            );
             assert!(l.max_width <= w && l.max_height <= h);
         }
-        assert_eq!(super::super::toolset_limits(glovebox_model::Size::new(400, 300)), glovebox_model::CaptureLimits { max_width: 400, max_height: 300 });
+        assert_eq!(
+            super::super::toolset_limits(glovebox_model::Size::new(400, 300)),
+            glovebox_model::CaptureLimits { max_width: 400, max_height: 300 }
+        );
     }
 }

@@ -42,7 +42,9 @@ fn inside(world: &World, seen: &mut usize) -> Result<(), String> {
             if let ResolvedTarget::Global { at, .. } = target {
                 let (x, y) = (at.x - WINDOW.x, at.y - WINDOW.y);
                 if x < 0 || y < 0 || x >= WINDOW.width as i32 || y >= WINDOW.height as i32 {
-                    return Err(format!("{action:?} was delivered at {at:?}, outside the window {WINDOW:?}"));
+                    return Err(format!(
+                        "{action:?} was delivered at {at:?}, outside the window {WINDOW:?}"
+                    ));
                 }
             }
         }
@@ -75,10 +77,18 @@ fn fuzz_openai_computer_calls() {
     let call = |actions: Value| json!({"type": "computer_call", "call_id": "call_1", "actions": actions, "pending_safety_checks": []});
     let seeds = [
         call(json!([{"type": "screenshot"}])),
-        call(json!([{"type": "click", "x": 10, "y": 10, "button": "left"}, {"type": "type", "text": "hi"}])),
-        call(json!([{"type": "double_click", "x": 5, "y": 5, "keys": ["SHIFT"]}, {"type": "keypress", "keys": ["CTRL", "A"]}])),
-        call(json!([{"type": "drag", "path": [{"x": 1, "y": 1}, {"x": 30, "y": 20}]}, {"type": "move", "x": 3, "y": 4}])),
-        call(json!([{"type": "scroll", "x": 10, "y": 10, "scroll_x": 0, "scroll_y": 300}, {"type": "wait"}])),
+        call(
+            json!([{"type": "click", "x": 10, "y": 10, "button": "left"}, {"type": "type", "text": "hi"}]),
+        ),
+        call(
+            json!([{"type": "double_click", "x": 5, "y": 5, "keys": ["SHIFT"]}, {"type": "keypress", "keys": ["CTRL", "A"]}]),
+        ),
+        call(
+            json!([{"type": "drag", "path": [{"x": 1, "y": 1}, {"x": 30, "y": 20}]}, {"type": "move", "x": 3, "y": 4}]),
+        ),
+        call(
+            json!([{"type": "scroll", "x": 10, "y": 10, "scroll_x": 0, "scroll_y": 300}, {"type": "wait"}]),
+        ),
         json!({"type": "computer_call", "call_id": "c", "action": {"type": "click", "x": 1, "y": 1, "button": "back"}, "pending_safety_checks": [{"id": "cu_sc_1", "code": "x"}]}),
     ];
     let mut seen = 0;
@@ -112,8 +122,12 @@ fn fuzz_anthropic_single_tool_blocks() {
     let seeds = [
         block(json!({"action": "screenshot"})),
         block(json!({"action": "left_click", "coordinate": [10, 10], "text": "ctrl"})),
-        block(json!({"action": "scroll", "coordinate": [10, 10], "scroll_direction": "down", "scroll_amount": 3})),
-        block(json!({"action": "left_click_drag", "start_coordinate": [1, 1], "coordinate": [40, 30]})),
+        block(
+            json!({"action": "scroll", "coordinate": [10, 10], "scroll_direction": "down", "scroll_amount": 3}),
+        ),
+        block(
+            json!({"action": "left_click_drag", "start_coordinate": [1, 1], "coordinate": [40, 30]}),
+        ),
         block(json!({"action": "key", "text": "ctrl+a Delete"})),
         block(json!({"action": "zoom", "region": [0, 0, 20, 20]})),
         block(json!({"action": "left_mouse_down", "coordinate": [3, 3]})),
@@ -123,7 +137,8 @@ fn fuzz_anthropic_single_tool_blocks() {
     ];
     let mut seen = 0;
     let counted = std::cell::RefCell::new(&mut seen);
-    let generate = |rng: &mut Rng| (rng.below(tools.len() as u64) as usize, pick_mutated(rng, &seeds));
+    let generate =
+        |rng: &mut Rng| (rng.below(tools.len() as u64) as usize, pick_mutated(rng, &seeds));
     run("anthropic tool_use", Budget::from_env(CASES), generate, |(version, block)| {
         match executor.tool_result(&tools[*version], block) {
             Ok(result) if result.is_error => match &result.content[..] {
@@ -145,10 +160,20 @@ fn fuzz_anthropic_toolset_turns() {
     let member = |id: &str, name: &str, input: Value| json!({"type": "tool_use", "id": id, "name": name, "toolset_name": "computer", "input": input});
     let turn_seeds = [
         json!([member("a", "screenshot", json!({}))]),
-        json!([member("a", "left_click", json!({"coordinate": [10, 10], "text": "shift"})), member("b", "type", json!({"text": "x"}))]),
-        json!([member("a", "key", json!({"text": "Return", "repeat": 3})), member("b", "zoom", json!({"region": [0, 0, 8, 8]}))]),
         json!([
-            member("a", "scroll", json!({"coordinate": [5, 5], "scroll_direction": "left", "scroll_amount": 2})),
+            member("a", "left_click", json!({"coordinate": [10, 10], "text": "shift"})),
+            member("b", "type", json!({"text": "x"}))
+        ]),
+        json!([
+            member("a", "key", json!({"text": "Return", "repeat": 3})),
+            member("b", "zoom", json!({"region": [0, 0, 8, 8]}))
+        ]),
+        json!([
+            member(
+                "a",
+                "scroll",
+                json!({"coordinate": [5, 5], "scroll_direction": "left", "scroll_amount": 2})
+            ),
             member("b", "cursor_position", json!({}))
         ]),
         json!([
@@ -171,12 +196,16 @@ fn fuzz_anthropic_toolset_turns() {
             one => vec![one.clone()],
         };
         match executor.run_turn(&toolset, &blocks, None) {
-            Ok(results) if results.len() != blocks.len() => return Err(format!("{} blocks got {} results", blocks.len(), results.len())),
+            Ok(results) if results.len() != blocks.len() => {
+                return Err(format!("{} blocks got {} results", blocks.len(), results.len()))
+            }
             Ok(results) => {
                 for result in results.iter().filter(|r| r.is_error) {
                     match &result.content[..] {
                         [ContentBlock::Text { text }] => coded(text)?,
-                        other => return Err(format!("an error result that is not one text: {other:?}")),
+                        other => {
+                            return Err(format!("an error result that is not one text: {other:?}"))
+                        }
                     }
                 }
             }
@@ -210,11 +239,16 @@ fn fuzz_gemini_function_calls() {
         |rng| pick_mutated(rng, &seeds),
         |call| {
             let answer = executor.function_response(call, None);
-            let part = answer.get("functionResponse").ok_or_else(|| format!("not a functionResponse part: {answer}"))?;
+            let part = answer
+                .get("functionResponse")
+                .ok_or_else(|| format!("not a functionResponse part: {answer}"))?;
             if let Some(error) = part.pointer("/response/error") {
                 coded(error.as_str().unwrap_or_default())?;
             }
-            if call.pointer("/args/safety_decision/decision") == Some(&json!("require_confirmation")) && part.pointer("/response/error").is_none() {
+            if call.pointer("/args/safety_decision/decision")
+                == Some(&json!("require_confirmation"))
+                && part.pointer("/response/error").is_none()
+            {
                 return Err("a call that asked for confirmation ran headless".into());
             }
             inside(&world, &mut counted.borrow_mut())

@@ -37,11 +37,16 @@ fn normalise(value: &mut Value) {
             for (key, v) in map.iter_mut() {
                 match (key.as_str(), &*v) {
                     ("image_url", Value::String(url)) => {
-                        *v = json!(format!("data:image/png;base64,{}", describe(url.trim_start_matches("data:image/png;base64,"))))
+                        *v = json!(format!(
+                            "data:image/png;base64,{}",
+                            describe(url.trim_start_matches("data:image/png;base64,"))
+                        ))
                     }
                     ("data", Value::String(b64)) => *v = json!(describe(b64)),
                     // Frame ids count up per process; the tests run in parallel.
-                    ("message" | "text", Value::String(text)) => *v = json!(without_frame_ids(text)),
+                    ("message" | "text", Value::String(text)) => {
+                        *v = json!(without_frame_ids(text))
+                    }
                     _ => normalise(v),
                 }
             }
@@ -67,7 +72,8 @@ fn without_frame_ids(text: &str) -> String {
 
 fn golden(file: &str, run: impl Fn(&Value) -> Value) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(file);
-    let mut cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let bless = std::env::var_os("GLOVEBOX_BLESS").is_some();
     let mut failures = vec![];
     for case in cases.iter_mut() {
@@ -76,13 +82,21 @@ fn golden(file: &str, run: impl Fn(&Value) -> Value) {
         if bless {
             case["expect"] = actual;
         } else if case["expect"] != actual {
-            failures.push(format!("{}:\n expected {}\n actual   {}", case["name"], case["expect"], actual));
+            failures.push(format!(
+                "{}:\n expected {}\n actual   {}",
+                case["name"], case["expect"], actual
+            ));
         }
     }
     if bless {
         std::fs::write(&path, serde_json::to_string_pretty(&cases).unwrap() + "\n").unwrap();
     }
-    assert!(failures.is_empty(), "{} golden case(s) differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} golden case(s) differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Each OpenAI case: optional setup (`fresh`: no screenshot first; `budget`;
@@ -101,17 +115,24 @@ fn openai_golden_pairs() {
         }
         if let Some(r) = case["move_window_to"].as_array() {
             let n: Vec<i64> = r.iter().map(|v| v.as_i64().unwrap()).collect();
-            world.desktop.move_window(EDITOR, Rect::new(n[0] as i32, n[1] as i32, n[2] as u32, n[3] as u32));
+            world
+                .desktop
+                .move_window(EDITOR, Rect::new(n[0] as i32, n[1] as i32, n[2] as u32, n[3] as u32));
         }
         let result = match case["acknowledge"].as_array() {
-            Some(ids) => {
-                executor.execute_with(&case["request"], Arc::new(StatedAcknowledgements(ids.iter().map(|v| v.as_str().unwrap().to_owned()).collect())))
-            }
+            Some(ids) => executor.execute_with(
+                &case["request"],
+                Arc::new(StatedAcknowledgements(
+                    ids.iter().map(|v| v.as_str().unwrap().to_owned()).collect(),
+                )),
+            ),
             None => executor.execute(&case["request"]),
         };
         match result {
             Ok(output) => json!({"response": output, "delivered": world.delivered()}),
-            Err(e) => json!({"error": e.to_json()["error"], "http_status": e.http_status(), "delivered": world.delivered()}),
+            Err(e) => {
+                json!({"error": e.to_json()["error"], "http_status": e.http_status(), "delivered": world.delivered()})
+            }
         }
     });
 }
@@ -155,7 +176,8 @@ fn anthropic_toolset_golden_pairs() {
         let executor = AnthropicExecutor::new(world.host.clone(), options());
         let toolset = ToolsetDefinition::parse(&case["tool"]).unwrap();
         if case["screenshot_first"] != false {
-            let setup = json!({"type": "tool_use", "id": "toolu_setup", "name": "screenshot", "input": {}});
+            let setup =
+                json!({"type": "tool_use", "id": "toolu_setup", "name": "screenshot", "input": {}});
             let first = executor.run_turn(&toolset, &[setup], None).unwrap();
             assert!(!first[0].is_error, "{first:?}");
         }
@@ -190,10 +212,14 @@ fn gemini_golden_pairs() {
             .unwrap()
             .iter()
             .map(|call| {
-                let approver: Option<Arc<dyn glovebox_host::Approver>> = match case["acknowledge"] == true {
-                    true => Some(Arc::new(StatedAcknowledgements(vec![call["id"].as_str().unwrap_or_default().to_owned()]))),
-                    false => None,
-                };
+                let approver: Option<Arc<dyn glovebox_host::Approver>> =
+                    match case["acknowledge"] == true {
+                        true => Some(Arc::new(StatedAcknowledgements(vec![call["id"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_owned()]))),
+                        false => None,
+                    };
                 executor.function_response(call, approver)
             })
             .collect();

@@ -46,7 +46,10 @@ impl Held<'_> {
     fn fake(&self, kind: u8, detail: u8, at: Option<Point>) -> Result<(), BackendError> {
         let (x, y) = at.map(|p| (p.x as i16, p.y as i16)).unwrap_or((0, 0));
         let root = if at.is_some() { self.backend.root } else { x11rb::NONE };
-        self.backend.conn.xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, root, x, y, 0).map_err(connection_lost)?;
+        self.backend
+            .conn
+            .xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, root, x, y, 0)
+            .map_err(connection_lost)?;
         Ok(())
     }
 
@@ -120,7 +123,15 @@ struct Restore<'a> {
 impl Drop for Restore<'_> {
     fn drop(&mut self) {
         let b = self.backend;
-        let _ = b.conn.xtest_fake_input(MOTION, 0, x11rb::CURRENT_TIME, b.root, self.pointer.x as i16, self.pointer.y as i16, 0);
+        let _ = b.conn.xtest_fake_input(
+            MOTION,
+            0,
+            x11rb::CURRENT_TIME,
+            b.root,
+            self.pointer.x as i16,
+            self.pointer.y as i16,
+            0,
+        );
         if let Some(previous) = self.active.filter(|&w| w != self.target) {
             let _ = b.activate(previous);
         }
@@ -134,7 +145,8 @@ impl Drop for Restore<'_> {
         // Give the window manager a moment to carry the requests out, so the
         // caller's next look at the desktop sees it as it was.
         let deadline = Instant::now() + Duration::from_millis(500);
-        while Instant::now() < deadline && b.stacking_order().ok().as_ref() != Some(&self.stacking) {
+        while Instant::now() < deadline && b.stacking_order().ok().as_ref() != Some(&self.stacking)
+        {
             std::thread::sleep(Duration::from_millis(2));
         }
         let _ = b.conn.get_input_focus().map(|c| c.reply());
@@ -142,9 +154,21 @@ impl Drop for Restore<'_> {
 }
 
 impl X11Backend {
-    fn client_message(&self, window: Window, kind: u32, data: [u32; 5]) -> Result<(), BackendError> {
+    fn client_message(
+        &self,
+        window: Window,
+        kind: u32,
+        data: [u32; 5],
+    ) -> Result<(), BackendError> {
         let event = ClientMessageEvent::new(32, window, kind, data);
-        self.conn.send_event(false, self.root, EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY, event).map_err(connection_lost)?;
+        self.conn
+            .send_event(
+                false,
+                self.root,
+                EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
+                event,
+            )
+            .map_err(connection_lost)?;
         self.conn.flush().map_err(connection_lost)
     }
 
@@ -155,7 +179,11 @@ impl X11Backend {
             return Ok(());
         }
         // Source 2: a pager acting for the user, which window managers honour without focus-stealing checks.
-        self.client_message(window, self.atoms._NET_ACTIVE_WINDOW, [2, self.server_time()?, current, 0, 0])?;
+        self.client_message(
+            window,
+            self.atoms._NET_ACTIVE_WINDOW,
+            [2, self.server_time()?, current, 0, 0],
+        )?;
         let deadline = Instant::now() + ACTIVATION_TIMEOUT;
         // The window manager announces the new active window before the X
         // focus has moved for clients that take focus themselves
@@ -203,7 +231,13 @@ impl X11Backend {
 
     /// Whether the X input focus is `window` or inside it.
     fn focus_within(&self, window: Window) -> Result<bool, BackendError> {
-        let mut focus = self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?.focus;
+        let mut focus = self
+            .conn
+            .get_input_focus()
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?
+            .focus;
         for _ in 0..16 {
             if focus == window {
                 return Ok(true);
@@ -220,21 +254,47 @@ impl X11Backend {
     }
 
     fn pointer_position(&self) -> Result<Point, BackendError> {
-        let reply = self.conn.query_pointer(self.root).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        let reply = self
+            .conn
+            .query_pointer(self.root)
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         Ok(Point { x: i32::from(reply.root_x), y: i32::from(reply.root_y) })
     }
 
     /// Performs `gesture` in window `top` with the real pointer and keyboard.
-    pub(crate) fn send_foreground(&self, top: Window, gesture: &Gesture, keys: &[KeyStroke]) -> Result<(), BackendError> {
+    pub(crate) fn send_foreground(
+        &self,
+        top: Window,
+        gesture: &Gesture,
+        keys: &[KeyStroke],
+    ) -> Result<(), BackendError> {
         if !self.has_extension(x11rb::protocol::xtest::X11_EXTENSION_NAME) {
-            return Err(BackendError::unavailable("the X server has no XTEST extension: no foreground route"));
+            return Err(BackendError::unavailable(
+                "the X server has no XTEST extension: no foreground route",
+            ));
         }
         let stacking = self.stacking_order()?;
-        let above_target = stacking.iter().position(|&w| w == top).map(|i| stacking[i + 1..].to_vec()).unwrap_or_default();
-        let _restore =
-            Restore { backend: self, pointer: self.pointer_position()?, active: self.active_window()?, target: top, above_target, stacking: stacking.clone() };
+        let above_target = stacking
+            .iter()
+            .position(|&w| w == top)
+            .map(|i| stacking[i + 1..].to_vec())
+            .unwrap_or_default();
+        let _restore = Restore {
+            backend: self,
+            pointer: self.pointer_position()?,
+            active: self.active_window()?,
+            target: top,
+            above_target,
+            stacking: stacking.clone(),
+        };
         self.activate(top)?;
-        let modifier_codes = if gesture.held().is_empty() { vec![] } else { self.keymap()?.modifier_codes(gesture.held())? };
+        let modifier_codes = if gesture.held().is_empty() {
+            vec![]
+        } else {
+            self.keymap()?.modifier_codes(gesture.held())?
+        };
         let mut held = Held { backend: self, keys: vec![], buttons: vec![] };
         // Modifiers go down first and come up when `held` drops, on every path.
         for &code in &modifier_codes {
@@ -247,7 +307,11 @@ impl X11Backend {
                     if n > 0 {
                         // Each press of a multi-click reaches the server on its own, well
                         // inside the double-click time (a CI run once saw a double click as one press).
-                        self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+                        self.conn
+                            .get_input_focus()
+                            .map_err(connection_lost)?
+                            .reply()
+                            .map_err(|e| reply_error(e, None))?;
                         std::thread::sleep(MULTI_CLICK_GAP);
                     }
                     held.click(button_number(*button))?;
@@ -260,7 +324,11 @@ impl X11Backend {
                     if n > 0 {
                         // A wheel's notches come apart in time; notches in one frame of
                         // the toolkit are merged into one wheel event (Gecko does).
-                        self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+                        self.conn
+                            .get_input_focus()
+                            .map_err(connection_lost)?
+                            .reply()
+                            .map_err(|e| reply_error(e, None))?;
                         std::thread::sleep(WHEEL_NOTCH_GAP);
                     }
                     held.click(button)?;
@@ -272,7 +340,11 @@ impl X11Backend {
                 for point in drag_path(*from, *to).into_iter().skip(1) {
                     held.move_to(point)?;
                     // Toolkits compress motion; a round trip per step lets each one count.
-                    self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+                    self.conn
+                        .get_input_focus()
+                        .map_err(connection_lost)?
+                        .reply()
+                        .map_err(|e| reply_error(e, None))?;
                 }
                 held.release_button(1)?;
             }
@@ -291,7 +363,11 @@ impl X11Backend {
         }
         drop(held);
         // Every event is with the server before focus and pointer go back.
-        self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        self.conn
+            .get_input_focus()
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         std::thread::sleep(SETTLE);
         Ok(())
     }

@@ -74,7 +74,10 @@ impl X11Backend {
                 continue;
             }
             if c.is_control() {
-                return Err(refused(format!("U+{:04X} is a control character no key types", c as u32)));
+                return Err(refused(format!(
+                    "U+{:04X} is a control character no key types",
+                    c as u32
+                )));
             }
             missing.push(c);
         }
@@ -86,8 +89,18 @@ impl X11Backend {
     fn spare_codes(&self) -> Result<(Vec<u8>, u8), BackendError> {
         let setup = self.conn.setup();
         let (min, max) = (setup.min_keycode, setup.max_keycode);
-        let mapping = self.conn.get_keyboard_mapping(min, max - min + 1).map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
-        let modifiers = self.conn.get_modifier_mapping().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        let mapping = self
+            .conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
+        let modifiers = self
+            .conn
+            .get_modifier_mapping()
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         let per = mapping.keysyms_per_keycode.max(1);
         let spare = mapping
             .keysyms
@@ -116,11 +129,15 @@ impl X11Backend {
         match (consecutive, codes.first()) {
             (true, Some(&first)) => {
                 let all: Vec<u32> = rows.concat();
-                self.conn.change_keyboard_mapping(codes.len() as u8, first, per, &all).map_err(connection_lost)?;
+                self.conn
+                    .change_keyboard_mapping(codes.len() as u8, first, per, &all)
+                    .map_err(connection_lost)?;
             }
             _ => {
                 for (&code, row) in codes.iter().zip(rows) {
-                    self.conn.change_keyboard_mapping(1, code, per, row).map_err(connection_lost)?;
+                    self.conn
+                        .change_keyboard_mapping(1, code, per, row)
+                        .map_err(connection_lost)?;
                 }
             }
         }
@@ -147,7 +164,10 @@ impl X11Backend {
 
     /// Strokes for `text`, with spare codes lent to the characters the
     /// layout lacks (the loan, if any, must outlive the typing).
-    pub(crate) fn text_strokes(&self, text: &str) -> Result<(Vec<KeyStroke>, Option<Loan<'_>>), BackendError> {
+    pub(crate) fn text_strokes(
+        &self,
+        text: &str,
+    ) -> Result<(Vec<KeyStroke>, Option<Loan<'_>>), BackendError> {
         let missing = self.unmapped_chars(text)?;
         let keymap = self.keymap()?;
         if missing.is_empty() {
@@ -167,14 +187,23 @@ impl X11Backend {
             .collect();
         self.map_codes(&codes, per, &rows)?;
         let loan = Loan { backend: self, codes: codes.clone(), keysyms_per_code: per };
-        let lent: std::collections::HashMap<char, u8> = missing.iter().copied().zip(codes).collect();
+        let lent: std::collections::HashMap<char, u8> =
+            missing.iter().copied().zip(codes).collect();
         // The server has applied the change (and queued its notices) before any key follows.
-        self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        self.conn
+            .get_input_focus()
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         let strokes = text
             .chars()
             .map(|c| match keymap.char_stroke(c) {
                 Some(stroke) => stroke,
-                None => KeyStroke { keycode: lent[&c], state: KeyButMask::default(), modifiers: [None; 4] },
+                None => KeyStroke {
+                    keycode: lent[&c],
+                    state: KeyButMask::default(),
+                    modifiers: [None; 4],
+                },
             })
             .collect();
         Ok((strokes, Some(loan)))

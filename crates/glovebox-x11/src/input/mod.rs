@@ -54,7 +54,10 @@ use glovebox_platform::BackendError;
 use glovebox_platform::Gesture;
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
-use x11rb::protocol::xproto::{AtomEnum, ChangeWindowAttributesAux, ConnectionExt as _, CreateWindowAux, EventMask, PropMode, WindowClass};
+use x11rb::protocol::xproto::{
+    AtomEnum, ChangeWindowAttributesAux, ConnectionExt as _, CreateWindowAux, EventMask, PropMode,
+    WindowClass,
+};
 use x11rb::protocol::Event;
 
 impl X11Backend {
@@ -74,23 +77,59 @@ impl X11Backend {
         let clock = match self.clock.get() {
             Some(w) => *w,
             None => {
-                let w = self.conn.generate_id().map_err(|e| BackendError::unavailable(format!("X id: {e}")))?;
+                let w = self
+                    .conn
+                    .generate_id()
+                    .map_err(|e| BackendError::unavailable(format!("X id: {e}")))?;
                 let aux = CreateWindowAux::new().event_mask(EventMask::PROPERTY_CHANGE);
-                self.conn.create_window(0, w, self.root, -1, -1, 1, 1, 0, WindowClass::INPUT_ONLY, 0, &aux).map_err(connection_lost)?;
-                let _ = self.conn.change_window_attributes(w, &ChangeWindowAttributesAux::new().event_mask(EventMask::PROPERTY_CHANGE));
+                self.conn
+                    .create_window(
+                        0,
+                        w,
+                        self.root,
+                        -1,
+                        -1,
+                        1,
+                        1,
+                        0,
+                        WindowClass::INPUT_ONLY,
+                        0,
+                        &aux,
+                    )
+                    .map_err(connection_lost)?;
+                let _ = self.conn.change_window_attributes(
+                    w,
+                    &ChangeWindowAttributesAux::new().event_mask(EventMask::PROPERTY_CHANGE),
+                );
                 *self.clock.get_or_init(|| w)
             }
         };
-        self.conn.change_property(PropMode::APPEND, clock, AtomEnum::WM_NAME, AtomEnum::STRING, 8, 0, &[]).map_err(connection_lost)?;
+        self.conn
+            .change_property(
+                PropMode::APPEND,
+                clock,
+                AtomEnum::WM_NAME,
+                AtomEnum::STRING,
+                8,
+                0,
+                &[],
+            )
+            .map_err(connection_lost)?;
         // After this reply the server has queued the PropertyNotify for us.
-        self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        self.conn
+            .get_input_focus()
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         let deadline = Instant::now() + Duration::from_secs(1);
         loop {
             match self.conn.poll_for_event().map_err(connection_lost)? {
                 Some(Event::PropertyNotify(e)) if e.window == clock => return Ok(e.time),
                 Some(_) => continue,
                 None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-                None => return Err(BackendError::unavailable("the X server did not report its time")),
+                None => {
+                    return Err(BackendError::unavailable("the X server did not report its time"))
+                }
             }
         }
     }
@@ -114,7 +153,10 @@ impl X11Backend {
 
     /// The strokes a gesture types, and the loan of key codes they need
     /// until the application has read them.
-    fn strokes(&self, gesture: &Gesture) -> Result<(Vec<KeyStroke>, Option<lend::Loan<'_>>), BackendError> {
+    fn strokes(
+        &self,
+        gesture: &Gesture,
+    ) -> Result<(Vec<KeyStroke>, Option<lend::Loan<'_>>), BackendError> {
         match gesture {
             Gesture::Key { combo, .. } => Ok((vec![self.keymap()?.combo(combo)?], None)),
             Gesture::Text { text } => self.text_strokes(text),
@@ -125,9 +167,16 @@ impl X11Backend {
     /// Performs `gesture` in `window`: background as synthetic events sent
     /// to the window alone, foreground through XTest with the desktop put
     /// back afterwards.
-    pub fn perform(&self, window: &WindowInfo, gesture: &Gesture, mode: DeliveryMode) -> Result<(), BackendError> {
+    pub fn perform(
+        &self,
+        window: &WindowInfo,
+        gesture: &Gesture,
+        mode: DeliveryMode,
+    ) -> Result<(), BackendError> {
         match mode {
-            DeliveryMode::Background => self.perform_background(window, gesture, SyntheticStyle::PLAIN),
+            DeliveryMode::Background => {
+                self.perform_background(window, gesture, SyntheticStyle::PLAIN)
+            }
             DeliveryMode::Foreground => {
                 let (keys, loan) = self.strokes(gesture)?;
                 let sent = self.send_foreground(window.id.xid, gesture, &keys);
@@ -140,7 +189,12 @@ impl X11Backend {
     }
 
     /// Sends `gesture` to `window` alone as synthetic events, framed as its toolkit needs.
-    pub fn perform_background(&self, window: &WindowInfo, gesture: &Gesture, style: SyntheticStyle) -> Result<(), BackendError> {
+    pub fn perform_background(
+        &self,
+        window: &WindowInfo,
+        gesture: &Gesture,
+        style: SyntheticStyle,
+    ) -> Result<(), BackendError> {
         self.send_background(window, gesture, style, None)
     }
 
@@ -157,7 +211,13 @@ impl X11Backend {
         self.send_background(window, gesture, style, Some(shown))
     }
 
-    fn send_background(&self, window: &WindowInfo, gesture: &Gesture, style: SyntheticStyle, shown: Option<&dyn Fn() -> bool>) -> Result<(), BackendError> {
+    fn send_background(
+        &self,
+        window: &WindowInfo,
+        gesture: &Gesture,
+        style: SyntheticStyle,
+        shown: Option<&dyn Fn() -> bool>,
+    ) -> Result<(), BackendError> {
         let (keys, loan) = self.strokes(gesture)?;
         let sent = match style.framing {
             Framing::Bare => self.send_synthetic(window.id.xid, gesture, &keys, style.aim),
@@ -166,7 +226,11 @@ impl X11Backend {
                 // Qt takes a press in a window it does not yet believe focused
                 // as a click to activate it (it asks the window manager): the
                 // toolkit must have handled the FocusIn before the first press.
-                self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+                self.conn
+                    .get_input_focus()
+                    .map_err(connection_lost)?
+                    .reply()
+                    .map_err(|e| reply_error(e, None))?;
                 std::thread::sleep(FOCUS_SETTLE);
                 let sent = self.send_synthetic(window.id.xid, gesture, &keys, style.aim);
                 // The window must not go on believing it is focused, whatever happened between.
@@ -196,12 +260,20 @@ impl X11Backend {
     /// a `_NET_WM_PING` after it, answered within `within`. `Ok(None)` when
     /// the client does not take part in the protocol or did not answer in
     /// time (a busy or frozen client), `Ok(Some(took))` once it answered.
-    pub fn acknowledge(&self, window: &WindowInfo, within: Duration) -> Result<Option<Duration>, BackendError> {
+    pub fn acknowledge(
+        &self,
+        window: &WindowInfo,
+        within: Duration,
+    ) -> Result<Option<Duration>, BackendError> {
         let started = Instant::now();
         let xid = window.id.xid;
         // The input went over the main connection: once the server answers
         // a request there, it has handled (and queued) everything before it.
-        self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        self.conn
+            .get_input_focus()
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         let protocols = self
             .conn
             .get_property(false, xid, self.atoms.WM_PROTOCOLS, AtomEnum::ATOM, 0, 32)
@@ -211,7 +283,10 @@ impl X11Backend {
         if !protocols.value32().into_iter().flatten().any(|atom| atom == self.atoms._NET_WM_PING) {
             return Ok(None);
         }
-        let atoms = crate::ping::PingAtoms { protocols: self.atoms.WM_PROTOCOLS, ping: self.atoms._NET_WM_PING };
+        let atoms = crate::ping::PingAtoms {
+            protocols: self.atoms.WM_PROTOCOLS,
+            ping: self.atoms._NET_WM_PING,
+        };
         self.pinger()?.lock_recovered().ping(xid, atoms, started, started + within)
     }
 }

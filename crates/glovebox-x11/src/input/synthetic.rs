@@ -16,9 +16,10 @@ use glovebox_model::{Button, Point};
 use glovebox_platform::BackendError;
 use glovebox_platform::Gesture;
 use x11rb::protocol::xproto::{
-    ButtonPressEvent, ConnectionExt as _, EnterNotifyEvent, EventMask, FocusInEvent, KeyButMask, KeyPressEvent, Motion, MotionNotifyEvent, NotifyDetail,
-    NotifyMode, Window, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ENTER_NOTIFY_EVENT, FOCUS_IN_EVENT, FOCUS_OUT_EVENT, KEY_PRESS_EVENT, KEY_RELEASE_EVENT,
-    LEAVE_NOTIFY_EVENT, MOTION_NOTIFY_EVENT,
+    ButtonPressEvent, ConnectionExt as _, EnterNotifyEvent, EventMask, FocusInEvent, KeyButMask,
+    KeyPressEvent, Motion, MotionNotifyEvent, NotifyDetail, NotifyMode, Window, BUTTON_PRESS_EVENT,
+    BUTTON_RELEASE_EVENT, ENTER_NOTIFY_EVENT, FOCUS_IN_EVENT, FOCUS_OUT_EVENT, KEY_PRESS_EVENT,
+    KEY_RELEASE_EVENT, LEAVE_NOTIFY_EVENT, MOTION_NOTIFY_EVENT,
 };
 
 /// An empty event mask sends the event to the client that created the
@@ -67,7 +68,12 @@ pub(crate) fn wheel_presses(dx: i32, dy: i32) -> Vec<u8> {
 
 /// The points a drag passes through, ends included.
 pub(crate) fn drag_path(from: Point, to: Point) -> Vec<Point> {
-    (0..=DRAG_STEPS).map(|i| Point { x: from.x + (to.x - from.x) * i / DRAG_STEPS, y: from.y + (to.y - from.y) * i / DRAG_STEPS }).collect()
+    (0..=DRAG_STEPS)
+        .map(|i| Point {
+            x: from.x + (to.x - from.x) * i / DRAG_STEPS,
+            y: from.y + (to.y - from.y) * i / DRAG_STEPS,
+        })
+        .collect()
 }
 
 /// One synthetic pointer visit to a window: where its events go and what
@@ -83,7 +89,10 @@ struct Visit<'a> {
 
 impl Visit<'_> {
     fn send(&self, event: [u8; 32]) -> Result<(), BackendError> {
-        self.backend.conn.send_event(false, self.window, TO_CREATOR, event).map_err(connection_lost)?;
+        self.backend
+            .conn
+            .send_event(false, self.window, TO_CREATOR, event)
+            .map_err(connection_lost)?;
         Ok(())
     }
 
@@ -127,7 +136,13 @@ impl Visit<'_> {
         self.send(event.into())
     }
 
-    fn button(&self, kind: u8, button: u8, at: Point, state: KeyButMask) -> Result<(), BackendError> {
+    fn button(
+        &self,
+        kind: u8,
+        button: u8,
+        at: Point,
+        state: KeyButMask,
+    ) -> Result<(), BackendError> {
         let event = ButtonPressEvent {
             response_type: kind,
             detail: button,
@@ -165,12 +180,15 @@ impl X11Backend {
                 .reply()
                 .map_err(|e| reply_error(e, Some(&gone)))?;
             if reply.child == 0 {
-                let origin = Point { x: at.x - i32::from(reply.dst_x), y: at.y - i32::from(reply.dst_y) };
+                let origin =
+                    Point { x: at.x - i32::from(reply.dst_x), y: at.y - i32::from(reply.dst_y) };
                 return Ok((window, origin));
             }
             window = reply.child;
         }
-        Err(BackendError::unavailable(format!("window 0x{top:x} nests deeper than 16 levels at {at:?}")))
+        Err(BackendError::unavailable(format!(
+            "window 0x{top:x} nests deeper than 16 levels at {at:?}"
+        )))
     }
 
     fn visit(&self, top: Window, at: Point, aim: Aim) -> Result<Visit<'_>, BackendError> {
@@ -191,9 +209,19 @@ impl X11Backend {
 
     /// Sends `gesture` to window `top` as synthetic events. `keys` are the
     /// strokes of a key or text gesture, looked up by the caller.
-    pub(crate) fn send_synthetic(&self, top: Window, gesture: &Gesture, keys: &[KeyStroke], aim: Aim) -> Result<(), BackendError> {
+    pub(crate) fn send_synthetic(
+        &self,
+        top: Window,
+        gesture: &Gesture,
+        keys: &[KeyStroke],
+        aim: Aim,
+    ) -> Result<(), BackendError> {
         // Held modifiers travel in each event's state, as a real keyboard's would.
-        let held = if gesture.held().is_empty() { KeyButMask::default() } else { self.keymap()?.mask(gesture.held()) };
+        let held = if gesture.held().is_empty() {
+            KeyButMask::default()
+        } else {
+            self.keymap()?.mask(gesture.held())
+        };
         match gesture {
             Gesture::Click { at, button, count, .. } => {
                 let visit = self.visit(top, *at, aim)?;
@@ -202,7 +230,10 @@ impl X11Backend {
                 for n in 0..*count {
                     // Each press of a multi-click a few milliseconds after the last:
                     // Chromium counts no repeat between events of the same time.
-                    let press = Visit { time: visit.time.wrapping_add(u32::from(n) * MULTI_CLICK_STEP_MS), ..visit };
+                    let press = Visit {
+                        time: visit.time.wrapping_add(u32::from(n) * MULTI_CLICK_STEP_MS),
+                        ..visit
+                    };
                     press.click(button_number(*button), *at, held)?;
                 }
                 visit.crossing(LEAVE_NOTIFY_EVENT, *at, held)?;
@@ -213,7 +244,11 @@ impl X11Backend {
                 // A pointer arrives from somewhere: Qt drops a move to where it last
                 // saw the pointer, and folds moves queued together into the last one.
                 visit.motion(Point { x: at.x - 1, ..*at }, held)?;
-                self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+                self.conn
+                    .get_input_focus()
+                    .map_err(connection_lost)?
+                    .reply()
+                    .map_err(|e| reply_error(e, None))?;
                 std::thread::sleep(std::time::Duration::from_millis(10));
                 visit.motion(*at, held)?;
             }
@@ -245,7 +280,11 @@ impl X11Backend {
             Gesture::Text { .. } => self.send_keys(top, keys)?,
         }
         // The round trip makes sure the server has taken every event before we report.
-        self.conn.get_input_focus().map_err(connection_lost)?.reply().map_err(|e| reply_error(e, None))?;
+        self.conn
+            .get_input_focus()
+            .map_err(connection_lost)?
+            .reply()
+            .map_err(|e| reply_error(e, None))?;
         Ok(())
     }
 

@@ -20,12 +20,19 @@ pub fn desktop_lock() -> MutexGuard<'static, ()> {
 /// The fixture's window as the backend lists it, once it is there.
 pub fn window_of(fixture: &Fixture, backend: &impl WindowSource) -> WindowInfo {
     let reference = WindowRef::PidTitle { pid: fixture.pid(), title: fixture.title.clone() };
-    wait_until("fixture window listed", || backend.list_windows().ok().and_then(|w| reference.resolve(&w).ok().cloned()))
+    wait_until("fixture window listed", || {
+        backend.list_windows().ok().and_then(|w| reference.resolve(&w).ok().cloned())
+    })
 }
 
 /// An xterm in the sandbox (no accessibility, a different toolkit).
 pub fn xterm(sandbox: &Sandbox, title: &str, geometry: &str) -> Child {
-    sandbox.command("xterm").args(["-title", title, "-geometry", geometry, "-e", "sleep", "600"]).stdin(Stdio::null()).spawn().expect("xterm is installed")
+    sandbox
+        .command("xterm")
+        .args(["-title", title, "-geometry", geometry, "-e", "sleep", "600"])
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("xterm is installed")
 }
 
 /// The code the host gives a backend's failure (or a model refusal's own).

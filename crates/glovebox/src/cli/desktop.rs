@@ -24,7 +24,9 @@ pub struct WindowsArgs {
 
 pub fn windows(config: Option<PathBuf>, args: WindowsArgs) -> Result<ExitCode, Failure> {
     let config = load_config(config, args.json)?.config;
-    let page = open_reader(&config).and_then(|host| host.list_windows(args.query.as_deref(), args.page)).map_err(|r| refused(r, args.json))?;
+    let page = open_reader(&config)
+        .and_then(|host| host.list_windows(args.query.as_deref(), args.page))
+        .map_err(|r| refused(r, args.json))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&page).context("serialising the window page")?);
         return Ok(ExitCode::SUCCESS);
@@ -32,13 +34,29 @@ pub fn windows(config: Option<PathBuf>, args: WindowsArgs) -> Result<ExitCode, F
     println!("{:<20} {:<18} {:<3} {:<21} {:<19} TITLE", "ID", "APP", "", "GEOMETRY", "DENIED");
     for listed in &page.windows {
         let w = &listed.window;
-        let flags = format!("{}{}", if w.focused { "*" } else { "" }, if w.minimized { "m" } else { "" });
+        let flags =
+            format!("{}{}", if w.focused { "*" } else { "" }, if w.minimized { "m" } else { "" });
         let g = w.geometry;
         let geometry = format!("{}x{}+{}+{}", g.width, g.height, g.x, g.y);
-        let denied = listed.denial.as_ref().map(|d| d.code().as_str().trim_start_matches("COMPUTER_").to_lowercase()).unwrap_or_default();
-        println!("{:<20} {:<18} {:<3} {:<21} {:<19} {}", w.id.to_string(), w.app, flags, geometry, denied, w.title);
+        let denied = listed
+            .denial
+            .as_ref()
+            .map(|d| d.code().as_str().trim_start_matches("COMPUTER_").to_lowercase())
+            .unwrap_or_default();
+        println!(
+            "{:<20} {:<18} {:<3} {:<21} {:<19} {}",
+            w.id.to_string(),
+            w.app,
+            flags,
+            geometry,
+            denied,
+            w.title
+        );
     }
-    println!("page {}/{} · {} window(s) · * focused, m minimised", page.page, page.pages, page.total);
+    println!(
+        "page {}/{} · {} window(s) · * focused, m minimised",
+        page.page, page.pages, page.total
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -62,9 +80,13 @@ pub struct ScreenshotArgs {
 pub fn screenshot(config: Option<PathBuf>, args: ScreenshotArgs) -> Result<ExitCode, Failure> {
     let json = true;
     let config = load_config(config, json)?.config;
-    let limits = CaptureLimits::new(args.max_width.unwrap_or(config.capture.max_width), args.max_height.unwrap_or(config.capture.max_height))
-        .map_err(|r| refused(r, json))?;
-    let window: Option<WindowRef> = args.window.as_deref().map(str::parse).transpose().map_err(|r| refused(r, json))?;
+    let limits = CaptureLimits::new(
+        args.max_width.unwrap_or(config.capture.max_width),
+        args.max_height.unwrap_or(config.capture.max_height),
+    )
+    .map_err(|r| refused(r, json))?;
+    let window: Option<WindowRef> =
+        args.window.as_deref().map(str::parse).transpose().map_err(|r| refused(r, json))?;
     let selection: DisplaySelection = match &args.display {
         Some(text) => text.parse(),
         None => config.display_selection(),
@@ -82,7 +104,8 @@ pub fn screenshot(config: Option<PathBuf>, args: ScreenshotArgs) -> Result<ExitC
         eprintln!("{}", serde_json::to_string(&capture.frame).context("serialising the frame")?);
     } else {
         write_atomically(&args.output, &png)?;
-        let record = serde_json::json!({ "file": args.output, "bytes": png.len(), "frame": capture.frame });
+        let record =
+            serde_json::json!({ "file": args.output, "bytes": png.len(), "frame": capture.frame });
         println!("{}", serde_json::to_string_pretty(&record).context("serialising the frame")?);
     }
     Ok(ExitCode::SUCCESS)
@@ -91,8 +114,10 @@ pub fn screenshot(config: Option<PathBuf>, args: ScreenshotArgs) -> Result<ExitC
 /// Writes through a temporary file in the same directory and renames it, so
 /// a failure never leaves a partial image at `path`.
 fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let name = path.file_name().with_context(|| format!("{} is not a file name", path.display()))?;
-    let tmp = path.with_file_name(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    let name =
+        path.file_name().with_context(|| format!("{} is not a file name", path.display()))?;
+    let tmp =
+        path.with_file_name(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
     let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -123,7 +148,12 @@ pub struct InspectArgs {
 pub fn inspect(config: Option<PathBuf>, args: InspectArgs) -> Result<ExitCode, Failure> {
     let json = args.json;
     let config = load_config(config, json)?.config;
-    let budget = TreeBudget::new(args.max_nodes, args.max_depth, std::time::Duration::from_millis(args.deadline_ms)).map_err(|r| refused(r, json))?;
+    let budget = TreeBudget::new(
+        args.max_nodes,
+        args.max_depth,
+        std::time::Duration::from_millis(args.deadline_ms),
+    )
+    .map_err(|r| refused(r, json))?;
     let reference: WindowRef = args.window.parse().map_err(|r| refused(r, json))?;
     let host = open_reader(&config).map_err(|r| refused(r, json))?;
     let (_, tree) = host.read_tree(&reference, budget).map_err(|r| refused(r, json))?;
@@ -152,18 +182,28 @@ pub fn observe(config: Option<PathBuf>, args: ObserveArgs) -> Result<ExitCode, F
     let json = args.json;
     let config = load_config(config, json)?.config;
     let host = open_reader(&config).map_err(|r| refused(r, json))?;
-    let window: Option<WindowRef> = args.window.map(|w| w.parse()).transpose().map_err(|r| refused(r, json))?;
-    let seen = host.observe(window.as_ref(), args.screenshot.is_some()).map_err(|r| refused(r, json))?;
+    let window: Option<WindowRef> =
+        args.window.map(|w| w.parse()).transpose().map_err(|r| refused(r, json))?;
+    let seen =
+        host.observe(window.as_ref(), args.screenshot.is_some()).map_err(|r| refused(r, json))?;
     if let (Some(path), Some(png)) = (&args.screenshot, &seen.screenshot) {
         write_atomically(path, png)?;
     }
     if json {
-        let value = serde_json::json!({ "frame": seen.frame, "grant": seen.grant, "tree": seen.tree });
-        println!("{}", serde_json::to_string_pretty(&value).context("serialising the observation")?);
+        let value =
+            serde_json::json!({ "frame": seen.frame, "grant": seen.grant, "tree": seen.tree });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).context("serialising the observation")?
+        );
     } else {
         println!(
             "frame {} · revision {} · grant {} ({:?}, budget {})",
-            seen.frame.id, seen.frame.revision, seen.grant.grant_id, seen.grant.scope, seen.grant.budget_left
+            seen.frame.id,
+            seen.frame.revision,
+            seen.grant.grant_id,
+            seen.grant.scope,
+            seen.grant.budget_left
         );
         print!("{}", seen.tree.render_text());
     }

@@ -34,26 +34,35 @@ pub fn grant(config: Option<PathBuf>, action: GrantAction) -> Result<ExitCode, F
     let config = load_config(config, true)?.config;
     match action {
         GrantAction::Status => {
-            let reply = glovebox_host::Host::remote_status(&glovebox_host::control::DisplayDir::default_root(), &glovebox_linux::display_name(config.backend))
-                .map_err(|r| refused(r, true))?;
+            let reply = glovebox_host::Host::remote_status(
+                &glovebox_host::control::DisplayDir::default_root(),
+                &glovebox_linux::display_name(config.backend),
+            )
+            .map_err(|r| refused(r, true))?;
             println!("{reply}");
             Ok(ExitCode::SUCCESS)
         }
         GrantAction::Hold { window, scope } => {
             let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, true))?;
             glovebox::platform::serve_indicator(&host);
-            let window: Option<WindowRef> = window.map(|w| w.parse()).transpose().map_err(|r| refused(r, true))?;
+            let window: Option<WindowRef> =
+                window.map(|w| w.parse()).transpose().map_err(|r| refused(r, true))?;
             let scope = match scope {
                 ScopeArg::Desktop => Scope::Desktop,
                 ScopeArg::Window => Scope::Window,
             };
-            let view = host.create_grant(Origin::User, scope, window.as_ref()).map_err(|r| refused(r, true))?;
+            let view = host
+                .create_grant(Origin::User, scope, window.as_ref())
+                .map_err(|r| refused(r, true))?;
             println!("{}", serde_json::to_string(&view).context("serialising the grant")?);
             let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
             let flag = interrupted.clone();
             #[cfg(target_os = "linux")]
-            let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst));
-            while host.grant_status().is_some() && !interrupted.load(std::sync::atomic::Ordering::SeqCst) {
+            let _ =
+                ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst));
+            while host.grant_status().is_some()
+                && !interrupted.load(std::sync::atomic::Ordering::SeqCst)
+            {
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }
             host.revoke("the holder ended");
@@ -73,7 +82,10 @@ pub struct IndicatorArgs {
 /// `glovebox indicator`: the indicator page of the process holding this
 /// display's grant.
 pub fn indicator(config: Option<PathBuf>, args: IndicatorArgs) -> Result<ExitCode, Failure> {
-    let reply = glovebox_host::Host::remote_indicator(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name(config));
+    let reply = glovebox_host::Host::remote_indicator(
+        &glovebox_host::control::DisplayDir::default_root(),
+        &glovebox::platform::display_name(config),
+    );
     let url = match reply {
         Ok(glovebox_host::control::ControlReply::Indicator { url }) => url,
         Ok(other) => {
@@ -91,8 +103,12 @@ pub fn indicator(config: Option<PathBuf>, args: IndicatorArgs) -> Result<ExitCod
 
 pub fn stop(config: Option<PathBuf>) -> Result<ExitCode, Failure> {
     let cooldown = std::time::Duration::from_secs(30);
-    let reply = glovebox_host::Host::stop_display(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name(config), cooldown)
-        .map_err(|r| refused(r, false))?;
+    let reply = glovebox_host::Host::stop_display(
+        &glovebox_host::control::DisplayDir::default_root(),
+        &glovebox::platform::display_name(config),
+        cooldown,
+    )
+    .map_err(|r| refused(r, false))?;
     println!("{reply}");
     Ok(ExitCode::SUCCESS)
 }
@@ -108,7 +124,8 @@ pub struct AuditArgs {
 
 pub fn audit(args: AuditArgs) -> Result<ExitCode, Failure> {
     let log = glovebox_host::audit::AuditLog::new(glovebox_host::audit::AuditLog::default_path());
-    let since = args.since_secs.map(|s| glovebox_platform::now_ms().saturating_sub(s * 1000)).unwrap_or(0);
+    let since =
+        args.since_secs.map(|s| glovebox_platform::now_ms().saturating_sub(s * 1000)).unwrap_or(0);
     let records = log.read(since).with_context(|| format!("reading {}", log.path().display()))?;
     for r in records {
         if args.json {

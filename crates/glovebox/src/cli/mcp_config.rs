@@ -26,22 +26,35 @@ pub struct McpConfigArgs {
 }
 
 pub fn mcp_config(args: McpConfigArgs) -> Result<ExitCode, Failure> {
-    let program = std::env::current_exe().and_then(|p| p.canonicalize()).context("finding this binary's path")?;
+    let program = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .context("finding this binary's path")?;
     let launch = Launch { program, read_only: args.read_only };
     let home = std::env::var_os("HOME").map(PathBuf::from).context("HOME is not set")?;
     let project = std::env::current_dir().context("reading the current directory")?;
     let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
-    let file = args.file.unwrap_or_else(|| args.client.config_file(&home, &project, codex_home.as_deref()));
+    let file = args
+        .file
+        .unwrap_or_else(|| args.client.config_file(&home, &project, codex_home.as_deref()));
     if !args.write {
         print!("{}", args.client.render(&launch));
-        eprintln!("This goes in {}{}.", file.display(), args.client.add_command(&launch).map(|c| format!(", or run: {c}")).unwrap_or_default());
-        eprintln!("`glovebox mcp-config {} --write` adds it there, keeping every other server.", client_name(args.client));
+        eprintln!(
+            "This goes in {}{}.",
+            file.display(),
+            args.client.add_command(&launch).map(|c| format!(", or run: {c}")).unwrap_or_default()
+        );
+        eprintln!(
+            "`glovebox mcp-config {} --write` adds it there, keeping every other server.",
+            client_name(args.client)
+        );
         return Ok(Exit::Success.into());
     }
     let existing = match std::fs::read_to_string(&file) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(anyhow::Error::new(e).context(format!("reading {}", file.display())).into()),
+        Err(e) => {
+            return Err(anyhow::Error::new(e).context(format!("reading {}", file.display())).into())
+        }
     };
     let merged = args.client.merge(&existing, &launch, &file).map_err(|r| refused(r, false))?;
     if merged == existing {
@@ -51,11 +64,13 @@ pub fn mcp_config(args: McpConfigArgs) -> Result<ExitCode, Failure> {
     eprintln!("Adding this entry to {} (every other server stays as it was):", file.display());
     print!("{}", args.client.render(&launch));
     if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-        glovebox_platform::files::make_dirs(parent).with_context(|| format!("creating {}", parent.display()))?;
+        glovebox_platform::files::make_dirs(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
     }
     // Written beside the file and renamed over it, so a client never reads half a file, with the
     // file's mode and owner: a client's configuration may hold API keys (`env`) and be 0600.
-    glovebox_platform::files::replace_keeping_mode(&file, merged.as_bytes()).with_context(|| format!("writing {}", file.display()))?;
+    glovebox_platform::files::replace_keeping_mode(&file, merged.as_bytes())
+        .with_context(|| format!("writing {}", file.display()))?;
     Ok(Exit::Success.into())
 }
 

@@ -101,7 +101,11 @@ pub fn pending(args: PendingArgs) -> Result<ExitCode, Failure> {
             let parked = store.load(&id).map_err(|e| refused(store_refusal(e), json))?;
             let read = parked.digest();
             if let Some(given) = digest.as_deref().filter(|d| !d.eq_ignore_ascii_case(&read)) {
-                let changed = glovebox_mcp::pending::PendingError::Changed { id: id.clone(), read: given.to_owned(), now: read };
+                let changed = glovebox_mcp::pending::PendingError::Changed {
+                    id: id.clone(),
+                    read: given.to_owned(),
+                    now: read,
+                };
                 return Err(refused(store_refusal(changed), json));
             }
             if !yes {
@@ -110,12 +114,23 @@ pub fn pending(args: PendingArgs) -> Result<ExitCode, Failure> {
                     Answer::Approved => {}
                     Answer::Unavailable(why) => {
                         return Err(refused(
-                            Refusal::new(ErrorCode::ApprovalRequired, format!("{why}; approve with --yes once you have read `glovebox pending`")),
+                            Refusal::new(
+                                ErrorCode::ApprovalRequired,
+                                format!(
+                                "{why}; approve with --yes once you have read `glovebox pending`"
+                            ),
+                            ),
                             json,
                         ))
                     }
                     Answer::Declined | Answer::Cancelled => {
-                        return Err(refused(Refusal::new(ErrorCode::ApprovalDenied, "not approved; it keeps waiting (decline it to end it)"), json))
+                        return Err(refused(
+                            Refusal::new(
+                                ErrorCode::ApprovalDenied,
+                                "not approved; it keeps waiting (decline it to end it)",
+                            ),
+                            json,
+                        ))
                     }
                 }
             }
@@ -123,10 +138,12 @@ pub fn pending(args: PendingArgs) -> Result<ExitCode, Failure> {
             store.approve(&id, &read).map_err(|e| refused(store_refusal(e), json))?;
             print(&id, "approved");
         }
-        Some(PendingAction::Decline { id }) => match store.decline(&id).map_err(|e| refused(store_refusal(e), json))? {
-            Some(_) => print(&id, "declined"),
-            None => print(&id, "removed the unsigned record"),
-        },
+        Some(PendingAction::Decline { id }) => {
+            match store.decline(&id).map_err(|e| refused(store_refusal(e), json))? {
+                Some(_) => print(&id, "declined"),
+                None => print(&id, "removed the unsigned record"),
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -53,7 +53,10 @@ struct Listed {
 pub fn trajectories(args: TrajectoriesArgs) -> Result<ExitCode, Failure> {
     let dir = recording::default_dir();
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect(),
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => vec![],
         Err(e) => return Err(anyhow::anyhow!("reading {}: {e}", dir.display()).into()),
     };
@@ -69,9 +72,21 @@ pub fn trajectories(args: TrajectoriesArgs) -> Result<ExitCode, Failure> {
                         windows.push(window);
                     }
                 }
-                Listed { file, started: Some(r.header.started), steps: Some(r.steps.len()), windows, error: None }
+                Listed {
+                    file,
+                    started: Some(r.header.started),
+                    steps: Some(r.steps.len()),
+                    windows,
+                    error: None,
+                }
             }
-            Err(e) => Listed { file, started: None, steps: None, windows: vec![], error: Some(e.to_string()) },
+            Err(e) => Listed {
+                file,
+                started: None,
+                steps: None,
+                windows: vec![],
+                error: Some(e.to_string()),
+            },
         })
         .collect();
     if args.json {
@@ -82,7 +97,12 @@ pub fn trajectories(args: TrajectoriesArgs) -> Result<ExitCode, Failure> {
         for l in &listed {
             match (&l.error, l.steps) {
                 (Some(error), _) => println!("{}  unusable: {error}", l.file.display()),
-                (None, steps) => println!("{}  {} step(s) in {}", l.file.display(), steps.unwrap_or_default(), l.windows.join(", ")),
+                (None, steps) => println!(
+                    "{}  {} step(s) in {}",
+                    l.file.display(),
+                    steps.unwrap_or_default(),
+                    l.windows.join(", ")
+                ),
             }
         }
     }
@@ -91,33 +111,55 @@ pub fn trajectories(args: TrajectoriesArgs) -> Result<ExitCode, Failure> {
 
 pub fn replay(config: Option<PathBuf>, args: ReplayArgs) -> Result<ExitCode, Failure> {
     let json = args.json;
-    let config = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config)).map_err(|e| refused(e.into(), json))?.config;
+    let config = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config))
+        .map_err(|e| refused(e.into(), json))?
+        .config;
     // An unbound model is said before anything is replayed.
-    let binding = args.model_on_divergence.then(|| super::run::configured_binding(&config)).transpose().map_err(|r| refused(r, json))?;
+    let binding = args
+        .model_on_divergence
+        .then(|| super::run::configured_binding(&config))
+        .transpose()
+        .map_err(|r| refused(r, json))?;
     let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
     let host = host.with_approver(std::sync::Arc::new(super::terminal::Terminal));
-    let window = args.window.as_deref().map(str::parse::<WindowRef>).transpose().map_err(|r| refused(r, json))?;
+    let window = args
+        .window
+        .as_deref()
+        .map(str::parse::<WindowRef>)
+        .transpose()
+        .map_err(|r| refused(r, json))?;
     let ask = |question: &str| super::terminal::ask_text(question);
-    let account = replay::replay(&host, &args.recording, window, args.yes, replay::WithheldText::Ask(&ask)).map_err(|r| refused(r, json))?;
+    let account =
+        replay::replay(&host, &args.recording, window, args.yes, replay::WithheldText::Ask(&ask))
+            .map_err(|r| refused(r, json))?;
     let (Some(divergence), Some(binding)) = (&account.divergence, binding) else {
         if json {
             println!("{}", serde_json::to_string(&account).context("serialising the account")?);
         } else {
             print!("{}", account.render());
         }
-        return Ok(account.divergence.as_ref().map_or(ExitCode::SUCCESS, |d| Exit::of(d.code).into()));
+        return Ok(account
+            .divergence
+            .as_ref()
+            .map_or(ExitCode::SUCCESS, |d| Exit::of(d.code).into()));
     };
     if !json {
         print!("{}", account.render());
         println!("handing the rest from step {} to the model", divergence.step);
     }
-    let steps = recording::read(&args.recording, &recording::default_dir()).map_err(|e| refused(e.to_refusal(), json))?.steps;
-    let mut task = glovebox_agent::Task::new(replay::handover(&steps, &account).unwrap_or_default());
+    let steps = recording::read(&args.recording, &recording::default_dir())
+        .map_err(|e| refused(e.to_refusal(), json))?
+        .steps;
+    let mut task =
+        glovebox_agent::Task::new(replay::handover(&steps, &account).unwrap_or_default());
     task.window = account.window.clone();
     task.validate().map_err(|r| refused(r, json))?;
     let (outcome, report) = super::run::drive(&config, &host, &binding, &task, None, json)?;
     if json {
-        println!("{}", serde_json::json!({"replay": account, "handed_over": {"summary": outcome.summary, "report": report}}));
+        println!(
+            "{}",
+            serde_json::json!({"replay": account, "handed_over": {"summary": outcome.summary, "report": report}})
+        );
     } else {
         println!("{}\nreport: {}", outcome.summary.render(), report.display());
     }

@@ -39,13 +39,18 @@ pub struct RunArgs {
 
 pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> {
     let json = args.json;
-    let config = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config)).map_err(|e| refused(e.into(), json))?.config;
-    glovebox::platform::host_config(&config, &glovebox_linux::display_name(config.backend)).and_then(|h| h.check_enabled()).map_err(|r| refused(r, json))?;
+    let config = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config))
+        .map_err(|e| refused(e.into(), json))?
+        .config;
+    glovebox::platform::host_config(&config, &glovebox_linux::display_name(config.backend))
+        .and_then(|h| h.check_enabled())
+        .map_err(|r| refused(r, json))?;
     let binding = configured_binding(&config).map_err(|r| refused(r, json))?;
     let mut task = Task::new(args.instruction.clone());
     task.max_steps = args.max_steps;
     task.observe_only = args.observe_only;
-    task.window = args.window.as_deref().map(str::parse).transpose().map_err(|r| refused(r, json))?;
+    task.window =
+        args.window.as_deref().map(str::parse).transpose().map_err(|r| refused(r, json))?;
     task.validate().map_err(|r| refused(r, json))?;
     let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
     glovebox::platform::serve_indicator(&host);
@@ -80,9 +85,13 @@ pub(super) fn drive(
 ) -> Result<(glovebox_agent::run::Outcome, PathBuf), Failure> {
     let mut model = match binding.native {
         true => None,
-        false => Some(glovebox_agent::providers::bind(binding).map_err(|e| refused(e.to_refusal(), json))?),
+        false => Some(
+            glovebox_agent::providers::bind(binding).map_err(|e| refused(e.to_refusal(), json))?,
+        ),
     };
-    let model_name = model.as_ref().map(|m| m.name()).unwrap_or_else(|| format!("{}/{} (native computer use)", config.model.provider, binding.model));
+    let model_name = model.as_ref().map(|m| m.name()).unwrap_or_else(|| {
+        format!("{}/{} (native computer use)", config.model.provider, binding.model)
+    });
 
     // Ctrl-C is Stop: the grant is revoked and the loop ends at its next
     // host call; a second Ctrl-C leaves at once.
@@ -100,20 +109,35 @@ pub(super) fn drive(
     // approval (unless the configuration denies the class); the host still
     // asks on the terminal for consequential targets and safety checks.
     let span = glovebox_host::Span {
-        class: if task.observe_only { glovebox_model::ApprovalClass::Observe } else { glovebox_model::ApprovalClass::Input },
-        actions: vec![format!("run the instruction {:?} with {model_name}", task.instruction.chars().take(300).collect::<String>())],
+        class: if task.observe_only {
+            glovebox_model::ApprovalClass::Observe
+        } else {
+            glovebox_model::ApprovalClass::Input
+        },
+        actions: vec![format!(
+            "run the instruction {:?} with {model_name}",
+            task.instruction.chars().take(300).collect::<String>()
+        )],
         targets: vec![],
         text_characters: 0,
         detail: None,
         started_by_user: true,
     };
-    let host = host.with_approver(std::sync::Arc::new(super::terminal::Terminal)).approve_span(span).map_err(|r| refused(r, json))?;
+    let host = host
+        .with_approver(std::sync::Arc::new(super::terminal::Terminal))
+        .approve_span(span)
+        .map_err(|r| refused(r, json))?;
     let bar = indicatif::ProgressBar::new_spinner();
     bar.enable_steady_tick(Duration::from_millis(120));
     bar.set_message(format!("step 1: asking {model_name}"));
     let max = task.max_steps;
     let mut progress = |step: &glovebox_agent::Step| {
-        bar.println(format!("{} ({} ms model, {} ms host)", step.line(), step.model_ms, step.act_ms));
+        bar.println(format!(
+            "{} ({} ms model, {} ms host)",
+            step.line(),
+            step.model_ms,
+            step.act_ms
+        ));
         bar.set_message(format!("step {}/{max}: asking the model", step.index + 1));
     };
     let outcome = match model.as_mut() {
@@ -124,14 +148,19 @@ pub(super) fn drive(
     let outcome = outcome.map_err(|r| refused(r, json))?;
 
     let path = report.unwrap_or_else(|| glovebox_agent::report::default_path("run"));
-    glovebox_agent::report::write(&path, &glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps))
-        .with_context(|| format!("writing {}", path.display()))?;
+    glovebox_agent::report::write(
+        &path,
+        &glovebox_agent::report::html(&task.instruction, &outcome.summary, &outcome.steps),
+    )
+    .with_context(|| format!("writing {}", path.display()))?;
     Ok((outcome, path))
 }
 
 /// The configured binding; unbound or MCP sampling (which needs an MCP
 /// client) is `COMPUTER_MODEL_UNBOUND`.
-pub(super) fn configured_binding(config: &glovebox_config::Config) -> Result<glovebox_agent::ModelBinding, Refusal> {
+pub(super) fn configured_binding(
+    config: &glovebox_config::Config,
+) -> Result<glovebox_agent::ModelBinding, Refusal> {
     match glovebox::binding::model_binding(&config.model).map_err(|e| e.to_refusal())? {
         None => Err(glovebox_agent::ModelError::Unbound.to_refusal()),
         Some(b) if b.provider == Provider::McpSampling => Err(Refusal::new(

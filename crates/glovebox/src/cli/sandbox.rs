@@ -37,7 +37,9 @@ pub struct SandboxArgs {
 
 /// Parses `WxH+X+Y` into a monitor named `DISPLAY-<index>`.
 fn parse_monitor(index: usize, text: &str) -> Result<glovebox_sandbox::MonitorSpec, Refusal> {
-    let bad = || Refusal::invalid_argument(format!("monitor {text:?} is not WxH+X+Y (e.g. 1280x800+1280+0)"));
+    let bad = || {
+        Refusal::invalid_argument(format!("monitor {text:?} is not WxH+X+Y (e.g. 1280x800+1280+0)"))
+    };
     let (size, position) = text.split_once('+').ok_or_else(bad)?;
     let (width, height) = size.split_once('x').ok_or_else(bad)?;
     let (x, y) = position.split_once('+').ok_or_else(bad)?;
@@ -46,7 +48,14 @@ fn parse_monitor(index: usize, text: &str) -> Result<glovebox_sandbox::MonitorSp
     if width == 0 || height == 0 || x > i16::MAX as u16 || y > i16::MAX as u16 {
         return Err(bad());
     }
-    Ok(glovebox_sandbox::MonitorSpec { name: format!("DISPLAY-{index}"), x: x as i16, y: y as i16, width, height, primary: index == 0 })
+    Ok(glovebox_sandbox::MonitorSpec {
+        name: format!("DISPLAY-{index}"),
+        x: x as i16,
+        y: y as i16,
+        width,
+        height,
+        primary: index == 0,
+    })
 }
 
 /// The desktop this command started.
@@ -82,7 +91,11 @@ impl Running {
     fn describe(&self) -> String {
         match self {
             Running::X11(s) => format!("desktop {}", s.display()),
-            Running::Wayland(s) => format!("Wayland desktop {} (sway, pid {})", s.socket().display(), s.compositor_pid()),
+            Running::Wayland(s) => format!(
+                "Wayland desktop {} (sway, pid {})",
+                s.socket().display(),
+                s.compositor_pid()
+            ),
         }
     }
 
@@ -100,28 +113,55 @@ fn shell_quote(value: &str) -> String {
 
 pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
     if !(64..=16384).contains(&args.width) || !(64..=16384).contains(&args.height) {
-        return Err(refused(Refusal::invalid_argument("sandbox width and height must lie in 64..=16384"), false));
+        return Err(refused(
+            Refusal::invalid_argument("sandbox width and height must lie in 64..=16384"),
+            false,
+        ));
     }
-    let monitors: Vec<_> = args.monitors.iter().enumerate().map(|(i, m)| parse_monitor(i, m)).collect::<Result<_, _>>().map_err(|r| refused(r, false))?;
+    let monitors: Vec<_> = args
+        .monitors
+        .iter()
+        .enumerate()
+        .map(|(i, m)| parse_monitor(i, m))
+        .collect::<Result<_, _>>()
+        .map_err(|r| refused(r, false))?;
     let (stop_tx, stop_rx) = mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = stop_tx.send(());
     })
     .map_err(|e| anyhow::anyhow!("installing the Ctrl-C handler: {e}"))?;
-    let unavailable = |e: glovebox_sandbox::SandboxError| refused(Refusal::backend_unavailable(format!("sandbox: {e}")), false);
+    let unavailable = |e: glovebox_sandbox::SandboxError| {
+        refused(Refusal::backend_unavailable(format!("sandbox: {e}")), false)
+    };
     // Drawn only on a terminal: indicatif hides itself when stderr is a pipe.
-    let starting = indicatif::ProgressBar::new_spinner().with_finish(indicatif::ProgressFinish::AndClear).with_message(if args.wayland {
-        "starting a private Wayland desktop (sway, session bus, accessibility bus)…"
-    } else {
-        "starting a private desktop (Xvfb, session bus, accessibility bus, openbox)…"
-    });
+    let starting = indicatif::ProgressBar::new_spinner()
+        .with_finish(indicatif::ProgressFinish::AndClear)
+        .with_message(if args.wayland {
+            "starting a private Wayland desktop (sway, session bus, accessibility bus)…"
+        } else {
+            "starting a private desktop (Xvfb, session bus, accessibility bus, openbox)…"
+        });
     starting.enable_steady_tick(Duration::from_millis(120));
     let sandbox = if args.wayland {
-        Running::Wayland(WaylandSandbox::start(WaylandOptions { width: args.width, height: args.height, ..Default::default() }).map_err(unavailable)?)
+        Running::Wayland(
+            WaylandSandbox::start(WaylandOptions {
+                width: args.width,
+                height: args.height,
+                ..Default::default()
+            })
+            .map_err(unavailable)?,
+        )
     } else {
-        let sandbox = Sandbox::start(SandboxOptions { width: args.width, height: args.height, window_manager: !args.no_wm }).map_err(unavailable)?;
+        let sandbox = Sandbox::start(SandboxOptions {
+            width: args.width,
+            height: args.height,
+            window_manager: !args.no_wm,
+        })
+        .map_err(unavailable)?;
         if !monitors.is_empty() {
-            sandbox.set_monitors(&monitors).map_err(|e| refused(Refusal::backend_unavailable(format!("sandbox monitors: {e}")), false))?;
+            sandbox.set_monitors(&monitors).map_err(|e| {
+                refused(Refusal::backend_unavailable(format!("sandbox monitors: {e}")), false)
+            })?;
         }
         Running::X11(sandbox)
     };
@@ -137,14 +177,14 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::SUCCESS);
     };
 
-    let mut child = sandbox
-        .foreground_command(program)
-        .args(rest)
-        .spawn()
-        .map_err(|e| refused(Refusal::invalid_argument(format!("cannot run {program:?}: {e}")), false))?;
+    let mut child = sandbox.foreground_command(program).args(rest).spawn().map_err(|e| {
+        refused(Refusal::invalid_argument(format!("cannot run {program:?}: {e}")), false)
+    })?;
     let mut interrupted_at: Option<Instant> = None;
     let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| anyhow::anyhow!("waiting for {program}: {e}"))? {
+        if let Some(status) =
+            child.try_wait().map_err(|e| anyhow::anyhow!("waiting for {program}: {e}"))?
+        {
             break Some(status);
         }
         if stop_rx.try_recv().is_ok() && interrupted_at.is_none() {

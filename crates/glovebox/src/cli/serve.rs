@@ -16,7 +16,10 @@ pub struct McpArgs {
 
 /// The MCP server of this configuration (not yet serving).
 fn mcp_server(config: &glovebox_config::Config) -> glovebox_mcp::GloveboxServer {
-    let screenshot_dir = config.mcp.screenshot_files.then(|| glovebox_host::control::DisplayDir::default_root().join("screenshots"));
+    let screenshot_dir = config
+        .mcp
+        .screenshot_files
+        .then(|| glovebox_host::control::DisplayDir::default_root().join("screenshots"));
     // A binding that cannot work (a provider without a model, say) is the
     // computer tool's refusal to give, with the reason; other tools serve on.
     let model = glovebox::binding::model_binding(&config.model).map_err(|e| e.to_refusal());
@@ -67,6 +70,7 @@ pub fn serve(config: Option<PathBuf>, args: ServeArgs) -> Result<ExitCode, Failu
         server.host(),
         glovebox_mcp::pending::Store::new(glovebox_mcp::pending::Store::default_dir()),
     ));
-    glovebox_mcp::http::run_http_with(server, port, token.clone(), announce, Some(routes)).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
+    glovebox_mcp::http::run_http_with(server, port, token.clone(), announce, Some(routes))
+        .map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -36,7 +36,10 @@ pub fn schema(output: SchemaOutput) -> Result<ExitCode, Failure> {
 
 pub fn doctor(config: Option<PathBuf>, json: bool) -> Result<ExitCode, Failure> {
     let mut report = glovebox_linux::doctor();
-    let served = glovebox_host::Host::remote_indicator(&glovebox_host::control::DisplayDir::default_root(), &glovebox::platform::display_name(config));
+    let served = glovebox_host::Host::remote_indicator(
+        &glovebox_host::control::DisplayDir::default_root(),
+        &glovebox::platform::display_name(config),
+    );
     report.checks.push(glovebox_platform::doctor::Check::ok(
         "indicator",
         match served {
@@ -50,12 +53,17 @@ pub fn doctor(config: Option<PathBuf>, json: bool) -> Result<ExitCode, Failure> 
     ));
     if json {
         let mut value = serde_json::to_value(&report).context("serialising the report")?;
-        value["capabilities"] = serde_json::to_value(glovebox_linux::capabilities()).context("serialising the capabilities")?;
+        value["capabilities"] = serde_json::to_value(glovebox_linux::capabilities())
+            .context("serialising the capabilities")?;
         println!("{}", serde_json::to_string_pretty(&value).context("serialising the report")?);
     } else {
         print!("{}", report.render_text());
     }
-    Ok(if report.healthy() { ExitCode::SUCCESS } else { glovebox::exit_status::Exit::Unavailable.into() })
+    Ok(if report.healthy() {
+        ExitCode::SUCCESS
+    } else {
+        glovebox::exit_status::Exit::Unavailable.into()
+    })
 }
 
 #[derive(Subcommand, Debug)]
@@ -82,9 +90,18 @@ pub fn config(explicit: Option<PathBuf>, action: ConfigAction) -> Result<ExitCod
             println!("{value}\t# {origin}");
         }
         ConfigAction::Set { key, value, project } => {
-            let file = if project { sources.project_file.clone() } else { sources.user_file.clone() }
-                .ok_or_else(|| refused(Refusal::invalid_argument("no configuration directory: set HOME or XDG_CONFIG_HOME"), false))?;
-            glovebox_config::set_in_file(&file, &key, &value).map_err(|e| refused(e.into(), false))?;
+            let file =
+                if project { sources.project_file.clone() } else { sources.user_file.clone() }
+                    .ok_or_else(|| {
+                        refused(
+                            Refusal::invalid_argument(
+                                "no configuration directory: set HOME or XDG_CONFIG_HOME",
+                            ),
+                            false,
+                        )
+                    })?;
+            glovebox_config::set_in_file(&file, &key, &value)
+                .map_err(|e| refused(e.into(), false))?;
             println!("{key} = {value}\t# written to {}", file.display());
         }
         ConfigAction::List => {
@@ -99,7 +116,10 @@ pub fn config(explicit: Option<PathBuf>, action: ConfigAction) -> Result<ExitCod
 }
 
 /// The completion script for `shell`, on standard output.
-pub fn completions(mut command: clap::Command, shell: clap_complete::Shell) -> Result<ExitCode, Failure> {
+pub fn completions(
+    mut command: clap::Command,
+    shell: clap_complete::Shell,
+) -> Result<ExitCode, Failure> {
     clap_complete::generate(shell, &mut command, "glovebox", &mut std::io::stdout());
     Ok(ExitCode::SUCCESS)
 }
@@ -107,6 +127,7 @@ pub fn completions(mut command: clap::Command, shell: clap_complete::Shell) -> R
 /// One roff page per command: `glovebox.1`, `glovebox-windows.1`, `glovebox-grant-hold.1`, …
 pub fn man(command: clap::Command, dir: &std::path::Path) -> Result<ExitCode, Failure> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    clap_mangen::generate_to(command, dir).with_context(|| format!("writing the manual pages into {}", dir.display()))?;
+    clap_mangen::generate_to(command, dir)
+        .with_context(|| format!("writing the manual pages into {}", dir.display()))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -25,8 +25,14 @@ impl World {
 
     /// One window with `geometry` (a small one keeps screenshots cheap).
     pub fn sized(name: &str, budget: u32, geometry: Rect) -> World {
-        let editor = FakeWindow { colour: [200, 10, 10], ..fake_window(EDITOR, "Editor", "Editor window", geometry) };
-        let FakeWorld { desktop, host, .. } = fake_world(&format!("wire-{name}")).window(editor).configure(|config| config.budget = budget).open();
+        let editor = FakeWindow {
+            colour: [200, 10, 10],
+            ..fake_window(EDITOR, "Editor", "Editor window", geometry)
+        };
+        let FakeWorld { desktop, host, .. } = fake_world(&format!("wire-{name}"))
+            .window(editor)
+            .configure(|config| config.budget = budget)
+            .open();
         World { host, desktop }
     }
 

@@ -40,7 +40,8 @@ pub fn batch(config: Option<PathBuf>, args: BatchArgs) -> Result<ExitCode, Failu
     let records = Arc::new(Mutex::new(Vec::new()));
     let workers: Vec<_> = (0..args.parallel.min(specs.len() as u16))
         .map(|_| {
-            let (queue, records, out, exe, config) = (queue.clone(), records.clone(), out.clone(), exe.clone(), config.clone());
+            let (queue, records, out, exe, config) =
+                (queue.clone(), records.clone(), out.clone(), exe.clone(), config.clone());
             let json = args.json;
             std::thread::spawn(move || {
                 while let Some((index, spec)) = next(&queue) {
@@ -60,12 +61,12 @@ pub fn batch(config: Option<PathBuf>, args: BatchArgs) -> Result<ExitCode, Failu
     records.sort_by_key(|(index, _)| *index);
     let records: Vec<EpisodeRecord> = records.into_iter().map(|(_, r)| r).collect();
     let count = |v: Verdict| records.iter().filter(|r| r.verdict == v).count();
-    let (passed, failed, errored) = (count(Verdict::Passed), count(Verdict::Failed), count(Verdict::Errored));
+    let (passed, failed, errored) =
+        (count(Verdict::Passed), count(Verdict::Failed), count(Verdict::Errored));
     let not_run = specs.len() - records.len();
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
-        let summary =
-            serde_json::json!({"passed": passed, "failed": failed, "errored": errored, "not_run": not_run, "seconds": seconds, "parallel": args.parallel});
+        let summary = serde_json::json!({"passed": passed, "failed": failed, "errored": errored, "not_run": not_run, "seconds": seconds, "parallel": args.parallel});
         println!("{}", serde_json::json!({"episodes": records, "summary": summary}));
     } else {
         println!(
@@ -103,7 +104,12 @@ fn run_one(exe: &Path, config: Option<&Path>, spec: &Path, out: &Path) -> Episod
         command.arg("--config").arg(config);
     }
     command.args(["episode", "run"]).arg(spec).arg("--out").arg(out.join(&name)).arg("--json");
-    let mut child = match command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn() {
+    let mut child = match command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+    {
         Ok(child) => child,
         Err(e) => return super::errored(&name, format!("its run did not start: {e}"), started),
     };
@@ -125,7 +131,10 @@ fn run_one(exe: &Path, config: Option<&Path>, spec: &Path, out: &Path) -> Episod
         if super::interrupted() && !passed_on {
             passed_on = true;
             if let Ok(pid) = i32::try_from(child.id()) {
-                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGTERM,
+                );
             }
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -134,8 +143,14 @@ fn run_one(exe: &Path, config: Option<&Path>, spec: &Path, out: &Path) -> Episod
     match status {
         Ok(status) => match serde_json::from_slice::<EpisodeRecord>(&stdout) {
             Ok(record) if Verdict::of_exit_status(status.code()) == record.verdict => record,
-            Ok(record) => super::errored(&name, format!("its run exited {status} but recorded {:?}", record.verdict), started),
-            Err(_) => super::errored(&name, format!("its run ended ({status}) without a record"), started),
+            Ok(record) => super::errored(
+                &name,
+                format!("its run exited {status} but recorded {:?}", record.verdict),
+                started,
+            ),
+            Err(_) => {
+                super::errored(&name, format!("its run ended ({status}) without a record"), started)
+            }
         },
         Err(e) => super::errored(&name, format!("waiting for its run: {e}"), started),
     }

@@ -47,81 +47,116 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
     let work = args.dir.join("work");
     let places = Places { work: &work, spec_dir: args.spec.parent().unwrap_or(Path::new(".")) };
     let mut apps = Apps(vec![]);
-    let outcome =
-        (|| -> Result<(), String> {
-            let host = open_host(config.clone(), &episode)?;
-            let mut windows = vec![];
-            for (i, app) in episode.setup.apps.iter().enumerate() {
-                apps.0.push(start(app, &places, &args.dir, i).map_err(|e| format!("setup.apps[{i}] ({}) did not start: {e}", app.command[0]))?);
-                windows.push(wait_for_window(&host, app).ok_or_else(|| {
-                    format!("setup.apps[{i}] ({}) showed no window titled like {:?} within {} s", app.command[0], app.window, app.timeout_secs)
-                })?);
+    let outcome = (|| -> Result<(), String> {
+        let host = open_host(config.clone(), &episode)?;
+        let mut windows = vec![];
+        for (i, app) in episode.setup.apps.iter().enumerate() {
+            apps.0.push(
+                start(app, &places, &args.dir, i).map_err(|e| {
+                    format!("setup.apps[{i}] ({}) did not start: {e}", app.command[0])
+                })?,
+            );
+            windows.push(wait_for_window(&host, app).ok_or_else(|| {
+                format!(
+                    "setup.apps[{i}] ({}) showed no window titled like {:?} within {} s",
+                    app.command[0], app.window, app.timeout_secs
+                )
+            })?);
+        }
+        phase(AGENT_PHASE).map_err(|e| format!("writing the phase: {e}"))?;
+        match &episode.agent {
+            AgentSpec::Scripted { steps } => {
+                let (window, title) = windows
+                    .first()
+                    .ok_or("a scripted agent needs a setup app whose window it works in")?;
+                let ran = super::script::run(&host, window, title, &episode.instruction, steps);
+                record.steps = ran.steps;
+                record.refusals = ran.refusals;
+                write_report(&mut record, &args.dir, &ran.report)?;
             }
-            phase(AGENT_PHASE).map_err(|e| format!("writing the phase: {e}"))?;
-            match &episode.agent {
-                AgentSpec::Scripted { steps } => {
-                    let (window, title) = windows.first().ok_or("a scripted agent needs a setup app whose window it works in")?;
-                    let ran = super::script::run(&host, window, title, &episode.instruction, steps);
-                    record.steps = ran.steps;
-                    record.refusals = ran.refusals;
-                    write_report(&mut record, &args.dir, &ran.report)?;
-                }
-                AgentSpec::Recorded { recording } => {
-                    let (window, _) = windows.first().ok_or("a recorded agent needs a setup app whose window it replays in")?;
-                    let steps: Vec<glovebox_host::recording::Step> = std::fs::read(args.dir.join(super::RECORDING_FILE))
+            AgentSpec::Recorded { recording } => {
+                let (window, _) = windows
+                    .first()
+                    .ok_or("a recorded agent needs a setup app whose window it replays in")?;
+                let steps: Vec<glovebox_host::recording::Step> =
+                    std::fs::read(args.dir.join(super::RECORDING_FILE))
                         .map_err(|e| e.to_string())
                         .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
                         .map_err(|e| format!("reading the recording's steps: {e}"))?;
-                    let account = glovebox_agent::replay::run_steps(
-                        &host,
-                        Path::new(recording),
-                        &steps,
-                        &WindowRef::Id(*window),
-                        glovebox_agent::replay::WithheldText::Refuse,
-                    );
-                    record.steps = account.replayed;
-                    record.refusals =
-                        account.divergence.iter().map(|d| format!("step {} diverged ({}): expected {}; saw {}", d.step, d.code, d.expected, d.saw)).collect();
-                }
-                AgentSpec::Model => {
-                    let ran = model_agent(&host, config.clone(), &episode, windows.first().map(|(id, _)| id))?;
-                    record.steps = ran.0;
-                    record.refusals = ran.1;
-                    write_report(&mut record, &args.dir, &ran.2)?;
+                let account = glovebox_agent::replay::run_steps(
+                    &host,
+                    Path::new(recording),
+                    &steps,
+                    &WindowRef::Id(*window),
+                    glovebox_agent::replay::WithheldText::Refuse,
+                );
+                record.steps = account.replayed;
+                record.refusals = account
+                    .divergence
+                    .iter()
+                    .map(|d| {
+                        format!(
+                            "step {} diverged ({}): expected {}; saw {}",
+                            d.step, d.code, d.expected, d.saw
+                        )
+                    })
+                    .collect();
+            }
+            AgentSpec::Model => {
+                let ran = model_agent(
+                    &host,
+                    config.clone(),
+                    &episode,
+                    windows.first().map(|(id, _)| id),
+                )?;
+                record.steps = ran.0;
+                record.refusals = ran.1;
+                write_report(&mut record, &args.dir, &ran.2)?;
+            }
+        }
+        phase("oracle").map_err(|e| format!("writing the phase: {e}"))?;
+        let mut unreadable = None;
+        for check in &episode.oracle {
+            match read_check(check, &places, &mut apps, &host) {
+                Ok(reading) => record.checks.push(reading),
+                Err(why) => {
+                    record.checks.push(CheckReading {
+                        check: describe(check),
+                        held: false,
+                        saw: why.clone(),
+                    });
+                    unreadable.get_or_insert(why);
                 }
             }
-            phase("oracle").map_err(|e| format!("writing the phase: {e}"))?;
-            let mut unreadable = None;
-            for check in &episode.oracle {
-                match read_check(check, &places, &mut apps, &host) {
-                    Ok(reading) => record.checks.push(reading),
-                    Err(why) => {
-                        record.checks.push(CheckReading { check: describe(check), held: false, saw: why.clone() });
-                        unreadable.get_or_insert(why);
-                    }
-                }
+        }
+        record.verdict = match (unreadable, record.checks.iter().all(|c| c.held)) {
+            (Some(why), _) => {
+                record.reason = Some(format!("the oracle could not be read: {why}"));
+                Verdict::Errored
             }
-            record.verdict = match (unreadable, record.checks.iter().all(|c| c.held)) {
-                (Some(why), _) => {
-                    record.reason = Some(format!("the oracle could not be read: {why}"));
-                    Verdict::Errored
-                }
-                (None, true) => Verdict::Passed,
-                (None, false) => {
-                    record.reason = Some(format!("{} of {} check(s) did not hold", record.checks.iter().filter(|c| !c.held).count(), record.checks.len()));
-                    Verdict::Failed
-                }
-            };
-            Ok(())
-        })();
+            (None, true) => Verdict::Passed,
+            (None, false) => {
+                record.reason = Some(format!(
+                    "{} of {} check(s) did not hold",
+                    record.checks.iter().filter(|c| !c.held).count(),
+                    record.checks.len()
+                ));
+                Verdict::Failed
+            }
+        };
+        Ok(())
+    })();
     if let Err(reason) = outcome {
         record.verdict = Verdict::Errored;
         record.reason = Some(reason);
     }
     drop(apps);
     record.seconds = started.elapsed().as_secs_f64();
-    glovebox_platform::files::write_private(&args.dir.join(RECORD_FILE), &serde_json::to_vec_pretty(&record).context("serialising the record")?)
-        .context("writing the record")?;
+    glovebox_platform::files::write_private(
+        &args.dir.join(RECORD_FILE),
+        &serde_json::to_vec_pretty(&record).context("serialising the record")?,
+    )
+    .context("writing the record")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -136,21 +171,27 @@ fn write_report(record: &mut EpisodeRecord, dir: &Path, html: &str) -> Result<()
 /// A host on this desktop for the episode alone: on, the episode's budget,
 /// no drawn cursor, its input approved by the person who started the episode.
 fn open_host(config: Option<PathBuf>, episode: &Episode) -> Result<Host, String> {
-    let layered = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config)).map_err(|e| format!("the configuration: {e}"))?;
+    let layered = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config))
+        .map_err(|e| format!("the configuration: {e}"))?;
     let mut config = layered.config;
     config.enabled = true;
     config.overlay = false;
     config.grant.budget = episode.limits.budget;
-    let host = glovebox::platform::open_host(&config).map_err(|r| format!("the host did not open: {}", r.message))?;
+    let host = glovebox::platform::open_host(&config)
+        .map_err(|r| format!("the host did not open: {}", r.message))?;
     let span = glovebox_host::Span {
         class: glovebox_model::ApprovalClass::Input,
-        actions: vec![format!("run the episode {:?}", episode.instruction.chars().take(200).collect::<String>())],
+        actions: vec![format!(
+            "run the episode {:?}",
+            episode.instruction.chars().take(200).collect::<String>()
+        )],
         targets: vec![],
         text_characters: 0,
         detail: None,
         started_by_user: true,
     };
-    host.approve_span(span).map_err(|r| format!("the episode's input was not approved: {}", r.message))
+    host.approve_span(span)
+        .map_err(|r| format!("the episode's input was not approved: {}", r.message))
 }
 
 /// The setup apps, ended when the episode is (those the agent left running).
@@ -175,7 +216,8 @@ struct Places<'a> {
 
 impl Places<'_> {
     fn place(&self, text: &str) -> String {
-        text.replace("{dir}", &self.work.to_string_lossy()).replace("{spec_dir}", &self.spec_dir.to_string_lossy())
+        text.replace("{dir}", &self.work.to_string_lossy())
+            .replace("{spec_dir}", &self.spec_dir.to_string_lossy())
     }
 }
 
@@ -203,8 +245,11 @@ fn wait_for_window(host: &Host, app: &StartedApp) -> Option<(WindowId, String)> 
     let wanted = app.window.to_lowercase();
     let mut seen = None;
     loop {
-        let listed = host.list_windows(Some(&app.window), 1).ok().into_iter().flat_map(|page| page.windows);
-        if let Some(window) = listed.into_iter().find(|w| w.window.title.to_lowercase().contains(&wanted)) {
+        let listed =
+            host.list_windows(Some(&app.window), 1).ok().into_iter().flat_map(|page| page.windows);
+        if let Some(window) =
+            listed.into_iter().find(|w| w.window.title.to_lowercase().contains(&wanted))
+        {
             let place = (window.window.id, window.window.geometry);
             if seen == Some(place) {
                 return Some((window.window.id, window.window.title));
@@ -219,9 +264,17 @@ fn wait_for_window(host: &Host, app: &StartedApp) -> Option<(WindowId, String)> 
 }
 
 /// The bound model through the loop: its steps, refusals and report.
-fn model_agent(host: &Host, config: Option<PathBuf>, episode: &Episode, window: Option<&WindowId>) -> Result<(u32, Vec<String>, String), String> {
-    let layered = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config)).map_err(|e| format!("the configuration: {e}"))?;
-    let binding = glovebox::binding::model_binding(&layered.config.model).map_err(|e| e.to_refusal().message)?.ok_or("no model is bound (model.provider)")?;
+fn model_agent(
+    host: &Host,
+    config: Option<PathBuf>,
+    episode: &Episode,
+    window: Option<&WindowId>,
+) -> Result<(u32, Vec<String>, String), String> {
+    let layered = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config))
+        .map_err(|e| format!("the configuration: {e}"))?;
+    let binding = glovebox::binding::model_binding(&layered.config.model)
+        .map_err(|e| e.to_refusal().message)?
+        .ok_or("no model is bound (model.provider)")?;
     let mut task = glovebox_agent::Task::new(episode.instruction.clone());
     task.max_steps = episode.limits.steps;
     task.window = window.map(|w| WindowRef::Id(*w));
@@ -229,7 +282,8 @@ fn model_agent(host: &Host, config: Option<PathBuf>, episode: &Episode, window: 
     let outcome = if binding.native {
         glovebox_agent::run_native(host, &binding, &task, &mut |_| {})
     } else {
-        let mut model = glovebox_agent::providers::bind(&binding).map_err(|e| e.to_refusal().message)?;
+        let mut model =
+            glovebox_agent::providers::bind(&binding).map_err(|e| e.to_refusal().message)?;
         glovebox_agent::run(host, model.as_mut(), &task, &mut |_| {})
     }
     .map_err(|r| r.message)?;
@@ -237,7 +291,9 @@ fn model_agent(host: &Host, config: Option<PathBuf>, episode: &Episode, window: 
         .steps
         .iter()
         .filter_map(|s| match &s.verdict {
-            glovebox_agent::trajectory::Verdict::Refused { code, message } => Some(format!("{}: {message}", code.as_str())),
+            glovebox_agent::trajectory::Verdict::Refused { code, message } => {
+                Some(format!("{}: {message}", code.as_str()))
+            }
             _ => None,
         })
         .collect();
@@ -256,11 +312,19 @@ fn describe(check: &Check) -> String {
     };
     match check {
         Check::File { path, text } => format!("file {path} {}", matched(text)),
-        Check::Command { run, exit, stdout } => format!("`{}` {}", run.join(" "), output(exit, stdout)),
-        Check::AppExit { app, exit, stdout } => format!("setup.apps[{app}] {}", output(exit, stdout)),
+        Check::Command { run, exit, stdout } => {
+            format!("`{}` {}", run.join(" "), output(exit, stdout))
+        }
+        Check::AppExit { app, exit, stdout } => {
+            format!("setup.apps[{app}] {}", output(exit, stdout))
+        }
         Check::Accessible { window, on, text } => {
             let name = on.name.as_deref().map(|n| format!(" {n:?}")).unwrap_or_default();
-            format!("{}{name} in {window:?} {}", on.role.map(|r| r.name()).unwrap_or("element"), matched(text))
+            format!(
+                "{}{name} in {window:?} {}",
+                on.role.map(|r| r.name()).unwrap_or("element"),
+                matched(text)
+            )
         }
     }
 }
@@ -276,13 +340,20 @@ fn shown(text: &str) -> String {
 }
 
 /// One check read from the world: `Err` when it could not be read at all.
-fn read_check(check: &Check, places: &Places, apps: &mut Apps, host: &Host) -> Result<CheckReading, String> {
+fn read_check(
+    check: &Check,
+    places: &Places,
+    apps: &mut Apps,
+    host: &Host,
+) -> Result<CheckReading, String> {
     let work = places.work;
     let reading = |held: bool, saw: String| Ok(CheckReading { check: describe(check), held, saw });
     match check {
         Check::File { path, text } => match std::fs::read_to_string(work.join(path)) {
             Ok(contents) => reading(text.holds(&contents), shown(&contents)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => reading(false, "no such file".into()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                reading(false, "no such file".into())
+            }
             Err(e) => Err(format!("reading {path}: {e}")),
         },
         Check::Command { run, exit, stdout } => {
@@ -294,37 +365,77 @@ fn read_check(check: &Check, places: &Places, apps: &mut Apps, host: &Host) -> R
                 .stderr(Stdio::null())
                 .spawn()
                 .map_err(|e| format!("`{}` did not start: {e}", run[0]))?;
-            let status = wait_for(&mut child, ORACLE_WAIT).ok_or_else(|| format!("`{}` ran past {} s", run[0], ORACLE_WAIT.as_secs()))?;
+            let status = wait_for(&mut child, ORACLE_WAIT)
+                .ok_or_else(|| format!("`{}` ran past {} s", run[0], ORACLE_WAIT.as_secs()))?;
             let mut out = String::new();
             if let Some(mut pipe) = child.stdout.take() {
                 let _ = std::io::Read::read_to_string(&mut pipe, &mut out);
             }
-            let held = status.code() == Some(*exit) && stdout.as_ref().is_none_or(|m| m.holds(&out));
-            reading(held, format!("exit {} and output {}", status.code().map_or("by a signal".into(), |c| c.to_string()), shown(&out)))
+            let held =
+                status.code() == Some(*exit) && stdout.as_ref().is_none_or(|m| m.holds(&out));
+            reading(
+                held,
+                format!(
+                    "exit {} and output {}",
+                    status.code().map_or("by a signal".into(), |c| c.to_string()),
+                    shown(&out)
+                ),
+            )
         }
         Check::AppExit { app, exit, stdout } => {
             let child = &mut apps.0[*app];
             let Some(status) = wait_for(child, ORACLE_WAIT) else {
-                return reading(false, format!("still running {} s after the agent was done", ORACLE_WAIT.as_secs()));
+                return reading(
+                    false,
+                    format!("still running {} s after the agent was done", ORACLE_WAIT.as_secs()),
+                );
             };
-            let out = std::fs::read_to_string(work.parent().unwrap_or(work).join(format!("app-{app}.stdout"))).unwrap_or_default();
-            let held = status.code() == Some(*exit) && stdout.as_ref().is_none_or(|m| m.holds(&out));
-            reading(held, format!("exit {} and output {}", status.code().map_or("by a signal".into(), |c| c.to_string()), shown(&out)))
+            let out = std::fs::read_to_string(
+                work.parent().unwrap_or(work).join(format!("app-{app}.stdout")),
+            )
+            .unwrap_or_default();
+            let held =
+                status.code() == Some(*exit) && stdout.as_ref().is_none_or(|m| m.holds(&out));
+            reading(
+                held,
+                format!(
+                    "exit {} and output {}",
+                    status.code().map_or("by a signal".into(), |c| c.to_string()),
+                    shown(&out)
+                ),
+            )
         }
         Check::Accessible { window, on, text } => {
-            let listed = host.list_windows(Some(window), 1).map_err(|r| format!("listing windows: {}", r.message))?;
-            let Some(found) = listed.windows.into_iter().find(|w| w.window.title.to_lowercase().contains(&window.to_lowercase())) else {
+            let listed = host
+                .list_windows(Some(window), 1)
+                .map_err(|r| format!("listing windows: {}", r.message))?;
+            let Some(found) = listed
+                .windows
+                .into_iter()
+                .find(|w| w.window.title.to_lowercase().contains(&window.to_lowercase()))
+            else {
                 return reading(false, format!("no window titled like {window:?}"));
             };
-            let seen = host.observe(Some(&WindowRef::Id(found.window.id)), false).map_err(|r| format!("looking at {window:?}: {}", r.message))?;
+            let seen = host
+                .observe(Some(&WindowRef::Id(found.window.id)), false)
+                .map_err(|r| format!("looking at {window:?}: {}", r.message))?;
             let query = on.query();
-            let matching: Vec<_> =
-                seen.tree.root.iter().flat_map(|r| r.walk()).filter(|e| query.matches(e)).map(|e| e.id).take(glovebox_model::READ_MAX_ELEMENTS).collect();
+            let matching: Vec<_> = seen
+                .tree
+                .root
+                .iter()
+                .flat_map(|r| r.walk())
+                .filter(|e| query.matches(e))
+                .map(|e| e.id)
+                .take(glovebox_model::READ_MAX_ELEMENTS)
+                .collect();
             if matching.is_empty() {
                 return reading(false, "no such element".into());
             }
             // Any element at that address showing the text will do (a calculator's history, a list's rows).
-            let values = host.read(seen.frame.id, &matching).map_err(|r| format!("reading the element: {}", r.message))?;
+            let values = host
+                .read(seen.frame.id, &matching)
+                .map_err(|r| format!("reading the element: {}", r.message))?;
             let held = values.iter().any(|v| text.holds(&v.text));
             let texts: Vec<&str> = values.iter().map(|v| v.text.as_str()).collect();
             reading(held, shown(&texts.join(" | ")))

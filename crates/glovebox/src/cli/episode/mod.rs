@@ -67,11 +67,15 @@ fn specs_in(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
     let mut specs: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "toml" || e == "json"))
+        .filter(|path| {
+            path.is_file() && path.extension().is_some_and(|e| e == "toml" || e == "json")
+        })
         .collect();
     specs.sort();
     if specs.is_empty() {
-        return Err(anyhow::anyhow!("{} holds no episode spec (*.toml, *.json)", dir.display()).into());
+        return Err(
+            anyhow::anyhow!("{} holds no episode spec (*.toml, *.json)", dir.display()).into()
+        );
     }
     Ok(specs)
 }
@@ -83,7 +87,13 @@ fn run(config: Option<PathBuf>, mut args: RunArgs) -> Result<ExitCode, Failure> 
         let specs = specs_in(&args.spec)?;
         args.spec = specs
             .get(index)
-            .ok_or_else(|| anyhow::anyhow!("--index {index} is past the {} spec(s) of {}, which count from 0", specs.len(), args.spec.display()))?
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--index {index} is past the {} spec(s) of {}, which count from 0",
+                    specs.len(),
+                    args.spec.display()
+                )
+            })?
             .clone();
     }
     let name = episode_name(&args.spec);
@@ -93,13 +103,17 @@ fn run(config: Option<PathBuf>, mut args: RunArgs) -> Result<ExitCode, Failure> 
         Ok(episode) => {
             let _ = std::fs::remove_dir_all(&out);
             // Private (0700): the report, the record's readings and a recording's kept text go here.
-            glovebox_platform::files::make_dirs(&out.join("work")).with_context(|| format!("creating {}", out.display()))?;
+            glovebox_platform::files::make_dirs(&out.join("work"))
+                .with_context(|| format!("creating {}", out.display()))?;
             in_a_desktop(&args.spec, &episode, &out, config.as_deref(), started)
         }
     };
     if out.is_dir() {
-        glovebox_platform::files::write_private(&out.join("record.json"), &serde_json::to_vec_pretty(&record).context("serialising the record")?)
-            .with_context(|| format!("writing {}", out.join("record.json").display()))?;
+        glovebox_platform::files::write_private(
+            &out.join("record.json"),
+            &serde_json::to_vec_pretty(&record).context("serialising the record")?,
+        )
+        .with_context(|| format!("writing {}", out.join("record.json").display()))?;
     }
     if args.json {
         println!("{}", serde_json::to_string(&record).context("serialising the record")?);
@@ -132,11 +146,20 @@ const RECORD_FILE: &str = "inside-record.json";
 /// A recorded agent's steps, verified by `run` and read by the child.
 const RECORDING_FILE: &str = "recording-steps.json";
 
-fn in_a_desktop(spec: &Path, episode: &Episode, out: &Path, config: Option<&Path>, started: Instant) -> EpisodeRecord {
+fn in_a_desktop(
+    spec: &Path,
+    episode: &Episode,
+    out: &Path,
+    config: Option<&Path>,
+    started: Instant,
+) -> EpisodeRecord {
     let name = episode_name(spec);
     for file in &episode.setup.files {
         let path = out.join("work").join(&file.path);
-        let placed = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&path, &file.content));
+        let placed = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|_| std::fs::write(&path, &file.content));
         if let Err(e) = placed {
             return errored(&name, format!("placing {}: {e}", file.path), started);
         }
@@ -144,25 +167,37 @@ fn in_a_desktop(spec: &Path, episode: &Episode, out: &Path, config: Option<&Path
     if let glovebox_episode::spec::AgentSpec::Recorded { recording } = &episode.agent {
         // Verified here, with the user's key; the episode's own home has none.
         let path = spec.parent().unwrap_or(Path::new(".")).join(recording);
-        let steps = match glovebox_host::recording::read(&path, &glovebox_host::recording::default_dir()) {
-            Ok(read) => read.steps,
-            Err(e) => return errored(&name, format!("agent.recording {}: {e}", path.display()), started),
-        };
+        let steps =
+            match glovebox_host::recording::read(&path, &glovebox_host::recording::default_dir()) {
+                Ok(read) => read.steps,
+                Err(e) => {
+                    return errored(
+                        &name,
+                        format!("agent.recording {}: {e}", path.display()),
+                        started,
+                    )
+                }
+            };
         // The user's recording may keep typed text.
-        let handed = serde_json::to_vec(&steps)
-            .map_err(std::io::Error::other)
-            .and_then(|bytes| glovebox_platform::files::write_private(&out.join(RECORDING_FILE), &bytes));
+        let handed = serde_json::to_vec(&steps).map_err(std::io::Error::other).and_then(|bytes| {
+            glovebox_platform::files::write_private(&out.join(RECORDING_FILE), &bytes)
+        });
         if let Err(e) = handed {
             return errored(&name, format!("writing the recording's steps: {e}"), started);
         }
     }
     let (width, height) = (episode.desktop.width, episode.desktop.height);
     let desktop = match episode.desktop.kind {
-        DesktopKind::X11 => glovebox_sandbox::Sandbox::start(glovebox_sandbox::SandboxOptions { width, height, window_manager: true }).map(Running::X11),
-        DesktopKind::Wayland => {
-            glovebox_sandbox::wayland::WaylandSandbox::start(glovebox_sandbox::wayland::WaylandOptions { width, height, ..Default::default() })
-                .map(Running::Wayland)
-        }
+        DesktopKind::X11 => glovebox_sandbox::Sandbox::start(glovebox_sandbox::SandboxOptions {
+            width,
+            height,
+            window_manager: true,
+        })
+        .map(Running::X11),
+        DesktopKind::Wayland => glovebox_sandbox::wayland::WaylandSandbox::start(
+            glovebox_sandbox::wayland::WaylandOptions { width, height, ..Default::default() },
+        )
+        .map(Running::Wayland),
     };
     let desktop = match desktop {
         Ok(desktop) => desktop,
@@ -173,7 +208,14 @@ fn in_a_desktop(spec: &Path, episode: &Episode, out: &Path, config: Option<&Path
     record
 }
 
-fn run_inside(desktop: &Running, spec: &Path, episode: &Episode, out: &Path, config: Option<&Path>, started: Instant) -> EpisodeRecord {
+fn run_inside(
+    desktop: &Running,
+    spec: &Path,
+    episode: &Episode,
+    out: &Path,
+    config: Option<&Path>,
+    started: Instant,
+) -> EpisodeRecord {
     let name = episode_name(spec);
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let (spec, out) = (absolute(spec), absolute(out));
@@ -189,26 +231,42 @@ fn run_inside(desktop: &Running, spec: &Path, episode: &Episode, out: &Path, con
     if let Some(config) = config {
         command.arg("--config").arg(absolute(config));
     }
-    command.args(["episode", "inside"]).arg(&spec).arg("--dir").arg(&out).stdin(std::process::Stdio::null());
+    command
+        .args(["episode", "inside"])
+        .arg(&spec)
+        .arg("--dir")
+        .arg(&out)
+        .stdin(std::process::Stdio::null());
     // A home of its own: no user configuration, its audit trail beside its record.
     let home = out.join("home");
-    command.env("HOME", &home).env("XDG_CONFIG_HOME", home.join(".config")).env("XDG_STATE_HOME", out.join("state")).current_dir(out.join("work"));
-    command.stdout(log.try_clone().map(Into::into).unwrap_or(std::process::Stdio::null())).stderr(log);
+    command
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", out.join("state"))
+        .current_dir(out.join("work"));
+    command
+        .stdout(log.try_clone().map(Into::into).unwrap_or(std::process::Stdio::null()))
+        .stderr(log);
     // The episode's own defaults, under any `--config` and GLOVEBOX_* setting: the desktop is private
     // and thrown away, so no input asks first, not even on a Submit or Send (nobody is there to
     // answer); the denials (password fields, glovebox's own windows) still hold.
     let user_file = home.join(".config/glovebox/config.toml");
-    let defaults = "enabled = true\noverlay = false\n\n[approval]\nmode = \"yolo\"\nconsequential = []\n";
-    let mut child =
-        match std::fs::create_dir_all(user_file.parent().unwrap_or(&home)).and_then(|_| std::fs::write(&user_file, defaults)).and_then(|_| command.spawn()) {
-            Ok(child) => child,
-            Err(e) => return errored(&name, format!("starting the episode's runner: {e}"), started),
-        };
+    let defaults =
+        "enabled = true\noverlay = false\n\n[approval]\nmode = \"yolo\"\nconsequential = []\n";
+    let mut child = match std::fs::create_dir_all(user_file.parent().unwrap_or(&home))
+        .and_then(|_| std::fs::write(&user_file, defaults))
+        .and_then(|_| command.spawn())
+    {
+        Ok(child) => child,
+        Err(e) => return errored(&name, format!("starting the episode's runner: {e}"), started),
+    };
     let limit = Duration::from_secs_f64(episode.limits.seconds);
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() < limit && !interrupted() => std::thread::sleep(Duration::from_millis(50)),
+            Ok(None) if started.elapsed() < limit && !interrupted() => {
+                std::thread::sleep(Duration::from_millis(50))
+            }
             _ => break None,
         }
     };
@@ -219,7 +277,11 @@ fn run_inside(desktop: &Running, spec: &Path, episode: &Episode, out: &Path, con
     }
     let phase = std::fs::read_to_string(out.join(PHASE_FILE)).unwrap_or_default();
     let Some(status) = status else {
-        let reason = if interrupted() { "interrupted".to_owned() } else { format!("exceeded limits.seconds ({} s)", episode.limits.seconds) };
+        let reason = if interrupted() {
+            "interrupted".to_owned()
+        } else {
+            format!("exceeded limits.seconds ({} s)", episode.limits.seconds)
+        };
         let mut record = errored(&name, reason, started);
         // Out of time while the agent worked: the task was not done in time.
         if phase.trim() == AGENT_PHASE && !interrupted() {
@@ -227,12 +289,22 @@ fn run_inside(desktop: &Running, spec: &Path, episode: &Episode, out: &Path, con
         }
         return record;
     };
-    match std::fs::read(out.join(RECORD_FILE)).ok().and_then(|bytes| serde_json::from_slice::<EpisodeRecord>(&bytes).ok()) {
+    match std::fs::read(out.join(RECORD_FILE))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<EpisodeRecord>(&bytes).ok())
+    {
         Some(mut record) => {
             record.seconds = started.elapsed().as_secs_f64();
             record
         }
-        None => errored(&name, format!("the episode's runner ended ({status}) without a record; see {}", out.join("inside.log").display()), started),
+        None => errored(
+            &name,
+            format!(
+                "the episode's runner ended ({status}) without a record; see {}",
+                out.join("inside.log").display()
+            ),
+            started,
+        ),
     }
 }
 
@@ -254,13 +326,21 @@ fn render(record: &EpisodeRecord) -> String {
         Verdict::Failed => "FAILED",
         Verdict::Errored => "ERRORED",
     };
-    let mut text = format!("{} {verdict} in {:.1} s, {} step(s)", record.episode, record.seconds, record.steps);
+    let mut text = format!(
+        "{} {verdict} in {:.1} s, {} step(s)",
+        record.episode, record.seconds, record.steps
+    );
     if let Some(reason) = &record.reason {
         text.push_str(&format!(": {reason}"));
     }
     text.push('\n');
     for check in &record.checks {
-        text.push_str(&format!("  [{}] {} — saw {}\n", if check.held { "ok" } else { "no" }, check.check, check.saw));
+        text.push_str(&format!(
+            "  [{}] {} — saw {}\n",
+            if check.held { "ok" } else { "no" },
+            check.check,
+            check.saw
+        ));
     }
     for refusal in &record.refusals {
         text.push_str(&format!("  refused: {refusal}\n"));

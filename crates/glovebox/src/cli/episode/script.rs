@@ -37,7 +37,11 @@ pub fn run(host: &Host, window: &WindowId, title: &str, instruction: &str, steps
         let seen = match look_for(host, window, step) {
             Ok(seen) => seen,
             Err(refusal) => {
-                ran.refusals.push(format!("agent.steps[{index}]: {}: {}", refusal.code.as_str(), refusal.message));
+                ran.refusals.push(format!(
+                    "agent.steps[{index}]: {}: {}",
+                    refusal.code.as_str(),
+                    refusal.message
+                ));
                 stop = StopReason::host(&refusal);
                 break;
             }
@@ -45,9 +49,11 @@ pub fn run(host: &Host, window: &WindowId, title: &str, instruction: &str, steps
         if let (Some(before), Some(last)) = (acted_on.take(), recorded.last_mut()) {
             last.changes = Some(changes(&before, &seen));
         }
-        let decision = DecisionRecord::Parsed { decision: serde_json::to_value(step).unwrap_or_default() };
+        let decision =
+            DecisionRecord::Parsed { decision: serde_json::to_value(step).unwrap_or_default() };
         let tree = seen.tree.render_budgeted(host.text_budget()).text;
-        let mut entry = step_on(recorded.len() as u32 + 1, &seen, title.to_owned(), &tree, decision);
+        let mut entry =
+            step_on(recorded.len() as u32 + 1, &seen, title.to_owned(), &tree, decision);
         let started = Instant::now();
         let delivered = action(&seen, step).and_then(|action| {
             entry.action = Some(describe(host, &seen, &action));
@@ -62,8 +68,13 @@ pub fn run(host: &Host, window: &WindowId, title: &str, instruction: &str, steps
                 std::thread::sleep(SETTLE);
             }
             Err(refusal) => {
-                ran.refusals.push(format!("agent.steps[{index}]: {}: {}", refusal.code.as_str(), refusal.message));
-                entry.verdict = Verdict::Refused { code: refusal.code, message: refusal.message.clone() };
+                ran.refusals.push(format!(
+                    "agent.steps[{index}]: {}: {}",
+                    refusal.code.as_str(),
+                    refusal.message
+                ));
+                entry.verdict =
+                    Verdict::Refused { code: refusal.code, message: refusal.message.clone() };
                 stop = StopReason::host(&refusal);
                 recorded.push(entry);
                 break;
@@ -76,7 +87,8 @@ pub fn run(host: &Host, window: &WindowId, title: &str, instruction: &str, steps
             last.changes = Some(changes(&before, &after));
         }
     }
-    let summary = Summary::of(&recorded, stop, steps.len() as u32, None, "scripted (no model)".into());
+    let summary =
+        Summary::of(&recorded, stop, steps.len() as u32, None, "scripted (no model)".into());
     ran.report = glovebox_agent::report::html(instruction, &summary, &recorded);
     ran
 }
@@ -103,7 +115,9 @@ fn look_for(host: &Host, window: &WindowId, step: &Step) -> Result<Observation, 
 fn look(host: &Host, window: &WindowId) -> Result<Observation, Refusal> {
     let window = WindowRef::Id(*window);
     match host.observe(Some(&window), true) {
-        Err(r) if matches!(r.code, ErrorCode::SecureInput | ErrorCode::ScopeViolation) => host.observe(Some(&window), false),
+        Err(r) if matches!(r.code, ErrorCode::SecureInput | ErrorCode::ScopeViolation) => {
+            host.observe(Some(&window), false)
+        }
         other => other,
     }
 }
@@ -112,15 +126,35 @@ fn look(host: &Host, window: &WindowId) -> Result<Observation, Refusal> {
 fn action(seen: &Observation, step: &Step) -> Result<Action, Refusal> {
     let element = |on: &glovebox_episode::spec::ElementAddress| -> Result<Target, Refusal> {
         let query = on.query();
-        let found: Option<ElementId> = seen.tree.root.iter().flat_map(|r| r.walk()).find(|e| query.matches(e)).map(|e| e.id);
-        found.map(Target::Element).ok_or_else(|| Refusal::new(ErrorCode::ElementNotFound, format!("no element matches {on:?} in the window")))
+        let found: Option<ElementId> =
+            seen.tree.root.iter().flat_map(|r| r.walk()).find(|e| query.matches(e)).map(|e| e.id);
+        found.map(Target::Element).ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::ElementNotFound,
+                format!("no element matches {on:?} in the window"),
+            )
+        })
     };
     Ok(match step {
-        Step::Click { on } => Action::Click { target: element(on)?, button: Button::Left, count: 1, modifiers: vec![] },
-        Step::SetValue { on, text } => Action::SetValue { target: element(on)?, text: text.clone() },
-        Step::Select { on, option } => Action::Select { target: element(on)?, option: option.clone() },
+        Step::Click { on } => Action::Click {
+            target: element(on)?,
+            button: Button::Left,
+            count: 1,
+            modifiers: vec![],
+        },
+        Step::SetValue { on, text } => {
+            Action::SetValue { target: element(on)?, text: text.clone() }
+        }
+        Step::Select { on, option } => {
+            Action::Select { target: element(on)?, option: option.clone() }
+        }
         Step::Type { text } => Action::Type { text: text.clone() },
         Step::Key { combo } => Action::Key { combo: *combo, repeat: 1 },
-        Step::Wait { .. } => return Err(Refusal::new(ErrorCode::InvalidArgument, "a wait is not an action on the window")),
+        Step::Wait { .. } => {
+            return Err(Refusal::new(
+                ErrorCode::InvalidArgument,
+                "a wait is not an action on the window",
+            ))
+        }
     })
 }
