@@ -244,12 +244,14 @@ impl Memo {
                 self.moved();
             }
             Change::State { object, state }
-                if !self.known.contains_key(&object)
-                    && matches!(state.as_str(), "focused" | "busy") =>
+                if !self.known.contains_key(&object) && state == "busy" =>
             {
-                // Focus or loading in an object no walk has met: it hangs
+                // Loading in an object no walk has met: a document hangs
                 // somewhere a kept list of children does not show (Chromium
                 // swaps a page's document with no event on its parent).
+                // Focus alone is not enough: Calc makes a new accessible
+                // for each cell the cursor moves to, and dropping every
+                // list on each would walk the whole window after each key.
                 for known in self.known.values_mut() {
                     known.children = None;
                     known.child_count = None;
@@ -609,11 +611,17 @@ mod tests {
     }
 
     #[test]
-    fn focus_in_an_object_never_met_drops_every_kept_list_of_children() {
+    fn loading_in_an_object_never_met_drops_every_kept_list_of_children() {
         let mut memo = memo();
-        memo.apply(Change::State { object: object("/b"), state: "focused".into() });
-        assert!(memo.children(&object("/w")).is_some(), "a known object's focus keeps the lists");
-        memo.apply(Change::State { object: object("/new"), state: "focused".into() });
+        memo.apply(Change::State { object: object("/b"), state: "busy".into() });
+        assert!(
+            memo.children(&object("/w")).is_some(),
+            "a known object's loading keeps the others"
+        );
+        // A cell Calc made for its cursor takes focus: the lists stay.
+        memo.apply(Change::State { object: object("/cell"), state: "focused".into() });
+        assert!(memo.children(&object("/w")).is_some());
+        memo.apply(Change::State { object: object("/new"), state: "busy".into() });
         assert_eq!(memo.children(&object("/w")), None);
         assert!(memo.facts(&object("/a")).is_some());
     }

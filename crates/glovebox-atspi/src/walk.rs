@@ -642,7 +642,7 @@ async fn finish_enrichment(
 
 /// Hands what a walk read to the memo. Lists of children are kept only
 /// from a walk that read everything it meant to (nothing failed or was
-/// cut) and never of an object still loading (busy); positions are kept to tell the next walk whether anything moved.
+/// cut) and never of a web document still loading (busy); positions are kept to tell the next walk whether anything moved.
 pub fn remember(memo: &mut Memo, walk: &Walk) {
     let whole = walk.failures.is_empty() && walk.cut.is_none();
     memo.forget_stale_positions();
@@ -668,8 +668,9 @@ pub fn remember(memo: &mut Memo, walk: &Walk) {
                 known.child_count = Some(*count as i32)
             }
             _ if !node.children_read || !whole => {}
-            // A busy object is loading: its toolkit may fill it without an event.
-            _ if node.states.contains(State::Busy) => {}
+            // A web document still loading: Chromium fills it without an
+            // event. (Only documents: a list not kept is read again on every look.)
+            _ if node.role == Role::DocumentWeb && node.states.contains(State::Busy) => {}
             None if !node.states.contains(State::ManagesDescendants) => {
                 known.children = Some(objects());
                 known.child_count = Some(node.children.len() as i32);
