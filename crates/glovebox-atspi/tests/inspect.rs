@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 fn backends() -> (&'static X11Backend, MutexGuard<'static, AtspiBackend>) {
     static X11: OnceLock<X11Backend> = OnceLock::new();
     static ATSPI: OnceLock<Mutex<AtspiBackend>> = OnceLock::new();
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let x11 = X11.get_or_init(|| X11Backend::connect(Some(sandbox.display())).unwrap());
     let atspi = ATSPI.get_or_init(|| {
         Mutex::new(AtspiBackend::on_session_bus(Some(sandbox.bus_address())).unwrap())
@@ -69,7 +69,8 @@ fn inspect_until(
 #[test]
 fn fixture_elements_match_the_apps_own_report() {
     let (x11, atspi) = backends();
-    let fixture = Fixture::launch(Sandbox::shared(), &unique_title("A11y fixture"), &[]);
+    let fixture =
+        Fixture::launch(Sandbox::shared(module_path!()), &unique_title("A11y fixture"), &[]);
     let state = fixture.state().unwrap();
     let window = window(x11, fixture.pid(), &fixture.title);
     let tree = inspect_until(&atspi, &window, "full fidelity", |t| t.fidelity == Fidelity::Full);
@@ -125,8 +126,8 @@ fn fixture_elements_match_the_apps_own_report() {
 #[test]
 fn unknown_and_foreign_ids_are_refused() {
     let (x11, atspi) = backends();
-    let first = Fixture::launch(Sandbox::shared(), &unique_title("A11y ids A"), &[]);
-    let second = Fixture::launch(Sandbox::shared(), &unique_title("A11y ids B"), &[]);
+    let first = Fixture::launch(Sandbox::shared(module_path!()), &unique_title("A11y ids A"), &[]);
+    let second = Fixture::launch(Sandbox::shared(module_path!()), &unique_title("A11y ids B"), &[]);
     let (a, b) = (window(x11, first.pid(), &first.title), window(x11, second.pid(), &second.title));
     let tree = inspect_until(&atspi, &a, "tree of A", |t| t.fidelity == Fidelity::Full);
     let submit = find(&tree, Role::PushButton, "Submit").id;
@@ -140,7 +141,8 @@ fn unknown_and_foreign_ids_are_refused() {
 #[test]
 fn password_values_never_appear_and_focus_is_flagged() {
     let (x11, atspi) = backends();
-    let fixture = Fixture::launch(Sandbox::shared(), &unique_title("A11y password"), &[]);
+    let fixture =
+        Fixture::launch(Sandbox::shared(module_path!()), &unique_title("A11y password"), &[]);
     let secret = "hunter2-Sekret-9f3";
     fixture.send(serde_json::json!({"cmd": "set", "widget": "password", "value": secret}));
     fixture
@@ -177,7 +179,8 @@ fn password_values_never_appear_and_focus_is_flagged() {
 #[test]
 fn checkbox_state_follows_the_app() {
     let (x11, atspi) = backends();
-    let fixture = Fixture::launch(Sandbox::shared(), &unique_title("A11y checkbox"), &[]);
+    let fixture =
+        Fixture::launch(Sandbox::shared(module_path!()), &unique_title("A11y checkbox"), &[]);
     let window = window(x11, fixture.pid(), &fixture.title);
     let before = inspect_until(&atspi, &window, "tree", |t| t.fidelity == Fidelity::Full);
     assert!(!find(&before, Role::CheckBox, "Subscribe").has(ElementState::Checked));
@@ -191,7 +194,8 @@ fn checkbox_state_follows_the_app() {
 #[test]
 fn budgets_truncate_and_say_where() {
     let (x11, atspi) = backends();
-    let fixture = Fixture::launch(Sandbox::shared(), &unique_title("A11y budget"), &[]);
+    let fixture =
+        Fixture::launch(Sandbox::shared(module_path!()), &unique_title("A11y budget"), &[]);
     let window = window(x11, fixture.pid(), &fixture.title);
     inspect_until(&atspi, &window, "tree", |t| t.fidelity == Fidelity::Full);
     let small =
@@ -214,8 +218,11 @@ fn budgets_truncate_and_say_where() {
 #[test]
 fn a_tree_of_twenty_thousand_nodes_stays_within_the_budget() {
     let (x11, atspi) = backends();
-    let fixture =
-        Fixture::launch(Sandbox::shared(), &unique_title("A11y huge"), &["--labels", "20000"]);
+    let fixture = Fixture::launch(
+        Sandbox::shared(module_path!()),
+        &unique_title("A11y huge"),
+        &["--labels", "20000"],
+    );
     let window = window(x11, fixture.pid(), &fixture.title);
     let budget = TreeBudget::new(5_000, 64, Duration::from_secs(10)).unwrap();
     let started = Instant::now();
@@ -244,7 +251,8 @@ fn a_tree_of_twenty_thousand_nodes_stays_within_the_budget() {
 #[test]
 fn an_unresponsive_app_times_out_within_the_deadline() {
     let (x11, atspi) = backends();
-    let fixture = Fixture::launch(Sandbox::shared(), &unique_title("A11y frozen"), &[]);
+    let fixture =
+        Fixture::launch(Sandbox::shared(module_path!()), &unique_title("A11y frozen"), &[]);
     let window = window(x11, fixture.pid(), &fixture.title);
     inspect_until(&atspi, &window, "tree", |t| t.fidelity == Fidelity::Full);
     fixture.send(serde_json::json!({"cmd": "freeze", "seconds": 6}));
@@ -266,7 +274,8 @@ fn an_unresponsive_app_times_out_within_the_deadline() {
 #[test]
 fn an_app_that_exits_is_gone_not_inaccessible() {
     let (x11, atspi) = backends();
-    let mut fixture = Fixture::launch(Sandbox::shared(), &unique_title("A11y exiting"), &[]);
+    let mut fixture =
+        Fixture::launch(Sandbox::shared(module_path!()), &unique_title("A11y exiting"), &[]);
     let window = window(x11, fixture.pid(), &fixture.title);
     inspect_until(&atspi, &window, "tree", |t| t.fidelity == Fidelity::Full);
     fixture.child.kill().unwrap();
@@ -276,7 +285,7 @@ fn an_app_that_exits_is_gone_not_inaccessible() {
 }
 
 fn spawn(program: &str, args: &[&str]) -> Child {
-    Sandbox::shared()
+    Sandbox::shared(module_path!())
         .command(program)
         .args(args)
         .stdin(Stdio::null())

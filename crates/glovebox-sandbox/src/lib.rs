@@ -360,22 +360,37 @@ impl Sandbox {
         }
     }
 
-    /// One desktop per process, started on first use: the test suites'
-    /// private desktop. Torn down by the watchdog when the process exits.
-    pub fn shared() -> &'static Sandbox {
-        static SHARED: OnceLock<Sandbox> = OnceLock::new();
-        SHARED.get_or_init(|| {
+    /// One desktop per test suite (named by its module path) in this
+    /// process, started on first use: the suites of one test binary keep
+    /// the private desktops they had as binaries of their own. Torn down by
+    /// the watchdog when the process exits.
+    pub fn shared(suite: &'static str) -> &'static Sandbox {
+        Self::suite_desktop(suite).sandbox.get_or_init(|| {
             Sandbox::start(SandboxOptions::default())
-                .unwrap_or_else(|e| panic!("sandbox desktop: {e}"))
+                .unwrap_or_else(|e| panic!("sandbox desktop of {suite}: {e}"))
         })
     }
 
     /// [`Sandbox::shared`] and this test's turn on it: tests that watch the
     /// pointer, focus or stacking order must not run at the same time.
-    pub fn shared_turn() -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
-        static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
-        (Sandbox::shared(), turn)
+    pub fn shared_turn(
+        suite: &'static str,
+    ) -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
+        let turn = Self::suite_desktop(suite).turn.lock().unwrap_or_else(|p| p.into_inner());
+        (Sandbox::shared(suite), turn)
+    }
+
+    fn suite_desktop(suite: &'static str) -> &'static SuiteDesktop {
+        static SUITES: std::sync::Mutex<Vec<(&'static str, &'static SuiteDesktop)>> =
+            std::sync::Mutex::new(Vec::new());
+        let mut suites = SUITES.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, desktop)) = suites.iter().find(|(name, _)| *name == suite) {
+            return desktop;
+        }
+        // Leaked on purpose: a suite's desktop lives as long as the process.
+        let desktop: &'static SuiteDesktop = Box::leak(Box::default());
+        suites.push((suite, desktop));
+        desktop
     }
 
     fn start_watchdog(&mut self) -> Result<(), SandboxError> {
@@ -553,4 +568,11 @@ impl<D: Desktop> Desktop for InRoot<'_, D> {
         command.arg("--").arg(program);
         command
     }
+}
+
+/// A test suite's desktop (started by its first test) and its turn.
+#[derive(Default)]
+struct SuiteDesktop {
+    sandbox: OnceLock<Sandbox>,
+    turn: std::sync::Mutex<()>,
 }

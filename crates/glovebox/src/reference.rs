@@ -1,7 +1,7 @@
 //! The reference pages under `docs/reference/`, rendered from the code that
 //! defines each thing (the error registry, the exit statuses, the
 //! configuration's fields, the MCP tools), so a page cannot say something
-//! the code does not. `tests/reference_docs.rs` fails when a page drifts.
+//! the code does not. `tests/it/reference_docs.rs` fails when a page drifts.
 
 use crate::exit_status::Exit;
 use glovebox_model::ErrorCode;
@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::fmt::Write as _;
 
 const GENERATED: &str =
-    "<!-- Generated from the code by `GLOVEBOX_WRITE_REFERENCE=1 cargo test -p glovebox-cli --test reference_docs`; edit the code, not this file. -->";
+    "<!-- Generated from the code by `GLOVEBOX_WRITE_REFERENCE=1 cargo test -p glovebox-cli --test it reference_docs::`; edit the code, not this file. -->";
 
 /// `docs/reference/error-codes.md`.
 pub fn error_codes() -> String {

@@ -62,7 +62,7 @@ fn call(id: &str, actions: Value) -> Value {
 
 #[test]
 fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "wire-oa-batch").open();
     let fixture = Fixture::launch(
         sandbox,
@@ -130,7 +130,7 @@ fn openai_batch_clicks_types_and_presses_keys_through_one_screenshot() {
 
 #[test]
 fn anthropic_display_scaling_round_trips_to_the_window() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "wire-an-scale").open();
     let fixture = Fixture::launch(
         sandbox,
@@ -239,7 +239,7 @@ fn anthropic_display_scaling_round_trips_to_the_window() {
 
 #[test]
 fn openai_layout_change_between_screenshot_and_click_clicks_nothing() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "wire-oa-layout").open();
     let fixture = Fixture::launch(
         sandbox,
@@ -276,7 +276,7 @@ fn openai_layout_change_between_screenshot_and_click_clicks_nothing() {
 
 #[test]
 fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "wire-oa-safety").open();
     let fixture = Fixture::launch(
         sandbox,
@@ -350,7 +350,7 @@ fn serve(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> (Served, String
 
 #[test]
 fn serve_answers_every_provider_behind_the_token() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(
         sandbox,
         &unique_title("Wire serve"),
@@ -603,7 +603,7 @@ fn post_tolerant(address: &str, path: &str, token: &str, body: &[u8]) -> u16 {
 #[test]
 fn serve_under_concurrent_clients_answers_each_its_own_and_refuses_bad_ones_without_slowing_the_rest(
 ) {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(
         sandbox,
         &unique_title("Wire load"),

@@ -53,7 +53,7 @@ fn status_of(observation: &glovebox_host::Observation) -> String {
 
 #[test]
 fn an_effect_after_20_ms_is_in_the_result() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(
         sandbox,
         &unique_title("Settle soon"),
@@ -69,7 +69,7 @@ fn an_effect_after_20_ms_is_in_the_result() {
 
 #[test]
 fn an_effect_after_400_ms_is_not_waited_for_but_the_next_look_sees_it() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(
         sandbox,
         &unique_title("Settle late"),
@@ -93,7 +93,7 @@ fn an_effect_after_400_ms_is_not_waited_for_but_the_next_look_sees_it() {
 
 #[test]
 fn a_click_with_no_effect_says_so() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(sandbox, &unique_title("Settle none"), &["--no-password"]);
     let host = glovebox_testkit::host(sandbox, "settle-none").open();
     click_submit(&host, &fixture);
@@ -107,7 +107,7 @@ fn a_click_with_no_effect_says_so() {
 
 #[test]
 fn a_flood_of_events_is_capped_and_the_result_still_comes() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(
         sandbox,
         &unique_title("Settle flood"),
@@ -126,7 +126,7 @@ fn a_flood_of_events_is_capped_and_the_result_still_comes() {
 
 #[test]
 fn an_x11_input_is_acknowledged_by_the_client_before_its_result_is_waited_for() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(sandbox, &unique_title("Settle ping"), &["--no-password"]);
     let host = glovebox_testkit::host(sandbox, "settle-ping").open();
     let window = wait_until("fixture listed", || {

@@ -2,9 +2,7 @@
 //! checked pixel by pixel against the colours the fixture app says it drew
 //! and where; bad input is refused with its code; capture changes nothing.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glovebox_model::{CaptureLimits, DisplaySelection, ErrorCode, FrameSubject, Point, Rect};
 use glovebox_platform::{RgbImage, ScreenCapture, WindowSource};
 use glovebox_sandbox::Sandbox;
@@ -36,7 +34,7 @@ fn assert_filled(image: &RgbImage, rect: Rect, rgb: [u8; 3], what: &str) {
 
 #[test]
 fn shm_is_the_capture_route_on_a_local_server() {
-    let backend = backend(Sandbox::shared());
+    let backend = backend(Sandbox::shared(module_path!()));
     backend
         .capture_desktop(&DisplaySelection::All, CaptureLimits::new(16, 16).unwrap(), &[])
         .unwrap();
@@ -45,7 +43,7 @@ fn shm_is_the_capture_route_on_a_local_server() {
 
 #[test]
 fn window_capture_shows_the_fixture_swatches_where_it_drew_them() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let _turn = desktop_lock();
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture capture"), &[]);
@@ -76,7 +74,7 @@ fn window_capture_shows_the_fixture_swatches_where_it_drew_them() {
 
 #[test]
 fn downscaled_window_capture_keeps_aspect_and_colours() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let _turn = desktop_lock();
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture scaled"), &[]);
@@ -99,7 +97,7 @@ fn downscaled_window_capture_keeps_aspect_and_colours() {
 
 #[test]
 fn desktop_capture_places_the_window_at_its_root_position() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let _turn = desktop_lock();
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture desktop"), &[]);
@@ -134,7 +132,7 @@ fn desktop_capture_places_the_window_at_its_root_position() {
 
 #[test]
 fn bad_window_references_and_minimised_windows_are_refused() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let _turn = desktop_lock();
     let backend = backend(sandbox);
     let limits = CaptureLimits::default();
@@ -160,7 +158,7 @@ fn bad_window_references_and_minimised_windows_are_refused() {
 
 #[test]
 fn a_window_that_closes_or_moves_during_capture_is_refused() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let _turn = desktop_lock();
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture closing"), &[]);

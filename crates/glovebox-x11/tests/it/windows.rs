@@ -2,9 +2,7 @@
 //! stacking, focus, minimised state and paging, checked against the fixture
 //! app's own report of its state.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glovebox_model::{ErrorCode, PidSource, WindowPage, WindowRef};
 use glovebox_platform::WindowSource;
 use glovebox_sandbox::Sandbox;
@@ -16,7 +14,7 @@ fn backend(sandbox: &Sandbox) -> X11Backend {
 
 #[test]
 fn lists_fixture_and_xterm_with_server_pids_titles_and_classes() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let _turn = desktop_lock();
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture list"), &[]);
@@ -67,7 +65,7 @@ fn lists_fixture_and_xterm_with_server_pids_titles_and_classes() {
 
 #[test]
 fn stacking_order_and_focus_follow_the_window_manager() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let _turn = desktop_lock();
     let backend = backend(sandbox);
     let first = Fixture::launch(sandbox, &unique("Fixture stack A"), &[]);
@@ -92,7 +90,7 @@ fn stacking_order_and_focus_follow_the_window_manager() {
 
 #[test]
 fn minimised_windows_are_flagged() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let _turn = desktop_lock();
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture minimise"), &[]);
@@ -111,7 +109,7 @@ fn minimised_windows_are_flagged() {
 
 #[test]
 fn pages_of_thirty_cover_every_window_once() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let _turn = desktop_lock();
     let backend = backend(sandbox);
     let fixture = Fixture::launch(sandbox, &unique("Fixture pages"), &[]);

@@ -1,9 +1,7 @@
 //! Two simulated RandR monitors of different sizes: the composite's display
 //! metadata, its black unclickable gap, and single-display selection.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glovebox_model::{CaptureLimits, DisplaySelection, ErrorCode, FrameSubject, Point, Rect};
 use glovebox_platform::{ScreenCapture, WindowSource};
 use glovebox_sandbox::{MonitorSpec, Sandbox, SandboxOptions};

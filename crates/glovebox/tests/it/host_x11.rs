@@ -108,7 +108,7 @@ fn self_target_refused_for_this_process_window() {
 
 #[test]
 fn self_target_refused_for_an_ancestor_window() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let fixture = Fixture::launch(sandbox, &unique_title("Host ancestor"), &[]);
     let out = sandbox.runtime_dir().join(format!("ancestor-{}.json", fixture.pid()));
     // glovebox runs as the fixture's child: the fixture launched it.
@@ -126,7 +126,7 @@ fn self_target_refused_for_an_ancestor_window() {
 
 #[test]
 fn built_in_deny_entry_refuses_a_credential_app() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     // The configuration lists nothing, and cannot remove built-ins.
     let host = glovebox_testkit::host(sandbox, "deny").shared_runtime().deny(&[]).open();
     let fixture =
@@ -146,7 +146,7 @@ fn built_in_deny_entry_refuses_a_credential_app() {
 
 #[test]
 fn elevated_target_refused_for_another_users_window() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let title = unique_title("Host elevated");
     // xterm as `nobody` (uid 65534) on the same display.
     let mut other: Child = sandbox
@@ -181,7 +181,7 @@ fn elevated_target_refused_for_another_users_window() {
 
 #[test]
 fn stale_basis_when_the_window_manager_moved_the_window() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let host = glovebox_testkit::host(sandbox, "basis").shared_runtime().open();
     let fixture = Fixture::launch(sandbox, &unique_title("Host basis"), &[]);
     let window = fixture_window(&host, &fixture);

@@ -16,7 +16,7 @@ use serde_json::json;
 use std::time::{Duration, Instant};
 
 fn desktop() -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
-    Sandbox::shared_turn()
+    Sandbox::shared_turn(module_path!())
 }
 
 fn window_of(host: &Host, fixture: &Fixture) -> WindowId {

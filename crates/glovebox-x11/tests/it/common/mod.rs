@@ -1,4 +1,4 @@
-//! Shared by the end-to-end test binaries: the GTK3 fixture app, launched
+//! Shared by the end-to-end test modules: the GTK3 fixture app, launched
 //! into a sandbox desktop, with its own state report as the oracle.
 #![allow(dead_code, unused_imports)]
 

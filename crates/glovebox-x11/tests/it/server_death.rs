@@ -1,9 +1,7 @@
 //! The X server going away under a connected backend: every call answers
 //! `COMPUTER_BACKEND_UNAVAILABLE` at once, never a hang or a panic.
 
-mod common;
-
-use common::Code;
+use crate::common::Code;
 use glovebox_model::{CaptureLimits, DisplaySelection, ErrorCode};
 use glovebox_platform::{ScreenCapture, WindowSource};
 use glovebox_sandbox::{Sandbox, SandboxOptions};

@@ -17,7 +17,6 @@ use glovebox_testkit::desktop::Desktop;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-#[path = "mcp_current/race.rs"]
 mod race;
 
 fn repo() -> PathBuf {
@@ -138,7 +137,7 @@ fn refused_with(report: &Value, tool: &str, code: &str) -> bool {
 
 #[test]
 fn python_sdk_in_every_connect_mode_delivers_with_approval_and_nothing_without() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = looker(sandbox);
     let fixture = Fixture::launch(
         sandbox,
@@ -244,7 +243,7 @@ fn python_sdk_in_every_connect_mode_delivers_with_approval_and_nothing_without()
 
 #[test]
 fn typescript_sdks_deliver_with_approval_and_nothing_without() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = looker(sandbox);
     let fixture = Fixture::launch(
         sandbox,
@@ -335,7 +334,7 @@ fn typescript_sdks_deliver_with_approval_and_nothing_without() {
 /// prints when its OK is pressed.
 #[test]
 fn a_real_dialog_is_filled_through_the_sdks_on_the_current_protocol() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = looker(sandbox);
     let sentinel = Fixture::launch(
         sandbox,
@@ -391,7 +390,7 @@ fn a_real_dialog_is_filled_through_the_sdks_on_the_current_protocol() {
 /// its `auto` and `modern` eras, answering with `elicitation/respond`.
 #[test]
 fn the_inspector_cli_approves_and_declines_like_a_person_at_a_shell() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(
         sandbox,
         &unique_title("MCP inspector"),
@@ -458,7 +457,7 @@ fn the_inspector_cli_approves_and_declines_like_a_person_at_a_shell() {
 
 #[test]
 fn retries_with_answers_that_do_not_belong_to_the_call_deliver_nothing() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(
         sandbox,
         &unique_title("MCP adversary"),
@@ -504,7 +503,7 @@ fn retries_with_answers_that_do_not_belong_to_the_call_deliver_nothing() {
 
 #[test]
 fn two_clients_on_one_http_server_each_approve_only_their_own_calls() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(
         sandbox,
         &unique_title("MCP two clients"),
@@ -590,7 +589,7 @@ fn two_clients_on_one_http_server_each_approve_only_their_own_calls() {
 #[test]
 fn discover_and_a_cacheable_tool_list_in_a_fixed_order_on_2026_07_28() {
     use std::io::{BufRead, Write};
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let home = scratch("raw-current");
     let mut server = sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), &home);
     server

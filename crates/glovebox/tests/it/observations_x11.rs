@@ -71,7 +71,7 @@ fn click(target: ElementId) -> Action {
 
 #[test]
 fn ids_hold_across_frames_and_input_results_say_what_changed() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "diffs").open();
     let fixture =
         Fixture::launch(sandbox, &unique_title("Diffs"), &["--no-password", "--rows", "60"]);
@@ -180,7 +180,7 @@ fn ids_hold_across_frames_and_input_results_say_what_changed() {
 
 #[test]
 fn values_are_read_only_when_asked_and_never_from_a_password_field() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "reads").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Reads"), &["--rows", "5"]);
     fixture.send(serde_json::json!({"cmd": "set", "widget": "email", "value": "ada@example.org"}));
@@ -255,7 +255,7 @@ fn values_are_read_only_when_asked_and_never_from_a_password_field() {
 
 #[test]
 fn marks_are_drawn_on_the_elements_and_budgets_fold_long_trees() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "marks").open();
     let fixture = Fixture::launch(
         sandbox,

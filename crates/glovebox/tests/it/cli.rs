@@ -51,7 +51,7 @@ fn fixture(sandbox: &Sandbox, home: &Path, title: &str) -> (Fixture, String) {
 
 #[test]
 fn screenshot_of_a_window_writes_the_png_and_prints_its_frame() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let home = scratch("window");
     let (_app, id) = fixture(sandbox, &home, "cli-window");
     let (code, record, stderr) =
@@ -83,7 +83,7 @@ fn screenshot_of_a_window_writes_the_png_and_prints_its_frame() {
 
 #[test]
 fn bad_screenshot_input_exits_with_its_code_and_leaves_no_file() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let home = scratch("bad");
     let cases: [(&[&str], i32, &str); 7] = [
         (&["--window", "1/0x7ffffff"], 3, "COMPUTER_TARGET_GONE"),
@@ -142,7 +142,7 @@ fn bad_screenshot_input_exits_with_its_code_and_leaves_no_file() {
 
 #[test]
 fn without_a_display_every_operation_is_backend_unavailable() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let home = scratch("nodisplay");
     for args in [
         &["windows"][..],
@@ -172,7 +172,7 @@ fn without_a_display_every_operation_is_backend_unavailable() {
 
 #[test]
 fn doctor_finds_everything_in_the_sandbox() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let home = scratch("doctor");
     let (code, report, stderr) = run(glovebox(sandbox, &home).args(["doctor", "--json"]));
     assert_eq!(code, 0, "{stderr} {report:#}");
@@ -204,7 +204,7 @@ fn doctor_finds_everything_in_the_sandbox() {
 
 #[test]
 fn windows_paging_arguments_are_checked() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let home = scratch("paging");
     let (code, json, _) = run(glovebox(sandbox, &home).args(["windows", "--json", "--page", "0"]));
     assert_eq!((code, json["error"]["code"].as_str()), (2, Some("COMPUTER_INVALID_ARGUMENT")));
@@ -223,7 +223,7 @@ fn windows_paging_arguments_are_checked() {
 
 #[test]
 fn config_set_get_and_refusals() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let home = scratch("config");
     let (code, _, stderr) =
         run(glovebox(sandbox, &home).args(["config", "set", "enabled", "true"]));
@@ -323,7 +323,7 @@ fn the_sandbox_shows_its_start_on_a_terminal_and_nothing_in_a_pipe() {
 
 #[test]
 fn inspect_prints_the_tree_as_text_or_json_and_refuses_bad_input() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let home = scratch("inspect");
     let (_app, id) = fixture(sandbox, &home, "cli-inspect");
     let text = wait_until("a full tree", || {
@@ -389,7 +389,7 @@ fn inspect_prints_the_tree_as_text_or_json_and_refuses_bad_input() {
 
 #[test]
 fn schemas_are_published_for_every_output() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let home = scratch("schema");
     for output in ["window-page", "frame", "accessibility-tree", "error"] {
         let (code, schema, stderr) = run(glovebox(sandbox, &home).args(["schema", output]));
@@ -403,7 +403,7 @@ fn schemas_are_published_for_every_output() {
 
 #[test]
 fn screenshot_and_inspect_refuse_denied_windows() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let home = scratch("denied");
     let fixture = Fixture::launch(sandbox, "cli-keepass", &["--wm-class", "KeePassXC"]);
     let id = wait_until("listed", || {
@@ -465,7 +465,7 @@ fn sandbox_simulates_two_displays() {
 
 #[test]
 fn every_read_refuses_while_computer_use_is_off() {
-    let sandbox = Sandbox::shared();
+    let sandbox = Sandbox::shared(module_path!());
     let home = scratch("disabled");
     let (_fixture, id) = fixture(sandbox, &home, "cli-disabled");
     for args in [

@@ -32,7 +32,7 @@ fn in_sync(path: &Path, generated: &[u8]) {
     let committed = std::fs::read(path).unwrap_or_default();
     assert!(
         committed == generated,
-        "{} is not what the command line generates now; run `GLOVEBOX_WRITE_REFERENCE=1 cargo test -p glovebox-cli --test packaging` and commit it",
+        "{} is not what the command line generates now; run `GLOVEBOX_WRITE_REFERENCE=1 cargo test -p glovebox-cli --test it packaging::` and commit it",
         path.display()
     );
 }

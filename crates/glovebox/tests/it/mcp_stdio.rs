@@ -112,7 +112,7 @@ fn runtime() -> tokio::runtime::Runtime {
 
 #[test]
 fn observe_set_value_click_through_the_stdio_server() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(sandbox, &unique_title("MCP flow"), &["--no-password"]);
     runtime().block_on(async {
         let client = connect(sandbox, "flow", true, &[]).await;
@@ -231,7 +231,7 @@ fn observe_set_value_click_through_the_stdio_server() {
 
 #[test]
 fn disabled_and_read_only_servers_refuse_with_their_codes() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(sandbox, &unique_title("MCP modes"), &[]);
     runtime().block_on(async {
         let off = connect(sandbox, "off", false, &[]).await;
@@ -293,7 +293,7 @@ fn disabled_and_read_only_servers_refuse_with_their_codes() {
 
 #[test]
 fn stop_from_another_process_revokes_a_running_server() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(sandbox, &unique_title("MCP stop"), &["--no-password"]);
     runtime().block_on(async {
         let client = connect(sandbox, "stop", true, &[]).await;
@@ -335,7 +335,7 @@ fn stop_from_another_process_revokes_a_running_server() {
 #[test]
 fn approvals_prompt_through_elicitation_and_fail_closed() {
     use rmcp::model::ElicitationAction;
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(sandbox, &unique_title("MCP approvals"), &["--no-password"]);
     let prompted = glovebox_testkit::mcp::ScriptedClient::answering;
     runtime().block_on(async {
@@ -515,7 +515,7 @@ fn http_post(address: &str, headers: &[(&str, &str)], body: &str) -> (u16, Strin
 #[test]
 fn http_server_needs_the_token_and_a_loopback_origin() {
     use std::io::BufRead;
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let home = scratch("http");
     let mut server = glovebox(sandbox, &home)
         .args(["serve", "--port", "0"])
@@ -665,7 +665,7 @@ fn rss_kib(pid: u32) -> u64 {
 /// would show).
 #[test]
 fn a_thousand_sequential_calls_do_not_grow_memory() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let fixture = Fixture::launch(sandbox, &unique_title("MCP memory"), &["--no-password"]);
     let home = scratch("memory");
     let mut command = glovebox(sandbox, &home);
@@ -709,7 +709,7 @@ fn a_thousand_sequential_calls_do_not_grow_memory() {
 #[test]
 fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
     use std::io::{BufRead, Write};
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let home = scratch("raw");
     let mut server = glovebox(sandbox, &home)
         .arg("mcp")
@@ -789,7 +789,7 @@ fn raw_stdio_survives_malformed_lines_and_schemas_validate() {
 #[test]
 fn observe_returns_the_bound_window_alone_when_a_denied_window_lies_over_it() {
     const COVER: [u8; 3] = [0xd1, 0x2b, 0xe7];
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let bound = Fixture::launch(
         sandbox,
         &unique_title("MCP occluded"),

@@ -88,7 +88,7 @@ impl Stage {
 
 #[test]
 fn text_no_key_produces_goes_to_its_window_while_the_user_types_in_theirs() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let stage = Stage::new(sandbox, "concurrent");
     let keymap_before = stage.keymap();
     let desktop_before = stage.desktop();
@@ -127,7 +127,7 @@ fn text_no_key_produces_goes_to_its_window_while_the_user_types_in_theirs() {
 
 #[test]
 fn text_no_route_can_type_is_refused_before_any_character_is_sent() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let stage = Stage::new(sandbox, "refused");
     let keymap_before = stage.keymap();
     // More different characters than the keyboard has spare key codes to lend.

@@ -38,7 +38,7 @@ fn counts(fixture: &Fixture) -> (i64, String, usize) {
 
 #[test]
 fn a_copy_of_an_answered_state_racing_its_retry_never_delivers_twice_for_any_tool() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let looker = super::looker(sandbox);
     let title = unique_title("MCP race");
     let args = ["--no-password", "--x", "40", "--y", "40"];

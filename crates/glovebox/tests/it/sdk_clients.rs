@@ -55,7 +55,7 @@ fn sdk_types(home: &Path, checked: &Value) -> String {
 
 #[test]
 fn mcp_tools_load_unchanged_in_the_openai_agents_sdk_and_google_genai() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let home = scratch("mcp");
     let mut command = sandbox.command_in_home(sdk_python(), &home);
     command
@@ -81,7 +81,7 @@ fn mcp_tools_load_unchanged_in_the_openai_agents_sdk_and_google_genai() {
 
 #[test]
 fn a_toolset_turn_on_the_fixture_stops_at_its_first_failure_and_fits_the_sdk_types() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let home = scratch("toolset");
     let host = glovebox_testkit::host(sandbox, "sdk-toolset").open();
     let fixture = Fixture::launch(
@@ -186,7 +186,7 @@ fn a_toolset_turn_on_the_fixture_stops_at_its_first_failure_and_fits_the_sdk_typ
 
 #[test]
 fn gemini_calls_on_the_fixture_fill_the_form_fail_closed_unconfirmed_and_fit_the_sdk_types() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let home = scratch("gemini");
     let host = glovebox_testkit::host(sandbox, "sdk-gemini").open();
     let fixture = Fixture::launch(

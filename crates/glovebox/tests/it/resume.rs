@@ -59,7 +59,7 @@ fn clicks(fixture: &Fixture) -> (Value, Value) {
 #[test]
 fn a_parked_openai_batch_survives_a_restart_and_completes_and_a_cancelled_or_declined_one_delivers_nothing_more(
 ) {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let looker = glovebox_testkit::host(sandbox, "resume-looker").open();
     let form = Fixture::launch(
         sandbox,
@@ -493,7 +493,7 @@ fn mode(path: &Path) -> u32 {
 
 #[test]
 fn an_edited_hand_written_or_changed_record_runs_nothing_and_records_stay_private() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let looker = glovebox_testkit::host(sandbox, "forged-looker").open();
     let form = Fixture::launch(
         sandbox,

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// One private desktop for this binary; tests take turns on it.
 fn desktop() -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
-    Sandbox::shared_turn()
+    Sandbox::shared_turn(module_path!())
 }
 
 struct Stage {

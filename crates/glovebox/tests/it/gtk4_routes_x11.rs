@@ -263,13 +263,13 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
 
 #[test]
 fn gtk4_8_takes_values_toggles_text_and_context_menus_through_accessibility() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     drive(sandbox, false);
 }
 
 #[test]
 fn gtk4_18_from_debian_13_takes_them_too() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     assert!(
         InRoot::<Sandbox>::available(CURRENT_GTK4_ROOT.as_ref()),
         "no GTK 4.18 root at {CURRENT_GTK4_ROOT} (`.ci/install-deps` builds it with mmdebstrap; bubblewrap enters it)"

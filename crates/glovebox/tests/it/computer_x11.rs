@@ -71,7 +71,7 @@ fn user_values(sentinel: &Fixture) -> Value {
 
 #[test]
 fn glovebox_run_fills_and_submits_the_form_with_a_replayed_model_and_reports_only_what_happened() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     // The window's own title carries an instruction-like string.
     let target = Fixture::launch(sandbox, &unique_title(PLANTED), &["--no-password"]);
     let sentinel = Fixture::launch(
@@ -193,7 +193,7 @@ fn glovebox_run_fills_and_submits_the_form_with_a_replayed_model_and_reports_onl
 
 #[test]
 fn glovebox_run_refuses_a_consequential_click_when_no_terminal_can_ask() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let target = Fixture::launch(sandbox, &unique_title("Run consequential"), &["--no-password"]);
     let (base, seen) = model_server();
     let home = scratch("consequential");
@@ -246,7 +246,7 @@ fn cancel_forever(_: usize, prompt: &str) -> Value {
 
 #[test]
 fn ctrl_c_during_glovebox_run_is_stop() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let target = Fixture::launch(sandbox, &unique_title("Run interrupted"), &["--no-password"]);
     let (base, seen) = model_server_with(cancel_forever, std::time::Duration::from_millis(300));
     let home = scratch("interrupted");
@@ -302,7 +302,7 @@ fn ctrl_c_during_glovebox_run_is_stop() {
 
 #[test]
 fn glovebox_run_without_a_bound_model_is_model_unbound() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let home = scratch("unbound");
     let out = glovebox(sandbox, &home)
         .args(["run", "anything", "--json"])
@@ -325,7 +325,7 @@ fn sampling_client() -> ScriptedClient {
 #[test]
 fn the_computer_tool_runs_the_loop_with_the_clients_model_through_sampling() {
     use rmcp::ServiceExt as _;
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let target = Fixture::launch(sandbox, &unique_title("Computer tool"), &["--no-password"]);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
@@ -364,7 +364,7 @@ fn the_computer_tool_runs_the_loop_with_the_clients_model_through_sampling() {
 #[test]
 fn the_computer_tool_without_a_binding_is_model_unbound() {
     use rmcp::ServiceExt as _;
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let home = scratch("computer-unbound");
@@ -406,7 +406,7 @@ fn window_size(sandbox: &Sandbox, home: &Path, title: &str) -> (i64, i64) {
 
 #[test]
 fn glovebox_run_with_a_native_anthropic_model_clicks_through_the_toolset() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let target = Fixture::launch(sandbox, &unique_title("Run native"), &["--no-password"]);
     let home = scratch("native");
     let state = target.state().unwrap();
@@ -498,7 +498,7 @@ fn glovebox_run_with_a_native_anthropic_model_clicks_through_the_toolset() {
 
 #[test]
 fn glovebox_run_with_a_native_gemini_model_fills_and_submits_the_form() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let target = Fixture::launch(sandbox, &unique_title("Run gemini"), &["--no-password"]);
     let sentinel = Fixture::launch(
         sandbox,
@@ -749,7 +749,7 @@ fn bound_mcp(sandbox: &Sandbox, home: &Path, base: &str) -> std::process::Comman
 
 #[test]
 fn the_computer_tool_runs_as_a_task_on_2026_07_28_asking_mid_run_through_the_task() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let target = Fixture::launch(
         sandbox,
         &unique_title("Computer task"),
@@ -804,7 +804,7 @@ fn the_computer_tool_runs_as_a_task_on_2026_07_28_asking_mid_run_through_the_tas
 
 #[test]
 fn cancelling_a_computer_task_is_stop_and_nothing_more_is_delivered() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let target =
         Fixture::launch(sandbox, &unique_title("Computer task cancelled"), &["--no-password"]);
     let (base, seen) = model_server_with(cancel_forever, std::time::Duration::from_millis(300));

@@ -77,7 +77,7 @@ fn user_window(sandbox: &Sandbox, name: &str) -> Fixture {
 
 #[test]
 fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_user() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) =
         glovebox_testkit::host(sandbox, "agent-display").open_with_agent_display();
     let sentinel = user_window(sandbox, "Agent display");
@@ -283,7 +283,7 @@ impl Page {
 
 #[test]
 fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, _desktops) = glovebox_testkit::host(sandbox, "open-url").open_with_agent_display();
     let sentinel = user_window(sandbox, "Open url");
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
@@ -355,7 +355,7 @@ fn named(seen: &Observation, role: Role, name: &str) -> Target {
 
 #[test]
 fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) = glovebox_testkit::host(sandbox, "calc-csv").open_with_agent_display();
     let sentinel = user_window(sandbox, "Calc csv");
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
@@ -485,7 +485,7 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
 
 #[test]
 fn an_mcp_sdk_client_opens_a_page_and_types_into_it_on_the_agent_display() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, _desktops) =
         glovebox_testkit::host(sandbox, "sdk-open-url").open_with_agent_display();
     let sentinel = user_window(sandbox, "SDK open url");
@@ -534,7 +534,7 @@ fn an_mcp_sdk_client_opens_a_page_and_types_into_it_on_the_agent_display() {
 
 #[test]
 fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) = glovebox_testkit::host(sandbox, "agent-gate")
         .deny(&["gtk3-widget-factory"])
         .open_with_agent_display();
@@ -591,7 +591,7 @@ fn running(name: &str) -> Vec<u32> {
 
 #[test]
 fn a_denied_terminal_is_refused_by_any_name_that_leads_to_it_before_it_starts() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box-deny")
         .deny(&["xterm"])
         .open_with_agent_display();
@@ -619,7 +619,7 @@ impl glovebox_host::Approver for Approving {
 
 #[test]
 fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box")
         .configure(|c| {
             c.approvals = glovebox_host::Approvals::new(
@@ -720,7 +720,7 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
 /// through its own policy file; docs/reliability.md says how that was checked.)
 #[test]
 fn the_agents_browser_keeps_open_urls_rule_for_every_navigation() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) =
         glovebox_testkit::host(sandbox, "agent-box-browser").open_with_agent_display();
     let sentinel = user_window(sandbox, "Agent browser");
@@ -778,7 +778,7 @@ fn the_agents_browser_keeps_open_urls_rule_for_every_navigation() {
 /// see the page.
 #[test]
 fn a_page_that_arrives_after_the_first_looks_is_seen_once_it_does() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, _desktops) = glovebox_testkit::host(sandbox, "slow-page").open_with_agent_display();
     let sentinel = user_window(sandbox, "Slow page");
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);

@@ -19,7 +19,7 @@ fn in_sync(name: &str, rendered: &str) {
     let written = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         written == rendered,
-        "docs/reference/{name} does not match the code; run `GLOVEBOX_WRITE_REFERENCE=1 cargo test -p glovebox-cli --test reference_docs` and commit the page"
+        "docs/reference/{name} does not match the code; run `GLOVEBOX_WRITE_REFERENCE=1 cargo test -p glovebox-cli --test it reference_docs::` and commit the page"
     );
 }
 
@@ -94,7 +94,7 @@ fn document(command: &mut Vec<String>, out: &mut String) {
 #[test]
 fn cli_page_matches_every_commands_help() {
     let mut out = String::from(
-        "# Command-line reference\n\n<!-- Generated from the code by `GLOVEBOX_WRITE_REFERENCE=1 cargo test -p glovebox-cli --test reference_docs`; edit the code, not this file. -->\n\nEvery command's `--help`, as the binary prints it ([../cli.md](../cli.md) says more about each).\n",
+        "# Command-line reference\n\n<!-- Generated from the code by `GLOVEBOX_WRITE_REFERENCE=1 cargo test -p glovebox-cli --test it reference_docs::`; edit the code, not this file. -->\n\nEvery command's `--help`, as the binary prints it ([../cli.md](../cli.md) says more about each).\n",
     );
     document(&mut vec![], &mut out);
     in_sync("cli.md", &out);

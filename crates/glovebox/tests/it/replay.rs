@@ -148,7 +148,7 @@ fn mcp_replay(sandbox: &Sandbox, home: &Path, answer: &str, recording: &Path) ->
 #[test]
 fn a_task_driven_through_mcp_replays_on_a_fresh_copy_of_the_app_and_stops_where_the_app_reacts_otherwise(
 ) {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let looker: Host = glovebox_testkit::host(sandbox, "replay-looker").open();
     let title = unique_title("Replay form");
     let sentinel = Fixture::launch(
@@ -385,7 +385,7 @@ fn take_over(step: usize, prompt: &str) -> Value {
 /// and with --model-on-divergence the bound model does the rest; without, nothing more happens.
 #[test]
 fn a_diverged_replay_hands_the_rest_to_the_bound_model_only_when_asked() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let looker: Host = glovebox_testkit::host(sandbox, "replay-handover-looker").open();
     let sentinel = Fixture::launch(
         sandbox,
@@ -460,7 +460,7 @@ fn a_diverged_replay_hands_the_rest_to_the_bound_model_only_when_asked() {
 /// replay goes on with it.
 #[test]
 fn text_the_recording_did_not_keep_is_asked_for_at_the_terminal() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let looker: Host = glovebox_testkit::host(sandbox, "replay-withheld-looker").open();
     let sentinel = Fixture::launch(
         sandbox,
@@ -538,7 +538,7 @@ fn text_the_recording_did_not_keep_is_asked_for_at_the_terminal() {
 /// what zenity prints when its OK is pressed.
 #[test]
 fn a_real_dialog_driven_once_is_replayed_on_a_fresh_copy_with_no_model() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let looker: Host = glovebox_testkit::host(sandbox, "replay-zenity-looker").open();
     let sentinel = Fixture::launch(
         sandbox,

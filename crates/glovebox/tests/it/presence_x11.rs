@@ -289,7 +289,7 @@ impl Drop for Browser {
 
 #[test]
 fn the_indicator_shows_the_grant_live_in_a_real_browser_and_its_stop_ends_it() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "indicator").overlay().open();
     let fixture = Fixture::launch(sandbox, &unique_title("Indicator"), &["--no-password"]);
     let window = window_of(&host, &fixture);

@@ -75,7 +75,7 @@ fn select_into_primary(fixture: &Fixture, text: &str) {
 
 #[test]
 fn a_middle_click_on_an_unfocused_password_field_pastes_nothing() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "paste").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Paste password"), &[]);
     fixture.activate();
@@ -126,7 +126,7 @@ impl Drop for Reaped {
 
 #[test]
 fn a_middle_click_on_zenitys_password_field_pastes_nothing() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "paste-zenity").open();
     // The selection comes from another application, as a user's would.
     let source = Fixture::launch(
@@ -205,7 +205,7 @@ fn a_middle_click_on_zenitys_password_field_pastes_nothing() {
 
 #[test]
 fn a_zoom_sees_a_password_field_take_focus() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "zoom-secure").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Zoom password"), &[]);
     fixture.activate();
@@ -249,7 +249,7 @@ fn a_zoom_sees_a_password_field_take_focus() {
 
 #[test]
 fn a_keyboard_grab_shows_on_every_listed_window_and_stops_a_zoom() {
-    let (sandbox, _turn) = Sandbox::shared_turn();
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "zoom-grab").open();
     let fixture = Fixture::launch(sandbox, &unique_title("Zoom grab"), &["--no-password"]);
     let window = window_of(&host, &fixture.title);
