@@ -11,9 +11,28 @@ readme_line() {
 # A fresh Debian 12 at $1 with nothing of glovebox's: apt, and sudo (README's
 # lines use it); package lists kept, as on an installed machine (mmdebstrap
 # would empty them); apt answers yes as the person typing the line would.
-fresh_debian_root() {
+make_debian_root() {
   mmdebstrap --quiet --variant=apt --include=sudo --skip=cleanup/apt/lists bookworm "$1" http://deb.debian.org/debian
   echo 'APT::Get::Assume-Yes "true";' > "$1/etc/apt/apt.conf.d/90-ci"
+}
+
+# make_debian_root at $1, or the root .ci/roots-ahead made for the check
+# named $2 while the tests ran (waited for; an hour at most), moved there.
+fresh_debian_root() {
+  local ahead=${CI_ROOTS_AHEAD:-}
+  if [ -n "$ahead" ] && [ -n "${2:-}" ]; then
+    local waited=0
+    while [ ! -e "$ahead/$2.ready" ] && [ ! -e "$ahead/$2.failed" ] && ((waited < 3600)); do
+      sleep 1
+      waited=$((waited + 1))
+    done
+    if [ -e "$ahead/$2.ready" ]; then
+      mv "$ahead/$2" "$1"
+      return
+    fi
+    echo "${0##*/}: no root made ahead ($(tail -3 "$ahead/$2.log" 2>/dev/null)); making one now" >&2
+  fi
+  make_debian_root "$1"
 }
 
 # Runs the shell line $2 as root inside the root at $1 (bubblewrap: its own
