@@ -691,6 +691,7 @@ fn run_cell(
 
 #[test]
 fn action_matrix() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
     let (host, desktops) = glovebox_testkit::host(&sandbox, "matrix")
         .shared_runtime()

@@ -77,6 +77,7 @@ fn user_window(sandbox: &Sandbox, name: &str) -> Fixture {
 
 #[test]
 fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_user() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) =
         glovebox_testkit::host(sandbox, "agent-display").open_with_agent_display();
@@ -283,6 +284,7 @@ impl Page {
 
 #[test]
 fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, _desktops) = glovebox_testkit::host(sandbox, "open-url").open_with_agent_display();
     let sentinel = user_window(sandbox, "Open url");
@@ -355,6 +357,7 @@ fn named(seen: &Observation, role: Role, name: &str) -> Target {
 
 #[test]
 fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) = glovebox_testkit::host(sandbox, "calc-csv").open_with_agent_display();
     let sentinel = user_window(sandbox, "Calc csv");
@@ -485,6 +488,7 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
 
 #[test]
 fn an_mcp_sdk_client_opens_a_page_and_types_into_it_on_the_agent_display() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, _desktops) =
         glovebox_testkit::host(sandbox, "sdk-open-url").open_with_agent_display();
@@ -534,6 +538,7 @@ fn an_mcp_sdk_client_opens_a_page_and_types_into_it_on_the_agent_display() {
 
 #[test]
 fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) = glovebox_testkit::host(sandbox, "agent-gate")
         .deny(&["gtk3-widget-factory"])
@@ -578,31 +583,40 @@ fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
     });
 }
 
-/// Programs named `name` running now (by their `/proc/PID/comm`).
-fn running(name: &str) -> Vec<u32> {
+/// Programs named `name` (by their `/proc/PID/comm`) running now on the X
+/// display `display` (by their environment): other suites of this test
+/// binary run their own xterms on their own desktops meanwhile.
+fn running_on(name: &str, display: &str) -> Vec<u32> {
+    let marker = format!("DISPLAY={display}\0").into_bytes();
     let entries = std::fs::read_dir("/proc").unwrap().flatten();
     entries
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
         })
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.windows(marker.len()).any(|w| w == marker))
+        })
         .collect()
 }
 
 #[test]
 fn a_denied_terminal_is_refused_by_any_name_that_leads_to_it_before_it_starts() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box-deny")
         .deny(&["xterm"])
         .open_with_agent_display();
-    let before = running("xterm");
+    let before = running_on("xterm", sandbox.display());
     // An alternatives link and two wrapper scripts, all of which run xterm.
     for name in ["x-terminal-emulator", "uxterm", "lxterm", "/usr/bin/uxterm", "xterm"] {
         let refused = host.open_app(name, Desktop::Agent, false).unwrap_err();
         assert_eq!(refused.code, ErrorCode::TargetDenylisted, "{name}: {refused}");
     }
     std::thread::sleep(std::time::Duration::from_millis(500));
-    assert_eq!(running("xterm"), before, "no xterm started");
+    // Nothing on the user's desktop; the agent display never started (below).
+    assert_eq!(running_on("xterm", sandbox.display()), before, "no xterm started");
     assert!(desktops.running_agent().is_none(), "a refused open starts no agent display");
 }
 
@@ -619,6 +633,7 @@ impl glovebox_host::Approver for Approving {
 
 #[test]
 fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) = glovebox_testkit::host(sandbox, "agent-box")
         .configure(|c| {
@@ -720,6 +735,7 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
 /// through its own policy file; docs/reliability.md says how that was checked.)
 #[test]
 fn the_agents_browser_keeps_open_urls_rule_for_every_navigation() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, desktops) =
         glovebox_testkit::host(sandbox, "agent-box-browser").open_with_agent_display();
@@ -778,6 +794,7 @@ fn the_agents_browser_keeps_open_urls_rule_for_every_navigation() {
 /// see the page.
 #[test]
 fn a_page_that_arrives_after_the_first_looks_is_seen_once_it_does() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let (host, _desktops) = glovebox_testkit::host(sandbox, "slow-page").open_with_agent_display();
     let sentinel = user_window(sandbox, "Slow page");

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// One batch at a time: the leftover check counts every desktop on the machine.
+/// One batch at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn repo() -> PathBuf {
@@ -27,10 +27,12 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `glovebox episode batch DIR --json`: its exit status and document.
-fn batch(dir: &Path, out: &Path, parallel: u32) -> (Option<i32>, Value) {
+/// `glovebox episode batch DIR --json` in its own corner: its exit status,
+/// its document and its session.
+fn batch(dir: &Path, out: &Path, parallel: u32, corner: &Corner) -> (Option<i32>, Value, u32) {
     // Under the umask most users have (022), which makes a plainly written file 0644.
-    let output = Command::new("sh")
+    let child = corner
+        .command("sh")
         .args(["-c", "umask 022 && exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_glovebox")])
         .args(["episode", "batch"])
         .arg(dir)
@@ -39,11 +41,103 @@ fn batch(dir: &Path, out: &Path, parallel: u32) -> (Option<i32>, Value) {
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    let session = child.id();
+    let output = child.wait_with_output().unwrap();
     let document = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-    (output.status.code(), document)
+    (output.status.code(), document, session)
+}
+
+/// A batch's own corner of the machine, so that what it leaves is told
+/// apart from the desktops other suites of this test binary run meanwhile:
+/// its temporary directory (where its desktops' runtime directories are
+/// made) and its session (a batch started by `setsid`; what it starts stays
+/// in that session, or carries the directory in its environment).
+struct Corner {
+    tmp: PathBuf,
+}
+
+impl Corner {
+    fn new(name: &str) -> Corner {
+        Corner { tmp: scratch(&format!("{name}-tmp")) }
+    }
+
+    /// `program` started by `setsid` (which execs it: the child's id is the
+    /// session's) with this corner's temporary directory.
+    fn command(&self, program: &str) -> Command {
+        let mut command = Command::new("setsid");
+        command.arg(program).env("TMPDIR", &self.tmp);
+        command
+    }
+
+    /// The sandbox runtime directories left in the corner's temporary
+    /// directory, and its desktop processes still running.
+    fn leftovers(&self, session: u32) -> (BTreeSet<String>, BTreeSet<u32>) {
+        let dirs = std::fs::read_dir(&self.tmp)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|name| name.starts_with("glovebox-sandbox-"))
+            .collect();
+        let marker = format!("TMPDIR={}\0", self.tmp.display()).into_bytes();
+        let servers = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|c| matches!(c.trim(), "Xvfb" | "sway" | "zenity" | "openbox"))
+            })
+            .filter(|pid| {
+                // An exited process its parent has not reaped yet runs nothing.
+                let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                    return false;
+                };
+                let Some((_, rest)) = stat.rsplit_once(") ") else { return false };
+                // state, ppid, process group, session
+                let fields: Vec<&str> = rest.split(' ').collect();
+                let in_session = fields.get(3).and_then(|s| s.parse::<u32>().ok()) == Some(session);
+                let marked = std::fs::read(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|env| env.windows(marker.len()).any(|w| w == marker));
+                !rest.starts_with('Z') && (in_session || marked)
+            })
+            .collect();
+        (dirs, servers)
+    }
+
+    /// No runtime directory or desktop process of the batch whose session
+    /// was `session` is left; a process the desktop's end signalled may take
+    /// a moment to be gone.
+    fn nothing_left(&self, session: u32) {
+        let deadline = Instant::now() + std::time::Duration::from_secs(20);
+        let nothing = (BTreeSet::new(), BTreeSet::new());
+        while self.leftovers(session) != nothing && Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        let after = self.leftovers(session);
+        let described: Vec<String> = after
+            .1
+            .iter()
+            .map(|pid| {
+                let read = |f: &str| {
+                    std::fs::read_to_string(format!("/proc/{pid}/{f}"))
+                        .unwrap_or_default()
+                        .replace('\0', " ")
+                };
+                format!("{pid}: {} | {}", read("stat"), read("cmdline"))
+            })
+            .collect();
+        assert!(after.0.is_empty(), "a runtime directory outlived its episode: {:?}", after.0);
+        assert!(described.is_empty(), "processes outlived their episodes: {described:?}");
+    }
+}
+
+impl Drop for Corner {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.tmp);
+    }
 }
 
 fn record<'a>(document: &'a Value, name: &str) -> &'a Value {
@@ -55,35 +149,14 @@ fn record<'a>(document: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no record of {name}: {document}"))
 }
 
-/// The sandbox runtime directories in the temporary directory, and the X servers running.
-fn leftovers() -> (BTreeSet<String>, BTreeSet<u32>) {
-    let dirs = std::fs::read_dir(std::env::temp_dir())
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|name| name.starts_with("glovebox-sandbox-"))
-        .collect();
-    let servers = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm"))
-                .is_ok_and(|c| matches!(c.trim(), "Xvfb" | "sway" | "zenity" | "openbox"))
-        })
-        // An exited process its parent has not reaped yet runs nothing.
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
-        })
-        .collect();
-    (dirs, servers)
-}
-
 #[test]
 fn the_example_episodes_pass_as_a_batch_and_leave_nothing_behind() {
+    // Four episodes at once, among them a spreadsheet and a browser.
+    let _heavy = glovebox_testkit::heavy_turn();
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let before = leftovers();
+    let corner = Corner::new("examples");
     let out = scratch("examples");
-    let (status, document) = batch(&repo().join("examples/episodes"), &out, 4);
+    let (status, document, session) = batch(&repo().join("examples/episodes"), &out, 4, &corner);
     let episodes = document["episodes"].as_array().unwrap();
     assert!(episodes.len() >= 2, "{document}");
     for record in episodes {
@@ -126,38 +199,14 @@ fn the_example_episodes_pass_as_a_batch_and_leave_nothing_behind() {
         serde_json::from_slice(&std::fs::read(out.join("form/work/state.json")).unwrap()).unwrap();
     assert_eq!(state["values"]["name"], "Ada Lovelace");
     assert_eq!(state["clicks"]["submit"], 1);
-    nothing_left_since(&before);
+    corner.nothing_left(session);
     std::fs::remove_dir_all(&out).unwrap();
-}
-
-/// No runtime directory or desktop process beyond those of `before`; a
-/// process the desktop's end signalled may take a moment to be gone.
-fn nothing_left_since(before: &(BTreeSet<String>, BTreeSet<u32>)) {
-    let deadline = Instant::now() + std::time::Duration::from_secs(20);
-    while leftovers() != *before && Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
-    let after = leftovers();
-    let described: Vec<String> = after
-        .1
-        .difference(&before.1)
-        .map(|pid| {
-            let read = |f: &str| {
-                std::fs::read_to_string(format!("/proc/{pid}/{f}"))
-                    .unwrap_or_default()
-                    .replace('\0', " ")
-            };
-            format!("{pid}: {} | {}", read("stat"), read("cmdline"))
-        })
-        .collect();
-    assert_eq!(after.0, before.0, "a runtime directory outlived its episode");
-    assert!(described.is_empty(), "processes outlived their episodes: {described:?}");
 }
 
 #[test]
 fn a_terminated_batch_ends_every_episode_it_started_and_records_them_as_interrupted() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let before = leftovers();
+    let corner = Corner::new("slow");
     let specs = scratch("slow-specs");
     let dialog = std::fs::read_to_string(repo().join("examples/episodes/dialog.toml")).unwrap();
     let slow = dialog
@@ -170,7 +219,8 @@ fn a_terminated_batch_ends_every_episode_it_started_and_records_them_as_interrup
         std::fs::write(specs.join(format!("{name}.toml")), &slow).unwrap();
     }
     let out = scratch("slow-out");
-    let mut batch = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+    let mut batch = corner
+        .command(env!("CARGO_BIN_EXE_glovebox"))
         .args(["episode", "batch"])
         .arg(&specs)
         .args(["--parallel", "2", "--json", "--out"])
@@ -181,6 +231,7 @@ fn a_terminated_batch_ends_every_episode_it_started_and_records_them_as_interrup
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
+    let batch_id = batch.id();
     // Both running episodes are in their agent's turn, each in its desktop with its dialog.
     let deadline = Instant::now() + std::time::Duration::from_secs(60);
     let working = |name: &str| {
@@ -220,7 +271,7 @@ fn a_terminated_batch_ends_every_episode_it_started_and_records_them_as_interrup
         "no episode starts after the interrupt: {document}"
     );
     assert!(!out.join("slow-c").exists());
-    nothing_left_since(&before);
+    corner.nothing_left(batch_id);
     std::fs::remove_dir_all(&specs).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
 }
@@ -312,7 +363,8 @@ app = 0
     .unwrap();
     let out = scratch("bad-out");
     let started = Instant::now();
-    let (status, document) = batch(&specs, &out, 2);
+    let corner = Corner::new("bad");
+    let (status, document, _) = batch(&specs, &out, 2, &corner);
     assert_eq!(document["episodes"].as_array().unwrap().len(), 5, "{document}");
     assert_eq!(record(&document, "good")["verdict"], "passed", "{document}");
 

@@ -263,12 +263,14 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
 
 #[test]
 fn gtk4_8_takes_values_toggles_text_and_context_menus_through_accessibility() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     drive(sandbox, false);
 }
 
 #[test]
 fn gtk4_18_from_debian_13_takes_them_too() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     assert!(
         InRoot::<Sandbox>::available(CURRENT_GTK4_ROOT.as_ref()),

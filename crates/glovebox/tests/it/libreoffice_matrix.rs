@@ -310,6 +310,7 @@ impl Drop for Stage {
 
 #[test]
 fn libreoffice_matrix() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
     let (host, desktops) = glovebox_testkit::host(&sandbox, "libreoffice")
         .shared_runtime()

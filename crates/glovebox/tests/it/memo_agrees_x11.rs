@@ -235,6 +235,7 @@ fn click(target: Target) -> Action {
 
 #[test]
 fn the_kept_tree_agrees_with_a_fresh_walk_after_each_change_on_the_gtk3_fixture() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let stage = Stage::start();
     let fixture = Fixture::launch(&stage.sandbox, &unique_title("Memo fixture"), &[]);
     let window = stage.window(&fixture.title);
@@ -301,6 +302,7 @@ fn the_kept_tree_agrees_with_a_fresh_walk_after_each_change_on_the_gtk3_fixture(
 
 #[test]
 fn the_kept_tree_agrees_with_a_fresh_walk_on_applications_nobody_here_wrote() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let mut stage = Stage::start();
     // gtk3-widget-factory: another page, a check box.
     let factory = stage.launch("gtk3-widget-factory", &[], "gtk3-widget-factory");

@@ -78,6 +78,7 @@ fn colours(image: &RgbImage) -> std::collections::HashSet<[u8; 3]> {
 
 #[test]
 fn the_agents_cursor_is_drawn_click_through_never_captured_and_gone_after_stop() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
     let host = glovebox_testkit::host(&sandbox, "overlay").overlay().open();
     let fixture = Fixture::launch(
@@ -289,6 +290,7 @@ impl Drop for Browser {
 
 #[test]
 fn the_indicator_shows_the_grant_live_in_a_real_browser_and_its_stop_ends_it() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let host = glovebox_testkit::host(sandbox, "indicator").overlay().open();
     let fixture = Fixture::launch(sandbox, &unique_title("Indicator"), &["--no-password"]);

@@ -386,6 +386,7 @@ fn chromium_args(profile: &std::path::Path, url: &str) -> Vec<String> {
 
 #[test]
 fn web_forms_fill_and_submit_in_the_background_in_chromium_and_firefox() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let mut stage = Stage::start();
     let server = PageServer::start();
     let chromium_title = unique_title("Web form chromium");
@@ -475,6 +476,7 @@ for app in pyatspi.Registry.getDesktop(0):
 
 #[test]
 fn qt_keys_return_and_a_save_shortcut_in_the_background() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let mut stage = Stage::start();
     // SpeedCrunch: an expression typed, then Return, in a window the user is not in.
     let calculator = stage.launch("speedcrunch", &[], "SpeedCrunch");
@@ -549,6 +551,7 @@ fn qt_keys_return_and_a_save_shortcut_in_the_background() {
 
 #[test]
 fn fields_are_named_by_their_labels_in_a_gtk3_dialog() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let mut stage = Stage::start();
     let title = unique_title("Forms dialog");
     let dialog = stage.launch(
@@ -594,6 +597,7 @@ fn fields_are_named_by_their_labels_in_a_gtk3_dialog() {
 
 #[test]
 fn a_spreadsheet_reads_as_it_looks() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let mut stage = Stage::start();
     let sheet = stage.launch("localc", &["--norestore", "--nologo"], "LibreOffice Calc");
     let seen =
@@ -639,6 +643,7 @@ for app in pyatspi.Registry.getDesktop(0):
 
 #[test]
 fn a_covered_browser_window_takes_a_field_or_refuses_with_the_page_unchanged() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let mut stage = Stage::start();
     let server = PageServer::start();
     let title = unique_title("Covered form");
@@ -701,6 +706,7 @@ for app in pyatspi.Registry.getDesktop(0):
 
 #[test]
 fn a_spreadsheet_cell_takes_a_number_and_text_in_the_background() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let mut stage = Stage::start();
     let csv = stage.sandbox.runtime_dir().join("fruit-background.csv");
     std::fs::write(&csv, "fruit,count\nApples,3\nPears,5\n").unwrap();
