@@ -352,11 +352,12 @@ impl Host {
         };
         self.record_delivered(state, &window, action, &frame.tree, changes.as_ref());
         let mut grant_closed = None;
-        if state.grant.as_ref().is_some_and(|g| g.budget_left == 0) {
-            let why = "the grant used its whole action budget".to_owned();
+        if let Some((code, why)) =
+            state.grant.as_ref().and_then(|g| decide::budget_spent(g.budget_left))
+        {
             self.revoke_locked(state, &why);
-            state.closed = Some((ErrorCode::BudgetExhausted, why));
-            grant_closed = Some(ErrorCode::BudgetExhausted);
+            state.closed = Some((code, why));
+            grant_closed = Some(code);
         }
         Ok(ActOutcome { delivery, next, changes, grant_closed, settled })
     }

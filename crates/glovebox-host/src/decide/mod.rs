@@ -106,6 +106,13 @@ pub(crate) fn check_budget(budget_left: u32) -> Result<(), Refusal> {
     }
 }
 
+/// The budget's end: a grant whose last action was just delivered closes,
+/// with the code every later call of it is answered with and the reason.
+pub(crate) fn budget_spent(budget_left: u32) -> Option<(ErrorCode, String)> {
+    (budget_left == 0)
+        .then(|| (ErrorCode::BudgetExhausted, "the grant used its whole action budget".to_owned()))
+}
+
 /// Where a grant may go: a window-scoped grant stays on its window; `to`
 /// says where the call would take it ("another window", "a new application").
 pub(crate) fn check_may_move(scope: Scope, to: &str) -> Result<(), Refusal> {
