@@ -74,6 +74,28 @@ pub fn differences(table: &Graph, real: &BTreeMap<String, BTreeSet<String>>) -> 
     found
 }
 
+/// The packages with more than one integration test binary, each with its
+/// binaries' names: a crate's integration tests are modules of one binary
+/// (`tests/it/main.rs`), which links once and runs its suites side by side.
+pub fn extra_test_binaries(metadata: &serde_json::Value) -> Result<Vec<String>, String> {
+    let packages = metadata["packages"].as_array().ok_or("cargo metadata has no packages")?;
+    let mut found = vec![];
+    for package in packages {
+        let name = package["name"].as_str().ok_or("a package without a name")?;
+        let tests: Vec<&str> = package["targets"]
+            .as_array()
+            .ok_or("a package without targets")?
+            .iter()
+            .filter(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "test")))
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        if tests.len() > 1 {
+            found.push(format!("{name}: {}", tests.join(", ")));
+        }
+    }
+    Ok(found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +148,27 @@ mod tests {
         assert_eq!(
             found,
             vec!["glovebox-model uses glovebox-host, which is not below it in the table".to_owned()]
+        );
+    }
+
+    #[test]
+    fn each_crate_has_at_most_one_integration_test_binary() {
+        assert_eq!(extra_test_binaries(&metadata()).unwrap(), Vec::<String>::new());
+        // A second binary in the command's crate is found.
+        let mut grown = metadata();
+        let cli = grown["packages"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|p| p["name"] == "glovebox-cli")
+            .unwrap();
+        cli["targets"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"name": "extra", "kind": ["test"]}));
+        assert_eq!(
+            extra_test_binaries(&grown).unwrap(),
+            vec!["glovebox-cli: it, extra".to_owned()]
         );
     }
 }
