@@ -95,7 +95,7 @@ pub fn rows(runs: usize) -> Result<()> {
         count: 1,
         modifiers: vec![],
     };
-    let clicked = median(super::gated_clicks(&host, &click, runs)?);
+    let clicked = median(super::bench_input::gated_clicks(&host, &click, runs)?);
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!("{:<46} {:>9.2} ms ({elements} elements)", "wayland: observe, tree only", ms(tree));
     println!("{:<46} {:>9.2} ms", "wayland: observe, tree + screenshot", ms(with_pixels));
