@@ -21,8 +21,8 @@ pub use host::{audit_path, host, wayland_host, TestHost, WaylandTestHost};
 /// that start a large application (LibreOffice, a browser, GTK4's widget
 /// factory) or time the window manager: each suite runs on its own desktop,
 /// but they share the machine's two cores, and such a test run beside
-/// another would meet deadlines (a tree walk's 3 s, an activation's 2 s)
-/// that it meets alone. Taken before a suite's own turn.
+/// another misses deadlines (a tree walk's 3 s, an activation's 2 s) that
+/// it meets alone. Taken before a suite's own turn.
 pub fn heavy_turn() -> std::sync::MutexGuard<'static, ()> {
     static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
     HEAVY.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
