@@ -22,7 +22,6 @@ use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// What the fault tests do to a process the sandbox started.
@@ -360,39 +359,6 @@ impl Sandbox {
         }
     }
 
-    /// One desktop per test suite (named by its module path) in this
-    /// process, started on first use: the suites of one test binary keep
-    /// the private desktops they had as binaries of their own. Torn down by
-    /// the watchdog when the process exits.
-    pub fn shared(suite: &'static str) -> &'static Sandbox {
-        Self::suite_desktop(suite).sandbox.get_or_init(|| {
-            Sandbox::start(SandboxOptions::default())
-                .unwrap_or_else(|e| panic!("sandbox desktop of {suite}: {e}"))
-        })
-    }
-
-    /// [`Sandbox::shared`] and this test's turn on it: tests that watch the
-    /// pointer, focus or stacking order must not run at the same time.
-    pub fn shared_turn(
-        suite: &'static str,
-    ) -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
-        let turn = Self::suite_desktop(suite).turn.lock().unwrap_or_else(|p| p.into_inner());
-        (Sandbox::shared(suite), turn)
-    }
-
-    fn suite_desktop(suite: &'static str) -> &'static SuiteDesktop {
-        static SUITES: std::sync::Mutex<Vec<(&'static str, &'static SuiteDesktop)>> =
-            std::sync::Mutex::new(Vec::new());
-        let mut suites = SUITES.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, desktop)) = suites.iter().find(|(name, _)| *name == suite) {
-            return desktop;
-        }
-        // Leaked on purpose: a suite's desktop lives as long as the process.
-        let desktop: &'static SuiteDesktop = Box::leak(Box::default());
-        suites.push((suite, desktop));
-        desktop
-    }
-
     fn start_watchdog(&mut self) -> Result<(), SandboxError> {
         self.watchdog = Some(watchdog(self.process_group, &[&self.runtime_dir])?);
         Ok(())
@@ -570,9 +536,47 @@ impl<D: Desktop> Desktop for InRoot<'_, D> {
     }
 }
 
+/// The desktops test suites share: test code, behind `fixtures`.
+#[cfg(feature = "fixtures")]
+impl Sandbox {
+    /// One desktop per test suite (named by its module path) in this
+    /// process, started on first use: the suites of one test binary keep
+    /// the private desktops they had as binaries of their own. Torn down by
+    /// the watchdog when the process exits.
+    pub fn shared(suite: &'static str) -> &'static Sandbox {
+        Self::suite_desktop(suite).sandbox.get_or_init(|| {
+            Sandbox::start(SandboxOptions::default())
+                .unwrap_or_else(|e| panic!("sandbox desktop of {suite}: {e}"))
+        })
+    }
+
+    /// [`Sandbox::shared`] and this test's turn on it: tests that watch the
+    /// pointer, focus or stacking order must not run at the same time.
+    pub fn shared_turn(
+        suite: &'static str,
+    ) -> (&'static Sandbox, std::sync::MutexGuard<'static, ()>) {
+        let turn = Self::suite_desktop(suite).turn.lock().unwrap_or_else(|p| p.into_inner());
+        (Sandbox::shared(suite), turn)
+    }
+
+    fn suite_desktop(suite: &'static str) -> &'static SuiteDesktop {
+        static SUITES: std::sync::Mutex<Vec<(&'static str, &'static SuiteDesktop)>> =
+            std::sync::Mutex::new(Vec::new());
+        let mut suites = SUITES.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, desktop)) = suites.iter().find(|(name, _)| *name == suite) {
+            return desktop;
+        }
+        // Leaked on purpose: a suite's desktop lives as long as the process.
+        let desktop: &'static SuiteDesktop = Box::leak(Box::default());
+        suites.push((suite, desktop));
+        desktop
+    }
+}
+
+#[cfg(feature = "fixtures")]
 /// A test suite's desktop (started by its first test) and its turn.
 #[derive(Default)]
 struct SuiteDesktop {
-    sandbox: OnceLock<Sandbox>,
+    sandbox: std::sync::OnceLock<Sandbox>,
     turn: std::sync::Mutex<()>,
 }

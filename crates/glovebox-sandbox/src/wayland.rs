@@ -194,6 +194,7 @@ impl WaylandSandbox {
         }
     }
 
+    #[cfg(feature = "fixtures")]
     /// One Wayland desktop per process, started on first use, and this
     /// test's turn on it (tests that watch focus and stacking must not
     /// overlap). Torn down by the watchdog when the process exits.
