@@ -15,7 +15,7 @@
 
 use crate::translate;
 use crate::transport::{Bus, CacheItem, ObjectRef};
-use atspi_common::StateSet;
+use atspi_common::{State, StateSet};
 use futures_util::StreamExt as _;
 use glovebox_model::Role;
 use glovebox_platform::sync::LockRecovered as _;
@@ -244,7 +244,7 @@ impl Memo {
                 self.moved();
             }
             Change::State { object, state }
-                if !self.known.contains_key(&object) && state == "busy" =>
+                if !self.known.contains_key(&object) && state == State::Busy =>
             {
                 // Loading in an object no walk has met: a document hangs
                 // somewhere a kept list of children does not show (Chromium
@@ -263,29 +263,28 @@ impl Memo {
                     known.facts = None;
                     // A document that finished (or started) loading: Chromium
                     // fills it without a ChildrenChanged of its own.
-                    if state == "busy" {
+                    if state == State::Busy {
                         known.children = None;
                         known.child_count = None;
                     }
                 }
-                if !layout_neutral_state(&state) {
+                if !layout_neutral_state(state) {
                     self.moved();
                 }
             }
             Change::Property { object, property } => {
                 let role = self.facts(&object).map(|f| f.role);
                 // A value is read live, never kept: only a scroll position moves things.
-                if property == "accessible-value" && role.is_some() && role != Some(Role::ScrollBar)
-                {
+                if property == Property::Value && role.is_some() && role != Some(Role::ScrollBar) {
                     return;
                 }
                 if let Some(known) = self.known.get_mut(&object) {
                     known.facts = None;
-                    if property != "accessible-description" {
+                    if property != Property::Description {
                         known.actions = None;
                     }
                 }
-                if property != "accessible-description" {
+                if property != Property::Description {
                     self.moved();
                 }
             }
@@ -301,27 +300,48 @@ impl Memo {
 }
 
 /// States whose change moves nothing on screen.
-fn layout_neutral_state(state: &str) -> bool {
+fn layout_neutral_state(state: State) -> bool {
     matches!(
         state,
-        "focused"
-            | "selected"
-            | "checked"
-            | "pressed"
-            | "armed"
-            | "active"
-            | "indeterminate"
-            | "sensitive"
-            | "enabled"
-            | "editable"
-            | "focusable"
-            | "selectable"
-            | "read-only"
-            | "required"
-            | "invalid-entry"
-            | "visited"
-            | "animated"
+        State::Focused
+            | State::Selected
+            | State::Checked
+            | State::Pressed
+            | State::Armed
+            | State::Active
+            | State::Indeterminate
+            | State::Sensitive
+            | State::Enabled
+            | State::Editable
+            | State::Focusable
+            | State::Selectable
+            | State::ReadOnly
+            | State::Required
+            | State::InvalidEntry
+            | State::Visited
+            | State::Animated
     )
+}
+
+/// The property a `PropertyChange` names, as far as the memo tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Property {
+    /// `accessible-value`: read live, never kept.
+    Value,
+    /// `accessible-description`: changes no layout and no action.
+    Description,
+    /// Any other (name, role, parent, table parts …).
+    Other,
+}
+
+impl From<&str> for Property {
+    fn from(name: &str) -> Property {
+        match name {
+            "accessible-value" => Property::Value,
+            "accessible-description" => Property::Description,
+            _ => Property::Other,
+        }
+    }
 }
 
 /// What one signal says changed.
@@ -333,13 +353,14 @@ enum Change {
         object: ObjectRef,
         removed: Option<ObjectRef>,
     },
+    /// A state turned on or off (an unknown name is `State::Invalid`).
     State {
         object: ObjectRef,
-        state: String,
+        state: State,
     },
     Property {
         object: ObjectRef,
-        property: String,
+        property: Property,
     },
     Text(ObjectRef),
     /// Anything else an application sent: it may have moved things.
@@ -393,8 +414,10 @@ fn change_of(message: &zbus::Message) -> Change {
                         removed: removed.map(|(bus, path)| ObjectRef { bus, path }),
                     }
                 }
-                "StateChanged" => Change::State { object, state: detail },
-                "PropertyChange" => Change::Property { object, property: detail },
+                "StateChanged" => Change::State { object, state: State::from(detail.as_str()) },
+                "PropertyChange" => {
+                    Change::Property { object, property: Property::from(detail.as_str()) }
+                }
                 "TextChanged" => Change::Text(object),
                 _ => Change::Other,
             }
@@ -594,17 +617,17 @@ mod tests {
     #[test]
     fn a_focus_change_drops_the_object_facts_but_keeps_the_visible_rows() {
         let mut memo = memo();
-        memo.apply(Change::State { object: object("/b"), state: "focused".into() });
+        memo.apply(Change::State { object: object("/b"), state: State::from("focused") });
         assert!(memo.facts(&object("/b")).is_none());
         assert!(memo.visible_rows(&object("/w")).is_some());
-        memo.apply(Change::State { object: object("/b"), state: "showing".into() });
+        memo.apply(Change::State { object: object("/b"), state: State::from("showing") });
         assert!(memo.visible_rows(&object("/w")).is_none());
     }
 
     #[test]
     fn a_document_that_finishes_loading_is_read_again_with_its_children() {
         let mut memo = memo();
-        memo.apply(Change::State { object: object("/w"), state: "busy".into() });
+        memo.apply(Change::State { object: object("/w"), state: State::from("busy") });
         assert_eq!(memo.children(&object("/w")), None);
         assert!(memo.facts(&object("/w")).is_none());
         assert!(!memo.layout_fresh);
@@ -613,15 +636,15 @@ mod tests {
     #[test]
     fn loading_in_an_object_never_met_drops_every_kept_list_of_children() {
         let mut memo = memo();
-        memo.apply(Change::State { object: object("/b"), state: "busy".into() });
+        memo.apply(Change::State { object: object("/b"), state: State::from("busy") });
         assert!(
             memo.children(&object("/w")).is_some(),
             "a known object's loading keeps the others"
         );
         // A cell Calc made for its cursor takes focus: the lists stay.
-        memo.apply(Change::State { object: object("/cell"), state: "focused".into() });
+        memo.apply(Change::State { object: object("/cell"), state: State::from("focused") });
         assert!(memo.children(&object("/w")).is_some());
-        memo.apply(Change::State { object: object("/new"), state: "busy".into() });
+        memo.apply(Change::State { object: object("/new"), state: State::from("busy") });
         assert_eq!(memo.children(&object("/w")), None);
         assert!(memo.facts(&object("/a")).is_some());
     }
@@ -630,9 +653,15 @@ mod tests {
     fn a_scroll_makes_positions_stale_and_another_value_does_not() {
         let mut memo = memo();
         memo.entry(&object("/b")).facts.as_mut().unwrap().role = Role::Slider;
-        memo.apply(Change::Property { object: object("/b"), property: "accessible-value".into() });
+        memo.apply(Change::Property {
+            object: object("/b"),
+            property: Property::from("accessible-value"),
+        });
         assert!(memo.layout_fresh);
-        memo.apply(Change::Property { object: object("/a"), property: "accessible-value".into() });
+        memo.apply(Change::Property {
+            object: object("/a"),
+            property: Property::from("accessible-value"),
+        });
         assert!(!memo.layout_fresh);
     }
 
@@ -649,7 +678,10 @@ mod tests {
     fn a_name_change_drops_facts_and_actions() {
         let mut memo = memo();
         memo.entry(&object("/b")).actions = Some(vec![("click".into(), String::new())]);
-        memo.apply(Change::Property { object: object("/b"), property: "accessible-name".into() });
+        memo.apply(Change::Property {
+            object: object("/b"),
+            property: Property::from("accessible-name"),
+        });
         assert!(memo.facts(&object("/b")).is_none() && memo.actions(&object("/b")).is_none());
     }
 }
