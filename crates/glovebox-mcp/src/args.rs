@@ -177,3 +177,81 @@ pub struct GrantStatusArgs {
     /// A window id from list_windows: also say whether a denial covers it.
     pub window: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    //! The input tools' arguments restate an [`Action`]'s fields (with
+    //! MCP's defaults: a field an action needs may be left out): each
+    //! field's schema — its type, format and range — must be the action's.
+    use super::*;
+    use serde_json::Value;
+
+    /// A property's schema as a range and a type: prose dropped, and an
+    /// optional field (`null` allowed) read as the field it wraps.
+    fn bare(schema: &Value) -> Value {
+        let mut schema = schema.clone();
+        let Some(object) = schema.as_object_mut() else { return schema };
+        object.remove("description");
+        object.remove("default");
+        if let Some(Value::Array(any)) = object.get("anyOf") {
+            let inner: Vec<&Value> = any.iter().filter(|s| s["type"] != "null").collect();
+            if let [only] = inner.as_slice() {
+                return bare(only);
+            }
+        }
+        if let Some(Value::Array(types)) = object.get("type") {
+            let inner: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+            if let [only] = inner.as_slice() {
+                object.insert("type".into(), only.clone());
+            }
+        }
+        if let Some(Value::Object(items)) = object.get("items") {
+            let items = bare(&Value::Object(items.clone()));
+            object.insert("items".into(), items);
+        }
+        schema
+    }
+
+    fn properties(schema: &Value) -> &serde_json::Map<String, Value> {
+        schema["properties"].as_object().expect("an object schema")
+    }
+
+    #[test]
+    fn every_input_tools_fields_have_the_actions_schema() {
+        let actions = serde_json::to_value(schemars::schema_for!(Action)).unwrap();
+        let tools = [
+            ("click", serde_json::to_value(schemars::schema_for!(ClickArgs)).unwrap()),
+            ("move", serde_json::to_value(schemars::schema_for!(MoveArgs)).unwrap()),
+            ("drag", serde_json::to_value(schemars::schema_for!(DragArgs)).unwrap()),
+            ("scroll", serde_json::to_value(schemars::schema_for!(ScrollArgs)).unwrap()),
+            ("type", serde_json::to_value(schemars::schema_for!(TypeArgs)).unwrap()),
+            ("set_value", serde_json::to_value(schemars::schema_for!(SetValueArgs)).unwrap()),
+            ("key", serde_json::to_value(schemars::schema_for!(KeyArgs)).unwrap()),
+            ("select", serde_json::to_value(schemars::schema_for!(SelectArgs)).unwrap()),
+        ];
+        let variants = actions["oneOf"].as_array().expect("one schema per action");
+        for (name, tool) in &tools {
+            let variant = variants
+                .iter()
+                .find(|v| v["properties"]["action"]["const"] == *name)
+                .unwrap_or_else(|| panic!("no action {name}"));
+            for (field, schema) in properties(variant) {
+                if field == "action" {
+                    continue;
+                }
+                let mine = properties(tool)
+                    .get(field)
+                    .unwrap_or_else(|| panic!("{name}'s arguments lack the action's {field}"));
+                assert_eq!(bare(mine), bare(schema), "{name}.{field}");
+            }
+            // Beyond the action's own fields, a tool takes only how to deliver and what to answer.
+            for field in properties(tool).keys() {
+                assert!(
+                    properties(variant).contains_key(field)
+                        || ["delivery", "screenshot"].contains(&field.as_str()),
+                    "{name}'s arguments add {field}, which no action carries"
+                );
+            }
+        }
+    }
+}
