@@ -48,7 +48,7 @@ impl AgentDisplay {
     pub fn start(pages: BrowserPages) -> Result<AgentDisplay, BackendError> {
         let (width, height) = AGENT_DISPLAY_SIZE;
         let boxed = AgentBox::new(pages)?;
-        let sandbox = boxed.start_display(move || Sandbox::start(SandboxOptions { width, height, window_manager: true }))?.map_err(|e| {
+        let sandbox = boxed.start_display(move || Sandbox::start(SandboxOptions { width, height, ..SandboxOptions::default() }))?.map_err(|e| {
             BackendError::new(
                 BackendErrorKind::Unsupported,
                 format!("the agent display could not start: {e} (it needs the Debian packages xvfb, openbox and dbus)"),

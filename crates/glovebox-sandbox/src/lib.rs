@@ -71,12 +71,32 @@ pub struct SandboxOptions {
     pub width: u32,
     pub height: u32,
     pub window_manager: bool,
+    pub accessibility: AccessibilityAtStart,
 }
 
 impl Default for SandboxOptions {
     fn default() -> Self {
-        SandboxOptions { width: 1920, height: 1080, window_manager: true }
+        SandboxOptions {
+            width: 1920,
+            height: 1080,
+            window_manager: true,
+            accessibility: AccessibilityAtStart::Prepared,
+        }
     }
+}
+
+/// Whether the desktop is made ready for assistive technology before its
+/// programs start, or left as a person's desktop is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AccessibilityAtStart {
+    /// `org.a11y.Status.IsEnabled` set as the bus starts, and Qt told to
+    /// export its tree: every toolkit exposes one from its first frame.
+    #[default]
+    Prepared,
+    /// As a person's desktop is: `IsEnabled` left as the bus starts it and
+    /// no accessibility variable given to programs, so a browser started
+    /// now exposes nothing until it is restarted with accessibility on.
+    Cold,
 }
 
 /// A running private desktop. Dropping it tears everything down.
@@ -86,6 +106,7 @@ pub struct Sandbox {
     bus_address: String,
     runtime_dir: PathBuf,
     process_group: u32,
+    accessibility: AccessibilityAtStart,
     children: Vec<Child>,
     watchdog: Option<(Child, ChildStdin)>,
 }
@@ -234,13 +255,15 @@ pub(crate) fn announce_assistive_technology(mut dbus_send: Command) {
 /// What toolkits need on a desktop without a GPU or a screen reader, on
 /// either kind of sandbox.
 pub(crate) const HEADLESS_TOOLKITS: &[(&str, &str)] = &[
-    // Qt 5 exports AT-SPI without a screen reader running only when told to.
-    ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"),
     // GTK4's GL renderer spins without a GPU and never registers on AT-SPI.
     ("GSK_RENDERER", "cairo"),
     ("LIBGL_ALWAYS_SOFTWARE", "1"),
     ("NO_AT_BRIDGE", "0"),
 ];
+
+/// What a prepared desktop gives its programs: Qt 5 exports AT-SPI
+/// without a screen reader running only when told to.
+pub(crate) const PREPARED_TOOLKITS: &[(&str, &str)] = &[("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")];
 
 /// A desktop programs can be started in: the fixtures run in either kind.
 pub trait Desktop {
@@ -314,6 +337,7 @@ impl Sandbox {
             bus_address: String::new(),
             runtime_dir,
             process_group,
+            accessibility: options.accessibility,
             children: vec![],
             watchdog: None,
         };
@@ -328,15 +352,16 @@ impl Sandbox {
             start_bus(&sandbox.runtime_dir, process_group, sandbox.env())?;
         sandbox.children.push(bus_child);
         sandbox.bus_address = bus_address;
-        announce_assistive_technology(sandbox.command("dbus-send"));
+        if options.accessibility == AccessibilityAtStart::Prepared {
+            announce_assistive_technology(sandbox.command("dbus-send"));
+        }
 
         if let Some(openbox) = openbox {
             let wm = sandbox
                 .command(openbox)
                 .arg("--sm-disable")
-                // Openbox reads its system rc.xml; a private config home keeps
-                // the user's own openbox settings out of the sandbox.
-                .env("XDG_CONFIG_HOME", sandbox.runtime_dir.join("config"))
+                // Openbox reads its system rc.xml: the desktop's own config
+                // home (see `env`) keeps the user's openbox settings out.
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -404,20 +429,40 @@ impl Sandbox {
     }
 
     /// The environment a program needs to run inside this desktop. It also
-    /// pins toolkits to X11 and to renderers that work without a GPU.
+    /// pins toolkits to X11 and to renderers that work without a GPU, and
+    /// gives the desktop a configuration directory of its own: what its
+    /// programs and services save (the accessibility bus launcher writes
+    /// GNOME's `toolkit-accessibility` when `IsEnabled` is set, browsers
+    /// their profiles) stays out of the person's, and a cold desktop starts
+    /// with none of it.
     pub fn env(&self) -> Vec<(String, String)> {
+        let config = self.runtime_dir.join("config");
         [
             ("DISPLAY", self.display.as_str()),
             ("DBUS_SESSION_BUS_ADDRESS", self.bus_address.as_str()),
             ("XDG_RUNTIME_DIR", self.runtime_dir.to_str().unwrap_or("/tmp")),
+            ("XDG_CONFIG_HOME", config.to_str().unwrap_or("/tmp")),
             ("XDG_SESSION_TYPE", "x11"),
             ("GDK_BACKEND", "x11"),
             ("QT_QPA_PLATFORM", "xcb"),
         ]
         .into_iter()
         .chain(HEADLESS_TOOLKITS.iter().copied())
+        .chain(
+            match self.accessibility {
+                AccessibilityAtStart::Prepared => PREPARED_TOOLKITS,
+                AccessibilityAtStart::Cold => &[],
+            }
+            .iter()
+            .copied(),
+        )
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect()
+    }
+
+    /// How this desktop was made ready for assistive technology.
+    pub fn accessibility(&self) -> AccessibilityAtStart {
+        self.accessibility
     }
 
     /// A command that runs inside this desktop and is ended with it.

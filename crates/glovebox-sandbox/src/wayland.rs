@@ -13,7 +13,7 @@
 
 use crate::{
     announce_assistive_technology, end_group, require, start_bus, unique_runtime_dir, watchdog,
-    Desktop, SandboxError, HEADLESS_TOOLKITS, READY_TIMEOUT,
+    Desktop, SandboxError, HEADLESS_TOOLKITS, PREPARED_TOOLKITS, READY_TIMEOUT,
 };
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::UnixStream;
@@ -242,6 +242,7 @@ impl WaylandSandbox {
         ]
         .into_iter()
         .chain(HEADLESS_TOOLKITS.iter().copied())
+        .chain(PREPARED_TOOLKITS.iter().copied())
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect()
     }

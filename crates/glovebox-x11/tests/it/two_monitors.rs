@@ -10,7 +10,8 @@ use glovebox_x11::X11Backend;
 #[test]
 fn composite_of_two_monitors_keeps_the_gap_black_and_maps_points() {
     let sandbox =
-        Sandbox::start(SandboxOptions { width: 2560, height: 1080, window_manager: true }).unwrap();
+        Sandbox::start(SandboxOptions { width: 2560, height: 1080, ..SandboxOptions::default() })
+            .unwrap();
     let spec = |name: &str, x, y, width, height, primary| MonitorSpec {
         name: name.into(),
         x,

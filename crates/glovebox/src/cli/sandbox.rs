@@ -156,6 +156,7 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
             width: args.width,
             height: args.height,
             window_manager: !args.no_wm,
+            ..SandboxOptions::default()
         })
         .map_err(unavailable)?;
         if !monitors.is_empty() {

@@ -191,7 +191,7 @@ fn in_a_desktop(
         DesktopKind::X11 => glovebox_sandbox::Sandbox::start(glovebox_sandbox::SandboxOptions {
             width,
             height,
-            window_manager: true,
+            ..Default::default()
         })
         .map(Running::X11),
         DesktopKind::Wayland => glovebox_sandbox::wayland::WaylandSandbox::start(
