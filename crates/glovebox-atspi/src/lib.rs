@@ -8,7 +8,8 @@
 //! of each application until its events say it changed; [`ids`] keeps
 //! element ids stable across observations; `events` watches an application react to an
 //! input; [`backend`] ties them together; `windows`
-//! lists top-level accessibles where no compositor lists windows.
+//! lists top-level accessibles where no compositor lists windows;
+//! [`no_tree`] says why a window has no tree and what gives it one.
 #![forbid(unsafe_code)]
 
 mod backend;
@@ -18,11 +19,12 @@ pub mod ids;
 mod input;
 mod memo;
 pub mod names;
+pub mod no_tree;
 pub mod shortcut;
 pub mod translate;
 pub mod transport;
 pub mod walk;
 mod windows;
 
-pub use backend::{doctor_check, AtspiBackend, KeyDestination};
+pub use backend::{doctor_check, windows_without_trees_check, AtspiBackend, KeyDestination};
 pub use windows::AccessibleWindow;

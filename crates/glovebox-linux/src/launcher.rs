@@ -202,13 +202,8 @@ impl AppLauncher for DesktopLauncher {
                 "this desktop has no agent display to start applications on",
             ));
         }
-        let mut command = Command::new(&plan.program);
-        command
-            .args(&plan.args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0);
+        let mut command = accessible_command(plan);
+        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
         match &self.display {
             Some(ChildDisplay::X11(display)) => {
                 command.env("DISPLAY", display);
@@ -265,13 +260,54 @@ impl AppLauncher for DesktopLauncher {
     }
 }
 
+/// What turns accessibility on in a program as it starts, for toolkits
+/// that decide only then (measured on Debian 12): Firefox reads
+/// `GNOME_ACCESSIBILITY`, Qt 5 and 6 `QT_LINUX_ACCESSIBILITY_ALWAYS_ON`.
+/// Given to every application `open_app` starts, and what `glovebox setup
+/// accessibility` makes hold for the person's own. Never a screen
+/// reader's flag: GNOME starts Orca when `ScreenReaderEnabled` turns on.
+pub const ACCESSIBILITY_AT_START: &[(&str, &str)] =
+    &[("GNOME_ACCESSIBILITY", "1"), ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")];
+
+/// Chromium's switch for the same: Chromium 156 builds a page's tree only
+/// when started with it (`ACCESSIBILITY_ENABLED=1` and `IsEnabled` at start
+/// left the page bare when measured).
+pub const CHROMIUM_ACCESSIBILITY_SWITCH: &str = "--force-renderer-accessibility";
+
+/// Whether `program` is a Chromium build, which takes
+/// [`CHROMIUM_ACCESSIBILITY_SWITCH`].
+pub fn is_chromium(program: &Path) -> bool {
+    let name = program.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    matches!(
+        name,
+        "chromium" | "chromium-browser" | "google-chrome" | "google-chrome-stable" | "chrome"
+    )
+}
+
+/// The command that starts `plan` with its accessibility on: the
+/// variables of [`ACCESSIBILITY_AT_START`], and Chromium's switch (with
+/// `--no-sandbox` as root, where Chromium's own sandbox cannot run).
+fn accessible_command(plan: &LaunchPlan) -> Command {
+    let mut command = Command::new(&plan.program);
+    if is_chromium(&plan.program) {
+        for switch in [CHROMIUM_ACCESSIBILITY_SWITCH, "--no-sandbox"] {
+            let wanted = switch != "--no-sandbox" || rustix::process::geteuid().is_root();
+            if wanted && !plan.args.iter().any(|a| a == switch) {
+                command.arg(switch);
+            }
+        }
+    }
+    command.args(&plan.args).envs(ACCESSIBILITY_AT_START.iter().copied());
+    command
+}
+
 /// A browser from Debian's archive that opens `url` in a new window with
 /// the private profile `profile` (accessibility on, no first-run pages).
 pub fn browser_plan(url: &str, profile: &Path) -> Result<LaunchPlan, BackendError> {
     if let Some(program) = on_path("chromium") {
         let mut args = vec![
             format!("--user-data-dir={}", profile.display()),
-            "--force-renderer-accessibility".into(),
+            CHROMIUM_ACCESSIBILITY_SWITCH.into(),
             "--no-first-run".into(),
             "--no-default-browser-check".into(),
             "--disable-gpu".into(),
@@ -305,6 +341,30 @@ mod tests {
         assert_eq!(exec_words("gedit %U"), vec!["gedit"]);
         assert_eq!(exec_words(r#"sh -c "echo \"a b\"" %f"#), vec!["sh", "-c", "echo \"a b\""]);
         assert_eq!(exec_words("app --rate=50%% %i"), vec!["app", "--rate=50%"]);
+    }
+
+    #[test]
+    fn applications_start_with_their_accessibility_on() {
+        let chromium = LaunchPlan::resolved(
+            "Chromium".into(),
+            "/usr/bin/chromium".into(),
+            vec!["--new-window".into()],
+        );
+        let command = accessible_command(&chromium);
+        let args: Vec<_> = command.get_args().map(|a| a.to_str().unwrap()).collect();
+        assert_eq!(args[0], CHROMIUM_ACCESSIBILITY_SWITCH);
+        assert_eq!(args.last(), Some(&"--new-window"));
+        assert_eq!(args.contains(&"--no-sandbox"), rustix::process::geteuid().is_root());
+        let envs: Vec<_> = command
+            .get_envs()
+            .map(|(k, v)| (k.to_str().unwrap(), v.and_then(|v| v.to_str())))
+            .collect();
+        for (name, value) in ACCESSIBILITY_AT_START {
+            assert!(envs.contains(&(*name, Some(*value))), "{envs:?}");
+        }
+        // Another program gets the variables and no switch of Chromium's.
+        let editor = LaunchPlan::resolved("Editor".into(), "/usr/bin/mousepad".into(), vec![]);
+        assert_eq!(accessible_command(&editor).get_args().count(), 0);
     }
 
     #[test]

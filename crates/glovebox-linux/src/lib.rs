@@ -1,12 +1,16 @@
 //! glovebox on Linux: the X11 and AT-SPI backends composed into the
 //! [`Backends`] the host works through. Which input route reaches which
 //! toolkit is decided here ([`routes`]), as is how applications start
-//! ([`launcher`]), which Debian packages it runs with ([`packages`]) and
+//! ([`launcher`]), what `setup accessibility` changes for applications
+//! started later ([`accessibility_setup`]), which Debian packages it runs
+//! with ([`packages`]) and
 //! how secure input is probed; the host above decides
 //! whether anything may happen at all. Other platforms get a backend set
 //! whose every call answers `COMPUTER_PLATFORM_UNSUPPORTED`.
 #![forbid(unsafe_code)]
 
+#[cfg(target_os = "linux")]
+pub mod accessibility_setup;
 #[cfg(target_os = "linux")]
 pub mod agent;
 #[cfg(target_os = "linux")]
@@ -170,6 +174,12 @@ mod linux {
             }
         }
         report.checks.push(glovebox_atspi::doctor_check());
+        let windows = X11Backend::connect(None)
+            .ok()
+            .and_then(|x11| glovebox_platform::WindowSource::list_windows(&x11).ok());
+        if let Some(check) = windows.and_then(|w| glovebox_atspi::windows_without_trees_check(&w)) {
+            report.checks.push(check);
+        }
         report.checks.push(match glovebox_x11::overlay::Overlay::open(None) {
             Ok(_) => {
                 Check::ok("overlay", "the agent's cursor can be drawn (override-redirect, empty input shape); the grant holder draws it while `overlay = true`")

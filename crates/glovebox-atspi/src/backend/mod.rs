@@ -543,3 +543,46 @@ pub fn doctor_check() -> glovebox_platform::doctor::Check {
         }
     })
 }
+
+/// The doctor's word on the windows whose application exposes no tree:
+/// each named with why and the one fix ([`crate::no_tree`]). `None` when
+/// the accessibility bus does not answer (its own check says so).
+pub fn windows_without_trees_check(
+    windows: &[WindowInfo],
+) -> Option<glovebox_platform::doctor::Check> {
+    use crate::no_tree::DarkToolkit;
+    use glovebox_platform::doctor::Check;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+    let registered: std::collections::HashSet<u32> = runtime.block_on(async {
+        tokio::time::timeout(CONNECT_TIMEOUT, async {
+            let bus = Bus::connect(None).await.ok()?;
+            let apps = bus.applications().await.ok()?;
+            let pids = join_all(apps.iter().map(|app| bus.pid_of(&app.bus))).await;
+            Some(pids.into_iter().filter_map(Result::ok).collect())
+        })
+        .await
+        .ok()
+        .flatten()
+    })?;
+    let mut named = std::collections::HashSet::new();
+    let reasons: Vec<String> = windows
+        .iter()
+        .filter(|w| w.id.pid != 0 && !registered.contains(&w.id.pid) && named.insert(w.id.pid))
+        .map(|w| DarkToolkit::reason(DarkToolkit::of_process(w.id.pid), &w.app, w.id.pid))
+        .collect();
+    Some(if reasons.is_empty() {
+        Check::ok(
+            "windows' trees",
+            format!(
+                "the application of every listed window ({}) exposes accessibility",
+                windows.len()
+            ),
+        )
+    } else {
+        Check::warning(
+            "windows' trees",
+            reasons.join("; "),
+            &["the accessibility trees of these windows (their pixels stay readable)"],
+        )
+    })
+}

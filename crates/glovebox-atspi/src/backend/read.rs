@@ -181,9 +181,11 @@ impl AtspiBackend {
                     window.id
                 )));
             }
-            return Ok(FrameMatch::Absent(format!(
-                "{} (pid {}) exposes no accessibility: its toolkit has no AT-SPI support or it is turned off",
-                window.app, window.id.pid
+            let toolkit = crate::no_tree::DarkToolkit::of_process(window.id.pid);
+            return Ok(FrameMatch::Absent(crate::no_tree::DarkToolkit::reason(
+                toolkit,
+                &window.app,
+                window.id.pid,
             )));
         }
         let tops: Vec<ObjectRef> = join_all(owned.iter().map(|app| bus.children(app)))

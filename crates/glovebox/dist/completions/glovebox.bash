@@ -76,6 +76,9 @@ _glovebox() {
             glovebox,serve)
                 cmd="glovebox__subcmd__serve"
                 ;;
+            glovebox,setup)
+                cmd="glovebox__subcmd__setup"
+                ;;
             glovebox,stop)
                 cmd="glovebox__subcmd__stop"
                 ;;
@@ -211,6 +214,9 @@ _glovebox() {
             glovebox__subcmd__help,serve)
                 cmd="glovebox__subcmd__help__subcmd__serve"
                 ;;
+            glovebox__subcmd__help,setup)
+                cmd="glovebox__subcmd__help__subcmd__setup"
+                ;;
             glovebox__subcmd__help,stop)
                 cmd="glovebox__subcmd__help__subcmd__stop"
                 ;;
@@ -250,6 +256,9 @@ _glovebox() {
             glovebox__subcmd__help__subcmd__pending,decline)
                 cmd="glovebox__subcmd__help__subcmd__pending__subcmd__decline"
                 ;;
+            glovebox__subcmd__help__subcmd__setup,accessibility)
+                cmd="glovebox__subcmd__help__subcmd__setup__subcmd__accessibility"
+                ;;
             glovebox__subcmd__pending,approve)
                 cmd="glovebox__subcmd__pending__subcmd__approve"
                 ;;
@@ -268,6 +277,18 @@ _glovebox() {
             glovebox__subcmd__pending__subcmd__help,help)
                 cmd="glovebox__subcmd__pending__subcmd__help__subcmd__help"
                 ;;
+            glovebox__subcmd__setup,accessibility)
+                cmd="glovebox__subcmd__setup__subcmd__accessibility"
+                ;;
+            glovebox__subcmd__setup,help)
+                cmd="glovebox__subcmd__setup__subcmd__help"
+                ;;
+            glovebox__subcmd__setup__subcmd__help,accessibility)
+                cmd="glovebox__subcmd__setup__subcmd__help__subcmd__accessibility"
+                ;;
+            glovebox__subcmd__setup__subcmd__help,help)
+                cmd="glovebox__subcmd__setup__subcmd__help__subcmd__help"
+                ;;
             *)
                 ;;
         esac
@@ -275,7 +296,7 @@ _glovebox() {
 
     case "${cmd}" in
         glovebox)
-            opts="-h -V --config --help --version windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help"
+            opts="-h -V --config --help --version windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -773,7 +794,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__help)
-            opts="windows screenshot observe grant stop indicator audit inspect schema doctor sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help"
+            opts="windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1195,6 +1216,34 @@ _glovebox() {
         glovebox__subcmd__help__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__setup)
+            opts="accessibility"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__setup__subcmd__accessibility)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1659,6 +1708,84 @@ _glovebox() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__setup)
+            opts="-h --config --help accessibility help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__setup__subcmd__accessibility)
+            opts="-h --undo --yes --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__setup__subcmd__help)
+            opts="accessibility help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__setup__subcmd__help__subcmd__accessibility)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__setup__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

@@ -18,6 +18,8 @@ mod run;
 mod sandbox;
 mod serve;
 mod setup;
+#[cfg(target_os = "linux")]
+mod setup_accessibility;
 mod terminal;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -67,6 +69,12 @@ enum Command {
     Doctor {
         #[arg(long)]
         json: bool,
+    },
+    /// Set glovebox up on this desktop: `accessibility` for the applications you start later.
+    #[cfg(target_os = "linux")]
+    Setup {
+        #[command(subcommand)]
+        what: setup_accessibility::SetupWhat,
     },
     /// Run a private headless desktop (Xvfb, session bus, openbox), printing
     /// its environment or running a command inside it.
@@ -127,6 +135,8 @@ pub fn main() -> ExitCode {
         Command::Audit(args) => grant::audit(args),
         Command::Schema { output } => setup::schema(output),
         Command::Doctor { json } => setup::doctor(cli.config, json),
+        #[cfg(target_os = "linux")]
+        Command::Setup { what } => setup_accessibility::setup(what),
         #[cfg(target_os = "linux")]
         Command::Sandbox(args) => sandbox::run(args),
         Command::Config { action } => setup::config(cli.config, action),

@@ -5,6 +5,7 @@
 mod action_matrix;
 mod agent_display_x11;
 mod cli;
+mod cold_desktop;
 mod computer_x11;
 mod deploy;
 mod episodes;
