@@ -274,14 +274,23 @@ pub const ACCESSIBILITY_AT_START: &[(&str, &str)] =
 /// left the page bare when measured).
 pub const CHROMIUM_ACCESSIBILITY_SWITCH: &str = "--force-renderer-accessibility";
 
-/// Whether `program` is a Chromium build, which takes
-/// [`CHROMIUM_ACCESSIBILITY_SWITCH`].
+/// Whether `program` is a Chromium build or an Electron app (VS Code,
+/// Slack, Discord …), which take [`CHROMIUM_ACCESSIBILITY_SWITCH`]: by its
+/// name, or by Chromium's V8 snapshot or Electron's `resources/app.asar`
+/// beside the program it resolves to (or one directory up, where a
+/// launcher script sits in `bin/`).
 pub fn is_chromium(program: &Path) -> bool {
     let name = program.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    matches!(
+    if matches!(
         name,
         "chromium" | "chromium-browser" | "google-chrome" | "google-chrome-stable" | "chrome"
-    )
+    ) {
+        return true;
+    }
+    let Ok(real) = std::fs::canonicalize(program) else { return false };
+    real.ancestors().skip(1).take(2).any(|dir| {
+        dir.join("v8_context_snapshot.bin").is_file() || dir.join("resources/app.asar").is_file()
+    })
 }
 
 /// The command that starts `plan` with its accessibility on: the
@@ -365,6 +374,30 @@ mod tests {
         // Another program gets the variables and no switch of Chromium's.
         let editor = LaunchPlan::resolved("Editor".into(), "/usr/bin/mousepad".into(), vec![]);
         assert_eq!(accessible_command(&editor).get_args().count(), 0);
+    }
+
+    #[test]
+    fn electron_apps_are_known_by_what_lies_beside_them() {
+        let root = std::env::temp_dir().join(format!("glovebox-electron-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("code/bin")).unwrap();
+        std::fs::create_dir_all(root.join("slack/resources")).unwrap();
+        std::fs::create_dir_all(root.join("editor")).unwrap();
+        for file in [
+            "code/bin/code",
+            "code/v8_context_snapshot.bin",
+            "slack/slack",
+            "slack/resources/app.asar",
+            "editor/editor",
+        ] {
+            std::fs::write(root.join(file), "").unwrap();
+        }
+        std::os::unix::fs::symlink(root.join("code/bin/code"), root.join("code-link")).unwrap();
+        assert!(is_chromium(&root.join("code-link")));
+        assert!(is_chromium(&root.join("slack/slack")));
+        assert!(!is_chromium(&root.join("editor/editor")));
+        assert!(!is_chromium(Path::new("/nonexistent/program")));
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
