@@ -5,6 +5,8 @@
 //! accessibility off, looks the same on the bus as xterm, but only one of
 //! them is fixed by a restart.
 
+use glovebox_model::{AccessibilityTree, Role};
+
 /// The toolkit of a process that exports no tree, as far as its mapped
 /// libraries tell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +65,13 @@ impl DarkToolkit {
 
     /// Why `app` exposes no tree, and what gives it one.
     pub fn reason(toolkit: Option<DarkToolkit>, app: &str, pid: u32) -> String {
+        format!("{app} (pid {pid}) exposes no accessibility: {}", DarkToolkit::why(toolkit, app))
+    }
+
+    /// Why a toolkit gives `app` no tree, and the one fix.
+    fn why(toolkit: Option<DarkToolkit>, app: &str) -> String {
         let later = "`glovebox setup accessibility` makes every later start do it, and open_app starts applications so; until then only its pixels can be read";
-        let why = match toolkit {
+        match toolkit {
             Some(DarkToolkit::Chromium) => format!(
                 "Chromium and Electron build a page's tree only when started with it on; quit {app} and start it with --force-renderer-accessibility ({later})"
             ),
@@ -84,9 +91,31 @@ impl DarkToolkit {
                 "the X Athena widgets have no AT-SPI support, so only its pixels can be read".into()
             }
             None => "its toolkit has no AT-SPI support or it is turned off".into(),
-        };
-        format!("{app} (pid {pid}) exposes no accessibility: {why}")
+        }
     }
+}
+
+/// Trees this small are looked into for a browser's missing page; a
+/// browser that exposes its page has hundreds of nodes.
+const BARE_FRAME_NODES: usize = 40;
+
+/// Why the tree of a Chromium or Electron window holds no page, when it
+/// does not: Chromium registers its frame once `IsEnabled` turns on after
+/// it started, yet builds no page tree unless started with its switch, so
+/// such a tree is a frame or two and no document. `None` for any other
+/// tree (the toolkit is read only for small trees without a document).
+pub fn bare_browser_frame(tree: &AccessibilityTree, app: &str) -> Option<String> {
+    let root = tree.root.as_ref()?;
+    if tree.node_count > BARE_FRAME_NODES || root.walk().any(|e| e.role == Role::DocumentWeb) {
+        return None;
+    }
+    (DarkToolkit::of_process(tree.window.pid) == Some(DarkToolkit::Chromium)).then(|| {
+        format!(
+            "{app} (pid {}) shows its frame but no page: {}",
+            tree.window.pid,
+            DarkToolkit::why(Some(DarkToolkit::Chromium), app)
+        )
+    })
 }
 
 #[cfg(test)]

@@ -362,7 +362,13 @@ impl AtspiBackend {
         let started = std::time::Instant::now();
         match self.read(window, budget, Reading::Tree)? {
             WindowRead::Read { frame_extents, walked } => {
-                Ok(self.assemble(window, walked, frame_extents, budget, started))
+                let mut tree = self.assemble(window, walked, frame_extents, budget, started);
+                if tree.fidelity == Fidelity::Full {
+                    if let Some(reason) = crate::no_tree::bare_browser_frame(&tree, &window.app) {
+                        tree.fidelity = Fidelity::Partial { reason };
+                    }
+                }
+                Ok(tree)
             }
             WindowRead::NoAccessible(reason) => Ok(AccessibilityTree {
                 window: window.id,
@@ -565,11 +571,26 @@ pub fn windows_without_trees_check(
         .flatten()
     })?;
     let mut named = std::collections::HashSet::new();
-    let reasons: Vec<String> = windows
+    let mut reasons: Vec<String> = windows
         .iter()
         .filter(|w| w.id.pid != 0 && !registered.contains(&w.id.pid) && named.insert(w.id.pid))
         .map(|w| DarkToolkit::reason(DarkToolkit::of_process(w.id.pid), &w.app, w.id.pid))
         .collect();
+    // A browser registered without its page is read, as `observe` reads it.
+    let browsers: Vec<&WindowInfo> = windows
+        .iter()
+        .filter(|w| registered.contains(&w.id.pid) && named.insert(w.id.pid))
+        .filter(|w| DarkToolkit::of_process(w.id.pid) == Some(DarkToolkit::Chromium))
+        .collect();
+    if let (false, Ok(backend)) = (browsers.is_empty(), AtspiBackend::on_session_bus(None)) {
+        for window in browsers {
+            if let Ok(tree) = backend.inspect(window, glovebox_model::TreeBudget::default()) {
+                if let Fidelity::Partial { reason } | Fidelity::None { reason } = tree.fidelity {
+                    reasons.push(reason);
+                }
+            }
+        }
+    }
     Some(if reasons.is_empty() {
         Check::ok(
             "windows' trees",
