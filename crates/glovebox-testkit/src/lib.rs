@@ -27,3 +27,19 @@ pub fn heavy_turn() -> std::sync::MutexGuard<'static, ()> {
     static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
     HEAVY.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+/// What `script` prints, a Python program using pyatspi (Debian's
+/// `/usr/bin/python3`) run on `desktop`'s accessibility bus with `pid` as
+/// its one argument: the second AT-SPI client the end-to-end suites check
+/// what glovebox read against.
+pub fn pyatspi(
+    desktop: &glovebox_sandbox::Sandbox,
+    script: &str,
+    pid: u32,
+) -> std::process::Output {
+    desktop
+        .command("/usr/bin/python3")
+        .args(["-c", script, &pid.to_string()])
+        .output()
+        .expect("python3-pyatspi")
+}

@@ -40,11 +40,7 @@ for app in pyatspi.Registry.getDesktop(0):
     except Exception: continue
     print('\n'.join(texts(app, [])))
 "#;
-    let out = agent
-        .command("/usr/bin/python3")
-        .args(["-c", script, &pid.to_string()])
-        .output()
-        .expect("python3-pyatspi");
+    let out = glovebox_testkit::pyatspi(agent, script, pid);
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
 }
 

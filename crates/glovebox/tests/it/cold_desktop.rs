@@ -86,11 +86,7 @@ for app in pyatspi.Registry.getDesktop(0):
     except Exception: continue
     print('\n'.join(roles(app, [])))
 "#;
-    let out = sandbox
-        .command("/usr/bin/python3")
-        .args(["-c", script, &pid.to_string()])
-        .output()
-        .expect("python3-pyatspi");
+    let out = glovebox_testkit::pyatspi(sandbox, script, pid);
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
 }
 

@@ -44,11 +44,7 @@ for app in pyatspi.Registry.getDesktop(0):
     except Exception: pass
 print(json.dumps(out))
 "#;
-    let out = sandbox
-        .command("/usr/bin/python3")
-        .args(["-c", script, &pid.to_string()])
-        .output()
-        .expect("python3-pyatspi");
+    let out = glovebox_testkit::pyatspi(sandbox, script, pid);
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
 }

@@ -466,11 +466,7 @@ def texts(acc, out):
 for app in pyatspi.Registry.getDesktop(0):
     if app.get_process_id() == pid: print('\n'.join(texts(app, [])))
 "#;
-    let out = sandbox
-        .command("/usr/bin/python3")
-        .args(["-c", script, &pid.to_string()])
-        .output()
-        .expect("python3-pyatspi");
+    let out = glovebox_testkit::pyatspi(sandbox, script, pid);
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
