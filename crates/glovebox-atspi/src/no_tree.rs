@@ -95,18 +95,17 @@ impl DarkToolkit {
     }
 }
 
-/// Trees this small are looked into for a browser's missing page; a
-/// browser that exposes its page has hundreds of nodes.
-const BARE_FRAME_NODES: usize = 40;
-
 /// Why the tree of a Chromium or Electron window holds no page, when it
 /// does not: Chromium registers its frame once `IsEnabled` turns on after
 /// it started, yet builds no page tree unless started with its switch, so
-/// such a tree is a frame or two and no document. `None` for any other
-/// tree (the toolkit is read only for small trees without a document).
+/// such a tree is frames and panels only. `None` for any other tree: the
+/// toolkit is read (from `/proc`) only for a tree of nothing but containers,
+/// so an ordinary window's observation costs nothing more.
 pub fn bare_browser_frame(tree: &AccessibilityTree, app: &str) -> Option<String> {
     let root = tree.root.as_ref()?;
-    if tree.node_count > BARE_FRAME_NODES || root.walk().any(|e| e.role == Role::DocumentWeb) {
+    let container =
+        |role: Role| matches!(role, Role::Frame | Role::Window | Role::Panel | Role::Filler);
+    if !root.walk().all(|e| container(e.role)) {
         return None;
     }
     (DarkToolkit::of_process(tree.window.pid) == Some(DarkToolkit::Chromium)).then(|| {

@@ -9,6 +9,7 @@
 //! (`ScreenReaderEnabled` is never touched: GNOME starts Orca for it).
 
 use crate::launcher::{is_chromium, ACCESSIBILITY_AT_START, CHROMIUM_ACCESSIBILITY_SWITCH};
+use glovebox_platform::files;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,6 +35,8 @@ pub enum SetupError {
     GSettings { schema: String, key: String, detail: String },
     #[error("the record of the last setup ({path}) is unreadable: {detail}")]
     Record { path: PathBuf, detail: String },
+    #[error("{0} is a symbolic link: setup neither reads nor writes through one")]
+    Link(PathBuf),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SetupError + '_ {
@@ -124,9 +127,10 @@ impl Change {
         match self {
             Change::File { path, after: Some(after), .. } => {
                 if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(io(parent))?;
+                    files::make_dirs(parent).map_err(io(parent))?;
                 }
-                std::fs::write(path, after).map_err(io(path))
+                // Replaced through a file beside it: a link planted at `path` is replaced, never followed.
+                files::replace_keeping_mode(path, after.as_bytes()).map_err(io(path))
             }
             Change::File { path, after: None, .. } => match std::fs::remove_file(path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(path)(e)),
@@ -153,6 +157,9 @@ impl Change {
 }
 
 fn read_optional(path: &Path) -> Result<Option<String>, SetupError> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(SetupError::Link(path.to_owned()));
+    }
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -249,7 +256,29 @@ fn write_record(places: &Places, changes: &[Change]) -> Result<(), SetupError> {
         return Change::File { path: places.record.clone(), before: None, after: None }.make();
     }
     let text = serde_json::to_string_pretty(changes).expect("changes serialise");
-    Change::File { path: places.record.clone(), before: None, after: Some(text) }.make()
+    if let Some(dir) = places.record.parent() {
+        files::private_dir(dir).map_err(io(dir))?;
+    }
+    files::write_private(&places.record, text.as_bytes()).map_err(io(&places.record))
+}
+
+/// Whether `change` touches one of the places setup manages. The record
+/// is a file anyone with a shell as this user could rewrite: an entry
+/// naming any other file or key is never undone.
+fn managed(places: &Places, change: &Change) -> bool {
+    match change {
+        Change::File { path, .. } => {
+            *path == places.config_home.join(ENVIRONMENT_FILE)
+                || CHROMIUM_ENTRIES
+                    .iter()
+                    .any(|name| *path == places.data_home.join("applications").join(name))
+        }
+        Change::GSetting { schema, key, before, after } => {
+            schema == GNOME_SCHEMA
+                && key == GNOME_KEY
+                && [before, after].iter().all(|v| *v == "true" || *v == "false")
+        }
+    }
 }
 
 /// Makes `changes`, recording first what each replaces (a value an earlier
@@ -265,7 +294,12 @@ pub fn apply(places: &Places, changes: &[Change]) -> Result<(), SetupError> {
 /// What undo would put back: the recorded changes reversed, newest first,
 /// leaving out a value the person changed again since (it is theirs now).
 pub fn undo_plan(places: &Places) -> Result<Vec<Change>, SetupError> {
-    let reversed: Vec<Change> = read_record(places)?.iter().rev().map(Change::reversed).collect();
+    let reversed: Vec<Change> = read_record(places)?
+        .iter()
+        .rev()
+        .filter(|change| managed(places, change))
+        .map(Change::reversed)
+        .collect();
     Ok(reversed.into_iter().filter(Change::still_applies).collect())
 }
 
@@ -298,6 +332,52 @@ mod tests {
             assert!(text.lines().any(|l| l == format!("{name}={value}")), "{text}");
         }
         assert!(!text.contains("ScreenReader"));
+    }
+
+    fn places(root: &Path) -> Places {
+        Places {
+            config_home: root.join("config"),
+            data_home: root.join("data"),
+            data_dirs: vec![],
+            record: root.join("state/glovebox/accessibility-setup.json"),
+        }
+    }
+
+    #[test]
+    fn undo_touches_only_what_setup_manages_and_never_through_a_link() {
+        let root = std::env::temp_dir().join(format!("glovebox-a11y-setup-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let places = places(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        // A record rewritten by someone else: it names a file setup never writes.
+        let elsewhere = root.join("bashrc");
+        std::fs::write(&elsewhere, "mine\n").unwrap();
+        let forged = Change::File {
+            path: elsewhere.clone(),
+            before: Some("planted\n".into()),
+            after: Some("mine\n".into()),
+        };
+        let own = places.config_home.join(ENVIRONMENT_FILE);
+        let real =
+            Change::File { path: own.clone(), before: None, after: Some(environment_text()) };
+        apply(&places, &[real]).unwrap();
+        let mut record = read_record(&places).unwrap();
+        record.push(forged);
+        write_record(&places, &record).unwrap();
+        let back = undo_plan(&places).unwrap();
+        assert_eq!(
+            back,
+            vec![Change::File { path: own.clone(), before: Some(environment_text()), after: None }]
+        );
+        undo(&places, &back).unwrap();
+        assert!(!own.exists());
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "mine\n");
+        // A link planted where setup writes is refused, and its target left alone.
+        std::fs::create_dir_all(own.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &own).unwrap();
+        assert!(matches!(plan(&places), Err(SetupError::Link(_))));
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "mine\n");
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
