@@ -277,6 +277,21 @@ impl Host {
         self.check_not_denied(&window)?;
         decide::check_secure_input(self.secure_input_now(Some(&window))?, decide::Guarded::Input)?;
         let b = &self.inner.backends;
+        if !decide::seen::seen_targets(&frame, action).is_empty() {
+            // A seen element is only pixels: they must still be where the frame saw them.
+            let native = glovebox_model::CaptureLimits::new(
+                glovebox_model::frame::MAX_IMAGE_EDGE,
+                glovebox_model::frame::MAX_IMAGE_EDGE,
+            )?;
+            let now =
+                b.capture.capture_window(&glovebox_model::WindowRef::Id(window.id), native).ok();
+            decide::seen::check_seen_unmoved(
+                frame_id,
+                &frame,
+                action,
+                now.as_ref().map(|c| &c.image),
+            )?;
+        }
         if self.stopped() {
             self.revoke_locked(state, "stopped by the user");
             return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));

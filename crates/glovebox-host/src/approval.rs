@@ -22,11 +22,19 @@ pub struct Approvals {
     pub foreground: Policy,
     /// Lower-cased words; a name with a word starting with one asks first.
     pub consequential: Vec<String>,
+    /// Typing into a window that cannot say which field is a password
+    /// field (no tree, or elements only seen in its pixels): asks in every
+    /// mode but `yolo`, even where the input class allows.
+    pub unknown_field_typing: Policy,
 }
 
 impl Approvals {
     /// The classes a mode sets; `custom` takes the three policies as given.
     pub fn new(mode: ApprovalMode, custom: [Policy; 3], consequential: &[String]) -> Approvals {
+        let unknown_field_typing = match mode {
+            ApprovalMode::Yolo => Policy::Allow,
+            _ => Policy::Prompt,
+        };
         let [observe, input, foreground] = match mode {
             ApprovalMode::Write => [Policy::Allow, Policy::Prompt, Policy::Prompt],
             ApprovalMode::Yolo => [Policy::Allow; 3],
@@ -42,6 +50,7 @@ impl Approvals {
                 .map(|t| t.trim().to_lowercase())
                 .filter(|t| !t.is_empty())
                 .collect(),
+            unknown_field_typing,
         }
     }
 
@@ -53,6 +62,7 @@ impl Approvals {
             input: Policy::Allow,
             foreground: Policy::Allow,
             consequential: vec![],
+            unknown_field_typing: Policy::Allow,
         }
     }
 

@@ -27,7 +27,8 @@ pub(crate) struct FrameRecord {
     pub(crate) hit_order: Vec<ElementId>,
     /// The window had no accessibility tree: element ids cannot exist.
     pub(crate) no_tree: bool,
-    /// The screenshot at full resolution, kept for zoom.
+    /// The window's pixels at full resolution: the screenshot, kept for
+    /// zoom, or the pixels its seen elements were read from.
     pub(crate) pixels: Option<std::sync::Arc<glovebox_platform::RgbImage>>,
     /// The tree as observed: what the next input's result is compared with.
     pub(crate) tree: std::sync::Arc<glovebox_model::AccessibilityTree>,
@@ -41,6 +42,9 @@ pub(crate) struct FrameElement {
     /// The part of the element inside the window, in global coordinates.
     pub(crate) visible: Option<Rect>,
     pub(crate) center: Option<Point>,
+    /// For an element seen in the pixels: its box in the frame's kept
+    /// pixels, which must be unchanged when an action lands on it.
+    pub(crate) seen: Option<Rect>,
 }
 
 impl FrameElement {
@@ -49,7 +53,26 @@ impl FrameElement {
         let visible = element.screen_bounds.and_then(|b| b.intersection(geometry));
         let center =
             visible.map(|v| Point { x: v.x + v.width as i32 / 2, y: v.y + v.height as i32 / 2 });
-        FrameElement { role: element.role, name: element.name.clone(), visible, center }
+        FrameElement { role: element.role, name: element.name.clone(), visible, center, seen: None }
+    }
+
+    /// Records seen `element` of a window whose client area is `geometry`;
+    /// `pixels` is its box in the frame's kept pixels.
+    pub(crate) fn of_seen(
+        element: &glovebox_model::SeenElement,
+        geometry: Rect,
+        pixels: Rect,
+    ) -> FrameElement {
+        let visible = element.screen_bounds.intersection(geometry);
+        let center =
+            visible.map(|v| Point { x: v.x + v.width as i32 / 2, y: v.y + v.height as i32 / 2 });
+        FrameElement {
+            role: element.kind.role(),
+            name: element.text.clone(),
+            visible,
+            center,
+            seen: Some(pixels),
+        }
     }
 }
 
@@ -85,6 +108,8 @@ impl FrameRecord {
 #[derive(Debug, Default)]
 pub(crate) struct FrameStore {
     newest: HashMap<WindowId, FrameRecord>,
+    /// Seen elements' ids, kept across frames (an unchanged element keeps its id).
+    pub(crate) seen_ids: crate::seen::SeenIds,
 }
 
 impl FrameStore {

@@ -48,6 +48,7 @@ pub mod presence;
 pub mod process;
 mod read;
 pub mod recording;
+mod seen;
 pub mod signing;
 mod tools;
 
@@ -563,7 +564,16 @@ impl Host {
 
     fn approve_with(&self, mut request: ApprovalRequest, names: &[String]) -> Result<(), Refusal> {
         let class = request.class().expect("calls have a class");
-        let verdict = self.inner.config.approvals.verdict(class, names);
+        let approvals = &self.inner.config.approvals;
+        let mut verdict = approvals.verdict(class, names);
+        // The plan's own reason to ask (typing into a window whose fields are unknown).
+        if let Some(why) = request.escalation.take() {
+            if verdict.policy == Policy::Allow && approvals.unknown_field_typing == Policy::Prompt {
+                verdict.policy = Policy::Prompt;
+                verdict.escalated_by = Some(why.clone());
+            }
+            verdict.escalation = verdict.escalation.or(Some(why));
+        }
         match verdict.policy {
             Policy::Allow => Ok(()),
             Policy::Deny => Err(decide::approval::denied(class)),

@@ -31,19 +31,24 @@ fn draw_marks(
         image.width as f64 / shown.width.max(1) as f64,
         image.height as f64 / shown.height.max(1) as f64,
     );
-    let boxes: Vec<_> = tree
-        .lines()
+    let lines = tree.lines();
+    let reported = lines
         .iter()
         .filter(|l| {
             l.kind == glovebox_model::tree_text::LineKind::Element && l.element.is_actionable()
         })
-        .filter_map(|l| {
-            let visible = l.element.screen_bounds?.intersection(shown)?;
+        .map(|l| (l.element.id, l.element.screen_bounds));
+    // Seen elements are marked too: an id drawn is an id the input tools take.
+    let seen = tree.seen.iter().map(|e| (e.id, Some(e.screen_bounds)));
+    let boxes: Vec<_> = reported
+        .chain(seen)
+        .filter_map(|(id, bounds)| {
+            let visible = bounds?.intersection(shown)?;
             let x = ((visible.x - shown.x) as f64 * sx).round() as i32;
             let y = ((visible.y - shown.y) as f64 * sy).round() as i32;
             let w = ((visible.width as f64 * sx).round() as u32).max(1);
             let h = ((visible.height as f64 * sy).round() as u32).max(1);
-            Some((l.element.id, glovebox_model::Rect::new(x, y, w, h)))
+            Some((id, glovebox_model::Rect::new(x, y, w, h)))
         })
         .collect();
     glovebox_platform::marks::draw_marks(scaled, &boxes)
@@ -170,10 +175,14 @@ impl Host {
         if screenshot {
             decide::check_pixels(grant.capture, self.inner.pixels_missing.as_deref())?;
         }
-        let tree = b.accessibility.inspect(target, self.inner.config.tree_budget).gated()?;
+        let mut tree = b.accessibility.inspect(target, self.inner.config.tree_budget).gated()?;
         decide::check_secure_input(SecureInput::of(false, tree.focused_password), Guarded::Read)?;
         self.recording_observed(&tree);
-        let capture = if screenshot {
+        // Where the tree is missing or thin, the pixels are read too, if the grant may see them.
+        let pixels_allowed = grant.capture == glovebox_model::CaptureMode::A11yAndPixels
+            && self.inner.pixels_missing.is_none();
+        let reader = b.seen.clone().filter(|_| pixels_allowed && crate::seen::wanted(&tree));
+        let capture = if screenshot || reader.is_some() {
             // Full resolution is kept for zoom; the caller gets it scaled to the limits.
             let native = CaptureLimits::new(
                 glovebox_model::frame::MAX_IMAGE_EDGE,
@@ -188,27 +197,39 @@ impl Host {
         // past the screen's edge.
         let geometry = target.geometry;
         let (shown, image, occluded) = match &capture {
-            Some(c) => {
+            Some(c) if screenshot => {
                 (c.frame.native_rect(), limits.fit(c.image.size()), c.frame.occluded.clone())
             }
-            None => (target.geometry, target.geometry.size(), vec![]),
+            _ => (target.geometry, target.geometry.size(), vec![]),
+        };
+        let seen_boxes = match (&reader, &capture) {
+            (Some(reader), Some(c)) => {
+                crate::seen::add_seen(reader.as_ref(), &mut state.frames, &mut tree, c, geometry)
+            }
+            _ => Default::default(),
         };
         let id = glovebox_platform::next_frame_id();
-        let elements: std::collections::HashMap<_, _> = tree
+        let mut elements: std::collections::HashMap<_, _> = tree
             .root
             .iter()
             .flat_map(|r| r.walk())
             .map(|e| (e.id, FrameElement::of(e, shown)))
             .collect();
-        let hit_order = tree
+        let mut hit_order: Vec<_> = tree
             .root
             .iter()
             .flat_map(|r| r.walk())
             .filter(|e| elements[&e.id].visible.is_some())
             .map(|e| e.id)
             .collect();
+        for element in &tree.seen {
+            let pixels = seen_boxes[&element.id];
+            elements.insert(element.id, FrameElement::of_seen(element, shown, pixels));
+            hit_order.push(element.id);
+        }
         let no_tree = tree.root.is_none();
         let pixels = capture.map(|c| Arc::new(c.image));
+        let png_pixels = pixels.clone().filter(|_| screenshot);
         let record = FrameRecord {
             id,
             window: target.id,
@@ -238,7 +259,7 @@ impl Host {
         self.show_cursor_on(state, target, revision);
         let grant = state.held()?;
         let mut marks = vec![];
-        let png = pixels
+        let png = png_pixels
             .map(|p| {
                 let mut scaled = p.as_ref().clone().downscale(image);
                 if request.marks {

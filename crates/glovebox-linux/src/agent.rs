@@ -146,6 +146,7 @@ impl Desktops {
             launcher: Some(self.clone()),
             presence: self.user.presence.clone(),
             agent_display: Some(self.clone()),
+            seen: Some(glovebox_ocr::shared_reader()),
         }
     }
 

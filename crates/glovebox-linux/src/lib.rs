@@ -145,6 +145,7 @@ mod linux {
             })),
             presence,
             agent_display: None,
+            seen: Some(glovebox_ocr::shared_reader()),
         })
     }
 
@@ -170,10 +171,12 @@ mod linux {
                 });
                 report.session = glovebox_platform::doctor::SessionType::Wayland;
                 report.checks.push(glovebox_atspi::doctor_check());
+                report.checks.push(glovebox_ocr::doctor_check());
                 return report;
             }
         }
         report.checks.push(glovebox_atspi::doctor_check());
+        report.checks.push(glovebox_ocr::doctor_check());
         let windows = X11Backend::connect(None)
             .ok()
             .and_then(|x11| glovebox_platform::WindowSource::list_windows(&x11).ok());

@@ -135,6 +135,7 @@ pub fn backends(session: Session, session_bus: Option<&str>) -> Result<Backends,
         // Nothing can be drawn over other clients' windows on Wayland without a compositor protocol for it.
         presence: None,
         agent_display: None,
+        seen: Some(glovebox_ocr::shared_reader()),
     })
 }
 
@@ -238,6 +239,7 @@ pub fn backends_without_compositor(
         })),
         presence: None,
         agent_display: None,
+        seen: Some(glovebox_ocr::shared_reader()),
     })
 }
 

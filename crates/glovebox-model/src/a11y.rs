@@ -453,12 +453,28 @@ pub struct AccessibilityTree {
     pub focused_password: bool,
     /// Milliseconds the read took.
     pub elapsed_ms: u64,
+    /// Elements seen in the window's pixels, where the tree is missing or
+    /// thin and the grant lets glovebox look at pixels ([`crate::seen`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen: Vec<crate::SeenElement>,
+    /// Seen elements past [`crate::seen::MAX_SEEN`], counted, not listed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub seen_omitted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl AccessibilityTree {
     /// The element with `id`, if this read holds it.
     pub fn find(&self, id: ElementId) -> Option<&Element> {
         self.root.as_ref()?.walk().find(|e| e.id == id)
+    }
+
+    /// The seen element with `id`, if this read holds it.
+    pub fn find_seen(&self, id: ElementId) -> Option<&crate::SeenElement> {
+        self.seen.iter().find(|e| e.id == id)
     }
 }
 
@@ -558,6 +574,8 @@ mod tests {
             truncated: None,
             focused_password: false,
             elapsed_ms: 3,
+            seen: vec![],
+            seen_omitted: 0,
         }
     }
 
@@ -597,6 +615,8 @@ frame \"Fixture \\\"A\\\"\"
             truncated: None,
             focused_password: false,
             elapsed_ms: 0,
+            seen: vec![],
+            seen_omitted: 0,
         };
         assert_eq!(none.render_text(), "window 1/0x2 · fidelity none (XTerm exposes no accessibility); no accessibility tree, use a screenshot · 0 elements\n");
     }

@@ -96,6 +96,45 @@ pub struct TreeDiff {
     pub tree_lines: usize,
     /// The header changed (fidelity, a focused password field, truncation).
     pub header: Option<String>,
+    /// What changed among the elements seen in the pixels, where a window
+    /// has no tree (or a thin one) to compare.
+    pub picture: Option<PictureChange>,
+}
+
+/// A change in a window's pixels, as its seen elements show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PictureChange {
+    /// The region that holds every seen element that appeared or went,
+    /// relative to the window's client area.
+    pub region: Rect,
+    /// The lines of the seen elements that appeared (their text read there).
+    pub appeared: Vec<String>,
+    /// Seen elements that went.
+    pub gone: usize,
+}
+
+impl PictureChange {
+    /// The seen elements of `after` that `before` did not show (ids are
+    /// kept for an unchanged element), and those that went.
+    pub fn between(before: &AccessibilityTree, after: &AccessibilityTree) -> Option<PictureChange> {
+        let was: std::collections::HashSet<ElementId> = before.seen.iter().map(|e| e.id).collect();
+        let is: std::collections::HashSet<ElementId> = after.seen.iter().map(|e| e.id).collect();
+        let appeared: Vec<&crate::SeenElement> =
+            after.seen.iter().filter(|e| !was.contains(&e.id)).collect();
+        let gone: Vec<&crate::SeenElement> =
+            before.seen.iter().filter(|e| !is.contains(&e.id)).collect();
+        let region = appeared.iter().chain(gone.iter()).map(|e| e.bounds).reduce(|a, b| {
+            let (x0, y0) = (a.x.min(b.x), a.y.min(b.y));
+            let x1 = (a.x + a.width as i32).max(b.x + b.width as i32);
+            let y1 = (a.y + a.height as i32).max(b.y + b.height as i32);
+            Rect::new(x0, y0, (x1 - x0) as u32, (y1 - y0) as u32)
+        })?;
+        Some(PictureChange {
+            region,
+            appeared: appeared.iter().map(|e| e.line()).collect(),
+            gone: gone.len(),
+        })
+    }
 }
 
 fn moved(before: Option<Rect>, after: Option<Rect>) -> bool {
@@ -170,7 +209,11 @@ impl TreeDiff {
             old.iter().map(|(id, p, e, _)| (*id, (*p, *e))).collect();
         let new_by_id: HashMap<ElementId, (Option<ElementId>, &Element)> =
             new.iter().map(|(id, p, e, _)| (*id, (*p, *e))).collect();
-        let mut diff = TreeDiff { tree_lines, ..TreeDiff::default() };
+        let mut diff = TreeDiff {
+            tree_lines,
+            picture: PictureChange::between(before, after),
+            ..TreeDiff::default()
+        };
         let (old_head, new_head) = (before.header(), after.header());
         let strip = |h: &str| h.lines().skip(1).collect::<Vec<_>>().join("\n");
         if strip(&old_head) != strip(&new_head) || before.fidelity != after.fidelity {
@@ -255,6 +298,7 @@ impl TreeDiff {
             && self.removed.is_empty()
             && self.changed.is_empty()
             && self.header.is_none()
+            && self.picture.is_none()
     }
 
     fn moves(&self) -> usize {
@@ -285,6 +329,18 @@ impl TreeDiff {
         if self.header.is_some() {
             parts.push("the window's summary changed".into());
         }
+        if let Some(p) = &self.picture {
+            let r = p.region;
+            parts.push(format!(
+                "the picture changed in {}×{} at ({}, {}): {} seen element(s) appeared, {} went",
+                r.width,
+                r.height,
+                r.x,
+                r.y,
+                p.appeared.len(),
+                p.gone
+            ));
+        }
         format!("changes: {}", parts.join(", "))
     }
 
@@ -303,6 +359,9 @@ impl TreeDiff {
             let with =
                 if *inside > 0 { format!(" (and {inside} inside it)") } else { String::new() };
             lines.push(format!("- {}{with}", r.line));
+        }
+        if let Some(p) = &self.picture {
+            lines.extend(p.appeared.iter().map(|l| format!("+ {l}")));
         }
         let moved = self.moves();
         let list_moves = moved <= 4;

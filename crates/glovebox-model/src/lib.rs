@@ -18,6 +18,7 @@ pub mod grant;
 pub mod keys;
 pub mod role;
 pub mod schema;
+pub mod seen;
 pub mod tree_text;
 pub mod wait;
 pub mod window;
@@ -27,7 +28,7 @@ pub use a11y::{
     OmittedChildren, TreeBudget, TruncatedBy, Truncation, READ_MAX_CHARS, READ_MAX_ELEMENTS,
 };
 pub use action::{validate_batch, Action, Button, DeliveryMode, Target, BATCH_STEPS};
-pub use diff::{Change, TreeDiff};
+pub use diff::{Change, PictureChange, TreeDiff};
 pub use element_action::{ActionKind, ElementAction};
 pub use error::{ErrorCode, Refusal};
 pub use frame::{
@@ -41,6 +42,7 @@ pub use grant::{
 };
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use role::Role;
+pub use seen::{SeenElement, SeenKind, FIRST_SEEN_ID};
 pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};
 pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
 pub use window::{

@@ -227,9 +227,12 @@ impl AccessibilityTree {
         match &self.fidelity {
             Fidelity::Full => out.push_str("full"),
             Fidelity::Partial { reason } => out.push_str(&format!("partial ({reason})")),
-            Fidelity::None { reason } => {
+            Fidelity::None { reason } if self.seen.is_empty() => {
                 out.push_str(&format!("none ({reason}); no accessibility tree, use a screenshot"))
             }
+            Fidelity::None { reason } => out.push_str(&format!(
+                "none ({reason}); no accessibility tree, elements seen in the pixels below"
+            )),
         }
         out.push_str(&format!(" · {} elements\n", self.node_count));
         if self.focused_password {
@@ -263,7 +266,12 @@ impl AccessibilityTree {
     /// dropped (their children move up), hidden children are counted, and
     /// omitted children are summarised; nothing disappears silently.
     pub fn render_text(&self) -> String {
-        lines_to_text(self.header(), &self.lines())
+        lines_to_text(self.header(), &self.lines()) + &self.seen_text()
+    }
+
+    /// The seen elements' section ([`crate::seen::seen_section`]).
+    pub fn seen_text(&self) -> String {
+        crate::seen::seen_section(&self.seen, self.seen_omitted)
     }
 
     /// The text of the subtree under `id` alone (the way to expand what a
@@ -279,15 +287,18 @@ impl AccessibilityTree {
     /// order; every element whose lines below did not fit says how many
     /// were folded and how to read them. Never silently shorter.
     pub fn render_budgeted(&self, budget: TokenBudget) -> BudgetedText {
-        let max = budget.tokens();
+        let seen = self.seen_text();
+        // The seen section is kept whole (it is capped where it is made); the tree folds around it.
+        let budget_max = budget.tokens();
+        let max = budget_max.saturating_sub(estimate_tokens(&seen)).max(1);
         let lines = self.lines();
-        let whole = lines_to_text(self.header(), &lines);
+        let whole = lines_to_text(self.header(), &lines) + &seen;
         let whole_tokens = estimate_tokens(&whole);
-        if whole_tokens <= max {
+        if whole_tokens <= budget_max {
             return BudgetedText {
                 text: whole,
                 tokens: whole_tokens,
-                max_tokens: max,
+                max_tokens: budget_max,
                 folded_lines: 0,
             };
         }
@@ -311,13 +322,13 @@ impl AccessibilityTree {
         let floor = order.len().min(1);
         kept = kept.max(floor);
         loop {
-            let text = fold(&head, &lines, &order[..kept]);
+            let text = fold(&head, &lines, &order[..kept]) + &seen;
             let tokens = estimate_tokens(&text);
-            if tokens <= max || kept <= floor {
+            if tokens <= budget_max || kept <= floor {
                 return BudgetedText {
                     text,
                     tokens,
-                    max_tokens: max,
+                    max_tokens: budget_max,
                     folded_lines: lines.len() - kept,
                 };
             }

@@ -202,6 +202,8 @@ impl AccessibilitySource for FakeDesktop {
             truncated: None,
             focused_password: focused,
             elapsed_ms: 0,
+            seen: vec![],
+            seen_omitted: 0,
         })
     }
 

@@ -21,6 +21,7 @@ pub mod image;
 pub mod marks;
 pub mod process;
 pub mod route;
+pub mod seen;
 pub mod sync;
 pub mod unsupported;
 
@@ -35,6 +36,7 @@ pub use error::{BackendError, BackendErrorKind};
 pub use gesture::Gesture;
 pub use image::RgbImage;
 pub use route::{AccessibleCall, Relative, Route};
+pub use seen::{SeenItem, SeenRead, SeenReader};
 
 /// Lists the desktop's top-level windows.
 pub trait WindowSource {
@@ -354,6 +356,9 @@ pub struct Backends {
     /// The agent display's screen, for the user to watch; `None` where the
     /// platform has no agent display.
     pub agent_display: Option<std::sync::Arc<dyn AgentScreen>>,
+    /// Reads elements from a window's pixels where its tree is missing or
+    /// thin; `None` where no reader is built in.
+    pub seen: Option<std::sync::Arc<dyn SeenReader>>,
 }
 
 /// The screen of the desktop glovebox owns (the agent display), shown to
@@ -387,6 +392,7 @@ impl Backends {
             launcher: None,
             presence: None,
             agent_display: None,
+            seen: None,
         }
     }
 }

@@ -378,6 +378,8 @@ impl AtspiBackend {
                 truncated: None,
                 focused_password: false,
                 elapsed_ms: started.elapsed().as_millis() as u64,
+                seen: vec![],
+                seen_omitted: 0,
             }),
         }
     }

@@ -341,6 +341,8 @@ impl AtspiBackend {
             truncated,
             focused_password,
             elapsed_ms: started.elapsed().as_millis() as u64,
+            seen: vec![],
+            seen_omitted: 0,
         }
     }
 }

@@ -31,6 +31,7 @@
 
 pub(crate) mod approval;
 pub(crate) mod freshness;
+pub(crate) mod seen;
 
 use crate::approval::ApprovalRequest;
 use crate::frames::FrameRecord;
@@ -156,6 +157,7 @@ pub(crate) fn plan_input(
     frame: &FrameRecord,
     action: &Action,
 ) -> Result<InputPlan, Refusal> {
+    seen::check_seen_action(frame, action)?;
     let (targets, described) = resolve_targets(frame_id, frame, action)?;
     if matches!(action, Action::SetValue { .. })
         && described.first().is_some_and(|(role, _)| role.is_password())
@@ -169,6 +171,7 @@ pub(crate) fn plan_input(
     approval.targets = described.clone();
     approval.text_characters = action.text_length().unwrap_or(0);
     approval.shown_text = shown_text(frame, action);
+    approval.escalation = seen::unknown_field_typing(frame, action);
     Ok(InputPlan { targets, described, approval })
 }
 
@@ -206,11 +209,22 @@ fn resolve_targets(
     for target in action.targets() {
         targets.push(match target {
             Target::Element(id) => match frame.elements.get(&id) {
+                // Seen in the pixels: the application knows no such element, so it is a point.
+                Some(element) if element.seen.is_some() => {
+                    let Some(at) = element.center else {
+                        return Err(refuse(
+                            ErrorCode::ElementNotActionable,
+                            format!("{id} lies outside the window's visible part"),
+                        ));
+                    };
+                    described.push((element.role, element.name.clone()));
+                    ResolvedTarget::Global { at, under: Some(id) }
+                }
                 Some(element) => {
                     described.push((element.role, element.name.clone()));
                     ResolvedTarget::Element { id, center: element.center }
                 }
-                None if frame.no_tree => {
+                None if frame.no_tree && frame.tree.seen.is_empty() => {
                     return Err(refuse(
                         ErrorCode::ElementNotFound,
                         format!("window {} exposes no accessibility tree, so it has no element {id}; point at image pixels instead", frame.window),

@@ -11,6 +11,7 @@ fn frame(no_tree: bool) -> FrameRecord {
         name: name.into(),
         visible: Some(Rect::new(x, 100, 50, 20)),
         center: Some(Point { x: x + 25, y: 110 }),
+        seen: None,
     };
     let elements: HashMap<ElementId, FrameElement> = match no_tree {
         true => HashMap::new(),
@@ -39,6 +40,8 @@ fn frame(no_tree: bool) -> FrameRecord {
             truncated: None,
             focused_password: false,
             elapsed_ms: 0,
+            seen: vec![],
+            seen_omitted: 0,
         }),
         created: std::time::Instant::now(),
     }
@@ -138,6 +141,7 @@ fn focused_frame(focus: ElementId) -> FrameRecord {
             name: String::new(),
             visible: Some(Rect::new(205, 102, 10, 10)),
             center: None,
+            seen: None,
         },
     );
     frame

@@ -37,6 +37,8 @@ fn tree() -> AccessibilityTree {
         truncated: None,
         focused_password: false,
         elapsed_ms: 0,
+        seen: vec![],
+        seen_omitted: 0,
     }
 }
 

@@ -565,6 +565,7 @@ fn platform_unsupported_answers_every_operation() {
         launcher: None,
         presence: None,
         agent_display: None,
+        seen: None,
     };
     let host = Host::open(backends, world.config.clone()).unwrap();
     assert_eq!(code(host.observe(None, false)), ErrorCode::PlatformUnsupported);

@@ -34,6 +34,8 @@ fn tree(root: Element) -> AccessibilityTree {
         truncated: None,
         focused_password: false,
         elapsed_ms: 1,
+        seen: vec![],
+        seen_omitted: 0,
     }
 }
 

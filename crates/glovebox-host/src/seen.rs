@@ -1,0 +1,100 @@
+//! Elements seen in the pixels, as the host adds them to an observation:
+//! only where the tree is missing or thin, only when the grant may look at
+//! pixels (what is read from them is pixels in other words), after the
+//! denials and secure input were checked for the read itself. The host
+//! mints their ids (from [`FIRST_SEEN_ID`], never a tree's) and keeps an
+//! unchanged element's id from one look to the next.
+
+use crate::frames::FrameStore;
+use glovebox_model::{
+    AccessibilityTree, ElementId, Fidelity, Rect, SeenElement, SeenKind, WindowId, FIRST_SEEN_ID,
+};
+use glovebox_platform::{Capture, SeenItem, SeenReader};
+use std::collections::HashMap;
+
+/// The ids handed to seen elements, per window: the same kind, text and
+/// place keeps its id across looks.
+#[derive(Debug)]
+pub(crate) struct SeenIds {
+    next: u32,
+    last: HashMap<WindowId, Vec<(SeenKind, String, Rect, ElementId)>>,
+}
+
+impl Default for SeenIds {
+    fn default() -> Self {
+        SeenIds { next: FIRST_SEEN_ID, last: HashMap::new() }
+    }
+}
+
+impl SeenIds {
+    fn id_for(&mut self, window: WindowId, kind: SeenKind, text: &str, bounds: Rect) -> ElementId {
+        let known = self.last.get(&window).and_then(|l| {
+            l.iter().find(|(k, t, b, _)| *k == kind && t == text && *b == bounds).map(|e| e.3)
+        });
+        known.unwrap_or_else(|| {
+            let id = ElementId(self.next);
+            // Past u32's end the numbering starts again; a frame holds at most MAX_SEEN.
+            self.next = self.next.checked_add(1).unwrap_or(FIRST_SEEN_ID);
+            id
+        })
+    }
+}
+
+/// Whether an observation of this tree looks in the pixels too.
+pub(crate) fn wanted(tree: &AccessibilityTree) -> bool {
+    !matches!(tree.fidelity, Fidelity::Full)
+}
+
+/// What `reader` sees in `capture` (the window's own pixels), added to
+/// `tree` with ids from `store`. A read that fails adds nothing and says
+/// why in the fidelity's reason; a read that finds nothing adds nothing.
+/// Answers each seen element's box in the capture's pixels.
+pub(crate) fn add_seen(
+    reader: &dyn SeenReader,
+    store: &mut FrameStore,
+    tree: &mut AccessibilityTree,
+    capture: &Capture,
+    geometry: Rect,
+) -> HashMap<ElementId, Rect> {
+    let read = match reader.read(tree.window, &capture.image) {
+        Ok(read) => read,
+        Err(e) => {
+            let note = format!("; nothing read from its pixels: {}", e.message);
+            match &mut tree.fidelity {
+                Fidelity::Partial { reason } | Fidelity::None { reason } => reason.push_str(&note),
+                Fidelity::Full => {}
+            }
+            return HashMap::new();
+        }
+    };
+    let shown = capture.frame.native_rect();
+    let (sx, sy) = (
+        capture.image.width as f64 / shown.width.max(1) as f64,
+        capture.image.height as f64 / shown.height.max(1) as f64,
+    );
+    let ids = &mut store.seen_ids;
+    let mut boxes = HashMap::new();
+    let mut seen = vec![];
+    let mut remembered = vec![];
+    let total = read.items.len();
+    for SeenItem { kind, text, bounds } in
+        read.items.into_iter().take(glovebox_model::seen::MAX_SEEN)
+    {
+        let global = Rect::new(
+            shown.x + (bounds.x as f64 / sx).round() as i32,
+            shown.y + (bounds.y as f64 / sy).round() as i32,
+            ((bounds.width as f64 / sx).round() as u32).max(1),
+            ((bounds.height as f64 / sy).round() as u32).max(1),
+        );
+        let relative =
+            Rect::new(global.x - geometry.x, global.y - geometry.y, global.width, global.height);
+        let id = ids.id_for(tree.window, kind, &text, relative);
+        remembered.push((kind, text.clone(), relative, id));
+        boxes.insert(id, bounds);
+        seen.push(SeenElement { id, kind, text, bounds: relative, screen_bounds: global });
+    }
+    ids.last.insert(tree.window, remembered);
+    tree.seen = seen;
+    tree.seen_omitted = total.saturating_sub(glovebox_model::seen::MAX_SEEN);
+    boxes
+}

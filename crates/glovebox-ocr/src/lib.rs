@@ -1,0 +1,381 @@
+//! Elements seen in a window's pixels, for windows whose accessibility
+//! tree is missing or thin: text read by Tesseract and the framed controls
+//! it labels ([`layout`]). The engine is opened at run time ([`tesseract`],
+//! the crate's only unsafe code) on one worker thread of its own; a desktop
+//! without Tesseract runs glovebox as before and says what is missing.
+//!
+//! A look at a window reuses what the last look read: only the rows whose
+//! pixels changed, widened to the words they touch, are read again.
+#![deny(missing_docs, unreachable_pub)]
+
+mod boxes;
+mod layout;
+mod tesseract;
+mod tsv;
+
+use boxes::Grey;
+use glovebox_model::{Rect, WindowId};
+use glovebox_platform::{BackendError, BackendErrorKind, RgbImage, SeenRead, SeenReader};
+use std::collections::HashMap;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tsv::Word;
+
+/// Longest one read may take before it is given up.
+const READ_TIMEOUT: Duration = Duration::from_secs(20);
+/// Windows whose last read is kept.
+const REMEMBERED: usize = 16;
+/// Small windows are read at twice their size: screen fonts of 6–8 pixel
+/// letters (xterm's `fixed`) read poorly at their own.
+const UPSCALE_BELOW: u64 = 500_000;
+/// Rows around a change read with it, so a line is read whole.
+const BAND_MARGIN: u32 = 6;
+
+struct Job {
+    grey: Grey,
+    reply: mpsc::Sender<Result<String, String>>,
+}
+
+/// What the last read of one window saw.
+struct Remembered {
+    grey: Grey,
+    /// In the window's pixels.
+    words: Vec<Word>,
+    last_used: u64,
+}
+
+/// Tesseract behind [`SeenReader`]; one per process ([`shared_reader`]).
+pub struct TesseractReader {
+    jobs: Mutex<Option<mpsc::Sender<Job>>>,
+    memory: Mutex<(u64, HashMap<WindowId, Remembered>)>,
+    /// Set once the worker tried to open the engine: its error, or the version line.
+    engine: Arc<OnceLock<Result<String, String>>>,
+}
+
+/// The process's reader (one engine, one worker thread).
+pub fn shared_reader() -> Arc<dyn SeenReader> {
+    static READER: OnceLock<Arc<TesseractReader>> = OnceLock::new();
+    READER.get_or_init(|| Arc::new(TesseractReader::new())).clone()
+}
+
+impl Default for TesseractReader {
+    fn default() -> Self {
+        TesseractReader::new()
+    }
+}
+
+impl TesseractReader {
+    /// A reader whose worker starts at its first read.
+    pub fn new() -> TesseractReader {
+        TesseractReader {
+            jobs: Mutex::new(None),
+            memory: Mutex::new((0, HashMap::new())),
+            engine: Arc::new(OnceLock::new()),
+        }
+    }
+
+    fn sender(&self) -> mpsc::Sender<Job> {
+        let mut jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
+        jobs.get_or_insert_with(|| {
+            let (send, receive) = mpsc::channel::<Job>();
+            let engine = self.engine.clone();
+            std::thread::Builder::new()
+                .name("glovebox-ocr".into())
+                .spawn(move || worker(receive, engine))
+                .expect("a thread for the OCR engine");
+            send
+        })
+        .clone()
+    }
+
+    /// Tesseract's TSV of `grey`.
+    fn recognise(&self, grey: Grey) -> Result<String, BackendError> {
+        let (reply, answer) = mpsc::channel();
+        let gone = || {
+            let why = self.engine.get().and_then(|e| e.as_ref().err().cloned());
+            BackendError::new(
+                BackendErrorKind::Unavailable,
+                why.unwrap_or_else(|| "the OCR worker stopped".into()),
+            )
+        };
+        self.sender().send(Job { grey, reply }).map_err(|_| gone())?;
+        match answer.recv_timeout(READ_TIMEOUT) {
+            Ok(Ok(tsv)) => Ok(tsv),
+            Ok(Err(why)) => Err(BackendError::new(BackendErrorKind::Unavailable, why)),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(BackendError::new(
+                BackendErrorKind::Timeout,
+                format!("reading the pixels took over {} s", READ_TIMEOUT.as_secs()),
+            )),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(gone()),
+        }
+    }
+
+    /// The words of `grey` (rows `top..bottom` of it), in its coordinates.
+    fn words(
+        &self,
+        grey: &Grey,
+        top: u32,
+        bottom: u32,
+        scale: u32,
+    ) -> Result<Vec<Word>, BackendError> {
+        let band = grey.rows(top, bottom);
+        let tsv = self.recognise(upscale(&band, scale))?;
+        Ok(tsv::words(&tsv)
+            .into_iter()
+            .map(|mut w| {
+                let b = w.bounds;
+                w.bounds = Rect::new(
+                    b.x / scale as i32,
+                    b.y / scale as i32 + top as i32,
+                    (b.width / scale).max(1),
+                    (b.height / scale).max(1),
+                );
+                w
+            })
+            .collect())
+    }
+}
+
+fn worker(jobs: mpsc::Receiver<Job>, engine_state: Arc<OnceLock<Result<String, String>>>) {
+    let mut engine = match tesseract::Engine::open() {
+        Ok(engine) => {
+            let _ = engine_state.set(Ok("Tesseract with its English model".into()));
+            engine
+        }
+        Err(missing) => {
+            let _ = engine_state.set(Err(missing.0.clone()));
+            for job in jobs {
+                let _ = job.reply.send(Err(missing.0.clone()));
+            }
+            return;
+        }
+    };
+    for job in jobs {
+        let g = &job.grey;
+        let tsv = engine.read_tsv(&g.data, g.width, g.height);
+        let _ = job.reply.send(Ok(tsv));
+    }
+}
+
+/// Luminance, one byte a pixel.
+fn grey_of(image: &RgbImage) -> Grey {
+    let data = image
+        .data
+        .chunks_exact(3)
+        .map(|p| ((p[0] as u32 * 77 + p[1] as u32 * 150 + p[2] as u32 * 29) >> 8) as u8)
+        .collect();
+    Grey { width: image.width, height: image.height, data }
+}
+
+/// `grey` at `scale` times its size (1 or 2), smoothed between pixels.
+fn upscale(grey: &Grey, scale: u32) -> Grey {
+    if scale == 1 {
+        return grey.clone();
+    }
+    let (w, h) = (grey.width, grey.height);
+    let at = |x: u32, y: u32| grey.data[(y.min(h - 1) * w + x.min(w - 1)) as usize] as u16;
+    let mut data = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h * 2 {
+        for x in 0..w * 2 {
+            let (sx, sy) = (x / 2, y / 2);
+            let (dx, dy) = (x % 2, y % 2);
+            let v = (at(sx, sy) * 2 + at(sx + dx, sy) + at(sx, sy + dy)) / 4;
+            data.push(v as u8);
+        }
+    }
+    Grey { width: w * 2, height: h * 2, data }
+}
+
+/// Rows that differ between two pictures of one size, as bands widened to
+/// whole words of the last read, and the box of what changed.
+fn changed_bands(before: &Grey, now: &Grey, words: &[Word]) -> (Vec<(u32, u32)>, Option<Rect>) {
+    let w = now.width as usize;
+    let mut bands: Vec<(u32, u32)> = vec![];
+    let (mut x0, mut x1) = (usize::MAX, 0usize);
+    for y in 0..now.height {
+        let row = y as usize * w..(y as usize + 1) * w;
+        let (a, b) = (&before.data[row.clone()], &now.data[row]);
+        if a == b {
+            continue;
+        }
+        let first = a.iter().zip(b).position(|(p, q)| p != q).unwrap_or(0);
+        let last =
+            w - 1 - a.iter().rev().zip(b.iter().rev()).position(|(p, q)| p != q).unwrap_or(0);
+        (x0, x1) = (x0.min(first), x1.max(last));
+        let (top, bottom) = (y.saturating_sub(BAND_MARGIN), (y + 1 + BAND_MARGIN).min(now.height));
+        match bands.last_mut() {
+            Some(band) if band.1 >= top => band.1 = bottom,
+            _ => bands.push((top, bottom)),
+        }
+    }
+    if bands.is_empty() {
+        return (bands, None);
+    }
+    // A word the band cuts through is read again whole.
+    loop {
+        let mut grew = false;
+        for band in &mut bands {
+            for word in words {
+                let (top, bottom) = (
+                    word.bounds.y.max(0) as u32,
+                    (word.bounds.y.max(0) as u32 + word.bounds.height).min(now.height),
+                );
+                if top < band.1 && bottom > band.0 && (top < band.0 || bottom > band.1) {
+                    (band.0, band.1) = (
+                        band.0.min(top.saturating_sub(2)),
+                        band.1.max((bottom + 2).min(now.height)),
+                    );
+                    grew = true;
+                }
+            }
+        }
+        bands.sort_unstable();
+        bands.dedup_by(|next, band| {
+            let overlaps = next.0 <= band.1;
+            if overlaps {
+                band.1 = band.1.max(next.1);
+            }
+            overlaps
+        });
+        if !grew {
+            break;
+        }
+    }
+    let (top, bottom) = (bands[0].0, bands[bands.len() - 1].1);
+    let changed = Rect::new(x0 as i32, top as i32, (x1 - x0 + 1) as u32, bottom - top);
+    (bands, Some(changed))
+}
+
+impl SeenReader for TesseractReader {
+    fn read(&self, window: WindowId, image: &RgbImage) -> Result<SeenRead, BackendError> {
+        let grey = grey_of(image);
+        if grey.width == 0 || grey.height == 0 {
+            return Ok(SeenRead::default());
+        }
+        let frames = boxes::frames(&grey);
+        let mut masked = grey.clone();
+        boxes::mask_borders(&mut masked, &frames);
+        let scale = if (grey.width as u64 * grey.height as u64) < UPSCALE_BELOW { 2 } else { 1 };
+        let before = {
+            let mut memory = self.memory.lock().unwrap_or_else(|p| p.into_inner());
+            let (_, windows) = &mut *memory;
+            windows
+                .get(&window)
+                .filter(|r| r.grey.width == grey.width && r.grey.height == grey.height)
+                .map(|r| (r.grey.clone(), r.words.clone()))
+        };
+        let (words, rows_read, changed) = match before {
+            None => (self.words(&masked, 0, masked.height, scale)?, grey.height, None),
+            Some((old, words)) => {
+                let (bands, changed) = changed_bands(&old, &grey, &words);
+                let rows: u32 = bands.iter().map(|(t, b)| b - t).sum();
+                if rows * 10 > grey.height * 6 {
+                    (self.words(&masked, 0, masked.height, scale)?, grey.height, changed)
+                } else {
+                    let in_band = |w: &Word| {
+                        bands.iter().any(|&(t, b)| {
+                            w.bounds.y < b as i32 && w.bounds.y + w.bounds.height as i32 > t as i32
+                        })
+                    };
+                    let mut kept: Vec<Word> = words.into_iter().filter(|w| !in_band(w)).collect();
+                    for &(top, bottom) in &bands {
+                        kept.extend(self.words(&masked, top, bottom, scale)?);
+                    }
+                    if !bands.is_empty() {
+                        // Tesseract numbers lines per read: order them as one page again.
+                        renumber_lines(&mut kept);
+                    }
+                    (kept, rows, changed)
+                }
+            }
+        };
+        let items = layout::items(&words, &frames);
+        let mut memory = self.memory.lock().unwrap_or_else(|p| p.into_inner());
+        let (clock, windows) = &mut *memory;
+        *clock += 1;
+        windows.insert(window, Remembered { grey, words, last_used: *clock });
+        if windows.len() > REMEMBERED {
+            if let Some(oldest) = windows.iter().min_by_key(|(_, r)| r.last_used).map(|(k, _)| *k) {
+                windows.remove(&oldest);
+            }
+        }
+        Ok(SeenRead { items, rows_read, changed })
+    }
+
+    fn ready(&self) -> Result<String, String> {
+        // An empty picture opens the engine without reading anything.
+        self.recognise(Grey { width: 0, height: 0, data: vec![] }).map_err(|e| e.message)?;
+        self.engine.get().cloned().unwrap_or_else(|| Err("the OCR worker did not start".into()))
+    }
+}
+
+/// The doctor's check: whether windows without a tree can be read from their pixels.
+pub fn doctor_check() -> glovebox_platform::doctor::Check {
+    use glovebox_platform::doctor::Check;
+    match shared_reader().ready() {
+        Ok(engine) => Check::ok(
+            "seen elements",
+            format!("{engine}: windows with no or a thin accessibility tree are read from their pixels"),
+        ),
+        Err(why) => Check::warning(
+            "seen elements",
+            why,
+            &["elements seen in the pixels of windows without an accessibility tree (their screenshots still work)"],
+        ),
+    }
+}
+
+/// Gives words whose boxes share a row one line number, so runs join
+/// them whichever read they came from.
+fn renumber_lines(words: &mut [Word]) {
+    words.sort_by_key(|w| (w.bounds.y + w.bounds.height as i32 / 2, w.bounds.x));
+    let mut line = 0u32;
+    let mut row_bottom = i32::MIN;
+    for word in words.iter_mut() {
+        let middle = word.bounds.y + word.bounds.height as i32 / 2;
+        if middle > row_bottom {
+            line += 1;
+            row_bottom = word.bounds.y + word.bounds.height as i32;
+        }
+        word.line = (0, 0, line);
+    }
+    words.sort_by_key(|w| (w.line, w.bounds.x));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grey(rows: &[&[u8]]) -> Grey {
+        Grey { width: rows[0].len() as u32, height: rows.len() as u32, data: rows.concat() }
+    }
+
+    #[test]
+    fn unchanged_pictures_have_no_bands_and_a_change_is_widened_to_its_words() {
+        let blank = vec![255u8; 40];
+        let mut rows: Vec<Vec<u8>> = vec![blank.clone(); 60];
+        let before = grey(&rows.iter().map(|r| r.as_slice()).collect::<Vec<_>>());
+        assert_eq!(changed_bands(&before, &before, &[]), (vec![], None));
+        rows[30][10] = 0;
+        let now = grey(&rows.iter().map(|r| r.as_slice()).collect::<Vec<_>>());
+        let word = Word {
+            text: "x".into(),
+            confidence: 90.0,
+            bounds: Rect::new(0, 20, 20, 16),
+            line: (1, 1, 1),
+        };
+        let (bands, changed) = changed_bands(&before, &now, &[word]);
+        assert_eq!(bands, vec![(18, 38)]);
+        assert_eq!(changed, Some(Rect::new(10, 18, 1, 20)));
+    }
+
+    #[test]
+    fn upscaling_doubles_each_side() {
+        let g = grey(&[&[0, 255], &[255, 0]]);
+        let up = upscale(&g, 2);
+        assert_eq!((up.width, up.height), (4, 4));
+        assert_eq!(up.data[0], 0);
+        assert_eq!(up.data[3], 255);
+    }
+}
