@@ -303,9 +303,10 @@ impl Host {
             ));
         };
         // The drawn cursor is on the user's desktop; the agent display is watched on the indicator page.
-        if let Some(at) =
-            targets.first().and_then(ResolvedTarget::point).filter(|_| !on_agent_display)
-        {
+        // Over a window read from its pixels it stays where it is: a window capture
+        // blacks it out, and it would hide what the next look reads there.
+        let cursor_drawn = !on_agent_display && frame.tree.seen.is_empty();
+        if let Some(at) = targets.first().and_then(ResolvedTarget::point).filter(|_| cursor_drawn) {
             self.aim_cursor(at);
         }
         if observe_after.is_some() {
@@ -325,7 +326,7 @@ impl Host {
                 return Err(refusal);
             }
         };
-        if !on_agent_display {
+        if cursor_drawn {
             self.press_cursor();
         }
         let on = described.first().map(|(role, name)| format!("{role} {name:?}"));

@@ -48,6 +48,24 @@ pub const RUNTIME_PACKAGES: &[RuntimePackage] = &[
         recommended: true,
     },
     RuntimePackage {
+        package: "libtesseract5",
+        provides: &[
+            "/usr/lib/x86_64-linux-gnu/libtesseract.so.5",
+            "/usr/lib/aarch64-linux-gnu/libtesseract.so.5",
+        ],
+        without: "elements seen in the pixels of windows without an accessibility tree (OCR)",
+        recommended: true,
+    },
+    RuntimePackage {
+        package: "tesseract-ocr-eng",
+        provides: &[
+            "/usr/share/tesseract-ocr/5/tessdata/eng.traineddata",
+            "/usr/share/tesseract-ocr/4.00/tessdata/eng.traineddata",
+        ],
+        without: "reading English text in the pixels of windows without an accessibility tree",
+        recommended: true,
+    },
+    RuntimePackage {
         package: "chromium | firefox-esr",
         provides: &["chromium", "firefox-esr", "firefox"],
         without: "open_url (a browser of its own on the agent display)",
@@ -133,6 +151,9 @@ mod tests {
             apt_install_line(),
             "sudo apt-get install --no-install-recommends xvfb openbox dbus-daemon at-spi2-core"
         );
-        assert_eq!(apt_recommends_line(), "sudo apt-get install sway grim bubblewrap chromium");
+        assert_eq!(
+            apt_recommends_line(),
+            "sudo apt-get install sway grim bubblewrap libtesseract5 tesseract-ocr-eng chromium"
+        );
     }
 }

@@ -25,6 +25,8 @@ pub enum Toolkit {
     /// Firefox and Thunderbird.
     Gecko,
     XTerm,
+    /// Tcl/Tk and Python's tkinter: no accessibility at all.
+    Tk,
     /// Anything else, named by its AT-SPI toolkit name or WM_CLASS.
     Other(String),
 }
@@ -84,8 +86,16 @@ impl Toolkit {
             };
         }
         match window.app.as_str() {
-            "XTerm" | "UXTerm" => Toolkit::XTerm,
-            other => Toolkit::Other(other.to_owned()),
+            "XTerm" | "UXTerm" => return Toolkit::XTerm,
+            _ => {}
+        }
+        // No accessible to ask: the libraries the process mapped say what drew the window.
+        use glovebox_atspi::no_tree::DarkToolkit;
+        match DarkToolkit::of_process(window.id.pid) {
+            Some(DarkToolkit::Chromium) => Toolkit::Chromium,
+            Some(DarkToolkit::Gecko) => Toolkit::Gecko,
+            Some(DarkToolkit::Tk) => Toolkit::Tk,
+            _ => Toolkit::Other(window.app.clone()),
         }
     }
 
@@ -131,6 +141,8 @@ impl Toolkit {
             },
             // xterm drops synthetic keys (allowSendEvents is off by default).
             Toolkit::XTerm => SyntheticSupport { middle_button: false, keys: false, ..all },
+            // Tk takes synthetic pointer and key events as its own (measured: action matrix).
+            Toolkit::Tk => all,
             // GTK4 ignores synthetic events; others are unmeasured, so unused.
             Toolkit::Gtk4 | Toolkit::Other(_) => SyntheticSupport::default(),
         }
@@ -158,6 +170,7 @@ impl Toolkit {
             Toolkit::Chromium => "Chromium".into(),
             Toolkit::Gecko => "Firefox (Gecko)".into(),
             Toolkit::XTerm => "xterm".into(),
+            Toolkit::Tk => "Tk".into(),
             Toolkit::Other(name) => name.clone(),
         }
     }

@@ -157,21 +157,47 @@ pub(crate) fn frames(grey: &Grey) -> Vec<Rect> {
 }
 
 /// Paints each frame's border in its face's colour, so Tesseract does not
-/// read a field's edge as `[` or a button's as `)`.
+/// read a field's edge as `[` or a button's as `)`: from each side inward,
+/// every pixel unlike the face (a border, a focus ring outside it with a
+/// gap between, a 3D relief) up to [`MASK_DEPTH`]; text starts deeper.
 pub(crate) fn mask_borders(grey: &mut Grey, frames: &[Rect]) {
     for f in frames {
         let (x0, y0) = (f.x as u32, f.y as u32);
         let (x1, y1) = (x0 + f.width - 1, y0 + f.height - 1);
-        let face = grey.data[((y0 + 3).min(y1) * grey.width + (x0 + 3).min(x1)) as usize];
+        let face = face_of(grey, *f);
+        let unlike = |v: u8| (v as i16 - face as i16).abs() > ALONG;
+        let paint = |grey: &mut Grey, x: u32, y: u32| {
+            let i = (y * grey.width + x) as usize;
+            if unlike(grey.data[i]) {
+                grey.data[i] = face;
+            }
+        };
+        for x in x0..=x1 {
+            for d in 0..MASK_DEPTH.min(f.height / 2) {
+                paint(grey, x, y0 + d);
+                paint(grey, x, y1 - d);
+            }
+        }
         for y in y0..=y1 {
-            for x in x0..=x1 {
-                let ring = y < y0 + 2 || y + 2 > y1 || x < x0 + 2 || x + 2 > x1;
-                if ring {
-                    grey.data[(y * grey.width + x) as usize] = face;
-                }
+            for d in 0..MASK_DEPTH.min(f.width / 2) {
+                paint(grey, x0 + d, y);
+                paint(grey, x1 - d, y);
             }
         }
     }
+}
+
+/// How deep a border, with the focus ring around it, may reach into a box.
+const MASK_DEPTH: u32 = 4;
+
+/// The commonest shade just inside the box's top edge: its face.
+fn face_of(grey: &Grey, f: Rect) -> u8 {
+    let y = (f.y as u32 + MASK_DEPTH + 1).min(f.y as u32 + f.height - 1);
+    let mut counts = [0u32; 256];
+    for x in f.x as u32 + MASK_DEPTH..(f.x as u32 + f.width).saturating_sub(MASK_DEPTH) {
+        counts[grey.data[(y * grey.width + x) as usize] as usize] += 1;
+    }
+    (0..256).max_by_key(|&v| counts[v]).unwrap_or(255) as u8
 }
 
 #[cfg(test)]

@@ -119,7 +119,7 @@ impl TesseractReader {
         bottom: u32,
         scale: u32,
     ) -> Result<Vec<Word>, BackendError> {
-        let band = grey.rows(top, bottom);
+        let band = padded(grey.rows(top, bottom), BAND_PAD);
         let tsv = self.recognise(upscale(&band, scale))?;
         Ok(tsv::words(&tsv)
             .into_iter()
@@ -127,7 +127,7 @@ impl TesseractReader {
                 let b = w.bounds;
                 w.bounds = Rect::new(
                     b.x / scale as i32,
-                    b.y / scale as i32 + top as i32,
+                    b.y / scale as i32 + top as i32 - BAND_PAD as i32,
                     (b.width / scale).max(1),
                     (b.height / scale).max(1),
                 );
@@ -156,6 +156,20 @@ fn worker(jobs: mpsc::Receiver<Job>, engine_state: Arc<OnceLock<Result<String, S
         let tsv = engine.read_tsv(&g.data, g.width, g.height);
         let _ = job.reply.send(Ok(tsv));
     }
+}
+
+/// Rows of background added above and below a band: Tesseract reads a
+/// line that touches the picture's edge worse than one with room around it.
+const BAND_PAD: u32 = 10;
+
+/// `band` with `pad` rows of its commonest shade above and below.
+fn padded(band: Grey, pad: u32) -> Grey {
+    let mut counts = [0u32; 256];
+    band.data.iter().for_each(|&v| counts[v as usize] += 1);
+    let shade = (0..256).max_by_key(|&v| counts[v]).unwrap_or(255) as u8;
+    let edge = vec![shade; (band.width * pad) as usize];
+    let data = [edge.as_slice(), &band.data, &edge].concat();
+    Grey { width: band.width, height: band.height + 2 * pad, data }
 }
 
 /// Luminance, one byte a pixel.

@@ -218,7 +218,8 @@ fn resolve_targets(
                         ));
                     };
                     described.push((element.role, element.name.clone()));
-                    ResolvedTarget::Global { at, under: Some(id) }
+                    // No `under`: the backends look an element up by it, and the application has none.
+                    ResolvedTarget::Global { at, under: None }
                 }
                 Some(element) => {
                     described.push((element.role, element.name.clone()));

@@ -1,0 +1,102 @@
+"""Drives a window that has no accessibility tree (or only a bare frame)
+through the official MCP Python SDK's `Client` in its default mode, by the
+elements glovebox sees in its pixels, answering every approval prompt as a
+user who accepts would. Reports what happened as one JSON line on stdout.
+
+  form TITLE TEXT   observes, finds `field (seen) "Name"` and
+                    `button (seen) "Send"`, clicks the field, types TEXT,
+                    clicks the button (all by their ids)
+  type TITLE TEXT   observes, clicks the first seen element, types TEXT
+                    (a command with its Enter), then observes until
+                    WAIT_FOR (an environment variable) is read in the
+                    pixels, at most 20 s
+
+Usage: python sdk_mcp_seen.py form|type TITLE TEXT COMMAND [ARGS...]
+"""
+import asyncio
+import json
+import os
+import sys
+import time
+
+from mcp import Client, StdioServerParameters, types
+
+
+def text_of(result):
+    return "\n".join(c.text for c in result.content if getattr(c, "type", None) == "text")
+
+
+def seen_id(text, kind, label):
+    """The id of the seen element of KIND whose text is LABEL (OCR may
+    read a capital small: compared without case)."""
+    needle = f"{kind} (seen) \"{label}\"".lower()
+    for line in text.splitlines():
+        if needle in line.lower():
+            return line.split()[0].lstrip("@")
+    return None
+
+
+async def main(task, title, text, server):
+    prompts = []
+
+    async def elicitation_callback(context, params):
+        prompts.append(params.message)
+        return types.ElicitResult(action="accept", content={"approve": True})
+
+    target = StdioServerParameters(command=server[0], args=server[1:], env=dict(os.environ))
+    report = {"prompts": prompts, "calls": []}
+    async with Client(target, elicitation_callback=elicitation_callback, read_timeout_seconds=90) as client:
+
+        async def call(tool, arguments):
+            started = time.monotonic()
+            result = await client.call_tool(tool, arguments)
+            said = text_of(result)
+            report["calls"].append({
+                "tool": tool,
+                "arguments": arguments,
+                "error": bool(result.is_error),
+                "text": said,
+                "ms": round((time.monotonic() - started) * 1000),
+            })
+            return result.is_error, said
+
+        listed = text_of(await client.call_tool("list_windows", {"query": title}))
+        window = listed.splitlines()[1].split()[0]
+        report["window"] = window
+        _, seen = await call("observe", {"window": window, "screenshot": False})
+        report["observed"] = seen
+        if task == "form":
+            field, button = seen_id(seen, "field", "Name"), seen_id(seen, "button", "Send")
+            report["ids"] = {"field": field, "button": button}
+            if field is None or button is None:
+                return report
+            failed, _ = await call("click", {"target": {"element": field}})
+            if not failed:
+                failed, _ = await call("type", {"text": text})
+            if not failed:
+                # Typing changed the pixels: the button's id is read again.
+                _, seen = await call("observe", {"screenshot": False})
+                button = seen_id(seen, "button", "Send") or button
+                await call("click", {"target": {"element": button}})
+        else:
+            first = next((l.split()[0].lstrip("@") for l in seen.splitlines() if "(seen)" in l), None)
+            report["ids"] = {"first": first}
+            if first is None:
+                return report
+            failed, _ = await call("click", {"target": {"element": first}})
+            if not failed:
+                await call("type", {"text": text})
+            wanted = os.environ.get("WAIT_FOR", "")
+            deadline = time.monotonic() + 20
+            while True:
+                _, seen = await call("observe", {"screenshot": False})
+                if wanted in seen or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.5)
+            report["read_back"] = seen
+    return report
+
+
+if __name__ == "__main__":
+    task, title, text, *server = sys.argv[1:]
+    print(json.dumps(asyncio.run(main(task, title, text, server))))
