@@ -11,6 +11,11 @@ user who accepts would. Reports what happened as one JSON line on stdout.
                     WAIT_FOR (an environment variable) is read in the
                     pixels, at most 20 s
 
+With CWD_FILE set, the file of that name in the program's working directory
+is read before the session ends and reported. With OPEN_APP set, the program is first started on glovebox's own display
+(the agent display) and its window driven; CLICK_ON names the seen text to
+click before typing (empty: click nothing).
+
 Usage: python sdk_mcp_seen.py form|type TITLE TEXT COMMAND [ARGS...]
 """
 import asyncio
@@ -60,8 +65,13 @@ async def main(task, title, text, server):
             })
             return result.is_error, said
 
-        listed = text_of(await client.call_tool("list_windows", {"query": title}))
-        window = listed.splitlines()[1].split()[0]
+        if os.environ.get("OPEN_APP"):
+            # Started on glovebox's own display: the window it answers is the one to drive.
+            _, opened = await call("open_app", {"name": os.environ["OPEN_APP"], "desktop": "agent"})
+            window = next(w for w in opened.replace(",", " ").split() if "/0x" in w).strip("().")
+        else:
+            listed = text_of(await client.call_tool("list_windows", {"query": title}))
+            window = listed.splitlines()[1].split()[0]
         report["window"] = window
         _, seen = await call("observe", {"window": window, "screenshot": False})
         report["observed"] = seen
@@ -79,11 +89,17 @@ async def main(task, title, text, server):
                 button = seen_id(seen, "button", "Send") or button
                 await call("click", {"target": {"element": button}})
         else:
-            first = next((l.split()[0].lstrip("@") for l in seen.splitlines() if "(seen)" in l), None)
+            # The seen element whose text holds CLICK_ON, else the first one; an
+            # empty CLICK_ON clicks nothing (the caret already waits at a prompt).
+            lines = [l.strip() for l in seen.splitlines() if "(seen)" in l]
+            click_on = os.environ.get("CLICK_ON")
+            wanted_line = [] if click_on == "" else [l for l in lines if (click_on or "") in l] or lines
+            first = wanted_line[0].split()[0].lstrip("@") if wanted_line else None
             report["ids"] = {"first": first}
-            if first is None:
-                return report
-            failed, _ = await call("click", {"target": {"element": first}})
+            # A terminal with nothing read yet (an empty prompt) takes the keys where they go.
+            failed = False
+            if first is not None:
+                failed, _ = await call("click", {"target": {"element": first}})
             if not failed:
                 await call("type", {"text": text})
             wanted = os.environ.get("WAIT_FOR", "")
@@ -94,6 +110,16 @@ async def main(task, title, text, server):
                     break
                 await asyncio.sleep(0.5)
             report["read_back"] = seen
+            # What the typed command wrote, read from the program's working
+            # directory while it still runs (a program on the agent display
+            # ends with the session).
+            if os.environ.get("CWD_FILE"):
+                pid = window.split("/")[0]
+                try:
+                    with open(f"/proc/{pid}/cwd/{os.environ['CWD_FILE']}") as f:
+                        report["cwd_file"] = f.read()
+                except OSError as e:
+                    report["cwd_file_error"] = str(e)
     return report
 
 

@@ -141,8 +141,12 @@ impl Toolkit {
             },
             // xterm drops synthetic keys (allowSendEvents is off by default).
             Toolkit::XTerm => SyntheticSupport { middle_button: false, keys: false, ..all },
-            // Tk takes synthetic pointer and key events as its own (measured: action matrix).
-            Toolkit::Tk => all,
+            // Tk takes keys only while it believes one of its windows has the
+            // focus (a FocusIn first), and each widget is an X window of its own.
+            Toolkit::Tk => SyntheticSupport {
+                style: SyntheticStyle { framing: Framing::InFocus, aim: Aim::Deepest },
+                ..all
+            },
             // GTK4 ignores synthetic events; others are unmeasured, so unused.
             Toolkit::Gtk4 | Toolkit::Other(_) => SyntheticSupport::default(),
         }

@@ -94,7 +94,7 @@ fn label_of(runs: &[Run], used: &[bool], f: Rect, kind: SeenKind) -> String {
 
 /// The seen elements of one read, in reading order.
 pub(crate) fn items(words: &[Word], frames: &[Rect]) -> Vec<SeenItem> {
-    let runs = runs(words, frames);
+    let mut runs = runs(words, frames);
     let mut used = vec![false; runs.len()];
     let mut items = vec![];
     for &f in frames {
@@ -108,6 +108,12 @@ pub(crate) fn items(words: &[Word], frames: &[Rect]) -> Vec<SeenItem> {
                 inside.iter().for_each(|&i| used[i] = true);
                 items.push(SeenItem { kind: SeenKind::Button, text: label.join(" "), bounds: f });
                 continue;
+            }
+            // A field's text ends at its caret, which reads as a bar glued to the last letter.
+            for &i in &inside {
+                if let Some(text) = runs[i].text.strip_suffix('|').filter(|t| !t.is_empty()) {
+                    runs[i].text = text.trim_end().to_owned();
+                }
             }
         }
         let kind = if f.width.abs_diff(f.height) <= 3 && f.width <= 24 {

@@ -29,6 +29,7 @@ mod replay;
 mod resume;
 mod sdk_clients;
 mod secure_input_x11;
+mod seen_pixels;
 mod settle_x11;
 mod tools_x11;
 mod wayland;
