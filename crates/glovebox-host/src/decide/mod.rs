@@ -524,4 +524,6 @@ pub(crate) fn web_address(url: &str, local: bool) -> Result<String, Refusal> {
 }
 
 #[cfg(test)]
+mod seen_tests;
+#[cfg(test)]
 mod tests;

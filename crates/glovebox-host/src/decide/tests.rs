@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 const FRAME: FrameId = FrameId(7);
 
-fn frame(no_tree: bool) -> FrameRecord {
+pub(super) fn frame(no_tree: bool) -> FrameRecord {
     let element = |role, name: &str, x| FrameElement {
         role,
         name: name.into(),

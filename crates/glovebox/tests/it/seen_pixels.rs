@@ -284,6 +284,7 @@ fn tk_programs_and_xterm_are_driven_by_what_is_seen() {
         read(&state_file).filter(|s| s["clicks"]["send"] == 1)
     });
     assert_eq!(state["sent"], serde_json::json!([name]), "{report}");
+    let tk_window: glovebox_model::WindowRef = report["window"].as_str().unwrap().parse().unwrap();
 
     // IDLE: a line of Python typed at its prompt runs; the file it writes is the oracle.
     let written = home.join("idle-wrote.txt");
@@ -321,5 +322,37 @@ fn tk_programs_and_xterm_are_driven_by_what_is_seen() {
     assert!(read_back.contains("text (seen) \"glovebox 42\""), "{read_back}");
     assert_eq!(report["cwd_file"], "glovebox 42\n", "{report}");
     assert_eq!(Desktop::now(&looker, &sandbox, &user), before, "the user's desktop as it was");
+
+    // A seen id whose pixels changed since its frame (a window now covers it) is stale, and nothing is sent.
+    let actor = glovebox_testkit::host(&sandbox, "seen-stale").open();
+    let seen = actor.observe(Some(&tk_window), false).unwrap();
+    let send = seen.tree.seen.iter().find(|e| e.kind == glovebox_model::SeenKind::Button).unwrap();
+    let (x, y) = (send.screen_bounds.x - 4, send.screen_bounds.y - 4);
+    let mut cover = sandbox
+        .command("xterm")
+        .args(["-geometry", &format!("12x2+{x}+{y}")])
+        .spawn()
+        .expect("xterm");
+    wait_until("the button covered", || {
+        let now = actor
+            .read_window_pixels(&tk_window, glovebox_model::CaptureLimits::new(2000, 2000).unwrap())
+            .ok()?;
+        let at = |p: &glovebox_platform::RgbImage| {
+            let (bx, by) = (send.bounds.x as u32 + 2, send.bounds.y as u32 + 2);
+            p.pixel(bx, by)
+        };
+        (at(&now.image) == [0, 0, 0]).then_some(())
+    });
+    let click = glovebox_model::Action::Click {
+        target: glovebox_model::Target::Element(send.id),
+        button: glovebox_model::Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
+    let refused = actor.act(seen.frame.id, click).unwrap_err();
+    assert_eq!(refused.code, glovebox_model::ErrorCode::StaleRef, "{refused}");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(read(&state_file).unwrap()["clicks"]["send"], 1, "nothing was clicked");
+    let _ = (cover.kill(), cover.wait());
     let _ = (tk.kill(), idle.kill(), tk.wait(), idle.wait());
 }
