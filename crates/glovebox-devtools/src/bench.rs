@@ -6,7 +6,8 @@
 //! Run: `cargo build --release -p glovebox-cli -p glovebox-devtools && target/release/glovebox-bench [--runs N]` (it runs the `glovebox` binary beside it)
 //! (`--peer-only`: the rows beside cua-driver; `--inspect-only`: the
 //! accessibility rows; `--input-only`: the host's input rows;
-//! `--wayland-only`: the Wayland rows)
+//! `--wayland-only`: the Wayland rows; `--seen-only`: the rows of elements
+//! seen in the pixels)
 
 use anyhow::{bail, Context, Result};
 use glovebox_atspi::AtspiBackend;
@@ -21,6 +22,7 @@ use std::time::{Duration, Instant};
 
 mod bench_input;
 mod bench_peer;
+mod bench_seen;
 mod bench_tokens;
 mod bench_wayland;
 
@@ -69,6 +71,9 @@ fn main() -> Result<()> {
         None => 30,
     };
     let wayland_rows = || bench_wayland::rows(runs);
+    if std::env::args().any(|a| a == "--seen-only") {
+        return bench_seen::bench_seen(runs);
+    }
     if std::env::args().any(|a| a == "--wayland-only") {
         return wayland_rows();
     }
@@ -252,7 +257,7 @@ fn main() -> Result<()> {
     let _ = fixture.kill();
     let _ = fixture.wait();
     sandbox.shutdown();
-    result.and_then(|_| wayland_rows())
+    result.and_then(|_| bench_seen::bench_seen(runs)).and_then(|_| wayland_rows())
 }
 
 /// Only the accessibility rows, on the fixture, gtk3-widget-factory and

@@ -317,6 +317,11 @@ impl SeenReader for TesseractReader {
         Ok(SeenRead { items, rows_read, changed })
     }
 
+    fn forget(&self, window: WindowId) {
+        let mut memory = self.memory.lock().unwrap_or_else(|p| p.into_inner());
+        memory.1.remove(&window);
+    }
+
     fn ready(&self) -> Result<String, String> {
         // An empty picture opens the engine without reading anything.
         self.recognise(Grey { width: 0, height: 0, data: vec![] }).map_err(|e| e.message)?;

@@ -37,6 +37,9 @@ pub trait SeenReader: Send + Sync {
     /// readable answers an empty read, never an error.
     fn read(&self, window: WindowId, image: &RgbImage) -> Result<SeenRead, BackendError>;
 
+    /// Drops what was read of `window`: its next look reads every row.
+    fn forget(&self, window: WindowId);
+
     /// Whether reading works here; `Err` says what is missing and how to get it.
     fn ready(&self) -> Result<String, String>;
 }
