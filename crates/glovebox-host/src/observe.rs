@@ -182,15 +182,23 @@ impl Host {
         let pixels_allowed = grant.capture == glovebox_model::CaptureMode::A11yAndPixels
             && self.inner.pixels_missing.is_none();
         let reader = b.seen.clone().filter(|_| pixels_allowed && crate::seen::wanted(&tree));
-        let capture = if screenshot || reader.is_some() {
-            // Full resolution is kept for zoom; the caller gets it scaled to the limits.
-            let native = CaptureLimits::new(
-                glovebox_model::frame::MAX_IMAGE_EDGE,
-                glovebox_model::frame::MAX_IMAGE_EDGE,
-            )?;
-            Some(b.capture.capture_window(&WindowRef::Id(target.id), native).gated()?)
-        } else {
-            None
+        // Full resolution is kept for zoom; the caller gets it scaled to the limits.
+        let native = CaptureLimits::new(
+            glovebox_model::frame::MAX_IMAGE_EDGE,
+            glovebox_model::frame::MAX_IMAGE_EDGE,
+        )?;
+        let capture = match (screenshot, &reader) {
+            (true, _) => Some(b.capture.capture_window(&WindowRef::Id(target.id), native).gated()?),
+            // Pixels only to read from: a window that cannot be captured (closing as
+            // it is looked at) still answers its tree, saying why nothing was seen.
+            (false, Some(_)) => match b.capture.capture_window(&WindowRef::Id(target.id), native) {
+                Ok(capture) => Some(capture),
+                Err(e) => {
+                    crate::seen::note_unread(&mut tree, &e.message);
+                    None
+                }
+            },
+            (false, None) => None,
         };
         // The window as measured (for staleness) and the part of it the
         // image shows (for mapping points): they differ when it reaches

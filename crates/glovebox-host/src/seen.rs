@@ -45,6 +45,15 @@ pub(crate) fn wanted(tree: &AccessibilityTree) -> bool {
     !matches!(tree.fidelity, Fidelity::Full)
 }
 
+/// Says in the fidelity's reason why nothing was read from the pixels.
+pub(crate) fn note_unread(tree: &mut AccessibilityTree, why: &str) {
+    let note = format!("; nothing read from its pixels: {why}");
+    match &mut tree.fidelity {
+        Fidelity::Partial { reason } | Fidelity::None { reason } => reason.push_str(&note),
+        Fidelity::Full => {}
+    }
+}
+
 /// What `reader` sees in `capture` (the window's own pixels), added to
 /// `tree` with ids from `store`. A read that fails adds nothing and says
 /// why in the fidelity's reason; a read that finds nothing adds nothing.
@@ -59,11 +68,7 @@ pub(crate) fn add_seen(
     let read = match reader.read(tree.window, &capture.image) {
         Ok(read) => read,
         Err(e) => {
-            let note = format!("; nothing read from its pixels: {}", e.message);
-            match &mut tree.fidelity {
-                Fidelity::Partial { reason } | Fidelity::None { reason } => reason.push_str(&note),
-                Fidelity::Full => {}
-            }
+            note_unread(tree, &e.message);
             return HashMap::new();
         }
     };

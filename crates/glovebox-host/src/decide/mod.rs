@@ -225,10 +225,11 @@ fn resolve_targets(
                     described.push((element.role, element.name.clone()));
                     ResolvedTarget::Element { id, center: element.center }
                 }
-                None if frame.no_tree && frame.tree.seen.is_empty() => {
+                // A tree's id where there is no tree never existed; a seen one may have, in an older frame.
+                None if frame.no_tree && id.0 < glovebox_model::FIRST_SEEN_ID => {
                     return Err(refuse(
                         ErrorCode::ElementNotFound,
-                        format!("window {} exposes no accessibility tree, so it has no element {id}; point at image pixels instead", frame.window),
+                        format!("window {} exposes no accessibility tree, so it has no element {id}; use the ids of what was seen in its pixels, or point at image pixels", frame.window),
                     ))
                 }
                 None => return Err(refuse(ErrorCode::StaleRef, format!("{id} is not in frame {frame_id}; observe again and use the new ids"))),
