@@ -14,6 +14,7 @@ The state carries "commands_sent" and "commands_done": equal once the page
 has carried out every command.
 
 usage: fixture_web.py --title T --browser chromium|firefox [--x X --y Y --width W --height H]
+                     [--accessibility on|off]
 """
 
 import argparse
@@ -28,11 +29,11 @@ import tempfile
 import threading
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>%(title)s</title>
-<style>body{font:14px sans-serif;margin:12px} #pad{width:360px;height:140px;background:#ccd;margin-top:10px}</style></head><body>
+<style>body{font:14px sans-serif;margin:12px} #pad{width:360px;height:140px;background:#ccd;margin-top:10px;text-align:center;line-height:140px}</style></head><body>
 <label for="name">Name</label> <input id="name" type="text" autocomplete="off"><br><br>
 <label for="combo">Colour</label> <select id="combo"><option>Red</option><option>Green</option><option>Blue</option></select><br><br>
 <button id="submit" type="button">Submit</button>
-<div id="pad" role="group" aria-label="Pad"></div>
+<div id="pad" role="group" aria-label="Pad">%(pad_text)s</div>
 <script>
 const el = id => document.getElementById(id);
 let seq = 0, ready = false, pressAt = null, commandsDone = 0;
@@ -100,6 +101,9 @@ def main():
     parser.add_argument("--y", type=int, default=0)
     parser.add_argument("--width", type=int, default=900)
     parser.add_argument("--height", type=int, default=640)
+    # off: started as a person's browser with its accessibility off (Chromium
+    # without its switch; Firefox with "Prevent accessibility services" ticked).
+    parser.add_argument("--accessibility", choices=["on", "off"], default="on")
     args = parser.parse_args()
     state_path = os.environ["GLOVEBOX_FIXTURE_STATE"]
     control_path = os.environ.get("GLOVEBOX_FIXTURE_CONTROL")
@@ -134,7 +138,9 @@ def main():
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
             else:
-                body = (PAGE % {"title": args.title}).encode()
+                # Without accessibility the pad is found by what it shows.
+                pad_text = "" if args.accessibility == "on" else "Pad"
+                body = (PAGE % {"title": args.title, "pad_text": pad_text}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
@@ -166,7 +172,8 @@ def main():
     profile = os.path.join(os.path.dirname(state_path), "profile")
     os.makedirs(profile, exist_ok=True)
     if args.browser == "chromium":
-        argv = ["chromium", "--no-sandbox", "--force-renderer-accessibility", "--no-first-run", "--no-default-browser-check", "--disable-gpu",
+        switch = ["--force-renderer-accessibility"] if args.accessibility == "on" else []
+        argv = ["chromium", "--no-sandbox", *switch, "--no-first-run", "--no-default-browser-check", "--disable-gpu",
                 "--window-position=%d,%d" % (args.x, args.y), "--window-size=%d,%d" % (args.width, args.height), "--user-data-dir=" + profile, url]
     else:
         # The page is the oracle: Firefox must not throttle its timers while
@@ -177,6 +184,8 @@ def main():
                                ("browser.shell.checkDefaultBrowser", False), ("browser.aboutwelcome.enabled", False),
                                ("browser.startup.homepage_override.mstone", "ignore"), ("trailhead.firstrun.didSeeAboutWelcome", True)):
                 prefs.write("user_pref(%s, %s);\n" % (json.dumps(key), json.dumps(value)))
+            if args.accessibility == "off":
+                prefs.write('user_pref("accessibility.force_disabled", 1);\n')
         argv = ["firefox-esr", "--no-remote", "--new-instance", "--profile", profile, "--width", str(args.width), "--height", str(args.height), url]
     log = open(os.path.join(os.path.dirname(state_path), "browser.log"), "w")
     def die_with_fixture():

@@ -172,6 +172,32 @@ fn padded(band: Grey, pad: u32) -> Grey {
     Grey { width: band.width, height: band.height + 2 * pad, data }
 }
 
+/// Shades at least this light are paper: a tinted panel behind text.
+const PAPER: u8 = 200;
+
+/// Makes light tints white: Tesseract's one global threshold takes a
+/// tinted panel (a toolbar, a coloured box) for ink and loses the text on
+/// it (measured: "Pad" on a #ccd box was never read). Dark text and dark
+/// themes are left as they are.
+fn lighten_tints(grey: &mut Grey) {
+    // Only flat stretches (a pixel like its right and lower neighbours): the
+    // light edge pixels of anti-aliased letters keep their shade.
+    let (w, h) = (grey.width as usize, grey.height as usize);
+    let flat: Vec<bool> = (0..w * h)
+        .map(|i| {
+            let v = grey.data[i];
+            let right = if i % w + 1 < w { grey.data[i + 1] } else { v };
+            let below = if i / w + 1 < h { grey.data[i + w] } else { v };
+            v >= PAPER && v == right && v == below
+        })
+        .collect();
+    for (v, flat) in grey.data.iter_mut().zip(flat) {
+        if flat {
+            *v = 255;
+        }
+    }
+}
+
 /// Luminance, one byte a pixel.
 fn grey_of(image: &RgbImage) -> Grey {
     let data = image
@@ -270,6 +296,7 @@ impl SeenReader for TesseractReader {
         let frames = boxes::frames(&grey);
         let mut masked = grey.clone();
         boxes::mask_borders(&mut masked, &frames);
+        lighten_tints(&mut masked);
         let scale = if (grey.width as u64 * grey.height as u64) < UPSCALE_BELOW { 2 } else { 1 };
         let before = {
             let mut memory = self.memory.lock().unwrap_or_else(|p| p.into_inner());

@@ -45,6 +45,12 @@ enum App {
     Firefox,
     /// The GTK4 fixture on GTK 4.18, from a Debian 13 root (bubblewrap).
     Gtk4Current,
+    /// The web fixture page in Chromium started without its accessibility
+    /// switch: its page is a bare frame, read from its pixels.
+    ChromiumSeen,
+    /// The web fixture page in Firefox with "Prevent accessibility
+    /// services" ticked: no tree at all, read from its pixels.
+    FirefoxSeen,
 }
 
 impl App {
@@ -57,11 +63,18 @@ impl App {
             App::Chromium => "Chromium",
             App::Firefox => "Firefox",
             App::Gtk4Current => "GTK 4.18",
+            App::ChromiumSeen => "Chromium (accessibility off, seen)",
+            App::FirefoxSeen => "Firefox (accessibility off, seen)",
         }
     }
 
     fn is_web(self) -> bool {
-        matches!(self, App::Chromium | App::Firefox)
+        matches!(self, App::Chromium | App::Firefox | App::ChromiumSeen | App::FirefoxSeen)
+    }
+
+    /// Addressed by the elements seen in its pixels: it reports no tree of its page.
+    fn is_seen(self) -> bool {
+        matches!(self, App::ChromiumSeen | App::FirefoxSeen)
     }
 }
 
@@ -133,35 +146,35 @@ const NO_ACT: ErrorCode = ErrorCode::ElementNotActionable;
 /// button for itself, and the window manager owns alt with the real
 /// pointer's buttons (openbox moves the window), so those are refused.
 #[rustfmt::skip]
-const MATRIX: &[(Act, Addressing, [Expect; 16])] = &[
-    //                           GTK3 bg    GTK3 fg    GTK4 bg    GTK4 fg    xterm bg   xterm fg   Qt5 bg     Chromium   Firefox    | on the agent display: GTK3, GTK4, Qt5, Chromium, Firefox | GTK 4.18: bg, agent display
-    (Act::Click,        E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         D,         D]),
-    (Act::Click,        P, [D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D]),
-    (Act::RightClick,   E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::RightClick,   P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::MiddleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::MiddleClick,  P, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::DoubleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::DoubleClick,  P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::Move,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::Move,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::Drag,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::Drag,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::Scroll,       E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::Scroll,       P, [D,         D,         R(BG),     D,         D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::CtrlClick,    E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::CtrlClick,    P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::ShiftScroll,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::ShiftScroll,  P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::AltDrag,      E, [D,         R(NO_ACT), R(BG),     R(NO_ACT), R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         R(NO_ACT), D,         D,         D,         R(BG),     R(NO_ACT)]),
-    (Act::AltDrag,      P, [D,         R(NO_ACT), R(BG),     R(NO_ACT), D,         R(NO_ACT), D,         D,         D,         D,         R(NO_ACT), D,         D,         D,         R(BG),     R(NO_ACT)]),
-    (Act::TypeAscii,    F, [D,         D,         D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(NO_ACT), D]),
-    (Act::TypeUnicode,  F, [D,         D,         D,         D,         R(BG),     D,         D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         R(NO_ACT), D]),
-    (Act::Key,          F, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D]),
-    (Act::SetValue,     E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         D,         D]),
-    (Act::SetValue,     P, [D,         D,         D,         D,         R(BG),     R(BG),     D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         D,         D]),
-    (Act::Select,       E, [D,         D,         R(BG),     R(BG),     R(NO_EL),  R(NO_EL),  R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG)]),
-    (Act::Select,       P, [D,         D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG)]),
+const MATRIX: &[(Act, Addressing, [Expect; 18])] = &[
+    //                           GTK3 bg    GTK3 fg    GTK4 bg    GTK4 fg    xterm bg   xterm fg   Qt5 bg     Chromium   Firefox    | on the agent display: GTK3, GTK4, Qt5, Chromium, Firefox | GTK 4.18: bg, agent display | accessibility off, seen: Chromium, Firefox
+    (Act::Click,        E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         D,         D, D,         D]),
+    (Act::Click,        P, [D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D, D,         D]),
+    (Act::RightClick,   E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::RightClick,   P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::MiddleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::MiddleClick,  P, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::DoubleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::DoubleClick,  P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::Move,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::Move,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::Drag,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::Drag,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::Scroll,       E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG)]),
+    (Act::Scroll,       P, [D,         D,         R(BG),     D,         D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG)]),
+    (Act::CtrlClick,    E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::CtrlClick,    P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::ShiftScroll,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG)]),
+    (Act::ShiftScroll,  P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG)]),
+    (Act::AltDrag,      E, [D,         R(NO_ACT), R(BG),     R(NO_ACT), R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         R(NO_ACT), D,         D,         D,         R(BG),     R(NO_ACT), D,         D]),
+    (Act::AltDrag,      P, [D,         R(NO_ACT), R(BG),     R(NO_ACT), D,         R(NO_ACT), D,         D,         D,         D,         R(NO_ACT), D,         D,         D,         R(BG),     R(NO_ACT), D,         D]),
+    (Act::TypeAscii,    F, [D,         D,         D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(NO_ACT), D, D,         D]),
+    (Act::TypeUnicode,  F, [D,         D,         D,         D,         R(BG),     D,         D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         R(NO_ACT), D, R(BG),     D]),
+    (Act::Key,          F, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
+    (Act::SetValue,     E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         D,         D, R(NO_ACT), R(NO_ACT)]),
+    (Act::SetValue,     P, [D,         D,         D,         D,         R(BG),     R(BG),     D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         D,         D, R(BG),     R(BG)]),
+    (Act::Select,       E, [D,         D,         R(BG),     R(BG),     R(NO_EL),  R(NO_EL),  R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG), R(NO_ACT), R(NO_ACT)]),
+    (Act::Select,       P, [D,         D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG), R(BG),     R(BG)]),
 ];
 
 /// Where and how a column's actions go.
@@ -193,7 +206,7 @@ impl Column {
     }
 }
 
-const APPS: [(App, Column); 16] = [
+const APPS: [(App, Column); 18] = [
     (App::Gtk3, Column::Background),
     (App::Gtk3, Column::Foreground),
     (App::Gtk4, Column::Background),
@@ -210,6 +223,8 @@ const APPS: [(App, Column); 16] = [
     (App::Firefox, Column::AgentDisplay),
     (App::Gtk4Current, Column::Background),
     (App::Gtk4Current, Column::AgentDisplay),
+    (App::ChromiumSeen, Column::Background),
+    (App::FirefoxSeen, Column::Background),
 ];
 
 /// The toolkits whose share the matrix publishes (xterm has no
@@ -242,10 +257,12 @@ impl Stage {
     }
 
     fn observe(&self, target: &Target_) -> Observation {
-        let minimum = if target.app == App::XTerm { 0 } else { 8 };
+        let minimum = if target.app == App::XTerm || target.app.is_seen() { 0 } else { 8 };
         // A page is there once it is laid out: its button has a place on screen.
         let laid_out = |o: &Observation| {
             !target.app.is_web()
+                || (target.app.is_seen()
+                    && ["Submit", "Pad"].iter().all(|t| o.tree.seen.iter().any(|e| e.text == *t)))
                 || o.tree
                     .root
                     .as_ref()
@@ -283,6 +300,37 @@ impl Stage {
                 &["--x", "980", "--y", "540", "--width", "900", "--height", "520"],
             ),
             App::Gtk4Current => (FixtureKind::Gtk4, &["--no-password"]),
+            // Beside their accessible twins: the lower halves of the screen's left side.
+            App::ChromiumSeen => (
+                FixtureKind::Chromium,
+                &[
+                    "--x",
+                    "0",
+                    "--y",
+                    "440",
+                    "--width",
+                    "640",
+                    "--height",
+                    "620",
+                    "--accessibility",
+                    "off",
+                ],
+            ),
+            App::FirefoxSeen => (
+                FixtureKind::Firefox,
+                &[
+                    "--x",
+                    "650",
+                    "--y",
+                    "440",
+                    "--width",
+                    "640",
+                    "--height",
+                    "620",
+                    "--accessibility",
+                    "off",
+                ],
+            ),
         };
         let title = unique_title(&format!("Matrix {app:?}"));
         let fixture = match app {
@@ -312,7 +360,9 @@ impl Stage {
                 &["--x", "300", "--y", "260", "--width", "900", "--height", "520"],
             ),
             App::Gtk4Current => (FixtureKind::Gtk4, &["--no-password"]),
-            App::XTerm => unreachable!("xterm has no agent display column"),
+            App::XTerm | App::ChromiumSeen | App::FirefoxSeen => {
+                unreachable!("{app:?} has no agent display column")
+            }
         };
         let agent = self.desktops.agent().expect("the agent display starts");
         let title = unique_title(&format!("Matrix agent {app:?}"));

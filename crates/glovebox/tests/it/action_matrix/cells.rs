@@ -16,6 +16,36 @@ pub(super) fn element(seen: &Observation, role: Option<Role>, name: &str) -> Opt
     editable.or_else(|| root.walk().find(matches)).map(|e| Target::Element(e.id))
 }
 
+/// The element seen in the pixels as `name`: a field for an editable
+/// role, a button for a push button, else any kind.
+pub(super) fn seen_element<'a>(
+    seen: &'a Observation,
+    role: Option<Role>,
+    name: &str,
+) -> Option<&'a glovebox_model::SeenElement> {
+    use glovebox_model::SeenKind;
+    let kind = match role {
+        Some(Role::PushButton) => Some(SeenKind::Button),
+        Some(Role::Entry | Role::Text) => Some(SeenKind::Field),
+        _ => None,
+    };
+    // Without a role, a control before the text that labels it.
+    let order = [SeenKind::Field, SeenKind::Button, SeenKind::CheckBox, SeenKind::Text];
+    order
+        .iter()
+        .filter(|k| kind.is_none_or(|want| want == **k))
+        .find_map(|k| seen.tree.seen.iter().find(|e| e.kind == *k && e.text == name))
+}
+
+/// A point at `dx` from the centre of what was seen as `name`.
+pub(super) fn seen_point(seen: &Observation, role: Option<Role>, name: &str, dx: i32) -> Target {
+    let e = seen_element(seen, role, name).unwrap_or_else(|| {
+        panic!("nothing seen as {role:?} {name:?}:\n{}", seen.tree.render_text())
+    });
+    let b = e.bounds;
+    Target::Point(Point { x: b.x + b.width as i32 / 2 + dx, y: b.y + b.height as i32 / 2 })
+}
+
 /// A point at `dx` from the centre of the element the tree shows as `name`.
 pub(super) fn point_of(seen: &Observation, role: Option<Role>, name: &str, dx: i32) -> Target {
     let root = seen.tree.root.as_ref().expect("a tree");
@@ -54,10 +84,19 @@ pub(super) fn action_for(
     let aim = |role: Option<Role>, name: &str, widget: &str, dx: i32| -> Target {
         match (addressing, app) {
             (Addressing::Element, App::XTerm) => Target::Element("e1".parse().unwrap()),
+            (Addressing::Element, app) if app.is_seen() => {
+                seen_element(seen, role, name).map(|e| Target::Element(e.id)).unwrap_or_else(|| {
+                    panic!(
+                        "{app:?}: nothing seen as {role:?} {name:?}:\n{}",
+                        seen.tree.render_text()
+                    )
+                })
+            }
             (Addressing::Element, _) => element(seen, role, name).unwrap_or_else(|| {
                 panic!("{app:?} has no {role:?} {name:?}:\n{}", seen.tree.render_text())
             }),
             (_, App::XTerm) => xterm_point(120 + dx, 100),
+            (_, app) if app.is_seen() => seen_point(seen, role, name, dx),
             // A page knows its elements' places in the viewport, not in the window: aim by what the tree shows.
             (_, app) if app.is_web() => point_of(seen, role, name, dx),
             _ => point_in(state, widget, dx, 0),
@@ -110,6 +149,7 @@ pub(super) fn action_for(
             let to = match (addressing, app) {
                 (Addressing::Element, App::XTerm) => xterm_point(300, 100),
                 (_, App::XTerm) => xterm_point(240, 100),
+                (_, app) if app.is_seen() => seen_point(seen, None, "Pad", 60),
                 (_, app) if app.is_web() => point_of(seen, None, "Pad", 60),
                 _ => point_in(state, "pad", 60, 0),
             };
@@ -134,7 +174,7 @@ pub(super) fn combo_name(app: App) -> &'static str {
     match app {
         // GTK3 and Qt name a combo box by the option it shows; a web page by its label.
         App::Gtk3 | App::Qt5 => "Red",
-        App::Chromium | App::Firefox => "Colour",
+        App::Chromium | App::Firefox | App::ChromiumSeen | App::FirefoxSeen => "Colour",
         _ => "",
     }
 }
