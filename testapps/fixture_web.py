@@ -29,7 +29,7 @@ import tempfile
 import threading
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>%(title)s</title>
-<style>body{font:14px sans-serif;margin:12px} #pad{width:360px;height:140px;background:#ccd;margin-top:10px;text-align:center;line-height:140px}</style></head><body>
+<style>body{font:14px sans-serif;margin:12px} #pad{width:360px;height:140px;background:#ccd;margin-top:10px;text-align:center;line-height:140px;user-select:none}</style></head><body>
 <label for="name">Name</label> <input id="name" type="text" autocomplete="off"><br><br>
 <label for="combo">Colour</label> <select id="combo"><option>Red</option><option>Green</option><option>Blue</option></select><br><br>
 <button id="submit" type="button">Submit</button>

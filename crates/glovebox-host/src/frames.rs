@@ -86,6 +86,18 @@ impl FrameRecord {
         })
     }
 
+    /// [`FrameRecord::element_at`] among the application's own elements
+    /// (not those seen in the pixels, which no backend can look up).
+    pub(crate) fn reported_element_at(&self, at: Point) -> Option<ElementId> {
+        self.hit_order.iter().rev().copied().find(|id| {
+            self.elements
+                .get(id)
+                .filter(|e| e.seen.is_none())
+                .and_then(|e| e.visible)
+                .is_some_and(|r| r.contains(at))
+        })
+    }
+
     /// Maps a point in the frame's image to global desktop coordinates.
     /// Outside the image is refused, never clamped.
     pub(crate) fn to_global(&self, p: Point) -> Result<Point, Refusal> {

@@ -236,11 +236,11 @@ fn resolve_targets(
             },
             Target::Point(p) => {
                 let at = frame.to_global(p)?;
-                let under = frame.element_at(at);
-                if let Some(element) = under.and_then(|id| frame.elements.get(&id)) {
+                if let Some(element) = frame.element_at(at).and_then(|id| frame.elements.get(&id)) {
                     described.push((element.role, element.name.clone()));
                 }
-                ResolvedTarget::Global { at, under }
+                // What a backend may look up: the application's own element, never a seen one.
+                ResolvedTarget::Global { at, under: frame.reported_element_at(at) }
             }
         });
     }
@@ -329,9 +329,10 @@ fn focused(tree: &AccessibilityTree) -> Option<ElementId> {
 /// with the same code and words as `set_value` into it.
 ///
 /// Where the element is not known:
-/// - a window with no tree at all (xterm, a game) has no fields glovebox
-///   could know of, and typing there is not refused either: its middle
-///   click pastes, as a terminal's user expects;
+/// - a window with no tree at all (xterm, a game), or one too thin to show
+///   its fields (its elements seen in the pixels), has no fields glovebox
+///   could know of, and typing there is not refused either (it asks): its
+///   middle click pastes, as a terminal's user expects;
 /// - a tree that has no element covering the point cannot rule out a
 ///   password field under it (one without bounds): refused, pointing at
 ///   elements instead;
@@ -353,7 +354,8 @@ pub(crate) fn check_paste(
     match element {
         Some(id) if within_password(frame, id) => Err(password_field(how)),
         Some(_) => Ok(()),
-        None if frame.no_tree => Ok(()),
+        // A tree too thin to show its fields (its elements seen in the pixels) knows no more than none.
+        None if frame.no_tree || !frame.tree.seen.is_empty() => Ok(()),
         None => Err(refuse(
             ErrorCode::SecureInput,
             format!(
