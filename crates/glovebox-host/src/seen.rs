@@ -40,9 +40,20 @@ impl SeenIds {
     }
 }
 
-/// Whether an observation of this tree looks in the pixels too.
+/// Whether an observation of this tree looks in the pixels too: there is
+/// no tree, or a thin one — not whole, and nothing in it but containers (a
+/// browser's bare frame). A tree a budget cut short, or one with a few
+/// objects unreadable, still has its elements, and is not read again from
+/// its pixels (that would cost a big window's every look).
 pub(crate) fn wanted(tree: &AccessibilityTree) -> bool {
-    !matches!(tree.fidelity, Fidelity::Full)
+    match &tree.root {
+        None => true,
+        Some(root) => {
+            !matches!(tree.fidelity, Fidelity::Full)
+                && tree.truncated.is_none()
+                && !root.walk().skip(1).any(|e| e.is_actionable())
+        }
+    }
 }
 
 /// Says in the fidelity's reason why nothing was read from the pixels.

@@ -48,6 +48,8 @@ pub enum FixtureKind {
     Chromium,
     /// `testapps/fixture_web.py`: the fixture page in Firefox ESR.
     Firefox,
+    /// `testapps/fixture_tk_matrix.py`: the same widgets drawn by Tk (no accessibility at all).
+    Tk,
 }
 
 impl FixtureKind {
@@ -58,6 +60,7 @@ impl FixtureKind {
             FixtureKind::XTerm => "fixture_term.py",
             FixtureKind::Qt5 => "fixture_qt5.py",
             FixtureKind::Chromium | FixtureKind::Firefox => "fixture_web.py",
+            FixtureKind::Tk => "fixture_tk_matrix.py",
         };
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps").join(name)
     }

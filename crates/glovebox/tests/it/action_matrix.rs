@@ -51,6 +51,9 @@ enum App {
     /// The web fixture page in Firefox with "Prevent accessibility
     /// services" ticked: no tree at all, read from its pixels.
     FirefoxSeen,
+    /// The Tk fixture (`testapps/fixture_tk_matrix.py`): Tk has no
+    /// accessibility at all, so it is read from its pixels.
+    Tk,
 }
 
 impl App {
@@ -65,6 +68,7 @@ impl App {
             App::Gtk4Current => "GTK 4.18",
             App::ChromiumSeen => "Chromium (accessibility off, seen)",
             App::FirefoxSeen => "Firefox (accessibility off, seen)",
+            App::Tk => "Tk (seen)",
         }
     }
 
@@ -74,7 +78,7 @@ impl App {
 
     /// Addressed by the elements seen in its pixels: it reports no tree of its page.
     fn is_seen(self) -> bool {
-        matches!(self, App::ChromiumSeen | App::FirefoxSeen)
+        matches!(self, App::ChromiumSeen | App::FirefoxSeen | App::Tk)
     }
 }
 
@@ -146,35 +150,35 @@ const NO_ACT: ErrorCode = ErrorCode::ElementNotActionable;
 /// button for itself, and the window manager owns alt with the real
 /// pointer's buttons (openbox moves the window), so those are refused.
 #[rustfmt::skip]
-const MATRIX: &[(Act, Addressing, [Expect; 18])] = &[
-    //                           GTK3 bg    GTK3 fg    GTK4 bg    GTK4 fg    xterm bg   xterm fg   Qt5 bg     Chromium   Firefox    | on the agent display: GTK3, GTK4, Qt5, Chromium, Firefox | GTK 4.18: bg, agent display | accessibility off, seen: Chromium, Firefox
-    (Act::Click,        E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         D,         D, D,         D]),
-    (Act::Click,        P, [D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D, D,         D]),
-    (Act::RightClick,   E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::RightClick,   P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::MiddleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::MiddleClick,  P, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::DoubleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::DoubleClick,  P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::Move,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::Move,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::Drag,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::Drag,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::Scroll,       E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG)]),
-    (Act::Scroll,       P, [D,         D,         R(BG),     D,         D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG)]),
-    (Act::CtrlClick,    E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::CtrlClick,    P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::ShiftScroll,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG)]),
-    (Act::ShiftScroll,  P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG)]),
-    (Act::AltDrag,      E, [D,         R(NO_ACT), R(BG),     R(NO_ACT), R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         R(NO_ACT), D,         D,         D,         R(BG),     R(NO_ACT), D,         D]),
-    (Act::AltDrag,      P, [D,         R(NO_ACT), R(BG),     R(NO_ACT), D,         R(NO_ACT), D,         D,         D,         D,         R(NO_ACT), D,         D,         D,         R(BG),     R(NO_ACT), D,         D]),
-    (Act::TypeAscii,    F, [D,         D,         D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(NO_ACT), D, D,         D]),
-    (Act::TypeUnicode,  F, [D,         D,         D,         D,         R(BG),     D,         D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         R(NO_ACT), D, R(BG),     D]),
-    (Act::Key,          F, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D]),
-    (Act::SetValue,     E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         D,         D, R(NO_ACT), R(NO_ACT)]),
-    (Act::SetValue,     P, [D,         D,         D,         D,         R(BG),     R(BG),     D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         D,         D, R(BG),     R(BG)]),
-    (Act::Select,       E, [D,         D,         R(BG),     R(BG),     R(NO_EL),  R(NO_EL),  R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG), R(NO_ACT), R(NO_ACT)]),
-    (Act::Select,       P, [D,         D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG), R(BG),     R(BG)]),
+const MATRIX: &[(Act, Addressing, [Expect; 19])] = &[
+    //                           GTK3 bg    GTK3 fg    GTK4 bg    GTK4 fg    xterm bg   xterm fg   Qt5 bg     Chromium   Firefox    | on the agent display: GTK3, GTK4, Qt5, Chromium, Firefox | GTK 4.18: bg, agent display | read from pixels: Chromium and Firefox with accessibility off, Tk
+    (Act::Click,        E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         D,         D, D,         D, D]),
+    (Act::Click,        P, [D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D, D,         D, D]),
+    (Act::RightClick,   E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::RightClick,   P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::MiddleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::MiddleClick,  P, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::DoubleClick,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::DoubleClick,  P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::Move,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::Move,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::Drag,         E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::Drag,         P, [D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::Scroll,       E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG), D]),
+    (Act::Scroll,       P, [D,         D,         R(BG),     D,         D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG), D]),
+    (Act::CtrlClick,    E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::CtrlClick,    P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::ShiftScroll,  E, [D,         D,         R(BG),     D,         R(NO_EL),  R(NO_EL),  R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG), D]),
+    (Act::ShiftScroll,  P, [D,         D,         R(BG),     D,         R(NO_ACT), R(NO_ACT), R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         R(BG),     D, D,         R(BG), D]),
+    (Act::AltDrag,      E, [D,         R(NO_ACT), R(BG),     R(NO_ACT), R(NO_EL),  R(NO_EL),  D,         D,         D,         D,         R(NO_ACT), D,         D,         D,         R(BG),     R(NO_ACT), D,         D, D]),
+    (Act::AltDrag,      P, [D,         R(NO_ACT), R(BG),     R(NO_ACT), D,         R(NO_ACT), D,         D,         D,         D,         R(NO_ACT), D,         D,         D,         R(BG),     R(NO_ACT), D,         D, D]),
+    (Act::TypeAscii,    F, [D,         D,         D,         D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(NO_ACT), D, D,         D, D]),
+    (Act::TypeUnicode,  F, [D,         D,         D,         D,         R(BG),     D,         D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         R(NO_ACT), D, R(BG),     D, D]),
+    (Act::Key,          F, [D,         D,         R(BG),     D,         R(BG),     D,         D,         D,         D,         D,         D,         D,         D,         D,         R(BG),     D, D,         D, D]),
+    (Act::SetValue,     E, [D,         D,         D,         D,         R(NO_EL),  R(NO_EL),  D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         D,         D, R(NO_ACT), R(NO_ACT), R(NO_ACT)]),
+    (Act::SetValue,     P, [D,         D,         D,         D,         R(BG),     R(BG),     D,         R(BG),     D,         D,         D,         D,         R(BG),     D,         D,         D, R(BG),     R(BG), R(BG)]),
+    (Act::Select,       E, [D,         D,         R(BG),     R(BG),     R(NO_EL),  R(NO_EL),  R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG), R(NO_ACT), R(NO_ACT), R(NO_ACT)]),
+    (Act::Select,       P, [D,         D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     D,         R(BG),     R(BG),     R(BG),     R(BG),     R(BG),     R(BG), R(BG),     R(BG), R(BG)]),
 ];
 
 /// Where and how a column's actions go.
@@ -206,7 +210,7 @@ impl Column {
     }
 }
 
-const APPS: [(App, Column); 18] = [
+const APPS: [(App, Column); 19] = [
     (App::Gtk3, Column::Background),
     (App::Gtk3, Column::Foreground),
     (App::Gtk4, Column::Background),
@@ -225,6 +229,7 @@ const APPS: [(App, Column); 18] = [
     (App::Gtk4Current, Column::AgentDisplay),
     (App::ChromiumSeen, Column::Background),
     (App::FirefoxSeen, Column::Background),
+    (App::Tk, Column::Background),
 ];
 
 /// The toolkits whose share the matrix publishes (xterm has no
@@ -316,6 +321,8 @@ impl Stage {
                     "off",
                 ],
             ),
+            // Above the page of the accessible Chromium, clear of the sentinel.
+            App::Tk => (FixtureKind::Tk, &["--x", "1450", "--y", "0"]),
             App::FirefoxSeen => (
                 FixtureKind::Firefox,
                 &[
@@ -360,7 +367,7 @@ impl Stage {
                 &["--x", "300", "--y", "260", "--width", "900", "--height", "520"],
             ),
             App::Gtk4Current => (FixtureKind::Gtk4, &["--no-password"]),
-            App::XTerm | App::ChromiumSeen | App::FirefoxSeen => {
+            App::XTerm | App::ChromiumSeen | App::FirefoxSeen | App::Tk => {
                 unreachable!("{app:?} has no agent display column")
             }
         };
@@ -435,6 +442,11 @@ fn run_cell(
     expect: Expect,
 ) -> Result<String, String> {
     let mode = column.mode();
+    if target.app == App::Tk {
+        // Tk takes two presses within its double-click time (500 ms) for a double
+        // click, as it would from a person: the cells are that far apart.
+        std::thread::sleep(Duration::from_millis(600));
+    }
     reset(target, act);
     let seen = stage.observe(target);
     let state_before = target.fixture.state().unwrap();

@@ -174,7 +174,7 @@ pub(super) fn combo_name(app: App) -> &'static str {
     match app {
         // GTK3 and Qt name a combo box by the option it shows; a web page by its label.
         App::Gtk3 | App::Qt5 => "Red",
-        App::Chromium | App::Firefox | App::ChromiumSeen | App::FirefoxSeen => "Colour",
+        App::Chromium | App::Firefox | App::ChromiumSeen | App::FirefoxSeen | App::Tk => "Colour",
         _ => "",
     }
 }
@@ -272,7 +272,7 @@ pub(super) fn reset(target: &Target_, act: Act) {
         return;
     }
     target.fixture.send(json!({"cmd": "set", "widget": "name", "value": ""}));
-    if matches!(target.app, App::Gtk3 | App::Qt5) || target.app.is_web() {
+    if matches!(target.app, App::Gtk3 | App::Qt5 | App::Tk) || target.app.is_web() {
         target.fixture.send(json!({"cmd": "set", "widget": "combo", "value": "Red"}));
     }
     if matches!(act, Act::TypeAscii | Act::TypeUnicode | Act::Key) {
@@ -294,7 +294,7 @@ pub(super) fn reset(target: &Target_, act: Act) {
         target.fixture.wait_state("name empty", |s| {
             web_done(s)
                 && s["values"]["name"] == ""
-                && (!(matches!(target.app, App::Gtk3 | App::Qt5) || target.app.is_web())
+                && (!(matches!(target.app, App::Gtk3 | App::Qt5 | App::Tk) || target.app.is_web())
                     || s["values"]["combo"] == "Red")
         });
     }
