@@ -7,7 +7,7 @@ use glovebox_platform::{RgbImage, SeenReader};
 use std::time::Instant;
 
 fn load(path: &str) -> RgbImage {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut buf).unwrap();

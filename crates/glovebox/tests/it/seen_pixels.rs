@@ -194,12 +194,11 @@ fn browser(sandbox: &Sandbox, home: &Path, program: &str, url: &str) -> Child {
 
 /// A GTK window the user works in, frontmost, beside where the test's windows are.
 fn sentinel(sandbox: &Sandbox) -> Fixture {
-    let sentinel = Fixture::launch(
+    Fixture::launch(
         sandbox,
         &unique_title("seen user"),
         &["--no-password", "--x", "1300", "--y", "60"],
-    );
-    sentinel
+    )
 }
 
 fn drive_browser(program: &str) {
