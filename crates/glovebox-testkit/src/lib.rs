@@ -43,3 +43,13 @@ pub fn pyatspi(
         .output()
         .expect("python3-pyatspi")
 }
+
+/// A private desktop as a person has it: accessibility left as the bus
+/// starts it (`IsEnabled` off), no variables or switches for it.
+pub fn cold_desktop() -> glovebox_sandbox::Sandbox {
+    glovebox_sandbox::Sandbox::start(glovebox_sandbox::SandboxOptions {
+        accessibility: glovebox_sandbox::AccessibilityAtStart::Cold,
+        ..Default::default()
+    })
+    .expect("a cold sandbox desktop")
+}

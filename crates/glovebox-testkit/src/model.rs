@@ -3,7 +3,7 @@
 //! JSON through [`replay_server`]) and record what glovebox sent them.
 
 use serde_json::{json, Value};
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{BufRead, BufReader, Write as _};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
@@ -39,6 +39,25 @@ pub type Answer = Box<dyn Fn(usize, &Value) -> Value + Send>;
 /// What a server recorded, in order.
 pub type Recorded<T> = Arc<Mutex<Vec<T>>>;
 
+/// One HTTP request from `reader`: its request and header lines (trimmed)
+/// and its body (`Content-Length` bytes); `None` when the body is cut short.
+pub fn read_request(reader: &mut impl BufRead) -> Option<(Vec<String>, Vec<u8>)> {
+    let (mut lines, mut length) = (vec![], 0);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+        lines.push(line.trim().to_owned());
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some((lines, body))
+}
+
 /// A loopback HTTP server: records each request's body (and header lines)
 /// and answers it with `answer(step, body)` as JSON.
 pub fn replay_server(answer: Answer) -> (String, Recorded<Value>, Recorded<String>) {
@@ -51,21 +70,8 @@ pub fn replay_server(answer: Answer) -> (String, Recorded<Value>, Recorded<Strin
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
             let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-                record_headers.lock().unwrap().push(line.trim().to_owned());
-            }
-            let mut body = vec![0; length];
-            if reader.read_exact(&mut body).is_err() {
-                continue;
-            }
+            let Some((lines, body)) = read_request(&mut reader) else { continue };
+            record_headers.lock().unwrap().extend(lines);
             let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
             let step = {
                 let mut seen = record.lock().unwrap();

@@ -10,17 +10,9 @@
 //! reader ever runs).
 
 use glovebox_sandbox::fixture::{unique_title, wait_until};
-use glovebox_sandbox::{AccessibilityAtStart, Sandbox, SandboxOptions};
+use glovebox_sandbox::Sandbox;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-
-fn cold_desktop() -> Sandbox {
-    Sandbox::start(SandboxOptions {
-        accessibility: AccessibilityAtStart::Cold,
-        ..SandboxOptions::default()
-    })
-    .expect("a cold sandbox desktop")
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("glovebox-cold-{}-{name}", std::process::id()));
@@ -166,7 +158,7 @@ fn inspect(sandbox: &Sandbox, home: &Path, id: &str) -> String {
 #[test]
 fn programs_started_before_glovebox_are_named_with_why_they_have_no_tree_and_the_fix() {
     let _heavy = glovebox_testkit::heavy_turn();
-    let sandbox = cold_desktop();
+    let sandbox = glovebox_testkit::cold_desktop();
     let home = scratch("before");
     assert!(!status(&sandbox, "IsEnabled"), "a cold desktop starts with IsEnabled off");
 
@@ -264,7 +256,7 @@ fn exec_words(entry: &str) -> Vec<String> {
 fn setup_accessibility_makes_browsers_started_later_expose_their_pages_and_undo_puts_everything_back(
 ) {
     let _heavy = glovebox_testkit::heavy_turn();
-    let sandbox = cold_desktop();
+    let sandbox = glovebox_testkit::cold_desktop();
     let home = scratch("setup");
     // The desktop's configuration directory (`XDG_CONFIG_HOME`), as a session's is.
     let config_home = sandbox.runtime_dir().join("config");

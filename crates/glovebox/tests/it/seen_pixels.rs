@@ -12,24 +12,16 @@
 #![cfg(target_os = "linux")]
 
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
-use glovebox_sandbox::{AccessibilityAtStart, Sandbox, SandboxOptions};
+use glovebox_sandbox::Sandbox;
 use glovebox_testkit::desktop::Desktop;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn cold_desktop() -> Sandbox {
-    Sandbox::start(SandboxOptions {
-        accessibility: AccessibilityAtStart::Cold,
-        ..SandboxOptions::default()
-    })
-    .expect("a cold sandbox desktop")
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -66,21 +58,10 @@ fn serve(title: &str) -> Page {
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             let mut reader = BufReader::new(stream);
-            let mut request = String::new();
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-                request.push_str(&line);
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            let answer = if request.starts_with("POST /state") {
+            let Some((lines, body)) = glovebox_testkit::model::read_request(&mut reader) else {
+                continue;
+            };
+            let answer = if lines.first().is_some_and(|l| l.starts_with("POST /state")) {
                 if let Ok(state) = serde_json::from_slice(&body) {
                     kept.lock().unwrap().push(state);
                 }
@@ -203,7 +184,7 @@ fn sentinel(sandbox: &Sandbox) -> Fixture {
 
 fn drive_browser(program: &str) {
     let _heavy = glovebox_testkit::heavy_turn();
-    let sandbox = cold_desktop();
+    let sandbox = glovebox_testkit::cold_desktop();
     let home = scratch(program);
     let title = unique_title(&format!("seen {program}"));
     let page = serve(&title);
@@ -249,7 +230,7 @@ fn firefox_with_accessibility_prevented_is_filled_in_by_what_is_seen() {
 #[test]
 fn tk_programs_and_xterm_are_driven_by_what_is_seen() {
     let _heavy = glovebox_testkit::heavy_turn();
-    let sandbox = cold_desktop();
+    let sandbox = glovebox_testkit::cold_desktop();
     let home = scratch("tk");
     // The Tk fixture, and IDLE (Python's editor, Tk, from Debian's archive).
     let title = unique_title("seen tk");
