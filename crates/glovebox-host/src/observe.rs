@@ -278,8 +278,12 @@ impl Host {
             .transpose()?;
         let mut audit = self.grant_record("observe", grant);
         audit.detail = Some(format!(
-            "frame {id}, {} elements{}",
+            "frame {id}, {} elements{}{}",
             tree.node_count,
+            match tree.seen.len() {
+                0 => String::new(),
+                n => format!(", {n} seen in the pixels"),
+            },
             if png.is_some() { ", screenshot" } else { "" }
         ));
         self.audit(audit);
