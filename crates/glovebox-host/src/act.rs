@@ -366,7 +366,9 @@ impl Host {
             true => Delivery { receipt: Receipt::Pending, ..delivery },
             false => delivery,
         };
-        self.record_delivered(state, &window, action, &frame.tree, changes.as_ref());
+        // A seen element is kept as its point: a replay's fresh frame has new seen ids.
+        let recorded = decide::seen::seen_as_points(&frame, action);
+        self.record_delivered(state, &window, &recorded, &frame.tree, changes.as_ref());
         let mut grant_closed = None;
         if let Some((code, why)) =
             state.grant.as_ref().and_then(|g| decide::budget_spent(g.budget_left))

@@ -92,3 +92,28 @@ pub(crate) fn unknown_field_typing(frame: &FrameRecord, action: &Action) -> Opti
         )
     })
 }
+
+/// `action` with each seen element it names as the point at that
+/// element's centre in the frame's image: what a recording keeps, since a
+/// replay looks at a fresh frame whose seen ids are new.
+pub(crate) fn seen_as_points(frame: &FrameRecord, action: &Action) -> Action {
+    let (sx, sy) = (
+        frame.image.width as f64 / frame.shown.width.max(1) as f64,
+        frame.image.height as f64 / frame.shown.height.max(1) as f64,
+    );
+    let targets: Vec<Target> = action
+        .targets()
+        .into_iter()
+        .map(|target| {
+            let Target::Element(id) = target else { return target };
+            match frame.elements.get(&id).filter(|e| e.seen.is_some()).and_then(|e| e.center) {
+                Some(c) => Target::Point(glovebox_model::Point {
+                    x: ((c.x - frame.shown.x) as f64 * sx).round() as i32,
+                    y: ((c.y - frame.shown.y) as f64 * sy).round() as i32,
+                }),
+                None => target,
+            }
+        })
+        .collect();
+    action.retargeted(&targets).unwrap_or_else(|_| action.clone())
+}

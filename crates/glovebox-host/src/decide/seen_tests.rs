@@ -129,3 +129,15 @@ fn every_mode_but_yolo_asks_before_typing_where_no_field_can_be_known() {
         );
     }
 }
+
+#[test]
+fn a_recording_keeps_a_seen_element_as_the_point_at_its_centre() {
+    let frame = seen_frame();
+    // The field's centre, (170, 120) on screen, is (70, 20) in the frame's image (shown from (100, 100)).
+    assert_eq!(
+        seen::seen_as_points(&frame, &click(Target::Element(FIELD))),
+        click(Target::Point(glovebox_model::Point { x: 70, y: 20 }))
+    );
+    let typed = Action::Type { text: "x".into() };
+    assert_eq!(seen::seen_as_points(&frame, &typed), typed);
+}
