@@ -184,7 +184,7 @@ pub(crate) fn shown_text(
 ) -> Option<crate::approval::ShownText> {
     use crate::approval::{ShownBecause, ShownText};
     let Action::Type { text } = action else { return None };
-    let why = if frame.no_tree || frame.tree.root.is_none() {
+    let why = if seen::fields_unknown(frame) {
         ShownBecause::NoTree
     } else if focused(&frame.tree)
         .and_then(|id| frame.elements.get(&id))

@@ -79,13 +79,18 @@ pub(crate) fn check_seen_unmoved(
     Ok(())
 }
 
+/// The frame's window cannot say which of its fields is which: it has no
+/// tree, or one so thin that what it shows was seen in its pixels.
+pub(crate) fn fields_unknown(frame: &FrameRecord) -> bool {
+    frame.no_tree || frame.tree.root.is_none() || !frame.tree.seen.is_empty()
+}
+
 /// Why typing asks the person although the input class may allow it: the
 /// window has no tree (or only a thin one), so it cannot say whether the
 /// focused field is a password field. `None` where the tree can say.
 pub(crate) fn unknown_field_typing(frame: &FrameRecord, action: &Action) -> Option<String> {
     let types = matches!(action, Action::Type { .. });
-    let tree_cannot_say = frame.tree.root.is_none() || !frame.tree.seen.is_empty();
-    (types && tree_cannot_say).then(|| {
+    (types && fields_unknown(frame)).then(|| {
         format!(
             "window {} does not say which of its fields is a password field, so text typed into it is shown to you first",
             frame.window

@@ -92,6 +92,15 @@ fn typing_where_no_field_can_be_known_asks_and_names_the_window() {
     let why = plan.approval.escalation.expect("typing into a window without a tree asks");
     assert!(why.contains("10/0x20") && why.contains("password"), "{why}");
     assert!(plan.approval.shown_text.is_some(), "the person sees the text");
+    // A browser's bare frame with its page seen in the pixels cannot say either.
+    let mut bare = seen_frame();
+    let mut tree = (*bare.tree).clone();
+    tree.root =
+        Some(glovebox_model::Element::new(ElementId(1), glovebox_model::Role::Frame, "Page"));
+    bare.tree = std::sync::Arc::new(tree);
+    bare.no_tree = false;
+    let plan = plan_input(Reach::Background, FRAME, &bare, &typed).unwrap();
+    assert!(plan.approval.escalation.is_some() && plan.approval.shown_text.is_some());
     // A click there is no typing; a window with a tree says where its password fields are.
     assert!(plan_input(Reach::Background, FRAME, &seen_frame(), &click(Target::Element(FIELD)))
         .unwrap()

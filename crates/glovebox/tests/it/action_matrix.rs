@@ -522,25 +522,54 @@ fn action_matrix() {
             format!("{app:?} {}", column.label()).to_lowercase().contains(&o.to_lowercase())
         })
     };
-    let mut targets = vec![];
-    for (app, column) in APPS {
-        let on_agent_display = column == Column::AgentDisplay;
-        if runs(app, column)
-            && !targets
-                .iter()
-                .any(|t: &Target_| t.app == app && t.on_agent_display == on_agent_display)
-        {
-            targets.push(if on_agent_display {
-                stage.launch_on_agent_display(app)
-            } else {
-                stage.launch(app)
-            });
+    // Two passes: the windows read from their pixels run once the others are closed, so no
+    // more than four browsers share the machine's two cores at a time.
+    let mut verdicts: Vec<Vec<Option<Result<String, String>>>> =
+        vec![vec![None; APPS.len()]; MATRIX.len()];
+    for seen_pass in [false, true] {
+        let mut targets = vec![];
+        for (app, column) in APPS {
+            let on_agent_display = column == Column::AgentDisplay;
+            if app.is_seen() == seen_pass
+                && runs(app, column)
+                && !targets
+                    .iter()
+                    .any(|t: &Target_| t.app == app && t.on_agent_display == on_agent_display)
+            {
+                targets.push(if on_agent_display {
+                    stage.launch_on_agent_display(app)
+                } else {
+                    stage.launch(app)
+                });
+            }
         }
+        if targets.is_empty() {
+            continue;
+        }
+        // The user works in the sentinel; the targets stay in the background.
+        stage.sentinel.activate();
+        // The user's pointer rests on the sentinel.
+        stage.sandbox.warp_pointer(1500, 700).unwrap();
+        for (row, (act, addressing, expected)) in MATRIX.iter().enumerate() {
+            for (column, ((app, how), expect)) in APPS.iter().zip(expected).enumerate() {
+                if app.is_seen() != seen_pass || !runs(*app, *how) {
+                    continue;
+                }
+                let on_agent_display = *how == Column::AgentDisplay;
+                let target = targets
+                    .iter()
+                    .find(|t| t.app == *app && t.on_agent_display == on_agent_display)
+                    .unwrap();
+                let verdict = run_cell(&stage, target, *act, *addressing, *how, *expect);
+                if only.is_some() {
+                    eprintln!("cell {act:?} {addressing:?} {app:?} {how:?}: {verdict:?}");
+                }
+                verdicts[row][column] = Some(verdict);
+            }
+        }
+        // Dropped fixtures end their applications before the next pass starts its own.
+        drop(targets);
     }
-    // The user works in the sentinel; the targets stay in the background.
-    stage.sentinel.activate();
-    // The user's pointer rests on the sentinel.
-    stage.sandbox.warp_pointer(1500, 700).unwrap();
 
     let mut failures = vec![];
     // Cells delivered per column, and rows delivered without touching the user per toolkit.
@@ -553,23 +582,14 @@ fn action_matrix() {
     table.push_str("\n|---|---|");
     table.push_str(&"---|".repeat(APPS.len()));
     table.push('\n');
-    for (act, addressing, expected) in MATRIX {
+    for ((act, addressing, expected), row_verdicts) in MATRIX.iter().zip(&verdicts) {
         let mut row = format!("| {act:?} | {addressing:?} |");
         let mut row_untouched = [false; TOOLKITS.len()];
         for (column, ((app, how), expect)) in APPS.iter().zip(expected).enumerate() {
-            if !runs(*app, *how) {
+            let Some(verdict) = &row_verdicts[column] else {
                 row.push_str(" not run |");
                 continue;
-            }
-            let on_agent_display = *how == Column::AgentDisplay;
-            let target = targets
-                .iter()
-                .find(|t| t.app == *app && t.on_agent_display == on_agent_display)
-                .unwrap();
-            let verdict = run_cell(&stage, target, *act, *addressing, *how, *expect);
-            if only.is_some() {
-                eprintln!("cell {act:?} {addressing:?} {app:?} {how:?}: {verdict:?}");
-            }
+            };
             if verdict.as_ref().is_ok_and(|cell| cell.starts_with("delivered")) {
                 delivered[column] += 1;
                 if let (Some(t), Column::Background | Column::AgentDisplay) =
@@ -578,7 +598,7 @@ fn action_matrix() {
                     row_untouched[t] = true;
                 }
             }
-            let cell = match &verdict {
+            let cell = match verdict {
                 Ok(outcome) => outcome.clone(),
                 Err(why) => {
                     failures.push(format!("{act:?} × {addressing:?} × {app:?} × {how:?}: {why}"));
