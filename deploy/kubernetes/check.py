@@ -9,7 +9,10 @@ kind (schemas/, see schemas/SOURCES.md); a kind with no pinned schema is an
 error. Then the references between documents are checked: namespaces, the
 ConfigMaps and claims a pod mounts, volume mounts, $(VAR) in command/args,
 the warm pool's template and the claim's warm pool. References resolve
-against the checked files plus the manifests of deploy/kubernetes.
+against the checked files plus the manifests of deploy/kubernetes. Then
+what the schemas let through and the API server refuses (semantic.py:
+enumerations, rules between fields, quantities), and Pod Security's
+"restricted" profile (restricted.py) for every pod and namespace.
 
 Prints `ok FILE KIND/NAME` per good document and `error FILE KIND/NAME: ...`
 per fault; exits 1 if there was any. Needs python3-yaml and
@@ -23,6 +26,10 @@ from pathlib import Path
 
 import jsonschema
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import restricted  # noqa: E402  (beside this file)
+import semantic  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 SCHEMAS = HERE / "schemas"
@@ -176,7 +183,17 @@ def reference_errors(doc, known):
                             if var not in env:
                                 out.append(f"{at}.{field}.{a_i}: $({var}) is not in the container's env")
 
+    if pod is not None:
+        out += semantic.pod_faults(pod, base)
+        template = (spec.get("template") if doc.kind == "Job" else spec.get("podTemplate")) or {}
+        out += restricted.faults(pod, base, template.get("metadata"))
+    if doc.kind == "Namespace":
+        out += restricted.namespace_faults(doc.body)
+    elif doc.kind == "PersistentVolumeClaim":
+        out += semantic.claim_faults(spec)
+
     if doc.kind == "Job":
+        out += semantic.job_faults(spec, pod or {})
         indexed = spec.get("completionMode") == "Indexed"
         for field in ("backoffLimitPerIndex", "maxFailedIndexes"):
             if field in spec and not indexed:

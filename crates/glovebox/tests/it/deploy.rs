@@ -87,3 +87,125 @@ fn a_misspelt_field_a_wrong_type_or_a_dangling_reference_is_refused_by_name() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A copy of `file` with each `(from, to)` replaced once, checked: it must fail naming `expected`.
+fn refused(dir: &Path, name: &str, file: &str, edits: &[(&str, &str)], expected: &str) {
+    let original = std::fs::read_to_string(repo().join(file)).unwrap();
+    let mut text = original.clone();
+    for (from, to) in edits {
+        assert!(text.contains(from), "{name}: {from:?} is not in {file}");
+        text = text.replacen(from, to, 1);
+    }
+    assert_ne!(text, original, "{name}: the manifest did not change");
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    let output = check(&[&path]);
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{name}: {printed}");
+    assert!(printed.contains(expected), "{name}: expected {expected:?} in {printed}");
+}
+
+#[test]
+fn a_pod_below_the_restricted_profile_or_a_value_the_api_server_refuses_fails_the_check() {
+    let dir = std::env::temp_dir().join(format!("glovebox-deploy-pss-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = "deploy/kubernetes/job/episodes-job.yaml";
+    let template = "deploy/kubernetes/agent-sandbox/sandbox-template.yaml";
+    // What Pod Security Admission refuses in a namespace enforcing "restricted".
+    refused(
+        &dir,
+        "root.yaml",
+        job,
+        &[("runAsUser: 10001", "runAsUser: 0")],
+        "spec.template.spec.securityContext.runAsUser: 0 (restricted: Running as Non-root user)",
+    );
+    refused(
+        &dir,
+        "root-container.yaml",
+        template,
+        &[("            runAsNonRoot: true\n", "            runAsNonRoot: false\n")],
+        "spec.podTemplate.spec.containers.0.securityContext.runAsNonRoot: false",
+    );
+    refused(
+        &dir,
+        "escalation.yaml",
+        job,
+        &[("allowPrivilegeEscalation: false", "allowPrivilegeEscalation: true")],
+        "allowPrivilegeEscalation: must be false (restricted: Privilege Escalation)",
+    );
+    refused(
+        &dir,
+        "capability.yaml",
+        job,
+        &[("drop: [\"ALL\"]", "drop: [\"ALL\"]\n              add: [\"SYS_ADMIN\"]")],
+        "capabilities.add: SYS_ADMIN (baseline: Capabilities)",
+    );
+    refused(
+        &dir,
+        "unconfined.yaml",
+        job,
+        &[("type: RuntimeDefault", "type: Unconfined")],
+        "spec.template.spec.securityContext.seccompProfile.type: Unconfined (baseline: Seccomp)",
+    );
+    refused(
+        &dir,
+        "host-path.yaml",
+        job,
+        &[("emptyDir:\n            sizeLimit: 512Mi", "hostPath:\n            path: /tmp")],
+        "spec.template.spec.volumes.2.hostPath: not allowed (baseline: HostPath Volumes)",
+    );
+    refused(
+        &dir,
+        "namespace.yaml",
+        "deploy/kubernetes/job/namespace.yaml",
+        &[(
+            "pod-security.kubernetes.io/enforce: restricted",
+            "pod-security.kubernetes.io/enforce: baseline",
+        )],
+        "metadata.labels[pod-security.kubernetes.io/enforce]: 'baseline', not 'restricted'",
+    );
+    // What the schema lets through and the API server refuses.
+    refused(
+        &dir,
+        "misspelt-action.yaml",
+        job,
+        &[("action: FailIndex", "action: FailIndexx")],
+        "spec.podFailurePolicy.rules.0.action: 'FailIndexx' is not one of Count, FailIndex, FailJob, Ignore",
+    );
+    refused(
+        &dir,
+        "no-backoff-per-index.yaml",
+        job,
+        &[("  backoffLimitPerIndex: 1", "  backoffLimit: 1")],
+        "spec.podFailurePolicy.rules.0.action: FailIndex needs spec.backoffLimitPerIndex",
+    );
+    refused(
+        &dir,
+        "zero-exit.yaml",
+        job,
+        &[("values: [7]", "values: [0, 7]")],
+        "onExitCodes.values: 0 cannot be used with the In operator",
+    );
+    refused(
+        &dir,
+        "pull-policy.yaml",
+        template,
+        &[("imagePullPolicy: IfNotPresent", "imagePullPolicy: IfMissing")],
+        "imagePullPolicy: 'IfMissing' is not one of Always, IfNotPresent, Never",
+    );
+    refused(
+        &dir,
+        "quantity.yaml",
+        job,
+        &[("ephemeral-storage: 1Gi", "ephemeral-storage: 1GB")],
+        "resources.limits.ephemeral-storage: '1GB' is not a quantity",
+    );
+    refused(
+        &dir,
+        "limit-below-request.yaml",
+        job,
+        &[("memory: 1Gi", "memory: 256Mi")],
+        "resources.limits.memory: below its request",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
