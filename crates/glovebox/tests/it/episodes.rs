@@ -199,6 +199,15 @@ fn the_example_episodes_pass_as_a_batch_and_leave_nothing_behind() {
         serde_json::from_slice(&std::fs::read(out.join("form/work/state.json")).unwrap()).unwrap();
     assert_eq!(state["values"]["name"], "Ada Lovelace");
     assert_eq!(state["clicks"]["submit"], 1);
+    // The batch at a glance: a row and a test case per episode, all passed.
+    let read = junit(&out.join("junit.xml"));
+    assert_eq!(
+        read["declared"],
+        serde_json::json!({"tests": episodes.len(), "failures": 0, "errors": 0})
+    );
+    assert_eq!(read["counted"]["passed"].as_u64(), Some(episodes.len() as u64));
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_eq!(page.matches("data-verdict=\"passed\"").count(), episodes.len(), "{page}");
     corner.nothing_left(session);
     std::fs::remove_dir_all(&out).unwrap();
 }
@@ -390,4 +399,173 @@ app = 0
     assert!(started.elapsed().as_secs() < 90);
     std::fs::remove_dir_all(&specs).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// `glovebox episode summarize ARGS... --json`: its exit status and document.
+fn summarize(args: &[&Path]) -> (Option<i32>, Value) {
+    let output = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .args(["episode", "summarize", "--json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let document = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code(), document)
+}
+
+/// The page as a browser has it once its script ran: headless Chromium's DOM of `url`.
+fn rendered(url: &str, profile: &Path) -> String {
+    let output = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--dump-dom"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(url)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// JUnit XML as junitparser (PyPI) reads it: the declared and the counted totals, and the cases.
+fn junit(path: &Path) -> Value {
+    let output = Command::new(glovebox_testkit::sdk::python())
+        .arg(repo().join("testapps/junit_counts.py"))
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn batches_are_read_at_a_glance_and_summarize_merges_them() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let base = scratch("glance");
+    let dialog = std::fs::read_to_string(repo().join("examples/episodes/dialog.toml")).unwrap();
+    // Batch one: a pass and a failure (the oracle wants another name than the one typed).
+    let one = base.join("specs-one");
+    std::fs::create_dir_all(&one).unwrap();
+    std::fs::write(one.join("pass.toml"), &dialog).unwrap();
+    let wrong =
+        dialog.replace("equals = \"Grace Hopper\\n\"", "equals = \"Ada <Lovelace> & co\\n\"");
+    assert_ne!(wrong, dialog);
+    std::fs::write(one.join("fail.toml"), wrong).unwrap();
+    // Batch two: a pass and a spec refused before anything starts.
+    let two = base.join("specs-two");
+    std::fs::create_dir_all(&two).unwrap();
+    std::fs::write(two.join("pass.toml"), &dialog).unwrap();
+    std::fs::write(two.join("refused.toml"), dialog.replace("[limits]", "[limits]\nsecond = 3"))
+        .unwrap();
+    let corner = Corner::new("glance");
+    let (out_one, out_two) = (base.join("batch-one"), base.join("batch-two"));
+    let (status_one, document_one, _) = batch(&one, &out_one, 2, &corner);
+    assert_eq!(status_one, Some(7), "{document_one}");
+    let (status_two, document_two, _) = batch(&two, &out_two, 2, &corner);
+    assert_eq!(status_two, Some(8), "{document_two}");
+
+    // Each batch's own page and JUnit file, beside its episodes, private as the records are.
+    let mode = |p: &Path| {
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions())
+            & 0o777
+    };
+    for out in [&out_one, &out_two] {
+        assert_eq!((mode(&out.join("index.html")), mode(&out.join("junit.xml"))), (0o600, 0o600));
+    }
+    let read = junit(&out_one.join("junit.xml"));
+    assert_eq!(read["declared"], serde_json::json!({"tests": 2, "failures": 1, "errors": 0}));
+    assert_eq!(read["counted"]["passed"], 1, "{read}");
+    let failed = read["cases"].as_array().unwrap().iter().find(|c| c["name"] == "fail").unwrap();
+    assert!(
+        failed["message"].as_str().unwrap().contains("equals \"Ada <Lovelace> & co\\n\""),
+        "the failed check's sentence, unescaped by the parser: {failed}"
+    );
+
+    // The first batch's page, filtered to its failures in a browser: every row is there, the
+    // passed one hidden, and the failed one links to a report that exists.
+    let profile = base.join("chromium");
+    let page =
+        rendered(&format!("file://{}#failed", out_one.join("index.html").display()), &profile);
+    let rows: Vec<&str> = page.split("<tr class=").skip(1).collect();
+    assert_eq!(rows.len(), 2, "{page}");
+    let passed = rows.iter().find(|r| r.contains("data-verdict=\"passed\"")).unwrap();
+    let fail = rows.iter().find(|r| r.contains("data-verdict=\"failed\"")).unwrap();
+    assert!(passed.contains("hidden"), "the filter hides what did not fail: {passed}");
+    assert!(!fail.contains("hidden"), "{fail}");
+    assert!(fail.contains("Ada &lt;Lovelace&gt; &amp; co"), "why it failed: {fail}");
+    let href = fail.split("href=\"").nth(1).unwrap().split('"').next().unwrap();
+    assert_eq!(href, "fail/report.html");
+    assert!(out_one.join(href).is_file());
+    assert!(page.contains("1 passed, 1 failed, 0 errored of 2"), "{page}");
+
+    // A pod that never wrote its record (its directory, no record.json) is a row too.
+    std::fs::create_dir_all(out_two.join("lost/work")).unwrap();
+    let merged = base.join("merged");
+    let (status, document) = summarize(&[&out_one, &out_two, Path::new("--out"), &merged]);
+    assert_eq!(status, Some(8), "{document}");
+    assert_eq!(
+        document["summary"],
+        serde_json::json!({"passed": 2, "failed": 1, "errored": 2}),
+        "{document}"
+    );
+    let lost = record(&document, "lost");
+    assert!(lost["reason"].as_str().unwrap().contains("never finished"), "{lost}");
+    let read = junit(&merged.join("junit.xml"));
+    assert_eq!(read["declared"], serde_json::json!({"tests": 5, "failures": 1, "errors": 2}));
+    assert_eq!(read["counted"]["failures"], 1);
+    assert_eq!(read["counted"]["errors"], 2);
+    assert_eq!(read["counted"]["passed"], 2);
+    let suites: BTreeSet<&str> =
+        read["cases"].as_array().unwrap().iter().map(|c| c["suite"].as_str().unwrap()).collect();
+    assert_eq!(suites, BTreeSet::from(["batch-one", "batch-two"]));
+    // The merged page links across to each batch's episodes.
+    let page = std::fs::read_to_string(merged.join("index.html")).unwrap();
+    assert!(page.contains("href=\"../batch-one/fail/report.html\""), "{page}");
+    assert!(merged.join("../batch-one/fail/report.html").is_file());
+    // One directory: the page goes into it.
+    let (status, document) = summarize(&[&out_one]);
+    assert_eq!((status, &document["summary"]["failed"]), (Some(7), &Value::from(1)));
+    assert!(out_one.join("index.html").is_file());
+    // Two directories and nowhere named: nothing written, the reason said.
+    let output = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .args(["episode", "summarize"])
+        .args([&out_one, &out_two])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--out"), "{output:?}");
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn a_record_that_cannot_be_written_is_an_errored_run_on_stdout() {
+    // A records volume this user cannot write, as on a root-squashed NFS share or a volume
+    // without fsGroup: the run says so on stdout (which a Job's logs keep) and exits errored.
+    let base = scratch("unwritable");
+    let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+    std::fs::set_permissions(&base, mode).unwrap();
+    let output = Command::new("setpriv")
+        .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_glovebox"))
+        .args(["episode", "run"])
+        .arg(repo().join("examples/episodes/dialog.toml"))
+        .arg("--out")
+        .arg(base.join("dialog"))
+        .arg("--json")
+        .env("HOME", &base)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let record: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    assert_eq!(output.status.code(), Some(8), "{record}");
+    assert_eq!(record["verdict"], "errored");
+    let reason = record["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!("{}", base.join("dialog").display()))
+            && reason.contains("no record is kept there")
+            && reason.contains("Permission denied"),
+        "{reason}"
+    );
+    assert!(!base.join("dialog").exists());
+    std::fs::remove_dir_all(&base).unwrap();
 }

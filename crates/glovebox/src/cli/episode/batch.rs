@@ -2,11 +2,14 @@
 //! as its own `glovebox episode run` process (its own desktop), at most N at
 //! once. A spec that is refused or a run that crashes is one errored record;
 //! the others run. Ctrl-C or SIGTERM stops starting new ones and ends the
-//! running ones, each of which ends its own desktop.
+//! running ones, each of which ends its own desktop. At the end it writes
+//! `OUT/index.html` and `OUT/junit.xml` (`summarize.rs`).
 
 use super::super::exit::Failure;
+use super::summarize;
 use anyhow::Context as _;
 use clap::Args;
+use glovebox_episode::summary::Counts;
 use glovebox_episode::{EpisodeRecord, Verdict};
 use std::collections::VecDeque;
 use std::io::Read as _;
@@ -60,13 +63,19 @@ pub fn batch(config: Option<PathBuf>, args: BatchArgs) -> Result<ExitCode, Failu
     let mut records = std::mem::take(&mut *records.lock().unwrap_or_else(|p| p.into_inner()));
     records.sort_by_key(|(index, _)| *index);
     let records: Vec<EpisodeRecord> = records.into_iter().map(|(_, r)| r).collect();
-    let count = |v: Verdict| records.iter().filter(|r| r.verdict == v).count();
-    let (passed, failed, errored) =
-        (count(Verdict::Passed), count(Verdict::Failed), count(Verdict::Errored));
+    let counts = Counts::of(&records);
+    let (passed, failed, errored) = (counts.passed, counts.failed, counts.errored);
     let not_run = specs.len() - records.len();
     let seconds = started.elapsed().as_secs_f64();
+    let group = std::path::absolute(&out)
+        .ok()
+        .and_then(|o| o.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "episodes".into());
+    let rows: Vec<_> =
+        records.iter().map(|r| summarize::batch_row(r.clone(), &out, &group)).collect();
+    summarize::write(&out, &format!("glovebox episodes: {}", args.dir.display()), &rows)?;
     if args.json {
-        let summary = serde_json::json!({"passed": passed, "failed": failed, "errored": errored, "not_run": not_run, "seconds": seconds, "parallel": args.parallel});
+        let summary = serde_json::json!({"passed": passed, "failed": failed, "errored": errored, "not_run": not_run, "seconds": seconds, "parallel": args.parallel, "index": out.join(summarize::INDEX), "junit": out.join(summarize::JUNIT)});
         println!("{}", serde_json::json!({"episodes": records, "summary": summary}));
     } else {
         println!(
@@ -75,13 +84,7 @@ pub fn batch(config: Option<PathBuf>, args: BatchArgs) -> Result<ExitCode, Failu
             specs.len()
         );
     }
-    let worst = if errored > 0 || not_run > 0 {
-        Verdict::Errored
-    } else if failed > 0 {
-        Verdict::Failed
-    } else {
-        Verdict::Passed
-    };
+    let worst = if not_run > 0 { Verdict::Errored } else { summarize::worst(counts) };
     Ok(ExitCode::from(worst.exit_status()))
 }
 

@@ -5,11 +5,12 @@
 //! the episode's directory; the desktop's end ends everything the episode
 //! started. The child writes the record; this process judges what it could
 //! not (a time limit, a crash) and exits with the verdict's status.
-//! `batch.rs` runs many `run`s at once.
+//! `batch.rs` runs many `run`s at once; `summarize.rs` shows many records at a glance.
 
 mod batch;
 mod inside;
 mod script;
+mod summarize;
 
 use super::exit::Failure;
 use super::sandbox::Running;
@@ -25,8 +26,12 @@ use std::time::{Duration, Instant};
 pub enum EpisodeAction {
     /// Run one episode in a fresh private desktop; exit 0 passed, 7 failed, 8 errored.
     Run(RunArgs),
-    /// Run every episode (`*.toml`, `*.json`) of a directory, each in its own desktop.
+    /// Run every episode (`*.toml`, `*.json`) of a directory, each in its own desktop; writes
+    /// OUT/index.html and OUT/junit.xml.
     Batch(batch::BatchArgs),
+    /// Merge the records of many runs (batches, a Job's /records/JOB) into index.html and
+    /// junit.xml; exit 0 all passed, 7 some failed, 8 some errored.
+    Summarize(summarize::SummarizeArgs),
     /// (internal) The episode inside its desktop, started by `run`.
     #[command(hide = true)]
     Inside(inside::InsideArgs),
@@ -53,6 +58,7 @@ pub fn episode(config: Option<PathBuf>, action: EpisodeAction) -> Result<ExitCod
     match action {
         EpisodeAction::Run(args) => run(config, args),
         EpisodeAction::Batch(args) => batch::batch(config, args),
+        EpisodeAction::Summarize(args) => summarize::summarize(args),
         EpisodeAction::Inside(args) => inside::inside(config, args),
     }
 }
@@ -98,29 +104,77 @@ fn run(config: Option<PathBuf>, mut args: RunArgs) -> Result<ExitCode, Failure> 
     }
     let name = episode_name(&args.spec);
     let out = args.out.clone().unwrap_or_else(|| Path::new("episodes").join(&name));
-    let record = match Episode::load(&args.spec) {
-        Err(e) => errored(&name, format!("the spec is refused, nothing started: {e}"), started),
-        Ok(episode) => {
-            let _ = std::fs::remove_dir_all(&out);
-            // Private (0700): the report, the record's readings and a recording's kept text go here.
-            glovebox_platform::files::make_dirs(&out.join("work"))
-                .with_context(|| format!("creating {}", out.display()))?;
-            in_a_desktop(&args.spec, &episode, &out, config.as_deref(), started)
-        }
+    // The directory first, so that even a refused spec's record lands; a directory that cannot be
+    // made is the record's reason, on stdout, never an error only stderr would show.
+    let _ = std::fs::remove_dir_all(&out);
+    // Private (0700): the report, the record's readings and a recording's kept text go here.
+    let record = match glovebox_platform::files::make_dirs(&out) {
+        Err(e) => errored(
+            &name,
+            format!(
+                "the episode's directory {} could not be made, so no record is kept there; \
+                 nothing started: {e}",
+                out.display()
+            ),
+            started,
+        ),
+        Ok(()) => keep(
+            match Episode::load(&args.spec) {
+                Err(e) => {
+                    errored(&name, format!("the spec is refused, nothing started: {e}"), started)
+                }
+                Ok(episode) => match glovebox_platform::files::make_dirs(&out.join("work")) {
+                    Err(e) => errored(
+                        &name,
+                        format!("creating {}: {e}", out.join("work").display()),
+                        started,
+                    ),
+                    Ok(()) => in_a_desktop(&args.spec, &episode, &out, config.as_deref(), started),
+                },
+            },
+            &out,
+        ),
     };
-    if out.is_dir() {
-        glovebox_platform::files::write_private(
-            &out.join("record.json"),
-            &serde_json::to_vec_pretty(&record).context("serialising the record")?,
-        )
-        .with_context(|| format!("writing {}", out.join("record.json").display()))?;
-    }
     if args.json {
         println!("{}", serde_json::to_string(&record).context("serialising the record")?);
     } else {
         print!("{}", render(&record));
     }
     Ok(ExitCode::from(record.verdict.exit_status()))
+}
+
+/// The record written to `OUT/record.json`, or, when it cannot be (a records volume that is
+/// not writable, a full disk), the same record made errored with that reason: a run whose
+/// record is lost must not read as passed or failed.
+fn keep(record: EpisodeRecord, out: &Path) -> EpisodeRecord {
+    let path = out.join("record.json");
+    let written = if out.is_dir() {
+        serde_json::to_vec_pretty(&record)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| glovebox_platform::files::write_private(&path, &bytes))
+    } else {
+        Err(std::io::Error::new(std::io::ErrorKind::NotFound, "the directory is gone"))
+    };
+    match written {
+        Ok(()) => record,
+        Err(e) => {
+            let reason = record.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default();
+            let was = match record.verdict {
+                Verdict::Passed => " (the episode itself passed)".to_owned(),
+                Verdict::Failed => format!(" (the episode itself failed{reason})"),
+                Verdict::Errored if reason.is_empty() => String::new(),
+                Verdict::Errored => format!(" (and before that{reason})"),
+            };
+            EpisodeRecord {
+                verdict: Verdict::Errored,
+                reason: Some(format!(
+                    "the record could not be written to {}: {e}{was}",
+                    path.display()
+                )),
+                ..record
+            }
+        }
+    }
 }
 
 /// A record for an episode that could not be judged.
