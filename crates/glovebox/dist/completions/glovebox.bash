@@ -124,6 +124,9 @@ _glovebox() {
             glovebox__subcmd__episode,run)
                 cmd="glovebox__subcmd__episode__subcmd__run"
                 ;;
+            glovebox__subcmd__episode,summarize)
+                cmd="glovebox__subcmd__episode__subcmd__summarize"
+                ;;
             glovebox__subcmd__episode__subcmd__help,batch)
                 cmd="glovebox__subcmd__episode__subcmd__help__subcmd__batch"
                 ;;
@@ -135,6 +138,9 @@ _glovebox() {
                 ;;
             glovebox__subcmd__episode__subcmd__help,run)
                 cmd="glovebox__subcmd__episode__subcmd__help__subcmd__run"
+                ;;
+            glovebox__subcmd__episode__subcmd__help,summarize)
+                cmd="glovebox__subcmd__episode__subcmd__help__subcmd__summarize"
                 ;;
             glovebox__subcmd__grant,help)
                 cmd="glovebox__subcmd__grant__subcmd__help"
@@ -243,6 +249,9 @@ _glovebox() {
                 ;;
             glovebox__subcmd__help__subcmd__episode,run)
                 cmd="glovebox__subcmd__help__subcmd__episode__subcmd__run"
+                ;;
+            glovebox__subcmd__help__subcmd__episode,summarize)
+                cmd="glovebox__subcmd__help__subcmd__episode__subcmd__summarize"
                 ;;
             glovebox__subcmd__help__subcmd__grant,hold)
                 cmd="glovebox__subcmd__help__subcmd__grant__subcmd__hold"
@@ -514,7 +523,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__episode)
-            opts="-h --config --help run batch inside help"
+            opts="-h --config --help run batch summarize inside help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -558,7 +567,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__episode__subcmd__help)
-            opts="run batch inside help"
+            opts="run batch summarize inside help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -627,6 +636,20 @@ _glovebox() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        glovebox__subcmd__episode__subcmd__help__subcmd__summarize)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         glovebox__subcmd__episode__subcmd__inside)
             opts="-h --dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -660,6 +683,28 @@ _glovebox() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__episode__subcmd__summarize)
+            opts="-h --out --json --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --out)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -906,7 +951,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__help__subcmd__episode)
-            opts="run batch inside"
+            opts="run batch summarize inside"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -948,6 +993,20 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__help__subcmd__episode__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__episode__subcmd__summarize)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -158,12 +158,13 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand run" -l config -d 'An 
 complete -c glovebox -n "__fish_glovebox_using_subcommand run" -l observe-only -d 'Look only: the model may answer, never act'
 complete -c glovebox -n "__fish_glovebox_using_subcommand run" -l json -d 'Print the summary as JSON on stdout (progress stays on stderr)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand run" -s h -l help -d 'Print help'
-complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch inside help" -l config -d 'An extra configuration file layered over the user and project files' -r -F
-complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch inside help" -s h -l help -d 'Print help'
-complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch inside help" -f -a "run" -d 'Run one episode in a fresh private desktop; exit 0 passed, 7 failed, 8 errored'
-complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch inside help" -f -a "batch" -d 'Run every episode (`*.toml`, `*.json`) of a directory, each in its own desktop'
-complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch inside help" -f -a "inside" -d '(internal) The episode inside its desktop, started by `run`'
-complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch inside help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch summarize inside help" -l config -d 'An extra configuration file layered over the user and project files' -r -F
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch summarize inside help" -s h -l help -d 'Print help'
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch summarize inside help" -f -a "run" -d 'Run one episode in a fresh private desktop; exit 0 passed, 7 failed, 8 errored'
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch summarize inside help" -f -a "batch" -d 'Run every episode (`*.toml`, `*.json`) of a directory, each in its own desktop; writes OUT/index.html and OUT/junit.xml'
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch summarize inside help" -f -a "summarize" -d 'Merge the records of many runs (batches, a Job\'s /records/JOB) into index.html and junit.xml; exit 0 all passed, 7 some failed, 8 some errored'
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch summarize inside help" -f -a "inside" -d '(internal) The episode inside its desktop, started by `run`'
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and not __fish_seen_subcommand_from run batch summarize inside help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from run" -l index -d 'Run the N-th spec (from 0) of the directory SPEC, in `batch`\'s order (by file name): one episode per index of an indexed job' -r
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from run" -l out -d 'Where the episode\'s directory, record (`record.json`) and report go (default: `episodes/NAME`)' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from run" -l config -d 'An extra configuration file layered over the user and project files' -r -F
@@ -174,11 +175,16 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_se
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from batch" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from batch" -l json -d 'Print every record and the summary as one JSON document on stdout'
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from batch" -s h -l help -d 'Print help'
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from summarize" -l out -d 'Where `index.html` and `junit.xml` go (default: the one DIR given)' -r -F
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from summarize" -l config -d 'An extra configuration file layered over the user and project files' -r -F
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from summarize" -l json -d 'Print the counts and every record as one JSON document on stdout'
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from summarize" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from inside" -l dir -d 'The episode\'s directory: `work/` (its files, the apps\' working directory), the record' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from inside" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from inside" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run one episode in a fresh private desktop; exit 0 passed, 7 failed, 8 errored'
-complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from help" -f -a "batch" -d 'Run every episode (`*.toml`, `*.json`) of a directory, each in its own desktop'
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from help" -f -a "batch" -d 'Run every episode (`*.toml`, `*.json`) of a directory, each in its own desktop; writes OUT/index.html and OUT/junit.xml'
+complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from help" -f -a "summarize" -d 'Merge the records of many runs (batches, a Job\'s /records/JOB) into index.html and junit.xml; exit 0 all passed, 7 some failed, 8 some errored'
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from help" -f -a "inside" -d '(internal) The episode inside its desktop, started by `run`'
 complete -c glovebox -n "__fish_glovebox_using_subcommand episode; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand trajectories" -l config -d 'An extra configuration file layered over the user and project files' -r -F
@@ -242,7 +248,8 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from pending" -f -a "approve" -d 'Show a waiting call\'s questions and approve them (asks y/N on the terminal unless --yes)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from pending" -f -a "decline" -d 'Decline a waiting call: neither it nor the calls after it in its batch run (an unsigned record is removed)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from episode" -f -a "run" -d 'Run one episode in a fresh private desktop; exit 0 passed, 7 failed, 8 errored'
-complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from episode" -f -a "batch" -d 'Run every episode (`*.toml`, `*.json`) of a directory, each in its own desktop'
+complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from episode" -f -a "batch" -d 'Run every episode (`*.toml`, `*.json`) of a directory, each in its own desktop; writes OUT/index.html and OUT/junit.xml'
+complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from episode" -f -a "summarize" -d 'Merge the records of many runs (batches, a Job\'s /records/JOB) into index.html and junit.xml; exit 0 all passed, 7 some failed, 8 some errored'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from episode" -f -a "inside" -d '(internal) The episode inside its desktop, started by `run`'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "get" -d 'Print a key\'s effective value and the layer it came from'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Set a key in the user configuration file (or `--project`\'s ./.glovebox.toml)'
