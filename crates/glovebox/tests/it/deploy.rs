@@ -30,6 +30,7 @@ fn every_manifest_holds_against_its_pinned_schema() {
         "Job/glovebox-episodes",
         "Namespace/glovebox-episodes",
         "PersistentVolumeClaim/glovebox-records",
+        "Job/glovebox-episodes-summary",
         "SandboxTemplate/glovebox-desktop",
         "SandboxWarmPool/glovebox-desktops",
         "SandboxClaim/episode-form",
