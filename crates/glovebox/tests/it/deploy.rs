@@ -152,7 +152,7 @@ fn a_pod_below_the_restricted_profile_or_a_value_the_api_server_refuses_fails_th
         &dir,
         "host-path.yaml",
         job,
-        &[("emptyDir:\n            sizeLimit: 512Mi", "hostPath:\n            path: /tmp")],
+        &[("emptyDir:\n            sizeLimit: 64Mi", "hostPath:\n            path: /tmp")],
         "spec.template.spec.volumes.2.hostPath: not allowed (baseline: HostPath Volumes)",
     );
     refused(
