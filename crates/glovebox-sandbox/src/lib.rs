@@ -361,7 +361,9 @@ impl Sandbox {
                 .command(openbox)
                 .arg("--sm-disable")
                 // Openbox reads its system rc.xml: the desktop's own config
-                // home (see `env`) keeps the user's openbox settings out.
+                // home (see `env`) keeps the user's openbox settings out;
+                // its log goes to the desktop's cache, not the person's.
+                .env("XDG_CACHE_HOME", sandbox.runtime_dir.join("cache"))
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())

@@ -22,25 +22,51 @@ pub enum Client {
     Codex,
 }
 
+/// The name glovebox is published under on PyPI and npm (`uvx glovebox-mcp`,
+/// `npx -y glovebox-mcp`): `glovebox` is taken on PyPI. `packaging/` builds
+/// both packages under this name; a test holds them to it.
+pub const PACKAGE_NAME: &str = "glovebox-mcp";
+
+/// What the client runs to start glovebox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Via {
+    /// The installed binary, as an absolute path.
+    Path(PathBuf),
+    /// `uvx glovebox-mcp`: the PyPI package, fetched and cached by uv.
+    Uvx,
+    /// `npx -y glovebox-mcp`: the npm package, fetched and cached by npm.
+    Npx,
+}
+
 /// How the client starts glovebox.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Launch {
-    /// The installed binary, as an absolute path.
-    pub program: PathBuf,
+    pub via: Via,
     pub read_only: bool,
 }
 
 impl Launch {
+    /// The program the client runs.
+    pub fn command(&self) -> String {
+        match &self.via {
+            Via::Path(program) => program.display().to_string(),
+            Via::Uvx => "uvx".to_owned(),
+            Via::Npx => "npx".to_owned(),
+        }
+    }
+
+    /// Its arguments: the package first where a runner fetches it, then `mcp`.
     pub fn args(&self) -> Vec<String> {
-        let mut args = vec!["mcp".to_owned()];
+        let mut args: Vec<String> = match self.via {
+            Via::Path(_) => vec![],
+            Via::Uvx => vec![PACKAGE_NAME.to_owned()],
+            Via::Npx => vec!["-y".to_owned(), PACKAGE_NAME.to_owned()],
+        };
+        args.push("mcp".to_owned());
         if self.read_only {
             args.push("--read-only".into());
         }
         args
-    }
-
-    fn program(&self) -> String {
-        self.program.display().to_string()
     }
 }
 
@@ -60,9 +86,41 @@ impl Client {
         }
     }
 
+    /// Every client, in the order setup offers them.
+    pub const ALL: [Client; 4] =
+        [Client::ClaudeCode, Client::Cursor, Client::Vscode, Client::Codex];
+
+    /// The client's name as a person knows it.
+    pub fn title(self) -> &'static str {
+        match self {
+            Client::ClaudeCode => "Claude Code",
+            Client::Cursor => "Cursor",
+            Client::Vscode => "VS Code",
+            Client::Codex => "Codex",
+        }
+    }
+
+    /// What shows the client is installed for this person, if anything: its command on
+    /// `path` (the `PATH` directories) or its settings directory under `home`.
+    pub fn installed(self, home: &Path, path: &[PathBuf]) -> Option<String> {
+        let (command, dirs): (&str, &[&str]) = match self {
+            Client::ClaudeCode => ("claude", &[".claude", ".claude.json"]),
+            Client::Cursor => ("cursor", &[".cursor"]),
+            Client::Vscode => ("code", &[".vscode"]),
+            Client::Codex => ("codex", &[".codex"]),
+        };
+        if let Some(dir) = path.iter().find(|dir| is_executable(&dir.join(command))) {
+            return Some(format!("`{command}` in {}", dir.display()));
+        }
+        dirs.iter()
+            .map(|d| home.join(d))
+            .find(|p| p.exists())
+            .map(|p| format!("{} exists", p.display()))
+    }
+
     /// The client's own command that adds the server, where it has one.
     pub fn add_command(self, launch: &Launch) -> Option<String> {
-        let words = std::iter::once(launch.program())
+        let words = std::iter::once(launch.command())
             .chain(launch.args())
             .map(|w| shell_word(&w))
             .collect::<Vec<_>>()
@@ -131,14 +189,14 @@ fn add_to_json(client: Client, document: &mut Value, launch: &Launch) -> Result<
     let (key, entry) = match client {
         Client::ClaudeCode => (
             "mcpServers",
-            json!({"type": "stdio", "command": launch.program(), "args": launch.args()}),
+            json!({"type": "stdio", "command": launch.command(), "args": launch.args()}),
         ),
         Client::Cursor => {
-            ("mcpServers", json!({"command": launch.program(), "args": launch.args()}))
+            ("mcpServers", json!({"command": launch.command(), "args": launch.args()}))
         }
         Client::Vscode => (
             "servers",
-            json!({"type": "stdio", "command": launch.program(), "args": launch.args()}),
+            json!({"type": "stdio", "command": launch.command(), "args": launch.args()}),
         ),
         Client::Codex => unreachable!("Codex's configuration is TOML"),
     };
@@ -159,9 +217,20 @@ fn add_to_toml(document: &mut toml_edit::DocumentMut, launch: &Launch) {
         toml_edit::Item::Table(table)
     });
     let mut entry = toml_edit::Table::new();
-    entry.insert("command", toml_edit::value(launch.program()));
+    entry.insert("command", toml_edit::value(launch.command()));
     entry.insert("args", toml_edit::value(launch.args().into_iter().collect::<toml_edit::Array>()));
     servers[SERVER_NAME] = toml_edit::Item::Table(entry);
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
 }
 
 /// `word` as one word of a POSIX shell command line.
@@ -179,7 +248,7 @@ mod tests {
     use super::*;
 
     fn launch(read_only: bool) -> Launch {
-        Launch { program: PathBuf::from("/usr/bin/glovebox"), read_only }
+        Launch { via: Via::Path(PathBuf::from("/usr/bin/glovebox")), read_only }
     }
 
     #[test]
@@ -204,10 +273,34 @@ mod tests {
             Client::ClaudeCode.add_command(&launch(false)).unwrap(),
             "claude mcp add --scope user glovebox -- /usr/bin/glovebox mcp"
         );
-        let spaced = Launch { program: PathBuf::from("/opt/my tools/glovebox"), read_only: false };
+        let spaced =
+            Launch { via: Via::Path(PathBuf::from("/opt/my tools/glovebox")), read_only: false };
         assert_eq!(
             Client::Codex.add_command(&spaced).unwrap(),
             "codex mcp add glovebox -- '/opt/my tools/glovebox' mcp"
+        );
+    }
+
+    #[test]
+    fn the_packages_are_started_through_their_runners() {
+        let uvx = Launch { via: Via::Uvx, read_only: false };
+        let cursor: Value = serde_json::from_str(&Client::Cursor.render(&uvx)).unwrap();
+        assert_eq!(
+            cursor,
+            json!({"mcpServers": {"glovebox": {"command": "uvx", "args": ["glovebox-mcp", "mcp"]}}})
+        );
+        let npx = Launch { via: Via::Npx, read_only: true };
+        let codex: toml::Table = toml::from_str(&Client::Codex.render(&npx)).unwrap();
+        assert_eq!(codex["mcp_servers"]["glovebox"]["command"].as_str(), Some("npx"));
+        assert_eq!(
+            codex["mcp_servers"]["glovebox"]["args"],
+            toml::Value::Array(
+                ["-y", "glovebox-mcp", "mcp", "--read-only"].map(toml::Value::from).to_vec()
+            )
+        );
+        assert_eq!(
+            Client::ClaudeCode.add_command(&uvx).unwrap(),
+            "claude mcp add --scope user glovebox -- uvx glovebox-mcp mcp"
         );
     }
 

@@ -1449,7 +1449,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__mcp__subcmd__config)
-            opts="-h --read-only --write --file --config --help claude-code cursor vscode codex"
+            opts="-h --read-only --write --file --via --config --help claude-code cursor vscode codex"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1457,6 +1457,10 @@ _glovebox() {
             case "${prev}" in
                 --file)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --via)
+                    COMPREPLY=($(compgen -W "path uvx npx" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1775,12 +1779,20 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__setup)
-            opts="-h --config --help accessibility help"
+            opts="-h --yes --clients --via --config --help accessibility help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --clients)
+                    COMPREPLY=($(compgen -W "claude-code cursor vscode codex" -- "${cur}"))
+                    return 0
+                    ;;
+                --via)
+                    COMPREPLY=($(compgen -W "path uvx npx" -- "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -37,7 +37,7 @@ complete -c glovebox -n "__fish_glovebox_needs_command" -f -a "audit" -d 'Read t
 complete -c glovebox -n "__fish_glovebox_needs_command" -f -a "inspect" -d 'Read a window\'s accessibility tree (compact text, or JSON)'
 complete -c glovebox -n "__fish_glovebox_needs_command" -f -a "schema" -d 'Print the JSON schema of an output: window-page, frame, accessibility-tree, error, episode or episode-record'
 complete -c glovebox -n "__fish_glovebox_needs_command" -f -a "doctor" -d 'Check what this environment offers glovebox'
-complete -c glovebox -n "__fish_glovebox_needs_command" -f -a "setup" -d 'Set glovebox up on this desktop: `accessibility` for the applications you start later'
+complete -c glovebox -n "__fish_glovebox_needs_command" -f -a "setup" -d 'Set glovebox up on this desktop, step by step: computer use on, the desktop checked, accessibility for later apps, the MCP clients you pick; each change shown and asked first'
 complete -c glovebox -n "__fish_glovebox_needs_command" -f -a "sandbox" -d 'Run a private headless desktop (Xvfb, session bus, openbox), printing its environment or running a command inside it'
 complete -c glovebox -n "__fish_glovebox_needs_command" -f -a "mcp" -d 'Serve the MCP tools over stdin/stdout (for Claude Code, Cursor, VS Code, …)'
 complete -c glovebox -n "__fish_glovebox_needs_command" -f -a "mcp-config" -d 'Print the entry an MCP client (claude-code, cursor, vscode, codex) needs to start glovebox, or add it with --write'
@@ -105,8 +105,16 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand schema" -s h -l help -
 complete -c glovebox -n "__fish_glovebox_using_subcommand doctor" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand doctor" -l json
 complete -c glovebox -n "__fish_glovebox_using_subcommand doctor" -s h -l help -d 'Print help'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -l clients -d 'The MCP clients to add glovebox to (default: every one found installed)' -r -f -a "claude-code\t'Claude Code: `.mcp.json` in a project (or `claude mcp add`)'
+cursor\t'Cursor: `~/.cursor/mcp.json`'
+vscode\t'VS Code: `.vscode/mcp.json` in a workspace'
+codex\t'OpenAI Codex: `~/.codex/config.toml`'"
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -l via -d 'How the clients start glovebox: this binary\'s path, or the published package by uvx or npx' -r -f -a "path\t'This binary, by its absolute path'
+uvx\t'`uvx glovebox-mcp mcp`'
+npx\t'`npx -y glovebox-mcp mcp`'"
 complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -l config -d 'An extra configuration file layered over the user and project files' -r -F
-complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -s h -l help -d 'Print help'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -l yes -d 'Make every change without asking (for scripts, once you have read what it does)'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -f -a "accessibility" -d 'Turn accessibility on for the applications you start from now on (Chromium, Firefox, Qt; GNOME\'s switch): shows each change and asks first. Never starts or announces a screen reader'
 complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from accessibility" -l config -d 'An extra configuration file layered over the user and project files' -r -F
@@ -126,6 +134,9 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand mcp" -l config -d 'An 
 complete -c glovebox -n "__fish_glovebox_using_subcommand mcp" -l read-only -d 'Refuse and hide every input tool, whatever the configuration says'
 complete -c glovebox -n "__fish_glovebox_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand mcp-config" -l file -d 'The file to add it to, instead of the client\'s usual one' -r -F
+complete -c glovebox -n "__fish_glovebox_using_subcommand mcp-config" -l via -d 'How the client starts glovebox: this binary\'s path, or the published package through uvx (PyPI) or npx (npm)' -r -f -a "path\t'This binary, by its absolute path'
+uvx\t'`uvx glovebox-mcp mcp`'
+npx\t'`npx -y glovebox-mcp mcp`'"
 complete -c glovebox -n "__fish_glovebox_using_subcommand mcp-config" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand mcp-config" -l read-only -d 'Start glovebox with every input tool refused and hidden'
 complete -c glovebox -n "__fish_glovebox_using_subcommand mcp-config" -l write -d 'Add the entry to the client\'s configuration file, keeping every other server'
@@ -228,7 +239,7 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand help; and not __fish_s
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and not __fish_seen_subcommand_from windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help" -f -a "inspect" -d 'Read a window\'s accessibility tree (compact text, or JSON)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and not __fish_seen_subcommand_from windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help" -f -a "schema" -d 'Print the JSON schema of an output: window-page, frame, accessibility-tree, error, episode or episode-record'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and not __fish_seen_subcommand_from windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help" -f -a "doctor" -d 'Check what this environment offers glovebox'
-complete -c glovebox -n "__fish_glovebox_using_subcommand help; and not __fish_seen_subcommand_from windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help" -f -a "setup" -d 'Set glovebox up on this desktop: `accessibility` for the applications you start later'
+complete -c glovebox -n "__fish_glovebox_using_subcommand help; and not __fish_seen_subcommand_from windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help" -f -a "setup" -d 'Set glovebox up on this desktop, step by step: computer use on, the desktop checked, accessibility for later apps, the MCP clients you pick; each change shown and asked first'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and not __fish_seen_subcommand_from windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help" -f -a "sandbox" -d 'Run a private headless desktop (Xvfb, session bus, openbox), printing its environment or running a command inside it'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and not __fish_seen_subcommand_from windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help" -f -a "mcp" -d 'Serve the MCP tools over stdin/stdout (for Claude Code, Cursor, VS Code, …)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and not __fish_seen_subcommand_from windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help" -f -a "mcp-config" -d 'Print the entry an MCP client (claude-code, cursor, vscode, codex) needs to start glovebox, or add it with --write'

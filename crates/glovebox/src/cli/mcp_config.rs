@@ -6,7 +6,7 @@
 use super::exit::{refused, Failure};
 use anyhow::Context;
 use glovebox::exit_status::Exit;
-use glovebox::mcp_config::{Client, Launch};
+use glovebox::mcp_config::{Client, Launch, Via};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,13 +23,40 @@ pub struct McpConfigArgs {
     /// The file to add it to, instead of the client's usual one.
     #[arg(long, value_name = "FILE", requires = "write")]
     file: Option<PathBuf>,
+    /// How the client starts glovebox: this binary's path, or the published package through
+    /// uvx (PyPI) or npx (npm).
+    #[arg(long, value_enum, default_value_t = ViaArg::Path)]
+    via: ViaArg,
+}
+
+/// `--via`'s values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViaArg {
+    /// This binary, by its absolute path.
+    Path,
+    /// `uvx glovebox-mcp mcp`.
+    Uvx,
+    /// `npx -y glovebox-mcp mcp`.
+    Npx,
+}
+
+impl ViaArg {
+    /// The launch form; the binary's own path is looked up only for `path`.
+    pub fn via(self) -> Result<Via, Failure> {
+        Ok(match self {
+            ViaArg::Path => Via::Path(
+                std::env::current_exe()
+                    .and_then(|p| p.canonicalize())
+                    .context("finding this binary's path")?,
+            ),
+            ViaArg::Uvx => Via::Uvx,
+            ViaArg::Npx => Via::Npx,
+        })
+    }
 }
 
 pub fn mcp_config(args: McpConfigArgs) -> Result<ExitCode, Failure> {
-    let program = std::env::current_exe()
-        .and_then(|p| p.canonicalize())
-        .context("finding this binary's path")?;
-    let launch = Launch { program, read_only: args.read_only };
+    let launch = Launch { via: args.via.via()?, read_only: args.read_only };
     let home = std::env::var_os("HOME").map(PathBuf::from).context("HOME is not set")?;
     let project = std::env::current_dir().context("reading the current directory")?;
     let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);

@@ -20,6 +20,8 @@ mod serve;
 mod setup;
 #[cfg(target_os = "linux")]
 mod setup_accessibility;
+#[cfg(target_os = "linux")]
+mod setup_guided;
 mod terminal;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -70,11 +72,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Set glovebox up on this desktop: `accessibility` for the applications you start later.
+    /// Set glovebox up on this desktop, step by step: computer use on, the desktop checked,
+    /// accessibility for later apps, the MCP clients you pick; each change shown and asked first.
     #[cfg(target_os = "linux")]
+    #[command(args_conflicts_with_subcommands = true)]
     Setup {
         #[command(subcommand)]
-        what: setup_accessibility::SetupWhat,
+        what: Option<setup_accessibility::SetupWhat>,
+        #[command(flatten)]
+        guided: setup_guided::GuidedArgs,
     },
     /// Run a private headless desktop (Xvfb, session bus, openbox), printing
     /// its environment or running a command inside it.
@@ -136,7 +142,8 @@ pub fn main() -> ExitCode {
         Command::Schema { output } => setup::schema(output),
         Command::Doctor { json } => setup::doctor(cli.config, json),
         #[cfg(target_os = "linux")]
-        Command::Setup { what } => setup_accessibility::setup(what),
+        Command::Setup { what: Some(what), .. } => setup_accessibility::setup(what),
+        Command::Setup { what: None, guided } => setup_guided::guided(cli.config, guided),
         #[cfg(target_os = "linux")]
         Command::Sandbox(args) => sandbox::run(args),
         Command::Config { action } => setup::config(cli.config, action),

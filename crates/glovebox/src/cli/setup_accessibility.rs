@@ -33,11 +33,55 @@ pub fn setup(what: SetupWhat) -> Result<ExitCode, Failure> {
     }
 }
 
+/// What `setup accessibility` (or its `--undo`) would change now, with the text that shows it.
+pub struct Plan {
+    places: changes::Places,
+    planned: Vec<changes::Change>,
+    undo: bool,
+}
+
+impl Plan {
+    pub fn read(undo: bool) -> Result<Plan, Failure> {
+        let places = changes::Places::of_this_user().context("setup accessibility")?;
+        let planned = if undo { changes::undo_plan(&places) } else { changes::plan(&places) }
+            .context("reading what is set now")?;
+        Ok(Plan { places, planned, undo })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.planned.is_empty()
+    }
+
+    /// The changes, numbered, for the person to read before they are made.
+    pub fn shown(&self) -> String {
+        let mut shown = String::new();
+        for (number, change) in self.planned.iter().enumerate() {
+            shown.push_str(&format!("{}. {}", number + 1, change.describe()));
+        }
+        if !self.undo {
+            shown.push_str("Applications already running keep what they started with: quit them and start them again (or log in again).\n");
+        }
+        shown
+    }
+
+    /// Makes the changes; what was done, in one line.
+    pub fn make(self) -> Result<String, Failure> {
+        if self.undo {
+            changes::undo(&self.places, &self.planned).context("putting the values back")?;
+            Ok(format!("put back {} value(s)", self.planned.len()))
+        } else {
+            changes::apply(&self.places, &self.planned).context("making the changes")?;
+            Ok(format!(
+                "made {} change(s); undo with `glovebox setup accessibility --undo`",
+                self.planned.len()
+            ))
+        }
+    }
+}
+
 fn accessibility(undo: bool, yes: bool) -> Result<ExitCode, Failure> {
-    let places = changes::Places::of_this_user().context("setup accessibility")?;
-    let planned = if undo { changes::undo_plan(&places) } else { changes::plan(&places) }
-        .context("reading what is set now")?;
-    if planned.is_empty() {
+    let plan = Plan::read(undo)?;
+    if plan.is_empty() {
         println!(
             "{}",
             if undo {
@@ -48,18 +92,15 @@ fn accessibility(undo: bool, yes: bool) -> Result<ExitCode, Failure> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let mut shown = String::from(if undo {
-        "glovebox setup accessibility --undo puts back:\n"
-    } else {
-        "glovebox setup accessibility would make these changes (no screen reader is started or announced):\n"
-    });
-    for (number, change) in planned.iter().enumerate() {
-        shown.push_str(&format!("{}. {}", number + 1, change.describe()));
-    }
-    if !undo {
-        shown.push_str("Applications already running keep what they started with: quit them and start them again (or log in again).\n");
-    }
-    print!("{shown}");
+    print!(
+        "{}{}",
+        if undo {
+            "glovebox setup accessibility --undo puts back:\n"
+        } else {
+            "glovebox setup accessibility would make these changes (no screen reader is started or announced):\n"
+        },
+        plan.shown()
+    );
     if !yes {
         match terminal::ask("Make these changes?") {
             Answer::Approved => {}
@@ -77,15 +118,6 @@ fn accessibility(undo: bool, yes: bool) -> Result<ExitCode, Failure> {
             }
         }
     }
-    if undo {
-        changes::undo(&places, &planned).context("putting the values back")?;
-        println!("put back {} value(s)", planned.len());
-    } else {
-        changes::apply(&places, &planned).context("making the changes")?;
-        println!(
-            "made {} change(s); undo with `glovebox setup accessibility --undo`",
-            planned.len()
-        );
-    }
+    println!("{}", plan.make()?);
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,5 @@
+"""`python -m glovebox_mcp …`: the same as the `glovebox` command."""
+
+from glovebox_mcp import main
+
+main()
