@@ -7,7 +7,9 @@
 //! picked (`mcp-config --write`'s merge, every other server kept), and a
 //! private desktop started to show it works, then how to try it. A step
 //! declined is skipped, not the rest. With no terminal and no `--yes`
-//! nothing is changed and the reason is the answer.
+//! nothing is changed and the reason is the answer. A client's file in a
+//! shape it cannot add to is left as it was, the other steps go on, and
+//! setup ends with exit 2 naming it, as `mcp-config --write` does.
 
 use super::exit::{refused, Failure};
 use super::mcp_config::ViaArg;
@@ -52,6 +54,7 @@ pub fn guided(config: Option<PathBuf>, args: GuidedArgs) -> Result<ExitCode, Fai
     }
     let ask = |question: &str| if args.yes { Answer::Approved } else { terminal::ask(question) };
     let mut done: Vec<String> = Vec::new();
+    let mut not_added: Vec<String> = Vec::new();
     println!(
         "glovebox setup: {STEPS} steps; each shows what it would change and {}.\n",
         if args.yes { "makes it (--yes)" } else { "asks first" }
@@ -59,12 +62,24 @@ pub fn guided(config: Option<PathBuf>, args: GuidedArgs) -> Result<ExitCode, Fai
     computer_use(config, &ask, &mut done)?;
     desktop();
     accessibility(&ask, &mut done)?;
-    clients(&args, &ask, &mut done)?;
+    clients(&args, &ask, &mut done, &mut not_added)?;
     try_it(&ask)?;
     println!(
         "\nDone: {}.",
         if done.is_empty() { "nothing changed".to_owned() } else { done.join("; ") }
     );
+    if !not_added.is_empty() {
+        // As `mcp-config --write` answers a file it cannot add to: exit 2, nothing written there.
+        return Err(refused(
+            Refusal::invalid_argument(format!(
+                "glovebox was not added to {}: {} (nothing was written to {})",
+                if not_added.len() == 1 { "this client" } else { "these clients" },
+                not_added.join("; "),
+                if not_added.len() == 1 { "it" } else { "them" }
+            )),
+            false,
+        ));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -158,6 +173,7 @@ fn clients(
     args: &GuidedArgs,
     ask: &dyn Fn(&str) -> Answer,
     done: &mut Vec<String>,
+    not_added: &mut Vec<String>,
 ) -> Result<(), Failure> {
     step(4, "MCP clients");
     let home = std::env::var_os("HOME").map(PathBuf::from).context("HOME is not set")?;
@@ -201,15 +217,27 @@ fn clients(
         if !agreed(ask(&format!("Add glovebox to {}?", client.title())))? {
             continue;
         }
-        if add(client, &launch, &file)? {
-            done.push(format!("{} starts glovebox ({})", client.title(), file.display()));
+        match add(client, &launch, &file)? {
+            Added::Yes => {
+                done.push(format!("{} starts glovebox ({})", client.title(), file.display()))
+            }
+            Added::AlreadyThere => {}
+            Added::Refused(why) => not_added.push(format!("{}: {why}", client.title())),
         }
     }
     Ok(())
 }
 
-/// `mcp-config CLIENT --write`'s merge: false when the file already had this entry.
-fn add(client: Client, launch: &Launch, file: &Path) -> Result<bool, Failure> {
+/// What adding glovebox to a client's file came to.
+enum Added {
+    Yes,
+    AlreadyThere,
+    /// The file is in a shape it cannot add to; it is left as it was.
+    Refused(String),
+}
+
+/// `mcp-config CLIENT --write`'s merge.
+fn add(client: Client, launch: &Launch, file: &Path) -> Result<Added, Failure> {
     let existing = match std::fs::read_to_string(file) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -222,12 +250,12 @@ fn add(client: Client, launch: &Launch, file: &Path) -> Result<bool, Failure> {
         Ok(merged) => merged,
         Err(refusal) => {
             println!("    not added: {}", refusal.message);
-            return Ok(false);
+            return Ok(Added::Refused(refusal.message));
         }
     };
     if merged == existing {
         println!("    already there; nothing changed");
-        return Ok(false);
+        return Ok(Added::AlreadyThere);
     }
     if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
         glovebox_platform::files::make_dirs(parent)
@@ -236,7 +264,7 @@ fn add(client: Client, launch: &Launch, file: &Path) -> Result<bool, Failure> {
     glovebox_platform::files::replace_keeping_mode(file, merged.as_bytes())
         .with_context(|| format!("writing {}", file.display()))?;
     println!("    added");
-    Ok(true)
+    Ok(Added::Yes)
 }
 
 fn try_it(ask: &dyn Fn(&str) -> Answer) -> Result<(), Failure> {

@@ -148,3 +148,31 @@ fn setup_without_a_terminal_or_yes_changes_nothing_and_says_why() {
     assert_eq!(files(&home), before);
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+#[test]
+fn a_client_file_in_another_shape_is_left_alone_and_said_the_rest_is_done() {
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
+    let base = scratch("bad-client");
+    let home = a_home(&base);
+    std::fs::write(home.join(".cursor/mcp.json"), "[\"not\", \"an object\"]").unwrap();
+    let before = files(&home);
+    let output = sandbox
+        .command_in_home(env!("CARGO_BIN_EXE_glovebox"), &home)
+        .args(["setup", "--yes", "--clients", "cursor,codex"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("COMPUTER_INVALID_ARGUMENT")
+            && said.contains("glovebox was not added to this client: Cursor")
+            && said.contains("nothing was written to it"),
+        "{said}"
+    );
+    let after = files(&home);
+    assert_eq!(after[".cursor/mcp.json"], before[".cursor/mcp.json"]);
+    let codex = String::from_utf8(after[".codex/config.toml"].0.clone()).unwrap();
+    assert!(codex.contains("[mcp_servers.glovebox]"), "the other client is still added: {codex}");
+    std::fs::remove_dir_all(&base).unwrap();
+}
