@@ -120,6 +120,12 @@ impl Record {
         progress: &mut dyn FnMut(&Step),
     ) -> Option<StopReason> {
         let code = refusal.code;
+        if code == ErrorCode::PausedByUser {
+            // The person had the desktop: not the model's failure, and the next look waits.
+            step.verdict = Verdict::Refused { code, message: refusal.message };
+            self.finish(step, progress);
+            return None;
+        }
         if ends_the_run(code) {
             let stop = StopReason::host(&refusal);
             step.verdict = Verdict::Refused { code, message: refusal.message };
@@ -345,7 +351,16 @@ impl Run<'_> {
     ) -> Result<Observation, Refusal> {
         let want = images
             && self.host.grant_status().is_none_or(|g| g.capture == CaptureMode::A11yAndPixels);
-        match self.host.observe(window, want) {
+        // The person took the agent display over: the run waits until they hand it back (or
+        // press Stop, which ends the take-over), then looks again.
+        let mut looked = self.host.observe(window, want);
+        while looked.as_ref().is_err_and(|r| r.code == ErrorCode::PausedByUser) {
+            while self.host.taken_over() {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            looked = self.host.observe(window, want);
+        }
+        match looked {
             // The grant may allow the tree only, or a password field has
             // focus (no pixels then): the tree alone still serves.
             // (A pinned grant's scope refusal comes back the same way.)

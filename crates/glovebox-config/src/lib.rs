@@ -725,5 +725,6 @@ pub fn set_in_file(path: &Path, key: &str, text: &str) -> Result<(), ConfigError
     glovebox_platform::files::write_private(path, text.as_bytes()).map_err(io)
 }
 
+pub mod guidance;
 #[cfg(test)]
 mod tests;

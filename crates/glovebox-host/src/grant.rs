@@ -26,6 +26,8 @@ pub(crate) struct Grant {
     pub(crate) capture: CaptureMode,
     pub(crate) budget_left: u32,
     pub(crate) last_used: Instant,
+    /// The windows whose application's guidance this grant has shown.
+    pub(crate) guided: std::collections::HashSet<glovebox_model::WindowId>,
     _lock: DisplayLock,
     _control: Option<ControlServer>,
 }
@@ -246,6 +248,7 @@ impl Host {
             capture: self.inner.config.capture,
             budget_left: self.inner.config.budget,
             last_used: Instant::now(),
+            guided: Default::default(),
             _lock: lock,
             _control: control,
         };
@@ -340,6 +343,7 @@ impl Host {
                 "the user pressed Stop; the grant is revoked",
             ));
         }
+        crate::decide::check_not_paused(self.taken_over())?;
         if let Some(expired) = self.expire_if_idle(state) {
             return Err(expired);
         }
@@ -423,6 +427,8 @@ impl Host {
 fn stop_inner(inner: &Arc<Inner>) -> Result<(), Refusal> {
     // From here every entry point refuses: the flag is checked before the grant is used.
     inner.stop_requested.store(true, Ordering::SeqCst);
+    // Stop ends a take-over too: nothing is left paused, waiting for a hand-back.
+    inner.taken_over.store(false, Ordering::SeqCst);
     inner.display_dir.start_cooldown(inner.config.stop_cooldown)?;
     let host = Host {
         inner: inner.clone(),

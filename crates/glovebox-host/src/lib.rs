@@ -50,6 +50,7 @@ mod read;
 pub mod recording;
 mod seen;
 pub mod signing;
+mod takeover;
 mod tools;
 
 pub use act::Span;
@@ -135,6 +136,9 @@ pub struct HostConfig {
     pub answer_wait: Duration,
     /// Whether each grant's delivered actions are recorded for replay.
     pub recording: Recording,
+    /// Guidance per application, the user's entries before the shipped ones; an observation
+    /// carries the first that fits its window, once per grant and window.
+    pub guidance: Vec<glovebox_model::GuidanceEntry>,
 }
 
 /// Whether, and where, delivered actions are recorded ([`recording`]).
@@ -182,6 +186,7 @@ impl HostConfig {
             ),
             answer_wait: deferred::DEFAULT_ANSWER_WAIT,
             recording: Recording::Off,
+            guidance: vec![],
         }
     }
 
@@ -358,6 +363,9 @@ struct Inner {
     presence: Mutex<presence::PresenceState>,
     /// Set by Stop: the turn in flight gives up at its next checkpoint.
     stop_requested: AtomicBool,
+    /// The person has taken the agent display over from the indicator page:
+    /// the agent's calls are paused until they hand it back.
+    taken_over: AtomicBool,
     /// Why this desktop's pixels cannot be read, when they cannot: every
     /// grant is then accessibility-only.
     pixels_missing: Option<String>,
@@ -423,6 +431,7 @@ impl Host {
             state: Mutex::new(state),
             presence: Mutex::default(),
             stop_requested: AtomicBool::new(false),
+            taken_over: AtomicBool::new(false),
             pixels_missing,
             tickets: Arc::default(),
             recorder: Mutex::default(),

@@ -265,6 +265,14 @@ impl Host {
         state.frames.insert(record);
         let revision = grant.revision;
         self.show_cursor_on(state, target, revision);
+        // glovebox's guidance for the application, on this grant's first look at the window.
+        if state.held_mut()?.guided.insert(target.id) {
+            tree.guidance = glovebox_model::Guidance::for_window(
+                &self.inner.config.guidance,
+                &target.app,
+                &target.title,
+            );
+        }
         let grant = state.held()?;
         let mut marks = vec![];
         let png = png_pixels

@@ -42,6 +42,8 @@ pub struct PresenceView {
     pub stopped: bool,
     /// The agent display runs (the page then shows it live).
     pub agent_display: bool,
+    /// The person has taken the agent display over; the agent's calls are paused.
+    pub taken_over: bool,
 }
 
 #[derive(Default)]
@@ -120,18 +122,26 @@ impl Host {
             Err(std::sync::TryLockError::WouldBlock) => None,
         };
         let agent_display = self.inner.backends.agent_display.as_ref().is_some_and(|a| a.running());
+        let taken_over = self.taken_over();
         let mut presence = self.presence_state();
         let view = match fresh {
             Some(grant) => {
                 let (grant, window_title) =
                     grant.map(|(g, t)| (Some(g), t)).unwrap_or((None, None));
-                PresenceView { grant, window_title, recent, stopped, agent_display }
+                PresenceView { grant, window_title, recent, stopped, agent_display, taken_over }
             }
             None => match &presence.last {
-                Some(last) => PresenceView { recent, stopped, agent_display, ..last.clone() },
-                None => {
-                    PresenceView { grant: None, window_title: None, recent, stopped, agent_display }
+                Some(last) => {
+                    PresenceView { recent, stopped, agent_display, taken_over, ..last.clone() }
                 }
+                None => PresenceView {
+                    grant: None,
+                    window_title: None,
+                    recent,
+                    stopped,
+                    agent_display,
+                    taken_over,
+                },
             },
         };
         presence.last = Some(view.clone());

@@ -2,8 +2,10 @@
 //! the agent holds right now — the bound window, scope, origin, budget,
 //! capture mode, the last actions and their results — live over
 //! server-sent events, with a Stop that does exactly what `glovebox stop`
-//! does. Every request needs the per-run token in its URL (403 without
-//! it) and a loopback `Host`. The page is plain HTML, CSS and JavaScript
+//! does, and Take over / Hand back of the agent display (the person's
+//! clicks and keys on its live picture go to that display; the agent's
+//! calls are paused meanwhile). Every request needs the per-run token in
+//! its URL (403 without it) and a loopback `Host`. The page is plain HTML, CSS and JavaScript
 //! embedded here; it shows only what the host's presence view gives it.
 #![forbid(unsafe_code)]
 
@@ -24,6 +26,8 @@ const AGENT_VIEW_WIDTH: u32 = 960;
 const AGENT_VIEW_TICK: Duration = Duration::from_millis(400);
 /// Longest request head read.
 const MAX_HEAD: usize = 8 * 1024;
+/// Longest request body read (one piece of the person's input).
+const MAX_BODY: usize = 4 * 1024;
 
 /// A running indicator; it serves until the process ends.
 pub struct Indicator {
@@ -85,6 +89,7 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
     let mut request_line = String::new();
     reader.by_ref().take(MAX_HEAD as u64).read_line(&mut request_line)?;
     let mut host_header = None;
+    let mut content_length: Option<usize> = None;
     let mut head = request_line.len();
     loop {
         let mut line = String::new();
@@ -106,6 +111,8 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
         if let Some((name, value)) = line.split_once(':') {
             if name.eq_ignore_ascii_case("host") {
                 host_header = Some(value.trim().to_owned());
+            } else if name.eq_ignore_ascii_case("content-length") {
+                content_length = value.trim().parse().ok();
             }
         }
     }
@@ -130,6 +137,46 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
             None => respond(&mut stream, "404 Not Found", "text/plain", "no agent display runs"),
         },
         ("GET", "/agent-display.stream") => agent_display_stream(stream, host),
+        ("POST", "/take-over") => {
+            let (status, body) = match host.take_over() {
+                Ok(_) => (
+                    "200 OK",
+                    serde_json::json!({"taken_over": true, "message": "You have the agent display: click and type on its picture. The agent's calls are paused until you hand it back."}),
+                ),
+                Err(refusal) => (
+                    "409 Conflict",
+                    serde_json::json!({"taken_over": false, "message": refusal.to_string()}),
+                ),
+            };
+            respond(&mut stream, status, "application/json", &body.to_string())
+        }
+        ("POST", "/hand-back") => {
+            let body = match host.hand_back() {
+                Ok(true) => {
+                    serde_json::json!({"handed_back": true, "message": "Handed back: the agent goes on, from a fresh look at the desktop."})
+                }
+                Ok(false) => {
+                    serde_json::json!({"handed_back": false, "message": "Nothing was taken over; no change."})
+                }
+                Err(refusal) => {
+                    serde_json::json!({"handed_back": false, "message": refusal.to_string()})
+                }
+            };
+            respond(&mut stream, "200 OK", "application/json", &body.to_string())
+        }
+        ("POST", "/agent-display/input") => {
+            let body = match content_length {
+                Some(length) if length <= MAX_BODY => {
+                    let mut body = vec![0; length];
+                    reader.read_exact(&mut body)?;
+                    body
+                }
+                _ => {
+                    return respond(&mut stream, "413 Payload Too Large", "application/json", &serde_json::json!({"message": format!("a body of at most {MAX_BODY} bytes, with its Content-Length")}).to_string())
+                }
+            };
+            person_input(&mut stream, host, &body)
+        }
         ("POST", "/stop") => {
             let body = match host.stop() {
                 Ok(()) => {
@@ -143,6 +190,34 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
         }
         _ => respond(&mut stream, "404 Not Found", "text/plain", "not found"),
     }
+}
+
+/// One piece of the person's input from the page's live view; never logged.
+fn person_input(stream: &mut TcpStream, host: &Host, body: &[u8]) -> std::io::Result<()> {
+    let input = match serde_json::from_slice::<glovebox_model::PersonInput>(body) {
+        Ok(input) => input,
+        Err(e) => {
+            let body =
+                serde_json::json!({"delivered": false, "message": format!("not an input: {e}")});
+            return respond(stream, "400 Bad Request", "application/json", &body.to_string());
+        }
+    };
+    let (status, body) = match host.person_input(&input) {
+        Ok(()) => ("200 OK", serde_json::json!({"delivered": true})),
+        Err(refusal) if refusal.code == glovebox_model::ErrorCode::ScopeViolation => (
+            "409 Conflict",
+            serde_json::json!({"delivered": false, "ignored": true, "message": refusal.message}),
+        ),
+        Err(refusal) if refusal.code == glovebox_model::ErrorCode::InvalidArgument => (
+            "400 Bad Request",
+            serde_json::json!({"delivered": false, "message": refusal.to_string()}),
+        ),
+        Err(refusal) => (
+            "503 Service Unavailable",
+            serde_json::json!({"delivered": false, "message": refusal.to_string()}),
+        ),
+    };
+    respond(stream, status, "application/json", &body.to_string())
 }
 
 /// The agent display live: a new picture whenever the screen changed

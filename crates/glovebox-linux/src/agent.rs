@@ -15,13 +15,13 @@ use crate::LinuxSecureInput;
 use glovebox_atspi::AtspiBackend;
 use glovebox_model::{
     AccessibilityTree, Action, CaptureLimits, Desktop, DisplaySelection, ElementId, ElementValue,
-    Monitor, TreeBudget, WindowId, WindowInfo, WindowRef,
+    Monitor, Point, TreeBudget, WindowId, WindowInfo, WindowRef,
 };
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::{
     AccessibilitySource, AgentScreen, AppLauncher, BackendError, BackendErrorKind, Backends,
-    BrowserPages, Capture, Delivery, InputSink, LaunchPlan, Reach, ResolvedTarget, ScreenCapture,
-    SecureInputProbe, SettleLimits, Settled, Support, WindowSource,
+    BrowserPages, Capture, Delivery, Gesture, InputSink, LaunchPlan, Reach, ResolvedTarget,
+    ScreenCapture, SecureInputProbe, SettleLimits, Settled, Support, WindowSource,
 };
 use glovebox_sandbox::{Sandbox, SandboxOptions};
 use glovebox_x11::X11Backend;
@@ -349,6 +349,41 @@ impl AgentScreen for Desktops {
         let agent = self.running_agent()?;
         Some(agent.x11.capture_desktop(&DisplaySelection::All, limits, hidden))
     }
+
+    fn person_input(
+        &self,
+        input: &glovebox_model::PersonInput,
+    ) -> Option<Result<(), BackendError>> {
+        let agent = self.running_agent()?;
+        Some(person_gesture(&agent.x11, input).and_then(|g| agent.x11.play_as_person(&g)))
+    }
+}
+
+/// The gesture a person's input from the page amounts to on the agent display: places on the
+/// picture become pixels of its screen as it is now.
+fn person_gesture(
+    x11: &X11Backend,
+    input: &glovebox_model::PersonInput,
+) -> Result<Gesture, BackendError> {
+    use glovebox_model::{PersonInput, ScreenFraction};
+    let screen = x11.screen_rect()?;
+    let pixel = |at: &ScreenFraction| Point {
+        // The last pixel for 1.0, not one past the edge.
+        x: ((at.x * f64::from(screen.width)) as i32).min(screen.width as i32 - 1),
+        y: ((at.y * f64::from(screen.height)) as i32).min(screen.height as i32 - 1),
+    };
+    let held = glovebox_model::Modifiers::default();
+    Ok(match input {
+        PersonInput::Click { at, button } => {
+            Gesture::Click { at: pixel(at), button: *button, count: 1, held }
+        }
+        PersonInput::Scroll { at, dy } => Gesture::Scroll { at: pixel(at), dx: 0, dy: *dy, held },
+        PersonInput::Key { combo } => Gesture::Key {
+            combo: glovebox_model::KeyCombo::parse(combo).map_err(BackendError::from)?,
+            repeat: 1,
+        },
+        PersonInput::Text { text } => Gesture::Text { text: text.clone() },
+    })
 }
 
 impl AppLauncher for Desktops {

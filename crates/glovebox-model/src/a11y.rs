@@ -460,6 +460,10 @@ pub struct AccessibilityTree {
     /// Seen elements past [`crate::seen::MAX_SEEN`], counted, not listed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub seen_omitted: usize,
+    /// glovebox's guidance for this application, on the grant's first look
+    /// at the window ([`crate::guidance`]); glovebox's words, not the app's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guidance: Option<crate::guidance::Guidance>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -576,6 +580,7 @@ mod tests {
             elapsed_ms: 3,
             seen: vec![],
             seen_omitted: 0,
+            guidance: None,
         }
     }
 
@@ -617,6 +622,7 @@ frame \"Fixture \\\"A\\\"\"
             elapsed_ms: 0,
             seen: vec![],
             seen_omitted: 0,
+            guidance: None,
         };
         assert_eq!(none.render_text(), "window 1/0x2 · fidelity none (XTerm exposes no accessibility); no accessibility tree, use a screenshot · 0 elements\n");
     }

@@ -15,7 +15,9 @@ pub mod error;
 pub mod frame;
 pub mod geometry;
 pub mod grant;
+pub mod guidance;
 pub mod keys;
+pub mod person;
 pub mod role;
 pub mod schema;
 pub mod seen;
@@ -40,7 +42,9 @@ pub use grant::{
     AncestorRule, ApprovalClass, ApprovalMode, CaptureMode, Denial, GrantView, InputPolicy, Origin,
     Policy, Scope, TextRecording,
 };
+pub use guidance::{Guidance, GuidanceEntry};
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
+pub use person::{PersonInput, ScreenFraction};
 pub use role::Role;
 pub use seen::{SeenElement, SeenKind, FIRST_SEEN_ID};
 pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};

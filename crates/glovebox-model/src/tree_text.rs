@@ -269,9 +269,11 @@ impl AccessibilityTree {
         lines_to_text(self.header(), &self.lines()) + &self.seen_text()
     }
 
-    /// The seen elements' section ([`crate::seen::seen_section`]).
+    /// The sections after the tree: the seen elements ([`crate::seen::seen_section`]), then
+    /// glovebox's guidance for the application, each under its own header.
     pub fn seen_text(&self) -> String {
         crate::seen::seen_section(&self.seen, self.seen_omitted)
+            + &self.guidance.as_ref().map(|g| g.section()).unwrap_or_default()
     }
 
     /// The text of the subtree under `id` alone (the way to expand what a
@@ -288,7 +290,8 @@ impl AccessibilityTree {
     /// were folded and how to read them. Never silently shorter.
     pub fn render_budgeted(&self, budget: TokenBudget) -> BudgetedText {
         let seen = self.seen_text();
-        // The seen section is kept whole (it is capped where it is made); the tree folds around it.
+        // The seen and guidance sections are kept whole (both are capped where they are made);
+        // the tree folds around them.
         let budget_max = budget.tokens();
         let max = budget_max.saturating_sub(estimate_tokens(&seen)).max(1);
         let lines = self.lines();

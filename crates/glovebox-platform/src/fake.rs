@@ -204,6 +204,7 @@ impl AccessibilitySource for FakeDesktop {
             elapsed_ms: 0,
             seen: vec![],
             seen_omitted: 0,
+            guidance: None,
         })
     }
 

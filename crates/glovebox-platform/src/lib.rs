@@ -373,6 +373,11 @@ pub trait AgentScreen: Send + Sync {
         limits: CaptureLimits,
         hidden: &[WindowId],
     ) -> Option<Result<Capture, BackendError>>;
+    /// The person's own input from the indicator page, given to the agent
+    /// display's pointer and keyboard as a hand there would; `None` while
+    /// no agent display runs.
+    fn person_input(&self, input: &glovebox_model::PersonInput)
+        -> Option<Result<(), BackendError>>;
 }
 
 #[cfg(feature = "fake")]

@@ -40,6 +40,12 @@ fn config_for(display: &str, runtime_dir: &std::path::Path, name: &str) -> HostC
 }
 
 impl<'a> TestHost<'a> {
+    /// Guidance per application, as the binary loads it from the shipped and user files.
+    pub fn guidance(mut self, entries: Vec<glovebox_model::GuidanceEntry>) -> Self {
+        self.config.guidance = entries;
+        self
+    }
+
     /// Applications the host refuses, as `deny.apps` would list them.
     pub fn deny(mut self, apps: &[&str]) -> Self {
         self.config.deny = apps.iter().map(|app| app.to_string()).collect();

@@ -17,7 +17,7 @@ use x11rb::protocol::xproto::ConnectionExt as _;
 
 impl X11Backend {
     /// The root window's current size (RandR may have changed it since connect).
-    fn screen_rect(&self) -> Result<Rect, BackendError> {
+    pub fn screen_rect(&self) -> Result<Rect, BackendError> {
         let g = self
             .conn
             .get_geometry(self.root)

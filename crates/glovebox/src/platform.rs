@@ -43,6 +43,9 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
         },
         false => glovebox_host::Recording::Off,
     };
+    // A file that does not parse is left out here; `glovebox doctor` names it.
+    host.guidance =
+        glovebox_config::guidance::load(glovebox_config::guidance::user_dir().as_deref()).entries;
     Ok(host)
 }
 

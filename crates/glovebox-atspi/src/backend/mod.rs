@@ -380,6 +380,7 @@ impl AtspiBackend {
                 elapsed_ms: started.elapsed().as_millis() as u64,
                 seen: vec![],
                 seen_omitted: 0,
+                guidance: None,
             }),
         }
     }

@@ -100,6 +100,20 @@ pub(crate) fn admit(facts: InputFacts, mode: DeliveryMode) -> Result<Reach, Refu
 
 /// The budget rule: everything a grant pays for (an input, a launch) needs
 /// an action left.
+/// While the person has taken the agent display over, every agent call waits: it is answered
+/// at once, the grant kept, and nothing done.
+pub(crate) fn check_not_paused(taken_over: bool) -> Result<(), Refusal> {
+    if taken_over {
+        return Err(refuse(
+            ErrorCode::PausedByUser,
+            "the person has taken over the agent display from the indicator page and has the \
+             desktop now; nothing was done. Wait, then observe again once they hand it back \
+             (the frames from before are stale)",
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn check_budget(budget_left: u32) -> Result<(), Refusal> {
     match budget_left {
         0 => Err(refuse(ErrorCode::BudgetExhausted, "the grant has no input actions left")),

@@ -42,6 +42,7 @@ pub(super) fn frame(no_tree: bool) -> FrameRecord {
             elapsed_ms: 0,
             seen: vec![],
             seen_omitted: 0,
+            guidance: None,
         }),
         created: std::time::Instant::now(),
     }
@@ -409,4 +410,14 @@ fn text_typed_into_a_terminal_or_a_window_without_a_tree_is_shown_and_elsewhere_
         .approval
         .question()
         .contains("and 100 more character(s)"));
+}
+
+#[test]
+fn while_the_person_has_the_agent_display_every_agent_call_is_paused() {
+    assert!(check_not_paused(false).is_ok());
+    let paused = check_not_paused(true).unwrap_err();
+    assert_eq!(paused.code, ErrorCode::PausedByUser);
+    assert!(
+        paused.message.contains("nothing was done") && paused.message.contains("observe again")
+    );
 }

@@ -39,6 +39,7 @@ fn tree() -> AccessibilityTree {
         elapsed_ms: 0,
         seen: vec![],
         seen_omitted: 0,
+        guidance: None,
     }
 }
 

@@ -36,6 +36,7 @@ fn tree(root: Element) -> AccessibilityTree {
         elapsed_ms: 1,
         seen: vec![],
         seen_omitted: 0,
+        guidance: None,
     }
 }
 

@@ -28,6 +28,8 @@ const MOTION: u8 = 6;
 /// How long the application gets to take the input while it is active:
 /// GTK4 drops a click whose release it handles after losing focus.
 const SETTLE: Duration = Duration::from_millis(50);
+/// How long characters a person typed on lent key codes keep them.
+const PERSON_LOAN_WAIT: Duration = Duration::from_millis(200);
 /// Between the presses of a double or triple click.
 const MULTI_CLICK_GAP: Duration = Duration::from_millis(40);
 /// Between the notches of a scroll: longer than a toolkit's frame.
@@ -290,6 +292,30 @@ impl X11Backend {
             stacking: stacking.clone(),
         };
         self.activate(top)?;
+        self.play(gesture, keys)
+    }
+
+    /// A person's own pointer and key events, through XTest, where they
+    /// fall: no window activated first and nothing put back after, as a
+    /// hand on this display's mouse and keyboard would do. Only the agent
+    /// display is ever given these (the indicator page's take-over).
+    pub fn play_as_person(&self, gesture: &Gesture) -> Result<(), BackendError> {
+        if !self.has_extension(x11rb::protocol::xtest::X11_EXTENSION_NAME) {
+            return Err(BackendError::unavailable("the X server has no XTEST extension"));
+        }
+        let (keys, loan) = self.strokes(gesture)?;
+        let played = self.play(gesture, &keys);
+        if loan.is_some() {
+            // Lent key codes go back once the application has had time to read them.
+            std::thread::sleep(PERSON_LOAN_WAIT);
+        }
+        drop(loan);
+        played
+    }
+
+    /// `gesture` with the real pointer and keyboard where they are now;
+    /// every key and button pressed is released on every path.
+    fn play(&self, gesture: &Gesture, keys: &[KeyStroke]) -> Result<(), BackendError> {
         let modifier_codes = if gesture.held().is_empty() {
             vec![]
         } else {

@@ -51,6 +51,7 @@ pub fn doctor(config: Option<PathBuf>, json: bool) -> Result<ExitCode, Failure> 
             _ => "served on 127.0.0.1 by whichever glovebox process holds this display's grant; none holds one now".into(),
         },
     ));
+    report.checks.push(guidance_check());
     if json {
         let mut value = serde_json::to_value(&report).context("serialising the report")?;
         value["capabilities"] = serde_json::to_value(glovebox_linux::capabilities())
@@ -64,6 +65,33 @@ pub fn doctor(config: Option<PathBuf>, json: bool) -> Result<ExitCode, Failure> 
     } else {
         glovebox::exit_status::Exit::Unavailable.into()
     })
+}
+
+/// Guidance per application: how many entries load, and every user file that did not, by name.
+fn guidance_check() -> glovebox_platform::doctor::Check {
+    use glovebox_config::guidance;
+    let dir = guidance::user_dir();
+    let loaded = guidance::load(dir.as_deref());
+    let shipped = guidance::shipped().len();
+    let from_user = loaded.entries.len() - shipped;
+    let place =
+        dir.map(|d| d.display().to_string()).unwrap_or_else(|| "(no config directory)".into());
+    if loaded.problems.is_empty() {
+        return glovebox_platform::doctor::Check::ok(
+            "guidance",
+            format!("{shipped} shipped application(s), {from_user} of yours from {place}"),
+        );
+    }
+    let problems: Vec<String> =
+        loaded.problems.iter().map(|(path, why)| format!("{}: {why}", path.display())).collect();
+    glovebox_platform::doctor::Check::warning(
+        "guidance",
+        format!(
+            "left out, the rest load ({shipped} shipped, {from_user} of yours): {}",
+            problems.join("; ")
+        ),
+        &["the guidance in those files"],
+    )
 }
 
 #[derive(Subcommand, Debug)]

@@ -355,7 +355,9 @@ fn named(seen: &Observation, role: Role, name: &str) -> Target {
 fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
     let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
-    let (host, desktops) = glovebox_testkit::host(sandbox, "calc-csv").open_with_agent_display();
+    let (host, desktops) = glovebox_testkit::host(sandbox, "calc-csv")
+        .guidance(glovebox_config::guidance::shipped())
+        .open_with_agent_display();
     let sentinel = user_window(sandbox, "Calc csv");
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
     let agent = desktops.agent().expect("the agent display starts");
@@ -382,6 +384,21 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
     });
     assert_eq!(listed.desktop, Desktop::Agent);
     let sheet = WindowRef::Id(listed.id);
+    // The grant's first look at Calc carries glovebox's guidance for it, under its own header;
+    // later looks do not repeat it.
+    let first = wait_until("a first look at Calc", || host.observe(Some(&sheet), false).ok());
+    let guidance = first.tree.guidance.as_ref().unwrap_or_else(|| {
+        panic!(
+            "no guidance for {:?}:
+{}",
+            listed.app,
+            first.tree.render_text()
+        )
+    });
+    assert_eq!(guidance.source, "shipped with glovebox");
+    assert!(guidance.notes.iter().any(|n| n.contains("set_value on the cell")), "{guidance:?}");
+    let text = first.tree.render_text();
+    assert!(text.contains("glovebox guidance for libreoffice-calc (glovebox's notes, shipped with glovebox; not the application's text):"), "{text}");
     let has_cell = |o: &Observation| {
         o.tree
             .root
@@ -390,6 +407,7 @@ fn a_spreadsheet_on_the_agent_display_is_edited_and_saved_as_csv() {
     };
     let seen =
         wait_until("the sheet's cells", || host.observe(Some(&sheet), false).ok().filter(has_cell));
+    assert_eq!(seen.tree.guidance, None, "once per grant and window");
 
     // A number through the cell's value; text as keys to the cell the table's selection put the cursor on.
     let set = |cell: &str, text: &str| {
@@ -579,4 +597,5 @@ fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
     });
 }
 
+mod takeover;
 mod terminal;

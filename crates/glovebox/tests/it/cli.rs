@@ -632,3 +632,43 @@ fn reads_refuse_secure_input_while_a_password_field_has_focus() {
     drop(fixture);
     private.shutdown();
 }
+
+#[test]
+fn a_users_guidance_file_adds_notes_to_an_observation_and_a_broken_one_is_named_by_doctor() {
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
+    let home = scratch("guidance");
+    let title = glovebox_sandbox::fixture::unique_title("Guidance");
+    let (_fixture, id) = fixture(sandbox, &home, &title);
+    let (_, page, _) = run(glovebox(sandbox, &home).args(["windows", "--json", "--query", &title]));
+    let app = page["windows"][0]["app"].as_str().unwrap().to_owned();
+    let dir = home.join(".config/glovebox/guidance");
+    std::fs::create_dir_all(&dir).unwrap();
+    let note = "Submit sends the form; the Name field takes set_value.";
+    std::fs::write(
+        dir.join("mine.toml"),
+        format!("[[app]]\napp = {:?}\nnotes = [{note:?}]\n", app.to_uppercase()),
+    )
+    .unwrap();
+    std::fs::write(dir.join("broken.toml"), "[[app]\napp = ").unwrap();
+
+    let text = String::from_utf8(
+        glovebox(sandbox, &home).args(["observe", "--window", &id]).output().unwrap().stdout,
+    )
+    .unwrap();
+    let header = format!("glovebox guidance for {} (glovebox's notes, ", app.to_uppercase());
+    let at = text.find(&header).unwrap_or_else(|| panic!("no guidance in:\n{text}"));
+    assert!(text[at..].contains(&format!("  - {note}")), "{text}");
+    assert!(text[at..].contains("mine.toml"), "the note says whose it is: {text}");
+    let (code, json, said) =
+        run(glovebox(sandbox, &home).args(["observe", "--json", "--window", &id]));
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(json["tree"]["guidance"]["notes"][0], note, "{json}");
+
+    // The broken file is named by the doctor, with the rest still loaded.
+    let doctor = glovebox(sandbox, &home).arg("doctor").output().unwrap();
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    let line = report.lines().find(|l| l.contains("guidance")).unwrap_or_default();
+    assert!(line.starts_with("[warn]") && line.contains("broken.toml"), "{report}");
+    assert!(line.contains("1 of yours"), "{line}");
+    std::fs::remove_dir_all(&home).unwrap();
+}

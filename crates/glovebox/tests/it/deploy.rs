@@ -198,8 +198,8 @@ fn a_pod_below_the_restricted_profile_or_a_value_the_api_server_refuses_fails_th
         &dir,
         "quantity.yaml",
         job,
-        &[("ephemeral-storage: 1Gi", "ephemeral-storage: 1GB")],
-        "resources.limits.ephemeral-storage: '1GB' is not a quantity",
+        &[("ephemeral-storage: 256Mi", "ephemeral-storage: 256MB")],
+        "resources.limits.ephemeral-storage: '256MB' is not a quantity",
     );
     refused(
         &dir,
