@@ -149,6 +149,12 @@ fn step_html(out: &mut String, step: &Step) {
         Verdict::Switched { window } => ("delivered", format!("bound to window {window}")),
         Verdict::Finished => ("meta", "finished".to_owned()),
         Verdict::Asked => ("meta", "asked the user".to_owned()),
+        Verdict::Answered { answer: Some(answer), .. } => {
+            ("meta", format!("the person answered {answer:?}"))
+        }
+        Verdict::Answered { answer: None, .. } => {
+            ("meta", "the person answered (kept private)".to_owned())
+        }
     };
     let _ = write!(
         out,

@@ -150,6 +150,18 @@ pub fn run(
     task: &Task,
     progress: &mut dyn FnMut(&Step),
 ) -> Result<Outcome, Refusal> {
+    run_asking(host, model, task, None, progress)
+}
+
+/// [`run`], with `asker` as the channel the model's questions (`ask`) are put to the person
+/// through ([`Host::ask_user`]); an answered question is a step and the run goes on.
+pub fn run_asking(
+    host: &Host,
+    model: &mut dyn Model,
+    task: &Task,
+    asker: Option<&dyn glovebox_host::Asker>,
+    progress: &mut dyn FnMut(&Step),
+) -> Result<Outcome, Refusal> {
     task.validate()?;
     let host = &if task.observe_only { host.observe_only() } else { host.clone() };
     if host.capabilities().read_only && !task.observe_only {
@@ -257,9 +269,28 @@ pub fn run(
                 break StopReason::Done;
             }
             Decision::Ask { question } => {
-                step.verdict = Verdict::Asked;
-                run.record.finish(step, progress);
-                break StopReason::Asked { question };
+                // Through the surface's channel when it has one; without an answer the run ends
+                // with the question, as before.
+                let asked = asker.map(|asker| {
+                    let question =
+                        glovebox_model::Question { text: question.clone(), choices: vec![] };
+                    host.ask_user(&question, Some(asker))
+                });
+                match asked {
+                    Some(Ok(answered)) => {
+                        step.verdict = Verdict::Answered {
+                            answer: (!answered.private).then(|| answered.text.clone()),
+                            for_model: answered.text,
+                        };
+                        run.record.finish(step, progress);
+                        continue;
+                    }
+                    _ => {
+                        step.verdict = Verdict::Asked;
+                        run.record.finish(step, progress);
+                        break StopReason::Asked { question };
+                    }
+                }
             }
             Decision::Switch { window } => {
                 let result = window

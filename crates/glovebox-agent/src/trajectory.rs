@@ -12,11 +12,26 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Verdict {
-    Delivered { route: String },
-    Refused { code: ErrorCode, message: String },
-    Switched { window: WindowId },
+    Delivered {
+        route: String,
+    },
+    Refused {
+        code: ErrorCode,
+        message: String,
+    },
+    Switched {
+        window: WindowId,
+    },
     Finished,
     Asked,
+    /// The person answered the model's question ([`glovebox_host::Host::ask_user`]).
+    Answered {
+        /// The answer, or `None` where the person kept it private (the record and report).
+        answer: Option<String>,
+        /// What the model reads in the next turn: the answer, private or not.
+        #[serde(skip)]
+        for_model: String,
+    },
 }
 
 /// What the model answered, as far as it could be read.
@@ -72,6 +87,7 @@ impl Step {
             Verdict::Switched { window } => format!("bound to window {window}"),
             Verdict::Finished => "finished".to_owned(),
             Verdict::Asked => "asked the user".to_owned(),
+            Verdict::Answered { for_model, .. } => format!("the person answered: {for_model:?}"),
         };
         let changed = self
             .changes

@@ -29,6 +29,7 @@
 pub mod access;
 mod act;
 pub mod approval;
+pub mod ask;
 pub mod audit;
 mod backend;
 #[cfg(unix)]
@@ -58,6 +59,7 @@ pub use approval::describe_action;
 pub use approval::{
     Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject,
 };
+pub use ask::{Answered, Asker, Said};
 pub use backend::refusal_of;
 pub use decide::approval_class;
 pub use deferred::{CallKey, DeferredCall, Pending, PendingQuestion, Retry};

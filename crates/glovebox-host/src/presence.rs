@@ -44,6 +44,19 @@ pub struct PresenceView {
     pub agent_display: bool,
     /// The person has taken the agent display over; the agent's calls are paused.
     pub taken_over: bool,
+    /// The agent's question waiting for the person's answer on the page, when one is.
+    pub question: Option<PageQuestion>,
+}
+
+/// The agent's question as the page shows it, with the id its answer names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageQuestion {
+    /// The id `POST /answer` names.
+    pub id: u64,
+    /// The question.
+    pub text: String,
+    /// The choices, when the answer is one of them.
+    pub choices: Vec<String>,
 }
 
 #[derive(Default)]
@@ -52,6 +65,10 @@ pub(crate) struct PresenceState {
     /// The last view read with the state free, for readers during a call.
     last: Option<PresenceView>,
     indicator_url: Option<String>,
+    /// The question shown on the page, and the person's answer to it once given.
+    question: Option<(u64, glovebox_model::Question)>,
+    answer: Option<(u64, crate::ask::Said)>,
+    questions_asked: u64,
 }
 
 impl Host {
@@ -123,17 +140,35 @@ impl Host {
         };
         let agent_display = self.inner.backends.agent_display.as_ref().is_some_and(|a| a.running());
         let taken_over = self.taken_over();
+        let question = self.presence_state().question.as_ref().map(|(id, q)| PageQuestion {
+            id: *id,
+            text: q.text.clone(),
+            choices: q.choices.clone(),
+        });
         let mut presence = self.presence_state();
         let view = match fresh {
             Some(grant) => {
                 let (grant, window_title) =
                     grant.map(|(g, t)| (Some(g), t)).unwrap_or((None, None));
-                PresenceView { grant, window_title, recent, stopped, agent_display, taken_over }
+                PresenceView {
+                    grant,
+                    window_title,
+                    recent,
+                    stopped,
+                    agent_display,
+                    taken_over,
+                    question,
+                }
             }
             None => match &presence.last {
-                Some(last) => {
-                    PresenceView { recent, stopped, agent_display, taken_over, ..last.clone() }
-                }
+                Some(last) => PresenceView {
+                    recent,
+                    stopped,
+                    agent_display,
+                    taken_over,
+                    question,
+                    ..last.clone()
+                },
                 None => PresenceView {
                     grant: None,
                     window_title: None,
@@ -141,6 +176,7 @@ impl Host {
                     stopped,
                     agent_display,
                     taken_over,
+                    question,
                 },
             },
         };
@@ -174,6 +210,49 @@ impl Host {
             }
         };
         shown().transpose()
+    }
+
+    /// Shows `question` on the page; its id.
+    pub(crate) fn put_on_page(&self, question: glovebox_model::Question) -> u64 {
+        let mut presence = self.presence_state();
+        presence.questions_asked += 1;
+        let id = presence.questions_asked;
+        presence.question = Some((id, question));
+        presence.answer = None;
+        id
+    }
+
+    /// The person's answer to question `id`, once the page gave it.
+    pub(crate) fn take_page_answer(&self, id: u64) -> Option<crate::ask::Said> {
+        let mut presence = self.presence_state();
+        match presence.answer.take() {
+            Some((answered, said)) if answered == id => Some(said),
+            other => {
+                presence.answer = other;
+                None
+            }
+        }
+    }
+
+    /// Takes question `id` off the page.
+    pub(crate) fn withdraw_from_page(&self, id: u64) {
+        let mut presence = self.presence_state();
+        if presence.question.as_ref().is_some_and(|(shown, _)| *shown == id) {
+            presence.question = None;
+        }
+    }
+
+    /// The person's answer from the page to the question `id` it shows.
+    pub fn answer_on_page(&self, id: u64, said: crate::ask::Said) -> Result<(), Refusal> {
+        let mut presence = self.presence_state();
+        if presence.question.as_ref().is_none_or(|(shown, _)| *shown != id) {
+            return Err(Refusal::invalid_argument(format!(
+                "no question {id} waits on this page (answered, withdrawn or never asked)"
+            )));
+        }
+        presence.question = None;
+        presence.answer = Some((id, said));
+        Ok(())
     }
 
     /// Where this process serves the indicator page (its URL carries the

@@ -164,16 +164,17 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
             };
             respond(&mut stream, "200 OK", "application/json", &body.to_string())
         }
+        ("POST", "/answer") => {
+            let body = match read_body(&mut reader, content_length) {
+                Some(body) => body,
+                None => return too_large(&mut stream),
+            };
+            page_answer(&mut stream, host, &body)
+        }
         ("POST", "/agent-display/input") => {
-            let body = match content_length {
-                Some(length) if length <= MAX_BODY => {
-                    let mut body = vec![0; length];
-                    reader.read_exact(&mut body)?;
-                    body
-                }
-                _ => {
-                    return respond(&mut stream, "413 Payload Too Large", "application/json", &serde_json::json!({"message": format!("a body of at most {MAX_BODY} bytes, with its Content-Length")}).to_string())
-                }
+            let body = match read_body(&mut reader, content_length) {
+                Some(body) => body,
+                None => return too_large(&mut stream),
             };
             person_input(&mut stream, host, &body)
         }
@@ -190,6 +191,50 @@ fn answer(mut stream: TcpStream, host: &Host, token: &str) -> std::io::Result<()
         }
         _ => respond(&mut stream, "404 Not Found", "text/plain", "not found"),
     }
+}
+
+/// A request's body of at most [`MAX_BODY`] bytes, by its Content-Length.
+fn read_body(reader: &mut impl std::io::Read, length: Option<usize>) -> Option<Vec<u8>> {
+    let length = length.filter(|l| *l <= MAX_BODY)?;
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some(body)
+}
+
+fn too_large(stream: &mut TcpStream) -> std::io::Result<()> {
+    let body = serde_json::json!({"message": format!("a body of at most {MAX_BODY} bytes, with its Content-Length")});
+    respond(stream, "413 Payload Too Large", "application/json", &body.to_string())
+}
+
+/// The person's answer to the agent's question the page shows.
+fn page_answer(stream: &mut TcpStream, host: &Host, body: &[u8]) -> std::io::Result<()> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Answer {
+        id: u64,
+        #[serde(default)]
+        text: Option<String>,
+        #[serde(default)]
+        private: bool,
+        #[serde(default)]
+        declined: bool,
+    }
+    let said = match serde_json::from_slice::<Answer>(body) {
+        Ok(Answer { id, declined: true, .. }) => Ok((id, glovebox_host::Said::Declined)),
+        Ok(Answer { id, text: Some(text), private, .. }) => {
+            Ok((id, glovebox_host::Said::Answer { text, private }))
+        }
+        Ok(_) => Err("an answer needs its text, or declined: true".to_owned()),
+        Err(e) => Err(format!("not an answer: {e}")),
+    };
+    let (status, body) = match said.map(|(id, said)| host.answer_on_page(id, said)) {
+        Ok(Ok(())) => ("200 OK", serde_json::json!({"answered": true, "message": "Answered."})),
+        Ok(Err(refusal)) => {
+            ("409 Conflict", serde_json::json!({"answered": false, "message": refusal.message}))
+        }
+        Err(why) => ("400 Bad Request", serde_json::json!({"answered": false, "message": why})),
+    };
+    respond(stream, status, "application/json", &body.to_string())
 }
 
 /// One piece of the person's input from the page's live view; never logged.

@@ -61,3 +61,40 @@ impl Approver for CannotAskMidRun {
         )
     }
 }
+
+/// The person's answer to the agent's question (`ask_user`), as the form elicitation asks it.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct AnswerForm {
+    /// Your answer.
+    pub answer: String,
+    /// Keep the answer out of glovebox's log.
+    #[serde(default)]
+    pub private: bool,
+}
+
+rmcp::elicit_safe!(AnswerForm);
+
+impl glovebox_host::Asker for Elicitation {
+    fn ask_user(&self, question: &glovebox_model::Question) -> glovebox_host::Said {
+        use glovebox_host::Said;
+        match self.handle.block_on(self.peer.elicit::<AnswerForm>(question.shown())) {
+            Ok(Some(AnswerForm { answer, private })) => Said::Answer { text: answer, private },
+            Ok(None)
+            | Err(ElicitationError::UserDeclined)
+            | Err(ElicitationError::UserCancelled) => Said::Declined,
+            Err(ElicitationError::CapabilityNotSupported) => {
+                Said::Unavailable("this MCP client cannot ask (no elicitation support)".into())
+            }
+            Err(other) => Said::Unavailable(format!("the question failed: {other}")),
+        }
+    }
+}
+
+/// What the person already said, brought back by the client's retry (2026-07-28).
+pub struct Given(pub glovebox_host::Said);
+
+impl glovebox_host::Asker for Given {
+    fn ask_user(&self, _: &glovebox_model::Question) -> glovebox_host::Said {
+        self.0.clone()
+    }
+}

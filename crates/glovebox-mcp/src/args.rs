@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ListWindowsArgs {
-    /// Case-insensitive text to match against app, title and id.
+    /// Text to match in app, title or id (any case).
     pub query: Option<String>,
     /// 1-based page of 30 windows.
     #[schemars(range(min = 1))]
@@ -21,10 +21,9 @@ pub struct ListWindowsArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ObserveArgs {
-    /// A window id from list_windows (`pid/0xXID`); omitted: the bound window.
+    /// A window id (`pid/0xXID`); omitted: the bound window.
     pub window: Option<String>,
-    /// Include a screenshot (default: when the grant allows pixels); false
-    /// when the tree is enough.
+    /// A screenshot too (default: when pixels are allowed).
     pub screenshot: Option<bool>,
     /// Draw the ids on the screenshot.
     pub marks: Option<bool>,
@@ -51,16 +50,16 @@ pub struct WaitArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ClickArgs {
-    /// An element id from the newest observation (preferred), or a point in its image's pixels.
+    /// An element id of the newest observation (preferred), or a point in its image.
     pub target: Target,
-    /// left (default), right, middle, or the back/forward side buttons.
+    /// left (default), right, middle, back or forward.
     pub button: Option<Button>,
-    /// 1 (default), 2 for a double click, 3 for a triple click.
+    /// 1 (default); 2 double, 3 triple click.
     #[schemars(range(min = *action::CLICK_COUNT.start(), max = *action::CLICK_COUNT.end()))]
     pub count: Option<u8>,
-    /// Keys held down during it, e.g. `["ctrl"]` (move, drag and scroll take them too).
+    /// Keys held during it, e.g. `["ctrl"]`.
     pub modifiers: Option<Vec<ModifierKey>>,
-    /// background (default), or foreground (the real pointer; only if the user allowed it).
+    /// background (default) or foreground (the real pointer, if allowed).
     pub delivery: Option<DeliveryMode>,
     pub screenshot: Option<bool>,
 }
@@ -100,7 +99,7 @@ pub struct ScrollArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct TypeArgs {
-    /// Text typed at the caret of the focused field.
+    /// The text.
     pub text: String,
     pub delivery: Option<DeliveryMode>,
     pub screenshot: Option<bool>,
@@ -110,7 +109,7 @@ pub struct TypeArgs {
 pub struct SetValueArgs {
     /// The field, slider or spin button.
     pub target: Target,
-    /// The whole new value (empty clears a field; a number for sliders).
+    /// The whole new value (empty clears; a number for sliders).
     pub text: String,
     pub screenshot: Option<bool>,
 }
@@ -168,13 +167,13 @@ pub struct OpenUrlArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct SwitchWindowArgs {
-    /// A window id from list_windows (`pid/0xXID`).
+    /// A window id (`pid/0xXID`).
     pub window: String,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct GrantStatusArgs {
-    /// A window id from list_windows: also say whether a denial covers it.
+    /// A window id: also say whether a denial covers it.
     pub window: Option<String>,
 }
 
@@ -254,4 +253,12 @@ mod tests {
             }
         }
     }
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct AskUserArgs {
+    /// The question.
+    pub question: String,
+    /// Answers to pick from.
+    pub choices: Option<Vec<String>>,
 }

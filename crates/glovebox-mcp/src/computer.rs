@@ -22,7 +22,7 @@ pub struct ComputerArgs {
     pub max_steps: Option<u32>,
     /// Look only: the loop may answer but never act.
     pub observe_only: Option<bool>,
-    /// A window id to work in; omitted: the bound window.
+    /// A window id; omitted: the bound window.
     pub window: Option<String>,
 }
 

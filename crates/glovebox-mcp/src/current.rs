@@ -54,12 +54,17 @@ pub(crate) enum Era {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Asked {
     pending: Arc<Mutex<Option<Pending>>>,
+    /// A question a tool put as its own form (`ask_user`), not an approval.
+    form: Arc<Mutex<Option<InputRequiredResult>>>,
     ran: Arc<AtomicBool>,
 }
 
 impl Asked {
     /// The result that asks the client for its user's answers, if the call asked.
     pub(crate) fn input_required(&self) -> Option<InputRequiredResult> {
+        if let Some(form) = self.form.lock_recovered().take() {
+            return Some(form);
+        }
         let Pending { questions, request_state } = self.pending.lock_recovered().take()?;
         let requests = questions
             .into_iter()
@@ -72,6 +77,39 @@ impl Asked {
     /// any error result is a glovebox refusal.
     pub(crate) fn tool_ran(&self) -> bool {
         self.ran.load(Ordering::SeqCst)
+    }
+}
+
+/// The agent's question (`ask_user`) as the form elicitation a client puts to its user.
+pub(crate) fn question_request(question: String) -> Option<InputRequest> {
+    let schema = ElicitationSchema::from_type::<crate::approval::AnswerForm>().ok()?;
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: question,
+        requested_schema: schema,
+    };
+    Some(InputRequest::Elicitation(ElicitRequest::new(params)))
+}
+
+/// What the person said in a client's response to [`question_request`].
+pub(crate) fn said_of(response: Option<&serde_json::Value>) -> glovebox_host::Said {
+    use glovebox_host::Said;
+    let Some(response) = response else {
+        return Said::Unavailable("the retry carries no answer to the question".into());
+    };
+    match serde_json::from_value::<ElicitResult>(response.clone()) {
+        Ok(ElicitResult { action: ElicitationAction::Accept, content, .. }) => {
+            let content = content.unwrap_or_default();
+            match content.get("answer").and_then(|a| a.as_str()) {
+                Some(answer) => Said::Answer {
+                    text: answer.to_owned(),
+                    private: content.get("private").and_then(|p| p.as_bool()).unwrap_or(false),
+                },
+                None => Said::Unavailable("the client accepted without an `answer`".into()),
+            }
+        }
+        Ok(_) => Said::Declined,
+        Err(e) => Said::Unavailable(format!("not an elicitation result: {e}")),
     }
 }
 
@@ -106,12 +144,21 @@ pub(crate) fn answer_of(response: &serde_json::Value) -> Result<Answer, String> 
     }
 }
 
+/// A retry as the client sent it, unparsed: `ask_user`'s answers are not approvals.
+#[derive(Debug, Clone)]
+pub(crate) struct RawRetry {
+    pub state: String,
+    pub responses: Vec<(String, serde_json::Value)>,
+}
+
 /// What `call_tool` learnt about a call before routing it to its tool.
 #[derive(Debug, Clone)]
 pub(crate) struct CallOrigin {
     pub era: Era,
     /// The client the newest frame is kept for.
     pub client: String,
+    /// The retry's state and answers as sent.
+    pub raw: Option<RawRetry>,
     asked: Asked,
 }
 
@@ -141,7 +188,16 @@ impl CallOrigin {
                 }
             }
         };
-        CallOrigin { era, client, asked }
+        let raw = request.request_state.as_ref().map(|state| RawRetry {
+            state: state.clone(),
+            responses: request
+                .input_responses
+                .iter()
+                .flatten()
+                .map(|(token, value)| (token.clone(), value.clone()))
+                .collect(),
+        });
+        CallOrigin { era, client, raw, asked }
     }
 
     /// What `call_tool` recorded for this call (a handshake-era call of
@@ -152,10 +208,16 @@ impl CallOrigin {
             context.extensions.get::<CallOrigin>().cloned().unwrap_or_else(|| CallOrigin {
                 era: Era::Handshake,
                 client: connection.to_owned(),
+                raw: None,
                 asked: Asked::default(),
             });
         origin.asked.ran.store(true, Ordering::SeqCst);
         origin
+    }
+
+    /// Ends the call with `form`, a question of the tool's own, for the client to put.
+    pub(crate) fn ask_form(&self, form: InputRequiredResult) {
+        *self.asked.form.lock_recovered() = Some(form);
     }
 
     /// Hands the questions this call could not ask back to `call_tool`.

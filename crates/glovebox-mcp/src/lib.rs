@@ -91,6 +91,7 @@ pub const TOOLS: &[ToolSpec] = &[
     ToolSpec { name: "switch_window", input: false },
     ToolSpec { name: "grant_status", input: false },
     ToolSpec { name: "computer", input: false },
+    ToolSpec { name: "ask_user", input: false },
 ];
 
 /// Every tool's name, in the order tools/list gives ([`TOOLS`]).
@@ -132,6 +133,8 @@ struct Shared {
     options: Options,
     /// `computer` runs started as tasks (2026-07-28 clients that declare the extension).
     tasks: Arc<tasks::TaskBoard>,
+    /// `ask_user`'s questions waiting for their retry (2026-07-28).
+    questions: tools::ask::OpenQuestions,
 }
 
 /// The MCP server. Cheap to clone; clones share one host and one session.
@@ -179,7 +182,12 @@ impl GloveboxServer {
             }
         }
         GloveboxServer {
-            shared: Arc::new(Shared { host, options, tasks: Arc::default() }),
+            shared: Arc::new(Shared {
+                host,
+                options,
+                tasks: Arc::default(),
+                questions: Default::default(),
+            }),
             newest: Arc::default(),
             connection: current::new_connection_id(),
             tool_router: portable(tools::router()),

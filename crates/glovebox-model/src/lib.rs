@@ -18,6 +18,7 @@ pub mod grant;
 pub mod guidance;
 pub mod keys;
 pub mod person;
+pub mod question;
 pub mod role;
 pub mod schema;
 pub mod seen;
@@ -45,6 +46,7 @@ pub use grant::{
 pub use guidance::{Guidance, GuidanceEntry};
 pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use person::{PersonInput, ScreenFraction};
+pub use question::Question;
 pub use role::Role;
 pub use seen::{SeenElement, SeenKind, FIRST_SEEN_ID};
 pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};

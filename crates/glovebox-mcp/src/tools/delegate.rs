@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 #[tool_router(router = delegate_router, vis = "pub(super)")]
 impl GloveboxServer {
     #[tool(
-        description = "Delegate a task to the model the user bound (not you): glovebox runs its own bounded loop and returns what it delivered, what was refused and why it stopped. observe_only asks about a window",
+        description = "Delegate a task to the user's bound model (not you): a bounded loop that returns what it delivered, what was refused and why it stopped. observe_only looks only",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn computer(

@@ -108,7 +108,7 @@ impl GloveboxServer {
 
     #[tool(
         name = "type",
-        description = "Type text at the caret of the focused field (inserts; set_value replaces a whole value). Returns what changed.",
+        description = "Type at the focused field's caret (inserts; set_value replaces). Returns what changed.",
         annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn r#type(

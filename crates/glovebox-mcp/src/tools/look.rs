@@ -13,7 +13,7 @@ use rmcp::{tool, tool_router, ErrorData as McpError};
 #[tool_router(router = look_router, vis = "pub(super)")]
 impl GloveboxServer {
     #[tool(
-        description = "List windows, frontmost first, 30 per page: id (pid/0xXID), app, title, size, state, and any denial.",
+        description = "Windows, frontmost first, 30 per page: id (pid/0xXID), app, title, size, state, any denial.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_windows(
@@ -79,7 +79,7 @@ impl GloveboxServer {
     }
 
     #[tool(
-        description = "A full-resolution crop of the newest screenshot (region in its pixels), for reading small text. Takes no new capture.",
+        description = "A full-resolution crop of the newest screenshot (region in its pixels) for small text; no new capture.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn zoom(
@@ -99,7 +99,7 @@ impl GloveboxServer {
     }
 
     #[tool(
-        description = "Wait 0.5–5 s, or until an element (by role and/or name) appears, disappears or changes in the bound window, then observe. A timed-out wait proves nothing and says so.",
+        description = "Wait 0.5–5 s, or until an element (role and/or name) appears, disappears or changes, then observe. A timed-out wait proves nothing.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn wait(

@@ -1,11 +1,12 @@
 //! The tools' bodies, one file per group: [`look`] (list_windows, observe,
 //! zoom, wait), [`input`] (click … batch), [`apps`] (open_app, open_url),
 //! [`replay`], [`session`] (switch_window, grant_status) and [`delegate`]
-//! (computer). Each group is a router of its own; [`router`] joins them.
+//! (computer) and [`ask`] (ask_user). Each group is a router of its own; [`router`] joins them.
 //! Which tools exist, in which order and which are input tools is declared
 //! once, in [`crate::TOOLS`].
 
 mod apps;
+pub(crate) mod ask;
 mod delegate;
 mod input;
 mod look;
@@ -24,6 +25,7 @@ pub(crate) fn router() -> ToolRouter<GloveboxServer> {
         + GloveboxServer::replay_router()
         + GloveboxServer::session_router()
         + GloveboxServer::delegate_router()
+        + GloveboxServer::ask_router()
 }
 
 fn window_ref(text: &str) -> Result<WindowRef, Refusal> {

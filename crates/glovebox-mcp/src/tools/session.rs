@@ -11,7 +11,7 @@ use rmcp::{tool, tool_router, ErrorData as McpError};
 #[tool_router(router = session_router, vis = "pub(super)")]
 impl GloveboxServer {
     #[tool(
-        description = "Bind the grant to another window from list_windows and observe it, without raising or focusing it. No budget cost.",
+        description = "Bind the grant to another listed window and observe it, without raising or focusing it; no budget cost.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn switch_window(
@@ -27,7 +27,7 @@ impl GloveboxServer {
     }
 
     #[tool(
-        description = "The active grant: bound window, scope, revision, actions left, capture mode; with `window`, whether a denial covers it.",
+        description = "The active grant (window, scope, revision, actions left, capture); with `window`, whether a denial covers it.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn grant_status(

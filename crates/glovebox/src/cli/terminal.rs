@@ -41,3 +41,20 @@ pub fn ask_text(question: &str) -> Option<String> {
         _ => None,
     }
 }
+
+/// The agent's question on the controlling terminal: the answer as a line (empty declines),
+/// then whether to keep it out of the log.
+pub fn ask_question(question: &glovebox_model::Question) -> glovebox_host::Said {
+    use glovebox_host::Said;
+    let Some(answer) = ask_text(&format!(
+        "The agent asks you: {}\nYour answer (empty to decline):",
+        question.shown()
+    )) else {
+        return Said::Unavailable("there is no terminal to ask on".into());
+    };
+    if answer.trim().is_empty() {
+        return Said::Declined;
+    }
+    let private = matches!(ask("Keep this answer out of glovebox's log?"), Answer::Approved);
+    Said::Answer { text: answer, private }
+}

@@ -625,4 +625,5 @@ fn glovebox_run_with_a_native_gemini_model_fills_and_submits_the_form() {
     assert!(answer["response"].get("error").is_none(), "{answer}");
 }
 
+mod ask;
 mod tasks;

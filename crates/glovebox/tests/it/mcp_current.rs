@@ -17,6 +17,7 @@ use glovebox_testkit::desktop::Desktop;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+mod ask;
 mod race;
 
 fn repo() -> PathBuf {

@@ -103,6 +103,8 @@ fn assert_served(report: &Value, title: &str, how: &str) {
 
 #[test]
 fn the_wheel_and_the_npm_packages_start_glovebox_for_an_mcp_client() {
+    // Packing and unpacking an 80 MB debug binary three ways takes both cores for a while.
+    let _heavy = glovebox_testkit::heavy_turn();
     let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
     let base = scratch("installed");
     let title = unique_title("installed package");
@@ -186,6 +188,7 @@ fn the_wheel_and_the_npm_packages_start_glovebox_for_an_mcp_client() {
 
 #[test]
 fn a_platform_without_a_binary_is_named_and_nothing_crashes() {
+    let _heavy = glovebox_testkit::heavy_turn();
     let base = scratch("unsupported");
     // pip refuses the wheel for another platform, naming the wheel.
     let wheel = wheel(&base.join("wheel"));
