@@ -6,6 +6,7 @@
 
 use crate::trajectory::{DecisionRecord, Step, Summary, Verdict};
 use base64::Engine as _;
+use glovebox_model::markup::escape;
 use std::fmt::Write as _;
 
 /// Where reports go by default: `runs/` beside the audit trail's directory
@@ -42,21 +43,6 @@ pub fn write(path: &std::path::Path, page: &str) -> std::io::Result<()> {
         }
     }
     files::write_private(path, page.as_bytes())
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 const STYLE: &str = "body{font:14px system-ui,sans-serif;margin:2em;max-width:1100px}\

@@ -7,6 +7,7 @@
 //! only renders, the binary finds the records and writes the files.
 
 use crate::record::{EpisodeRecord, Verdict};
+use glovebox_model::markup::escape as markup;
 use std::fmt::Write as _;
 
 /// One episode's row: its record and where its directory is, relative to
@@ -231,25 +232,6 @@ pub fn junit_xml(suite: &str, rows: &[Row]) -> String {
     }
     xml.push_str("</testsuites>\n");
     xml
-}
-
-/// Text for HTML and XML alike: the five markup characters escaped, and the
-/// characters XML 1.0 cannot hold at all (most C0 controls) left out.
-fn markup(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// A relative link's path with each segment percent-encoded where a URL needs it.

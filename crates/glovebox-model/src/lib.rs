@@ -17,6 +17,7 @@ pub mod geometry;
 pub mod grant;
 pub mod guidance;
 pub mod keys;
+pub mod markup;
 pub mod person;
 pub mod question;
 pub mod role;

@@ -50,7 +50,6 @@ impl OpenQuestions {
     fn issue(&self, key: &CallKey, question: &Question) -> Result<String, Refusal> {
         let token = glovebox_host::access::new_token()
             .map_err(|e| Refusal::backend_unavailable(format!("no random token: {e}")))?;
-        let token: String = token.chars().filter(char::is_ascii_hexdigit).take(32).collect();
         let mut open = self.0.lock_recovered();
         if open.len() >= MAX_OPEN {
             open.clear();

@@ -76,29 +76,61 @@ pub fn mcp_config(args: McpConfigArgs) -> Result<ExitCode, Failure> {
         );
         return Ok(Exit::Success.into());
     }
-    let existing = match std::fs::read_to_string(&file) {
+    match add_entry(args.client, &launch, &file)? {
+        Added::Refused(refusal) => Err(refused(refusal, false)),
+        Added::AlreadyThere => {
+            eprintln!("{} already starts glovebox this way; nothing changed.", file.display());
+            Ok(Exit::Success.into())
+        }
+        Added::Written => {
+            eprintln!(
+                "Added this entry to {} (every other server stays as it was):",
+                file.display()
+            );
+            print!("{}", args.client.render(&launch));
+            Ok(Exit::Success.into())
+        }
+    }
+}
+
+/// What adding glovebox's entry to a client's file came to.
+pub enum Added {
+    Written,
+    AlreadyThere,
+    /// The file is in a shape this cannot add to; it was left as it was.
+    Refused(glovebox_model::Refusal),
+}
+
+/// Adds `launch`'s entry to `client`'s `file` (`mcp-config --write`, `setup`), every other
+/// server kept. Written beside the file and renamed over it, so a client never reads half a
+/// file, with the file's mode and owner: a client's configuration may hold API keys (`env`)
+/// and be 0600.
+pub fn add_entry(
+    client: Client,
+    launch: &Launch,
+    file: &std::path::Path,
+) -> Result<Added, Failure> {
+    let existing = match std::fs::read_to_string(file) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => {
             return Err(anyhow::Error::new(e).context(format!("reading {}", file.display())).into())
         }
     };
-    let merged = args.client.merge(&existing, &launch, &file).map_err(|r| refused(r, false))?;
+    let merged = match client.merge(&existing, launch, file) {
+        Ok(merged) => merged,
+        Err(refusal) => return Ok(Added::Refused(refusal)),
+    };
     if merged == existing {
-        eprintln!("{} already starts glovebox this way; nothing changed.", file.display());
-        return Ok(Exit::Success.into());
+        return Ok(Added::AlreadyThere);
     }
-    eprintln!("Adding this entry to {} (every other server stays as it was):", file.display());
-    print!("{}", args.client.render(&launch));
     if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
         glovebox_platform::files::make_dirs(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    // Written beside the file and renamed over it, so a client never reads half a file, with the
-    // file's mode and owner: a client's configuration may hold API keys (`env`) and be 0600.
-    glovebox_platform::files::replace_keeping_mode(&file, merged.as_bytes())
+    glovebox_platform::files::replace_keeping_mode(file, merged.as_bytes())
         .with_context(|| format!("writing {}", file.display()))?;
-    Ok(Exit::Success.into())
+    Ok(Added::Written)
 }
 
 fn client_name(client: Client) -> String {

@@ -12,7 +12,7 @@
 //! setup ends with exit 2 naming it, as `mcp-config --write` does.
 
 use super::exit::{refused, Failure};
-use super::mcp_config::ViaArg;
+use super::mcp_config::{add_entry, Added, ViaArg};
 use super::setup_accessibility::Plan;
 use super::terminal;
 use anyhow::Context as _;
@@ -20,7 +20,7 @@ use glovebox::mcp_config::{Client, Launch};
 use glovebox_host::Answer;
 use glovebox_model::{ErrorCode, Refusal};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -217,54 +217,20 @@ fn clients(
         if !agreed(ask(&format!("Add glovebox to {}?", client.title())))? {
             continue;
         }
-        match add(client, &launch, &file)? {
-            Added::Yes => {
+        // A file in a shape it cannot add to is said and left as it is; the other clients go on.
+        match add_entry(client, &launch, &file)? {
+            Added::Written => {
+                println!("    added");
                 done.push(format!("{} starts glovebox ({})", client.title(), file.display()))
             }
-            Added::AlreadyThere => {}
-            Added::Refused(why) => not_added.push(format!("{}: {why}", client.title())),
+            Added::AlreadyThere => println!("    already there; nothing changed"),
+            Added::Refused(refusal) => {
+                println!("    not added: {}", refusal.message);
+                not_added.push(format!("{}: {}", client.title(), refusal.message))
+            }
         }
     }
     Ok(())
-}
-
-/// What adding glovebox to a client's file came to.
-enum Added {
-    Yes,
-    AlreadyThere,
-    /// The file is in a shape it cannot add to; it is left as it was.
-    Refused(String),
-}
-
-/// `mcp-config CLIENT --write`'s merge.
-fn add(client: Client, launch: &Launch, file: &Path) -> Result<Added, Failure> {
-    let existing = match std::fs::read_to_string(file) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => {
-            return Err(anyhow::Error::new(e).context(format!("reading {}", file.display())).into())
-        }
-    };
-    // A file in a shape it cannot add to is said and left as it is; the other clients go on.
-    let merged = match client.merge(&existing, launch, file) {
-        Ok(merged) => merged,
-        Err(refusal) => {
-            println!("    not added: {}", refusal.message);
-            return Ok(Added::Refused(refusal.message));
-        }
-    };
-    if merged == existing {
-        println!("    already there; nothing changed");
-        return Ok(Added::AlreadyThere);
-    }
-    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-        glovebox_platform::files::make_dirs(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    glovebox_platform::files::replace_keeping_mode(file, merged.as_bytes())
-        .with_context(|| format!("writing {}", file.display()))?;
-    println!("    added");
-    Ok(Added::Yes)
 }
 
 fn try_it(ask: &dyn Fn(&str) -> Answer) -> Result<(), Failure> {

@@ -315,16 +315,7 @@ fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
                 .is_some_and(|r| r.walk().any(|e| e.name == "Full name" && e.bounds.is_some()))
         })
     });
-    let field = seen
-        .tree
-        .root
-        .as_ref()
-        .unwrap()
-        .walk()
-        .find(|e| e.name == "Full name" && e.has(glovebox_model::ElementState::Editable))
-        .map(|e| e.id);
-    let field =
-        field.unwrap_or_else(|| panic!("no editable Full name:\n{}", seen.tree.render_text()));
+    let field = full_name_field(&seen).id;
     host.act(
         seen.frame.id,
         Action::Click {
@@ -340,6 +331,14 @@ fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
     println!("typed by {}", typed.delivery.route);
     page.saw("the typed name", |s| s["name"] == "Zoë Müller 東京");
     assert_eq!(user(), before);
+}
+
+/// The test page's editable "Full name" field in `seen`.
+fn full_name_field(seen: &Observation) -> &glovebox_model::Element {
+    let root = seen.tree.root.as_ref().expect("a tree");
+    root.walk()
+        .find(|e| e.name == "Full name" && e.has(glovebox_model::ElementState::Editable))
+        .unwrap_or_else(|| panic!("no editable Full name:\n{}", seen.tree.render_text()))
 }
 
 /// The element of `seen` with `role` and `name`.

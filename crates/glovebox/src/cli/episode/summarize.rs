@@ -156,31 +156,18 @@ fn row(dir: &Path, out: &Path) -> Row {
         .unwrap_or_default();
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let path = dir.join(RECORD);
+    // A directory without a readable record is an errored row, as a run that could not be judged.
+    let unreadable = |reason: String| super::errored(&name, reason, std::time::Instant::now());
     let record = match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice::<EpisodeRecord>(&bytes).unwrap_or_else(|e| {
-            unreadable(&name, format!("{} is not a record: {e}", path.display()))
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => unreadable(
-            &name,
-            format!("{} holds no {RECORD}: its run never finished writing it", dir.display()),
-        ),
-        Err(e) => unreadable(&name, format!("{} could not be read: {e}", path.display())),
+        Ok(bytes) => serde_json::from_slice::<EpisodeRecord>(&bytes)
+            .unwrap_or_else(|e| unreadable(format!("{} is not a record: {e}", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => unreadable(format!(
+            "{} holds no {RECORD}: its run never finished writing it",
+            dir.display()
+        )),
+        Err(e) => unreadable(format!("{} could not be read: {e}", path.display())),
     };
     Row { record, group, link: relative(out, dir) }
-}
-
-fn unreadable(name: &str, reason: String) -> EpisodeRecord {
-    EpisodeRecord {
-        episode: name.to_owned(),
-        verdict: Verdict::Errored,
-        reason: Some(reason),
-        steps: 0,
-        refusals: vec![],
-        checks: vec![],
-        seconds: 0.0,
-        model_tokens: None,
-        report: None,
-    }
 }
 
 /// `to` as a path from the directory `from`, with `/` separators, when both resolve.

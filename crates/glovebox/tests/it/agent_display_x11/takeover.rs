@@ -60,14 +60,7 @@ fn the_person_takes_the_agent_display_over_types_there_and_hands_it_back() {
             })
         })
     });
-    let field = seen
-        .tree
-        .root
-        .as_ref()
-        .unwrap()
-        .walk()
-        .find(|e| e.name == "Full name" && e.has(glovebox_model::ElementState::Editable));
-    let field = field.unwrap_or_else(|| panic!("no field:\n{}", seen.tree.render_text()));
+    let field = full_name_field(&seen);
     let place = field.screen_bounds.unwrap();
     let (width, height) = glovebox_linux::agent::AGENT_DISPLAY_SIZE;
     let fraction = |at: i32, of: u32| format!("{:.4}", f64::from(at) / f64::from(of));
@@ -126,14 +119,7 @@ fn the_person_takes_the_agent_display_over_types_there_and_hands_it_back() {
     assert_eq!(stale.code, ErrorCode::StaleRef, "{stale}");
     let fresh = host.observe(Some(&window), false).expect("a fresh frame after the hand-back");
     assert_ne!(fresh.frame.id, seen.frame.id);
-    let field = fresh
-        .tree
-        .root
-        .as_ref()
-        .unwrap()
-        .walk()
-        .find(|e| e.name == "Full name" && e.has(glovebox_model::ElementState::Editable));
-    let field = field.map(|e| e.id).expect("the field in the fresh frame");
+    let field = full_name_field(&fresh).id;
     host.act(
         fresh.frame.id,
         Action::Click {
