@@ -261,6 +261,10 @@ fn user_backends(
     return match (display, chosen(options.backend)) {
         (None, DisplayBackend::Wayland) => match glovebox_wayland::Session::from_env() {
             Ok(session) => wayland::backends(session, session_bus),
+            // KDE Plasma: KWin's own services.
+            Err(_) if let Ok(kwin) = glovebox_wayland::kwin::KWinBackend::connect(session_bus) => {
+                wayland::backends_kwin(kwin, session_bus)
+            }
             // A Wayland desktop whose compositor lists no windows: the accessibility bus does.
             Err(no_compositor) if glovebox_wayland::wayland_display_from_env().is_ok() => {
                 wayland::backends_without_compositor(session_bus, &no_compositor.message)

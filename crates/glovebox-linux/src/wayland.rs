@@ -139,6 +139,34 @@ pub fn backends(session: Session, session_bus: Option<&str>) -> Result<Backends,
     })
 }
 
+/// KDE Plasma: KWin for windows and pixels (scripting, ScreenShot2),
+/// AT-SPI for trees and input.
+pub fn backends_kwin(
+    kwin: glovebox_wayland::kwin::KWinBackend,
+    session_bus: Option<&str>,
+) -> Result<Backends, BackendError> {
+    let kwin = Arc::new(kwin);
+    let atspi = Arc::new(AtspiBackend::on_session_bus(session_bus)?);
+    Ok(Backends {
+        windows: kwin.clone(),
+        capture: kwin,
+        accessibility: atspi.clone(),
+        input: Some(Arc::new(WaylandInput { atspi: atspi.clone() })),
+        secure_input: Arc::new(WaylandSecureInput { atspi }),
+        processes: Arc::new(super::ProcFs),
+        launcher: Some(Arc::new(crate::launcher::DesktopLauncher {
+            display: glovebox_wayland::wayland_display_from_env()
+                .ok()
+                .map(crate::launcher::ChildDisplay::Wayland),
+            session_bus: session_bus.map(str::to_owned),
+            window_manager: crate::launcher::WindowManager::Unreachable,
+        })),
+        presence: None,
+        agent_display: None,
+        seen: Some(glovebox_ocr::shared_reader()),
+    })
+}
+
 /// Windows from the accessibility bus, where the compositor lists none to
 /// other clients: each application's shown top-level accessibles, with
 /// their size (a Wayland client knows no position, so each lies at 0,0).
@@ -244,8 +272,10 @@ pub fn backends_without_compositor(
 }
 
 pub fn capabilities() -> Option<glovebox_platform::Capabilities> {
+    let kwin = || glovebox_wayland::kwin::KWinBackend::connect(None).ok();
     let mut caps = match Session::from_env().and_then(WaylandBackend::connect) {
         Ok(backend) => backend.capabilities(),
+        Err(_) if let Some(kwin) = kwin() => kwin.capabilities(),
         Err(e) => {
             glovebox_wayland::wayland_display_from_env().ok()?;
             let none = Support::Missing {

@@ -4,7 +4,8 @@
 use crate::error::{BackendError, BackendErrorKind};
 use crate::{next_frame_id, now_ms, Capture, RgbImage};
 use glovebox_model::{
-    CaptureLimits, DesktopLayout, DisplaySelection, Frame, FrameSubject, Monitor, Rect, WindowInfo,
+    CaptureLimits, DesktopLayout, DisplaySelection, Frame, FrameSubject, Monitor, Rect, WindowId,
+    WindowInfo,
 };
 
 /// The part of `window` a capture can read: its client area clipped to the
@@ -84,6 +85,22 @@ pub fn desktop_capture(
         occluded,
     };
     Ok(Capture { frame, image })
+}
+
+/// A picture of a mapped window that is entirely black is no picture of
+/// it: a route that cannot read the window's pixels (an X11 read of an
+/// XWayland window, a compositor that drew nothing) gives black, and that
+/// is an error, never a capture.
+pub fn refuse_black(image: &RgbImage, window: WindowId) -> Result<(), BackendError> {
+    if image.data.iter().all(|&b| b == 0) {
+        return Err(BackendError::new(
+            BackendErrorKind::Unavailable,
+            format!(
+                "the capture of window {window} came back entirely black: this route gives no pixels of it; nothing was captured"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Paints the parts of `rects` (root coordinates) that fall inside `shown`

@@ -181,8 +181,9 @@ fn replace(path: &Path, bytes: &[u8], kept: Option<Kept>) -> io::Result<()> {
     written
 }
 
+/// This process's effective user: whose directories glovebox keeps.
 #[cfg(unix)]
-fn euid() -> u32 {
+pub fn euid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 

@@ -12,6 +12,7 @@
 pub mod capture;
 pub mod doctor;
 pub mod ipc;
+pub mod kwin;
 pub mod tree;
 
 use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, WindowId, WindowInfo, WindowRef};
