@@ -12,6 +12,7 @@
 
 #[cfg(feature = "fixtures")]
 pub mod fixture;
+pub mod kde;
 mod monitors;
 pub mod wayland;
 

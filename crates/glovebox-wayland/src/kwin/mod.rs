@@ -15,7 +15,10 @@
 pub mod pixels;
 pub mod script;
 
-use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, Rect, WindowId, WindowInfo, WindowRef};
+use futures_util::StreamExt as _;
+use glovebox_model::{
+    CaptureLimits, DisplaySelection, Monitor, Rect, WindowId, WindowInfo, WindowRef,
+};
 use glovebox_platform::compose::{
     desktop_capture, refuse_black, visible_parts_of_hidden, window_capture, window_capture_rect,
 };
@@ -23,7 +26,6 @@ use glovebox_platform::{
     BackendError, BackendErrorKind, Capabilities, Capture, RgbImage, ScreenCapture, Support,
     WindowSource,
 };
-use futures_util::StreamExt as _;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,7 +47,7 @@ pub enum KWinError {
     NotRunning(String),
     #[error("{call}: {message}")]
     Call { call: &'static str, message: String },
-    #[error("KWin refused the screenshot: glovebox is not authorized ({0}); install the .deb, or run `glovebox setup kde-screenshot`, which writes the desktop file that lists org.kde.KWin.ScreenShot2 for this program")]
+    #[error("KWin refused the screenshot: glovebox is not authorized ({0}); install the .deb, or run `glovebox setup kde-screenshots`, which writes the desktop file that lists org.kde.KWin.ScreenShot2 for this program")]
     NotAuthorized(String),
     #[error("KWin did not answer {0} within {ANSWER:?}")]
     Timeout(&'static str),
@@ -103,7 +105,13 @@ impl KWinBackend {
         let version = runtime.block_on(async {
             let reply = tokio::time::timeout(
                 ANSWER,
-                bus.call_method(Some(KWIN), "/KWin", Some("org.kde.KWin"), "supportInformation", &()),
+                bus.call_method(
+                    Some(KWIN),
+                    "/KWin",
+                    Some("org.kde.KWin"),
+                    "supportInformation",
+                    &(),
+                ),
             )
             .await
             .map_err(|_| KWinError::Timeout("supportInformation"))?
@@ -131,7 +139,9 @@ impl KWinBackend {
             SCRIPTS_RUN.fetch_add(1, Ordering::Relaxed)
         );
         let path = self.script.to_string_lossy().into_owned();
-        let outcome = self.runtime.block_on(async { tokio::time::timeout(ANSWER, self.run_script(&path, &name)).await });
+        let outcome = self
+            .runtime
+            .block_on(async { tokio::time::timeout(ANSWER, self.run_script(&path, &name)).await });
         // Loaded scripts stay in KWin until unloaded, whatever happened.
         let unload_args = (name.as_str(),);
         let _ = self.runtime.block_on(async {
@@ -145,18 +155,28 @@ impl KWinBackend {
             tokio::time::timeout(ANSWER, unload).await
         });
         let json = outcome.map_err(|_| KWinError::Timeout("the window script"))??;
-        script::Report::parse(&json).map_err(|message| KWinError::Call { call: "the window script", message })
+        script::Report::parse(&json)
+            .map_err(|message| KWinError::Call { call: "the window script", message })
     }
 
     async fn run_script(&self, path: &str, name: &str) -> Result<String, KWinError> {
         let mut incoming = zbus::MessageStream::from(&self.bus);
-        let call = |call: &'static str| move |e: zbus::Error| KWinError::Call { call, message: e.to_string() };
+        let call = |call: &'static str| {
+            move |e: zbus::Error| KWinError::Call { call, message: e.to_string() }
+        };
         let reply = self
             .bus
-            .call_method(Some(KWIN), "/Scripting", Some("org.kde.kwin.Scripting"), "loadScript", &(path, name))
+            .call_method(
+                Some(KWIN),
+                "/Scripting",
+                Some("org.kde.kwin.Scripting"),
+                "loadScript",
+                &(path, name),
+            )
             .await
             .map_err(call("org.kde.kwin.Scripting.loadScript"))?;
-        let id: i32 = reply.body().deserialize().map_err(call("org.kde.kwin.Scripting.loadScript"))?;
+        let id: i32 =
+            reply.body().deserialize().map_err(call("org.kde.kwin.Scripting.loadScript"))?;
         if id < 0 {
             return Err(KWinError::Call {
                 call: "org.kde.kwin.Scripting.loadScript",
@@ -164,7 +184,13 @@ impl KWinBackend {
             });
         }
         self.bus
-            .call_method(Some(KWIN), format!("/{id}").as_str(), Some("org.kde.kwin.Script"), "run", &())
+            .call_method(
+                Some(KWIN),
+                format!("/{id}").as_str(),
+                Some("org.kde.kwin.Script"),
+                "run",
+                &(),
+            )
             .await
             .map_err(call("org.kde.kwin.Script.run"))?;
         while let Some(message) = incoming.next().await {
@@ -177,10 +203,10 @@ impl KWinBackend {
                 continue;
             }
             let _ = self.bus.reply(&header, &()).await;
-            return message
-                .body()
-                .deserialize::<String>()
-                .map_err(|e| KWinError::Call { call: "the window script", message: e.to_string() });
+            return message.body().deserialize::<String>().map_err(|e| KWinError::Call {
+                call: "the window script",
+                message: e.to_string(),
+            });
         }
         Err(KWinError::NotRunning("the session bus closed".into()))
     }
@@ -197,7 +223,8 @@ impl KWinBackend {
             .spawn(move || {
                 use std::io::Read as _;
                 let mut bytes = vec![];
-                let outcome = reader.take(pixels::MAX_BYTES as u64).read_to_end(&mut bytes).map(|_| bytes);
+                let outcome =
+                    reader.take(pixels::MAX_BYTES as u64).read_to_end(&mut bytes).map(|_| bytes);
                 let _ = sent.send(outcome);
             })
             .map_err(|e| KWinError::Call { call: "a reader thread", message: e.to_string() })?;
@@ -211,12 +238,24 @@ impl KWinBackend {
                 Some(uuid) => {
                     options.insert("include-decoration", Value::from(true));
                     self.bus
-                        .call_method(Some(KWIN), SCREENSHOT_PATH, Some(SCREENSHOT), method, &(uuid, &options, Fd::from(&writer)))
+                        .call_method(
+                            Some(KWIN),
+                            SCREENSHOT_PATH,
+                            Some(SCREENSHOT),
+                            method,
+                            &(uuid, &options, Fd::from(&writer)),
+                        )
                         .await
                 }
                 None => {
                     self.bus
-                        .call_method(Some(KWIN), SCREENSHOT_PATH, Some(SCREENSHOT), method, &(&options, Fd::from(&writer)))
+                        .call_method(
+                            Some(KWIN),
+                            SCREENSHOT_PATH,
+                            Some(SCREENSHOT),
+                            method,
+                            &(&options, Fd::from(&writer)),
+                        )
                         .await
                 }
             }
@@ -226,16 +265,22 @@ impl KWinBackend {
         drop(writer);
         let reply = match answer {
             Err(_) => return Err(KWinError::Timeout("org.kde.KWin.ScreenShot2")),
-            Ok(Err(zbus::Error::MethodError(name, text, _))) if name.as_str().ends_with("NoAuthorized") => {
+            Ok(Err(zbus::Error::MethodError(name, text, _)))
+                if name.as_str().ends_with("NoAuthorized") =>
+            {
                 return Err(KWinError::NotAuthorized(text.unwrap_or_default()))
             }
-            Ok(Err(e)) => return Err(KWinError::Call { call: "org.kde.KWin.ScreenShot2", message: e.to_string() }),
+            Ok(Err(e)) => {
+                return Err(KWinError::Call {
+                    call: "org.kde.KWin.ScreenShot2",
+                    message: e.to_string(),
+                })
+            }
             Ok(Ok(reply)) => reply,
         };
-        let results: HashMap<String, OwnedValue> = reply
-            .body()
-            .deserialize()
-            .map_err(|e| KWinError::Call { call: "org.kde.KWin.ScreenShot2", message: e.to_string() })?;
+        let results: HashMap<String, OwnedValue> = reply.body().deserialize().map_err(|e| {
+            KWinError::Call { call: "org.kde.KWin.ScreenShot2", message: e.to_string() }
+        })?;
         let number = |key: &str| results.get(key).and_then(|v| u32::try_from(v).ok()).unwrap_or(0);
         let layout = pixels::Layout {
             width: number("width"),
@@ -247,9 +292,14 @@ impl KWinBackend {
         let bytes = read
             .recv_timeout(ANSWER)
             .map_err(|_| KWinError::Timeout("the screenshot's pixels"))?
-            .map_err(|e| KWinError::Call { call: "reading the screenshot", message: e.to_string() })?;
-        let image = pixels::decode(layout, &bytes)
-            .map_err(|e| KWinError::Call { call: "org.kde.KWin.ScreenShot2", message: e.message })?;
+            .map_err(|e| KWinError::Call {
+                call: "reading the screenshot",
+                message: e.to_string(),
+            })?;
+        let image = pixels::decode(layout, &bytes).map_err(|e| KWinError::Call {
+            call: "org.kde.KWin.ScreenShot2",
+            message: e.message,
+        })?;
         if scale.is_finite() && scale > 1.0 {
             let logical = glovebox_model::Size {
                 width: ((image.width as f64 / scale).round() as u32).max(1),
@@ -263,9 +313,15 @@ impl KWinBackend {
     pub fn capabilities(&self) -> Capabilities {
         Capabilities {
             backend: format!("wayland ({})", self.version),
-            window_listing: Support::Available { detail: "KWin's scripting (caption, class, geometry, focus, stacking)".into() },
-            window_capture: Support::Available { detail: "org.kde.KWin.ScreenShot2: the window's own pixels".into() },
-            desktop_capture: Support::Available { detail: "org.kde.KWin.ScreenShot2: the workspace".into() },
+            window_listing: Support::Available {
+                detail: "KWin's scripting (caption, class, geometry, focus, stacking)".into(),
+            },
+            window_capture: Support::Available {
+                detail: "org.kde.KWin.ScreenShot2: the window's own pixels".into(),
+            },
+            desktop_capture: Support::Available {
+                detail: "org.kde.KWin.ScreenShot2: the workspace".into(),
+            },
             accessibility: Support::Missing { reason: "provided by the AT-SPI backend".into() },
         }
     }
@@ -295,7 +351,9 @@ fn version_of(support_information: &str) -> String {
 fn private_dir() -> Result<PathBuf, KWinError> {
     let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
         Some(runtime) => PathBuf::from(runtime).join("glovebox-kwin"),
-        None => std::env::temp_dir().join(format!("glovebox-kwin-{}", glovebox_platform::files::euid())),
+        None => {
+            std::env::temp_dir().join(format!("glovebox-kwin-{}", glovebox_platform::files::euid()))
+        }
     };
     glovebox_platform::files::private_dir(&dir)
         .map_err(|e| KWinError::NoBus(format!("{}: {e}", dir.display())))?;
@@ -317,14 +375,19 @@ impl ScreenCapture for KWinBackend {
         Ok(monitors)
     }
 
-    fn capture_window(&self, window: &WindowRef, limits: CaptureLimits) -> Result<Capture, BackendError> {
+    fn capture_window(
+        &self,
+        window: &WindowRef,
+        limits: CaptureLimits,
+    ) -> Result<Capture, BackendError> {
         let report = self.report()?;
         let listed = report.windows();
         let infos: Vec<WindowInfo> = listed.iter().map(|l| l.info.clone()).collect();
         let info = window.resolve(&infos)?.clone();
         let entry = listed.iter().find(|l| l.info.id == info.id).expect("resolved from this list");
-        let screen = bounds(&report.monitors())
-            .ok_or_else(|| BackendError::new(BackendErrorKind::Unavailable, "KWin reports no screen"))?;
+        let screen = bounds(&report.monitors()).ok_or_else(|| {
+            BackendError::new(BackendErrorKind::Unavailable, "KWin reports no screen")
+        })?;
         let rect = window_capture_rect(&info, screen)?;
         let whole = self.screenshot(Some(&entry.uuid))?;
         // KWin draws the window's buffer (with client-side shadows) or its
@@ -340,7 +403,12 @@ impl ScreenCapture for KWinBackend {
             })?;
         let native = whole
             .crop(Rect::new(rect.x - origin.x, rect.y - origin.y, rect.width, rect.height))
-            .ok_or_else(|| BackendError::new(BackendErrorKind::Moved, format!("window {} moved while it was captured; capture again", info.id)))?;
+            .ok_or_else(|| {
+                BackendError::new(
+                    BackendErrorKind::Moved,
+                    format!("window {} moved while it was captured; capture again", info.id),
+                )
+            })?;
         refuse_black(&native, info.id)?;
         // The window's own pixels: nothing of another window is in them.
         Ok(window_capture(&info, rect, native, limits, &[]))
@@ -361,8 +429,9 @@ impl ScreenCapture for KWinBackend {
             .map(|l| (l.info.geometry, hidden.contains(&l.info.id)))
             .collect();
         let parts = visible_parts_of_hidden(&stacking);
-        let workspace = bounds(&monitors)
-            .ok_or_else(|| BackendError::new(BackendErrorKind::Unavailable, "KWin reports no screen"))?;
+        let workspace = bounds(&monitors).ok_or_else(|| {
+            BackendError::new(BackendErrorKind::Unavailable, "KWin reports no screen")
+        })?;
         let whole = self.screenshot(None)?;
         // Windows may have moved between the report and the picture: the
         // denied ones are looked up again and blacked where they are now.
@@ -377,8 +446,18 @@ impl ScreenCapture for KWinBackend {
         parts.extend(visible_parts_of_hidden(&now));
         desktop_capture(&monitors, selection, limits, &parts, |rect| {
             whole
-                .crop(Rect::new(rect.x - workspace.x, rect.y - workspace.y, rect.width, rect.height))
-                .ok_or_else(|| BackendError::new(BackendErrorKind::Moved, "the screens changed while the desktop was captured; capture again"))
+                .crop(Rect::new(
+                    rect.x - workspace.x,
+                    rect.y - workspace.y,
+                    rect.width,
+                    rect.height,
+                ))
+                .ok_or_else(|| {
+                    BackendError::new(
+                        BackendErrorKind::Moved,
+                        "the screens changed while the desktop was captured; capture again",
+                    )
+                })
         })
     }
 }

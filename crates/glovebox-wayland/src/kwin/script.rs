@@ -60,9 +60,8 @@ impl ScriptRect {
             return None;
         }
         let (w, h) = (self.width.round(), self.height.round());
-        (w >= 1.0 && h >= 1.0).then(|| {
-            Rect::new(self.x.round() as i32, self.y.round() as i32, w as u32, h as u32)
-        })
+        (w >= 1.0 && h >= 1.0)
+            .then(|| Rect::new(self.x.round() as i32, self.y.round() as i32, w as u32, h as u32))
     }
 }
 
@@ -96,13 +95,15 @@ impl KWinWindow {
     /// UUID, stable while the window lives and across processes (a CLI
     /// call names the window a previous one listed).
     pub fn number(&self) -> Option<u32> {
-        let hex: String =
-            self.uuid.chars().filter(|c| c.is_ascii_hexdigit()).take(8).collect();
+        let hex: String = self.uuid.chars().filter(|c| c.is_ascii_hexdigit()).take(8).collect();
         (hex.len() == 8).then(|| u32::from_str_radix(&hex, 16).ok()).flatten()
     }
 
     pub fn id(&self) -> Option<WindowId> {
-        Some(WindowId { pid: u32::try_from(self.pid).ok().filter(|&p| p > 0)?, xid: self.number()? })
+        Some(WindowId {
+            pid: u32::try_from(self.pid).ok().filter(|&p| p > 0)?,
+            xid: self.number()?,
+        })
     }
 }
 
@@ -190,7 +191,12 @@ impl Report {
 mod tests {
     use super::*;
 
-    fn window(uuid: &str, caption: &str, stacking: i64, extra: serde_json::Value) -> serde_json::Value {
+    fn window(
+        uuid: &str,
+        caption: &str,
+        stacking: i64,
+        extra: serde_json::Value,
+    ) -> serde_json::Value {
         let rect = serde_json::json!({"x": 10, "y": 20, "width": 300, "height": 200});
         let mut w = serde_json::json!({
             "uuid": uuid, "caption": caption, "pid": 42, "class": "featherpad", "name": "featherpad",

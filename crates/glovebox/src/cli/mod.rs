@@ -22,6 +22,8 @@ mod setup;
 mod setup_accessibility;
 #[cfg(target_os = "linux")]
 mod setup_guided;
+#[cfg(target_os = "linux")]
+mod setup_kde;
 mod terminal;
 
 use clap::{CommandFactory, Parser, Subcommand};

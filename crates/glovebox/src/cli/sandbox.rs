@@ -5,6 +5,7 @@
 use super::exit::{refused, Failure};
 use clap::Args;
 use glovebox_model::Refusal;
+use glovebox_sandbox::kde::{KdeOptions, KdeSandbox};
 use glovebox_sandbox::wayland::{WaylandOptions, WaylandSandbox};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
 use std::process::Command;
@@ -23,9 +24,15 @@ pub struct SandboxArgs {
     no_wm: bool,
     /// A Wayland desktop (headless sway) instead of X11: its applications
     /// are native Wayland clients, and glovebox inside it uses the Wayland
-    /// backend (semantic input only).
-    #[arg(long, conflicts_with_all = ["no_wm", "monitors"])]
+    /// backend (semantic input only). The same as `--desktop sway`.
+    #[arg(long, conflicts_with_all = ["no_wm", "monitors", "desktop"])]
     wayland: bool,
+    /// Which desktop: `x11` (Xvfb and openbox), `sway` (headless sway on
+    /// Wayland) or `kde` (KDE Plasma's KWin on Wayland with XWayland; this
+    /// glovebox may take screenshots there, as the installed package
+    /// allows on a real Plasma desktop).
+    #[arg(long, value_enum, default_value_t = DesktopChoice::X11, conflicts_with = "monitors")]
+    desktop: DesktopChoice,
     /// Simulate a display (RandR monitor) `WxH+X+Y`; repeat for several. The
     /// first one is primary.
     #[arg(long = "monitor", value_name = "WxH+X+Y")]
@@ -33,6 +40,14 @@ pub struct SandboxArgs {
     /// Command to run inside the desktop; the desktop ends when it exits.
     #[arg(last = true)]
     command: Vec<String>,
+}
+
+/// The private desktops `glovebox sandbox` runs.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DesktopChoice {
+    X11,
+    Sway,
+    Kde,
 }
 
 /// Parses `WxH+X+Y` into a monitor named `DISPLAY-<index>`.
@@ -63,6 +78,7 @@ fn parse_monitor(index: usize, text: &str) -> Result<glovebox_sandbox::MonitorSp
 pub(super) enum Running {
     X11(Sandbox),
     Wayland(WaylandSandbox),
+    Kde(KdeSandbox),
 }
 
 impl Running {
@@ -71,6 +87,7 @@ impl Running {
         match self {
             Running::X11(s) => s.command(program),
             Running::Wayland(s) => s.command(program),
+            Running::Kde(s) => s.command(program),
         }
     }
 
@@ -78,6 +95,7 @@ impl Running {
         match self {
             Running::X11(s) => s.env(),
             Running::Wayland(s) => s.env(),
+            Running::Kde(s) => s.env(),
         }
     }
 
@@ -85,6 +103,7 @@ impl Running {
         match self {
             Running::X11(s) => s.foreground_command(program),
             Running::Wayland(s) => s.foreground_command(program),
+            Running::Kde(s) => s.foreground_command(program),
         }
     }
 
@@ -96,6 +115,12 @@ impl Running {
                 s.socket().display(),
                 s.compositor_pid()
             ),
+            Running::Kde(s) => format!(
+                "KDE Plasma desktop {} (KWin, pid {}; XWayland {})",
+                s.socket().display(),
+                s.compositor_pid(),
+                s.x_display()
+            ),
         }
     }
 
@@ -103,6 +128,7 @@ impl Running {
         match self {
             Running::X11(s) => s.shutdown(),
             Running::Wayland(s) => s.shutdown(),
+            Running::Kde(s) => s.shutdown(),
         }
     }
 }
@@ -125,6 +151,15 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
         .map(|(i, m)| parse_monitor(i, m))
         .collect::<Result<_, _>>()
         .map_err(|r| refused(r, false))?;
+    let desktop = if args.wayland { DesktopChoice::Sway } else { args.desktop };
+    if args.no_wm && desktop != DesktopChoice::X11 {
+        return Err(refused(
+            Refusal::invalid_argument(
+                "--no-wm is for the X11 desktop; a Wayland compositor is its window manager",
+            ),
+            false,
+        ));
+    }
     let (stop_tx, stop_rx) = mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = stop_tx.send(());
@@ -136,13 +171,24 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
     // Drawn only on a terminal: indicatif hides itself when stderr is a pipe.
     let starting = indicatif::ProgressBar::new_spinner()
         .with_finish(indicatif::ProgressFinish::AndClear)
-        .with_message(if args.wayland {
-            "starting a private Wayland desktop (sway, session bus, accessibility bus)…"
-        } else {
-            "starting a private desktop (Xvfb, session bus, accessibility bus, openbox)…"
+        .with_message(match desktop {
+            DesktopChoice::Sway => "starting a private Wayland desktop (sway, session bus, accessibility bus)…",
+            DesktopChoice::Kde => "starting a private KDE Plasma desktop (KWin, XWayland, session bus, accessibility bus)…",
+            DesktopChoice::X11 => "starting a private desktop (Xvfb, session bus, accessibility bus, openbox)…",
         });
     starting.enable_steady_tick(Duration::from_millis(120));
-    let sandbox = if args.wayland {
+    let sandbox = if desktop == DesktopChoice::Kde {
+        let me = std::env::current_exe()
+            .map_err(|e| anyhow::anyhow!("finding this program's path: {e}"))?;
+        Running::Kde(
+            KdeSandbox::start(KdeOptions {
+                width: args.width,
+                height: args.height,
+                screenshot_programs: vec![me],
+            })
+            .map_err(unavailable)?,
+        )
+    } else if desktop == DesktopChoice::Sway {
         Running::Wayland(
             WaylandSandbox::start(WaylandOptions {
                 width: args.width,

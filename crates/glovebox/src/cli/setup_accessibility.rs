@@ -25,11 +25,46 @@ pub enum SetupWhat {
         #[arg(long)]
         yes: bool,
     },
+    /// Let this glovebox take screenshots on KDE Plasma (Wayland): writes
+    /// the desktop file KWin reads to allow org.kde.KWin.ScreenShot2 for
+    /// this program (the .deb installs one for /usr/bin/glovebox); shows
+    /// it and asks first.
+    KdeScreenshots {
+        /// Remove the desktop file an earlier run wrote.
+        #[arg(long)]
+        undo: bool,
+        /// Write it without asking (once you have read it).
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 pub fn setup(what: SetupWhat) -> Result<ExitCode, Failure> {
     match what {
         SetupWhat::Accessibility { undo, yes } => accessibility(undo, yes),
+        SetupWhat::KdeScreenshots { undo, yes } => super::setup_kde::kde_screenshots(undo, yes),
+    }
+}
+
+/// Asks `question` on the terminal unless `yes`; a refusal when not approved.
+pub(super) fn confirm(question: &str, yes: bool) -> Result<(), Failure> {
+    if yes {
+        return Ok(());
+    }
+    match terminal::ask(question) {
+        Answer::Approved => Ok(()),
+        Answer::Unavailable(why) => Err(refused(
+            Refusal::new(
+                ErrorCode::ApprovalRequired,
+                format!(
+                    "{why}; nothing changed (run again with --yes once you have read the changes)"
+                ),
+            ),
+            false,
+        )),
+        Answer::Declined | Answer::Cancelled => {
+            Err(refused(Refusal::new(ErrorCode::ApprovalDenied, "nothing changed"), false))
+        }
     }
 }
 
@@ -101,23 +136,7 @@ fn accessibility(undo: bool, yes: bool) -> Result<ExitCode, Failure> {
         },
         plan.shown()
     );
-    if !yes {
-        match terminal::ask("Make these changes?") {
-            Answer::Approved => {}
-            Answer::Unavailable(why) => {
-                return Err(refused(
-                    Refusal::new(
-                        ErrorCode::ApprovalRequired,
-                        format!("{why}; nothing changed (run again with --yes once you have read the changes)"),
-                    ),
-                    false,
-                ))
-            }
-            Answer::Declined | Answer::Cancelled => {
-                return Err(refused(Refusal::new(ErrorCode::ApprovalDenied, "nothing changed"), false))
-            }
-        }
-    }
+    confirm("Make these changes?", yes)?;
     println!("{}", plan.make()?);
     Ok(ExitCode::SUCCESS)
 }
