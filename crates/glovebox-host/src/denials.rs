@@ -30,6 +30,35 @@ pub const BUILT_IN_DENY: &[&str] = &[
     "org.keepassxc.*",
 ];
 
+/// Where the person gives or refuses consent: always denied, on every
+/// desktop. The portals' dialogs (screen sharing, remote control,
+/// screenshots), the compositors and shells that draw their own (GNOME
+/// Shell's polkit and sharing prompts, KWin's), and the lock screens.
+/// Polkit agents are in [`BUILT_IN_DENY`] already, with the other
+/// credential prompts.
+pub const CONSENT_SURFACES: &[&str] = &[
+    "xdg-desktop-portal*",
+    "gnome-shell*",
+    "org.gnome.shell*",
+    "kwin_wayland*",
+    "kwin_x11",
+    "kscreenlocker*",
+    "gnome-screensaver*",
+    "cinnamon-screensaver*",
+    "mate-screensaver*",
+    "xfce4-screensaver*",
+    "xscreensaver*",
+    "light-locker",
+    "swaylock",
+    "hyprlock",
+    "gtklock",
+    "waylock",
+    "i3lock*",
+    "xsecurelock",
+    "xlock*",
+    "slock",
+];
+
 pub use glovebox_model::AncestorRule;
 
 fn glob_match(pattern: &str, text: &str) -> bool {
@@ -88,6 +117,10 @@ impl Denials {
 
     /// The deny-list entry matching any of `names` (lower-cased), if one does.
     pub fn denylisted(&self, names: &[String]) -> Option<Denial> {
+        let named = |entry: &str| names.iter().any(|n| !n.is_empty() && glob_match(entry, n));
+        if let Some(entry) = CONSENT_SURFACES.iter().find(|e| named(e)) {
+            return Some(Denial::ConsentSurface { entry: entry.to_string() });
+        }
         self.entries
             .iter()
             .find(|(entry, _)| names.iter().any(|n| !n.is_empty() && glob_match(entry, n)))
@@ -156,5 +189,52 @@ mod tests {
         assert!(!glob_match("keepassxc", "keepassxc2"));
         assert!(!glob_match("ssh-askpass*", "xssh-askpass"));
         assert!(glob_match("*", ""));
+    }
+
+    #[test]
+    fn consent_surfaces_are_denied_by_any_of_their_names_and_say_so() {
+        let table = glovebox_platform::process::DeclaredProcesses::new([(
+            40,
+            1,
+            0,
+            "/usr/libexec/xdg-desktop-portal-kde",
+        )]);
+        let denials = Denials::new(&table, 1, 0, AncestorRule::Ancestors, &[]);
+        // The dialog's window says nothing of its process: the executable does.
+        let dialog = WindowInfo {
+            id: glovebox_model::WindowId { pid: 40, xid: 7 },
+            app: "Share Screen".into(),
+            instance: String::new(),
+            title: "Screen Sharing".into(),
+            pid_source: glovebox_model::PidSource::Server,
+            geometry: glovebox_model::Rect::new(0, 0, 400, 300),
+            focused: true,
+            minimized: false,
+            desktop: glovebox_model::Desktop::User,
+        };
+        assert_eq!(
+            denials.check(&table, &dialog),
+            Some(Denial::ConsentSurface { entry: "xdg-desktop-portal*".into() })
+        );
+        for name in [
+            "xdg-desktop-portal-gnome",
+            "gnome-shell",
+            "kscreenlocker_greet",
+            "swaylock",
+        ] {
+            let denial = denials.denylisted(&[name.to_owned()]);
+            assert!(
+                matches!(denial, Some(Denial::ConsentSurface { .. })),
+                "{name}: {denial:?}"
+            );
+        }
+        assert_eq!(
+            denials.denylisted(&["pinentry-gnome3".into()]),
+            Some(Denial::Denylisted { entry: "pinentry*".into(), built_in: true })
+        );
+        assert_eq!(denials.denylisted(&["gedit".into()]), None);
+        // A configuration cannot open them: they are checked before the list.
+        let sentence = Denial::ConsentSurface { entry: "xdg-desktop-portal*".into() }.sentence();
+        assert!(sentence.contains("only the person answers it"), "{sentence}");
     }
 }

@@ -66,6 +66,15 @@ pub enum Denial {
         /// The entry is one of glovebox's own (credential software).
         built_in: bool,
     },
+    /// Where the person gives or refuses consent — a desktop portal's
+    /// dialog (screen sharing, remote control), a polkit agent, a lock
+    /// screen, the desktop shell that draws them — on every desktop, whatever
+    /// the configuration says: an agent that pressed "Share" would grant
+    /// itself what only the person may.
+    ConsentSurface {
+        /// The built-in entry that matched.
+        entry: String,
+    },
     /// The window's process belongs to another user.
     Elevated {
         /// The user id the window's process runs as.
@@ -79,7 +88,9 @@ impl Denial {
         match self {
             Denial::SelfTarget { .. } => ErrorCode::SelfTarget,
             Denial::SecureInput { .. } => ErrorCode::SecureInput,
-            Denial::Denylisted { .. } => ErrorCode::TargetDenylisted,
+            Denial::Denylisted { .. } | Denial::ConsentSurface { .. } => {
+                ErrorCode::TargetDenylisted
+            }
             Denial::Elevated { .. } => ErrorCode::TargetElevated,
         }
     }
@@ -99,6 +110,9 @@ impl Denial {
             Denial::Denylisted { entry, built_in: false } => {
                 format!("the deny list names this application ({entry})")
             }
+            Denial::ConsentSurface { entry } => format!(
+                "{entry} asks the person for consent (a permission dialog, polkit agent or lock screen) and is always denied: only the person answers it"
+            ),
             Denial::Elevated { uid } => {
                 format!("the window's process runs as uid {uid}, another user")
             }
