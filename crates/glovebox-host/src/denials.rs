@@ -216,17 +216,9 @@ mod tests {
             denials.check(&table, &dialog),
             Some(Denial::ConsentSurface { entry: "xdg-desktop-portal*".into() })
         );
-        for name in [
-            "xdg-desktop-portal-gnome",
-            "gnome-shell",
-            "kscreenlocker_greet",
-            "swaylock",
-        ] {
+        for name in ["xdg-desktop-portal-gnome", "gnome-shell", "kscreenlocker_greet", "swaylock"] {
             let denial = denials.denylisted(&[name.to_owned()]);
-            assert!(
-                matches!(denial, Some(Denial::ConsentSurface { .. })),
-                "{name}: {denial:?}"
-            );
+            assert!(matches!(denial, Some(Denial::ConsentSurface { .. })), "{name}: {denial:?}");
         }
         assert_eq!(
             denials.denylisted(&["pinentry-gnome3".into()]),

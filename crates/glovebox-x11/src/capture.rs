@@ -35,6 +35,9 @@ pub(crate) struct Capturer {
     screen: usize,
     format: Result<PixelFormat, String>,
     unavailable: Option<String>,
+    /// The server is an XWayland: where the compositor keeps a window's
+    /// pixels from it, a read gives black, never an error.
+    xwayland: bool,
     shm: Mutex<ShmState>,
 }
 
@@ -48,8 +51,14 @@ impl Capturer {
             screen,
             format: PixelFormat::of_root(conn.setup(), screen),
             unavailable,
+            xwayland: crate::doctor::is_xwayland(conn),
             shm: Mutex::new(if shm_present { ShmState::Untried } else { ShmState::Failed }),
         })
+    }
+
+    /// An all-black read here is no picture (see [`Capturer::xwayland`]).
+    pub(crate) fn black_is_unread(&self) -> bool {
+        self.xwayland
     }
 
     pub(crate) fn route(&self) -> CaptureRoute {

@@ -10,11 +10,29 @@ use x11rb::connection::RequestConnection;
 use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat};
 use x11rb::rust_connection::RustConnection;
 
+/// The server is an XWayland: it has the `XWAYLAND` extension (23.1 and
+/// later), or names its RandR outputs `XWAYLAND<n>` (every version).
+pub(crate) fn is_xwayland(conn: &RustConnection) -> bool {
+    use x11rb::protocol::randr::ConnectionExt as _;
+    if conn.extension_information("XWAYLAND").ok().flatten().is_some() {
+        return true;
+    }
+    let root = conn.setup().roots[0].root;
+    let Ok(Ok(resources)) = conn.randr_get_screen_resources_current(root).map(|c| c.reply()) else {
+        return false;
+    };
+    resources.outputs.iter().take(16).any(|&output| {
+        conn.randr_get_output_info(output, resources.config_timestamp)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .is_some_and(|info| info.name.starts_with(b"XWAYLAND"))
+    })
+}
+
 /// A rootless XWayland keeps no root pixmap: GetImage on the root fails.
 /// A rootful XWayland or any other X server answers it.
 pub(crate) fn is_rootless_xwayland(conn: &RustConnection) -> bool {
-    let xwayland = conn.extension_information("XWAYLAND").ok().flatten().is_some();
-    if !xwayland {
+    if !is_xwayland(conn) {
         return false;
     }
     let root = conn.setup().roots[0].root;

@@ -8,7 +8,9 @@ use crate::errors::{connection_lost, reply_error};
 use glovebox_model::{
     CaptureLimits, DisplaySelection, Monitor, Rect, WindowId, WindowInfo, WindowRef,
 };
-use glovebox_platform::compose::{desktop_capture, window_capture, window_capture_rect};
+use glovebox_platform::compose::{
+    desktop_capture, refuse_black, window_capture, window_capture_rect,
+};
 use glovebox_platform::{BackendError, BackendErrorKind};
 use glovebox_platform::{Capture, RgbImage, ScreenCapture, WindowSource};
 use x11rb::connection::RequestConnection;
@@ -54,6 +56,9 @@ impl X11Backend {
         let rect = window_capture_rect(window, screen)?;
         let covered = self.covering(window)?;
         let native = self.capture.read(&self.conn, self.root, rect)?;
+        if self.capture.black_is_unread() {
+            refuse_black(&native, window.id)?;
+        }
         let after = self.measure(window.id.xid)?;
         if after.geometry != window.geometry || after.minimized != window.minimized {
             return Err(BackendError::new(
@@ -133,17 +138,22 @@ impl ScreenCapture for X11Backend {
         let screen = self.screen_rect()?;
         let monitors = self.monitors()?;
         let mut parts = self.hidden_parts(hidden)?;
-        let mut capture = desktop_capture(&monitors, selection, limits, &parts, |rect| {
-            self.read_clipped(rect, screen)
-        })?;
+        let read = |rect| {
+            let pixels = self.read_clipped(rect, screen)?;
+            if self.capture.black_is_unread() && pixels.data.iter().all(|&b| b == 0) {
+                return Err(BackendError::unavailable(
+                    "the desktop's capture came back entirely black: this XWayland gives no pixels of the desktop; nothing was captured",
+                ));
+            }
+            Ok(pixels)
+        };
+        let mut capture = desktop_capture(&monitors, selection, limits, &parts, read)?;
         // A hidden window that moved while the displays were read is
         // blacked out where it is now as well.
         let now = self.hidden_parts(hidden)?;
         if now != parts {
             parts.extend(now);
-            capture = desktop_capture(&monitors, selection, limits, &parts, |rect| {
-                self.read_clipped(rect, screen)
-            })?;
+            capture = desktop_capture(&monitors, selection, limits, &parts, read)?;
         }
         Ok(capture)
     }
