@@ -263,7 +263,11 @@ fn user_backends(
             Ok(session) => wayland::backends(session, session_bus),
             // KDE Plasma: KWin's own services.
             Err(_) if let Ok(kwin) = glovebox_wayland::kwin::KWinBackend::connect(session_bus) => {
-                wayland::backends_kwin(kwin, session_bus)
+                wayland::backends_kwin(
+                    kwin,
+                    session_bus,
+                    glovebox_wayland::wayland_display_from_env().ok(),
+                )
             }
             // A Wayland desktop whose compositor lists no windows: the accessibility bus does.
             Err(no_compositor) if glovebox_wayland::wayland_display_from_env().is_ok() => {

@@ -144,6 +144,7 @@ pub fn backends(session: Session, session_bus: Option<&str>) -> Result<Backends,
 pub fn backends_kwin(
     kwin: glovebox_wayland::kwin::KWinBackend,
     session_bus: Option<&str>,
+    wayland_display: Option<std::path::PathBuf>,
 ) -> Result<Backends, BackendError> {
     let kwin = Arc::new(kwin);
     let atspi = Arc::new(AtspiBackend::on_session_bus(session_bus)?);
@@ -155,9 +156,7 @@ pub fn backends_kwin(
         secure_input: Arc::new(WaylandSecureInput { atspi }),
         processes: Arc::new(super::ProcFs),
         launcher: Some(Arc::new(crate::launcher::DesktopLauncher {
-            display: glovebox_wayland::wayland_display_from_env()
-                .ok()
-                .map(crate::launcher::ChildDisplay::Wayland),
+            display: wayland_display.map(crate::launcher::ChildDisplay::Wayland),
             session_bus: session_bus.map(str::to_owned),
             window_manager: crate::launcher::WindowManager::Unreachable,
         })),

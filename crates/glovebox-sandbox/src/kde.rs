@@ -208,14 +208,19 @@ impl KdeSandbox {
 
     #[cfg(feature = "fixtures")]
     /// One KDE desktop per process, started on first use (trusting this
-    /// test binary's screenshots), and this test's turn on it.
-    pub fn shared_turn() -> (&'static KdeSandbox, std::sync::MutexGuard<'static, ()>) {
+    /// test binary's screenshots and those of `programs`), and this test's
+    /// turn on it.
+    pub fn shared_turn(
+        programs: &[&Path],
+    ) -> (&'static KdeSandbox, std::sync::MutexGuard<'static, ()>) {
         static SHARED: std::sync::OnceLock<KdeSandbox> = std::sync::OnceLock::new();
         static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
         let sandbox = SHARED.get_or_init(|| {
             let me = std::env::current_exe().expect("the test binary's path");
-            KdeSandbox::start(KdeOptions { screenshot_programs: vec![me], ..Default::default() })
+            let mut trusted = vec![me];
+            trusted.extend(programs.iter().map(|p| p.to_path_buf()));
+            KdeSandbox::start(KdeOptions { screenshot_programs: trusted, ..Default::default() })
                 .unwrap_or_else(|e| panic!("KDE sandbox desktop: {e}"))
         });
         (sandbox, turn)

@@ -150,3 +150,20 @@ impl WaylandTestHost<'_> {
         Host::open(backends, self.config).unwrap()
     }
 }
+
+/// A host on the headless KDE desktop for the test called `name`, every
+/// class allowed, over KWin's services and the desktop's AT-SPI bus.
+pub fn kde_host(sandbox: &glovebox_sandbox::kde::KdeSandbox, name: &str) -> Host {
+    let config = config_for(
+        &format!("wayland:{}:{name}", sandbox.socket().display()),
+        sandbox.runtime_dir(),
+        name,
+    );
+    let bus = Some(sandbox.bus_address());
+    let kwin =
+        glovebox_wayland::kwin::KWinBackend::connect(bus).expect("KWin on the sandbox's bus");
+    let backends =
+        glovebox_linux::wayland::backends_kwin(kwin, bus, Some(sandbox.socket().to_owned()))
+            .expect("KDE backends");
+    Host::open(backends, config).unwrap()
+}

@@ -120,7 +120,14 @@ impl KWinBackend {
             Ok::<_, KWinError>(version_of(&text))
         })?;
         let unique = bus.unique_name().map(|n| n.to_string()).unwrap_or_default();
-        let script = private_dir()?.join(format!("report-{}.js", std::process::id()));
+        // One file per connection: the script names this connection, and
+        // another backend of the same process must not rewrite it.
+        static CONNECTIONS: AtomicU64 = AtomicU64::new(0);
+        let script = private_dir()?.join(format!(
+            "report-{}-{}.js",
+            std::process::id(),
+            CONNECTIONS.fetch_add(1, Ordering::Relaxed)
+        ));
         glovebox_platform::files::write_private(&script, script::text(&unique).as_bytes())
             .map_err(|e| KWinError::NoBus(format!("writing {}: {e}", script.display())))?;
         Ok(KWinBackend { runtime, bus, script, version })
@@ -358,6 +365,12 @@ fn private_dir() -> Result<PathBuf, KWinError> {
     glovebox_platform::files::private_dir(&dir)
         .map_err(|e| KWinError::NoBus(format!("{}: {e}", dir.display())))?;
     Ok(dir)
+}
+
+impl Drop for KWinBackend {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.script);
+    }
 }
 
 impl WindowSource for KWinBackend {

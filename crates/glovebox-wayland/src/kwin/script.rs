@@ -172,7 +172,7 @@ impl Report {
             })
             .collect();
         // KWin's stacking order counts from the bottom.
-        listed.sort_by(|a, b| b.0.cmp(&a.0));
+        listed.sort_by_key(|l| std::cmp::Reverse(l.0));
         listed.into_iter().map(|(_, l)| l).collect()
     }
 

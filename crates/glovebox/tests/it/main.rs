@@ -13,6 +13,7 @@ mod faults_x11;
 mod gtk4_routes_x11;
 mod host_x11;
 mod input_x11;
+mod kde;
 mod lent_keys_x11;
 mod libreoffice_matrix;
 mod main_job;
