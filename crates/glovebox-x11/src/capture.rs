@@ -35,15 +35,16 @@ pub(crate) struct Capturer {
     screen: usize,
     format: Result<PixelFormat, String>,
     unavailable: Option<String>,
-    /// The server is an XWayland: where the compositor keeps a window's
-    /// pixels from it, a read gives black, never an error.
-    xwayland: bool,
+    /// The server is an XWayland, where a read of what the compositor
+    /// keeps from it gives black, never an error. Asked on the first
+    /// all-black read (two round trips), not on connect.
+    xwayland: std::sync::OnceLock<bool>,
     shm: Mutex<ShmState>,
 }
 
 impl Capturer {
     pub(crate) fn new(conn: &RustConnection, screen: usize) -> Result<Capturer, BackendError> {
-        let unavailable = crate::doctor::is_rootless_xwayland(conn)
+        let unavailable = crate::doctor::is_rootless_xwayland(conn, false)
             .then(|| "this X server is a rootless XWayland: its root window holds no pixels of Wayland clients".to_owned());
         let shm_present = cfg!(feature = "shm")
             && conn.extension_information("MIT-SHM").map_err(connection_lost)?.is_some();
@@ -51,14 +52,15 @@ impl Capturer {
             screen,
             format: PixelFormat::of_root(conn.setup(), screen),
             unavailable,
-            xwayland: crate::doctor::is_xwayland(conn),
+            xwayland: std::sync::OnceLock::new(),
             shm: Mutex::new(if shm_present { ShmState::Untried } else { ShmState::Failed }),
         })
     }
 
-    /// An all-black read here is no picture (see [`Capturer::xwayland`]).
-    pub(crate) fn black_is_unread(&self) -> bool {
-        self.xwayland
+    /// Whether `pixels` are no picture: all black, read from an XWayland.
+    pub(crate) fn unread(&self, conn: &RustConnection, pixels: &RgbImage) -> bool {
+        pixels.data.iter().all(|&b| b == 0)
+            && *self.xwayland.get_or_init(|| crate::doctor::is_xwayland(conn))
     }
 
     pub(crate) fn route(&self) -> CaptureRoute {

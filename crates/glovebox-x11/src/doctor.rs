@@ -30,9 +30,15 @@ pub(crate) fn is_xwayland(conn: &RustConnection) -> bool {
 }
 
 /// A rootless XWayland keeps no root pixmap: GetImage on the root fails.
-/// A rootful XWayland or any other X server answers it.
-pub(crate) fn is_rootless_xwayland(conn: &RustConnection) -> bool {
-    if !is_xwayland(conn) {
+/// A rootful XWayland or any other X server answers it. `thorough` also
+/// recognises an XWayland without the extension by its outputs (two round
+/// trips more: for the doctor, not for every connection).
+pub(crate) fn is_rootless_xwayland(conn: &RustConnection, thorough: bool) -> bool {
+    let xwayland = match thorough {
+        true => is_xwayland(conn),
+        false => conn.extension_information("XWAYLAND").ok().flatten().is_some(),
+    };
+    if !xwayland {
         return false;
     }
     let root = conn.setup().roots[0].root;
@@ -119,7 +125,7 @@ pub fn doctor(display: Option<&str>) -> DoctorReport {
                 .unwrap_or_default();
             let vendor = String::from_utf8_lossy(&backend.conn.setup().vendor).into_owned();
             checks.push(Check::ok("display", format!("X display {name} ({vendor})")));
-            let rootless = is_rootless_xwayland(&backend.conn);
+            let rootless = is_rootless_xwayland(&backend.conn, true);
             if rootless {
                 checks.push(Check::missing(
                     "root pixels",

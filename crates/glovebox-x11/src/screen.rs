@@ -56,7 +56,7 @@ impl X11Backend {
         let rect = window_capture_rect(window, screen)?;
         let covered = self.covering(window)?;
         let native = self.capture.read(&self.conn, self.root, rect)?;
-        if self.capture.black_is_unread() {
+        if self.capture.unread(&self.conn, &native) {
             refuse_black(&native, window.id)?;
         }
         let after = self.measure(window.id.xid)?;
@@ -140,7 +140,7 @@ impl ScreenCapture for X11Backend {
         let mut parts = self.hidden_parts(hidden)?;
         let read = |rect| {
             let pixels = self.read_clipped(rect, screen)?;
-            if self.capture.black_is_unread() && pixels.data.iter().all(|&b| b == 0) {
+            if self.capture.unread(&self.conn, &pixels) {
                 return Err(BackendError::unavailable(
                     "the desktop's capture came back entirely black: this XWayland gives no pixels of the desktop; nothing was captured",
                 ));

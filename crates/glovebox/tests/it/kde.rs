@@ -163,6 +163,29 @@ fn kwin_lists_wayland_qt_and_xwayland_windows_and_shows_their_own_pixels() {
     .unwrap();
     assert_eq!(desktop.image.pixel(point.0 as u32, point.1 as u32), expected);
 
+    // The X11 route on this XWayland reads black: refused, never a picture.
+    let x11 = glovebox_x11::X11Backend::connect(Some(sandbox.x_display())).unwrap();
+    let xid = glovebox_platform::WindowSource::list_windows(&x11)
+        .unwrap()
+        .into_iter()
+        .find(|w| w.title == xterm.title)
+        .expect("the xterm among XWayland's windows");
+    for outcome in [
+        glovebox_platform::ScreenCapture::capture_window(&x11, &WindowRef::Id(xid.id), limits)
+            .map(|_| ()),
+        glovebox_platform::ScreenCapture::capture_desktop(
+            &x11,
+            &glovebox_model::DisplaySelection::All,
+            limits,
+            &[],
+        )
+        .map(|_| ()),
+    ] {
+        let error = outcome.expect_err("XWayland gives no pixels to an X11 read");
+        assert_eq!(error.kind, glovebox_platform::BackendErrorKind::Unavailable, "{error}");
+        assert!(error.message.contains("black"), "{error}");
+    }
+
     // Through the host: the observation's tree and picture.
     let seen = wait_until("an observation with a tree", || {
         match host.observe(Some(&WindowRef::Id(gtk_window.id)), true) {
