@@ -263,11 +263,29 @@ fn user_backends(
             Ok(session) => wayland::backends(session, session_bus),
             // KDE Plasma: KWin's own services.
             Err(_) if let Ok(kwin) = glovebox_wayland::kwin::KWinBackend::connect(session_bus) => {
-                wayland::backends_kwin(
+                wayland::backends_served(
                     kwin,
                     session_bus,
                     glovebox_wayland::wayland_display_from_env().ok(),
                 )
+            }
+            // GNOME: GNOME Shell, through glovebox's extension once installed.
+            Err(no_compositor)
+                if let Ok(gnome) =
+                    glovebox_wayland::gnome::GnomeShellBackend::connect(session_bus) =>
+            {
+                match gnome.listed() {
+                    Ok(_) => wayland::backends_served(
+                        gnome,
+                        session_bus,
+                        glovebox_wayland::wayland_display_from_env().ok(),
+                    ),
+                    // Without the extension: windows from the accessibility bus, and why.
+                    Err(e) => wayland::backends_without_compositor(
+                        session_bus,
+                        &format!("{}; {e}", no_compositor.message),
+                    ),
+                }
             }
             // A Wayland desktop whose compositor lists no windows: the accessibility bus does.
             Err(no_compositor) if glovebox_wayland::wayland_display_from_env().is_ok() => {

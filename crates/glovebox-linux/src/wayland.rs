@@ -19,6 +19,9 @@ use glovebox_platform::{
     ScreenCapture, SecureInputProbe, Support, WindowSource,
 };
 use glovebox_wayland::{Session, WaylandBackend};
+
+/// glovebox's GNOME Shell extension, for `glovebox setup gnome-extension`.
+pub use glovebox_wayland::gnome::{ALLOWED_FILE, EXTENSION_FILES, EXTENSION_UUID};
 use std::sync::Arc;
 
 fn no_route(what: &str) -> BackendError {
@@ -139,18 +142,22 @@ pub fn backends(session: Session, session_bus: Option<&str>) -> Result<Backends,
     })
 }
 
-/// KDE Plasma: KWin for windows and pixels (scripting, ScreenShot2),
-/// AT-SPI for trees and input.
-pub fn backends_kwin(
-    kwin: glovebox_wayland::kwin::KWinBackend,
+/// A compositor that serves windows and pixels over D-Bus (KDE Plasma's
+/// KWin, GNOME Shell with glovebox's extension), AT-SPI for trees and
+/// input.
+pub fn backends_served<S>(
+    served: S,
     session_bus: Option<&str>,
     wayland_display: Option<std::path::PathBuf>,
-) -> Result<Backends, BackendError> {
-    let kwin = Arc::new(kwin);
+) -> Result<Backends, BackendError>
+where
+    S: WindowSource + ScreenCapture + Send + Sync + 'static,
+{
+    let served = Arc::new(served);
     let atspi = Arc::new(AtspiBackend::on_session_bus(session_bus)?);
     Ok(Backends {
-        windows: kwin.clone(),
-        capture: kwin,
+        windows: served.clone(),
+        capture: served,
         accessibility: atspi.clone(),
         input: Some(Arc::new(WaylandInput { atspi: atspi.clone() })),
         secure_input: Arc::new(WaylandSecureInput { atspi }),
@@ -272,9 +279,11 @@ pub fn backends_without_compositor(
 
 pub fn capabilities() -> Option<glovebox_platform::Capabilities> {
     let kwin = || glovebox_wayland::kwin::KWinBackend::connect(None).ok();
+    let gnome = || glovebox_wayland::gnome::GnomeShellBackend::connect(None).ok();
     let mut caps = match Session::from_env().and_then(WaylandBackend::connect) {
         Ok(backend) => backend.capabilities(),
         Err(_) if let Some(kwin) = kwin() => kwin.capabilities(),
+        Err(_) if let Some(gnome) = gnome() => gnome.capabilities(),
         Err(e) => {
             glovebox_wayland::wayland_display_from_env().ok()?;
             let none = Support::Missing {

@@ -12,6 +12,7 @@
 
 #[cfg(feature = "fixtures")]
 pub mod fixture;
+pub mod gnome;
 pub mod kde;
 mod monitors;
 pub mod wayland;
@@ -207,10 +208,19 @@ pub(crate) fn start_bus(
     group: u32,
     env: Vec<(String, String)>,
 ) -> Result<(Child, String), SandboxError> {
+    start_bus_at(&runtime_dir.join("bus"), group, env)
+}
+
+/// A bus with the session bus's rules at socket `path`.
+pub(crate) fn start_bus_at(
+    path: &Path,
+    group: u32,
+    env: Vec<(String, String)>,
+) -> Result<(Child, String), SandboxError> {
     let dbus = require("dbus-daemon", "dbus-daemon")?;
     let mut bus_child = Command::new(&dbus)
         .args(["--session", "--nofork", "--nosyslog", "--print-address=1"])
-        .arg(format!("--address=unix:path={}", runtime_dir.join("bus").display()))
+        .arg(format!("--address=unix:path={}", path.display()))
         .envs(env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -163,7 +163,7 @@ pub fn kde_host(sandbox: &glovebox_sandbox::kde::KdeSandbox, name: &str) -> Host
     let kwin =
         glovebox_wayland::kwin::KWinBackend::connect(bus).expect("KWin on the sandbox's bus");
     let backends =
-        glovebox_linux::wayland::backends_kwin(kwin, bus, Some(sandbox.socket().to_owned()))
+        glovebox_linux::wayland::backends_served(kwin, bus, Some(sandbox.socket().to_owned()))
             .expect("KDE backends");
     Host::open(backends, config).unwrap()
 }

@@ -10,6 +10,9 @@ pub fn checks() -> Vec<Check> {
         if let Ok(kwin) = crate::kwin::KWinBackend::connect(None) {
             return kwin_checks(&kwin);
         }
+        if let Ok(gnome) = crate::gnome::GnomeShellBackend::connect(None) {
+            return gnome_checks(&gnome);
+        }
     }
     let mut checks = vec![];
     match &backend {
@@ -65,6 +68,52 @@ pub fn checks() -> Vec<Check> {
     checks
 }
 
+/// GNOME: glovebox's shell extension for windows and pixels.
+fn gnome_checks(gnome: &crate::gnome::GnomeShellBackend) -> Vec<Check> {
+    use crate::served::Served as _;
+    let listed = gnome.listed();
+    let mut checks = vec![match &listed {
+        Ok(windows) => Check::ok(
+            "wayland compositor",
+            format!(
+                "{} with glovebox's extension: windows with title, class, frame, focus and stacking ({} listed)",
+                gnome.compositor(),
+                windows.len()
+            ),
+        ),
+        Err(e) => Check::warning(
+            "wayland compositor",
+            format!("{}: {e}; windows come from the accessibility bus instead (titles, sizes, no positions, no stacking)", gnome.compositor()),
+            &["screenshots (grants are accessibility-only)", "window positions and stacking"],
+        ),
+    }];
+    checks.push(match listed.and_then(|_| gnome.screen_pixels().map_err(|e| crate::gnome::GnomeError::Call { call: "CaptureScreen", message: e.message })) {
+        Ok(_) => Check::ok(
+            "wayland capture",
+            "glovebox's GNOME Shell extension: each window drawn alone (never what covers it), and the screen",
+        ),
+        Err(e) => Check::missing("wayland capture", e.to_string(), &["screenshots (grants are accessibility-only)"]),
+    });
+    checks.extend(input_checks("GNOME Shell"));
+    checks
+}
+
+/// What input can and cannot do on a desktop whose compositor serves
+/// windows but no per-window input.
+fn input_checks(compositor: &str) -> Vec<Check> {
+    vec![
+        Check::ok(
+            "wayland input",
+            format!("in the background, semantic only: accessible actions, text, values, selection and shortcuts through the application's menu items (AT-SPI); pointer gestures and raw keys are refused, since {compositor} lets no client send events to one window, and its global input devices would move the user's own pointer and keyboard"),
+        ),
+        Check::warning(
+            "wayland keyboard grabs",
+            "another client's keyboard grab (a pinentry or polkit prompt) cannot be probed on Wayland; password fields are still refused by their role and focus",
+            &["the keyboard-grab probe of secure input"],
+        ),
+    ]
+}
+
 /// KDE Plasma: KWin's scripting for windows, ScreenShot2 for pixels.
 fn kwin_checks(kwin: &crate::kwin::KWinBackend) -> Vec<Check> {
     let mut checks = vec![match kwin.listed() {
@@ -93,14 +142,6 @@ fn kwin_checks(kwin: &crate::kwin::KWinBackend) -> Vec<Check> {
             &["screenshots (grants are accessibility-only)"],
         ),
     });
-    checks.push(Check::ok(
-        "wayland input",
-        "in the background, semantic only: accessible actions, text, values, selection and shortcuts through the application's menu items (AT-SPI); pointer gestures and raw keys are refused, since KWin lets no client send events to one window, and its global input devices would move the user's own pointer and keyboard",
-    ));
-    checks.push(Check::warning(
-        "wayland keyboard grabs",
-        "another client's keyboard grab (a pinentry or polkit prompt) cannot be probed on Wayland; password fields are still refused by their role and focus",
-        &["the keyboard-grab probe of secure input"],
-    ));
+    checks.extend(input_checks("KWin"));
     checks
 }

@@ -11,8 +11,10 @@
 
 pub mod capture;
 pub mod doctor;
+pub mod gnome;
 pub mod ipc;
 pub mod kwin;
+pub mod served;
 pub mod tree;
 
 use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, WindowId, WindowInfo, WindowRef};

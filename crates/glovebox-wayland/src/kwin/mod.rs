@@ -15,13 +15,9 @@
 pub mod pixels;
 pub mod script;
 
+use crate::served::{Listed, Snapshot};
 use futures_util::StreamExt as _;
-use glovebox_model::{
-    CaptureLimits, DisplaySelection, Monitor, Rect, WindowId, WindowInfo, WindowRef,
-};
-use glovebox_platform::compose::{
-    desktop_capture, refuse_black, visible_parts_of_hidden, window_capture, window_capture_rect,
-};
+use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, WindowId, WindowInfo, WindowRef};
 use glovebox_platform::{
     BackendError, BackendErrorKind, Capabilities, Capture, RgbImage, ScreenCapture, Support,
     WindowSource,
@@ -123,7 +119,9 @@ impl KWinBackend {
         // One file per connection: the script names this connection, and
         // another backend of the same process must not rewrite it.
         static CONNECTIONS: AtomicU64 = AtomicU64::new(0);
-        let script = private_dir()?.join(format!(
+        let dir = crate::served::private_dir("glovebox-kwin")
+            .map_err(|e| KWinError::NoBus(format!("glovebox-kwin's directory: {e}")))?;
+        let script = dir.join(format!(
             "report-{}-{}.js",
             std::process::id(),
             CONNECTIONS.fetch_add(1, Ordering::Relaxed)
@@ -340,7 +338,7 @@ impl KWinBackend {
     }
 
     /// The windows glovebox lists, frontmost first, with KWin's ids.
-    pub fn listed(&self) -> Result<Vec<script::Listed>, KWinError> {
+    pub fn listed(&self) -> Result<Vec<Listed>, KWinError> {
         Ok(self.report()?.windows())
     }
 }
@@ -353,39 +351,40 @@ fn version_of(support_information: &str) -> String {
         .unwrap_or_else(|| "KWin".into())
 }
 
-/// `$XDG_RUNTIME_DIR/glovebox-kwin` (or one in the temporary directory,
-/// named for this user), private to this user.
-fn private_dir() -> Result<PathBuf, KWinError> {
-    let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
-        Some(runtime) => PathBuf::from(runtime).join("glovebox-kwin"),
-        None => {
-            std::env::temp_dir().join(format!("glovebox-kwin-{}", glovebox_platform::files::euid()))
-        }
-    };
-    glovebox_platform::files::private_dir(&dir)
-        .map_err(|e| KWinError::NoBus(format!("{}: {e}", dir.display())))?;
-    Ok(dir)
-}
-
 impl Drop for KWinBackend {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.script);
     }
 }
 
+impl crate::served::Served for KWinBackend {
+    fn compositor(&self) -> &str {
+        &self.version
+    }
+
+    fn snapshot(&self) -> Result<Snapshot, BackendError> {
+        let report = self.report()?;
+        Ok(Snapshot { monitors: report.monitors(), windows: report.windows() })
+    }
+
+    fn window_pixels(&self, window: &Listed) -> Result<RgbImage, BackendError> {
+        Ok(self.screenshot(Some(&window.handle))?)
+    }
+
+    fn screen_pixels(&self) -> Result<RgbImage, BackendError> {
+        Ok(self.screenshot(None)?)
+    }
+}
+
 impl WindowSource for KWinBackend {
     fn list_windows(&self) -> Result<Vec<WindowInfo>, BackendError> {
-        Ok(self.listed()?.into_iter().map(|l| l.info).collect())
+        crate::served::list_windows(self)
     }
 }
 
 impl ScreenCapture for KWinBackend {
     fn monitors(&self) -> Result<Vec<Monitor>, BackendError> {
-        let monitors = self.report()?.monitors();
-        if monitors.is_empty() {
-            return Err(BackendError::new(BackendErrorKind::Unavailable, "KWin reports no screen"));
-        }
-        Ok(monitors)
+        crate::served::monitors(self)
     }
 
     fn capture_window(
@@ -393,38 +392,7 @@ impl ScreenCapture for KWinBackend {
         window: &WindowRef,
         limits: CaptureLimits,
     ) -> Result<Capture, BackendError> {
-        let report = self.report()?;
-        let listed = report.windows();
-        let infos: Vec<WindowInfo> = listed.iter().map(|l| l.info.clone()).collect();
-        let info = window.resolve(&infos)?.clone();
-        let entry = listed.iter().find(|l| l.info.id == info.id).expect("resolved from this list");
-        let screen = bounds(&report.monitors()).ok_or_else(|| {
-            BackendError::new(BackendErrorKind::Unavailable, "KWin reports no screen")
-        })?;
-        let rect = window_capture_rect(&info, screen)?;
-        let whole = self.screenshot(Some(&entry.uuid))?;
-        // KWin draws the window's buffer (with client-side shadows) or its
-        // frame; the frame's part on screen is what glovebox shows.
-        let origin = [entry.buffer, info.geometry]
-            .into_iter()
-            .find(|r| r.width == whole.width && r.height == whole.height)
-            .ok_or_else(|| {
-                BackendError::new(
-                    BackendErrorKind::Moved,
-                    format!("window {} changed size while it was captured; capture again", info.id),
-                )
-            })?;
-        let native = whole
-            .crop(Rect::new(rect.x - origin.x, rect.y - origin.y, rect.width, rect.height))
-            .ok_or_else(|| {
-                BackendError::new(
-                    BackendErrorKind::Moved,
-                    format!("window {} moved while it was captured; capture again", info.id),
-                )
-            })?;
-        refuse_black(&native, info.id)?;
-        // The window's own pixels: nothing of another window is in them.
-        Ok(window_capture(&info, rect, native, limits, &[]))
+        crate::served::capture_window(self, window, limits)
     }
 
     fn capture_desktop(
@@ -433,48 +401,6 @@ impl ScreenCapture for KWinBackend {
         limits: CaptureLimits,
         hidden: &[WindowId],
     ) -> Result<Capture, BackendError> {
-        let report = self.report()?;
-        let monitors = report.monitors();
-        let stacking: Vec<(Rect, bool)> = report
-            .windows()
-            .iter()
-            .filter(|l| l.shown)
-            .map(|l| (l.info.geometry, hidden.contains(&l.info.id)))
-            .collect();
-        let parts = visible_parts_of_hidden(&stacking);
-        let workspace = bounds(&monitors).ok_or_else(|| {
-            BackendError::new(BackendErrorKind::Unavailable, "KWin reports no screen")
-        })?;
-        let whole = self.screenshot(None)?;
-        // Windows may have moved between the report and the picture: the
-        // denied ones are looked up again and blacked where they are now.
-        let after = self.report()?;
-        let mut parts = parts;
-        let now: Vec<(Rect, bool)> = after
-            .windows()
-            .iter()
-            .filter(|l| l.shown)
-            .map(|l| (l.info.geometry, hidden.contains(&l.info.id)))
-            .collect();
-        parts.extend(visible_parts_of_hidden(&now));
-        desktop_capture(&monitors, selection, limits, &parts, |rect| {
-            whole
-                .crop(Rect::new(
-                    rect.x - workspace.x,
-                    rect.y - workspace.y,
-                    rect.width,
-                    rect.height,
-                ))
-                .ok_or_else(|| {
-                    BackendError::new(
-                        BackendErrorKind::Moved,
-                        "the screens changed while the desktop was captured; capture again",
-                    )
-                })
-        })
+        crate::served::capture_desktop(self, selection, limits, hidden)
     }
-}
-
-fn bounds(monitors: &[Monitor]) -> Option<Rect> {
-    monitors.iter().map(|m| m.logical).reduce(|a, b| a.union(b))
 }

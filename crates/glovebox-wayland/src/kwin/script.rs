@@ -4,6 +4,7 @@
 //! `callDBus` back to glovebox. This module holds the script's text and
 //! reads its report; the transport is in the parent module.
 
+use crate::served::Listed;
 use glovebox_model::{Monitor, PidSource, Rect, WindowId, WindowInfo};
 use serde::Deserialize;
 
@@ -115,19 +116,6 @@ pub struct Report {
     pub windows: Vec<KWinWindow>,
 }
 
-/// A window glovebox lists, with what capture needs beside it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Listed {
-    pub info: WindowInfo,
-    pub uuid: String,
-    /// What the client's buffer covers, client-side shadows included.
-    pub buffer: Rect,
-    /// The X11 window of an XWayland client.
-    pub x11: Option<u32>,
-    /// On screen: not minimised, not hidden, on the current desktop.
-    pub shown: bool,
-}
-
 impl Report {
     pub fn parse(json: &str) -> Result<Report, String> {
         serde_json::from_str(json).map_err(|e| format!("KWin's script reported {e}"))
@@ -163,7 +151,7 @@ impl Report {
                 };
                 let listed = Listed {
                     info,
-                    uuid: w.uuid.clone(),
+                    handle: w.uuid.clone(),
                     buffer: w.buffer.rect().unwrap_or(frame),
                     x11: u32::try_from(w.x11).ok().filter(|&x| x != 0),
                     shown,

@@ -21,9 +21,9 @@ mod setup;
 #[cfg(target_os = "linux")]
 mod setup_accessibility;
 #[cfg(target_os = "linux")]
-mod setup_guided;
+mod setup_compositor;
 #[cfg(target_os = "linux")]
-mod setup_kde;
+mod setup_guided;
 mod terminal;
 
 use clap::{CommandFactory, Parser, Subcommand};

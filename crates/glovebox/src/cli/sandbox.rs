@@ -5,6 +5,7 @@
 use super::exit::{refused, Failure};
 use clap::Args;
 use glovebox_model::Refusal;
+use glovebox_sandbox::gnome::{GnomeOptions, GnomeSandbox, ShellExtension};
 use glovebox_sandbox::kde::{KdeOptions, KdeSandbox};
 use glovebox_sandbox::wayland::{WaylandOptions, WaylandSandbox};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -28,9 +29,11 @@ pub struct SandboxArgs {
     #[arg(long, conflicts_with_all = ["no_wm", "monitors", "desktop"])]
     wayland: bool,
     /// Which desktop: `x11` (Xvfb and openbox), `sway` (headless sway on
-    /// Wayland) or `kde` (KDE Plasma's KWin on Wayland with XWayland; this
+    /// Wayland), `kde` (KDE Plasma's KWin on Wayland with XWayland; this
     /// glovebox may take screenshots there, as the installed package
-    /// allows on a real Plasma desktop).
+    /// allows on a real Plasma desktop) or `gnome` (GNOME Shell on Wayland
+    /// with XWayland and glovebox's extension answering this glovebox, as
+    /// `glovebox setup gnome-extension` sets up a real GNOME desktop).
     #[arg(long, value_enum, default_value_t = DesktopChoice::X11, conflicts_with = "monitors")]
     desktop: DesktopChoice,
     /// Simulate a display (RandR monitor) `WxH+X+Y`; repeat for several. The
@@ -48,6 +51,17 @@ pub enum DesktopChoice {
     X11,
     Sway,
     Kde,
+    Gnome,
+}
+
+/// glovebox's GNOME Shell extension, answering `programs`.
+pub fn glovebox_extension(programs: &[&std::path::Path]) -> ShellExtension {
+    use glovebox_linux::wayland::{ALLOWED_FILE, EXTENSION_FILES, EXTENSION_UUID};
+    let mut files: Vec<(String, String)> =
+        EXTENSION_FILES.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+    let allowed: Vec<String> = programs.iter().map(|p| format!("{}\n", p.display())).collect();
+    files.push((ALLOWED_FILE.to_owned(), allowed.concat()));
+    ShellExtension { uuid: EXTENSION_UUID.to_owned(), files }
 }
 
 /// Parses `WxH+X+Y` into a monitor named `DISPLAY-<index>`.
@@ -79,6 +93,7 @@ pub(super) enum Running {
     X11(Sandbox),
     Wayland(WaylandSandbox),
     Kde(KdeSandbox),
+    Gnome(GnomeSandbox),
 }
 
 impl Running {
@@ -88,6 +103,7 @@ impl Running {
             Running::X11(s) => s.command(program),
             Running::Wayland(s) => s.command(program),
             Running::Kde(s) => s.command(program),
+            Running::Gnome(s) => s.command(program),
         }
     }
 
@@ -96,6 +112,7 @@ impl Running {
             Running::X11(s) => s.env(),
             Running::Wayland(s) => s.env(),
             Running::Kde(s) => s.env(),
+            Running::Gnome(s) => s.env(),
         }
     }
 
@@ -104,6 +121,7 @@ impl Running {
             Running::X11(s) => s.foreground_command(program),
             Running::Wayland(s) => s.foreground_command(program),
             Running::Kde(s) => s.foreground_command(program),
+            Running::Gnome(s) => s.foreground_command(program),
         }
     }
 
@@ -121,6 +139,12 @@ impl Running {
                 s.compositor_pid(),
                 s.x_display()
             ),
+            Running::Gnome(s) => format!(
+                "GNOME desktop {} (GNOME Shell, pid {}; XWayland {})",
+                s.socket().display(),
+                s.compositor_pid(),
+                s.x_display()
+            ),
         }
     }
 
@@ -129,6 +153,7 @@ impl Running {
             Running::X11(s) => s.shutdown(),
             Running::Wayland(s) => s.shutdown(),
             Running::Kde(s) => s.shutdown(),
+            Running::Gnome(s) => s.shutdown(),
         }
     }
 }
@@ -174,10 +199,22 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
         .with_message(match desktop {
             DesktopChoice::Sway => "starting a private Wayland desktop (sway, session bus, accessibility bus)…",
             DesktopChoice::Kde => "starting a private KDE Plasma desktop (KWin, XWayland, session bus, accessibility bus)…",
+            DesktopChoice::Gnome => "starting a private GNOME desktop (GNOME Shell, XWayland, session and system buses, accessibility bus)…",
             DesktopChoice::X11 => "starting a private desktop (Xvfb, session bus, accessibility bus, openbox)…",
         });
     starting.enable_steady_tick(Duration::from_millis(120));
-    let sandbox = if desktop == DesktopChoice::Kde {
+    let sandbox = if desktop == DesktopChoice::Gnome {
+        let me = std::env::current_exe()
+            .map_err(|e| anyhow::anyhow!("finding this program's path: {e}"))?;
+        Running::Gnome(
+            GnomeSandbox::start(GnomeOptions {
+                width: args.width,
+                height: args.height,
+                extensions: vec![glovebox_extension(&[&me])],
+            })
+            .map_err(unavailable)?,
+        )
+    } else if desktop == DesktopChoice::Kde {
         let me = std::env::current_exe()
             .map_err(|e| anyhow::anyhow!("finding this program's path: {e}"))?;
         Running::Kde(

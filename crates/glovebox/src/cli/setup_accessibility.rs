@@ -37,12 +37,29 @@ pub enum SetupWhat {
         #[arg(long)]
         yes: bool,
     },
+    /// Let this glovebox list windows and read pixels on GNOME (Wayland):
+    /// installs glovebox's GNOME Shell extension for you, answering only
+    /// this program, and enables it (loaded at your next login); shows each
+    /// change and asks first.
+    GnomeExtension {
+        /// Remove the extension and take it out of the enabled list.
+        #[arg(long)]
+        undo: bool,
+        /// Make the changes without asking (once you have read them).
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 pub fn setup(what: SetupWhat) -> Result<ExitCode, Failure> {
     match what {
         SetupWhat::Accessibility { undo, yes } => accessibility(undo, yes),
-        SetupWhat::KdeScreenshots { undo, yes } => super::setup_kde::kde_screenshots(undo, yes),
+        SetupWhat::KdeScreenshots { undo, yes } => {
+            super::setup_compositor::kde_screenshots(undo, yes)
+        }
+        SetupWhat::GnomeExtension { undo, yes } => {
+            super::setup_compositor::gnome_extension(undo, yes)
+        }
     }
 }
 

@@ -1,0 +1,153 @@
+//! Desktops whose compositor serves its window list and pictures over
+//! D-Bus — KWin's scripting and ScreenShot2, GNOME Shell with glovebox's
+//! extension — and the frames glovebox builds from what they serve. The
+//! compositor draws each window alone, so no other window's pixels are
+//! ever in a window's picture; a desktop picture blacks out the denied
+//! windows where they show, read again after the pixels.
+
+use glovebox_model::{
+    CaptureLimits, DisplaySelection, Monitor, Rect, WindowId, WindowInfo, WindowRef,
+};
+use glovebox_platform::compose::{
+    desktop_capture, refuse_black, visible_parts_of_hidden, window_capture, window_capture_rect,
+};
+use glovebox_platform::{BackendError, BackendErrorKind, Capture, RgbImage};
+use std::path::PathBuf;
+
+/// A window glovebox lists, with what its compositor needs to draw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    pub info: WindowInfo,
+    /// The compositor's own name for the window (KWin's UUID, Mutter's id).
+    pub handle: String,
+    /// What the client's buffer covers, client-side shadows included.
+    pub buffer: Rect,
+    /// The X11 window of an XWayland client.
+    pub x11: Option<u32>,
+    /// On screen: not minimised, not hidden, on the current workspace.
+    pub shown: bool,
+}
+
+/// The desktop as the compositor served it: screens, and windows
+/// frontmost first.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Snapshot {
+    pub monitors: Vec<Monitor>,
+    pub windows: Vec<Listed>,
+}
+
+/// What a serving compositor answers.
+pub trait Served {
+    /// Who answers, for messages (`KWin 5.27.5`, `GNOME Shell 43.9`).
+    fn compositor(&self) -> &str;
+    fn snapshot(&self) -> Result<Snapshot, BackendError>;
+    /// The window drawn alone: its buffer or its frame, in logical pixels.
+    fn window_pixels(&self, window: &Listed) -> Result<RgbImage, BackendError>;
+    /// The whole workspace (the bounds of every monitor), in logical pixels.
+    fn screen_pixels(&self) -> Result<RgbImage, BackendError>;
+}
+
+fn no_screen(served: &dyn Served) -> BackendError {
+    BackendError::new(
+        BackendErrorKind::Unavailable,
+        format!("{} reports no screen", served.compositor()),
+    )
+}
+
+fn bounds(monitors: &[Monitor]) -> Option<Rect> {
+    monitors.iter().map(|m| m.logical).reduce(|a, b| a.union(b))
+}
+
+pub fn list_windows(served: &dyn Served) -> Result<Vec<WindowInfo>, BackendError> {
+    Ok(served.snapshot()?.windows.into_iter().map(|l| l.info).collect())
+}
+
+pub fn monitors(served: &dyn Served) -> Result<Vec<Monitor>, BackendError> {
+    let monitors = served.snapshot()?.monitors;
+    if monitors.is_empty() {
+        return Err(no_screen(served));
+    }
+    Ok(monitors)
+}
+
+pub fn capture_window(
+    served: &dyn Served,
+    window: &WindowRef,
+    limits: CaptureLimits,
+) -> Result<Capture, BackendError> {
+    let snapshot = served.snapshot()?;
+    let infos: Vec<WindowInfo> = snapshot.windows.iter().map(|l| l.info.clone()).collect();
+    let info = window.resolve(&infos)?.clone();
+    let entry =
+        snapshot.windows.iter().find(|l| l.info.id == info.id).expect("resolved from this list");
+    let screen = bounds(&snapshot.monitors).ok_or_else(|| no_screen(served))?;
+    let rect = window_capture_rect(&info, screen)?;
+    let whole = served.window_pixels(entry)?;
+    // The compositor draws the window's buffer (with client-side shadows)
+    // or its frame; the frame's part on screen is what glovebox shows.
+    let origin = [entry.buffer, info.geometry]
+        .into_iter()
+        .find(|r| r.width == whole.width && r.height == whole.height)
+        .ok_or_else(|| {
+            BackendError::new(
+                BackendErrorKind::Moved,
+                format!("window {} changed size while it was captured; capture again", info.id),
+            )
+        })?;
+    let native = whole
+        .crop(Rect::new(rect.x - origin.x, rect.y - origin.y, rect.width, rect.height))
+        .ok_or_else(|| {
+            BackendError::new(
+                BackendErrorKind::Moved,
+                format!("window {} moved while it was captured; capture again", info.id),
+            )
+        })?;
+    refuse_black(&native, info.id)?;
+    // The window's own pixels: nothing of another window is in them.
+    Ok(window_capture(&info, rect, native, limits, &[]))
+}
+
+pub fn capture_desktop(
+    served: &dyn Served,
+    selection: &DisplaySelection,
+    limits: CaptureLimits,
+    hidden: &[WindowId],
+) -> Result<Capture, BackendError> {
+    let hidden_parts = |snapshot: &Snapshot| {
+        let stacking: Vec<(Rect, bool)> = snapshot
+            .windows
+            .iter()
+            .filter(|l| l.shown)
+            .map(|l| (l.info.geometry, hidden.contains(&l.info.id)))
+            .collect();
+        visible_parts_of_hidden(&stacking)
+    };
+    let before = served.snapshot()?;
+    let workspace = bounds(&before.monitors).ok_or_else(|| no_screen(served))?;
+    let whole = served.screen_pixels()?;
+    // Windows may have moved between the list and the picture: the denied
+    // ones are blacked where they were and where they are now.
+    let mut parts = hidden_parts(&before);
+    parts.extend(hidden_parts(&served.snapshot()?));
+    desktop_capture(&before.monitors, selection, limits, &parts, |rect| {
+        whole
+            .crop(Rect::new(rect.x - workspace.x, rect.y - workspace.y, rect.width, rect.height))
+            .ok_or_else(|| {
+                BackendError::new(
+                    BackendErrorKind::Moved,
+                    "the screens changed while the desktop was captured; capture again",
+                )
+            })
+    })
+}
+
+/// `$XDG_RUNTIME_DIR/NAME` (or `NAME-UID` in the temporary directory),
+/// private to this user: where scripts and pictures pass through.
+pub fn private_dir(name: &str) -> std::io::Result<PathBuf> {
+    let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        Some(runtime) => PathBuf::from(runtime).join(name),
+        None => std::env::temp_dir().join(format!("{name}-{}", glovebox_platform::files::euid())),
+    };
+    glovebox_platform::files::private_dir(&dir)?;
+    Ok(dir)
+}
