@@ -80,13 +80,13 @@ impl Fixture {
     }
 
     /// Starts the GTK3 fixture titled `title` and waits until it reports ready.
-    pub fn launch(sandbox: &impl Desktop, title: &str, args: &[&str]) -> Fixture {
+    pub fn launch(sandbox: &(impl Desktop + ?Sized), title: &str, args: &[&str]) -> Fixture {
         Self::launch_kind(sandbox, FixtureKind::Gtk3, title, args)
     }
 
     /// Starts a fixture of `kind` titled `title` and waits until it reports ready.
     pub fn launch_kind(
-        sandbox: &impl Desktop,
+        sandbox: &(impl Desktop + ?Sized),
         kind: FixtureKind,
         title: &str,
         args: &[&str],

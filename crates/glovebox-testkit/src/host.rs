@@ -167,3 +167,30 @@ pub fn kde_host(sandbox: &glovebox_sandbox::kde::KdeSandbox, name: &str) -> Host
             .expect("KDE backends");
     Host::open(backends, config).unwrap()
 }
+
+/// A host on the headless GNOME desktop for the test called `name`, every
+/// class allowed, over GNOME Shell (glovebox's extension) and AT-SPI.
+pub fn gnome_host(sandbox: &glovebox_sandbox::gnome::GnomeSandbox, name: &str) -> Host {
+    let config = config_for(
+        &format!("wayland:{}:{name}", sandbox.socket().display()),
+        sandbox.runtime_dir(),
+        name,
+    );
+    let bus = Some(sandbox.bus_address());
+    let gnome = glovebox_wayland::gnome::GnomeShellBackend::connect(bus)
+        .expect("GNOME Shell on the sandbox's bus");
+    let backends =
+        glovebox_linux::wayland::backends_served(gnome, bus, Some(sandbox.socket().to_owned()))
+            .expect("GNOME backends");
+    Host::open(backends, config).unwrap()
+}
+
+/// glovebox's GNOME Shell extension for a sandbox, answering `programs`.
+pub fn gnome_extension(programs: &[&std::path::Path]) -> glovebox_sandbox::gnome::ShellExtension {
+    use glovebox_wayland::gnome::{ALLOWED_FILE, EXTENSION_FILES, EXTENSION_UUID};
+    let mut files: Vec<(String, String)> =
+        EXTENSION_FILES.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+    let allowed: Vec<String> = programs.iter().map(|p| format!("{}\n", p.display())).collect();
+    files.push((ALLOWED_FILE.to_owned(), allowed.concat()));
+    glovebox_sandbox::gnome::ShellExtension { uuid: EXTENSION_UUID.to_owned(), files }
+}

@@ -15,7 +15,10 @@ pub mod model;
 pub mod sdk;
 pub mod serve;
 
-pub use host::{audit_path, host, kde_host, wayland_host, TestHost, WaylandTestHost};
+pub use host::{
+    audit_path, gnome_extension, gnome_host, host, kde_host, wayland_host, TestHost,
+    WaylandTestHost,
+};
 
 /// One test at a time, across every suite of a test binary, among those
 /// that start a large application (LibreOffice, a browser, GTK4's widget

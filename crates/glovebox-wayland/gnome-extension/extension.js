@@ -61,6 +61,10 @@ class Service {
             instance: w.get_wm_class_instance() || '',
             app_id: w.get_gtk_application_id() || '',
             frame: rect(w.get_frame_rect()),
+            // The window without the title bar Mutter draws around it
+            // (an X11 window's); a window that draws its own is its frame.
+            client: rect(w.decorated && w.get_client_type() === Meta.WindowClientType.X11
+                ? w.frame_rect_to_client_rect(w.get_frame_rect()) : w.get_frame_rect()),
             buffer: rect(w.get_buffer_rect()),
             focused: w.has_focus(),
             minimized: w.minimized,

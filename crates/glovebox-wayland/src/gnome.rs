@@ -94,6 +94,8 @@ struct ShellWindow {
     class: String,
     instance: String,
     frame: ShellRect,
+    /// The frame less the decorations Mutter draws (an X11 window's title bar).
+    client: ShellRect,
     buffer: ShellRect,
     focused: bool,
     minimized: bool,
@@ -134,6 +136,7 @@ impl ShellReport {
             .filter(|w| APPLICATION_TYPES.contains(&w.kind))
             .filter_map(|w| {
                 let frame = w.frame.rect()?;
+                let client = w.client.rect().unwrap_or(frame);
                 let id: u64 = w.id.parse().ok()?;
                 let pid = u32::try_from(w.pid).ok().filter(|&p| p > 0)?;
                 let shown = w.shown && !w.minimized;
@@ -145,13 +148,14 @@ impl ShellReport {
                         instance: w.instance.clone(),
                         title: w.title.clone(),
                         pid_source: PidSource::Server,
-                        geometry: frame,
+                        geometry: client,
                         focused: w.focused,
                         minimized: !shown,
                         desktop: glovebox_model::Desktop::User,
                     },
                     handle: w.id.clone(),
                     buffer: w.buffer.rect().unwrap_or(frame),
+                    frame,
                     x11: None,
                     shown,
                 })
@@ -377,7 +381,7 @@ mod tests {
         let rect = |x: i64, w: i64| serde_json::json!({"x": x, "y": 10, "width": w, "height": 50});
         let window = |id: &str, kind: u32, focused: bool, shown: bool| {
             serde_json::json!({"id": id, "pid": 7, "title": format!("w{id}"), "class": "Gedit", "instance": "gedit",
-                "app_id": "", "frame": rect(5, 100), "buffer": rect(0, 110), "focused": focused,
+                "app_id": "", "frame": rect(5, 100), "client": rect(5, 100), "buffer": rect(0, 110), "focused": focused,
                 "minimized": false, "shown": shown, "type": kind, "skip_taskbar": false, "x11": false})
         };
         let json = serde_json::json!({

@@ -22,6 +22,8 @@ pub struct Listed {
     pub handle: String,
     /// What the client's buffer covers, client-side shadows included.
     pub buffer: Rect,
+    /// The window with the decorations the compositor draws around it.
+    pub frame: Rect,
     /// The X11 window of an XWayland client.
     pub x11: Option<u32>,
     /// On screen: not minimised, not hidden, on the current workspace.
@@ -83,9 +85,10 @@ pub fn capture_window(
     let screen = bounds(&snapshot.monitors).ok_or_else(|| no_screen(served))?;
     let rect = window_capture_rect(&info, screen)?;
     let whole = served.window_pixels(entry)?;
-    // The compositor draws the window's buffer (with client-side shadows)
-    // or its frame; the frame's part on screen is what glovebox shows.
-    let origin = [entry.buffer, info.geometry]
+    // The compositor draws the window's buffer (with client-side shadows),
+    // its frame or its client area; the window's part on screen is what
+    // glovebox shows.
+    let origin = [entry.buffer, entry.frame, info.geometry]
         .into_iter()
         .find(|r| r.width == whole.width && r.height == whole.height)
         .ok_or_else(|| {
@@ -118,7 +121,7 @@ pub fn capture_desktop(
             .windows
             .iter()
             .filter(|l| l.shown)
-            .map(|l| (l.info.geometry, hidden.contains(&l.info.id)))
+            .map(|l| (l.frame, hidden.contains(&l.info.id)))
             .collect();
         visible_parts_of_hidden(&stacking)
     };

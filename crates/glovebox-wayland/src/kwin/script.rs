@@ -153,6 +153,7 @@ impl Report {
                     info,
                     handle: w.uuid.clone(),
                     buffer: w.buffer.rect().unwrap_or(frame),
+                    frame,
                     x11: u32::try_from(w.x11).ok().filter(|&x| x != 0),
                     shown,
                 };

@@ -1,0 +1,395 @@
+//! glovebox on the desktops whose compositor serves windows and pixels
+//! over D-Bus, headless: KDE Plasma's KWin 5.27 and GNOME Shell 43 (with
+//! glovebox's extension), both on Wayland. On each, a native Wayland GTK3
+//! window, a Qt 5 one and an XWayland xterm are listed with titles,
+//! geometry, focus and stacking; their pictures are checked against the
+//! colours the applications drew; the official MCP Python SDK fills
+//! forms in the background with the applications' own reports as
+//! oracle. What glovebox says is checked against the X server's word
+//! (xwininfo) for XWayland and the applications' own (their state files)
+//! for the rest.
+#![cfg(target_os = "linux")]
+
+use glovebox_model::{Rect, WindowInfo, WindowRef};
+use glovebox_platform::RgbImage;
+use glovebox_platform::ScreenCapture;
+use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture, FixtureKind};
+use glovebox_sandbox::gnome::GnomeSandbox;
+use glovebox_sandbox::kde::KdeSandbox;
+use serde_json::Value;
+use std::path::Path;
+
+/// One of the two desktops, as the tests use it.
+#[derive(Clone, Copy)]
+enum Desk {
+    Kde(&'static KdeSandbox),
+    Gnome(&'static GnomeSandbox),
+}
+
+impl Desk {
+    fn sandbox(&self) -> &'static dyn glovebox_sandbox::Desktop {
+        match *self {
+            Desk::Kde(s) => s,
+            Desk::Gnome(s) => s,
+        }
+    }
+
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+        self.sandbox().command(program.as_ref())
+    }
+
+    fn x_display(&self) -> &'static str {
+        match *self {
+            Desk::Kde(s) => s.x_display(),
+            Desk::Gnome(s) => s.x_display(),
+        }
+    }
+
+    fn bus(&self) -> &'static str {
+        match *self {
+            Desk::Kde(s) => s.bus_address(),
+            Desk::Gnome(s) => s.bus_address(),
+        }
+    }
+
+    fn host(&self, name: &str) -> glovebox_host::Host {
+        match *self {
+            Desk::Kde(s) => glovebox_testkit::kde_host(s, name),
+            Desk::Gnome(s) => glovebox_testkit::gnome_host(s, name),
+        }
+    }
+
+    /// The compositor's service, connected afresh (as another process would).
+    fn capture(&self) -> Box<dyn ScreenCapture> {
+        match *self {
+            Desk::Kde(_) => {
+                Box::new(glovebox_wayland::kwin::KWinBackend::connect(Some(self.bus())).unwrap())
+            }
+            Desk::Gnome(_) => Box::new(
+                glovebox_wayland::gnome::GnomeShellBackend::connect(Some(self.bus())).unwrap(),
+            ),
+        }
+    }
+}
+
+fn glovebox_binary() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_glovebox"))
+}
+
+/// The KDE desktop, trusting this test binary's and glovebox's screenshots.
+fn kde() -> (Desk, std::sync::MutexGuard<'static, ()>) {
+    let (sandbox, turn) = KdeSandbox::shared_turn(&[glovebox_binary()]);
+    (Desk::Kde(sandbox), turn)
+}
+
+/// The GNOME desktop with glovebox's extension answering this test binary and glovebox.
+fn gnome() -> (Desk, std::sync::MutexGuard<'static, ()>) {
+    let (sandbox, turn) = GnomeSandbox::shared_turn(|| {
+        let me = std::env::current_exe().unwrap();
+        let programs = [me.as_path(), glovebox_binary()];
+        vec![glovebox_testkit::gnome_extension(&programs)]
+    });
+    (Desk::Gnome(sandbox), turn)
+}
+
+fn listed(host: &glovebox_host::Host, title: &str) -> WindowInfo {
+    wait_until(&format!("{title} listed"), || {
+        host.list_windows(Some(title), 1)
+            .ok()?
+            .windows
+            .into_iter()
+            .find(|w| w.window.title == title)
+            .map(|w| w.window)
+    })
+}
+
+/// The X server's own word on an XWayland window: its place and size.
+fn xwininfo(sandbox: Desk, title: &str) -> Rect {
+    let out = sandbox
+        .command("xwininfo")
+        .args(["-display", sandbox.x_display(), "-name", title])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let field = |name: &str| -> i64 {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in xwininfo's answer:\n{text}"))
+    };
+    Rect::new(
+        field("Absolute upper-left X:") as i32,
+        field("Absolute upper-left Y:") as i32,
+        field("Width:") as u32,
+        field("Height:") as u32,
+    )
+}
+
+fn share(image: &RgbImage, rgb: [u8; 3]) -> f64 {
+    let same = image.data.chunks_exact(3).filter(|p| p == &rgb).count();
+    same as f64 / (image.width * image.height) as f64
+}
+
+#[test]
+fn kwin_lists_wayland_qt_and_xwayland_windows_and_shows_their_own_pixels() {
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = kde();
+    windows_and_their_own_pixels(desk, "KDE");
+}
+
+#[test]
+fn gnome_shell_lists_wayland_qt_and_xwayland_windows_and_shows_their_own_pixels() {
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = gnome();
+    windows_and_their_own_pixels(desk, "GNOME");
+}
+
+fn windows_and_their_own_pixels(sandbox: Desk, name: &str) {
+    let host = sandbox.host(&format!("{name}-windows"));
+    let on = |what: &str| unique_title(&format!("{name} {what}"));
+    let gtk = Fixture::launch(sandbox.sandbox(), &on("GTK3"), &["--no-password"]);
+    let qt = Fixture::launch_kind(sandbox.sandbox(), FixtureKind::Qt5, &on("Qt5"), &[]);
+    let xterm = Fixture::launch_kind(
+        sandbox.sandbox(),
+        FixtureKind::XTerm,
+        &on("XTerm"),
+        &["-bg", "#204080", "-fg", "#204080"],
+    );
+    let (gtk_window, qt_window, x_window) =
+        (listed(&host, &gtk.title), listed(&host, &qt.title), listed(&host, &xterm.title));
+    gtk.wait_state("GTK3 ready", |s| s["ready"] == true);
+    qt.wait_state("Qt ready", |s| s["ready"] == true);
+
+    // Pids are the compositor's record, the applications' own.
+    assert_eq!(gtk_window.id.pid, gtk.pid());
+    assert_eq!(qt_window.id.pid, qt.pid());
+    // XWayland: the X server says where the window is and how big.
+    assert_eq!(x_window.geometry, xwininfo(sandbox, &xterm.title), "{x_window:?}");
+
+    // Focus: the one window the compositor calls active is the one whose
+    // application says it is, and (raised when it took the focus) it is
+    // listed first. Read until the compositor has settled the last start.
+    let gtk_window_id = gtk_window.id;
+    let (all, gtk_state, qt_state) = wait_until("focus settled and agreed", || {
+        let all = host.list_windows(None, 1).ok()?.windows;
+        let gtk_state = gtk.state()?;
+        let qt_state = qt.state()?;
+        let focused: Vec<&WindowInfo> =
+            all.iter().map(|w| &w.window).filter(|w| w.focused).collect();
+        let active_by_app = if gtk_state["window_active"] == true {
+            gtk_window_id
+        } else if qt_state["window_active"] == true {
+            qt_window.id
+        } else {
+            x_window.id
+        };
+        (focused.len() == 1 && focused[0].id == active_by_app && all[0].window.id == active_by_app)
+            .then_some((all, gtk_state, qt_state))
+    });
+
+    // Each window's own pixels, even where another window covers it.
+    let limits = glovebox_model::CaptureLimits::default();
+    let service = sandbox.capture();
+    // A window that has not drawn its first frame yet is refused (all
+    // black is no picture): asked again until it has.
+    let shot = |w: &WindowInfo| {
+        let capture = wait_until(&format!("a picture of {}", w.title), || {
+            match service.capture_window(&WindowRef::Id(w.id), limits) {
+                Ok(capture) => Some(capture),
+                Err(e) if e.message.contains("entirely black") => None,
+                Err(e) => panic!("capturing {}: {e}", w.title),
+            }
+        });
+        assert_eq!(
+            (capture.image.width, capture.image.height),
+            (w.geometry.width, w.geometry.height)
+        );
+        capture.image
+    };
+    let gtk_image = shot(&gtk_window);
+    let red: Vec<u32> = gtk_state["swatches"]["red"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as u32)
+        .collect();
+    assert_eq!(
+        gtk_image.pixel(red[0] + red[2] / 2, red[1] + red[3] / 2),
+        [255, 0, 0],
+        "the red swatch where the GTK3 fixture drew it"
+    );
+    let x_image = shot(&x_window);
+    assert!(share(&x_image, [0x20, 0x40, 0x80]) > 0.9, "the xterm's own blue");
+    let qt_image = shot(&qt_window);
+    // The Qt window's pad is painted #ccccdd where Qt lays it out.
+    let pad: Vec<u32> = qt_state["allocations"]["pad"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as u32)
+        .collect();
+    assert_eq!(qt_image.pixel(pad[0] + pad[2] / 2, pad[1] + pad[3] / 2), [0xcc, 0xcc, 0xdd]);
+    assert!(share(&qt_image, [0, 0, 0]) < 0.5, "the Qt window is not black");
+
+    // The desktop: at the red swatch's place on the screen, the pixel of
+    // whichever window is frontmost there (windows listed frontmost first).
+    let point = (
+        gtk_window.geometry.x + (red[0] + red[2] / 2) as i32,
+        gtk_window.geometry.y + (red[1] + red[3] / 2) as i32,
+    );
+    let top = all
+        .iter()
+        .map(|w| &w.window)
+        .find(|w| w.geometry.contains(glovebox_model::Point { x: point.0, y: point.1 }))
+        .expect("some window covers the swatch's place");
+    let expected = if top.id == gtk_window.id {
+        [255, 0, 0]
+    } else {
+        shot(top).pixel((point.0 - top.geometry.x) as u32, (point.1 - top.geometry.y) as u32)
+    };
+    let desktop = service
+        .capture_desktop(
+            &glovebox_model::DisplaySelection::All,
+            glovebox_model::CaptureLimits { max_width: 4096, max_height: 4096 },
+            &[],
+        )
+        .unwrap();
+    assert_eq!(desktop.image.pixel(point.0 as u32, point.1 as u32), expected);
+
+    // glovebox told to use X11 (`backend = "x11"`) on this XWayland: the
+    // xterm is listed there, and its picture and the desktop's are refused
+    // with their code — XWayland gives an X11 read black (KWin) or nothing
+    // (GNOME's rootless one) — never a black picture reported as a capture.
+    let home = std::env::temp_dir().join(format!("glovebox-{name}-x11-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    let config = home.join("x11.toml");
+    std::fs::write(&config, "backend = \"x11\"\n").unwrap();
+    let cli = |args: &[&str]| {
+        let out = sandbox
+            .command(glovebox_binary())
+            .arg("--config")
+            .arg(&config)
+            .args(args)
+            .env("HOME", &home)
+            .env("XDG_STATE_HOME", home.join("state"))
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("GLOVEBOX_ENABLED", "true")
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (code, listed_x11) = cli(&["windows", "--json"]);
+    assert_eq!(code, Some(0), "{listed_x11}");
+    let listed_x11: Value = serde_json::from_str(&listed_x11).unwrap();
+    let x_id = listed_x11["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["title"] == xterm.title.as_str())
+        .map(|w| w["id"].as_str().unwrap().to_owned())
+        .expect("the xterm among XWayland's windows");
+    let picture = home.join("x11.png");
+    let picture = picture.to_str().unwrap();
+    for args in
+        [vec!["screenshot", "--window", &x_id, "-o", picture], vec!["screenshot", "-o", picture]]
+    {
+        let (code, out) = cli(&args);
+        assert_eq!(code, Some(4), "{args:?} must be refused: {out}");
+        assert!(out.contains("COMPUTER_BACKEND_UNAVAILABLE"), "{out}");
+        assert!(!Path::new(picture).exists(), "no picture written");
+    }
+    let _ = std::fs::remove_dir_all(&home);
+
+    // Through the host: the observation's tree and picture.
+    let seen = wait_until("an observation with a tree", || {
+        match host.observe(Some(&WindowRef::Id(gtk_window.id)), true) {
+            Ok(o) => Some(o).filter(|o| o.tree.node_count > 5),
+            Err(e) => {
+                eprintln!("observe: {e:?}");
+                None
+            }
+        }
+    });
+    assert!(seen.tree.render_text().contains("push button \"Submit\""));
+    let picture = RgbImage::decode_png(seen.screenshot.as_ref().unwrap()).unwrap();
+    assert_eq!(picture.width, gtk_window.geometry.width.min(limits.max_width));
+}
+
+/// `testapps/sdk_mcp_approvals.py` (the official MCP Python SDK, default
+/// mode, every prompt accepted) inside the desktop, from a home of its own.
+fn sdk_client(sandbox: Desk, home: &Path, title: &str, name: &str) -> Value {
+    let out = sandbox
+        .command(glovebox_testkit::sdk::python())
+        .arg(glovebox_testkit::sdk::repo().join("testapps/sdk_mcp_approvals.py"))
+        .args(["auto", "accept", title, name, env!("CARGO_BIN_EXE_glovebox"), "mcp"])
+        .env("HOME", home)
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_RUNTIME_DIR", home.join("run"))
+        .env("GLOVEBOX_ENABLED", "true")
+        .current_dir(home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn the_mcp_python_sdk_fills_gtk3_and_qt_forms_on_kde_in_the_background() {
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = kde();
+    forms_in_the_background(desk, "KDE");
+}
+
+#[test]
+fn the_mcp_python_sdk_fills_gtk3_and_qt_forms_on_gnome_in_the_background() {
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = gnome();
+    forms_in_the_background(desk, "GNOME");
+}
+
+fn forms_in_the_background(sandbox: Desk, desktop: &str) {
+    let host = sandbox.host(&format!("{desktop}-mcp"));
+    let on = |what: &str| unique_title(&format!("{desktop} MCP {what}"));
+    let gtk = Fixture::launch(sandbox.sandbox(), &on("GTK3"), &["--no-password"]);
+    let qt = Fixture::launch_kind(sandbox.sandbox(), FixtureKind::Qt5, &on("Qt5"), &[]);
+    for f in [&gtk, &qt] {
+        listed(&host, &f.title);
+        f.wait_state("ready", |s| s["ready"] == true);
+    }
+    // The person's window: started last, so the compositor makes it the active one.
+    let user = Fixture::launch(sandbox.sandbox(), &on("user"), &["--no-password"]);
+    let user_window = listed(&host, &user.title);
+    user.wait_state("the user's window active", |s| s["window_active"] == true);
+    let before = user.state().unwrap();
+    for (fixture, name) in
+        [(&gtk, format!("Ada on {desktop}")), (&qt, format!("Grace on {desktop}"))]
+    {
+        let name = name.as_str();
+        let home = std::env::temp_dir().join(format!(
+            "glovebox-kde-mcp-{}-{}",
+            std::process::id(),
+            fixture.pid()
+        ));
+        std::fs::create_dir_all(&home).unwrap();
+        let report = sdk_client(sandbox, &home, &fixture.title, name);
+        assert_eq!(report["calls"]["set_value"]["error"], false, "{report}");
+        assert_eq!(report["calls"]["click"]["error"], false, "{report}");
+        let state = fixture.wait_state("the form filled and submitted", |s| {
+            s["values"]["name"] == name && s["clicks"]["submit"] == 1
+        });
+        assert_eq!(state["window_active"], false, "{}: stayed in the background", fixture.title);
+        let _ = std::fs::remove_dir_all(&home);
+    }
+    // The person's window kept the focus and the top, and heard nothing.
+    let now = user.state().unwrap();
+    assert_eq!(now["window_active"], true);
+    assert_eq!(
+        (&now["values"], &now["clicks"], &now["keys"]),
+        (&before["values"], &before["clicks"], &before["keys"])
+    );
+    let all = host.list_windows(None, 1).unwrap().windows;
+    assert_eq!(all[0].window.id, user_window.id, "still frontmost: {all:#?}");
+    assert!(all[0].window.focused);
+}
