@@ -33,10 +33,115 @@ fn no_route(what: &str) -> BackendError {
     )
 }
 
-/// Input on Wayland: AT-SPI alone, in either delivery mode (there is no
-/// foreground route to take).
+/// Keys on the seat's keyboard, where the compositor offers them (GNOME's
+/// Mutter remote desktop): global input, so only for foreground delivery,
+/// after the compositor gave the window the focus, which goes back after.
+pub trait SeatKeys: Send + Sync {
+    /// Gives `window` the keyboard focus; the compositor's name for the
+    /// window that had it.
+    fn focus(&self, window: &WindowInfo) -> Result<Option<String>, BackendError>;
+    /// Gives the focus back to the window [`SeatKeys::focus`] named.
+    fn give_back(&self, previous: &str) -> Result<(), BackendError>;
+    /// The window that has the keyboard focus now.
+    fn focused(&self) -> Result<Option<WindowId>, BackendError>;
+    /// Presses (`true`) and releases keysyms, in order.
+    fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), BackendError>;
+}
+
+impl SeatKeys for glovebox_wayland::gnome::GnomeShellBackend {
+    fn focus(&self, window: &WindowInfo) -> Result<Option<String>, BackendError> {
+        let snapshot = glovebox_wayland::served::Served::snapshot(self)?;
+        let listed = snapshot
+            .windows
+            .iter()
+            .find(|l| l.info.id == window.id)
+            .ok_or_else(|| BackendError::gone(format!("window {} closed", window.id)))?;
+        Ok(glovebox_wayland::gnome::GnomeShellBackend::focus(self, &listed.handle)?)
+    }
+
+    fn give_back(&self, previous: &str) -> Result<(), BackendError> {
+        glovebox_wayland::gnome::GnomeShellBackend::focus(self, previous)
+            .map(|_| ())
+            .map_err(Into::into)
+    }
+
+    fn focused(&self) -> Result<Option<WindowId>, BackendError> {
+        let snapshot = glovebox_wayland::served::Served::snapshot(self)?;
+        Ok(snapshot.windows.iter().find(|l| l.info.focused).map(|l| l.info.id))
+    }
+
+    fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), BackendError> {
+        glovebox_wayland::gnome::GnomeShellBackend::keysyms(self, strokes).map_err(Into::into)
+    }
+}
+
+/// Input on Wayland: AT-SPI in the background; in the foreground, keys on
+/// the seat's keyboard where the compositor offers it ([`SeatKeys`]).
 pub struct WaylandInput {
     pub atspi: Arc<AtspiBackend>,
+    pub seat_keys: Option<Arc<dyn SeatKeys>>,
+}
+
+impl WaylandInput {
+    /// Keys and text through the seat's keyboard: the window focused
+    /// first (and checked to be), every key pressed released on every
+    /// path, the focus given back after.
+    fn through_the_seat(
+        &self,
+        seat: &dyn SeatKeys,
+        window: &WindowInfo,
+        action: &Action,
+    ) -> Result<Delivery, BackendError> {
+        let presses: Vec<Vec<u32>> = match action {
+            Action::Key { combo, repeat } => {
+                let keysyms = glovebox_x11::combo_keysyms(combo);
+                (0..(*repeat).max(1)).map(|_| keysyms.clone()).collect()
+            }
+            Action::Type { text, .. } => {
+                text.chars().map(|c| vec![glovebox_x11::char_keysym(c)]).collect()
+            }
+            _ => unreachable!("only keys and text go through the seat"),
+        };
+        let previous = seat.focus(window)?;
+        let focused = (0..50).find_map(|_| match seat.focused() {
+            Ok(Some(id)) if id == window.id => Some(Ok(())),
+            Err(e) => Some(Err(e)),
+            _ => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                None
+            }
+        });
+        let outcome = match focused {
+            Some(Ok(())) => {
+                let mut sent = Ok(());
+                for chord in &presses {
+                    // Held keys are released whatever happened to the press.
+                    let press: Vec<(u32, bool)> = chord.iter().map(|&k| (k, true)).collect();
+                    let release: Vec<(u32, bool)> =
+                        chord.iter().rev().map(|&k| (k, false)).collect();
+                    let pressed = seat.keysyms(&press);
+                    let released = seat.keysyms(&release);
+                    if let Err(e) = pressed.and(released) {
+                        sent = Err(e);
+                        break;
+                    }
+                }
+                sent
+            }
+            Some(Err(e)) => Err(e),
+            None => Err(BackendError::new(
+                BackendErrorKind::Unavailable,
+                format!(
+                    "the compositor did not give window {} the focus; nothing was typed",
+                    window.id
+                ),
+            )),
+        };
+        if let Some(previous) = previous {
+            let _ = seat.give_back(&previous);
+        }
+        outcome.map(|()| Delivery::by(glovebox_platform::Route::SeatKeys))
+    }
 }
 
 impl InputSink for WaylandInput {
@@ -45,9 +150,17 @@ impl InputSink for WaylandInput {
         window: &WindowInfo,
         action: &Action,
         targets: &[ResolvedTarget],
-        _reach: glovebox_platform::Reach,
+        reach: glovebox_platform::Reach,
     ) -> Result<Delivery, BackendError> {
         let held = action.modifiers();
+        if let (
+            glovebox_platform::Reach::Foreground,
+            Some(seat),
+            Action::Key { .. } | Action::Type { .. },
+        ) = (reach, &self.seat_keys, action)
+        {
+            return self.through_the_seat(seat.as_ref(), window, action);
+        }
         match action {
             Action::SetValue { .. } | Action::Select { .. } | Action::Type { .. } => {
                 self.atspi.deliver_semantic(window, action, targets)
@@ -127,7 +240,7 @@ pub fn backends(session: Session, session_bus: Option<&str>) -> Result<Backends,
         windows: wayland.clone(),
         capture: wayland.clone(),
         accessibility: atspi.clone(),
-        input: Some(Arc::new(WaylandInput { atspi: atspi.clone() })),
+        input: Some(Arc::new(WaylandInput { atspi: atspi.clone(), seat_keys: None })),
         secure_input: Arc::new(WaylandSecureInput { atspi }),
         processes: Arc::new(super::ProcFs),
         launcher: Some(Arc::new(crate::launcher::DesktopLauncher {
@@ -153,13 +266,32 @@ pub fn backends_served<S>(
 where
     S: WindowSource + ScreenCapture + Send + Sync + 'static,
 {
-    let served = Arc::new(served);
+    backends_served_with(Arc::new(served), None, session_bus, wayland_display)
+}
+
+/// GNOME Shell: windows and pixels from its extension, foreground keys on
+/// the seat's keyboard through Mutter's remote desktop.
+pub fn backends_gnome(
+    gnome: glovebox_wayland::gnome::GnomeShellBackend,
+    session_bus: Option<&str>,
+    wayland_display: Option<std::path::PathBuf>,
+) -> Result<Backends, BackendError> {
+    let gnome = Arc::new(gnome);
+    backends_served_with(gnome.clone(), Some(gnome), session_bus, wayland_display)
+}
+
+fn backends_served_with(
+    served: Arc<dyn ServedDesktop>,
+    seat_keys: Option<Arc<dyn SeatKeys>>,
+    session_bus: Option<&str>,
+    wayland_display: Option<std::path::PathBuf>,
+) -> Result<Backends, BackendError> {
     let atspi = Arc::new(AtspiBackend::on_session_bus(session_bus)?);
     Ok(Backends {
-        windows: served.clone(),
-        capture: served,
+        windows: served.clone().as_windows(),
+        capture: served.as_capture(),
         accessibility: atspi.clone(),
-        input: Some(Arc::new(WaylandInput { atspi: atspi.clone() })),
+        input: Some(Arc::new(WaylandInput { atspi: atspi.clone(), seat_keys })),
         secure_input: Arc::new(WaylandSecureInput { atspi }),
         processes: Arc::new(super::ProcFs),
         launcher: Some(Arc::new(crate::launcher::DesktopLauncher {
@@ -171,6 +303,21 @@ where
         agent_display: None,
         seen: Some(glovebox_ocr::shared_reader()),
     })
+}
+
+/// A compositor's windows and pixels behind one pointer.
+trait ServedDesktop: WindowSource + ScreenCapture + Send + Sync {
+    fn as_windows(self: Arc<Self>) -> Arc<dyn WindowSource + Send + Sync>;
+    fn as_capture(self: Arc<Self>) -> Arc<dyn ScreenCapture + Send + Sync>;
+}
+
+impl<T: WindowSource + ScreenCapture + Send + Sync + 'static> ServedDesktop for T {
+    fn as_windows(self: Arc<Self>) -> Arc<dyn WindowSource + Send + Sync> {
+        self
+    }
+    fn as_capture(self: Arc<Self>) -> Arc<dyn ScreenCapture + Send + Sync> {
+        self
+    }
 }
 
 /// Windows from the accessibility bus, where the compositor lists none to
@@ -263,7 +410,7 @@ pub fn backends_without_compositor(
         windows: Arc::new(AccessibleWindows { atspi: atspi.clone() }),
         capture: Arc::new(NoCapture { reason }),
         accessibility: atspi.clone(),
-        input: Some(Arc::new(WaylandInput { atspi: atspi.clone() })),
+        input: Some(Arc::new(WaylandInput { atspi: atspi.clone(), seat_keys: None })),
         secure_input: Arc::new(WaylandSecureInput { atspi }),
         processes: Arc::new(super::ProcFs),
         launcher: Some(Arc::new(crate::launcher::DesktopLauncher {

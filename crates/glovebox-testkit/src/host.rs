@@ -171,16 +171,26 @@ pub fn kde_host(sandbox: &glovebox_sandbox::kde::KdeSandbox, name: &str) -> Host
 /// A host on the headless GNOME desktop for the test called `name`, every
 /// class allowed, over GNOME Shell (glovebox's extension) and AT-SPI.
 pub fn gnome_host(sandbox: &glovebox_sandbox::gnome::GnomeSandbox, name: &str) -> Host {
-    let config = config_for(
+    gnome_host_with(sandbox, name, |_| {})
+}
+
+/// [`gnome_host`] with any other setting of the host's configuration.
+pub fn gnome_host_with(
+    sandbox: &glovebox_sandbox::gnome::GnomeSandbox,
+    name: &str,
+    change: impl FnOnce(&mut HostConfig),
+) -> Host {
+    let mut config = config_for(
         &format!("wayland:{}:{name}", sandbox.socket().display()),
         sandbox.runtime_dir(),
         name,
     );
     let bus = Some(sandbox.bus_address());
+    change(&mut config);
     let gnome = glovebox_wayland::gnome::GnomeShellBackend::connect(bus)
         .expect("GNOME Shell on the sandbox's bus");
     let backends =
-        glovebox_linux::wayland::backends_served(gnome, bus, Some(sandbox.socket().to_owned()))
+        glovebox_linux::wayland::backends_gnome(gnome, bus, Some(sandbox.socket().to_owned()))
             .expect("GNOME backends");
     Host::open(backends, config).unwrap()
 }

@@ -2,7 +2,9 @@
  * shell keeps from other clients, on the session bus as dev.glovebox.Shell,
  * answered only to the programs the person allowed (the `allowed` file
  * beside this one, one absolute path per line, written by
- * `glovebox setup gnome-extension`). Nothing here acts on a window. */
+ * `glovebox setup gnome-extension`). The one change it makes is Focus,
+ * for glovebox's foreground input (which the person approves per call):
+ * the keyboard focus to a window, and back to the one that had it. */
 /* exported init */
 const { Gio, GLib, Meta, Shell } = imports.gi;
 const ExtensionUtils = imports.misc.extensionUtils;
@@ -12,6 +14,7 @@ const IFACE = `<node><interface name="dev.glovebox.Shell">
   <method name="CaptureWindow"><arg type="t" direction="in"/><arg type="s" direction="in"/>
     <arg type="i" direction="out"/><arg type="i" direction="out"/></method>
   <method name="CaptureScreen"><arg type="s" direction="in"/></method>
+  <method name="Focus"><arg type="t" direction="in"/><arg type="t" direction="out"/></method>
 </interface></node>`;
 
 function rect(r) {
@@ -113,6 +116,20 @@ class Service {
                     invocation.return_dbus_error('dev.glovebox.Shell.Error.NoPixels', `${e.message}`);
                 }
             });
+    }
+
+    FocusAsync([id], invocation) {
+        if (!this._check(invocation))
+            return;
+        const window = global.get_window_actors().map(a => a.meta_window)
+            .find(w => w && w.get_id().toString() === id.toString());
+        if (!window) {
+            invocation.return_dbus_error('dev.glovebox.Shell.Error.Gone', `no window ${id}`);
+            return;
+        }
+        const previous = global.display.focus_window;
+        window.activate(global.get_current_time());
+        invocation.return_value(new GLib.Variant('(t)', [previous ? previous.get_id() : 0]));
     }
 
     CaptureScreenAsync([path], invocation) {

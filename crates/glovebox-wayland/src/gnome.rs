@@ -171,7 +171,13 @@ pub struct GnomeShellBackend {
     bus: zbus::Connection,
     dir: PathBuf,
     version: String,
+    /// Mutter's remote-desktop session (global input), made on first use
+    /// and ended with this connection.
+    remote: std::sync::Mutex<Option<zbus::zvariant::OwnedObjectPath>>,
 }
+
+const REMOTE_DESKTOP: &str = "org.gnome.Mutter.RemoteDesktop";
+const REMOTE_SESSION: &str = "org.gnome.Mutter.RemoteDesktop.Session";
 
 impl std::fmt::Debug for GnomeShellBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -222,7 +228,7 @@ impl GnomeShellBackend {
         })?;
         let dir = crate::served::private_dir("glovebox-gnome")
             .map_err(|e| GnomeError::NoBus(format!("glovebox-gnome's directory: {e}")))?;
-        Ok(GnomeShellBackend { runtime, bus, dir, version })
+        Ok(GnomeShellBackend { runtime, bus, dir, version, remote: Default::default() })
     }
 
     pub fn compositor(&self) -> &str {
@@ -301,6 +307,87 @@ impl GnomeShellBackend {
         RgbImage::decode_png(&bytes).map_err(|e| GnomeError::Call {
             call: method,
             message: format!("its picture: {}", e.message),
+        })
+    }
+
+    /// Gives window `handle` the keyboard focus through the shell; the
+    /// handle of the window that had it, if one did.
+    pub fn focus(&self, handle: &str) -> Result<Option<String>, GnomeError> {
+        let id: u64 = handle.parse().map_err(|_| GnomeError::Call {
+            call: "Focus",
+            message: format!("{handle} is not a Mutter window id"),
+        })?;
+        let reply = self.call("Focus", &(id,))?;
+        let previous: u64 = reply
+            .body()
+            .deserialize()
+            .map_err(|e| GnomeError::Call { call: "Focus", message: e.to_string() })?;
+        Ok((previous != 0).then(|| previous.to_string()))
+    }
+
+    /// Presses and releases keys on the seat's keyboard (Mutter's
+    /// remote-desktop session: global input, to whatever window has the
+    /// focus), in order: `(keysym, pressed)`.
+    pub fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), GnomeError> {
+        let mut remote = self.remote.lock().unwrap_or_else(|p| p.into_inner());
+        let session = match remote.as_ref() {
+            Some(session) => session.clone(),
+            None => {
+                let session = self.runtime.block_on(async {
+                    let call = async {
+                        let reply = self
+                            .bus
+                            .call_method(
+                                Some(REMOTE_DESKTOP),
+                                "/org/gnome/Mutter/RemoteDesktop",
+                                Some(REMOTE_DESKTOP),
+                                "CreateSession",
+                                &(),
+                            )
+                            .await?;
+                        let session: zbus::zvariant::OwnedObjectPath =
+                            reply.body().deserialize()?;
+                        self.bus
+                            .call_method(
+                                Some(REMOTE_DESKTOP),
+                                session.as_str(),
+                                Some(REMOTE_SESSION),
+                                "Start",
+                                &(),
+                            )
+                            .await?;
+                        Ok::<_, zbus::Error>(session)
+                    };
+                    tokio::time::timeout(ANSWER, call)
+                        .await
+                        .map_err(|_| GnomeError::Timeout("org.gnome.Mutter.RemoteDesktop"))?
+                        .map_err(|e| GnomeError::Call {
+                            call: "org.gnome.Mutter.RemoteDesktop",
+                            message: e.to_string(),
+                        })
+                })?;
+                *remote = Some(session.clone());
+                session
+            }
+        };
+        self.runtime.block_on(async {
+            for stroke in strokes {
+                let call = self.bus.call_method(
+                    Some(REMOTE_DESKTOP),
+                    session.as_str(),
+                    Some(REMOTE_SESSION),
+                    "NotifyKeyboardKeysym",
+                    stroke,
+                );
+                tokio::time::timeout(ANSWER, call)
+                    .await
+                    .map_err(|_| GnomeError::Timeout("NotifyKeyboardKeysym"))?
+                    .map_err(|e| GnomeError::Call {
+                        call: "NotifyKeyboardKeysym",
+                        message: e.to_string(),
+                    })?;
+            }
+            Ok(())
         })
     }
 

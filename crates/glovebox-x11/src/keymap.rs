@@ -76,6 +76,27 @@ fn modifier_keysym(m: ModifierKey) -> u32 {
     }
 }
 
+/// The keysyms a combo presses, modifiers first, the key last: for a
+/// route that types keysyms itself (a compositor's remote desktop).
+pub fn combo_keysyms(combo: &KeyCombo) -> Vec<u32> {
+    let mods = combo.modifiers;
+    let mut keysyms: Vec<u32> = [
+        (mods.ctrl, CONTROL_L),
+        (mods.shift, SHIFT_L),
+        (mods.alt, ALT_L),
+        (mods.superkey, SUPER_L),
+    ]
+    .into_iter()
+    .filter_map(|(held, keysym)| held.then_some(keysym))
+    .collect();
+    keysyms.push(match combo.key {
+        Key::Named(k) => named_keysym(k),
+        Key::Char(c) => char_keysym(c),
+        Key::Modifier(m) => modifier_keysym(m),
+    });
+    keysyms
+}
+
 impl Keymap {
     pub fn read(conn: &impl Connection) -> Result<Keymap, BackendError> {
         let setup = conn.setup();

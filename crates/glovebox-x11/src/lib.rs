@@ -14,6 +14,8 @@ mod errors;
 pub mod grab;
 pub mod input;
 mod keymap;
+/// Keysyms for routes that type keysyms themselves (a compositor's remote desktop).
+pub use keymap::{char_keysym, combo_keysyms};
 mod occlusion;
 pub mod overlay;
 mod ping;

@@ -393,3 +393,78 @@ fn forms_in_the_background(sandbox: Desk, desktop: &str) {
     assert_eq!(all[0].window.id, user_window.id, "still frontmost: {all:#?}");
     assert!(all[0].window.focused);
 }
+
+/// The approval the foreground class gets in a host of the keys test.
+fn keys_host(
+    desk: Desk,
+    name: &str,
+    foreground: Option<glovebox_model::Policy>,
+) -> glovebox_host::Host {
+    let Desk::Gnome(sandbox) = desk else { unreachable!("the seat's keys are GNOME's") };
+    glovebox_testkit::gnome_host_with(sandbox, name, |config| {
+        config.allow_foreground = foreground.is_some();
+        if let Some(policy) = foreground {
+            config.approvals.foreground = policy;
+        }
+    })
+}
+
+#[test]
+fn keys_reach_a_gnome_window_only_through_the_foreground_class_with_its_approval() {
+    use glovebox_host::ActRequest;
+    use glovebox_model::{Action, DeliveryMode, ErrorCode, KeyCombo, Policy};
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = gnome();
+    let target = Fixture::launch(desk.sandbox(), &unique_title("GNOME keys"), &["--no-password"]);
+    let allowed = keys_host(desk, "gnome-keys", Some(Policy::Allow));
+    let target_window = listed(&allowed, &target.title);
+    target.wait_state("ready", |s| s["ready"] == true && s["focus"] == "name");
+    // The person's window, started last: the active one.
+    let user =
+        Fixture::launch(desk.sandbox(), &unique_title("GNOME keys user"), &["--no-password"]);
+    listed(&allowed, &user.title);
+    user.wait_state("the user's window active", |s| s["window_active"] == true);
+    let before = user.state().unwrap();
+    let frame = |host: &glovebox_host::Host| {
+        wait_until("an observation", || {
+            host.observe(Some(&WindowRef::Id(target_window.id)), false)
+                .ok()
+                .filter(|o| o.tree.node_count > 5)
+        })
+        .frame
+        .id
+    };
+    let typed = |host: &glovebox_host::Host, mode: DeliveryMode| {
+        host.perform(ActRequest::new(frame(host), Action::Type { text: "hi".into() }).mode(mode))
+    };
+
+    // In the background a raw key has no route on Wayland: refused, nothing typed.
+    let key = Action::Key { combo: "ctrl+a".parse::<KeyCombo>().unwrap(), repeat: 1 };
+    let refused = allowed.act(frame(&allowed), key).expect_err("no background route for raw keys");
+    assert_eq!(refused.code, ErrorCode::BackgroundUnavailable, "{refused:?}");
+    // Foreground delivery off in the configuration, or its class denied: refused, nothing typed.
+    let off = keys_host(desk, "gnome-keys-off", None);
+    assert_eq!(typed(&off, DeliveryMode::Foreground).unwrap_err().code, ErrorCode::ApprovalDenied);
+    let denied = keys_host(desk, "gnome-keys-denied", Some(Policy::Deny));
+    assert_eq!(
+        typed(&denied, DeliveryMode::Foreground).unwrap_err().code,
+        ErrorCode::ApprovalDenied
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(target.state().unwrap()["values"]["name"], "", "nothing typed before the approval");
+
+    // Allowed: the shell gives the window the focus, the seat's keyboard
+    // types, and the person's window gets the focus back.
+    let done = typed(&allowed, DeliveryMode::Foreground).unwrap();
+    assert_eq!(done.delivery.route, glovebox_platform::Route::SeatKeys);
+    target.wait_state("typed into the Name field", |s| s["values"]["name"] == "hi");
+    user.wait_state("the person's window active again", |s| s["window_active"] == true);
+    let after = user.state().unwrap();
+    assert_eq!(
+        (&after["values"], &after["keys"]),
+        (&before["values"], &before["keys"]),
+        "the person's window heard nothing"
+    );
+    let all = allowed.list_windows(None, 1).unwrap().windows;
+    assert!(all[0].window.title == user.title && all[0].window.focused, "{all:#?}");
+}
