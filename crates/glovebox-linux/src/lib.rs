@@ -275,7 +275,7 @@ fn user_backends(
                     glovebox_wayland::gnome::GnomeShellBackend::connect(session_bus) =>
             {
                 match gnome.listed() {
-                    Ok(_) => wayland::backends_gnome(
+                    Ok(_) => wayland::backends_served(
                         gnome,
                         session_bus,
                         glovebox_wayland::wayland_display_from_env().ok(),

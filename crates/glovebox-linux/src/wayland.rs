@@ -34,8 +34,9 @@ fn no_route(what: &str) -> BackendError {
 }
 
 /// Keys on the seat's keyboard, where the compositor offers them (GNOME's
-/// Mutter remote desktop): global input, so only for foreground delivery,
-/// after the compositor gave the window the focus, which goes back after.
+/// Mutter remote desktop, KDE's desktop portal): global input, so only for
+/// foreground delivery, after the compositor gave the window the focus,
+/// which goes back after.
 pub trait SeatKeys: Send + Sync {
     /// Gives `window` the keyboard focus; the compositor's name for the
     /// window that had it.
@@ -46,6 +47,31 @@ pub trait SeatKeys: Send + Sync {
     fn focused(&self) -> Result<Option<WindowId>, BackendError>;
     /// Presses (`true`) and releases keysyms, in order.
     fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), BackendError>;
+}
+
+impl SeatKeys for glovebox_wayland::kwin::KWinBackend {
+    fn focus(&self, window: &WindowInfo) -> Result<Option<String>, BackendError> {
+        let snapshot = glovebox_wayland::served::Served::snapshot(self)?;
+        let listed = snapshot
+            .windows
+            .iter()
+            .find(|l| l.info.id == window.id)
+            .ok_or_else(|| BackendError::gone(format!("window {} closed", window.id)))?;
+        Ok(glovebox_wayland::kwin::KWinBackend::focus(self, &listed.handle)?)
+    }
+
+    fn give_back(&self, previous: &str) -> Result<(), BackendError> {
+        glovebox_wayland::kwin::KWinBackend::focus(self, previous).map(|_| ()).map_err(Into::into)
+    }
+
+    fn focused(&self) -> Result<Option<WindowId>, BackendError> {
+        let snapshot = glovebox_wayland::served::Served::snapshot(self)?;
+        Ok(snapshot.windows.iter().find(|l| l.info.focused).map(|l| l.info.id))
+    }
+
+    fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), BackendError> {
+        glovebox_wayland::kwin::KWinBackend::keysyms(self, strokes).map_err(Into::into)
+    }
 }
 
 impl SeatKeys for glovebox_wayland::gnome::GnomeShellBackend {
@@ -256,28 +282,18 @@ pub fn backends(session: Session, session_bus: Option<&str>) -> Result<Backends,
 }
 
 /// A compositor that serves windows and pixels over D-Bus (KDE Plasma's
-/// KWin, GNOME Shell with glovebox's extension), AT-SPI for trees and
-/// input.
+/// KWin, GNOME Shell with glovebox's extension) and the seat's keys for
+/// foreground delivery, AT-SPI for trees and background input.
 pub fn backends_served<S>(
     served: S,
     session_bus: Option<&str>,
     wayland_display: Option<std::path::PathBuf>,
 ) -> Result<Backends, BackendError>
 where
-    S: WindowSource + ScreenCapture + Send + Sync + 'static,
+    S: WindowSource + ScreenCapture + SeatKeys + 'static,
 {
-    backends_served_with(Arc::new(served), None, session_bus, wayland_display)
-}
-
-/// GNOME Shell: windows and pixels from its extension, foreground keys on
-/// the seat's keyboard through Mutter's remote desktop.
-pub fn backends_gnome(
-    gnome: glovebox_wayland::gnome::GnomeShellBackend,
-    session_bus: Option<&str>,
-    wayland_display: Option<std::path::PathBuf>,
-) -> Result<Backends, BackendError> {
-    let gnome = Arc::new(gnome);
-    backends_served_with(gnome.clone(), Some(gnome), session_bus, wayland_display)
+    let served = Arc::new(served);
+    backends_served_with(served.clone(), Some(served), session_bus, wayland_display)
 }
 
 fn backends_served_with(

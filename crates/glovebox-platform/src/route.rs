@@ -19,8 +19,8 @@ pub enum Route {
     /// pointer and goes where the focus is.
     DeviceEvents,
     /// Keys on the seat's keyboard through the compositor (GNOME's Mutter
-    /// remote desktop), after the compositor gave the window the focus:
-    /// the user's own keyboard, so foreground only.
+    /// remote desktop, KDE's desktop portal), after the compositor gave the
+    /// window the focus: the user's own keyboard, so foreground only.
     SeatKeys,
     /// The fake desktop of the policy tests.
     #[cfg(feature = "fake")]
@@ -127,7 +127,7 @@ impl fmt::Display for Route {
             Route::Accessible(call) => write!(f, "at-spi:{call}"),
             Route::WindowEvents => f.write_str("x11:SendEvent"),
             Route::DeviceEvents => f.write_str("x11:XTest"),
-            Route::SeatKeys => f.write_str("wayland:the seat's keyboard (Mutter remote desktop)"),
+            Route::SeatKeys => f.write_str("wayland:the seat's keyboard"),
             #[cfg(feature = "fake")]
             Route::Fake => f.write_str("fake"),
             Route::ThenKeys(first) => write!(f, "{first}+x11:SendEvent(keys)"),

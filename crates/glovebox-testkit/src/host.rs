@@ -154,11 +154,21 @@ impl WaylandTestHost<'_> {
 /// A host on the headless KDE desktop for the test called `name`, every
 /// class allowed, over KWin's services and the desktop's AT-SPI bus.
 pub fn kde_host(sandbox: &glovebox_sandbox::kde::KdeSandbox, name: &str) -> Host {
-    let config = config_for(
+    kde_host_with(sandbox, name, |_| {})
+}
+
+/// [`kde_host`] with any other setting of the host's configuration.
+pub fn kde_host_with(
+    sandbox: &glovebox_sandbox::kde::KdeSandbox,
+    name: &str,
+    change: impl FnOnce(&mut HostConfig),
+) -> Host {
+    let mut config = config_for(
         &format!("wayland:{}:{name}", sandbox.socket().display()),
         sandbox.runtime_dir(),
         name,
     );
+    change(&mut config);
     let bus = Some(sandbox.bus_address());
     let kwin =
         glovebox_wayland::kwin::KWinBackend::connect(bus).expect("KWin on the sandbox's bus");
@@ -190,7 +200,7 @@ pub fn gnome_host_with(
     let gnome = glovebox_wayland::gnome::GnomeShellBackend::connect(bus)
         .expect("GNOME Shell on the sandbox's bus");
     let backends =
-        glovebox_linux::wayland::backends_gnome(gnome, bus, Some(sandbox.socket().to_owned()))
+        glovebox_linux::wayland::backends_served(gnome, bus, Some(sandbox.socket().to_owned()))
             .expect("GNOME backends");
     Host::open(backends, config).unwrap()
 }

@@ -16,8 +16,8 @@ pub mod sdk;
 pub mod serve;
 
 pub use host::{
-    audit_path, gnome_extension, gnome_host, gnome_host_with, host, kde_host, wayland_host,
-    TestHost, WaylandTestHost,
+    audit_path, gnome_extension, gnome_host, gnome_host_with, host, kde_host, kde_host_with,
+    wayland_host, TestHost, WaylandTestHost,
 };
 
 /// One test at a time, across every suite of a test binary, among those

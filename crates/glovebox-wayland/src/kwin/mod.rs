@@ -13,6 +13,7 @@
 //! action may use them).
 
 pub mod pixels;
+mod remote;
 pub mod script;
 
 use crate::served::{Listed, Snapshot};
@@ -32,7 +33,7 @@ const KWIN: &str = "org.kde.KWin";
 const SCREENSHOT_PATH: &str = "/org/kde/KWin/ScreenShot2";
 const SCREENSHOT: &str = "org.kde.KWin.ScreenShot2";
 /// How long KWin has to answer one call, run a script or write a picture.
-const ANSWER: Duration = Duration::from_secs(3);
+pub(crate) const ANSWER: Duration = Duration::from_secs(3);
 
 /// KWin's errors, typed until the host turns them into refusals.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -63,6 +64,11 @@ impl From<KWinError> for BackendError {
 pub struct KWinBackend {
     runtime: tokio::runtime::Runtime,
     bus: zbus::Connection,
+    /// This connection's unique bus name, which scripts report back to.
+    unique_name: String,
+    /// The desktop portal's remote-desktop session (global keys), made on
+    /// first use and ended with this connection.
+    remote: std::sync::Mutex<Option<zbus::zvariant::OwnedObjectPath>>,
     /// The report script, written once for this connection.
     script: PathBuf,
     version: String,
@@ -128,7 +134,14 @@ impl KWinBackend {
         ));
         glovebox_platform::files::write_private(&script, script::text(&unique).as_bytes())
             .map_err(|e| KWinError::NoBus(format!("writing {}: {e}", script.display())))?;
-        Ok(KWinBackend { runtime, bus, script, version })
+        Ok(KWinBackend {
+            runtime,
+            bus,
+            unique_name: unique,
+            script,
+            version,
+            remote: Default::default(),
+        })
     }
 
     /// KWin's version as it reports it (`KWin 5.27.5`).
@@ -138,12 +151,36 @@ impl KWinBackend {
 
     /// The script's report: screens and every window.
     pub fn report(&self) -> Result<script::Report, KWinError> {
+        let json = self.run(&self.script)?;
+        script::Report::parse(&json)
+            .map_err(|message| KWinError::Call { call: "the window script", message })
+    }
+
+    /// Gives the window KWin calls `uuid` the keyboard focus; the UUID of
+    /// the window that had it, if one did.
+    pub fn focus(&self, uuid: &str) -> Result<Option<String>, KWinError> {
+        let text = script::focus_text(&self.unique_name, uuid).ok_or_else(|| KWinError::Call {
+            call: "the focus script",
+            message: format!("{uuid:?} is not a KWin window id"),
+        })?;
+        let file =
+            self.script.with_extension(format!("focus-{}.js", SCRIPTS_RUN.load(Ordering::Relaxed)));
+        glovebox_platform::files::write_private(&file, text.as_bytes())
+            .map_err(|e| KWinError::Call { call: "the focus script", message: e.to_string() })?;
+        let previous = self.run(&file);
+        let _ = std::fs::remove_file(&file);
+        Ok(Some(previous?).filter(|p| !p.is_empty()))
+    }
+
+    /// Loads the script at `path` into KWin, runs it, and returns what it
+    /// reported back; the script is unloaded whatever happened.
+    fn run(&self, path: &std::path::Path) -> Result<String, KWinError> {
         let name = format!(
             "glovebox-{}-{}",
             std::process::id(),
             SCRIPTS_RUN.fetch_add(1, Ordering::Relaxed)
         );
-        let path = self.script.to_string_lossy().into_owned();
+        let path = path.to_string_lossy().into_owned();
         let outcome = self
             .runtime
             .block_on(async { tokio::time::timeout(ANSWER, self.run_script(&path, &name)).await });
@@ -159,9 +196,7 @@ impl KWinBackend {
             );
             tokio::time::timeout(ANSWER, unload).await
         });
-        let json = outcome.map_err(|_| KWinError::Timeout("the window script"))??;
-        script::Report::parse(&json)
-            .map_err(|message| KWinError::Call { call: "the window script", message })
+        outcome.map_err(|_| KWinError::Timeout("the window script"))?
     }
 
     async fn run_script(&self, path: &str, name: &str) -> Result<String, KWinError> {

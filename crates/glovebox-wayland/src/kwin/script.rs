@@ -33,6 +33,32 @@ callDBus("{BUS}", "{PATH}", "{INTERFACE}", "Report",
   JSON.stringify({current_desktop: workspace.currentDesktop, screens: screens, windows: windows}));
 "#;
 
+/// A script that gives the window `{UUID}` the focus and reports the UUID
+/// of the window that had it (empty for none).
+const FOCUS_TEMPLATE: &str = r#"
+var previous = workspace.activeClient ? workspace.activeClient.internalId.toString() : "";
+var list = workspace.clientList();
+for (var i = 0; i < list.length; i++) {
+  if (list[i].internalId.toString() == "{UUID}") { workspace.activeClient = list[i]; }
+}
+callDBus("{BUS}", "{PATH}", "{INTERFACE}", "Report", previous);
+"#;
+
+/// The focus script for window `uuid`, for a connection named `bus`;
+/// `None` unless `uuid` is a UUID as KWin writes it (`{` hex and dashes `}`),
+/// so nothing but an id ever reaches the script's text.
+pub fn focus_text(bus: &str, uuid: &str) -> Option<String> {
+    let inner = uuid.strip_prefix('{')?.strip_suffix('}')?;
+    let valid = inner.len() == 36 && inner.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    valid.then(|| {
+        FOCUS_TEMPLATE
+            .replace("{UUID}", uuid)
+            .replace("{BUS}", bus)
+            .replace("{PATH}", REPORT_PATH)
+            .replace("{INTERFACE}", REPORT_INTERFACE)
+    })
+}
+
 /// The object and interface the script reports to.
 pub const REPORT_PATH: &str = "/dev/glovebox/KWinReport";
 pub const REPORT_INTERFACE: &str = "dev.glovebox.KWinReport";
@@ -223,6 +249,15 @@ mod tests {
         assert_eq!(listed[2].info.geometry, Rect::new(10, 20, 300, 200));
         assert_eq!(report.monitors()[0].logical, Rect::new(0, 0, 1280, 800));
         assert!(Report::parse("{\"windows\": 3}").is_err());
+    }
+
+    #[test]
+    fn only_a_kwin_uuid_reaches_the_focus_script() {
+        let uuid = "{c50fa38c-a561-42fc-bd30-35da8df8ec22}";
+        assert!(focus_text(":1.4", uuid).unwrap().contains(&format!("== \"{uuid}\"")));
+        for bad in ["{c50fa38c\"); evil(); (\"}", "c50fa38c-a561-42fc-bd30-35da8df8ec22", "{}"] {
+            assert_eq!(focus_text(":1.4", bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -400,28 +400,42 @@ fn keys_host(
     name: &str,
     foreground: Option<glovebox_model::Policy>,
 ) -> glovebox_host::Host {
-    let Desk::Gnome(sandbox) = desk else { unreachable!("the seat's keys are GNOME's") };
-    glovebox_testkit::gnome_host_with(sandbox, name, |config| {
+    let change = |config: &mut glovebox_host::HostConfig| {
         config.allow_foreground = foreground.is_some();
         if let Some(policy) = foreground {
             config.approvals.foreground = policy;
         }
-    })
+    };
+    match desk {
+        Desk::Gnome(sandbox) => glovebox_testkit::gnome_host_with(sandbox, name, change),
+        Desk::Kde(sandbox) => glovebox_testkit::kde_host_with(sandbox, name, change),
+    }
+}
+
+#[test]
+fn keys_reach_a_kde_window_only_through_the_foreground_class_with_its_approval() {
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = kde();
+    keys_only_in_the_foreground(desk, "KDE");
 }
 
 #[test]
 fn keys_reach_a_gnome_window_only_through_the_foreground_class_with_its_approval() {
-    use glovebox_host::ActRequest;
-    use glovebox_model::{Action, DeliveryMode, ErrorCode, KeyCombo, Policy};
     let _heavy = glovebox_testkit::heavy_turn();
     let (desk, _turn) = gnome();
-    let target = Fixture::launch(desk.sandbox(), &unique_title("GNOME keys"), &["--no-password"]);
-    let allowed = keys_host(desk, "gnome-keys", Some(Policy::Allow));
+    keys_only_in_the_foreground(desk, "GNOME");
+}
+
+fn keys_only_in_the_foreground(desk: Desk, name: &str) {
+    use glovebox_host::ActRequest;
+    use glovebox_model::{Action, DeliveryMode, ErrorCode, KeyCombo, Policy};
+    let title = |what: &str| unique_title(&format!("{name} {what}"));
+    let target = Fixture::launch(desk.sandbox(), &title("keys"), &["--no-password"]);
+    let allowed = keys_host(desk, &format!("{name}-keys"), Some(Policy::Allow));
     let target_window = listed(&allowed, &target.title);
     target.wait_state("ready", |s| s["ready"] == true && s["focus"] == "name");
     // The person's window, started last: the active one.
-    let user =
-        Fixture::launch(desk.sandbox(), &unique_title("GNOME keys user"), &["--no-password"]);
+    let user = Fixture::launch(desk.sandbox(), &title("keys user"), &["--no-password"]);
     listed(&allowed, &user.title);
     user.wait_state("the user's window active", |s| s["window_active"] == true);
     let before = user.state().unwrap();
@@ -443,9 +457,9 @@ fn keys_reach_a_gnome_window_only_through_the_foreground_class_with_its_approval
     let refused = allowed.act(frame(&allowed), key).expect_err("no background route for raw keys");
     assert_eq!(refused.code, ErrorCode::BackgroundUnavailable, "{refused:?}");
     // Foreground delivery off in the configuration, or its class denied: refused, nothing typed.
-    let off = keys_host(desk, "gnome-keys-off", None);
+    let off = keys_host(desk, &format!("{name}-keys-off"), None);
     assert_eq!(typed(&off, DeliveryMode::Foreground).unwrap_err().code, ErrorCode::ApprovalDenied);
-    let denied = keys_host(desk, "gnome-keys-denied", Some(Policy::Deny));
+    let denied = keys_host(desk, &format!("{name}-keys-denied"), Some(Policy::Deny));
     assert_eq!(
         typed(&denied, DeliveryMode::Foreground).unwrap_err().code,
         ErrorCode::ApprovalDenied
