@@ -154,6 +154,7 @@ mod linux {
         let mut report = glovebox_x11::doctor::doctor(None);
         if std::env::var_os("WAYLAND_DISPLAY").is_some_and(|d| !d.is_empty()) {
             let chosen = super::chosen(glovebox_model::DisplayBackend::Auto);
+            let x11_checks = report.checks.len();
             let mut wayland = glovebox_wayland::doctor::checks();
             wayland.push(Check::ok(
                 "backend",
@@ -164,11 +165,18 @@ mod linux {
             ));
             report.checks.extend(wayland);
             if chosen == glovebox_model::DisplayBackend::Wayland {
-                // The X11 checks describe XWayland at most: the Wayland ones decide.
-                report.checks.retain(|c| {
-                    c.name != "display"
-                        || c.status != glovebox_platform::doctor::CheckStatus::Missing
-                });
+                // The X11 checks describe XWayland at most: the Wayland ones
+                // decide. What XWayland lacks (its root pixels, an X11
+                // capture) disables only `backend = "x11"`.
+                use glovebox_platform::doctor::CheckStatus;
+                report.checks.retain(|c| c.name != "display" || c.status != CheckStatus::Missing);
+                for check in report.checks.iter_mut().take(x11_checks) {
+                    if check.status == CheckStatus::Missing {
+                        check.status = CheckStatus::Warning;
+                        check.detail = format!("XWayland: {}", check.detail);
+                        check.disables = vec!["`backend = \"x11\"` on this desktop".into()];
+                    }
+                }
                 report.session = glovebox_platform::doctor::SessionType::Wayland;
                 report.checks.push(glovebox_atspi::doctor_check());
                 report.checks.push(glovebox_ocr::doctor_check());

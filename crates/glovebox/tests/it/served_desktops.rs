@@ -278,6 +278,21 @@ fn windows_and_their_own_pixels(sandbox: Desk, name: &str) {
             .unwrap();
         (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
     };
+    // The doctor, as a person runs it there (the Wayland backend): it passes.
+    let doctor = sandbox
+        .command(glovebox_binary())
+        .arg("doctor")
+        .env("HOME", &home)
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "{report}");
+    for check in ["[ok  ] wayland compositor", "[ok  ] wayland capture", "[ok  ] accessibility bus"]
+    {
+        assert!(report.contains(check), "{check} in:\n{report}");
+    }
     let (code, listed_x11) = cli(&["windows", "--json"]);
     assert_eq!(code, Some(0), "{listed_x11}");
     let listed_x11: Value = serde_json::from_str(&listed_x11).unwrap();
