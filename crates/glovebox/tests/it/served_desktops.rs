@@ -497,3 +497,50 @@ fn keys_only_in_the_foreground(desk: Desk, name: &str) {
     let all = allowed.list_windows(None, 1).unwrap().windows;
     assert!(all[0].window.title == user.title && all[0].window.focused, "{all:#?}");
 }
+
+#[test]
+fn a_portals_consent_dialog_is_listed_denied_and_never_acted_on() {
+    use glovebox_model::ErrorCode;
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = gnome();
+    let host = desk.host("gnome-consent");
+    // A program asks the portal for remote control: GNOME asks the person.
+    let mut asking = desk
+        .command("/usr/bin/python3")
+        .arg(glovebox_testkit::sdk::repo().join("testapps/portal_remote_desktop.py"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let dialog = wait_until("the portal's consent dialog listed", || {
+        host.list_windows(None, 1)
+            .ok()?
+            .windows
+            .into_iter()
+            .find(|w| w.window.app.starts_with("xdg-desktop-portal"))
+    });
+    assert!(dialog.denial.is_some(), "listed with its denial: {dialog:?}");
+    let refusal = host
+        .observe(Some(&WindowRef::Id(dialog.window.id)), true)
+        .expect_err("a consent dialog is never observed");
+    assert_eq!(refusal.code, ErrorCode::TargetDenylisted, "{refusal:?}");
+    assert!(refusal.message.contains("only the person answers it"), "{refusal:?}");
+    // A desktop picture shows it black wherever it shows.
+    let desktop = host
+        .read_desktop_pixels(
+            &glovebox_model::DisplaySelection::All,
+            glovebox_model::CaptureLimits::new(4096, 4096).unwrap(),
+        )
+        .expect("a desktop screenshot")
+        .image;
+    let r = dialog.window.geometry;
+    let centre =
+        desktop.pixel((r.x + r.width as i32 / 2) as u32, (r.y + r.height as i32 / 2) as u32);
+    assert_eq!(centre, [0, 0, 0], "the dialog is black in the desktop's picture");
+    // Nothing answered it: the portal never said Start.
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let _ = asking.kill();
+    let out = asking.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("\"SelectDevices\"") && !said.contains("\"Start\""), "{said}");
+}
