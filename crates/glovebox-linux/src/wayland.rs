@@ -123,6 +123,15 @@ impl WaylandInput {
                 let keysyms = glovebox_x11::combo_keysyms(combo);
                 (0..(*repeat).max(1)).map(|_| keysyms.clone()).collect()
             }
+            // A keysym the seat's layout has no key for is dropped by the
+            // compositor without a word: only text every layout types is
+            // sent, the rest refused before any key goes out.
+            Action::Type { text, .. } if !text.chars().all(|c| c.is_ascii_graphic() || c == ' ' || c == '\n' || c == '\t') => {
+                return Err(BackendError::new(
+                    BackendErrorKind::NoBackgroundRoute,
+                    "the seat's keyboard types only ASCII here (a character its layout has no key for would be dropped without a word); set_value the field instead",
+                ))
+            }
             Action::Type { text, .. } => {
                 text.chars().map(|c| vec![glovebox_x11::char_keysym(c)]).collect()
             }

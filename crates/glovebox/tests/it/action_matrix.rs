@@ -30,6 +30,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 mod cells;
+mod served;
 use cells::*;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
