@@ -268,6 +268,12 @@ _glovebox() {
             glovebox__subcmd__help__subcmd__setup,accessibility)
                 cmd="glovebox__subcmd__help__subcmd__setup__subcmd__accessibility"
                 ;;
+            glovebox__subcmd__help__subcmd__setup,gnome-extension)
+                cmd="glovebox__subcmd__help__subcmd__setup__subcmd__gnome__subcmd__extension"
+                ;;
+            glovebox__subcmd__help__subcmd__setup,kde-screenshots)
+                cmd="glovebox__subcmd__help__subcmd__setup__subcmd__kde__subcmd__screenshots"
+                ;;
             glovebox__subcmd__pending,approve)
                 cmd="glovebox__subcmd__pending__subcmd__approve"
                 ;;
@@ -289,14 +295,26 @@ _glovebox() {
             glovebox__subcmd__setup,accessibility)
                 cmd="glovebox__subcmd__setup__subcmd__accessibility"
                 ;;
+            glovebox__subcmd__setup,gnome-extension)
+                cmd="glovebox__subcmd__setup__subcmd__gnome__subcmd__extension"
+                ;;
             glovebox__subcmd__setup,help)
                 cmd="glovebox__subcmd__setup__subcmd__help"
+                ;;
+            glovebox__subcmd__setup,kde-screenshots)
+                cmd="glovebox__subcmd__setup__subcmd__kde__subcmd__screenshots"
                 ;;
             glovebox__subcmd__setup__subcmd__help,accessibility)
                 cmd="glovebox__subcmd__setup__subcmd__help__subcmd__accessibility"
                 ;;
+            glovebox__subcmd__setup__subcmd__help,gnome-extension)
+                cmd="glovebox__subcmd__setup__subcmd__help__subcmd__gnome__subcmd__extension"
+                ;;
             glovebox__subcmd__setup__subcmd__help,help)
                 cmd="glovebox__subcmd__setup__subcmd__help__subcmd__help"
+                ;;
+            glovebox__subcmd__setup__subcmd__help,kde-screenshots)
+                cmd="glovebox__subcmd__setup__subcmd__help__subcmd__kde__subcmd__screenshots"
                 ;;
             *)
                 ;;
@@ -1287,7 +1305,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__help__subcmd__setup)
-            opts="accessibility"
+            opts="accessibility kde-screenshots gnome-extension"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1301,6 +1319,34 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__help__subcmd__setup__subcmd__accessibility)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__setup__subcmd__gnome__subcmd__extension)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__setup__subcmd__kde__subcmd__screenshots)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1667,7 +1713,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__sandbox)
-            opts="-h --width --height --no-wm --wayland --monitor --config --help"
+            opts="-h --width --height --no-wm --wayland --desktop --monitor --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1679,6 +1725,10 @@ _glovebox() {
                     ;;
                 --height)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --desktop)
+                    COMPREPLY=($(compgen -W "x11 sway kde gnome" -- "${cur}"))
                     return 0
                     ;;
                 --monitor)
@@ -1779,7 +1829,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__setup)
-            opts="-h --yes --clients --via --config --help accessibility help"
+            opts="-h --yes --clients --via --config --help accessibility kde-screenshots gnome-extension help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1822,8 +1872,26 @@ _glovebox() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        glovebox__subcmd__setup__subcmd__gnome__subcmd__extension)
+            opts="-h --undo --yes --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         glovebox__subcmd__setup__subcmd__help)
-            opts="accessibility help"
+            opts="accessibility kde-screenshots gnome-extension help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1850,6 +1918,20 @@ _glovebox() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        glovebox__subcmd__setup__subcmd__help__subcmd__gnome__subcmd__extension)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         glovebox__subcmd__setup__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1857,6 +1939,38 @@ _glovebox() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__setup__subcmd__help__subcmd__kde__subcmd__screenshots)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__setup__subcmd__kde__subcmd__screenshots)
+            opts="-h --undo --yes --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -105,30 +105,46 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand schema" -s h -l help -
 complete -c glovebox -n "__fish_glovebox_using_subcommand doctor" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand doctor" -l json
 complete -c glovebox -n "__fish_glovebox_using_subcommand doctor" -s h -l help -d 'Print help'
-complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -l clients -d 'The MCP clients to add glovebox to (default: every one found installed)' -r -f -a "claude-code\t'Claude Code: `.mcp.json` in a project (or `claude mcp add`)'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility kde-screenshots gnome-extension help" -l clients -d 'The MCP clients to add glovebox to (default: every one found installed)' -r -f -a "claude-code\t'Claude Code: `.mcp.json` in a project (or `claude mcp add`)'
 cursor\t'Cursor: `~/.cursor/mcp.json`'
 vscode\t'VS Code: `.vscode/mcp.json` in a workspace'
 codex\t'OpenAI Codex: `~/.codex/config.toml`'"
-complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -l via -d 'How the clients start glovebox: this binary\'s path, or the published package by uvx or npx' -r -f -a "path\t'This binary, by its absolute path'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility kde-screenshots gnome-extension help" -l via -d 'How the clients start glovebox: this binary\'s path, or the published package by uvx or npx' -r -f -a "path\t'This binary, by its absolute path'
 uvx\t'`uvx glovebox-mcp mcp`'
 npx\t'`npx -y glovebox-mcp mcp`'"
-complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -l config -d 'An extra configuration file layered over the user and project files' -r -F
-complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -l yes -d 'Make every change without asking (for scripts, once you have read what it does)'
-complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -f -a "accessibility" -d 'Turn accessibility on for the applications you start from now on (Chromium, Firefox, Qt; GNOME\'s switch): shows each change and asks first. Never starts or announces a screen reader'
-complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility kde-screenshots gnome-extension help" -l config -d 'An extra configuration file layered over the user and project files' -r -F
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility kde-screenshots gnome-extension help" -l yes -d 'Make every change without asking (for scripts, once you have read what it does)'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility kde-screenshots gnome-extension help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility kde-screenshots gnome-extension help" -f -a "accessibility" -d 'Turn accessibility on for the applications you start from now on (Chromium, Firefox, Qt; GNOME\'s switch): shows each change and asks first. Never starts or announces a screen reader'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility kde-screenshots gnome-extension help" -f -a "kde-screenshots" -d 'Let this glovebox take screenshots on KDE Plasma (Wayland): writes the desktop file KWin reads to allow org.kde.KWin.ScreenShot2 for this program (the .deb installs one for /usr/bin/glovebox); shows it and asks first'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility kde-screenshots gnome-extension help" -f -a "gnome-extension" -d 'Let this glovebox list windows and read pixels on GNOME (Wayland): installs glovebox\'s GNOME Shell extension for you, answering only this program, and enables it (loaded at your next login); shows each change and asks first'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility kde-screenshots gnome-extension help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from accessibility" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from accessibility" -l undo -d 'Put back every value an earlier setup changed (a value you changed since stays yours)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from accessibility" -l yes -d 'Make the changes without asking (once you have read them)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from accessibility" -s h -l help -d 'Print help'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from kde-screenshots" -l config -d 'An extra configuration file layered over the user and project files' -r -F
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from kde-screenshots" -l undo -d 'Remove the desktop file an earlier run wrote'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from kde-screenshots" -l yes -d 'Write it without asking (once you have read it)'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from kde-screenshots" -s h -l help -d 'Print help'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from gnome-extension" -l config -d 'An extra configuration file layered over the user and project files' -r -F
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from gnome-extension" -l undo -d 'Remove the extension and take it out of the enabled list'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from gnome-extension" -l yes -d 'Make the changes without asking (once you have read them)'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from gnome-extension" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from help" -f -a "accessibility" -d 'Turn accessibility on for the applications you start from now on (Chromium, Firefox, Qt; GNOME\'s switch): shows each change and asks first. Never starts or announces a screen reader'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from help" -f -a "kde-screenshots" -d 'Let this glovebox take screenshots on KDE Plasma (Wayland): writes the desktop file KWin reads to allow org.kde.KWin.ScreenShot2 for this program (the .deb installs one for /usr/bin/glovebox); shows it and asks first'
+complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from help" -f -a "gnome-extension" -d 'Let this glovebox list windows and read pixels on GNOME (Wayland): installs glovebox\'s GNOME Shell extension for you, answering only this program, and enables it (loaded at your next login); shows each change and asks first'
 complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand sandbox" -l width -r
 complete -c glovebox -n "__fish_glovebox_using_subcommand sandbox" -l height -r
+complete -c glovebox -n "__fish_glovebox_using_subcommand sandbox" -l desktop -d 'Which desktop: `x11` (Xvfb and openbox), `sway` (headless sway on Wayland), `kde` (KDE Plasma\'s KWin on Wayland with XWayland; this glovebox may take screenshots there, as the installed package allows on a real Plasma desktop) or `gnome` (GNOME Shell on Wayland with XWayland and glovebox\'s extension answering this glovebox, as `glovebox setup gnome-extension` sets up a real GNOME desktop)' -r -f -a "x11\t''
+sway\t''
+kde\t''
+gnome\t''"
 complete -c glovebox -n "__fish_glovebox_using_subcommand sandbox" -l monitor -d 'Simulate a display (RandR monitor) `WxH+X+Y`; repeat for several. The first one is primary' -r
 complete -c glovebox -n "__fish_glovebox_using_subcommand sandbox" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand sandbox" -l no-wm -d 'Start without a window manager'
-complete -c glovebox -n "__fish_glovebox_using_subcommand sandbox" -l wayland -d 'A Wayland desktop (headless sway) instead of X11: its applications are native Wayland clients, and glovebox inside it uses the Wayland backend (semantic input only)'
+complete -c glovebox -n "__fish_glovebox_using_subcommand sandbox" -l wayland -d 'A Wayland desktop (headless sway) instead of X11: its applications are native Wayland clients, and glovebox inside it uses the Wayland backend (semantic input only). The same as `--desktop sway`'
 complete -c glovebox -n "__fish_glovebox_using_subcommand sandbox" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand mcp" -l config -d 'An extra configuration file layered over the user and project files' -r -F
 complete -c glovebox -n "__fish_glovebox_using_subcommand mcp" -l read-only -d 'Refuse and hide every input tool, whatever the configuration says'
@@ -256,6 +272,8 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand help; and not __fish_s
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from grant" -f -a "hold" -d 'Create a user grant and hold it until Ctrl-C or `glovebox stop`'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from grant" -f -a "status" -d 'Ask the process holding this display\'s grant what it holds'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from setup" -f -a "accessibility" -d 'Turn accessibility on for the applications you start from now on (Chromium, Firefox, Qt; GNOME\'s switch): shows each change and asks first. Never starts or announces a screen reader'
+complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from setup" -f -a "kde-screenshots" -d 'Let this glovebox take screenshots on KDE Plasma (Wayland): writes the desktop file KWin reads to allow org.kde.KWin.ScreenShot2 for this program (the .deb installs one for /usr/bin/glovebox); shows it and asks first'
+complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from setup" -f -a "gnome-extension" -d 'Let this glovebox list windows and read pixels on GNOME (Wayland): installs glovebox\'s GNOME Shell extension for you, answering only this program, and enables it (loaded at your next login); shows each change and asks first'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from pending" -f -a "approve" -d 'Show a waiting call\'s questions and approve them (asks y/N on the terminal unless --yes)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from pending" -f -a "decline" -d 'Decline a waiting call: neither it nor the calls after it in its batch run (an unsigned record is removed)'
 complete -c glovebox -n "__fish_glovebox_using_subcommand help; and __fish_seen_subcommand_from episode" -f -a "run" -d 'Run one episode in a fresh private desktop; exit 0 passed, 7 failed, 8 errored'
