@@ -22,6 +22,18 @@ use glovebox_wayland::{Session, WaylandBackend};
 
 /// glovebox's GNOME Shell extension, for `glovebox setup gnome-extension`.
 pub use glovebox_wayland::gnome::{ALLOWED_FILE, EXTENSION_FILES, EXTENSION_UUID};
+
+/// glovebox's GNOME Shell extension for a private GNOME desktop,
+/// answering `programs`.
+pub fn gnome_sandbox_extension(
+    programs: &[&std::path::Path],
+) -> glovebox_sandbox::gnome::ShellExtension {
+    let mut files: Vec<(String, String)> =
+        EXTENSION_FILES.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+    let allowed: Vec<String> = programs.iter().map(|p| format!("{}\n", p.display())).collect();
+    files.push((ALLOWED_FILE.to_owned(), allowed.concat()));
+    glovebox_sandbox::gnome::ShellExtension { uuid: EXTENSION_UUID.to_owned(), files }
+}
 use std::sync::Arc;
 
 fn no_route(what: &str) -> BackendError {
@@ -49,15 +61,30 @@ pub trait SeatKeys: Send + Sync {
     fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), BackendError>;
 }
 
+/// The compositor's own name for `window`.
+fn handle_of(
+    served: &dyn glovebox_wayland::served::Served,
+    window: &WindowInfo,
+) -> Result<String, BackendError> {
+    served
+        .snapshot()?
+        .windows
+        .into_iter()
+        .find(|l| l.info.id == window.id)
+        .map(|l| l.handle)
+        .ok_or_else(|| BackendError::gone(format!("window {} closed", window.id)))
+}
+
+/// The window the compositor says has the keyboard focus.
+fn focused_of(
+    served: &dyn glovebox_wayland::served::Served,
+) -> Result<Option<WindowId>, BackendError> {
+    Ok(served.snapshot()?.windows.iter().find(|l| l.info.focused).map(|l| l.info.id))
+}
+
 impl SeatKeys for glovebox_wayland::kwin::KWinBackend {
     fn focus(&self, window: &WindowInfo) -> Result<Option<String>, BackendError> {
-        let snapshot = glovebox_wayland::served::Served::snapshot(self)?;
-        let listed = snapshot
-            .windows
-            .iter()
-            .find(|l| l.info.id == window.id)
-            .ok_or_else(|| BackendError::gone(format!("window {} closed", window.id)))?;
-        Ok(glovebox_wayland::kwin::KWinBackend::focus(self, &listed.handle)?)
+        Ok(glovebox_wayland::kwin::KWinBackend::focus(self, &handle_of(self, window)?)?)
     }
 
     fn give_back(&self, previous: &str) -> Result<(), BackendError> {
@@ -65,8 +92,7 @@ impl SeatKeys for glovebox_wayland::kwin::KWinBackend {
     }
 
     fn focused(&self) -> Result<Option<WindowId>, BackendError> {
-        let snapshot = glovebox_wayland::served::Served::snapshot(self)?;
-        Ok(snapshot.windows.iter().find(|l| l.info.focused).map(|l| l.info.id))
+        focused_of(self)
     }
 
     fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), BackendError> {
@@ -76,13 +102,7 @@ impl SeatKeys for glovebox_wayland::kwin::KWinBackend {
 
 impl SeatKeys for glovebox_wayland::gnome::GnomeShellBackend {
     fn focus(&self, window: &WindowInfo) -> Result<Option<String>, BackendError> {
-        let snapshot = glovebox_wayland::served::Served::snapshot(self)?;
-        let listed = snapshot
-            .windows
-            .iter()
-            .find(|l| l.info.id == window.id)
-            .ok_or_else(|| BackendError::gone(format!("window {} closed", window.id)))?;
-        Ok(glovebox_wayland::gnome::GnomeShellBackend::focus(self, &listed.handle)?)
+        Ok(glovebox_wayland::gnome::GnomeShellBackend::focus(self, &handle_of(self, window)?)?)
     }
 
     fn give_back(&self, previous: &str) -> Result<(), BackendError> {
@@ -92,8 +112,7 @@ impl SeatKeys for glovebox_wayland::gnome::GnomeShellBackend {
     }
 
     fn focused(&self) -> Result<Option<WindowId>, BackendError> {
-        let snapshot = glovebox_wayland::served::Served::snapshot(self)?;
-        Ok(snapshot.windows.iter().find(|l| l.info.focused).map(|l| l.info.id))
+        focused_of(self)
     }
 
     fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), BackendError> {

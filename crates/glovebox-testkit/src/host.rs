@@ -207,10 +207,5 @@ pub fn gnome_host_with(
 
 /// glovebox's GNOME Shell extension for a sandbox, answering `programs`.
 pub fn gnome_extension(programs: &[&std::path::Path]) -> glovebox_sandbox::gnome::ShellExtension {
-    use glovebox_wayland::gnome::{ALLOWED_FILE, EXTENSION_FILES, EXTENSION_UUID};
-    let mut files: Vec<(String, String)> =
-        EXTENSION_FILES.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
-    let allowed: Vec<String> = programs.iter().map(|p| format!("{}\n", p.display())).collect();
-    files.push((ALLOWED_FILE.to_owned(), allowed.concat()));
-    glovebox_sandbox::gnome::ShellExtension { uuid: EXTENSION_UUID.to_owned(), files }
+    glovebox_linux::wayland::gnome_sandbox_extension(programs)
 }

@@ -189,24 +189,8 @@ impl GnomeShellBackend {
     /// Connects and checks that GNOME Shell runs: the extension's absence
     /// is an error of its own ([`GnomeError::NoExtension`]).
     pub fn connect(address: Option<&str>) -> Result<GnomeShellBackend, GnomeError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("glovebox-gnome")
-            .enable_all()
-            .build()
-            .map_err(|e| GnomeError::NoBus(format!("starting the D-Bus runtime: {e}")))?;
-        let bus = runtime.block_on(async {
-            let connecting = async {
-                match address {
-                    Some(a) => zbus::connection::Builder::address(a)?.build().await,
-                    None => zbus::Connection::session().await,
-                }
-            };
-            tokio::time::timeout(ANSWER, connecting)
-                .await
-                .map_err(|_| GnomeError::NoBus("no answer".into()))?
-                .map_err(|e| GnomeError::NoBus(e.to_string()))
-        })?;
+        let (runtime, bus) = crate::served::connect_bus(address, "glovebox-gnome", ANSWER)
+            .map_err(GnomeError::NoBus)?;
         let version = runtime.block_on(async {
             let call = bus.call_method(
                 Some("org.gnome.Shell"),

@@ -154,3 +154,31 @@ pub fn private_dir(name: &str) -> std::io::Result<PathBuf> {
     glovebox_platform::files::private_dir(&dir)?;
     Ok(dir)
 }
+
+/// A runtime of one worker named `thread` and a connection to the session
+/// bus at `address` (this process's when `None`), within `answer`; why not.
+pub fn connect_bus(
+    address: Option<&str>,
+    thread: &str,
+    answer: std::time::Duration,
+) -> Result<(tokio::runtime::Runtime, zbus::Connection), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name(thread)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the D-Bus runtime: {e}"))?;
+    let bus = runtime.block_on(async {
+        let connecting = async {
+            match address {
+                Some(a) => zbus::connection::Builder::address(a)?.build().await,
+                None => zbus::Connection::session().await,
+            }
+        };
+        tokio::time::timeout(answer, connecting)
+            .await
+            .map_err(|_| "no answer".to_owned())?
+            .map_err(|e| e.to_string())
+    })?;
+    Ok((runtime, bus))
+}

@@ -86,24 +86,8 @@ impl KWinBackend {
     /// Connects, checks that KWin owns its name, and writes the report
     /// script into a private directory.
     pub fn connect(address: Option<&str>) -> Result<KWinBackend, KWinError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("glovebox-kwin")
-            .enable_all()
-            .build()
-            .map_err(|e| KWinError::NoBus(format!("starting the D-Bus runtime: {e}")))?;
-        let bus = runtime.block_on(async {
-            let connecting = async {
-                match address {
-                    Some(a) => zbus::connection::Builder::address(a)?.build().await,
-                    None => zbus::Connection::session().await,
-                }
-            };
-            tokio::time::timeout(ANSWER, connecting)
-                .await
-                .map_err(|_| KWinError::NoBus("no answer".into()))?
-                .map_err(|e| KWinError::NoBus(e.to_string()))
-        })?;
+        let (runtime, bus) = crate::served::connect_bus(address, "glovebox-kwin", ANSWER)
+            .map_err(KWinError::NoBus)?;
         let version = runtime.block_on(async {
             let reply = tokio::time::timeout(
                 ANSWER,

@@ -5,7 +5,7 @@
 use super::exit::{refused, Failure};
 use clap::Args;
 use glovebox_model::Refusal;
-use glovebox_sandbox::gnome::{GnomeOptions, GnomeSandbox, ShellExtension};
+use glovebox_sandbox::gnome::{GnomeOptions, GnomeSandbox};
 use glovebox_sandbox::kde::{KdeOptions, KdeSandbox};
 use glovebox_sandbox::wayland::{WaylandOptions, WaylandSandbox};
 use glovebox_sandbox::{Sandbox, SandboxOptions};
@@ -52,16 +52,6 @@ pub enum DesktopChoice {
     Sway,
     Kde,
     Gnome,
-}
-
-/// glovebox's GNOME Shell extension, answering `programs`.
-pub fn glovebox_extension(programs: &[&std::path::Path]) -> ShellExtension {
-    use glovebox_linux::wayland::{ALLOWED_FILE, EXTENSION_FILES, EXTENSION_UUID};
-    let mut files: Vec<(String, String)> =
-        EXTENSION_FILES.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
-    let allowed: Vec<String> = programs.iter().map(|p| format!("{}\n", p.display())).collect();
-    files.push((ALLOWED_FILE.to_owned(), allowed.concat()));
-    ShellExtension { uuid: EXTENSION_UUID.to_owned(), files }
 }
 
 /// Parses `WxH+X+Y` into a monitor named `DISPLAY-<index>`.
@@ -210,7 +200,7 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
             GnomeSandbox::start(GnomeOptions {
                 width: args.width,
                 height: args.height,
-                extensions: vec![glovebox_extension(&[&me])],
+                extensions: vec![glovebox_linux::wayland::gnome_sandbox_extension(&[&me])],
             })
             .map_err(unavailable)?,
         )
