@@ -92,7 +92,7 @@ pub fn desktop_capture(
 /// XWayland window, a compositor that drew nothing) gives black, and that
 /// is an error, never a capture.
 pub fn refuse_black(image: &RgbImage, window: WindowId) -> Result<(), BackendError> {
-    if image.data.iter().all(|&b| b == 0) {
+    if image.is_black() {
         return Err(BackendError::new(
             BackendErrorKind::Unavailable,
             format!(

@@ -59,8 +59,7 @@ impl Capturer {
 
     /// Whether `pixels` are no picture: all black, read from an XWayland.
     pub(crate) fn unread(&self, conn: &RustConnection, pixels: &RgbImage) -> bool {
-        pixels.data.iter().all(|&b| b == 0)
-            && *self.xwayland.get_or_init(|| crate::doctor::is_xwayland(conn))
+        pixels.is_black() && *self.xwayland.get_or_init(|| crate::doctor::is_xwayland(conn))
     }
 
     pub(crate) fn route(&self) -> CaptureRoute {
