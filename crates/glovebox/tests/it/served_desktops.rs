@@ -544,3 +544,130 @@ fn a_portals_consent_dialog_is_listed_denied_and_never_acted_on() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("\"SelectDevices\"") && !said.contains("\"Start\""), "{said}");
 }
+
+/// Runs a copy of glovebox (a program the desktop has not been told to
+/// trust) inside `desk` with `args`; its exit code and output.
+fn untrusted_glovebox(
+    desk: Desk,
+    copy: &Path,
+    home: &Path,
+    data_home: &Path,
+    args: &[&str],
+) -> (Option<i32>, String) {
+    let out = desk
+        .command(copy)
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", data_home)
+        .env("GLOVEBOX_ENABLED", "true")
+        .output()
+        .unwrap();
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    (out.status.code(), text)
+}
+
+/// A copy of the glovebox binary in a directory of its own (another path:
+/// what the compositor's consent does not name).
+fn glovebox_copy(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("glovebox-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("glovebox");
+    std::fs::copy(glovebox_binary(), &copy).unwrap();
+    (dir, copy)
+}
+
+#[test]
+fn kde_screenshots_need_the_desktop_file_and_stop_when_it_is_removed() {
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = kde();
+    let Desk::Kde(sandbox) = desk else { unreachable!() };
+    let (dir, copy) = glovebox_copy("kde-consent");
+    // Something on the (otherwise black) desktop to see.
+    let fixture = Fixture::launch(desk.sandbox(), &unique_title("KDE consent"), &["--no-password"]);
+    fixture.wait_state("ready", |s| s["ready"] == true);
+    // KWin reads the desktop's own data home (the sandbox's).
+    let data_home = sandbox.runtime_dir().join("home/.local/share");
+    let picture = dir.join("desk.png");
+    let shot = |desk: Desk| {
+        let _ = std::fs::remove_file(&picture);
+        untrusted_glovebox(
+            desk,
+            &copy,
+            &dir,
+            &data_home,
+            &["screenshot", "-o", picture.to_str().unwrap()],
+        )
+    };
+    let (code, said) = shot(desk);
+    assert_eq!(code, Some(4), "{said}");
+    assert!(
+        said.contains("COMPUTER_BACKEND_UNAVAILABLE")
+            && said.contains("glovebox setup kde-screenshots"),
+        "{said}"
+    );
+    assert!(!picture.exists());
+    // The person consents (non-interactively, as after reading the change) …
+    let (code, said) =
+        untrusted_glovebox(desk, &copy, &dir, &data_home, &["setup", "kde-screenshots", "--yes"]);
+    assert_eq!(code, Some(0), "{said}");
+    let (code, said) = wait_until("KWin reads the new desktop file", || {
+        let outcome = shot(desk);
+        (outcome.0 == Some(0)).then_some(outcome)
+    });
+    assert_eq!(code, Some(0), "{said}");
+    assert!(RgbImage::decode_png(&std::fs::read(&picture).unwrap()).is_ok_and(|i| !i.is_black()));
+    // … and takes it back: refused again, with its code, nothing written.
+    let (code, said) = untrusted_glovebox(
+        desk,
+        &copy,
+        &dir,
+        &data_home,
+        &["setup", "kde-screenshots", "--undo", "--yes"],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    let (code, said) = wait_until("KWin forgets the removed desktop file", || {
+        let outcome = shot(desk);
+        (outcome.0 == Some(4)).then_some(outcome)
+    });
+    assert!(said.contains("COMPUTER_BACKEND_UNAVAILABLE"), "{code:?} {said}");
+    assert!(!picture.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn gnome_shells_extension_answers_only_the_programs_the_person_allowed() {
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = gnome();
+    let (dir, copy) = glovebox_copy("gnome-consent");
+    let data_home = dir.join("data");
+    let fixture =
+        Fixture::launch(desk.sandbox(), &unique_title("GNOME consent"), &["--no-password"]);
+    let host = desk.host("gnome-consent");
+    listed(&host, &fixture.title);
+    // Another program: the extension refuses it, so windows come from the
+    // accessibility bus and there are no pictures, each said with its reason.
+    let (code, said) = untrusted_glovebox(desk, &copy, &dir, &data_home, &["doctor"]);
+    assert!(
+        said.contains("refused this program") && said.contains("[MISS] wayland capture"),
+        "{code:?} {said}"
+    );
+    let picture = dir.join("desk.png");
+    let (code, said) = untrusted_glovebox(
+        desk,
+        &copy,
+        &dir,
+        &data_home,
+        &["screenshot", "-o", picture.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(4), "{said}");
+    assert!(said.contains("COMPUTER_BACKEND_UNAVAILABLE"), "{said}");
+    assert!(!picture.exists(), "no picture written");
+    let (code, said) = untrusted_glovebox(desk, &copy, &dir, &data_home, &["windows"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains(&fixture.title), "listed from the accessibility bus: {said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
