@@ -104,7 +104,7 @@ fn input_checks(compositor: &str) -> Vec<Check> {
     vec![
         Check::ok(
             "wayland input",
-            format!("in the background, semantic only: accessible actions, text, values, selection and shortcuts through the application's menu items (AT-SPI); pointer gestures and raw keys are refused, since {compositor} lets no client send events to one window, and its global input devices would move the user's own pointer and keyboard"),
+            format!("in the background, semantic only: accessible actions, text, values, selection and shortcuts through the application's menu items (AT-SPI); in the foreground (`input.foreground`, approved per call), keys and ASCII text on the seat's keyboard after {compositor} focuses the window; pointer gestures are refused, since {compositor} lets no client send pointer events to one window"),
         ),
         Check::warning(
             "wayland keyboard grabs",
