@@ -163,18 +163,32 @@ pub fn kde_host_with(
     name: &str,
     change: impl FnOnce(&mut HostConfig),
 ) -> Host {
-    let mut config = config_for(
-        &format!("wayland:{}:{name}", sandbox.socket().display()),
-        sandbox.runtime_dir(),
-        name,
-    );
-    change(&mut config);
-    let bus = Some(sandbox.bus_address());
+    let bus = sandbox.bus_address();
     let kwin =
-        glovebox_wayland::kwin::KWinBackend::connect(bus).expect("KWin on the sandbox's bus");
+        glovebox_wayland::kwin::KWinBackend::connect(Some(bus)).expect("KWin on the sandbox's bus");
+    served_host(kwin, sandbox.socket(), sandbox.runtime_dir(), bus, name, change)
+}
+
+/// A host over a served desktop's compositor `served`, as the binary composes one.
+fn served_host<S>(
+    served: S,
+    socket: &std::path::Path,
+    runtime_dir: &std::path::Path,
+    bus: &str,
+    name: &str,
+    change: impl FnOnce(&mut HostConfig),
+) -> Host
+where
+    S: glovebox_platform::WindowSource
+        + glovebox_platform::ScreenCapture
+        + glovebox_linux::wayland::SeatKeys
+        + 'static,
+{
+    let mut config = config_for(&format!("wayland:{}:{name}", socket.display()), runtime_dir, name);
+    change(&mut config);
     let backends =
-        glovebox_linux::wayland::backends_served(kwin, bus, Some(sandbox.socket().to_owned()))
-            .expect("KDE backends");
+        glovebox_linux::wayland::backends_served(served, Some(bus), Some(socket.to_owned()))
+            .expect("the served desktop's backends");
     Host::open(backends, config).unwrap()
 }
 
@@ -190,19 +204,10 @@ pub fn gnome_host_with(
     name: &str,
     change: impl FnOnce(&mut HostConfig),
 ) -> Host {
-    let mut config = config_for(
-        &format!("wayland:{}:{name}", sandbox.socket().display()),
-        sandbox.runtime_dir(),
-        name,
-    );
-    let bus = Some(sandbox.bus_address());
-    change(&mut config);
-    let gnome = glovebox_wayland::gnome::GnomeShellBackend::connect(bus)
+    let bus = sandbox.bus_address();
+    let gnome = glovebox_wayland::gnome::GnomeShellBackend::connect(Some(bus))
         .expect("GNOME Shell on the sandbox's bus");
-    let backends =
-        glovebox_linux::wayland::backends_served(gnome, bus, Some(sandbox.socket().to_owned()))
-            .expect("GNOME backends");
-    Host::open(backends, config).unwrap()
+    served_host(gnome, sandbox.socket(), sandbox.runtime_dir(), bus, name, change)
 }
 
 /// glovebox's GNOME Shell extension for a sandbox, answering `programs`.

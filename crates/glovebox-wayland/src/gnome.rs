@@ -9,13 +9,8 @@
 //! caller's executable. No portal dialog, no impersonated bus name.
 
 use crate::served::{Listed, Snapshot};
-use glovebox_model::{
-    CaptureLimits, DisplaySelection, Monitor, PidSource, Rect, WindowId, WindowInfo, WindowRef,
-};
-use glovebox_platform::{
-    BackendError, BackendErrorKind, Capabilities, Capture, RgbImage, ScreenCapture, Support,
-    WindowSource,
-};
+use glovebox_model::{Monitor, PidSource, Rect, WindowId, WindowInfo};
+use glovebox_platform::{BackendError, BackendErrorKind, Capabilities, RgbImage, Support};
 use serde::Deserialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -414,34 +409,7 @@ impl crate::served::Served for GnomeShellBackend {
     }
 }
 
-impl WindowSource for GnomeShellBackend {
-    fn list_windows(&self) -> Result<Vec<WindowInfo>, BackendError> {
-        crate::served::list_windows(self)
-    }
-}
-
-impl ScreenCapture for GnomeShellBackend {
-    fn monitors(&self) -> Result<Vec<Monitor>, BackendError> {
-        crate::served::monitors(self)
-    }
-
-    fn capture_window(
-        &self,
-        window: &WindowRef,
-        limits: CaptureLimits,
-    ) -> Result<Capture, BackendError> {
-        crate::served::capture_window(self, window, limits)
-    }
-
-    fn capture_desktop(
-        &self,
-        selection: &DisplaySelection,
-        limits: CaptureLimits,
-        hidden: &[WindowId],
-    ) -> Result<Capture, BackendError> {
-        crate::served::capture_desktop(self, selection, limits, hidden)
-    }
-}
+crate::served::platform_traits!(GnomeShellBackend);
 
 #[cfg(test)]
 mod tests {

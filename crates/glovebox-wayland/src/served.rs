@@ -182,3 +182,43 @@ pub fn connect_bus(
     })?;
     Ok((runtime, bus))
 }
+
+/// `WindowSource` and `ScreenCapture` for a [`Served`] compositor: this
+/// module's functions, the same for every one.
+macro_rules! platform_traits {
+    ($backend:ty) => {
+        impl glovebox_platform::WindowSource for $backend {
+            fn list_windows(
+                &self,
+            ) -> Result<Vec<glovebox_model::WindowInfo>, glovebox_platform::BackendError> {
+                $crate::served::list_windows(self)
+            }
+        }
+
+        impl glovebox_platform::ScreenCapture for $backend {
+            fn monitors(
+                &self,
+            ) -> Result<Vec<glovebox_model::Monitor>, glovebox_platform::BackendError> {
+                $crate::served::monitors(self)
+            }
+
+            fn capture_window(
+                &self,
+                window: &glovebox_model::WindowRef,
+                limits: glovebox_model::CaptureLimits,
+            ) -> Result<glovebox_platform::Capture, glovebox_platform::BackendError> {
+                $crate::served::capture_window(self, window, limits)
+            }
+
+            fn capture_desktop(
+                &self,
+                selection: &glovebox_model::DisplaySelection,
+                limits: glovebox_model::CaptureLimits,
+                hidden: &[glovebox_model::WindowId],
+            ) -> Result<glovebox_platform::Capture, glovebox_platform::BackendError> {
+                $crate::served::capture_desktop(self, selection, limits, hidden)
+            }
+        }
+    };
+}
+pub(crate) use platform_traits;

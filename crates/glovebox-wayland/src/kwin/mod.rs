@@ -18,11 +18,7 @@ pub mod script;
 
 use crate::served::{Listed, Snapshot};
 use futures_util::StreamExt as _;
-use glovebox_model::{CaptureLimits, DisplaySelection, Monitor, WindowId, WindowInfo, WindowRef};
-use glovebox_platform::{
-    BackendError, BackendErrorKind, Capabilities, Capture, RgbImage, ScreenCapture, Support,
-    WindowSource,
-};
+use glovebox_platform::{BackendError, BackendErrorKind, Capabilities, RgbImage, Support};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -395,31 +391,4 @@ impl crate::served::Served for KWinBackend {
     }
 }
 
-impl WindowSource for KWinBackend {
-    fn list_windows(&self) -> Result<Vec<WindowInfo>, BackendError> {
-        crate::served::list_windows(self)
-    }
-}
-
-impl ScreenCapture for KWinBackend {
-    fn monitors(&self) -> Result<Vec<Monitor>, BackendError> {
-        crate::served::monitors(self)
-    }
-
-    fn capture_window(
-        &self,
-        window: &WindowRef,
-        limits: CaptureLimits,
-    ) -> Result<Capture, BackendError> {
-        crate::served::capture_window(self, window, limits)
-    }
-
-    fn capture_desktop(
-        &self,
-        selection: &DisplaySelection,
-        limits: CaptureLimits,
-        hidden: &[WindowId],
-    ) -> Result<Capture, BackendError> {
-        crate::served::capture_desktop(self, selection, limits, hidden)
-    }
-}
+crate::served::platform_traits!(KWinBackend);

@@ -462,41 +462,12 @@ fn run_cell(
             "the user's desktop changed:\n before {desktop_before:?}\n after  {desktop_after:?}"
         ));
     }
-    match (expect, result) {
-        (Expect::Delivered, Ok(done)) => {
-            let deadline = Instant::now() + Duration::from_secs(5);
-            loop {
-                let now = target.fixture.state().unwrap();
-                if shows(act, target.app, &state_before, &now) {
-                    return Ok(format!("delivered ({})", done.delivery.route));
-                }
-                if Instant::now() > deadline {
-                    return Err(format!(
-                        "reported delivered by {} but the fixture shows no change: {now}",
-                        done.delivery.route
-                    ));
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
+    judge(expect, result, target, act, &state_before, || {
+        if stage.host.grant_status().map(|g| g.budget_left) != Some(budget_before) {
+            return Err("a refused action consumed budget".into());
         }
-        (Expect::Delivered, Err(refusal)) => Err(format!("refused: {refusal}")),
-        (Expect::Refused(code), Ok(done)) => {
-            Err(format!("expected {code}, but delivered by {}", done.delivery.route))
-        }
-        (Expect::Refused(code), Err(refusal)) if refusal.code == code => {
-            // A refusal changes nothing and costs nothing.
-            std::thread::sleep(Duration::from_millis(150));
-            let now = target.fixture.state().unwrap();
-            if shows(act, target.app, &state_before, &now) {
-                return Err(format!("refused with {code} but the fixture changed: {now}"));
-            }
-            if stage.host.grant_status().map(|g| g.budget_left) != Some(budget_before) {
-                return Err("a refused action consumed budget".into());
-            }
-            Ok(format!("refused {code}"))
-        }
-        (Expect::Refused(code), Err(refusal)) => Err(format!("expected {code}, got {refusal}")),
-    }
+        Ok(())
+    })
 }
 
 #[test]

@@ -299,3 +299,49 @@ pub(super) fn reset(target: &Target_, act: Act) {
         });
     }
 }
+
+/// A cell's verdict: a delivery the fixture's report shows within 5 s,
+/// or the declared refusal with the report unchanged and `refused_ok`
+/// (what else a refusal must have left alone) holding.
+pub(super) fn judge(
+    expect: Expect,
+    result: Result<glovebox_host::ActOutcome, Refusal>,
+    target: &Target_,
+    act: Act,
+    before: &Value,
+    refused_ok: impl FnOnce() -> Result<(), String>,
+) -> Result<String, String> {
+    match (expect, result) {
+        (Expect::Delivered, Ok(done)) => {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                let now = target.fixture.state().unwrap();
+                if shows(act, target.app, before, &now) {
+                    return Ok(format!("delivered ({})", done.delivery.route));
+                }
+                if Instant::now() > deadline {
+                    return Err(format!(
+                        "reported delivered by {} but the fixture shows no change: {now}",
+                        done.delivery.route
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        (Expect::Delivered, Err(refusal)) => Err(format!("refused: {refusal}")),
+        (Expect::Refused(code), Ok(done)) => {
+            Err(format!("expected {code}, but delivered by {}", done.delivery.route))
+        }
+        (Expect::Refused(code), Err(refusal)) if refusal.code == code => {
+            // A refusal changes nothing.
+            std::thread::sleep(Duration::from_millis(150));
+            let now = target.fixture.state().unwrap();
+            if shows(act, target.app, before, &now) {
+                return Err(format!("refused with {code} but the fixture changed: {now}"));
+            }
+            refused_ok()?;
+            Ok(format!("refused {code}"))
+        }
+        (Expect::Refused(code), Err(refusal)) => Err(format!("expected {code}, got {refusal}")),
+    }
+}

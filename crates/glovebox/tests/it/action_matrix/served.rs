@@ -8,7 +8,7 @@
 //! The table is written to `target/action-matrix-wayland.md` and printed;
 //! docs/action-matrix.md carries it.
 
-use super::cells::{action_for, reset, shows};
+use super::cells::{action_for, judge, reset};
 use super::{Act, Addressing, App, Expect, Target_, E, F, P};
 use super::{BG, D, R};
 use glovebox_host::{ActRequest, Host, Observation};
@@ -143,37 +143,7 @@ fn run_cell(
     {
         return Err(format!("the person's window heard something: {person_after}"));
     }
-    match (expect, result) {
-        (Expect::Delivered, Ok(done)) => {
-            let deadline = Instant::now() + Duration::from_secs(5);
-            loop {
-                let now = target.fixture.state().unwrap();
-                if shows(act, target.app, &before, &now) {
-                    return Ok(format!("delivered ({})", done.delivery.route));
-                }
-                if Instant::now() > deadline {
-                    return Err(format!(
-                        "reported delivered by {} but the fixture shows no change: {now}",
-                        done.delivery.route
-                    ));
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        (Expect::Delivered, Err(refusal)) => Err(format!("refused: {refusal}")),
-        (Expect::Refused(code), Ok(done)) => {
-            Err(format!("expected {code}, but delivered by {}", done.delivery.route))
-        }
-        (Expect::Refused(code), Err(refusal)) if refusal.code == code => {
-            std::thread::sleep(Duration::from_millis(150));
-            let now = target.fixture.state().unwrap();
-            if shows(act, target.app, &before, &now) {
-                return Err(format!("refused with {code} but the fixture changed: {now}"));
-            }
-            Ok(format!("refused {code}"))
-        }
-        (Expect::Refused(code), Err(refusal)) => Err(format!("expected {code}, got {refusal}")),
-    }
+    judge(expect, result, target, act, &before, || Ok(()))
 }
 
 /// Every cell of one desktop's four columns; their texts by column, in row order.
