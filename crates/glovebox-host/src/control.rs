@@ -131,6 +131,11 @@ impl DisplayDir {
         self.dir.join(format!("display-{}.{suffix}", self.display))
     }
 
+    /// The files of this display's warm host ([`crate::warm`]).
+    pub fn warm(&self) -> crate::warm::WarmDir {
+        crate::warm::WarmDir { lock: self.file("warm.lock"), socket: self.file("warm.sock") }
+    }
+
     /// Takes the display's grant lock, or says which process holds it.
     pub fn lock(&self) -> Result<DisplayLock, Refusal> {
         let path = self.file("lock");

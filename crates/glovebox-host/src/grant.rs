@@ -232,7 +232,7 @@ impl Host {
         let weak = Arc::downgrade(&self.inner);
         let control =
             self.inner.display_dir.serve(move |request| control_command(&weak, request)).ok();
-        let id = format!("g{}-{}", std::process::id(), state.next_grant);
+        let id = format!("g{}-{}", self.inner.config.acting_pid, state.next_grant);
         state.next_grant += 1;
         let (target, no_target_reason) = match target {
             Ok(w) => (Some(w), None),

@@ -53,6 +53,8 @@ mod seen;
 pub mod signing;
 mod takeover;
 mod tools;
+#[cfg(unix)]
+pub mod warm;
 
 pub use act::Span;
 pub use approval::describe_action;
@@ -92,6 +94,11 @@ pub struct HostConfig {
     pub enabled: bool,
     /// The display the grant lock is per (e.g. `:0`).
     pub display: String,
+    /// The glovebox process this host acts as: its windows and its
+    /// ancestors are the self-target, its pid signs the audit records and
+    /// the grant ids. This process; in a warm host, the CLI whose call it
+    /// carries out ([`warm`]).
+    pub acting_pid: u32,
     /// Where each display's lock, Stop cooldown and control socket live
     /// ([`DisplayDir::default_root`] by default).
     pub runtime_root: std::path::PathBuf,
@@ -165,6 +172,7 @@ impl HostConfig {
         HostConfig {
             enabled: true,
             display: display.to_owned(),
+            acting_pid: std::process::id(),
             runtime_root: DisplayDir::default_root(),
             audit_path: AuditLog::default_path(),
             budget: 50,
@@ -416,7 +424,7 @@ impl Host {
         }
         let denials = Denials::new(
             &*backends.processes,
-            std::process::id(),
+            config.acting_pid,
             process::current_uid(),
             config.ancestor_rule,
             &config.deny,
@@ -444,6 +452,13 @@ impl Host {
             standing: None,
             observe_only: false,
         })
+    }
+
+    /// The desktop this host reads and acts on, for another host over the
+    /// same connections (a warm host carrying out a CLI's call with the
+    /// CLI's own settings, grant and audit identity).
+    pub fn backends(&self) -> Backends {
+        self.inner.backends.clone()
     }
 
     /// This host, asking its prompts through `approver` (MCP elicitation,
@@ -511,7 +526,8 @@ impl Host {
         Locked { mutex: &self.inner.state, guard: Some(self.inner.state.lock_recovered()) }
     }
 
-    fn audit(&self, record: AuditRecord) {
+    fn audit(&self, mut record: AuditRecord) {
+        record.pid = self.inner.config.acting_pid;
         if let Err(e) = self.inner.audit.append(&record) {
             eprintln!("glovebox: audit write to {} failed: {e}", self.inner.audit.path().display());
         }

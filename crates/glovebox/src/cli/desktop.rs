@@ -1,16 +1,20 @@
 //! What the person at the terminal reads from the desktop: `windows`,
-//! `screenshot`, `inspect` and `observe`.
+//! `screenshot`, `inspect` and `observe`. Each is carried out by the
+//! display's warm host when one serves it, here otherwise (`ride.rs`),
+//! with the same output: the bodies here print into a [`Printed`].
 
-use super::exit::{refused, Failure};
-use super::{load_config, open_reader};
+use super::exit::{refused, Failure, Printed};
+use super::load_config;
+use super::ride::{self, Call, Opener};
 use anyhow::Context;
 use clap::Args;
+use glovebox_config::Config;
 use glovebox_model::{CaptureLimits, DisplaySelection, TreeBudget, WindowRef};
-use std::io::Write;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct WindowsArgs {
     /// Case-insensitive filter on app, title and id.
     #[arg(long)]
@@ -19,19 +23,31 @@ pub struct WindowsArgs {
     #[arg(long, default_value_t = 1)]
     page: usize,
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 pub fn windows(config: Option<PathBuf>, args: WindowsArgs) -> Result<ExitCode, Failure> {
     let config = load_config(config, args.json)?.config;
-    let page = open_reader(&config)
+    Ok(ride::run(&config, Call::Windows(args)))
+}
+
+pub(super) fn list_windows(
+    config: &Config,
+    args: WindowsArgs,
+    open: Opener,
+    out: &mut Printed,
+) -> Result<(), Failure> {
+    let page = open(config)
         .and_then(|host| host.list_windows(args.query.as_deref(), args.page))
         .map_err(|r| refused(r, args.json))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&page).context("serialising the window page")?);
-        return Ok(ExitCode::SUCCESS);
+        out.line(&serde_json::to_string_pretty(&page).context("serialising the window page")?);
+        return Ok(());
     }
-    println!("{:<20} {:<18} {:<3} {:<21} {:<19} TITLE", "ID", "APP", "", "GEOMETRY", "DENIED");
+    out.line(&format!(
+        "{:<20} {:<18} {:<3} {:<21} {:<19} TITLE",
+        "ID", "APP", "", "GEOMETRY", "DENIED"
+    ));
     for listed in &page.windows {
         let w = &listed.window;
         let flags =
@@ -43,7 +59,7 @@ pub fn windows(config: Option<PathBuf>, args: WindowsArgs) -> Result<ExitCode, F
             .as_ref()
             .map(|d| d.code().as_str().trim_start_matches("COMPUTER_").to_lowercase())
             .unwrap_or_default();
-        println!(
+        out.line(&format!(
             "{:<20} {:<18} {:<3} {:<21} {:<19} {}",
             w.id.to_string(),
             w.app,
@@ -51,16 +67,16 @@ pub fn windows(config: Option<PathBuf>, args: WindowsArgs) -> Result<ExitCode, F
             geometry,
             denied,
             w.title
-        );
+        ));
     }
-    println!(
+    out.line(&format!(
         "page {}/{} · {} window(s) · * focused, m minimised",
         page.page, page.pages, page.total
-    );
-    Ok(ExitCode::SUCCESS)
+    ));
+    Ok(())
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct ScreenshotArgs {
     /// Window to capture: pid/xid, or pid/title.
     #[arg(long, conflicts_with = "display")]
@@ -78,8 +94,17 @@ pub struct ScreenshotArgs {
 }
 
 pub fn screenshot(config: Option<PathBuf>, args: ScreenshotArgs) -> Result<ExitCode, Failure> {
+    let config = load_config(config, true)?.config;
+    Ok(ride::run(&config, Call::Screenshot(args)))
+}
+
+pub(super) fn take_screenshot(
+    config: &Config,
+    args: ScreenshotArgs,
+    open: Opener,
+    out: &mut Printed,
+) -> Result<(), Failure> {
     let json = true;
-    let config = load_config(config, json)?.config;
     let limits = CaptureLimits::new(
         args.max_width.unwrap_or(config.capture.max_width),
         args.max_height.unwrap_or(config.capture.max_height),
@@ -92,7 +117,7 @@ pub fn screenshot(config: Option<PathBuf>, args: ScreenshotArgs) -> Result<ExitC
         None => config.display_selection(),
     }
     .map_err(|r| refused(r, json))?;
-    let host = open_reader(&config).map_err(|r| refused(r, json))?;
+    let host = open(config).map_err(|r| refused(r, json))?;
     let capture = match &window {
         Some(window) => host.read_window_pixels(window, limits),
         None => host.read_desktop_pixels(&selection, limits),
@@ -100,39 +125,25 @@ pub fn screenshot(config: Option<PathBuf>, args: ScreenshotArgs) -> Result<ExitC
     .map_err(|r| refused(r, json))?;
     let png = capture.image.encode_png().map_err(|r| refused(r, json))?;
     if args.output == Path::new("-") {
-        std::io::stdout().write_all(&png).context("writing the PNG to standard output")?;
-        eprintln!("{}", serde_json::to_string(&capture.frame).context("serialising the frame")?);
+        out.stdout = png;
+        out.error_line(&serde_json::to_string(&capture.frame).context("serialising the frame")?);
     } else {
-        write_atomically(&args.output, &png)?;
         let record =
             serde_json::json!({ "file": args.output, "bytes": png.len(), "frame": capture.frame });
-        println!("{}", serde_json::to_string_pretty(&record).context("serialising the frame")?);
+        out.line(&serde_json::to_string_pretty(&record).context("serialising the frame")?);
+        out.file = Some((args.output, png));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
-/// Writes through a temporary file in the same directory and renames it, so
-/// a failure never leaves a partial image at `path`.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let name =
-        path.file_name().with_context(|| format!("{} is not a file name", path.display()))?;
-    let tmp =
-        path.with_file_name(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
-    let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("writing {}", path.display()))
-}
-
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct InspectArgs {
     /// Window to read: pid/xid, or pid/title.
     #[arg(long)]
     window: String,
     /// Print the structured tree as JSON instead of the compact text.
     #[arg(long, conflicts_with = "text")]
-    json: bool,
+    pub json: bool,
     /// Print the compact text tree (the default).
     #[arg(long)]
     text: bool,
@@ -142,12 +153,21 @@ pub struct InspectArgs {
     max_depth: usize,
     /// Deadline of the whole read, in milliseconds.
     #[arg(long, default_value_t = TreeBudget::default().deadline.as_millis() as u64)]
-    deadline_ms: u64,
+    pub deadline_ms: u64,
 }
 
 pub fn inspect(config: Option<PathBuf>, args: InspectArgs) -> Result<ExitCode, Failure> {
+    let config = load_config(config, args.json)?.config;
+    Ok(ride::run(&config, Call::Inspect(args)))
+}
+
+pub(super) fn read_tree(
+    config: &Config,
+    args: InspectArgs,
+    open: Opener,
+    out: &mut Printed,
+) -> Result<(), Failure> {
     let json = args.json;
-    let config = load_config(config, json)?.config;
     let budget = TreeBudget::new(
         args.max_nodes,
         args.max_depth,
@@ -155,17 +175,17 @@ pub fn inspect(config: Option<PathBuf>, args: InspectArgs) -> Result<ExitCode, F
     )
     .map_err(|r| refused(r, json))?;
     let reference: WindowRef = args.window.parse().map_err(|r| refused(r, json))?;
-    let host = open_reader(&config).map_err(|r| refused(r, json))?;
+    let host = open(config).map_err(|r| refused(r, json))?;
     let (_, tree) = host.read_tree(&reference, budget).map_err(|r| refused(r, json))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&tree).context("serialising the tree")?);
+        out.line(&serde_json::to_string_pretty(&tree).context("serialising the tree")?);
     } else {
-        print!("{}", tree.render_text());
+        out.stdout.extend_from_slice(tree.render_text().as_bytes());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct ObserveArgs {
     /// Bind to this window first (pid/xid or pid/title).
     #[arg(long)]
@@ -174,39 +194,45 @@ pub struct ObserveArgs {
     #[arg(long)]
     screenshot: Option<PathBuf>,
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 /// One observation through the host, as an agent's first call would make it.
 pub fn observe(config: Option<PathBuf>, args: ObserveArgs) -> Result<ExitCode, Failure> {
+    let config = load_config(config, args.json)?.config;
+    Ok(ride::run(&config, Call::Observe(args)))
+}
+
+pub(super) fn observe_once(
+    config: &Config,
+    args: ObserveArgs,
+    open: Opener,
+    out: &mut Printed,
+) -> Result<(), Failure> {
     let json = args.json;
-    let config = load_config(config, json)?.config;
-    let host = open_reader(&config).map_err(|r| refused(r, json))?;
+    let host = open(config).map_err(|r| refused(r, json))?;
     let window: Option<WindowRef> =
         args.window.map(|w| w.parse()).transpose().map_err(|r| refused(r, json))?;
     let seen =
         host.observe(window.as_ref(), args.screenshot.is_some()).map_err(|r| refused(r, json))?;
-    if let (Some(path), Some(png)) = (&args.screenshot, &seen.screenshot) {
-        write_atomically(path, png)?;
-    }
     if json {
         let value =
             serde_json::json!({ "frame": seen.frame, "grant": seen.grant, "tree": seen.tree });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).context("serialising the observation")?
-        );
+        out.line(&serde_json::to_string_pretty(&value).context("serialising the observation")?);
     } else {
-        println!(
+        out.line(&format!(
             "frame {} · revision {} · grant {} ({:?}, budget {})",
             seen.frame.id,
             seen.frame.revision,
             seen.grant.grant_id,
             seen.grant.scope,
             seen.grant.budget_left
-        );
-        print!("{}", seen.tree.render_text());
+        ));
+        out.stdout.extend_from_slice(seen.tree.render_text().as_bytes());
+    }
+    if let (Some(path), Some(png)) = (args.screenshot, seen.screenshot) {
+        out.file = Some((path, png));
     }
     host.revoke("one-shot observation done");
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

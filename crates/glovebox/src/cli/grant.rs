@@ -105,11 +105,18 @@ pub fn stop(config: Option<PathBuf>) -> Result<ExitCode, Failure> {
     let cooldown = std::time::Duration::from_secs(30);
     let reply = glovebox_host::Host::stop_display(
         &glovebox_host::control::DisplayDir::default_root(),
-        &glovebox::platform::display_name(config),
+        &glovebox::platform::display_name(config.clone()),
         cooldown,
     )
     .map_err(|r| refused(r, false))?;
     println!("{reply}");
+    // Stop ends everything: the resident warm host too (an MCP server's ends with its client).
+    let config = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config))
+        .map(|l| l.config)
+        .unwrap_or_default();
+    if let Some(ended) = super::ride::end_resident(&config) {
+        println!("{ended}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -12,6 +12,7 @@ mod mcp_config;
 mod pending;
 #[cfg(target_os = "linux")]
 mod replay;
+mod ride;
 #[cfg(target_os = "linux")]
 mod run;
 #[cfg(target_os = "linux")]
@@ -88,6 +89,9 @@ enum Command {
     /// its environment or running a command inside it.
     #[cfg(target_os = "linux")]
     Sandbox(sandbox::SandboxArgs),
+    /// Keep a warm host on this desktop that one-shot commands (windows, screenshot, inspect,
+    /// observe) ride, until Ctrl-C, SIGTERM or `glovebox stop`.
+    Host,
     /// Serve the MCP tools over stdin/stdout (for Claude Code, Cursor, VS Code, …).
     Mcp(serve::McpArgs),
     /// Print the entry an MCP client (claude-code, cursor, vscode, codex) needs to start glovebox, or add it with --write.
@@ -149,6 +153,7 @@ pub fn main() -> ExitCode {
         #[cfg(target_os = "linux")]
         Command::Sandbox(args) => sandbox::run(args),
         Command::Config { action } => setup::config(cli.config, action),
+        Command::Host => serve::resident(cli.config),
         Command::Mcp(args) => serve::mcp(cli.config, args),
         Command::McpConfig(args) => mcp_config::mcp_config(args),
         Command::Serve(args) => serve::serve(cli.config, args),

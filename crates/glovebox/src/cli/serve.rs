@@ -1,4 +1,6 @@
-//! The MCP server: `mcp` on stdio, `serve` on loopback HTTP.
+//! The MCP server: `mcp` on stdio, `serve` on loopback HTTP; and the
+//! resident warm host, `host`. Each keeps its desktop warm for the
+//! display's one-shot CLI calls (`ride.rs`).
 
 use super::exit::Failure;
 use super::load_config;
@@ -14,8 +16,12 @@ pub struct McpArgs {
     read_only: bool,
 }
 
-/// The MCP server of this configuration (not yet serving).
-fn mcp_server(config: &glovebox_config::Config) -> glovebox_mcp::GloveboxServer {
+/// The MCP server of this configuration (not yet serving), and its warm
+/// service for the display's one-shot CLI calls: it serves them once no
+/// other host of the display does.
+fn mcp_server(
+    config: &glovebox_config::Config,
+) -> (glovebox_mcp::GloveboxServer, Option<glovebox_host::warm::WarmService>) {
     let screenshot_dir = config
         .mcp
         .screenshot_files
@@ -26,17 +32,24 @@ fn mcp_server(config: &glovebox_config::Config) -> glovebox_mcp::GloveboxServer 
     let options = glovebox_mcp::Options { read_only: config.read_only, screenshot_dir, model };
     // A disabled host never touches the desktop; every tool answers its refusal.
     let host = glovebox::platform::open_host(config);
+    let mut warm = None;
     if let Ok(host) = &host {
         glovebox::platform::serve_indicator(host);
+        let waiting = glovebox_host::warm::WhenHeld::Wait;
+        match super::ride::keep_warm(host, config, waiting, None) {
+            Ok(service) => warm = Some(service),
+            Err(e) => eprintln!("glovebox: one-shot commands will not ride this server: {e}"),
+        }
     }
-    glovebox_mcp::GloveboxServer::new(host, options)
+    (glovebox_mcp::GloveboxServer::new(host, options), warm)
 }
 
 /// `glovebox mcp`: the MCP server on stdio. Nothing but protocol goes to stdout.
 pub fn mcp(config: Option<PathBuf>, args: McpArgs) -> Result<ExitCode, Failure> {
     let mut config = load_config(config, false)?.config;
     config.read_only |= args.read_only;
-    glovebox_mcp::run_stdio(mcp_server(&config)).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
+    let (server, _warm) = mcp_server(&config);
+    glovebox_mcp::run_stdio(server).map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -65,12 +78,41 @@ pub fn serve(config: Option<PathBuf>, args: ServeArgs) -> Result<ExitCode, Failu
         let _ = std::io::Write::flush(&mut std::io::stdout());
     };
     // The OpenAI/Anthropic executors under /v1/ share the MCP server's host (one grant per display).
-    let server = mcp_server(&config);
+    let (server, _warm) = mcp_server(&config);
     let routes = std::sync::Arc::new(glovebox_mcp::wire_routes::WireRoutes::new(
         server.host(),
         glovebox_mcp::pending::Store::new(glovebox_mcp::pending::Store::default_dir()),
     ));
     glovebox_mcp::http::run_http_with(server, port, token.clone(), announce, Some(routes))
         .map_err(|e| Failure::from(anyhow::anyhow!(e)))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `glovebox host`: the resident warm host. Serves the display's one-shot
+/// CLI calls until Ctrl-C, SIGTERM or `glovebox stop`; one per display.
+pub fn resident(config: Option<PathBuf>) -> Result<ExitCode, Failure> {
+    use super::exit::refused;
+    let config = load_config(config, false)?.config;
+    let host = super::open_reader(&config).map_err(|r| refused(r, false))?;
+    let (ended, end) = std::sync::mpsc::channel::<u32>();
+    let on_signal = ended.clone();
+    ctrlc::set_handler(move || {
+        let _ = on_signal.send(0);
+    })
+    .context("handling Ctrl-C and SIGTERM")?;
+    let refuse = glovebox_host::warm::WhenHeld::Refuse;
+    let service = super::ride::keep_warm(&host, &config, refuse, Some(ended))
+        .map_err(|r| refused(r, false))?;
+    println!(
+        "{}",
+        serde_json::json!({ "pid": std::process::id(), "display": glovebox_linux::display_name(config.backend) })
+    );
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let by = end.recv().unwrap_or(0);
+    drop(service);
+    match by {
+        0 => eprintln!("glovebox: the warm host ended"),
+        pid => eprintln!("glovebox: the warm host ended: `glovebox stop` (pid {pid}) asked"),
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,445 @@
+//! The warm host's socket. One glovebox process per display (an MCP
+//! server, `glovebox serve`, or the resident `glovebox host`) keeps its
+//! desktop connections open (the accessibility bus with its memo, the
+//! capture segment) and carries out the one-shot CLI calls of the same user
+//! sent over a Unix socket beside the control socket.
+//!
+//! Whoever holds `display-X.warm.lock` serves `display-X.warm.sock`; other
+//! hosts of the display wait on the lock in a thread and take over when
+//! the holder ends (the kernel drops an `flock` with its holder, so a
+//! killed holder blocks no one). Both ends check the other's credentials
+//! as the kernel reports them (`SO_PEERCRED`): only the same user is
+//! served, and only the same user's host is ridden.
+//!
+//! A connection starts with the host's [`Greeting`]; then the caller's
+//! request and whatever the call exchanges, as JSON lines and raw byte
+//! blobs of announced lengths ([`Link`]). This module frames and checks;
+//! what a call is, is the CLI's (`glovebox`'s `cli/ride.rs`).
+
+use glovebox_model::{ErrorCode, Refusal};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use std::fs::OpenOptions;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The longest JSON line either end reads: a request carries a whole
+/// configuration, a reply header a few numbers.
+const MAX_LINE: u64 = 1 << 20;
+
+/// The files of one display's warm host.
+#[derive(Debug, Clone)]
+pub struct WarmDir {
+    pub(crate) lock: PathBuf,
+    pub(crate) socket: PathBuf,
+}
+
+/// The first line a warm host sends on each connection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Greeting {
+    /// The host will hear a request.
+    Hello {
+        /// The host's process.
+        pid: u32,
+        /// The host's glovebox version; a caller of another version does
+        /// the work itself.
+        version: String,
+    },
+    /// The host will not serve this caller (another user).
+    Refused {
+        /// Why, in words.
+        why: String,
+    },
+}
+
+/// One end of a warm host connection: JSON lines and raw blobs.
+#[derive(Debug)]
+pub struct Link {
+    writer: UnixStream,
+    reader: BufReader<UnixStream>,
+    /// The other end's process, as the kernel reports it.
+    pub peer_pid: u32,
+}
+
+fn line_error(e: serde_json::Error) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, e)
+}
+
+impl Link {
+    fn new(stream: UnixStream, peer_pid: u32) -> std::io::Result<Link> {
+        Ok(Link { reader: BufReader::new(stream.try_clone()?), writer: stream, peer_pid })
+    }
+
+    /// Sends `value` as one JSON line.
+    pub fn send<T: Serialize>(&mut self, value: &T) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(value).map_err(line_error)?;
+        line.push(b'\n');
+        self.writer.write_all(&line)
+    }
+
+    /// Sends `bytes` as they are; the other end knows how many to read.
+    pub fn send_bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.writer.write_all(bytes)
+    }
+
+    /// Reads one JSON line; the end of the stream is `UnexpectedEof`.
+    pub fn receive<T: DeserializeOwned>(&mut self) -> std::io::Result<T> {
+        let mut line = String::new();
+        let read = (&mut self.reader).take(MAX_LINE).read_line(&mut line)?;
+        if read == 0 || !line.ends_with('\n') {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        serde_json::from_str(line.trim_end()).map_err(line_error)
+    }
+
+    /// Reads exactly `len` bytes.
+    pub fn receive_bytes(&mut self, len: usize) -> std::io::Result<Vec<u8>> {
+        let mut bytes = vec![0; len];
+        self.reader.read_exact(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Bounds each later read; `None` waits for ever.
+    pub fn set_timeout(&self, timeout: Option<Duration>) -> std::io::Result<()> {
+        self.writer.set_read_timeout(timeout)
+    }
+}
+
+/// What a caller found at the display's warm socket.
+#[derive(Debug)]
+pub enum Reached {
+    /// A warm host of this user greeted: the link is ready for the request.
+    Ready {
+        /// The connection.
+        link: Link,
+        /// The host's pid.
+        pid: u32,
+        /// The host's version.
+        version: String,
+    },
+    /// No warm host serves this display.
+    Nobody,
+    /// A socket file no one listens on. `removed` when it was this user's
+    /// and no host holds the display's warm lock, so it was taken away.
+    Stale {
+        /// Whether the file was removed.
+        removed: bool,
+    },
+    /// The socket's listener is another user's process: not used.
+    Foreign {
+        /// Its user.
+        uid: u32,
+    },
+    /// A host that did not greet in time, or refused this caller.
+    Silent {
+        /// What happened, in words.
+        why: String,
+    },
+}
+
+/// Whether a host that finds the display's warm lock held waits to take
+/// over, or gives up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenHeld {
+    /// Waits in a thread and serves once the holder ends (MCP servers).
+    Wait,
+    /// Refuses, naming the holder (the resident host: one is enough).
+    Refuse,
+}
+
+/// Serves the warm socket until dropped.
+#[derive(Debug)]
+pub struct WarmService {
+    socket: PathBuf,
+    stop: Arc<AtomicBool>,
+    serving: Arc<AtomicBool>,
+}
+
+impl WarmService {
+    /// Whether this process serves the socket now (it may still wait on the lock).
+    pub fn serving(&self) -> bool {
+        self.serving.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for WarmService {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if self.serving.load(Ordering::SeqCst) {
+            // Wake the accept loop so it sees the flag and lets the socket go.
+            let _ = UnixStream::connect(&self.socket);
+            let _ = std::fs::remove_file(&self.socket);
+        }
+    }
+}
+
+fn peer(stream: &UnixStream) -> std::io::Result<(u32, u32)> {
+    let cred = rustix::net::sockopt::socket_peercred(stream)?;
+    Ok((cred.uid.as_raw(), cred.pid.as_raw_nonzero().get() as u32))
+}
+
+fn refusal(what: &str, e: impl std::fmt::Display) -> Refusal {
+    Refusal::backend_unavailable(format!("warm host {what}: {e}"))
+}
+
+impl WarmDir {
+    /// The socket's path.
+    pub fn socket(&self) -> &std::path::Path {
+        &self.socket
+    }
+
+    fn open_lock(&self) -> std::io::Result<std::fs::File> {
+        glovebox_platform::files::open_private(
+            &self.lock,
+            OpenOptions::new().create(true).truncate(false).read(true).write(true),
+        )
+    }
+
+    /// The pid written in the lock file by its holder, if any.
+    pub fn holder(&self) -> Option<u32> {
+        std::fs::read_to_string(&self.lock).ok()?.trim().parse().ok()
+    }
+
+    /// Connects to the display's warm host and waits `greeting` for its
+    /// hello. Never blocks longer than that on a host that does not answer.
+    pub fn reach(&self, greeting: Duration) -> Reached {
+        let stream = match UnixStream::connect(&self.socket) {
+            Ok(stream) => stream,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                return Reached::Stale { removed: self.remove_if_stale() }
+            }
+            Err(_) => return Reached::Nobody,
+        };
+        let Ok((uid, pid)) = peer(&stream) else {
+            return Reached::Silent { why: "the kernel gave no credentials for it".into() };
+        };
+        if uid != glovebox_platform::files::euid() {
+            return Reached::Foreign { uid };
+        }
+        let link = match Link::new(stream, pid) {
+            Ok(link) => link,
+            Err(e) => return Reached::Silent { why: e.to_string() },
+        };
+        if let Err(e) = link.set_timeout(Some(greeting)) {
+            return Reached::Silent { why: e.to_string() };
+        }
+        let mut link = link;
+        match link.receive::<Greeting>() {
+            Ok(Greeting::Hello { pid, version }) => Reached::Ready { link, pid, version },
+            Ok(Greeting::Refused { why }) => Reached::Silent { why },
+            Err(e) => Reached::Silent {
+                why: format!("no greeting within {} ms ({e})", greeting.as_millis()),
+            },
+        }
+    }
+
+    /// Removes the socket file when it is this user's and no host holds
+    /// the warm lock (so no host is about to listen on it).
+    fn remove_if_stale(&self) -> bool {
+        let Ok(meta) = std::fs::symlink_metadata(&self.socket) else { return false };
+        if !meta.file_type().is_socket() || meta.uid() != glovebox_platform::files::euid() {
+            return false;
+        }
+        let Ok(lock) = self.open_lock() else { return false };
+        match rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => std::fs::remove_file(&self.socket).is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    /// Serves the warm socket: each connection of this user is greeted
+    /// and handed to `handle` in a thread of its own; others are refused.
+    pub fn serve(
+        &self,
+        version: &str,
+        when_held: WhenHeld,
+        handle: Arc<dyn Fn(Link) + Send + Sync>,
+    ) -> Result<WarmService, Refusal> {
+        let lock = self.open_lock().map_err(|e| refusal("lock", e))?;
+        let free = rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive);
+        if free.is_err() && when_held == WhenHeld::Refuse {
+            return Err(Refusal::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "a warm glovebox host (pid {}) already serves this display",
+                    self.holder().map(|p| p.to_string()).unwrap_or_else(|| "?".into())
+                ),
+            ));
+        }
+        let service = WarmService {
+            socket: self.socket.clone(),
+            stop: Arc::new(AtomicBool::new(false)),
+            serving: Arc::new(AtomicBool::new(false)),
+        };
+        let listener = match free {
+            Ok(()) => Some(self.bind(&lock).map_err(|e| refusal("socket", e))?),
+            Err(_) => None,
+        };
+        if listener.is_some() {
+            service.serving.store(true, Ordering::SeqCst);
+        }
+        let (dir, stop, serving) = (self.clone(), service.stop.clone(), service.serving.clone());
+        let version = version.to_owned();
+        std::thread::Builder::new()
+            .name("glovebox-warm".into())
+            .spawn(move || {
+                let listener = match listener {
+                    Some(listener) => listener,
+                    None => {
+                        // Blocks until the holder ends; the kernel hands the lock to one waiter.
+                        if rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+                            .is_err()
+                            || stop.load(Ordering::SeqCst)
+                        {
+                            return;
+                        }
+                        match dir.bind(&lock) {
+                            Ok(listener) => listener,
+                            Err(e) => {
+                                eprintln!("glovebox: the warm socket could not be served: {e}");
+                                return;
+                            }
+                        }
+                    }
+                };
+                serving.store(true, Ordering::SeqCst);
+                accept_loop(listener, &stop, &version, handle);
+                drop(lock);
+            })
+            .map_err(|e| refusal("thread", e))?;
+        Ok(service)
+    }
+
+    /// Binds the socket (a file left there is stale: the lock is ours) and
+    /// writes this process's pid into the lock file.
+    fn bind(&self, mut lock: &std::fs::File) -> std::io::Result<UnixListener> {
+        let _ = std::fs::remove_file(&self.socket);
+        let listener = UnixListener::bind(&self.socket)?;
+        lock.set_len(0)?;
+        write!(lock, "{}", std::process::id())?;
+        Ok(listener)
+    }
+}
+
+fn accept_loop(
+    listener: UnixListener,
+    stop: &AtomicBool,
+    version: &str,
+    handle: Arc<dyn Fn(Link) + Send + Sync>,
+) {
+    for stream in listener.incoming() {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let Ok(stream) = stream else { continue };
+        let Ok((uid, pid)) = peer(&stream) else { continue };
+        let Ok(mut link) = Link::new(stream, pid) else { continue };
+        if uid != glovebox_platform::files::euid() {
+            let why = format!("this warm host serves only its own user, not uid {uid}");
+            let _ = link.send(&Greeting::Refused { why });
+            continue;
+        }
+        let hello = Greeting::Hello { pid: std::process::id(), version: version.to_owned() };
+        if link.send(&hello).is_err() {
+            continue;
+        }
+        let handle = handle.clone();
+        let spawned =
+            std::thread::Builder::new().name("glovebox-warm-call".into()).spawn(move || {
+                handle(link);
+            });
+        if let Err(e) = spawned {
+            eprintln!("glovebox: a warm call could not start: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::control::DisplayDir;
+
+    fn warm_dir(name: &str) -> WarmDir {
+        let root =
+            std::env::temp_dir().join(format!("glovebox-warm-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        DisplayDir::new(&root, ":9").unwrap().warm()
+    }
+
+    fn echo() -> Arc<dyn Fn(Link) + Send + Sync> {
+        Arc::new(|mut link: Link| {
+            if let Ok(text) = link.receive::<String>() {
+                let _ = link.send(&text.len());
+                let _ = link.send_bytes(text.as_bytes());
+            }
+        })
+    }
+
+    #[test]
+    fn a_served_socket_greets_and_carries_lines_and_bytes() {
+        let dir = warm_dir("serve");
+        assert!(matches!(dir.reach(Duration::from_millis(200)), Reached::Nobody));
+        let service = dir.serve("1.0", WhenHeld::Refuse, echo()).unwrap();
+        assert!(service.serving());
+        assert_eq!(dir.holder(), Some(std::process::id()));
+        let Reached::Ready { mut link, pid, version } = dir.reach(Duration::from_secs(2)) else {
+            panic!("not ready")
+        };
+        assert_eq!((pid, version.as_str()), (std::process::id(), "1.0"));
+        assert_eq!(link.peer_pid, std::process::id());
+        link.send(&"héllo".to_string()).unwrap();
+        let len: usize = link.receive().unwrap();
+        assert_eq!(link.receive_bytes(len).unwrap(), "héllo".as_bytes());
+        // One serves; a second host of the display refuses or waits.
+        let refused = dir.serve("1.0", WhenHeld::Refuse, echo()).unwrap_err();
+        assert!(refused.message.contains(&std::process::id().to_string()), "{refused:?}");
+        drop(service);
+        assert!(!dir.socket.exists());
+        assert!(matches!(dir.reach(Duration::from_millis(200)), Reached::Nobody));
+    }
+
+    #[test]
+    fn a_waiting_host_takes_over_when_the_holder_ends() {
+        let dir = warm_dir("takeover");
+        let first = dir.serve("1.0", WhenHeld::Wait, echo()).unwrap();
+        let second = dir.serve("2.0", WhenHeld::Wait, echo()).unwrap();
+        assert!(first.serving() && !second.serving());
+        drop(first);
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !second.serving() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let Reached::Ready { version, .. } = dir.reach(Duration::from_secs(2)) else {
+            panic!("the waiting host did not take over")
+        };
+        assert_eq!(version, "2.0");
+    }
+
+    #[test]
+    fn a_stale_socket_of_ours_is_removed_only_when_no_host_holds_the_lock() {
+        let dir = warm_dir("stale");
+        // A socket bound and let go: its file stays, no one listens.
+        drop(UnixListener::bind(&dir.socket).unwrap());
+        let held = dir.open_lock().unwrap();
+        rustix::fs::flock(&held, rustix::fs::FlockOperation::NonBlockingLockExclusive).unwrap();
+        assert!(matches!(dir.reach(Duration::from_millis(200)), Reached::Stale { removed: false }));
+        assert!(dir.socket.exists());
+        drop(held);
+        assert!(matches!(dir.reach(Duration::from_millis(200)), Reached::Stale { removed: true }));
+        assert!(!dir.socket.exists());
+    }
+
+    #[test]
+    fn a_host_that_does_not_greet_is_given_up_on_time() {
+        let dir = warm_dir("silent");
+        let _listener = UnixListener::bind(&dir.socket).unwrap();
+        let start = std::time::Instant::now();
+        assert!(matches!(dir.reach(Duration::from_millis(300)), Reached::Silent { .. }));
+        assert!(start.elapsed() < Duration::from_secs(2));
+    }
+}
