@@ -480,12 +480,71 @@ impl AccessibilityTree {
     pub fn find_seen(&self, id: ElementId) -> Option<&crate::SeenElement> {
         self.seen.iter().find(|e| e.id == id)
     }
+
+    /// The tree with its elements numbered `e1`, `e2`, … in reading order
+    /// (depth first), as a reader that saw nothing before numbers them;
+    /// what a budget cut names follows. A reader that lives on (a warm
+    /// host) keeps each element's id across reads, so its numbers depend
+    /// on what it read before: a one-shot read prints these instead.
+    pub fn numbered_afresh(mut self) -> AccessibilityTree {
+        fn number(element: &mut Element, next: &mut u32, map: &mut Vec<(ElementId, ElementId)>) {
+            *next += 1;
+            map.push((element.id, ElementId(*next)));
+            element.id = ElementId(*next);
+            for child in &mut element.children {
+                number(child, next, map);
+            }
+        }
+        let (mut next, mut map) = (0, vec![]);
+        if let Some(root) = &mut self.root {
+            number(root, &mut next, &mut map);
+        }
+        if let Some(truncated) = &mut self.truncated {
+            for id in &mut truncated.at {
+                if let Some((_, new)) = map.iter().find(|(old, _)| old == id) {
+                    *id = *new;
+                }
+            }
+        }
+        self
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use ElementState::*;
+
+    #[test]
+    fn numbering_afresh_follows_reading_order_and_the_cut() {
+        let leaf = |id| element(id, Role::PushButton, "b", &[], vec![]);
+        let tree = AccessibilityTree {
+            window: WindowId { pid: 1, xid: 2 },
+            fidelity: Fidelity::Full,
+            root: Some(element(
+                40,
+                Role::Frame,
+                "w",
+                &[],
+                vec![element(7, Role::Panel, "p", &[], vec![leaf(90), leaf(3)]), leaf(12)],
+            )),
+            node_count: 5,
+            truncated: Some(Truncation {
+                by: TruncatedBy::Nodes { max: 5 },
+                at: vec![ElementId(7)],
+            }),
+            focused_password: false,
+            elapsed_ms: 1,
+            seen: vec![],
+            seen_omitted: 0,
+            guidance: None,
+        }
+        .numbered_afresh();
+        let ids: Vec<u32> = tree.root.as_ref().unwrap().walk().map(|e| e.id.0).collect();
+        assert_eq!(ids, [1, 2, 3, 4, 5]);
+        assert_eq!(tree.root.as_ref().unwrap().children[0].children[0].id, ElementId(3));
+        assert_eq!(tree.truncated.unwrap().at, [ElementId(2)]);
+    }
 
     fn element(
         id: u32,

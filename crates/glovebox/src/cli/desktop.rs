@@ -177,6 +177,8 @@ pub(super) fn read_tree(
     let reference: WindowRef = args.window.parse().map_err(|r| refused(r, json))?;
     let host = open(config).map_err(|r| refused(r, json))?;
     let (_, tree) = host.read_tree(&reference, budget).map_err(|r| refused(r, json))?;
+    // Numbered as this process alone would, whichever host read it.
+    let tree = tree.numbered_afresh();
     if json {
         out.line(&serde_json::to_string_pretty(&tree).context("serialising the tree")?);
     } else {
@@ -213,8 +215,10 @@ pub(super) fn observe_once(
     let host = open(config).map_err(|r| refused(r, json))?;
     let window: Option<WindowRef> =
         args.window.map(|w| w.parse()).transpose().map_err(|r| refused(r, json))?;
-    let seen =
+    let mut seen =
         host.observe(window.as_ref(), args.screenshot.is_some()).map_err(|r| refused(r, json))?;
+    // Numbered as this process alone would; the frame ends with the call anyway.
+    seen.tree = seen.tree.numbered_afresh();
     if json {
         let value =
             serde_json::json!({ "frame": seen.frame, "grant": seen.grant, "tree": seen.tree });

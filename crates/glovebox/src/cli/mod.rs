@@ -91,6 +91,7 @@ enum Command {
     Sandbox(sandbox::SandboxArgs),
     /// Keep a warm host on this desktop that one-shot commands (windows, screenshot, inspect,
     /// observe) ride, until Ctrl-C, SIGTERM or `glovebox stop`.
+    #[cfg(target_os = "linux")]
     Host,
     /// Serve the MCP tools over stdin/stdout (for Claude Code, Cursor, VS Code, …).
     Mcp(serve::McpArgs),
@@ -153,6 +154,7 @@ pub fn main() -> ExitCode {
         #[cfg(target_os = "linux")]
         Command::Sandbox(args) => sandbox::run(args),
         Command::Config { action } => setup::config(cli.config, action),
+        #[cfg(target_os = "linux")]
         Command::Host => serve::resident(cli.config),
         Command::Mcp(args) => serve::mcp(cli.config, args),
         Command::McpConfig(args) => mcp_config::mcp_config(args),

@@ -62,6 +62,16 @@ impl Call {
         }
     }
 
+    /// The command's name.
+    fn name(&self) -> &'static str {
+        match self {
+            Call::Windows(_) => "windows",
+            Call::Screenshot(_) => "screenshot",
+            Call::Inspect(_) => "inspect",
+            Call::Observe(_) => "observe",
+        }
+    }
+
     /// The longest a warm host may take: the call's own deadline and then some.
     fn bound(&self) -> Duration {
         match self {
@@ -153,6 +163,7 @@ fn environment() -> Vec<(String, String)> {
 }
 
 /// The warm files of the display `config`'s backend uses.
+#[cfg(unix)]
 fn warm_dir(config: &Config) -> Option<glovebox_host::warm::WarmDir> {
     let display = glovebox_linux::display_name(config.backend);
     let dir = glovebox_host::control::DisplayDir::new(
@@ -180,6 +191,13 @@ enum Ridden {
     Here(Call),
 }
 
+/// Without Unix sockets there is no warm host to ride.
+#[cfg(not(unix))]
+fn ride(_: &Config, call: Call, _: &mut Printed) -> Ridden {
+    Ridden::Here(call)
+}
+
+#[cfg(unix)]
 fn ride(config: &Config, call: Call, out: &mut Printed) -> Ridden {
     use glovebox_host::warm::Reached;
     let Some(dir) = warm_dir(config) else { return Ridden::Here(call) };
@@ -273,6 +291,13 @@ fn ride(config: &Config, call: Call, out: &mut Printed) -> Ridden {
 }
 
 /// Ends the display's resident warm host, if one serves it; says which.
+#[cfg(not(unix))]
+pub fn end_resident(_: &Config) -> Option<String> {
+    None
+}
+
+/// Ends the display's resident warm host, if one serves it; says which.
+#[cfg(unix)]
 pub fn end_resident(config: &Config) -> Option<String> {
     let dir = warm_dir(config)?;
     let glovebox_host::warm::Reached::Ready { mut link, pid, .. } = dir.reach(GREETING) else {
@@ -287,7 +312,7 @@ pub fn end_resident(config: &Config) -> Option<String> {
 }
 
 #[cfg(unix)]
-pub use serving::keep_warm;
+pub use serving::{keep_warm, Role};
 
 #[cfg(unix)]
 mod serving {
@@ -318,16 +343,19 @@ mod serving {
         }
     }
 
+    /// Which kind of host keeps the display warm.
+    pub enum Role {
+        /// An MCP server (`glovebox mcp`, `glovebox serve`): serves once no
+        /// other host of the display does, quietly, and ends with its client.
+        McpServer,
+        /// `glovebox host`: the only one, refused when another serves; says
+        /// each call it carries out on stderr, and tells `ended` the pid of
+        /// a `glovebox stop` asking it to end.
+        Resident { ended: mpsc::Sender<u32> },
+    }
+
     /// Serves `host`'s connections to this display's one-shot CLI calls.
-    /// `ended` (the resident host) hears the pid of a `glovebox stop`
-    /// asking it to end; without it, ending is declined (an MCP server's
-    /// host ends with its client).
-    pub fn keep_warm(
-        host: &Host,
-        config: &Config,
-        when_held: WhenHeld,
-        ended: Option<mpsc::Sender<u32>>,
-    ) -> Result<WarmService, Refusal> {
+    pub fn keep_warm(host: &Host, config: &Config, role: Role) -> Result<WarmService, Refusal> {
         let dir = warm_dir(config).ok_or_else(|| {
             Refusal::backend_unavailable("the runtime directory of the warm socket is unusable")
         })?;
@@ -335,9 +363,13 @@ mod serving {
         let backends = glovebox_host::Backends { presence: None, ..host.backends() };
         let backend = config.backend;
         let environment = environment();
-        let ended = Mutex::new(ended);
+        let when_held = match role {
+            Role::McpServer => WhenHeld::Wait,
+            Role::Resident { .. } => WhenHeld::Refuse,
+        };
+        let role = Mutex::new(role);
         let handle = move |link: Link| {
-            serve_call(link, &backends, backend, &environment, &ended);
+            serve_call(link, &backends, backend, &environment, &role);
         };
         dir.serve(VERSION, when_held, Arc::new(handle))
     }
@@ -347,7 +379,7 @@ mod serving {
         backends: &glovebox_host::Backends,
         backend: glovebox_model::DisplayBackend,
         environment: &[(String, String)],
-        ended: &Mutex<Option<mpsc::Sender<u32>>>,
+        role: &Mutex<Role>,
     ) {
         let _ = link.set_timeout(Some(Duration::from_secs(10)));
         let request = match link.receive::<Request>() {
@@ -360,11 +392,13 @@ mod serving {
         };
         let (version, theirs, config, call) = match request {
             Request::End => {
-                let answer = match &*ended.lock_recovered() {
-                    Some(tx) => tx.send(link.peer_pid).map(|_| HostSays::Ended).unwrap_or(
-                        HostSays::Declined { why: "the resident host is ending".into() },
-                    ),
-                    None => HostSays::Declined {
+                let answer = match &*role.lock_recovered() {
+                    Role::Resident { ended } => {
+                        ended.send(link.peer_pid).map(|_| HostSays::Ended).unwrap_or(
+                            HostSays::Declined { why: "the resident host is ending".into() },
+                        )
+                    }
+                    Role::McpServer => HostSays::Declined {
                         why: "an MCP server's warm host ends with its client".into(),
                     },
                 };
@@ -398,7 +432,15 @@ mod serving {
             Host::open(backends.clone(), settings).map(|host| host.with_approver(approver.clone()))
         };
         let mut out = Printed::default();
+        let started = std::time::Instant::now();
+        let command = call.name();
         let status = call.run(&config, &open, &mut out).status();
+        if matches!(*role.lock_recovered(), Role::Resident { .. }) {
+            eprintln!(
+                "glovebox: {command} for pid {caller}: exit {status} in {:.1} ms",
+                started.elapsed().as_secs_f64() * 1000.0
+            );
+        }
         let mut link = link.lock_recovered();
         let finished = HostSays::Finished {
             status,

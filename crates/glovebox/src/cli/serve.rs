@@ -16,12 +16,16 @@ pub struct McpArgs {
     read_only: bool,
 }
 
+/// What keeps a server's host warm for the CLI while it lives.
+#[cfg(unix)]
+type Warm = glovebox_host::warm::WarmService;
+#[cfg(not(unix))]
+type Warm = ();
+
 /// The MCP server of this configuration (not yet serving), and its warm
 /// service for the display's one-shot CLI calls: it serves them once no
 /// other host of the display does.
-fn mcp_server(
-    config: &glovebox_config::Config,
-) -> (glovebox_mcp::GloveboxServer, Option<glovebox_host::warm::WarmService>) {
+fn mcp_server(config: &glovebox_config::Config) -> (glovebox_mcp::GloveboxServer, Option<Warm>) {
     let screenshot_dir = config
         .mcp
         .screenshot_files
@@ -35,8 +39,8 @@ fn mcp_server(
     let mut warm = None;
     if let Ok(host) = &host {
         glovebox::platform::serve_indicator(host);
-        let waiting = glovebox_host::warm::WhenHeld::Wait;
-        match super::ride::keep_warm(host, config, waiting, None) {
+        #[cfg(unix)]
+        match super::ride::keep_warm(host, config, super::ride::Role::McpServer) {
             Ok(service) => warm = Some(service),
             Err(e) => eprintln!("glovebox: one-shot commands will not ride this server: {e}"),
         }
@@ -90,6 +94,7 @@ pub fn serve(config: Option<PathBuf>, args: ServeArgs) -> Result<ExitCode, Failu
 
 /// `glovebox host`: the resident warm host. Serves the display's one-shot
 /// CLI calls until Ctrl-C, SIGTERM or `glovebox stop`; one per display.
+#[cfg(target_os = "linux")]
 pub fn resident(config: Option<PathBuf>) -> Result<ExitCode, Failure> {
     use super::exit::refused;
     let config = load_config(config, false)?.config;
@@ -100,9 +105,8 @@ pub fn resident(config: Option<PathBuf>) -> Result<ExitCode, Failure> {
         let _ = on_signal.send(0);
     })
     .context("handling Ctrl-C and SIGTERM")?;
-    let refuse = glovebox_host::warm::WhenHeld::Refuse;
-    let service = super::ride::keep_warm(&host, &config, refuse, Some(ended))
-        .map_err(|r| refused(r, false))?;
+    let role = super::ride::Role::Resident { ended };
+    let service = super::ride::keep_warm(&host, &config, role).map_err(|r| refused(r, false))?;
     println!(
         "{}",
         serde_json::json!({ "pid": std::process::id(), "display": glovebox_linux::display_name(config.backend) })

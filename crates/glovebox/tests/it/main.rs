@@ -35,5 +35,6 @@ mod served_desktops;
 mod settle_x11;
 mod setup_guided;
 mod tools_x11;
+mod warm_host;
 mod wayland;
 mod wire_x11;
