@@ -92,7 +92,10 @@ impl AtspiBackend {
             memo.frame_reads(extents);
             memo.forget_stale_positions();
             let mut walked = if memo.verified || loaded_now {
-                walk(&bus, &memo, frame.clone(), budget, deadline, reading).await
+                let (kept, walked) =
+                    walk_on_worker(&bus, memo, frame.clone(), budget, deadline, reading).await?;
+                memo = kept;
+                walked
             } else {
                 // A memo kept from an earlier read is checked once against a
                 // walk of the application's cache as it is now; later reads
@@ -375,4 +378,27 @@ const SEARCHABLE_CHILDREN: usize = 10_000;
 pub(super) fn too_many_to_search(node: &RawNode) -> bool {
     node.states.contains(State::ManagesDescendants)
         && node.omitted.as_ref().is_some_and(|(count, _)| *count >= SEARCHABLE_CHILDREN)
+}
+
+/// [`walk`] as a task of the runtime's worker thread, where the
+/// connection's reader hands it each reply without waking another thread:
+/// on this machine's two cores a read that waits on the calling thread
+/// pays a cross-thread wake-up for nearly every reply it takes.
+async fn walk_on_worker(
+    bus: &Bus,
+    memo: Memo,
+    root: ObjectRef,
+    budget: TreeBudget,
+    deadline: Instant,
+    reading: Reading,
+) -> Result<(Memo, Walk), BackendError> {
+    let bus = bus.clone();
+    tokio::spawn(async move {
+        let walked = walk(&bus, &memo, root, budget, deadline, reading).await;
+        (memo, walked)
+    })
+    .await
+    .map_err(|e| {
+        BackendError::new(BackendErrorKind::Unavailable, format!("the tree read ended early: {e}"))
+    })
 }
