@@ -37,6 +37,9 @@ _glovebox() {
             glovebox,help)
                 cmd="glovebox__subcmd__help"
                 ;;
+            glovebox,host)
+                cmd="glovebox__subcmd__host"
+                ;;
             glovebox,indicator)
                 cmd="glovebox__subcmd__indicator"
                 ;;
@@ -181,6 +184,9 @@ _glovebox() {
             glovebox__subcmd__help,help)
                 cmd="glovebox__subcmd__help__subcmd__help"
                 ;;
+            glovebox__subcmd__help,host)
+                cmd="glovebox__subcmd__help__subcmd__host"
+                ;;
             glovebox__subcmd__help,indicator)
                 cmd="glovebox__subcmd__help__subcmd__indicator"
                 ;;
@@ -323,7 +329,7 @@ _glovebox() {
 
     case "${cmd}" in
         glovebox)
-            opts="-h -V --config --help --version windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help"
+            opts="-h -V --config --help --version windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox host mcp mcp-config serve pending run episode trajectories replay config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -857,7 +863,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__help)
-            opts="windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox mcp mcp-config serve pending run episode trajectories replay config completions man help"
+            opts="windows screenshot observe grant stop indicator audit inspect schema doctor setup sandbox host mcp mcp-config serve pending run episode trajectories replay config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1081,6 +1087,20 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__help__subcmd__host)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1395,6 +1415,24 @@ _glovebox() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        glovebox__subcmd__host)
+            opts="-h --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
