@@ -158,6 +158,7 @@ pub struct WarmService {
     socket: PathBuf,
     stop: Arc<AtomicBool>,
     serving: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl WarmService {
@@ -171,11 +172,33 @@ impl Drop for WarmService {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if self.serving.load(Ordering::SeqCst) {
-            // Wake the accept loop so it sees the flag and lets the socket go.
+            // Wake the accept loop so it sees the flag, and wait while it takes
+            // its socket away: only then does it let the lock go to a waiting host.
             let _ = UnixStream::connect(&self.socket);
-            let _ = std::fs::remove_file(&self.socket);
+            if let Some(thread) = self.thread.take() {
+                let _ = thread.join();
+            }
         }
+        // A host still waiting on the lock sees the flag once it gets it.
     }
+}
+
+/// Connects without waiting: a listener that stopped accepting with its
+/// queue full answers `EAGAIN` instead of holding the caller.
+fn connect_at_once(path: &std::path::Path) -> rustix::io::Result<UnixStream> {
+    use rustix::net::{AddressFamily, SocketFlags, SocketType};
+    let fd = rustix::net::socket_with(
+        AddressFamily::UNIX,
+        SocketType::STREAM,
+        SocketFlags::NONBLOCK | SocketFlags::CLOEXEC,
+        None,
+    )?;
+    rustix::net::connect(&fd, &rustix::net::SocketAddrUnix::new(path)?)?;
+    let stream = UnixStream::from(fd);
+    stream
+        .set_nonblocking(false)
+        .map_err(|e| rustix::io::Errno::from_io_error(&e).unwrap_or(rustix::io::Errno::INVAL))?;
+    Ok(stream)
 }
 
 fn peer(stream: &UnixStream) -> std::io::Result<(u32, u32)> {
@@ -208,10 +231,13 @@ impl WarmDir {
     /// Connects to the display's warm host and waits `greeting` for its
     /// hello. Never blocks longer than that on a host that does not answer.
     pub fn reach(&self, greeting: Duration) -> Reached {
-        let stream = match UnixStream::connect(&self.socket) {
+        let stream = match connect_at_once(&self.socket) {
             Ok(stream) => stream,
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+            Err(e) if e == rustix::io::Errno::CONNREFUSED => {
                 return Reached::Stale { removed: self.remove_if_stale() }
+            }
+            Err(e) if e == rustix::io::Errno::AGAIN => {
+                return Reached::Silent { why: "its queue of callers is full".into() }
             }
             Err(_) => return Reached::Nobody,
         };
@@ -271,10 +297,11 @@ impl WarmDir {
                 ),
             ));
         }
-        let service = WarmService {
+        let mut service = WarmService {
             socket: self.socket.clone(),
             stop: Arc::new(AtomicBool::new(false)),
             serving: Arc::new(AtomicBool::new(false)),
+            thread: None,
         };
         let listener = match free {
             Ok(()) => Some(self.bind(&lock).map_err(|e| refusal("socket", e))?),
@@ -285,7 +312,7 @@ impl WarmDir {
         }
         let (dir, stop, serving) = (self.clone(), service.stop.clone(), service.serving.clone());
         let version = version.to_owned();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("glovebox-warm".into())
             .spawn(move || {
                 let listener = match listener {
@@ -309,9 +336,12 @@ impl WarmDir {
                 };
                 serving.store(true, Ordering::SeqCst);
                 accept_loop(listener, &stop, &version, handle);
+                // Before the lock goes: a host that takes it over binds a socket of its own here.
+                let _ = std::fs::remove_file(&dir.socket);
                 drop(lock);
             })
             .map_err(|e| refusal("thread", e))?;
+        service.thread = Some(thread);
         Ok(service)
     }
 
@@ -432,6 +462,30 @@ mod tests {
         drop(held);
         assert!(matches!(dir.reach(Duration::from_millis(200)), Reached::Stale { removed: true }));
         assert!(!dir.socket.exists());
+    }
+
+    #[test]
+    fn a_host_whose_queue_is_full_does_not_hold_the_caller() {
+        use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+        let dir = warm_dir("full");
+        let listener = rustix::net::socket_with(
+            AddressFamily::UNIX,
+            SocketType::STREAM,
+            SocketFlags::CLOEXEC,
+            None,
+        )
+        .unwrap();
+        rustix::net::bind(&listener, &SocketAddrUnix::new(&dir.socket).unwrap()).unwrap();
+        rustix::net::listen(&listener, 0).unwrap();
+        let mut queued = vec![];
+        while let Ok(stream) = connect_at_once(&dir.socket) {
+            queued.push(stream);
+            assert!(queued.len() < 100, "the queue never filled");
+        }
+        let start = std::time::Instant::now();
+        let reached = dir.reach(Duration::from_secs(5));
+        assert!(matches!(reached, Reached::Silent { .. }), "{reached:?}");
+        assert!(start.elapsed() < Duration::from_secs(1));
     }
 
     #[test]
