@@ -31,6 +31,9 @@ use std::time::Duration;
 /// configuration, a reply header a few numbers.
 const MAX_LINE: u64 = 1 << 20;
 
+/// The largest blob either end takes: a desktop's PNG is a few megabytes.
+const MAX_BLOB: usize = 1 << 30;
+
 /// The files of one display's warm host.
 #[derive(Debug, Clone)]
 pub struct WarmDir {
@@ -97,8 +100,12 @@ impl Link {
         serde_json::from_str(line.trim_end()).map_err(line_error)
     }
 
-    /// Reads exactly `len` bytes.
+    /// Reads exactly `len` bytes (at most a gigabyte).
     pub fn receive_bytes(&mut self, len: usize) -> std::io::Result<Vec<u8>> {
+        if len > MAX_BLOB {
+            let why = format!("{len} bytes announced, more than any answer holds");
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+        }
         let mut bytes = vec![0; len];
         self.reader.read_exact(&mut bytes)?;
         Ok(bytes)

@@ -86,7 +86,7 @@ pub struct ScreenshotArgs {
     display: Option<String>,
     /// Where to write the PNG; `-` for standard output.
     #[arg(short, long, default_value = "screenshot.png")]
-    output: PathBuf,
+    pub output: PathBuf,
     #[arg(long)]
     max_width: Option<u32>,
     #[arg(long)]
@@ -194,7 +194,7 @@ pub struct ObserveArgs {
     window: Option<String>,
     /// Also take a screenshot and write it here.
     #[arg(long)]
-    screenshot: Option<PathBuf>,
+    pub screenshot: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
 }

@@ -72,6 +72,15 @@ impl Call {
         }
     }
 
+    /// The file the call writes, if any: the only one a host's answer may carry.
+    fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            Call::Screenshot(a) if a.output != std::path::Path::new("-") => Some(&a.output),
+            Call::Observe(a) => a.screenshot.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The longest a warm host may take: the call's own deadline and then some.
     fn bound(&self) -> Duration {
         match self {
@@ -244,6 +253,14 @@ fn ride(config: &Config, call: Call, out: &mut Printed) -> Ridden {
                 }
             }
             Ok(HostSays::Finished { status, stdout, stderr, file }) => {
+                // The CLI writes the file it was asked for and no other.
+                if file.as_ref().is_some_and(|(path, _)| call.file() != Some(path.as_path())) {
+                    return failed(
+                        out,
+                        ErrorCode::BackendUnavailable,
+                        format!("the warm glovebox host (pid {pid}) answered with a file this call does not write; nothing was written"),
+                    );
+                }
                 let received = (|| -> std::io::Result<()> {
                     out.stdout = link.receive_bytes(stdout)?;
                     out.stderr = link.receive_bytes(stderr)?;
