@@ -149,6 +149,60 @@ pub enum Reached {
     },
 }
 
+/// How a call a warm host had taken failed on the way back; nothing of it
+/// is retried, and [`LostCall::refusal`] is what the caller answers.
+#[derive(Debug)]
+pub enum LostCall {
+    /// The host ended while the person was being asked.
+    WhileAsking,
+    /// The host ended while sending its answer.
+    WhileAnswering(std::io::Error),
+    /// The host ended (or broke the protocol) while carrying the call out.
+    DuringTheCall(std::io::Error),
+    /// The host took longer than the call's bound.
+    Overran(Duration),
+    /// The answer carried a file the call does not write.
+    StrayFile,
+}
+
+impl LostCall {
+    /// The refusal of the call that host `pid` lost.
+    pub fn refusal(self, pid: u32) -> Refusal {
+        let host = format!("the warm glovebox host (pid {pid})");
+        match self {
+            LostCall::Overran(bound) => Refusal::new(
+                ErrorCode::Timeout,
+                format!(
+                    "{host} did not finish the call within {} s; it was not retried here",
+                    bound.as_secs()
+                ),
+            ),
+            LostCall::WhileAsking => Refusal::backend_unavailable(format!(
+                "{host} ended while asking; nothing more was done"
+            )),
+            LostCall::WhileAnswering(e) => Refusal::backend_unavailable(format!(
+                "{host} ended while sending its answer ({e}); run the command again"
+            )),
+            LostCall::DuringTheCall(e) => Refusal::backend_unavailable(format!(
+                "{host} ended during the call ({e}); it was not retried here, run the command again"
+            )),
+            LostCall::StrayFile => Refusal::backend_unavailable(format!(
+                "{host} answered with a file this call does not write; nothing was written"
+            )),
+        }
+    }
+
+    /// The failure of a read of the host's answer: its bound ran out, or the host is gone.
+    pub fn of_read(e: std::io::Error, bound: Duration) -> LostCall {
+        match e.kind() {
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+                LostCall::Overran(bound)
+            }
+            _ => LostCall::DuringTheCall(e),
+        }
+    }
+}
+
 /// Whether a host that finds the display's warm lock held waits to take
 /// over, or gives up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -254,14 +308,13 @@ impl WarmDir {
         if uid != glovebox_platform::files::euid() {
             return Reached::Foreign { uid };
         }
-        let link = match Link::new(stream, pid) {
+        let mut link = match Link::new(stream, pid).and_then(|link| {
+            link.set_timeout(Some(greeting))?;
+            Ok(link)
+        }) {
             Ok(link) => link,
             Err(e) => return Reached::Silent { why: e.to_string() },
         };
-        if let Err(e) = link.set_timeout(Some(greeting)) {
-            return Reached::Silent { why: e.to_string() };
-        }
-        let mut link = link;
         match link.receive::<Greeting>() {
             Ok(Greeting::Hello { pid, version }) => Reached::Ready { link, pid, version },
             Ok(Greeting::Refused { why }) => Reached::Silent { why },

@@ -22,7 +22,7 @@ use super::exit::{refused, Printed};
 use glovebox::exit_status::Exit;
 use glovebox_config::Config;
 use glovebox_host::Host;
-use glovebox_model::{ErrorCode, Refusal};
+use glovebox_model::Refusal;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -231,77 +231,57 @@ fn ride(config: &Config, call: Call, out: &mut Printed) -> Ridden {
     if link.send(&request).is_err() || link.set_timeout(Some(bound)).is_err() {
         return Ridden::Here(call);
     }
-    let failed = |out: &mut Printed, code: ErrorCode, why: String| {
-        Ridden::Done(refused(Refusal::new(code, why), json).render(out).status())
-    };
+    match carry(&mut link, &call, bound, out) {
+        Ok(Some(status)) => Ridden::Done(status),
+        Ok(None) => Ridden::Here(call),
+        Err(lost) => {
+            *out = Printed::default();
+            Ridden::Done(refused(lost.refusal(pid), json).render(out).status())
+        }
+    }
+}
+
+/// Follows a call a warm host took: its questions, then its answer into
+/// `out` and its exit status; `None` when it declined.
+#[cfg(unix)]
+fn carry(
+    link: &mut glovebox_host::warm::Link,
+    call: &Call,
+    bound: Duration,
+    out: &mut Printed,
+) -> Result<Option<u8>, glovebox_host::warm::LostCall> {
+    use glovebox_host::warm::LostCall;
     loop {
-        match link.receive::<HostSays>() {
-            Ok(HostSays::Declined { .. }) => return Ridden::Here(call),
-            Ok(HostSays::Ask { question }) => {
+        match link.receive::<HostSays>().map_err(|e| LostCall::of_read(e, bound))? {
+            HostSays::Declined { .. } => return Ok(None),
+            HostSays::Ask { question } => {
                 let said = match super::terminal::ask(&question) {
                     glovebox_host::Answer::Approved => Said::Approved,
                     glovebox_host::Answer::Declined => Said::Declined,
                     glovebox_host::Answer::Cancelled => Said::Cancelled,
                     glovebox_host::Answer::Unavailable(why) => Said::Unavailable { why },
                 };
-                if link.send(&said).is_err() {
-                    return failed(
-                        out,
-                        ErrorCode::BackendUnavailable,
-                        format!("the warm glovebox host (pid {pid}) ended while asking; nothing more was done"),
-                    );
-                }
+                link.send(&said).map_err(|_| LostCall::WhileAsking)?;
             }
-            Ok(HostSays::Finished { status, stdout, stderr, file }) => {
+            HostSays::Finished { status, stdout, stderr, file } => {
                 // The CLI writes the file it was asked for and no other.
                 if file.as_ref().is_some_and(|(path, _)| call.file() != Some(path.as_path())) {
-                    return failed(
-                        out,
-                        ErrorCode::BackendUnavailable,
-                        format!("the warm glovebox host (pid {pid}) answered with a file this call does not write; nothing was written"),
-                    );
+                    return Err(LostCall::StrayFile);
                 }
-                let received = (|| -> std::io::Result<()> {
+                let received = || -> std::io::Result<()> {
                     out.stdout = link.receive_bytes(stdout)?;
                     out.stderr = link.receive_bytes(stderr)?;
                     if let Some((path, len)) = file {
                         out.file = Some((path, link.receive_bytes(len)?));
                     }
                     Ok(())
-                })();
-                return match received {
-                    Ok(()) => Ridden::Done(status),
-                    Err(e) => {
-                        *out = Printed::default();
-                        failed(out, ErrorCode::BackendUnavailable, format!("the warm glovebox host (pid {pid}) ended while sending its answer ({e}); run the command again"))
-                    }
                 };
+                received().map_err(LostCall::WhileAnswering)?;
+                return Ok(Some(status));
             }
-            Ok(HostSays::Ended) => {
-                return failed(
-                    out,
-                    ErrorCode::BackendUnavailable,
-                    format!("the warm glovebox host (pid {pid}) answered a call with its end"),
-                )
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                return failed(
-                    out,
-                    ErrorCode::Timeout,
-                    format!("the warm glovebox host (pid {pid}) did not finish the call within {} s; it was not retried here", bound.as_secs()),
-                )
-            }
-            Err(e) => {
-                return failed(
-                    out,
-                    ErrorCode::BackendUnavailable,
-                    format!("the warm glovebox host (pid {pid}) ended during the call ({e}); it was not retried here, run the command again"),
-                )
+            HostSays::Ended => {
+                let why = "a call answered with the host's end";
+                return Err(LostCall::DuringTheCall(std::io::Error::other(why)));
             }
         }
     }
@@ -384,7 +364,6 @@ mod serving {
             Role::McpServer => WhenHeld::Wait,
             Role::Resident { .. } => WhenHeld::Refuse,
         };
-        let role = Mutex::new(role);
         let handle = move |link: Link| {
             serve_call(link, &backends, backend, &environment, &role);
         };
@@ -396,7 +375,7 @@ mod serving {
         backends: &glovebox_host::Backends,
         backend: glovebox_model::DisplayBackend,
         environment: &[(String, String)],
-        role: &Mutex<Role>,
+        role: &Role,
     ) {
         let _ = link.set_timeout(Some(Duration::from_secs(10)));
         let request = match link.receive::<Request>() {
@@ -409,7 +388,7 @@ mod serving {
         };
         let (version, theirs, config, call) = match request {
             Request::End => {
-                let answer = match &*role.lock_recovered() {
+                let answer = match role {
                     Role::Resident { ended } => {
                         ended.send(link.peer_pid).map(|_| HostSays::Ended).unwrap_or(
                             HostSays::Declined { why: "the resident host is ending".into() },
@@ -452,7 +431,7 @@ mod serving {
         let started = std::time::Instant::now();
         let command = call.name();
         let status = call.run(&config, &open, &mut out).status();
-        if matches!(*role.lock_recovered(), Role::Resident { .. }) {
+        if matches!(role, Role::Resident { .. }) {
             eprintln!(
                 "glovebox: {command} for pid {caller}: exit {status} in {:.1} ms",
                 started.elapsed().as_secs_f64() * 1000.0

@@ -29,20 +29,25 @@ fn glovebox(sandbox: &Sandbox, home: &Path) -> Command {
     command
 }
 
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 struct Ran {
     code: i32,
     stdout: String,
     stderr: String,
 }
 
-fn run(command: &mut Command) -> Ran {
-    let out = command.output().unwrap();
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+impl From<std::process::Output> for Ran {
+    fn from(out: std::process::Output) -> Ran {
+        Ran {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
     }
+}
+
+fn run(command: &mut Command) -> Ran {
+    command.output().unwrap().into()
 }
 
 /// [`run`] for a command that should end at once (a second `glovebox
@@ -62,12 +67,7 @@ fn run_briefly(command: &mut Command) -> Ran {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let out = child.wait_with_output().unwrap();
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    child.wait_with_output().unwrap().into()
 }
 
 /// `ran` without what differs from one run to the next: capture times,
@@ -319,16 +319,10 @@ while True:
     let _ = foreign.kill();
     let _ = foreign.wait();
     assert_eq!(ridden.code, 0, "{ridden:?}");
-    assert_eq!(steady(ridden.clone_ran()).stdout, alone.stdout);
+    assert_eq!(steady(ridden.clone()).stdout, alone.stdout);
     assert!(ridden.stderr.contains("served by uid 65534"), "{}", ridden.stderr);
     assert_eq!(read(&heard), "", "the CLI sent another user's listener something");
     assert!(ours.exists(), "another user's socket was removed");
-}
-
-impl Ran {
-    fn clone_ran(&self) -> Ran {
-        Ran { code: self.code, stdout: self.stdout.clone(), stderr: self.stderr.clone() }
-    }
 }
 
 #[test]
