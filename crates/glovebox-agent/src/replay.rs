@@ -7,7 +7,7 @@
 //! `replay` tool and episodes with a recorded agent all run this.
 
 use glovebox_host::recording::{self, Found, RecordedTarget, Recording};
-use glovebox_host::{ActRequest, Host, LookAfter, Span};
+use glovebox_host::{ActRequest, Host, LookAfter, Span, Typed};
 use glovebox_model::{ApprovalClass, ErrorCode, Refusal, Target, WindowId, WindowRef};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -93,12 +93,26 @@ pub fn replay(
             })
             .collect(),
         targets,
-        text_characters: recording.steps.iter().filter_map(|s| s.action.text_length()).sum(),
+        typed: recording.steps.iter().filter_map(typed_by).collect(),
+        // Steps look at their windows afresh: each asks where its own frame says typing asks.
+        frame: None,
         detail: Some(format!("a replay of {}", path.display())),
         started_by_user,
     };
     let host = host.approve_span(span)?;
     Ok(run(&host, &recording, &window, withheld))
+}
+
+/// The text `step` enters, as its question shows it: the recorded text,
+/// or, where the recording did not keep it, its length and why.
+fn typed_by(step: &recording::Step) -> Option<Typed> {
+    match step.withheld_text {
+        Some(characters) => Some(Typed::Withheld {
+            characters,
+            why: "the recording did not keep it: you are asked for it when its step runs".into(),
+        }),
+        None => step.action.typed_text().map(Typed::Text),
+    }
 }
 
 /// The window the recording's first step acted in: the same application

@@ -8,13 +8,14 @@
 //! (consequential names escalate), then the window measured again, the
 //! absolute denials and secure input once more, Stop, and delivery.
 
-use crate::approval::{describe_action, Standing};
+use crate::approval::{describe_action, Standing, Typed};
 use crate::backend::Gated;
 use crate::decide::{self, InputFacts, InputPlan};
 use crate::frames::FrameRecord;
 use crate::grant::State;
 use crate::{
-    refuse, ActOutcome, ActRequest, ApprovalRequest, Host, LookAfter, ObserveRequest, Settled,
+    refuse, ActOutcome, ActRequest, ApprovalRequest, Approved, Host, LookAfter, ObserveRequest,
+    Settled,
 };
 use glovebox_model::{
     AccessibilityTree, Action, ApprovalClass, CaptureMode, DeliveryMode, Desktop, ErrorCode,
@@ -60,14 +61,28 @@ pub struct Span {
     pub actions: Vec<String>,
     /// Role and name of the elements the span's steps touch, where known.
     pub targets: Vec<(Role, String)>,
-    /// Characters the span's steps would type, in all.
-    pub text_characters: usize,
+    /// The text the span's steps would enter, step by step
+    /// ([`Action::typed_text`]): the question shows it, and a step that
+    /// types into a terminal or a window without a tree is covered only
+    /// by a question that showed its text.
+    pub typed: Vec<Typed>,
+    /// The frame the span's steps start from, where known: typing into a
+    /// window that cannot say which field is a password field asks, as
+    /// one such step would, whatever the input class allows.
+    pub frame: Option<FrameId>,
     /// Anything else the prompt shows (the instruction a run follows).
     pub detail: Option<String>,
     /// The person started this span themselves (`glovebox run` typed at a
     /// terminal): that is the approval a prompt would ask for, unless the
     /// configuration denies the class or a consequential target asks.
     pub started_by_user: bool,
+}
+
+impl Span {
+    /// The text each of `steps` would enter, in order, for [`Span::typed`].
+    pub fn typed_by(steps: &[Action]) -> Vec<Typed> {
+        steps.iter().filter_map(Action::typed_text).map(Typed::Text).collect()
+    }
 }
 
 impl Host {
@@ -106,26 +121,51 @@ impl Host {
             if span.class != ApprovalClass::Observe {
                 self.check_input_allowed()?;
             }
-            let verdict = self.inner.config.approvals.verdict(span.class, &names);
             let mut request = ApprovalRequest::call(span.class, span.actions.clone());
             request.window = self
                 .grant_status()
                 .and_then(|g| Some(format!("{} ({})", g.target_app?, g.target?)));
             request.targets = span.targets.clone();
-            request.text_characters = span.text_characters;
+            request.text_characters = span.typed.iter().map(Typed::characters).sum();
+            request.typed = span.typed.clone();
             request.detail = span.detail.clone();
+            // Typing into a window whose fields are unknown asks as its steps would.
+            let start = span.frame.and_then(|id| self.state().frames.get(id).cloned());
+            if request.text_characters > 0 {
+                if let Some(frame) = start.filter(decide::seen::fields_unknown) {
+                    request.typed_into = Some(crate::approval::ShownBecause::NoTree);
+                    request.escalation = decide::seen::typing_asks(&frame);
+                }
+            }
+            let verdict = self.inner.config.approvals.verdict(span.class, &names);
             match verdict.policy {
                 glovebox_model::Policy::Prompt
-                    if span.started_by_user && verdict.escalation.is_none() =>
+                    if span.started_by_user
+                        && verdict.escalation.is_none()
+                        && request.escalation.is_none() =>
                 {
-                    Ok(())
+                    Ok(Approved::ByPolicy)
                 }
                 _ => self.approve(request, &names),
             }
         })();
-        checked.map_err(|e| self.refused(&self.state(), None, e))?;
+        let approved = checked.map_err(|e| self.refused(&self.state(), None, e))?;
+        // What the person was shown is what they approved; nothing else is covered.
+        let asked = approved == Approved::ByPerson;
+        let shown_texts = span
+            .typed
+            .iter()
+            .filter_map(|t| match t {
+                Typed::Text(text) if asked => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
         let mut handle = self.clone();
-        handle.standing = Some(Standing { class: span.class, shown: names });
+        handle.standing = Some(Standing {
+            class: span.class,
+            shown: if asked { names } else { vec![] },
+            shown_texts,
+        });
         Ok(handle)
     }
 

@@ -136,10 +136,11 @@ pub enum Subject {
     },
 }
 
-/// One question for the user, built by the host. Typed text appears as its
-/// length only — a field's content is the application's and may be a
-/// secret — except where the person must read it to judge the call
-/// ([`ShownText`]); field values never.
+/// One question for the user, built by the host. The text a call would
+/// type is shown word for word ([`Typed`]): the person judges what goes
+/// in, and the agent that asked knows it anyway; field values never.
+/// Everything an application or an agent wrote (names, titles, the text)
+/// is shown through [`visible`], so it cannot rewrite the question.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApprovalRequest {
     /// What is asked about: a call of a class, or a safety check.
@@ -153,8 +154,13 @@ pub struct ApprovalRequest {
     pub targets: Vec<(glovebox_model::Role, String)>,
     /// Characters the call would enter.
     pub text_characters: usize,
-    /// The text itself, when the question shows it.
-    pub shown_text: Option<ShownText>,
+    /// The text the call would enter, piece by piece, in order.
+    pub typed: Vec<Typed>,
+    /// Where the text goes when the person must read it to judge the call
+    /// (a terminal runs it; a window without a tree cannot say whether
+    /// the field is a password field): such text is approved only by a
+    /// question that showed it, never by a standing approval that did not.
+    pub typed_into: Option<ShownBecause>,
     /// Anything else worth showing (the application to start).
     pub detail: Option<String>,
     /// Why this asks although the class would not (a consequential name).
@@ -170,7 +176,8 @@ impl ApprovalRequest {
             frame: None,
             targets: vec![],
             text_characters: 0,
-            shown_text: None,
+            typed: vec![],
+            typed_into: None,
             detail: None,
             escalation: None,
         }
@@ -196,16 +203,26 @@ impl ApprovalRequest {
         self.sentence(false)
     }
 
+    /// The texts a standing approval must have shown to cover this call:
+    /// those typed where the person must read them ([`Self::typed_into`]).
+    pub(crate) fn must_have_shown(&self) -> &[Typed] {
+        match self.typed_into {
+            Some(_) => &self.typed,
+            None => &[],
+        }
+    }
+
     fn sentence(&self, with_text: bool) -> String {
-        let window = self.window.as_deref().unwrap_or("the bound window");
+        let window = visible(self.window.as_deref().unwrap_or("the bound window"));
         let mut text = match &self.subject {
             Subject::Call { class, actions } => {
                 let on = self
                     .targets
                     .iter()
-                    .map(|(role, name)| format!("{role} {name:?}"))
+                    .map(|(role, name)| format!("{role} {}", glovebox_model::quoted(name)))
                     .collect::<Vec<_>>()
                     .join(" and ");
+                let actions: Vec<String> = actions.iter().map(|a| visible(a)).collect();
                 let mut text = format!("glovebox wants to {} ", actions.join(", then "));
                 if !on.is_empty() {
                     text.push_str(&format!("on {on} "));
@@ -218,22 +235,30 @@ impl ApprovalRequest {
             }
             Subject::SafetyCheck { code, message, step, .. } => format!(
                 "The model's provider flagged a step ({}): {}. The step: {} in {window}",
-                code.as_deref().unwrap_or("safety check"),
-                message.as_deref().unwrap_or("no details given"),
-                step.join(", ")
+                visible(code.as_deref().unwrap_or("safety check")),
+                visible(message.as_deref().unwrap_or("no details given")),
+                visible(&step.join(", "))
             ),
         };
         if self.text_characters > 0 {
             text.push_str(&format!(", entering {} character(s)", self.text_characters));
-        }
-        if let Some(shown) = self.shown_text.as_ref().filter(|_| with_text) {
-            text.push_str(&shown.sentence());
+            if with_text && !self.typed.is_empty() {
+                let into = match self.typed_into {
+                    Some(ShownBecause::Terminal) => " into a terminal",
+                    Some(ShownBecause::NoTree) => {
+                        " into a window that does not say what it is (no accessibility tree)"
+                    }
+                    None => "",
+                };
+                let pieces: Vec<String> = self.typed.iter().map(Typed::shown).collect();
+                text.push_str(&format!("{into}: {}", pieces.join(", then ")));
+            }
         }
         if let Some(detail) = &self.detail {
-            text.push_str(&format!(" ({detail})"));
+            text.push_str(&format!(" ({})", visible(detail)));
         }
         if let Some(why) = &self.escalation {
-            text.push_str(&format!(". Asking because {why}"));
+            text.push_str(&format!(". Asking because {}", visible(why)));
         }
         text.push_str(match self.subject {
             Subject::Call { .. } => ". Approve?",
@@ -243,19 +268,51 @@ impl ApprovalRequest {
     }
 }
 
-/// Typed text a question shows word for word, and why: what goes into a
-/// terminal is a command the person must read before it runs; a window
-/// with no accessibility tree cannot say what it is, so it is treated the
-/// same. Shown to the person only: the audit keeps lengths.
+/// A piece of text a call would enter, as its question shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShownText {
-    /// The typed text, whole; the question cuts it to its first 300 characters.
-    pub text: String,
-    /// Why it is shown.
-    pub why: ShownBecause,
+pub enum Typed {
+    /// Entered word for word; the question shows its first 300 characters.
+    Text(String),
+    /// Text the question cannot show, and why (a recording that did not
+    /// keep it: the person replaying gives it when the step runs).
+    Withheld {
+        /// Its length.
+        characters: usize,
+        /// Why it is not shown.
+        why: String,
+    },
 }
 
-/// Why a question shows the typed text.
+impl Typed {
+    /// Longest text shown whole; the rest is counted.
+    const MAX_SHOWN: usize = 300;
+
+    /// Its length in characters.
+    pub fn characters(&self) -> usize {
+        match self {
+            Typed::Text(text) => text.chars().count(),
+            Typed::Withheld { characters, .. } => *characters,
+        }
+    }
+
+    fn shown(&self) -> String {
+        match self {
+            Typed::Text(text) => {
+                let shown: String = text.chars().take(Self::MAX_SHOWN).collect();
+                let more = text.chars().count().saturating_sub(Self::MAX_SHOWN);
+                let more =
+                    if more > 0 { format!(" and {more} more character(s)") } else { String::new() };
+                // Escaped, so a newline or a control character is seen, not acted on.
+                format!("{}{more}", glovebox_model::quoted(&shown))
+            }
+            Typed::Withheld { characters, why } => {
+                format!("{characters} character(s) not shown ({})", visible(why))
+            }
+        }
+    }
+}
+
+/// Why a question must show the typed text for the person to judge it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShownBecause {
     /// The focused element is a terminal.
@@ -264,23 +321,11 @@ pub enum ShownBecause {
     NoTree,
 }
 
-impl ShownText {
-    /// Longest text shown whole; the rest is counted.
-    const MAX_SHOWN: usize = 300;
-
-    fn sentence(&self) -> String {
-        let shown: String = self.text.chars().take(Self::MAX_SHOWN).collect();
-        let more = self.text.chars().count().saturating_sub(Self::MAX_SHOWN);
-        let more = if more > 0 { format!(" and {more} more character(s)") } else { String::new() };
-        let why = match self.why {
-            ShownBecause::Terminal => "into a terminal",
-            ShownBecause::NoTree => {
-                "into a window that does not say what it is (no accessibility tree)"
-            }
-        };
-        // Escaped, so a newline or a control character is seen, not acted on.
-        format!(" {why}: \"{}\"{more}", shown.escape_debug())
-    }
+/// `text` as a person may be shown it: what an application or an agent
+/// wrote, with every character that could rewrite what the person reads
+/// (see [`glovebox_model::visible`]) shown escaped.
+fn visible(text: &str) -> String {
+    glovebox_model::visible(text).into_owned()
 }
 
 /// The user's answer, as the prompt channel heard it.
@@ -343,23 +388,41 @@ impl<F: Fn(&ApprovalRequest) -> Answer + Send + Sync> Approver for F {
 /// An approval the user gave for a whole span of calls (a run of the loop,
 /// one provider batch): prompts of `class` (and, for input, observation)
 /// inside it are already answered, except consequential targets unless the
-/// user was shown them, and foreground delivery, which always asks.
+/// user was shown them, text typed where the person must read it unless
+/// the question showed that text, and foreground delivery, which always
+/// asks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Standing {
     pub(crate) class: ApprovalClass,
     /// Names of consequential targets the user was shown when approving (a
     /// batch whose targets were known): these do not ask again one by one.
     pub(crate) shown: Vec<String>,
+    /// The texts the question showed word for word: a step typing one of
+    /// them into a terminal or a window without a tree asks no more.
+    pub(crate) shown_texts: Vec<String>,
 }
 
 impl Standing {
-    pub(crate) fn covers(&self, class: ApprovalClass, escalated_by: Option<&str>) -> bool {
+    /// Whether this approval answers a call of `class`, escalated by the
+    /// consequential name `escalated_by`, that must have shown `texts`
+    /// (a withheld text was never shown, so it is never covered).
+    pub(crate) fn covers(
+        &self,
+        class: ApprovalClass,
+        escalated_by: Option<&str>,
+        texts: &[Typed],
+    ) -> bool {
         let class_covered = matches!(
             (self.class, class),
             (ApprovalClass::Input, ApprovalClass::Observe | ApprovalClass::Input)
                 | (ApprovalClass::Observe, ApprovalClass::Observe)
         );
-        class_covered && escalated_by.is_none_or(|name| self.shown.iter().any(|s| s == name))
+        class_covered
+            && escalated_by.is_none_or(|name| self.shown.iter().any(|s| s == name))
+            && texts.iter().all(|typed| match typed {
+                Typed::Text(text) => self.shown_texts.contains(text),
+                Typed::Withheld { .. } => false,
+            })
     }
 }
 
@@ -440,24 +503,44 @@ mod tests {
 
     #[test]
     fn a_standing_approval_covers_its_class_but_not_foreground_or_unseen_consequential_targets() {
-        let run = Standing { class: ApprovalClass::Input, shown: vec![] };
-        assert!(run.covers(ApprovalClass::Input, None));
-        assert!(run.covers(ApprovalClass::Observe, None));
-        assert!(!run.covers(ApprovalClass::Input, Some("Send")));
-        assert!(!run.covers(ApprovalClass::Foreground, None));
-        let batch = Standing { class: ApprovalClass::Input, shown: vec!["Send".into()] };
-        assert!(batch.covers(ApprovalClass::Input, Some("Send")), "the user saw this one");
-        assert!(!batch.covers(ApprovalClass::Input, Some("Delete")), "but not this one");
-        let look = Standing { class: ApprovalClass::Observe, shown: vec![] };
-        assert!(!look.covers(ApprovalClass::Input, None));
+        let run = Standing { class: ApprovalClass::Input, shown: vec![], shown_texts: vec![] };
+        assert!(run.covers(ApprovalClass::Input, None, &[]));
+        assert!(run.covers(ApprovalClass::Observe, None, &[]));
+        assert!(!run.covers(ApprovalClass::Input, Some("Send"), &[]));
+        assert!(!run.covers(ApprovalClass::Foreground, None, &[]));
+        let typed = |t: &str| [Typed::Text(t.into())];
+        assert!(!run.covers(ApprovalClass::Input, None, &typed("ls")), "a command it never showed");
+        let batch = Standing {
+            class: ApprovalClass::Input,
+            shown: vec!["Send".into()],
+            shown_texts: vec!["ls -la".into()],
+        };
+        assert!(batch.covers(ApprovalClass::Input, Some("Send"), &[]), "the user saw this one");
+        assert!(!batch.covers(ApprovalClass::Input, Some("Delete"), &[]), "but not this one");
+        assert!(batch.covers(ApprovalClass::Input, None, &typed("ls -la")), "the text it showed");
+        assert!(!batch.covers(ApprovalClass::Input, None, &typed("rm -rf ~")), "but not another");
+        let withheld = [Typed::Withheld { characters: 6, why: "not kept".into() }];
+        assert!(!batch.covers(ApprovalClass::Input, None, &withheld), "never shown");
+        let look = Standing { class: ApprovalClass::Observe, shown: vec![], shown_texts: vec![] };
+        assert!(!look.covers(ApprovalClass::Input, None, &[]));
     }
 
     #[test]
-    fn the_question_names_targets_and_lengths_never_text() {
+    fn the_question_shows_the_text_and_escapes_what_others_wrote() {
         let mut request = ApprovalRequest::call(ApprovalClass::Input, vec!["type".into()]);
         request.targets = vec![(glovebox_model::Role::Text, "Name".into())];
         request.window = Some("Fixture (1/0x2)".into());
         request.text_characters = 4;
-        assert_eq!(request.question(), "glovebox wants to type on text \"Name\" in Fixture (1/0x2), entering 4 character(s). Approve?");
+        request.typed = vec![Typed::Text("Ada\n".into())];
+        assert_eq!(request.question(), "glovebox wants to type on text \"Name\" in Fixture (1/0x2), entering 4 character(s): \"Ada\\n\". Approve?");
+        assert_eq!(request.question_without_text(), "glovebox wants to type on text \"Name\" in Fixture (1/0x2), entering 4 character(s). Approve?");
+        // A class or a name that would move the cursor back, hide or reorder the text.
+        request.window = Some("evil\r\u{1b}[8m (1/0x3)".into());
+        request.targets = vec![(glovebox_model::Role::PushButton, "OK\u{202e}kO".into())];
+        let asked = request.question();
+        assert!(!asked.chars().any(|c| c.is_control() || c == '\u{202e}'), "{asked:?}");
+        assert!(asked.contains("evil\\r\\u{1b}[8m") && asked.contains("OK\\u{202e}kO"), "{asked}");
+        request.typed = vec![Typed::Withheld { characters: 4, why: "not kept".into() }];
+        assert!(request.question().contains("4 character(s) not shown (not kept)"));
     }
 }

@@ -59,7 +59,8 @@ pub mod warm;
 pub use act::Span;
 pub use approval::describe_action;
 pub use approval::{
-    Answer, ApprovalRequest, Approvals, Approver, NoPrompt, StatedAcknowledgements, Subject,
+    Answer, ApprovalRequest, Approvals, Approver, NoPrompt, ShownBecause, StatedAcknowledgements,
+    Subject, Typed,
 };
 pub use ask::{Answered, Asker, Said};
 pub use backend::refusal_of;
@@ -573,7 +574,7 @@ impl Host {
 
     /// The one answer to "may this call of `class` go ahead", asked with
     /// `request` (whose subject names the class) when the policy prompts.
-    fn approve(&self, request: ApprovalRequest, names: &[String]) -> Result<(), Refusal> {
+    fn approve(&self, request: ApprovalRequest, names: &[String]) -> Result<Approved, Refusal> {
         self.approve_with(request, names)
     }
 
@@ -585,11 +586,15 @@ impl Host {
         state: &mut Locked<'_>,
         request: ApprovalRequest,
         names: &[String],
-    ) -> Result<(), Refusal> {
+    ) -> Result<Approved, Refusal> {
         state.unlocked(|| self.approve_with(request, names))
     }
 
-    fn approve_with(&self, mut request: ApprovalRequest, names: &[String]) -> Result<(), Refusal> {
+    fn approve_with(
+        &self,
+        mut request: ApprovalRequest,
+        names: &[String],
+    ) -> Result<Approved, Refusal> {
         let class = request.class().expect("calls have a class");
         let approvals = &self.inner.config.approvals;
         let mut verdict = approvals.verdict(class, names);
@@ -597,23 +602,22 @@ impl Host {
         if let Some(why) = request.escalation.take() {
             if verdict.policy == Policy::Allow && approvals.unknown_field_typing == Policy::Prompt {
                 verdict.policy = Policy::Prompt;
-                verdict.escalated_by = Some(why.clone());
             }
             verdict.escalation = verdict.escalation.or(Some(why));
         }
         match verdict.policy {
-            Policy::Allow => Ok(()),
+            Policy::Allow => Ok(Approved::ByPolicy),
             Policy::Deny => Err(decide::approval::denied(class)),
             Policy::Prompt => {
-                if self
-                    .standing
-                    .as_ref()
-                    .is_some_and(|s| s.covers(class, verdict.escalated_by.as_deref()))
-                {
-                    return Ok(());
+                // One rule whatever the mode: typed text the person must read is
+                // covered only by a question that showed it.
+                if self.standing.as_ref().is_some_and(|s| {
+                    s.covers(class, verdict.escalated_by.as_deref(), request.must_have_shown())
+                }) {
+                    return Ok(Approved::ByStanding);
                 }
                 request.escalation = verdict.escalation;
-                self.ask(&request)
+                self.ask(&request).map(|()| Approved::ByPerson)
             }
         }
     }
@@ -672,6 +676,17 @@ impl Host {
         })();
         listed.map_err(|e| self.refused(&self.state(), None, e))
     }
+}
+
+/// How a call came to be approved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Approved {
+    /// Its class is allowed by the configuration.
+    ByPolicy,
+    /// A span's approval covered it.
+    ByStanding,
+    /// The person said yes to its question.
+    ByPerson,
 }
 
 /// The host's state, locked; let go only while a person is asked

@@ -109,7 +109,7 @@ impl Host {
         window: Option<&WindowInfo>,
         what: &str,
     ) -> Result<(), Refusal> {
-        self.approve(Host::observation_question(window, what), &[])
+        self.approve(Host::observation_question(window, what), &[]).map(|_| ())
     }
 
     /// The observe class's question about reading `window`.

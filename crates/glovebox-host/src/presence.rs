@@ -118,32 +118,25 @@ impl Host {
         }
     }
 
-    /// What the indicator shows now. Never waits for a call in flight (an
+    /// What the indicator shows now. Text an application or the agent
+    /// wrote reaches the page made visible ([`glovebox_model::visible`]). Never waits for a call in flight (an
     /// open approval prompt, say): it then answers the last view it read.
     pub fn presence_view(&self) -> PresenceView {
         let stopped = self.inner.display_dir.cooldown_left().is_some();
         let recent: Vec<RecentAction> = self.presence_state().recent.iter().cloned().collect();
         let fresh = match self.inner.state.try_lock() {
-            Ok(state) => Some(
-                state
-                    .grant
-                    .as_ref()
-                    .map(|g| (self.view(g), g.target.as_ref().map(|w| w.title.clone()))),
-            ),
-            Err(std::sync::TryLockError::Poisoned(p)) => Some(
-                p.into_inner()
-                    .grant
-                    .as_ref()
-                    .map(|g| (self.view(g), g.target.as_ref().map(|w| w.title.clone()))),
-            ),
+            Ok(state) => Some(state.grant.as_ref().map(|g| self.page_view(g))),
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                Some(p.into_inner().grant.as_ref().map(|g| self.page_view(g)))
+            }
             Err(std::sync::TryLockError::WouldBlock) => None,
         };
         let agent_display = self.inner.backends.agent_display.as_ref().is_some_and(|a| a.running());
         let taken_over = self.taken_over();
         let question = self.presence_state().question.as_ref().map(|(id, q)| PageQuestion {
             id: *id,
-            text: q.text.clone(),
-            choices: q.choices.clone(),
+            text: shown(&q.text),
+            choices: q.choices.iter().map(|c| shown(c)).collect(),
         });
         let mut presence = self.presence_state();
         let view = match fresh {
@@ -182,6 +175,13 @@ impl Host {
         };
         presence.last = Some(view.clone());
         view
+    }
+
+    /// A grant as the page shows it, with its window's title.
+    fn page_view(&self, grant: &crate::grant::Grant) -> (GrantView, Option<String>) {
+        let mut view = self.view(grant);
+        view.target_app = view.target_app.map(|app| shown(&app));
+        (view, grant.target.as_ref().map(|w| shown(&w.title)))
     }
 
     /// The agent display's screen as a PNG for the indicator page, at most
@@ -274,4 +274,9 @@ impl Host {
         crate::control::DisplayDir::new(runtime_root, display)?
             .send(crate::control::ControlRequest::Indicator)
     }
+}
+
+/// An application's or the agent's text as the page shows it.
+fn shown(text: &str) -> String {
+    glovebox_model::visible(text).into_owned()
 }

@@ -122,7 +122,8 @@ impl Host {
                 .first()
                 .map(|first| self.describe_targets(frame, first))
                 .unwrap_or_default(),
-            text_characters: steps.iter().filter_map(Action::text_length).sum(),
+            typed: Span::typed_by(&steps),
+            frame: Some(frame),
             detail: None,
             started_by_user: false,
         };

@@ -129,7 +129,8 @@ pub fn span(task: &Task, runner: &Runner) -> glovebox_host::Span {
             task.max_steps
         )],
         targets: vec![],
-        text_characters: 0,
+        typed: vec![],
+        frame: None,
         detail: None,
         started_by_user: false,
     }

@@ -263,8 +263,12 @@ pub fn windows(page: &ListedPage) -> String {
             .collect::<String>();
         let _ = write!(
             text,
-            "{} {} {:?} {}x{}{flags}",
-            info.id, info.app, info.title, info.geometry.width, info.geometry.height
+            "{} {} {} {}x{}{flags}",
+            info.id,
+            glovebox_model::visible(&info.app),
+            glovebox_model::quoted(&info.title),
+            info.geometry.width,
+            info.geometry.height
         );
         if let Some(d) = &w.denial {
             let _ = write!(text, " — denied: {}", d.sentence());

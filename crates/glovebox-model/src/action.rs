@@ -187,6 +187,20 @@ impl Action {
         }
     }
 
+    /// The text the action puts into the application: `type`'s and
+    /// `set_value`'s text, and the characters a key pressed `repeat` times
+    /// types ([`KeyCombo::typed_char`]) — one key at a time types what a
+    /// `type` would. `None` for everything else.
+    pub fn typed_text(&self) -> Option<String> {
+        match self {
+            Action::Type { text } | Action::SetValue { text, .. } => Some(text.clone()),
+            Action::Key { combo, repeat } => {
+                combo.typed_char().map(|c| std::iter::repeat_n(c, usize::from(*repeat)).collect())
+            }
+            _ => None,
+        }
+    }
+
     /// The same action with its typed text emptied (a recording that keeps only the length).
     pub fn without_text(&self) -> Action {
         let mut action = self.clone();

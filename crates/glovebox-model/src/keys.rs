@@ -202,6 +202,22 @@ fn named(name: &str) -> Option<NamedKey> {
 }
 
 impl KeyCombo {
+    /// The character this chord types into a text field, if it types one:
+    /// a character key with no modifier but Shift (a letter then upper
+    /// case), or the space bar. Anything else (Enter, ctrl+v, an arrow)
+    /// is a command to the application, not text.
+    pub fn typed_char(&self) -> Option<char> {
+        let Modifiers { ctrl: false, alt: false, superkey: false, shift } = self.modifiers else {
+            return None;
+        };
+        match self.key {
+            Key::Char(c) if shift => Some(c.to_uppercase().next().unwrap_or(c)),
+            Key::Char(c) => Some(c),
+            Key::Named(NamedKey::Space) => Some(' '),
+            _ => None,
+        }
+    }
+
     /// Parses `ctrl+shift+p`, `Enter`, `F5`, `alt+F4`, `+`, `ctrl++`, `é`.
     /// Names are case-insensitive; a single character stands for itself.
     pub fn parse(text: &str) -> Result<KeyCombo, Refusal> {

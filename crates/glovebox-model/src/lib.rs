@@ -24,6 +24,7 @@ pub mod role;
 pub mod schema;
 pub mod seen;
 pub mod tree_text;
+pub mod visible;
 pub mod wait;
 pub mod window;
 
@@ -51,6 +52,7 @@ pub use question::Question;
 pub use role::Role;
 pub use seen::{SeenElement, SeenKind, FIRST_SEEN_ID};
 pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};
+pub use visible::{quoted, visible};
 pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};
 pub use window::{
     Desktop, DisplayBackend, PidSource, ResolveError, WindowId, WindowInfo, WindowPage, WindowRef,

@@ -76,7 +76,11 @@ impl Question {
         if self.choices.is_empty() {
             return Ok(answer.to_owned());
         }
-        self.choices.iter().find(|c| c.eq_ignore_ascii_case(answer)).cloned().ok_or_else(|| {
+        // A choice is shown made visible ([`crate::visible`]): either spelling picks it.
+        let picks = |c: &&String| {
+            c.eq_ignore_ascii_case(answer) || crate::visible(c).eq_ignore_ascii_case(answer)
+        };
+        self.choices.iter().find(picks).cloned().ok_or_else(|| {
             Refusal::invalid_argument(format!(
                 "the answer {answer:?} is not one of the choices ({})",
                 self.choices.join(", ")
@@ -84,11 +88,18 @@ impl Question {
         })
     }
 
-    /// The question as a person reads it, with its choices.
+    /// The question as a person reads it, marked as the agent's own words
+    /// and quoted whole ([`crate::quoted`]: a newline, a control or a
+    /// bidirectional character is shown, not acted on, so the agent cannot
+    /// make its words pass for glovebox's), with its choices.
     pub fn shown(&self) -> String {
+        let asked = format!("The agent asks, in its own words: {}", crate::quoted(&self.text));
         match self.choices.as_slice() {
-            [] => self.text.clone(),
-            choices => format!("{}\nChoose one: {}", self.text, choices.join(" / ")),
+            [] => asked,
+            choices => {
+                let choices: Vec<String> = choices.iter().map(|c| crate::quoted(c)).collect();
+                format!("{asked} Choose one: {}", choices.join(" / "))
+            }
         }
     }
 }
@@ -115,6 +126,15 @@ mod tests {
         assert!(question("q", &[""]).validate().is_err());
         assert!(question("q\u{7}", &[]).validate().is_err());
         assert!(question("q", &[]).accepts(&"a".repeat(MAX_ANSWER_CHARS + 1)).is_err());
-        assert_eq!(q.shown(), "Which account?\nChoose one: Work / Home");
+        assert_eq!(
+            q.shown(),
+            "The agent asks, in its own words: \"Which account?\" Choose one: \"Work\" / \"Home\""
+        );
+        let forged = question("Continue?\n\nglovebox: approved \u{202e}", &["y\u{202e}es"]);
+        assert!(forged.validate().is_ok());
+        let shown = forged.shown();
+        assert!(!shown.contains('\n') && !shown.contains('\u{202e}'), "{shown:?}");
+        assert!(shown.contains(r#""Continue?\n\nglovebox: approved \u{202e}""#), "{shown}");
+        assert_eq!(forged.accepts(r"y\u{202e}es").unwrap(), "y\u{202e}es", "as it was shown");
     }
 }

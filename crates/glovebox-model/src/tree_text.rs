@@ -81,7 +81,8 @@ pub(crate) fn quote(text: &str) -> String {
     let single_line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     let trimmed: String = single_line.trim().chars().take(120).collect();
     let ellipsis = if single_line.trim().chars().count() > 120 { "…" } else { "" };
-    format!("\"{}{ellipsis}\"", trimmed.replace('"', "\\\""))
+    // Bidirectional and invisible characters shown escaped: a name cannot reorder or hide the line.
+    format!("\"{}{ellipsis}\"", crate::visible(&trimmed).replace('"', "\\\""))
 }
 
 /// The state flags a line shows.

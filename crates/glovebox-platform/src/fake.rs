@@ -47,6 +47,8 @@ pub struct FakeDesktop {
     pub grab_on_delivery: Mutex<bool>,
     /// What an explicit read of an element returns (any window).
     pub values: Mutex<std::collections::HashMap<ElementId, String>>,
+    /// Windows that expose no accessibility tree (a Tk program, xterm).
+    pub treeless: Mutex<std::collections::HashSet<glovebox_model::WindowId>>,
 }
 
 impl FakeDesktop {
@@ -62,6 +64,7 @@ impl FakeDesktop {
             delivered: Mutex::new(vec![]),
             grab_on_delivery: Mutex::new(false),
             values: Mutex::default(),
+            treeless: Mutex::default(),
         }
     }
 
@@ -165,6 +168,20 @@ impl AccessibilitySource for FakeDesktop {
         _: TreeBudget,
     ) -> Result<AccessibilityTree, BackendError> {
         let info = self.find_window(&WindowRef::Id(window.id))?;
+        if self.treeless.lock().unwrap().contains(&info.id) {
+            return Ok(AccessibilityTree {
+                window: info.id,
+                fidelity: Fidelity::None { reason: "the application exposes no tree".into() },
+                root: None,
+                node_count: 0,
+                truncated: None,
+                focused_password: false,
+                elapsed_ms: 0,
+                seen: vec![],
+                seen_omitted: 0,
+                guidance: None,
+            });
+        }
         let focused = *self.password_focus.lock().unwrap() == Some(info.id);
         let shown = vec![ElementState::Enabled, ElementState::Showing, ElementState::Visible];
         let mut password_states = shown.clone();

@@ -137,7 +137,8 @@ impl Session {
             class,
             actions: vec![],
             targets: vec![],
-            text_characters: 0,
+            typed: vec![],
+            frame: self.basis.as_ref().map(|basis| basis.id),
             detail: None,
             started_by_user: false,
         };
@@ -155,7 +156,7 @@ impl Session {
                             .collect(),
                         None => vec![],
                     };
-                    span.text_characters += action.text_length().unwrap_or(0);
+                    span.typed.extend(Span::typed_by(std::slice::from_ref(action)));
                     // The targets' roles and names are shown beside the lines.
                     span.targets.extend(targets);
                     glovebox_host::describe_action(action)

@@ -183,32 +183,45 @@ pub(crate) fn plan_input(
     let mut approval = ApprovalRequest::call(class, vec![crate::approval::describe_action(action)]);
     approval.frame = Some(frame_id);
     approval.targets = described.clone();
-    approval.text_characters = action.text_length().unwrap_or(0);
-    approval.shown_text = shown_text(frame, action);
+    if let Some(text) = action.typed_text() {
+        approval.text_characters = text.chars().count();
+        approval.typed = vec![crate::approval::Typed::Text(text)];
+    }
+    approval.typed_into = typed_into(frame, action);
     approval.escalation = seen::unknown_field_typing(frame, action);
     Ok(InputPlan { targets, described, approval })
 }
 
-/// The typed text a question must show: text typed into a terminal (the
-/// focused element's role), or into a window with no tree, which cannot
-/// say whether it is one. Anywhere else the question shows its length.
-pub(crate) fn shown_text(
+/// The text `action` types at the focused element: `type`'s, or the
+/// characters a key types ([`Action::typed_text`]); a key pressed one
+/// character at a time types what `type` would, and is judged the same.
+pub(crate) fn typed_at_focus(action: &Action) -> Option<String> {
+    match action {
+        Action::Type { .. } | Action::Key { .. } => action.typed_text(),
+        _ => None,
+    }
+}
+
+/// Where typed text goes when the person must read it to judge the call:
+/// into a terminal (the focused element's role), which runs it, or into a
+/// window with no tree, which cannot say whether it is one (or whether
+/// the field is a password field). `None` anywhere else.
+pub(crate) fn typed_into(
     frame: &FrameRecord,
     action: &Action,
-) -> Option<crate::approval::ShownText> {
-    use crate::approval::{ShownBecause, ShownText};
-    let Action::Type { text } = action else { return None };
-    let why = if seen::fields_unknown(frame) {
-        ShownBecause::NoTree
+) -> Option<crate::approval::ShownBecause> {
+    use crate::approval::ShownBecause;
+    typed_at_focus(action).filter(|text| !text.is_empty())?;
+    if seen::fields_unknown(frame) {
+        Some(ShownBecause::NoTree)
     } else if focused(&frame.tree)
         .and_then(|id| frame.elements.get(&id))
         .is_some_and(|e| e.role == Role::Terminal)
     {
-        ShownBecause::Terminal
+        Some(ShownBecause::Terminal)
     } else {
-        return None;
-    };
-    Some(ShownText { text: text.clone(), why })
+        None
+    }
 }
 
 /// The action's targets as the frame recorded them: an element id of this

@@ -87,10 +87,17 @@ pub(crate) fn fields_unknown(frame: &FrameRecord) -> bool {
 
 /// Why typing asks the person although the input class may allow it: the
 /// window has no tree (or only a thin one), so it cannot say whether the
-/// focused field is a password field. `None` where the tree can say.
+/// focused field is a password field. A key that types a character is
+/// typing too. `None` where the tree can say.
 pub(crate) fn unknown_field_typing(frame: &FrameRecord, action: &Action) -> Option<String> {
-    let types = matches!(action, Action::Type { .. });
-    (types && fields_unknown(frame)).then(|| {
+    let types = super::typed_at_focus(action).is_some_and(|text| !text.is_empty());
+    types.then(|| typing_asks(frame)).flatten()
+}
+
+/// Why any typing into `frame`'s window asks, if it does: the window
+/// cannot say which of its fields is a password field.
+pub(crate) fn typing_asks(frame: &FrameRecord) -> Option<String> {
+    fields_unknown(frame).then(|| {
         format!(
             "window {} does not say which of its fields is a password field, so text typed into it is shown to you first",
             frame.window

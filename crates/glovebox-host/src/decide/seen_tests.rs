@@ -89,9 +89,17 @@ fn a_seen_element_whose_pixels_changed_is_stale() {
 fn typing_where_no_field_can_be_known_asks_and_names_the_window() {
     let typed = Action::Type { text: "hunter2".into() };
     let plan = plan_input(Reach::Background, FRAME, &seen_frame(), &typed).unwrap();
-    let why = plan.approval.escalation.expect("typing into a window without a tree asks");
+    let why = plan.approval.escalation.clone().expect("typing into a window without a tree asks");
     assert!(why.contains("10/0x20") && why.contains("password"), "{why}");
-    assert!(plan.approval.shown_text.is_some(), "the person sees the text");
+    assert!(plan.approval.question().contains("hunter2"), "the person sees the text");
+    assert!(!plan.approval.must_have_shown().is_empty(), "no standing approval that did not");
+    // Typed one key at a time, the same.
+    let key = Action::Key { combo: glovebox_model::KeyCombo::parse("4").unwrap(), repeat: 1 };
+    assert!(plan_input(Reach::Background, FRAME, &seen_frame(), &key)
+        .unwrap()
+        .approval
+        .escalation
+        .is_some());
     // A browser's bare frame with its page seen in the pixels cannot say either.
     let mut bare = seen_frame();
     let mut tree = (*bare.tree).clone();
@@ -100,7 +108,7 @@ fn typing_where_no_field_can_be_known_asks_and_names_the_window() {
     bare.tree = std::sync::Arc::new(tree);
     bare.no_tree = false;
     let plan = plan_input(Reach::Background, FRAME, &bare, &typed).unwrap();
-    assert!(plan.approval.escalation.is_some() && plan.approval.shown_text.is_some());
+    assert!(plan.approval.escalation.is_some() && !plan.approval.must_have_shown().is_empty());
     // A click there is no typing; a window with a tree says where its password fields are.
     assert!(plan_input(Reach::Background, FRAME, &seen_frame(), &click(Target::Element(FIELD)))
         .unwrap()

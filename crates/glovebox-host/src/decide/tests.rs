@@ -379,13 +379,12 @@ fn a_window_that_moved_is_a_stale_basis() {
 }
 
 #[test]
-fn text_typed_into_a_terminal_or_a_window_without_a_tree_is_shown_and_elsewhere_counted() {
-    use crate::approval::ShownBecause;
+fn typed_text_is_shown_and_a_terminal_or_a_window_without_a_tree_must_have_shown_it() {
+    use crate::approval::{ShownBecause, Typed};
     let typed = Action::Type { text: "DISPLAY=:0 xdotool mousemove 7 7\n".into() };
     let mut terminal = focused_frame(ElementId(4));
     terminal.elements.get_mut(&ElementId(4)).unwrap().role = Role::Terminal;
-    let shown = shown_text(&terminal, &typed).expect("shown for a terminal");
-    assert_eq!(shown.why, ShownBecause::Terminal);
+    assert_eq!(typed_into(&terminal, &typed), Some(ShownBecause::Terminal));
     let plan = plan_input(Reach::AgentDisplay, FRAME, &terminal, &typed).unwrap();
     let question = plan.approval.question();
     assert!(
@@ -396,14 +395,29 @@ fn text_typed_into_a_terminal_or_a_window_without_a_tree_is_shown_and_elsewhere_
         !plan.approval.question_without_text().contains("xdotool"),
         "what is kept or told the agent has the length only"
     );
-    assert_eq!(shown_text(&frame(true), &typed).map(|s| s.why), Some(ShownBecause::NoTree));
-    // A text field: the length only, as before; set_value never shows its text.
-    assert!(shown_text(&focused_frame(ElementId(4)), &typed).is_none());
-    assert!(shown_text(
-        &terminal,
-        &Action::SetValue { target: Target::Element(ElementId(4)), text: "x".into() }
-    )
-    .is_none());
+    assert_eq!(typed_into(&frame(true), &typed), Some(ShownBecause::NoTree));
+    // A text field: shown, but no standing approval needs to have shown it.
+    let field = focused_frame(ElementId(4));
+    assert!(typed_into(&field, &typed).is_none());
+    let plan = plan_input(Reach::Background, FRAME, &field, &typed).unwrap();
+    assert!(plan.approval.question().contains("xdotool mousemove"));
+    assert!(plan.approval.must_have_shown().is_empty());
+    let set = Action::SetValue { target: Target::Element(ElementId(4)), text: "x".into() };
+    assert!(typed_into(&terminal, &set).is_none());
+    assert_eq!(
+        plan_input(Reach::Background, FRAME, &field, &set).unwrap().approval.typed,
+        vec![Typed::Text("x".into())]
+    );
+    // A key that types a character types, one at a time; a chord does not.
+    let four = Action::Key { combo: glovebox_model::KeyCombo::parse("4").unwrap(), repeat: 2 };
+    assert_eq!(typed_into(&frame(true), &four), Some(ShownBecause::NoTree));
+    let plan = plan_input(Reach::Background, FRAME, &frame(true), &four).unwrap();
+    assert_eq!(plan.approval.must_have_shown(), &[Typed::Text("44".into())]);
+    assert!(plan.approval.question().contains(": \"44\""), "{}", plan.approval.question());
+    let enter = Action::Key { combo: glovebox_model::KeyCombo::parse("Enter").unwrap(), repeat: 1 };
+    assert!(typed_into(&frame(true), &enter).is_none());
+    let copy = Action::Key { combo: glovebox_model::KeyCombo::parse("ctrl+c").unwrap(), repeat: 1 };
+    assert!(typed_into(&frame(true), &copy).is_none());
     let long = Action::Type { text: "a".repeat(400) };
     assert!(plan_input(Reach::AgentDisplay, FRAME, &terminal, &long)
         .unwrap()

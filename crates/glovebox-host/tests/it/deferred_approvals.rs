@@ -282,7 +282,8 @@ fn a_call_that_asks_again_carries_its_answers_under_fresh_tokens() {
         class: glovebox_model::ApprovalClass::Input,
         actions: vec!["a run of two questions".into()],
         targets: vec![],
-        text_characters: 0,
+        typed: vec![],
+        frame: None,
         detail: None,
         started_by_user: false,
     };

@@ -62,11 +62,12 @@ pub(super) fn list_windows(
         out.line(&format!(
             "{:<20} {:<18} {:<3} {:<21} {:<19} {}",
             w.id.to_string(),
-            w.app,
+            // An application's words reach the person's terminal made visible.
+            glovebox_model::visible(&w.app),
             flags,
             geometry,
             denied,
-            w.title
+            glovebox_model::visible(&w.title)
         ));
     }
     out.line(&format!(

@@ -119,7 +119,8 @@ pub(super) fn drive(
             task.instruction.chars().take(300).collect::<String>()
         )],
         targets: vec![],
-        text_characters: 0,
+        typed: vec![],
+        frame: None,
         detail: None,
         started_by_user: true,
     };

@@ -46,10 +46,8 @@ pub fn ask_text(question: &str) -> Option<String> {
 /// then whether to keep it out of the log.
 pub fn ask_question(question: &glovebox_model::Question) -> glovebox_host::Said {
     use glovebox_host::Said;
-    let Some(answer) = ask_text(&format!(
-        "The agent asks you: {}\nYour answer (empty to decline):",
-        question.shown()
-    )) else {
+    let Some(answer) = ask_text(&format!("{}\nYour answer (empty to decline):", question.shown()))
+    else {
         return Said::Unavailable("there is no terminal to ask on".into());
     };
     if answer.trim().is_empty() {

@@ -254,7 +254,8 @@ fn consequential_targets_ask_inside_an_approved_span_unless_shown() {
         class: glovebox_model::ApprovalClass::Input,
         actions: vec!["run a task".into()],
         targets: vec![],
-        text_characters: 0,
+        typed: vec![],
+        frame: None,
         detail: None,
         started_by_user: false,
     };

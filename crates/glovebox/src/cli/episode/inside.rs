@@ -186,7 +186,8 @@ fn open_host(config: Option<PathBuf>, episode: &Episode) -> Result<Host, String>
             episode.instruction.chars().take(200).collect::<String>()
         )],
         targets: vec![],
-        text_characters: 0,
+        typed: vec![],
+        frame: None,
         detail: None,
         started_by_user: true,
     };
