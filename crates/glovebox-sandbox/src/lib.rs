@@ -1,7 +1,8 @@
 //! A private headless desktop: Xvfb on a display it picks itself
 //! (`-displayfd`), a private D-Bus session bus on which the accessibility bus
 //! can be activated, and the openbox window manager; or, in [`wayland`], a
-//! headless sway compositor with the same kind of bus.
+//! headless sway compositor with the same kind of bus. Only this user
+//! reaches the X server ([`xauth`]).
 //!
 //! Every process the sandbox starts, and every command started through
 //! [`Sandbox::command`], joins one process group that teardown ends; nothing
@@ -16,6 +17,7 @@ pub mod gnome;
 pub mod kde;
 mod monitors;
 pub mod wayland;
+mod xauth;
 
 pub use monitors::MonitorSpec;
 
@@ -332,9 +334,15 @@ impl Sandbox {
         let openbox =
             if options.window_manager { Some(require("openbox", "openbox")?) } else { None };
         let runtime_dir = unique_runtime_dir()?;
+        // Only this user reaches the server (`xauth`): its cookie before it starts.
+        let cookie = xauth::Cookie::new()?;
+        let authority = xauth::authority_file(&runtime_dir);
+        cookie.write(&authority, None)?;
 
         let mut xvfb_child = Command::new(&xvfb)
-            .args(["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0"])
+            .args(["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-auth"])
+            .arg(&authority)
+            .args(["-screen", "0"])
             .arg(format!("{}x{}x24", options.width, options.height))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -358,6 +366,9 @@ impl Sandbox {
         let number = read_line_within(stdout, READY_TIMEOUT, "Xvfb")?;
         sandbox.display = format!(":{number}");
         sandbox.check_socket()?;
+        // The cookie for this display's clients, and this user's own programs let in without it.
+        cookie.write(&authority, Some(&sandbox.display))?;
+        monitors::admit(&sandbox.display, cookie.bytes(), &xauth::this_user())?;
 
         let (bus_child, bus_address) =
             start_bus(&sandbox.runtime_dir, process_group, sandbox.env())?;
@@ -441,7 +452,8 @@ impl Sandbox {
         &self.runtime_dir
     }
 
-    /// The environment a program needs to run inside this desktop. It also
+    /// The environment a program needs to run inside this desktop (its
+    /// display and the cookie that lets a program in, its buses). It also
     /// pins toolkits to X11 and to renderers that work without a GPU, and
     /// gives the desktop a configuration directory of its own: what its
     /// programs and services save (the accessibility bus launcher writes
@@ -450,8 +462,10 @@ impl Sandbox {
     /// with none of it.
     pub fn env(&self) -> Vec<(String, String)> {
         let config = self.runtime_dir.join("config");
+        let authority = xauth::authority_file(&self.runtime_dir);
         [
             ("DISPLAY", self.display.as_str()),
+            ("XAUTHORITY", authority.to_str().unwrap_or("/nonexistent")),
             ("DBUS_SESSION_BUS_ADDRESS", self.bus_address.as_str()),
             ("XDG_RUNTIME_DIR", self.runtime_dir.to_str().unwrap_or("/tmp")),
             ("XDG_CONFIG_HOME", config.to_str().unwrap_or("/tmp")),

@@ -26,6 +26,28 @@ fn connect(display: &str) -> Result<(x11rb::rust_connection::RustConnection, usi
     x11rb::connect(Some(display)).map_err(x11_error)
 }
 
+/// Lets `host` (a server-interpreted address: `localuser\0#uid`) connect to
+/// the server of `display` without a cookie, asked over a connection that
+/// presents `cookie` (the only one it lets in until then).
+pub(crate) fn admit(display: &str, cookie: &[u8], host: &[u8]) -> Result<(), SandboxError> {
+    use x11rb::protocol::xproto::{Family, HostMode};
+    let number = display.trim_start_matches(':').split('.').next().unwrap_or_default();
+    let socket = std::os::unix::net::UnixStream::connect(format!("/tmp/.X11-unix/X{number}"))?;
+    let (stream, _) = x11rb::rust_connection::DefaultStream::from_unix_stream(socket)?;
+    let conn = x11rb::rust_connection::RustConnection::connect_to_stream_with_auth_info(
+        stream,
+        0,
+        b"MIT-MAGIC-COOKIE-1".to_vec(),
+        cookie.to_vec(),
+    )
+    .map_err(x11_error)?;
+    conn.change_hosts(HostMode::INSERT, Family::SERVER_INTERPRETED, host)
+        .map_err(x11_error)?
+        .check()
+        .map_err(x11_error)?;
+    Ok(())
+}
+
 /// The real pointer in root coordinates.
 pub(crate) fn pointer(display: &str) -> Result<(i16, i16), SandboxError> {
     let (conn, screen) = connect(display)?;

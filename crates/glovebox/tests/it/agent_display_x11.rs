@@ -596,5 +596,6 @@ fn the_agent_display_keeps_the_gate_denials_and_secure_input() {
     });
 }
 
+mod other_users;
 mod takeover;
 mod terminal;

@@ -109,7 +109,7 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
         .iter()
         .find(|q| q.contains("wants to type"))
         .unwrap_or_else(|| panic!("no typing question: {asked:?}"));
-    let shown: String = command.escape_debug().to_string().chars().take(200).collect();
+    let shown: String = glovebox_model::quoted(&command).chars().take(200).collect();
     assert!(
         typing.contains(&shown) && typing.contains("xdotool mousemove 7 7"),
         "the question shows the command: {typing}"
