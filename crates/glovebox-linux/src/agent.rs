@@ -357,6 +357,13 @@ impl AgentScreen for Desktops {
         let agent = self.running_agent()?;
         Some(person_gesture(&agent.x11, input).and_then(|g| agent.x11.play_as_person(&g)))
     }
+
+    /// The person's desktop as a process of its own composes it: the same
+    /// backends, beside an agent display of its own that has not started
+    /// (this one's windows, pixels and input are not the person's).
+    fn persons_desktop(&self) -> Backends {
+        Desktops::new(self.user.clone(), self.pages).backends()
+    }
 }
 
 /// The gesture a person's input from the page amounts to on the agent display: places on the

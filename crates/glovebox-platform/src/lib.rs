@@ -378,6 +378,21 @@ pub trait AgentScreen: Send + Sync {
     /// no agent display runs.
     fn person_input(&self, input: &glovebox_model::PersonInput)
         -> Option<Result<(), BackendError>>;
+    /// The backends of the person's desktop this agent display sits
+    /// beside, without it.
+    fn persons_desktop(&self) -> Backends;
+}
+
+impl Backends {
+    /// These backends without the agent display: the person's desktop
+    /// alone, as a call made on the person's behalf from their own shell
+    /// (the one-shot CLI, ridden on a warm host) reaches it.
+    pub fn persons_desktop(&self) -> Backends {
+        match &self.agent_display {
+            Some(agent) => agent.persons_desktop(),
+            None => self.clone(),
+        }
+    }
 }
 
 #[cfg(feature = "fake")]

@@ -356,8 +356,11 @@ mod serving {
         let dir = warm_dir(config).ok_or_else(|| {
             Refusal::backend_unavailable("the runtime directory of the warm socket is unusable")
         })?;
-        // A ridden read draws nothing: the CLI's reads never did.
-        let backends = glovebox_host::Backends { presence: None, ..host.backends() };
+        // A ridden call reaches what the CLI alone does: the person's desktop, never an agent
+        // display this host runs (its windows are the agent's, paused while the person has it);
+        // and draws nothing, as the CLI's reads never did.
+        let backends =
+            glovebox_host::Backends { presence: None, ..host.backends().persons_desktop() };
         let backend = config.backend;
         let environment = environment();
         let when_held = match role {

@@ -10,7 +10,7 @@ use glovebox_platform::RgbImage;
 use glovebox_sandbox::fixture::{wait_until, Fixture};
 use glovebox_sandbox::{inflict, Fault, Sandbox};
 use serde_json::Value;
-use std::io::BufRead as _;
+use std::io::{BufRead, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -71,13 +71,17 @@ fn run_briefly(command: &mut Command) -> Ran {
 }
 
 /// `ran` without what differs from one run to the next: capture times,
-/// how long a read took, and frame ids (unique in the process that
-/// captured: a warm host counts on from its earlier captures).
+/// how long a read took, frame ids (unique in the process that captured:
+/// a warm host counts on from its earlier captures), and a picture's size
+/// in bytes (two captures of a window a moment apart may differ by a
+/// caret's blink; the pictures themselves are compared apart, pixel by
+/// pixel).
 fn steady(ran: Ran) -> Ran {
     let changing = |line: &str| {
         let line = line.trim();
         line.contains("captured_at_ms")
             || line.starts_with("\"elapsed_ms\"")
+            || line.starts_with("\"bytes\"")
             || line
                 .strip_prefix("\"id\": ")
                 .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
@@ -440,4 +444,123 @@ fn one_resident_host_per_display_stop_ends_it_and_an_mcp_server_keeps_the_displa
     let again = Resident::start(sandbox, &home);
     assert_eq!(steady(run(glovebox(sandbox, &home).args(["windows", "--query", title]))), alone);
     assert_eq!(again.calls().len(), 1);
+}
+
+/// JSON-RPC over an MCP server's stdio: one request, its answer.
+fn mcp_call(
+    to: &mut impl std::io::Write,
+    from: &mut impl BufRead,
+    id: u64,
+    method: &str,
+    params: Value,
+) -> Value {
+    let request =
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    to.write_all(format!("{request}\n").as_bytes()).unwrap();
+    to.flush().unwrap();
+    loop {
+        let mut line = String::new();
+        assert!(from.read_line(&mut line).unwrap() > 0, "the server ended before answering {id}");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == id && message.get("method").is_none() {
+            return message;
+        }
+    }
+}
+
+/// The `"id"` of the frame a `--json` capture printed.
+fn frame_id(ran: &Ran) -> Option<u64> {
+    ran.stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("\"id\": ")?.trim_end_matches(',').parse().ok())
+}
+
+#[test]
+fn a_ridden_call_reaches_the_persons_desktop_alone_never_the_servers_agent_display() {
+    let sandbox = Sandbox::shared(module_path!());
+    let home = scratch("agent");
+    let title = "warm-agent";
+    let (_app, id) = fixture(sandbox, &home, title);
+    // Every call here, the server's and the CLI's, in the same (allowing) settings.
+    let glovebox = |home: &Path| {
+        let mut command = glovebox(sandbox, home);
+        command.env("GLOVEBOX_APPROVAL_MODE", "yolo");
+        command
+    };
+    let mut server = glovebox(&home)
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to = server.stdin.take().unwrap();
+    let mut from = std::io::BufReader::new(server.stdout.take().unwrap());
+    let init = serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "warm-agent", "version": "0"}});
+    mcp_call(&mut to, &mut from, 0, "initialize", init);
+    to.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").unwrap();
+    let opened = mcp_call(
+        &mut to,
+        &mut from,
+        1,
+        "tools/call",
+        serde_json::json!({"name": "open_app", "arguments": {"name": "xterm", "desktop": "agent"}}),
+    );
+    assert_ne!(opened["result"]["isError"], true, "{opened}");
+    // The agent's terminal, as the server lists it.
+    let listed = mcp_call(
+        &mut to,
+        &mut from,
+        2,
+        "tools/call",
+        serde_json::json!({"name": "list_windows", "arguments": {}}),
+    );
+    let text = listed["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+    let agent_window = text
+        .lines()
+        .find(|l| l.to_lowercase().contains("xterm"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("the agent's xterm is not listed: {text}"))
+        .to_owned();
+    let lock = warm_socket(sandbox, &home).with_extension("lock");
+    wait_until("the MCP server serves the warm socket", || {
+        (read(&lock) == server.id().to_string()).then_some(())
+    });
+
+    // The CLI alone: a runtime directory of its own finds no warm host.
+    let alone_home = |command: &mut Command| {
+        let run_dir = home.join("alone-run");
+        std::fs::create_dir_all(&run_dir).unwrap();
+        command.env("XDG_RUNTIME_DIR", &run_dir);
+    };
+    let calls: Vec<Vec<&str>> = vec![
+        vec!["windows", "--json"],
+        vec!["windows"],
+        vec!["inspect", "--window", &agent_window],
+        vec!["screenshot", "--window", &agent_window, "-o", "agent.png"],
+        vec!["inspect", "--window", &id, "--max-nodes", "5"],
+    ];
+    for call in &calls {
+        let ridden = steady(run(glovebox(&home).args(call)));
+        let mut alone = glovebox(&home);
+        alone_home(&mut alone);
+        let alone = steady(run(alone.args(call)));
+        assert_eq!(ridden, alone, "{call:?}: ridden and alone differ");
+        if call[0] == "windows" {
+            assert!(!ridden.stdout.contains(&agent_window), "{call:?}: {ridden:?}");
+        }
+    }
+    assert!(!home.join("agent.png").exists(), "no picture of the agent's window");
+    let refused = run(glovebox(&home).args(["inspect", "--window", &agent_window]));
+    assert_ne!(refused.code, 0, "{refused:?}");
+    // They rode: a capture ridden on the server counts on from the server's own frames.
+    let capture = ["screenshot", "--window", id.as_str(), "-o", "person.png"];
+    let ridden = run(glovebox(&home).args(capture));
+    let mut alone = glovebox(&home);
+    alone_home(&mut alone);
+    let alone = run(alone.args(capture));
+    assert_eq!(ridden.code, 0, "{ridden:?}");
+    assert_ne!(frame_id(&ridden), frame_id(&alone), "{ridden:?} {alone:?}");
+    drop(to);
+    wait_until("the MCP server ended with its client", || server.try_wait().unwrap());
 }
