@@ -332,10 +332,13 @@ impl Host {
                 now.as_ref().map(|c| &c.image),
             )?;
         }
+        // At the one point of delivery, under the state: Stop, and the person's take-over
+        // (the probes above may have taken a while).
         if self.stopped() {
             self.revoke_locked(state, "stopped by the user");
             return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
         }
+        decide::check_not_paused(self.taken_over())?;
         let Some(input) = &b.input else {
             return Err(refuse(
                 ErrorCode::BackgroundUnavailable,

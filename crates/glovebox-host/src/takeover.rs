@@ -28,8 +28,13 @@ impl Host {
                 "no agent display runs, so there is nothing to take over; nothing was paused",
             ));
         }
-        if self.inner.taken_over.swap(true, Ordering::SeqCst) {
-            return Ok(false);
+        {
+            // Under the host's state: an input already past its checks is delivered first, and
+            // none is delivered once this returns (act.rs asks again at the point of delivery).
+            let _state = self.state();
+            if self.inner.taken_over.swap(true, Ordering::SeqCst) {
+                return Ok(false);
+            }
         }
         let mut record = AuditRecord::new("taken-over");
         record.detail = Some(

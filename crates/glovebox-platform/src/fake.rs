@@ -49,7 +49,14 @@ pub struct FakeDesktop {
     pub values: Mutex<std::collections::HashMap<ElementId, String>>,
     /// Windows that expose no accessibility tree (a Tk program, xterm).
     pub treeless: Mutex<std::collections::HashSet<glovebox_model::WindowId>>,
+    /// A slow probe, held by a test: the probe for a focused password field
+    /// says on the first channel that it runs, and waits on the second
+    /// (up to 10 s) before it answers.
+    pub probe_gate: Mutex<Option<ProbeGate>>,
 }
+
+/// Both ends of a held probe ([`FakeDesktop::probe_gate`]).
+pub type ProbeGate = (std::sync::mpsc::Sender<()>, std::sync::mpsc::Receiver<()>);
 
 impl FakeDesktop {
     /// A desktop of `windows` (frontmost first) on `screen`, with no
@@ -65,6 +72,7 @@ impl FakeDesktop {
             grab_on_delivery: Mutex::new(false),
             values: Mutex::default(),
             treeless: Mutex::default(),
+            probe_gate: Mutex::default(),
         }
     }
 
@@ -301,6 +309,10 @@ impl SecureInputProbe for FakeDesktop {
     }
 
     fn focused_password(&self, window: &WindowInfo) -> Result<bool, BackendError> {
+        if let Some((probing, go_on)) = self.probe_gate.lock().unwrap().as_ref() {
+            let _ = probing.send(());
+            let _ = go_on.recv_timeout(std::time::Duration::from_secs(10));
+        }
         Ok(*self.password_focus.lock().unwrap() == Some(window.id))
     }
 }

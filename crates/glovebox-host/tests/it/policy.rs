@@ -640,4 +640,5 @@ fn batches_are_checked_step_by_step_and_stop_at_the_first_refusal() {
 }
 
 mod approvals_and_images;
+mod takeover;
 mod typing;
