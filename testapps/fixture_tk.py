@@ -6,7 +6,9 @@ oracle:
   {"seq": N, "values": {"name": "..."}, "clicks": {"send": N},
    "sent": ["..."], "keys": N, "window_active": bool}
 
-usage: fixture_tk.py TITLE STATE [--x X --y Y]
+usage: fixture_tk.py TITLE STATE [--x X --y Y] [--class CLASS]
+(--class names the application as WM_CLASS does: any text, as a hostile
+program may choose it)
 """
 import argparse
 import json
@@ -18,9 +20,10 @@ parser.add_argument("title")
 parser.add_argument("state")
 parser.add_argument("--x", type=int, default=60)
 parser.add_argument("--y", type=int, default=60)
+parser.add_argument("--class", dest="klass", default=None)
 args = parser.parse_args()
 
-root = tk.Tk()
+root = tk.Tk(className=args.klass) if args.klass else tk.Tk()
 root.title(args.title)
 root.geometry(f"420x160+{args.x}+{args.y}")
 state = {"seq": 0, "values": {"name": ""}, "clicks": {"send": 0}, "sent": [], "keys": 0, "window_active": False}

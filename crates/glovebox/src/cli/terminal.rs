@@ -18,6 +18,9 @@ pub fn ask(question: &str) -> Answer {
     let Ok(mut tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
         return Answer::Unavailable("there is no terminal to ask on".into());
     };
+    // The host made the question visible; a question carried from elsewhere (a warm host) is
+    // made so again: nothing in it acts on the terminal.
+    let question = glovebox_model::visible(question);
     if tty.write_all(format!("{question} [y/N] ").as_bytes()).is_err() {
         return Answer::Unavailable("the terminal cannot be written".into());
     }

@@ -23,6 +23,7 @@ mod memo_agrees_x11;
 mod observations_x11;
 mod packaging;
 mod presence_x11;
+mod prompt_escapes;
 mod published_packages;
 mod real_apps_x11;
 mod reference_docs;
