@@ -36,6 +36,7 @@ mod served_desktops;
 mod settle_x11;
 mod setup_guided;
 mod tools_x11;
+mod typing_approval;
 mod warm_host;
 mod wayland;
 mod wire_x11;
