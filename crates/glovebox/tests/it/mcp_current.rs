@@ -193,7 +193,7 @@ fn python_sdk_in_every_connect_mode_delivers_with_approval_and_nothing_without()
         assert!(
             prompts[0].contains("set the value")
                 && prompts[0].contains("\"Name\"")
-                && !prompts[0].contains(&name),
+                && prompts[0].contains(&format!(": \"{name}\"")),
             "{}",
             prompts[0]
         );

@@ -50,7 +50,7 @@ fn glovebox_run_puts_the_models_question_to_the_person_on_the_terminal() {
     let out = child.wait_with_output().unwrap();
     let terminal = String::from_utf8_lossy(&out.stdout);
     assert!(
-        terminal.contains("The agent asks you: Which name should I enter?"),
+        terminal.contains("The agent asks, in its own words: \"Which name should I enter?\""),
         "the person is asked on the terminal: {terminal}"
     );
     assert_eq!(out.status.code(), Some(0), "{terminal}");

@@ -40,7 +40,11 @@ fn ask_user_reaches_the_person_through_the_client_in_every_mode() {
         assert_eq!(answered["error"], false, "{mode}: {answered}");
         assert_eq!(answered["text"], "The person answered: Work", "{mode}: {answered}");
         let prompt = answered["prompts"][0].as_str().unwrap();
-        assert!(prompt.contains("Which account should I use?") && prompt.contains("Work / Home"));
+        assert!(
+            prompt.contains("The agent asks, in its own words: \"Which account should I use?\"")
+                && prompt.contains("\"Work\" / \"Home\""),
+            "{mode}: {prompt}"
+        );
     }
     // A code kept private: the agent gets it, the audit only that it was answered.
     let private =
