@@ -116,7 +116,10 @@ async fn accept(listener: tokio::net::TcpListener, page: Arc<Page>) {
             }
         };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
-            // Never waits: a full socket buffer only loses the words.
+            // Never waits. What of the request is already in is taken first:
+            // closing over unread bytes resets the connection, and the
+            // client would see that instead of the 503.
+            let _ = stream.try_read(&mut [0; MAX_HEAD]);
             let _ = stream.try_write(BUSY);
             continue;
         };
