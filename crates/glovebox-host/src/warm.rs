@@ -15,6 +15,12 @@
 //! request and whatever the call exchanges, as JSON lines and raw byte
 //! blobs of announced lengths ([`Link`]). This module frames and checks;
 //! what a call is, is the CLI's (`glovebox`'s `cli/ride.rs`).
+//!
+//! What a connection may hold is bounded before its request is read: at
+//! most [`MAX_CALLS`] calls are carried out at once, each on a thread of its
+//! own, and a caller past them is declined at once (it does the work
+//! itself); and the request must arrive whole within [`FIRST_LINE`] of the
+//! connection, however its bytes are paced.
 
 use glovebox_model::{ErrorCode, Refusal};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -23,9 +29,9 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The longest JSON line either end reads: a request carries a whole
 /// configuration, a reply header a few numbers.
@@ -33,6 +39,23 @@ const MAX_LINE: u64 = 1 << 20;
 
 /// The largest blob either end takes: a desktop's PNG is a few megabytes.
 const MAX_BLOB: usize = 1 << 30;
+
+/// How many calls a warm host carries out at once. A call may wait on the
+/// person (a prompt), so a few at once are ordinary; each holds a thread
+/// and its memory, so past this many a caller is declined at once.
+pub const MAX_CALLS: usize = 16;
+
+/// How long a caller has, from its connection, to send its whole request.
+pub const FIRST_LINE: Duration = Duration::from_secs(10);
+
+/// What a serving host holds its callers to.
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    /// Calls carried out at once.
+    calls: usize,
+    /// Time from the connection to the request's whole line.
+    first_line: Duration,
+}
 
 /// The files of one display's warm host.
 #[derive(Debug, Clone)]
@@ -53,7 +76,8 @@ pub enum Greeting {
         /// the work itself.
         version: String,
     },
-    /// The host will not serve this caller (another user).
+    /// The host will not serve this caller (another user), or not now
+    /// (it carries out as many calls as it takes at once).
     Refused {
         /// Why, in words.
         why: String,
@@ -64,9 +88,36 @@ pub enum Greeting {
 #[derive(Debug)]
 pub struct Link {
     writer: UnixStream,
-    reader: BufReader<UnixStream>,
+    reader: BufReader<Timed>,
+    /// When the next line must be in whole, if it has a deadline of its own
+    /// (the first line each end reads: the greeting, the request).
+    next_line_by: Option<Instant>,
     /// The other end's process, as the kernel reports it.
     pub peer_pid: u32,
+}
+
+/// The reading half of a link. A socket's timeout bounds each read alone,
+/// so a peer sending a byte at a time outlives it; while a line has a
+/// deadline, each read waits only for the time left before it.
+#[derive(Debug)]
+struct Timed {
+    stream: UnixStream,
+    /// The deadline, and the bound of each read the link's owner set.
+    deadline: Option<(Instant, Option<Duration>)>,
+}
+
+impl Read for Timed {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some((deadline, per_read)) = self.deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                let why = "the line did not arrive whole in time";
+                return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, why));
+            }
+            self.stream.set_read_timeout(Some(per_read.map_or(left, |p| p.min(left))))?;
+        }
+        self.stream.read(buf)
+    }
 }
 
 fn line_error(e: serde_json::Error) -> std::io::Error {
@@ -75,7 +126,8 @@ fn line_error(e: serde_json::Error) -> std::io::Error {
 
 impl Link {
     fn new(stream: UnixStream, peer_pid: u32) -> std::io::Result<Link> {
-        Ok(Link { reader: BufReader::new(stream.try_clone()?), writer: stream, peer_pid })
+        let reader = Timed { stream: stream.try_clone()?, deadline: None };
+        Ok(Link { reader: BufReader::new(reader), writer: stream, next_line_by: None, peer_pid })
     }
 
     /// Sends `value` as one JSON line.
@@ -92,8 +144,19 @@ impl Link {
 
     /// Reads one JSON line; the end of the stream is `UnexpectedEof`.
     pub fn receive<T: DeserializeOwned>(&mut self) -> std::io::Result<T> {
+        let deadline = match self.next_line_by.take() {
+            Some(by) => Some((by, self.writer.read_timeout()?)),
+            None => None,
+        };
+        self.reader.get_mut().deadline = deadline;
         let mut line = String::new();
-        let read = (&mut self.reader).take(MAX_LINE).read_line(&mut line)?;
+        let read = (&mut self.reader).take(MAX_LINE).read_line(&mut line);
+        if let Some((_, per_read)) = deadline {
+            // Later lines wait as long as the owner says, not the time left then.
+            self.reader.get_mut().deadline = None;
+            self.writer.set_read_timeout(per_read)?;
+        }
+        let read = read?;
         if read == 0 || !line.ends_with('\n') {
             return Err(std::io::ErrorKind::UnexpectedEof.into());
         }
@@ -315,6 +378,8 @@ impl WarmDir {
             Ok(link) => link,
             Err(e) => return Reached::Silent { why: e.to_string() },
         };
+        // A host sending its hello a byte at a time holds no one longer.
+        link.next_line_by = Some(Instant::now() + greeting);
         match link.receive::<Greeting>() {
             Ok(Greeting::Hello { pid, version }) => Reached::Ready { link, pid, version },
             Ok(Greeting::Refused { why }) => Reached::Silent { why },
@@ -339,12 +404,25 @@ impl WarmDir {
     }
 
     /// Serves the warm socket: each connection of this user is greeted
-    /// and handed to `handle` in a thread of its own; others are refused.
+    /// and handed to `handle` in a thread of its own, at most
+    /// [`MAX_CALLS`] at once, its request's line due within [`FIRST_LINE`];
+    /// others are refused.
     pub fn serve(
         &self,
         version: &str,
         when_held: WhenHeld,
         handle: Arc<dyn Fn(Link) + Send + Sync>,
+    ) -> Result<WarmService, Refusal> {
+        let bounds = Bounds { calls: MAX_CALLS, first_line: FIRST_LINE };
+        self.serve_bounded(version, when_held, handle, bounds)
+    }
+
+    fn serve_bounded(
+        &self,
+        version: &str,
+        when_held: WhenHeld,
+        handle: Arc<dyn Fn(Link) + Send + Sync>,
+        bounds: Bounds,
     ) -> Result<WarmService, Refusal> {
         let lock = self.open_lock().map_err(|e| refusal("lock", e))?;
         let free = rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive);
@@ -395,7 +473,7 @@ impl WarmDir {
                     }
                 };
                 serving.store(true, Ordering::SeqCst);
-                accept_loop(listener, &stop, &version, handle);
+                accept_loop(listener, &stop, &version, handle, bounds);
                 // Before the lock goes: a host that takes it over binds a socket of its own here.
                 let _ = std::fs::remove_file(&dir.socket);
                 drop(lock);
@@ -416,12 +494,32 @@ impl WarmDir {
     }
 }
 
+/// One of the calls a warm host carries out at once; given back when dropped.
+struct CallSlot(Arc<AtomicUsize>);
+
+impl CallSlot {
+    fn take(taken: &Arc<AtomicUsize>, most: usize) -> Option<CallSlot> {
+        taken
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < most).then_some(n + 1))
+            .ok()?;
+        Some(CallSlot(taken.clone()))
+    }
+}
+
+impl Drop for CallSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 fn accept_loop(
     listener: UnixListener,
     stop: &AtomicBool,
     version: &str,
     handle: Arc<dyn Fn(Link) + Send + Sync>,
+    bounds: Bounds,
 ) {
+    let taken = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         if stop.load(Ordering::SeqCst) {
             break;
@@ -434,6 +532,14 @@ fn accept_loop(
             let _ = link.send(&Greeting::Refused { why });
             continue;
         }
+        // Said on this thread and closed: a caller past the bound costs no
+        // thread, and does the work itself.
+        let Some(slot) = CallSlot::take(&taken, bounds.calls) else {
+            let why = format!("this warm host carries out {} calls already", bounds.calls);
+            let _ = link.send(&Greeting::Refused { why });
+            continue;
+        };
+        link.next_line_by = Some(Instant::now() + bounds.first_line);
         let hello = Greeting::Hello { pid: std::process::id(), version: version.to_owned() };
         if link.send(&hello).is_err() {
             continue;
@@ -442,6 +548,7 @@ fn accept_loop(
         let spawned =
             std::thread::Builder::new().name("glovebox-warm-call".into()).spawn(move || {
                 handle(link);
+                drop(slot);
             });
         if let Err(e) = spawned {
             eprintln!("glovebox: a warm call could not start: {e}");
@@ -546,6 +653,107 @@ mod tests {
         let reached = dir.reach(Duration::from_secs(5));
         assert!(matches!(reached, Reached::Silent { .. }), "{reached:?}");
         assert!(start.elapsed() < Duration::from_secs(1));
+    }
+
+    fn threads() -> usize {
+        std::fs::read_dir("/proc/self/task").unwrap().count()
+    }
+
+    #[test]
+    fn connections_past_the_calls_at_once_are_declined_without_a_thread_each() {
+        let dir = warm_dir("crowd");
+        // The echo waits for its request, as a ridden call does.
+        let _service = dir.serve("1.0", WhenHeld::Refuse, echo()).unwrap();
+        let before = threads();
+        let (mut held, mut declined) = (vec![], 0);
+        for _ in 0..300 {
+            match dir.reach(Duration::from_secs(2)) {
+                Reached::Ready { link, .. } => held.push(link),
+                Reached::Silent { why } if why.contains("calls already") => declined += 1,
+                other => panic!("{other:?}"),
+            }
+        }
+        let during = threads();
+        assert_eq!((held.len(), declined), (MAX_CALLS, 300 - MAX_CALLS));
+        // Other tests start a few threads meanwhile; one per connection would be 300.
+        assert!(during < before + 100, "{before} threads before 300 callers, {during} with them");
+
+        // Once the callers go, their slots are free again.
+        drop(held);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut link = loop {
+            match dir.reach(Duration::from_secs(2)) {
+                Reached::Ready { link, .. } => break link,
+                other => assert!(Instant::now() < deadline, "no slot came free: {other:?}"),
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        link.send(&"again".to_string()).unwrap();
+        let len: usize = link.receive().unwrap();
+        assert_eq!(link.receive_bytes(len).unwrap(), b"again");
+    }
+
+    /// Answers its request's text, or how reading it failed; then, when
+    /// asked to, waits as long as it takes for one more line and echoes it.
+    fn patient() -> Arc<dyn Fn(Link) + Send + Sync> {
+        Arc::new(|mut link: Link| {
+            // As the CLI's serving side: a bound on each read.
+            let _ = link.set_timeout(Some(Duration::from_secs(10)));
+            let said = match link.receive::<String>() {
+                Ok(text) => text,
+                Err(e) => format!("unread: {:?}", e.kind()),
+            };
+            let _ = link.send(&said);
+            if said == "ask" && link.set_timeout(None).is_ok() {
+                if let Ok(answer) = link.receive::<String>() {
+                    let _ = link.send(&answer);
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn a_request_trickled_a_byte_at_a_time_is_ended_at_its_deadline() {
+        let dir = warm_dir("trickle");
+        let bounds = Bounds { calls: MAX_CALLS, first_line: Duration::from_secs(1) };
+        let _service = dir.serve_bounded("1.0", WhenHeld::Refuse, patient(), bounds).unwrap();
+        let Reached::Ready { mut link, .. } = dir.reach(Duration::from_secs(2)) else {
+            panic!("not ready")
+        };
+        let started = Instant::now();
+        // A JSON string that never ends, a byte every 100 ms: each read is quick.
+        let mut writer = link.writer.try_clone().unwrap();
+        let trickling = std::thread::spawn(move || {
+            let _ = writer.write_all(b"\"");
+            for _ in 0..40 {
+                std::thread::sleep(Duration::from_millis(100));
+                if writer.write_all(b"a").is_err() {
+                    break;
+                }
+            }
+        });
+        link.set_timeout(Some(Duration::from_secs(3))).unwrap();
+        let said: String = link.receive().expect("the host answers by its deadline");
+        assert!(said.starts_with("unread"), "{said}");
+        assert!(started.elapsed() < Duration::from_secs(2), "read for {:?}", started.elapsed());
+        trickling.join().unwrap();
+    }
+
+    #[test]
+    fn only_the_request_has_the_deadline_a_later_line_waits_as_long_as_asked() {
+        let dir = warm_dir("later");
+        let bounds = Bounds { calls: MAX_CALLS, first_line: Duration::from_millis(300) };
+        let _service = dir.serve_bounded("1.0", WhenHeld::Refuse, patient(), bounds).unwrap();
+        let Reached::Ready { mut link, .. } = dir.reach(Duration::from_secs(2)) else {
+            panic!("not ready")
+        };
+        link.set_timeout(Some(Duration::from_secs(3))).unwrap();
+        link.send(&"ask".to_string()).unwrap();
+        assert_eq!(link.receive::<String>().unwrap(), "ask");
+        // The person takes their time, past the request's deadline.
+        std::thread::sleep(Duration::from_millis(600));
+        link.send(&"approved".to_string()).unwrap();
+        assert_eq!(link.receive::<String>().unwrap(), "approved");
     }
 
     #[test]
