@@ -640,3 +640,4 @@ fn batches_are_checked_step_by_step_and_stop_at_the_first_refusal() {
 }
 
 mod approvals_and_images;
+mod guidance;

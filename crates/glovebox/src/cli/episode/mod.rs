@@ -296,6 +296,7 @@ fn run_inside(
     command
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env(glovebox_config::CONFIG_HOME_ENV, home.join(".config/glovebox"))
         .env("XDG_STATE_HOME", out.join("state"))
         .current_dir(out.join("work"));
     command
