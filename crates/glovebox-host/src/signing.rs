@@ -107,7 +107,7 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
         _ => None,
     };
     let bytes = text.as_bytes();
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return None;
     }
     bytes.chunks(2).map(|pair| Some(digit(pair[0])? << 4 | digit(pair[1])?)).collect()
@@ -163,7 +163,7 @@ mod tests {
         assert!(Key::load(&dir).is_err());
         // A FIFO where the key goes is refused at once, not waited on for a writer.
         std::fs::remove_file(dir.join(KEY_FILE)).unwrap();
-        rustix::fs::mkfifoat(rustix::fs::CWD, &dir.join(KEY_FILE), rustix::fs::Mode::RUSR).unwrap();
+        rustix::fs::mkfifoat(rustix::fs::CWD, dir.join(KEY_FILE), rustix::fs::Mode::RUSR).unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         let fifo_dir = dir.clone();
         std::thread::spawn(move || tx.send(Key::load(&fifo_dir).map(|_| ())));
