@@ -563,11 +563,12 @@ fn a_huge_or_fifo_record_is_an_errored_row_read_neither_whole_nor_waited_on() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Its output is small (a few rows): waiting before reading the pipes cannot fill them.
     while child.try_wait().unwrap().is_none() {
-        if started.elapsed().as_secs() > 20 {
+        if started.elapsed().as_secs() > 60 {
             let _ = child.kill();
-            let _ = child.wait();
-            panic!("summarize hung on a record");
+            let output = child.wait_with_output().unwrap();
+            panic!("summarize hung on a record: {output:?}");
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
