@@ -426,21 +426,43 @@ pub struct Sources {
 }
 
 impl Sources {
-    /// The standard layers of this process: XDG config home, the current
+    /// The standard layers of this process: [`user_config_dir`], the current
     /// directory, `explicit` and the `GLOVEBOX_*` environment.
     pub fn standard(explicit: Option<PathBuf>) -> Sources {
-        let config_home = std::env::var_os("XDG_CONFIG_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")));
         Sources {
-            user_file: config_home.map(|dir| dir.join("glovebox").join("config.toml")),
+            user_file: user_config_dir().map(|dir| dir.join("config.toml")),
             project_file: Some(PathBuf::from(".glovebox.toml")),
             explicit_file: explicit,
             environment: std::env::vars().filter(|(k, _)| k.starts_with("GLOVEBOX_")).collect(),
         }
     }
 }
+
+/// glovebox's configuration directory for this user, where `config.toml`
+/// and `guidance/` are: `$GLOVEBOX_CONFIG_HOME` (the directory itself) when
+/// set and not empty, else `$XDG_CONFIG_HOME/glovebox`, else
+/// `$HOME/.config/glovebox`; `None` when none of them is set. The first is
+/// for programs run where `XDG_CONFIG_HOME` is another's (`glovebox sandbox`
+/// gives its desktop a configuration directory of its own) that are to keep
+/// the person's glovebox configuration.
+pub fn user_config_dir() -> Option<PathBuf> {
+    config_dir_from(|name| std::env::var_os(name))
+}
+
+/// [`user_config_dir`] from the variables `var` reads.
+fn config_dir_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    set(CONFIG_HOME_ENV)
+        .or_else(|| set("XDG_CONFIG_HOME").map(|dir| dir.join("glovebox")))
+        .or_else(|| set("HOME").map(|home| home.join(".config").join("glovebox")))
+}
+
+/// The variable that names glovebox's configuration directory itself ([`user_config_dir`]).
+pub const CONFIG_HOME_ENV: &str = "GLOVEBOX_CONFIG_HOME";
+
+/// Most bytes a configuration file may hold: far past any real one, short of
+/// what would hang or exhaust a command that reads it.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// Every key with its default value, in dotted form.
 pub fn keys() -> Vec<(String, Value)> {
@@ -542,10 +564,14 @@ fn merge(base: &mut Table, layer: &Table) {
     }
 }
 
+/// The file at `path` as a table; `None` when there is none. A link is
+/// followed (a dotfiles manager may have made one), but only a regular file
+/// under [`MAX_CONFIG_BYTES`] is read: a FIFO there is an error, not a hang.
 fn read_table(path: &Path) -> Result<Option<Table>, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    use glovebox_platform::files::{read_regular_text, Links};
+    let text = match read_regular_text(path, MAX_CONFIG_BYTES, Links::Follow) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => {
             return Err(ConfigError { origin: path.display().to_string(), message: e.to_string() })
         }
@@ -672,7 +698,7 @@ impl Layered {
 
 /// Variables with the prefix that are not configuration keys.
 const NON_CONFIG_ENV: &[&str] =
-    &["GLOVEBOX_FIXTURE_STATE", "GLOVEBOX_FIXTURE_CONTROL", "GLOVEBOX_LOG"];
+    &["GLOVEBOX_FIXTURE_STATE", "GLOVEBOX_FIXTURE_CONTROL", "GLOVEBOX_LOG", CONFIG_HOME_ENV];
 
 fn unknown_key(key: &str) -> ConfigError {
     let known: Vec<_> = keys().into_iter().map(|(k, _)| k).collect();

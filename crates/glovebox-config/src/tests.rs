@@ -165,3 +165,65 @@ fn set_keeps_other_keys_and_refuses_unknown_keys_and_bad_values() {
     let after = Layered::load(&Sources { user_file: Some(file), ..Default::default() }).unwrap();
     assert_eq!(after.config.capture.max_width, 1280, "refused sets change nothing");
 }
+
+#[test]
+fn a_config_file_that_is_a_fifo_or_huge_is_an_error_not_a_hang() {
+    let dir = temp_dir("fifo");
+    let fifo = dir.join("config.toml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.unwrap().success(), "mkfifo (coreutils)");
+    let huge = dir.join("huge.toml");
+    std::fs::write(&huge, "#".repeat(2 << 20)).unwrap();
+    // A dotfiles manager's link to a real file is still read.
+    let real = dir.join("real.toml");
+    std::fs::write(&real, "enabled = true\n").unwrap();
+    let linked = dir.join("linked.toml");
+    std::os::unix::fs::symlink(&real, &linked).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let files = [fifo.clone(), huge.clone(), linked.clone()];
+    std::thread::spawn(move || {
+        let _ = tx.send(files.map(|file| {
+            Layered::load(&Sources { user_file: Some(file), ..Default::default() })
+                .map(|l| l.config.enabled)
+        }));
+    });
+    let loaded =
+        rx.recv_timeout(std::time::Duration::from_secs(10)).expect("a FIFO config.toml hung");
+    let [from_fifo, from_huge, from_link] = loaded;
+    let e = from_fifo.unwrap_err();
+    assert_eq!(
+        (e.origin.as_str(), e.message.as_str()),
+        (fifo.to_str().unwrap(), "not a regular file")
+    );
+    assert_eq!(from_huge.unwrap_err().message, format!("larger than {MAX_CONFIG_BYTES} bytes"));
+    assert!(from_link.unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_configuration_directory_is_named_by_one_rule() {
+    let dir = |vars: &[(&str, &str)]| {
+        let vars: Vec<(String, String)> =
+            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        config_dir_from(|name| {
+            vars.iter().find(|(k, _)| k == name).map(|(_, v)| std::ffi::OsString::from(v))
+        })
+    };
+    let all = [
+        ("GLOVEBOX_CONFIG_HOME", "/keep/glovebox"),
+        ("XDG_CONFIG_HOME", "/sandbox/config"),
+        ("HOME", "/home/ada"),
+    ];
+    assert_eq!(dir(&all), Some(PathBuf::from("/keep/glovebox")), "the directory itself");
+    assert_eq!(dir(&all[1..]), Some(PathBuf::from("/sandbox/config/glovebox")));
+    assert_eq!(dir(&all[2..]), Some(PathBuf::from("/home/ada/.config/glovebox")));
+    let empty = [("GLOVEBOX_CONFIG_HOME", ""), ("XDG_CONFIG_HOME", ""), ("HOME", "/home/ada")];
+    assert_eq!(dir(&empty), Some(PathBuf::from("/home/ada/.config/glovebox")), "empty is unset");
+    assert_eq!(dir(&[]), None);
+    // It names a directory, not a key: the environment layer lets it pass.
+    let named = Sources {
+        environment: vec![("GLOVEBOX_CONFIG_HOME".into(), "/keep/glovebox".into())],
+        ..Default::default()
+    };
+    assert!(Layered::load(&named).is_ok());
+}

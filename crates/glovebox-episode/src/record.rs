@@ -42,6 +42,11 @@ impl Verdict {
     }
 }
 
+/// Most bytes a record file may hold: a record is a few kilobytes of JSON (its
+/// checks' readings are shortened), so anything past this is not one glovebox
+/// wrote, and is refused unread rather than read whole.
+pub const MAX_RECORD_BYTES: u64 = 4 << 20;
+
 /// One oracle check as it was read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckReading {

@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
+/// Most bytes a spec file may hold: a person's page of TOML fits many times over.
+pub const MAX_SPEC_BYTES: u64 = 1 << 20;
+
 /// One episode, as written in its file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -271,9 +274,12 @@ impl Episode {
         Ok(episode)
     }
 
-    /// Reads the spec file at `path` (`.json` is JSON, anything else TOML).
+    /// Reads the spec file at `path` (`.json` is JSON, anything else TOML):
+    /// a regular file (a link to one is followed: the person named it) of
+    /// at most [`MAX_SPEC_BYTES`], so a FIFO or a huge file is refused, not waited on or read.
     pub fn load(path: &Path) -> Result<Episode, SpecError> {
-        let text = std::fs::read_to_string(path)
+        use glovebox_platform::files::{read_regular_text, Links};
+        let text = read_regular_text(path, MAX_SPEC_BYTES, Links::Follow)
             .map_err(|e| SpecError::Parse(format!("{}: {e}", path.display())))?;
         Episode::parse(&text, path.extension().is_some_and(|e| e == "json")).map_err(|e| match e {
             SpecError::Parse(message) => SpecError::Parse(format!("{}: {message}", path.display())),
@@ -549,5 +555,30 @@ text = { contains = "\"name\": \"Ada\"" }
         .contains("nokey"));
         assert!(refused(&FORM.replace("on = { role = \"text\", name = \"Name\" }", "on = {}"))
             .starts_with("agent.steps[0]: on: names neither"));
+    }
+
+    #[test]
+    fn a_spec_that_is_a_fifo_or_huge_is_refused_without_waiting() {
+        let dir = std::env::temp_dir().join(format!("glovebox-spec-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo.toml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success(), "mkfifo (coreutils)");
+        let huge = dir.join("huge.toml");
+        std::fs::File::create(&huge).unwrap().set_len(300 << 20).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let paths = [fifo, huge];
+        std::thread::spawn(move || {
+            let _ = tx.send(paths.map(|p| Episode::load(&p).map(|_| ()).unwrap_err().to_string()));
+        });
+        let [fifo, huge] =
+            rx.recv_timeout(std::time::Duration::from_secs(10)).expect("a FIFO spec hung");
+        assert!(fifo.ends_with("fifo.toml: not a regular file"), "{fifo}");
+        assert!(
+            huge.ends_with(&format!("huge.toml: larger than {MAX_SPEC_BYTES} bytes")),
+            "{huge}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -14,17 +14,28 @@ pub fn loopback(authority: &str) -> bool {
     matches!(host.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "::1")
 }
 
-/// Equal secrets, compared in time that does not depend on where they differ.
+/// Equal secrets, compared in time that does not depend on where they differ
+/// (`subtle`'s `ConstantTimeEq`; only the lengths are compared plainly).
 pub fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    subtle::ConstantTimeEq::ct_eq(a, b).into()
 }
 
-/// A new per-run token: 32 hex characters from the kernel's random source.
+/// `N` bytes from the operating system's random source (`getrandom`): every
+/// key, token and id glovebox makes comes from here.
+pub fn random_bytes<const N: usize>() -> std::io::Result<[u8; N]> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::Error::from(e).kind(),
+            format!("the operating system gave no random bytes: {e}"),
+        )
+    })?;
+    Ok(bytes)
+}
+
+/// A new per-run token: 32 hex characters of [`random_bytes`].
 pub fn new_token() -> std::io::Result<String> {
-    use std::io::Read as _;
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(random_bytes::<16>()?.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 #[cfg(test)]

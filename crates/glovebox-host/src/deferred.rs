@@ -261,7 +261,7 @@ impl DeferredCall {
                 Ok(tokens) => tokens,
                 Err(e) => {
                     return Refusal::backend_unavailable(format!(
-                        "no token for the approval question (reading /dev/urandom: {e})"
+                        "no token for the approval question: {e}"
                     ))
                 }
             };

@@ -265,11 +265,14 @@ impl Host {
         state.frames.insert(record);
         let revision = grant.revision;
         self.show_cursor_on(state, target, revision);
-        // glovebox's guidance for the application, on this grant's first look at the window.
+        // glovebox's guidance for the application, on this grant's first look at the window:
+        // for the program its process runs, not only the name its window claims.
         if state.held_mut()?.guided.insert(target.id) {
+            let executable = self.inner.backends.processes.executable(target.id.pid);
             tree.guidance = glovebox_model::Guidance::for_window(
                 &self.inner.config.guidance,
                 &target.app,
+                executable.as_deref().and_then(|e| e.file_name()).and_then(|n| n.to_str()),
                 &target.title,
             );
         }

@@ -255,6 +255,8 @@ pub enum PendingError {
     },
     Io(PathBuf, std::io::Error),
     Corrupt(PathBuf, serde_json::Error),
+    /// The operating system gave no random bytes for an id or a file name.
+    NoRandom(std::io::Error),
 }
 
 impl std::fmt::Display for PendingError {
@@ -287,6 +289,7 @@ impl std::fmt::Display for PendingError {
             ),
             PendingError::Io(path, e) => write!(f, "{}: {e}", path.display()),
             PendingError::Corrupt(path, e) => write!(f, "{} is not a pending call record: {e}", path.display()),
+            PendingError::NoRandom(e) => write!(f, "no random name for a pending call: {e}"),
         }
     }
 }
@@ -330,7 +333,7 @@ impl Store {
     pub fn new_id() -> Result<String, PendingError> {
         glovebox_host::access::new_token()
             .map(|t| format!("pnd-{t}"))
-            .map_err(|e| PendingError::Io("/dev/urandom".into(), e))
+            .map_err(PendingError::NoRandom)
     }
 
     fn path(&self, id: &str) -> Result<PathBuf, PendingError> {
@@ -356,8 +359,7 @@ impl Store {
         let mut value = parked.unsigned();
         value["mac"] = self.key()?.mac(&[DOMAIN, value.to_string().as_bytes()]).into();
         let text = serde_json::to_vec_pretty(&value).expect("a record serialises");
-        let random = glovebox_host::access::new_token()
-            .map_err(|e| PendingError::Io("/dev/urandom".into(), e))?;
+        let random = glovebox_host::access::new_token().map_err(PendingError::NoRandom)?;
         let partial = self.dir.join(format!(".{}.{random}.partial", parked.id));
         let written = (|| {
             let mut file = files::open_private(

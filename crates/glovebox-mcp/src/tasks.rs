@@ -167,11 +167,7 @@ impl Approver for TaskQuestions {
     fn ask(&self, request: &ApprovalRequest) -> Answer {
         let key = match glovebox_host::access::new_token() {
             Ok(key) => key,
-            Err(e) => {
-                return Answer::Unavailable(format!(
-                    "no key for the question (reading /dev/urandom: {e})"
-                ))
-            }
+            Err(e) => return Answer::Unavailable(format!("no key for the question: {e}")),
         };
         let wait = self.task.host.answer_wait();
         let deadline = Instant::now() + wait;
@@ -228,9 +224,7 @@ impl TaskBoard {
         host: Host,
     ) -> Result<Arc<RunTask>, glovebox_model::Refusal> {
         let id = glovebox_host::access::new_token().map_err(|e| {
-            glovebox_model::Refusal::backend_unavailable(format!(
-                "no task id (reading /dev/urandom: {e})"
-            ))
+            glovebox_model::Refusal::backend_unavailable(format!("no task id: {e}"))
         })?;
         let now = now_iso();
         let task = Arc::new(RunTask {

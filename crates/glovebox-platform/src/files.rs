@@ -11,9 +11,15 @@
 //! temporary one. [`replace_keeping_mode`] is for files that are not
 //! glovebox's own (an MCP client's configuration): it keeps their mode
 //! and owner instead of imposing ours.
+//!
+//! Reading has its one place too: [`read_regular`] reads a file glovebox
+//! was given or finds in a directory (configuration, guidance, an episode's
+//! spec or record) only when it is a regular file under a bound, so a FIFO
+//! planted under such a name cannot hang a command, nor a huge file exhaust
+//! its memory.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write as _};
+use std::io::{self, Read as _, Write as _};
 use std::path::Path;
 
 /// A private file's mode.
@@ -181,6 +187,95 @@ fn replace(path: &Path, bytes: &[u8], kept: Option<Kept>) -> io::Result<()> {
     written
 }
 
+/// Whether [`read_regular`] opens a symbolic link at the path's last component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// A link there is refused (`O_NOFOLLOW`): for files found in a directory.
+    Refuse,
+    /// A link is followed to what it leads to, which must itself be a
+    /// regular file under the bound: for a path the person named or a file a
+    /// dotfiles manager may have linked (`config.toml`).
+    Follow,
+}
+
+/// Why [`read_regular`] read nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// Opening or reading failed (not found, permission denied, …).
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// A symbolic link where [`Links::Refuse`] said none is followed.
+    #[error("a symbolic link, which is not followed here")]
+    Link,
+    /// A FIFO, a device, a socket or a directory.
+    #[error("not a regular file")]
+    NotRegular,
+    /// More bytes than the bound.
+    #[error("larger than {max_bytes} bytes")]
+    TooLarge {
+        /// The bound.
+        max_bytes: u64,
+    },
+    /// [`read_regular_text`]: bytes that are not UTF-8.
+    #[error("not UTF-8 text")]
+    NotText,
+}
+
+impl ReadError {
+    /// There is nothing at the path (a dangling link included, when followed).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, ReadError::Io(e) if e.kind() == io::ErrorKind::NotFound)
+    }
+}
+
+/// The bytes of the regular file at `path`, at most `max_bytes` of them.
+/// It is opened without blocking (`O_NONBLOCK`: a FIFO opens at once and is
+/// then refused, not waited on) and without becoming a controlling
+/// terminal, checked by `fstat` on what was opened — not a regular file, or
+/// larger than `max_bytes`, reads nothing — and read to at most one byte
+/// past the bound, so a file that grows meanwhile is refused too.
+pub fn read_regular(path: &Path, max_bytes: u64, links: Links) -> Result<Vec<u8>, ReadError> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use rustix::fs::OFlags;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let mut flags = OFlags::NONBLOCK | OFlags::NOCTTY;
+        if links == Links::Refuse {
+            flags |= OFlags::NOFOLLOW;
+        }
+        options.custom_flags(flags.bits() as i32);
+    }
+    let file = options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if links == Links::Refuse
+            && e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+        {
+            return ReadError::Link;
+        }
+        ReadError::Io(e)
+    })?;
+    let meta = file.metadata()?;
+    if !meta.file_type().is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    if meta.len() > max_bytes {
+        return Err(ReadError::TooLarge { max_bytes });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(ReadError::TooLarge { max_bytes });
+    }
+    Ok(bytes)
+}
+
+/// [`read_regular`] of a text file: its bytes must be UTF-8.
+pub fn read_regular_text(path: &Path, max_bytes: u64, links: Links) -> Result<String, ReadError> {
+    String::from_utf8(read_regular(path, max_bytes, links)?).map_err(|_| ReadError::NotText)
+}
+
 /// This process's effective user: whose directories glovebox keeps.
 #[cfg(unix)]
 pub fn euid() -> u32 {
@@ -251,6 +346,58 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "untouched");
         assert_eq!(std::fs::read_to_string(dir.join("config.toml")).unwrap(), "kept");
         assert!(std::fs::symlink_metadata(&partial).is_err(), "the planted link is gone");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Makes a FIFO at `path`: what `read_regular` must refuse without waiting for a writer.
+    fn fifo(path: &Path) {
+        rustix::fs::mkfifoat(rustix::fs::CWD, path, rustix::fs::Mode::from_raw_mode(0o600))
+            .unwrap();
+    }
+
+    #[test]
+    fn only_a_regular_file_under_the_bound_is_read() {
+        let dir = scratch("read");
+        private_dir(&dir).unwrap();
+        let good = dir.join("good.toml");
+        std::fs::write(&good, "a = 1\n").unwrap();
+        assert_eq!(read_regular(&good, 6, Links::Refuse).unwrap(), b"a = 1\n");
+        assert_eq!(read_regular_text(&good, 6, Links::Follow).unwrap(), "a = 1\n");
+        let too_large = read_regular(&good, 5, Links::Refuse).unwrap_err();
+        assert!(matches!(too_large, ReadError::TooLarge { max_bytes: 5 }), "{too_large:?}");
+        // A FIFO opens without a writer and is refused at once, whether named or linked to
+        // (on a thread, so that a regression fails here rather than hangs).
+        let fifo_path = dir.join("evil.toml");
+        fifo(&fifo_path);
+        let linked = dir.join("linked.toml");
+        std::os::unix::fs::symlink(&fifo_path, &linked).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (named, link) = (fifo_path.clone(), linked.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send([
+                read_regular(&named, 100, Links::Refuse),
+                read_regular(&link, 100, Links::Follow),
+                read_regular(&link, 100, Links::Refuse),
+            ]);
+        });
+        let read =
+            rx.recv_timeout(std::time::Duration::from_secs(5)).expect("a FIFO hung the read");
+        assert!(
+            matches!(
+                read,
+                [Err(ReadError::NotRegular), Err(ReadError::NotRegular), Err(ReadError::Link)]
+            ),
+            "{read:?}"
+        );
+        // A huge (sparse) file is refused by its size, not read; a directory is no file.
+        let huge = dir.join("huge.json");
+        File::create(&huge).unwrap().set_len(300 << 20).unwrap();
+        let huge = read_regular(&huge, 4 << 20, Links::Refuse);
+        assert!(matches!(huge, Err(ReadError::TooLarge { max_bytes: 0x40_0000 })), "{huge:?}");
+        assert!(matches!(read_regular(&dir, 100, Links::Follow), Err(ReadError::NotRegular)));
+        assert!(read_regular(&dir.join("absent"), 100, Links::Refuse).unwrap_err().is_not_found());
+        std::fs::write(&good, [0xff, 0xfe]).unwrap();
+        assert!(matches!(read_regular_text(&good, 6, Links::Refuse), Err(ReadError::NotText)));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

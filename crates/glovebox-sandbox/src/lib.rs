@@ -510,6 +510,7 @@ impl Sandbox {
         command
             .env("HOME", home)
             .env_remove("XDG_CONFIG_HOME")
+            .env_remove("GLOVEBOX_CONFIG_HOME")
             .env("XDG_STATE_HOME", home.join("state"))
             .env("XDG_RUNTIME_DIR", home.join("run"))
             .current_dir(home);

@@ -640,5 +640,6 @@ fn batches_are_checked_step_by_step_and_stop_at_the_first_refusal() {
 }
 
 mod approvals_and_images;
+mod guidance;
 mod takeover;
 mod typing;

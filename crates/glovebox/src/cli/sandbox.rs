@@ -241,8 +241,11 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
     };
     starting.finish_and_clear();
 
+    // The desktop's XDG_CONFIG_HOME is its own; a glovebox run in it keeps the person's configuration.
+    let kept = glovebox_config::user_config_dir()
+        .map(|dir| (glovebox_config::CONFIG_HOME_ENV.to_owned(), dir.display().to_string()));
     let Some((program, rest)) = args.command.split_first() else {
-        for (key, value) in sandbox.env() {
+        for (key, value) in sandbox.env().into_iter().chain(kept) {
             println!("export {key}={}", shell_quote(&value));
         }
         eprintln!("glovebox sandbox: {} is up; Ctrl-C ends it", sandbox.describe());
@@ -251,9 +254,10 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::SUCCESS);
     };
 
-    let mut child = sandbox.foreground_command(program).args(rest).spawn().map_err(|e| {
-        refused(Refusal::invalid_argument(format!("cannot run {program:?}: {e}")), false)
-    })?;
+    let mut child =
+        sandbox.foreground_command(program).args(rest).envs(kept).spawn().map_err(|e| {
+            refused(Refusal::invalid_argument(format!("cannot run {program:?}: {e}")), false)
+        })?;
     let mut interrupted_at: Option<Instant> = None;
     let status = loop {
         if let Some(status) =

@@ -72,7 +72,7 @@ pub fn serve(config: Option<PathBuf>, args: ServeArgs) -> Result<ExitCode, Failu
     let mut config = load_config(config, false)?.config;
     config.read_only |= args.read_only;
     let token = if config.serve.token.is_empty() {
-        glovebox_host::access::new_token().context("reading /dev/urandom for a token")?
+        glovebox_host::access::new_token().context("making the per-run token")?
     } else {
         config.serve.token.clone()
     };

@@ -258,6 +258,10 @@ fn config_set_get_and_refusals() {
 #[test]
 fn sandbox_runs_a_command_inside_and_tears_down() {
     let home = scratch("sandbox");
+    // The person's configuration turns computer use on; the glovebox run inside keeps it,
+    // though the desktop has a configuration directory (XDG_CONFIG_HOME) of its own.
+    std::fs::create_dir_all(home.join(".config/glovebox")).unwrap();
+    std::fs::write(home.join(".config/glovebox/config.toml"), "enabled = true\n").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
         .args([
             "sandbox",
@@ -269,7 +273,8 @@ fn sandbox_runs_a_command_inside_and_tears_down() {
         ])
         .current_dir(&home)
         .env("HOME", &home)
-        .env("GLOVEBOX_ENABLED", "true")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("GLOVEBOX_CONFIG_HOME")
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -644,11 +649,21 @@ fn a_users_guidance_file_adds_notes_to_an_observation_and_a_broken_one_is_named_
     let dir = home.join(".config/glovebox/guidance");
     std::fs::create_dir_all(&dir).unwrap();
     let note = "Submit sends the form; the Name field takes set_value.";
-    std::fs::write(
-        dir.join("mine.toml"),
-        format!("[[app]]\napp = {:?}\nnotes = [{note:?}]\n", app.to_uppercase()),
-    )
-    .unwrap();
+    // The fixture is a Python program: its window's app name is its own claim, its executable
+    // the interpreter's file name. An entry for the name alone (the executable `app`
+    // lower-cased) is not for it; one naming the interpreter is.
+    let pid = id.split('/').next().unwrap();
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap();
+    let exe = exe.file_name().unwrap().to_str().unwrap().to_owned();
+    let entry = |executables: &str| {
+        format!("[[app]]\napp = {:?}\n{executables}notes = [{note:?}]\n", app.to_uppercase())
+    };
+    std::fs::write(dir.join("mine.toml"), entry("")).unwrap();
+    let (code, json, said) =
+        run(glovebox(sandbox, &home).args(["observe", "--json", "--window", &id]));
+    assert_eq!(code, 0, "{said}");
+    assert!(json["tree"]["guidance"].is_null(), "a name claimed by {exe} is not enough: {json}");
+    std::fs::write(dir.join("mine.toml"), entry(&format!("executables = [{exe:?}]\n"))).unwrap();
     std::fs::write(dir.join("broken.toml"), "[[app]\napp = ").unwrap();
 
     let text = String::from_utf8(

@@ -537,6 +537,63 @@ fn batches_are_read_at_a_glance_and_summarize_merges_them() {
 }
 
 #[test]
+fn a_huge_or_fifo_record_is_an_errored_row_read_neither_whole_nor_waited_on() {
+    let base = scratch("odd-records");
+    let records = base.join("records");
+    for name in ["ok", "huge", "fifo/work", "linked"] {
+        std::fs::create_dir_all(records.join(name)).unwrap();
+    }
+    let ok = r#"{"episode": "ok", "verdict": "passed", "steps": 1, "refusals": [], "checks": [], "seconds": 1.0}"#;
+    std::fs::write(records.join("ok/record.json"), ok).unwrap();
+    // 300 MB that cost no disk: a sparse file, refused by its size before a byte is read.
+    let huge = std::fs::File::create(records.join("huge/record.json")).unwrap();
+    huge.set_len(300 << 20).unwrap();
+    let made = Command::new("mkfifo").arg(records.join("fifo/record.json")).status();
+    assert!(made.unwrap().success(), "mkfifo (coreutils)");
+    std::os::unix::fs::symlink(records.join("ok/record.json"), records.join("linked/record.json"))
+        .unwrap();
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .args(["episode", "summarize", "--json"])
+        .arg(&records)
+        .arg("--out")
+        .arg(base.join("page"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Its output is small (a few rows): waiting before reading the pipes cannot fill them.
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed().as_secs() > 60 {
+            let _ = child.kill();
+            let output = child.wait_with_output().unwrap();
+            panic!("summarize hung on a record: {output:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    let document: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    assert_eq!(output.status.code(), Some(8), "{document}");
+    assert_eq!(
+        document["summary"],
+        serde_json::json!({"passed": 1, "failed": 0, "errored": 3}),
+        "{document}"
+    );
+    for (name, why) in [
+        ("huge", "record.json could not be read: larger than 4194304 bytes"),
+        ("fifo", "record.json could not be read: not a regular file"),
+        ("linked", "record.json could not be read: a symbolic link, which is not followed here"),
+    ] {
+        let row = record(&document, name);
+        assert_eq!(row["verdict"], "errored", "{row}");
+        assert!(row["reason"].as_str().unwrap().ends_with(why), "{row}");
+    }
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
 fn a_record_that_cannot_be_written_is_an_errored_run_on_stdout() {
     // A records volume this user cannot write, as on a root-squashed NFS share or a volume
     // without fsGroup: the run says so on stdout (which a Job's logs keep) and exits errored.

@@ -16,8 +16,10 @@ use super::exit::Failure;
 use super::sandbox::Running;
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
+use glovebox_episode::record::MAX_RECORD_BYTES;
 use glovebox_episode::spec::DesktopKind;
 use glovebox_episode::{Episode, EpisodeRecord, Verdict};
+use glovebox_platform::files::{read_regular, read_regular_text, Links};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -296,6 +298,7 @@ fn run_inside(
     command
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env(glovebox_config::CONFIG_HOME_ENV, home.join(".config/glovebox"))
         .env("XDG_STATE_HOME", out.join("state"))
         .current_dir(out.join("work"));
     command
@@ -329,7 +332,7 @@ fn run_inside(
         let _ = child.kill();
         let _ = child.wait();
     }
-    let phase = std::fs::read_to_string(out.join(PHASE_FILE)).unwrap_or_default();
+    let phase = read_regular_text(&out.join(PHASE_FILE), 64, Links::Refuse).unwrap_or_default();
     let Some(status) = status else {
         let reason = if interrupted() {
             "interrupted".to_owned()
@@ -343,7 +346,7 @@ fn run_inside(
         }
         return record;
     };
-    match std::fs::read(out.join(RECORD_FILE))
+    match read_regular(&out.join(RECORD_FILE), MAX_RECORD_BYTES, Links::Refuse)
         .ok()
         .and_then(|bytes| serde_json::from_slice::<EpisodeRecord>(&bytes).ok())
     {

@@ -3,13 +3,16 @@
 //! (`glovebox episode summarize DIR...`: the directories of batches, or a
 //! Kubernetes Job's `/records/JOB` whose pods each wrote `N/record.json`).
 //! An episode directory that holds no readable record is an errored row,
-//! never a missing one.
+//! never a missing one; a record that is not a regular file (a FIFO, a
+//! link) or is past [`MAX_RECORD_BYTES`] is one too, unread.
 
 use super::super::exit::Failure;
 use anyhow::Context as _;
 use clap::Args;
+use glovebox_episode::record::MAX_RECORD_BYTES;
 use glovebox_episode::summary::{self, Counts, Row};
 use glovebox_episode::{EpisodeRecord, Verdict};
+use glovebox_platform::files::{read_regular, Links};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
@@ -131,7 +134,8 @@ pub fn batch_row(record: EpisodeRecord, out: &Path, group: &str) -> Row {
 /// Episode directories at or below `dir`: those holding a record, or an episode's `work/`
 /// (a run that never wrote its record).
 fn episode_dirs(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
-    if dir.join(RECORD).is_file() || dir.join("work").is_dir() {
+    // Anything named as the record counts (not only a regular file): its row says what it is.
+    if std::fs::symlink_metadata(dir.join(RECORD)).is_ok() || dir.join("work").is_dir() {
         found.push(dir.to_path_buf());
         return;
     }
@@ -158,10 +162,10 @@ fn row(dir: &Path, out: &Path) -> Row {
     let path = dir.join(RECORD);
     // A directory without a readable record is an errored row, as a run that could not be judged.
     let unreadable = |reason: String| super::errored(&name, reason, std::time::Instant::now());
-    let record = match std::fs::read(&path) {
+    let record = match read_regular(&path, MAX_RECORD_BYTES, Links::Refuse) {
         Ok(bytes) => serde_json::from_slice::<EpisodeRecord>(&bytes)
             .unwrap_or_else(|e| unreadable(format!("{} is not a record: {e}", path.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => unreadable(format!(
+        Err(e) if e.is_not_found() => unreadable(format!(
             "{} holds no {RECORD}: its run never finished writing it",
             dir.display()
         )),
