@@ -261,16 +261,19 @@ fn sandbox_runs_a_command_inside_and_tears_down() {
     // The person's configuration turns computer use on; the glovebox run inside keeps it,
     // though the desktop has a configuration directory (XDG_CONFIG_HOME) of its own.
     std::fs::create_dir_all(home.join(".config/glovebox")).unwrap();
-    std::fs::write(home.join(".config/glovebox/config.toml"), "enabled = true\n").unwrap();
+    // So do its approval mode and deny list (the glovebox inside prints them, with their file).
+    std::fs::write(
+        home.join(".config/glovebox/config.toml"),
+        "enabled = true\n[approval]\nmode = \"always-ask\"\n[deny]\napps = [\"keep-out-*\"]\n",
+    )
+    .unwrap();
+    // Listing windows asks under always-ask, and no one can answer here: refused as
+    // approval required, not as disabled.
+    let inside =
+        "echo \"$DISPLAY\"; \"$0\" config get approval.mode >&2; \"$0\" config get deny.apps >&2; \
+                  \"$0\" windows --json >/dev/null; exit 7";
     let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
-        .args([
-            "sandbox",
-            "--",
-            "sh",
-            "-c",
-            "echo \"$DISPLAY\"; \"$0\" windows --json >/dev/null || exit 9; exit 7",
-            env!("CARGO_BIN_EXE_glovebox"),
-        ])
+        .args(["sandbox", "--", "sh", "-c", inside, env!("CARGO_BIN_EXE_glovebox")])
         .current_dir(&home)
         .env("HOME", &home)
         .env_remove("XDG_CONFIG_HOME")
@@ -278,7 +281,19 @@ fn sandbox_runs_a_command_inside_and_tears_down() {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(7), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(7), "{said}");
+    assert!(
+        said.contains("COMPUTER_APPROVAL_REQUIRED") && !said.contains("COMPUTER_DISABLED"),
+        "{said}"
+    );
+    let file = home.join(".config/glovebox/config.toml");
+    for value in ["always-ask", "keep-out-*"] {
+        assert!(
+            said.lines().any(|l| l.contains(value) && l.contains(&file.display().to_string())),
+            "the person's {value} did not apply inside: {said}"
+        );
+    }
     let display = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     let number = display.strip_prefix(':').expect("a display was printed");
     let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
