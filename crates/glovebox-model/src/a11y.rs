@@ -471,6 +471,22 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl AccessibilityTree {
+    /// The read of a window that exposes no tree, and why.
+    pub fn without_tree(window: WindowId, reason: String) -> AccessibilityTree {
+        AccessibilityTree {
+            window,
+            fidelity: Fidelity::None { reason },
+            root: None,
+            node_count: 0,
+            truncated: None,
+            focused_password: false,
+            elapsed_ms: 0,
+            seen: vec![],
+            seen_omitted: 0,
+            guidance: None,
+        }
+    }
+
     /// The element with `id`, if this read holds it.
     pub fn find(&self, id: ElementId) -> Option<&Element> {
         self.root.as_ref()?.walk().find(|e| e.id == id)
@@ -671,18 +687,10 @@ frame \"Fixture \\\"A\\\"\"
         let text = tree.render_text();
         assert!(text.contains("! truncated by the node budget (14): children of e11 not read"));
         assert!(text.contains("! a password field has focus"));
-        let none = AccessibilityTree {
-            window: WindowId { pid: 1, xid: 2 },
-            fidelity: Fidelity::None { reason: "XTerm exposes no accessibility".into() },
-            root: None,
-            node_count: 0,
-            truncated: None,
-            focused_password: false,
-            elapsed_ms: 0,
-            seen: vec![],
-            seen_omitted: 0,
-            guidance: None,
-        };
+        let none = AccessibilityTree::without_tree(
+            WindowId { pid: 1, xid: 2 },
+            "XTerm exposes no accessibility".into(),
+        );
         assert_eq!(none.render_text(), "window 1/0x2 · fidelity none (XTerm exposes no accessibility); no accessibility tree, use a screenshot · 0 elements\n");
     }
 

@@ -177,18 +177,10 @@ impl AccessibilitySource for FakeDesktop {
     ) -> Result<AccessibilityTree, BackendError> {
         let info = self.find_window(&WindowRef::Id(window.id))?;
         if self.treeless.lock().unwrap().contains(&info.id) {
-            return Ok(AccessibilityTree {
-                window: info.id,
-                fidelity: Fidelity::None { reason: "the application exposes no tree".into() },
-                root: None,
-                node_count: 0,
-                truncated: None,
-                focused_password: false,
-                elapsed_ms: 0,
-                seen: vec![],
-                seen_omitted: 0,
-                guidance: None,
-            });
+            return Ok(AccessibilityTree::without_tree(
+                info.id,
+                "the application exposes no tree".into(),
+            ));
         }
         let focused = *self.password_focus.lock().unwrap() == Some(info.id);
         let shown = vec![ElementState::Enabled, ElementState::Showing, ElementState::Visible];

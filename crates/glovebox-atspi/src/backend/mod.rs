@@ -371,16 +371,8 @@ impl AtspiBackend {
                 Ok(tree)
             }
             WindowRead::NoAccessible(reason) => Ok(AccessibilityTree {
-                window: window.id,
-                fidelity: Fidelity::None { reason },
-                root: None,
-                node_count: 0,
-                truncated: None,
-                focused_password: false,
                 elapsed_ms: started.elapsed().as_millis() as u64,
-                seen: vec![],
-                seen_omitted: 0,
-                guidance: None,
+                ..AccessibilityTree::without_tree(window.id, reason)
             }),
         }
     }

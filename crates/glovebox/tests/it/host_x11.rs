@@ -148,6 +148,12 @@ fn built_in_deny_entry_refuses_a_credential_app() {
 fn elevated_target_refused_for_another_users_window() {
     let sandbox = Sandbox::shared(module_path!());
     let title = unique_title("Host elevated");
+    // The desktop lets in its own user alone; its person lets `nobody` in, as `xhost` does.
+    let xhost = |change: &str| {
+        let ran = sandbox.command("xhost").arg(change).output().expect("xhost");
+        assert!(ran.status.success(), "{}", String::from_utf8_lossy(&ran.stderr));
+    };
+    xhost("+si:localuser:#65534");
     // xterm as `nobody` (uid 65534) on the same display.
     let mut other: Child = sandbox
         .command("setpriv")
@@ -177,6 +183,7 @@ fn elevated_target_refused_for_another_users_window() {
     );
     let _ = other.kill();
     let _ = other.wait();
+    xhost("-si:localuser:#65534");
 }
 
 #[test]
