@@ -144,14 +144,14 @@ impl Host {
                         && verdict.escalation.is_none()
                         && request.escalation.is_none() =>
                 {
-                    Ok(Approved::ByPolicy)
+                    Ok(Approved::Policy)
                 }
                 _ => self.approve(request, &names),
             }
         })();
         let approved = checked.map_err(|e| self.refused(&self.state(), None, e))?;
         // What the person was shown is what they approved; nothing else is covered.
-        let asked = approved == Approved::ByPerson;
+        let asked = approved == Approved::Person;
         let shown_texts = span
             .typed
             .iter()

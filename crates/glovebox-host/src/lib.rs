@@ -606,7 +606,7 @@ impl Host {
             verdict.escalation = verdict.escalation.or(Some(why));
         }
         match verdict.policy {
-            Policy::Allow => Ok(Approved::ByPolicy),
+            Policy::Allow => Ok(Approved::Policy),
             Policy::Deny => Err(decide::approval::denied(class)),
             Policy::Prompt => {
                 // One rule whatever the mode: typed text the person must read is
@@ -614,10 +614,10 @@ impl Host {
                 if self.standing.as_ref().is_some_and(|s| {
                     s.covers(class, verdict.escalated_by.as_deref(), request.must_have_shown())
                 }) {
-                    return Ok(Approved::ByStanding);
+                    return Ok(Approved::Standing);
                 }
                 request.escalation = verdict.escalation;
-                self.ask(&request).map(|()| Approved::ByPerson)
+                self.ask(&request).map(|()| Approved::Person)
             }
         }
     }
@@ -682,11 +682,11 @@ impl Host {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Approved {
     /// Its class is allowed by the configuration.
-    ByPolicy,
+    Policy,
     /// A span's approval covered it.
-    ByStanding,
+    Standing,
     /// The person said yes to its question.
-    ByPerson,
+    Person,
 }
 
 /// The host's state, locked; let go only while a person is asked

@@ -56,3 +56,14 @@ pub fn cold_desktop() -> glovebox_sandbox::Sandbox {
     })
     .expect("a cold sandbox desktop")
 }
+
+/// A child process a test started, killed and reaped when the test ends —
+/// also when it fails half-way, so no fixture outlives its test.
+pub struct Reaped(pub std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

@@ -9,6 +9,7 @@
 
 use glovebox_sandbox::fixture::{unique_title, wait_until};
 use glovebox_sandbox::Sandbox;
+use glovebox_testkit::Reaped;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -54,14 +55,16 @@ fn an_applications_class_cannot_rewrite_the_question_on_the_terminal() {
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
     let title = unique_title("escapes");
-    let _tk = sandbox
-        .command("/usr/bin/python3")
-        .arg(repo().join("testapps/fixture_tk.py"))
-        .args([title.as_str(), home.join("tk.json").to_str().unwrap(), "--class", CLASS])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the Tk fixture");
+    let _tk = Reaped(
+        sandbox
+            .command("/usr/bin/python3")
+            .arg(repo().join("testapps/fixture_tk.py"))
+            .args([title.as_str(), home.join("tk.json").to_str().unwrap(), "--class", CLASS])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the Tk fixture"),
+    );
     let glovebox = || {
         let mut command = sandbox.command_in_home(env!("CARGO_BIN_EXE_glovebox"), &home);
         command.env("GLOVEBOX_ENABLED", "true").env("GLOVEBOX_APPROVAL_MODE", "always-ask");

@@ -15,6 +15,7 @@ use glovebox_model::{
 };
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
+use glovebox_testkit::Reaped;
 use serde_json::json;
 use std::process::Stdio;
 use std::time::Duration;
@@ -112,16 +113,6 @@ fn a_middle_click_on_an_unfocused_password_field_pastes_nothing() {
     host.act(seen.frame.id, middle(email_at)).expect("a middle click on a plain field");
     fixture.wait_state("pasted into Email", |s| s["values"]["email"] == "Geheimnis");
     assert_eq!(fixture.state().unwrap()["values"]["password_length"], 0);
-}
-
-/// A child ended with the test, even one that fails half-way.
-struct Reaped(std::process::Child);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]

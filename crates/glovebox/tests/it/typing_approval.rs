@@ -10,6 +10,7 @@
 
 use glovebox_sandbox::fixture::{unique_title, wait_until};
 use glovebox_sandbox::Sandbox;
+use glovebox_testkit::Reaped;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -28,7 +29,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// The Tk fixture titled `title`, reporting to `state`, once glovebox lists it.
-fn tk(sandbox: &Sandbox, title: &str, state: &Path) -> std::process::Child {
+fn tk(sandbox: &Sandbox, title: &str, state: &Path) -> Reaped {
     let child = sandbox
         .command("/usr/bin/python3")
         .arg(repo().join("testapps/fixture_tk.py"))
@@ -37,6 +38,7 @@ fn tk(sandbox: &Sandbox, title: &str, state: &Path) -> std::process::Child {
         .stderr(Stdio::null())
         .spawn()
         .expect("the Tk fixture");
+    let child = Reaped(child);
     wait_until("the Tk fixture's first report", || std::fs::metadata(state).ok());
     child
 }
@@ -84,7 +86,7 @@ fn a_pin_typed_by_batch_by_type_or_key_by_key_is_shown_and_held_until_approved()
         let home = scratch(&format!("{task}-{mode}"));
         let title = unique_title(&format!("typing {task} {mode}"));
         let state = home.join("tk.json");
-        let mut app = tk(sandbox, &title, &state);
+        let app = tk(sandbox, &title, &state);
         // `custom` with input allowed: the looser mode asks no less.
         let report = client(
             sandbox,
@@ -112,19 +114,17 @@ fn a_pin_typed_by_batch_by_type_or_key_by_key_is_shown_and_held_until_approved()
         let now = fixture_state(&state);
         assert_eq!(now["values"]["name"], "", "{task}/{mode}: {now}");
         assert_eq!(now["keys"], 0, "{task}/{mode}: {now}");
-        let _ = app.kill();
-        let _ = app.wait();
+        drop(app);
     }
     // The control: approved, the same batch puts the PIN into the field.
     let home = scratch("accepted");
     let title = unique_title("typing accepted");
     let state = home.join("tk.json");
-    let mut app = tk(sandbox, &title, &state);
+    let app = tk(sandbox, &title, &state);
     let report = client(sandbox, &home, "batch", &title, &[("ACCEPT", "1")]);
     assert_eq!(typing_questions(&report).len(), 1, "{report}");
     wait_until("the PIN in the field", || {
         (fixture_state(&state)["values"]["name"] == PIN).then_some(())
     });
-    let _ = app.kill();
-    let _ = app.wait();
+    drop(app);
 }
