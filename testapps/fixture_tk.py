@@ -6,9 +6,9 @@ oracle:
   {"seq": N, "values": {"name": "..."}, "clicks": {"send": N},
    "sent": ["..."], "keys": N, "window_active": bool}
 
-usage: fixture_tk.py TITLE STATE [--x X --y Y] [--class CLASS]
+usage: fixture_tk.py TITLE STATE [--x X --y Y] [--class CLASS] [--relabel FILE]
 (--class names the application as WM_CLASS does: any text, as a hostile
-program may choose it)
+program may choose it; once FILE exists, the Send button reads its text)
 """
 import argparse
 import json
@@ -21,6 +21,7 @@ parser.add_argument("state")
 parser.add_argument("--x", type=int, default=60)
 parser.add_argument("--y", type=int, default=60)
 parser.add_argument("--class", dest="klass", default=None)
+parser.add_argument("--relabel", default=None)
 args = parser.parse_args()
 
 root = tk.Tk(className=args.klass) if args.klass else tk.Tk()
@@ -59,7 +60,20 @@ name.trace_add("write", report)
 entry = tk.Entry(row, textvariable=name, width=20, font=("DejaVu Sans", 12))
 entry.pack(side="left", padx=8)
 entry.bind("<Key>", key)
-tk.Button(row, text="Send", command=send, font=("DejaVu Sans", 12)).pack(side="left")
+button = tk.Button(row, text="Send", command=send, font=("DejaVu Sans", 12))
+button.pack(side="left")
+
+
+def relabel():
+    try:
+        with open(args.relabel) as f:
+            button.configure(text=f.read().strip())
+    except FileNotFoundError:
+        root.after(100, relabel)
+
+
+if args.relabel:
+    root.after(100, relabel)
 root.bind("<FocusIn>", report)
 root.bind("<FocusOut>", report)
 root.after(200, report)

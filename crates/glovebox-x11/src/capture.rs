@@ -81,6 +81,11 @@ impl Capturer {
             .map_err(|reason| BackendError::unavailable(format!("cannot capture: {reason}")))
     }
 
+    /// The screen captured on.
+    pub(crate) fn screen(&self) -> usize {
+        self.screen
+    }
+
     /// Reads `rect` (root coordinates, inside the screen) as RGB.
     pub(crate) fn read(
         &self,
@@ -88,7 +93,19 @@ impl Capturer {
         root: u32,
         rect: Rect,
     ) -> Result<RgbImage, BackendError> {
-        let format = self.format()?;
+        self.read_drawable(conn, root, rect, self.format()?)
+    }
+
+    /// Reads `rect` of `drawable` (the root, or a window's pixmap inside
+    /// the screen's size), whose pixels are laid out as `format`.
+    pub(crate) fn read_drawable(
+        &self,
+        conn: &RustConnection,
+        root: u32,
+        rect: Rect,
+        format: PixelFormat,
+    ) -> Result<RgbImage, BackendError> {
+        self.format()?;
         let (x, y, w, h) = (rect.x as i16, rect.y as i16, rect.width as u16, rect.height as u16);
         #[cfg(feature = "shm")]
         {

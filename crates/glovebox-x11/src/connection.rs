@@ -45,6 +45,9 @@ pub struct X11Backend {
     pub(crate) display: Option<String>,
     /// The connection that pings clients, made on first use ([`crate::ping`]).
     pub(crate) pinger: std::sync::OnceLock<std::sync::Mutex<crate::ping::Pinger>>,
+    /// The connection holding covered windows' redirections ([`crate::backing`]),
+    /// made on the first covered capture, or why it cannot be.
+    pub(crate) backing: std::sync::OnceLock<Result<crate::backing::Backing, String>>,
 }
 
 impl std::fmt::Debug for X11Backend {
@@ -80,6 +83,7 @@ impl X11Backend {
             own_windows: Default::default(),
             display: display.map(str::to_owned),
             pinger: Default::default(),
+            backing: Default::default(),
         })
     }
 

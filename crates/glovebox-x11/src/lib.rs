@@ -1,5 +1,5 @@
 //! The Linux/X11 backend: EWMH window listing, MIT-SHM/GetImage capture of
-//! windows and RandR monitors, and the environment checks of `glovebox doctor`.
+//! windows (a covered window's own pixels through Composite) and RandR monitors, and the environment checks of `glovebox doctor`.
 //!
 //! Transport (the X connection) lives in [`connection`]; what is read over it
 //! is turned into `glovebox-model` values in [`windows`] and [`capture`].
@@ -7,6 +7,7 @@
 #![cfg_attr(not(feature = "shm"), forbid(unsafe_code))]
 #![cfg_attr(feature = "shm", deny(unsafe_code))]
 
+mod backing;
 mod capture;
 mod connection;
 pub mod doctor;
@@ -18,6 +19,7 @@ mod keymap;
 pub use keymap::{char_keysym, combo_keysyms};
 mod occlusion;
 pub mod overlay;
+mod painted;
 mod ping;
 mod pixels;
 mod screen;

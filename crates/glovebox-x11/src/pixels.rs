@@ -18,21 +18,35 @@ impl PixelFormat {
     /// The layout of the root window's visual on `screen`, or why it is not supported.
     pub(crate) fn of_root(setup: &Setup, screen: usize) -> Result<PixelFormat, String> {
         let root = &setup.roots[screen];
-        let visual = root
+        Self::of_visual(setup, screen, root.root_visual, root.root_depth)
+    }
+
+    /// The layout of `visual` at `depth` (a window's own, read from its
+    /// pixmap), or why it is not supported.
+    pub(crate) fn of_visual(
+        setup: &Setup,
+        screen: usize,
+        visual: u32,
+        depth: u8,
+    ) -> Result<PixelFormat, String> {
+        let visual = setup.roots[screen]
             .allowed_depths
             .iter()
+            .filter(|d| d.depth == depth)
             .flat_map(|d| d.visuals.iter())
-            .find(|v| v.visual_id == root.root_visual)
-            .ok_or("the root visual is not described by the server")?;
+            .find(|v| v.visual_id == visual)
+            .ok_or_else(|| {
+                format!("visual {visual:#x} at depth {depth} is not described by the server")
+            })?;
         let format = setup
             .pixmap_formats
             .iter()
-            .find(|f| f.depth == root.root_depth)
-            .ok_or("no pixmap format for the root depth")?;
+            .find(|f| f.depth == depth)
+            .ok_or_else(|| format!("no pixmap format for depth {depth}"))?;
         if format.bits_per_pixel != 32 {
             return Err(format!(
-                "root depth {} uses {} bits per pixel; only 32 is supported",
-                root.root_depth, format.bits_per_pixel
+                "depth {depth} uses {} bits per pixel; only 32 is supported",
+                format.bits_per_pixel
             ));
         }
         let shift = |mask: u32| -> Result<u32, String> {

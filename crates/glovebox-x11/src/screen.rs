@@ -1,5 +1,6 @@
 //! The screen as the model sees it: RandR monitors, a window captured
-//! against its measured geometry (refused when it moved meanwhile), the
+//! against its measured geometry (refused when it moved meanwhile; what
+//! covers it read from its own pixmap, [`crate::backing`]), the
 //! desktop composed from its displays with hidden windows blacked out.
 //! Pixels are read by [`crate::capture`].
 
@@ -67,15 +68,42 @@ impl X11Backend {
             ));
         }
         // What covered the window may have moved while it was read: what
-        // covers it now is blacked out too, so neither state leaks.
+        // covers it now is replaced too, so neither state leaks.
         let mut covered = covered;
         for now in self.covering(window)? {
             if !covered.contains(&now) {
                 covered.push(now);
             }
         }
+        let mut native = native;
+        if !covered.is_empty() {
+            // The covered parts from the window's own pixmap; what cannot be
+            // read from it stays black, as every covered part did before.
+            match self.own_pixels_under(window, rect, &mut native, &covered) {
+                Ok(left) => covered = left,
+                Err(e) if whole(rect, &covered) => {
+                    return Err(BackendError::new(
+                        BackendErrorKind::Unavailable,
+                        format!(
+                            "window {} is covered by other windows and its own pixels cannot be read ({}); a screenshot of it would be black",
+                            window.id, e.message
+                        ),
+                    ))
+                }
+                Err(_) => {}
+            }
+        }
         Ok(window_capture(window, rect, native, limits, &covered))
     }
+}
+
+/// Whether `parts` cover every pixel of `rect`.
+fn whole(rect: Rect, parts: &[Rect]) -> bool {
+    let mut left = vec![rect];
+    for part in parts {
+        left = left.into_iter().flat_map(|l| l.subtract(*part)).collect();
+    }
+    left.is_empty()
 }
 
 impl ScreenCapture for X11Backend {

@@ -14,6 +14,7 @@
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
 use glovebox_testkit::desktop::Desktop;
+use glovebox_testkit::Reaped;
 use serde_json::Value;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -239,6 +240,8 @@ fn tk_programs_and_xterm_are_driven_by_what_is_seen() {
         .command_in_home("/usr/bin/python3", &home)
         .arg(repo().join("testapps/fixture_tk.py"))
         .args([title.as_str(), state_file.to_str().unwrap(), "--x", "40", "--y", "40"])
+        .arg("--relabel")
+        .arg(home.join("relabel"))
         .spawn()
         .expect("the Tk fixture");
     let mut idle = sandbox
@@ -303,36 +306,70 @@ fn tk_programs_and_xterm_are_driven_by_what_is_seen() {
     assert_eq!(report["cwd_file"], "glovebox 42\n", "{report}");
     assert_eq!(Desktop::now(&looker, &sandbox, &user), before, "the user's desktop as it was");
 
-    // A seen id whose pixels changed since its frame (a window now covers it) is stale, and nothing is sent.
-    let actor = glovebox_testkit::host(&sandbox, "seen-stale").open();
-    let seen = actor.observe(Some(&tk_window), false).unwrap();
-    let send = seen.tree.seen.iter().find(|e| e.kind == glovebox_model::SeenKind::Button).unwrap();
-    let (x, y) = (send.screen_bounds.x - 4, send.screen_bounds.y - 4);
-    let mut cover = sandbox
-        .command("xterm")
-        .args(["-geometry", &format!("12x2+{x}+{y}")])
-        .spawn()
-        .expect("xterm");
-    wait_until("the button covered", || {
-        let now = actor
-            .read_window_pixels(&tk_window, glovebox_model::CaptureLimits::new(2000, 2000).unwrap())
-            .ok()?;
-        let at = |p: &glovebox_platform::RgbImage| {
-            let (bx, by) = (send.bounds.x as u32 + 2, send.bounds.y as u32 + 2);
-            p.pixel(bx, by)
+    // Covered by a terminal the person opened, the form is read from its own pixels and
+    // its button clicked by its seen id in the background; the terminal stays on top.
+    let actor = glovebox_testkit::host(&sandbox, "seen-covered").open();
+    let _cover = Reaped(
+        sandbox
+            .command("xterm")
+            .args(["-geometry", "120x40+0+0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("xterm"),
+    );
+    let tk_id = match &tk_window {
+        glovebox_model::WindowRef::Id(id) => *id,
+        other => panic!("{other:?}"),
+    };
+    // Where the cover and the form are in the stacking, frontmost first.
+    let cover_pid = _cover.0.id();
+    let places = || -> Option<(usize, usize)> {
+        let listed = actor.list_windows(None, 1).ok()?.windows;
+        let at = |f: &dyn Fn(&glovebox_model::WindowId) -> bool| {
+            listed.iter().position(|w| w.window.desktop.is_user() && f(&w.window.id))
         };
-        (at(&now.image) == [0, 0, 0]).then_some(())
-    });
-    let click = glovebox_model::Action::Click {
-        target: glovebox_model::Target::Element(send.id),
+        Some((at(&|id| id.pid == cover_pid)?, at(&|id| *id == tk_id)?))
+    };
+    wait_until("the terminal over the form", || places().filter(|(c, t)| c < t));
+    let seen = actor.observe(Some(&tk_window), true).unwrap();
+    assert!(seen.frame.occluded.is_empty(), "the covered parts read: {:?}", seen.frame.occluded);
+    let send = seen
+        .tree
+        .seen
+        .iter()
+        .find(|e| e.kind == glovebox_model::SeenKind::Button && e.text == "Send")
+        .unwrap_or_else(|| panic!("the covered Send button seen: {}", seen.tree.render_text()));
+    let click = |id| glovebox_model::Action::Click {
+        target: glovebox_model::Target::Element(id),
         button: glovebox_model::Button::Left,
         count: 1,
         modifiers: vec![],
     };
-    let refused = actor.act(seen.frame.id, click).unwrap_err();
+    actor.act(seen.frame.id, click(send.id)).expect("the covered button clicked");
+    wait_until("the covered button's click", || {
+        (read(&state_file)?["clicks"]["send"] == 2).then_some(())
+    });
+    let (cover_at, form_at) = places().unwrap();
+    assert!(cover_at < form_at, "the terminal still over the form");
+
+    // A seen id whose pixels changed since its frame (the button relabelled) is stale, and nothing is sent.
+    let seen = actor.observe(Some(&tk_window), false).unwrap();
+    let send = seen.tree.seen.iter().find(|e| e.kind == glovebox_model::SeenKind::Button).unwrap();
+    let before = actor
+        .read_window_pixels(&tk_window, glovebox_model::CaptureLimits::new(2000, 2000).unwrap())
+        .unwrap();
+    let at = |p: &glovebox_platform::RgbImage| p.crop(send.bounds).unwrap();
+    std::fs::write(home.join("relabel"), "Cancel everything").unwrap();
+    wait_until("the button relabelled", || {
+        let now = actor
+            .read_window_pixels(&tk_window, glovebox_model::CaptureLimits::new(2000, 2000).unwrap())
+            .ok()?;
+        (at(&now.image) != at(&before.image)).then_some(())
+    });
+    let refused = actor.act(seen.frame.id, click(send.id)).unwrap_err();
     assert_eq!(refused.code, glovebox_model::ErrorCode::StaleRef, "{refused}");
     std::thread::sleep(std::time::Duration::from_millis(300));
-    assert_eq!(read(&state_file).unwrap()["clicks"]["send"], 1, "nothing was clicked");
-    let _ = (cover.kill(), cover.wait());
+    assert_eq!(read(&state_file).unwrap()["clicks"]["send"], 2, "nothing was clicked");
     let _ = (tk.kill(), idle.kill(), tk.wait(), idle.wait());
 }
