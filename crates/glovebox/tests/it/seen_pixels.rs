@@ -183,7 +183,9 @@ fn sentinel(sandbox: &Sandbox) -> Fixture {
     )
 }
 
-fn drive_browser(program: &str) {
+/// `program` filled in and submitted by what is seen; `covered`: with a
+/// terminal the person opened lying over the page the whole time.
+fn drive_browser(program: &str, covered: bool) {
     let _heavy = glovebox_testkit::heavy_turn();
     let sandbox = glovebox_testkit::cold_desktop();
     let home = scratch(program);
@@ -191,9 +193,30 @@ fn drive_browser(program: &str) {
     let page = serve(&title);
     let mut shown = browser(&sandbox, &home, program, &page.url);
     wait_until("the page loaded", || page_loaded(&sandbox, &title));
+    let cover = covered.then(|| {
+        Reaped(
+            sandbox
+                .command("xterm")
+                .args(["-geometry", "140x50+0+0"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("xterm"),
+        )
+    });
     let user = sentinel(&sandbox);
     user.activate();
     let looker = glovebox_testkit::host(&sandbox, "seen-looker").open();
+    if let Some(cover) = &cover {
+        // The terminal lies over the whole page: the browser is read from its own pixels.
+        let cover_pid = cover.0.id();
+        wait_until("the terminal over the page", || {
+            let listed = looker.list_windows(None, 1).ok()?.windows;
+            let terminal = listed.iter().position(|w| w.window.id.pid == cover_pid)?;
+            let page = listed.iter().position(|w| w.window.title.contains(&title))?;
+            (terminal < page).then_some(())
+        });
+    }
     let before = Desktop::now(&looker, &sandbox, &user);
     let name = "Ada Lovelace";
     let report = client(&sandbox, &home, ["form", &title, name], &[]);
@@ -220,12 +243,17 @@ fn page_loaded(sandbox: &Sandbox, title: &str) -> Option<()> {
 
 #[test]
 fn chromium_started_before_glovebox_is_filled_in_by_what_is_seen() {
-    drive_browser("chromium");
+    drive_browser("chromium", false);
+}
+
+#[test]
+fn chromium_under_the_persons_terminal_is_filled_in_by_what_is_seen() {
+    drive_browser("chromium", true);
 }
 
 #[test]
 fn firefox_with_accessibility_prevented_is_filled_in_by_what_is_seen() {
-    drive_browser("firefox-esr");
+    drive_browser("firefox-esr", false);
 }
 
 #[test]
@@ -252,9 +280,30 @@ fn tk_programs_and_xterm_are_driven_by_what_is_seen() {
         .expect("IDLE");
     wait_until("the Tk fixture's window", || page_loaded(&sandbox, &title));
     wait_until("IDLE's shell", || page_loaded(&sandbox, "IDLE Shell"));
+    // A terminal the person opened lies over the whole form (and part of IDLE): every step
+    // below reads the windows under it from their own pixels, and the terminal stays on top.
+    let _cover = Reaped(
+        sandbox
+            .command("xterm")
+            .args(["-geometry", "120x40+0+0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("xterm"),
+    );
     let user = sentinel(&sandbox);
     user.activate();
     let looker = glovebox_testkit::host(&sandbox, "seen-tk-looker").open();
+    // Where the cover and the form are in the stacking, frontmost first.
+    let cover_pid = _cover.0.id();
+    let places = || -> Option<(usize, usize)> {
+        let listed = looker.list_windows(None, 1).ok()?.windows;
+        let at = |f: &dyn Fn(&glovebox_model::WindowId) -> bool| {
+            listed.iter().position(|w| w.window.desktop.is_user() && f(&w.window.id))
+        };
+        Some((at(&|id| id.pid == cover_pid)?, at(&|id| id.pid == tk.id())?))
+    };
+    wait_until("the terminal over the form", || places().filter(|(c, t)| c < t));
     let before = Desktop::now(&looker, &sandbox, &user);
 
     let name = "Grace Hopper";
@@ -306,32 +355,9 @@ fn tk_programs_and_xterm_are_driven_by_what_is_seen() {
     assert_eq!(report["cwd_file"], "glovebox 42\n", "{report}");
     assert_eq!(Desktop::now(&looker, &sandbox, &user), before, "the user's desktop as it was");
 
-    // Covered by a terminal the person opened, the form is read from its own pixels and
-    // its button clicked by its seen id in the background; the terminal stays on top.
+    // Still covered by the person's terminal, the form is read from its own pixels and its
+    // button clicked by its seen id in the background through the host; the terminal stays on top.
     let actor = glovebox_testkit::host(&sandbox, "seen-covered").open();
-    let _cover = Reaped(
-        sandbox
-            .command("xterm")
-            .args(["-geometry", "120x40+0+0"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("xterm"),
-    );
-    let tk_id = match &tk_window {
-        glovebox_model::WindowRef::Id(id) => *id,
-        other => panic!("{other:?}"),
-    };
-    // Where the cover and the form are in the stacking, frontmost first.
-    let cover_pid = _cover.0.id();
-    let places = || -> Option<(usize, usize)> {
-        let listed = actor.list_windows(None, 1).ok()?.windows;
-        let at = |f: &dyn Fn(&glovebox_model::WindowId) -> bool| {
-            listed.iter().position(|w| w.window.desktop.is_user() && f(&w.window.id))
-        };
-        Some((at(&|id| id.pid == cover_pid)?, at(&|id| *id == tk_id)?))
-    };
-    wait_until("the terminal over the form", || places().filter(|(c, t)| c < t));
     let seen = actor.observe(Some(&tk_window), true).unwrap();
     assert!(seen.frame.occluded.is_empty(), "the covered parts read: {:?}", seen.frame.occluded);
     let send = seen
