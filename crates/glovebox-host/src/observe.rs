@@ -182,6 +182,14 @@ impl Host {
         let pixels_allowed = grant.capture == glovebox_model::CaptureMode::A11yAndPixels
             && self.inner.pixels_missing.is_none();
         let reader = b.seen.clone().filter(|_| pixels_allowed && crate::seen::wanted(&tree));
+        if !pixels_allowed && !screenshot && tree.root.is_none() {
+            let why = self
+                .inner
+                .pixels_missing
+                .as_deref()
+                .unwrap_or("the grant captures accessibility only");
+            crate::seen::note_unread(&mut tree, why);
+        }
         // Full resolution is kept for zoom; the caller gets it scaled to the limits.
         let native = CaptureLimits::new(
             glovebox_model::frame::MAX_IMAGE_EDGE,

@@ -58,7 +58,7 @@ pub(crate) fn wanted(tree: &AccessibilityTree) -> bool {
 
 /// Says in the fidelity's reason why nothing was read from the pixels.
 pub(crate) fn note_unread(tree: &mut AccessibilityTree, why: &str) {
-    let note = format!("; nothing read from its pixels: {why}");
+    let note = format!("; {}: {why}", glovebox_model::PIXELS_UNREAD);
     match &mut tree.fidelity {
         Fidelity::Partial { reason } | Fidelity::None { reason } => reason.push_str(&note),
         Fidelity::Full => {}

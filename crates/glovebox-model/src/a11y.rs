@@ -692,6 +692,13 @@ frame \"Fixture \\\"A\\\"\"
             "XTerm exposes no accessibility".into(),
         );
         assert_eq!(none.render_text(), "window 1/0x2 · fidelity none (XTerm exposes no accessibility); no accessibility tree, use a screenshot · 0 elements\n");
+        // Its pixels unread too (covered with no Composite, minimised): no screenshot advised.
+        let unread = AccessibilityTree::without_tree(
+            WindowId { pid: 1, xid: 2 },
+            "Tk has no AT-SPI support; nothing read from its pixels: window 1/0x2 is minimised"
+                .into(),
+        );
+        assert_eq!(unread.render_text(), "window 1/0x2 · fidelity none (Tk has no AT-SPI support; nothing read from its pixels: window 1/0x2 is minimised); no accessibility tree and no pixels · 0 elements\n");
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub use keys::{Key, KeyCombo, ModifierKey, Modifiers, NamedKey};
 pub use person::{PersonInput, ScreenFraction};
 pub use question::Question;
 pub use role::Role;
-pub use seen::{SeenElement, SeenKind, FIRST_SEEN_ID};
+pub use seen::{SeenElement, SeenKind, FIRST_SEEN_ID, PIXELS_UNREAD};
 pub use tree_text::{estimate_tokens, BudgetedText, TokenBudget};
 pub use visible::{quoted, visible};
 pub use wait::{ElementQuery, WaitCondition, WaitFor, WAIT_SECONDS};

@@ -14,6 +14,11 @@ use serde::{Deserialize, Serialize};
 /// live only as long as the frame that showed them.
 pub const FIRST_SEEN_ID: u32 = 1_000_000;
 
+/// What a fidelity's reason says when a window's pixels were not read
+/// either (a window that cannot be captured, a grant without pixels): the
+/// header then points to no screenshot, which would be black or refused.
+pub const PIXELS_UNREAD: &str = "nothing read from its pixels";
+
 /// Most seen elements one observation lists (a page of dense text reads
 /// as runs; past this they are counted, not listed).
 pub const MAX_SEEN: usize = 400;

@@ -228,6 +228,9 @@ impl AccessibilityTree {
         match &self.fidelity {
             Fidelity::Full => out.push_str("full"),
             Fidelity::Partial { reason } => out.push_str(&format!("partial ({reason})")),
+            Fidelity::None { reason } if reason.contains(crate::PIXELS_UNREAD) => {
+                out.push_str(&format!("none ({reason}); no accessibility tree and no pixels"))
+            }
             Fidelity::None { reason } if self.seen.is_empty() => {
                 out.push_str(&format!("none ({reason}); no accessibility tree, use a screenshot"))
             }

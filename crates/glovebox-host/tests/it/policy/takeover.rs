@@ -4,7 +4,6 @@
 
 use super::*;
 use glovebox_platform::{AgentScreen, BackendError, Capture};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
 /// An agent display that runs, on the fake desktop.
@@ -44,29 +43,28 @@ fn no_agent_input_is_delivered_once_the_person_has_taken_over() {
     let (go_on, held) = mpsc::channel();
     *world.desktop.probe_gate.lock().unwrap() = Some((probing, held));
     let person = host.clone();
-    let taken = Arc::new(AtomicBool::new(false));
-    let taken_flag = taken.clone();
+    let desktop = world.desktop.clone();
     let pressing = std::thread::spawn(move || {
         probe_runs.recv_timeout(Duration::from_secs(10)).expect("the probe ran");
+        // What had been delivered when the take-over took effect (it has once it returns).
         let presser = std::thread::spawn(move || {
             let answer = person.take_over();
-            taken_flag.store(true, Ordering::SeqCst);
-            answer
+            (answer, desktop.delivered.lock().unwrap().len())
         });
         std::thread::sleep(Duration::from_millis(200));
         go_on.send(()).unwrap();
         presser
     });
     let acted = host.act(seen.frame.id, Action::Type { text: "agent text".into() });
-    let took_effect_before_the_input_ended = taken.load(Ordering::SeqCst);
     let presser = pressing.join().unwrap();
-    assert_eq!(presser.join().unwrap(), Ok(true), "the person has the agent display");
+    let (answer, delivered_when_taken) = presser.join().unwrap();
+    assert_eq!(answer, Ok(true), "the person has the agent display");
     *world.desktop.probe_gate.lock().unwrap() = None;
     let delivered = world.desktop.delivered.lock().unwrap().len();
     // Either the input went out before the take-over took effect, or it was refused as paused.
     match acted {
-        Ok(_) => assert!(
-            !took_effect_before_the_input_ended,
+        Ok(_) => assert_eq!(
+            delivered_when_taken, delivered,
             "the agent's text was delivered after the person had taken over"
         ),
         Err(refusal) => {
