@@ -185,3 +185,123 @@ fn a_window_that_closes_or_moves_during_capture_is_refused() {
     let gone = backend.capture_measured_window(&current, CaptureLimits::default()).unwrap_err();
     assert_eq!(gone.code(), ErrorCode::TargetGone);
 }
+
+/// A raw top-level window on its own connection: titled `title`, at
+/// (`x`, `y`), `size` square; `fill` is its background (the server paints
+/// it), `None` leaves it without one (nothing is painted unless it draws).
+fn raw_window(
+    conn: &x11rb::rust_connection::RustConnection,
+    screen: usize,
+    title: &str,
+    (x, y, size): (i16, i16, u16),
+    fill: Option<u32>,
+) -> u32 {
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::{
+        AtomEnum, ConnectionExt as _, CreateWindowAux, PropMode, WindowClass,
+    };
+    use x11rb::wrapper::ConnectionExt as _;
+    let root = conn.setup().roots[screen].root;
+    let window = conn.generate_id().unwrap();
+    let aux = match fill {
+        Some(pixel) => CreateWindowAux::new().background_pixel(pixel),
+        None => CreateWindowAux::new(),
+    };
+    conn.create_window(0, window, root, x, y, size, size, 0, WindowClass::INPUT_OUTPUT, 0, &aux)
+        .unwrap()
+        .check()
+        .unwrap();
+    let utf8 = conn.intern_atom(false, b"UTF8_STRING").unwrap().reply().unwrap().atom;
+    let name = conn.intern_atom(false, b"_NET_WM_NAME").unwrap().reply().unwrap().atom;
+    conn.change_property8(PropMode::REPLACE, window, name, utf8, title.as_bytes()).unwrap();
+    conn.change_property8(
+        PropMode::REPLACE,
+        window,
+        AtomEnum::WM_NAME,
+        AtomEnum::STRING,
+        title.as_bytes(),
+    )
+    .unwrap();
+    conn.change_property8(
+        PropMode::REPLACE,
+        window,
+        AtomEnum::WM_CLASS,
+        AtomEnum::STRING,
+        b"raw\0Raw\0",
+    )
+    .unwrap();
+    conn.map_window(window).unwrap().check().unwrap();
+    window
+}
+
+#[test]
+fn a_covered_window_shows_only_what_it_drew_itself_never_what_lay_over_it() {
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::{
+        AtomEnum, ConfigureWindowAux, ConnectionExt as _, CreateGCAux, Rectangle, StackMode,
+    };
+    let sandbox = Sandbox::shared(module_path!());
+    let _turn = desktop_lock();
+    let backend = backend(sandbox);
+    let (conn, screen) = x11rb::connect(Some(sandbox.display())).unwrap();
+    const COVER: [u8; 3] = [0xd1, 0x2b, 0xe7];
+    const DRAWN: [u8; 3] = [0x20, 0xa0, 0x40];
+    let pixel = |c: [u8; 3]| u32::from_be_bytes([0, c[0], c[1], c[2]]);
+    // The window manager up (it drops a window mapped while it starts).
+    let root = conn.setup().roots[screen].root;
+    let clients = conn.intern_atom(false, b"_NET_CLIENT_LIST").unwrap().reply().unwrap().atom;
+    wait_until("the window manager", || {
+        let list = conn.get_property(false, root, clients, AtomEnum::WINDOW, 0, 1).ok()?;
+        (list.reply().ok()?.type_ != u32::from(AtomEnum::NONE)).then_some(())
+    });
+    // A window with no background that never draws: its pixmap, once it is redirected,
+    // starts as a copy of the screen there — the cover included.
+    let title = unique("Never drawn");
+    let under = raw_window(&conn, screen, &title, (100, 100, 200), None);
+    let listed = wait_until("the window listed", || {
+        backend.list_windows().ok()?.into_iter().find(|w| w.title == title)
+    });
+    let cover_title = unique("Cover");
+    let cover = raw_window(&conn, screen, &cover_title, (60, 60, 300), Some(pixel(COVER)));
+    wait_until("the cover listed", || {
+        backend.list_windows().ok()?.into_iter().find(|w| w.title == cover_title)
+    });
+    // Wherever the window manager placed them, the cover goes over all of the window.
+    let g = listed.geometry;
+    let over = ConfigureWindowAux::new().x(g.x - 50).y(g.y - 50).stack_mode(StackMode::ABOVE);
+    let limits = CaptureLimits::new(2000, 2000).unwrap();
+    let reference = listed.id.to_string().parse().unwrap();
+    let (cx, cy) = ((g.x + 100) as u32, (g.y + 100) as u32);
+    wait_until("the cover on the screen", || {
+        // Asked again until it holds: a window manager may place a window late.
+        conn.configure_window(cover, &over).ok()?;
+        conn.flush().ok()?;
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let shot = backend.capture_desktop(&DisplaySelection::All, limits, &[]).ok()?;
+        let covers = backend.list_windows().ok()?.into_iter().find(|w| w.title == cover_title)?;
+        let whole = covers.geometry.intersection(g) == Some(g);
+        (whole && shot.image.pixel(cx, cy) == COVER).then_some(())
+    });
+    let shot = backend.capture_window(&reference, limits).unwrap();
+    assert!(
+        !shot.image.data.chunks_exact(3).any(|p| p == COVER),
+        "the cover's pixels reached the covered window's picture"
+    );
+    assert_filled(&shot.image, Rect::new(0, 0, 200, 200), [0, 0, 0], "never drawn");
+    assert!(!shot.frame.occluded.is_empty(), "what was not read is listed as occluded");
+
+    // Once it draws, its own pixels show under the cover, and nothing is occluded.
+    let gc = conn.generate_id().unwrap();
+    conn.create_gc(gc, under, &CreateGCAux::new().foreground(pixel(DRAWN))).unwrap();
+    conn.poly_fill_rectangle(under, gc, &[Rectangle { x: 0, y: 0, width: 200, height: 200 }])
+        .unwrap();
+    conn.flush().unwrap();
+    let shot = wait_until("the drawing read", || {
+        let shot = backend.capture_window(&reference, limits).ok()?;
+        shot.frame.occluded.is_empty().then_some(shot)
+    });
+    assert_filled(&shot.image, Rect::new(0, 0, 200, 200), DRAWN, "drawn under the cover");
+    let desktop = backend.capture_desktop(&DisplaySelection::All, limits, &[]).unwrap();
+    assert_eq!(desktop.image.pixel(cx, cy), COVER, "the cover still lies over it on the screen");
+    let _ = (conn.destroy_window(cover), conn.destroy_window(under), conn.flush());
+}
