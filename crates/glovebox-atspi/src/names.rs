@@ -67,12 +67,67 @@ const TEXT_LEAF_ROLES: &[Role] = &[Role::Label, Role::Static, Role::Text, Role::
 /// Widget class prefixes toolkits put where a name belongs.
 const CLASS_PREFIXES: &[&str] = &["Gtk", "Adw", "Gdk", "Qt", "Q"];
 
+/// The last word of an application's own widget class (`EditorSourceView`,
+/// `EditorInfoBar`, `EditorPage` in GNOME Text Editor 43 on GTK 4.8).
+const WIDGET_WORDS: &[&str] = &[
+    "Area",
+    "Bar",
+    "Bin",
+    "Box",
+    "Button",
+    "Canvas",
+    "Container",
+    "Dialog",
+    "Entry",
+    "Frame",
+    "Grid",
+    "Header",
+    "Icon",
+    "Image",
+    "Label",
+    "Menu",
+    "Page",
+    "Pane",
+    "Paned",
+    "Panel",
+    "Popover",
+    "Revealer",
+    "Row",
+    "Sidebar",
+    "Stack",
+    "Switcher",
+    "Tab",
+    "Toolbar",
+    "View",
+    "Viewport",
+    "Widget",
+    "Window",
+];
+
+/// Roles whose names toolkits write with a mnemonic marker (`_Retry`).
+const MNEMONIC_ROLES: &[Role] = &[
+    Role::PushButton,
+    Role::ToggleButton,
+    Role::CheckBox,
+    Role::RadioButton,
+    Role::MenuItem,
+    Role::CheckMenuItem,
+    Role::RadioMenuItem,
+    Role::Menu,
+    Role::PageTab,
+];
+
 /// Whether `name` is only a toolkit's type name (`GtkImage`, `AdwGizmo`,
-/// `QLineEdit`) or a Qt object name (`qt_scrollarea_viewport`).
+/// `QLineEdit`), a Qt object name (`qt_scrollarea_viewport`) or an
+/// application's own widget class (`EditorSourceView`: one CamelCase word
+/// of two parts or more ending in a widget's kind).
 pub fn is_type_name(name: &str) -> bool {
     if name.starts_with("qt_")
         && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
     {
+        return true;
+    }
+    if is_widget_class(name) {
         return true;
     }
     CLASS_PREFIXES.iter().any(|prefix| {
@@ -82,6 +137,41 @@ pub fn is_type_name(name: &str) -> bool {
             && rest.chars().all(|c| c.is_ascii_alphanumeric())
             && rest.chars().any(|c| c.is_ascii_lowercase())
     })
+}
+
+/// `EditorSourceView`: ASCII letters and digits, each part a capital and
+/// lower-case letters, at least two parts, the last a widget's kind.
+fn is_widget_class(name: &str) -> bool {
+    if !name.starts_with(|c: char| c.is_ascii_uppercase())
+        || !name.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        return false;
+    }
+    let mut parts: Vec<&str> = vec![];
+    let mut start = 0;
+    for (i, c) in name.char_indices().skip(1) {
+        if c.is_ascii_uppercase() {
+            parts.push(&name[start..i]);
+            start = i;
+        }
+    }
+    parts.push(&name[start..]);
+    let word = |p: &&str| p.len() >= 2 && p[1..].chars().all(|c| c.is_ascii_lowercase());
+    parts.len() >= 2
+        && parts.iter().all(word)
+        && parts.last().is_some_and(|last| WIDGET_WORDS.contains(last))
+}
+
+/// `"_Retry Retry"` → `"Retry"`: a label said in its mnemonic form, then
+/// again as shown (GTK 4.8's buttons).
+fn mnemonic_repeated(name: &str) -> Option<&str> {
+    let name = name.trim();
+    name.match_indices(' ').map(|(i, _)| (&name[..i], name[i + 1..].trim())).find_map(
+        |(marked, shown)| {
+            (marked.contains('_') && !shown.is_empty() && without_mnemonic(marked) == shown)
+                .then_some(shown)
+        },
+    )
 }
 
 /// `"7 7"` → `"7"`: a name that is one half said twice.
@@ -216,11 +306,14 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
             }
         }
     }
-    // Labels laid out beside a field, for fields no relation names.
+    // Labels laid out beside a field, for fields no relation names; not a
+    // button's own label (a header bar's "Open" names no editor below it).
+    let inside_controls = descendants_of(walk, MNEMONIC_ROLES);
     let shown_labels: Vec<usize> = (1..walk.nodes.len())
         .filter(|&i| {
             let n = &walk.nodes[i];
-            matches!(n.role, Role::Label | Role::Static)
+            !inside_controls[i]
+                && matches!(n.role, Role::Label | Role::Static)
                 && !n.name.trim().is_empty()
                 && walk.is_shown(n)
         })
@@ -242,6 +335,15 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
         walk.nodes[i].name = name;
     }
     let nodes = &mut walk.nodes;
+    for node in nodes.iter_mut() {
+        if !MNEMONIC_ROLES.contains(&node.role) {
+            continue;
+        }
+        // A lone `_` stays: `my_docs` on a path bar's button is a folder's name.
+        if let Some(shown) = mnemonic_repeated(&node.name).map(str::to_owned) {
+            node.name = shown;
+        }
+    }
     for i in 0..nodes.len() {
         let children = nodes[i].children.clone();
         if let Some(half) = undoubled(&nodes[i].name).map(str::to_owned) {
@@ -265,6 +367,22 @@ pub async fn settle(bus: &Bus, walk: &mut Walk, deadline: Instant) {
         nodes[i].children.clear();
     }
     menus_once(walk);
+}
+
+/// Which nodes lie inside a node of one of `roles`.
+fn descendants_of(walk: &Walk, roles: &[Role]) -> Vec<bool> {
+    let mut inside = vec![false; walk.nodes.len()];
+    let mut pending: Vec<usize> = (0..walk.nodes.len())
+        .filter(|&i| roles.contains(&walk.nodes[i].role))
+        .flat_map(|i| walk.nodes[i].children.iter().copied())
+        .collect();
+    while let Some(i) = pending.pop() {
+        if i < inside.len() && !inside[i] {
+            inside[i] = true;
+            pending.extend(walk.nodes[i].children.iter().copied());
+        }
+    }
+    inside
 }
 
 /// Menus said once: an application that exports its menu bar twice
@@ -324,6 +442,9 @@ mod tests {
             "QLineEdit",
             "qt_scrollarea_viewport",
             "GdkSurface",
+            "EditorSourceView",
+            "EditorInfoBar",
+            "EditorPage",
         ] {
             assert!(is_type_name(name), "{name}");
         }
@@ -337,9 +458,27 @@ mod tests {
             "Q4 report",
             "Adwaita theme",
             "qt",
+            "PowerPoint",
+            "YouTube",
+            "LibreOffice",
+            "View",
+            "Page",
+            "OK",
+            "HTMLView",
+            "Source View",
         ] {
             assert!(!is_type_name(name), "{name}");
         }
+    }
+
+    #[test]
+    fn a_label_said_in_its_mnemonic_form_then_as_shown_is_said_once() {
+        assert_eq!(mnemonic_repeated("_Retry Retry"), Some("Retry"));
+        assert_eq!(mnemonic_repeated("_Discard… Discard…"), Some("Discard…"));
+        assert_eq!(mnemonic_repeated("Save _As Save As"), Some("Save As"));
+        assert_eq!(mnemonic_repeated("Retry Retry"), None);
+        assert_eq!(mnemonic_repeated("_Retry"), None);
+        assert_eq!(mnemonic_repeated("_Retry Later"), None);
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod mcp_config;
 mod mcp_current;
 mod mcp_stdio;
 mod memo_agrees_x11;
+mod names_x11;
 mod observations_x11;
 mod packaging;
 mod presence_x11;
