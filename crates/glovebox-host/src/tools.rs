@@ -22,6 +22,9 @@ const OPEN_APP_TIMEOUT: Duration = Duration::from_secs(15);
 const HAND_BACK_WATCH: Duration = Duration::from_millis(600);
 /// How often a conditional wait looks at the window again.
 const WAIT_POLL: Duration = Duration::from_millis(100);
+/// How long a started application's first look waits for its web page to
+/// load: the document holding content.
+const PAGE_LOAD_BOUND: Duration = Duration::from_secs(10);
 
 /// What a batch did.
 #[derive(Debug)]
@@ -75,6 +78,20 @@ pub struct OpenedApp {
     pub observation: Observation,
     /// Whether it was started, and whether the user's focus was given back.
     pub how: Opened,
+    /// Its web page had not loaded when the observation was taken (the
+    /// bound ran out): the model should look again.
+    pub still_loading: bool,
+}
+
+/// Whether `tree` shows a web document with nothing in it yet (a page
+/// still loading; a browser's bare frame has no document and is not waited for).
+fn page_loading(tree: &glovebox_model::AccessibilityTree) -> bool {
+    use glovebox_model::Role;
+    tree.root.as_ref().is_some_and(|root| {
+        root.walk().any(|e| {
+            matches!(e.role, Role::DocumentWeb | Role::DocumentFrame) && e.children.is_empty()
+        })
+    })
 }
 
 /// How `open_app` came by the window.
@@ -404,6 +421,7 @@ impl Host {
                     window,
                     observation,
                     how: Opened::AlreadyRunning,
+                    still_loading: false,
                 });
             }
             let detail = format!("started {:?} ({}){on}", plan.name, plan.program.display());
@@ -541,12 +559,16 @@ impl Host {
         let window =
             b.windows.find_window(&glovebox_model::WindowRef::Id(window.id)).unwrap_or(window);
         self.bind(state, Some(window.clone()), None);
-        let observation = self.observe_target(
-            state,
-            &window,
-            crate::ObserveRequest { screenshot, marks: false, fit: None },
-        )?;
-        Ok(OpenedApp { pid, window, observation, how })
+        let look = crate::ObserveRequest { screenshot, marks: false, fit: None };
+        let mut observation = self.observe_target(state, &window, look)?;
+        // Answered once its page is there: a browser maps its window before the page loads.
+        let loaded_by = Instant::now() + PAGE_LOAD_BOUND;
+        while page_loading(&observation.tree) && Instant::now() < loaded_by {
+            self.pause(WAIT_POLL)?;
+            observation = self.observe_target(state, &window, look)?;
+        }
+        let still_loading = page_loading(&observation.tree);
+        Ok(OpenedApp { pid, window, observation, how, still_loading })
     }
 
     /// The first new window of the started process (or a descendant of it),

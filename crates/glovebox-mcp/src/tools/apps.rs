@@ -8,6 +8,15 @@ use rmcp::model::CallToolResult;
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{tool, tool_router, ErrorData as McpError};
 
+/// What the first line says when the page had not loaded by the bound.
+fn still_loading(opened: &glovebox_host::OpenedApp) -> &'static str {
+    if opened.still_loading {
+        "; its page had not loaded within 10 s: observe again to see it"
+    } else {
+        ""
+    }
+}
+
 #[tool_router(router = apps_router, vis = "pub(super)")]
 impl GloveboxServer {
     #[tool(
@@ -27,7 +36,7 @@ impl GloveboxServer {
                 (glovebox_host::Opened::Started, _) => "started; your window kept focus",
                 (glovebox_host::Opened::StartedAndHandedBack, _) => "started; the window manager focused it, and glovebox gave focus back to your window",
             };
-            let text = format!("{how}; pid {}; window {}\n{}", opened.pid, opened.window.id, render::observation(&opened.observation, host.text_budget()));
+            let text = format!("{how}; pid {}; window {}{}\n{}", opened.pid, opened.window.id, still_loading(&opened), render::observation(&opened.observation, host.text_budget()));
             Ok(Reply::observed(text, &opened.observation))
         })
         .await
@@ -45,9 +54,10 @@ impl GloveboxServer {
         self.run(&context, move |host, _, _| {
             let opened = host.open_url(&args.url, false)?;
             let text = format!(
-                "opened on the agent display; pid {}; window {}\n{}",
+                "opened on the agent display; pid {}; window {}{}\n{}",
                 opened.pid,
                 opened.window.id,
+                still_loading(&opened),
                 render::observation(&opened.observation, host.text_budget())
             );
             Ok(Reply::observed(text, &opened.observation))

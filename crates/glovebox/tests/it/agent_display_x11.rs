@@ -257,6 +257,10 @@ impl Page {
                 } else if head.starts_with("get /redirect") {
                     format!("HTTP/1.1 302 Found\r\nLocation: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", local_there.lock().unwrap())
                 } else {
+                    // The page takes a second to come, as a real site's may.
+                    if head.starts_with("get /form") {
+                        std::thread::sleep(std::time::Duration::from_secs(1));
+                    }
                     format!("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{PAGE}", PAGE.len())
                 };
                 let _ = stream.write_all(reply.as_bytes());
@@ -302,6 +306,9 @@ fn open_url_opens_a_page_on_the_agent_display_and_leaves_the_user_active() {
     let page = Page::serve();
     let opened = host.open_url(&page.url, false).expect("open_url");
     assert_eq!(opened.window.desktop, Desktop::Agent);
+    // Its own observation already holds the page, which took a second to come.
+    assert!(!opened.still_loading, "{}", opened.observation.tree.render_text());
+    full_name_field(&opened.observation);
     page.saw("its load", |s| s["why"] == "load");
     assert_eq!(user(), before, "the user's active window, pointer and stacking are as they were");
 
