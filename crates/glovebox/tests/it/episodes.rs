@@ -367,10 +367,10 @@ app = 0
     // before it, so the time runs out in the agent's turn.
     std::fs::write(
         specs.join("out-of-time.toml"),
-        dialog
-            .replace("seconds = 60", "seconds = 12")
-            .replace("steps = 5", "steps = 8")
-            .replace("{ do = \"set_value\"", &format!("{}{{ do = \"set_value\"", "{ do = \"wait\", seconds = 5 },\n  ".repeat(4))),
+        dialog.replace("seconds = 60", "seconds = 12").replace("steps = 5", "steps = 8").replace(
+            "{ do = \"set_value\"",
+            &format!("{}{{ do = \"set_value\"", "{ do = \"wait\", seconds = 5 },\n  ".repeat(4)),
+        ),
     )
     .unwrap();
     let out = scratch("bad-out");
