@@ -181,7 +181,15 @@ impl Host {
         // Where the tree is missing or thin, the pixels are read too, if the grant may see them.
         let pixels_allowed = grant.capture == glovebox_model::CaptureMode::A11yAndPixels
             && self.inner.pixels_missing.is_none();
-        let reader = b.seen.clone().filter(|_| pixels_allowed && crate::seen::wanted(&tree));
+        // Or where a whole tree leaves a large drawn view empty: there alone.
+        let holes = match crate::seen::wanted(&tree) {
+            true => vec![],
+            false => crate::seen::holes(&tree, target.geometry),
+        };
+        let reader = b
+            .seen
+            .clone()
+            .filter(|_| pixels_allowed && (crate::seen::wanted(&tree) || !holes.is_empty()));
         if !pixels_allowed && !screenshot && tree.root.is_none() {
             let why = self
                 .inner
@@ -220,7 +228,8 @@ impl Host {
         };
         let seen_boxes = match (&reader, &capture) {
             (Some(reader), Some(c)) => {
-                crate::seen::add_seen(reader.as_ref(), &mut state.frames, &mut tree, c, geometry)
+                let frames = &mut state.frames;
+                crate::seen::add_seen(reader.as_ref(), frames, &mut tree, c, geometry, &holes)
             }
             _ => Default::default(),
         };

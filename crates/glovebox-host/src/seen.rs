@@ -1,5 +1,5 @@
 //! Elements seen in the pixels, as the host adds them to an observation:
-//! only where the tree is missing or thin, only when the grant may look at
+//! only where the tree is missing or thin, or inside a hole of a whole one, only when the grant may look at
 //! pixels (what is read from them is pixels in other words), after the
 //! denials and secure input were checked for the read itself. The host
 //! mints their ids (from [`FIRST_SEEN_ID`], never a tree's) and keeps an
@@ -7,7 +7,8 @@
 
 use crate::frames::FrameStore;
 use glovebox_model::{
-    AccessibilityTree, ElementId, Fidelity, Rect, SeenElement, SeenKind, WindowId, FIRST_SEEN_ID,
+    AccessibilityTree, ElementId, ElementState, Fidelity, Rect, Role, SeenElement, SeenKind,
+    WindowId, FIRST_SEEN_ID,
 };
 use glovebox_platform::{Capture, SeenItem, SeenReader};
 use std::collections::HashMap;
@@ -56,6 +57,45 @@ pub(crate) fn wanted(tree: &AccessibilityTree) -> bool {
     }
 }
 
+/// Roles of elements that draw their content themselves: when one of them
+/// is large and empty in an otherwise whole tree (Thunar's icon view is a
+/// `panel` with no children), what it shows is read from its pixels.
+const DRAWN_CONTENT: &[Role] = &[
+    Role::Panel,
+    Role::Canvas,
+    Role::DrawingArea,
+    Role::DocumentFrame,
+    Role::DocumentWeb,
+    Role::Viewport,
+    Role::Filler,
+    Role::DirectoryPane,
+    Role::LayeredPane,
+];
+
+/// The share of the window's area an empty element must cover to be read.
+const HOLE_SHARE: f64 = 0.10;
+
+/// Where a tree has holes: the large elements it leaves empty (a drawn
+/// view with no children, editable text and values aside), in window
+/// coordinates; the pixels there hold what the tree does not say.
+pub(crate) fn holes(tree: &AccessibilityTree, window: Rect) -> Vec<Rect> {
+    let Some(root) = &tree.root else { return vec![] };
+    let area = f64::from(window.width) * f64::from(window.height);
+    let mut out: Vec<Rect> = vec![];
+    for e in root.walk().skip(1) {
+        let Some(b) = e.bounds else { continue };
+        let empty = e.children.is_empty()
+            && !e.has(ElementState::Editable)
+            && !e.has_value
+            && DRAWN_CONTENT.contains(&e.role);
+        let large = f64::from(b.width) * f64::from(b.height) >= HOLE_SHARE * area;
+        if empty && large && !out.iter().any(|o| o.intersection(b) == Some(b)) {
+            out.push(b);
+        }
+    }
+    out
+}
+
 /// Says in the fidelity's reason why nothing was read from the pixels.
 pub(crate) fn note_unread(tree: &mut AccessibilityTree, why: &str) {
     let note = format!("; {}: {why}", glovebox_model::PIXELS_UNREAD);
@@ -66,15 +106,17 @@ pub(crate) fn note_unread(tree: &mut AccessibilityTree, why: &str) {
 }
 
 /// What `reader` sees in `capture` (the window's own pixels), added to
-/// `tree` with ids from `store`. A read that fails adds nothing and says
-/// why in the fidelity's reason; a read that finds nothing adds nothing.
-/// Answers each seen element's box in the capture's pixels.
+/// `tree` with ids from `store`; with `only` (window coordinates) given,
+/// what lies in those holes of the tree alone. A read that fails adds
+/// nothing and says why in the fidelity's reason; a read that finds
+/// nothing adds nothing. Answers each seen element's box in the capture's pixels.
 pub(crate) fn add_seen(
     reader: &dyn SeenReader,
     store: &mut FrameStore,
     tree: &mut AccessibilityTree,
     capture: &Capture,
     geometry: Rect,
+    only: &[Rect],
 ) -> HashMap<ElementId, Rect> {
     let read = match reader.read(tree.window, &capture.image) {
         Ok(read) => read,
@@ -104,6 +146,13 @@ pub(crate) fn add_seen(
         );
         let relative =
             Rect::new(global.x - geometry.x, global.y - geometry.y, global.width, global.height);
+        let centre = glovebox_model::Point {
+            x: relative.x + relative.width as i32 / 2,
+            y: relative.y + relative.height as i32 / 2,
+        };
+        if !only.is_empty() && !only.iter().any(|hole| hole.contains(centre)) {
+            continue;
+        }
         let id = ids.id_for(tree.window, kind, &text, relative);
         remembered.push((kind, text.clone(), relative, id));
         boxes.insert(id, bounds);

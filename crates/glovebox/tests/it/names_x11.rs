@@ -1,8 +1,11 @@
-//! Names as people read them, on an application nobody here wrote: GNOME
-//! Text Editor 43 (Debian 12's, GTK 4.8) started plainly on a cold desktop.
+//! Trees as people read them, on applications nobody here wrote, started
+//! plainly on a cold desktop. GNOME Text Editor 43 (Debian 12's, GTK 4.8):
 //! pyatspi, a second AT-SPI client, shows what the toolkit sends (a button
 //! named in its mnemonic form and then again, the editor's own widget
-//! classes as names); glovebox's tree says what a person reads.
+//! classes as names); glovebox's tree says what a person reads. Thunar
+//! 4.18: a whole tree whose icon view is an empty panel (pyatspi agrees);
+//! the files shown there are read from its pixels, and one is renamed by
+//! its seen name, the file system as the oracle.
 #![cfg(target_os = "linux")]
 
 use glovebox_model::{Role, WindowRef};
@@ -66,6 +69,91 @@ fn gnome_text_editors_buttons_read_as_shown_and_its_widget_classes_name_nothing(
     // The editor's text area takes no name from a header bar button's label.
     let editor = seen.tree.root.as_ref().unwrap().walk().find(|e| e.role == Role::Text).unwrap();
     assert!(editor.name.is_empty(), "the text area named {:?}:\n{text}", editor.name);
+    let _ = std::fs::remove_dir_all(&home);
+    sandbox.shutdown();
+}
+
+/// The names of the children pyatspi finds under Thunar's icon view.
+const ICON_VIEW: &str = r#"
+import pyatspi, sys
+pid = int(sys.argv[1])
+def find(acc, depth=0):
+    if acc is None or depth > 40: return None
+    if acc.getRoleName() == "directory pane": return acc
+    for child in acc:
+        found = find(child, depth + 1)
+        if found: return found
+for app in pyatspi.Registry.getDesktop(0):
+    if app.get_process_id() == pid:
+        pane = find(app)
+        print("pane" if pane else "no pane")
+        if pane:
+            for child in pane:
+                print(child.getRoleName(), len(child) if child else 0)
+"#;
+
+#[test]
+fn thunars_files_are_read_from_the_hole_in_its_tree_and_renamed_in_the_background() {
+    use glovebox_model::{Action, Button, SeenKind, Target};
+    let _heavy = glovebox_testkit::heavy_turn();
+    let sandbox = glovebox_testkit::cold_desktop();
+    let home = std::env::temp_dir().join(format!("glovebox-holes-{}", std::process::id()));
+    let folder = home.join("Documents");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("report-draft.txt"), "draft\n").unwrap();
+    std::fs::write(folder.join("notes.md"), "notes\n").unwrap();
+    let _thunar = Reaped(
+        sandbox
+            .command_in_home("thunar", &home)
+            .arg(&folder)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("thunar"),
+    );
+    let host = glovebox_testkit::host(&sandbox, "holes").open();
+    let window = wait_until("Thunar's window", || {
+        host.list_windows(Some("Thunar"), 1).ok()?.windows.into_iter().next()
+    })
+    .window;
+    let reference = WindowRef::Id(window.id);
+    let seen_text = |o: &glovebox_host::Observation, text: &str| {
+        o.tree.seen.iter().find(|e| e.text == text).map(|e| e.id)
+    };
+    let seen = wait_until("the files seen", || {
+        let o = host.observe(Some(&reference), false).ok()?;
+        (seen_text(&o, "notes.md").is_some() && seen_text(&o, "report-draft.txt").is_some())
+            .then_some(o)
+    });
+    // The tree is whole, and its icon view holds nothing (pyatspi agrees).
+    assert_eq!(seen.tree.fidelity, glovebox_model::Fidelity::Full, "{}", seen.tree.render_text());
+    let pane = glovebox_testkit::pyatspi(&sandbox, ICON_VIEW, window.id.pid);
+    let pane = String::from_utf8_lossy(&pane.stdout);
+    assert!(pane.starts_with("pane") && pane.contains("panel 0"), "{pane}");
+    assert!(seen.tree.seen.iter().all(|e| e.kind != SeenKind::Button || !e.text.is_empty()));
+
+    // Selected by its seen name, renamed with F2, in the background.
+    let notes = seen_text(&seen, "notes.md").unwrap();
+    let click = Action::Click {
+        target: Target::Element(notes),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
+    host.act(seen.frame.id, click).expect("the file clicked");
+    let look = host.observe(Some(&reference), false).unwrap();
+    host.act(look.frame.id, Action::Key { combo: "F2".parse().unwrap(), repeat: 1 }).expect("F2");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let look = host.observe(Some(&reference), false).unwrap();
+    host.act(look.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 })
+        .expect("all of the name");
+    let look = host.observe(Some(&reference), false).unwrap();
+    host.act(look.frame.id, Action::Type { text: "renamed.md".into() }).expect("the new name");
+    let look = host.observe(Some(&reference), false).unwrap();
+    host.act(look.frame.id, Action::Key { combo: "Return".parse().unwrap(), repeat: 1 })
+        .expect("Return");
+    wait_until("the file renamed", || folder.join("renamed.md").exists().then_some(()));
+    assert!(!folder.join("notes.md").exists() && folder.join("report-draft.txt").exists());
     let _ = std::fs::remove_dir_all(&home);
     sandbox.shutdown();
 }
