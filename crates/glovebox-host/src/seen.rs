@@ -1,6 +1,7 @@
 //! Elements seen in the pixels, as the host adds them to an observation:
-//! only where the tree is missing or thin, or inside a hole of a whole one, only when the grant may look at
-//! pixels (what is read from them is pixels in other words), after the
+//! only where the tree is missing or thin, or inside a hole of a whole one
+//! ([`holes`]), only when the grant may look at pixels (what is read from
+//! them is pixels in other words), after the
 //! denials and secure input were checked for the read itself. The host
 //! mints their ids (from [`FIRST_SEEN_ID`], never a tree's) and keeps an
 //! unchanged element's id from one look to the next.
