@@ -280,12 +280,19 @@ fn tk_programs_and_xterm_are_driven_by_what_is_seen() {
         .expect("IDLE");
     wait_until("the Tk fixture's window", || page_loaded(&sandbox, &title));
     wait_until("IDLE's shell", || page_loaded(&sandbox, "IDLE Shell"));
-    // A terminal the person opened lies over the whole form (and part of IDLE): every step
-    // below reads the windows under it from their own pixels, and the terminal stays on top.
+    // IDLE beside the form, where nothing covers it.
+    let moved = sandbox
+        .command("xdotool")
+        .args(["search", "--name", "IDLE Shell", "windowmove", "%@", "560", "300"])
+        .status()
+        .expect("xdotool");
+    assert!(moved.success());
+    // A terminal the person opened lies over the whole form: every step below reads the
+    // form from its own pixels, and the terminal stays on top.
     let _cover = Reaped(
         sandbox
             .command("xterm")
-            .args(["-geometry", "120x40+0+0"])
+            .args(["-geometry", "80x16+10+10"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
