@@ -127,10 +127,19 @@ impl KWinWindow {
     }
 
     pub fn id(&self) -> Option<WindowId> {
-        Some(WindowId {
-            pid: u32::try_from(self.pid).ok().filter(|&p| p > 0)?,
-            xid: self.number()?,
-        })
+        Some(WindowId { pid: self.process()?.0, xid: self.number()? })
+    }
+
+    /// Its process and whose word that is: KWin's record of the client's
+    /// socket peer; an XWayland window that names no process (Tk sets no
+    /// `_NET_WM_PID`) is still a window, of process 0 (unknown). A Wayland
+    /// window always has one.
+    fn process(&self) -> Option<(u32, PidSource)> {
+        match u32::try_from(self.pid).ok().filter(|&p| p > 0) {
+            Some(pid) => Some((pid, PidSource::Server)),
+            None if self.x11 != 0 => Some((0, PidSource::Unknown)),
+            None => None,
+        }
     }
 }
 
@@ -163,13 +172,13 @@ impl Report {
                 let shown = !w.minimized
                     && !w.hidden
                     && (w.all_desktops || w.desktop == self.current_desktop);
+                let (_, pid_source) = w.process()?;
                 let info = WindowInfo {
                     id: w.id()?,
                     app: w.class.clone(),
                     instance: w.name.clone(),
                     title: w.caption.clone(),
-                    // KWin's record of the client's socket peer, not the client's word.
-                    pid_source: PidSource::Server,
+                    pid_source,
                     geometry: frame,
                     focused: w.active,
                     minimized: !shown,
@@ -236,12 +245,19 @@ mod tests {
                 window("{00000001-0000-0000-0000-000000000000}", "panel", 5, serde_json::json!({"normal": false})),
                 window("{00000002-0000-0000-0000-000000000000}", "elsewhere", 2, serde_json::json!({"desktop": 2})),
                 window("{00000003-0000-0000-0000-000000000000}", "", 1, serde_json::json!({"frame": {"x": 0, "y": 0, "width": 0, "height": 5}})),
+                // An XWayland window that names no process (Tk): listed, its process unknown.
+                window("{00000004-0000-0000-0000-000000000000}", "tk form", -1, serde_json::json!({"pid": 0, "x11": 6291460})),
+                // A Wayland surface without a process is no client's window.
+                window("{00000005-0000-0000-0000-000000000000}", "nobody's", -2, serde_json::json!({"pid": -1})),
             ]
         });
         let report = Report::parse(&report.to_string()).unwrap();
         let listed = report.windows();
         let titles: Vec<&str> = listed.iter().map(|l| l.info.title.as_str()).collect();
-        assert_eq!(titles, ["above", "elsewhere", "below"]);
+        assert_eq!(titles, ["above", "elsewhere", "below", "tk form"]);
+        assert_eq!(listed[3].info.id, WindowId { pid: 0, xid: 4 });
+        assert_eq!(listed[3].info.pid_source, PidSource::Unknown);
+        assert_eq!(listed[3].x11, Some(6291460));
         assert_eq!(listed[0].info.id, WindowId { pid: 42, xid: 0xc50f_a38c });
         assert!(listed[0].info.focused);
         assert_eq!(listed[0].x11, Some(4194316));

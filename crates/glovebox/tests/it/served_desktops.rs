@@ -155,8 +155,24 @@ fn windows_and_their_own_pixels(sandbox: Desk, name: &str) {
         &on("XTerm"),
         &["-bg", "#204080", "-fg", "#204080"],
     );
+    // A Tk window on XWayland names no process (no `_NET_WM_PID`): listed all the same.
+    let tk_title = on("Tk");
+    let desktop = sandbox.sandbox();
+    let _tk = glovebox_testkit::Reaped(
+        desktop
+            .command("/usr/bin/python3".as_ref())
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/fixture_tk.py"))
+            .arg(&tk_title)
+            .arg(desktop.runtime_dir().join(format!("{name}-tk.json")))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the Tk fixture"),
+    );
     let (gtk_window, qt_window, x_window) =
         (listed(&host, &gtk.title), listed(&host, &qt.title), listed(&host, &xterm.title));
+    let tk_window = listed(&host, &tk_title);
+    assert_eq!(tk_window.geometry.size(), xwininfo(sandbox, &tk_title).size(), "{tk_window:?}");
     gtk.wait_state("GTK3 ready", |s| s["ready"] == true);
     qt.wait_state("Qt ready", |s| s["ready"] == true);
 
@@ -176,14 +192,17 @@ fn windows_and_their_own_pixels(sandbox: Desk, name: &str) {
         let qt_state = qt.state()?;
         let focused: Vec<&WindowInfo> =
             all.iter().map(|w| &w.window).filter(|w| w.focused).collect();
+        // Neither fixture active: one of the X clients (xterm or Tk), which report nothing.
         let active_by_app = if gtk_state["window_active"] == true {
-            gtk_window_id
+            vec![gtk_window_id]
         } else if qt_state["window_active"] == true {
-            qt_window.id
+            vec![qt_window.id]
         } else {
-            x_window.id
+            vec![x_window.id, tk_window.id]
         };
-        (focused.len() == 1 && focused[0].id == active_by_app && all[0].window.id == active_by_app)
+        (focused.len() == 1
+            && active_by_app.contains(&focused[0].id)
+            && all[0].window.id == focused[0].id)
             .then_some((all, gtk_state, qt_state))
     });
 
