@@ -233,14 +233,17 @@ fn a_page_that_arrives_after_the_first_looks_is_seen_once_it_does() {
                 use std::io::{Read as _, Write as _};
                 let mut request = [0u8; 4096];
                 let _ = stream.read(&mut request);
-                std::thread::sleep(std::time::Duration::from_secs(6));
+                // Longer than `open_url` waits for a page (10 s): it answers first.
+                std::thread::sleep(std::time::Duration::from_secs(14));
                 let body = "<!doctype html><title>slow page</title><label>Full name <input name=n></label>";
                 let _ = write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
                 told.store(true, std::sync::atomic::Ordering::SeqCst);
             });
         }
     });
-    let window = WindowRef::Id(host.open_url(&url, false).expect("open_url").window.id);
+    let opened = host.open_url(&url, false).expect("open_url");
+    assert!(opened.still_loading, "open_url says its page had not loaded by its bound");
+    let window = WindowRef::Id(opened.window.id);
     let has_field = |o: &Observation| {
         o.tree.root.as_ref().is_some_and(|r| {
             r.walk().any(|e| e.name == "Full name" && e.has(glovebox_model::ElementState::Editable))
