@@ -157,6 +157,14 @@ impl Backing {
         Ok(())
     }
 
+    /// Lets `window` go: no longer redirected or followed.
+    fn release(&self, window: Window) {
+        let mut kept = self.kept.lock_recovered();
+        if let Some(i) = kept.iter().position(|k| k.window == window) {
+            self.let_go(kept.swap_remove(i));
+        }
+    }
+
     /// Undoes what [`Backing::keep`] did to `k`'s window. A window that
     /// closed meanwhile answers with errors nobody waits for.
     fn let_go(&self, k: Kept) {
@@ -312,6 +320,10 @@ impl X11Backend {
             Ok(left)
         })();
         let _ = self.conn.free_pixmap(pixmap);
+        // Redirected only while it is captured: Tk read characters typed on
+        // lent key codes as nothing while it stayed redirected (the action
+        // matrix's Tk column), so the window is given back at once.
+        backing.release(xid);
         filled
     }
 }

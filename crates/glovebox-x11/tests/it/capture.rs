@@ -259,6 +259,9 @@ fn a_covered_window_shows_only_what_it_drew_itself_never_what_lay_over_it() {
     let title = unique("Never drawn");
     let under = raw_window(&conn, screen, &title, (100, 100, 200), None);
     let listed = wait_until("the window listed", || {
+        // Asked again: a window manager still starting drops a map request.
+        conn.map_window(under).ok()?;
+        conn.flush().ok()?;
         backend.list_windows().ok()?.into_iter().find(|w| w.title == title)
     });
     let cover_title = unique("Cover");
@@ -290,16 +293,32 @@ fn a_covered_window_shows_only_what_it_drew_itself_never_what_lay_over_it() {
     assert_filled(&shot.image, Rect::new(0, 0, 200, 200), [0, 0, 0], "never drawn");
     assert!(!shot.frame.occluded.is_empty(), "what was not read is listed as occluded");
 
-    // Once it draws, its own pixels show under the cover, and nothing is occluded.
+    // Once it draws (as a window does while it is exposed), its own pixels show under
+    // the cover, and nothing is occluded.
     let gc = conn.generate_id().unwrap();
     conn.create_gc(gc, under, &CreateGCAux::new().foreground(pixel(DRAWN))).unwrap();
-    conn.poly_fill_rectangle(under, gc, &[Rectangle { x: 0, y: 0, width: 200, height: 200 }])
-        .unwrap();
     conn.flush().unwrap();
+    let drawing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let painter = {
+        let (drawing, conn) = (drawing.clone(), std::sync::Arc::new(conn));
+        let painter_conn = conn.clone();
+        let thread = std::thread::spawn(move || {
+            let whole = [Rectangle { x: 0, y: 0, width: 200, height: 200 }];
+            while drawing.load(std::sync::atomic::Ordering::SeqCst) {
+                let _ = painter_conn.poly_fill_rectangle(under, gc, &whole);
+                let _ = painter_conn.flush();
+                std::thread::sleep(std::time::Duration::from_millis(30));
+            }
+        });
+        (thread, conn)
+    };
     let shot = wait_until("the drawing read", || {
         let shot = backend.capture_window(&reference, limits).ok()?;
         shot.frame.occluded.is_empty().then_some(shot)
     });
+    drawing.store(false, std::sync::atomic::Ordering::SeqCst);
+    let (thread, conn) = painter;
+    thread.join().unwrap();
     assert_filled(&shot.image, Rect::new(0, 0, 200, 200), DRAWN, "drawn under the cover");
     let desktop = backend.capture_desktop(&DisplaySelection::All, limits, &[]).unwrap();
     assert_eq!(desktop.image.pixel(cx, cy), COVER, "the cover still lies over it on the screen");
