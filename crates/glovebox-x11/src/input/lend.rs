@@ -20,10 +20,6 @@ use x11rb::protocol::xproto::{ConnectionExt as _, KeyButMask};
 /// before the codes are taken back regardless.
 const RETURN_WAIT: Duration = Duration::from_secs(2);
 
-/// How long a client that takes no pings keeps the lent codes after the
-/// keys were sent.
-const UNANSWERED_GRACE: Duration = Duration::from_millis(500);
-
 /// How long the text typed on a loan gets to show in the application's
 /// field (where the caller can read it) before the codes are taken back.
 const SHOWN_WAIT: Duration = Duration::from_secs(1);
@@ -39,15 +35,7 @@ impl Loan<'_> {
     /// Waits until `window`'s client has read everything sent before (or
     /// [`RETURN_WAIT`] passed), then gives the codes back.
     pub(crate) fn return_after(self, window: &WindowInfo) {
-        let asked = std::time::Instant::now();
-        let answer = self.backend.acknowledge(window, RETURN_WAIT);
-        // A client that takes no pings (Tk) cannot say it read the keys: it
-        // gets a moment before the codes go back. Busy repainting (a window
-        // just redirected is exposed whole), Tk read the lent keys after they
-        // were taken back in two CI runs and typed nothing for them.
-        if matches!(answer, Ok(None)) && asked.elapsed() < UNANSWERED_GRACE {
-            std::thread::sleep(UNANSWERED_GRACE - asked.elapsed());
-        }
+        let _ = self.backend.acknowledge(window, RETURN_WAIT);
     }
 
     /// As [`Loan::return_after`], then also until `shown` says the typed
