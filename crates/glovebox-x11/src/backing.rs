@@ -5,12 +5,14 @@
 //! that pixmap — except right after the redirection, when the server seeds
 //! the new pixmap from the screen; so only what the window drew since, as
 //! the DAMAGE extension reports it ([`crate::painted`]), is ever shown, and
-//! the first look waits for the window to repaint.
+//! each capture waits for the window to repaint.
 //!
 //! The redirections and damage objects belong to a connection of their
-//! own, whose events nothing else reads; the server undoes them when it
-//! closes. At most [`MAX_KEPT`] windows are kept redirected, the one used
-//! longest ago let go first.
+//! own, whose events nothing else reads. A window is redirected for one
+//! capture and let go right after it ([`X11Backend::own_pixels_under`]);
+//! the server undoes whatever is left when the connection closes. The
+//! bookkeeping for windows kept longer (at most [`MAX_KEPT`], resizes,
+//! unmaps) stays from when they were kept between captures.
 
 use crate::connection::X11Backend;
 use crate::errors::{connect_error, connection_lost, reply_error};
