@@ -6,7 +6,8 @@
 //! words the page shows were read. A last row has the 1280×800 page under
 //! a terminal the person opened: its covered pixels read from the window's
 //! own pixmap (Composite), with the first capture that redirects it — and
-//! waits for its repaint — timed on its own.
+//! waits for its repaint — timed on its own. The last has a dense terminal:
+//! an xterm full of `ls -la`'s lines.
 
 use anyhow::{Context, Result};
 use glovebox_model::{WindowInfo, WindowRef};
@@ -47,13 +48,13 @@ fn median(mut samples: Vec<Duration>) -> f64 {
     samples[samples.len() / 2].as_secs_f64() * 1000.0
 }
 
-/// Words of the page read exactly (case and edge punctuation aside), and
-/// the words it shows.
-fn words_read(seen: &[glovebox_model::SeenElement]) -> (usize, usize) {
+/// Words of `shown` read exactly (case and edge punctuation aside), and
+/// the words it has.
+fn words_read(seen: &[glovebox_model::SeenElement], shown: &str) -> (usize, usize) {
     let word = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
     let mut pool: Vec<String> =
         seen.iter().flat_map(|e| e.text.split_whitespace().map(word).collect::<Vec<_>>()).collect();
-    let shown: Vec<String> = PAGE_WORDS.split_whitespace().map(word).collect();
+    let shown: Vec<String> = shown.split_whitespace().map(word).filter(|w| !w.is_empty()).collect();
     let found = shown
         .iter()
         .filter(|w| match pool.iter().position(|r| r == *w) {
@@ -105,6 +106,7 @@ fn wait_for(host: &glovebox_host::Host, title: &str) -> Result<WindowInfo> {
 fn looks(
     host: &glovebox_host::Host,
     title: &str,
+    shown: &str,
     runs: usize,
 ) -> Result<(f64, f64, (usize, usize))> {
     let window = wait_for(host, title)?;
@@ -118,7 +120,7 @@ fn looks(
         let started = Instant::now();
         let seen = host.observe(Some(&reference), false).map_err(|r| anyhow::anyhow!("{r}"))?;
         first.push(started.elapsed());
-        words = words_read(&seen.tree.seen);
+        words = words_read(&seen.tree.seen, shown);
         let started = Instant::now();
         host.observe(None, false).map_err(|r| anyhow::anyhow!("{r}"))?;
         next.push(started.elapsed());
@@ -150,7 +152,7 @@ pub(crate) fn bench_seen(runs: usize) -> Result<()> {
                 let file = dir.join(format!("page-{width}-{ticking}.html"));
                 std::fs::write(&file, page(&title, ticking))?;
                 let mut browser = chromium(&sandbox, &dir, &file, (width, height))?;
-                let measured = looks(&host, &title, runs);
+                let measured = looks(&host, &title, PAGE_WORDS, runs);
                 let _ = browser.kill();
                 let _ = browser.wait();
                 row.push(measured?);
@@ -166,7 +168,8 @@ pub(crate) fn bench_seen(runs: usize) -> Result<()> {
                 words.1
             );
         }
-        covered_row(&sandbox, &host, &dir, runs)
+        covered_row(&sandbox, &host, &dir, runs)?;
+        terminal_row(&sandbox, &host, &dir, runs)
     })();
     sandbox.shutdown();
     result
@@ -200,7 +203,7 @@ fn covered_row(
         let shot = host.read_window_pixels(&WindowRef::Id(window.id), limits);
         let redirecting = started.elapsed().as_secs_f64() * 1000.0;
         let shot = shot.map_err(|r| anyhow::anyhow!("{r}"));
-        let looked = looks(host, title, runs);
+        let looked = looks(host, title, PAGE_WORDS, runs);
         let _ = (cover.kill(), cover.wait());
         anyhow::ensure!(shot?.frame.occluded.is_empty(), "the covered page was not read whole");
         let (first, unchanged, words) = looked?;
@@ -211,6 +214,68 @@ fn covered_row(
     println!(
         "{:<26} {:>9.1}ms {:>9.1}ms {:>13} {:>6}/{:<4}   (its first capture, redirecting it: {redirecting:.1}ms)",
         "... 1280x800, covered", first, unchanged, "-", words.0, words.1
+    );
+    Ok(())
+}
+
+/// A listing as `ls -la` prints it, 38 lines: what fills the terminal row's xterm.
+fn listing() -> String {
+    let names = [
+        "report-draft",
+        "notes",
+        "budget-2026",
+        "minutes",
+        "invoice",
+        "summary",
+        "photos",
+        "backup",
+        "readme",
+        "changelog",
+        "letters",
+        "contracts",
+        "travel",
+        "recipes",
+    ];
+    let kinds = ["txt", "md", "ods", "pdf"];
+    let mut out = String::from("total 152\n");
+    for i in 0..37usize {
+        let name = format!("{}-{:02}.{}", names[i % names.len()], i, kinds[i % kinds.len()]);
+        let size = 1000 + (i * 7919) % 90000;
+        let (day, hour, minute) = (1 + i % 28, 8 + i % 12, (i * 13) % 60);
+        let kind = if i % 9 == 0 { "drwxr-xr-x 2" } else { "-rw-r--r-- 1" };
+        out.push_str(&format!(
+            "{kind} person person {size:>6} Nov {day:>2} {hour:02}:{minute:02} {name}\n"
+        ));
+    }
+    out
+}
+
+/// An xterm of 100×40 cells (606×526 pixels in its default font) full of
+/// `ls -la`'s lines: a dense terminal, read from its pixels.
+fn terminal_row(
+    sandbox: &Sandbox,
+    host: &glovebox_host::Host,
+    dir: &Path,
+    runs: usize,
+) -> Result<()> {
+    let title = "bench seen terminal";
+    let text = listing();
+    let file = dir.join("listing.txt");
+    std::fs::write(&file, &text)?;
+    let mut xterm = sandbox
+        .command("xterm")
+        .args(["-T", title, "-geometry", "100x40+0+0", "-e", "sh", "-c"])
+        .arg(format!("cat '{}'; exec sleep 100000", file.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("xterm")?;
+    let measured = looks(host, title, &text, runs);
+    let _ = (xterm.kill(), xterm.wait());
+    let (first, unchanged, words) = measured?;
+    println!(
+        "{:<26} {:>9.1}ms {:>9.1}ms {:>13} {:>6}/{:<4}",
+        "xterm 100x40 of ls -la", first, unchanged, "-", words.0, words.1
     );
     Ok(())
 }

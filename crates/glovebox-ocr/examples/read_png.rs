@@ -7,13 +7,18 @@ use glovebox_platform::{RgbImage, SeenReader};
 use std::time::Instant;
 
 fn load(path: &str) -> RgbImage {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut decoder =
+        png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    // Grey pictures of fewer bits a pixel (a terminal's, as ImageMagick writes them) to bytes.
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut buf).unwrap();
     let channels = info.line_size / info.width as usize;
-    let data: Vec<u8> =
-        buf[..info.buffer_size()].chunks_exact(channels).flat_map(|p| [p[0], p[1], p[2]]).collect();
+    let data: Vec<u8> = buf[..info.buffer_size()]
+        .chunks_exact(channels)
+        .flat_map(|p| if channels < 3 { [p[0]; 3] } else { [p[0], p[1], p[2]] })
+        .collect();
     RgbImage { width: info.width, height: info.height, data }
 }
 

@@ -4,6 +4,7 @@
 //! never shared; what leaves it is the TSV text Tesseract writes, parsed in
 //! safe code ([`crate::tsv`]).
 
+use crate::rows::Segmentation;
 use libloading::Library;
 use std::ffi::{c_char, c_int, c_uchar, c_void, CStr};
 
@@ -16,10 +17,12 @@ type SetVariable = unsafe extern "C" fn(*mut c_void, *const c_char, *const c_cha
 type GetTsvText = unsafe extern "C" fn(*mut c_void, c_int) -> *mut c_char;
 type DeleteText = unsafe extern "C" fn(*const c_char);
 type Delete = unsafe extern "C" fn(*mut c_void);
-type SetDynamic = unsafe extern "C" fn(c_int);
+type SetOmpInt = unsafe extern "C" fn(c_int);
 
 /// Tesseract's page segmentation mode 3: find blocks and lines by itself.
 const PSM_AUTO: c_int = 3;
+/// Mode 6: one uniform block of text.
+const PSM_SINGLE_BLOCK: c_int = 6;
 /// The resolution screen text is drawn at; without it Tesseract guesses per image.
 const SCREEN_PPI: c_int = 96;
 
@@ -30,6 +33,9 @@ pub(crate) struct EngineMissing(pub(crate) String);
 /// One Tesseract instance with the English model loaded.
 pub(crate) struct Engine {
     api: *mut c_void,
+    set_page_seg_mode: SetPageSegMode,
+    /// The mode last set.
+    segmentation: Segmentation,
     set_image: SetImage,
     set_source_resolution: SetSourceResolution,
     get_tsv_text: GetTsvText,
@@ -81,6 +87,8 @@ impl Engine {
             let delete: Delete = std::mem::transmute(sym(b"TessBaseAPIDelete\0")?);
             let engine = Engine {
                 api: create(),
+                set_page_seg_mode: set_psm,
+                segmentation: Segmentation::Page,
                 set_image: std::mem::transmute::<*const c_void, SetImage>(sym(
                     b"TessBaseAPISetImage\0",
                 )?),
@@ -110,20 +118,42 @@ impl Engine {
             set_variable(engine.api, c"debug_file".as_ptr(), c"/dev/null".as_ptr());
             // libgomp is loaded with libtesseract; opening it again only counts a reference.
             if let Ok(gomp) = Library::new("libgomp.so.1") {
-                if let Ok(set_dynamic) = gomp.get::<SetDynamic>(b"omp_set_dynamic\0") {
+                if let Ok(set_dynamic) = gomp.get::<SetOmpInt>(b"omp_set_dynamic\0") {
                     set_dynamic(1);
+                }
+                // One thread per engine: the pool runs an engine per core, and OpenMP's
+                // own team beside each would spin on the cores the others read on.
+                if let Ok(set_threads) = gomp.get::<SetOmpInt>(b"omp_set_num_threads\0") {
+                    set_threads(1);
                 }
             }
             Ok(engine)
         }
     }
 
-    /// Reads `grey` (one byte a pixel, `width` × `height`) and answers
-    /// Tesseract's TSV: one row per page, block, paragraph, line and word.
-    pub(crate) fn read_tsv(&mut self, grey: &[u8], width: u32, height: u32) -> String {
+    /// Reads `grey` (one byte a pixel, `width` × `height`) as `segmentation`
+    /// says and answers Tesseract's TSV: one row per page, block, paragraph,
+    /// line and word.
+    pub(crate) fn read_tsv(
+        &mut self,
+        grey: &[u8],
+        width: u32,
+        height: u32,
+        segmentation: Segmentation,
+    ) -> String {
         assert_eq!(grey.len(), width as usize * height as usize, "a grey image of its size");
         if width == 0 || height == 0 {
             return String::new();
+        }
+        if segmentation != self.segmentation {
+            let mode = match segmentation {
+                Segmentation::Uniform => PSM_SINGLE_BLOCK,
+                Segmentation::Page => PSM_AUTO,
+            };
+            // SAFETY: `api` was made by TessBaseAPICreate and initialised; the mode is
+            // one of capi.h's TessPageSegMode values.
+            unsafe { (self.set_page_seg_mode)(self.api, mode) };
+            self.segmentation = segmentation;
         }
         // SAFETY: `api` was made by TessBaseAPICreate and initialised; `grey`
         // holds width × height bytes and outlives the call (Tesseract copies
