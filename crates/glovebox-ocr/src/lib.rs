@@ -1,8 +1,10 @@
 //! Elements seen in a window's pixels, for windows whose accessibility
 //! tree is missing or thin: text read by Tesseract and the framed controls
-//! it labels ([`layout`]). The engine is opened at run time ([`tesseract`],
-//! the crate's only unsafe code) on one worker thread of its own; a desktop
-//! without Tesseract runs glovebox as before and says what is missing.
+//! it labels ([`layout`]). The picture is cut into bands of rows
+//! ([`rows`]) read at once by one engine per core ([`pool`]); the engine
+//! is opened at run time ([`tesseract`], the crate's only unsafe code), and
+//! a desktop without Tesseract runs glovebox as before and says what is
+//! missing.
 //!
 //! A look at a window reuses what the last look read: only the rows whose
 //! pixels changed, widened to the words they touch, are read again.
