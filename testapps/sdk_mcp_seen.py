@@ -10,6 +10,11 @@ user who accepts would. Reports what happened as one JSON line on stdout.
                     (a command with its Enter), then observes until
                     WAIT_FOR (an environment variable) is read in the
                     pixels, at most 20 s
+  rename TITLE OLD=NEW
+                    observes (again, up to 20 s) until a seen element
+                    reads OLD (a file in a file manager's view), clicks it,
+                    presses F2, selects all of the name, types NEW and
+                    presses Enter
 
 With CWD_FILE set, the file of that name in the program's working directory
 is read before the session ends and reported. With OPEN_APP set, the program is first started on glovebox's own display
@@ -75,7 +80,30 @@ async def main(task, title, text, server):
         report["window"] = window
         _, seen = await call("observe", {"window": window, "screenshot": False})
         report["observed"] = seen
-        if task == "form":
+        if task == "rename":
+            old, new = text.split("=", 1)
+            deadline = time.monotonic() + 20
+            while (found := seen_id(seen, "text", old)) is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.5)
+                _, seen = await call("observe", {"window": window, "screenshot": False})
+            report["observed"] = seen
+            report["ids"] = {"file": found}
+            if found is None:
+                return report
+            steps = [
+                ("click", {"target": {"element": found}}),
+                ("key", {"combo": "F2"}),
+                ("key", {"combo": "ctrl+a"}),
+                ("type", {"text": new}),
+                ("key", {"combo": "Enter"}),
+            ]
+            for tool, arguments in steps:
+                failed, _ = await call(tool, arguments)
+                if failed:
+                    break
+                # The rename dialog takes a moment to take the keys.
+                await asyncio.sleep(0.5 if tool == "key" else 0)
+        elif task == "form":
             field, button = seen_id(seen, "field", "Name"), seen_id(seen, "button", "Send")
             report["ids"] = {"field": field, "button": button}
             if field is None or button is None:

@@ -24,6 +24,8 @@ mod resolve;
 pub mod routes;
 #[cfg(target_os = "linux")]
 pub mod wayland;
+#[cfg(target_os = "linux")]
+mod seat_pointer;
 
 use glovebox_model::DisplayBackend;
 use glovebox_platform::doctor::DoctorReport;

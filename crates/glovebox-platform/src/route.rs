@@ -22,6 +22,10 @@ pub enum Route {
     /// remote desktop, KDE's desktop portal), after the compositor gave the
     /// window the focus: the user's own keyboard, so foreground only.
     SeatKeys,
+    /// A click with the seat's pointer through the compositor (GNOME
+    /// Shell's virtual pointer), after the compositor gave the window the
+    /// focus: the user's own pointer, so foreground only.
+    SeatPointer,
     /// The fake desktop of the policy tests.
     #[cfg(feature = "fake")]
     Fake,
@@ -128,6 +132,7 @@ impl fmt::Display for Route {
             Route::WindowEvents => f.write_str("x11:SendEvent"),
             Route::DeviceEvents => f.write_str("x11:XTest"),
             Route::SeatKeys => f.write_str("wayland:the seat's keyboard"),
+            Route::SeatPointer => f.write_str("wayland:the seat's pointer"),
             #[cfg(feature = "fake")]
             Route::Fake => f.write_str("fake"),
             Route::ThenKeys(first) => write!(f, "{first}+x11:SendEvent(keys)"),

@@ -2,11 +2,13 @@
  * shell keeps from other clients, on the session bus as dev.glovebox.Shell,
  * answered only to the programs the person allowed (the `allowed` file
  * beside this one, one absolute path per line, written by
- * `glovebox setup gnome-extension`). The one change it makes is Focus,
- * for glovebox's foreground input (which the person approves per call):
- * the keyboard focus to a window, and back to the one that had it. */
+ * `glovebox setup gnome-extension`). The changes it makes are for
+ * glovebox's foreground input (which the person approves per call): Focus
+ * gives the keyboard focus to a window, and back to the one that had it;
+ * MovePointer and PointerButton work the shell's own virtual pointer
+ * (the person's pointer: glovebox puts it back where it was after). */
 /* exported init */
-const { Gio, GLib, Meta, Shell } = imports.gi;
+const { Clutter, Gio, GLib, Meta, Shell } = imports.gi;
 const ExtensionUtils = imports.misc.extensionUtils;
 
 const IFACE = `<node><interface name="dev.glovebox.Shell">
@@ -15,6 +17,9 @@ const IFACE = `<node><interface name="dev.glovebox.Shell">
     <arg type="i" direction="out"/><arg type="i" direction="out"/></method>
   <method name="CaptureScreen"><arg type="s" direction="in"/></method>
   <method name="Focus"><arg type="t" direction="in"/><arg type="t" direction="out"/></method>
+  <method name="MovePointer"><arg type="d" direction="in"/><arg type="d" direction="in"/>
+    <arg type="d" direction="out"/><arg type="d" direction="out"/></method>
+  <method name="PointerButton"><arg type="u" direction="in"/><arg type="b" direction="in"/></method>
 </interface></node>`;
 
 function rect(r) {
@@ -130,6 +135,33 @@ class Service {
         const previous = global.display.focus_window;
         window.activate(global.get_current_time());
         invocation.return_value(new GLib.Variant('(t)', [previous ? previous.get_id() : 0]));
+    }
+
+    /* The shell's virtual pointer, made at its first use. */
+    _pointer() {
+        if (!this._virtualPointer) {
+            const seat = Clutter.get_default_backend().get_default_seat();
+            this._virtualPointer = seat.create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE);
+        }
+        return this._virtualPointer;
+    }
+
+    /* The pointer to (x, y) on the stage; answers where it was. */
+    MovePointerAsync([x, y], invocation) {
+        if (!this._check(invocation))
+            return;
+        const [wasX, wasY] = global.get_pointer();
+        this._pointer().notify_absolute_motion(GLib.get_monotonic_time(), x, y);
+        invocation.return_value(new GLib.Variant('(dd)', [wasX, wasY]));
+    }
+
+    /* Button 1 left, 2 middle, 3 right, 8 back, 9 forward (as on X11). */
+    PointerButtonAsync([button, pressed], invocation) {
+        if (!this._check(invocation))
+            return;
+        const state = pressed ? Clutter.ButtonState.PRESSED : Clutter.ButtonState.RELEASED;
+        this._pointer().notify_button(GLib.get_monotonic_time(), button, state);
+        invocation.return_value(null);
     }
 
     CaptureScreenAsync([path], invocation) {

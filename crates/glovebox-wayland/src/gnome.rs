@@ -231,6 +231,12 @@ impl GnomeShellBackend {
                         | "org.freedesktop.DBus.Error.NameHasNoOwner" => {
                             GnomeError::NoExtension(text)
                         }
+                        "org.freedesktop.DBus.Error.UnknownMethod" => GnomeError::Call {
+                            call: method,
+                            message: format!(
+                                "the installed extension is older than this glovebox (run `glovebox setup gnome-extension` again, then log out and in): {text}"
+                            ),
+                        },
                         other => {
                             GnomeError::Call { call: method, message: format!("{other}: {text}") }
                         }
@@ -302,6 +308,22 @@ impl GnomeShellBackend {
             .deserialize()
             .map_err(|e| GnomeError::Call { call: "Focus", message: e.to_string() })?;
         Ok((previous != 0).then(|| previous.to_string()))
+    }
+
+    /// Moves the seat's pointer (the shell's virtual pointer, through
+    /// glovebox's extension) to `(x, y)` on the desktop; where it was.
+    pub fn move_pointer(&self, x: f64, y: f64) -> Result<(f64, f64), GnomeError> {
+        let reply = self.call("MovePointer", &(x, y))?;
+        reply
+            .body()
+            .deserialize()
+            .map_err(|e| GnomeError::Call { call: "MovePointer", message: e.to_string() })
+    }
+
+    /// Presses or releases a button of the seat's pointer (1 left, 2
+    /// middle, 3 right, 8 back, 9 forward).
+    pub fn pointer_button(&self, button: u32, pressed: bool) -> Result<(), GnomeError> {
+        self.call("PointerButton", &(button, pressed)).map(|_| ())
     }
 
     /// Presses and releases keys on the seat's keyboard (Mutter's

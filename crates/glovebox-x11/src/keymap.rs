@@ -76,11 +76,9 @@ fn modifier_keysym(m: ModifierKey) -> u32 {
     }
 }
 
-/// The keysyms a combo presses, modifiers first, the key last: for a
-/// route that types keysyms itself (a compositor's remote desktop).
-pub fn combo_keysyms(combo: &KeyCombo) -> Vec<u32> {
-    let mods = combo.modifiers;
-    let mut keysyms: Vec<u32> = [
+/// The keysyms of modifiers held, in the order a combo presses them.
+pub fn modifier_keysyms(mods: Modifiers) -> Vec<u32> {
+    [
         (mods.ctrl, CONTROL_L),
         (mods.shift, SHIFT_L),
         (mods.alt, ALT_L),
@@ -88,7 +86,13 @@ pub fn combo_keysyms(combo: &KeyCombo) -> Vec<u32> {
     ]
     .into_iter()
     .filter_map(|(held, keysym)| held.then_some(keysym))
-    .collect();
+    .collect()
+}
+
+/// The keysyms a combo presses, modifiers first, the key last: for a
+/// route that types keysyms itself (a compositor's remote desktop).
+pub fn combo_keysyms(combo: &KeyCombo) -> Vec<u32> {
+    let mut keysyms = modifier_keysyms(combo.modifiers);
     keysyms.push(match combo.key {
         Key::Named(k) => named_keysym(k),
         Key::Char(c) => char_keysym(c),

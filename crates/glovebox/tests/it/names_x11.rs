@@ -5,7 +5,9 @@
 //! classes as names); glovebox's tree says what a person reads. Thunar
 //! 4.18: a whole tree whose icon view is an empty panel (pyatspi agrees);
 //! the files shown there are read from its pixels, and one is renamed by
-//! its seen name, the file system as the oracle.
+//! its seen name through the official MCP Python client, the file system
+//! as the oracle and the person's desktop (focus, stacking, pointer, a
+//! window they work in) unchanged.
 #![cfg(target_os = "linux")]
 
 use glovebox_model::{Role, WindowRef};
@@ -94,7 +96,8 @@ for app in pyatspi.Registry.getDesktop(0):
 
 #[test]
 fn thunars_files_are_read_from_the_hole_in_its_tree_and_renamed_in_the_background() {
-    use glovebox_model::{Action, Button, SeenKind, Target};
+    use glovebox_model::SeenKind;
+    use glovebox_testkit::desktop::Desktop;
     let _heavy = glovebox_testkit::heavy_turn();
     let sandbox = glovebox_testkit::cold_desktop();
     let home = std::env::temp_dir().join(format!("glovebox-holes-{}", std::process::id()));
@@ -132,28 +135,21 @@ fn thunars_files_are_read_from_the_hole_in_its_tree_and_renamed_in_the_backgroun
     assert!(pane.starts_with("pane") && pane.contains("panel 0"), "{pane}");
     assert!(seen.tree.seen.iter().all(|e| e.kind != SeenKind::Button || !e.text.is_empty()));
 
-    // Selected by its seen name, renamed with F2, in the background.
-    let notes = seen_text(&seen, "notes.md").unwrap();
-    let click = Action::Click {
-        target: Target::Element(notes),
-        button: Button::Left,
-        count: 1,
-        modifiers: vec![],
-    };
-    host.act(seen.frame.id, click).expect("the file clicked");
-    let look = host.observe(Some(&reference), false).unwrap();
-    host.act(look.frame.id, Action::Key { combo: "F2".parse().unwrap(), repeat: 1 }).expect("F2");
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    let look = host.observe(Some(&reference), false).unwrap();
-    host.act(look.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 })
-        .expect("all of the name");
-    let look = host.observe(Some(&reference), false).unwrap();
-    host.act(look.frame.id, Action::Type { text: "renamed.md".into() }).expect("the new name");
-    let look = host.observe(Some(&reference), false).unwrap();
-    host.act(look.frame.id, Action::Key { combo: "Return".parse().unwrap(), repeat: 1 })
-        .expect("Return");
+    // Selected by its seen name and renamed with F2, in the background, by the official
+    // MCP client (the person approving what it asks), with the person at work elsewhere.
+    let user = crate::seen_pixels::sentinel(&sandbox);
+    user.activate();
+    let before = Desktop::now(&host, &sandbox, &user);
+    let report =
+        crate::seen_pixels::client(&sandbox, &home, ["rename", "Thunar", "notes.md=renamed.md"], &[]);
+    assert!(report["ids"]["file"].is_string(), "notes.md not seen: {report}");
+    for call in report["calls"].as_array().unwrap() {
+        assert_eq!(call["error"], false, "{call}");
+    }
+    assert_eq!(crate::seen_pixels::calls(&report, "key").len(), 3, "{report}");
     wait_until("the file renamed", || folder.join("renamed.md").exists().then_some(()));
     assert!(!folder.join("notes.md").exists() && folder.join("report-draft.txt").exists());
+    assert_eq!(Desktop::now(&host, &sandbox, &user), before, "the person's desktop as it was");
     let _ = std::fs::remove_dir_all(&home);
     sandbox.shutdown();
 }

@@ -9,6 +9,8 @@
 //! IDLE's Python wrote, a file the command typed into xterm wrote (read
 //! from its working directory through /proc while it runs); and the
 //! user's desktop (pointer, stacking, focus, a sentinel window) unchanged.
+//! Covered windows are read with and without a compositor (xcompmgr)
+//! redirecting every window.
 #![cfg(target_os = "linux")]
 
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
@@ -89,7 +91,12 @@ impl Page {
 
 /// Runs `testapps/sdk_mcp_seen.py TASK TITLE TEXT` against `glovebox mcp`
 /// in the default approval mode (input asks; the script's person approves).
-fn client(sandbox: &Sandbox, home: &Path, args: [&str; 3], env: &[(&str, &str)]) -> Value {
+pub(crate) fn client(
+    sandbox: &Sandbox,
+    home: &Path,
+    args: [&str; 3],
+    env: &[(&str, &str)],
+) -> Value {
     let python = repo().join("target/sdk-venv/bin/python");
     assert!(python.exists(), "run `bash .ci/install-deps` (the pinned SDK clients)");
     let mut command = sandbox.command_in_home(python, home);
@@ -108,7 +115,7 @@ fn client(sandbox: &Sandbox, home: &Path, args: [&str; 3], env: &[(&str, &str)])
 }
 
 /// The calls of `report` with `tool`, in order.
-fn calls<'a>(report: &'a Value, tool: &str) -> Vec<&'a Value> {
+pub(crate) fn calls<'a>(report: &'a Value, tool: &str) -> Vec<&'a Value> {
     report["calls"].as_array().unwrap().iter().filter(|c| c["tool"] == tool).collect()
 }
 
@@ -175,7 +182,7 @@ fn browser(sandbox: &Sandbox, home: &Path, program: &str, url: &str) -> Child {
 }
 
 /// A GTK window the user works in, frontmost, beside where the test's windows are.
-fn sentinel(sandbox: &Sandbox) -> Fixture {
+pub(crate) fn sentinel(sandbox: &Sandbox) -> Fixture {
     Fixture::launch(
         sandbox,
         &unique_title("seen user"),
@@ -183,17 +190,36 @@ fn sentinel(sandbox: &Sandbox) -> Fixture {
     )
 }
 
-/// `program` filled in and submitted by what is seen; `covered`: with a
-/// terminal the person opened lying over the page the whole time.
-fn drive_browser(program: &str, covered: bool) {
+/// What lies over the page while it is driven.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cover {
+    Nothing,
+    /// A terminal the person opened, over the whole page the whole time.
+    Terminal,
+    /// The same, with a compositor (Debian's xcompmgr) redirecting every window.
+    TerminalUnderCompositor,
+}
+
+/// `program` filled in and submitted by what is seen, under `cover`.
+fn drive_browser(program: &str, cover: Cover) {
     let _heavy = glovebox_testkit::heavy_turn();
     let sandbox = glovebox_testkit::cold_desktop();
+    let _compositor = (cover == Cover::TerminalUnderCompositor).then(|| {
+        Reaped(
+            sandbox
+                .command("xcompmgr")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("xcompmgr"),
+        )
+    });
     let home = scratch(program);
     let title = unique_title(&format!("seen {program}"));
     let page = serve(&title);
     let mut shown = browser(&sandbox, &home, program, &page.url);
     wait_until("the page loaded", || page_loaded(&sandbox, &title));
-    let cover = covered.then(|| {
+    let cover = (cover != Cover::Nothing).then(|| {
         Reaped(
             sandbox
                 .command("xterm")
@@ -243,17 +269,22 @@ fn page_loaded(sandbox: &Sandbox, title: &str) -> Option<()> {
 
 #[test]
 fn chromium_started_before_glovebox_is_filled_in_by_what_is_seen() {
-    drive_browser("chromium", false);
+    drive_browser("chromium", Cover::Nothing);
 }
 
 #[test]
 fn chromium_under_the_persons_terminal_is_filled_in_by_what_is_seen() {
-    drive_browser("chromium", true);
+    drive_browser("chromium", Cover::Terminal);
+}
+
+#[test]
+fn chromium_under_a_terminal_with_a_compositor_running_is_filled_in_by_what_is_seen() {
+    drive_browser("chromium", Cover::TerminalUnderCompositor);
 }
 
 #[test]
 fn firefox_with_accessibility_prevented_is_filled_in_by_what_is_seen() {
-    drive_browser("firefox-esr", false);
+    drive_browser("firefox-esr", Cover::Nothing);
 }
 
 #[test]
@@ -385,6 +416,32 @@ fn tk_programs_and_xterm_are_driven_by_what_is_seen() {
     wait_until("the covered button's click", || {
         (read(&state_file)?["clicks"]["send"] == 2).then_some(())
     });
+    let (cover_at, form_at) = places().unwrap();
+    assert!(cover_at < form_at, "the terminal still over the form");
+
+    // A compositor starts (Debian's xcompmgr, redirecting every window): the covered form
+    // is filled in and sent again by the official client through its seen ids.
+    let _compositor = Reaped(
+        sandbox
+            .command("xcompmgr")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("xcompmgr"),
+    );
+    // (The field still holds the first name: the new one goes where the click put the caret.)
+    let name = "Katherine Johnson";
+    let report = client(&sandbox, &home, ["form", &title, name], &[]);
+    assert!(report["observed"].as_str().unwrap().contains("seen in the pixels"), "{report}");
+    for call in report["calls"].as_array().unwrap() {
+        assert_eq!(call["error"], false, "{call}");
+    }
+    assert_eq!(calls(&report, "click").len(), 2, "{report}");
+    let state = wait_until("the form sent under the compositor", || {
+        read(&state_file).filter(|s| s["clicks"]["send"] == 3)
+    });
+    let last = state["sent"].as_array().unwrap().last().unwrap().as_str().unwrap().to_owned();
+    assert!(last.contains(name), "{last:?} sent: {report}");
     let (cover_at, form_at) = places().unwrap();
     assert!(cover_at < form_at, "the terminal still over the form");
 
