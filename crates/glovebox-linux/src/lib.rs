@@ -23,9 +23,9 @@ mod resolve;
 #[cfg(target_os = "linux")]
 pub mod routes;
 #[cfg(target_os = "linux")]
-pub mod wayland;
-#[cfg(target_os = "linux")]
 mod seat_pointer;
+#[cfg(target_os = "linux")]
+pub mod wayland;
 
 use glovebox_model::DisplayBackend;
 use glovebox_platform::doctor::DoctorReport;

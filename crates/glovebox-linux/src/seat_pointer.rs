@@ -169,7 +169,11 @@ fn focused_then(seat: &dyn SeatKeys, window: &WindowInfo) -> Result<(), BackendE
 }
 
 /// The action's presses, the pointer already at its point.
-fn play(seat: &dyn SeatKeys, pointer: &dyn SeatPointer, action: &Action) -> Result<(), BackendError> {
+fn play(
+    seat: &dyn SeatKeys,
+    pointer: &dyn SeatPointer,
+    action: &Action,
+) -> Result<(), BackendError> {
     let mut held = Held { seat, pointer, keysyms: vec![], buttons: vec![] };
     for keysym in glovebox_x11::modifier_keysyms(action.modifiers()) {
         held.press_key(keysym)?;

@@ -78,15 +78,10 @@ fn modifier_keysym(m: ModifierKey) -> u32 {
 
 /// The keysyms of modifiers held, in the order a combo presses them.
 pub fn modifier_keysyms(mods: Modifiers) -> Vec<u32> {
-    [
-        (mods.ctrl, CONTROL_L),
-        (mods.shift, SHIFT_L),
-        (mods.alt, ALT_L),
-        (mods.superkey, SUPER_L),
-    ]
-    .into_iter()
-    .filter_map(|(held, keysym)| held.then_some(keysym))
-    .collect()
+    [(mods.ctrl, CONTROL_L), (mods.shift, SHIFT_L), (mods.alt, ALT_L), (mods.superkey, SUPER_L)]
+        .into_iter()
+        .filter_map(|(held, keysym)| held.then_some(keysym))
+        .collect()
 }
 
 /// The keysyms a combo presses, modifiers first, the key last: for a

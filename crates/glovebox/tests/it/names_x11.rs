@@ -140,8 +140,12 @@ fn thunars_files_are_read_from_the_hole_in_its_tree_and_renamed_in_the_backgroun
     let user = crate::seen_pixels::sentinel(&sandbox);
     user.activate();
     let before = Desktop::now(&host, &sandbox, &user);
-    let report =
-        crate::seen_pixels::client(&sandbox, &home, ["rename", "Thunar", "notes.md=renamed.md"], &[]);
+    let report = crate::seen_pixels::client(
+        &sandbox,
+        &home,
+        ["rename", "Thunar", "notes.md=renamed.md"],
+        &[],
+    );
     assert!(report["ids"]["file"].is_string(), "notes.md not seen: {report}");
     for call in report["calls"].as_array().unwrap() {
         assert_eq!(call["error"], false, "{call}");
