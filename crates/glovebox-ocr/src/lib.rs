@@ -69,13 +69,14 @@ impl TesseractReader {
     }
 
     /// The words of rows `top..bottom` of `grey`, in its coordinates: the
-    /// rows' bands of text ([`rows::plan`]) read at once on the pool.
+    /// rows' bands of text ([`rows::plan`]) read at once on the pool;
+    /// `small`: a window whose small letters are read magnified.
     fn words(
         &self,
         grey: &Grey,
         top: u32,
         bottom: u32,
-        scale: u32,
+        small: bool,
     ) -> Result<Vec<Word>, BackendError> {
         let bands: Vec<rows::Band> = rows::plan(&grey.rows(top, bottom))
             .into_iter()
@@ -85,25 +86,19 @@ impl TesseractReader {
                 ..b
             })
             .collect();
-        let pictures = bands
+        let (pictures, preparations): (Vec<_>, Vec<_>) = bands
             .iter()
             .map(|b| {
                 let rows = grey.rows(top + b.top, top + b.bottom);
                 let band = padded(columns(&rows, b.left, b.right), BAND_PAD);
-                let picture = match (b.segmentation, scale) {
-                    (Segmentation::Uniform, 2) => soften(&band),
-                    (_, scale) => upscale(&band, scale),
-                };
-                (picture, b.segmentation)
+                let preparation = Preparation::of(&band, b.segmentation, small);
+                ((preparation.apply(&band), b.segmentation), preparation)
             })
-            .collect();
+            .unzip();
         let read = self.pool.read_all(pictures, READ_TIMEOUT)?;
         let mut words: Vec<Word> = vec![];
-        for (band, tsv) in bands.iter().zip(read) {
-            let scale = match (band.segmentation, scale) {
-                (Segmentation::Uniform, _) => 1,
-                (_, scale) => scale,
-            };
+        for ((band, tsv), preparation) in bands.iter().zip(read).zip(preparations) {
+            let scale = preparation.scale();
             let origin = (top + band.top) as i32 - BAND_PAD as i32;
             words.extend(tsv::words(&tsv).into_iter().map(|mut w| {
                 let b = w.bounds;
@@ -180,6 +175,66 @@ fn grey_of(image: &RgbImage) -> Grey {
         .map(|p| ((p[0] as u32 * 77 + p[1] as u32 * 150 + p[2] as u32 * 29) >> 8) as u8)
         .collect();
     Grey { width: image.width, height: image.height, data }
+}
+
+/// How a band's picture is made ready for Tesseract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Preparation {
+    /// Read as it is (a large window's letters are large enough).
+    AsIs,
+    /// A bitmap font's sharp letters softened at their size ([`soften`]).
+    Softened,
+    /// Read at twice its size, smoothed between pixels: small anti-aliased
+    /// letters (measured: Thunar's "report-draft.txt" under its icon was
+    /// lost at its own size, softened or not).
+    Doubled,
+}
+
+impl Preparation {
+    fn of(band: &Grey, segmentation: Segmentation, small: bool) -> Preparation {
+        match (small, segmentation) {
+            (false, _) => Preparation::AsIs,
+            (true, Segmentation::Uniform) if bitmap_text(band) => Preparation::Softened,
+            (true, _) => Preparation::Doubled,
+        }
+    }
+
+    fn apply(self, band: &Grey) -> Grey {
+        match self {
+            Preparation::AsIs => band.clone(),
+            Preparation::Softened => soften(band),
+            Preparation::Doubled => upscale(band, 2),
+        }
+    }
+
+    /// How many times larger than the window's pixels the picture is.
+    fn scale(self) -> u32 {
+        match self {
+            Preparation::Doubled => 2,
+            Preparation::AsIs | Preparation::Softened => 1,
+        }
+    }
+}
+
+/// Share of a band's ink pixels (tenths) under which the text counts as a
+/// bitmap font's: one shade of ink on one of background, hardly any between.
+const BITMAP_BLEND_SHARE: usize = 1;
+
+/// Whether `band`'s letters are drawn without anti-aliasing: its pixels
+/// are its background's shade or its ink's, hardly any in between.
+fn bitmap_text(band: &Grey) -> bool {
+    let mut counts = [0usize; 256];
+    band.data.iter().for_each(|&v| counts[v as usize] += 1);
+    let background = (0..256).max_by_key(|&v| counts[v]).unwrap_or(255);
+    let far = |v: usize| v.abs_diff(background) > 64;
+    let Some(ink) = (0..256).filter(|&v| far(v)).max_by_key(|&v| counts[v]) else {
+        return false;
+    };
+    let near = |v: usize, to: usize| v.abs_diff(to) <= 24;
+    let inked: usize = (0..256).filter(|&v| !near(v, background)).map(|v| counts[v]).sum();
+    let blended: usize =
+        (0..256).filter(|&v| !near(v, background) && !near(v, ink)).map(|v| counts[v]).sum();
+    inked > 0 && blended * 10 <= inked * BITMAP_BLEND_SHARE
 }
 
 /// `grey` at its size, each pixel mixed with its four neighbours: the
@@ -290,7 +345,7 @@ impl SeenReader for TesseractReader {
         let mut masked = grey.clone();
         boxes::mask_borders(&mut masked, &frames);
         lighten_tints(&mut masked);
-        let scale = if (grey.width as u64 * grey.height as u64) < UPSCALE_BELOW { 2 } else { 1 };
+        let small = (grey.width as u64 * grey.height as u64) < UPSCALE_BELOW;
         let before = {
             let mut memory = self.memory.lock().unwrap_or_else(|p| p.into_inner());
             let (_, windows) = &mut *memory;
@@ -300,12 +355,12 @@ impl SeenReader for TesseractReader {
                 .map(|r| (r.grey.clone(), r.words.clone()))
         };
         let (words, rows_read, changed) = match before {
-            None => (self.words(&masked, 0, masked.height, scale)?, grey.height, None),
+            None => (self.words(&masked, 0, masked.height, small)?, grey.height, None),
             Some((old, words)) => {
                 let (bands, changed) = changed_bands(&old, &grey, &words);
                 let rows: u32 = bands.iter().map(|(t, b)| b - t).sum();
                 if rows * 10 > grey.height * 6 {
-                    (self.words(&masked, 0, masked.height, scale)?, grey.height, changed)
+                    (self.words(&masked, 0, masked.height, small)?, grey.height, changed)
                 } else {
                     let in_band = |w: &Word| {
                         bands.iter().any(|&(t, b)| {
@@ -314,7 +369,7 @@ impl SeenReader for TesseractReader {
                     };
                     let mut kept: Vec<Word> = words.into_iter().filter(|w| !in_band(w)).collect();
                     for &(top, bottom) in &bands {
-                        kept.extend(self.words(&masked, top, bottom, scale)?);
+                        kept.extend(self.words(&masked, top, bottom, small)?);
                     }
                     if !bands.is_empty() {
                         // Tesseract numbers lines per read: order them as one page again.
@@ -408,6 +463,27 @@ mod tests {
         let (bands, changed) = changed_bands(&before, &now, &[word]);
         assert_eq!(bands, vec![(18, 38)]);
         assert_eq!(changed, Some(Rect::new(10, 18, 1, 20)));
+    }
+
+    #[test]
+    fn a_bitmap_fonts_letters_are_softened_and_anti_aliased_ones_doubled() {
+        // Black strokes on white: a bitmap font's.
+        let mut sharp = vec![255u8; 40 * 12];
+        (0..12).for_each(|y| [5, 6, 20, 30].iter().for_each(|&x| sharp[y * 40 + x] = 0));
+        let sharp = Grey { width: 40, height: 12, data: sharp };
+        // The same strokes with blended edges.
+        let mut smooth = sharp.clone();
+        (0..12).for_each(|y| {
+            [4, 7, 19, 21, 29, 31].iter().for_each(|&x| smooth.data[y * 40 + x] = 128)
+        });
+        assert!(bitmap_text(&sharp) && !bitmap_text(&smooth));
+        assert!(!bitmap_text(&Grey { width: 4, height: 1, data: vec![200; 4] }), "no ink");
+        let of = |g: &Grey, s, small| Preparation::of(g, s, small);
+        assert_eq!(of(&sharp, Segmentation::Uniform, true), Preparation::Softened);
+        assert_eq!(of(&smooth, Segmentation::Uniform, true), Preparation::Doubled);
+        assert_eq!(of(&sharp, Segmentation::Page, true), Preparation::Doubled);
+        assert_eq!(of(&sharp, Segmentation::Uniform, false), Preparation::AsIs);
+        assert_eq!(Preparation::Doubled.apply(&sharp).width, 80);
     }
 
     #[test]

