@@ -78,11 +78,11 @@ impl TesseractReader {
         bottom: u32,
         small: bool,
     ) -> Result<Vec<Word>, BackendError> {
-        let bands: Vec<rows::Band> = rows::plan(&grey.rows(top, bottom))
+        let bands: Vec<rows::Band> = rows::plan_within(grey, top, bottom)
             .into_iter()
             .map(|b| rows::Band {
-                left: b.left.saturating_sub(BAND_PAD),
-                right: (b.right + BAND_PAD).min(grey.width),
+                left: b.left.saturating_sub(INK_MARGIN),
+                right: (b.right + INK_MARGIN).min(grey.width),
                 ..b
             })
             .collect();
@@ -90,7 +90,7 @@ impl TesseractReader {
             .iter()
             .map(|b| {
                 let rows = grey.rows(top + b.top, top + b.bottom);
-                let band = padded(columns(&rows, b.left, b.right), BAND_PAD);
+                let band = padded(columns(&rows, b.left, b.right), BAND_PAD, SIDE_PAD);
                 let preparation = Preparation::of(&band, b.segmentation, small);
                 ((preparation.apply(&band), b.segmentation), preparation)
             })
@@ -103,7 +103,7 @@ impl TesseractReader {
             words.extend(tsv::words(&tsv).into_iter().map(|mut w| {
                 let b = w.bounds;
                 w.bounds = Rect::new(
-                    b.x / scale as i32 + band.left as i32,
+                    b.x / scale as i32 + band.left as i32 - SIDE_PAD as i32,
                     b.y / scale as i32 + origin,
                     (b.width / scale).max(1),
                     (b.height / scale).max(1),
@@ -119,10 +119,16 @@ impl TesseractReader {
     }
 }
 
-/// Rows of background added above and below a band, and columns kept
-/// either side of its ink: Tesseract reads a line that touches the
-/// picture's edge worse than one with room around it.
+/// Rows of background added above and below a band, and columns either
+/// side of its ink: Tesseract reads a line that touches the picture's edge
+/// worse than one with room around it. The room is the band's commonest
+/// shade, never the window's pixels there: a pane's faint edge beside a
+/// line was read as a letter of it (IDLE's gutter, "Idone 42").
 const BAND_PAD: u32 = 10;
+const SIDE_PAD: u32 = 8;
+/// Columns of the window's own pixels kept either side of the ink found
+/// (an anti-aliased letter's faint edge is no step of ink).
+const INK_MARGIN: u32 = 2;
 
 /// Columns `left..right` of `grey`.
 fn columns(grey: &Grey, left: u32, right: u32) -> Grey {
@@ -131,14 +137,22 @@ fn columns(grey: &Grey, left: u32, right: u32) -> Grey {
     Grey { width: width as u32, height: grey.height, data: data.copied().collect() }
 }
 
-/// `band` with `pad` rows of its commonest shade above and below.
-fn padded(band: Grey, pad: u32) -> Grey {
+/// `band` with `rows` rows of its commonest shade above and below and
+/// `sides` columns of it left and right.
+fn padded(band: Grey, rows: u32, sides: u32) -> Grey {
     let mut counts = [0u32; 256];
     band.data.iter().for_each(|&v| counts[v as usize] += 1);
     let shade = (0..256).max_by_key(|&v| counts[v]).unwrap_or(255) as u8;
-    let edge = vec![shade; (band.width * pad) as usize];
-    let data = [edge.as_slice(), &band.data, &edge].concat();
-    Grey { width: band.width, height: band.height + 2 * pad, data }
+    let width = band.width + 2 * sides;
+    let side = vec![shade; sides as usize];
+    let mut data = vec![shade; (width * rows) as usize];
+    for row in band.data.chunks_exact(band.width.max(1) as usize) {
+        data.extend_from_slice(&side);
+        data.extend_from_slice(row);
+        data.extend_from_slice(&side);
+    }
+    data.extend(std::iter::repeat_n(shade, (width * rows) as usize));
+    Grey { width, height: band.height + 2 * rows, data }
 }
 
 /// Shades at least this light are paper: a tinted panel behind text.

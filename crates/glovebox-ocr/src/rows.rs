@@ -58,6 +58,48 @@ const SHORTEST_LINE: u32 = 16;
 /// 280 ms, as two blocks of 19 lines as long, and one call per line lets
 /// the readers share the work evenly.
 pub(crate) fn plan(grey: &Grey) -> Vec<Band> {
+    let mut bands = bands(grey);
+    let line = line_height(&bands);
+    classify(&mut bands, line);
+    bands
+}
+
+/// The bands of rows `top..bottom` of `grey` (a part that changed), read
+/// by the line height of the whole picture: the part alone may be one
+/// band, which would pass for a line however tall it is.
+pub(crate) fn plan_within(grey: &Grey, top: u32, bottom: u32) -> Vec<Band> {
+    if (top, bottom) == (0, grey.height) {
+        return plan(grey);
+    }
+    let line = line_height(&bands(grey));
+    let mut bands = bands(&grey.rows(top, bottom));
+    classify(&mut bands, line);
+    bands
+}
+
+/// The commonest band's height: most bands are one line of text.
+fn line_height(bands: &[Band]) -> u32 {
+    let mut heights: Vec<u32> = bands.iter().map(|b| b.bottom - b.top).collect();
+    heights.sort_unstable();
+    heights.get(heights.len() / 2).copied().unwrap_or(0)
+}
+
+/// Bands much taller than a `line` are read as pages: one holds more than
+/// a line of text with something beside it (a caret below a line, a
+/// prompt in a gutter), which reading as uniform text runs together.
+fn classify(bands: &mut [Band], line: u32) {
+    let tallest_line = (line * 3 / 2).clamp(SHORTEST_LINE, UNIFORM_TALLEST);
+    for band in bands {
+        band.segmentation = if band.bottom - band.top > tallest_line {
+            Segmentation::Page
+        } else {
+            Segmentation::Uniform
+        };
+    }
+}
+
+/// The rows holding ink, as bands (uniform until classified).
+fn bands(grey: &Grey) -> Vec<Band> {
     let (w, h) = (grey.width as usize, grey.height);
     if w < 2 || h == 0 {
         return vec![];
@@ -99,18 +141,6 @@ pub(crate) fn plan(grey: &Grey) -> Vec<Band> {
         }
     }
     bands.retain(|b| b.bottom - b.top >= SHORTEST_TEXT);
-    // A line's height: most bands are one line. One much taller holds more
-    // than a line of text with something beside it (a caret below a line,
-    // a prompt in a gutter), which reading as uniform text runs together.
-    let mut heights: Vec<u32> = bands.iter().map(|b| b.bottom - b.top).collect();
-    heights.sort_unstable();
-    let line = heights.get(heights.len() / 2).copied().unwrap_or(0);
-    let tallest_line = (line * 3 / 2).clamp(SHORTEST_LINE, UNIFORM_TALLEST);
-    for band in &mut bands {
-        if band.bottom - band.top > tallest_line {
-            band.segmentation = Segmentation::Page;
-        }
-    }
     bands
 }
 
@@ -171,6 +201,10 @@ mod tests {
         let kinds: Vec<Segmentation> = bands.iter().map(|b| b.segmentation).collect();
         use Segmentation::{Page, Uniform};
         assert_eq!(kinds, vec![Uniform, Uniform, Page, Uniform, Uniform]);
+        // The tall band alone, as a part that changed: still measured by the lines.
+        let within = plan_within(&picture(20, 120, &marks), 36, 74);
+        assert_eq!(within.iter().map(|b| b.segmentation).collect::<Vec<_>>(), vec![Page]);
+        assert_eq!((within[0].top, within[0].bottom), (4, 34), "in the part's rows");
     }
 
     #[test]
