@@ -696,6 +696,13 @@ pub fn screen_offset(
         // Window-relative extents (GTK4, and every toolkit on Wayland). A
         // frame larger than the window includes client-side shadows, which
         // GTK draws alike on opposite sides: the window sits in its middle.
+        // A frame shorter than the window: the toolkit draws decorations of its
+        // own around its content (Qt on GNOME: a title bar above, thin borders
+        // on the other sides), which its extents leave out.
+        Some((0, 0, w, h)) if w <= g.width as i32 && h < g.height as i32 => {
+            let side = (g.width as i32 - w) / 2;
+            (g.x + side, g.y + (g.height as i32 - h - side).max(0))
+        }
         Some((0, 0, w, h)) => {
             (g.x - ((w - g.width as i32).max(0) / 2), g.y - ((h - g.height as i32).max(0) / 2))
         }
@@ -713,4 +720,39 @@ pub fn rect((x, y, w, h): (i32, i32, i32, i32), offset: (i32, i32)) -> Option<Re
         return None;
     }
     Some(Rect::new(x + offset.0, y + offset.1, w as u32, h as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glovebox_model::{PidSource, WindowId};
+
+    fn window(x: i32, y: i32, width: u32, height: u32) -> WindowInfo {
+        WindowInfo {
+            id: WindowId { pid: 1, xid: 1 },
+            app: "app".into(),
+            instance: "app".into(),
+            title: "w".into(),
+            pid_source: PidSource::Unknown,
+            geometry: Rect::new(x, y, width, height),
+            focused: false,
+            minimized: false,
+            desktop: glovebox_model::Desktop::User,
+        }
+    }
+
+    #[test]
+    fn extents_are_placed_in_the_window_whatever_the_toolkit_counts_from() {
+        let w = window(100, 50, 400, 300);
+        // Screen coordinates (GTK3 on X11).
+        assert_eq!(screen_offset(Some((100, 50, 400, 300)), &w), (0, 0));
+        // Window-relative, the window's own size (GTK4).
+        assert_eq!(screen_offset(Some((0, 0, 400, 300)), &w), (100, 50));
+        // Window-relative with client-side shadows of 20 on each side (GTK3 on Wayland).
+        assert_eq!(screen_offset(Some((0, 0, 440, 340)), &w), (80, 30));
+        // Window-relative content under a title bar of 26 the toolkit draws, borders
+        // of 2 (Qt on GNOME).
+        assert_eq!(screen_offset(Some((0, 0, 396, 272)), &w), (102, 76));
+        assert_eq!(screen_offset(None, &w), (0, 0));
+    }
 }

@@ -191,3 +191,142 @@ fn play(
         other => unreachable!("only clicks go through the seat's pointer: {}", other.kind()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glovebox_model::{ElementId, ModifierKey, PidSource, Rect, Target};
+    use std::sync::Mutex;
+
+    /// A seat that records what it was asked, and refuses the press of
+    /// `failing_button`.
+    struct Recorded {
+        log: Mutex<Vec<String>>,
+        failing_button: Option<u32>,
+        frontmost: WindowId,
+    }
+
+    impl Recorded {
+        fn new(failing_button: Option<u32>, frontmost: WindowId) -> Recorded {
+            Recorded { log: Mutex::new(vec![]), failing_button, frontmost }
+        }
+        fn note(&self, what: String) {
+            self.log.lock().unwrap().push(what);
+        }
+        fn log(&self) -> Vec<String> {
+            self.log.lock().unwrap().clone()
+        }
+    }
+
+    impl SeatKeys for Recorded {
+        fn focus(&self, window: &WindowInfo) -> Result<Option<String>, BackendError> {
+            self.note(format!("focus {}", window.id));
+            Ok(Some("person".into()))
+        }
+        fn give_back(&self, previous: &str) -> Result<(), BackendError> {
+            self.note(format!("give back {previous}"));
+            Ok(())
+        }
+        fn focused(&self) -> Result<Option<WindowId>, BackendError> {
+            Ok(Some(WindowId { pid: 7, xid: 1 }))
+        }
+        fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), BackendError> {
+            strokes.iter().for_each(|(k, down)| self.note(format!("key {k:#x} {down}")));
+            Ok(())
+        }
+        fn pointer(&self) -> Option<&dyn SeatPointer> {
+            Some(self)
+        }
+    }
+
+    impl SeatPointer for Recorded {
+        fn move_pointer(&self, at: Point) -> Result<Point, BackendError> {
+            self.note(format!("move {},{}", at.x, at.y));
+            Ok(Point { x: 3, y: 4 })
+        }
+        fn button(&self, button: u32, pressed: bool) -> Result<(), BackendError> {
+            self.note(format!("button {button} {pressed}"));
+            if pressed && Some(button) == self.failing_button {
+                return Err(BackendError::new(BackendErrorKind::Unavailable, "refused"));
+            }
+            Ok(())
+        }
+        fn window_at(&self, _at: Point) -> Result<Option<WindowId>, BackendError> {
+            Ok(Some(self.frontmost))
+        }
+    }
+
+    fn window() -> WindowInfo {
+        WindowInfo {
+            id: WindowId { pid: 7, xid: 1 },
+            app: "Tk".into(),
+            instance: "tk".into(),
+            title: "form".into(),
+            pid_source: PidSource::ClientProperty,
+            geometry: Rect::new(100, 100, 200, 100),
+            focused: false,
+            minimized: false,
+            desktop: glovebox_model::Desktop::User,
+        }
+    }
+
+    fn ctrl_click(count: u8) -> Action {
+        Action::Click {
+            target: Target::Element(ElementId(1)),
+            button: Button::Right,
+            count,
+            modifiers: vec![ModifierKey::Ctrl],
+        }
+    }
+
+    fn at(x: i32, y: i32) -> Vec<ResolvedTarget> {
+        vec![ResolvedTarget::Global { at: Point { x, y }, under: None }]
+    }
+
+    #[test]
+    fn a_click_holds_its_keys_and_gives_pointer_and_focus_back() {
+        let seat = Recorded::new(None, window().id);
+        let done = through_the_pointer(&seat, &seat, &window(), &ctrl_click(2), &at(150, 120));
+        assert_eq!(done.unwrap().route, Route::SeatPointer);
+        let control = 0xffe3;
+        assert_eq!(
+            seat.log(),
+            [
+                "focus 7/0x1".to_owned(),
+                "move 150,120".into(),
+                format!("key {control:#x} true"),
+                "button 3 true".into(),
+                "button 3 false".into(),
+                "button 3 true".into(),
+                "button 3 false".into(),
+                format!("key {control:#x} false"),
+                "move 3,4".into(),
+                "give back person".into(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failed_press_releases_what_it_held_and_still_gives_back() {
+        let seat = Recorded::new(Some(3), window().id);
+        let refused = through_the_pointer(&seat, &seat, &window(), &ctrl_click(1), &at(150, 120));
+        assert_eq!(refused.unwrap_err().kind, BackendErrorKind::Unavailable);
+        let log = seat.log();
+        let released = |what: &str| log.iter().any(|l| l == what);
+        assert!(released("button 3 false") && released("key 0xffe3 false"), "{log:?}");
+        assert_eq!(log[log.len() - 2..], ["move 3,4".to_owned(), "give back person".into()]);
+    }
+
+    #[test]
+    fn a_point_outside_the_window_or_under_another_is_not_clicked() {
+        let seat = Recorded::new(None, window().id);
+        let outside = through_the_pointer(&seat, &seat, &window(), &ctrl_click(1), &at(5, 5));
+        assert_eq!(outside.unwrap_err().kind, BackendErrorKind::OutOfBounds);
+        assert!(seat.log().is_empty(), "nothing done: {:?}", seat.log());
+        let covered = Recorded::new(None, WindowId { pid: 9, xid: 2 });
+        let refused =
+            through_the_pointer(&covered, &covered, &window(), &ctrl_click(1), &at(150, 120));
+        assert!(refused.unwrap_err().message.contains("lies over window 7/0x1"));
+        assert_eq!(covered.log(), ["focus 7/0x1".to_owned(), "give back person".into()]);
+    }
+}

@@ -137,22 +137,42 @@ class Service {
         invocation.return_value(new GLib.Variant('(t)', [previous ? previous.get_id() : 0]));
     }
 
-    /* The shell's virtual pointer, made at its first use. */
-    _pointer() {
-        if (!this._virtualPointer) {
-            const seat = Clutter.get_default_backend().get_default_seat();
-            this._virtualPointer = seat.create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE);
+    /* Calls `then` with the shell's virtual pointer, made at its first use:
+     * the seat takes a new device a moment later, and what it is sent
+     * before is lost (measured: the first click). */
+    _withPointer(then) {
+        if (this._virtualPointer) {
+            then(this._virtualPointer);
+            return;
         }
-        return this._virtualPointer;
+        const seat = Clutter.get_default_backend().get_default_seat();
+        this._virtualPointer = seat.create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE);
+        GLib.timeout_add(GLib.PRIORITY_DEFAULT, 200, () => {
+            then(this._virtualPointer);
+            return GLib.SOURCE_REMOVE;
+        });
     }
 
-    /* The pointer to (x, y) on the stage; answers where it was. */
+    /* The pointer to (x, y) on the stage; answers where it was. Moved just
+     * before the next redraw: the stage's stacking follows a window raised
+     * by Focus only then, and a pointer moved before it lands on (and a
+     * press goes to) the window that was on top. */
     MovePointerAsync([x, y], invocation) {
         if (!this._check(invocation))
             return;
-        const [wasX, wasY] = global.get_pointer();
-        this._pointer().notify_absolute_motion(GLib.get_monotonic_time(), x, y);
-        invocation.return_value(new GLib.Variant('(dd)', [wasX, wasY]));
+        const move = pointer => {
+            const [wasX, wasY] = global.get_pointer();
+            pointer.notify_absolute_motion(GLib.get_monotonic_time(), x, y);
+            invocation.return_value(new GLib.Variant('(dd)', [wasX, wasY]));
+            return GLib.SOURCE_REMOVE;
+        };
+        const laters = global.compositor && global.compositor.get_laters ? global.compositor.get_laters() : null;
+        this._withPointer(pointer => {
+            if (laters)
+                laters.add(Meta.LaterType.BEFORE_REDRAW, () => move(pointer));
+            else
+                Meta.later_add(Meta.LaterType.BEFORE_REDRAW, () => move(pointer));
+        });
     }
 
     /* Button 1 left, 2 middle, 3 right, 8 back, 9 forward (as on X11). */
@@ -160,8 +180,10 @@ class Service {
         if (!this._check(invocation))
             return;
         const state = pressed ? Clutter.ButtonState.PRESSED : Clutter.ButtonState.RELEASED;
-        this._pointer().notify_button(GLib.get_monotonic_time(), button, state);
-        invocation.return_value(null);
+        this._withPointer(pointer => {
+            pointer.notify_button(GLib.get_monotonic_time(), button, state);
+            invocation.return_value(null);
+        });
     }
 
     CaptureScreenAsync([path], invocation) {
