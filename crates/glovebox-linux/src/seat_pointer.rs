@@ -149,7 +149,7 @@ pub(crate) fn through_the_pointer(
         played.and(back.map(|_| ()))
     });
     if let Some(previous) = previous {
-        let _ = seat.give_back(&previous);
+        crate::wayland::give_focus_back(seat, &previous, window);
     }
     outcome.map(|()| Delivery::by(Route::SeatPointer))
 }
@@ -204,11 +204,17 @@ mod tests {
         log: Mutex<Vec<String>>,
         failing_button: Option<u32>,
         frontmost: WindowId,
+        focused: Mutex<Option<WindowId>>,
     }
 
     impl Recorded {
         fn new(failing_button: Option<u32>, frontmost: WindowId) -> Recorded {
-            Recorded { log: Mutex::new(vec![]), failing_button, frontmost }
+            Recorded {
+                log: Mutex::new(vec![]),
+                failing_button,
+                frontmost,
+                focused: Mutex::new(None),
+            }
         }
         fn note(&self, what: String) {
             self.log.lock().unwrap().push(what);
@@ -221,14 +227,16 @@ mod tests {
     impl SeatKeys for Recorded {
         fn focus(&self, window: &WindowInfo) -> Result<Option<String>, BackendError> {
             self.note(format!("focus {}", window.id));
+            *self.focused.lock().unwrap() = Some(window.id);
             Ok(Some("person".into()))
         }
         fn give_back(&self, previous: &str) -> Result<(), BackendError> {
             self.note(format!("give back {previous}"));
+            *self.focused.lock().unwrap() = None;
             Ok(())
         }
         fn focused(&self) -> Result<Option<WindowId>, BackendError> {
-            Ok(Some(WindowId { pid: 7, xid: 1 }))
+            Ok(*self.focused.lock().unwrap())
         }
         fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), BackendError> {
             strokes.iter().for_each(|(k, down)| self.note(format!("key {k:#x} {down}")));

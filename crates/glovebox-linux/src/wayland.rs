@@ -69,6 +69,25 @@ pub trait SeatKeys: Send + Sync {
     fn pointer(&self) -> Option<&dyn SeatPointer>;
 }
 
+/// Gives the focus back to the window the compositor called `previous`,
+/// and waits (a moment at most) until `from` no longer has it: input sent
+/// right after would otherwise race the hand-back (measured on GNOME: the
+/// next action's keys, sent once the shell said its window was focused,
+/// went to the person's window whose focus came back after).
+pub(crate) fn give_focus_back(seat: &dyn SeatKeys, previous: &str, from: &WindowInfo) {
+    if seat.give_back(previous).is_err() {
+        return;
+    }
+    for _ in 0..50 {
+        match seat.focused() {
+            Ok(Some(id)) if id == from.id => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            _ => return,
+        }
+    }
+}
+
 /// The compositor's own name for `window`.
 fn handle_of(
     served: &dyn glovebox_wayland::served::Served,
@@ -210,7 +229,7 @@ impl WaylandInput {
             )),
         };
         if let Some(previous) = previous {
-            let _ = seat.give_back(&previous);
+            give_focus_back(seat, &previous, window);
         }
         outcome.map(|()| Delivery::by(glovebox_platform::Route::SeatKeys))
     }

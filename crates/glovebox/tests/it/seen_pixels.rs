@@ -36,8 +36,8 @@ fn scratch(name: &str) -> PathBuf {
 
 /// A form page served on 127.0.0.1; every POST the page makes (its state
 /// after each change) is kept, newest last.
-struct Page {
-    url: String,
+pub(crate) struct Page {
+    pub(crate) url: String,
     posts: Arc<Mutex<Vec<Value>>>,
 }
 
@@ -53,7 +53,7 @@ n.addEventListener('input', report);
 b.addEventListener('click', () => { sent++; out.textContent = 'sent ' + sent + ': ' + n.value; report(); });
 </script></body></html>"#;
 
-fn serve(title: &str) -> Page {
+pub(crate) fn serve(title: &str) -> Page {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
     let posts = Arc::new(Mutex::new(vec![]));
@@ -84,7 +84,7 @@ fn serve(title: &str) -> Page {
 }
 
 impl Page {
-    fn newest(&self) -> Option<Value> {
+    pub(crate) fn newest(&self) -> Option<Value> {
         self.posts.lock().unwrap().last().cloned()
     }
 }

@@ -770,3 +770,79 @@ fn a_tk_form_on_gnome_is_filled_in_by_its_seen_ids_with_the_seat_pointer() {
     let (x, y) = shell.move_pointer(3.0, 3.0).unwrap();
     assert_eq!((x.round(), y.round()), (3.0, 3.0), "the pointer given back");
 }
+
+/// A Chromium page on GNOME with the browser's accessibility off
+/// (`--disable-renderer-accessibility`: its page has no tree, only the
+/// browser's frame), filled in and sent by the ids glovebox sees in its
+/// pixels through the foreground class. Oracles: the page's POSTs to this
+/// test's loopback server; the person's window active and frontmost again.
+#[test]
+fn a_chromium_page_on_gnome_is_filled_in_by_its_seen_ids_with_the_seat_pointer() {
+    use glovebox_host::ActRequest;
+    use glovebox_model::{Action, Button, DeliveryMode, Policy, SeenKind, Target};
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = gnome();
+    let title = unique_title("GNOME seen page");
+    let page = crate::seen_pixels::serve(&title);
+    let profile = desk.sandbox().runtime_dir().join("gnome-seen-chromium");
+    let mut chromium = desk.command("chromium");
+    chromium.args([
+        &format!("--user-data-dir={}", profile.display()),
+        "--no-first-run",
+        "--disable-gpu",
+        "--disable-renderer-accessibility",
+        "--window-size=900,600",
+    ]);
+    if std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap()) == 0 {
+        chromium.arg("--no-sandbox");
+    }
+    let _chromium = glovebox_testkit::Reaped(
+        chromium
+            .arg(&page.url)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("chromium"),
+    );
+    let host = keys_host(desk, "GNOME-seen-page", Some(Policy::Allow));
+    let page_window = wait_until("the page's window", || {
+        host.list_windows(Some(&title), 1).ok()?.windows.into_iter().next().map(|w| w.window)
+    });
+    let user =
+        Fixture::launch(desk.sandbox(), &unique_title("GNOME page user"), &["--no-password"]);
+    listed(&host, &user.title);
+    user.wait_state("the user's window active", |s| s["window_active"] == true);
+    let before = user.state().unwrap();
+
+    let seen = |kind: SeenKind, text: &str| {
+        wait_until(&format!("{kind:?} {text:?} seen"), || {
+            let look = host.observe(Some(&WindowRef::Id(page_window.id)), false).ok()?;
+            let id = look.tree.seen.iter().find(|e| e.kind == kind && e.text == text)?.id;
+            Some((look.frame.id, id))
+        })
+    };
+    let foreground =
+        |frame, action| host.perform(ActRequest::new(frame, action).mode(DeliveryMode::Foreground));
+    let click = |id| Action::Click {
+        target: Target::Element(id),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
+    let (frame, field) = seen(SeenKind::Field, "Name");
+    let done = foreground(frame, click(field)).expect("the field clicked");
+    assert_eq!(done.delivery.route, glovebox_platform::Route::SeatPointer);
+    let (frame, _) = seen(SeenKind::Field, "Name");
+    foreground(frame, Action::Type { text: "Ada".into() }).expect("typed");
+    let (frame, send) = seen(SeenKind::Button, "Send");
+    foreground(frame, click(send)).expect("Send clicked");
+    let state = wait_until("the page's POST", || {
+        page.newest().filter(|s| s["sent"] == 1 && s["name"] == "Ada")
+    });
+    assert_eq!(state["name"], "Ada");
+    user.wait_state("the person's window active again", |s| s["window_active"] == true);
+    let after = user.state().unwrap();
+    assert_eq!((&after["values"], &after["keys"]), (&before["values"], &before["keys"]));
+    let all = host.list_windows(None, 1).unwrap().windows;
+    assert!(all[0].window.title == user.title && all[0].window.focused, "{all:#?}");
+}
