@@ -34,6 +34,7 @@ mod sdk_clients;
 mod secure_input_x11;
 mod seen_pixels;
 mod served_desktops;
+mod served_seen;
 mod settle_x11;
 mod setup_guided;
 mod tools_x11;

@@ -1,0 +1,169 @@
+//! Windows with no tree on GNOME, read from their pixels and driven by
+//! their seen ids through the foreground class: clicks with GNOME Shell's
+//! virtual pointer (glovebox's extension), text on the seat's keyboard.
+//! Oracles outside glovebox: a Tk form's state file, a page's POSTs to
+//! this test's loopback server; the person's window focused and frontmost
+//! again, having heard nothing, and the pointer where the person left it.
+#![cfg(target_os = "linux")]
+
+use crate::served_desktops::{gnome, keys_host, listed};
+use glovebox_model::WindowRef;
+use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
+use serde_json::Value;
+use std::path::Path;
+
+/// A Tk form (no accessibility at all, on XWayland) on GNOME, filled in and
+/// sent by the ids glovebox sees in its pixels through the foreground
+/// class: clicks with GNOME Shell's virtual pointer, text on the seat's
+/// keyboard. Oracles: the form's state file; the person's window active
+/// and frontmost again, having heard nothing; the pointer back where the
+/// person left it.
+#[test]
+fn a_tk_form_on_gnome_is_filled_in_by_its_seen_ids_with_the_seat_pointer() {
+    use glovebox_host::ActRequest;
+    use glovebox_model::{Action, Button, DeliveryMode, Policy, SeenKind, Target};
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = gnome();
+    let title = unique_title("GNOME seen Tk");
+    let state_file = desk.sandbox().runtime_dir().join("gnome-seen-tk.json");
+    let _tk = glovebox_testkit::Reaped(
+        desk.command("/usr/bin/python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testapps/fixture_tk.py"))
+            .arg(&title)
+            .arg(&state_file)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the Tk fixture"),
+    );
+    let host = keys_host(desk, "GNOME-seen-tk", Some(Policy::Allow));
+    let tk_window = listed(&host, &title);
+    // The person's window, started last: the active one.
+    let user =
+        Fixture::launch(desk.sandbox(), &unique_title("GNOME seen user"), &["--no-password"]);
+    listed(&host, &user.title);
+    user.wait_state("the user's window active", |s| s["window_active"] == true);
+    let before = user.state().unwrap();
+    // Where the person left the pointer.
+    let shell = glovebox_wayland::gnome::GnomeShellBackend::connect(Some(desk.bus())).unwrap();
+    shell.move_pointer(3.0, 3.0).unwrap();
+
+    let seen = |kind: SeenKind, text: &str| {
+        wait_until(&format!("{kind:?} {text:?} seen"), || {
+            let look = host.observe(Some(&WindowRef::Id(tk_window.id)), false).ok()?;
+            let id = look.tree.seen.iter().find(|e| e.kind == kind && e.text == text)?.id;
+            Some((look.frame.id, id))
+        })
+    };
+    let foreground =
+        |frame, action| host.perform(ActRequest::new(frame, action).mode(DeliveryMode::Foreground));
+    let click = |id| Action::Click {
+        target: Target::Element(id),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
+    // In the background a click at a point has no route on Wayland.
+    let (frame, field) = seen(SeenKind::Field, "Name");
+    let refused = host.act(frame, click(field)).expect_err("no background pointer");
+    assert_eq!(refused.code, glovebox_model::ErrorCode::BackgroundUnavailable, "{refused:?}");
+
+    let done = foreground(frame, click(field)).expect("the field clicked");
+    assert_eq!(done.delivery.route, glovebox_platform::Route::SeatPointer);
+    let (frame, _) = seen(SeenKind::Field, "Name");
+    let typed = foreground(frame, Action::Type { text: "Ada".into() }).expect("typed");
+    assert_eq!(typed.delivery.route, glovebox_platform::Route::SeatKeys);
+    let (frame, send) = seen(SeenKind::Button, "Send");
+    foreground(frame, click(send)).expect("Send clicked");
+
+    let read = || -> Option<Value> {
+        serde_json::from_str(&std::fs::read_to_string(&state_file).ok()?).ok()
+    };
+    let state = wait_until("the form sent", || read().filter(|s| s["clicks"]["send"] == 1));
+    assert_eq!(state["sent"], serde_json::json!(["Ada"]));
+    // The person's window has the focus back, frontmost, and heard nothing.
+    user.wait_state("the person's window active again", |s| s["window_active"] == true);
+    let after = user.state().unwrap();
+    assert_eq!((&after["values"], &after["keys"]), (&before["values"], &before["keys"]));
+    let all = host.list_windows(None, 1).unwrap().windows;
+    assert!(all[0].window.title == user.title && all[0].window.focused, "{all:#?}");
+    // The pointer is where the person left it.
+    let (x, y) = shell.move_pointer(3.0, 3.0).unwrap();
+    assert_eq!((x.round(), y.round()), (3.0, 3.0), "the pointer given back");
+}
+
+/// A Chromium page on GNOME with the browser's accessibility off
+/// (`--disable-renderer-accessibility`: its page has no tree, only the
+/// browser's frame), filled in and sent by the ids glovebox sees in its
+/// pixels through the foreground class. Oracles: the page's POSTs to this
+/// test's loopback server; the person's window active and frontmost again.
+#[test]
+fn a_chromium_page_on_gnome_is_filled_in_by_its_seen_ids_with_the_seat_pointer() {
+    use glovebox_host::ActRequest;
+    use glovebox_model::{Action, Button, DeliveryMode, Policy, SeenKind, Target};
+    let _heavy = glovebox_testkit::heavy_turn();
+    let (desk, _turn) = gnome();
+    let title = unique_title("GNOME seen page");
+    let page = crate::seen_pixels::serve(&title);
+    let profile = desk.sandbox().runtime_dir().join("gnome-seen-chromium");
+    let mut chromium = desk.command("chromium");
+    chromium.args([
+        &format!("--user-data-dir={}", profile.display()),
+        "--no-first-run",
+        "--disable-gpu",
+        "--disable-renderer-accessibility",
+        "--window-size=900,600",
+    ]);
+    if std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap()) == 0 {
+        chromium.arg("--no-sandbox");
+    }
+    let _chromium = glovebox_testkit::Reaped(
+        chromium
+            .arg(&page.url)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("chromium"),
+    );
+    let host = keys_host(desk, "GNOME-seen-page", Some(Policy::Allow));
+    let page_window = wait_until("the page's window", || {
+        host.list_windows(Some(&title), 1).ok()?.windows.into_iter().next().map(|w| w.window)
+    });
+    let user =
+        Fixture::launch(desk.sandbox(), &unique_title("GNOME page user"), &["--no-password"]);
+    listed(&host, &user.title);
+    user.wait_state("the user's window active", |s| s["window_active"] == true);
+    let before = user.state().unwrap();
+
+    let seen = |kind: SeenKind, text: &str| {
+        wait_until(&format!("{kind:?} {text:?} seen"), || {
+            let look = host.observe(Some(&WindowRef::Id(page_window.id)), false).ok()?;
+            let id = look.tree.seen.iter().find(|e| e.kind == kind && e.text == text)?.id;
+            Some((look.frame.id, id))
+        })
+    };
+    let foreground =
+        |frame, action| host.perform(ActRequest::new(frame, action).mode(DeliveryMode::Foreground));
+    let click = |id| Action::Click {
+        target: Target::Element(id),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
+    let (frame, field) = seen(SeenKind::Field, "Name");
+    let done = foreground(frame, click(field)).expect("the field clicked");
+    assert_eq!(done.delivery.route, glovebox_platform::Route::SeatPointer);
+    let (frame, _) = seen(SeenKind::Field, "Name");
+    foreground(frame, Action::Type { text: "Ada".into() }).expect("typed");
+    let (frame, send) = seen(SeenKind::Button, "Send");
+    foreground(frame, click(send)).expect("Send clicked");
+    let state = wait_until("the page's POST", || {
+        page.newest().filter(|s| s["sent"] == 1 && s["name"] == "Ada")
+    });
+    assert_eq!(state["name"], "Ada");
+    user.wait_state("the person's window active again", |s| s["window_active"] == true);
+    let after = user.state().unwrap();
+    assert_eq!((&after["values"], &after["keys"]), (&before["values"], &before["keys"]));
+    let all = host.list_windows(None, 1).unwrap().windows;
+    assert!(all[0].window.title == user.title && all[0].window.focused, "{all:#?}");
+}
