@@ -1,11 +1,11 @@
 //! Where a picture's text lies, as bands of rows with blank rows between
-//! them, and how each is read: a band as short as a line or two is read as
-//! uniform text (a terminal's rows, a form's row of label, field and
-//! button), a taller one as a page whose layout Tesseract finds. Reading a
-//! dense terminal as a page took Tesseract's layout analysis 1.0 s and cut
-//! its columns apart (143 of 335 words of `ls -la` read); read as bands of
-//! rows it reads 250 in a fraction of the time, and the bands are read on
-//! several engines at once.
+//! them, and how each is read: a band about a line tall is read as uniform
+//! text (a terminal's rows, a form's row of label, field and button), a
+//! taller one as a page whose layout Tesseract finds. Reading a dense
+//! terminal as a page took Tesseract's layout analysis 1.0 s and cut its
+//! columns apart (143 of 335 words of `ls -la` read); read as bands of rows
+//! it reads 254 in about a quarter of the time, the bands read on several
+//! engines at once.
 
 use crate::boxes::Grey;
 
@@ -41,9 +41,9 @@ const RULE_SHORTEST: u32 = 48;
 /// are two rows apart (xterm's `fixed`), so no more.
 const JOINED_GAP: u32 = 1;
 /// Bands shorter than this are no line of text: the dots of `i`s above
-/// their stems (joined to the band below when it is this close), or a
-/// separator line (dropped).
+/// their stems (joined to the band below), or a separator line (dropped).
 const SHORTEST_TEXT: u32 = 4;
+/// How far below such dots their stems may start and still be joined.
 const DOT_GAP: u32 = 4;
 /// Bands up to half again as tall as the commonest band (a line), and
 /// never taller than this, are a line of text, read as uniform; the rest
