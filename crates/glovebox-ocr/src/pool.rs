@@ -11,7 +11,9 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Most engines run at once: each holds its own model (tens of MB).
+/// Most engines run at once. Each holds its own copy of the model: a few
+/// MB (the `read_png` example reading a terminal peaked at 52 MB resident
+/// with two engines, 49 MB with one).
 const MOST_WORKERS: usize = 4;
 
 /// One picture to read, and where its TSV goes (with its place in the batch).
