@@ -16,6 +16,7 @@ user who accepts would. Reports what happened as one JSON line on stdout.
                     presses F2, selects all of the name, types NEW and
                     presses Enter
 
+With DELIVERY set (`foreground`), clicks and typing ask for that delivery.
 With CWD_FILE set, the file of that name in the program's working directory
 is read before the session ends and reported. With OPEN_APP set, the program is first started on glovebox's own display
 (the agent display) and its window driven; CLICK_ON names the seen text to
@@ -70,6 +71,8 @@ async def main(task, title, text, server):
             })
             return result.is_error, said
 
+        delivery = {"delivery": os.environ["DELIVERY"]} if os.environ.get("DELIVERY") else {}
+
         if os.environ.get("OPEN_APP"):
             # Started on glovebox's own display: the window it answers is the one to drive.
             _, opened = await call("open_app", {"name": os.environ["OPEN_APP"], "desktop": "agent"})
@@ -108,14 +111,19 @@ async def main(task, title, text, server):
             report["ids"] = {"field": field, "button": button}
             if field is None or button is None:
                 return report
-            failed, _ = await call("click", {"target": {"element": field}})
+            failed, _ = await call("click", {"target": {"element": field}, **delivery})
             if not failed:
-                failed, _ = await call("type", {"text": text})
+                failed, _ = await call("type", {"text": text, **delivery})
             if not failed:
                 # Typing changed the pixels: the button's id is read again.
                 _, seen = await call("observe", {"screenshot": False})
                 button = seen_id(seen, "button", "Send") or button
-                await call("click", {"target": {"element": button}})
+                failed, said = await call("click", {"target": {"element": button}, **delivery})
+                if failed and "COMPUTER_STALE_REF" in said:
+                    # The window still repainting (its focus went back): look again, as asked.
+                    _, seen = await call("observe", {"screenshot": False})
+                    button = seen_id(seen, "button", "Send") or button
+                    await call("click", {"target": {"element": button}, **delivery})
         else:
             # The seen element whose text holds CLICK_ON, else the first one; an
             # empty CLICK_ON clicks nothing (the caret already waits at a prompt).

@@ -1,6 +1,7 @@
 //! Windows with no tree on GNOME, read from their pixels and driven by
 //! their seen ids through the foreground class: clicks with GNOME Shell's
-//! virtual pointer (glovebox's extension), text on the seat's keyboard.
+//! virtual pointer (glovebox's extension), text on the seat's keyboard;
+//! through the host, and through the official MCP Python client.
 //! Oracles outside glovebox: a Tk form's state file, a page's POSTs to
 //! this test's loopback server; the person's window focused and frontmost
 //! again, having heard nothing, and the pointer where the person left it.
@@ -94,21 +95,22 @@ fn a_tk_form_on_gnome_is_filled_in_by_its_seen_ids_with_the_seat_pointer() {
 
 /// A Chromium page on GNOME with the browser's accessibility off
 /// (`--disable-renderer-accessibility`: its page has no tree, only the
-/// browser's frame), filled in and sent by the ids glovebox sees in its
-/// pixels through the foreground class. Oracles: the page's POSTs to this
-/// test's loopback server; the person's window active and frontmost again.
+/// browser's frame), filled in and sent by the official MCP Python client
+/// through the ids glovebox sees in its pixels, asking for foreground
+/// delivery (`input.foreground` on) and approving every question as a
+/// person would. Oracles: the page's POSTs to this test's loopback server;
+/// the person's window active and frontmost again, having heard nothing.
 #[test]
-fn a_chromium_page_on_gnome_is_filled_in_by_its_seen_ids_with_the_seat_pointer() {
-    use glovebox_host::ActRequest;
-    use glovebox_model::{Action, Button, DeliveryMode, Policy, SeenKind, Target};
+fn a_chromium_page_on_gnome_is_filled_in_by_the_mcp_client_through_its_seen_ids() {
     let _heavy = glovebox_testkit::heavy_turn();
     let (desk, _turn) = gnome();
     let title = unique_title("GNOME seen page");
     let page = crate::seen_pixels::serve(&title);
-    let profile = desk.sandbox().runtime_dir().join("gnome-seen-chromium");
+    let home = desk.sandbox().runtime_dir().join("gnome-seen-chromium");
+    std::fs::create_dir_all(&home).unwrap();
     let mut chromium = desk.command("chromium");
     chromium.args([
-        &format!("--user-data-dir={}", profile.display()),
+        &format!("--user-data-dir={}", home.join("profile").display()),
         "--no-first-run",
         "--disable-gpu",
         "--disable-renderer-accessibility",
@@ -125,9 +127,9 @@ fn a_chromium_page_on_gnome_is_filled_in_by_its_seen_ids_with_the_seat_pointer()
             .spawn()
             .expect("chromium"),
     );
-    let host = keys_host(desk, "GNOME-seen-page", Some(Policy::Allow));
-    let page_window = wait_until("the page's window", || {
-        host.list_windows(Some(&title), 1).ok()?.windows.into_iter().next().map(|w| w.window)
+    let host = keys_host(desk, "GNOME-seen-page", None);
+    wait_until("the page's window", || {
+        host.list_windows(Some(&title), 1).ok()?.windows.into_iter().next().map(|_| ())
     });
     let user =
         Fixture::launch(desk.sandbox(), &unique_title("GNOME page user"), &["--no-password"]);
@@ -135,32 +137,47 @@ fn a_chromium_page_on_gnome_is_filled_in_by_its_seen_ids_with_the_seat_pointer()
     user.wait_state("the user's window active", |s| s["window_active"] == true);
     let before = user.state().unwrap();
 
-    let seen = |kind: SeenKind, text: &str| {
-        wait_until(&format!("{kind:?} {text:?} seen"), || {
-            let look = host.observe(Some(&WindowRef::Id(page_window.id)), false).ok()?;
-            let id = look.tree.seen.iter().find(|e| e.kind == kind && e.text == text)?.id;
-            Some((look.frame.id, id))
-        })
-    };
-    let foreground =
-        |frame, action| host.perform(ActRequest::new(frame, action).mode(DeliveryMode::Foreground));
-    let click = |id| Action::Click {
-        target: Target::Element(id),
-        button: Button::Left,
-        count: 1,
-        modifiers: vec![],
-    };
-    let (frame, field) = seen(SeenKind::Field, "Name");
-    let done = foreground(frame, click(field)).expect("the field clicked");
-    assert_eq!(done.delivery.route, glovebox_platform::Route::SeatPointer);
-    let (frame, _) = seen(SeenKind::Field, "Name");
-    foreground(frame, Action::Type { text: "Ada".into() }).expect("typed");
-    let (frame, send) = seen(SeenKind::Button, "Send");
-    foreground(frame, click(send)).expect("Send clicked");
+    let name = "Ada Lovelace";
+    let out = desk
+        .command(glovebox_testkit::sdk::python())
+        .arg(glovebox_testkit::sdk::repo().join("testapps/sdk_mcp_seen.py"))
+        .args(["form", &title, name, env!("CARGO_BIN_EXE_glovebox"), "mcp"])
+        .env("HOME", &home)
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("GLOVEBOX_ENABLED", "true")
+        .env("GLOVEBOX_INPUT_FOREGROUND", "true")
+        .env("DELIVERY", "foreground")
+        .current_dir(&home)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert!(report["ids"]["field"].is_string() && report["ids"]["button"].is_string(), "{report}");
+    // Every call delivered, but for a click refused as stale (the page repainting after its
+    // focus went back) that the client made again after looking again.
+    let calls = report["calls"].as_array().unwrap();
+    for (n, call) in calls.iter().enumerate() {
+        let stale = call["text"].as_str().unwrap().starts_with("COMPUTER_STALE_REF");
+        let redone =
+            calls[n + 1..].iter().any(|c| c["tool"] == call["tool"] && c["error"] == false);
+        assert!(call["error"] == false || (stale && redone), "{call}");
+    }
+    let clicks: Vec<&Value> = crate::seen_pixels::calls(&report, "click")
+        .into_iter()
+        .filter(|c| c["error"] == false)
+        .collect();
+    assert_eq!(clicks.len(), 2, "{report}");
+    assert!(clicks.iter().all(|c| c["text"].as_str().unwrap().contains("the seat's pointer")));
+    let prompts: Vec<&str> =
+        report["prompts"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(prompts.len() >= 3, "each foreground call asked: {prompts:?}");
     let state = wait_until("the page's POST", || {
-        page.newest().filter(|s| s["sent"] == 1 && s["name"] == "Ada")
+        page.newest().filter(|s| s["sent"] == 1 && s["name"] == name)
     });
-    assert_eq!(state["name"], "Ada");
+    assert_eq!(state["name"], name);
     user.wait_state("the person's window active again", |s| s["window_active"] == true);
     let after = user.state().unwrap();
     assert_eq!((&after["values"], &after["keys"]), (&before["values"], &before["keys"]));
