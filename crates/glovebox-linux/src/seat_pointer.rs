@@ -14,9 +14,6 @@ use glovebox_model::{Action, Button, Point, WindowId, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind, Delivery, ResolvedTarget, Route};
 use std::time::Duration;
 
-/// How long the application gets to take a click while it has the focus:
-/// GTK4 drops a click whose release it handles after losing focus.
-const SETTLE: Duration = Duration::from_millis(50);
 /// Between the presses of a double or triple click.
 const MULTI_CLICK_GAP: Duration = Duration::from_millis(40);
 /// How long the compositor gets to give the window the focus.
@@ -143,7 +140,9 @@ pub(crate) fn through_the_pointer(
         let was = pointer.move_pointer(at)?;
         let played = play(seat, pointer, action);
         if played.is_ok() {
-            std::thread::sleep(SETTLE);
+            // The click reaches the window while it has the focus (GTK4 drops a click whose
+            // release it handles after losing it; the compositor answers once it is queued).
+            std::thread::sleep(crate::wayland::SEAT_SETTLE);
         }
         let back = pointer.move_pointer(was);
         played.and(back.map(|_| ()))

@@ -69,6 +69,10 @@ pub trait SeatKeys: Send + Sync {
     fn pointer(&self) -> Option<&dyn SeatPointer>;
 }
 
+/// How long input sent through the seat gets to reach the window while it
+/// has the focus, before the focus goes back.
+pub(crate) const SEAT_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Gives the focus back to the window the compositor called `previous`,
 /// and waits (a moment at most) until `from` no longer has it: input sent
 /// right after would otherwise race the hand-back (measured on GNOME: the
@@ -217,6 +221,10 @@ impl WaylandInput {
                         break;
                     }
                 }
+                // The compositor answers a key once it is queued, not delivered: the focus
+                // handed back at once took the last keys with it (CI: the served matrix's
+                // ctrl+a reached the person's window).
+                std::thread::sleep(SEAT_SETTLE);
                 sent
             }
             Some(Err(e)) => Err(e),
