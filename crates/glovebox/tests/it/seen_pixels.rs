@@ -247,9 +247,17 @@ fn drive_browser(program: &str, cover: Cover) {
     let name = "Ada Lovelace";
     let report = client(&sandbox, &home, ["form", &title, name], &[]);
     assert_form_driven(&report, name);
-    let state = wait_until("the page's state", || {
-        page.newest().filter(|s| s["sent"] == 1 && s["name"] == name)
-    });
+    // What the page last said and what the client did, should the page never say it was sent.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let state = loop {
+        match page.newest() {
+            Some(s) if s["sent"] == 1 && s["name"] == name => break s,
+            last if std::time::Instant::now() > deadline => {
+                panic!("the page never said {name:?} was sent; its last state {last:?}; the client: {report}")
+            }
+            _ => std::thread::sleep(std::time::Duration::from_millis(25)),
+        }
+    };
     assert_eq!(state["name"], name, "{report}");
     assert_eq!(Desktop::now(&looker, &sandbox, &user), before, "the user's desktop as it was");
     let _ = (shown.kill(), shown.wait());
