@@ -10,7 +10,7 @@
 //! yet): its clicks without an accessible action stay refused.
 
 use crate::wayland::SeatKeys;
-use glovebox_model::{Action, Button, Point, WindowId, WindowInfo};
+use glovebox_model::{Action, Point, WindowId, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind, Delivery, ResolvedTarget, Route};
 use std::time::Duration;
 
@@ -54,16 +54,6 @@ impl SeatPointer for glovebox_wayland::gnome::GnomeShellBackend {
             .iter()
             .find(|l| l.shown && l.frame.contains(at))
             .map(|l| l.info.id))
-    }
-}
-
-fn button_number(button: Button) -> u32 {
-    match button {
-        Button::Left => 1,
-        Button::Middle => 2,
-        Button::Right => 3,
-        Button::Back => 8,
-        Button::Forward => 9,
     }
 }
 
@@ -183,7 +173,7 @@ fn play(
                 if n > 0 {
                     std::thread::sleep(MULTI_CLICK_GAP);
                 }
-                held.click(button_number(*button))?;
+                held.click(u32::from(glovebox_x11::button_number(*button)))?;
             }
             Ok(())
         }
@@ -194,7 +184,7 @@ fn play(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glovebox_model::{ElementId, ModifierKey, PidSource, Rect, Target};
+    use glovebox_model::{Button, ElementId, ModifierKey, PidSource, Rect, Target};
     use std::sync::Mutex;
 
     /// A seat that records what it was asked, and refuses the press of

@@ -16,6 +16,7 @@ pub mod grab;
 pub mod input;
 mod keymap;
 /// Keysyms for routes that type keysyms themselves (a compositor's remote desktop).
+pub use input::button_number;
 pub use keymap::{char_keysym, combo_keysyms, modifier_keysyms};
 mod occlusion;
 pub mod overlay;

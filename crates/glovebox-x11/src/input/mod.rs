@@ -8,6 +8,7 @@ mod lend;
 mod synthetic;
 
 pub use crate::keymap::{KeyStroke, Keymap};
+pub use synthetic::button_number;
 
 /// How long a toolkit gets to take a synthetic FocusIn before the events it frames.
 const FOCUS_SETTLE: Duration = Duration::from_millis(30);

@@ -34,7 +34,9 @@ const DRAG_STEPS: i32 = 8;
 /// Milliseconds between the presses of a synthetic double or triple click.
 const MULTI_CLICK_STEP_MS: u32 = 40;
 
-pub(crate) fn button_number(button: Button) -> u8 {
+/// The X11 (and evdev-order) number of a pointer button: 1 left, 2 middle,
+/// 3 right, 8 back, 9 forward.
+pub fn button_number(button: Button) -> u8 {
     match button {
         Button::Left => 1,
         Button::Middle => 2,

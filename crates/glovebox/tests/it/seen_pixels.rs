@@ -200,20 +200,23 @@ enum Cover {
     TerminalUnderCompositor,
 }
 
+/// Debian's xcompmgr on `sandbox`: a compositor redirecting every window.
+fn compositor(sandbox: &Sandbox) -> Reaped {
+    Reaped(
+        sandbox
+            .command("xcompmgr")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("xcompmgr"),
+    )
+}
+
 /// `program` filled in and submitted by what is seen, under `cover`.
 fn drive_browser(program: &str, cover: Cover) {
     let _heavy = glovebox_testkit::heavy_turn();
     let sandbox = glovebox_testkit::cold_desktop();
-    let _compositor = (cover == Cover::TerminalUnderCompositor).then(|| {
-        Reaped(
-            sandbox
-                .command("xcompmgr")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("xcompmgr"),
-        )
-    });
+    let _compositor = (cover == Cover::TerminalUnderCompositor).then(|| compositor(&sandbox));
     let home = scratch(program);
     let title = unique_title(&format!("seen {program}"));
     let page = serve(&title);
@@ -429,14 +432,7 @@ fn tk_programs_and_xterm_are_driven_by_what_is_seen() {
 
     // A compositor starts (Debian's xcompmgr, redirecting every window): the covered form
     // is filled in and sent again by the official client through its seen ids.
-    let _compositor = Reaped(
-        sandbox
-            .command("xcompmgr")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("xcompmgr"),
-    );
+    let _compositor = compositor(&sandbox);
     // (The field still holds the first name: the new one goes where the click put the caret.)
     let name = "Katherine Johnson";
     let report = client(&sandbox, &home, ["form", &title, name], &[]);
