@@ -83,15 +83,47 @@ pub struct OpenedApp {
     pub still_loading: bool,
 }
 
-/// Whether `tree` shows a web document with nothing in it yet (a page
-/// still loading; a browser's bare frame has no document and is not waited for).
-fn page_loading(tree: &glovebox_model::AccessibilityTree) -> bool {
+/// What an opening's first look waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PageWait {
+    /// An application: a web document it shows is waited for only once
+    /// there (a browser's bare frame has no document and is not waited for).
+    DocumentsItShows,
+    /// A web address: its page must be there. Until the browser has
+    /// published a tree, and a document with content in it, it is loading
+    /// (a loaded machine saw open_url answer with no tree at all, and with
+    /// the browser's frame before its document).
+    TheAddressedPage,
+}
+
+/// What an opening starts, where, what its audit line says and what its
+/// first look waits for.
+struct Launch<'p> {
+    plan: &'p glovebox_platform::LaunchPlan,
+    desktop: Desktop,
+    detail: String,
+    wait: PageWait,
+}
+
+/// Whether `tree` shows a page still loading, as `wait` reads it.
+fn page_loading(tree: &glovebox_model::AccessibilityTree, wait: PageWait) -> bool {
     use glovebox_model::Role;
-    tree.root.as_ref().is_some_and(|root| {
-        root.walk().any(|e| {
-            matches!(e.role, Role::DocumentWeb | Role::DocumentFrame) && e.children.is_empty()
-        })
-    })
+    let Some(root) = tree.root.as_ref() else {
+        return wait == PageWait::TheAddressedPage;
+    };
+    let mut documents =
+        root.walk().filter(|e| matches!(e.role, Role::DocumentWeb | Role::DocumentFrame));
+    match wait {
+        PageWait::DocumentsItShows => documents.any(|d| d.children.is_empty()),
+        PageWait::TheAddressedPage => {
+            let mut any = false;
+            let empty = documents.any(|d| {
+                any = true;
+                d.children.is_empty()
+            });
+            empty || !any
+        }
+    }
 }
 
 /// How `open_app` came by the window.
@@ -425,7 +457,8 @@ impl Host {
                 });
             }
             let detail = format!("started {:?} ({}){on}", plan.name, plan.program.display());
-            self.launch_and_bind(&mut state, &plan, desktop, &listed, detail, screenshot)
+            let launch = Launch { plan: &plan, desktop, detail, wait: PageWait::DocumentsItShows };
+            self.launch_and_bind(&mut state, launch, &listed, screenshot)
         })();
         result.map_err(|e| self.refused(&state, None, e))
     }
@@ -450,7 +483,9 @@ impl Host {
             let listed = self.inner.backends.windows.list_windows().gated()?;
             // The audit keeps where, not the whole address (its query may hold a token).
             let detail = format!("opened {site} in {} on the agent display", plan.name);
-            self.launch_and_bind(&mut state, &plan, Desktop::Agent, &listed, detail, screenshot)
+            let wait = PageWait::TheAddressedPage;
+            let launch = Launch { plan: &plan, desktop: Desktop::Agent, detail, wait };
+            self.launch_and_bind(&mut state, launch, &listed, screenshot)
         })();
         result.map_err(|e| self.refused(&state, None, e))
     }
@@ -501,18 +536,17 @@ impl Host {
         self.admit_opening(state).map(|_| ())
     }
 
-    /// Runs `plan` on `desktop`, pays for it, waits for its window (none of
-    /// `listed`), gives the user's window back what the window manager
-    /// took, binds the grant to the new window and observes it.
+    /// Runs the launch's plan on its desktop, pays for it, waits for its
+    /// window (none of `listed`), gives the user's window back what the
+    /// window manager took, binds the grant to the new window and observes it.
     fn launch_and_bind(
         &self,
         state: &mut crate::grant::State,
-        plan: &glovebox_platform::LaunchPlan,
-        desktop: Desktop,
+        launch: Launch<'_>,
         listed: &[WindowInfo],
-        detail: String,
         screenshot: bool,
     ) -> Result<OpenedApp, Refusal> {
+        let Launch { plan, desktop, detail, wait } = launch;
         let b = &self.inner.backends;
         let launcher = b.launcher.as_ref().ok_or_else(|| {
             refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications")
@@ -563,11 +597,11 @@ impl Host {
         let mut observation = self.observe_target(state, &window, look)?;
         // Answered once its page is there: a browser maps its window before the page loads.
         let loaded_by = Instant::now() + PAGE_LOAD_BOUND;
-        while page_loading(&observation.tree) && Instant::now() < loaded_by {
+        while page_loading(&observation.tree, wait) && Instant::now() < loaded_by {
             self.pause(WAIT_POLL)?;
             observation = self.observe_target(state, &window, look)?;
         }
-        let still_loading = page_loading(&observation.tree);
+        let still_loading = page_loading(&observation.tree, wait);
         Ok(OpenedApp { pid, window, observation, how, still_loading })
     }
 
@@ -623,5 +657,54 @@ impl Host {
             }
             self.pause(Duration::from_millis(50))?;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{page_loading, PageWait};
+    use glovebox_model::{AccessibilityTree, Element, ElementId, Fidelity, Role, WindowId};
+
+    fn tree(root: Option<Element>) -> AccessibilityTree {
+        let fidelity = match root {
+            Some(_) => Fidelity::Full,
+            None => Fidelity::None { reason: "no tree yet".into() },
+        };
+        AccessibilityTree {
+            window: WindowId { pid: 1, xid: 2 },
+            fidelity,
+            root,
+            node_count: 0,
+            truncated: None,
+            focused_password: false,
+            elapsed_ms: 0,
+            seen: vec![],
+            seen_omitted: 0,
+            guidance: None,
+        }
+    }
+
+    fn frame(children: Vec<Element>) -> Element {
+        Element { children, ..Element::new(ElementId(1), Role::Frame, "browser") }
+    }
+
+    fn document(children: Vec<Element>) -> Element {
+        Element { children, ..Element::new(ElementId(2), Role::DocumentWeb, "page") }
+    }
+
+    #[test]
+    fn an_address_waits_for_a_tree_a_document_and_its_content() {
+        let field = Element::new(ElementId(3), Role::Entry, "Full name");
+        let wait = PageWait::TheAddressedPage;
+        assert!(page_loading(&tree(None), wait));
+        assert!(page_loading(&tree(Some(frame(vec![]))), wait));
+        assert!(page_loading(&tree(Some(frame(vec![document(vec![])]))), wait));
+        assert!(!page_loading(&tree(Some(frame(vec![document(vec![field.clone()])]))), wait));
+
+        let wait = PageWait::DocumentsItShows;
+        assert!(!page_loading(&tree(None), wait), "an application without a tree is not a page");
+        assert!(!page_loading(&tree(Some(frame(vec![]))), wait));
+        assert!(page_loading(&tree(Some(frame(vec![document(vec![])]))), wait));
+        assert!(!page_loading(&tree(Some(frame(vec![document(vec![field])]))), wait));
     }
 }
