@@ -65,7 +65,8 @@ pub trait SeatKeys: Send + Sync {
     /// Presses (`true`) and releases keysyms, in order.
     fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), BackendError>;
     /// The seat's pointer, where the compositor lends one glovebox can
-    /// work (GNOME Shell through glovebox's extension).
+    /// work (GNOME Shell through glovebox's extension, KDE Plasma through
+    /// the desktop portal).
     fn pointer(&self) -> Option<&dyn SeatPointer>;
 }
 
@@ -130,10 +131,8 @@ impl SeatKeys for glovebox_wayland::kwin::KWinBackend {
         glovebox_wayland::kwin::KWinBackend::keysyms(self, strokes).map_err(Into::into)
     }
 
-    /// Not wired yet: KWin's fake input and the portal's pointer each need a consent
-    /// glovebox does not ask for yet.
     fn pointer(&self) -> Option<&dyn SeatPointer> {
-        None
+        Some(self)
     }
 }
 

@@ -94,17 +94,21 @@ fn gnome_checks(gnome: &crate::gnome::GnomeShellBackend) -> Vec<Check> {
         ),
         Err(e) => Check::missing("wayland capture", e.to_string(), &["screenshots (grants are accessibility-only)"]),
     });
-    checks.extend(input_checks("GNOME Shell"));
+    checks.extend(input_checks(
+        "GNOME Shell",
+        "the shell's own virtual pointer (glovebox's extension)",
+    ));
     checks
 }
 
 /// What input can and cannot do on a desktop whose compositor serves
-/// windows but no per-window input.
-fn input_checks(compositor: &str) -> Vec<Check> {
+/// windows but no per-window input; `pointer` names the seat's pointer
+/// glovebox clicks with there.
+fn input_checks(compositor: &str, pointer: &str) -> Vec<Check> {
     vec![
         Check::ok(
             "wayland input",
-            format!("in the background, semantic only: accessible actions, text, values, selection and shortcuts through the application's menu items (AT-SPI); in the foreground (`input.foreground`, approved per call), keys and ASCII text on the seat's keyboard after {compositor} focuses the window; pointer gestures are refused, since {compositor} lets no client send pointer events to one window"),
+            format!("in the background, semantic only: accessible actions, text, values, selection and shortcuts through the application's menu items (AT-SPI); in the foreground (`input.foreground`, approved per call), keys and ASCII text on the seat's keyboard and clicks with {pointer} after {compositor} focuses and raises the window, the focus and the pointer given back after; moves, drags and scrolls are refused, since {compositor} lets no client send pointer events to one window"),
         ),
         Check::warning(
             "wayland keyboard grabs",
@@ -142,6 +146,6 @@ fn kwin_checks(kwin: &crate::kwin::KWinBackend) -> Vec<Check> {
             &["screenshots (grants are accessibility-only)"],
         ),
     });
-    checks.extend(input_checks("KWin"));
+    checks.extend(input_checks("KWin", "the desktop portal's RemoteDesktop pointer"));
     checks
 }

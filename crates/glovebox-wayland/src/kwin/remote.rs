@@ -1,9 +1,13 @@
-//! Keys on the seat's keyboard on KDE Plasma: the desktop portal's
-//! RemoteDesktop (xdg-desktop-portal-kde answers `Start` for a keyboard
-//! without a dialog). Global input: it types wherever the focus is, so
-//! glovebox-linux uses it only for foreground delivery, after KWin gave
-//! the window the focus. Each portal call answers through a `Response`
-//! signal on a request object named by a token glovebox picks.
+//! Keys and the pointer of the seat on KDE Plasma: the desktop portal's
+//! RemoteDesktop (xdg-desktop-portal-kde 5.27 answers `Start` for a
+//! keyboard and a pointer, without a screen cast, with no dialog).
+//! Global input: it types and clicks wherever the focus and the pointer
+//! are, so glovebox-linux uses it only for foreground delivery, after
+//! KWin gave the window the focus. Without a screen cast the portal moves
+//! the pointer only relatively (absolute motion is checked against a
+//! stream's size); KWin's script says where it is. Each portal call
+//! answers through a `Response` signal on a request object named by a
+//! token glovebox picks.
 
 use super::{KWinBackend, KWinError, ANSWER};
 use futures_util::StreamExt as _;
@@ -14,8 +18,8 @@ use zbus::zvariant::{OwnedObjectPath, OwnedValue, Value};
 const PORTAL: &str = "org.freedesktop.portal.Desktop";
 const PORTAL_PATH: &str = "/org/freedesktop/portal/desktop";
 const REMOTE_DESKTOP: &str = "org.freedesktop.portal.RemoteDesktop";
-/// `types`: the keyboard alone.
-const KEYBOARD: u32 = 1;
+/// `types`: the keyboard and the pointer.
+const KEYBOARD_AND_POINTER: u32 = 1 | 2;
 
 fn failed(call: &'static str) -> impl Fn(zbus::Error) -> KWinError {
     move |e| KWinError::Call { call, message: e.to_string() }
@@ -92,7 +96,7 @@ impl KWinBackend {
             .map_err(|e| KWinError::Call { call: "CreateSession", message: e.to_string() })?;
         let path = session.clone();
         self.request("SelectDevices", move |mut options| {
-            options.insert("types", Value::from(KEYBOARD));
+            options.insert("types", Value::from(KEYBOARD_AND_POINTER));
             (path, options)
         })
         .await?;
@@ -101,22 +105,39 @@ impl KWinBackend {
         Ok(session)
     }
 
-    /// Presses and releases keysyms on the seat's keyboard, in order:
-    /// `(keysym, pressed)`. The portal session is made on first use.
-    pub fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), KWinError> {
+    /// The portal session, made on first use.
+    fn session(&self) -> Result<OwnedObjectPath, KWinError> {
         let mut remote = self.remote.lock().unwrap_or_else(|p| p.into_inner());
-        let session = match remote.as_ref() {
-            Some(session) => session.clone(),
-            None => {
-                let session = self.runtime.block_on(async {
-                    tokio::time::timeout(ANSWER * 3, self.start_session())
-                        .await
-                        .map_err(|_| KWinError::Timeout("the desktop portal's RemoteDesktop"))?
-                })?;
-                *remote = Some(session.clone());
-                session
-            }
-        };
+        if let Some(session) = remote.as_ref() {
+            return Ok(session.clone());
+        }
+        let session = self.runtime.block_on(async {
+            tokio::time::timeout(ANSWER * 3, self.start_session())
+                .await
+                .map_err(|_| KWinError::Timeout("the desktop portal's RemoteDesktop"))?
+        })?;
+        *remote = Some(session.clone());
+        Ok(session)
+    }
+
+    /// One `Notify…` call on the session, its answer awaited.
+    async fn notify<B>(&self, method: &'static str, body: &B) -> Result<(), KWinError>
+    where
+        B: serde::Serialize + zbus::zvariant::DynamicType,
+    {
+        let call =
+            self.bus.call_method(Some(PORTAL), PORTAL_PATH, Some(REMOTE_DESKTOP), method, body);
+        tokio::time::timeout(ANSWER, call)
+            .await
+            .map_err(|_| KWinError::Timeout(method))?
+            .map_err(failed(method))?;
+        Ok(())
+    }
+
+    /// Presses and releases keysyms on the seat's keyboard, in order:
+    /// `(keysym, pressed)`.
+    pub fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), KWinError> {
+        let session = self.session()?;
         self.runtime.block_on(async {
             for &(keysym, pressed) in strokes {
                 let keysym = i32::try_from(keysym).map_err(|_| KWinError::Call {
@@ -124,19 +145,28 @@ impl KWinBackend {
                     message: format!("keysym {keysym:#x} out of range"),
                 })?;
                 let body = (&session, HashMap::<&str, Value>::new(), keysym, u32::from(pressed));
-                let call = self.bus.call_method(
-                    Some(PORTAL),
-                    PORTAL_PATH,
-                    Some(REMOTE_DESKTOP),
-                    "NotifyKeyboardKeysym",
-                    &body,
-                );
-                tokio::time::timeout(ANSWER, call)
-                    .await
-                    .map_err(|_| KWinError::Timeout("NotifyKeyboardKeysym"))?
-                    .map_err(failed("NotifyKeyboardKeysym"))?;
+                self.notify("NotifyKeyboardKeysym", &body).await?;
             }
             Ok(())
         })
+    }
+
+    /// Moves the seat's pointer by `(dx, dy)` logical pixels.
+    pub fn pointer_motion(&self, dx: f64, dy: f64) -> Result<(), KWinError> {
+        let session = self.session()?;
+        let body = (&session, HashMap::<&str, Value>::new(), dx, dy);
+        self.runtime.block_on(self.notify("NotifyPointerMotion", &body))
+    }
+
+    /// Presses (`true`) or releases the pointer button with the Linux
+    /// input code `code` (`BTN_LEFT` is 0x110).
+    pub fn pointer_button(&self, code: u32, pressed: bool) -> Result<(), KWinError> {
+        let session = self.session()?;
+        let code = i32::try_from(code).map_err(|_| KWinError::Call {
+            call: "NotifyPointerButton",
+            message: format!("button code {code:#x} out of range"),
+        })?;
+        let body = (&session, HashMap::<&str, Value>::new(), code, u32::from(pressed));
+        self.runtime.block_on(self.notify("NotifyPointerButton", &body))
     }
 }

@@ -9,7 +9,7 @@ use glovebox_model::{Monitor, PidSource, Rect, WindowId, WindowInfo};
 use serde::Deserialize;
 
 /// The script, with `{BUS}`, `{PATH}` and `{INTERFACE}` to fill in: one
-/// report of the screens and of every window, frontmost first.
+/// report of the screens, the pointer and every window, frontmost first.
 const TEMPLATE: &str = r#"
 var screens = [];
 for (var i = 0; i < workspace.numScreens; i++) {
@@ -29,8 +29,9 @@ for (var j = 0; j < list.length; j++) {
     x11: c.windowId ? c.windowId : 0
   });
 }
-callDBus("{BUS}", "{PATH}", "{INTERFACE}", "Report",
-  JSON.stringify({current_desktop: workspace.currentDesktop, screens: screens, windows: windows}));
+var cursor = {x: workspace.cursorPos.x, y: workspace.cursorPos.y};
+callDBus("{BUS}", "{PATH}", "{INTERFACE}", "Report", JSON.stringify(
+  {current_desktop: workspace.currentDesktop, screens: screens, cursor: cursor, windows: windows}));
 "#;
 
 /// A script that gives the window `{UUID}` the focus and reports the UUID
@@ -143,11 +144,21 @@ impl KWinWindow {
     }
 }
 
+/// The pointer's position as the script reports it.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq)]
+pub struct ScriptPoint {
+    pub x: f64,
+    pub y: f64,
+}
+
 /// The script's whole report.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct Report {
     pub current_desktop: i64,
     pub screens: Vec<ScriptRect>,
+    /// Where the pointer is (absent from a script that did not say).
+    #[serde(default)]
+    pub cursor: Option<ScriptPoint>,
     pub windows: Vec<KWinWindow>,
 }
 
@@ -200,6 +211,14 @@ impl Report {
         listed.into_iter().map(|(_, l)| l).collect()
     }
 
+    /// Where the pointer is, in whole logical pixels.
+    pub fn pointer(&self) -> Option<glovebox_model::Point> {
+        let c = self.cursor?;
+        let fits = |n: f64| n.is_finite() && n.abs() < i32::MAX as f64;
+        (fits(c.x) && fits(c.y))
+            .then(|| glovebox_model::Point { x: c.x.round() as i32, y: c.y.round() as i32 })
+    }
+
     pub fn monitors(&self) -> Vec<Monitor> {
         self.screens
             .iter()
@@ -239,6 +258,7 @@ mod tests {
         let report = serde_json::json!({
             "current_desktop": 1,
             "screens": [{"x": 0, "y": 0, "width": 1280, "height": 800}],
+            "cursor": {"x": 640.4, "y": 399.6},
             "windows": [
                 window("{2f68d0ff-5439-4930-bb54-ec780f31343c}", "below", 0, serde_json::json!({})),
                 window("{c50fa38c-a561-42fc-bd30-35da8df8ec22}", "above", 3, serde_json::json!({"active": true, "x11": 4194316})),
@@ -264,7 +284,10 @@ mod tests {
         assert!(listed[1].info.minimized, "another virtual desktop has no pixels on screen");
         assert_eq!(listed[2].info.geometry, Rect::new(10, 20, 300, 200));
         assert_eq!(report.monitors()[0].logical, Rect::new(0, 0, 1280, 800));
+        assert_eq!(report.pointer(), Some(glovebox_model::Point { x: 640, y: 400 }));
         assert!(Report::parse("{\"windows\": 3}").is_err());
+        let silent = r#"{"current_desktop": 1, "screens": [], "windows": []}"#;
+        assert_eq!(Report::parse(silent).unwrap().pointer(), None, "an older script said nothing");
     }
 
     #[test]

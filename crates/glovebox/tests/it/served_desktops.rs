@@ -77,7 +77,7 @@ fn glovebox_binary() -> &'static Path {
 }
 
 /// The KDE desktop, trusting this test binary's and glovebox's screenshots.
-fn kde() -> (Desk, std::sync::MutexGuard<'static, ()>) {
+pub(crate) fn kde() -> (Desk, std::sync::MutexGuard<'static, ()>) {
     let (sandbox, turn) = KdeSandbox::shared_turn(&[glovebox_binary()]);
     (Desk::Kde(sandbox), turn)
 }
