@@ -273,8 +273,9 @@ fn user_backends(
             Ok(session) => wayland::backends(session, session_bus),
             // KDE Plasma: KWin's own services.
             Err(_) if let Ok(kwin) = glovebox_wayland::kwin::KWinBackend::connect(session_bus) => {
+                let xwayland = std::env::var("DISPLAY").ok();
                 wayland::backends_served(
-                    kwin,
+                    wayland::kwin_with_xwayland(kwin, xwayland.as_deref()),
                     session_bus,
                     glovebox_wayland::wayland_display_from_env().ok(),
                 )

@@ -114,6 +114,28 @@ fn focused_of(
     Ok(served.snapshot()?.windows.iter().find(|l| l.info.focused).map(|l| l.info.id))
 }
 
+/// The X server's record of XWayland clients (X-Resource), for KWin.
+struct XwaylandPids(glovebox_x11::ClientPids);
+
+impl glovebox_wayland::kwin::XwaylandClients for XwaylandPids {
+    fn pid_of(&self, window: u32) -> Option<u32> {
+        self.0.pid_of(window)
+    }
+}
+
+/// `kwin`, naming the processes of XWayland windows that wrote no pid by
+/// the X server of `xwayland` (the session's `DISPLAY`), where it answers
+/// X-Resource; as it was otherwise (those windows' processes unknown).
+pub fn kwin_with_xwayland(
+    kwin: glovebox_wayland::kwin::KWinBackend,
+    xwayland: Option<&str>,
+) -> glovebox_wayland::kwin::KWinBackend {
+    match xwayland.filter(|d| !d.is_empty()).map(glovebox_x11::ClientPids::connect) {
+        Some(Ok(pids)) => kwin.with_xwayland(Box::new(XwaylandPids(pids))),
+        _ => kwin,
+    }
+}
+
 impl SeatKeys for glovebox_wayland::kwin::KWinBackend {
     fn focus(&self, window: &WindowInfo) -> Result<Option<String>, BackendError> {
         Ok(glovebox_wayland::kwin::KWinBackend::focus(self, &handle_of(self, window)?)?)

@@ -166,6 +166,7 @@ pub fn kde_host_with(
     let bus = sandbox.bus_address();
     let kwin =
         glovebox_wayland::kwin::KWinBackend::connect(Some(bus)).expect("KWin on the sandbox's bus");
+    let kwin = glovebox_linux::wayland::kwin_with_xwayland(kwin, Some(sandbox.x_display()));
     served_host(kwin, sandbox.socket(), sandbox.runtime_dir(), bus, name, change)
 }
 

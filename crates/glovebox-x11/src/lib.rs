@@ -9,6 +9,7 @@
 
 mod backing;
 mod capture;
+mod client_pids;
 mod connection;
 pub mod doctor;
 mod errors;
@@ -29,4 +30,5 @@ mod shm;
 mod windows;
 
 pub use capture::CaptureRoute;
+pub use client_pids::ClientPids;
 pub use connection::X11Backend;

@@ -68,6 +68,15 @@ pub struct KWinBackend {
     /// The report script, written once for this connection.
     script: PathBuf,
     version: String,
+    /// The X server's record of XWayland clients, where glovebox reaches it.
+    xwayland: Option<Box<dyn XwaylandClients>>,
+}
+
+/// Who made an XWayland window, by the X server's record: KWin 5.27
+/// reports a pid only where the client wrote `_NET_WM_PID`.
+pub trait XwaylandClients: Send + Sync {
+    /// The pid of the client that made X window `window`.
+    fn pid_of(&self, window: u32) -> Option<u32>;
 }
 
 impl std::fmt::Debug for KWinBackend {
@@ -121,7 +130,15 @@ impl KWinBackend {
             script,
             version,
             remote: Default::default(),
+            xwayland: None,
         })
+    }
+
+    /// Names the process of an XWayland window that wrote no pid by
+    /// `clients` (the X server's record) instead of leaving it unknown.
+    pub fn with_xwayland(mut self, clients: Box<dyn XwaylandClients>) -> KWinBackend {
+        self.xwayland = Some(clients);
+        self
     }
 
     /// KWin's version as it reports it (`KWin 5.27.5`).
@@ -354,7 +371,7 @@ impl KWinBackend {
 
     /// The windows glovebox lists, frontmost first, with KWin's ids.
     pub fn listed(&self) -> Result<Vec<Listed>, KWinError> {
-        Ok(self.report()?.windows())
+        Ok(self.report()?.windows(self.xwayland.as_deref()))
     }
 }
 
@@ -379,7 +396,10 @@ impl crate::served::Served for KWinBackend {
 
     fn snapshot(&self) -> Result<Snapshot, BackendError> {
         let report = self.report()?;
-        Ok(Snapshot { monitors: report.monitors(), windows: report.windows() })
+        Ok(Snapshot {
+            monitors: report.monitors(),
+            windows: report.windows(self.xwayland.as_deref()),
+        })
     }
 
     fn window_pixels(&self, window: &Listed) -> Result<RgbImage, BackendError> {

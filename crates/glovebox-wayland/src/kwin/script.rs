@@ -4,6 +4,7 @@
 //! `callDBus` back to glovebox. This module holds the script's text and
 //! reads its report; the transport is in the parent module.
 
+use super::XwaylandClients;
 use crate::served::Listed;
 use glovebox_model::{Monitor, PidSource, Rect, WindowId, WindowInfo};
 use serde::Deserialize;
@@ -127,18 +128,25 @@ impl KWinWindow {
         (hex.len() == 8).then(|| u32::from_str_radix(&hex, 16).ok()).flatten()
     }
 
-    pub fn id(&self) -> Option<WindowId> {
-        Some(WindowId { pid: self.process()?.0, xid: self.number()? })
+    pub fn id(&self, xwayland: Option<&dyn XwaylandClients>) -> Option<WindowId> {
+        Some(WindowId { pid: self.process(xwayland)?.0, xid: self.number()? })
     }
 
     /// Its process and whose word that is: KWin's record of the client's
-    /// socket peer; an XWayland window that names no process (Tk sets no
-    /// `_NET_WM_PID`) is still a window, of process 0 (unknown). A Wayland
-    /// window always has one.
-    fn process(&self) -> Option<(u32, PidSource)> {
+    /// socket peer; for an XWayland window that names no process (Tk sets
+    /// no `_NET_WM_PID`, so KWin has none), the X server's record where
+    /// glovebox reaches it, else process 0 (unknown) — still a window. A
+    /// Wayland window always has one.
+    fn process(&self, xwayland: Option<&dyn XwaylandClients>) -> Option<(u32, PidSource)> {
         match u32::try_from(self.pid).ok().filter(|&p| p > 0) {
             Some(pid) => Some((pid, PidSource::Server)),
-            None if self.x11 != 0 => Some((0, PidSource::Unknown)),
+            None if self.x11 != 0 => {
+                let by_server = u32::try_from(self.x11)
+                    .ok()
+                    .and_then(|window| xwayland?.pid_of(window))
+                    .filter(|&p| p > 0);
+                Some(by_server.map_or((0, PidSource::Unknown), |pid| (pid, PidSource::Server)))
+            }
             None => None,
         }
     }
@@ -170,7 +178,7 @@ impl Report {
     /// The application windows (normal windows and dialogs KWin manages),
     /// frontmost first. Panels, the desktop, menus and KWin's own
     /// surfaces are not windows an agent acts in.
-    pub fn windows(&self) -> Vec<Listed> {
+    pub fn windows(&self, xwayland: Option<&dyn XwaylandClients>) -> Vec<Listed> {
         let mut listed: Vec<(i64, Listed)> = self
             .windows
             .iter()
@@ -183,9 +191,9 @@ impl Report {
                 let shown = !w.minimized
                     && !w.hidden
                     && (w.all_desktops || w.desktop == self.current_desktop);
-                let (_, pid_source) = w.process()?;
+                let (pid, pid_source) = w.process(xwayland)?;
                 let info = WindowInfo {
-                    id: w.id()?,
+                    id: WindowId { pid, xid: w.number()? },
                     app: w.class.clone(),
                     instance: w.name.clone(),
                     title: w.caption.clone(),
@@ -272,7 +280,7 @@ mod tests {
             ]
         });
         let report = Report::parse(&report.to_string()).unwrap();
-        let listed = report.windows();
+        let listed = report.windows(None);
         let titles: Vec<&str> = listed.iter().map(|l| l.info.title.as_str()).collect();
         assert_eq!(titles, ["above", "elsewhere", "below", "tk form"]);
         assert_eq!(listed[3].info.id, WindowId { pid: 0, xid: 4 });
@@ -285,6 +293,18 @@ mod tests {
         assert_eq!(listed[2].info.geometry, Rect::new(10, 20, 300, 200));
         assert_eq!(report.monitors()[0].logical, Rect::new(0, 0, 1280, 800));
         assert_eq!(report.pointer(), Some(glovebox_model::Point { x: 640, y: 400 }));
+
+        // Where the X server's record is reached, the Tk window is its client's.
+        struct Server;
+        impl XwaylandClients for Server {
+            fn pid_of(&self, window: u32) -> Option<u32> {
+                (window == 6291460).then_some(4242)
+            }
+        }
+        let listed = report.windows(Some(&Server));
+        assert_eq!(listed[3].info.id, WindowId { pid: 4242, xid: 4 });
+        assert_eq!(listed[3].info.pid_source, PidSource::Server);
+        assert_eq!(listed[0].info.id.pid, 42, "KWin's own record is kept");
         assert!(Report::parse("{\"windows\": 3}").is_err());
         let silent = r#"{"current_desktop": 1, "screens": [], "windows": []}"#;
         assert_eq!(Report::parse(silent).unwrap().pointer(), None, "an older script said nothing");

@@ -173,6 +173,9 @@ fn windows_and_their_own_pixels(sandbox: Desk, name: &str) {
         (listed(&host, &gtk.title), listed(&host, &qt.title), listed(&host, &xterm.title));
     let tk_window = listed(&host, &tk_title);
     assert_eq!(tk_window.geometry.size(), xwininfo(sandbox, &tk_title).size(), "{tk_window:?}");
+    // Its process by the X server's record (X-Resource), which Tk cannot forge.
+    assert_eq!(tk_window.id.pid, _tk.0.id(), "{tk_window:?}");
+    assert_eq!(tk_window.pid_source, glovebox_model::PidSource::Server);
     gtk.wait_state("GTK3 ready", |s| s["ready"] == true);
     qt.wait_state("Qt ready", |s| s["ready"] == true);
 
