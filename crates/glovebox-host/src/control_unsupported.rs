@@ -1,6 +1,7 @@
 //! Coordination between glovebox processes where Unix sockets and `flock`
 //! are missing: nothing can be coordinated, so no grant is ever created.
 
+pub use crate::control_messages::{ControlReply, ControlRequest};
 use glovebox_model::{ErrorCode, Refusal};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -56,13 +57,13 @@ impl DisplayDir {
     /// Refuses: no socket can be served.
     pub fn serve(
         &self,
-        _handle: impl Fn(&str) -> String + Send + 'static,
+        _handle: impl Fn(ControlRequest) -> ControlReply + Send + 'static,
     ) -> Result<ControlServer, Refusal> {
         Err(unsupported())
     }
 
     /// Refuses: no holder can be reached.
-    pub fn send(&self, _command: &str) -> Result<String, Refusal> {
+    pub fn send(&self, _request: ControlRequest) -> Result<ControlReply, Refusal> {
         Err(unsupported())
     }
 }

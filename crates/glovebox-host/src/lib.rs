@@ -39,6 +39,7 @@ pub mod control;
 #[cfg(not(unix))]
 #[path = "control_unsupported.rs"]
 pub mod control;
+mod control_messages;
 mod decide;
 pub mod deferred;
 pub mod denials;

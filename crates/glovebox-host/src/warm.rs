@@ -309,6 +309,7 @@ impl Drop for WarmService {
 
 /// Connects without waiting: a listener that stopped accepting with its
 /// queue full answers `EAGAIN` instead of holding the caller.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 fn connect_at_once(path: &std::path::Path) -> rustix::io::Result<UnixStream> {
     use rustix::net::{AddressFamily, SocketFlags, SocketType};
     let fd = rustix::net::socket_with(
@@ -325,9 +326,30 @@ fn connect_at_once(path: &std::path::Path) -> rustix::io::Result<UnixStream> {
     Ok(stream)
 }
 
+/// Connects; BSD-derived kernels (macOS) refuse a connection to a full
+/// queue at once instead of holding the caller. Not yet run on them.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn connect_at_once(path: &std::path::Path) -> rustix::io::Result<UnixStream> {
+    UnixStream::connect(path)
+        .map_err(|e| rustix::io::Errno::from_io_error(&e).unwrap_or(rustix::io::Errno::INVAL))
+}
+
+/// The connecting process's uid and pid, by the kernel's record.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 fn peer(stream: &UnixStream) -> std::io::Result<(u32, u32)> {
     let cred = rustix::net::sockopt::socket_peercred(stream)?;
     Ok((cred.uid.as_raw(), cred.pid.as_raw_nonzero().get() as u32))
+}
+
+/// Elsewhere the peer is not read yet (macOS's `getpeereid` and
+/// `LOCAL_PEERPID` need code of their own): every connection is refused,
+/// never served unchecked.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn peer(_stream: &UnixStream) -> std::io::Result<(u32, u32)> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "the warm host cannot read a connecting process's credentials on this platform yet",
+    ))
 }
 
 fn refusal(what: &str, e: impl std::fmt::Display) -> Refusal {

@@ -178,6 +178,10 @@ fn replace(path: &Path, bytes: &[u8], kept: Option<Kept>) -> io::Result<()> {
             // After the chown, which clears set-id bits.
             file.set_permissions(std::fs::Permissions::from_mode(kept.mode))?;
         }
+        // Elsewhere (Windows) a file's access is its ACL, which the new file
+        // inherits from its directory: nothing of Unix's mode and owner to keep.
+        #[cfg(not(unix))]
+        let _ = &kept;
         file.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
@@ -246,6 +250,12 @@ pub fn read_regular(path: &Path, max_bytes: u64, links: Links) -> Result<Vec<u8>
             flags |= OFlags::NOFOLLOW;
         }
         options.custom_flags(flags.bits() as i32);
+    }
+    // Without `O_NOFOLLOW` (Windows) a link is looked for before opening;
+    // one made between the look and the open is followed (not yet run there).
+    #[cfg(not(unix))]
+    if links == Links::Refuse && std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(ReadError::Link);
     }
     let file = options.open(path).map_err(|e| {
         #[cfg(unix)]
