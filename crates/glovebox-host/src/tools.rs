@@ -666,21 +666,11 @@ mod tests {
     use glovebox_model::{AccessibilityTree, Element, ElementId, Fidelity, Role, WindowId};
 
     fn tree(root: Option<Element>) -> AccessibilityTree {
-        let fidelity = match root {
-            Some(_) => Fidelity::Full,
-            None => Fidelity::None { reason: "no tree yet".into() },
-        };
-        AccessibilityTree {
-            window: WindowId { pid: 1, xid: 2 },
-            fidelity,
-            root,
-            node_count: 0,
-            truncated: None,
-            focused_password: false,
-            elapsed_ms: 0,
-            seen: vec![],
-            seen_omitted: 0,
-            guidance: None,
+        let bare =
+            AccessibilityTree::without_tree(WindowId { pid: 1, xid: 2 }, "no tree yet".into());
+        match root {
+            Some(root) => AccessibilityTree { fidelity: Fidelity::Full, root: Some(root), ..bare },
+            None => bare,
         }
     }
 

@@ -105,13 +105,7 @@ fn tk_form_filled_by_its_seen_ids(desk: Desk, desktop: &str) {
         }
     };
     assert_eq!(state["sent"], serde_json::json!(["Ada"]));
-    // The person's window has the focus back, frontmost, and heard nothing.
-    user.wait_state("the person's window active again", |s| s["window_active"] == true);
-    let after = user.state().unwrap();
-    assert_eq!((&after["values"], &after["keys"]), (&before["values"], &before["keys"]));
-    let all = host.list_windows(None, 1).unwrap().windows;
-    assert!(all[0].window.title == user.title && all[0].window.focused, "{all:#?}");
-    assert_eq!(pointer_at(desk), left_at, "the pointer given back");
+    person_undisturbed(desk, &host, &user, &before, left_at);
 }
 
 /// A Chromium page with the browser's accessibility off
@@ -176,25 +170,7 @@ fn chromium_page_filled_through_its_seen_ids(desk: Desk, desktop: &str) {
     let page = crate::seen_pixels::serve(&title);
     let home = desk.sandbox().runtime_dir().join(format!("{desktop}-seen-chromium"));
     std::fs::create_dir_all(&home).unwrap();
-    let mut chromium = desk.command("chromium");
-    chromium.args([
-        &format!("--user-data-dir={}", home.join("profile").display()),
-        "--no-first-run",
-        "--disable-gpu",
-        "--disable-renderer-accessibility",
-        "--window-size=900,600",
-    ]);
-    if std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap()) == 0 {
-        chromium.arg("--no-sandbox");
-    }
-    let _chromium = glovebox_testkit::Reaped(
-        chromium
-            .arg(&page.url)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("chromium"),
-    );
+    let _chromium = chromium_without_accessibility(desk.sandbox(), &home, &page.url, &[]);
     let host = keys_host(desk, &format!("{desktop}-seen-page"), None);
     wait_until("the page's window", || {
         host.list_windows(Some(&title), 1).ok()?.windows.into_iter().next().map(|_| ())
@@ -210,23 +186,8 @@ fn chromium_page_filled_through_its_seen_ids(desk: Desk, desktop: &str) {
     let left_at = person_leaves_the_pointer(desk);
 
     let name = "Ada Lovelace";
-    let out = desk
-        .command(glovebox_testkit::sdk::python())
-        .arg(glovebox_testkit::sdk::repo().join("testapps/sdk_mcp_seen.py"))
-        .args(["form", &title, name, env!("CARGO_BIN_EXE_glovebox"), "mcp"])
-        .env("HOME", &home)
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("GLOVEBOX_ENABLED", "true")
-        .env("GLOVEBOX_INPUT_FOREGROUND", "true")
-        .env("DELIVERY", "foreground")
-        .current_dir(&home)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let foreground = [("GLOVEBOX_INPUT_FOREGROUND", "true"), ("DELIVERY", "foreground")];
+    let report = mcp_client_fills_the_form(desk.sandbox(), &home, &title, name, &foreground);
     assert!(report["ids"]["field"].is_string() && report["ids"]["button"].is_string(), "{report}");
     // Every call delivered, but for a click refused as stale (the page repainting after its
     // focus went back) that the client made again after looking again.
@@ -252,12 +213,7 @@ fn chromium_page_filled_through_its_seen_ids(desk: Desk, desktop: &str) {
         page.newest().filter(|s| s["sent"] == 1 && s["name"] == name)
     });
     assert_eq!(state["name"], name);
-    user.wait_state("the person's window active again", |s| s["window_active"] == true);
-    let after = user.state().unwrap();
-    assert_eq!((&after["values"], &after["keys"]), (&before["values"], &before["keys"]));
-    let all = host.list_windows(None, 1).unwrap().windows;
-    assert!(all[0].window.title == user.title && all[0].window.focused, "{all:#?}");
-    assert_eq!(pointer_at(desk), left_at, "the pointer given back");
+    person_undisturbed(desk, &host, &user, &before, left_at);
 }
 
 /// A Chromium page with its accessibility off on sway (a native Wayland
@@ -274,46 +230,14 @@ fn a_chromium_page_on_sway_is_read_by_the_mcp_client_and_a_click_is_refused_with
     let page = crate::seen_pixels::serve(&title);
     let home = glovebox_sandbox::Desktop::runtime_dir(sandbox).join("sway-seen-chromium");
     std::fs::create_dir_all(&home).unwrap();
-    let mut chromium = sandbox.command("chromium");
-    chromium.args([
-        &format!("--user-data-dir={}", home.join("profile").display()),
-        "--no-first-run",
-        "--disable-gpu",
-        "--disable-renderer-accessibility",
-        "--ozone-platform=wayland",
-        "--window-size=900,600",
-    ]);
-    if std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap()) == 0 {
-        chromium.arg("--no-sandbox");
-    }
-    let _chromium = glovebox_testkit::Reaped(
-        chromium
-            .arg(&page.url)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("chromium"),
-    );
+    let wayland = ["--ozone-platform=wayland"];
+    let _chromium = chromium_without_accessibility(sandbox, &home, &page.url, &wayland);
     let host = glovebox_testkit::wayland_host(sandbox, "seen-page").open();
     wait_until("the page's window", || {
         host.list_windows(Some(&title), 1).ok()?.windows.into_iter().next().map(|_| ())
     });
 
-    let out = sandbox
-        .command(glovebox_testkit::sdk::python())
-        .arg(glovebox_testkit::sdk::repo().join("testapps/sdk_mcp_seen.py"))
-        .args(["form", &title, "Ada", env!("CARGO_BIN_EXE_glovebox"), "mcp"])
-        .env("HOME", &home)
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("GLOVEBOX_ENABLED", "true")
-        .current_dir(&home)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let report = mcp_client_fills_the_form(sandbox, &home, &title, "Ada", &[]);
     assert!(report["ids"]["field"].is_string() && report["ids"]["button"].is_string(), "{report}");
     let clicks = crate::seen_pixels::calls(&report, "click");
     assert_eq!(clicks.len(), 1, "the client stops at the refusal: {report}");
@@ -326,4 +250,82 @@ fn a_chromium_page_on_sway_is_read_by_the_mcp_client_and_a_click_is_refused_with
     // Nothing reached the page: it posts on every input and click.
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert_eq!(page.newest(), None, "the page heard something");
+}
+
+/// The person's window has the focus back, frontmost, and heard nothing
+/// since `before`; the pointer is where the person left it (`left_at`).
+fn person_undisturbed(
+    desk: Desk,
+    host: &glovebox_host::Host,
+    user: &Fixture,
+    before: &Value,
+    left_at: (i32, i32),
+) {
+    user.wait_state("the person's window active again", |s| s["window_active"] == true);
+    let after = user.state().unwrap();
+    assert_eq!((&after["values"], &after["keys"]), (&before["values"], &before["keys"]));
+    let all = host.list_windows(None, 1).unwrap().windows;
+    assert!(all[0].window.title == user.title && all[0].window.focused, "{all:#?}");
+    assert_eq!(pointer_at(desk), left_at, "the pointer given back");
+}
+
+/// Chromium started by a plain command inside `desktop`, with a profile of
+/// its own under `home` and its accessibility off
+/// (`--disable-renderer-accessibility`: its page has no tree, only the
+/// browser's frame), showing `url`; `extra` flags besides.
+fn chromium_without_accessibility(
+    desktop: &dyn glovebox_sandbox::Desktop,
+    home: &Path,
+    url: &str,
+    extra: &[&str],
+) -> glovebox_testkit::Reaped {
+    let mut chromium = desktop.command("chromium".as_ref());
+    chromium
+        .args([
+            &format!("--user-data-dir={}", home.join("profile").display()),
+            "--no-first-run",
+            "--disable-gpu",
+            "--disable-renderer-accessibility",
+            "--window-size=900,600",
+        ])
+        .args(extra);
+    if std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap()) == 0 {
+        chromium.arg("--no-sandbox");
+    }
+    glovebox_testkit::Reaped(
+        chromium
+            .arg(url)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("chromium"),
+    )
+}
+
+/// `testapps/sdk_mcp_seen.py form TITLE NAME` run inside `desktop` against
+/// `glovebox mcp` (the official MCP Python client, approving as a person
+/// would), `home` its home and working directory, `env` besides; its report.
+fn mcp_client_fills_the_form(
+    desktop: &dyn glovebox_sandbox::Desktop,
+    home: &Path,
+    title: &str,
+    name: &str,
+    env: &[(&str, &str)],
+) -> Value {
+    let out = desktop
+        .command(glovebox_testkit::sdk::python().as_ref())
+        .arg(glovebox_testkit::sdk::repo().join("testapps/sdk_mcp_seen.py"))
+        .args(["form", title, name, env!("CARGO_BIN_EXE_glovebox"), "mcp"])
+        .env("HOME", home)
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("GLOVEBOX_ENABLED", "true")
+        .envs(env.iter().copied())
+        .current_dir(home)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
