@@ -1,4 +1,4 @@
-//! Replaying a recording (`glovebox_host::recording`) with no model: each
+//! Replaying a recording (`glovebox_services::recording`) with no model: each
 //! step finds its elements in a fresh look at the window by role, name and
 //! named ancestors, goes through the same gate as live input (approvals,
 //! denials, budget, Stop), and must change the tree as it did when it was
@@ -6,9 +6,9 @@
 //! expected and what the window shows. The CLI (`glovebox replay`), the MCP
 //! `replay` tool and episodes with a recorded agent all run this.
 
-use glovebox_host::recording::{self, Found, RecordedTarget, Recording};
 use glovebox_host::{ActRequest, Host, LookAfter, Span, Typed};
 use glovebox_model::{ApprovalClass, ErrorCode, Refusal, Target, WindowId, WindowRef};
+use glovebox_services::recording::{self, Found, RecordedTarget, Recording};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

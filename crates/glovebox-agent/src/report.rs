@@ -20,13 +20,7 @@ pub fn default_path(prefix: &str) -> std::path::PathBuf {
 }
 
 fn default_dir() -> std::path::PathBuf {
-    let audit = glovebox_host::audit::AuditLog::default_path();
-    let glovebox = audit
-        .parent()
-        .and_then(|p| p.parent())
-        .map(|p| p.to_path_buf())
-        .unwrap_or_else(std::env::temp_dir);
-    glovebox.join("runs")
+    glovebox_services::os::state_dir().join("runs")
 }
 
 /// Writes a report to `path` as a private file (0600): it holds the run's

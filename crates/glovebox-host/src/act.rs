@@ -190,7 +190,7 @@ impl Host {
         request.window =
             self.grant_status().and_then(|g| Some(format!("{} ({})", g.target_app?, g.target?)));
         let result = self.ask(&request);
-        let mut record = crate::audit::AuditRecord::new("safety-check");
+        let mut record = glovebox_services::audit::AuditRecord::new("safety-check");
         record.detail = Some(format!(
             "{id} ({}): {}",
             code.unwrap_or("no code"),
@@ -439,12 +439,12 @@ impl Host {
         };
         let mut recorder = self.inner.recorder.lock().unwrap_or_else(|p| p.into_inner());
         if recorder.as_ref().is_none_or(|(id, _)| *id != grant.id) {
-            match crate::recording::Recorder::start(dir, &grant.id, *text) {
+            match glovebox_services::recording::Recorder::start(dir, &grant.id, *text) {
                 Ok(started) => *recorder = Some((grant.id.clone(), started)),
                 Err(e) => return self.recording_failed(grant, &e),
             }
         }
-        let address = crate::recording::WindowAddress {
+        let address = glovebox_services::recording::WindowAddress {
             app: window.app.clone(),
             title: window.title.clone(),
         };

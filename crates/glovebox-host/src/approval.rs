@@ -458,6 +458,27 @@ pub fn describe_action(action: &Action) -> String {
     line + &holding
 }
 
+/// Who asked what: the surface's identity of one call (its client, the
+/// tool, the exact arguments). The host only compares keys; a surface
+/// builds them with [`CallKey::new`] from whatever identifies a call there.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CallKey(u64);
+
+impl CallKey {
+    /// A key over `parts` (hashed with a per-process secret seed, so a key
+    /// holds no argument text and cannot be predicted from outside).
+    pub fn new(parts: &[&str]) -> CallKey {
+        use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
+        static SEED: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+            std::sync::OnceLock::new();
+        let mut hasher = SEED.get_or_init(Default::default).build_hasher();
+        for part in parts {
+            part.hash(&mut hasher);
+        }
+        CallKey(hasher.finish())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

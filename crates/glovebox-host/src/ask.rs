@@ -6,9 +6,9 @@
 //! bounded time, and audits the question and that it was answered — the
 //! answer itself only when the person did not keep it private.
 
-use crate::audit::AuditRecord;
 use crate::{refuse, Host};
 use glovebox_model::{ErrorCode, Question, Refusal};
+use glovebox_services::audit::AuditRecord;
 use std::time::{Duration, Instant};
 
 /// What the person said.

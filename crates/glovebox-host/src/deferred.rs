@@ -26,7 +26,7 @@
 //! some answers carries those answers into the next round under fresh
 //! tokens, so every token of every request state is used once.
 
-use crate::approval::{Answer, ApprovalRequest};
+use crate::approval::{Answer, ApprovalRequest, CallKey};
 use crate::decide::{
     self,
     approval::{Echo, OpenTicket},
@@ -43,27 +43,6 @@ pub const DEFAULT_ANSWER_WAIT: Duration = Duration::from_secs(300);
 /// How many spent tokens are remembered at most; the oldest go first. A
 /// forgotten one is refused as never issued, which is still safe.
 const SPENT_KEPT: usize = 4096;
-
-/// Who asked what: the surface's identity of one call (its client, the
-/// tool, the exact arguments). The host only compares keys; a surface
-/// builds them with [`CallKey::new`] from whatever identifies a call there.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CallKey(u64);
-
-impl CallKey {
-    /// A key over `parts` (hashed with a per-process secret seed, so a key
-    /// holds no argument text and cannot be predicted from outside).
-    pub fn new(parts: &[&str]) -> CallKey {
-        use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
-        static SEED: std::sync::OnceLock<std::collections::hash_map::RandomState> =
-            std::sync::OnceLock::new();
-        let mut hasher = SEED.get_or_init(Default::default).build_hasher();
-        for part in parts {
-            part.hash(&mut hasher);
-        }
-        CallKey(hasher.finish())
-    }
-}
 
 /// A question the host could not put to the user within the call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -256,15 +235,17 @@ impl DeferredCall {
     pub(crate) fn defer(&self, request: &ApprovalRequest) -> Refusal {
         let mut round = self.round.lock_recovered();
         let carry = if round.carried.is_none() { self.answers.len() } else { 0 };
-        let tokens =
-            match (0..=carry).map(|_| crate::access::new_token()).collect::<Result<Vec<_>, _>>() {
-                Ok(tokens) => tokens,
-                Err(e) => {
-                    return Refusal::backend_unavailable(format!(
-                        "no token for the approval question: {e}"
-                    ))
-                }
-            };
+        let tokens = match (0..=carry)
+            .map(|_| glovebox_services::access::new_token())
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(tokens) => tokens,
+            Err(e) => {
+                return Refusal::backend_unavailable(format!(
+                    "no token for the approval question: {e}"
+                ))
+            }
+        };
         let question = request.question();
         let (token, carried) = tokens.split_last().expect("one token at least");
         let issued = Instant::now();

@@ -3,15 +3,15 @@
 //! expiry, revocation, Stop and its cooldown, and the control socket other
 //! processes reach the holder through.
 
-use crate::audit::AuditRecord;
 use crate::backend::Gated;
-use crate::control::{ControlReply, ControlRequest, ControlServer, DisplayLock};
 use crate::frames::FrameStore;
 use crate::{refuse, Host, Inner};
 use glovebox_model::{
     Action, CaptureMode, ErrorCode, GrantView, InputPolicy, Origin, Refusal, Scope, WindowInfo,
     WindowRef,
 };
+use glovebox_services::audit::AuditRecord;
+use glovebox_services::control::{ControlReply, ControlRequest, ControlServer, DisplayLock};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
@@ -290,7 +290,7 @@ impl Host {
         display: &str,
         cooldown: Duration,
     ) -> Result<String, Refusal> {
-        let dir = crate::control::DisplayDir::new(runtime_root, display)?;
+        let dir = glovebox_services::control::DisplayDir::new(runtime_root, display)?;
         dir.start_cooldown(cooldown)?;
         match dir.send(ControlRequest::Stop) {
             Ok(reply) => Ok(reply.to_string()),
@@ -306,7 +306,8 @@ impl Host {
         runtime_root: &std::path::Path,
         display: &str,
     ) -> Result<ControlReply, Refusal> {
-        crate::control::DisplayDir::new(runtime_root, display)?.send(ControlRequest::Status)
+        glovebox_services::control::DisplayDir::new(runtime_root, display)?
+            .send(ControlRequest::Status)
     }
 
     fn expire_if_idle(&self, state: &mut State) -> Option<Refusal> {

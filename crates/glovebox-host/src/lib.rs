@@ -26,20 +26,10 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, unreachable_pub)]
 
-pub mod access;
 mod act;
 pub mod approval;
 pub mod ask;
-pub mod audit;
 mod backend;
-#[cfg(unix)]
-pub mod control;
-/// Without Unix sockets and `flock` there is no cross-process coordination
-/// yet: every grant is refused on such platforms.
-#[cfg(not(unix))]
-#[path = "control_unsupported.rs"]
-pub mod control;
-mod control_messages;
 mod decide;
 pub mod deferred;
 pub mod denials;
@@ -49,16 +39,13 @@ mod observe;
 pub mod presence;
 pub mod process;
 mod read;
-pub mod recording;
 mod seen;
-pub mod signing;
 mod takeover;
 mod tools;
-#[cfg(unix)]
-pub mod warm;
 
 pub use act::Span;
 pub use approval::describe_action;
+pub use approval::CallKey;
 pub use approval::{
     Answer, ApprovalRequest, Approvals, Approver, NoPrompt, ShownBecause, StatedAcknowledgements,
     Subject, Typed,
@@ -66,15 +53,13 @@ pub use approval::{
 pub use ask::{Answered, Asker, Said};
 pub use backend::refusal_of;
 pub use decide::approval_class;
-pub use deferred::{CallKey, DeferredCall, Pending, PendingQuestion, Retry};
+pub use deferred::{DeferredCall, Pending, PendingQuestion, Retry};
 pub use glovebox_platform::marks::PlacedMark;
 pub use glovebox_platform::{Backends, Receipt, Settled};
 pub use tools::{BatchOutcome, Opened, OpenedApp, WaitOutcome, Zoomed};
 
 use crate::backend::Gated;
 use approval::Standing;
-use audit::{AuditLog, AuditRecord};
-use control::DisplayDir;
 use denials::{AncestorRule, Denials};
 use glovebox_model::{
     AccessibilityTree, Action, ApprovalClass, CaptureLimits, CaptureMode, DeliveryMode, Denial,
@@ -83,6 +68,8 @@ use glovebox_model::{
 };
 use glovebox_platform::sync::LockRecovered as _;
 use glovebox_platform::Delivery;
+use glovebox_services::audit::{AuditLog, AuditRecord};
+use glovebox_services::control::DisplayDir;
 use grant::State;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
@@ -384,7 +371,7 @@ struct Inner {
     /// Questions asked across calls, waiting for their answers.
     tickets: deferred::TicketStore,
     /// The recording of the current grant (its id), once it delivered something.
-    recorder: Mutex<Option<(String, recording::Recorder)>>,
+    recorder: Mutex<Option<(String, glovebox_services::recording::Recorder)>>,
 }
 
 /// How a handle puts its questions to the user.

@@ -229,7 +229,14 @@ impl Host {
         let seen_boxes = match (&reader, &capture) {
             (Some(reader), Some(c)) => {
                 let frames = &mut state.frames;
-                crate::seen::add_seen(reader.as_ref(), frames, &mut tree, c, geometry, &holes)
+                crate::seen::add_seen(
+                    reader.as_ref(),
+                    &mut frames.seen_ids,
+                    &mut tree,
+                    c,
+                    geometry,
+                    &holes,
+                )
             }
             _ => Default::default(),
         };

@@ -270,9 +270,9 @@ impl Host {
     pub fn remote_indicator(
         runtime_root: &std::path::Path,
         display: &str,
-    ) -> Result<crate::control::ControlReply, glovebox_model::Refusal> {
-        crate::control::DisplayDir::new(runtime_root, display)?
-            .send(crate::control::ControlRequest::Indicator)
+    ) -> Result<glovebox_services::control::ControlReply, glovebox_model::Refusal> {
+        glovebox_services::control::DisplayDir::new(runtime_root, display)?
+            .send(glovebox_services::control::ControlRequest::Indicator)
     }
 }
 

@@ -3,14 +3,4 @@
 
 pub use glovebox_platform::process::*;
 
-/// The uid this process runs as.
-#[cfg(unix)]
-pub fn current_uid() -> u32 {
-    rustix::process::getuid().as_raw()
-}
-
-/// Platforms without uids have one user as far as the host is concerned.
-#[cfg(not(unix))]
-pub fn current_uid() -> u32 {
-    0
-}
+pub use glovebox_services::os::current_uid;

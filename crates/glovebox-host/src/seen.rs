@@ -6,7 +6,6 @@
 //! mints their ids (from [`FIRST_SEEN_ID`], never a tree's) and keeps an
 //! unchanged element's id from one look to the next.
 
-use crate::frames::FrameStore;
 use glovebox_model::{
     AccessibilityTree, ElementId, ElementState, Fidelity, Rect, Role, SeenElement, SeenKind,
     WindowId, FIRST_SEEN_ID,
@@ -107,13 +106,13 @@ pub(crate) fn note_unread(tree: &mut AccessibilityTree, why: &str) {
 }
 
 /// What `reader` sees in `capture` (the window's own pixels), added to
-/// `tree` with ids from `store`; with `only` (window coordinates) given,
+/// `tree` with ids from `ids` (the frame store's); with `only` (window coordinates) given,
 /// what lies in those holes of the tree alone. A read that fails adds
 /// nothing and says why in the fidelity's reason; a read that finds
 /// nothing adds nothing. Answers each seen element's box in the capture's pixels.
 pub(crate) fn add_seen(
     reader: &dyn SeenReader,
-    store: &mut FrameStore,
+    ids: &mut SeenIds,
     tree: &mut AccessibilityTree,
     capture: &Capture,
     geometry: Rect,
@@ -131,7 +130,6 @@ pub(crate) fn add_seen(
         capture.image.width as f64 / shown.width.max(1) as f64,
         capture.image.height as f64 / shown.height.max(1) as f64,
     );
-    let ids = &mut store.seen_ids;
     let mut boxes = HashMap::new();
     let mut seen = vec![];
     let mut remembered = vec![];

@@ -7,10 +7,10 @@
 //! agent's next call works on a fresh look. The audit records both moments
 //! and nothing of what the person typed.
 
-use crate::audit::AuditRecord;
 use crate::backend::Gated as _;
 use crate::{refuse, Host};
 use glovebox_model::{ErrorCode, PersonInput, Refusal};
+use glovebox_services::audit::AuditRecord;
 use std::sync::atomic::Ordering;
 
 impl Host {

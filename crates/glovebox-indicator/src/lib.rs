@@ -23,8 +23,8 @@
 
 mod streams;
 
-use glovebox_host::access::{loopback, new_token, same_secret};
 use glovebox_host::Host;
+use glovebox_services::access::{loopback, new_token, same_secret};
 use http_body_util::{combinators::BoxBody, BodyExt as _, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderValue};

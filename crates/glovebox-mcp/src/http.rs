@@ -10,7 +10,7 @@
 
 use crate::GloveboxServer;
 use bytes::Bytes;
-use glovebox_host::access::{loopback, same_secret};
+use glovebox_services::access::{loopback, same_secret};
 use http_body_util::{combinators::BoxBody, BodyExt as _, Full};
 use hyper::{Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;

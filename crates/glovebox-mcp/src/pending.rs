@@ -16,7 +16,7 @@
 //! the batch is answered. Anyone who can write that directory must not be
 //! able to make a call run, so:
 //! - each record is signed (HMAC-SHA256 under this user's key,
-//!   [`glovebox_host::signing`]) over everything that decides what runs:
+//!   [`glovebox_services::signing`]) over everything that decides what runs:
 //!   the calls, the questions shown, the status, the basis frame, the
 //!   results delivered, the round and the times. A record that is unsigned,
 //!   edited, or another user's is refused with nothing of it run
@@ -37,10 +37,10 @@
 //! put back by someone who can write the directory (a rollback). The person
 //! approved that state once, and it expires with the batch ([`MAX_WAIT_SECS`]).
 
-use glovebox_host::signing::{self, Key};
 use glovebox_host::{Answer, ApprovalRequest, Approver, FrameView, Subject};
 use glovebox_platform::files;
 use glovebox_platform::sync::LockRecovered as _;
+use glovebox_services::signing::{self, Key};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -305,19 +305,15 @@ pub struct Store {
 }
 
 impl Store {
-    /// `$XDG_STATE_HOME/glovebox/pending` (default `~/.local/state`).
+    /// `pending` in glovebox's state directory (on Linux
+    /// `$XDG_STATE_HOME/glovebox/pending`, default `~/.local/state`).
     pub fn default_dir() -> PathBuf {
-        let audit = glovebox_host::audit::AuditLog::default_path();
-        audit
-            .parent()
-            .and_then(Path::parent)
-            .map(|p| p.join("pending"))
-            .unwrap_or_else(|| PathBuf::from("pending"))
+        glovebox_services::os::state_dir().join("pending")
     }
 
     /// The store in `dir`, signed with this user's key.
     pub fn new(dir: PathBuf) -> Store {
-        Store { dir, key_dir: signing::default_dir() }
+        Store { dir, key_dir: glovebox_services::recording::default_dir() }
     }
 
     /// The store in `dir`, signed with the key in `key_dir`.
@@ -331,7 +327,7 @@ impl Store {
 
     /// A fresh id.
     pub fn new_id() -> Result<String, PendingError> {
-        glovebox_host::access::new_token()
+        glovebox_services::access::new_token()
             .map(|t| format!("pnd-{t}"))
             .map_err(PendingError::NoRandom)
     }
@@ -359,7 +355,7 @@ impl Store {
         let mut value = parked.unsigned();
         value["mac"] = self.key()?.mac(&[DOMAIN, value.to_string().as_bytes()]).into();
         let text = serde_json::to_vec_pretty(&value).expect("a record serialises");
-        let random = glovebox_host::access::new_token().map_err(PendingError::NoRandom)?;
+        let random = glovebox_services::access::new_token().map_err(PendingError::NoRandom)?;
         let partial = self.dir.join(format!(".{}.{random}.partial", parked.id));
         let written = (|| {
             let mut file = files::open_private(

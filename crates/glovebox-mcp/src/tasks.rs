@@ -165,7 +165,7 @@ pub(crate) struct TaskQuestions {
 
 impl Approver for TaskQuestions {
     fn ask(&self, request: &ApprovalRequest) -> Answer {
-        let key = match glovebox_host::access::new_token() {
+        let key = match glovebox_services::access::new_token() {
             Ok(key) => key,
             Err(e) => return Answer::Unavailable(format!("no key for the question: {e}")),
         };
@@ -223,7 +223,7 @@ impl TaskBoard {
         owner: &str,
         host: Host,
     ) -> Result<Arc<RunTask>, glovebox_model::Refusal> {
-        let id = glovebox_host::access::new_token().map_err(|e| {
+        let id = glovebox_services::access::new_token().map_err(|e| {
             glovebox_model::Refusal::backend_unavailable(format!("no task id: {e}"))
         })?;
         let now = now_iso();

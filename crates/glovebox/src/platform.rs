@@ -38,7 +38,7 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
     host.answer_wait = Duration::from_secs(a.answer_wait_secs);
     host.recording = match config.recording.enabled {
         true => glovebox_host::Recording::On {
-            dir: glovebox_host::recording::default_dir(),
+            dir: glovebox_services::recording::default_dir(),
             text: config.recording.text,
         },
         false => glovebox_host::Recording::Off,

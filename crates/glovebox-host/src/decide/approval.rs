@@ -3,8 +3,7 @@
 //! question tokens may be honoured — pure functions of the answer, the
 //! request and what the ticket store says of each token.
 
-use crate::approval::{Answer, ApprovalRequest, Subject};
-use crate::deferred::CallKey;
+use crate::approval::{Answer, ApprovalRequest, CallKey, Subject};
 use glovebox_model::{ApprovalClass, ErrorCode, Refusal};
 use std::time::Duration;
 

@@ -4,9 +4,9 @@
 //! user's first run.
 #![cfg(unix)]
 
-use glovebox_host::audit::{AuditLog, AuditRecord};
-use glovebox_host::recording::Recorder;
 use glovebox_model::TextRecording;
+use glovebox_services::audit::{AuditLog, AuditRecord};
+use glovebox_services::recording::Recorder;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
@@ -71,7 +71,7 @@ fn recordings_and_their_key_are_private() {
 fn a_key_made_on_first_read_is_private() {
     let state = fresh_state("key");
     let dir = state.join("glovebox/recordings");
-    glovebox_host::signing::Key::load(&dir).unwrap();
+    glovebox_services::signing::Key::load(&dir).unwrap();
     assert_eq!((mode(&dir), mode(&dir.join("recording.key"))), (0o700, 0o600));
     let _ = std::fs::remove_dir_all(&state);
 }

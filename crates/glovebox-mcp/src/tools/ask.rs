@@ -48,7 +48,7 @@ impl OpenQuestions {
 
     /// A fresh token for `question` in this call.
     fn issue(&self, key: &CallKey, question: &Question) -> Result<String, Refusal> {
-        let token = glovebox_host::access::new_token()
+        let token = glovebox_services::access::new_token()
             .map_err(|e| Refusal::backend_unavailable(format!("no token for the question: {e}")))?;
         let mut open = self.0.lock_recovered();
         if open.len() >= MAX_OPEN {

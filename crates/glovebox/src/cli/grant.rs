@@ -35,7 +35,7 @@ pub fn grant(config: Option<PathBuf>, action: GrantAction) -> Result<ExitCode, F
     match action {
         GrantAction::Status => {
             let reply = glovebox_host::Host::remote_status(
-                &glovebox_host::control::DisplayDir::default_root(),
+                &glovebox_services::control::DisplayDir::default_root(),
                 &glovebox_linux::display_name(config.backend),
             )
             .map_err(|r| refused(r, true))?;
@@ -83,11 +83,11 @@ pub struct IndicatorArgs {
 /// display's grant.
 pub fn indicator(config: Option<PathBuf>, args: IndicatorArgs) -> Result<ExitCode, Failure> {
     let reply = glovebox_host::Host::remote_indicator(
-        &glovebox_host::control::DisplayDir::default_root(),
+        &glovebox_services::control::DisplayDir::default_root(),
         &glovebox::platform::display_name(config),
     );
     let url = match reply {
-        Ok(glovebox_host::control::ControlReply::Indicator { url }) => url,
+        Ok(glovebox_services::control::ControlReply::Indicator { url }) => url,
         Ok(other) => {
             eprintln!("the process holding this display's grant serves no indicator ({other})");
             return Ok(glovebox::exit_status::Exit::Missing.into());
@@ -104,7 +104,7 @@ pub fn indicator(config: Option<PathBuf>, args: IndicatorArgs) -> Result<ExitCod
 pub fn stop(config: Option<PathBuf>) -> Result<ExitCode, Failure> {
     let cooldown = std::time::Duration::from_secs(30);
     let reply = glovebox_host::Host::stop_display(
-        &glovebox_host::control::DisplayDir::default_root(),
+        &glovebox_services::control::DisplayDir::default_root(),
         &glovebox::platform::display_name(config.clone()),
         cooldown,
     )
@@ -130,7 +130,8 @@ pub struct AuditArgs {
 }
 
 pub fn audit(args: AuditArgs) -> Result<ExitCode, Failure> {
-    let log = glovebox_host::audit::AuditLog::new(glovebox_host::audit::AuditLog::default_path());
+    let log =
+        glovebox_services::audit::AuditLog::new(glovebox_services::audit::AuditLog::default_path());
     let since =
         args.since_secs.map(|s| glovebox_platform::now_ms().saturating_sub(s * 1000)).unwrap_or(0);
     let records = log.read(since).with_context(|| format!("reading {}", log.path().display()))?;

@@ -5,7 +5,7 @@
 //! the accessibility bus, a first capture's shared memory and the memo of
 //! every tree are most of their time. When a glovebox host already serves
 //! this display (an MCP server, `glovebox serve`, the resident `glovebox
-//! host`), the call is carried out there, over `glovebox_host::warm`'s
+//! host`), the call is carried out there, over `glovebox_services::warm`'s
 //! socket: same user only (both ends check the kernel's credentials), with
 //! the CLI's own configuration, grant, prompts (asked back on the CLI's
 //! terminal) and audit identity (its pid), on the host's warm connections.
@@ -173,10 +173,10 @@ fn environment() -> Vec<(String, String)> {
 
 /// The warm files of the display `config`'s backend uses.
 #[cfg(unix)]
-fn warm_dir(config: &Config) -> Option<glovebox_host::warm::WarmDir> {
+fn warm_dir(config: &Config) -> Option<glovebox_services::warm::WarmDir> {
     let display = glovebox_linux::display_name(config.backend);
-    let dir = glovebox_host::control::DisplayDir::new(
-        &glovebox_host::control::DisplayDir::default_root(),
+    let dir = glovebox_services::control::DisplayDir::new(
+        &glovebox_services::control::DisplayDir::default_root(),
         &display,
     );
     dir.ok().map(|d| d.warm())
@@ -208,7 +208,7 @@ fn ride(_: &Config, call: Call, _: &mut Printed) -> Ridden {
 
 #[cfg(unix)]
 fn ride(config: &Config, call: Call, out: &mut Printed) -> Ridden {
-    use glovebox_host::warm::Reached;
+    use glovebox_services::warm::Reached;
     let Some(dir) = warm_dir(config) else { return Ridden::Here(call) };
     let (mut link, pid) = match dir.reach(GREETING) {
         Reached::Ready { link, pid, version } if version == VERSION => (link, pid),
@@ -245,12 +245,12 @@ fn ride(config: &Config, call: Call, out: &mut Printed) -> Ridden {
 /// `out` and its exit status; `None` when it declined.
 #[cfg(unix)]
 fn carry(
-    link: &mut glovebox_host::warm::Link,
+    link: &mut glovebox_services::warm::Link,
     call: &Call,
     bound: Duration,
     out: &mut Printed,
-) -> Result<Option<u8>, glovebox_host::warm::LostCall> {
-    use glovebox_host::warm::LostCall;
+) -> Result<Option<u8>, glovebox_services::warm::LostCall> {
+    use glovebox_services::warm::LostCall;
     loop {
         match link.receive::<HostSays>().map_err(|e| LostCall::of_read(e, bound))? {
             HostSays::Declined { .. } => return Ok(None),
@@ -297,7 +297,7 @@ pub fn end_resident(_: &Config) -> Option<String> {
 #[cfg(unix)]
 pub fn end_resident(config: &Config) -> Option<String> {
     let dir = warm_dir(config)?;
-    let glovebox_host::warm::Reached::Ready { mut link, pid, .. } = dir.reach(GREETING) else {
+    let glovebox_services::warm::Reached::Ready { mut link, pid, .. } = dir.reach(GREETING) else {
         return None;
     };
     link.send(&Request::End).ok()?;
@@ -314,9 +314,9 @@ pub use serving::{keep_warm, Role};
 #[cfg(unix)]
 mod serving {
     use super::*;
-    use glovebox_host::warm::{Link, WarmService, WhenHeld};
     use glovebox_host::{Answer, ApprovalRequest, Approver};
     use glovebox_platform::sync::LockRecovered as _;
+    use glovebox_services::warm::{Link, WarmService, WhenHeld};
     use std::sync::{mpsc, Arc, Mutex};
 
     /// A prompt of a ridden call, asked on the CLI's terminal.

@@ -18,7 +18,7 @@ pub struct McpArgs {
 
 /// What keeps a server's host warm for the CLI while it lives.
 #[cfg(unix)]
-type Warm = glovebox_host::warm::WarmService;
+type Warm = glovebox_services::warm::WarmService;
 #[cfg(not(unix))]
 type Warm = ();
 
@@ -29,7 +29,7 @@ fn mcp_server(config: &glovebox_config::Config) -> (glovebox_mcp::GloveboxServer
     let screenshot_dir = config
         .mcp
         .screenshot_files
-        .then(|| glovebox_host::control::DisplayDir::default_root().join("screenshots"));
+        .then(|| glovebox_services::control::DisplayDir::default_root().join("screenshots"));
     // A binding that cannot work (a provider without a model, say) is the
     // computer tool's refusal to give, with the reason; other tools serve on.
     let model = glovebox::binding::model_binding(&config.model).map_err(|e| e.to_refusal());
@@ -72,7 +72,7 @@ pub fn serve(config: Option<PathBuf>, args: ServeArgs) -> Result<ExitCode, Failu
     let mut config = load_config(config, false)?.config;
     config.read_only |= args.read_only;
     let token = if config.serve.token.is_empty() {
-        glovebox_host::access::new_token().context("making the per-run token")?
+        glovebox_services::access::new_token().context("making the per-run token")?
     } else {
         config.serve.token.clone()
     };

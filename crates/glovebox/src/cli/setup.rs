@@ -37,14 +37,14 @@ pub fn schema(output: SchemaOutput) -> Result<ExitCode, Failure> {
 pub fn doctor(config: Option<PathBuf>, json: bool) -> Result<ExitCode, Failure> {
     let mut report = glovebox_linux::doctor();
     let served = glovebox_host::Host::remote_indicator(
-        &glovebox_host::control::DisplayDir::default_root(),
+        &glovebox_services::control::DisplayDir::default_root(),
         &glovebox::platform::display_name(config),
     );
     report.checks.push(glovebox_platform::doctor::Check::ok(
         "indicator",
         match served {
             // The address only: the token stays with `glovebox indicator`.
-            Ok(glovebox_host::control::ControlReply::Indicator { url }) => format!(
+            Ok(glovebox_services::control::ControlReply::Indicator { url }) => format!(
                 "served by this display's grant holder at {}/ (`glovebox indicator` prints the URL with its token)",
                 url.split("/?").next().unwrap_or_default()
             ),

@@ -78,7 +78,7 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
                 let (window, _) = windows
                     .first()
                     .ok_or("a recorded agent needs a setup app whose window it replays in")?;
-                let steps: Vec<glovebox_host::recording::Step> =
+                let steps: Vec<glovebox_services::recording::Step> =
                     std::fs::read(args.dir.join(super::RECORDING_FILE))
                         .map_err(|e| e.to_string())
                         .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))

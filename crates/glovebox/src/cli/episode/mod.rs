@@ -223,17 +223,15 @@ fn in_a_desktop(
     if let glovebox_episode::spec::AgentSpec::Recorded { recording } = &episode.agent {
         // Verified here, with the user's key; the episode's own home has none.
         let path = spec.parent().unwrap_or(Path::new(".")).join(recording);
-        let steps =
-            match glovebox_host::recording::read(&path, &glovebox_host::recording::default_dir()) {
-                Ok(read) => read.steps,
-                Err(e) => {
-                    return errored(
-                        &name,
-                        format!("agent.recording {}: {e}", path.display()),
-                        started,
-                    )
-                }
-            };
+        let steps = match glovebox_services::recording::read(
+            &path,
+            &glovebox_services::recording::default_dir(),
+        ) {
+            Ok(read) => read.steps,
+            Err(e) => {
+                return errored(&name, format!("agent.recording {}: {e}", path.display()), started)
+            }
+        };
         // The user's recording may keep typed text.
         let handed = serde_json::to_vec(&steps).map_err(std::io::Error::other).and_then(|bytes| {
             glovebox_platform::files::write_private(&out.join(RECORDING_FILE), &bytes)

@@ -334,24 +334,6 @@ fn connect_at_once(path: &std::path::Path) -> rustix::io::Result<UnixStream> {
         .map_err(|e| rustix::io::Errno::from_io_error(&e).unwrap_or(rustix::io::Errno::INVAL))
 }
 
-/// The connecting process's uid and pid, by the kernel's record.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-fn peer(stream: &UnixStream) -> std::io::Result<(u32, u32)> {
-    let cred = rustix::net::sockopt::socket_peercred(stream)?;
-    Ok((cred.uid.as_raw(), cred.pid.as_raw_nonzero().get() as u32))
-}
-
-/// Elsewhere the peer is not read yet (macOS's `getpeereid` and
-/// `LOCAL_PEERPID` need code of their own): every connection is refused,
-/// never served unchecked.
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn peer(_stream: &UnixStream) -> std::io::Result<(u32, u32)> {
-    Err(std::io::Error::new(
-        std::io::ErrorKind::Unsupported,
-        "the warm host cannot read a connecting process's credentials on this platform yet",
-    ))
-}
-
 fn refusal(what: &str, e: impl std::fmt::Display) -> Refusal {
     Refusal::backend_unavailable(format!("warm host {what}: {e}"))
 }
@@ -387,7 +369,7 @@ impl WarmDir {
             }
             Err(_) => return Reached::Nobody,
         };
-        let Ok((uid, pid)) = peer(&stream) else {
+        let Ok(crate::os::Peer { uid, pid }) = crate::os::peer(&stream) else {
             return Reached::Silent { why: "the kernel gave no credentials for it".into() };
         };
         if uid != glovebox_platform::files::euid() {
@@ -547,7 +529,7 @@ fn accept_loop(
             break;
         }
         let Ok(stream) = stream else { continue };
-        let Ok((uid, pid)) = peer(&stream) else { continue };
+        let Ok(crate::os::Peer { uid, pid }) = crate::os::peer(&stream) else { continue };
         let Ok(mut link) = Link::new(stream, pid) else { continue };
         if uid != glovebox_platform::files::euid() {
             let why = format!("this warm host serves only its own user, not uid {uid}");

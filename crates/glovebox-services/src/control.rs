@@ -36,14 +36,10 @@ fn now_ms() -> u64 {
 }
 
 impl DisplayDir {
-    /// `$XDG_RUNTIME_DIR/glovebox` (or a private directory under /tmp).
+    /// This user's runtime directory ([`crate::os::runtime_dir`]:
+    /// `$XDG_RUNTIME_DIR/glovebox`, or a private directory under /tmp).
     pub fn default_root() -> PathBuf {
-        match std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
-            Some(dir) => PathBuf::from(dir).join("glovebox"),
-            None => {
-                std::env::temp_dir().join(format!("glovebox-{}", crate::process::current_uid()))
-            }
-        }
+        crate::os::runtime_dir()
     }
 
     /// The files of `display` under `root`, which is made (or checked to be

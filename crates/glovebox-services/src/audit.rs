@@ -85,14 +85,10 @@ pub struct AuditLog {
 }
 
 impl AuditLog {
-    /// `$XDG_STATE_HOME/glovebox/audit/audit.jsonl` (default `~/.local/state`).
+    /// `audit/audit.jsonl` in glovebox's state directory ([`crate::os::state_dir`]:
+    /// `$XDG_STATE_HOME/glovebox` on Linux, default `~/.local/state/glovebox`).
     pub fn default_path() -> PathBuf {
-        let state = std::env::var_os("XDG_STATE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
-            .unwrap_or_else(std::env::temp_dir);
-        state.join("glovebox").join("audit").join("audit.jsonl")
+        crate::os::state_dir().join("audit").join("audit.jsonl")
     }
 
     /// The trail kept in `path`; nothing is opened until a record is appended.

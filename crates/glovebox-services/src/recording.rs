@@ -204,13 +204,11 @@ impl RecordingError {
     }
 }
 
-/// Where recordings go: `$XDG_STATE_HOME/glovebox/recordings` (default `~/.local/state`).
+/// Where recordings go, and the user's signing key with them: `recordings`
+/// in glovebox's state directory ([`crate::os::state_dir`]; on Linux
+/// `$XDG_STATE_HOME/glovebox/recordings`, default `~/.local/state`).
 pub fn default_dir() -> PathBuf {
-    crate::audit::AuditLog::default_path()
-        .parent()
-        .and_then(Path::parent)
-        .map(|p| p.join("recordings"))
-        .unwrap_or_else(|| PathBuf::from("recordings"))
+    crate::os::state_dir().join("recordings")
 }
 
 /// A line's mac: over the mac of the line before it, a newline, and the line with an empty `mac`.

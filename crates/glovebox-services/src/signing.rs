@@ -14,7 +14,7 @@ use glovebox_platform::files::{read_regular, Links, ReadError};
 use hmac::{KeyInit as _, Mac as _};
 use sha2::{Digest, Sha256};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The key file's name, in its directory.
 pub const KEY_FILE: &str = "recording.key";
@@ -28,11 +28,6 @@ impl std::fmt::Debug for Key {
     }
 }
 
-/// The directory the user's key is in (the recordings directory).
-pub fn default_dir() -> PathBuf {
-    crate::recording::default_dir()
-}
-
 impl Key {
     /// The key in `dir`, made there on first use.
     pub fn load(dir: &Path) -> std::io::Result<Key> {
@@ -44,7 +39,7 @@ impl Key {
             Err(e) if e.is_not_found() => {
                 // Beside the recordings or the waiting batches: a 0700 directory.
                 glovebox_platform::files::private_dir(dir)?;
-                let key = crate::access::random_bytes::<32>()?;
+                let key = crate::os::random_bytes::<32>()?;
                 match glovebox_platform::files::open_private(
                     &path,
                     std::fs::OpenOptions::new().write(true).create_new(true),

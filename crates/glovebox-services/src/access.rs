@@ -20,22 +20,9 @@ pub fn same_secret(a: &[u8], b: &[u8]) -> bool {
     subtle::ConstantTimeEq::ct_eq(a, b).into()
 }
 
-/// `N` bytes from the operating system's random source (`getrandom`): every
-/// key, token and id glovebox makes comes from here.
-pub fn random_bytes<const N: usize>() -> std::io::Result<[u8; N]> {
-    let mut bytes = [0u8; N];
-    getrandom::fill(&mut bytes).map_err(|e| {
-        std::io::Error::new(
-            std::io::Error::from(e).kind(),
-            format!("the operating system gave no random bytes: {e}"),
-        )
-    })?;
-    Ok(bytes)
-}
-
-/// A new per-run token: 32 hex characters of [`random_bytes`].
+/// A new per-run token: 32 hex characters of [`crate::os::random_bytes`].
 pub fn new_token() -> std::io::Result<String> {
-    Ok(random_bytes::<16>()?.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(crate::os::random_bytes::<16>()?.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 #[cfg(test)]
