@@ -125,10 +125,7 @@ pub fn find_window(host: &Host, address: &recording::WindowAddress) -> Result<Wi
     }
     match same_app.as_slice() {
         [only] => Ok(only.window.id),
-        [] => Err(Refusal::target_gone(format!(
-            "no window of {} is open (the recording worked in {:?}); start it, or name one with --window",
-            address.app, address.title
-        ))),
+        [] => Err(glovebox_host::refusals::recorded_window_gone(&address.app, &address.title)),
         _ => Err(Refusal::invalid_argument(format!(
             "{} windows of {} are open and none is titled {:?}; name one with --window",
             same_app.len(),
@@ -204,8 +201,12 @@ fn one(
     window: &WindowRef,
     withheld: WithheldText,
 ) -> Result<String, Divergence> {
-    let diverged =
-        |code, expected: String, saw: String| Divergence { step: step.index, code, expected, saw };
+    let diverged = |expected: String, refusal: Refusal| Divergence {
+        step: step.index,
+        code: refusal.code,
+        expected,
+        saw: refusal.message,
+    };
     let mut typed = None;
     if let Some(length) = step.withheld_text {
         let wanted =
@@ -224,17 +225,12 @@ fn one(
             WithheldText::Refuse => None,
         };
         if typed.is_none() {
-            return Err(diverged(
-                ErrorCode::ApprovalRequired,
-                wanted,
-                "nothing was typed: replaying it needs the text from you, at a terminal (or record with `glovebox config set recording.text kept` to keep it)"
-                    .into(),
-            ));
+            return Err(diverged(wanted, glovebox_host::refusals::recorded_text_not_given()));
         }
     }
     let seen = host
         .observe(Some(window), false)
-        .map_err(|r| diverged(r.code, "the window to look at".into(), r.message))?;
+        .map_err(|r| diverged("the window to look at".into(), r))?;
     let mut targets = vec![];
     for target in &step.targets {
         targets.push(match target {
@@ -244,35 +240,25 @@ fn one(
                 match recording::find(&seen.tree, address) {
                     Found::One(id) => Target::Element(id),
                     Found::None => {
-                        return Err(diverged(
-                            ErrorCode::ElementNotFound,
-                            wanted,
-                            "no such element".into(),
-                        ))
+                        let refusal = glovebox_host::refusals::addressed_element(0, "the address");
+                        return Err(diverged(wanted, refusal));
                     }
                     Found::Many(n) => {
-                        return Err(diverged(
-                            ErrorCode::ElementNotFound,
-                            wanted,
-                            format!("{n} elements answer to it, so acting on one would be a guess"),
-                        ))
+                        let refusal = glovebox_host::refusals::addressed_element(n, "the address");
+                        return Err(diverged(wanted, refusal));
                     }
                 }
             }
         });
     }
-    let mut action = step
-        .action
-        .retargeted(&targets)
-        .map_err(|r| diverged(r.code, "a replayable action".into(), r.message))?;
+    let mut action =
+        step.action.retargeted(&targets).map_err(|r| diverged("a replayable action".into(), r))?;
     if let Some(text) = &typed {
         action = action.with_text(text);
     }
     let done = host
         .perform(ActRequest::new(seen.frame.id, action).look(LookAfter::Tree { screenshot: false }))
-        .map_err(|r| {
-            diverged(r.code, format!("{} to be delivered", step.action.kind()), r.message)
-        })?;
+        .map_err(|r| diverged(format!("{} to be delivered", step.action.kind()), r))?;
     let delivered = format!("{} → delivered ({})", step.action.kind(), done.delivery.route);
     let Some(expected) = step.expect.as_ref().filter(|e| !e.is_empty()) else {
         return Ok(delivered);
@@ -289,7 +275,8 @@ fn one(
             .filter(|l| !l.is_empty())
             .map(|l| l.join("; "))
             .unwrap_or_else(|| "no change".into());
-        return Err(diverged(ErrorCode::StaleBasis, unmet.join("; "), saw));
+        let refusal = glovebox_host::refusals::recorded_changes_unseen(saw);
+        return Err(diverged(unmet.join("; "), refusal));
     }
     Ok(format!("{delivered}; {} expected change(s) seen", expected.len()))
 }

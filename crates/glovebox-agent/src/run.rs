@@ -165,7 +165,7 @@ pub fn run_asking(
     task.validate()?;
     let host = &if task.observe_only { host.observe_only() } else { host.clone() };
     if host.capabilities().read_only && !task.observe_only {
-        return Err(Refusal::new(ErrorCode::ReadOnly, "glovebox runs read-only, so this task could deliver nothing; ask again with observe_only"));
+        return Err(glovebox_host::refusals::task_could_deliver_nothing());
     }
     let mut run = Run { host, record: Record::default(), titles: HashMap::new() };
     let mut seen = run.observe(task.window.as_ref(), model.accepts_images())?;
@@ -438,10 +438,7 @@ impl Run<'_> {
 /// observe-only, id in the current tree, point inside the frame's image.
 fn check(seen: &Observation, action: &Action, task: &Task) -> Result<(), Refusal> {
     if task.observe_only {
-        return Err(Refusal::new(
-            ErrorCode::ReadOnly,
-            "this task is observe-only: answer done, ask or switch",
-        ));
+        return Err(glovebox_host::refusals::observe_only_task());
     }
     action.validate()?;
     for target in action.targets() {
@@ -449,26 +446,16 @@ fn check(seen: &Observation, action: &Action, task: &Task) -> Result<(), Refusal
             Target::Element(id) => {
                 let known = seen.tree.root.as_ref().is_some_and(|r| r.walk().any(|e| e.id == id));
                 if !known {
-                    return Err(Refusal::new(
-                        ErrorCode::StaleRef,
-                        format!(
-                            "{id} is not in the newest observation (frame {}); use an id from it",
-                            seen.frame.id
-                        ),
+                    return Err(glovebox_host::refusals::not_in_newest_observation(
+                        id,
+                        seen.frame.id,
                     ));
                 }
             }
             Target::Point(p) => {
-                let image = seen.frame.image;
-                if p.x < 0 || p.y < 0 || p.x as u32 >= image.width || p.y as u32 >= image.height {
-                    return Err(Refusal::new(
-                        ErrorCode::CoordinateOutOfBounds,
-                        format!(
-                            "point ({}, {}) is outside the {}×{} image of frame {}",
-                            p.x, p.y, image.width, image.height, seen.frame.id
-                        ),
-                    ));
-                }
+                let image_is = format!("image of frame {}", seen.frame.id);
+                let (x, y) = (p.x.into(), p.y.into());
+                glovebox_host::refusals::check_point_in_image(x, y, seen.frame.image, &image_is)?;
             }
         }
     }

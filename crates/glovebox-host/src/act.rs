@@ -14,8 +14,7 @@ use crate::decide::{self, InputFacts, InputPlan};
 use crate::frames::FrameRecord;
 use crate::grant::State;
 use crate::{
-    refuse, ActOutcome, ActRequest, ApprovalRequest, Approved, Host, LookAfter, ObserveRequest,
-    Settled,
+    ActOutcome, ActRequest, ApprovalRequest, Approved, Host, LookAfter, ObserveRequest, Settled,
 };
 use glovebox_model::{
     AccessibilityTree, Action, ApprovalClass, CaptureMode, DeliveryMode, Desktop, ErrorCode,
@@ -220,10 +219,7 @@ impl Host {
             if self.stopped() {
                 self.revoke_locked(state, "stopped by the user");
                 return (
-                    Err(refuse(
-                        ErrorCode::StoppedByUser,
-                        "the user pressed Stop after this action was delivered",
-                    )),
+                    Err(decide::lifecycle::stopped(decide::lifecycle::StopSeen::AfterDelivery)),
                     None,
                 );
             }
@@ -336,14 +332,11 @@ impl Host {
         // (the probes above may have taken a while).
         if self.stopped() {
             self.revoke_locked(state, "stopped by the user");
-            return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
+            return Err(decide::lifecycle::stopped(decide::lifecycle::StopSeen::Before));
         }
         decide::check_not_paused(self.taken_over())?;
         let Some(input) = &b.input else {
-            return Err(refuse(
-                ErrorCode::BackgroundUnavailable,
-                "this platform has no background input route yet",
-            ));
+            return Err(decide::session::no_input_route());
         };
         // The drawn cursor is on the user's desktop; the agent display is watched on the indicator page.
         // Over a window read from its pixels it stays where it is: a window capture
@@ -413,12 +406,11 @@ impl Host {
         let recorded = decide::seen::seen_as_points(&frame, action);
         self.record_delivered(state, &window, &recorded, &frame.tree, changes.as_ref());
         let mut grant_closed = None;
-        if let Some((code, why)) =
-            state.grant.as_ref().and_then(|g| decide::budget_spent(g.budget_left))
+        if let Some(spent) = state.grant.as_ref().and_then(|g| decide::budget_spent(g.budget_left))
         {
-            self.revoke_locked(state, &why);
-            state.closed = Some((code, why));
-            grant_closed = Some(code);
+            self.revoke_locked(state, &spent.message);
+            grant_closed = Some(spent.code);
+            state.closed = Some(spent);
         }
         Ok(ActOutcome { delivery, next, changes, grant_closed, settled })
     }

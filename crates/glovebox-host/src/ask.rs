@@ -6,8 +6,8 @@
 //! bounded time, and audits the question and that it was answered — the
 //! answer itself only when the person did not keep it private.
 
-use crate::{refuse, Host};
-use glovebox_model::{ErrorCode, Question, Refusal};
+use crate::Host;
+use glovebox_model::{Question, Refusal};
 use glovebox_services::audit::AuditRecord;
 use std::time::{Duration, Instant};
 
@@ -95,15 +95,12 @@ impl Host {
             },
             Said::Declined => {
                 record.event = "user-declined".into();
-                Err(refuse(ErrorCode::ApprovalDenied, "the person declined to answer"))
+                Err(crate::decide::session::person_declined())
             }
             Said::Unavailable(why) => {
                 record.event = "user-unreachable".into();
                 record.detail = Some(why.clone());
-                Err(refuse(
-                    ErrorCode::ApprovalRequired,
-                    format!("the question could not reach the person: {why}"),
-                ))
+                Err(crate::decide::session::person_unreachable(&why))
             }
         };
         record.code = result.as_ref().err().map(|r| r.code);

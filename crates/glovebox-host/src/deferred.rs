@@ -166,16 +166,10 @@ impl DeferredCall {
             }
             Err(refusal)
         };
-        let not_asked = "nothing was delivered; call again without it to be asked";
         for (token, _) in &retry.answers {
             if !retry.tokens.contains(token) {
-                return burn(
-                    &mut tickets,
-                    Refusal::invalid_argument(format!(
-                        "the answers name a question ({}) the request state does not; {not_asked}",
-                        decide::approval::short(token)
-                    )),
-                );
+                let refusal = decide::approval::answer_not_asked(token);
+                return burn(&mut tickets, decide::approval::nothing_delivered(refusal));
             }
         }
         let mut again = false;
@@ -197,10 +191,7 @@ impl DeferredCall {
                 Ok(Echo::Spent | Echo::Open { answered: false }) => again = true,
                 Ok(Echo::Open { answered: true }) => {}
                 Err(refusal) => {
-                    return burn(
-                        &mut tickets,
-                        Refusal::new(refusal.code, format!("{}; {not_asked}", refusal.message)),
-                    )
+                    return burn(&mut tickets, decide::approval::nothing_delivered(refusal))
                 }
             }
         }
@@ -240,11 +231,7 @@ impl DeferredCall {
             .collect::<Result<Vec<_>, _>>()
         {
             Ok(tokens) => tokens,
-            Err(e) => {
-                return Refusal::backend_unavailable(format!(
-                    "no token for the approval question: {e}"
-                ))
-            }
+            Err(e) => return decide::approval::no_token(&e),
         };
         let question = request.question();
         let (token, carried) = tokens.split_last().expect("one token at least");

@@ -4,8 +4,9 @@
 //! processes reach the holder through.
 
 use crate::backend::Gated;
+use crate::decide::lifecycle::{self, StopSeen};
 use crate::frames::FrameStore;
-use crate::{refuse, Host, Inner};
+use crate::{Host, Inner};
 use glovebox_model::{
     Action, CaptureMode, ErrorCode, GrantView, InputPolicy, Origin, Refusal, Scope, WindowInfo,
     WindowRef,
@@ -35,7 +36,7 @@ pub(crate) struct Grant {
 pub(crate) struct State {
     pub(crate) grant: Option<Grant>,
     /// Why the last grant closed, when that blocks agent grants (budget, expiry).
-    pub(crate) closed: Option<(ErrorCode, String)>,
+    pub(crate) closed: Option<Refusal>,
     pub(crate) frames: FrameStore,
     next_grant: u64,
     /// The grant revision the agent's cursor was last placed for.
@@ -57,9 +58,7 @@ impl Default for State {
 /// [`State::held`] on the grant's own field, for a call that also uses
 /// the state's other fields while reading it.
 pub(crate) fn held(grant: &Option<Grant>) -> Result<&Grant, Refusal> {
-    grant.as_ref().ok_or_else(|| {
-        refuse(ErrorCode::NoGrant, "the grant ended while this call ran; observe again")
-    })
+    grant.as_ref().ok_or_else(lifecycle::grant_ended)
 }
 
 impl State {
@@ -72,9 +71,7 @@ impl State {
 
     /// [`State::held`], for the call to pay from it.
     pub(crate) fn held_mut(&mut self) -> Result<&mut Grant, Refusal> {
-        self.grant.as_mut().ok_or_else(|| {
-            refuse(ErrorCode::NoGrant, "the grant ended while this call ran; observe again")
-        })
+        self.grant.as_mut().ok_or_else(lifecycle::grant_ended)
     }
 }
 
@@ -201,19 +198,10 @@ impl Host {
             }
             Origin::Agent => {
                 if let Some(left) = self.inner.display_dir.cooldown_left() {
-                    return Err(refuse(
-                        ErrorCode::StoppedByUser,
-                        format!(
-                            "the user pressed Stop; agent grants are refused for {} more second(s)",
-                            left.as_secs() + 1
-                        ),
-                    ));
+                    return Err(lifecycle::stop_cooldown(left));
                 }
-                if let Some((code, why)) = &state.closed {
-                    return Err(refuse(
-                        *code,
-                        format!("{why}; the user must create a new grant (`glovebox grant`)"),
-                    ));
+                if let Some(closed) = &state.closed {
+                    return Err(lifecycle::closed_until_the_user_grants(closed));
                 }
             }
         }
@@ -223,9 +211,7 @@ impl Host {
                 self.check_not_denied(&w)?;
                 Ok(w)
             }
-            None if scope == Scope::Window => {
-                return Err(Refusal::invalid_argument("a window-scoped grant needs a window"))
-            }
+            None if scope == Scope::Window => return Err(lifecycle::window_grant_without_window()),
             None => self.frontmost_allowed()?,
         };
         let lock = self.inner.display_dir.lock()?;
@@ -321,10 +307,9 @@ impl Host {
         state.grant = None;
         state.frames.clear();
         self.hide_cursor(state);
-        let why =
-            format!("the grant expired after {} s idle", self.inner.config.idle_expiry.as_secs());
-        state.closed = Some((ErrorCode::GrantExpired, why.clone()));
-        Some(refuse(ErrorCode::GrantExpired, why))
+        let expired = lifecycle::grant_expired(self.inner.config.idle_expiry);
+        state.closed = Some(expired.clone());
+        Some(expired)
     }
 
     /// The grant for this call: the active one (touched), or a new agent
@@ -339,10 +324,7 @@ impl Host {
         // an agent grant once the cooldown is over) clears the flag.
         if self.stopped() && (state.grant.is_some() || !create) {
             self.revoke_locked(state, "stopped by the user");
-            return Err(refuse(
-                ErrorCode::StoppedByUser,
-                "the user pressed Stop; the grant is revoked",
-            ));
+            return Err(lifecycle::stopped(StopSeen::GrantRevoked));
         }
         crate::decide::check_not_paused(self.taken_over())?;
         if let Some(expired) = self.expire_if_idle(state) {
@@ -350,7 +332,7 @@ impl Host {
         }
         if state.grant.is_none() {
             if !create {
-                return Err(refuse(ErrorCode::NoGrant, "there is no active grant; observe first"));
+                return Err(lifecycle::no_active_grant());
             }
             self.create_grant_locked(state, Origin::Agent, Scope::Desktop, None)?;
         }
@@ -359,7 +341,7 @@ impl Host {
                 grant.last_used = Instant::now();
                 Ok(grant)
             }
-            None => Err(refuse(ErrorCode::NoGrant, "there is no active grant; observe first")),
+            None => Err(lifecycle::no_active_grant()),
         }
     }
 
@@ -396,9 +378,7 @@ impl Host {
                     self.bind(state, Some(w.clone()), None);
                     Ok(w)
                 }
-                Err(reason) => {
-                    Err(refuse(ErrorCode::TargetGone, format!("the grant has no target: {reason}")))
-                }
+                Err(reason) => Err(lifecycle::no_target(&reason)),
             };
         };
         match self.inner.backends.windows.find_window(&WindowRef::Id(target.id)) {
@@ -406,19 +386,13 @@ impl Host {
             Err(e) if e.is(&glovebox_platform::BackendErrorKind::Gone) => {
                 if grant.scope == Scope::Window {
                     self.revoke_locked(state, "the bound window closed");
-                    return Err(refuse(
-                        ErrorCode::TargetGone,
-                        format!("window {} closed; its window-scoped grant is revoked", target.id),
-                    ));
+                    return Err(lifecycle::bound_window_closed(target.id));
                 }
                 match self.frontmost_allowed()? {
                     Ok(w) => self.bind(state, Some(w), None),
                     Err(reason) => self.bind(state, None, Some(reason)),
                 }
-                Err(refuse(
-                    ErrorCode::StaleRevision,
-                    format!("window {} closed; the grant moved on (observe again)", target.id),
-                ))
+                Err(lifecycle::grant_moved_on(target.id))
             }
             Err(e) => Err(crate::refusal_of(e)),
         }

@@ -44,6 +44,12 @@ mod takeover;
 mod tools;
 
 pub use act::Span;
+/// The refusals a surface answers with where it holds the fact (its newest
+/// frame, its model's coordinates, a provider's safety check): decided in
+/// the gate like every other, so no surface writes a code or a sentence.
+pub mod refusals {
+    pub use crate::decide::relayed::*;
+}
 pub use approval::describe_action;
 pub use approval::CallKey;
 pub use approval::{
@@ -193,7 +199,7 @@ impl HostConfig {
     pub fn check_enabled(&self) -> Result<(), Refusal> {
         match self.enabled {
             true => Ok(()),
-            false => Err(Refusal::new(ErrorCode::Disabled, "computer use is turned off; the user enables it with `glovebox config set enabled true`")),
+            false => Err(decide::lifecycle::disabled()),
         }
     }
 }
@@ -245,6 +251,13 @@ pub struct FrameView {
     /// they are black in the screenshot, never the other window's pixels.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub occluded: Vec<Rect>,
+}
+
+impl FrameView {
+    /// Where it showed its window, as the refusals of a surface's basis compare it.
+    pub fn layout(&self) -> refusals::Layout {
+        refusals::Layout { window: self.window, geometry: self.geometry, image: self.image }
+    }
 }
 
 /// One observation of the bound window.
@@ -395,10 +408,6 @@ pub struct Host {
     observe_only: bool,
 }
 
-fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
-    Refusal::new(code, message)
-}
-
 impl Host {
     /// A host over `backends`. Its prompt channel is [`NoPrompt`] until a
     /// surface supplies one: every prompt fails closed.
@@ -497,16 +506,10 @@ impl Host {
     /// Refuses input on a read-only host or an observe-only handle.
     fn check_input_allowed(&self) -> Result<(), Refusal> {
         if self.inner.config.read_only {
-            return Err(refuse(
-                ErrorCode::ReadOnly,
-                "glovebox runs read-only: no input is delivered",
-            ));
+            return Err(decide::lifecycle::no_input(decide::lifecycle::NoInput::ReadOnly));
         }
         if self.observe_only {
-            return Err(refuse(
-                ErrorCode::ReadOnly,
-                "this task is observe-only: look and answer with text; no input is delivered",
-            ));
+            return Err(decide::lifecycle::no_input(decide::lifecycle::NoInput::ObserveOnly));
         }
         Ok(())
     }

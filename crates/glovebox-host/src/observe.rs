@@ -79,9 +79,7 @@ impl Host {
             None => Ok(self.inner.config.capture_limits),
         };
         let result = match request.marks && !request.screenshot {
-            true => Err(Refusal::invalid_argument(
-                "marks are drawn on the screenshot: ask for screenshot too",
-            )),
+            true => Err(crate::decide::session::marks_without_screenshot()),
             false => limits
                 .and_then(|limits| self.observe_locked(&mut state, window, request, limits, true)),
         };

@@ -246,9 +246,7 @@ impl Host {
     pub fn answer_on_page(&self, id: u64, said: crate::ask::Said) -> Result<(), Refusal> {
         let mut presence = self.presence_state();
         if presence.question.as_ref().is_none_or(|(shown, _)| *shown != id) {
-            return Err(Refusal::invalid_argument(format!(
-                "no question {id} waits on this page (answered, withdrawn or never asked)"
-            )));
+            return Err(crate::decide::session::no_such_question_on_page(id));
         }
         presence.question = None;
         presence.answer = Some((id, said));

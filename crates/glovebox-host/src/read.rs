@@ -19,12 +19,7 @@ impl Host {
         let mut state = self.state();
         let result = (|| {
             self.inner.config.check_enabled()?;
-            if ids.is_empty() || ids.len() > READ_MAX_ELEMENTS {
-                return Err(Refusal::invalid_argument(format!(
-                    "a read names 1 to {READ_MAX_ELEMENTS} elements, not {}",
-                    ids.len()
-                )));
-            }
+            crate::decide::session::check_read_count(ids.len(), READ_MAX_ELEMENTS)?;
             let record = self.newest_frame(&mut state, frame)?;
             let mut described = vec![];
             for id in ids {

@@ -8,8 +8,9 @@
 //! and nothing of what the person typed.
 
 use crate::backend::Gated as _;
-use crate::{refuse, Host};
-use glovebox_model::{ErrorCode, PersonInput, Refusal};
+use crate::decide::lifecycle::{self, NoAgentDisplay};
+use crate::Host;
+use glovebox_model::{PersonInput, Refusal};
 use glovebox_services::audit::AuditRecord;
 use std::sync::atomic::Ordering;
 
@@ -23,10 +24,7 @@ impl Host {
     pub fn take_over(&self) -> Result<bool, Refusal> {
         let running = self.inner.backends.agent_display.as_ref().is_some_and(|a| a.running());
         if !running {
-            return Err(refuse(
-                ErrorCode::BackendUnavailable,
-                "no agent display runs, so there is nothing to take over; nothing was paused",
-            ));
+            return Err(lifecycle::no_agent_display(NoAgentDisplay::NotRunning));
         }
         {
             // Under the host's state: an input already past its checks is delivered first, and
@@ -69,21 +67,15 @@ impl Host {
     /// Never audited or logged: it may be a password the person types into a login there.
     pub fn person_input(&self, input: &PersonInput) -> Result<(), Refusal> {
         if !self.taken_over() {
-            return Err(refuse(
-                ErrorCode::ScopeViolation,
-                "ignored: the page's input reaches the agent display only while it is taken over \
-                 (press Take over first)",
-            ));
+            return Err(lifecycle::person_input_not_taken_over());
         }
         input.validate()?;
         match &self.inner.backends.agent_display {
             Some(screen) => match screen.person_input(input) {
                 Some(delivered) => delivered.gated(),
-                None => Err(refuse(ErrorCode::BackendUnavailable, "the agent display has ended")),
+                None => Err(lifecycle::no_agent_display(NoAgentDisplay::Ended)),
             },
-            None => {
-                Err(refuse(ErrorCode::PlatformUnsupported, "this platform has no agent display"))
-            }
+            None => Err(lifecycle::no_agent_display(NoAgentDisplay::Unsupported)),
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::act::Span;
 use crate::approval::describe_action;
 use crate::backend::Gated;
 use crate::decide;
-use crate::{refuse, ApprovalRequest, Host, Observation};
+use crate::{ApprovalRequest, Host, Observation};
 use glovebox_model::{
     validate_batch, Action, ApprovalClass, DeliveryMode, Desktop, ErrorCode, FrameId, Rect,
     Refusal, Size, WaitCondition, WaitFor, WindowInfo, WindowRef,
@@ -196,7 +196,7 @@ impl Host {
         let mut outcome = BatchOutcome {
             delivered: vec![],
             failed: None,
-            next: Err(refuse(ErrorCode::NoGrant, "no step ran")),
+            next: Err(decide::session::no_step_ran()),
             changes: None,
             grant_closed: None,
         };
@@ -219,7 +219,7 @@ impl Host {
                     outcome.next = done.next;
                     if number < steps.len() {
                         if let Some(e) = no_frame {
-                            let e = Refusal::new(e.code, format!("batch step {}: there is no fresh frame to check it against: {}", number + 1, e.message));
+                            let e = e.reworded(|m| format!("batch step {}: there is no fresh frame to check it against: {m}", number + 1));
                             outcome.failed =
                                 Some((number + 1, self.refused(&state, steps.get(number), e)));
                             break;
@@ -230,7 +230,7 @@ impl Host {
                     let e = self.refused(
                         &state,
                         Some(step),
-                        Refusal::new(e.code, format!("batch step {number}: {}", e.message)),
+                        e.reworded(|m| format!("batch step {number}: {m}")),
                     );
                     if number == 1 {
                         return Err(e);
@@ -274,7 +274,7 @@ impl Host {
         let end = Instant::now() + total;
         while Instant::now() < end {
             if self.stopped() {
-                return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
+                return Err(decide::lifecycle::stopped(decide::lifecycle::StopSeen::Before));
             }
             std::thread::sleep((end - Instant::now()).min(Duration::from_millis(20)));
         }
@@ -338,9 +338,7 @@ impl Host {
             // The same freshness rule as an input's: a crop is of the frame the agent holds.
             let frame = self.newest_frame(&mut state, frame_id)?;
             let Some(pixels) = frame.pixels.clone() else {
-                return Err(Refusal::invalid_argument(format!(
-                    "frame {frame_id} has no screenshot; observe with a screenshot first"
-                )));
+                return Err(decide::session::zoom_without_screenshot(frame_id));
             };
             let question = Host::observation_question(
                 window.as_ref(),
@@ -349,7 +347,6 @@ impl Host {
             self.approve_unlocked(&mut state, question, &[])?;
             // Other calls ran while the person was asked: the frame must still be the newest.
             self.newest_frame(&mut state, frame_id)?;
-            let image = Rect::new(0, 0, frame.image.width, frame.image.height);
             // After the approval (which may have waited): the image is old, secure input is now.
             let shown =
                 self.inner.backends.windows.find_window(&WindowRef::Id(frame.window)).gated()?;
@@ -357,16 +354,7 @@ impl Host {
                 self.secure_input_now(Some(&shown))?,
                 decide::Guarded::Read,
             )?;
-            if region.width == 0 || region.height == 0 || region.intersection(image) != Some(region)
-            {
-                return Err(refuse(
-                    ErrorCode::CoordinateOutOfBounds,
-                    format!(
-                        "zoom region {region:?} is empty or reaches outside the {}x{} image",
-                        image.width, image.height
-                    ),
-                ));
-            }
+            decide::session::check_zoom_region(region, frame.image)?;
             // Image pixels back to the window's own, rounding outwards.
             let (nw, nh) = (pixels.width as u64, pixels.height as u64);
             let (iw, ih) = (frame.image.width.max(1) as u64, frame.image.height.max(1) as u64);
@@ -376,12 +364,7 @@ impl Host {
             let y1 = ((region.y as u64 + region.height as u64) * nh).div_ceil(ih).min(nh);
             let native =
                 Rect::new(x0 as i32, y0 as i32, (x1 - x0).max(1) as u32, (y1 - y0).max(1) as u32);
-            let crop = pixels.crop(native).ok_or_else(|| {
-                refuse(
-                    ErrorCode::CoordinateOutOfBounds,
-                    "the zoom region maps outside the screenshot",
-                )
-            })?;
+            let crop = pixels.crop(native).ok_or_else(decide::session::zoom_maps_outside)?;
             let size = self.inner.config.capture_limits.fit(crop.size());
             let png = crop.downscale(size).encode_png()?;
             Ok(Zoomed { frame: frame_id, region: native, size, png })
@@ -412,9 +395,7 @@ impl Host {
     ) -> Result<OpenedApp, Refusal> {
         let mut state = self.state();
         let result = (|| {
-            if name.trim().is_empty() || name.chars().any(char::is_control) {
-                return Err(Refusal::invalid_argument("an application name is a desktop entry's name or an executable, without control characters"));
-            }
+            decide::session::check_app_name(name)?;
             let launcher = self.admit_opening(&mut state)?;
             let plan = launcher.plan(name.trim()).gated()?;
             let on = match desktop {
@@ -501,9 +482,7 @@ impl Host {
         let grant = self.ensure_grant(state, true)?;
         decide::check_may_move(grant.scope, "a new application")?;
         decide::check_budget(grant.budget_left)?;
-        self.inner.backends.launcher.as_ref().ok_or_else(|| {
-            refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications")
-        })
+        self.inner.backends.launcher.as_ref().ok_or_else(decide::session::cannot_start_apps)
     }
 
     /// Refuses a denied program, then asks for approval of starting it.
@@ -530,7 +509,7 @@ impl Host {
         request.detail = Some(detail);
         self.approve_unlocked(state, request, &[])?;
         if self.stopped() {
-            return Err(refuse(ErrorCode::StoppedByUser, "the user pressed Stop"));
+            return Err(decide::lifecycle::stopped(decide::lifecycle::StopSeen::Before));
         }
         // Other calls ran while the person was asked: the grant must still take a new window.
         self.admit_opening(state).map(|_| ())
@@ -548,9 +527,7 @@ impl Host {
     ) -> Result<OpenedApp, Refusal> {
         let Launch { plan, desktop, detail, wait } = launch;
         let b = &self.inner.backends;
-        let launcher = b.launcher.as_ref().ok_or_else(|| {
-            refuse(ErrorCode::PlatformUnsupported, "this platform cannot start applications")
-        })?;
+        let launcher = b.launcher.as_ref().ok_or_else(decide::session::cannot_start_apps)?;
         // Only a launch on the user's desktop can take the user's focus.
         let user_window = listed
             .iter()
@@ -646,14 +623,7 @@ impl Host {
                 return Ok(w.clone());
             }
             if Instant::now() > deadline {
-                return Err(refuse(
-                    ErrorCode::Timeout,
-                    format!(
-                        "started {:?} as pid {pid}, but no window of it mapped within {} s",
-                        plan.name,
-                        OPEN_APP_TIMEOUT.as_secs()
-                    ),
-                ));
+                return Err(decide::session::no_window_mapped(&plan.name, pid, OPEN_APP_TIMEOUT));
             }
             self.pause(Duration::from_millis(50))?;
         }

@@ -6,7 +6,7 @@
 use base64::Engine as _;
 use glovebox_agent::model::{DecideRequest, Model, ModelBinding, ModelError, Provider, Reply};
 use glovebox_agent::Task;
-use glovebox_model::{ErrorCode, Refusal};
+use glovebox_model::Refusal;
 // Sampling is deprecated upstream (SEP-2577) but is what MCP clients offer today.
 #[allow(deprecated)]
 use rmcp::model::{CreateMessageRequestParams, ModelHint, ModelPreferences, Role};
@@ -58,15 +58,13 @@ pub fn bound_model(
 ) -> Result<Box<dyn Model>, Refusal> {
     let binding = binding.ok_or_else(|| ModelError::Unbound.to_refusal())?;
     match binding.provider {
-        Provider::McpSampling if current => Err(Refusal::new(
-            ErrorCode::ModelUnbound,
+        Provider::McpSampling if current => Err(glovebox_host::refusals::model_unbound(
             "model.provider is mcp-sampling, which MCP clients on the 2026-07-28 protocol no longer offer (sampling is a request from server to client); bind a provider for computer use, e.g. `glovebox config set model.provider anthropic` and `glovebox config set model.name <model>` (openai, gemini and openai-compatible work too); glovebox never falls back to another model by itself",
         )),
         Provider::McpSampling => {
             let offers = peer.peer_info().is_some_and(|info| info.capabilities.sampling.is_some());
             if !offers {
-                return Err(Refusal::new(
-                    ErrorCode::ModelUnbound,
+                return Err(glovebox_host::refusals::model_unbound(
                     "model.provider is mcp-sampling, but this MCP client does not offer sampling; bind another provider (glovebox never falls back to one by itself)",
                 ));
             }

@@ -32,7 +32,7 @@ pub use args::*;
 
 use base64::Engine as _;
 use glovebox_host::{Host, Observation};
-use glovebox_model::{ErrorCode, FrameId, Refusal};
+use glovebox_model::{FrameId, Refusal};
 use glovebox_platform::sync::LockRecovered as _;
 use newest::NewestFrames;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -211,9 +211,12 @@ impl GloveboxServer {
     }
 
     fn newest(&self, client: &str) -> Result<FrameId, Refusal> {
-        self.newest.lock_recovered().frames.get(client).map(|(frame, _)| *frame).ok_or_else(|| {
-            Refusal::new(ErrorCode::StaleRef, "there is no observation yet; call observe first")
-        })
+        self.newest
+            .lock_recovered()
+            .frames
+            .get(client)
+            .map(|(frame, _)| *frame)
+            .ok_or_else(glovebox_host::refusals::no_observation_yet)
     }
 
     fn remember_newest(&self, client: &str, frame: FrameId) {

@@ -152,13 +152,7 @@ pub fn observation_within(
 ) -> Result<String, Refusal> {
     match o.tree.render_within(within) {
         Some(tree) => Ok(frame_lines(o) + &tree),
-        None => Err(Refusal::new(
-            ErrorCode::StaleRef,
-            format!(
-                "{within} is not in the new observation (frame {}); observe without `within`",
-                o.frame.id
-            ),
-        )),
+        None => Err(glovebox_host::refusals::not_in_observation_within(within, o.frame.id)),
     }
 }
 

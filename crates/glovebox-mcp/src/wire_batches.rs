@@ -16,7 +16,8 @@
 //! are answered as not run, and the results already delivered are kept.
 
 use crate::pending::{Parked, Parking, PendingError, Provider, Question, Status, Store};
-use glovebox_model::{ErrorCode, Refusal, WindowRef};
+use glovebox_host::refusals::{parked_call_ended, ParkedEnd};
+use glovebox_model::{Refusal, WindowRef};
 use glovebox_wire::{
     AnthropicExecutor, GeminiExecutor, OpenAiExecutor, SafetyCheck, ToolResult, ToolsetDefinition,
     WireError,
@@ -402,21 +403,12 @@ pub(crate) fn pending(executors: &Executors, store: &Store, body: &Value) -> (u1
         Err(e) => return store_error(e),
     };
     let ended = match (cancel, parked.status) {
-        (true, _) => Some(Refusal::new(
-            ErrorCode::ApprovalDenied,
-            "cancelled while it waited for the user's answer; nothing of it was delivered",
-        )),
-        (false, _) if parked.expired(crate::pending::now_secs()) => Some(Refusal::new(
-            ErrorCode::Timeout,
-            format!(
-                "it waited more than {} hours for the user's answer; nothing of it was delivered",
-                crate::pending::MAX_WAIT_SECS / 3600
-            ),
-        )),
-        (false, Status::Declined) => Some(Refusal::new(
-            ErrorCode::ApprovalDenied,
-            "the user declined it while it waited; nothing of it was delivered",
-        )),
+        (true, _) => Some(parked_call_ended(ParkedEnd::Cancelled)),
+        (false, _) if parked.expired(crate::pending::now_secs()) => {
+            let hours = crate::pending::MAX_WAIT_SECS / 3600;
+            Some(parked_call_ended(ParkedEnd::Expired { hours }))
+        }
+        (false, Status::Declined) => Some(parked_call_ended(ParkedEnd::Declined)),
         (false, Status::Waiting) => return waiting(&parked),
         (false, Status::Approved) => None,
     };

@@ -108,6 +108,12 @@ impl Refusal {
     pub fn target_gone(message: impl Into<String>) -> Self {
         Refusal::new(ErrorCode::TargetGone, message)
     }
+
+    /// The same refusal, its code kept and its sentence rewritten by
+    /// `sentence` (a caller saying where it happened: a batch's step).
+    pub fn reworded(self, sentence: impl FnOnce(&str) -> String) -> Self {
+        Refusal { message: sentence(&self.message), code: self.code }
+    }
 }
 
 #[cfg(test)]

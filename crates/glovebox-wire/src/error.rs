@@ -82,13 +82,7 @@ pub fn http_status(code: ErrorCode) -> u16 {
 /// since the frame; on the wire that is the provider contract's
 /// `COMPUTER_LAYOUT_CHANGED`, with the host's sentence kept.
 pub fn to_wire(refusal: Refusal) -> Refusal {
-    match refusal.code {
-        ErrorCode::StaleBasis => Refusal::new(
-            ErrorCode::LayoutChanged,
-            format!("{}; take a new screenshot", refusal.message),
-        ),
-        _ => refusal,
-    }
+    glovebox_host::refusals::as_layout_change(refusal)
 }
 
 /// A shape error while reading a request: nothing ran.

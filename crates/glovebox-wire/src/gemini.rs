@@ -31,7 +31,7 @@ use crate::openai::scroll_steps;
 use crate::session::{no_screenshot_yet, ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
 use glovebox_host::{Approver, Host};
-use glovebox_model::{Action, Button, ErrorCode, Point, Refusal, Size, Target};
+use glovebox_model::{Action, Button, Point, Refusal, Size, Target};
 use glovebox_platform::sync::LockRecovered as _;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -174,10 +174,7 @@ fn call_fields(call: &GeminiCall) -> &'static [&'static str] {
 pub fn to_image(x: i64, y: i64, size: Size) -> Result<Point, Refusal> {
     for (axis, v) in [("x", x), ("y", y)] {
         if !(0..GRID).contains(&v) {
-            return Err(Refusal::new(
-                ErrorCode::CoordinateOutOfBounds,
-                format!("{axis} = {v} is off Gemini's 0–999 grid"),
-            ));
+            return Err(glovebox_host::refusals::off_the_grid(axis, v, "Gemini", GRID - 1));
         }
     }
     Ok(Point {
@@ -316,9 +313,8 @@ impl GeminiExecutor {
                 )
                 .is_err()
             {
-                return Err(WireError::new(Refusal::new(
-                    ErrorCode::SafetyCheckUnacknowledged,
-                    format!("Gemini asked for the user's confirmation of {} ({explanation}) and the user did not give it; nothing was executed", call.name),
+                return Err(WireError::new(glovebox_host::refusals::safety_check_unacknowledged(
+                    &format!("Gemini asked for the user's confirmation of {} ({explanation}) and the user did not give it", call.name),
                 )));
             }
         }
@@ -382,6 +378,7 @@ impl GeminiExecutor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glovebox_model::ErrorCode;
 
     fn call(v: Value) -> Result<FunctionCall, Refusal> {
         FunctionCall::parse(&v)

@@ -26,7 +26,7 @@ use crate::gate::SafetyCheck;
 use crate::session::{ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
 use glovebox_host::{Approver, Host};
-use glovebox_model::{Action, Button, ErrorCode, ModifierKey, Modifiers, Point, Refusal, Target};
+use glovebox_model::{Action, Button, ModifierKey, Modifiers, Point, Refusal, Target};
 use glovebox_platform::sync::LockRecovered as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -402,9 +402,11 @@ impl OpenAiExecutor {
             }
         }
         if !open.is_empty() {
-            return Err(WireError::new(Refusal::new(
-                ErrorCode::SafetyCheckUnacknowledged,
-                format!("the user did not explicitly acknowledge the provider's safety check(s) {}; nothing was executed", open.join(", ")),
+            return Err(WireError::new(glovebox_host::refusals::safety_check_unacknowledged(
+                &format!(
+                    "the user did not explicitly acknowledge the provider's safety check(s) {}",
+                    open.join(", ")
+                ),
             )));
         }
         session.run(&approved, &steps, Look::Configured)?;
@@ -444,6 +446,7 @@ impl OpenAiExecutor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glovebox_model::ErrorCode;
 
     #[test]
     fn scroll_pixels_become_steps_rounded_away_from_zero() {

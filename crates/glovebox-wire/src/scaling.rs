@@ -6,7 +6,7 @@
 //! display pixel inside the placed picture is the same pixel of the frame's
 //! image, so coordinates map back exactly, with no rounding of our own.
 
-use glovebox_model::{CaptureLimits, ErrorCode, Point, Rect, Refusal, Size};
+use glovebox_model::{CaptureLimits, Point, Rect, Refusal, Size};
 use glovebox_platform::image::RgbImage;
 
 /// Largest declared display edge accepted (X11 coordinates are 16-bit).
@@ -44,9 +44,7 @@ impl Placement {
     /// A display pixel as a point of the frame's image. Outside the display,
     /// or in the black area beside or below the picture, is refused.
     pub fn to_image(&self, x: i64, y: i64) -> Result<Point, Refusal> {
-        let out = |why: String| {
-            Refusal::new(ErrorCode::CoordinateOutOfBounds, format!("point ({x}, {y}) {why}"))
-        };
+        let out = |why: String| glovebox_host::refusals::point_off(x, y, &why);
         if x < 0 || y < 0 {
             return Err(Refusal::invalid_argument(format!(
                 "coordinates ({x}, {y}) must be display pixels (0 or more)"
@@ -104,6 +102,7 @@ impl Placement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glovebox_model::ErrorCode;
 
     #[test]
     fn a_1920x1080_window_on_a_1366x768_display_fills_it_and_maps_per_axis() {

@@ -69,13 +69,7 @@ pub struct Session {
     pub last_tree: Option<std::sync::Arc<glovebox_model::AccessibilityTree>>,
 }
 
-/// The refusal for a coordinate before any screenshot.
-pub fn no_screenshot_yet() -> Refusal {
-    Refusal::new(
-        ErrorCode::StaleRef,
-        "there is no screenshot to map coordinates through yet; take a screenshot first",
-    )
-}
+pub use glovebox_host::refusals::no_screenshot_yet;
 
 impl Session {
     pub fn new(host: Host, options: ExecutorOptions) -> Session {
@@ -106,21 +100,9 @@ impl Session {
                 let Some(basis) = &self.basis else {
                     return Err(WireError::at(i, 0, no_screenshot_yet()));
                 };
-                if p.x < 0
-                    || p.y < 0
-                    || p.x as u32 >= basis.image.width
-                    || p.y as u32 >= basis.image.height
-                {
-                    let why = format!(
-                        "point ({}, {}) is outside the {}×{} screenshot",
-                        p.x, p.y, basis.image.width, basis.image.height
-                    );
-                    return Err(WireError::at(
-                        i,
-                        0,
-                        Refusal::new(ErrorCode::CoordinateOutOfBounds, why),
-                    ));
-                }
+                let (x, y, image) = (p.x.into(), p.y.into(), basis.image);
+                glovebox_host::refusals::check_point_in_image(x, y, image, "screenshot")
+                    .map_err(|e| WireError::at(i, 0, e))?;
             }
             action.validate().map_err(|e| WireError::at(i, 0, e))?;
         }
@@ -237,15 +219,10 @@ impl Session {
                 let seen = self.look(host, look, points)?;
                 if points {
                     let basis = self.basis.as_ref().ok_or_else(no_screenshot_yet)?;
-                    if seen.frame.geometry != basis.geometry || seen.frame.image != basis.image {
-                        return Err(Refusal::new(
-                            ErrorCode::LayoutChanged,
-                            format!(
-                                "the window changed since the screenshot ({:?} shown as {}×{}, now {:?} as {}×{}); take a new screenshot",
-                                basis.geometry, basis.image.width, basis.image.height, seen.frame.geometry, seen.frame.image.width, seen.frame.image.height
-                            ),
-                        ));
-                    }
+                    glovebox_host::refusals::check_unchanged_since_screenshot(
+                        basis.layout(),
+                        seen.frame.layout(),
+                    )?;
                 }
                 seen.frame.id
             }
@@ -267,25 +244,7 @@ impl Session {
         self.basis = None;
         let host = self.host.clone();
         let seen = self.look(&host, look, true)?;
-        if seen.frame.window != saved.window
-            || seen.frame.geometry != saved.geometry
-            || seen.frame.image != saved.image
-        {
-            return Err(Refusal::new(
-                ErrorCode::LayoutChanged,
-                format!(
-                    "the window changed while the call waited ({} at {:?} shown as {}×{}, now {} at {:?} as {}×{}); nothing of it was run",
-                    saved.window,
-                    saved.geometry,
-                    saved.image.width,
-                    saved.image.height,
-                    seen.frame.window,
-                    seen.frame.geometry,
-                    seen.frame.image.width,
-                    seen.frame.image.height
-                ),
-            ));
-        }
+        glovebox_host::refusals::check_resumable(saved.layout(), seen.frame.layout())?;
         self.basis = Some(seen.frame.clone());
         self.basis_live = true;
         self.last_tree = Some(std::sync::Arc::new(seen.tree));
@@ -298,9 +257,8 @@ impl Session {
         self.basis = None;
         let seen = self.look(host, look, true).map_err(WireError::new)?;
         if seen.screenshot.is_none() {
-            return Err(WireError::new(Refusal::new(
-                ErrorCode::ScopeViolation,
-                "the observation carried no screenshot; the grant allows the accessibility tree only",
+            return Err(WireError::new(glovebox_host::refusals::screenshots_not_granted(
+                "the observation carried no screenshot",
             )));
         }
         self.basis = Some(seen.frame.clone());

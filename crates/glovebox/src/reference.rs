@@ -72,8 +72,10 @@ pub fn configuration() -> String {
 
 /// `docs/reference/tools.md`: what tools/list hands a client.
 pub fn tools() -> String {
-    let host =
-        Err(glovebox_model::Refusal::new(ErrorCode::Disabled, "the reference lists tools only"));
+    // A host that is off: the listing needs none.
+    let mut config = glovebox_host::HostConfig::new(":0");
+    config.enabled = false;
+    let host = config.check_enabled().map(|()| unreachable!("a disabled configuration"));
     let options = glovebox_mcp::Options { read_only: false, screenshot_dir: None, model: Ok(None) };
     let server = glovebox_mcp::GloveboxServer::new(host, options);
     let mut out = format!("# MCP tools\n\n{GENERATED}\n\nThe tools `glovebox mcp` and `glovebox serve` list, in their order, with the arguments of each ([../mcp.md](../mcp.md)). In read-only mode the input tools are not listed.\n");

@@ -188,13 +188,15 @@ pub fn run_native(
 ) -> Result<Outcome, Refusal> {
     task.validate()?;
     if host.capabilities().read_only && !task.observe_only {
-        return Err(Refusal::new(ErrorCode::ReadOnly, "glovebox runs read-only, so this task could deliver nothing; ask again with observe_only"));
+        return Err(glovebox_host::refusals::task_could_deliver_nothing());
     }
     let client = bind(binding).map_err(|e| e.to_refusal())?;
     // Bind the window first, so the executor's first screenshot is of it.
     let seen = host.observe(task.window.as_ref(), false)?;
     if seen.grant.capture != CaptureMode::A11yAndPixels {
-        return Err(Refusal::new(ErrorCode::ScopeViolation, "the grant allows the accessibility tree only; a native computer-use model needs screenshots"));
+        return Err(glovebox_host::refusals::screenshots_not_granted(
+            "a native computer-use model needs screenshots",
+        ));
     }
     let window = seen.frame.window;
     let max_steps = if task.observe_only {

@@ -113,6 +113,24 @@ pub(crate) fn echo(
     }
 }
 
+/// Answers that name a question the retry's request state does not.
+pub(crate) fn answer_not_asked(token: &str) -> Refusal {
+    Refusal::invalid_argument(format!(
+        "the answers name a question ({}) the request state does not",
+        short(token)
+    ))
+}
+
+/// A refusal of an echoed question, closed with what to do: nothing ran.
+pub(crate) fn nothing_delivered(refusal: Refusal) -> Refusal {
+    refusal.reworded(|m| format!("{m}; nothing was delivered; call again without it to be asked"))
+}
+
+/// No token could be drawn for a question.
+pub(crate) fn no_token(e: &std::io::Error) -> Refusal {
+    Refusal::backend_unavailable(format!("no token for the approval question: {e}"))
+}
+
 /// A token as a refusal may name it: enough to tell two apart, not to replay one.
 pub(crate) fn short(token: &str) -> String {
     format!("{}…", token.chars().take(6).collect::<String>())

@@ -4,7 +4,6 @@
 //! expired frame is `COMPUTER_STALE_REF` everywhere (the frame is what went
 //! stale; the grant did not move), and ends there.
 
-use crate::refuse;
 use glovebox_model::{ElementId, ErrorCode, FrameId, Refusal, WindowId};
 use std::time::Duration;
 
@@ -40,15 +39,15 @@ pub(crate) enum Stale {
 impl Stale {
     pub(crate) fn refusal(self, frame_id: FrameId, ttl: Duration) -> Refusal {
         match self {
-            Stale::NoGrant => refuse(ErrorCode::NoGrant, "there is no grant; observe first"),
-            Stale::NotNewest => refuse(
+            Stale::NoGrant => Refusal::new(ErrorCode::NoGrant, "there is no grant; observe first"),
+            Stale::NotNewest => Refusal::new(
                 ErrorCode::StaleRef,
                 format!(
                     "frame {frame_id} is not the newest frame of the bound window (an input ended it, or it never existed); observe again and use the new ids"
                 ),
             ),
-            Stale::Rebound => refuse(ErrorCode::StaleRevision, "the grant was rebound after this frame; observe again"),
-            Stale::Expired => refuse(ErrorCode::StaleRef, format!("frame {frame_id} expired after {} s; observe again", ttl.as_secs())),
+            Stale::Rebound => Refusal::new(ErrorCode::StaleRevision, "the grant was rebound after this frame; observe again"),
+            Stale::Expired => Refusal::new(ErrorCode::StaleRef, format!("frame {frame_id} expired after {} s; observe again", ttl.as_secs())),
         }
     }
 }
@@ -79,11 +78,16 @@ pub(crate) fn check_element(
 ) -> Result<(), Refusal> {
     match in_frame {
         true => Ok(()),
-        false => Err(refuse(
-            ErrorCode::StaleRef,
-            format!("{id} is not in frame {frame_id}; observe again and use the new ids"),
-        )),
+        false => Err(not_in_frame(frame_id, id)),
     }
+}
+
+/// Element `id` is not one of frame `frame_id`'s.
+pub(crate) fn not_in_frame(frame_id: FrameId, id: ElementId) -> Refusal {
+    Refusal::new(
+        ErrorCode::StaleRef,
+        format!("{id} is not in frame {frame_id}; observe again and use the new ids"),
+    )
 }
 
 /// A look approved for window `asked` reads it only if the grant is still
@@ -91,7 +95,7 @@ pub(crate) fn check_element(
 pub(crate) fn check_still_bound(asked: WindowId, bound: Option<WindowId>) -> Result<(), Refusal> {
     match bound == Some(asked) {
         true => Ok(()),
-        false => Err(refuse(
+        false => Err(Refusal::new(
             ErrorCode::StaleRevision,
             "the grant moved to another window while the user was asked; observe again",
         )),
@@ -100,7 +104,7 @@ pub(crate) fn check_still_bound(asked: WindowId, bound: Option<WindowId>) -> Res
 
 /// What an action's result says when no look after it was asked for.
 pub(crate) fn no_look_after() -> Refusal {
-    refuse(
+    Refusal::new(
         ErrorCode::StaleRef,
         "no observation was asked for after this action; observe for the next frame",
     )

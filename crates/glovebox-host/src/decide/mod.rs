@@ -31,11 +31,13 @@
 
 pub(crate) mod approval;
 pub(crate) mod freshness;
+pub(crate) mod lifecycle;
+pub(crate) mod relayed;
 pub(crate) mod seen;
+pub(crate) mod session;
 
 use crate::approval::ApprovalRequest;
 use crate::frames::FrameRecord;
-use crate::refuse;
 use glovebox_model::{
     AccessibilityTree, Action, ApprovalClass, Button, CaptureMode, DeliveryMode, Denial, Element,
     ElementId, ElementState, ErrorCode, FrameId, Key, KeyCombo, NamedKey, Refusal, Role, Scope,
@@ -72,7 +74,7 @@ pub(crate) fn reach(facts: InputFacts, mode: DeliveryMode) -> Result<Reach, Refu
         (true, _) => Ok(Reach::AgentDisplay),
         (false, DeliveryMode::Background) => Ok(Reach::Background),
         (false, DeliveryMode::Foreground) if facts.allow_foreground => Ok(Reach::Foreground),
-        (false, DeliveryMode::Foreground) => Err(refuse(
+        (false, DeliveryMode::Foreground) => Err(Refusal::new(
             ErrorCode::ApprovalDenied,
             "foreground delivery (the user's real pointer and keyboard) is off in the configuration; `glovebox config set input.foreground true` allows calls to ask for it",
         )),
@@ -104,7 +106,7 @@ pub(crate) fn admit(facts: InputFacts, mode: DeliveryMode) -> Result<Reach, Refu
 /// at once, the grant kept, and nothing done.
 pub(crate) fn check_not_paused(taken_over: bool) -> Result<(), Refusal> {
     if taken_over {
-        return Err(refuse(
+        return Err(Refusal::new(
             ErrorCode::PausedByUser,
             "the person has taken over the agent display from the indicator page and has the \
              desktop now; nothing was done. Wait, then observe again once they hand it back \
@@ -116,23 +118,23 @@ pub(crate) fn check_not_paused(taken_over: bool) -> Result<(), Refusal> {
 
 pub(crate) fn check_budget(budget_left: u32) -> Result<(), Refusal> {
     match budget_left {
-        0 => Err(refuse(ErrorCode::BudgetExhausted, "the grant has no input actions left")),
+        0 => Err(Refusal::new(ErrorCode::BudgetExhausted, "the grant has no input actions left")),
         _ => Ok(()),
     }
 }
 
 /// The budget's end: a grant whose last action was just delivered closes,
 /// with the code every later call of it is answered with and the reason.
-pub(crate) fn budget_spent(budget_left: u32) -> Option<(ErrorCode, String)> {
+pub(crate) fn budget_spent(budget_left: u32) -> Option<Refusal> {
     (budget_left == 0)
-        .then(|| (ErrorCode::BudgetExhausted, "the grant used its whole action budget".to_owned()))
+        .then(|| Refusal::new(ErrorCode::BudgetExhausted, "the grant used its whole action budget"))
 }
 
 /// Where a grant may go: a window-scoped grant stays on its window; `to`
 /// says where the call would take it ("another window", "a new application").
 pub(crate) fn check_may_move(scope: Scope, to: &str) -> Result<(), Refusal> {
     match scope {
-        Scope::Window => Err(refuse(
+        Scope::Window => Err(Refusal::new(
             ErrorCode::ScopeViolation,
             format!("this grant is pinned to one window; it cannot move to {to}"),
         )),
@@ -149,13 +151,13 @@ pub(crate) fn check_pixels(
 ) -> Result<(), Refusal> {
     match (capture, pixels_missing) {
         (CaptureMode::A11yAndPixels, _) => Ok(()),
-        (_, Some(why)) => Err(refuse(
+        (_, Some(why)) => Err(Refusal::new(
             ErrorCode::BackendUnavailable,
             format!(
                 "this desktop offers no screenshots ({why}); grants here are accessibility-only"
             ),
         )),
-        (_, None) => Err(refuse(
+        (_, None) => Err(Refusal::new(
             ErrorCode::ScopeViolation,
             "this grant allows the accessibility tree only, not pixels",
         )),
@@ -239,7 +241,7 @@ fn resolve_targets(
                 // Seen in the pixels: the application knows no such element, so it is a point.
                 Some(element) if element.seen.is_some() => {
                     let Some(at) = element.center else {
-                        return Err(refuse(
+                        return Err(Refusal::new(
                             ErrorCode::ElementNotActionable,
                             format!("{id} lies outside the window's visible part"),
                         ));
@@ -254,12 +256,12 @@ fn resolve_targets(
                 }
                 // A tree's id where there is no tree never existed; a seen one may have, in an older frame.
                 None if frame.no_tree && id.0 < glovebox_model::FIRST_SEEN_ID => {
-                    return Err(refuse(
+                    return Err(Refusal::new(
                         ErrorCode::ElementNotFound,
                         format!("window {} exposes no accessibility tree, so it has no element {id}; use the ids of what was seen in its pixels, or point at image pixels", frame.window),
                     ))
                 }
-                None => return Err(refuse(ErrorCode::StaleRef, format!("{id} is not in frame {frame_id}; observe again and use the new ids"))),
+                None => return Err(freshness::not_in_frame(frame_id, id)),
             },
             Target::Point(p) => {
                 let at = frame.to_global(p)?;
@@ -278,7 +280,7 @@ fn resolve_targets(
 /// (`set_value`, a paste, a drop); `how` names the route, after the rule.
 pub(crate) fn password_field(how: &str) -> Refusal {
     const RULE: &str = "glovebox never writes into password fields";
-    refuse(
+    Refusal::new(
         ErrorCode::SecureInput,
         if how.is_empty() { RULE.to_owned() } else { format!("{RULE}: {how}") },
     )
@@ -383,7 +385,7 @@ pub(crate) fn check_paste(
         Some(_) => Ok(()),
         // A tree too thin to show its fields (its elements seen in the pixels) knows no more than none.
         None if frame.no_tree || !frame.tree.seen.is_empty() => Ok(()),
-        None => Err(refuse(
+        None => Err(Refusal::new(
             ErrorCode::SecureInput,
             format!(
                 "no element of window {}'s tree covers that point, so a password field there cannot be ruled out ({how}); aim at an element id",
@@ -434,7 +436,7 @@ impl SecureInput {
             (SecureInput::PasswordFocus, Guarded::Input) => "a password field has focus: glovebox types nothing while it does",
             (_, Guarded::AgentDisplayView) => "a prompt holds the keyboard: the agent display is not shown meanwhile",
         };
-        refuse(ErrorCode::SecureInput, sentence)
+        Refusal::new(ErrorCode::SecureInput, sentence)
     }
 
     /// How a window listing shows it.
@@ -463,13 +465,13 @@ pub(crate) fn check_secure_input(
 /// The absolute denials: a window one covers is refused to every call,
 /// whatever the grant, the configuration or an approval says.
 pub(crate) fn check_not_denied(denial: Option<Denial>) -> Result<(), Refusal> {
-    denial.map_or(Ok(()), |d| Err(refuse(d.code(), d.sentence())))
+    denial.map_or(Ok(()), |d| Err(Refusal::new(d.code(), d.sentence())))
 }
 
 /// A password field's value is never read, whatever else allows the read.
 pub(crate) fn check_readable(id: ElementId, role: Role) -> Result<(), Refusal> {
     if role.is_password() {
-        return Err(refuse(
+        return Err(Refusal::new(
             ErrorCode::SecureInput,
             format!("{id} is a password field: glovebox never reads one"),
         ));
@@ -499,7 +501,7 @@ pub(crate) fn check_basis(
     window: &WindowInfo,
 ) -> Result<(), Refusal> {
     if window.geometry != frame.geometry || window.minimized {
-        return Err(refuse(
+        return Err(Refusal::new(
             ErrorCode::StaleBasis,
             format!(
                 "window {} moved, resized or was minimised since frame {frame_id} ({:?} then, {:?} now); observe again",
@@ -546,7 +548,7 @@ pub(crate) fn web_address(url: &str, local: bool) -> Result<String, Refusal> {
             Ok(format!("{scheme}://{host}"))
         }
         _ if local => Ok(format!("{scheme}:")),
-        _ => Err(refuse(
+        _ => Err(Refusal::new(
             ErrorCode::ScopeViolation,
             format!("{scheme}: addresses reach local files and programs, not the web; only http and https are opened (`glovebox config set input.local_urls true` allows others)"),
         )),

@@ -10,10 +10,6 @@ use crate::frames::FrameRecord;
 use glovebox_model::{Action, ElementId, ErrorCode, FrameId, Rect, Refusal, Target};
 use glovebox_platform::RgbImage;
 
-fn refuse(code: ErrorCode, message: String) -> Refusal {
-    Refusal { code, message }
-}
-
 /// The seen elements `action` names, with their boxes in the frame's pixels.
 pub(crate) fn seen_targets(frame: &FrameRecord, action: &Action) -> Vec<(ElementId, Rect)> {
     action
@@ -31,7 +27,7 @@ pub(crate) fn seen_targets(frame: &FrameRecord, action: &Action) -> Vec<(Element
 pub(crate) fn check_seen_action(frame: &FrameRecord, action: &Action) -> Result<(), Refusal> {
     let needs_element = matches!(action, Action::SetValue { .. } | Action::Select { .. });
     match seen_targets(frame, action).first() {
-        Some((id, _)) if needs_element => Err(refuse(
+        Some((id, _)) if needs_element => Err(Refusal::new(
             ErrorCode::ElementNotActionable,
             format!(
                 "{id} was seen in the pixels, not reported by the application, so it cannot take {}: click it, then type or press keys",
@@ -54,7 +50,7 @@ pub(crate) fn check_seen_unmoved(
     let targets = seen_targets(frame, action);
     let Some((first, _)) = targets.first() else { return Ok(()) };
     let stale = |id: ElementId| {
-        refuse(
+        Refusal::new(
             ErrorCode::StaleRef,
             format!("the pixels of {id} changed since frame {frame_id} saw them; observe again and use the new ids"),
         )

@@ -277,7 +277,7 @@ fn a_grant_pays_with_its_budget_stays_in_its_scope_and_shows_pixels_it_allows() 
     assert_eq!(check_budget(0).unwrap_err().code, ErrorCode::BudgetExhausted);
     // The last action delivered closes the grant; one left keeps it open.
     assert_eq!(budget_spent(1), None);
-    assert_eq!(budget_spent(0).map(|(code, _)| code), Some(ErrorCode::BudgetExhausted));
+    assert_eq!(budget_spent(0).map(|r| r.code), Some(ErrorCode::BudgetExhausted));
     assert!(check_may_move(Scope::Desktop, "another").is_ok());
     let pinned = check_may_move(Scope::Window, "a new application").unwrap_err();
     assert_eq!(pinned.code, ErrorCode::ScopeViolation);

@@ -34,7 +34,7 @@ use crate::session::{no_screenshot_yet, ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
 use glovebox_host::{Approver, Host};
 use glovebox_model::{
-    Action, Button, CaptureLimits, ErrorCode, ModifierKey, Modifiers, Refusal, Size, Target,
+    Action, Button, CaptureLimits, ModifierKey, Modifiers, Refusal, Size, Target,
 };
 use glovebox_platform::sync::LockRecovered as _;
 use serde::{Deserialize, Serialize};
@@ -511,10 +511,7 @@ impl AnthropicExecutor {
                 return Ok(vec![ContentBlock::png(&zoomed.png)]);
             }
             ComputerAction::HoldKey { .. } => {
-                return Err(Refusal::new(
-                    ErrorCode::BackgroundUnavailable,
-                    "hold_key needs the user's real keyboard: glovebox holds no key in the background across actions; press combos with key, or give a pointer action the modifiers in its text",
-                ));
+                return Err(glovebox_host::refusals::key_held_across_actions());
             }
             _ => {}
         }

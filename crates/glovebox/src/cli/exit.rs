@@ -12,7 +12,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub enum Failure {
-    Refused { refusal: Refusal, json: bool },
+    Refused {
+        refusal: Refusal,
+        json: bool,
+    },
+    /// A change the command would make on the person's say-so (`glovebox
+    /// setup`) was not agreed to, or there was no one to ask: the command's
+    /// own question, not the gate's approval, so no `COMPUTER_*` code.
+    NotAgreed(String),
     Other(anyhow::Error),
 }
 
@@ -43,6 +50,10 @@ impl Failure {
                 }
                 printed.error_line(&format!("error: {}: {}", refusal.code, refusal.message));
                 Exit::of(refusal.code)
+            }
+            Failure::NotAgreed(why) => {
+                printed.error_line(&format!("not changed: {why}"));
+                Exit::Refused
             }
             Failure::Other(e) => {
                 printed.error_line(&format!("error: {e:#}"));

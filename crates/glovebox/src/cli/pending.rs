@@ -11,7 +11,7 @@ use super::terminal;
 use clap::{Args, Subcommand};
 use glovebox_host::Answer;
 use glovebox_mcp::pending::{Parked, Store};
-use glovebox_model::{ErrorCode, Refusal};
+use glovebox_model::Refusal;
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
@@ -113,24 +113,21 @@ pub fn pending(args: PendingArgs) -> Result<ExitCode, Failure> {
                 match terminal::ask(&asked) {
                     Answer::Approved => {}
                     Answer::Unavailable(why) => {
+                        let why = format!(
+                            "{why}; approve with --yes once you have read `glovebox pending`"
+                        );
                         return Err(refused(
-                            Refusal::new(
-                                ErrorCode::ApprovalRequired,
-                                format!(
-                                "{why}; approve with --yes once you have read `glovebox pending`"
-                            ),
-                            ),
+                            glovebox_host::refusals::approval_unanswered(&why),
                             json,
-                        ))
+                        ));
                     }
                     Answer::Declined | Answer::Cancelled => {
                         return Err(refused(
-                            Refusal::new(
-                                ErrorCode::ApprovalDenied,
-                                "not approved; it keeps waiting (decline it to end it)",
+                            glovebox_host::refusals::approval_not_given(
+                                "it keeps waiting (decline it to end it)",
                             ),
                             json,
-                        ))
+                        ));
                     }
                 }
             }

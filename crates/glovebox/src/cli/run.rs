@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use clap::Args;
 use glovebox::exit_status::Exit;
 use glovebox_agent::{Provider, StopReason, Task};
-use glovebox_model::{ErrorCode, Refusal};
+use glovebox_model::Refusal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -173,8 +173,7 @@ pub(super) fn configured_binding(
 ) -> Result<glovebox_agent::ModelBinding, Refusal> {
     match glovebox::binding::model_binding(&config.model).map_err(|e| e.to_refusal())? {
         None => Err(glovebox_agent::ModelError::Unbound.to_refusal()),
-        Some(b) if b.provider == Provider::McpSampling => Err(Refusal::new(
-            ErrorCode::ModelUnbound,
+        Some(b) if b.provider == Provider::McpSampling => Err(glovebox_host::refusals::model_unbound(
             "model.provider mcp-sampling borrows an MCP client's model and only works under `glovebox mcp`; bind openai, anthropic or openai-compatible for `glovebox run`",
         )),
         Some(b) => Ok(b),

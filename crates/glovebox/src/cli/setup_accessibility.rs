@@ -3,13 +3,12 @@
 //! puts it all back with `--undo`. The changes themselves are
 //! [`glovebox_linux::accessibility_setup`]'s.
 
-use super::exit::{refused, Failure};
+use super::exit::Failure;
 use super::terminal;
 use anyhow::Context as _;
 use clap::Subcommand;
 use glovebox_host::Answer;
 use glovebox_linux::accessibility_setup as changes;
-use glovebox_model::{ErrorCode, Refusal};
 use std::process::ExitCode;
 
 #[derive(Subcommand, Debug)]
@@ -70,17 +69,11 @@ pub(super) fn confirm(question: &str, yes: bool) -> Result<(), Failure> {
     }
     match terminal::ask(question) {
         Answer::Approved => Ok(()),
-        Answer::Unavailable(why) => Err(refused(
-            Refusal::new(
-                ErrorCode::ApprovalRequired,
-                format!(
-                    "{why}; nothing changed (run again with --yes once you have read the changes)"
-                ),
-            ),
-            false,
-        )),
+        Answer::Unavailable(why) => Err(Failure::NotAgreed(format!(
+            "{why}; nothing changed (run again with --yes once you have read the changes)"
+        ))),
         Answer::Declined | Answer::Cancelled => {
-            Err(refused(Refusal::new(ErrorCode::ApprovalDenied, "nothing changed"), false))
+            Err(Failure::NotAgreed("you said no; nothing changed".into()))
         }
     }
 }

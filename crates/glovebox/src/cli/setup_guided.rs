@@ -18,7 +18,7 @@ use super::terminal;
 use anyhow::Context as _;
 use glovebox::mcp_config::{Client, Launch};
 use glovebox_host::Answer;
-use glovebox_model::{ErrorCode, Refusal};
+use glovebox_model::Refusal;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -42,14 +42,11 @@ const STEPS: usize = 5;
 pub fn guided(config: Option<PathBuf>, args: GuidedArgs) -> Result<ExitCode, Failure> {
     // Nobody to ask and nobody said yes: nothing is changed, before anything is read.
     if !args.yes && std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").is_err() {
-        return Err(refused(
-            Refusal::new(
-                ErrorCode::ApprovalRequired,
-                "glovebox setup asks before each change and there is no terminal to ask on; \
-                 nothing changed (run it in a terminal, or with --yes once you have read \
-                 `glovebox setup --help`)",
-            ),
-            false,
+        return Err(Failure::NotAgreed(
+            "glovebox setup asks before each change and there is no terminal to ask on; \
+             nothing changed (run it in a terminal, or with --yes once you have read \
+             `glovebox setup --help`)"
+                .into(),
         ));
     }
     let ask = |question: &str| if args.yes { Answer::Approved } else { terminal::ask(question) };
@@ -100,10 +97,7 @@ fn agreed(answer: Answer) -> Result<bool, Failure> {
             println!("    skipped");
             Ok(false)
         }
-        Answer::Unavailable(why) => Err(refused(
-            Refusal::new(ErrorCode::ApprovalRequired, format!("{why}; stopped here")),
-            false,
-        )),
+        Answer::Unavailable(why) => Err(Failure::NotAgreed(format!("{why}; stopped here"))),
     }
 }
 

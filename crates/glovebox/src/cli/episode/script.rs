@@ -129,10 +129,7 @@ fn action(seen: &Observation, step: &Step) -> Result<Action, Refusal> {
         let found: Option<ElementId> =
             seen.tree.root.iter().flat_map(|r| r.walk()).find(|e| query.matches(e)).map(|e| e.id);
         found.map(Target::Element).ok_or_else(|| {
-            Refusal::new(
-                ErrorCode::ElementNotFound,
-                format!("no element matches {on:?} in the window"),
-            )
+            glovebox_host::refusals::addressed_element(0, &format!("{on:?} in the window"))
         })
     };
     Ok(match step {
