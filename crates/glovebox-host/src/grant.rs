@@ -12,7 +12,9 @@ use glovebox_model::{
     WindowRef,
 };
 use glovebox_services::audit::AuditRecord;
-use glovebox_services::control::{ControlReply, ControlRequest, ControlServer, DisplayLock};
+use glovebox_services::control::{
+    ControlError, ControlReply, ControlRequest, ControlServer, DisplayLock,
+};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
@@ -214,7 +216,7 @@ impl Host {
             None if scope == Scope::Window => return Err(lifecycle::window_grant_without_window()),
             None => self.frontmost_allowed()?,
         };
-        let lock = self.inner.display_dir.lock()?;
+        let lock = self.inner.display_dir.lock().gated()?;
         let weak = Arc::downgrade(&self.inner);
         let control =
             self.inner.display_dir.serve(move |request| control_command(&weak, request)).ok();
@@ -276,14 +278,14 @@ impl Host {
         display: &str,
         cooldown: Duration,
     ) -> Result<String, Refusal> {
-        let dir = glovebox_services::control::DisplayDir::new(runtime_root, display)?;
-        dir.start_cooldown(cooldown)?;
+        let dir = glovebox_services::control::DisplayDir::new(runtime_root, display).gated()?;
+        dir.start_cooldown(cooldown).gated()?;
         match dir.send(ControlRequest::Stop) {
             Ok(reply) => Ok(reply.to_string()),
-            Err(e) if e.code == ErrorCode::NoGrant => {
+            Err(ControlError::NoHolder) => {
                 Ok("no grant was active; agent grants are refused for the cooldown".into())
             }
-            Err(e) => Err(e),
+            Err(e) => Err(crate::refusal_of_control(e)),
         }
     }
 
@@ -292,8 +294,9 @@ impl Host {
         runtime_root: &std::path::Path,
         display: &str,
     ) -> Result<ControlReply, Refusal> {
-        glovebox_services::control::DisplayDir::new(runtime_root, display)?
-            .send(ControlRequest::Status)
+        glovebox_services::control::DisplayDir::new(runtime_root, display)
+            .and_then(|dir| dir.send(ControlRequest::Status))
+            .gated()
     }
 
     fn expire_if_idle(&self, state: &mut State) -> Option<Refusal> {
@@ -404,7 +407,7 @@ fn stop_inner(inner: &Arc<Inner>) -> Result<(), Refusal> {
     inner.stop_requested.store(true, Ordering::SeqCst);
     // Stop ends a take-over too: nothing is left paused, waiting for a hand-back.
     inner.taken_over.store(false, Ordering::SeqCst);
-    inner.display_dir.start_cooldown(inner.config.stop_cooldown)?;
+    inner.display_dir.start_cooldown(inner.config.stop_cooldown).gated()?;
     let host = Host {
         inner: inner.clone(),
         prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)),

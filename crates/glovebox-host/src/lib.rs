@@ -57,7 +57,9 @@ pub use approval::{
     Subject, Typed,
 };
 pub use ask::{Answered, Asker, Said};
-pub use backend::refusal_of;
+pub use backend::{refusal_of, refusal_of_control};
+#[cfg(unix)]
+pub use backend::{refusal_of_lost_call, refusal_of_warm};
 pub use decide::approval_class;
 pub use deferred::{DeferredCall, Pending, PendingQuestion, Retry};
 pub use glovebox_platform::marks::PlacedMark;
@@ -427,7 +429,7 @@ impl Host {
             config.ancestor_rule,
             &config.deny,
         );
-        let display_dir = DisplayDir::new(&config.runtime_root, &config.display)?;
+        let display_dir = DisplayDir::new(&config.runtime_root, &config.display).gated()?;
         let audit = AuditLog::new(config.audit_path.clone());
         let state = State::default();
         let inner = Inner {

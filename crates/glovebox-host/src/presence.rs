@@ -269,8 +269,10 @@ impl Host {
         runtime_root: &std::path::Path,
         display: &str,
     ) -> Result<glovebox_services::control::ControlReply, glovebox_model::Refusal> {
-        glovebox_services::control::DisplayDir::new(runtime_root, display)?
-            .send(glovebox_services::control::ControlRequest::Indicator)
+        use crate::backend::Gated as _;
+        glovebox_services::control::DisplayDir::new(runtime_root, display)
+            .and_then(|dir| dir.send(glovebox_services::control::ControlRequest::Indicator))
+            .gated()
     }
 }
 

@@ -9,7 +9,6 @@
 //! The socket speaks JSON lines: one [`ControlRequest`] per connection, one
 //! [`ControlReply`] back. Both sides use the types here.
 
-use glovebox_model::{ErrorCode, Refusal};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -18,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-pub use crate::control_messages::{ControlReply, ControlRequest};
+pub use crate::control_messages::{ControlError, ControlReply, ControlRequest};
 
 /// The directory of one display's coordination files.
 #[derive(Debug, Clone)]
@@ -27,8 +26,8 @@ pub struct DisplayDir {
     display: String,
 }
 
-fn io_refusal(what: &str, e: std::io::Error) -> Refusal {
-    Refusal::backend_unavailable(format!("{what}: {e}"))
+fn io_error(what: &'static str, source: std::io::Error) -> ControlError {
+    ControlError::Io { what, source }
 }
 
 fn now_ms() -> u64 {
@@ -44,10 +43,10 @@ impl DisplayDir {
 
     /// The files of `display` under `root`, which is made (or checked to be
     /// this user's and tightened) first.
-    pub fn new(root: &Path, display: &str) -> Result<DisplayDir, Refusal> {
+    pub fn new(root: &Path, display: &str) -> Result<DisplayDir, ControlError> {
         // Under /tmp (no XDG_RUNTIME_DIR) another user could have made it first: theirs is refused.
         glovebox_platform::files::private_dir(root)
-            .map_err(|e| io_refusal("runtime directory", e))?;
+            .map_err(|e| io_error("runtime directory", e))?;
         let safe: String = display
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
@@ -65,38 +64,35 @@ impl DisplayDir {
     }
 
     /// Takes the display's grant lock, or says which process holds it.
-    pub fn lock(&self) -> Result<DisplayLock, Refusal> {
+    pub fn lock(&self) -> Result<DisplayLock, ControlError> {
         let path = self.file("lock");
         let mut file = glovebox_platform::files::open_private(
             &path,
             OpenOptions::new().create(true).truncate(false).read(true).write(true),
         )
-        .map_err(|e| io_refusal("grant lock", e))?;
+        .map_err(|e| io_error("grant lock", e))?;
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => {
-                file.set_len(0).map_err(|e| io_refusal("grant lock", e))?;
-                write!(file, "{}", std::process::id()).map_err(|e| io_refusal("grant lock", e))?;
+                file.set_len(0).map_err(|e| io_error("grant lock", e))?;
+                write!(file, "{}", std::process::id()).map_err(|e| io_error("grant lock", e))?;
                 Ok(DisplayLock { _file: file })
             }
             Err(_) => {
                 let mut holder = String::new();
                 let _ = file.read_to_string(&mut holder);
-                Err(Refusal::new(
-                    ErrorCode::NoGrant,
-                    format!("another glovebox process (pid {}) holds this display's grant; `glovebox stop` revokes it", holder.trim()),
-                ))
+                Err(ControlError::Held { holder: holder.trim().to_owned() })
             }
         }
     }
 
     /// Starts the Stop cooldown, visible to every process on this display.
-    pub fn start_cooldown(&self, length: Duration) -> Result<(), Refusal> {
+    pub fn start_cooldown(&self, length: Duration) -> Result<(), ControlError> {
         let until = now_ms() + length.as_millis() as u64;
         let path = self.file("stopped-until");
         let tmp = self.file("stopped-until.tmp");
         std::fs::write(&tmp, until.to_string())
             .and_then(|_| std::fs::rename(&tmp, &path))
-            .map_err(|e| io_refusal("stop cooldown", e))
+            .map_err(|e| io_error("stop cooldown", e))
     }
 
     /// Ends the Stop cooldown (the user created a grant).
@@ -117,11 +113,11 @@ impl DisplayDir {
     pub fn serve(
         &self,
         handle: impl Fn(ControlRequest) -> ControlReply + Send + 'static,
-    ) -> Result<ControlServer, Refusal> {
+    ) -> Result<ControlServer, ControlError> {
         let path = self.file("sock");
         // Only the lock holder serves, so a socket file left here is stale.
         let _ = std::fs::remove_file(&path);
-        let listener = UnixListener::bind(&path).map_err(|e| io_refusal("control socket", e))?;
+        let listener = UnixListener::bind(&path).map_err(|e| io_error("control socket", e))?;
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         std::thread::Builder::new()
@@ -146,30 +142,27 @@ impl DisplayDir {
                     }
                 }
             })
-            .map_err(|e| io_refusal("control thread", e))?;
+            .map_err(|e| io_error("control thread", e))?;
         Ok(ControlServer { path, stop })
     }
 
     /// Sends a request to the process holding this display's grant.
-    pub fn send(&self, request: ControlRequest) -> Result<ControlReply, Refusal> {
+    pub fn send(&self, request: ControlRequest) -> Result<ControlReply, ControlError> {
         let path = self.file("sock");
-        let mut stream = UnixStream::connect(&path).map_err(|_| {
-            Refusal::new(ErrorCode::NoGrant, "no glovebox process holds a grant on this display")
-        })?;
+        let mut stream = UnixStream::connect(&path).map_err(|_| ControlError::NoHolder)?;
         stream
             .set_read_timeout(Some(Duration::from_secs(3)))
-            .map_err(|e| io_refusal("control socket", e))?;
+            .map_err(|e| io_error("control socket", e))?;
         let line = serde_json::to_string(&request)
-            .map_err(|e| Refusal::backend_unavailable(format!("control request: {e}")))?;
+            .map_err(|e| io_error("control request", std::io::Error::other(e)))?;
         stream
             .write_all(format!("{line}\n").as_bytes())
-            .map_err(|e| io_refusal("control socket", e))?;
+            .map_err(|e| io_error("control socket", e))?;
         let mut reply = String::new();
-        BufReader::new(stream)
-            .read_line(&mut reply)
-            .map_err(|e| io_refusal("control socket", e))?;
-        serde_json::from_str(reply.trim()).map_err(|e| {
-            Refusal::backend_unavailable(format!("the grant holder answered {:?}, not a control reply ({e}); is it another glovebox version?", reply.trim()))
+        BufReader::new(stream).read_line(&mut reply).map_err(|e| io_error("control socket", e))?;
+        serde_json::from_str(reply.trim()).map_err(|e| ControlError::BadReply {
+            reply: reply.trim().to_owned(),
+            why: e.to_string(),
         })
     }
 }
@@ -211,9 +204,11 @@ mod tests {
     fn the_lock_is_exclusive_and_released_on_drop() {
         let d = dir("lock");
         let held = d.lock().unwrap();
-        let refused = d.lock().unwrap_err();
-        assert_eq!(refused.code, ErrorCode::NoGrant);
-        assert!(refused.message.contains(&std::process::id().to_string()));
+        let held_by = d.lock().unwrap_err();
+        assert!(
+            matches!(&held_by, ControlError::Held { holder } if *holder == std::process::id().to_string()),
+            "{held_by}"
+        );
         drop(held);
         d.lock().unwrap();
     }
@@ -248,7 +243,7 @@ mod tests {
     #[test]
     fn control_socket_round_trip() {
         let d = dir("socket");
-        assert_eq!(d.send(ControlRequest::Status).unwrap_err().code, ErrorCode::NoGrant);
+        assert!(matches!(d.send(ControlRequest::Status), Err(ControlError::NoHolder)));
         let server = d
             .serve(|request| match request {
                 ControlRequest::Stop => ControlReply::Stopped,

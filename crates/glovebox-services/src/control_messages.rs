@@ -74,3 +74,42 @@ impl std::fmt::Display for ControlReply {
         }
     }
 }
+
+/// Why coordination between glovebox processes of one display failed.
+/// What that means for a call is the gate's to say (`glovebox-host`'s
+/// mapping of lower-layer errors).
+#[derive(Debug, thiserror::Error)]
+pub enum ControlError {
+    /// Another process holds the display's grant lock.
+    #[error("another glovebox process (pid {holder}) holds this display's grant")]
+    Held {
+        /// The holder's pid as its lock file says it.
+        holder: String,
+    },
+    /// No process serves the display's control socket.
+    #[error("no glovebox process holds a grant on this display")]
+    NoHolder,
+    /// The holder answered something that is no control reply.
+    #[error("the grant holder answered {reply:?}, not a control reply ({why}); is it another glovebox version?")]
+    BadReply {
+        /// What it answered.
+        reply: String,
+        /// Why that is no reply.
+        why: String,
+    },
+    /// A file, socket or thread of the coordination failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// Which one.
+        what: &'static str,
+        /// How.
+        #[source]
+        source: std::io::Error,
+    },
+    /// This system has no way to coordinate glovebox processes yet.
+    #[error("glovebox cannot coordinate grants on {os} yet")]
+    Unsupported {
+        /// The system (`std::env::consts::OS`).
+        os: &'static str,
+    },
+}

@@ -1,16 +1,12 @@
 //! Coordination between glovebox processes where Unix sockets and `flock`
 //! are missing: nothing can be coordinated, so no grant is ever created.
 
-pub use crate::control_messages::{ControlReply, ControlRequest};
-use glovebox_model::{ErrorCode, Refusal};
+pub use crate::control_messages::{ControlError, ControlReply, ControlRequest};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-fn unsupported() -> Refusal {
-    Refusal::new(
-        ErrorCode::PlatformUnsupported,
-        format!("glovebox cannot coordinate grants on {} yet", std::env::consts::OS),
-    )
+fn unsupported() -> ControlError {
+    ControlError::Unsupported { os: std::env::consts::OS }
 }
 
 /// A display's coordination files, which cannot exist here.
@@ -32,17 +28,17 @@ impl DisplayDir {
     }
 
     /// Succeeds, so a host opens and refuses each grant instead.
-    pub fn new(_root: &Path, _display: &str) -> Result<DisplayDir, Refusal> {
+    pub fn new(_root: &Path, _display: &str) -> Result<DisplayDir, ControlError> {
         Ok(DisplayDir)
     }
 
     /// Refuses: no grant can be created.
-    pub fn lock(&self) -> Result<DisplayLock, Refusal> {
+    pub fn lock(&self) -> Result<DisplayLock, ControlError> {
         Err(unsupported())
     }
 
     /// Refuses: no cooldown can be shared.
-    pub fn start_cooldown(&self, _length: Duration) -> Result<(), Refusal> {
+    pub fn start_cooldown(&self, _length: Duration) -> Result<(), ControlError> {
         Err(unsupported())
     }
 
@@ -58,12 +54,12 @@ impl DisplayDir {
     pub fn serve(
         &self,
         _handle: impl Fn(ControlRequest) -> ControlReply + Send + 'static,
-    ) -> Result<ControlServer, Refusal> {
+    ) -> Result<ControlServer, ControlError> {
         Err(unsupported())
     }
 
     /// Refuses: no holder can be reached.
-    pub fn send(&self, _request: ControlRequest) -> Result<ControlReply, Refusal> {
+    pub fn send(&self, _request: ControlRequest) -> Result<ControlReply, ControlError> {
         Err(unsupported())
     }
 }

@@ -22,7 +22,6 @@
 //! itself); and the request must arrive whole within [`FIRST_LINE`] of the
 //! connection, however its bytes are paced.
 
-use glovebox_model::{ErrorCode, Refusal};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -213,48 +212,51 @@ pub enum Reached {
 }
 
 /// How a call a warm host had taken failed on the way back; nothing of it
-/// is retried, and [`LostCall::refusal`] is what the caller answers.
-#[derive(Debug)]
+/// is retried. Its words follow "the warm glovebox host (pid N)"; what the
+/// caller answers is the gate's mapping of it.
+#[derive(Debug, thiserror::Error)]
 pub enum LostCall {
     /// The host ended while the person was being asked.
+    #[error("ended while asking; nothing more was done")]
     WhileAsking,
     /// The host ended while sending its answer.
+    #[error("ended while sending its answer ({0}); run the command again")]
     WhileAnswering(std::io::Error),
     /// The host ended (or broke the protocol) while carrying the call out.
+    #[error("ended during the call ({0}); it was not retried here, run the command again")]
     DuringTheCall(std::io::Error),
     /// The host took longer than the call's bound.
+    #[error("did not finish the call within {} s; it was not retried here", .0.as_secs())]
     Overran(Duration),
     /// The answer carried a file the call does not write.
+    #[error("answered with a file this call does not write; nothing was written")]
     StrayFile,
 }
 
-impl LostCall {
-    /// The refusal of the call that host `pid` lost.
-    pub fn refusal(self, pid: u32) -> Refusal {
-        let host = format!("the warm glovebox host (pid {pid})");
-        match self {
-            LostCall::Overran(bound) => Refusal::new(
-                ErrorCode::Timeout,
-                format!(
-                    "{host} did not finish the call within {} s; it was not retried here",
-                    bound.as_secs()
-                ),
-            ),
-            LostCall::WhileAsking => Refusal::backend_unavailable(format!(
-                "{host} ended while asking; nothing more was done"
-            )),
-            LostCall::WhileAnswering(e) => Refusal::backend_unavailable(format!(
-                "{host} ended while sending its answer ({e}); run the command again"
-            )),
-            LostCall::DuringTheCall(e) => Refusal::backend_unavailable(format!(
-                "{host} ended during the call ({e}); it was not retried here, run the command again"
-            )),
-            LostCall::StrayFile => Refusal::backend_unavailable(format!(
-                "{host} answered with a file this call does not write; nothing was written"
-            )),
-        }
-    }
+/// Why a process could not become (or wait to become) a display's warm host.
+#[derive(Debug, thiserror::Error)]
+pub enum WarmError {
+    /// Its lock, socket or thread failed.
+    #[error("warm host {what}: {source}")]
+    Io {
+        /// Which one.
+        what: &'static str,
+        /// How.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another process serves the display and this one was not to wait.
+    #[error(
+        "a warm glovebox host (pid {}) already serves this display",
+        .holder.map_or_else(|| "?".to_owned(), |pid| pid.to_string())
+    )]
+    AlreadyServed {
+        /// The serving process, as its lock file says.
+        holder: Option<u32>,
+    },
+}
 
+impl LostCall {
     /// The failure of a read of the host's answer: its bound ran out, or the host is gone.
     pub fn of_read(e: std::io::Error, bound: Duration) -> LostCall {
         match e.kind() {
@@ -334,8 +336,8 @@ fn connect_at_once(path: &std::path::Path) -> rustix::io::Result<UnixStream> {
         .map_err(|e| rustix::io::Errno::from_io_error(&e).unwrap_or(rustix::io::Errno::INVAL))
 }
 
-fn refusal(what: &str, e: impl std::fmt::Display) -> Refusal {
-    Refusal::backend_unavailable(format!("warm host {what}: {e}"))
+fn io_error(what: &'static str, source: std::io::Error) -> WarmError {
+    WarmError::Io { what, source }
 }
 
 impl WarmDir {
@@ -416,7 +418,7 @@ impl WarmDir {
         version: &str,
         when_held: WhenHeld,
         handle: Arc<dyn Fn(Link) + Send + Sync>,
-    ) -> Result<WarmService, Refusal> {
+    ) -> Result<WarmService, WarmError> {
         let bounds = Bounds { calls: MAX_CALLS, first_line: FIRST_LINE };
         self.serve_bounded(version, when_held, handle, bounds)
     }
@@ -427,17 +429,11 @@ impl WarmDir {
         when_held: WhenHeld,
         handle: Arc<dyn Fn(Link) + Send + Sync>,
         bounds: Bounds,
-    ) -> Result<WarmService, Refusal> {
-        let lock = self.open_lock().map_err(|e| refusal("lock", e))?;
+    ) -> Result<WarmService, WarmError> {
+        let lock = self.open_lock().map_err(|e| io_error("lock", e))?;
         let free = rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive);
         if free.is_err() && when_held == WhenHeld::Refuse {
-            return Err(Refusal::new(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "a warm glovebox host (pid {}) already serves this display",
-                    self.holder().map(|p| p.to_string()).unwrap_or_else(|| "?".into())
-                ),
-            ));
+            return Err(WarmError::AlreadyServed { holder: self.holder() });
         }
         let mut service = WarmService {
             socket: self.socket.clone(),
@@ -446,7 +442,7 @@ impl WarmDir {
             thread: None,
         };
         let listener = match free {
-            Ok(()) => Some(self.bind(&lock).map_err(|e| refusal("socket", e))?),
+            Ok(()) => Some(self.bind(&lock).map_err(|e| io_error("socket", e))?),
             Err(_) => None,
         };
         if listener.is_some() {
@@ -482,7 +478,7 @@ impl WarmDir {
                 let _ = std::fs::remove_file(&dir.socket);
                 drop(lock);
             })
-            .map_err(|e| refusal("thread", e))?;
+            .map_err(|e| io_error("thread", e))?;
         service.thread = Some(thread);
         Ok(service)
     }
@@ -598,7 +594,11 @@ mod tests {
         assert_eq!(link.receive_bytes(len).unwrap(), "héllo".as_bytes());
         // One serves; a second host of the display refuses or waits.
         let refused = dir.serve("1.0", WhenHeld::Refuse, echo()).unwrap_err();
-        assert!(refused.message.contains(&std::process::id().to_string()), "{refused:?}");
+        let me = Some(std::process::id());
+        assert!(
+            matches!(refused, WarmError::AlreadyServed { holder } if holder == me),
+            "{refused:?}"
+        );
         drop(service);
         assert!(!dir.socket.exists());
         assert!(matches!(dir.reach(Duration::from_millis(200)), Reached::Nobody));

@@ -1,5 +1,7 @@
 //! ARCHITECTURE.md's dependency table checked against the real graph
-//! (`cargo metadata`): the drawing cannot drift from the manifests.
+//! (`cargo metadata`): the drawing cannot drift from the manifests; and
+//! the rule that the gate decides, read in the sources: no refusal with a
+//! code of the gate's is built outside `glovebox-host/src/decide/`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -96,6 +98,74 @@ pub fn extra_test_binaries(metadata: &serde_json::Value) -> Result<Vec<String>, 
     Ok(found)
 }
 
+/// Codes any layer may build: an argument a parser could not read, a
+/// model's answer outside the schema, and a layer's own machinery failing
+/// (a socket, a runtime, a file). Every other code says what the gate
+/// decided, and is built in `decide/` only.
+const BUILT_ANYWHERE: [&str; 3] = ["InvalidArgument", "ModelSchemaViolation", "BackendUnavailable"];
+
+/// Where refusals of every code are built: the gate's decisions, the one
+/// mapping of lower layers' errors, and the model crate (the registry, and
+/// the shapes' own checks every layer shares).
+fn may_build_any(path: &str) -> bool {
+    path.starts_with("crates/glovebox-host/src/decide/")
+        || path == "crates/glovebox-host/src/backend.rs"
+        || path.starts_with("crates/glovebox-model/")
+}
+
+/// What follows an opening the scan looks for.
+#[derive(Clone, Copy)]
+enum Then {
+    /// `Refusal::new` with a code of the registry as its first argument.
+    CodeArgument,
+    /// A `Refusal` written as a struct, its `code` field a code of the registry.
+    CodeField,
+    /// A helper that means one code.
+    Helper(&'static str),
+}
+
+/// The refusals `source` (the file at `path`, relative to the workspace)
+/// builds with a gate's code outside the places that may: each as its
+/// line and code. Test modules (`#[cfg(test)] mod tests` and `tests.rs`
+/// files) are not read.
+pub fn gate_refusals_outside_the_gate(path: &str, source: &str) -> Vec<(usize, String)> {
+    if may_build_any(path) || path.ends_with("tests.rs") || path.contains("/tests/") {
+        return vec![];
+    }
+    let product = source.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
+    let mut found = vec![];
+    // Written in two halves, so this file does not find itself.
+    for (opening, then) in [
+        (concat!("Refusal", "::new("), Then::CodeArgument),
+        (concat!("code: ", "ErrorCode::"), Then::CodeField),
+        (concat!("Refusal", "::target_gone("), Then::Helper("TargetGone")),
+    ] {
+        for (at, _) in product.match_indices(opening) {
+            let after = product[at + opening.len()..].trim_start();
+            let name = |rest: &str| {
+                rest.split(|c: char| !c.is_ascii_alphanumeric())
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            let code = match then {
+                Then::Helper(code) => code.to_owned(),
+                Then::CodeField => name(after),
+                Then::CodeArgument => match after.strip_prefix("ErrorCode::") {
+                    Some(rest) => name(rest),
+                    // A code carried over from another refusal or a lower layer's mapping.
+                    None => continue,
+                },
+            };
+            if !BUILT_ANYWHERE.contains(&code.as_str()) {
+                found.push((product[..at].lines().count().max(1), code));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +240,52 @@ mod tests {
             extra_test_binaries(&grown).unwrap(),
             vec!["glovebox-cli: it, extra".to_owned()]
         );
+    }
+
+    #[test]
+    fn every_refusal_of_the_gate_is_built_in_decide() {
+        let mut found = vec![];
+        let mut read = 0;
+        let mut pending = vec![root().join("crates")];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let relative =
+                        path.strip_prefix(root()).unwrap().to_string_lossy().into_owned();
+                    if !relative.contains("/src/") {
+                        continue;
+                    }
+                    read += 1;
+                    let source = std::fs::read_to_string(&path).unwrap();
+                    for (line, code) in gate_refusals_outside_the_gate(&relative, &source) {
+                        found.push(format!("{relative}:{line}: ErrorCode::{code}"));
+                    }
+                }
+            }
+        }
+        assert!(read > 100, "only {read} source files read");
+        assert!(
+            found.is_empty(),
+            "refusals of the gate built outside decide/:\n{}",
+            found.join("\n")
+        );
+    }
+
+    #[test]
+    fn a_gate_refusal_written_in_a_surface_is_found() {
+        let surface = "fn f() -> Refusal {\n    Refusal::new(\n        ErrorCode::StaleRef,\n        \"x\",\n    )\n}\nfn g() -> Refusal { Refusal { code: ErrorCode::NoGrant, message: m } }\nfn h() -> Refusal { Refusal::target_gone(\"w\") }\nfn ok() -> Refusal { Refusal::new(ErrorCode::InvalidArgument, \"y\") }\nfn relayed(r: Refusal) -> Refusal { Refusal::new(r.code, \"z\") }\n#[cfg(test)]\nmod tests {\n    fn t() { Refusal::new(ErrorCode::Timeout, \"t\"); }\n}\n";
+        assert_eq!(
+            gate_refusals_outside_the_gate("crates/glovebox-mcp/src/lib.rs", surface),
+            vec![
+                (2, "StaleRef".to_owned()),
+                (7, "NoGrant".to_owned()),
+                (8, "TargetGone".to_owned())
+            ]
+        );
+        assert!(gate_refusals_outside_the_gate("crates/glovebox-host/src/decide/mod.rs", surface)
+            .is_empty());
     }
 }

@@ -236,7 +236,9 @@ fn ride(config: &Config, call: Call, out: &mut Printed) -> Ridden {
         Ok(None) => Ridden::Here(call),
         Err(lost) => {
             *out = Printed::default();
-            Ridden::Done(refused(lost.refusal(pid), json).render(out).status())
+            Ridden::Done(
+                refused(glovebox_host::refusal_of_lost_call(lost, pid), json).render(out).status(),
+            )
         }
     }
 }
@@ -370,7 +372,7 @@ mod serving {
         let handle = move |link: Link| {
             serve_call(link, &backends, backend, &environment, &role);
         };
-        dir.serve(VERSION, when_held, Arc::new(handle))
+        dir.serve(VERSION, when_held, Arc::new(handle)).map_err(glovebox_host::refusal_of_warm)
     }
 
     fn serve_call(
