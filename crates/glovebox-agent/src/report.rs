@@ -166,7 +166,7 @@ mod tests {
     fn step(index: u32, verdict: Verdict, screenshot: bool) -> Step {
         Step {
             index,
-            window: Some(WindowId { pid: 7, xid: 0x40 }),
+            window: Some(WindowId { pid: 7, handle: 0x40 }),
             window_title: "<script>alert(1)</script>".into(),
             frame: Some(FrameId(3)),
             image: Some(Size::new(200, 100)),

@@ -729,7 +729,7 @@ mod tests {
 
     fn window(x: i32, y: i32, width: u32, height: u32) -> WindowInfo {
         WindowInfo {
-            id: WindowId { pid: 1, xid: 1 },
+            id: WindowId { pid: 1, handle: 1 },
             app: "app".into(),
             instance: "app".into(),
             title: "w".into(),

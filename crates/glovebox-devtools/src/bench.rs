@@ -142,7 +142,7 @@ fn main() -> Result<()> {
         std::thread::sleep(Duration::from_millis(50));
     };
     let window_id = window.id.to_string();
-    let xid = format!("{:#x}", window.id.xid);
+    let xid = format!("{:#x}", window.id.handle);
     let limits = CaptureLimits::default();
     let out_dir = sandbox.runtime_dir().join("bench-out");
     std::fs::create_dir_all(&out_dir)?;

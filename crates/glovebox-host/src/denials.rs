@@ -202,7 +202,7 @@ mod tests {
         let denials = Denials::new(&table, 1, 0, AncestorRule::Ancestors, &[]);
         // The dialog's window says nothing of its process: the executable does.
         let dialog = WindowInfo {
-            id: glovebox_model::WindowId { pid: 40, xid: 7 },
+            id: glovebox_model::WindowId { pid: 40, handle: 7 },
             app: "Share Screen".into(),
             instance: String::new(),
             title: "Screen Sharing".into(),

@@ -637,7 +637,7 @@ mod tests {
 
     fn tree(root: Option<Element>) -> AccessibilityTree {
         let bare =
-            AccessibilityTree::without_tree(WindowId { pid: 1, xid: 2 }, "no tree yet".into());
+            AccessibilityTree::without_tree(WindowId { pid: 1, handle: 2 }, "no tree yet".into());
         match root {
             Some(root) => AccessibilityTree { fidelity: Fidelity::Full, root: Some(root), ..bare },
             None => bare,

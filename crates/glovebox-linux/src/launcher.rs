@@ -253,7 +253,7 @@ impl AppLauncher for DesktopLauncher {
         started: glovebox_model::WindowId,
     ) -> Result<bool, BackendError> {
         match &self.window_manager {
-            WindowManager::X11(x11) => x11.hand_back(user.xid, started.xid),
+            WindowManager::X11(x11) => x11.hand_back(user.handle, started.handle),
             WindowManager::Wayland(wayland) => wayland.hand_back(user, started),
             WindowManager::Unreachable => Ok(false),
         }

@@ -340,7 +340,7 @@ mod tests {
 
     fn window() -> WindowInfo {
         WindowInfo {
-            id: WindowId { pid: 7, xid: 1 },
+            id: WindowId { pid: 7, handle: 1 },
             app: "Tk".into(),
             instance: "tk".into(),
             title: "form".into(),
@@ -405,7 +405,7 @@ mod tests {
         let outside = through_the_pointer(&seat, &seat, &window(), &ctrl_click(1), &at(5, 5));
         assert_eq!(outside.unwrap_err().kind, BackendErrorKind::OutOfBounds);
         assert!(seat.log().is_empty(), "nothing done: {:?}", seat.log());
-        let covered = Recorded::new(None, WindowId { pid: 9, xid: 2 });
+        let covered = Recorded::new(None, WindowId { pid: 9, handle: 2 });
         let refused =
             through_the_pointer(&covered, &covered, &window(), &ctrl_click(1), &at(150, 120));
         assert!(refused.unwrap_err().message.contains("lies over window 7/0x1"));

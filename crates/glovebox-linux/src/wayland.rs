@@ -455,7 +455,7 @@ impl WindowSource for AccessibleWindows {
             .filter_map(|w| {
                 let (width, height) = w.size?;
                 Some(WindowInfo {
-                    id: WindowId { pid: w.pid, xid: w.number },
+                    id: WindowId { pid: w.pid, handle: w.number },
                     app: w.app.clone(),
                     instance: w.app,
                     title: w.title,

@@ -18,7 +18,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
-const WINDOW: WindowId = WindowId { pid: 1001, xid: 0x20 };
+const WINDOW: WindowId = WindowId { pid: 1001, handle: 0x20 };
 
 /// One small editor window on an 800×600 screen, a budget no fuzz run exhausts.
 fn host() -> Host {

@@ -535,7 +535,7 @@ mod tests {
     fn numbering_afresh_follows_reading_order_and_the_cut() {
         let leaf = |id| element(id, Role::PushButton, "b", &[], vec![]);
         let tree = AccessibilityTree {
-            window: WindowId { pid: 1, xid: 2 },
+            window: WindowId { pid: 1, handle: 2 },
             fidelity: Fidelity::Full,
             root: Some(element(
                 40,
@@ -646,7 +646,7 @@ mod tests {
             ],
         );
         AccessibilityTree {
-            window: WindowId { pid: 42, xid: 0x400003 },
+            window: WindowId { pid: 42, handle: 0x400003 },
             fidelity: Fidelity::Full,
             root: Some(root),
             node_count: 14,
@@ -688,13 +688,13 @@ frame \"Fixture \\\"A\\\"\"
         assert!(text.contains("! truncated by the node budget (14): children of e11 not read"));
         assert!(text.contains("! a password field has focus"));
         let none = AccessibilityTree::without_tree(
-            WindowId { pid: 1, xid: 2 },
+            WindowId { pid: 1, handle: 2 },
             "XTerm exposes no accessibility".into(),
         );
         assert_eq!(none.render_text(), "window 1/0x2 · fidelity none (XTerm exposes no accessibility); no accessibility tree, use a screenshot · 0 elements\n");
         // Its pixels unread too (covered with no Composite, minimised): no screenshot advised.
         let unread = AccessibilityTree::without_tree(
-            WindowId { pid: 1, xid: 2 },
+            WindowId { pid: 1, handle: 2 },
             "Tk has no AT-SPI support; nothing read from its pixels: window 1/0x2 is minimised"
                 .into(),
         );

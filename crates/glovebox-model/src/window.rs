@@ -10,19 +10,23 @@ use std::str::FromStr;
 /// Windows per page of a listing (DESIGN.md §5).
 pub const WINDOW_PAGE_SIZE: usize = 30;
 
-/// A window's stable identity: the owning process and the X window id.
+/// A window's stable identity: the owning process and the desktop's own
+/// handle of the window, which only the backend that listed it interprets —
+/// an X window id, sway's container id, Mutter's or KWin's window number;
+/// an `HWND` on Windows and a `CGWindowID` on macOS, both 32 bits wide.
 /// Written `pid/0x1e00003`; the pid is 0 when no process could be attributed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct WindowId {
     /// The owning process; 0 when no process could be attributed.
     pub pid: u32,
-    /// The X window id; on Wayland (sway), the compositor's container id.
-    pub xid: u32,
+    /// The backend's handle of the window; nothing above the backend reads
+    /// anything into it but equality.
+    pub handle: u32,
 }
 
 impl fmt::Display for WindowId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{:#x}", self.pid, self.xid)
+        write!(f, "{}/{:#x}", self.pid, self.handle)
     }
 }
 
@@ -54,7 +58,7 @@ impl schemars::JsonSchema for WindowId {
         schemars::json_schema!({
             "type": "string",
             "pattern": "^[0-9]+/(0x[0-9a-fA-F]+|[0-9]+)$",
-            "description": "Stable window id: owning pid, a slash, and the X window id."
+            "description": "Stable window id: owning pid, a slash, and the desktop's handle of the window (hexadecimal)."
         })
     }
 }
@@ -102,7 +106,7 @@ impl FromStr for WindowRef {
         };
         Ok(match xid {
             Some(0) => return Err(malformed()),
-            Some(xid) => WindowRef::Id(WindowId { pid, xid }),
+            Some(handle) => WindowRef::Id(WindowId { pid, handle }),
             None => WindowRef::PidTitle { pid, title: rest.to_owned() },
         })
     }
@@ -134,10 +138,10 @@ impl WindowRef {
                 if let Some(w) = windows.iter().find(|w| w.id == *id) {
                     return Ok(w);
                 }
-                let as_title = WindowRef::PidTitle { pid: id.pid, title: id.xid.to_string() };
+                let as_title = WindowRef::PidTitle { pid: id.pid, title: id.handle.to_string() };
                 as_title.resolve(windows).map_err(|_| {
-                    if let Some(w) = windows.iter().find(|w| w.id.xid == id.xid) {
-                        ResolveError::Gone(format!("window {:#x} belongs to pid {}, not {}; its id is {}", id.xid, w.id.pid, id.pid, w.id))
+                    if let Some(w) = windows.iter().find(|w| w.id.handle == id.handle) {
+                        ResolveError::Gone(format!("window {:#x} belongs to pid {}, not {}; its id is {}", id.handle, w.id.pid, id.pid, w.id))
                     } else {
                         ResolveError::Gone(format!("no window {id} on this desktop (closed, or never existed); list windows again"))
                     }
@@ -202,9 +206,12 @@ impl Desktop {
 pub struct WindowInfo {
     /// The window's stable id.
     pub id: WindowId,
-    /// Application name: the class part of WM_CLASS (e.g. `XTerm`).
+    /// The application's name as the desktop lists it: WM_CLASS's class on
+    /// X11 (e.g. `XTerm`), the app id on Wayland; on Windows and macOS the
+    /// executable's or bundle's name.
     pub app: String,
-    /// The instance part of WM_CLASS (e.g. `xterm`).
+    /// A finer name where the desktop has one (WM_CLASS's instance, e.g.
+    /// `xterm`); else the same as `app`.
     pub instance: String,
     /// The current title; it may change while the window lives.
     pub title: String,
@@ -296,9 +303,9 @@ mod tests {
     use super::*;
     use crate::ErrorCode;
 
-    fn window(pid: u32, xid: u32, title: &str) -> WindowInfo {
+    fn window(pid: u32, handle: u32, title: &str) -> WindowInfo {
         WindowInfo {
-            id: WindowId { pid, xid },
+            id: WindowId { pid, handle },
             app: "App".into(),
             instance: "app".into(),
             title: title.into(),
@@ -312,7 +319,7 @@ mod tests {
 
     #[test]
     fn ids_print_and_parse_round_trip() {
-        let id = WindowId { pid: 4280, xid: 0x1e00003 };
+        let id = WindowId { pid: 4280, handle: 0x1e00003 };
         assert_eq!(id.to_string(), "4280/0x1e00003");
         assert_eq!("4280/0x1e00003".parse::<WindowRef>().unwrap(), WindowRef::Id(id));
         assert_eq!("4280/31457283".parse::<WindowRef>().unwrap(), WindowRef::Id(id));
@@ -355,8 +362,8 @@ mod tests {
             window(2, 0x20, "42"),
         ];
         assert_eq!("1/0x10".parse::<WindowRef>().unwrap().resolve(&list).unwrap().title, "one");
-        assert_eq!("1/one".parse::<WindowRef>().unwrap().resolve(&list).unwrap().id.xid, 0x10);
-        assert_eq!("2/42".parse::<WindowRef>().unwrap().resolve(&list).unwrap().id.xid, 0x20);
+        assert_eq!("1/one".parse::<WindowRef>().unwrap().resolve(&list).unwrap().id.handle, 0x10);
+        assert_eq!("2/42".parse::<WindowRef>().unwrap().resolve(&list).unwrap().id.handle, 0x20);
         let ambiguous =
             Refusal::from("1/same".parse::<WindowRef>().unwrap().resolve(&list).unwrap_err());
         assert_eq!(ambiguous.code, ErrorCode::InvalidArgument);

@@ -27,7 +27,7 @@ fn main() {
     let image = load(&paths[0]);
     let reader = glovebox_ocr::TesseractReader::new();
     println!("engine: {:?}", reader.ready());
-    let window = WindowId { pid: 1, xid: 1 };
+    let window = WindowId { pid: 1, handle: 1 };
     let mut image = image;
     for look in 0..3 {
         if look == 2 {

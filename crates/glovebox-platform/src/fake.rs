@@ -315,12 +315,12 @@ mod tests {
     use glovebox_model::{ErrorCode, FrameSubject, PidSource, Point, WindowId};
 
     fn desktop() -> FakeDesktop {
-        let window = |xid, geometry, colour, minimized| FakeWindow {
+        let window = |handle, geometry, colour, minimized| FakeWindow {
             info: WindowInfo {
-                id: WindowId { pid: 7, xid },
+                id: WindowId { pid: 7, handle },
                 app: "Fake".into(),
                 instance: "fake".into(),
-                title: format!("w{xid}"),
+                title: format!("w{handle}"),
                 pid_source: PidSource::Server,
                 geometry,
                 focused: false,

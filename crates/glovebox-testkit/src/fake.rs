@@ -57,7 +57,7 @@ pub fn fake_window(id: WindowId, app: &str, title: &str, geometry: Rect) -> Fake
             minimized: false,
             desktop: glovebox_model::Desktop::User,
         },
-        colour: [id.xid as u8, 0, 0],
+        colour: [id.handle as u8, 0, 0],
     }
 }
 

@@ -138,7 +138,7 @@ impl ShellReport {
                 Some(Listed {
                     info: WindowInfo {
                         // Mutter's ids count up from a per-session base; their low 32 bits name them.
-                        id: WindowId { pid, xid: id as u32 },
+                        id: WindowId { pid, handle: id as u32 },
                         app: if w.class.is_empty() { w.instance.clone() } else { w.class.clone() },
                         instance: w.instance.clone(),
                         title: w.title.clone(),
@@ -453,7 +453,7 @@ mod tests {
         let snapshot = report.snapshot();
         let titles: Vec<&str> = snapshot.windows.iter().map(|l| l.info.title.as_str()).collect();
         assert_eq!(titles, ["w4294967297", "w13"], "the shell's own surfaces are not windows");
-        assert_eq!(snapshot.windows[0].info.id, WindowId { pid: 7, xid: 1 });
+        assert_eq!(snapshot.windows[0].info.id, WindowId { pid: 7, handle: 1 });
         assert!(snapshot.windows[0].info.focused);
         assert!(snapshot.windows[1].info.minimized, "not shown: no pixels");
         assert_eq!(snapshot.windows[0].buffer, Rect::new(0, 10, 110, 50));

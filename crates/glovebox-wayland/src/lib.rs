@@ -264,7 +264,7 @@ impl WaylandBackend {
         if !focused(started) || focused(user) || !desktop.windows.iter().any(|t| t.id() == user) {
             return Ok(false);
         }
-        self.focus(user.xid)?;
+        self.focus(user.handle)?;
         Ok(true)
     }
 }

@@ -23,7 +23,7 @@ pub struct Toplevel {
 
 impl Toplevel {
     pub fn id(&self) -> WindowId {
-        WindowId { pid: self.pid, xid: self.con_id }
+        WindowId { pid: self.pid, handle: self.con_id }
     }
 
     pub fn info(&self) -> WindowInfo {
@@ -209,7 +209,7 @@ mod tests {
         assert_eq!(ids, vec![6, 5, 4, 9]);
         assert_eq!(desktop.outputs, vec![Rect::new(0, 0, 1920, 1080)]);
         assert!(desktop.windows[3].info().minimized);
-        assert_eq!(desktop.windows[0].info().id, WindowId { pid: 60, xid: 6 });
+        assert_eq!(desktop.windows[0].info().id, WindowId { pid: 60, handle: 6 });
     }
 
     #[test]

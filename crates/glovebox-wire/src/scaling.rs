@@ -121,7 +121,7 @@ mod tests {
         let frame = glovebox_model::Frame {
             id: glovebox_model::FrameId(1),
             subject: glovebox_model::FrameSubject::Window {
-                window: glovebox_model::WindowId { pid: 1, xid: 2 },
+                window: glovebox_model::WindowId { pid: 1, handle: 2 },
                 geometry: Rect::new(0, 0, 1920, 1080),
             },
             image,

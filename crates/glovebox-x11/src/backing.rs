@@ -272,7 +272,7 @@ impl X11Backend {
             return Ok(vec![]);
         }
         let backing = self.backing()?;
-        let xid = window.id.xid;
+        let xid = window.id.handle;
         let gone = |e| reply_error(e, Some(&window.id));
         let geometry =
             self.conn.get_geometry(xid).map_err(connection_lost)?.reply().map_err(gone)?;

@@ -85,8 +85,8 @@ impl X11Backend {
 
     /// The parts of `window`'s client area that windows above it cover.
     pub(crate) fn covering(&self, window: &WindowInfo) -> Result<Vec<Rect>, BackendError> {
-        let top = self.top_level_of(window.id.xid)?;
-        let client = self.client_of(window.id.xid);
+        let top = self.top_level_of(window.id.handle)?;
+        let client = self.client_of(window.id.handle);
         let layers = self.root_layers()?;
         let above = layers
             .iter()
@@ -106,11 +106,11 @@ impl X11Backend {
         let mut frames = own;
         for id in hidden {
             // A hidden window that closed meanwhile shows nowhere.
-            if let Ok(top) = self.top_level_of(id.xid) {
+            if let Ok(top) = self.top_level_of(id.handle) {
                 frames.push(top);
             }
         }
-        let clients: Vec<u32> = hidden.iter().map(|id| self.client_of(id.xid)).collect();
+        let clients: Vec<u32> = hidden.iter().map(|id| self.client_of(id.handle)).collect();
         let stacking: Vec<(Rect, bool)> = self
             .root_layers()?
             .iter()

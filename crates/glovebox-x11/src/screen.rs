@@ -60,7 +60,7 @@ impl X11Backend {
         if self.capture.unread(&self.conn, &native) {
             refuse_black(&native, window.id)?;
         }
-        let after = self.measure(window.id.xid)?;
+        let after = self.measure(window.id.handle)?;
         if after.geometry != window.geometry || after.minimized != window.minimized {
             return Err(BackendError::new(
                 BackendErrorKind::Moved,

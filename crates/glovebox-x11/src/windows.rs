@@ -170,7 +170,7 @@ impl X11Backend {
             .is_some_and(|mut atoms| atoms.any(|a| a == self.atoms._NET_WM_STATE_HIDDEN));
         let iconic = wm_state.value32().and_then(|mut v| v.next()) == Some(WM_STATE_ICONIC);
         Ok(Some(WindowInfo {
-            id: WindowId { pid, xid: window },
+            id: WindowId { pid, handle: window },
             app,
             instance,
             title,

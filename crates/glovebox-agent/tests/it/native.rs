@@ -24,8 +24,8 @@ use server::{ok, serve, status, Server};
 
 // ---------------------------------------------------------------- fixtures
 
-const EDITOR: WindowId = WindowId { pid: 1001, xid: 0x20 };
-const TERMINAL: WindowId = WindowId { pid: 1002, xid: 0x30 };
+const EDITOR: WindowId = WindowId { pid: 1001, handle: 0x20 };
+const TERMINAL: WindowId = WindowId { pid: 1002, handle: 0x30 };
 const ANTHROPIC_KEY: &str = "sk-ant-native-test-31c9";
 const OPENAI_KEY: &str = "sk-native-test-openai-8d2e";
 /// Where the fake window's OK button is, in its 640×480 picture.

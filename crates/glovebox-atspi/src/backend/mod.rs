@@ -204,12 +204,12 @@ impl AtspiBackend {
 
     /// The accessible matched to `window` by an earlier observation.
     pub(crate) fn frame_of(&self, window: &WindowInfo) -> Option<ObjectRef> {
-        self.frames.lock_recovered().get(&window.id.xid).cloned()
+        self.frames.lock_recovered().get(&window.id.handle).cloned()
     }
 
     /// The accessible object behind `id`, which must come from `window`.
     pub fn resolve(&self, window: &WindowInfo, id: ElementId) -> Result<ObjectRef, BackendError> {
-        self.ids.lock_recovered().resolve(window.id.xid, id)
+        self.ids.lock_recovered().resolve(window.id.handle, id)
     }
 
     /// The toolkit of the application behind `window`, when an observation

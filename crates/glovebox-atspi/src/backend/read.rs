@@ -34,7 +34,7 @@ impl AtspiBackend {
             )
         };
         let outcome = self.runtime.block_on(async {
-            let known = self.frames.lock_recovered().get(&window.id.xid).cloned();
+            let known = self.frames.lock_recovered().get(&window.id.handle).cloned();
             if let Some(frame) = &known {
                 tokio::time::timeout_at(deadline, bus.learn_toolkit(&frame.bus))
                     .await
@@ -59,7 +59,7 @@ impl AtspiBackend {
                 FrameMatch::Found { frame, extents } => (frame, extents),
                 FrameMatch::Absent(reason) => return Ok(Err(reason)),
             };
-            self.frames.lock_recovered().insert(window.id.xid, frame.clone());
+            self.frames.lock_recovered().insert(window.id.handle, frame.clone());
             let app = frame.bus.clone();
             tokio::time::timeout_at(deadline, bus.learn_toolkit(&app))
                 .await
@@ -268,7 +268,9 @@ impl AtspiBackend {
         }
         let id_of: HashMap<usize, ElementId> = order
             .iter()
-            .map(|&i| (i, ids.id_for(window.id.xid, &walked.nodes[i].object, walked.nodes[i].role)))
+            .map(|&i| {
+                (i, ids.id_for(window.id.handle, &walked.nodes[i].object, walked.nodes[i].role))
+            })
             .collect();
         drop(ids);
         fn build(

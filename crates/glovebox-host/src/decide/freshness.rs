@@ -116,7 +116,7 @@ mod tests {
 
     const TTL: Duration = Duration::from_secs(60);
     fn window(n: u32) -> WindowId {
-        WindowId { pid: 1, xid: n }
+        WindowId { pid: 1, handle: n }
     }
     fn grant() -> Option<GrantNow> {
         Some(GrantNow { revision: 3, bound: Some(window(7)) })

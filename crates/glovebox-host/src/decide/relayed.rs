@@ -242,7 +242,7 @@ mod tests {
             assert_eq!(r.code, ErrorCode::CoordinateOutOfBounds);
             assert!(r.message.ends_with("image of frame 3"), "{}", r.message);
         }
-        let window = WindowId { pid: 1, xid: 2 };
+        let window = WindowId { pid: 1, handle: 2 };
         let basis = Layout { window, geometry: Rect::new(0, 0, 10, 10), image };
         assert!(check_unchanged_since_screenshot(basis, basis).is_ok());
         let moved = Layout { geometry: Rect::new(1, 0, 10, 10), ..basis };
@@ -250,7 +250,7 @@ mod tests {
             check_unchanged_since_screenshot(basis, moved).unwrap_err().code,
             ErrorCode::LayoutChanged
         );
-        let other = Layout { window: WindowId { pid: 1, xid: 3 }, ..basis };
+        let other = Layout { window: WindowId { pid: 1, handle: 3 }, ..basis };
         assert!(check_unchanged_since_screenshot(basis, other).is_ok());
         assert_eq!(check_resumable(basis, other).unwrap_err().code, ErrorCode::LayoutChanged);
         let stale = Refusal::new(ErrorCode::StaleBasis, "moved");

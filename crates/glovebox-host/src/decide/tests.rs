@@ -23,7 +23,7 @@ pub(super) fn frame(no_tree: bool) -> FrameRecord {
     };
     FrameRecord {
         id: FRAME,
-        window: glovebox_model::WindowId { pid: 10, xid: 0x20 },
+        window: glovebox_model::WindowId { pid: 10, handle: 0x20 },
         revision: 1,
         geometry: Rect::new(100, 100, 400, 300),
         shown: Rect::new(100, 100, 400, 300),
@@ -33,7 +33,7 @@ pub(super) fn frame(no_tree: bool) -> FrameRecord {
         no_tree,
         pixels: None,
         tree: std::sync::Arc::new(glovebox_model::AccessibilityTree {
-            window: glovebox_model::WindowId { pid: 10, xid: 0x20 },
+            window: glovebox_model::WindowId { pid: 10, handle: 0x20 },
             fidelity: glovebox_model::Fidelity::Full,
             root: None,
             node_count: 0,

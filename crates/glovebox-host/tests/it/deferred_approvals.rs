@@ -25,7 +25,7 @@ fn world(name: &str, answer_wait: Duration) -> World {
     let editor = FakeWindow {
         colour: [1, 2, 3],
         ..fake_window(
-            WindowId { pid: EDITOR, xid: 0x20 },
+            WindowId { pid: EDITOR, handle: 0x20 },
             "Editor",
             "Editor window",
             Rect::new(100, 100, 640, 480),

@@ -20,9 +20,9 @@ const TERMINAL: u32 = 1002;
 const KEEPASS: u32 = 1003;
 const ROOT_TOOL: u32 = 1004;
 
-fn window(pid: u32, xid: u32, app: &str, geometry: Rect) -> FakeWindow {
+fn window(pid: u32, handle: u32, app: &str, geometry: Rect) -> FakeWindow {
     fake_window(
-        WindowId { pid: if pid == ME { std::process::id() } else { pid }, xid },
+        WindowId { pid: if pid == ME { std::process::id() } else { pid }, handle },
         app,
         &format!("{app} window"),
         geometry,
@@ -79,8 +79,8 @@ impl World {
     }
 }
 
-fn id(pid: u32, xid: u32) -> WindowId {
-    WindowId { pid, xid }
+fn id(pid: u32, handle: u32) -> WindowId {
+    WindowId { pid, handle }
 }
 
 fn click(target: Target) -> Action {
@@ -122,7 +122,7 @@ fn self_target_refused_for_own_and_ancestor_windows() {
     let host = world.host();
     let listed = host.list_windows(None, 1).unwrap();
     let denial =
-        |xid| listed.windows.iter().find(|w| w.window.id.xid == xid).unwrap().denial.clone();
+        |xid| listed.windows.iter().find(|w| w.window.id.handle == xid).unwrap().denial.clone();
     assert!(
         matches!(denial(0x10), Some(Denial::SelfTarget { .. })),
         "the agent host launched glovebox"
@@ -156,11 +156,11 @@ fn ancestor_rule_only_widens() {
     let host = fake_host(world.desktop.clone(), processes, world.config.clone()).unwrap();
     let listed = host.list_windows(None, 1).unwrap();
     assert!(matches!(
-        listed.windows.iter().find(|w| w.window.id.xid == 0x70).unwrap().denial,
+        listed.windows.iter().find(|w| w.window.id.handle == 0x70).unwrap().denial,
         Some(Denial::SelfTarget { .. })
     ));
     assert!(matches!(
-        listed.windows.iter().find(|w| w.window.id.xid == 0x10).unwrap().denial,
+        listed.windows.iter().find(|w| w.window.id.handle == 0x10).unwrap().denial,
         Some(Denial::SelfTarget { .. })
     ));
 }
@@ -172,7 +172,7 @@ fn deny_list_with_built_in_entry_config_cannot_remove() {
     let host = world.host();
     let listed = host.list_windows(None, 1).unwrap();
     let denial =
-        |xid| listed.windows.iter().find(|w| w.window.id.xid == xid).unwrap().denial.clone();
+        |xid| listed.windows.iter().find(|w| w.window.id.handle == xid).unwrap().denial.clone();
     assert_eq!(
         denial(0x40),
         Some(Denial::Denylisted { entry: "keepassxc".into(), built_in: true })
@@ -195,7 +195,7 @@ fn elevated_target_refused() {
     let host = world.host();
     let listed = host.list_windows(None, 1).unwrap();
     assert!(matches!(
-        listed.windows.iter().find(|w| w.window.id.xid == 0x50).unwrap().denial,
+        listed.windows.iter().find(|w| w.window.id.handle == 0x50).unwrap().denial,
         Some(Denial::Elevated { .. })
     ));
     assert_eq!(

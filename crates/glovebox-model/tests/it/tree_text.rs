@@ -27,7 +27,7 @@ const BUTTON: &[ElementState] = &[Enabled, Focusable, Showing, Visible];
 fn tree(root: Element) -> AccessibilityTree {
     let node_count = root.walk().count();
     AccessibilityTree {
-        window: WindowId { pid: 7, xid: 0x500001 },
+        window: WindowId { pid: 7, handle: 0x500001 },
         fidelity: Fidelity::Full,
         root: Some(root),
         node_count,

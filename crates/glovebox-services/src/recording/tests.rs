@@ -30,7 +30,7 @@ fn tree() -> AccessibilityTree {
         ],
     );
     AccessibilityTree {
-        window: WindowId { pid: 1, xid: 2 },
+        window: WindowId { pid: 1, handle: 2 },
         fidelity: Fidelity::Full,
         root: Some(root),
         node_count: 6,
@@ -256,7 +256,7 @@ fn a_step_delivered_without_a_look_takes_its_expectation_from_the_next_look_at_i
     let mut after = tree();
     after.root.as_mut().unwrap().children[0].children[0].name = "Paid".into();
     let mut elsewhere = tree();
-    elsewhere.window = WindowId { pid: 9, xid: 9 };
+    elsewhere.window = WindowId { pid: 9, handle: 9 };
     recorder.observed(&elsewhere).unwrap();
     recorder.observed(&after).unwrap();
     // The next step has no look after it and none follows: written without an expectation.

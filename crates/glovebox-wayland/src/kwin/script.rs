@@ -129,7 +129,7 @@ impl KWinWindow {
     }
 
     pub fn id(&self, xwayland: Option<&dyn XwaylandClients>) -> Option<WindowId> {
-        Some(WindowId { pid: self.process(xwayland)?.0, xid: self.number()? })
+        Some(WindowId { pid: self.process(xwayland)?.0, handle: self.number()? })
     }
 
     /// Its process and whose word that is: KWin's record of the client's
@@ -193,7 +193,7 @@ impl Report {
                     && (w.all_desktops || w.desktop == self.current_desktop);
                 let (pid, pid_source) = w.process(xwayland)?;
                 let info = WindowInfo {
-                    id: WindowId { pid, xid: w.number()? },
+                    id: WindowId { pid, handle: w.number()? },
                     app: w.class.clone(),
                     instance: w.name.clone(),
                     title: w.caption.clone(),
@@ -283,10 +283,10 @@ mod tests {
         let listed = report.windows(None);
         let titles: Vec<&str> = listed.iter().map(|l| l.info.title.as_str()).collect();
         assert_eq!(titles, ["above", "elsewhere", "below", "tk form"]);
-        assert_eq!(listed[3].info.id, WindowId { pid: 0, xid: 4 });
+        assert_eq!(listed[3].info.id, WindowId { pid: 0, handle: 4 });
         assert_eq!(listed[3].info.pid_source, PidSource::Unknown);
         assert_eq!(listed[3].x11, Some(6291460));
-        assert_eq!(listed[0].info.id, WindowId { pid: 42, xid: 0xc50f_a38c });
+        assert_eq!(listed[0].info.id, WindowId { pid: 42, handle: 0xc50f_a38c });
         assert!(listed[0].info.focused);
         assert_eq!(listed[0].x11, Some(4194316));
         assert!(listed[1].info.minimized, "another virtual desktop has no pixels on screen");
@@ -302,7 +302,7 @@ mod tests {
             }
         }
         let listed = report.windows(Some(&Server));
-        assert_eq!(listed[3].info.id, WindowId { pid: 4242, xid: 4 });
+        assert_eq!(listed[3].info.id, WindowId { pid: 4242, handle: 4 });
         assert_eq!(listed[3].info.pid_source, PidSource::Server);
         assert_eq!(listed[0].info.id.pid, 42, "KWin's own record is kept");
         assert!(Report::parse("{\"windows\": 3}").is_err());

@@ -180,7 +180,7 @@ impl X11Backend {
             }
             DeliveryMode::Foreground => {
                 let (keys, loan) = self.strokes(gesture)?;
-                let sent = self.send_foreground(window.id.xid, gesture, &keys);
+                let sent = self.send_foreground(window.id.handle, gesture, &keys);
                 if let Some(loan) = loan {
                     loan.return_after(window);
                 }
@@ -221,9 +221,9 @@ impl X11Backend {
     ) -> Result<(), BackendError> {
         let (keys, loan) = self.strokes(gesture)?;
         let sent = match style.framing {
-            Framing::Bare => self.send_synthetic(window.id.xid, gesture, &keys, style.aim),
+            Framing::Bare => self.send_synthetic(window.id.handle, gesture, &keys, style.aim),
             Framing::InFocus => {
-                self.send_focus(window.id.xid, true)?;
+                self.send_focus(window.id.handle, true)?;
                 // Qt takes a press in a window it does not yet believe focused
                 // as a click to activate it (it asks the window manager): the
                 // toolkit must have handled the FocusIn before the first press.
@@ -233,9 +233,9 @@ impl X11Backend {
                     .reply()
                     .map_err(|e| reply_error(e, None))?;
                 std::thread::sleep(FOCUS_SETTLE);
-                let sent = self.send_synthetic(window.id.xid, gesture, &keys, style.aim);
+                let sent = self.send_synthetic(window.id.handle, gesture, &keys, style.aim);
                 // The window must not go on believing it is focused, whatever happened between.
-                let unfocused = self.send_focus(window.id.xid, false);
+                let unfocused = self.send_focus(window.id.handle, false);
                 sent.and(unfocused)
             }
         };
@@ -267,7 +267,7 @@ impl X11Backend {
         within: Duration,
     ) -> Result<Option<Duration>, BackendError> {
         let started = Instant::now();
-        let xid = window.id.xid;
+        let xid = window.id.handle;
         // The input went over the main connection: once the server answers
         // a request there, it has handled (and queued) everything before it.
         self.conn

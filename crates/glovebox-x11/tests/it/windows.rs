@@ -26,7 +26,7 @@ fn lists_fixture_and_xterm_with_server_pids_titles_and_classes() {
     assert_eq!(fixture_window.id.pid, fixture.pid());
     assert_eq!(fixture_window.pid_source, PidSource::Server);
     assert_eq!(
-        fixture_window.id.xid as u64,
+        fixture_window.id.handle as u64,
         state["xid"].as_u64().unwrap(),
         "xid matches the app's own GDK window"
     );

@@ -121,7 +121,7 @@ fn drive(sandbox: &'static Sandbox, current: bool) {
     std::thread::sleep(Duration::from_millis(300));
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
     let before = wait_until("the user's window active", || {
-        Some(user()).filter(|d| d.focused.is_some_and(|f| f.xid != window.id.xid))
+        Some(user()).filter(|d| d.focused.is_some_and(|f| f.handle != window.id.handle))
     });
     let start = read_widgets(sandbox, pid);
     // On the frame the target was found in: ids are the frame's own.

@@ -89,7 +89,7 @@ fn self_target_refused_for_this_process_window() {
     conn.map_window(window).unwrap().check().unwrap();
     let host = glovebox_testkit::host(&sandbox, "self").shared_runtime().open();
     let own = wait_until("own window listed", || {
-        host.list_windows(None, 1).ok()?.windows.into_iter().find(|w| w.window.id.xid == window)
+        host.list_windows(None, 1).ok()?.windows.into_iter().find(|w| w.window.id.handle == window)
     });
     assert_eq!(
         own.window.id.pid,

@@ -125,7 +125,10 @@ fn the_agents_cursor_is_drawn_click_through_never_captured_and_gone_after_stop()
         .unwrap();
     assert!(input.rectangles.is_empty(), "an empty input shape: it can never receive input");
     let listed = host.list_windows(None, 1).unwrap();
-    assert!(listed.windows.iter().all(|w| w.window.id.xid != cursor), "never in the window list");
+    assert!(
+        listed.windows.iter().all(|w| w.window.id.handle != cursor),
+        "never in the window list"
+    );
 
     // Before the click the cursor moves to the button's centre; after it, it shows a press.
     let (cancel, bounds) = element(&seen, Role::PushButton, "Cancel");

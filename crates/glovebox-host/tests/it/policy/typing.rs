@@ -10,7 +10,7 @@ use glovebox_host::{Answer, ApprovalRequest, Approvals};
 use glovebox_model::{ApprovalMode, KeyCombo, Policy};
 use std::sync::Mutex;
 
-const EDITOR_WINDOW: WindowId = WindowId { pid: EDITOR, xid: 0x20 };
+const EDITOR_WINDOW: WindowId = WindowId { pid: EDITOR, handle: 0x20 };
 
 /// A world whose editor has no tree, in approval `mode` (`custom` with
 /// every class allowed), and a host whose person answers `answer` to

@@ -9,7 +9,7 @@ use glovebox_testkit::fake::{fake_window, fake_world, FakeWorld};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-pub const EDITOR: WindowId = WindowId { pid: 1001, xid: 0x20 };
+pub const EDITOR: WindowId = WindowId { pid: 1001, handle: 0x20 };
 
 /// One 640×480 window at (100, 100) on a 1920×1080 screen; its tree has an
 /// `OK` button at (10, 10, 50, 20) and a password field at (10, 40, 100, 20).

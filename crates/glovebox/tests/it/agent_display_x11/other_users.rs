@@ -32,7 +32,7 @@ fn another_local_user_cannot_reach_the_agent_display() {
     let agent = desktops.running_agent().expect("the agent display runs");
     let display = agent.sandbox().display().to_owned();
     let authority = agent.sandbox().runtime_dir().join("xauthority");
-    let xid = format!("{:#x}", opened.window.id.xid);
+    let xid = format!("{:#x}", opened.window.id.handle);
 
     // This user reaches it, by its cookie and by its uid alone.
     let mine = Command::new("xwininfo")
