@@ -6,58 +6,7 @@
 
 use crate::process::{ancestors, ProcessTable};
 use glovebox_model::{Denial, WindowInfo};
-
-/// Credential software: always denied, whatever the configuration says.
-/// `*` matches any run of characters.
-pub const BUILT_IN_DENY: &[&str] = &[
-    "keepassxc",
-    "keepass*",
-    "bitwarden",
-    "1password",
-    "gcr-prompter",
-    "gcr-viewer",
-    "gnome-keyring*",
-    "seahorse",
-    "polkit-*",
-    "*polkit*agent*",
-    "lxpolkit",
-    "pinentry*",
-    "ssh-askpass*",
-    "ksshaskpass",
-    "x11-ssh-askpass",
-    "kwalletd*",
-    "kwallet-query",
-    "org.keepassxc.*",
-];
-
-/// Where the person gives or refuses consent: always denied, on every
-/// desktop. The portals' dialogs (screen sharing, remote control,
-/// screenshots), the compositors and shells that draw their own (GNOME
-/// Shell's polkit and sharing prompts, KWin's), and the lock screens.
-/// Polkit agents are in [`BUILT_IN_DENY`] already, with the other
-/// credential prompts.
-pub const CONSENT_SURFACES: &[&str] = &[
-    "xdg-desktop-portal*",
-    "gnome-shell*",
-    "org.gnome.shell*",
-    "kwin_wayland*",
-    "kwin_x11",
-    "kscreenlocker*",
-    "gnome-screensaver*",
-    "cinnamon-screensaver*",
-    "mate-screensaver*",
-    "xfce4-screensaver*",
-    "xscreensaver*",
-    "light-locker",
-    "swaylock",
-    "hyprlock",
-    "gtklock",
-    "waylock",
-    "i3lock*",
-    "xsecurelock",
-    "xlock*",
-    "slock",
-];
+use glovebox_platform::ProtectedPrograms;
 
 pub use glovebox_model::AncestorRule;
 
@@ -90,21 +39,24 @@ pub struct Denials {
     rule: AncestorRule,
     uid: u32,
     entries: Vec<(String, bool)>,
+    consent: &'static [&'static str],
 }
 
 impl Denials {
     /// The rules of glovebox process `own_pid` running as `uid`: its
     /// ancestors are read from `table` now, and `configured` deny-list
-    /// entries (lower-cased, blanks dropped) join [`BUILT_IN_DENY`].
+    /// entries (lower-cased, blanks dropped) join the system's `protected`
+    /// credential software; its consent surfaces are denied before either.
     pub fn new(
         table: &dyn ProcessTable,
         own_pid: u32,
         uid: u32,
         rule: AncestorRule,
         configured: &[String],
+        protected: ProtectedPrograms,
     ) -> Denials {
         let mut entries: Vec<(String, bool)> =
-            BUILT_IN_DENY.iter().map(|e| (e.to_string(), true)).collect();
+            protected.credentials.iter().map(|e| (e.to_string(), true)).collect();
         entries.extend(
             configured
                 .iter()
@@ -112,13 +64,14 @@ impl Denials {
                 .filter(|e| !e.is_empty())
                 .map(|e| (e, false)),
         );
-        Denials { own_pid, ancestors: ancestors(table, own_pid), rule, uid, entries }
+        let consent = protected.consent;
+        Denials { own_pid, ancestors: ancestors(table, own_pid), rule, uid, entries, consent }
     }
 
     /// The deny-list entry matching any of `names` (lower-cased), if one does.
     pub fn denylisted(&self, names: &[String]) -> Option<Denial> {
         let named = |entry: &str| names.iter().any(|n| !n.is_empty() && glob_match(entry, n));
-        if let Some(entry) = CONSENT_SURFACES.iter().find(|e| named(e)) {
+        if let Some(entry) = self.consent.iter().find(|e| named(e)) {
             return Some(Denial::ConsentSurface { entry: entry.to_string() });
         }
         self.entries
@@ -181,6 +134,12 @@ impl Denials {
 mod tests {
     use super::*;
 
+    /// A system's lists as the rules see them (Linux's own are tested with them).
+    const PROTECTED: ProtectedPrograms = ProtectedPrograms {
+        credentials: &["pinentry*", "keepass*"],
+        consent: &["xdg-desktop-portal*", "gnome-shell*", "kscreenlocker*", "swaylock"],
+    };
+
     #[test]
     fn globs() {
         assert!(glob_match("pinentry*", "pinentry-gnome3"));
@@ -199,7 +158,7 @@ mod tests {
             0,
             "/usr/libexec/xdg-desktop-portal-kde",
         )]);
-        let denials = Denials::new(&table, 1, 0, AncestorRule::Ancestors, &[]);
+        let denials = Denials::new(&table, 1, 0, AncestorRule::Ancestors, &[], PROTECTED);
         // The dialog's window says nothing of its process: the executable does.
         let dialog = WindowInfo {
             id: glovebox_model::WindowId { pid: 40, handle: 7 },

@@ -111,7 +111,8 @@ pub struct HostConfig {
     pub capture: CaptureMode,
     /// No input is delivered at all; observation still works.
     pub read_only: bool,
-    /// Deny-list entries added to [`denials::BUILT_IN_DENY`], matched against
+    /// Deny-list entries added to the system's credential software
+    /// ([`glovebox_platform::ProtectedPrograms`]), matched against
     /// a window's application, instance and executable names; `*` matches
     /// any run of characters, case is ignored.
     pub deny: Vec<String>,
@@ -428,6 +429,7 @@ impl Host {
             process::current_uid(),
             config.ancestor_rule,
             &config.deny,
+            backends.protected,
         );
         let display_dir = DisplayDir::new(&config.runtime_root, &config.display).gated()?;
         let audit = AuditLog::new(config.audit_path.clone());

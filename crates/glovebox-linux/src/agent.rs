@@ -147,6 +147,7 @@ impl Desktops {
             presence: self.user.presence.clone(),
             agent_display: Some(self.clone()),
             seen: Some(glovebox_ocr::shared_reader()),
+            protected: crate::PROTECTED,
         }
     }
 

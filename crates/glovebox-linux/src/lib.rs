@@ -18,6 +18,7 @@ pub mod agent_box;
 #[cfg(target_os = "linux")]
 pub mod launcher;
 pub mod packages;
+mod protected;
 #[cfg(target_os = "linux")]
 mod resolve;
 #[cfg(target_os = "linux")]
@@ -148,6 +149,7 @@ mod linux {
             presence,
             agent_display: None,
             seen: Some(glovebox_ocr::shared_reader()),
+            protected: crate::PROTECTED,
         })
     }
 
@@ -216,6 +218,7 @@ mod linux {
 
 #[cfg(target_os = "linux")]
 pub use linux::LinuxSecureInput;
+pub use protected::PROTECTED;
 
 /// How the Linux backends are put together.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

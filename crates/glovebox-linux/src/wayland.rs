@@ -381,6 +381,7 @@ pub fn backends(session: Session, session_bus: Option<&str>) -> Result<Backends,
         presence: None,
         agent_display: None,
         seen: Some(glovebox_ocr::shared_reader()),
+        protected: crate::PROTECTED,
     })
 }
 
@@ -421,6 +422,7 @@ fn backends_served_with(
         presence: None,
         agent_display: None,
         seen: Some(glovebox_ocr::shared_reader()),
+        protected: crate::PROTECTED,
     })
 }
 
@@ -540,6 +542,7 @@ pub fn backends_without_compositor(
         presence: None,
         agent_display: None,
         seen: Some(glovebox_ocr::shared_reader()),
+        protected: crate::PROTECTED,
     })
 }
 

@@ -20,6 +20,7 @@ pub mod gesture;
 pub mod image;
 pub mod marks;
 pub mod process;
+pub mod protected;
 pub mod route;
 pub mod seen;
 pub mod sync;
@@ -35,6 +36,7 @@ pub use capabilities::{Capabilities, Support};
 pub use error::{BackendError, BackendErrorKind};
 pub use gesture::Gesture;
 pub use image::RgbImage;
+pub use protected::ProtectedPrograms;
 pub use route::{AccessibleCall, Relative, Route};
 pub use seen::{SeenItem, SeenRead, SeenReader};
 
@@ -359,6 +361,9 @@ pub struct Backends {
     /// Reads elements from a window's pixels where its tree is missing or
     /// thin; `None` where no reader is built in.
     pub seen: Option<std::sync::Arc<dyn SeenReader>>,
+    /// This system's credential software and consent surfaces, which no
+    /// grant reaches.
+    pub protected: ProtectedPrograms,
 }
 
 /// The screen of the desktop glovebox owns (the agent display), shown to
@@ -401,6 +406,7 @@ impl Backends {
     pub fn of_fake_desktop(
         desktop: std::sync::Arc<fake::FakeDesktop>,
         processes: std::sync::Arc<dyn process::ProcessTable>,
+        protected: ProtectedPrograms,
     ) -> Backends {
         Backends {
             windows: desktop.clone(),
@@ -413,6 +419,7 @@ impl Backends {
             presence: None,
             agent_display: None,
             seen: None,
+            protected,
         }
     }
 }

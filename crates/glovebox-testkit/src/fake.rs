@@ -8,6 +8,10 @@ use glovebox_model::{Monitor, PidSource, Rect, WindowId, WindowInfo};
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
 use std::sync::Arc;
 
+/// The protected programs of the fake desktop's hosts: Linux's, so the
+/// policy tests deny what a Linux desktop denies.
+pub const PROTECTED: glovebox_platform::ProtectedPrograms = glovebox_linux::PROTECTED;
+
 /// A host and the fake desktop it acts on.
 pub struct FakeWorld {
     pub desktop: Arc<FakeDesktop>,
@@ -124,5 +128,5 @@ pub fn fake_host(
     processes: DeclaredProcesses,
     config: HostConfig,
 ) -> Result<Host, glovebox_model::Refusal> {
-    Host::open(Backends::of_fake_desktop(desktop, Arc::new(processes)), config)
+    Host::open(Backends::of_fake_desktop(desktop, Arc::new(processes), PROTECTED), config)
 }

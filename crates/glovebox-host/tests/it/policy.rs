@@ -9,7 +9,7 @@ use glovebox_model::{
     Target, WindowId, WindowRef,
 };
 use glovebox_platform::fake::{FakeDesktop, FakeWindow};
-use glovebox_testkit::fake::{fake_host, fake_window, fake_world};
+use glovebox_testkit::fake::{fake_host, fake_window, fake_world, PROTECTED};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -566,6 +566,7 @@ fn platform_unsupported_answers_every_operation() {
         presence: None,
         agent_display: None,
         seen: None,
+        protected: PROTECTED,
     };
     let host = Host::open(backends, world.config.clone()).unwrap();
     assert_eq!(code(host.observe(None, false)), ErrorCode::PlatformUnsupported);

@@ -406,7 +406,7 @@ fn the_agents_cursor_appears_with_the_first_look_aims_before_delivery_and_goes_w
     let world = World::new("cursor");
     let cursor = Arc::new(DrawnCursor::default());
     let mut backends =
-        Backends::of_fake_desktop(world.desktop.clone(), Arc::new(World::processes()));
+        Backends::of_fake_desktop(world.desktop.clone(), Arc::new(World::processes()), PROTECTED);
     backends.presence = Some(cursor.clone());
     let host = Host::open(backends, world.config.clone()).unwrap();
     host.observe(None, false).unwrap();

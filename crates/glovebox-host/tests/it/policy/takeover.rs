@@ -32,9 +32,10 @@ impl AgentScreen for Running {
 fn no_agent_input_is_delivered_once_the_person_has_taken_over() {
     let world = World::new("takeover-in-flight");
     let processes: Arc<dyn glovebox_platform::process::ProcessTable> = Arc::new(World::processes());
-    let mut backends = Backends::of_fake_desktop(world.desktop.clone(), processes.clone());
-    backends.agent_display =
-        Some(Arc::new(Running(Backends::of_fake_desktop(world.desktop.clone(), processes))));
+    let mut backends =
+        Backends::of_fake_desktop(world.desktop.clone(), processes.clone(), PROTECTED);
+    let agent = Backends::of_fake_desktop(world.desktop.clone(), processes, PROTECTED);
+    backends.agent_display = Some(Arc::new(Running(agent)));
     let host = Host::open(backends, world.config.clone()).unwrap();
     let seen = host.observe(None, false).unwrap();
 

@@ -1,0 +1,19 @@
+//! The programs no agent may reach on a system, whatever the configuration
+//! says: its credential software and prompts, and the surfaces where the
+//! person gives or refuses consent (permission dialogs, the shell that
+//! draws them, the lock screen). Which programs those are differs per
+//! system, so each system's composition supplies its lists with its
+//! [`crate::Backends`]; the host's denials match windows against them.
+
+/// One system's protected programs, as lower-case names where `*` matches
+/// any run of characters (an application's name, its instance, or its
+/// executable's path or file name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProtectedPrograms {
+    /// Credential software and prompts: always denied as deny-list entries
+    /// no setting removes.
+    pub credentials: &'static [&'static str],
+    /// Where the person gives or refuses consent: always denied, and said
+    /// to be a consent surface.
+    pub consent: &'static [&'static str],
+}
