@@ -220,16 +220,9 @@ mod linux {
 pub use linux::LinuxSecureInput;
 pub use protected::PROTECTED;
 
-/// How the Linux backends are put together.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Options {
-    /// Draw the agent's cursor (an override-redirect, click-through window).
-    pub overlay: bool,
-    /// Which display server to drive when no display is named.
-    pub backend: DisplayBackend,
-    /// What the agent display's browsers may open.
-    pub agent_browser: glovebox_platform::BrowserPages,
-}
+/// How the Linux backends are put together: the options every system's
+/// desktop is opened with.
+pub use glovebox_platform::DesktopOptions as Options;
 
 /// This platform's backends on `display` and `session_bus` (the
 /// environment's when `None`), without the drawn cursor.

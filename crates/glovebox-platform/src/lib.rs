@@ -331,6 +331,18 @@ pub trait AppLauncher {
     ) -> Result<bool, BackendError>;
 }
 
+/// How a system's desktop is opened (`glovebox-desktop`), whatever the system.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DesktopOptions {
+    /// Draw the agent's cursor where the system can (on Linux/X11 an
+    /// override-redirect, click-through window).
+    pub overlay: bool,
+    /// Which display server to drive when no display is named (Linux).
+    pub backend: glovebox_model::DisplayBackend,
+    /// What the agent display's browsers may open.
+    pub agent_browser: BrowserPages,
+}
+
 /// The platform pieces the host works through, as the platform crate
 /// composes them. Only the host holds them.
 #[derive(Clone)]

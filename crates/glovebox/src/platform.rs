@@ -1,4 +1,4 @@
-//! The host of this process: this platform's backends (glovebox-linux)
+//! The host of this process: this system's desktop (`glovebox-desktop`)
 //! behind one [`Host`], configured from `glovebox-config`.
 
 use glovebox_config::Config;
@@ -14,7 +14,7 @@ pub fn display_name(explicit: Option<std::path::PathBuf>) -> String {
     let backend = glovebox_config::Layered::load(&glovebox_config::Sources::standard(explicit))
         .map(|l| l.config.backend)
         .unwrap_or_default();
-    glovebox_linux::display_name(backend)
+    glovebox_desktop::display_name(backend)
 }
 
 /// Host settings from the configuration.
@@ -52,18 +52,18 @@ pub fn host_config(config: &Config, display: &str) -> Result<HostConfig, Refusal
 /// The host of this process on `$DISPLAY`, configured from `config`. Off
 /// in the configuration, nothing of the desktop is opened.
 pub fn open_host(config: &Config) -> Result<Host, Refusal> {
-    let host_config = host_config(config, &glovebox_linux::display_name(config.backend))?;
+    let host_config = host_config(config, &glovebox_desktop::display_name(config.backend))?;
     host_config.check_enabled()?;
     let agent_browser = match config.input.local_urls {
         true => glovebox_platform::BrowserPages::Any,
         false => glovebox_platform::BrowserPages::Web,
     };
-    let options =
-        glovebox_linux::Options { overlay: config.overlay, backend: config.backend, agent_browser };
-    Host::open(
-        glovebox_linux::backends_with(None, None, &options).map_err(glovebox_host::refusal_of)?,
-        host_config,
-    )
+    let options = glovebox_desktop::DesktopOptions {
+        overlay: config.overlay,
+        backend: config.backend,
+        agent_browser,
+    };
+    Host::open(glovebox_desktop::open(&options).map_err(glovebox_host::refusal_of)?, host_config)
 }
 
 /// Serves the indicator page of `host` (this process shows what its grant

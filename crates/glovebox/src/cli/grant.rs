@@ -36,7 +36,7 @@ pub fn grant(config: Option<PathBuf>, action: GrantAction) -> Result<ExitCode, F
         GrantAction::Status => {
             let reply = glovebox_host::Host::remote_status(
                 &glovebox_services::control::DisplayDir::default_root(),
-                &glovebox_linux::display_name(config.backend),
+                &glovebox_desktop::display_name(config.backend),
             )
             .map_err(|r| refused(r, true))?;
             println!("{reply}");

@@ -174,7 +174,7 @@ fn environment() -> Vec<(String, String)> {
 /// The warm files of the display `config`'s backend uses.
 #[cfg(unix)]
 fn warm_dir(config: &Config) -> Option<glovebox_services::warm::WarmDir> {
-    let display = glovebox_linux::display_name(config.backend);
+    let display = glovebox_desktop::display_name(config.backend);
     let dir = glovebox_services::control::DisplayDir::new(
         &glovebox_services::control::DisplayDir::default_root(),
         &display,
@@ -427,7 +427,7 @@ mod serving {
         let link = Arc::new(Mutex::new(link));
         let approver: Arc<dyn Approver> = Arc::new(AskTheCaller(link.clone()));
         let open = |config: &Config| -> Result<Host, Refusal> {
-            let display = glovebox_linux::display_name(config.backend);
+            let display = glovebox_desktop::display_name(config.backend);
             let mut settings = glovebox::platform::host_config(config, &display)?;
             settings.acting_pid = caller;
             Host::open(backends.clone(), settings).map(|host| host.with_approver(approver.clone()))

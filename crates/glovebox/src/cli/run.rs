@@ -42,7 +42,7 @@ pub fn run(config: Option<PathBuf>, args: RunArgs) -> Result<ExitCode, Failure> 
     let config = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config))
         .map_err(|e| refused(e.into(), json))?
         .config;
-    glovebox::platform::host_config(&config, &glovebox_linux::display_name(config.backend))
+    glovebox::platform::host_config(&config, &glovebox_desktop::display_name(config.backend))
         .and_then(|h| h.check_enabled())
         .map_err(|r| refused(r, json))?;
     let binding = configured_binding(&config).map_err(|r| refused(r, json))?;

@@ -109,7 +109,7 @@ pub fn resident(config: Option<PathBuf>) -> Result<ExitCode, Failure> {
     let service = super::ride::keep_warm(&host, &config, role).map_err(|r| refused(r, false))?;
     println!(
         "{}",
-        serde_json::json!({ "pid": std::process::id(), "display": glovebox_linux::display_name(config.backend) })
+        serde_json::json!({ "pid": std::process::id(), "display": glovebox_desktop::display_name(config.backend) })
     );
     let _ = std::io::Write::flush(&mut std::io::stdout());
     let by = end.recv().unwrap_or(0);

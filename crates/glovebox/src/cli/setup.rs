@@ -35,7 +35,7 @@ pub fn schema(output: SchemaOutput) -> Result<ExitCode, Failure> {
 }
 
 pub fn doctor(config: Option<PathBuf>, json: bool) -> Result<ExitCode, Failure> {
-    let mut report = glovebox_linux::doctor();
+    let mut report = glovebox_desktop::doctor();
     let served = glovebox_host::Host::remote_indicator(
         &glovebox_services::control::DisplayDir::default_root(),
         &glovebox::platform::display_name(config),
@@ -54,7 +54,7 @@ pub fn doctor(config: Option<PathBuf>, json: bool) -> Result<ExitCode, Failure> 
     report.checks.push(guidance_check());
     if json {
         let mut value = serde_json::to_value(&report).context("serialising the report")?;
-        value["capabilities"] = serde_json::to_value(glovebox_linux::capabilities())
+        value["capabilities"] = serde_json::to_value(glovebox_desktop::capabilities())
             .context("serialising the capabilities")?;
         println!("{}", serde_json::to_string_pretty(&value).context("serialising the report")?);
     } else {

@@ -133,7 +133,7 @@ fn computer_use(
 fn desktop() {
     step(2, "The desktop");
     let progress = Progress::start("checking");
-    let report = glovebox_linux::doctor();
+    let report = glovebox_desktop::doctor();
     progress.finish();
     print!("{}", indented(&report.render_text()));
     println!(
