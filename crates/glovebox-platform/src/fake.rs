@@ -287,6 +287,8 @@ impl InputSink for FakeDesktop {
         targets: &[ResolvedTarget],
         mode: crate::Reach,
     ) -> Result<Delivery, BackendError> {
+        // As a real desktop: a window that is gone takes nothing.
+        self.find_window(&WindowRef::Id(window.id))?;
         self.delivered.lock().unwrap().push((window.id, action.clone(), targets.to_vec(), mode));
         if *self.grab_on_delivery.lock().unwrap() {
             *self.keyboard_grab.lock().unwrap() = true;

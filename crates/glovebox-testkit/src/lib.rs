@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod architecture;
+pub mod contract;
 pub mod desktop;
 pub mod fake;
 mod host;

@@ -7,6 +7,7 @@ mod agent_display_x11;
 mod cli;
 mod cold_desktop;
 mod computer_x11;
+mod contract_x11;
 mod deploy;
 mod episodes;
 mod faults_x11;
