@@ -19,21 +19,23 @@ pub struct IdRegistry {
 impl IdRegistry {
     /// The id of `object` (of role `role`) in window `xid`, minted
     /// on first sight. The same path with another role is another object:
-    /// it gets a new id and the old one resolves to nothing.
-    pub fn id_for(&mut self, xid: u32, object: &ObjectRef, role: Role) -> ElementId {
+    /// it gets a new id and the old one resolves to nothing. `None` once
+    /// this process has named every tree id there is ([`ElementId::tree`]):
+    /// an id is never handed to a second object, nor taken from the seen ids.
+    pub fn id_for(&mut self, xid: u32, object: &ObjectRef, role: Role) -> Option<ElementId> {
         let key = (xid, object.clone());
         match self.by_object.get(&key) {
-            Some(&(id, seen_role)) if seen_role == role => return id,
+            Some(&(id, seen_role)) if seen_role == role => return Some(id),
             Some(&(old, _)) => {
                 self.by_id.remove(&old);
             }
             None => {}
         }
+        let id = ElementId::tree(self.next + 1)?;
         self.next += 1;
-        let id = ElementId(self.next);
         self.by_object.insert(key, (id, role));
         self.by_id.insert(id, (xid, object.clone()));
-        id
+        Some(id)
     }
 
     /// The object behind `id`, which must belong to window `xid`.
@@ -64,10 +66,10 @@ mod tests {
     #[test]
     fn ids_are_stable_per_window_and_refuse_other_windows() {
         let mut ids = IdRegistry::default();
-        let a = ids.id_for(0x100, &object("/a"), Role::PushButton);
-        let b = ids.id_for(0x100, &object("/b"), Role::PushButton);
+        let a = ids.id_for(0x100, &object("/a"), Role::PushButton).unwrap();
+        let b = ids.id_for(0x100, &object("/b"), Role::PushButton).unwrap();
         assert_ne!(a, b);
-        assert_eq!(ids.id_for(0x100, &object("/a"), Role::PushButton), a);
+        assert_eq!(ids.id_for(0x100, &object("/a"), Role::PushButton), Some(a));
         assert_eq!(ids.resolve(0x100, a).unwrap(), object("/a"));
         assert_eq!(ids.resolve(0x200, a).unwrap_err().kind, BackendErrorKind::StaleElement);
         assert_eq!(
@@ -79,11 +81,20 @@ mod tests {
     #[test]
     fn a_reused_path_with_another_role_is_a_new_object() {
         let mut ids = IdRegistry::default();
-        let button = ids.id_for(0x100, &object("/0x55d0"), Role::PushButton);
-        let label = ids.id_for(0x100, &object("/0x55d0"), Role::Label);
+        let button = ids.id_for(0x100, &object("/0x55d0"), Role::PushButton).unwrap();
+        let label = ids.id_for(0x100, &object("/0x55d0"), Role::Label).unwrap();
         assert_ne!(button, label);
         assert_eq!(ids.resolve(0x100, button).unwrap_err().kind, BackendErrorKind::StaleElement);
         assert_eq!(ids.resolve(0x100, label).unwrap(), object("/0x55d0"));
-        assert_eq!(ids.id_for(0x100, &object("/0x55d0"), Role::Label), label);
+        assert_eq!(ids.id_for(0x100, &object("/0x55d0"), Role::Label), Some(label));
+    }
+
+    #[test]
+    fn the_last_tree_id_is_never_followed_by_a_seen_one() {
+        let mut ids = IdRegistry { next: glovebox_model::FIRST_SEEN_ID - 2, ..Default::default() };
+        let last = ids.id_for(0x100, &object("/last"), Role::PushButton).unwrap();
+        assert_eq!(last.origin(), glovebox_model::ElementOrigin::Tree);
+        assert_eq!(ids.id_for(0x100, &object("/past"), Role::PushButton), None);
+        assert_eq!(ids.id_for(0x100, &object("/last"), Role::PushButton), Some(last));
     }
 }

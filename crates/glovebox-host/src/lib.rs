@@ -84,6 +84,20 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+/// A desktop other hosts may be opened over ([`Host::persons_desktop`]);
+/// what it holds is reached only through the hosts it opens.
+#[derive(Clone)]
+pub struct PersonsDesktop {
+    backends: Backends,
+}
+
+impl PersonsDesktop {
+    /// A host over this desktop with `config`.
+    pub fn open(&self, config: HostConfig) -> Result<Host, Refusal> {
+        Host::open(self.backends.clone(), config)
+    }
+}
+
 /// Settings of one host; see `glovebox-config` for where they come from.
 #[derive(Debug, Clone)]
 pub struct HostConfig {
@@ -456,11 +470,14 @@ impl Host {
         })
     }
 
-    /// The desktop this host reads and acts on, for another host over the
-    /// same connections (a warm host carrying out a CLI's call with the
-    /// CLI's own settings, grant and audit identity).
-    pub fn backends(&self) -> Backends {
-        self.inner.backends.clone()
+    /// The person's desktop of this host, without its drawn cursor, for
+    /// other hosts over the same connections: a warm host carrying out a
+    /// CLI's call with the CLI's own settings, grant and audit identity,
+    /// which reaches what the CLI alone does (never an agent display this
+    /// host runs) and draws nothing. The backends stay sealed inside.
+    pub fn persons_desktop(&self) -> PersonsDesktop {
+        let backends = self.inner.backends.persons_desktop();
+        PersonsDesktop { backends: Backends { presence: None, ..backends } }
     }
 
     /// This host, asking its prompts through `approver` (MCP elicitation,

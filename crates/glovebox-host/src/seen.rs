@@ -3,28 +3,23 @@
 //! ([`holes`]), only when the grant may look at pixels (what is read from
 //! them is pixels in other words), after the
 //! denials and secure input were checked for the read itself. The host
-//! mints their ids (from [`FIRST_SEEN_ID`], never a tree's) and keeps an
+//! mints their ids ([`ElementId::seen`], never a tree's) and keeps an
 //! unchanged element's id from one look to the next.
 
 use glovebox_model::{
     AccessibilityTree, ElementId, ElementState, Fidelity, Rect, Role, SeenElement, SeenKind,
-    WindowId, FIRST_SEEN_ID,
+    WindowId,
 };
 use glovebox_platform::{Capture, SeenItem, SeenReader};
 use std::collections::HashMap;
 
 /// The ids handed to seen elements, per window: the same kind, text and
 /// place keeps its id across looks.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct SeenIds {
-    next: u32,
+    /// How many seen ids were handed out ([`ElementId::seen`] mints them).
+    minted: u32,
     last: HashMap<WindowId, Vec<(SeenKind, String, Rect, ElementId)>>,
-}
-
-impl Default for SeenIds {
-    fn default() -> Self {
-        SeenIds { next: FIRST_SEEN_ID, last: HashMap::new() }
-    }
 }
 
 impl SeenIds {
@@ -33,9 +28,9 @@ impl SeenIds {
             l.iter().find(|(k, t, b, _)| *k == kind && t == text && *b == bounds).map(|e| e.3)
         });
         known.unwrap_or_else(|| {
-            let id = ElementId(self.next);
-            // Past u32's end the numbering starts again; a frame holds at most MAX_SEEN.
-            self.next = self.next.checked_add(1).unwrap_or(FIRST_SEEN_ID);
+            // Past the seen ids' end the numbering starts again; a frame holds at most MAX_SEEN.
+            let id = ElementId::seen(self.minted);
+            self.minted = self.minted.wrapping_add(1);
             id
         })
     }

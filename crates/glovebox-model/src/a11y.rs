@@ -11,9 +11,48 @@ use std::fmt;
 use std::time::Duration;
 
 /// An element id, unique within one window's observations in this process
-/// and stable for the same accessible object: `e12`.
+/// and stable for the same accessible object: `e12`. Ids below
+/// [`crate::FIRST_SEEN_ID`] name what an application's tree reported,
+/// the rest what glovebox read in a window's pixels ([`ElementId::origin`]);
+/// each registry mints through [`ElementId::tree`] or [`ElementId::seen`],
+/// so neither reaches into the other's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ElementId(pub u32);
+
+/// Where an element came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElementOrigin {
+    /// The application's accessibility tree reported it.
+    Tree,
+    /// glovebox read it in the window's pixels.
+    Seen,
+}
+
+impl ElementId {
+    /// The `n`-th id of the trees' registry (from 1); `None` once `n`
+    /// would reach the seen ids.
+    pub const fn tree(n: u32) -> Option<ElementId> {
+        match n {
+            0 => None,
+            n if n < crate::FIRST_SEEN_ID => Some(ElementId(n)),
+            _ => None,
+        }
+    }
+
+    /// The `n`-th id of the seen elements' registry (from 0), starting
+    /// over within the seen ids past their end.
+    pub const fn seen(n: u32) -> ElementId {
+        ElementId(crate::FIRST_SEEN_ID + n % (u32::MAX - crate::FIRST_SEEN_ID))
+    }
+
+    /// Whether a tree reported it or the pixels showed it.
+    pub const fn origin(self) -> ElementOrigin {
+        match self.0 < crate::FIRST_SEEN_ID {
+            true => ElementOrigin::Tree,
+            false => ElementOrigin::Seen,
+        }
+    }
+}
 
 impl fmt::Display for ElementId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -704,6 +743,13 @@ frame \"Fixture \\\"A\\\"\"
     #[test]
     fn element_ids_parse_and_print() {
         assert_eq!("e12".parse::<ElementId>().unwrap(), ElementId(12));
+        // The two registries' spaces meet and never overlap.
+        let last_tree = ElementId::tree(crate::FIRST_SEEN_ID - 1).unwrap();
+        assert_eq!(last_tree.origin(), ElementOrigin::Tree);
+        assert_eq!((ElementId::tree(0), ElementId::tree(crate::FIRST_SEEN_ID)), (None, None));
+        assert_eq!(ElementId::seen(0), ElementId(crate::FIRST_SEEN_ID));
+        assert_eq!(ElementId::seen(u32::MAX).origin(), ElementOrigin::Seen);
+        assert_eq!("e1000003".parse::<ElementId>().unwrap().origin(), ElementOrigin::Seen);
         assert_eq!("@e7".parse::<ElementId>().unwrap(), ElementId(7));
         for bad in ["", "e", "12", "x12", "e-1", "e1.5", "e99999999999"] {
             assert!(bad.parse::<ElementId>().is_err(), "{bad:?}");

@@ -29,8 +29,9 @@ pub mod wait;
 pub mod window;
 
 pub use a11y::{
-    AccessibilityTree, Element, ElementId, ElementState, ElementStates, ElementValue, Fidelity,
-    OmittedChildren, TreeBudget, TruncatedBy, Truncation, READ_MAX_CHARS, READ_MAX_ELEMENTS,
+    AccessibilityTree, Element, ElementId, ElementOrigin, ElementState, ElementStates,
+    ElementValue, Fidelity, OmittedChildren, TreeBudget, TruncatedBy, Truncation, READ_MAX_CHARS,
+    READ_MAX_ELEMENTS,
 };
 pub use action::{validate_batch, Action, Button, DeliveryMode, Target, BATCH_STEPS};
 pub use diff::{Change, PictureChange, TreeDiff};

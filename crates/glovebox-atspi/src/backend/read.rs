@@ -266,13 +266,19 @@ impl AtspiBackend {
             order.push(i);
             stack.extend(walked.nodes[i].children.iter().rev());
         }
-        let id_of: HashMap<usize, ElementId> = order
+        let id_of: Option<HashMap<usize, ElementId>> = order
             .iter()
             .map(|&i| {
-                (i, ids.id_for(window.id.handle, &walked.nodes[i].object, walked.nodes[i].role))
+                let node = &walked.nodes[i];
+                ids.id_for(window.id.handle, &node.object, node.role).map(|id| (i, id))
             })
             .collect();
         drop(ids);
+        let Some(id_of) = id_of else {
+            let why = "this glovebox process has named every element id a tree may have; \
+                       start it again to read trees";
+            return AccessibilityTree::without_tree(window.id, why.into());
+        };
         fn build(
             i: usize,
             nodes: &[RawNode],

@@ -255,7 +255,7 @@ fn resolve_targets(
                     ResolvedTarget::Element { id, center: element.center }
                 }
                 // A tree's id where there is no tree never existed; a seen one may have, in an older frame.
-                None if frame.no_tree && id.0 < glovebox_model::FIRST_SEEN_ID => {
+                None if frame.no_tree && id.origin() == glovebox_model::ElementOrigin::Tree => {
                     return Err(Refusal::new(
                         ErrorCode::ElementNotFound,
                         format!("window {} exposes no accessibility tree, so it has no element {id}; use the ids of what was seen in its pixels, or point at image pixels", frame.window),

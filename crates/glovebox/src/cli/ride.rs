@@ -361,8 +361,7 @@ mod serving {
         // A ridden call reaches what the CLI alone does: the person's desktop, never an agent
         // display this host runs (its windows are the agent's, paused while the person has it);
         // and draws nothing, as the CLI's reads never did.
-        let backends =
-            glovebox_host::Backends { presence: None, ..host.backends().persons_desktop() };
+        let desktop = host.persons_desktop();
         let backend = config.backend;
         let environment = environment();
         let when_held = match role {
@@ -370,14 +369,14 @@ mod serving {
             Role::Resident { .. } => WhenHeld::Refuse,
         };
         let handle = move |link: Link| {
-            serve_call(link, &backends, backend, &environment, &role);
+            serve_call(link, &desktop, backend, &environment, &role);
         };
         dir.serve(VERSION, when_held, Arc::new(handle)).map_err(glovebox_host::refusal_of_warm)
     }
 
     fn serve_call(
         mut link: Link,
-        backends: &glovebox_host::Backends,
+        desktop: &glovebox_host::PersonsDesktop,
         backend: glovebox_model::DisplayBackend,
         environment: &[(String, String)],
         role: &Role,
@@ -430,7 +429,7 @@ mod serving {
             let display = glovebox_desktop::display_name(config.backend);
             let mut settings = glovebox::platform::host_config(config, &display)?;
             settings.acting_pid = caller;
-            Host::open(backends.clone(), settings).map(|host| host.with_approver(approver.clone()))
+            desktop.open(settings).map(|host| host.with_approver(approver.clone()))
         };
         let mut out = Printed::default();
         let started = std::time::Instant::now();
