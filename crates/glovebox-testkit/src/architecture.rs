@@ -98,6 +98,18 @@ pub fn extra_test_binaries(metadata: &serde_json::Value) -> Result<Vec<String>, 
     Ok(found)
 }
 
+/// The crates of `table` that the drawing (the first ```text block of
+/// ARCHITECTURE.md) does not name.
+pub fn left_out_of_the_drawing(markdown: &str, table: &Graph) -> Result<Vec<String>, String> {
+    let start = markdown.find("```text\n").ok_or("no ```text drawing")?;
+    let drawing = &markdown[start + 8..];
+    let drawing = &drawing[..drawing.find("```").ok_or("the drawing is not closed")?];
+    let drawn = |name: &str| {
+        drawing.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).any(|w| w == name)
+    };
+    Ok(table.iter().map(|(name, _)| name.clone()).filter(|name| !drawn(name)).collect())
+}
+
 /// Codes any layer may build: an argument a parser could not read, a
 /// model's answer outside the schema, and a layer's own machinery failing
 /// (a socket, a runtime, a file). Every other code says what the gate
@@ -287,5 +299,18 @@ mod tests {
         );
         assert!(gate_refusals_outside_the_gate("crates/glovebox-host/src/decide/mod.rs", surface)
             .is_empty());
+    }
+
+    #[test]
+    fn the_drawing_names_every_crate() {
+        let markdown = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+        let table = table(&markdown).unwrap();
+        assert_eq!(left_out_of_the_drawing(&markdown, &table).unwrap(), Vec::<String>::new());
+        // A crate the drawing forgets is found.
+        let forgotten = markdown.replacen("glovebox-ocr ", "the reader ", 1);
+        assert_eq!(
+            left_out_of_the_drawing(&forgotten, &table).unwrap(),
+            vec!["glovebox-ocr".to_owned()]
+        );
     }
 }
