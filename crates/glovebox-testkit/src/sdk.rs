@@ -21,6 +21,16 @@ pub fn python() -> PathBuf {
     python
 }
 
+/// The report a client script prints as its last line of standard
+/// output, once the script succeeded (its output and errors shown when it
+/// did not, or when the line is not JSON).
+pub fn report_of(out: &std::process::Output) -> Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
 /// Runs `testapps/sdk_types.py` on `checked` (written into `dir`); its report.
 pub fn check_types(dir: &Path, checked: &Value) -> String {
     let file = dir.join("checked.json");

@@ -108,10 +108,7 @@ pub(crate) fn client(
         .envs(env.iter().copied())
         .stdin(Stdio::null());
     let out = command.output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    glovebox_testkit::sdk::report_of(&out)
 }
 
 /// The calls of `report` with `tool`, in order.

@@ -324,8 +324,5 @@ fn mcp_client_fills_the_form(
         .current_dir(home)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    glovebox_testkit::sdk::report_of(&out)
 }

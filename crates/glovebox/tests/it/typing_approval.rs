@@ -55,10 +55,7 @@ fn client(sandbox: &Sandbox, home: &Path, task: &str, title: &str, env: &[(&str,
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    glovebox_testkit::sdk::report_of(&out)
 }
 
 fn fixture_state(state: &Path) -> Value {
