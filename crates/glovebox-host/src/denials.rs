@@ -6,31 +6,10 @@
 
 use crate::process::{ancestors, ProcessTable};
 use glovebox_model::{Denial, WindowInfo};
+use glovebox_platform::protected::glob_match;
 use glovebox_platform::ProtectedPrograms;
 
 pub use glovebox_model::AncestorRule;
-
-fn glob_match(pattern: &str, text: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == text,
-        Some((prefix, rest)) => {
-            let Some(mut remaining) = text.strip_prefix(prefix) else { return false };
-            if rest.is_empty() {
-                return true;
-            }
-            loop {
-                if glob_match(rest, remaining) {
-                    return true;
-                }
-                let mut chars = remaining.chars();
-                if chars.next().is_none() {
-                    return false;
-                }
-                remaining = chars.as_str();
-            }
-        }
-    }
-}
 
 /// The static rules, evaluated against a window and its process.
 pub struct Denials {

@@ -64,14 +64,9 @@ pub const PROTECTED: ProtectedPrograms =
 mod tests {
     use super::*;
 
-    /// A name matches an entry as the host's denials match it (`*` any run).
+    /// A name matches an entry as the host's denials match it.
     fn listed(list: &[&str], name: &str) -> bool {
-        list.iter().any(|entry| match entry.split_once('*') {
-            None => entry == &name,
-            Some((head, tail)) => {
-                name.starts_with(head) && name[head.len()..].contains(tail.trim_matches('*'))
-            }
-        })
+        list.iter().any(|entry| glovebox_platform::protected::glob_match(entry, name))
     }
 
     #[test]

@@ -17,3 +17,27 @@ pub struct ProtectedPrograms {
     /// to be a consent surface.
     pub consent: &'static [&'static str],
 }
+
+/// Whether `text` matches `pattern`, where `*` matches any run of
+/// characters: how every protected or configured entry is matched.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == text,
+        Some((prefix, rest)) => {
+            let Some(mut remaining) = text.strip_prefix(prefix) else { return false };
+            if rest.is_empty() {
+                return true;
+            }
+            loop {
+                if glob_match(rest, remaining) {
+                    return true;
+                }
+                let mut chars = remaining.chars();
+                if chars.next().is_none() {
+                    return false;
+                }
+                remaining = chars.as_str();
+            }
+        }
+    }
+}
