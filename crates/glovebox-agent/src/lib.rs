@@ -18,5 +18,5 @@ pub use model::{
     DecideRequest, Model, ModelBinding, ModelError, Png, Provider, Reply, ToolSpec, DECISION_TOOL,
 };
 pub use native::run_native;
-pub use run::{run, run_asking, Outcome, Task};
+pub use run::{run, run_asking, Outcome, Questions, Task};
 pub use trajectory::{Step, StopReason, Summary, Verdict};

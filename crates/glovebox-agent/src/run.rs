@@ -150,16 +150,25 @@ pub fn run(
     task: &Task,
     progress: &mut dyn FnMut(&Step),
 ) -> Result<Outcome, Refusal> {
-    run_asking(host, model, task, None, progress)
+    run_asking(host, model, task, Questions::EndTheRun, progress)
 }
 
-/// [`run`], with `asker` as the channel the model's questions (`ask`) are put to the person
-/// through ([`Host::ask_user`]); an answered question is a step and the run goes on.
+/// What a run does with the model's question (`ask`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Questions {
+    /// Puts it to the person through the host handle's channel ([`Host::ask_user`]); an
+    /// answered question is a step and the run goes on, an unanswered one ends it.
+    PutToPerson,
+    /// Ends the run with the question.
+    EndTheRun,
+}
+
+/// [`run`], doing `questions` with the model's questions.
 pub fn run_asking(
     host: &Host,
     model: &mut dyn Model,
     task: &Task,
-    asker: Option<&dyn glovebox_host::Asker>,
+    questions: Questions,
     progress: &mut dyn FnMut(&Step),
 ) -> Result<Outcome, Refusal> {
     task.validate()?;
@@ -269,12 +278,12 @@ pub fn run_asking(
                 break StopReason::Done;
             }
             Decision::Ask { question } => {
-                // Through the surface's channel when it has one; without an answer the run ends
-                // with the question, as before.
-                let asked = asker.map(|asker| {
+                // Through the host's channel when the surface asks; without an answer the run
+                // ends with the question.
+                let asked = (questions == Questions::PutToPerson).then(|| {
                     let question =
                         glovebox_model::Question { text: question.clone(), choices: vec![] };
-                    host.ask_user(&question, Some(asker))
+                    host.ask_user(&question)
                 });
                 match asked {
                     Some(Ok(answered)) => {

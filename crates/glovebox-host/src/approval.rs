@@ -4,10 +4,12 @@
 //! consequential act (send, pay, delete, …) asks whatever its class says;
 //! a provider's safety check is acknowledged only by the user's explicit yes.
 //!
-//! A surface supplies only its prompt channel, an [`Approver`]: MCP
-//! elicitation, the terminal, or none (every prompt then fails closed).
-//! The host builds the [`ApprovalRequest`], words the question and turns
-//! the [`Answer`] into a refusal; nothing here approves on the user's behalf.
+//! A surface supplies only its way to reach the person, a
+//! [`crate::person::PersonChannel`]: MCP elicitation, the terminal, or none
+//! (every prompt then fails closed). The host builds the
+//! [`ApprovalRequest`], words the question and turns the
+//! [`crate::person::Answer`] into a refusal; nothing here approves on the
+//! user's behalf.
 
 use glovebox_model::{Action, ApprovalClass, ApprovalMode, Button, Policy, Target};
 
@@ -326,63 +328,6 @@ pub enum ShownBecause {
 /// (see [`glovebox_model::visible`]) shown escaped.
 fn visible(text: &str) -> String {
     glovebox_model::visible(text).into_owned()
-}
-
-/// The user's answer, as the prompt channel heard it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
-    /// The user said yes.
-    Approved,
-    /// The user said no.
-    Declined,
-    /// The user dismissed the question without answering (closed the
-    /// prompt, ended the input); refused as a no.
-    Cancelled,
-    /// There is no one to ask (no terminal, a client without elicitation),
-    /// or the channel failed; said why.
-    Unavailable(String),
-}
-
-/// A surface's prompt channel. It only asks and reports the answer.
-pub trait Approver: Send + Sync {
-    /// Puts `request` to the user and waits for the answer.
-    fn ask(&self, request: &ApprovalRequest) -> Answer;
-}
-
-/// No prompt channel: every prompt fails closed.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoPrompt;
-
-impl Approver for NoPrompt {
-    fn ask(&self, _: &ApprovalRequest) -> Answer {
-        Answer::Unavailable("this surface has no prompt channel".into())
-    }
-}
-
-/// Safety checks the caller states its user acknowledged (the JSON
-/// endpoints of `glovebox serve` carry them in the request); every other
-/// prompt fails closed.
-#[derive(Debug, Clone, Default)]
-pub struct StatedAcknowledgements(pub Vec<String>);
-
-impl Approver for StatedAcknowledgements {
-    fn ask(&self, request: &ApprovalRequest) -> Answer {
-        match &request.subject {
-            Subject::SafetyCheck { id, .. } if self.0.contains(id) => Answer::Approved,
-            Subject::SafetyCheck { .. } => Answer::Unavailable(
-                "the request did not list this safety check as acknowledged by the user".into(),
-            ),
-            Subject::Call { .. } => Answer::Unavailable(
-                "the JSON endpoints of glovebox serve have no prompt channel".into(),
-            ),
-        }
-    }
-}
-
-impl<F: Fn(&ApprovalRequest) -> Answer + Send + Sync> Approver for F {
-    fn ask(&self, request: &ApprovalRequest) -> Answer {
-        self(request)
-    }
 }
 
 /// An approval the user gave for a whole span of calls (a run of the loop,

@@ -26,11 +26,12 @@
 //! some answers carries those answers into the next round under fresh
 //! tokens, so every token of every request state is used once.
 
-use crate::approval::{Answer, ApprovalRequest, CallKey};
+use crate::approval::CallKey;
 use crate::decide::{
     self,
     approval::{Echo, OpenTicket},
 };
+use crate::person::{Answer, Kept, Request, Wants};
 use glovebox_model::Refusal;
 use glovebox_platform::sync::LockRecovered as _;
 use std::collections::HashMap;
@@ -49,8 +50,10 @@ const SPENT_KEPT: usize = 4096;
 pub struct PendingQuestion {
     /// Single-use: the retry names it with the user's answer.
     pub token: String,
-    /// The sentence every prompt channel shows ([`ApprovalRequest::question`]).
+    /// The sentence every prompt channel shows ([`Request::shown`]).
     pub question: String,
+    /// A yes or no (an approval, an acknowledgement) or a text (the agent's question).
+    pub wants: Wants,
     /// How long the answer is waited for.
     pub expires_in: Duration,
 }
@@ -79,7 +82,7 @@ pub struct Retry {
 #[derive(Debug)]
 struct Ticket {
     call: CallKey,
-    request: ApprovalRequest,
+    request: Kept,
     issued: Instant,
     answer: Option<Answer>,
 }
@@ -133,7 +136,7 @@ pub struct DeferredCall {
     wait: Duration,
     /// The answers this call brought, by the question they were given for;
     /// their tokens were spent when the call began.
-    answers: Vec<(ApprovalRequest, Answer)>,
+    answers: Vec<(Kept, Answer)>,
     /// What this round handed out.
     round: Mutex<Round>,
 }
@@ -215,15 +218,15 @@ impl DeferredCall {
         Ok(DeferredCall { store, call, wait, answers, round: Mutex::default() })
     }
 
-    /// The user's answer to exactly `request`, if this call brought one.
-    pub(crate) fn answer_for(&self, request: &ApprovalRequest) -> Option<Answer> {
-        self.answers.iter().find(|(r, _)| r == request).map(|(_, a)| a.clone())
+    /// The person's answer to exactly `request`, if this call brought one.
+    pub(crate) fn answer_for(&self, request: Request<'_>) -> Option<Answer> {
+        self.answers.iter().find(|(r, _)| r.request() == request).map(|(_, a)| a.clone())
     }
 
     /// Issues a ticket for `request` (and, the first time a round asks,
     /// fresh tickets carrying the answers it brought); the refusal that ends
     /// this round.
-    pub(crate) fn defer(&self, request: &ApprovalRequest) -> Refusal {
+    pub(crate) fn defer(&self, request: Request<'_>) -> Refusal {
         let mut round = self.round.lock_recovered();
         let carry = if round.carried.is_none() { self.answers.len() } else { 0 };
         let tokens = match (0..=carry)
@@ -233,7 +236,7 @@ impl DeferredCall {
             Ok(tokens) => tokens,
             Err(e) => return decide::approval::no_token(&e),
         };
-        let question = request.question();
+        let question = request.shown();
         let (token, carried) = tokens.split_last().expect("one token at least");
         let issued = Instant::now();
         let mut tickets = lock(&self.store);
@@ -253,15 +256,21 @@ impl DeferredCall {
         }
         tickets.open.insert(
             token.clone(),
-            Ticket { call: self.call.clone(), request: request.clone(), issued, answer: None },
+            Ticket { call: self.call.clone(), request: request.to_owned(), issued, answer: None },
         );
         drop(tickets);
         round.asked.push(PendingQuestion {
             token: token.clone(),
-            question: question.clone(),
+            question,
+            wants: request.wants(),
             expires_in: self.wait,
         });
-        decide::approval::waiting(request)
+        match request {
+            Request::Approve(approval) | Request::Acknowledge(approval) => {
+                decide::approval::waiting(approval)
+            }
+            Request::Ask(question) => decide::session::waiting_for_answer(question),
+        }
     }
 
     /// What this round asked; `None` when the call asked nothing (the

@@ -410,7 +410,7 @@ fn stop_inner(inner: &Arc<Inner>) -> Result<(), Refusal> {
     inner.display_dir.start_cooldown(inner.config.stop_cooldown).gated()?;
     let host = Host {
         inner: inner.clone(),
-        prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)),
+        prompt: crate::Prompt::Nobody,
         standing: None,
         observe_only: false,
     };
@@ -449,7 +449,7 @@ fn control_command(inner: &Weak<Inner>, request: ControlRequest) -> ControlReply
             let deadline = Instant::now() + Duration::from_millis(500);
             let host = Host {
                 inner: inner.clone(),
-                prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)),
+                prompt: crate::Prompt::Nobody,
                 standing: None,
                 observe_only: false,
             };
@@ -476,12 +476,8 @@ fn control_command(inner: &Weak<Inner>, request: ControlRequest) -> ControlReply
             }
         }
         ControlRequest::Indicator => {
-            let host = Host {
-                inner,
-                prompt: crate::Prompt::Ask(Arc::new(crate::NoPrompt)),
-                standing: None,
-                observe_only: false,
-            };
+            let host =
+                Host { inner, prompt: crate::Prompt::Nobody, standing: None, observe_only: false };
             host.indicator_url()
                 .map_or(ControlReply::NoIndicator, |url| ControlReply::Indicator { url })
         }

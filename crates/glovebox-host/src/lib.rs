@@ -7,7 +7,7 @@
 //! binding, revision, budget, idle expiry, origin; `grant.rs`), the denials
 //! (self-target, secure input, deny list, elevated), the newest frame of
 //! each window and every action's check against it, and the audit trail.
-//! A surface hands the host only its prompt channel ([`Host::with_approver`]).
+//! A surface hands the host only its way to reach the person ([`Host::with_channel`]).
 //!
 //! ```no_run
 //! # use glovebox_host::*;
@@ -28,7 +28,7 @@
 
 mod act;
 pub mod approval;
-pub mod ask;
+mod ask;
 mod backend;
 mod decide;
 pub mod deferred;
@@ -36,6 +36,7 @@ pub mod denials;
 mod frames;
 mod grant;
 mod observe;
+pub mod person;
 pub mod presence;
 pub mod process;
 mod read;
@@ -52,11 +53,8 @@ pub mod refusals {
 }
 pub use approval::describe_action;
 pub use approval::CallKey;
-pub use approval::{
-    Answer, ApprovalRequest, Approvals, Approver, NoPrompt, ShownBecause, StatedAcknowledgements,
-    Subject, Typed,
-};
-pub use ask::{Answered, Asker, Said};
+pub use approval::{ApprovalRequest, Approvals, ShownBecause, Subject, Typed};
+pub use ask::Answered;
 pub use backend::{refusal_of, refusal_of_control};
 #[cfg(unix)]
 pub use backend::{refusal_of_lost_call, refusal_of_warm};
@@ -64,6 +62,10 @@ pub use decide::approval_class;
 pub use deferred::{DeferredCall, Pending, PendingQuestion, Retry};
 pub use glovebox_platform::marks::PlacedMark;
 pub use glovebox_platform::{Backends, Receipt, Settled};
+pub use person::{
+    approving, Answer, AnsweredOutOfBand, NoPrompt, PersonChannel, Request, Shown,
+    StatedAcknowledgements, Wants,
+};
 pub use tools::{BatchOutcome, Opened, OpenedApp, WaitOutcome, Zoomed};
 
 use crate::backend::Gated;
@@ -404,11 +406,14 @@ struct Inner {
     recorder: Mutex<Option<(String, glovebox_services::recording::Recorder)>>,
 }
 
-/// How a handle puts its questions to the user.
+/// How a handle puts its questions to the person.
 #[derive(Clone)]
 enum Prompt {
+    /// No channel: approvals fail closed, the agent's questions go to the
+    /// indicator page.
+    Nobody,
     /// Asks and waits within the call (the terminal, MCP elicitation).
-    Ask(Arc<dyn Approver>),
+    Channel(Arc<dyn PersonChannel>),
     /// Cannot wait: the question ends the call and its retry brings the answer.
     AcrossCalls(Arc<deferred::DeferredCall>),
 }
@@ -464,7 +469,7 @@ impl Host {
         };
         Ok(Host {
             inner: Arc::new(inner),
-            prompt: Prompt::Ask(Arc::new(NoPrompt)),
+            prompt: Prompt::Nobody,
             standing: None,
             observe_only: false,
         })
@@ -480,10 +485,10 @@ impl Host {
         PersonsDesktop { backends: Backends { presence: None, ..backends } }
     }
 
-    /// This host, asking its prompts through `approver` (MCP elicitation,
-    /// the terminal); the state stays shared.
-    pub fn with_approver(&self, approver: Arc<dyn Approver>) -> Host {
-        Host { prompt: Prompt::Ask(approver), ..self.clone() }
+    /// This host, reaching the person through `channel` (MCP elicitation,
+    /// the terminal) for every approval and question; the state stays shared.
+    pub fn with_channel(&self, channel: Arc<dyn PersonChannel>) -> Host {
+        Host { prompt: Prompt::Channel(channel), ..self.clone() }
     }
 
     /// This host for one call of a surface that cannot wait for the user
@@ -505,17 +510,23 @@ impl Host {
         Ok((Host { prompt: Prompt::AcrossCalls(deferred.clone()), ..self.clone() }, deferred))
     }
 
-    /// Puts `request` to the user through this handle's channel.
-    fn ask(&self, request: &ApprovalRequest) -> Result<(), Refusal> {
+    /// Puts `request` to the person through this handle's channel: their
+    /// answer, or (across calls, unanswered yet) the refusal that ends the
+    /// call until its retry brings one.
+    fn put_to_person(&self, request: Request<'_>) -> Result<Answer, Refusal> {
         match &self.prompt {
-            Prompt::Ask(approver) => {
-                decide::approval::answer_to_result(approver.ask(request), request)
+            Prompt::Nobody => Ok(NoPrompt.put(request)),
+            Prompt::Channel(channel) => Ok(channel.put(request)),
+            Prompt::AcrossCalls(call) => {
+                call.answer_for(request).ok_or_else(|| call.defer(request))
             }
-            Prompt::AcrossCalls(call) => match call.answer_for(request) {
-                Some(answer) => decide::approval::answer_to_result(answer, request),
-                None => Err(call.defer(request)),
-            },
         }
+    }
+
+    /// Asks the person to approve `request`; their answer decides.
+    fn ask(&self, request: &ApprovalRequest) -> Result<(), Refusal> {
+        let answer = self.put_to_person(Request::of_approval(request))?;
+        decide::approval::answer_to_result(answer, request)
     }
 
     /// This host for an observe-only task: every input it is asked for is

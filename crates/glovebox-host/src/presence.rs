@@ -67,7 +67,7 @@ pub(crate) struct PresenceState {
     indicator_url: Option<String>,
     /// The question shown on the page, and the person's answer to it once given.
     question: Option<(u64, glovebox_model::Question)>,
-    answer: Option<(u64, crate::ask::Said)>,
+    answer: Option<(u64, crate::person::Answer)>,
     questions_asked: u64,
 }
 
@@ -223,7 +223,7 @@ impl Host {
     }
 
     /// The person's answer to question `id`, once the page gave it.
-    pub(crate) fn take_page_answer(&self, id: u64) -> Option<crate::ask::Said> {
+    pub(crate) fn take_page_answer(&self, id: u64) -> Option<crate::person::Answer> {
         let mut presence = self.presence_state();
         match presence.answer.take() {
             Some((answered, said)) if answered == id => Some(said),
@@ -243,7 +243,7 @@ impl Host {
     }
 
     /// The person's answer from the page to the question `id` it shows.
-    pub fn answer_on_page(&self, id: u64, said: crate::ask::Said) -> Result<(), Refusal> {
+    pub fn answer_on_page(&self, id: u64, said: crate::person::Answer) -> Result<(), Refusal> {
         let mut presence = self.presence_state();
         if presence.question.as_ref().is_none_or(|(shown, _)| *shown != id) {
             return Err(crate::decide::session::no_such_question_on_page(id));

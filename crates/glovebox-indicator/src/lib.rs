@@ -335,9 +335,9 @@ fn page_answer(host: &Host, body: &[u8]) -> Response<Body> {
         declined: bool,
     }
     let said = match serde_json::from_slice::<Answer>(body) {
-        Ok(Answer { id, declined: true, .. }) => Ok((id, glovebox_host::Said::Declined)),
+        Ok(Answer { id, declined: true, .. }) => Ok((id, glovebox_host::Answer::Declined)),
         Ok(Answer { id, text: Some(text), private, .. }) => {
-            Ok((id, glovebox_host::Said::Answer { text, private }))
+            Ok((id, glovebox_host::Answer::Given { text, private }))
         }
         Ok(_) => Err("an answer needs its text, or declined: true".to_owned()),
         Err(e) => Err(format!("not an answer: {e}")),

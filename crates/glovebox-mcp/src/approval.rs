@@ -1,9 +1,10 @@
-//! The MCP server's prompt channel: the host's approval questions put to
-//! the user through MCP elicitation. A client without elicitation, a
+//! The MCP server's way to reach the person: the host's requests (approve,
+//! acknowledge, the agent's questions) put to the user through MCP
+//! elicitation, each in the form its answer wants. A client without elicitation, a
 //! declined or cancelled prompt, or a failed one is reported as such and the
 //! host fails closed. Which calls ask, and what they say, is the host's.
 
-use glovebox_host::{Answer, ApprovalRequest, Approver};
+use glovebox_host::{Answer, PersonChannel, Request, Wants};
 use rmcp::service::{ElicitationError, Peer, RoleServer};
 use serde::Deserialize;
 
@@ -23,26 +24,48 @@ pub struct Elicitation {
     pub handle: tokio::runtime::Handle,
 }
 
-impl Approver for Elicitation {
-    fn ask(&self, request: &ApprovalRequest) -> Answer {
-        match self.handle.block_on(self.peer.elicit::<Approval>(request.question())) {
-            Ok(Some(Approval { approve: true })) => Answer::Approved,
-            Ok(_) | Err(ElicitationError::UserDeclined) => Answer::Declined,
+impl PersonChannel for Elicitation {
+    fn put(&self, request: Request<'_>) -> Answer {
+        let shown = request.shown();
+        let elicited = match request.wants() {
+            Wants::YesOrNo => {
+                self.handle.block_on(self.peer.elicit::<Approval>(shown)).map(|approval| {
+                    match approval {
+                        Some(Approval { approve: true }) => Answer::Approved,
+                        _ => Answer::Declined,
+                    }
+                })
+            }
+            Wants::Text => {
+                self.handle.block_on(self.peer.elicit::<AnswerForm>(shown)).map(|answer| {
+                    match answer {
+                        Some(AnswerForm { answer, private }) => {
+                            Answer::Given { text: answer, private }
+                        }
+                        None => Answer::Declined,
+                    }
+                })
+            }
+        };
+        match elicited {
+            Ok(answer) => answer,
+            Err(ElicitationError::UserDeclined) => Answer::Declined,
             Err(ElicitationError::UserCancelled) => Answer::Cancelled,
             Err(ElicitationError::CapabilityNotSupported) => {
                 Answer::Unavailable("this MCP client cannot ask (no elicitation support)".into())
             }
-            Err(other) => Answer::Unavailable(format!("the approval prompt failed: {other}")),
+            Err(other) => Answer::Unavailable(format!("the prompt failed: {other}")),
         }
     }
 }
 
 /// A client on the current protocol that declares no elicitation: it has
-/// no way to put a question to its user, so every prompt fails closed.
+/// no way to put a question to its user, so every prompt fails closed (the
+/// agent's questions go to the indicator page, when one is served).
 pub struct CannotAsk;
 
-impl Approver for CannotAsk {
-    fn ask(&self, _: &ApprovalRequest) -> Answer {
+impl PersonChannel for CannotAsk {
+    fn put(&self, _: Request<'_>) -> Answer {
         Answer::Unavailable(
             "this MCP client declares no elicitation, so it cannot put the question to its user"
                 .into(),
@@ -54,8 +77,8 @@ impl Approver for CannotAsk {
 /// as a whole, and a further question cannot end the call to be asked.
 pub struct CannotAskMidRun;
 
-impl Approver for CannotAskMidRun {
-    fn ask(&self, _: &ApprovalRequest) -> Answer {
+impl PersonChannel for CannotAskMidRun {
+    fn put(&self, _: Request<'_>) -> Answer {
         Answer::Unavailable(
             "a question inside a computer run cannot reach the user on this connection (2026-07-28 asks only between calls); the step was not taken".into(),
         )
@@ -73,28 +96,3 @@ pub struct AnswerForm {
 }
 
 rmcp::elicit_safe!(AnswerForm);
-
-impl glovebox_host::Asker for Elicitation {
-    fn ask_user(&self, question: &glovebox_model::Question) -> glovebox_host::Said {
-        use glovebox_host::Said;
-        match self.handle.block_on(self.peer.elicit::<AnswerForm>(question.shown())) {
-            Ok(Some(AnswerForm { answer, private })) => Said::Answer { text: answer, private },
-            Ok(None)
-            | Err(ElicitationError::UserDeclined)
-            | Err(ElicitationError::UserCancelled) => Said::Declined,
-            Err(ElicitationError::CapabilityNotSupported) => {
-                Said::Unavailable("this MCP client cannot ask (no elicitation support)".into())
-            }
-            Err(other) => Said::Unavailable(format!("the question failed: {other}")),
-        }
-    }
-}
-
-/// What the person already said, brought back by the client's retry (2026-07-28).
-pub struct Given(pub glovebox_host::Said);
-
-impl glovebox_host::Asker for Given {
-    fn ask_user(&self, _: &glovebox_model::Question) -> glovebox_host::Said {
-        self.0.clone()
-    }
-}

@@ -17,8 +17,8 @@
 //! A question's token is additionally bound to that client, the tool and
 //! its exact arguments, so an answer never approves another call.
 
-use crate::approval::Approval;
-use glovebox_host::{Answer, CallKey, Pending, Retry};
+use crate::approval::{AnswerForm, Approval};
+use glovebox_host::{Answer, CallKey, Pending, Retry, Wants};
 use glovebox_model::Refusal;
 use glovebox_platform::sync::LockRecovered as _;
 use rmcp::model::{
@@ -54,21 +54,16 @@ pub(crate) enum Era {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Asked {
     pending: Arc<Mutex<Option<Pending>>>,
-    /// A question a tool put as its own form (`ask_user`), not an approval.
-    form: Arc<Mutex<Option<InputRequiredResult>>>,
     ran: Arc<AtomicBool>,
 }
 
 impl Asked {
     /// The result that asks the client for its user's answers, if the call asked.
     pub(crate) fn input_required(&self) -> Option<InputRequiredResult> {
-        if let Some(form) = self.form.lock_recovered().take() {
-            return Some(form);
-        }
         let Pending { questions, request_state } = self.pending.lock_recovered().take()?;
         let requests = questions
             .into_iter()
-            .map(|q| Some((q.token, approval_request(q.question)?)))
+            .map(|q| Some((q.token, form_of(q.question, q.wants)?)))
             .collect::<Option<_>>()?;
         Some(InputRequiredResult::new(Some(requests), Some(request_state.join(","))))
     }
@@ -80,9 +75,14 @@ impl Asked {
     }
 }
 
-/// The agent's question (`ask_user`) as the form elicitation a client puts to its user.
-pub(crate) fn question_request(question: String) -> Option<InputRequest> {
-    let schema = ElicitationSchema::from_type::<crate::approval::AnswerForm>().ok()?;
+/// A question the host asks as the form elicitation a client puts to its
+/// user, inside an input-required result or a task's input requests: a yes
+/// or no for an approval, a text for the agent's question.
+pub(crate) fn form_of(question: String, wants: Wants) -> Option<InputRequest> {
+    let schema = match wants {
+        Wants::YesOrNo => ElicitationSchema::from_type::<Approval>().ok()?,
+        Wants::Text => ElicitationSchema::from_type::<AnswerForm>().ok()?,
+    };
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
         message: question,
@@ -91,51 +91,27 @@ pub(crate) fn question_request(question: String) -> Option<InputRequest> {
     Some(InputRequest::Elicitation(ElicitRequest::new(params)))
 }
 
-/// What the person said in a client's response to [`question_request`].
-pub(crate) fn said_of(response: Option<&serde_json::Value>) -> glovebox_host::Said {
-    use glovebox_host::Said;
-    let Some(response) = response else {
-        return Said::Unavailable("the retry carries no answer to the question".into());
-    };
-    match serde_json::from_value::<ElicitResult>(response.clone()) {
-        Ok(ElicitResult { action: ElicitationAction::Accept, content, .. }) => {
-            let content = content.unwrap_or_default();
-            match content.get("answer").and_then(|a| a.as_str()) {
-                Some(answer) => Said::Answer {
-                    text: answer.to_owned(),
-                    private: content.get("private").and_then(|p| p.as_bool()).unwrap_or(false),
-                },
-                None => Said::Unavailable("the client accepted without an `answer`".into()),
-            }
-        }
-        Ok(_) => Said::Declined,
-        Err(e) => Said::Unavailable(format!("not an elicitation result: {e}")),
-    }
-}
-
-/// A question as the form elicitation a client puts to its user, inside an
-/// input-required result or a task's input requests.
-pub(crate) fn approval_request(question: String) -> Option<InputRequest> {
-    let schema = ElicitationSchema::from_type::<Approval>().ok()?;
-    let params = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: question,
-        requested_schema: schema,
-    };
-    Some(InputRequest::Elicitation(ElicitRequest::new(params)))
-}
-
-/// The user's answer in a client's response to [`approval_request`], or
-/// why the response is not one.
+/// The person's answer in a client's response to a [`form_of`] (a yes or
+/// no under `approve`, a text under `answer`), or why the response is not
+/// one. Which question it answers, and whether that shape fits it, the host
+/// decides.
 pub(crate) fn answer_of(response: &serde_json::Value) -> Result<Answer, String> {
     let result: ElicitResult = serde_json::from_value(response.clone())
         .map_err(|e| format!("not an elicitation result: {e}"))?;
     match result.action {
         ElicitationAction::Accept => {
-            match result.content.as_ref().and_then(|c| c.get("approve")).and_then(|a| a.as_bool()) {
-                Some(true) => Ok(Answer::Approved),
-                Some(false) => Ok(Answer::Declined),
-                None => Err("it accepts without the boolean `approve`".into()),
+            let content = result.content.unwrap_or_default();
+            match (content.get("approve"), content.get("answer")) {
+                (Some(serde_json::Value::Bool(true)), None) => Ok(Answer::Approved),
+                (Some(serde_json::Value::Bool(false)), None) => Ok(Answer::Declined),
+                (None, Some(serde_json::Value::String(text))) => Ok(Answer::Given {
+                    text: text.clone(),
+                    private: content.get("private").and_then(|p| p.as_bool()).unwrap_or(false),
+                }),
+                _ => {
+                    Err("it accepts with neither the boolean `approve` nor the text `answer`"
+                        .into())
+                }
             }
         }
         ElicitationAction::Decline => Ok(Answer::Declined),
@@ -144,21 +120,12 @@ pub(crate) fn answer_of(response: &serde_json::Value) -> Result<Answer, String> 
     }
 }
 
-/// A retry as the client sent it, unparsed: `ask_user`'s answers are not approvals.
-#[derive(Debug, Clone)]
-pub(crate) struct RawRetry {
-    pub state: String,
-    pub responses: Vec<(String, serde_json::Value)>,
-}
-
 /// What `call_tool` learnt about a call before routing it to its tool.
 #[derive(Debug, Clone)]
 pub(crate) struct CallOrigin {
     pub era: Era,
     /// The client the newest frame is kept for.
     pub client: String,
-    /// The retry's state and answers as sent.
-    pub raw: Option<RawRetry>,
     asked: Asked,
 }
 
@@ -188,16 +155,7 @@ impl CallOrigin {
                 }
             }
         };
-        let raw = request.request_state.as_ref().map(|state| RawRetry {
-            state: state.clone(),
-            responses: request
-                .input_responses
-                .iter()
-                .flatten()
-                .map(|(token, value)| (token.clone(), value.clone()))
-                .collect(),
-        });
-        CallOrigin { era, client, raw, asked }
+        CallOrigin { era, client, asked }
     }
 
     /// What `call_tool` recorded for this call (a handshake-era call of
@@ -208,16 +166,10 @@ impl CallOrigin {
             context.extensions.get::<CallOrigin>().cloned().unwrap_or_else(|| CallOrigin {
                 era: Era::Handshake,
                 client: connection.to_owned(),
-                raw: None,
                 asked: Asked::default(),
             });
         origin.asked.ran.store(true, Ordering::SeqCst);
         origin
-    }
-
-    /// Ends the call with `form`, a question of the tool's own, for the client to put.
-    pub(crate) fn ask_form(&self, form: InputRequiredResult) {
-        *self.asked.form.lock_recovered() = Some(form);
     }
 
     /// Hands the questions this call could not ask back to `call_tool`.

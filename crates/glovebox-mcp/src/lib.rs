@@ -133,8 +133,6 @@ struct Shared {
     options: Options,
     /// `computer` runs started as tasks (2026-07-28 clients that declare the extension).
     tasks: Arc<tasks::TaskBoard>,
-    /// `ask_user`'s questions waiting for their retry (2026-07-28).
-    questions: tools::ask::OpenQuestions,
 }
 
 /// The MCP server. Cheap to clone; clones share one host and one session.
@@ -182,12 +180,7 @@ impl GloveboxServer {
             }
         }
         GloveboxServer {
-            shared: Arc::new(Shared {
-                host,
-                options,
-                tasks: Arc::default(),
-                questions: Default::default(),
-            }),
+            shared: Arc::new(Shared { host, options, tasks: Arc::default() }),
             newest: Arc::default(),
             connection: current::new_connection_id(),
             tool_router: portable(tools::router()),
@@ -241,7 +234,7 @@ impl GloveboxServer {
                 let handle = tokio::runtime::Handle::try_current()
                     .map_err(|e| Refusal::backend_unavailable(format!("no async runtime: {e}")))?;
                 Ok((
-                    host.with_approver(Arc::new(approval::Elicitation {
+                    host.with_channel(Arc::new(approval::Elicitation {
                         peer: context.peer.clone(),
                         handle,
                     })),
@@ -249,7 +242,7 @@ impl GloveboxServer {
                 ))
             }
             current::Era::Current { elicitation: false, .. } => {
-                Ok((host.with_approver(Arc::new(approval::CannotAsk)), None))
+                Ok((host.with_channel(Arc::new(approval::CannotAsk)), None))
             }
             current::Era::Current { key, retry, .. } => {
                 let (host, deferred) = host.for_deferred_call(key.clone(), retry.clone()?)?;

@@ -7,7 +7,7 @@
 //! The person answers out of band, at their own terminal (`glovebox
 //! pending approve ID`); the agent's bearer token never approves anything.
 //! An answer holds for exactly the questions that were shown: when the
-//! call is run again, [`Parking`] approves a question only if the host asks
+//! call is run again, [`glovebox_host::AnsweredOutOfBand`] approves a question only if the host asks
 //! it again word for word (the same action, on the same element, in the
 //! same window), so a call whose target changed while it waited is refused,
 //! never run on an answer given for something else.
@@ -37,14 +37,12 @@
 //! put back by someone who can write the directory (a rollback). The person
 //! approved that state once, and it expires with the batch ([`MAX_WAIT_SECS`]).
 
-use glovebox_host::{Answer, ApprovalRequest, Approver, FrameView, Subject};
+use glovebox_host::{FrameView, Shown};
 use glovebox_platform::files;
-use glovebox_platform::sync::LockRecovered as _;
 use glovebox_services::signing::{self, Key};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 /// Which executor runs the batch's calls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -80,45 +78,6 @@ pub enum Status {
     Declined,
 }
 
-/// One question the person is shown, as the host worded it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Question {
-    /// A call of an approval class (its actions, targets, window).
-    Call { text: String },
-    /// A provider's safety check, answered by its id.
-    SafetyCheck { id: String, text: String },
-}
-
-impl Question {
-    pub fn text(&self) -> &str {
-        match self {
-            Question::Call { text } | Question::SafetyCheck { text, .. } => text,
-        }
-    }
-
-    fn of(request: &ApprovalRequest) -> Question {
-        match &request.subject {
-            Subject::SafetyCheck { id, .. } => {
-                Question::SafetyCheck { id: id.clone(), text: request.question() }
-            }
-            Subject::Call { .. } => Question::Call { text: request.question() },
-        }
-    }
-
-    /// Whether this (approved) question answers `request`: a call's word
-    /// for word, a safety check by its id.
-    fn answers(&self, request: &ApprovalRequest) -> bool {
-        match (self, &request.subject) {
-            (Question::SafetyCheck { id, .. }, Subject::SafetyCheck { id: asked, .. }) => {
-                id == asked
-            }
-            (Question::Call { text }, Subject::Call { .. }) => *text == request.question(),
-            _ => false,
-        }
-    }
-}
-
 /// A batch of one model turn's calls, parked at `next`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Parked {
@@ -142,7 +101,7 @@ pub struct Parked {
     pub basis: Option<FrameView>,
     /// What the person is asked about `calls[next]`; grows by one round each
     /// time the call asks something new.
-    pub questions: Vec<Question>,
+    pub questions: Vec<Shown>,
     pub status: Status,
     /// Bumped each time the batch parks again: an answer is for one round.
     pub round: u32,
@@ -219,7 +178,7 @@ impl Parked {
             "call_ids": self.call_ids(),
             "waiting_at": self.next,
             "delivered": self.delivered.len(),
-            "questions": self.questions.iter().map(Question::text).collect::<Vec<_>>(),
+            "questions": self.questions.iter().map(Shown::text).collect::<Vec<_>>(),
             "answer_with": format!(
                 "the user reads it with `glovebox pending` and answers at their terminal: glovebox pending approve {} --digest DIGEST (or decline)",
                 self.id
@@ -540,55 +499,9 @@ impl Store {
     }
 }
 
-/// The prompt channel of a parkable call: it answers yes only to what the
-/// person approved (and to safety checks the request stated acknowledged),
-/// and remembers every other question, answering that no one is there yet.
-#[derive(Debug, Default)]
-pub struct Parking {
-    approved: Vec<Question>,
-    stated: Vec<String>,
-    asked: Mutex<Vec<Question>>,
-}
-
-impl Parking {
-    pub fn new(approved: Vec<Question>, stated: Vec<String>) -> Parking {
-        Parking { approved, stated, asked: Mutex::new(vec![]) }
-    }
-
-    /// The questions asked that nobody has answered yet.
-    pub fn unanswered(&self) -> Vec<Question> {
-        self.asked.lock_recovered().clone()
-    }
-}
-
-impl Approver for Parking {
-    fn ask(&self, request: &ApprovalRequest) -> Answer {
-        if let Subject::SafetyCheck { id, .. } = &request.subject {
-            if self.stated.contains(id) {
-                return Answer::Approved;
-            }
-        }
-        if self.approved.iter().any(|q| q.answers(request)) {
-            return Answer::Approved;
-        }
-        let question = Question::of(request);
-        let mut asked = self.asked.lock_recovered();
-        if !asked.contains(&question) {
-            asked.push(question);
-        }
-        let why = if self.approved.is_empty() {
-            "the call waits for the user's answer (glovebox pending)"
-        } else {
-            "the call now asks something the user was not shown: what it would do changed while it waited"
-        };
-        Answer::Unavailable(why.into())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glovebox_model::ApprovalClass;
 
     fn record(id: &str) -> Parked {
         Parked {
@@ -603,7 +516,7 @@ mod tests {
             next: 0,
             delivered: vec![],
             basis: None,
-            questions: vec![Question::Call { text: "glovebox wants to click. Approve?".into() }],
+            questions: vec![Shown::Call { text: "glovebox wants to click. Approve?".into() }],
             status: Status::Waiting,
             round: 1,
             parked_at: 5,
@@ -753,34 +666,5 @@ mod tests {
         std::os::unix::fs::symlink(&victim, store.dir().join(format!("{id}.json"))).unwrap();
         assert!(store.load(&id).is_err());
         let _ = std::fs::remove_dir_all(&scratch);
-    }
-
-    #[test]
-    fn parking_approves_only_what_was_shown_word_for_word() {
-        let click = ApprovalRequest::call(ApprovalClass::Input, vec!["click at (3, 4)".into()]);
-        let parking = Parking::new(vec![], vec!["cu_sc_1".into()]);
-        assert!(matches!(parking.ask(&click), Answer::Unavailable(_)));
-        let check = |id: &str| ApprovalRequest {
-            subject: Subject::SafetyCheck {
-                id: id.into(),
-                code: None,
-                message: None,
-                step: vec![],
-            },
-            ..ApprovalRequest::call(ApprovalClass::Input, vec![])
-        };
-        assert_eq!(parking.ask(&check("cu_sc_1")), Answer::Approved, "stated by the request");
-        assert!(matches!(parking.ask(&check("cu_sc_2")), Answer::Unavailable(_)));
-        assert_eq!(parking.unanswered().len(), 2);
-
-        let resumed = Parking::new(parking.unanswered(), vec![]);
-        assert_eq!(resumed.ask(&click), Answer::Approved);
-        assert_eq!(resumed.ask(&check("cu_sc_2")), Answer::Approved);
-        let elsewhere =
-            ApprovalRequest::call(ApprovalClass::Input, vec!["click at (30, 4)".into()]);
-        assert!(
-            matches!(resumed.ask(&elsewhere), Answer::Unavailable(why) if why.contains("changed"))
-        );
-        assert!(resumed.unanswered().len() == 1);
     }
 }

@@ -12,7 +12,7 @@
 //! such task exists. Finished tasks are kept for an hour.
 
 use crate::current;
-use glovebox_host::{Answer, ApprovalRequest, Approver, Host};
+use glovebox_host::{Answer, Host, PersonChannel, Request, Wants};
 use glovebox_platform::sync::LockRecovered as _;
 use rmcp::model::{
     CallToolResult, CreateTaskResult, DetailedTask, InputResponses, Task, TaskPayload, TaskStatus,
@@ -40,6 +40,7 @@ enum Phase {
     Asking {
         key: String,
         question: String,
+        wants: Wants,
         answer: Option<Answer>,
     },
     Completed(CallToolResult),
@@ -135,8 +136,8 @@ impl RunTask {
         let state = self.state();
         let payload = match &state.phase {
             Phase::Working | Phase::Asking { answer: Some(_), .. } => TaskPayload::Working,
-            Phase::Asking { key, question, answer: None } => {
-                match current::approval_request(question.clone()) {
+            Phase::Asking { key, question, wants, answer: None } => {
+                match current::form_of(question.clone(), *wants) {
                     Some(request) => TaskPayload::InputRequired {
                         input_requests: [(key.clone(), request)].into_iter().collect(),
                     },
@@ -158,13 +159,13 @@ impl RunTask {
     }
 }
 
-/// The run's prompt channel: a question becomes the task's input request.
+/// The run's way to reach the person: a request becomes the task's input request.
 pub(crate) struct TaskQuestions {
     pub task: Arc<RunTask>,
 }
 
-impl Approver for TaskQuestions {
-    fn ask(&self, request: &ApprovalRequest) -> Answer {
+impl PersonChannel for TaskQuestions {
+    fn put(&self, request: Request<'_>) -> Answer {
         let key = match glovebox_services::access::new_token() {
             Ok(key) => key,
             Err(e) => return Answer::Unavailable(format!("no key for the question: {e}")),
@@ -172,7 +173,12 @@ impl Approver for TaskQuestions {
         let wait = self.task.host.answer_wait();
         let deadline = Instant::now() + wait;
         self.task.update(|s| {
-            s.phase = Phase::Asking { key: key.clone(), question: request.question(), answer: None }
+            s.phase = Phase::Asking {
+                key: key.clone(),
+                question: request.shown(),
+                wants: request.wants(),
+                answer: None,
+            }
         });
         let mut state = self.task.state();
         loop {

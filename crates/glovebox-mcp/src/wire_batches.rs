@@ -15,8 +15,9 @@
 //! it, and every call left when the person declines or the agent cancels,
 //! are answered as not run, and the results already delivered are kept.
 
-use crate::pending::{Parked, Parking, PendingError, Provider, Question, Status, Store};
+use crate::pending::{Parked, PendingError, Provider, Status, Store};
 use glovebox_host::refusals::{parked_call_ended, ParkedEnd};
+use glovebox_host::{AnsweredOutOfBand, Shown};
 use glovebox_model::{Refusal, WindowRef};
 use glovebox_wire::{
     AnthropicExecutor, GeminiExecutor, OpenAiExecutor, SafetyCheck, ToolResult, ToolsetDefinition,
@@ -85,9 +86,9 @@ impl Provider {
         }
     }
 
-    fn run(&self, executors: &Executors, call: &Value, approver: Arc<Parking>) -> Ran {
+    fn run(&self, executors: &Executors, call: &Value, channel: Arc<AnsweredOutOfBand>) -> Ran {
         match self {
-            Provider::OpenAi => match executors.openai.execute_with(call, approver) {
+            Provider::OpenAi => match executors.openai.execute_with(call, channel) {
                 Ok(output) => Ran {
                     answered: Answered {
                         status: 200,
@@ -111,7 +112,7 @@ impl Provider {
                     executors.anthropic.run_turn(
                         &toolset,
                         std::slice::from_ref(call),
-                        Some(approver),
+                        Some(channel),
                     )
                 });
                 match result {
@@ -134,7 +135,7 @@ impl Provider {
                 }
             }
             Provider::Gemini => {
-                let body = executors.gemini.function_response(call, Some(approver));
+                let body = executors.gemini.function_response(call, Some(channel));
                 let failed = body["functionResponse"]["response"].get("error").is_some();
                 Ran { answered: Answered { status: 200, body }, failed, delivered_any: !failed }
             }
@@ -174,7 +175,7 @@ impl Provider {
     /// OpenAI call's pending safety checks, a Gemini call's request for
     /// confirmation), so the person answers them in the same round as the
     /// call itself.
-    fn stated_questions(&self, call: &Value, acknowledged: &[String]) -> Vec<Question> {
+    fn stated_questions(&self, call: &Value, acknowledged: &[String]) -> Vec<Shown> {
         let checks: Vec<SafetyCheck> = match self {
             Provider::OpenAi => call
                 .get("pending_safety_checks")
@@ -197,7 +198,7 @@ impl Provider {
         checks
             .into_iter()
             .filter(|c| !acknowledged.contains(&c.id))
-            .map(|c| Question::SafetyCheck {
+            .map(|c| Shown::SafetyCheck {
                 text: format!(
                     "The model's provider flagged this call ({}): {}. Acknowledge and let it run?",
                     c.code.as_deref().unwrap_or("safety check"),
@@ -278,7 +279,7 @@ fn run(
     executors: &Executors,
     store: &Store,
     mut parked: Parked,
-    approved: Vec<Question>,
+    approved: Vec<Shown>,
 ) -> (u16, String) {
     parked.provider.set_window(executors, window_ref(&parked.window));
     let resumed_at = (!approved.is_empty()).then_some(parked.next);
@@ -303,7 +304,7 @@ fn run(
             }
         }
         let basis = parked.provider.basis(executors);
-        let parking = Arc::new(Parking::new(
+        let parking = Arc::new(AnsweredOutOfBand::new(
             if resumed_at == Some(i) { approved.clone() } else { vec![] },
             parked.acknowledged.clone(),
         ));
@@ -312,7 +313,7 @@ fn run(
         if !asked.is_empty() && resumed_at != Some(i) && !ran.delivered_any {
             let mut questions = asked;
             for stated in parked.provider.stated_questions(&call, &parked.acknowledged) {
-                if !questions.iter().any(|q| matches!((q, &stated), (Question::SafetyCheck { id: a, .. }, Question::SafetyCheck { id: b, .. }) if a == b)) {
+                if !questions.iter().any(|q| matches!((q, &stated), (Shown::SafetyCheck { id: a, .. }, Shown::SafetyCheck { id: b, .. }) if a == b)) {
                     questions.push(stated);
                 }
             }

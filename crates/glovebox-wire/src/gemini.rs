@@ -30,7 +30,7 @@ use crate::error::{invalid, WireError};
 use crate::openai::scroll_steps;
 use crate::session::{no_screenshot_yet, ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
-use glovebox_host::{Approver, Host};
+use glovebox_host::{Host, PersonChannel};
 use glovebox_model::{Action, Button, Point, Refusal, Size, Target};
 use glovebox_platform::sync::LockRecovered as _;
 use serde::Deserialize;
@@ -279,10 +279,13 @@ impl GeminiExecutor {
     }
 
     /// The screenshot a conversation starts from (the first basis).
-    pub fn screenshot(&self, approver: Option<Arc<dyn Approver>>) -> Result<Vec<u8>, WireError> {
+    pub fn screenshot(
+        &self,
+        channel: Option<Arc<dyn PersonChannel>>,
+    ) -> Result<Vec<u8>, WireError> {
         let mut session = self.session.lock_recovered();
         let asking =
-            approver.map(|a| session.host.with_approver(a)).unwrap_or_else(|| session.host.clone());
+            channel.map(|a| session.host.with_channel(a)).unwrap_or_else(|| session.host.clone());
         let approved = session.approve(&asking, &[Step::Screenshot])?;
         let seen = session.finish(&approved, Look::Configured)?;
         Ok(seen.screenshot.expect("finish checks the screenshot"))
@@ -292,14 +295,14 @@ impl GeminiExecutor {
     pub fn execute(
         &self,
         call: &FunctionCall,
-        approver: Option<Arc<dyn Approver>>,
+        channel: Option<Arc<dyn PersonChannel>>,
     ) -> Result<Vec<u8>, WireError> {
         let mut session = self.session.lock_recovered();
         let steps =
             plan(&call.call, session.basis.as_ref().map(|b| b.image)).map_err(WireError::new)?;
         session.precheck(&steps)?;
         let asking =
-            approver.map(|a| session.host.with_approver(a)).unwrap_or_else(|| session.host.clone());
+            channel.map(|a| session.host.with_channel(a)).unwrap_or_else(|| session.host.clone());
         let approved = session.approve(&asking, &steps)?;
         if let Some(explanation) = &call.confirmation {
             let lines = session.span(&steps).actions;
@@ -326,12 +329,16 @@ impl GeminiExecutor {
     /// The `functionResponse` part answering `call` (a raw `functionCall`
     /// object): the screenshot after it, or the refusal as `error` (with a
     /// screenshot of the window as it is, when one can be taken).
-    pub fn function_response(&self, call: &Value, approver: Option<Arc<dyn Approver>>) -> Value {
+    pub fn function_response(
+        &self,
+        call: &Value,
+        channel: Option<Arc<dyn PersonChannel>>,
+    ) -> Value {
         let name = call.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
         let id = call.get("id").cloned();
         let parsed = FunctionCall::parse(call).map_err(WireError::new);
         let outcome =
-            parsed.as_ref().map_err(Clone::clone).and_then(|c| self.execute(c, approver.clone()));
+            parsed.as_ref().map_err(Clone::clone).and_then(|c| self.execute(c, channel.clone()));
         let (response, png) = match outcome {
             Ok(png) => {
                 let mut response = json!({});
@@ -340,7 +347,7 @@ impl GeminiExecutor {
                 }
                 (response, Some(png))
             }
-            Err(e) => (json!({"error": e.refusal.to_string()}), self.screenshot(approver).ok()),
+            Err(e) => (json!({"error": e.refusal.to_string()}), self.screenshot(channel).ok()),
         };
         let mut part = json!({"name": name, "response": response});
         if let Some(id) = id {

@@ -16,7 +16,7 @@
 //!   pixels, rounded away from zero; more than 100 steps is refused.
 //! - `wait` sleeps [`crate::ExecutorOptions::ga_wait`] (1 s by default).
 //!
-//! Safety checks: any `pending_safety_checks` go to the approver; unless
+//! Safety checks: any `pending_safety_checks` go to the channel; unless
 //! every one is explicitly approved nothing runs
 //! (`COMPUTER_SAFETY_CHECK_UNACKNOWLEDGED`), and the output echoes exactly
 //! the approved checks.
@@ -25,7 +25,7 @@ use crate::error::{invalid, WireError};
 use crate::gate::SafetyCheck;
 use crate::session::{ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
-use glovebox_host::{Approver, Host};
+use glovebox_host::{Host, PersonChannel};
 use glovebox_model::{Action, Button, ModifierKey, Modifiers, Point, Refusal, Target};
 use glovebox_platform::sync::LockRecovered as _;
 use serde::{Deserialize, Serialize};
@@ -359,13 +359,13 @@ impl OpenAiExecutor {
     }
 
     /// [`OpenAiExecutor::execute`] asking this call's prompts (approvals,
-    /// safety checks) through `approver` instead of the executor's host's.
+    /// safety checks) through `channel` instead of the executor's host's.
     pub fn execute_with(
         &self,
         item: &Value,
-        approver: Arc<dyn Approver>,
+        channel: Arc<dyn PersonChannel>,
     ) -> Result<ComputerCallOutput, WireError> {
-        self.execute_call(&ComputerCall::parse(item)?, Some(approver))
+        self.execute_call(&ComputerCall::parse(item)?, Some(channel))
     }
 
     /// Maps and checks the whole batch, asks the host to approve it (a
@@ -376,13 +376,13 @@ impl OpenAiExecutor {
     pub fn execute_call(
         &self,
         call: &ComputerCall,
-        approver: Option<Arc<dyn Approver>>,
+        channel: Option<Arc<dyn PersonChannel>>,
     ) -> Result<ComputerCallOutput, WireError> {
         let mut session = self.session.lock_recovered();
         let steps = plan(&call.actions, &session.options)?;
         session.precheck(&steps)?;
-        let asking = match approver {
-            Some(approver) => session.host.with_approver(approver),
+        let asking = match channel {
+            Some(channel) => session.host.with_channel(channel),
             None => session.host.clone(),
         };
         let approved = session.approve(&asking, &steps)?;

@@ -330,10 +330,12 @@ fn a_declined_approval_delivers_nothing() {
     });
     let asked: Arc<Mutex<Vec<String>>> = Arc::default();
     let seen = asked.clone();
-    let host = w.host.with_approver(Arc::new(move |request: &glovebox_host::ApprovalRequest| {
-        seen.lock().unwrap().push(request.question());
-        glovebox_host::Answer::Declined
-    }));
+    let host = w.host.with_channel(Arc::new(glovebox_host::approving(
+        move |request: &glovebox_host::ApprovalRequest| {
+            seen.lock().unwrap().push(request.question());
+            glovebox_host::Answer::Declined
+        },
+    )));
     let mut model = Scripted::new(&[click(json!({"element": "@e2"})), done("declined")]);
     let out = run(&host, &mut model, &Task::new("press OK"), &mut |_| {}).unwrap();
     assert!(

@@ -3,7 +3,8 @@
 //! question tokens may be honoured — pure functions of the answer, the
 //! request and what the ticket store says of each token.
 
-use crate::approval::{Answer, ApprovalRequest, CallKey, Subject};
+use crate::approval::{ApprovalRequest, CallKey, Subject};
+use crate::person::Answer;
 use glovebox_model::{ApprovalClass, ErrorCode, Refusal};
 use std::time::Duration;
 
@@ -11,6 +12,7 @@ use std::time::Duration;
 pub(crate) fn answer_to_result(answer: Answer, request: &ApprovalRequest) -> Result<(), Refusal> {
     match (answer, &request.subject) {
         (Answer::Approved, _) => Ok(()),
+        (Answer::Given { .. }, _) => answer_to_result(Answer::Unavailable("the channel answered a yes-or-no question with a text".into()), request),
         (Answer::Declined, Subject::SafetyCheck { .. }) | (Answer::Cancelled, Subject::SafetyCheck { .. }) | (Answer::Unavailable(_), Subject::SafetyCheck { .. }) => {
             Err(Refusal::new(ErrorCode::SafetyCheckUnacknowledged, "the user did not explicitly acknowledge the provider's safety check; nothing was executed"))
         }
@@ -144,6 +146,8 @@ mod tests {
     fn an_answer_decides_the_call() {
         let request = ApprovalRequest::call(ApprovalClass::Input, vec!["type".into()]);
         assert!(answer_to_result(Answer::Approved, &request).is_ok());
+        let text = Answer::Given { text: "yes".into(), private: false };
+        assert_eq!(answer_to_result(text, &request).unwrap_err().code, ErrorCode::ApprovalRequired);
         assert_eq!(
             answer_to_result(Answer::Unavailable("none".into()), &request).unwrap_err().code,
             ErrorCode::ApprovalRequired

@@ -101,6 +101,14 @@ pub(crate) fn person_declined() -> Refusal {
     Refusal::new(ErrorCode::ApprovalDenied, "the person declined to answer")
 }
 
+/// The refusal that ends a call until its retry brings the answer to `question`.
+pub(crate) fn waiting_for_answer(question: &glovebox_model::Question) -> Refusal {
+    Refusal::new(
+        ErrorCode::ApprovalRequired,
+        format!("waiting for the person's answer to: {}", question.shown()),
+    )
+}
+
 /// The agent's question reached no one.
 pub(crate) fn person_unreachable(why: &str) -> Refusal {
     Refusal::new(

@@ -53,7 +53,7 @@ impl GloveboxServer {
             if current {
                 // A question in the middle of a run cannot end the call to
                 // be asked (its retry would run the instruction again).
-                host = host.with_approver(Arc::new(approval::CannotAskMidRun));
+                host = host.with_channel(Arc::new(approval::CannotAskMidRun));
             }
             let summary = computer::execute(&host, runner, &task, &mut |_| {});
             // The loop's frames replaced the one this session handed out.
@@ -83,7 +83,7 @@ impl GloveboxServer {
             .run(context, move |host, server, client| {
                 let host = host.approve_span(span)?;
                 let run = board.create(client, host.clone())?;
-                let host = host.with_approver(Arc::new(tasks::TaskQuestions { task: run.clone() }));
+                let host = host.with_channel(Arc::new(tasks::TaskQuestions { task: run.clone() }));
                 let (server, client, started, orphan) =
                     (server.clone(), client.to_owned(), run.clone(), run.clone());
                 std::thread::Builder::new()

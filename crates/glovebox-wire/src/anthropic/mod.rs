@@ -32,7 +32,7 @@ use crate::error::{invalid, WireError};
 use crate::scaling::{self, Placement};
 use crate::session::{no_screenshot_yet, ExecutorOptions, Look, Session, Step};
 use base64::Engine as _;
-use glovebox_host::{Approver, Host};
+use glovebox_host::{Host, PersonChannel};
 use glovebox_model::{
     Action, Button, CaptureLimits, ModifierKey, Modifiers, Refusal, Size, Target,
 };
@@ -430,12 +430,12 @@ impl AnthropicExecutor {
     }
 
     /// [`AnthropicExecutor::tool_result`] asking this call's prompts through
-    /// `approver` instead of the executor's host's.
+    /// `channel` instead of the executor's host's.
     pub fn tool_result_with(
         &self,
         tool: &ToolDefinition,
         tool_use: &Value,
-        approver: Option<Arc<dyn Approver>>,
+        channel: Option<Arc<dyn PersonChannel>>,
     ) -> Result<ToolResult, Refusal> {
         let id = block_id(tool_use)?;
         let checked = (|| {
@@ -448,7 +448,7 @@ impl AnthropicExecutor {
             }
             tool_use.get("input").ok_or_else(|| invalid("the tool_use block has no input"))
         })();
-        Ok(match checked.and_then(|input| self.execute_with(tool, input, approver)) {
+        Ok(match checked.and_then(|input| self.execute_with(tool, input, channel)) {
             Ok(content) => ToolResult {
                 kind: ToolResultType::ToolResult,
                 tool_use_id: id,
@@ -472,11 +472,11 @@ impl AnthropicExecutor {
         &self,
         tool: &ToolDefinition,
         input: &Value,
-        approver: Option<Arc<dyn Approver>>,
+        channel: Option<Arc<dyn PersonChannel>>,
     ) -> Result<Vec<ContentBlock>, Refusal> {
         scaling::limits(tool.display())?;
         let action = ComputerAction::parse(input, tool)?;
-        self.run_action(Space::Declared(tool.display()), &action, approver, Answer::Screenshot)
+        self.run_action(Space::Declared(tool.display()), &action, channel, Answer::Screenshot)
     }
 
     /// Runs one parsed action in `space`; the content of its result.
@@ -484,7 +484,7 @@ impl AnthropicExecutor {
         &self,
         space: Space,
         action: &ComputerAction,
-        approver: Option<Arc<dyn Approver>>,
+        channel: Option<Arc<dyn PersonChannel>>,
         answer: Answer,
     ) -> Result<Vec<ContentBlock>, Refusal> {
         let mut state = self.state.lock_recovered();
@@ -493,8 +493,8 @@ impl AnthropicExecutor {
             state.forget();
             state.space = Some(space);
         }
-        let asking = approver
-            .map(|a| state.session.host.with_approver(a))
+        let asking = channel
+            .map(|a| state.session.host.with_channel(a))
             .unwrap_or_else(|| state.session.host.clone());
         match action {
             ComputerAction::CursorPosition {} => {

@@ -16,7 +16,7 @@ use super::{
     ToolResultType,
 };
 use crate::error::invalid;
-use glovebox_host::Approver;
+use glovebox_host::PersonChannel;
 use glovebox_model::Refusal;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -174,10 +174,10 @@ impl AnthropicExecutor {
         &self,
         toolset: &ToolsetDefinition,
         block: &Value,
-        approver: Option<Arc<dyn Approver>>,
+        channel: Option<Arc<dyn PersonChannel>>,
     ) -> Result<Vec<super::ContentBlock>, Refusal> {
         let action = member_action(toolset, block)?;
-        self.run_action(Space::Screenshot, &action, approver, Answer::Acknowledge)
+        self.run_action(Space::Screenshot, &action, channel, Answer::Acknowledge)
     }
 
     /// Answers one turn: `blocks` are the turn's member `tool_use` blocks, in
@@ -187,7 +187,7 @@ impl AnthropicExecutor {
         &self,
         toolset: &ToolsetDefinition,
         blocks: &[Value],
-        approver: Option<Arc<dyn Approver>>,
+        channel: Option<Arc<dyn PersonChannel>>,
     ) -> Result<Vec<ToolResult>, Refusal> {
         let ids: Vec<String> = blocks
             .iter()
@@ -204,7 +204,7 @@ impl AnthropicExecutor {
                 results.push(ToolResult::refusal(id, &not_run(*at, name)));
                 continue;
             }
-            results.push(match self.run_member(toolset, block, approver.clone()) {
+            results.push(match self.run_member(toolset, block, channel.clone()) {
                 Ok(content) => ToolResult {
                     kind: ToolResultType::ToolResult,
                     tool_use_id: id,

@@ -212,7 +212,7 @@ fn gemini_golden_pairs() {
             .unwrap()
             .iter()
             .map(|call| {
-                let approver: Option<Arc<dyn glovebox_host::Approver>> =
+                let channel: Option<Arc<dyn glovebox_host::PersonChannel>> =
                     match case["acknowledge"] == true {
                         true => Some(Arc::new(StatedAcknowledgements(vec![call["id"]
                             .as_str()
@@ -220,7 +220,7 @@ fn gemini_golden_pairs() {
                             .to_owned()]))),
                         false => None,
                     };
-                executor.function_response(call, approver)
+                executor.function_response(call, channel)
             })
             .collect();
         json!({"responses": responses, "delivered": world.delivered()})

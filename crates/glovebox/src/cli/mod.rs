@@ -183,7 +183,7 @@ fn open_reader(config: &glovebox_config::Config) -> Result<glovebox_host::Host, 
     // A one-shot read draws no cursor: nothing stays to show it on.
     let config = glovebox_config::Config { overlay: false, ..config.clone() };
     glovebox::platform::open_host(&config)
-        .map(|host| host.with_approver(std::sync::Arc::new(terminal::Terminal)))
+        .map(|host| host.with_channel(std::sync::Arc::new(terminal::Terminal::default())))
 }
 
 fn load_config(explicit: Option<PathBuf>, json: bool) -> Result<Layered, Failure> {

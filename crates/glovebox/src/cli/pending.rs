@@ -8,8 +8,8 @@
 
 use super::exit::{refused, Failure};
 use super::terminal;
+use super::terminal::Heard;
 use clap::{Args, Subcommand};
-use glovebox_host::Answer;
 use glovebox_mcp::pending::{Parked, Store};
 use glovebox_model::Refusal;
 use std::process::ExitCode;
@@ -111,8 +111,8 @@ pub fn pending(args: PendingArgs) -> Result<ExitCode, Failure> {
             if !yes {
                 let asked = format!("{}Approve all of this?", show(&parked));
                 match terminal::ask(&asked) {
-                    Answer::Approved => {}
-                    Answer::Unavailable(why) => {
+                    Heard::Yes => {}
+                    Heard::NoTerminal(why) => {
                         let why = format!(
                             "{why}; approve with --yes once you have read `glovebox pending`"
                         );
@@ -121,7 +121,7 @@ pub fn pending(args: PendingArgs) -> Result<ExitCode, Failure> {
                             json,
                         ));
                     }
-                    Answer::Declined | Answer::Cancelled => {
+                    Heard::No | Heard::Ended => {
                         return Err(refused(
                             glovebox_host::refusals::approval_not_given(
                                 "it keeps waiting (decline it to end it)",

@@ -121,7 +121,7 @@ pub fn replay(config: Option<PathBuf>, args: ReplayArgs) -> Result<ExitCode, Fai
         .transpose()
         .map_err(|r| refused(r, json))?;
     let host = glovebox::platform::open_host(&config).map_err(|r| refused(r, json))?;
-    let host = host.with_approver(std::sync::Arc::new(super::terminal::Terminal));
+    let host = host.with_channel(std::sync::Arc::new(super::terminal::Terminal::default()));
     let window = args
         .window
         .as_deref()

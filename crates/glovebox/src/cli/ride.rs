@@ -257,11 +257,12 @@ fn carry(
         match link.receive::<HostSays>().map_err(|e| LostCall::of_read(e, bound))? {
             HostSays::Declined { .. } => return Ok(None),
             HostSays::Ask { question } => {
+                use super::terminal::Heard;
                 let said = match super::terminal::ask(&question) {
-                    glovebox_host::Answer::Approved => Said::Approved,
-                    glovebox_host::Answer::Declined => Said::Declined,
-                    glovebox_host::Answer::Cancelled => Said::Cancelled,
-                    glovebox_host::Answer::Unavailable(why) => Said::Unavailable { why },
+                    Heard::Yes => Said::Approved,
+                    Heard::No => Said::Declined,
+                    Heard::Ended => Said::Cancelled,
+                    Heard::NoTerminal(why) => Said::Unavailable { why },
                 };
                 link.send(&said).map_err(|_| LostCall::WhileAsking)?;
             }
@@ -316,18 +317,22 @@ pub use serving::{keep_warm, Role};
 #[cfg(unix)]
 mod serving {
     use super::*;
-    use glovebox_host::{Answer, ApprovalRequest, Approver};
+    use glovebox_host::{Answer, PersonChannel};
     use glovebox_platform::sync::LockRecovered as _;
     use glovebox_services::warm::{Link, WarmService, WhenHeld};
     use std::sync::{mpsc, Arc, Mutex};
 
-    /// A prompt of a ridden call, asked on the CLI's terminal.
+    /// A ridden call's way to reach the person: the CLI's terminal, over the link. A CLI
+    /// command puts no agent's question, so only approvals travel.
     struct AskTheCaller(Arc<Mutex<Link>>);
 
-    impl Approver for AskTheCaller {
-        fn ask(&self, request: &ApprovalRequest) -> Answer {
+    impl PersonChannel for AskTheCaller {
+        fn put(&self, request: glovebox_host::Request<'_>) -> Answer {
+            if request.approval().is_none() {
+                return Answer::Unavailable("a ridden CLI call puts no agent's question".into());
+            }
             let mut link = self.0.lock_recovered();
-            let question = HostSays::Ask { question: request.question() };
+            let question = HostSays::Ask { question: request.shown() };
             // The person takes the time they take; a CLI that goes away ends the read.
             if link.send(&question).and_then(|_| link.set_timeout(None)).is_err() {
                 return Answer::Unavailable("the CLI that asked went away".into());
@@ -424,12 +429,12 @@ mod serving {
         }
         let caller = link.peer_pid;
         let link = Arc::new(Mutex::new(link));
-        let approver: Arc<dyn Approver> = Arc::new(AskTheCaller(link.clone()));
+        let channel: Arc<dyn PersonChannel> = Arc::new(AskTheCaller(link.clone()));
         let open = |config: &Config| -> Result<Host, Refusal> {
             let display = glovebox_desktop::display_name(config.backend);
             let mut settings = glovebox::platform::host_config(config, &display)?;
             settings.acting_pid = caller;
-            desktop.open(settings).map(|host| host.with_approver(approver.clone()))
+            desktop.open(settings).map(|host| host.with_channel(channel.clone()))
         };
         let mut out = Printed::default();
         let started = std::time::Instant::now();

@@ -124,11 +124,13 @@ pub(super) fn drive(
         detail: None,
         started_by_user: true,
     };
+    let bar = indicatif::ProgressBar::new_spinner();
+    // Approvals and the model's questions go to this terminal, the spinner held while the
+    // person answers; without a terminal the questions go to the indicator page.
     let host = host
-        .with_approver(std::sync::Arc::new(super::terminal::Terminal))
+        .with_channel(std::sync::Arc::new(super::terminal::Terminal(Some(bar.clone()))))
         .approve_span(span)
         .map_err(|r| refused(r, json))?;
-    let bar = indicatif::ProgressBar::new_spinner();
     bar.enable_steady_tick(Duration::from_millis(120));
     bar.set_message(format!("step 1: asking {model_name}"));
     let max = task.max_steps;
@@ -141,17 +143,14 @@ pub(super) fn drive(
         ));
         bar.set_message(format!("step {}/{max}: asking the model", step.index + 1));
     };
-    // The model's questions go to this terminal, or without one to the indicator page.
-    let (on_terminal, on_page) = (AskOnTerminal(&bar), glovebox_host::ask::OnThePage(host.clone()));
-    let asker: &dyn glovebox_host::Asker =
-        match std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") {
-            Ok(_) => &on_terminal,
-            Err(_) => &on_page,
-        };
     let outcome = match model.as_mut() {
-        Some(model) => {
-            glovebox_agent::run_asking(&host, model.as_mut(), task, Some(asker), &mut progress)
-        }
+        Some(model) => glovebox_agent::run_asking(
+            &host,
+            model.as_mut(),
+            task,
+            glovebox_agent::Questions::PutToPerson,
+            &mut progress,
+        ),
         None => glovebox_agent::run_native(&host, binding, task, &mut progress),
     };
     bar.finish_and_clear();
@@ -177,14 +176,5 @@ pub(super) fn configured_binding(
             "model.provider mcp-sampling borrows an MCP client's model and only works under `glovebox mcp`; bind openai, anthropic or openai-compatible for `glovebox run`",
         )),
         Some(b) => Ok(b),
-    }
-}
-
-/// The model's questions on the terminal, the spinner held while the person answers.
-struct AskOnTerminal<'a>(&'a indicatif::ProgressBar);
-
-impl glovebox_host::Asker for AskOnTerminal<'_> {
-    fn ask_user(&self, question: &glovebox_model::Question) -> glovebox_host::Said {
-        self.0.suspend(|| super::terminal::ask_question(question))
     }
 }

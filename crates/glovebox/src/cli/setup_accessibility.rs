@@ -5,9 +5,9 @@
 
 use super::exit::Failure;
 use super::terminal;
+use super::terminal::Heard;
 use anyhow::Context as _;
 use clap::Subcommand;
-use glovebox_host::Answer;
 use glovebox_linux::accessibility_setup as changes;
 use std::process::ExitCode;
 
@@ -68,13 +68,11 @@ pub(super) fn confirm(question: &str, yes: bool) -> Result<(), Failure> {
         return Ok(());
     }
     match terminal::ask(question) {
-        Answer::Approved => Ok(()),
-        Answer::Unavailable(why) => Err(Failure::NotAgreed(format!(
+        Heard::Yes => Ok(()),
+        Heard::NoTerminal(why) => Err(Failure::NotAgreed(format!(
             "{why}; nothing changed (run again with --yes once you have read the changes)"
         ))),
-        Answer::Declined | Answer::Cancelled => {
-            Err(Failure::NotAgreed("you said no; nothing changed".into()))
-        }
+        Heard::No | Heard::Ended => Err(Failure::NotAgreed("you said no; nothing changed".into())),
     }
 }
 

@@ -15,9 +15,9 @@ use super::exit::{refused, Failure};
 use super::mcp_config::{add_entry, Added, ViaArg};
 use super::setup_accessibility::Plan;
 use super::terminal;
+use super::terminal::Heard;
 use anyhow::Context as _;
 use glovebox::mcp_config::{Client, Launch};
-use glovebox_host::Answer;
 use glovebox_model::Refusal;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -49,7 +49,7 @@ pub fn guided(config: Option<PathBuf>, args: GuidedArgs) -> Result<ExitCode, Fai
                 .into(),
         ));
     }
-    let ask = |question: &str| if args.yes { Answer::Approved } else { terminal::ask(question) };
+    let ask = |question: &str| if args.yes { Heard::Yes } else { terminal::ask(question) };
     let mut done: Vec<String> = Vec::new();
     let mut not_added: Vec<String> = Vec::new();
     println!(
@@ -90,20 +90,20 @@ fn indented(text: &str) -> String {
 }
 
 /// Whether the person said yes; a declined step is said and skipped.
-fn agreed(answer: Answer) -> Result<bool, Failure> {
+fn agreed(answer: Heard) -> Result<bool, Failure> {
     match answer {
-        Answer::Approved => Ok(true),
-        Answer::Declined | Answer::Cancelled => {
+        Heard::Yes => Ok(true),
+        Heard::No | Heard::Ended => {
             println!("    skipped");
             Ok(false)
         }
-        Answer::Unavailable(why) => Err(Failure::NotAgreed(format!("{why}; stopped here"))),
+        Heard::NoTerminal(why) => Err(Failure::NotAgreed(format!("{why}; stopped here"))),
     }
 }
 
 fn computer_use(
     config: Option<PathBuf>,
-    ask: &dyn Fn(&str) -> Answer,
+    ask: &dyn Fn(&str) -> Heard,
     done: &mut Vec<String>,
 ) -> Result<(), Failure> {
     step(1, "Computer use");
@@ -146,7 +146,7 @@ fn desktop() {
     );
 }
 
-fn accessibility(ask: &dyn Fn(&str) -> Answer, done: &mut Vec<String>) -> Result<(), Failure> {
+fn accessibility(ask: &dyn Fn(&str) -> Heard, done: &mut Vec<String>) -> Result<(), Failure> {
     step(3, "Accessibility for the applications you start from now on");
     let plan = Plan::read(false)?;
     if plan.is_empty() {
@@ -165,7 +165,7 @@ fn accessibility(ask: &dyn Fn(&str) -> Answer, done: &mut Vec<String>) -> Result
 
 fn clients(
     args: &GuidedArgs,
-    ask: &dyn Fn(&str) -> Answer,
+    ask: &dyn Fn(&str) -> Heard,
     done: &mut Vec<String>,
     not_added: &mut Vec<String>,
 ) -> Result<(), Failure> {
@@ -227,7 +227,7 @@ fn clients(
     Ok(())
 }
 
-fn try_it(ask: &dyn Fn(&str) -> Answer) -> Result<(), Failure> {
+fn try_it(ask: &dyn Fn(&str) -> Heard) -> Result<(), Failure> {
     step(5, "Try it");
     println!("    A private desktop (Xvfb, its own session and accessibility buses) started and ended shows glovebox can run its sandbox here; nothing is changed.");
     if agreed(ask("Start one now (a few seconds)?"))? {

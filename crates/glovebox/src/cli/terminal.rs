@@ -1,35 +1,64 @@
-//! The terminal as a prompt channel: the host's question on the
-//! controlling terminal, answered y or n. No terminal: no one to ask, and
-//! the host fails closed.
+//! The terminal as a way to reach the person: the host's requests on the
+//! controlling terminal — an approval or an acknowledgement answered y or n,
+//! the agent's question answered with a line. No terminal: no one to ask,
+//! and the host fails closed (the agent's question then goes to the
+//! indicator page, when one is served). The setup wizard and `glovebox
+//! pending` ask their own questions here too, and read what was [`Heard`]
+//! as their own answer, not the host's.
 
-use glovebox_host::{Answer, ApprovalRequest, Approver};
+use glovebox_host::{Answer, PersonChannel, Request};
 use std::io::{BufRead as _, Write as _};
 
-pub struct Terminal;
+/// The terminal as the person's channel, with an optional spinner held while they answer.
+#[derive(Default)]
+pub struct Terminal(pub Option<indicatif::ProgressBar>);
 
-impl Approver for Terminal {
-    fn ask(&self, request: &ApprovalRequest) -> Answer {
-        ask(&request.question())
+impl PersonChannel for Terminal {
+    fn put(&self, request: Request<'_>) -> Answer {
+        let put = || match request {
+            Request::Approve(_) | Request::Acknowledge(_) => match ask(&request.shown()) {
+                Heard::Yes => Answer::Approved,
+                Heard::No => Answer::Declined,
+                Heard::Ended => Answer::Cancelled,
+                Heard::NoTerminal(why) => Answer::Unavailable(why),
+            },
+            Request::Ask(question) => ask_question(question),
+        };
+        match &self.0 {
+            Some(bar) => bar.suspend(put),
+            None => put(),
+        }
     }
 }
 
+/// What the terminal heard to a yes-or-no question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Heard {
+    Yes,
+    No,
+    /// The input ended before an answer.
+    Ended,
+    /// No terminal to ask on, or it failed; said why.
+    NoTerminal(String),
+}
+
 /// `question` on the controlling terminal, answered y or n.
-pub fn ask(question: &str) -> Answer {
+pub fn ask(question: &str) -> Heard {
     let Ok(mut tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
-        return Answer::Unavailable("there is no terminal to ask on".into());
+        return Heard::NoTerminal("there is no terminal to ask on".into());
     };
     // The host made the question visible; a question carried from elsewhere (a warm host) is
     // made so again: nothing in it acts on the terminal.
     let question = glovebox_model::visible(question);
     if tty.write_all(format!("{question} [y/N] ").as_bytes()).is_err() {
-        return Answer::Unavailable("the terminal cannot be written".into());
+        return Heard::NoTerminal("the terminal cannot be written".into());
     }
     let mut answer = String::new();
     match std::io::BufReader::new(&tty).read_line(&mut answer) {
-        Ok(0) => Answer::Cancelled,
-        Ok(_) if matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") => Answer::Approved,
-        Ok(_) => Answer::Declined,
-        Err(_) => Answer::Unavailable("the terminal cannot be read".into()),
+        Ok(0) => Heard::Ended,
+        Ok(_) if matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") => Heard::Yes,
+        Ok(_) => Heard::No,
+        Err(_) => Heard::NoTerminal("the terminal cannot be read".into()),
     }
 }
 
@@ -47,15 +76,14 @@ pub fn ask_text(question: &str) -> Option<String> {
 
 /// The agent's question on the controlling terminal: the answer as a line (empty declines),
 /// then whether to keep it out of the log.
-pub fn ask_question(question: &glovebox_model::Question) -> glovebox_host::Said {
-    use glovebox_host::Said;
+fn ask_question(question: &glovebox_model::Question) -> Answer {
     let Some(answer) = ask_text(&format!("{}\nYour answer (empty to decline):", question.shown()))
     else {
-        return Said::Unavailable("there is no terminal to ask on".into());
+        return Answer::Unavailable("there is no terminal to ask on".into());
     };
     if answer.trim().is_empty() {
-        return Said::Declined;
+        return Answer::Declined;
     }
-    let private = matches!(ask("Keep this answer out of glovebox's log?"), Answer::Approved);
-    Said::Answer { text: answer, private }
+    let private = ask("Keep this answer out of glovebox's log?") == Heard::Yes;
+    Answer::Given { text: answer, private }
 }

@@ -304,17 +304,19 @@ fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
     type Shown = Vec<(String, Vec<String>)>;
     let shown: Arc<std::sync::Mutex<Shown>> = Arc::default();
     let seen = shown.clone();
-    let one = Arc::new(move |request: &ApprovalRequest| match &request.subject {
-        Subject::SafetyCheck { id, step, .. } => {
-            seen.lock().unwrap().push((id.clone(), step.clone()));
-            if id == "cu_sc_1" {
-                Answer::Approved
-            } else {
-                Answer::Declined
+    let one = Arc::new(glovebox_host::approving(move |request: &ApprovalRequest| {
+        match &request.subject {
+            Subject::SafetyCheck { id, step, .. } => {
+                seen.lock().unwrap().push((id.clone(), step.clone()));
+                if id == "cu_sc_1" {
+                    Answer::Approved
+                } else {
+                    Answer::Declined
+                }
             }
+            Subject::Call { .. } => Answer::Approved,
         }
-        Subject::Call { .. } => Answer::Approved,
-    });
+    }));
     assert_eq!(
         executor.execute_with(&item, one).unwrap_err().code(),
         ErrorCode::SafetyCheckUnacknowledged
@@ -325,7 +327,7 @@ fn openai_safety_checks_run_only_when_the_user_approved_every_one() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert_eq!(fixture.state().unwrap()["clicks"]["cancel"], 0, "nothing ran");
     // Both approved (plus an id that was never pending): it runs, and echoes exactly the two.
-    let all = Arc::new(|_: &ApprovalRequest| Answer::Approved);
+    let all = Arc::new(glovebox_host::approving(|_: &ApprovalRequest| Answer::Approved));
     let output = executor.execute_with(&item, all).unwrap();
     fixture.wait_state("cancel clicked", |s| s["clicks"]["cancel"] == 1);
     let echoed: Vec<&str> =

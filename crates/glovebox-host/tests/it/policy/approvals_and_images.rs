@@ -130,15 +130,17 @@ fn always_ask_with_a_declined_prompt_refuses_and_captures_nothing() {
     );
     let asked: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
     let seen = asked.clone();
-    let host = world.host().with_approver(Arc::new(move |r: &glovebox_host::ApprovalRequest| {
-        seen.lock().unwrap().push(r.question());
-        glovebox_host::Answer::Declined
-    }));
+    let host = world.host().with_channel(Arc::new(glovebox_host::approving(
+        move |r: &glovebox_host::ApprovalRequest| {
+            seen.lock().unwrap().push(r.question());
+            glovebox_host::Answer::Declined
+        },
+    )));
     assert_eq!(code(host.observe(None, true)), ErrorCode::ApprovalDenied);
     assert_eq!(code(host.list_windows(None, 1)), ErrorCode::ApprovalDenied);
     // No prompt channel at all: required, not denied.
     assert_eq!(
-        code(host.with_approver(Arc::new(glovebox_host::NoPrompt)).observe(None, false)),
+        code(host.with_channel(Arc::new(glovebox_host::NoPrompt)).observe(None, false)),
         ErrorCode::ApprovalRequired
     );
     let asked = asked.lock().unwrap();
@@ -169,18 +171,20 @@ fn a_call_made_while_the_person_is_asked_runs_and_the_approved_input_then_checks
     let slot = racing.clone();
     let questions: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
     let asked = questions.clone();
-    let host = base.with_approver(Arc::new(move |r: &glovebox_host::ApprovalRequest| {
-        asked.lock().unwrap().push(r.question());
-        // While the user reads the prompt, another call rebinds the grant
-        // to the terminal and observes it, and finishes before the answer.
-        let other = other.clone();
-        let (done, finished) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = done.send(other.switch_window(&WindowRef::Id(id(TERMINAL, 0x30)), false));
-        });
-        *slot.lock().unwrap() = Some(finished.recv_timeout(Duration::from_secs(10)));
-        glovebox_host::Answer::Approved
-    }));
+    let host = base.with_channel(Arc::new(glovebox_host::approving(
+        move |r: &glovebox_host::ApprovalRequest| {
+            asked.lock().unwrap().push(r.question());
+            // While the user reads the prompt, another call rebinds the grant
+            // to the terminal and observes it, and finishes before the answer.
+            let other = other.clone();
+            let (done, finished) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = done.send(other.switch_window(&WindowRef::Id(id(TERMINAL, 0x30)), false));
+            });
+            *slot.lock().unwrap() = Some(finished.recv_timeout(Duration::from_secs(10)));
+            glovebox_host::Answer::Approved
+        },
+    )));
     let refused = host.act(seen.frame.id, click(OK_BUTTON)).unwrap_err();
     let switched = racing
         .lock()
@@ -215,23 +219,25 @@ fn an_observation_approved_while_the_grant_moved_reads_nothing() {
         &[],
     );
     let base = world.host();
-    let approving = base.with_approver(Arc::new(|_: &glovebox_host::ApprovalRequest| {
-        glovebox_host::Answer::Approved
-    }));
+    let approving = base.with_channel(Arc::new(glovebox_host::approving(
+        |_: &glovebox_host::ApprovalRequest| glovebox_host::Answer::Approved,
+    )));
     approving.observe(None, false).unwrap();
     let other = approving.clone();
-    let host = base.with_approver(Arc::new(move |_: &glovebox_host::ApprovalRequest| {
-        let other = other.clone();
-        let (done, finished) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = done.send(other.switch_window(&WindowRef::Id(id(TERMINAL, 0x30)), false));
-        });
-        finished
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the other call finished while the person was asked")
-            .unwrap();
-        glovebox_host::Answer::Approved
-    }));
+    let host = base.with_channel(Arc::new(glovebox_host::approving(
+        move |_: &glovebox_host::ApprovalRequest| {
+            let other = other.clone();
+            let (done, finished) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = done.send(other.switch_window(&WindowRef::Id(id(TERMINAL, 0x30)), false));
+            });
+            finished
+                .recv_timeout(Duration::from_secs(10))
+                .expect("the other call finished while the person was asked")
+                .unwrap();
+            glovebox_host::Answer::Approved
+        },
+    )));
     let refused = host.observe(None, true).unwrap_err();
     assert_eq!(refused.code, ErrorCode::StaleRevision, "{refused}");
 }
@@ -246,10 +252,12 @@ fn consequential_targets_ask_inside_an_approved_span_unless_shown() {
     );
     let asked: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
     let seen = asked.clone();
-    let host = world.host().with_approver(Arc::new(move |r: &glovebox_host::ApprovalRequest| {
-        seen.lock().unwrap().push(r.question());
-        glovebox_host::Answer::Approved
-    }));
+    let host = world.host().with_channel(Arc::new(glovebox_host::approving(
+        move |r: &glovebox_host::ApprovalRequest| {
+            seen.lock().unwrap().push(r.question());
+            glovebox_host::Answer::Approved
+        },
+    )));
     let span = glovebox_host::Span {
         class: glovebox_model::ApprovalClass::Input,
         actions: vec!["run a task".into()],

@@ -25,13 +25,15 @@ fn treeless(
     world.desktop.treeless.lock().unwrap().insert(EDITOR_WINDOW);
     let asked: Arc<Mutex<Vec<String>>> = Arc::default();
     let questions = asked.clone();
-    let host = world.host().with_approver(Arc::new(move |r: &ApprovalRequest| {
-        if r.class() == Some(glovebox_model::ApprovalClass::Observe) {
-            return Answer::Approved;
-        }
-        questions.lock().unwrap().push(r.question());
-        answer.clone()
-    }));
+    let host = world.host().with_channel(Arc::new(glovebox_host::approving(
+        move |r: &ApprovalRequest| {
+            if r.class() == Some(glovebox_model::ApprovalClass::Observe) {
+                return Answer::Approved;
+            }
+            questions.lock().unwrap().push(r.question());
+            answer.clone()
+        },
+    )));
     (world, host, asked)
 }
 

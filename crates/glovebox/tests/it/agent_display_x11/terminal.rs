@@ -45,9 +45,9 @@ fn a_denied_terminal_is_refused_by_any_name_that_leads_to_it_before_it_starts() 
 #[derive(Default)]
 struct Approving(std::sync::Mutex<Vec<String>>);
 
-impl glovebox_host::Approver for Approving {
-    fn ask(&self, request: &glovebox_host::ApprovalRequest) -> glovebox_host::Answer {
-        self.0.lock().unwrap().push(request.question());
+impl glovebox_host::PersonChannel for Approving {
+    fn put(&self, request: glovebox_host::Request<'_>) -> glovebox_host::Answer {
+        self.0.lock().unwrap().push(request.shown());
         glovebox_host::Answer::Approved
     }
 }
@@ -66,7 +66,7 @@ fn a_terminal_on_the_agent_display_reaches_nothing_of_the_users() {
         })
         .open_with_agent_display();
     let person = std::sync::Arc::new(Approving::default());
-    let host = host.with_approver(person.clone());
+    let host = host.with_channel(person.clone());
     let sentinel = user_window(sandbox, "Agent box");
     sandbox.warp_pointer(1001, 201).unwrap();
     let user = || glovebox_testkit::desktop::Desktop::now(&host, sandbox, &sentinel);
