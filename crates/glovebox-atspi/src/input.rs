@@ -8,14 +8,15 @@
 //! `COMPUTER_BACKGROUND_UNAVAILABLE` here; the caller may try another route.
 
 use crate::backend::AtspiBackend;
+use crate::calls::AtspiCall;
 use crate::transport::{Bus, BusError, ObjectRef, TextUnit, ToolkitFamily, ToolkitName};
 use atspi_common::{Interface, InterfaceSet, State, StateSet};
 use futures_util::future::join_all;
 use glovebox_model::{
     Action, ActionKind, Button, ElementAction, ElementState, Point, Role, WindowInfo,
 };
-use glovebox_platform::{AccessibleCall, Delivery, Relative, ResolvedTarget, Route};
 use glovebox_platform::{BackendError, BackendErrorKind};
+use glovebox_platform::{Delivery, Relative, ResolvedTarget, Route};
 use std::time::Duration;
 
 const INPUT_TIMEOUT: Duration = Duration::from_secs(3);
@@ -124,7 +125,7 @@ async fn context_menu(
                     actions[index].name
                 )));
             }
-            let route = Route::Accessible(AccessibleCall::Action(actions[index].name.clone()));
+            let route = AtspiCall::Action(actions[index].name.clone()).route();
             return Ok(Delivery::by(if depth == 0 {
                 route
             } else {
@@ -166,9 +167,8 @@ async fn select_in_parent(bus: &Bus, object: &ObjectRef) -> Result<Delivery, Bac
             "the element does not read as selected after its parent selected it",
         ));
     }
-    let call =
-        if focus { AccessibleCall::GrabFocusThenSelect } else { AccessibleCall::SelectChild };
-    Ok(Delivery::by(Route::On(Box::new(Route::Accessible(call)), Relative::Parent)))
+    let call = if focus { AtspiCall::GrabFocusThenSelect } else { AtspiCall::SelectChild };
+    Ok(Delivery::by(Route::On(Box::new(call.route()), Relative::Parent)))
 }
 
 async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendError> {
@@ -192,7 +192,7 @@ async fn activate(bus: &Bus, object: &ObjectRef) -> Result<Delivery, BackendErro
             actions[index].name
         )));
     }
-    Ok(Delivery::by(Route::Accessible(AccessibleCall::Action(actions[index].name.clone()))))
+    Ok(Delivery::by(AtspiCall::Action(actions[index].name.clone()).route()))
 }
 
 /// Reads a value back until it satisfies `done` or a short while passes:
@@ -254,7 +254,7 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
                 "the application did not take the new text (read back differs)",
             ));
         }
-        return Ok(Delivery::by(Route::Accessible(AccessibleCall::SetText)));
+        return Ok(Delivery::by(AtspiCall::SetText.route()));
     }
     if bus.role(object).await.map_err(bus_failure)? == Role::TableCell {
         // A protected sheet's cells keep a settable Value but are no longer editable.
@@ -286,7 +286,7 @@ async fn set_value(bus: &Bus, object: &ObjectRef, text: &str) -> Result<Delivery
                 "the application kept the value at {now}, not {value} (outside its range or step?)"
             )));
         }
-        return Ok(Delivery::by(Route::Accessible(AccessibleCall::SetValue)));
+        return Ok(Delivery::by(AtspiCall::SetValue.route()));
     }
     Err(not_actionable("the element holds no settable text or value"))
 }
@@ -338,13 +338,13 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
         }
     };
     for (owner, call) in
-        [(object, AccessibleCall::SelectChild), (&parent, AccessibleCall::SelectChildOfParent)]
+        [(object, AtspiCall::SelectChild), (&parent, AtspiCall::SelectChildOfParent)]
     {
         if interfaces(bus, owner).await?.contains(Interface::Selection)
             && bus.select_child(owner, index).await.unwrap_or(false)
             && confirmed().await
         {
-            return Ok(Delivery::by(Route::Accessible(call)));
+            return Ok(Delivery::by(call.route()));
         }
     }
     // An option's own action chooses it (a web page's `select`): the option
@@ -373,7 +373,7 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
             for _ in 0..20 {
                 if chosen_alone().await {
                     return Ok(Delivery::by(Route::On(
-                        Box::new(Route::Accessible(AccessibleCall::Action("select".into()))),
+                        Box::new(AtspiCall::Action("select".into()).route()),
                         Relative::Option,
                     )));
                 }
@@ -382,7 +382,7 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
         }
     }
     if activate(bus, &child).await.is_ok() && confirmed().await {
-        return Ok(Delivery::by(Route::Accessible(AccessibleCall::OptionAction)));
+        return Ok(Delivery::by(AtspiCall::OptionAction.route()));
     }
     Err(BackendError::new(
         BackendErrorKind::NoBackgroundRoute,
@@ -513,7 +513,7 @@ impl AtspiBackend {
                     };
                     let _ = bus.set_caret_offset(&focused, caret + length as i32).await;
                 }
-                Ok(Delivery::by(Route::Accessible(AccessibleCall::InsertText)))
+                Ok(Delivery::by(AtspiCall::InsertText.route()))
             }
             (Action::Move { .. }, _) => Err(no_route("pointer moves")),
             (Action::Drag { .. }, _) => Err(no_route("drags")),
@@ -671,7 +671,7 @@ impl AtspiBackend {
                     }
                 }
             }
-            Ok(Route::Accessible(AccessibleCall::Action(actions[index].0.clone())))
+            Ok(AtspiCall::Action(actions[index].0.clone()).route())
         })
     }
 
@@ -781,7 +781,7 @@ impl AtspiBackend {
         };
         if sent_now > sent_before && (process == crate::busy::ProcessState::Working || answers()) {
             return Ok(Delivery {
-                route: Route::Unanswered { method },
+                route: crate::calls::unanswered(method),
                 receipt: glovebox_platform::Receipt::Pending,
             });
         }

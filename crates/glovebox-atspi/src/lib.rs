@@ -14,6 +14,7 @@
 
 mod backend;
 pub mod busy;
+mod calls;
 mod events;
 pub mod ids;
 mod input;

@@ -9,10 +9,23 @@ use glovebox_atspi::transport::ToolkitFamily;
 use glovebox_atspi::{AtspiBackend, KeyDestination};
 use glovebox_model::{Action, Button, DeliveryMode, KeyCombo, Modifiers, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind};
-use glovebox_platform::{Delivery, Gesture, InputSink, Reach, Receipt, ResolvedTarget, Route};
+use glovebox_platform::{
+    Delivery, Gesture, InputSink, Mechanism, Reach, Receipt, ResolvedTarget, Route,
+};
 use glovebox_x11::input::{Aim, Framing, SyntheticStyle};
 use glovebox_x11::X11Backend;
 use std::sync::Arc;
+
+/// Events X11 sends to the window alone (`SendEvent`).
+pub const SEND_EVENT: Mechanism = Mechanism::named("x11:SendEvent");
+/// Keys sent to the window alone after another route put the focus or cursor on the target.
+pub const SEND_EVENT_KEYS: Mechanism = Mechanism::named("x11:SendEvent(keys)");
+/// X11's device-level input (the XTest extension): the real pointer and keyboard.
+pub const XTEST: Mechanism = Mechanism::named("x11:XTest");
+/// The seat's keyboard through the Wayland compositor.
+pub const SEAT_KEYS: Mechanism = Mechanism::named("wayland:the seat's keyboard");
+/// The seat's pointer through the Wayland compositor.
+pub const SEAT_POINTER: Mechanism = Mechanism::named("wayland:the seat's pointer");
 
 /// The toolkits whose handling of synthetic events is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -281,7 +294,7 @@ impl LinuxInput {
             }
             _ => self.x11.perform_background(window, gesture, accepts.style)?,
         }
-        Ok(self.acknowledged(window, Delivery::by(Route::WindowEvents)))
+        Ok(self.acknowledged(window, Delivery::by(Route::WindowEvents(SEND_EVENT))))
     }
 
     /// `set_value` by keys: focus the field through its own accessible
@@ -326,7 +339,7 @@ impl LinuxInput {
         };
         self.x11.perform_background(window, &replace, accepts.style)?;
         self.atspi.expect_text(window, target, text)?;
-        Ok(Delivery::by(Route::ThenKeys(Box::new(focused))))
+        Ok(Delivery::by(Route::ThenKeys(Box::new(focused), SEND_EVENT_KEYS)))
     }
 
     /// `set_value` on a spreadsheet's cell by keys: the table's selection
@@ -379,7 +392,7 @@ impl LinuxInput {
             accepts.style,
         )?;
         self.atspi.expect_text(window, target, text)?;
-        Ok(Some(Delivery::by(Route::ThenKeys(Box::new(selected)))))
+        Ok(Some(Delivery::by(Route::ThenKeys(Box::new(selected), SEND_EVENT_KEYS))))
     }
 
     fn background(
@@ -521,7 +534,7 @@ impl LinuxInput {
             }
         }
         self.x11.perform(window, &gesture, DeliveryMode::Foreground)?;
-        Ok(self.acknowledged(window, Delivery::by(Route::DeviceEvents)))
+        Ok(self.acknowledged(window, Delivery::by(Route::RealInput(XTEST))))
     }
 
     /// On a desktop glovebox owns: the background routes first (the

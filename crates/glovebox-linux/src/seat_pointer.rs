@@ -225,7 +225,7 @@ pub(crate) fn through_the_pointer(
     if let Some(previous) = previous {
         crate::wayland::give_focus_back(seat, &previous, window);
     }
-    outcome.map(|()| Delivery::by(Route::SeatPointer))
+    outcome.map(|()| Delivery::by(Route::RealInput(crate::routes::SEAT_POINTER)))
 }
 
 /// Waits until the compositor says `window` has the focus.
@@ -369,7 +369,7 @@ mod tests {
     fn a_click_holds_its_keys_and_gives_pointer_and_focus_back() {
         let seat = Recorded::new(None, window().id);
         let done = through_the_pointer(&seat, &seat, &window(), &ctrl_click(2), &at(150, 120));
-        assert_eq!(done.unwrap().route, Route::SeatPointer);
+        assert_eq!(done.unwrap().route, Route::RealInput(crate::routes::SEAT_POINTER));
         let control = 0xffe3;
         assert_eq!(
             seat.log(),

@@ -260,7 +260,8 @@ impl WaylandInput {
         if let Some(previous) = previous {
             give_focus_back(seat, &previous, window);
         }
-        outcome.map(|()| Delivery::by(glovebox_platform::Route::SeatKeys))
+        outcome
+            .map(|()| Delivery::by(glovebox_platform::Route::RealInput(crate::routes::SEAT_KEYS)))
     }
 }
 

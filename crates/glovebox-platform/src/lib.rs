@@ -37,7 +37,7 @@ pub use error::{BackendError, BackendErrorKind};
 pub use gesture::Gesture;
 pub use image::RgbImage;
 pub use protected::ProtectedPrograms;
-pub use route::{AccessibleCall, Relative, Route};
+pub use route::{Mechanism, Relative, Route, Semantic};
 pub use seen::{SeenItem, SeenRead, SeenReader};
 
 /// Lists the desktop's top-level windows.

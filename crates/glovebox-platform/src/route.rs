@@ -1,37 +1,62 @@
-//! How an input reached an application, as data: the channel that carried
-//! it, what it was done on when that was not the target itself, and what
-//! followed. Callers match on it; people and models read its text form
-//! (`at-spi:DoAction(click)`, `x11:SendEvent`, `x11:XTest on the agent
-//! display`), which [`Route`]'s `Display` writes and nothing parses.
+//! How an input reached an application, as data: the kind of channel that
+//! carried it — the element's own semantic operation, synthetic events sent
+//! to the window alone, or the real input — with the mechanism the backend
+//! names in its own words, what it was done on when that was not the target
+//! itself, and what followed. Callers match on the kinds; people and models
+//! read the text form (`at-spi:DoAction(click)`, `x11:SendEvent`, `x11:XTest
+//! on the agent display`, or on another OS its own words), which [`Route`]'s
+//! `Display` writes from the backend's [`Mechanism`] and nothing parses.
 
 use glovebox_model::{KeyCombo, Role};
+use std::borrow::Cow;
 use std::fmt;
+
+/// How a backend carried a route out, in its own words (`at-spi:DoAction(click)`,
+/// `x11:XTest`, `wayland:the seat's keyboard`; a Windows backend would say
+/// `uia:InvokePattern.Invoke`): shown to people and models, never matched on
+/// above the platform layer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mechanism(Cow<'static, str>);
+
+impl Mechanism {
+    /// A mechanism named by a fixed text.
+    pub const fn named(name: &'static str) -> Mechanism {
+        Mechanism(Cow::Borrowed(name))
+    }
+
+    /// A mechanism whose name carries what the application told (an action's name).
+    pub fn described(name: String) -> Mechanism {
+        Mechanism(Cow::Owned(name))
+    }
+}
+
+impl fmt::Display for Mechanism {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 /// The route one delivered input took.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
-    /// A call of the application's own accessibility interface.
-    Accessible(AccessibleCall),
-    /// Synthetic events sent to the window alone (X11 `SendEvent`): the
-    /// user's pointer and keyboard are not involved.
-    WindowEvents,
-    /// Input as from a device (X11's XTest extension): it moves the real
-    /// pointer and goes where the focus is.
-    DeviceEvents,
-    /// Keys on the seat's keyboard through the compositor (GNOME's Mutter
-    /// remote desktop, KDE's desktop portal), after the compositor gave the
-    /// window the focus: the user's own keyboard, so foreground only.
-    SeatKeys,
-    /// A click with the seat's pointer through the compositor (GNOME
-    /// Shell's virtual pointer), after the compositor gave the window the
-    /// focus: the user's own pointer, so foreground only.
-    SeatPointer,
+    /// The element's own operation through the application's accessibility
+    /// interface (AT-SPI, UI Automation, the macOS accessibility API).
+    Semantic(Semantic, Mechanism),
+    /// Synthetic events sent to the window alone (X11 `SendEvent`, posted
+    /// window messages): the user's pointer and keyboard are not involved.
+    WindowEvents(Mechanism),
+    /// The real input: a device's pointer and keyboard (X11's XTest,
+    /// `SendInput`) or the seat's through the compositor (GNOME's Mutter
+    /// remote desktop, KDE's desktop portal, GNOME Shell's virtual pointer)
+    /// after the window was given the focus. It moves the user's own pointer
+    /// or goes where the focus is, so it is foreground or the agent display's.
+    RealInput(Mechanism),
     /// The fake desktop of the policy tests.
     #[cfg(feature = "fake")]
     Fake,
     /// `first` put the focus or the cursor on the target, then keys sent to
-    /// the window typed into it.
-    ThenKeys(Box<Route>),
+    /// the window (by `keys`) typed into it.
+    ThenKeys(Box<Route>, Mechanism),
     /// Done on another element than the one aimed at.
     On(Box<Route>, Relative),
     /// A key chord delivered as the action of the element the application
@@ -51,32 +76,23 @@ pub enum Route {
     /// Delivered, and a menu it opened now holds the keyboard.
     MenuHoldsKeyboard(Box<Route>),
     /// An accessibility call sent whose reply has not come yet (the
-    /// application is working on it); `method` is the call's name.
-    Unanswered {
-        /// The accessibility method called (`DoAction`).
-        method: &'static str,
-    },
+    /// application is working on it); `call` names it.
+    Unanswered(Mechanism),
 }
 
-/// One call of the application's accessibility interface (AT-SPI).
+/// The element's own operation a semantic route carried out.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AccessibleCall {
-    /// The element's action of this name (`click`, `toggle`, `menu.popup`).
-    Action(String),
-    /// An option's own activation, whatever its action is called.
-    OptionAction,
-    /// The whole text replaced (`EditableText.SetTextContents`).
+pub enum Semantic {
+    /// One of the element's actions (click, toggle, expand), by its name.
+    Invoke(String),
+    /// The whole text replaced.
     SetText,
-    /// Text inserted at the caret (`EditableText.InsertText`).
+    /// Text inserted at the caret.
     InsertText,
-    /// A number set (`Value.CurrentValue`).
+    /// A number set.
     SetValue,
-    /// A child chosen through the container's selection.
-    SelectChild,
-    /// A child chosen through its parent's selection.
-    SelectChildOfParent,
-    /// The element's own focus taken, then its parent's selection.
-    GrabFocusThenSelect,
+    /// A child chosen through a container's selection.
+    Select,
 }
 
 /// Where a route acted instead of the target itself.
@@ -104,38 +120,19 @@ impl Route {
 
     /// Whether the application's own accessibility carried it (any part).
     pub fn is_accessible(&self) -> bool {
-        matches!(self.base(), Route::Accessible(_) | Route::Unanswered { .. })
-    }
-}
-
-impl fmt::Display for AccessibleCall {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AccessibleCall::Action(name) => write!(f, "DoAction({name})"),
-            AccessibleCall::OptionAction => f.write_str("DoAction(option)"),
-            AccessibleCall::SetText => f.write_str("EditableText.SetTextContents"),
-            AccessibleCall::InsertText => f.write_str("EditableText.InsertText"),
-            AccessibleCall::SetValue => f.write_str("Value.CurrentValue"),
-            AccessibleCall::SelectChild => f.write_str("Selection.SelectChild"),
-            AccessibleCall::SelectChildOfParent => f.write_str("Selection.SelectChild(parent)"),
-            AccessibleCall::GrabFocusThenSelect => {
-                f.write_str("Component.GrabFocus+Selection.SelectChild")
-            }
-        }
+        matches!(self.base(), Route::Semantic(..) | Route::Unanswered(_))
     }
 }
 
 impl fmt::Display for Route {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Route::Accessible(call) => write!(f, "at-spi:{call}"),
-            Route::WindowEvents => f.write_str("x11:SendEvent"),
-            Route::DeviceEvents => f.write_str("x11:XTest"),
-            Route::SeatKeys => f.write_str("wayland:the seat's keyboard"),
-            Route::SeatPointer => f.write_str("wayland:the seat's pointer"),
+            Route::Semantic(_, mechanism)
+            | Route::WindowEvents(mechanism)
+            | Route::RealInput(mechanism) => mechanism.fmt(f),
             #[cfg(feature = "fake")]
             Route::Fake => f.write_str("fake"),
-            Route::ThenKeys(first) => write!(f, "{first}+x11:SendEvent(keys)"),
+            Route::ThenKeys(first, keys) => write!(f, "{first}+{keys}"),
             Route::On(route, Relative::Parent) => write!(f, "{route} on the parent"),
             Route::On(route, Relative::Ancestor) => write!(f, "{route} on an ancestor"),
             Route::On(route, Relative::Option) => write!(f, "{route} on the option"),
@@ -146,7 +143,7 @@ impl fmt::Display for Route {
             Route::MenuHoldsKeyboard(route) => {
                 write!(f, "{route}; the menu it opened holds the keyboard until it closes")
             }
-            Route::Unanswered { method } => write!(f, "at-spi:{method} (sent; no reply yet)"),
+            Route::Unanswered(call) => write!(f, "{call} (sent; no reply yet)"),
         }
     }
 }
@@ -162,24 +159,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn routes_read_as_before_they_were_typed() {
-        let click = Route::Accessible(AccessibleCall::Action("click".into()));
+    fn a_route_reads_as_the_backend_named_its_mechanism_with_what_was_said_of_where() {
+        let click = Route::Semantic(
+            Semantic::Invoke("click".into()),
+            Mechanism::described("at-spi:DoAction(click)".into()),
+        );
         assert_eq!(click.to_string(), "at-spi:DoAction(click)");
         assert_eq!(
-            Route::On(
-                Box::new(Route::Accessible(AccessibleCall::GrabFocusThenSelect)),
-                Relative::Parent
-            )
-            .to_string(),
-            "at-spi:Component.GrabFocus+Selection.SelectChild on the parent"
+            Route::On(Box::new(click.clone()), Relative::Parent).to_string(),
+            "at-spi:DoAction(click) on the parent"
         );
+        let keys = Mechanism::named("x11:SendEvent(keys)");
         assert_eq!(
-            Route::ThenKeys(Box::new(click.clone())).to_string(),
+            Route::ThenKeys(Box::new(click.clone()), keys).to_string(),
             "at-spi:DoAction(click)+x11:SendEvent(keys)"
         );
+        let invoke = Route::Semantic(
+            Semantic::Invoke("invoke".into()),
+            Mechanism::named("uia:InvokePattern.Invoke"),
+        );
         assert_eq!(
-            Route::OnAgentDisplay(Box::new(Route::DeviceEvents)).to_string(),
-            "x11:XTest on the agent display"
+            Route::OnAgentDisplay(Box::new(invoke)).to_string(),
+            "uia:InvokePattern.Invoke on the agent display"
         );
         let shortcut = Route::Shortcut {
             route: Box::new(click.clone()),
@@ -189,14 +190,12 @@ mod tests {
         };
         assert_eq!(shortcut.to_string(), "at-spi:DoAction(click) on the menu item \"Save\" bound to ctrl+s (the application's own shortcut)");
         assert_eq!(shortcut.base(), &click);
-        assert!(shortcut.is_accessible() && !Route::WindowEvents.is_accessible());
+        let events = Route::WindowEvents(Mechanism::named("x11:SendEvent"));
+        assert!(shortcut.is_accessible() && !events.is_accessible());
         assert_eq!(
-            Route::Unanswered { method: "DoAction" }.to_string(),
+            Route::Unanswered(Mechanism::named("at-spi:DoAction")).to_string(),
             "at-spi:DoAction (sent; no reply yet)"
         );
-        assert_eq!(
-            serde_json::to_value(Route::WindowEvents).unwrap(),
-            serde_json::json!("x11:SendEvent")
-        );
+        assert_eq!(serde_json::to_value(events).unwrap(), serde_json::json!("x11:SendEvent"));
     }
 }

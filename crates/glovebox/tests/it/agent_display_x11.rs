@@ -131,7 +131,7 @@ fn a_gtk4_app_on_the_agent_display_takes_clicks_and_keys_without_touching_the_us
         .unwrap();
     assert_eq!(
         keyed.delivery.route,
-        Route::OnAgentDisplay(Box::new(Route::DeviceEvents)),
+        Route::OnAgentDisplay(Box::new(Route::RealInput(glovebox_linux::routes::XTEST))),
         "{}",
         keyed.delivery.route
     );

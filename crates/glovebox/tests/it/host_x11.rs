@@ -304,7 +304,7 @@ fn secure_input_while_another_client_grabs_the_keyboard_and_the_probe_changes_no
     let done = host
         .act(again.frame.id, Action::Key { combo: "ctrl+a".parse().unwrap(), repeat: 1 })
         .unwrap();
-    assert_eq!(done.delivery.route, Route::WindowEvents);
+    assert_eq!(done.delivery.route, Route::WindowEvents(glovebox_linux::routes::SEND_EVENT));
     fixture.wait_state("ctrl+a arrived", |s| {
         s["keys"].as_array().is_some_and(|k| {
             k.len() == 1 && k[0]["key"] == "a" && k[0]["mods"] == serde_json::json!(["ctrl"])

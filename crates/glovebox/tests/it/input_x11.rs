@@ -7,7 +7,7 @@
 use glovebox_host::{Host, Observation};
 use glovebox_model::Role;
 use glovebox_model::{Action, Button, ErrorCode, Point, Target, WindowId, WindowRef};
-use glovebox_platform::{AccessibleCall, Route};
+use glovebox_platform::{Route, Semantic};
 use glovebox_sandbox::fixture::{unique_title, wait_until, Fixture};
 use glovebox_sandbox::Sandbox;
 use serde_json::Value;
@@ -111,7 +111,7 @@ fn click_by_element_is_delivered_in_the_background() {
     let before = stage.untouched();
     let done = stage.host.act(seen.frame.id, click(submit)).unwrap();
     assert!(
-        matches!(done.delivery.route, Route::Accessible(AccessibleCall::Action(_))),
+        matches!(done.delivery.route, Route::Semantic(Semantic::Invoke(_), _)),
         "{}",
         done.delivery.route
     );

@@ -507,7 +507,10 @@ fn keys_only_in_the_foreground(desk: Desk, name: &str) {
     // Allowed: the shell gives the window the focus, the seat's keyboard
     // types, and the person's window gets the focus back.
     let done = typed(&allowed, DeliveryMode::Foreground).unwrap();
-    assert_eq!(done.delivery.route, glovebox_platform::Route::SeatKeys);
+    assert_eq!(
+        done.delivery.route,
+        glovebox_platform::Route::RealInput(glovebox_linux::routes::SEAT_KEYS)
+    );
     target.wait_state("typed into the Name field", |s| s["values"]["name"] == "hi");
     user.wait_state("the person's window active again", |s| s["window_active"] == true);
     let after = user.state().unwrap();

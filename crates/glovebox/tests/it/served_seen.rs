@@ -84,10 +84,16 @@ fn tk_form_filled_by_its_seen_ids(desk: Desk, desktop: &str) {
     assert_eq!(refused.code, glovebox_model::ErrorCode::BackgroundUnavailable, "{refused:?}");
 
     let done = foreground(frame, click(field)).expect("the field clicked");
-    assert_eq!(done.delivery.route, glovebox_platform::Route::SeatPointer);
+    assert_eq!(
+        done.delivery.route,
+        glovebox_platform::Route::RealInput(glovebox_linux::routes::SEAT_POINTER)
+    );
     let (frame, _) = seen(SeenKind::Field, "Name");
     let typed = foreground(frame, Action::Type { text: "Ada".into() }).expect("typed");
-    assert_eq!(typed.delivery.route, glovebox_platform::Route::SeatKeys);
+    assert_eq!(
+        typed.delivery.route,
+        glovebox_platform::Route::RealInput(glovebox_linux::routes::SEAT_KEYS)
+    );
     let (frame, send) = seen(SeenKind::Button, "Send");
     foreground(frame, click(send)).expect("Send clicked");
 

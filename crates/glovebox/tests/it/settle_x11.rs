@@ -151,7 +151,7 @@ fn an_x11_input_is_acknowledged_by_the_client_before_its_result_is_waited_for() 
     let done = host.act(seen.frame.id, click).unwrap();
     let took = started.elapsed();
     assert!(
-        matches!(done.delivery.route.base(), Route::WindowEvents | Route::DeviceEvents),
+        matches!(done.delivery.route.base(), Route::WindowEvents(_) | Route::RealInput(_)),
         "{}",
         done.delivery.route
     );
