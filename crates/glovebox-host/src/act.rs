@@ -49,6 +49,17 @@ const SETTLE_ACKNOWLEDGED: glovebox_platform::SettleLimits = glovebox_platform::
     cap: std::time::Duration::from_millis(500),
 };
 
+/// An input admitted and approved: what it is aimed through and where it may go.
+struct Admitted {
+    frame_id: FrameId,
+    frame: FrameRecord,
+    reach: Reach,
+    targets: Vec<ResolvedTarget>,
+    /// Role and name of each target, as the person was asked about them.
+    described: Vec<(Role, String)>,
+    on_agent_display: bool,
+}
+
 /// What a span of calls does, for the one prompt that approves it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Span {
@@ -267,6 +278,8 @@ impl Host {
         })
     }
 
+    /// One input, start to end, under the state: admitted and approved, checked again at the
+    /// point of delivery, delivered, paid for, then looked at.
     pub(crate) fn act_locked(
         &self,
         state: &mut crate::Locked<'_>,
@@ -275,17 +288,28 @@ impl Host {
         mode: DeliveryMode,
         observe_after: Option<bool>,
     ) -> Result<ActOutcome, Refusal> {
+        let admitted = self.admit_input(state, frame_id, action, mode)?;
+        let window = self.check_at_delivery(state, &admitted, action, mode)?;
+        let delivery = self.deliver_input(&admitted, &window, action, observe_after)?;
+        self.pay_for_input(state, &admitted, action, &delivery)?;
+        Ok(self.after_input(state, &admitted, &window, action, delivery, observe_after))
+    }
+
+    /// The checks before the person is asked, then the approval itself: the grant and its
+    /// reach, the frame (the newest of this grant), the targets resolved in it.
+    fn admit_input(
+        &self,
+        state: &mut crate::Locked<'_>,
+        frame_id: FrameId,
+        action: &Action,
+        mode: DeliveryMode,
+    ) -> Result<Admitted, Refusal> {
         self.inner.config.check_enabled()?;
         self.check_input_allowed()?;
         action.validate()?;
         let grant = self.ensure_grant(state, false)?;
         let on_agent_display = grant.target.as_ref().is_some_and(|t| t.desktop == Desktop::Agent);
-        let facts = InputFacts {
-            on_agent_display,
-            allow_foreground: self.inner.config.allow_foreground,
-            budget_left: grant.budget_left,
-        };
-        let reach = decide::admit(facts, mode)?;
+        let reach = decide::admit(self.input_facts(on_agent_display, grant.budget_left), mode)?;
         let frame = self.newest_frame(state, frame_id)?;
         let InputPlan { targets, described, mut approval } =
             decide::plan_input(reach, frame_id, &frame, action)?;
@@ -295,35 +319,56 @@ impl Host {
         let names: Vec<String> =
             described.iter().map(|(_, n)| n.clone()).filter(|n| !n.is_empty()).collect();
         self.approve_unlocked(state, approval, &names)?;
+        Ok(Admitted { frame_id, frame, reach, targets, described, on_agent_display })
+    }
+
+    /// What decides whether an input may go on the desktop.
+    fn input_facts(&self, on_agent_display: bool, budget_left: u32) -> InputFacts {
+        InputFacts {
+            on_agent_display,
+            allow_foreground: self.inner.config.allow_foreground,
+            budget_left,
+        }
+    }
+
+    /// Everything that may have changed while the person was asked, checked again right
+    /// before delivery: the grant and its budget, the frame still the newest, the window where
+    /// the frame saw it, the absolute denials, secure input, seen pixels unmoved, and — the
+    /// one point where they are checked under the state — Stop and the person's take-over.
+    /// The window as it is now.
+    fn check_at_delivery(
+        &self,
+        state: &mut crate::Locked<'_>,
+        admitted: &Admitted,
+        action: &Action,
+        mode: DeliveryMode,
+    ) -> Result<WindowInfo, Refusal> {
+        let Admitted { frame_id, frame, on_agent_display, .. } = admitted;
         // Other calls ran while the person was asked: the frame must still be
         // the newest of the same grant (an input since ended it), with an action left.
         let grant = self.ensure_grant(state, false)?;
-        decide::admit(
-            InputFacts {
-                on_agent_display,
-                allow_foreground: self.inner.config.allow_foreground,
-                budget_left: grant.budget_left,
-            },
-            mode,
-        )?;
-        self.newest_frame(state, frame_id)?;
+        decide::admit(self.input_facts(*on_agent_display, grant.budget_left), mode)?;
+        self.newest_frame(state, *frame_id)?;
         let window = self.current_target(state)?;
-        decide::check_basis(frame_id, &frame, &window)?;
+        decide::check_basis(*frame_id, frame, &window)?;
         // Immediately before synthesis: the absolute denials, again.
         self.check_not_denied(&window)?;
         decide::check_secure_input(self.secure_input_now(Some(&window))?, decide::Guarded::Input)?;
-        let b = &self.inner.backends;
-        if !decide::seen::seen_targets(&frame, action).is_empty() {
+        if !decide::seen::seen_targets(frame, action).is_empty() {
             // A seen element is only pixels: they must still be where the frame saw them.
             let native = glovebox_model::CaptureLimits::new(
                 glovebox_model::frame::MAX_IMAGE_EDGE,
                 glovebox_model::frame::MAX_IMAGE_EDGE,
             )?;
-            let now =
-                b.capture.capture_window(&glovebox_model::WindowRef::Id(window.id), native).ok();
+            let now = self
+                .inner
+                .backends
+                .capture
+                .capture_window(&glovebox_model::WindowRef::Id(window.id), native)
+                .ok();
             decide::seen::check_seen_unmoved(
-                frame_id,
-                &frame,
+                *frame_id,
+                frame,
                 action,
                 now.as_ref().map(|c| &c.image),
             )?;
@@ -335,22 +380,42 @@ impl Host {
             return Err(decide::lifecycle::stopped(decide::lifecycle::StopSeen::Before));
         }
         decide::check_not_paused(self.taken_over())?;
+        Ok(window)
+    }
+
+    /// Puts the input on the desktop through the input backend, the drawn cursor with it.
+    fn deliver_input(
+        &self,
+        admitted: &Admitted,
+        window: &WindowInfo,
+        action: &Action,
+        observe_after: Option<bool>,
+    ) -> Result<Delivery, Refusal> {
+        let b = &self.inner.backends;
         let Some(input) = &b.input else {
             return Err(decide::session::no_input_route());
         };
         // The drawn cursor is on the user's desktop; the agent display is watched on the indicator page.
         // Over a window read from its pixels it stays where it is: a window capture
         // blacks it out, and it would hide what the next look reads there.
-        let cursor_drawn = !on_agent_display && frame.tree.seen.is_empty();
-        if let Some(at) = targets.first().and_then(ResolvedTarget::point).filter(|_| cursor_drawn) {
+        let cursor_drawn = !admitted.on_agent_display && admitted.frame.tree.seen.is_empty();
+        if let Some(at) =
+            admitted.targets.first().and_then(ResolvedTarget::point).filter(|_| cursor_drawn)
+        {
             self.aim_cursor(at);
         }
         if observe_after.is_some() {
             // Listening starts before the input, so no reaction is missed.
-            b.accessibility.watch_events(&window);
+            b.accessibility.watch_events(window);
         }
-        let delivery = match input.deliver(&window, action, &targets, reach).gated() {
-            Ok(delivery) => delivery,
+        let reach = admitted.reach;
+        match input.deliver(window, action, &admitted.targets, reach).gated() {
+            Ok(delivery) => {
+                if cursor_drawn {
+                    self.press_cursor();
+                }
+                Ok(delivery)
+            }
             Err(mut refusal) => {
                 if refusal.code == ErrorCode::BackgroundUnavailable && reach == Reach::Background {
                     refusal.message.push_str(AGENT_DISPLAY_HINT);
@@ -359,16 +424,23 @@ impl Host {
                     // A watch left running would queue the app's events for nothing.
                     b.accessibility.settle(glovebox_platform::SettleLimits::NOW);
                 }
-                return Err(refusal);
+                Err(refusal)
             }
-        };
-        if cursor_drawn {
-            self.press_cursor();
         }
+    }
+
+    /// A delivered input ends its frame, costs one of the budget and is audited.
+    fn pay_for_input(
+        &self,
+        state: &mut crate::Locked<'_>,
+        admitted: &Admitted,
+        action: &Action,
+        delivery: &Delivery,
+    ) -> Result<(), Refusal> {
+        let described = &admitted.described;
         let on = described.first().map(|(role, name)| format!("{role} {name:?}"));
         self.record_recent(describe_action(action), on, format!("delivered by {}", delivery.route));
-        // Any input ends the frame; the budget pays for it.
-        state.frames.end(frame_id);
+        state.frames.end(admitted.frame_id);
         state.held_mut()?.budget_left -= 1;
         let mut record = self.grant_record("action", state.held()?);
         record.action = Some(action.kind().to_owned());
@@ -380,6 +452,22 @@ impl Host {
         });
         record.detail = Some(format!("delivered by {}", delivery.route));
         self.audit(record);
+        Ok(())
+    }
+
+    /// The look after a delivered input (when asked for), what it changed, whether the
+    /// application is still busy with it, the recording, and the grant's end once its budget
+    /// is spent.
+    fn after_input(
+        &self,
+        state: &mut crate::Locked<'_>,
+        admitted: &Admitted,
+        window: &WindowInfo,
+        action: &Action,
+        delivery: Delivery,
+        observe_after: Option<bool>,
+    ) -> ActOutcome {
+        let frame = &admitted.frame;
         let (next, changes, settled) = match observe_after {
             Some(screenshot) => {
                 let pixels =
@@ -391,20 +479,20 @@ impl Host {
                 } else {
                     SETTLE
                 };
-                self.observe_settled(state, &window, request, &frame.tree, limits)
+                self.observe_settled(state, window, request, &frame.tree, limits)
             }
             None => (Err(decide::freshness::no_look_after()), None, Settled::Unwatched),
         };
         // No look after it because the application is busy: what it was sent is still running.
         let unanswered = next.as_ref().is_err_and(|r| r.code == ErrorCode::Timeout)
             && delivery.receipt != Receipt::Pending;
-        let delivery = match unanswered && self.inner.backends.accessibility.working(&window) {
+        let delivery = match unanswered && self.inner.backends.accessibility.working(window) {
             true => Delivery { receipt: Receipt::Pending, ..delivery },
             false => delivery,
         };
         // A seen element is kept as its point: a replay's fresh frame has new seen ids.
-        let recorded = decide::seen::seen_as_points(&frame, action);
-        self.record_delivered(state, &window, &recorded, &frame.tree, changes.as_ref());
+        let recorded = decide::seen::seen_as_points(frame, action);
+        self.record_delivered(state, window, &recorded, &frame.tree, changes.as_ref());
         let mut grant_closed = None;
         if let Some(spent) = state.grant.as_ref().and_then(|g| decide::budget_spent(g.budget_left))
         {
@@ -412,7 +500,7 @@ impl Host {
             grant_closed = Some(spent.code);
             state.closed = Some(spent);
         }
-        Ok(ActOutcome { delivery, next, changes, grant_closed, settled })
+        ActOutcome { delivery, next, changes, grant_closed, settled }
     }
 
     /// Adds a delivered action to its grant's recording, when recording is on.
