@@ -128,7 +128,7 @@ mod tests {
         assert_eq!(
             click,
             Decision::Act(Action::Click {
-                target: Target::Element(ElementId(4)),
+                target: Target::Element(ElementId::tree(4).unwrap()),
                 button: Button::Left,
                 count: 1,
                 modifiers: vec![]

@@ -46,7 +46,7 @@ impl IdRegistry {
                 BackendErrorKind::StaleElement,
                 format!("{id} belongs to window {owner:#x}, not {xid:#x}; observe this window and use its ids"),
             )),
-            None if id.0 <= self.next => {
+            None if ElementId::tree(self.next).is_some_and(|newest| id <= newest) => {
                 Err(BackendError::new(BackendErrorKind::StaleElement, format!("{id} is gone from the window; observe again and use the new ids")))
             }
             None => Err(BackendError::new(BackendErrorKind::NotFound, format!("{id} was never issued; observe again and use the new ids"))),
@@ -73,7 +73,7 @@ mod tests {
         assert_eq!(ids.resolve(0x100, a).unwrap(), object("/a"));
         assert_eq!(ids.resolve(0x200, a).unwrap_err().kind, BackendErrorKind::StaleElement);
         assert_eq!(
-            ids.resolve(0x100, ElementId(999)).unwrap_err().kind,
+            ids.resolve(0x100, ElementId::tree(999).unwrap()).unwrap_err().kind,
             BackendErrorKind::NotFound
         );
     }

@@ -133,7 +133,7 @@ fn unknown_and_foreign_ids_are_refused() {
     let submit = find(&tree, Role::PushButton, "Submit").id;
     assert_eq!(atspi.describe(&b, submit).unwrap_err().code(), ErrorCode::StaleRef);
     assert_eq!(
-        atspi.describe(&a, ElementId(999_999)).unwrap_err().code(),
+        atspi.describe(&a, ElementId::tree(999_999).unwrap()).unwrap_err().code(),
         ErrorCode::ElementNotFound
     );
 }

@@ -645,16 +645,16 @@ mod tests {
     }
 
     fn frame(children: Vec<Element>) -> Element {
-        Element { children, ..Element::new(ElementId(1), Role::Frame, "browser") }
+        Element { children, ..Element::new(ElementId::tree(1).unwrap(), Role::Frame, "browser") }
     }
 
     fn document(children: Vec<Element>) -> Element {
-        Element { children, ..Element::new(ElementId(2), Role::DocumentWeb, "page") }
+        Element { children, ..Element::new(ElementId::tree(2).unwrap(), Role::DocumentWeb, "page") }
     }
 
     #[test]
     fn an_address_waits_for_a_tree_a_document_and_its_content() {
-        let field = Element::new(ElementId(3), Role::Entry, "Full name");
+        let field = Element::new(ElementId::tree(3).unwrap(), Role::Entry, "Full name");
         let wait = PageWait::TheAddressedPage;
         assert!(page_loading(&tree(None), wait));
         assert!(page_loading(&tree(Some(frame(vec![]))), wait));

@@ -354,7 +354,7 @@ mod tests {
 
     fn ctrl_click(count: u8) -> Action {
         Action::Click {
-            target: Target::Element(ElementId(1)),
+            target: Target::Element(ElementId::tree(1).unwrap()),
             button: Button::Right,
             count,
             modifiers: vec![ModifierKey::Ctrl],

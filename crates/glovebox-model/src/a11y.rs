@@ -15,9 +15,10 @@ use std::time::Duration;
 /// [`crate::FIRST_SEEN_ID`] name what an application's tree reported,
 /// the rest what glovebox read in a window's pixels ([`ElementId::origin`]);
 /// each registry mints through [`ElementId::tree`] or [`ElementId::seen`],
-/// so neither reaches into the other's.
+/// so neither reaches into the other's (the number is private: nothing
+/// else mints one, and a model's `e12` is parsed, not built).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ElementId(pub u32);
+pub struct ElementId(u32);
 
 /// Where an element came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

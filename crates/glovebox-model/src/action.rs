@@ -405,7 +405,7 @@ mod tests {
     #[test]
     fn targets_are_an_enum_on_the_wire() {
         let json = serde_json::to_value(Action::Click {
-            target: Target::Element(ElementId(4)),
+            target: Target::Element(ElementId::tree(4).unwrap()),
             button: Button::Left,
             count: 1,
             modifiers: vec![],

@@ -112,7 +112,7 @@ mod tests {
     #[test]
     fn seen_elements_say_they_were_seen_and_quote_their_text() {
         let element = |id, kind, text: &str| SeenElement {
-            id: ElementId(id),
+            id: ElementId::seen(id),
             kind,
             text: text.into(),
             bounds: Rect::new(0, 0, 10, 10),
@@ -120,10 +120,10 @@ mod tests {
         };
         let text = seen_section(
             &[
-                element(FIRST_SEEN_ID, SeenKind::Text, "Name"),
-                element(FIRST_SEEN_ID + 1, SeenKind::Field, "Name"),
-                element(FIRST_SEEN_ID + 2, SeenKind::Button, "Say \"hi\""),
-                element(FIRST_SEEN_ID + 3, SeenKind::CheckBox, ""),
+                element(0, SeenKind::Text, "Name"),
+                element(1, SeenKind::Field, "Name"),
+                element(2, SeenKind::Button, "Say \"hi\""),
+                element(3, SeenKind::CheckBox, ""),
             ],
             2,
         );

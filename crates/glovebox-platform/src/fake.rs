@@ -165,7 +165,11 @@ fn fake_element(
         } else {
             vec![]
         },
-        ..Element::new(ElementId(id), role, name)
+        ..Element::new(
+            ElementId::tree(id).expect("the fake desktop's ids are tree ids"),
+            role,
+            name,
+        )
     }
 }
 

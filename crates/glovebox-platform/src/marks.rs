@@ -133,9 +133,9 @@ mod tests {
     fn boxes_outline_their_elements_and_labels_do_not_overlap() {
         let mut image = RgbImage::black(Size { width: 200, height: 120 });
         let marks = [
-            (ElementId(1), Rect::new(20, 30, 60, 20)),
-            (ElementId(2), Rect::new(30, 32, 60, 20)),
-            (ElementId(34), Rect::new(100, 0, 50, 40)),
+            (ElementId::tree(1).unwrap(), Rect::new(20, 30, 60, 20)),
+            (ElementId::tree(2).unwrap(), Rect::new(30, 32, 60, 20)),
+            (ElementId::tree(34).unwrap(), Rect::new(100, 0, 50, 40)),
         ];
         let placed = draw_marks(&mut image, &marks);
         assert_eq!(placed.len(), 3);
@@ -173,6 +173,10 @@ mod tests {
     #[test]
     fn a_box_outside_the_image_is_skipped() {
         let mut image = RgbImage::black(Size { width: 50, height: 50 });
-        assert!(draw_marks(&mut image, &[(ElementId(9), Rect::new(80, 80, 10, 10))]).is_empty());
+        assert!(draw_marks(
+            &mut image,
+            &[(ElementId::tree(9).unwrap(), Rect::new(80, 80, 10, 10))]
+        )
+        .is_empty());
     }
 }

@@ -101,7 +101,8 @@ pub fn broken(backends: &Backends, shown: WindowId) -> Vec<String> {
                 unique.len() == elements.len(),
                 format!("inspect({shown}) repeated an element id"),
             );
-            let unknown = (1..).map(glovebox_model::ElementId).find(|id| !unique.contains(id));
+            let unknown =
+                (1..).map_while(glovebox_model::ElementId::tree).find(|id| !unique.contains(id));
             if let Some(unknown) = unknown {
                 let read = backends.accessibility.read_value(&window, unknown, 100);
                 clause(

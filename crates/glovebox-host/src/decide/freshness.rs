@@ -142,7 +142,7 @@ mod tests {
             ErrorCode::StaleRevision
         );
         assert_eq!(
-            check_element(FrameId(4), ElementId(9), false).unwrap_err().code,
+            check_element(FrameId(4), ElementId::tree(9).unwrap(), false).unwrap_err().code,
             ErrorCode::StaleRef
         );
     }

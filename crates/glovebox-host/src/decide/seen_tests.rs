@@ -5,12 +5,11 @@ use super::*;
 use crate::frames::FrameElement;
 use glovebox_model::{
     Action, Button, ElementId, ErrorCode, FrameId, Rect, SeenElement, SeenKind, Target,
-    FIRST_SEEN_ID,
 };
 use glovebox_platform::RgbImage;
 
 const FRAME: FrameId = FrameId(7);
-const FIELD: ElementId = ElementId(FIRST_SEEN_ID);
+const FIELD: ElementId = ElementId::seen(0);
 
 /// A window with no tree whose pixels show one field, seen at (120, 110)
 /// on screen and (20, 10) in the frame's pixels.
@@ -54,12 +53,8 @@ fn a_seen_element_is_a_point_at_its_centre_and_no_element_of_the_application() {
     assert_eq!(refused.code, ErrorCode::ElementNotActionable);
     assert!(refused.message.contains("seen in the pixels"), "{refused}");
     // An id no frame of this window showed is stale, not "no tree".
-    let gone = plan_input(
-        Reach::Background,
-        FRAME,
-        &frame,
-        &click(Target::Element(ElementId(FIRST_SEEN_ID + 9))),
-    );
+    let gone =
+        plan_input(Reach::Background, FRAME, &frame, &click(Target::Element(ElementId::seen(9))));
     assert_eq!(gone.unwrap_err().code, ErrorCode::StaleRef);
 }
 
@@ -103,8 +98,11 @@ fn typing_where_no_field_can_be_known_asks_and_names_the_window() {
     // A browser's bare frame with its page seen in the pixels cannot say either.
     let mut bare = seen_frame();
     let mut tree = (*bare.tree).clone();
-    tree.root =
-        Some(glovebox_model::Element::new(ElementId(1), glovebox_model::Role::Frame, "Page"));
+    tree.root = Some(glovebox_model::Element::new(
+        ElementId::tree(1).unwrap(),
+        glovebox_model::Role::Frame,
+        "Page",
+    ));
     bare.tree = std::sync::Arc::new(tree);
     bare.no_tree = false;
     let plan = plan_input(Reach::Background, FRAME, &bare, &typed).unwrap();
@@ -117,8 +115,11 @@ fn typing_where_no_field_can_be_known_asks_and_names_the_window() {
         .is_none());
     let mut with_tree = frame(false);
     let mut tree = (*with_tree.tree).clone();
-    tree.root =
-        Some(glovebox_model::Element::new(ElementId(1), glovebox_model::Role::Frame, "App"));
+    tree.root = Some(glovebox_model::Element::new(
+        ElementId::tree(1).unwrap(),
+        glovebox_model::Role::Frame,
+        "App",
+    ));
     with_tree.tree = std::sync::Arc::new(tree);
     with_tree.no_tree = false;
     assert!(plan_input(Reach::Background, FRAME, &with_tree, &typed)

@@ -16,8 +16,8 @@ pub(super) fn frame(no_tree: bool) -> FrameRecord {
     let elements: HashMap<ElementId, FrameElement> = match no_tree {
         true => HashMap::new(),
         false => [
-            (ElementId(2), element(Role::PushButton, "OK", 100)),
-            (ElementId(3), element(Role::PasswordText, "Password", 200)),
+            (ElementId::tree(2).unwrap(), element(Role::PushButton, "OK", 100)),
+            (ElementId::tree(3).unwrap(), element(Role::PasswordText, "Password", 200)),
         ]
         .into(),
     };
@@ -83,19 +83,33 @@ fn an_input_is_refused_before_anyone_is_asked() {
             .and_then(|reach| plan_input(reach, FRAME, &frame, action))
     };
     assert_eq!(
-        code(plan(InputFacts { budget_left: 0, ..facts() }, &click(Target::Element(ElementId(2))))),
+        code(plan(
+            InputFacts { budget_left: 0, ..facts() },
+            &click(Target::Element(ElementId::tree(2).unwrap()))
+        )),
         ErrorCode::BudgetExhausted
     );
-    assert_eq!(code(plan(facts(), &click(Target::Element(ElementId(9))))), ErrorCode::StaleRef);
+    assert_eq!(
+        code(plan(facts(), &click(Target::Element(ElementId::tree(9).unwrap())))),
+        ErrorCode::StaleRef
+    );
     assert_eq!(
         code(plan(facts(), &click(Target::Point(Point { x: 400, y: 10 })))),
         ErrorCode::CoordinateOutOfBounds
     );
-    let secret = Action::SetValue { target: Target::Element(ElementId(3)), text: "hunter2".into() };
+    let secret = Action::SetValue {
+        target: Target::Element(ElementId::tree(3).unwrap()),
+        text: "hunter2".into(),
+    };
     assert_eq!(code(plan(facts(), &secret)), ErrorCode::SecureInput);
     let no_tree = self::frame(true);
     assert_eq!(
-        code(plan_input(Reach::Background, FRAME, &no_tree, &click(Target::Element(ElementId(2))))),
+        code(plan_input(
+            Reach::Background,
+            FRAME,
+            &no_tree,
+            &click(Target::Element(ElementId::tree(2).unwrap()))
+        )),
         ErrorCode::ElementNotFound
     );
 }
@@ -109,7 +123,10 @@ fn the_question_names_what_the_input_touches() {
     assert_eq!(plan.described, vec![(Role::PushButton, "OK".to_owned())]);
     assert_eq!(
         plan.targets,
-        vec![ResolvedTarget::Global { at: Point { x: 125, y: 110 }, under: Some(ElementId(2)) }]
+        vec![ResolvedTarget::Global {
+            at: Point { x: 125, y: 110 },
+            under: Some(ElementId::tree(2).unwrap())
+        }]
     );
     assert_eq!(plan.approval.class(), Some(ApprovalClass::Input));
     assert_eq!(plan.approval.frame, Some(FRAME));
@@ -127,16 +144,16 @@ fn key(combo: &str) -> Action {
 /// (e3) holding a child (e4, as a browser exposes the field's text).
 fn focused_frame(focus: ElementId) -> FrameRecord {
     let mut frame = frame(false);
-    let mut field = Element::new(ElementId(3), Role::PasswordText, "Password");
-    field.children.push(Element::new(ElementId(4), Role::Text, ""));
-    let mut root = Element::new(ElementId(1), Role::Frame, "App");
-    root.children = vec![Element::new(ElementId(2), Role::PushButton, "OK"), field];
+    let mut field = Element::new(ElementId::tree(3).unwrap(), Role::PasswordText, "Password");
+    field.children.push(Element::new(ElementId::tree(4).unwrap(), Role::Text, ""));
+    let mut root = Element::new(ElementId::tree(1).unwrap(), Role::Frame, "App");
+    root.children = vec![Element::new(ElementId::tree(2).unwrap(), Role::PushButton, "OK"), field];
     set_focus(&mut root, focus);
     let mut tree = (*frame.tree).clone();
     tree.root = Some(root);
     frame.tree = std::sync::Arc::new(tree);
     frame.elements.insert(
-        ElementId(4),
+        ElementId::tree(4).unwrap(),
         FrameElement {
             role: Role::Text,
             name: String::new(),
@@ -165,7 +182,10 @@ fn nothing_is_pasted_or_dropped_into_a_password_field() {
     let over_ok = Target::Point(Point { x: 25, y: 10 });
     // A middle click on the (unfocused) field, by point or by id, any count or modifiers.
     assert_eq!(code(plan(&middle(over_password))), ErrorCode::SecureInput);
-    assert_eq!(code(plan(&middle(Target::Element(ElementId(3))))), ErrorCode::SecureInput);
+    assert_eq!(
+        code(plan(&middle(Target::Element(ElementId::tree(3).unwrap())))),
+        ErrorCode::SecureInput
+    );
     let double = Action::Click {
         target: over_password,
         button: Button::Middle,
@@ -175,9 +195,11 @@ fn nothing_is_pasted_or_dropped_into_a_password_field() {
     assert_eq!(code(plan(&double)), ErrorCode::SecureInput);
     // The refusal is set_value's: one rule, one code, the same words.
     let refused = plan(&middle(over_password)).unwrap_err();
-    let set_value =
-        plan(&Action::SetValue { target: Target::Element(ElementId(3)), text: "x".into() })
-            .unwrap_err();
+    let set_value = plan(&Action::SetValue {
+        target: Target::Element(ElementId::tree(3).unwrap()),
+        text: "x".into(),
+    })
+    .unwrap_err();
     assert!(
         refused.message.starts_with(&set_value.message),
         "{} / {}",
@@ -211,7 +233,7 @@ fn nothing_is_pasted_or_dropped_into_a_password_field() {
 fn a_paste_into_a_focused_password_field_or_its_child_is_refused() {
     for combo in ["ctrl+v", "ctrl+V", "ctrl+shift+v", "shift+Insert", "ctrl+shift+Insert"] {
         assert!(pastes(&combo.parse().unwrap()), "{combo}");
-        let frame = focused_frame(ElementId(3));
+        let frame = focused_frame(ElementId::tree(3).unwrap());
         assert_eq!(
             code(plan_input(Reach::Background, FRAME, &frame, &key(combo))),
             ErrorCode::SecureInput,
@@ -222,18 +244,27 @@ fn a_paste_into_a_focused_password_field_or_its_child_is_refused() {
         assert!(!pastes(&combo.parse().unwrap()), "{combo}");
     }
     // Focus elsewhere, or none known (the live probe decides then): the chord goes.
-    assert!(
-        plan_input(Reach::Background, FRAME, &focused_frame(ElementId(2)), &key("ctrl+v")).is_ok()
-    );
+    assert!(plan_input(
+        Reach::Background,
+        FRAME,
+        &focused_frame(ElementId::tree(2).unwrap()),
+        &key("ctrl+v")
+    )
+    .is_ok());
     assert!(plan_input(Reach::Background, FRAME, &frame(false), &key("ctrl+v")).is_ok());
     // Inside the field counts as the field.
-    let frame = focused_frame(ElementId(4));
+    let frame = focused_frame(ElementId::tree(4).unwrap());
     assert_eq!(
         code(plan_input(Reach::Background, FRAME, &frame, &key("shift+Insert"))),
         ErrorCode::SecureInput
     );
     assert_eq!(
-        code(plan_input(Reach::Background, FRAME, &frame, &middle(Target::Element(ElementId(4))))),
+        code(plan_input(
+            Reach::Background,
+            FRAME,
+            &frame,
+            &middle(Target::Element(ElementId::tree(4).unwrap()))
+        )),
         ErrorCode::SecureInput
     );
 }
@@ -302,7 +333,7 @@ fn a_calls_approval_class_follows_its_input_and_whose_devices_it_uses() {
         Reach::AgentDisplay,
         FRAME,
         &frame(false),
-        &click(Target::Element(ElementId(2))),
+        &click(Target::Element(ElementId::tree(2).unwrap())),
     )
     .unwrap();
     assert_eq!(
@@ -327,8 +358,8 @@ fn open_url_reaches_the_web_and_local_addresses_only_where_allowed() {
 
 #[test]
 fn a_password_fields_value_is_never_read() {
-    assert!(check_readable(ElementId(3), Role::Entry).is_ok());
-    let refusal = check_readable(ElementId(3), Role::PasswordText).unwrap_err();
+    assert!(check_readable(ElementId::tree(3).unwrap(), Role::Entry).is_ok());
+    let refusal = check_readable(ElementId::tree(3).unwrap(), Role::PasswordText).unwrap_err();
     assert_eq!(refusal.code, ErrorCode::SecureInput);
     assert!(refusal.message.contains("never reads one"), "{}", refusal.message);
 }
@@ -382,8 +413,8 @@ fn a_window_that_moved_is_a_stale_basis() {
 fn typed_text_is_shown_and_a_terminal_or_a_window_without_a_tree_must_have_shown_it() {
     use crate::approval::{ShownBecause, Typed};
     let typed = Action::Type { text: "DISPLAY=:0 xdotool mousemove 7 7\n".into() };
-    let mut terminal = focused_frame(ElementId(4));
-    terminal.elements.get_mut(&ElementId(4)).unwrap().role = Role::Terminal;
+    let mut terminal = focused_frame(ElementId::tree(4).unwrap());
+    terminal.elements.get_mut(&ElementId::tree(4).unwrap()).unwrap().role = Role::Terminal;
     assert_eq!(typed_into(&terminal, &typed), Some(ShownBecause::Terminal));
     let plan = plan_input(Reach::AgentDisplay, FRAME, &terminal, &typed).unwrap();
     let question = plan.approval.question();
@@ -397,12 +428,13 @@ fn typed_text_is_shown_and_a_terminal_or_a_window_without_a_tree_must_have_shown
     );
     assert_eq!(typed_into(&frame(true), &typed), Some(ShownBecause::NoTree));
     // A text field: shown, but no standing approval needs to have shown it.
-    let field = focused_frame(ElementId(4));
+    let field = focused_frame(ElementId::tree(4).unwrap());
     assert!(typed_into(&field, &typed).is_none());
     let plan = plan_input(Reach::Background, FRAME, &field, &typed).unwrap();
     assert!(plan.approval.question().contains("xdotool mousemove"));
     assert!(plan.approval.must_have_shown().is_empty());
-    let set = Action::SetValue { target: Target::Element(ElementId(4)), text: "x".into() };
+    let set =
+        Action::SetValue { target: Target::Element(ElementId::tree(4).unwrap()), text: "x".into() };
     assert!(typed_into(&terminal, &set).is_none());
     assert_eq!(
         plan_input(Reach::Background, FRAME, &field, &set).unwrap().approval.typed,

@@ -45,7 +45,7 @@ fn world(name: &str, answer_wait: Duration) -> World {
 /// A question's token and the request state its retry echoes.
 type Asked = (String, Vec<String>);
 
-const OK: Target = Target::Element(ElementId(2));
+const OK: Target = Target::Element(ElementId::tree(2).unwrap());
 
 fn click() -> Action {
     Action::Click { target: OK, button: Button::Left, count: 1, modifiers: vec![] }

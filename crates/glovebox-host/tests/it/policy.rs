@@ -87,7 +87,7 @@ fn click(target: Target) -> Action {
     Action::Click { target, button: Button::Left, count: 1, modifiers: vec![] }
 }
 
-const OK_BUTTON: Target = Target::Element(glovebox_model::ElementId(2));
+const OK_BUTTON: Target = Target::Element(glovebox_model::ElementId::tree(2).unwrap());
 
 /// A screenshot fitted to `limits`.
 fn fitted(limits: glovebox_model::CaptureLimits) -> ObserveRequest {
@@ -309,7 +309,7 @@ fn stale_ref_after_an_input_and_for_unknown_ids() {
     assert_eq!(
         code(host.act(
             done.next.as_ref().unwrap().frame.id,
-            click(Target::Element(glovebox_model::ElementId(77)))
+            click(Target::Element(glovebox_model::ElementId::tree(77).unwrap()))
         )),
         ErrorCode::StaleRef
     );
@@ -333,7 +333,7 @@ fn out_of_bounds_point_is_refused_never_clamped() {
         delivered[0].2,
         vec![glovebox_platform::ResolvedTarget::Global {
             at: Point { x: 100 + 639, y: 100 + 479 },
-            under: Some(glovebox_model::ElementId(1))
+            under: Some(glovebox_model::ElementId::tree(1).unwrap())
         }]
     );
 }
@@ -475,7 +475,7 @@ fn secure_input_never_writes_into_a_password_field() {
     let world = World::new("pwfield");
     let host = world.host();
     let seen = host.observe(None, false).unwrap();
-    let password = Target::Element(glovebox_model::ElementId(3));
+    let password = Target::Element(glovebox_model::ElementId::tree(3).unwrap());
     assert_eq!(
         code(host.act(seen.frame.id, Action::SetValue { target: password, text: "pw".into() })),
         ErrorCode::SecureInput
@@ -597,7 +597,7 @@ fn foreground_delivery_only_when_the_configuration_allows_it() {
     let delivered = allowed.desktop.delivered.lock().unwrap();
     assert_eq!(delivered[0].3, glovebox_platform::Reach::Foreground);
     // Element targets reach the sink with the centre of their visible part.
-    let ok = glovebox_model::ElementId(2);
+    let ok = glovebox_model::ElementId::tree(2).unwrap();
     assert_eq!(
         delivered[0].2,
         vec![glovebox_platform::ResolvedTarget::Element {

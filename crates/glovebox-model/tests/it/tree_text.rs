@@ -17,7 +17,7 @@ fn element(
         states: states.into(),
         bounds: Some(Rect::new(0, id as i32 * 20, 100, 20)),
         children,
-        ..Element::new(ElementId(id), role, name)
+        ..Element::new(ElementId::tree(id).unwrap(), role, name)
     }
 }
 
@@ -100,10 +100,10 @@ fn a_long_list_is_folded_to_the_budget_and_says_how_to_expand_it() {
     assert_eq!(kept_rows + folded, 300 + 1, "{}", budgeted.text);
     assert_eq!(budgeted.folded_lines, folded);
     // The folded part reads whole under its element.
-    let within = t.render_within(ElementId(5)).unwrap();
+    let within = t.render_within(ElementId::tree(5).unwrap()).unwrap();
     assert_eq!(within.lines().filter(|l| l.contains("list item")).count(), 300);
     assert!(within.contains("… 240 more not shown"));
-    assert!(t.render_within(ElementId(99_999)).is_none());
+    assert!(t.render_within(ElementId::tree(99_999).unwrap()).is_none());
 }
 
 #[test]

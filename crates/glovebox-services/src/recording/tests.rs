@@ -11,7 +11,7 @@ fn element(id: u32, role: Role, name: &str, children: Vec<Element>) -> Element {
     ] {
         states.insert(state);
     }
-    Element { states, children, ..Element::new(ElementId(id), role, name) }
+    Element { states, children, ..Element::new(ElementId::tree(id).unwrap(), role, name) }
 }
 
 /// A form with two panels, each holding an OK button, and a password field.
@@ -82,7 +82,7 @@ mod tempdir {
 
 fn click(id: u32) -> Action {
     Action::Click {
-        target: Target::Element(ElementId(id)),
+        target: Target::Element(ElementId::tree(id).unwrap()),
         button: Button::Left,
         count: 1,
         modifiers: vec![],
@@ -91,7 +91,7 @@ fn click(id: u32) -> Action {
 
 #[test]
 fn an_element_is_addressed_by_role_name_and_named_ancestors_and_found_again() {
-    let address = address_of(&tree(), ElementId(5)).unwrap();
+    let address = address_of(&tree(), ElementId::tree(5).unwrap()).unwrap();
     assert_eq!(
         address.ancestors,
         vec![
@@ -99,7 +99,7 @@ fn an_element_is_addressed_by_role_name_and_named_ancestors_and_found_again() {
             Named { role: Role::Panel, name: "Shipping".into() }
         ]
     );
-    assert_eq!(find(&tree(), &address), Found::One(ElementId(5)));
+    assert_eq!(find(&tree(), &address), Found::One(ElementId::tree(5).unwrap()));
     // Without its panel, "OK" answers twice: a guess is refused.
     let bare = ElementAddress {
         ancestors: vec![Named { role: Role::Frame, name: "Form".into() }],
@@ -203,8 +203,10 @@ fn a_recording_cut_short_at_its_end_is_refused_as_incomplete_and_one_being_writt
 #[test]
 fn typed_text_is_kept_only_when_allowed_and_never_for_a_password_field() {
     let typed = Action::Type { text: "secret words".into() };
-    let into_password =
-        Action::SetValue { target: Target::Element(ElementId(6)), text: "hunter2".into() };
+    let into_password = Action::SetValue {
+        target: Target::Element(ElementId::tree(6).unwrap()),
+        text: "hunter2".into(),
+    };
     let (dir, path) = recorded(TextRecording::Length, std::slice::from_ref(&typed));
     let step = &read(&path, dir.path()).unwrap().steps[0];
     assert_eq!(

@@ -230,7 +230,7 @@ fn values_are_read_only_when_asked_and_never_from_a_password_field() {
     assert_eq!(refused.code, ErrorCode::SecureInput, "{refused:?}");
     // An id that is not in the frame, and no ids at all, are refused too.
     assert_eq!(
-        host.read(seen.frame.id, &[ElementId(999_999)]).unwrap_err().code,
+        host.read(seen.frame.id, &[ElementId::tree(999_999).unwrap()]).unwrap_err().code,
         ErrorCode::StaleRef
     );
     assert_eq!(host.read(seen.frame.id, &[]).unwrap_err().code, ErrorCode::InvalidArgument);

@@ -423,7 +423,10 @@ fn the_agents_cursor_appears_with_the_first_look_aims_before_delivery_and_goes_w
     assert_eq!(cursor.0.lock().unwrap().len(), 1, "the same grant and window: the cursor stays");
     // A refused action draws nothing; a delivered one aims at the element's centre, then presses.
     assert_eq!(
-        code(host.act(seen.frame.id, click(Target::Element(glovebox_model::ElementId(99))))),
+        code(host.act(
+            seen.frame.id,
+            click(Target::Element(glovebox_model::ElementId::tree(99).unwrap()))
+        )),
         ErrorCode::StaleRef
     );
     assert_eq!(cursor.0.lock().unwrap().len(), 1);
