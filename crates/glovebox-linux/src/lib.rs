@@ -24,6 +24,8 @@ mod resolve;
 #[cfg(target_os = "linux")]
 pub mod routes;
 #[cfg(target_os = "linux")]
+mod seat;
+#[cfg(target_os = "linux")]
 mod seat_pointer;
 #[cfg(target_os = "linux")]
 pub mod wayland;

@@ -7,7 +7,7 @@
 //! buttons pressed are released on every path, and the pointer and the
 //! focus go back where they were after.
 
-use crate::wayland::SeatKeys;
+use crate::seat::{SeatKeys, SeatPointer};
 use glovebox_model::{Action, Point, WindowId, WindowInfo};
 use glovebox_platform::{BackendError, BackendErrorKind, Delivery, ResolvedTarget, Route};
 use std::time::Duration;
@@ -17,17 +17,6 @@ const MULTI_CLICK_GAP: Duration = Duration::from_millis(40);
 /// How long the compositor gets to give the window the focus.
 const FOCUS_TRIES: u32 = 50;
 const FOCUS_POLL: Duration = Duration::from_millis(10);
-
-/// The pointer of the seat, where the compositor lends one.
-pub trait SeatPointer: Send + Sync {
-    /// Moves the pointer to `at` (global desktop coordinates); where it was.
-    fn move_pointer(&self, at: Point) -> Result<Point, BackendError>;
-    /// Presses (`true`) or releases `button` (1 left, 2 middle, 3 right,
-    /// 8 back, 9 forward).
-    fn button(&self, button: u32, pressed: bool) -> Result<(), BackendError>;
-    /// The frontmost window shown at `at`.
-    fn window_at(&self, at: Point) -> Result<Option<WindowId>, BackendError>;
-}
 
 impl SeatPointer for glovebox_wayland::gnome::GnomeShellBackend {
     fn move_pointer(&self, at: Point) -> Result<Point, BackendError> {
@@ -217,13 +206,13 @@ pub(crate) fn through_the_pointer(
         if played.is_ok() {
             // The click reaches the window while it has the focus (GTK4 drops a click whose
             // release it handles after losing it; the compositor answers once it is queued).
-            std::thread::sleep(crate::wayland::SEAT_SETTLE);
+            std::thread::sleep(crate::seat::SEAT_SETTLE);
         }
         let back = pointer.move_pointer(was);
         played.and(back.map(|_| ()))
     });
     if let Some(previous) = previous {
-        crate::wayland::give_focus_back(seat, &previous, window);
+        crate::seat::give_focus_back(seat, &previous, window);
     }
     outcome.map(|()| Delivery::by(Route::RealInput(crate::routes::SEAT_POINTER)))
 }

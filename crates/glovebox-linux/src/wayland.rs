@@ -23,7 +23,8 @@ use glovebox_platform::{
 };
 use glovebox_wayland::{Session, WaylandBackend};
 
-pub use crate::seat_pointer::SeatPointer;
+use crate::seat::{give_focus_back, SEAT_SETTLE};
+pub use crate::seat::{SeatKeys, SeatPointer};
 
 /// glovebox's GNOME Shell extension, for `glovebox setup gnome-extension`.
 pub use glovebox_wayland::gnome::{ALLOWED_FILE, EXTENSION_FILES, EXTENSION_UUID};
@@ -48,49 +49,6 @@ fn no_route(what: &str) -> BackendError {
             "{what} has no route on Wayland: the protocol lets no client send pointer or key events into another client's window, and glovebox takes no global input device (uinput, the RemoteDesktop portal), which would move the user's own pointer and keyboard; act through an element instead (click an element with an action, set_value, select, or a key chord the application's menus bind)"
         ),
     )
-}
-
-/// Keys on the seat's keyboard, where the compositor offers them (GNOME's
-/// Mutter remote desktop, KDE's desktop portal): global input, so only for
-/// foreground delivery, after the compositor gave the window the focus,
-/// which goes back after.
-pub trait SeatKeys: Send + Sync {
-    /// Gives `window` the keyboard focus; the compositor's name for the
-    /// window that had it.
-    fn focus(&self, window: &WindowInfo) -> Result<Option<String>, BackendError>;
-    /// Gives the focus back to the window [`SeatKeys::focus`] named.
-    fn give_back(&self, previous: &str) -> Result<(), BackendError>;
-    /// The window that has the keyboard focus now.
-    fn focused(&self) -> Result<Option<WindowId>, BackendError>;
-    /// Presses (`true`) and releases keysyms, in order.
-    fn keysyms(&self, strokes: &[(u32, bool)]) -> Result<(), BackendError>;
-    /// The seat's pointer, where the compositor lends one glovebox can
-    /// work (GNOME Shell through glovebox's extension, KDE Plasma through
-    /// the desktop portal).
-    fn pointer(&self) -> Option<&dyn SeatPointer>;
-}
-
-/// How long input sent through the seat gets to reach the window while it
-/// has the focus, before the focus goes back.
-pub(crate) const SEAT_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
-
-/// Gives the focus back to the window the compositor called `previous`,
-/// and waits (a moment at most) until `from` no longer has it: input sent
-/// right after would otherwise race the hand-back (measured on GNOME: the
-/// next action's keys, sent once the shell said its window was focused,
-/// went to the person's window whose focus came back after).
-pub(crate) fn give_focus_back(seat: &dyn SeatKeys, previous: &str, from: &WindowInfo) {
-    if seat.give_back(previous).is_err() {
-        return;
-    }
-    for _ in 0..50 {
-        match seat.focused() {
-            Ok(Some(id)) if id == from.id => {
-                std::thread::sleep(std::time::Duration::from_millis(10))
-            }
-            _ => return,
-        }
-    }
 }
 
 /// The compositor's own name for `window`.

@@ -4,8 +4,7 @@
 //! [`glovebox_linux::accessibility_setup`]'s.
 
 use super::exit::Failure;
-use super::terminal;
-use super::terminal::Heard;
+use super::terminal::confirm;
 use anyhow::Context as _;
 use clap::Subcommand;
 use glovebox_linux::accessibility_setup as changes;
@@ -59,20 +58,6 @@ pub fn setup(what: SetupWhat) -> Result<ExitCode, Failure> {
         SetupWhat::GnomeExtension { undo, yes } => {
             super::setup_compositor::gnome_extension(undo, yes)
         }
-    }
-}
-
-/// Asks `question` on the terminal unless `yes`; a refusal when not approved.
-pub(super) fn confirm(question: &str, yes: bool) -> Result<(), Failure> {
-    if yes {
-        return Ok(());
-    }
-    match terminal::ask(question) {
-        Heard::Yes => Ok(()),
-        Heard::NoTerminal(why) => Err(Failure::NotAgreed(format!(
-            "{why}; nothing changed (run again with --yes once you have read the changes)"
-        ))),
-        Heard::No | Heard::Ended => Err(Failure::NotAgreed("you said no; nothing changed".into())),
     }
 }
 

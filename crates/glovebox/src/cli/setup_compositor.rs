@@ -17,7 +17,7 @@
 //! loads a new extension at the next login.
 
 use super::exit::Failure;
-use super::setup_accessibility::confirm;
+use super::terminal::confirm;
 use anyhow::Context as _;
 use std::path::PathBuf;
 use std::process::ExitCode;

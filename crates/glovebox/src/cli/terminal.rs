@@ -87,3 +87,19 @@ fn ask_question(question: &glovebox_model::Question) -> Answer {
     let private = ask("Keep this answer out of glovebox's log?") == Heard::Yes;
     Answer::Given { text: answer, private }
 }
+
+/// Asks `question` on the terminal unless `yes`; a refusal when not approved.
+pub(super) fn confirm(question: &str, yes: bool) -> Result<(), super::exit::Failure> {
+    if yes {
+        return Ok(());
+    }
+    match ask(question) {
+        Heard::Yes => Ok(()),
+        Heard::NoTerminal(why) => Err(super::exit::Failure::NotAgreed(format!(
+            "{why}; nothing changed (run again with --yes once you have read the changes)"
+        ))),
+        Heard::No | Heard::Ended => {
+            Err(super::exit::Failure::NotAgreed("you said no; nothing changed".into()))
+        }
+    }
+}
