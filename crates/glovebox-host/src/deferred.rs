@@ -256,7 +256,7 @@ impl DeferredCall {
         }
         tickets.open.insert(
             token.clone(),
-            Ticket { call: self.call.clone(), request: request.to_owned(), issued, answer: None },
+            Ticket { call: self.call.clone(), request: request.kept(), issued, answer: None },
         );
         drop(tickets);
         round.asked.push(PendingQuestion {

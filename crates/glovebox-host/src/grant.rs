@@ -408,12 +408,7 @@ fn stop_inner(inner: &Arc<Inner>) -> Result<(), Refusal> {
     // Stop ends a take-over too: nothing is left paused, waiting for a hand-back.
     inner.taken_over.store(false, Ordering::SeqCst);
     inner.display_dir.start_cooldown(inner.config.stop_cooldown).gated()?;
-    let host = Host {
-        inner: inner.clone(),
-        prompt: crate::Prompt::Nobody,
-        standing: None,
-        observe_only: false,
-    };
+    let host = Host::over(inner.clone());
     let deadline = Instant::now() + STOP_WAIT;
     loop {
         match inner.state.try_lock() {
@@ -447,12 +442,7 @@ fn control_command(inner: &Weak<Inner>, request: ControlRequest) -> ControlReply
             // A turn in flight (an open approval prompt, say) holds the
             // state; the answer then says so instead of waiting for it.
             let deadline = Instant::now() + Duration::from_millis(500);
-            let host = Host {
-                inner: inner.clone(),
-                prompt: crate::Prompt::Nobody,
-                standing: None,
-                observe_only: false,
-            };
+            let host = Host::over(inner.clone());
             loop {
                 match inner.state.try_lock() {
                     Ok(state) => {
@@ -476,8 +466,7 @@ fn control_command(inner: &Weak<Inner>, request: ControlRequest) -> ControlReply
             }
         }
         ControlRequest::Indicator => {
-            let host =
-                Host { inner, prompt: crate::Prompt::Nobody, standing: None, observe_only: false };
+            let host = Host::over(inner);
             host.indicator_url()
                 .map_or(ControlReply::NoIndicator, |url| ControlReply::Indicator { url })
         }

@@ -467,12 +467,14 @@ impl Host {
             tickets: Arc::default(),
             recorder: Mutex::default(),
         };
-        Ok(Host {
-            inner: Arc::new(inner),
-            prompt: Prompt::Nobody,
-            standing: None,
-            observe_only: false,
-        })
+        Ok(Host::over(Arc::new(inner)))
+    }
+
+    /// A handle over `inner` with no channel to the person, no standing
+    /// approval, delivering input: what `open` hands out, and what Stop and
+    /// the control socket act through.
+    fn over(inner: Arc<Inner>) -> Host {
+        Host { inner, prompt: Prompt::Nobody, standing: None, observe_only: false }
     }
 
     /// The person's desktop of this host, without its drawn cursor, for

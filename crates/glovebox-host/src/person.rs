@@ -71,7 +71,7 @@ impl<'a> Request<'a> {
     }
 
     /// The request as the store of waiting questions keeps it.
-    pub(crate) fn to_owned(self) -> Kept {
+    pub(crate) fn kept(self) -> Kept {
         match self {
             Request::Approve(request) | Request::Acknowledge(request) => {
                 Kept::Approval(request.clone())

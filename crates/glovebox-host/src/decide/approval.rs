@@ -12,12 +12,15 @@ use std::time::Duration;
 pub(crate) fn answer_to_result(answer: Answer, request: &ApprovalRequest) -> Result<(), Refusal> {
     match (answer, &request.subject) {
         (Answer::Approved, _) => Ok(()),
-        (Answer::Given { .. }, _) => answer_to_result(Answer::Unavailable("the channel answered a yes-or-no question with a text".into()), request),
-        (Answer::Declined, Subject::SafetyCheck { .. }) | (Answer::Cancelled, Subject::SafetyCheck { .. }) | (Answer::Unavailable(_), Subject::SafetyCheck { .. }) => {
+        (_, Subject::SafetyCheck { .. }) => {
             Err(Refusal::new(ErrorCode::SafetyCheckUnacknowledged, "the user did not explicitly acknowledge the provider's safety check; nothing was executed"))
         }
         (Answer::Declined, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the user declined this action")),
         (Answer::Cancelled, _) => Err(Refusal::new(ErrorCode::ApprovalDenied, "the user cancelled the approval prompt")),
+        (Answer::Given { .. }, _) => answer_to_result(
+            Answer::Unavailable("the channel answered a yes-or-no question with a text".into()),
+            request,
+        ),
         (Answer::Unavailable(why), _) => Err(Refusal::new(
             ErrorCode::ApprovalRequired,
             format!(
