@@ -154,7 +154,7 @@ fn main() -> Result<()> {
     } else if only("--inspect-only") {
         Some(inspect_rows(&sandbox, &backend, runs, &glovebox, &window))
     } else if only("--peer-only") {
-        Some(peer_rows(&sandbox, &backend, runs, &glovebox, &window))
+        Some(bench_peer::peer_rows(&sandbox, &backend, runs, &glovebox, &window))
     } else {
         None
     };
@@ -273,7 +273,7 @@ fn main() -> Result<()> {
             );
         }
     }
-    let result = peer_rows(&sandbox, &backend, runs, &glovebox, &window);
+    let result = bench_peer::peer_rows(&sandbox, &backend, runs, &glovebox, &window);
     if let Err(e) = result {
         println!("(the peer rows failed: {e:#})");
     }
@@ -356,46 +356,8 @@ fn inspect_rows(
     result
 }
 
-/// glovebox beside cua-driver on the fixture (clicking its Cancel) and on gtk3-widget-factory.
-fn peer_rows(
-    sandbox: &Sandbox,
-    backend: &X11Backend,
-    runs: usize,
-    glovebox: &Path,
-    fixture: &WindowInfo,
-) -> Result<()> {
-    let mut factory = sandbox
-        .command("gtk3-widget-factory")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("starting gtk3-widget-factory")?;
-    let result =
-        wait_window(backend, factory.id(), "gtk3-widget-factory").and_then(|factory_window| {
-            let targets = [
-                bench_peer::PeerTarget {
-                    label: "fixture form",
-                    pid: fixture.id.pid,
-                    title: &fixture.title,
-                    button: Some("Cancel"),
-                },
-                bench_peer::PeerTarget {
-                    label: "gtk3-widget-factory",
-                    pid: factory_window.id.pid,
-                    title: &factory_window.title,
-                    button: None,
-                },
-            ];
-            bench_peer::rows(sandbox, runs, glovebox, &targets)
-        });
-    let _ = factory.kill();
-    let _ = factory.wait();
-    result
-}
-
 /// The window whose title contains `part`, once it is listed.
-fn wait_titled(backend: &X11Backend, part: &str) -> Result<WindowInfo> {
+pub(crate) fn wait_titled(backend: &X11Backend, part: &str) -> Result<WindowInfo> {
     let deadline = Instant::now() + Duration::from_secs(40);
     loop {
         if let Some(w) = backend
@@ -530,7 +492,7 @@ fn bench_app_diffs(sandbox: &Sandbox, runs: usize, windows: &[(WindowInfo, &str)
     Ok(())
 }
 
-fn wait_window(backend: &X11Backend, pid: u32, title: &str) -> Result<WindowInfo> {
+pub(crate) fn wait_window(backend: &X11Backend, pid: u32, title: &str) -> Result<WindowInfo> {
     let reference = WindowRef::PidTitle { pid, title: title.into() };
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {

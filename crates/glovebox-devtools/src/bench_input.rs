@@ -134,12 +134,23 @@ pub(crate) fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -
         modifiers: vec![],
     };
     let unobserved = gated_clicks(&host, &click, runs)?;
-    let mut frame = host.observe(None, false).map_err(fail)?.frame.id;
-    let observed = measure(runs, || {
-        let done = host.act(frame, click.clone()).map_err(fail)?;
-        frame = done.next.map_err(fail)?.frame.id;
-        Ok(())
-    })?;
+    // Submit again and again: after the first, the status already says so
+    // and nothing changes. Details shows or hides a panel each time.
+    let unchanging = clicks_with_their_looks(&host, &click, runs, Reaction::None)?;
+    let details = seen
+        .tree
+        .root
+        .as_ref()
+        .and_then(|r| r.walk().find(|e| e.name == "Details"))
+        .map(|e| e.id)
+        .context("no Details button")?;
+    let details = Action::Click {
+        target: Target::Element(details),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
+    let changing = clicks_with_their_looks(&host, &details, runs, Reaction::Some)?;
     let text: String = "The quick brown fox jumps over the lazy dog 0123456789 "
         .chars()
         .cycle()
@@ -215,8 +226,13 @@ pub(crate) fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -
     println!("{:<58} {:>9.2} ms", "host: gated click, the agent's cursor drawn", ms(with_cursor));
     println!(
         "{:<58} {:>9.2} ms",
-        "host: gated click + next look (settled by the app's events)",
-        ms(observed)
+        "host: gated click + next look, the click changes nothing",
+        ms(unchanging)
+    );
+    println!(
+        "{:<58} {:>9.2} ms",
+        "host: gated click + next look, a panel shown or hidden",
+        ms(changing)
     );
     println!(
         "{:<58} {:>9.2} ms",
@@ -357,4 +373,37 @@ fn bench_loop(host: &glovebox_host::Host, runs: usize, window: &WindowInfo) -> R
         batch.as_secs_f64() * 1000.0
     );
     Ok(())
+}
+
+/// What a click in [`clicks_with_their_looks`] must be said to have done.
+#[derive(PartialEq)]
+enum Reaction {
+    None,
+    Some,
+}
+
+/// The median of `click` with its next look (settled by the app's events),
+/// each checked to have done what `reaction` says: a row that claims "no
+/// change" must be told no change.
+fn clicks_with_their_looks(
+    host: &glovebox_host::Host,
+    click: &glovebox_model::Action,
+    runs: usize,
+    reaction: Reaction,
+) -> Result<Duration> {
+    let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
+    let mut frame = host.observe(None, false).map_err(fail)?.frame.id;
+    let mut warm = true;
+    measure(runs, || {
+        let done = host.act(frame, click.clone()).map_err(fail)?;
+        let unchanged = done.changes.as_ref().is_some_and(|c| c.is_empty());
+        anyhow::ensure!(
+            warm || unchanged == (reaction == Reaction::None),
+            "the click was said to change {}",
+            if unchanged { "nothing" } else { "something" }
+        );
+        warm = false;
+        frame = done.next.map_err(fail)?.frame.id;
+        Ok(())
+    })
 }
