@@ -127,6 +127,17 @@ pub struct ToolkitName {
     pub said: String,
 }
 
+impl ToolkitFamily {
+    /// Whether an application of this toolkit handles input on the loop
+    /// that answers accessibility requests, sending its reactions before
+    /// its next answer: GTK and Qt run both on their main loop. A browser's
+    /// page reacts in another process, after the browser has answered; an
+    /// unknown toolkit is not presumed to.
+    pub fn reacts_where_it_answers(self) -> bool {
+        matches!(self, ToolkitFamily::Gtk | ToolkitFamily::Qt)
+    }
+}
+
 impl ToolkitName {
     /// Reads `ToolkitName` and `Version` (case does not matter: GTK says
     /// `GTK`, Qt `Qt`, Chromium `Chromium`, Firefox `Gecko`).

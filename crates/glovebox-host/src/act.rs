@@ -22,11 +22,11 @@ use glovebox_model::{
 };
 use glovebox_platform::{Delivery, Reach, Receipt, ResolvedTarget};
 
-/// Where the application's events cannot be watched: how long an input's
-/// effect is given before the window is looked at again.
 /// What a refusal for want of a background route adds: where the action can be done instead.
 const AGENT_DISPLAY_HINT: &str =
     "; the application can be opened on the agent display (`open_app` with `desktop: \"agent\"`), a private desktop glovebox owns, where its own pointer and keyboard reach it";
+/// Where the application's events cannot be watched: how long an input's
+/// effect is given before the window is looked at again.
 const INPUT_SETTLE: std::time::Duration = std::time::Duration::from_millis(60);
 /// Where they cannot: how much longer a look that saw no change waits for a late one.
 const QUIET_RECHECK: std::time::Duration = std::time::Duration::from_millis(250);
@@ -34,20 +34,25 @@ const QUIET_RECHECK: std::time::Duration = std::time::Duration::from_millis(250)
 /// runs most actions from its main loop's next idle turn and sends its
 /// events as it applies them; an application that sends none in the first
 /// wait did nothing the accessibility tree would show, and one still
-/// sending at the cap (an animation) is looked at then.
+/// sending at the cap (an animation) is looked at then. An application
+/// that answered a request sent after the input, having sent nothing
+/// before its answer, is given [`AFTER_ANSWER`] more instead of the rest
+/// of the first wait once it has shown that it sends its reactions before
+/// such an answer (a change seen later is in the next look's diff).
 const SETTLE: glovebox_platform::SettleLimits = glovebox_platform::SettleLimits {
     first_event: std::time::Duration::from_millis(80),
     quiet_gap: std::time::Duration::from_millis(30),
     cap: std::time::Duration::from_millis(500),
+    after_answer: Some(AFTER_ANSWER),
 };
 /// The same after an input the application said it has read (an X11
 /// route's ping answered): its handlers run in the same turn of its loop,
 /// so a first event is not long in coming.
-const SETTLE_ACKNOWLEDGED: glovebox_platform::SettleLimits = glovebox_platform::SettleLimits {
-    first_event: std::time::Duration::from_millis(30),
-    quiet_gap: std::time::Duration::from_millis(30),
-    cap: std::time::Duration::from_millis(500),
-};
+const SETTLE_ACKNOWLEDGED: glovebox_platform::SettleLimits =
+    glovebox_platform::SettleLimits { first_event: std::time::Duration::from_millis(30), ..SETTLE };
+/// After the answer: room for the work a toolkit leaves to its loop's next
+/// turns (a relayout, a frame clock's ticks at 60 Hz, a short timer).
+const AFTER_ANSWER: std::time::Duration = std::time::Duration::from_millis(30);
 
 /// An input admitted and approved: what it is aimed through and where it may go.
 struct Admitted {
@@ -474,10 +479,12 @@ impl Host {
                     state.grant.as_ref().is_some_and(|g| g.capture == CaptureMode::A11yAndPixels);
                 let request =
                     ObserveRequest { screenshot: screenshot && pixels, marks: false, fit: None };
-                let limits = if delivery.receipt == Receipt::Acknowledged {
-                    SETTLE_ACKNOWLEDGED
-                } else {
-                    SETTLE
+                // A request the application answered (a semantic route) or an input it said it
+                // read reached it before any request sent now: an answer to one is the order.
+                let limits = match delivery.receipt {
+                    Receipt::Acknowledged => SETTLE_ACKNOWLEDGED,
+                    _ if delivery.route.answered() => SETTLE,
+                    _ => SETTLE.unordered(),
                 };
                 self.observe_settled(state, window, request, &frame.tree, limits)
             }

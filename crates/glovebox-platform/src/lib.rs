@@ -131,6 +131,13 @@ pub struct SettleLimits {
     pub quiet_gap: std::time::Duration,
     /// Never longer than this in all (an animation never goes quiet).
     pub cap: std::time::Duration,
+    /// When the input reached the application in order with a request sent
+    /// after it (the input was itself a request it answered, or it said it
+    /// had read it): once the application has answered that request with
+    /// no event before its answer, this long without an event is no
+    /// reaction — if the application is known to report its reactions
+    /// before such an answer. `None`: the first wait always runs out.
+    pub after_answer: Option<std::time::Duration>,
 }
 
 impl SettleLimits {
@@ -139,7 +146,14 @@ impl SettleLimits {
         first_event: std::time::Duration::ZERO,
         quiet_gap: std::time::Duration::ZERO,
         cap: std::time::Duration::ZERO,
+        after_answer: None,
     };
+
+    /// The same limits for an input that did not reach the application in
+    /// order with a later request: the first wait runs out.
+    pub const fn unordered(self) -> SettleLimits {
+        SettleLimits { after_answer: None, ..self }
+    }
 }
 
 /// What an application's events said after an input.
@@ -147,6 +161,10 @@ impl SettleLimits {
 pub enum Settled {
     /// No event within the first wait.
     Silent,
+    /// No event before the application answered a request sent after the
+    /// input, nor for [`SettleLimits::after_answer`] after it, from an
+    /// application known to send its reactions before such an answer.
+    Answered,
     /// Events came, then none for the quiet gap.
     Quiet {
         /// Events seen from the start of the wait.

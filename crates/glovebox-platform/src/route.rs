@@ -118,6 +118,13 @@ impl Route {
         }
     }
 
+    /// Whether the application answered the input itself: a semantic
+    /// route's call returns once the application has run it, so a request
+    /// sent after it is served after the input.
+    pub fn answered(&self) -> bool {
+        matches!(self.base(), Route::Semantic(..))
+    }
+
     /// Whether the application's own accessibility carried it (any part).
     pub fn is_accessible(&self) -> bool {
         matches!(self.base(), Route::Semantic(..) | Route::Unanswered(_))

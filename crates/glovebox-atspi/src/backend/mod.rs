@@ -3,6 +3,7 @@
 //! trees from walks.
 
 use crate::busy::ProcessState;
+use crate::events::FirstEvent;
 use crate::ids::IdRegistry;
 use crate::memo::{Memo, Memos};
 use crate::transport::{Bus, BusError, ObjectRef};
@@ -53,6 +54,11 @@ pub struct AtspiBackend {
     /// Applications whose events never went quiet within the cap last time
     /// (an animation): they are given only the first wait.
     noisy: Mutex<std::collections::HashSet<String>>,
+    /// When each application's first event after an input came, beside the
+    /// answer to a request sent after it (by bus name): only one seen to
+    /// send them before answering is believed when it answers with none.
+    /// One seen to send them later is not believed again.
+    reactions: Mutex<HashMap<String, FirstEvent>>,
     /// What was read of each application, kept current by its events.
     memos: Memos,
 }
@@ -150,6 +156,7 @@ impl AtspiBackend {
             window_numbers: Mutex::default(),
             watch: Mutex::default(),
             noisy: Mutex::default(),
+            reactions: Mutex::default(),
             memos: Memos::default(),
         })
     }
@@ -424,15 +431,42 @@ impl glovebox_platform::AccessibilitySource for AtspiBackend {
         if noisy.contains(&app) {
             limits.cap = limits.cap.min(limits.first_event);
         }
-        let settled = self.runtime.block_on(crate::events::settle(&mut stream, limits));
-        if settled == Settled::Silent {
+        let learned = self.reactions.lock_recovered().get(&app).copied();
+        // The request the application serves after the input: its root's
+        // role. Its answer is believed for an application seen to send its
+        // reactions before answering, or, not seen yet, one whose toolkit
+        // handles input where it answers.
+        let bus = self.bus().ok().filter(|_| limits.after_answer.is_some());
+        let root = ObjectRef::root_of(&app);
+        let answer = async move {
+            let bus = bus?;
+            bus.role(&root).await.ok()?;
+            Some(match learned {
+                Some(first) => first == FirstEvent::InTurn,
+                None => {
+                    bus.toolkit(&root.bus).await.is_ok_and(|t| t.family.reacts_where_it_answers())
+                }
+            })
+        };
+        let watched = self.runtime.block_on(crate::events::settle(&mut stream, answer, limits));
+        match watched.first_event {
+            Some(FirstEvent::Late) => {
+                self.reactions.lock_recovered().insert(app.clone(), FirstEvent::Late);
+            }
+            Some(FirstEvent::InTurn) => {
+                self.reactions.lock_recovered().entry(app.clone()).or_insert(FirstEvent::InTurn);
+            }
+            None => {}
+        }
+        let settled = watched.settled;
+        if matches!(settled, Settled::Silent | Settled::Answered) {
             // Whatever the input did, the application said nothing of it:
             // what is kept of it may be stale.
             self.memos.distrust(&app);
         }
         match settled {
             Settled::Flooding { .. } if !limits.cap.is_zero() => noisy.insert(app),
-            Settled::Quiet { .. } | Settled::Silent => noisy.remove(&app),
+            Settled::Quiet { .. } | Settled::Silent | Settled::Answered => noisy.remove(&app),
             _ => false,
         };
         let _runtime = self.runtime.enter();
