@@ -146,6 +146,8 @@ struct Stage {
     sentinel: Fixture,
     sandbox: Sandbox,
     children: Vec<Child>,
+    /// What the application's events said of the last input delivered.
+    settled: std::cell::Cell<Option<glovebox_host::Settled>>,
 }
 
 impl Stage {
@@ -160,7 +162,7 @@ impl Stage {
             &unique_title("Real apps sentinel"),
             &["--x", "1300", "--y", "600", "--rows", "5"],
         );
-        Stage { host, sentinel, sandbox, children: vec![] }
+        Stage { host, sentinel, sandbox, children: vec![], settled: Default::default() }
     }
 
     /// Starts `program` in the desktop; the user's sentinel is active again once its window is listed.
@@ -260,6 +262,7 @@ impl Stage {
             }
         }
         assert_eq!(others(after), others(before), "the user's desktop changed after {outcome:?}");
+        self.settled.set(outcome.as_ref().ok().map(|done| done.settled));
         outcome.map(|done| done.delivery.route.to_string())
     }
 }
@@ -309,7 +312,11 @@ fn fill_form(
     let mut routes = vec![];
     let mut step = |what: &str, action: &dyn Fn(&Observation) -> Action| {
         let route = stage.act(window, action).unwrap_or_else(|e| panic!("{browser}: {what}: {e}"));
-        println!("{browser} {what}: {route}");
+        // A page reacts in another process, after the browser has answered:
+        // its result never comes at the browser's answer.
+        let settled = stage.settled.get();
+        assert_ne!(settled, Some(glovebox_host::Settled::Answered), "{browser}: {what}");
+        println!("{browser} {what}: {route} ({settled:?})");
         routes.push(format!("{what}: {route}"));
     };
     step("name", &|seen| set(id(seen, Role::Entry, "Full name"), "Ada Lovelace"));

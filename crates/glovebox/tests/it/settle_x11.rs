@@ -182,3 +182,81 @@ fn an_x11_input_is_acknowledged_by_the_client_before_its_result_is_waited_for() 
         done.delivery.route, done.settled
     );
 }
+
+/// Qt: FeatherPad (nobody here wrote it) shows the edit of its document
+/// set through its accessible text in the result (its events came as it
+/// handled the request; the oracle is the text read back from FeatherPad),
+/// and the Qt fixture's Submit, whose click sends no event glovebox hears,
+/// has its result once Qt answered a request sent after the click, with
+/// what the look after it reads (the oracle: the fixture's own count of
+/// clicks).
+#[test]
+fn a_qt_result_comes_at_the_answer_with_what_the_look_reads() {
+    let (sandbox, _turn) = Sandbox::shared_turn(module_path!());
+    let path = sandbox.runtime_dir().join("settle-featherpad.txt");
+    std::fs::write(&path, "first line\n").unwrap();
+    let mut editor = sandbox
+        .command("featherpad")
+        .arg(&path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("featherpad (apt install featherpad)");
+    let host = glovebox_testkit::host(sandbox, "settle-qt").open();
+    let listed = |title: &str| {
+        wait_until("listed", || {
+            host.list_windows(Some(title), 1).ok()?.windows.into_iter().next().map(|w| w.window.id)
+        })
+    };
+    let window = listed("settle-featherpad");
+    let document = |seen: &glovebox_host::Observation| {
+        seen.tree.root.as_ref()?.walk().find(|e| e.role == Role::Text && e.has_value).map(|e| e.id)
+    };
+    let seen = wait_until("FeatherPad's document", || {
+        let seen = host.observe(Some(&WindowRef::Id(window)), false).ok()?;
+        document(&seen).is_some().then_some(seen)
+    });
+    let text = Target::Element(document(&seen).unwrap());
+    let edit = Action::SetValue { target: text, text: "written by glovebox\n".into() };
+    let done = host.act(seen.frame.id, edit).unwrap();
+    assert!(done.delivery.route.answered(), "{}", done.delivery.route);
+    assert!(matches!(done.settled, Settled::Quiet { .. }), "{:?}", done.settled);
+    assert!(!done.changes.as_ref().unwrap().is_empty(), "the result shows the edit");
+    let next = done.next.unwrap();
+    let read = host.read(next.frame.id, &[document(&next).unwrap()]).unwrap();
+    assert_eq!(read[0].text, "written by glovebox\n");
+    let _ = (editor.kill(), editor.wait());
+
+    let fixture = Fixture::launch_kind(
+        sandbox,
+        glovebox_sandbox::fixture::FixtureKind::Qt5,
+        &unique_title("Settle Qt"),
+        &[],
+    );
+    let window = listed(&fixture.title);
+    let seen = host.observe(Some(&WindowRef::Id(window)), false).unwrap();
+    let submit = seen.tree.root.as_ref().unwrap().walk().find(|e| e.name == "Submit").unwrap().id;
+    let click = Action::Click {
+        target: Target::Element(submit),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
+    };
+    let done = host.act(seen.frame.id, click).unwrap();
+    assert!(done.delivery.route.answered(), "{}", done.delivery.route);
+    // Qt answered with nothing sent, and the result came then; the look
+    // after it still reads the window: Qt's accessible press animates the
+    // click (the button held down, released 100 ms later, no event heard
+    // for either), so the result shows the button pressed, and the click
+    // itself reaches the fixture after it.
+    assert_eq!(done.settled, Settled::Answered, "nothing heard, said at the answer");
+    let changes = done.changes.unwrap();
+    assert!(
+        changes.changed.iter().any(|c| c.id == submit
+            && c.changes.contains(&glovebox_model::diff::Change::Gained(
+                glovebox_model::ElementState::Pressed
+            ))),
+        "{changes:?}"
+    );
+    fixture.wait_state("the click counted", |s| s["clicks"]["submit"] == 1);
+}
