@@ -22,7 +22,7 @@ def text_of(result):
 
 
 async def main(glovebox, button):
-    state = tempfile.mktemp()
+    state = os.path.join(tempfile.mkdtemp(), "state.json")
     fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixture_gtk3.py")
     app = subprocess.Popen(["/usr/bin/python3", fixture, "--title", "no change fixture"], env=dict(os.environ, GLOVEBOX_FIXTURE_STATE=state))
     time.sleep(2.5)

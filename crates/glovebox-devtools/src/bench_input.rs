@@ -42,37 +42,12 @@ fn bench_click_with_overlay(
     plain: &glovebox_host::Host,
     reference: &WindowRef,
 ) -> Result<(Duration, Duration)> {
-    use glovebox_model::{Action, Button, Target};
     let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
     let host = bench_host(sandbox, "glovebox-bench-overlay", true)?;
     let seen = host.observe(Some(reference), false).map_err(fail)?;
-    let submit = seen
-        .tree
-        .root
-        .as_ref()
-        .and_then(|r| r.walk().find(|e| e.name == "Submit"))
-        .map(|e| e.id)
-        .context("no Submit button")?;
-    let click = Action::Click {
-        target: Target::Element(submit),
-        button: Button::Left,
-        count: 1,
-        modifiers: vec![],
-    };
+    let click = click_on(&seen, "Submit")?;
     let plain_seen = plain.observe(Some(reference), false).map_err(fail)?;
-    let plain_submit = plain_seen
-        .tree
-        .root
-        .as_ref()
-        .and_then(|r| r.walk().find(|e| e.name == "Submit"))
-        .map(|e| e.id)
-        .context("no Submit button")?;
-    let plain_click = Action::Click {
-        target: Target::Element(plain_submit),
-        button: Button::Left,
-        count: 1,
-        modifiers: vec![],
-    };
+    let plain_click = click_on(&plain_seen, "Submit")?;
     let (mut off, mut on) = (vec![], vec![]);
     for _ in 0..=runs {
         let frame = plain.observe(None, false).map_err(fail)?.frame.id;
@@ -115,41 +90,17 @@ pub(crate) fn gated_clicks(
 /// Input rows: gated clicks and background typing through the host, next to
 /// the xdotool commands a user would otherwise script.
 pub(crate) fn bench_input(sandbox: &Sandbox, runs: usize, window: &WindowInfo) -> Result<()> {
-    use glovebox_model::{Action, Button, Target};
+    use glovebox_model::{Action, Target};
     let fail = |r: glovebox_model::Refusal| anyhow::anyhow!("{r}");
     let host = bench_host(sandbox, "glovebox-bench", false)?;
     let reference = WindowRef::Id(window.id);
     let seen = host.observe(Some(&reference), false).map_err(fail)?;
-    let submit = seen
-        .tree
-        .root
-        .as_ref()
-        .and_then(|r| r.walk().find(|e| e.name == "Submit"))
-        .map(|e| e.id)
-        .context("no Submit button")?;
-    let click = Action::Click {
-        target: Target::Element(submit),
-        button: Button::Left,
-        count: 1,
-        modifiers: vec![],
-    };
+    let click = click_on(&seen, "Submit")?;
     let unobserved = gated_clicks(&host, &click, runs)?;
     // Submit again and again: after the first, the status already says so
     // and nothing changes. Details shows or hides a panel each time.
     let unchanging = clicks_with_their_looks(&host, &click, runs, Reaction::None)?;
-    let details = seen
-        .tree
-        .root
-        .as_ref()
-        .and_then(|r| r.walk().find(|e| e.name == "Details"))
-        .map(|e| e.id)
-        .context("no Details button")?;
-    let details = Action::Click {
-        target: Target::Element(details),
-        button: Button::Left,
-        count: 1,
-        modifiers: vec![],
-    };
+    let details = click_on(&seen, "Details")?;
     let changing = clicks_with_their_looks(&host, &details, runs, Reaction::Some)?;
     let text: String = "The quick brown fox jumps over the lazy dog 0123456789 "
         .chars()
@@ -405,5 +356,23 @@ fn clicks_with_their_looks(
         warm = false;
         frame = done.next.map_err(fail)?.frame.id;
         Ok(())
+    })
+}
+
+/// A left click on the button named `name` in `seen`.
+fn click_on(seen: &glovebox_host::Observation, name: &str) -> Result<glovebox_model::Action> {
+    use glovebox_model::{Action, Button, Target};
+    let button = seen
+        .tree
+        .root
+        .as_ref()
+        .and_then(|r| r.walk().find(|e| e.name == name))
+        .map(|e| e.id)
+        .with_context(|| format!("no {name} button"))?;
+    Ok(Action::Click {
+        target: Target::Element(button),
+        button: Button::Left,
+        count: 1,
+        modifiers: vec![],
     })
 }

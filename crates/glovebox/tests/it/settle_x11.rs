@@ -34,15 +34,15 @@ fn click_submit(host: &Host, fixture: &Fixture) -> (glovebox_host::ActOutcome, S
         .find(|e| e.role == Role::PushButton && e.name == "Submit")
         .expect("Submit")
         .id;
-    let click = Action::Click {
-        target: Target::Element(submit),
-        button: Button::Left,
-        count: 1,
-        modifiers: vec![],
-    };
+    let click = left_click(submit);
     let done = host.act(seen.frame.id, click).unwrap();
     let status = status_of(done.next.as_ref().unwrap());
     (done, status)
+}
+
+/// One left click on element `id`.
+fn left_click(id: glovebox_model::ElementId) -> Action {
+    Action::Click { target: Target::Element(id), button: Button::Left, count: 1, modifiers: vec![] }
 }
 
 fn status_of(observation: &glovebox_host::Observation) -> String {
@@ -153,12 +153,7 @@ fn an_x11_input_is_acknowledged_by_the_client_before_its_result_is_waited_for() 
     // The pad has no accessible action: a click on it goes by X11 events.
     let pad =
         seen.tree.root.as_ref().unwrap().walk().find(|e| e.name == "Pad").expect("the pad").id;
-    let click = Action::Click {
-        target: Target::Element(pad),
-        button: Button::Left,
-        count: 1,
-        modifiers: vec![],
-    };
+    let click = left_click(pad);
     let started = std::time::Instant::now();
     let done = host.act(seen.frame.id, click).unwrap();
     let took = started.elapsed();
@@ -236,12 +231,7 @@ fn a_qt_result_comes_at_the_answer_with_what_the_look_reads() {
     let window = listed(&fixture.title);
     let seen = host.observe(Some(&WindowRef::Id(window)), false).unwrap();
     let submit = seen.tree.root.as_ref().unwrap().walk().find(|e| e.name == "Submit").unwrap().id;
-    let click = Action::Click {
-        target: Target::Element(submit),
-        button: Button::Left,
-        count: 1,
-        modifiers: vec![],
-    };
+    let click = left_click(submit);
     let done = host.act(seen.frame.id, click).unwrap();
     assert!(done.delivery.route.answered(), "{}", done.delivery.route);
     // Qt answered with nothing sent, and the result came then; the look
