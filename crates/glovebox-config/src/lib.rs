@@ -36,6 +36,16 @@ pub struct Config {
     pub mcp: McpConfig,
     pub model: ModelConfig,
     pub recording: RecordingConfig,
+    pub episode: EpisodeConfig,
+}
+
+/// Running episodes (`glovebox episode`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EpisodeConfig {
+    /// The Python with OSWorld's `desktop-env` that scores OSWorld-format tasks
+    /// (the package and the image put one here; `.ci/install-deps` makes `target/osworld-venv`).
+    pub osworld_python: String,
 }
 
 /// Each grant's delivered actions, kept as an element-addressed script that
@@ -317,6 +327,9 @@ impl Default for Config {
                 anthropic_tool: AnthropicTool::Toolset20260801,
             },
             recording: RecordingConfig { enabled: true, text: TextRecording::Length },
+            episode: EpisodeConfig {
+                osworld_python: "/usr/lib/glovebox/osworld/bin/python3".into(),
+            },
         }
     }
 }

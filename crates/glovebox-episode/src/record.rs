@@ -17,17 +17,21 @@ pub enum Verdict {
     /// The episode could not be judged: the spec, the desktop, an app that never
     /// showed its window, an oracle that could not be read. Not the agent's fault.
     Errored,
+    /// The episode was not run here, and says why: an OSWorld-format task whose
+    /// step, getter or metric this machine cannot carry out. Neither passed nor failed.
+    NotRun,
 }
 
 impl Verdict {
     /// The process exit status of `glovebox episode run`: 0 passed, 7 failed,
-    /// 8 errored — apart from glovebox's other statuses (1–6), so a crash or
+    /// 8 errored, 9 not run — apart from glovebox's other statuses (1–6), so a crash or
     /// an I/O failure never reads as the agent failing.
     pub fn exit_status(self) -> u8 {
         match self {
             Verdict::Passed => 0,
             Verdict::Failed => 7,
             Verdict::Errored => 8,
+            Verdict::NotRun => 9,
         }
     }
 
@@ -37,6 +41,7 @@ impl Verdict {
         match status {
             Some(0) => Verdict::Passed,
             Some(7) => Verdict::Failed,
+            Some(9) => Verdict::NotRun,
             _ => Verdict::Errored,
         }
     }
@@ -76,6 +81,12 @@ pub struct EpisodeRecord {
     /// Tokens the model used, where the provider says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_tokens: Option<u64>,
+    /// An OSWorld-format task's score from OSWorld's own metric (1 is done).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// The domain an OSWorld-format task belongs to (its snapshot), which summaries group by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
     /// The HTML trajectory report.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report: Option<PathBuf>,
@@ -87,14 +98,14 @@ mod tests {
 
     #[test]
     fn the_three_verdicts_exit_apart() {
-        let statuses =
-            [Verdict::Passed, Verdict::Failed, Verdict::Errored].map(Verdict::exit_status);
-        assert_eq!(statuses, [0, 7, 8]);
-        for verdict in [Verdict::Passed, Verdict::Failed, Verdict::Errored] {
+        let all = [Verdict::Passed, Verdict::Failed, Verdict::Errored, Verdict::NotRun];
+        assert_eq!(all.map(Verdict::exit_status), [0, 7, 8, 9]);
+        for verdict in all {
             assert_eq!(Verdict::of_exit_status(Some(verdict.exit_status() as i32)), verdict);
         }
         assert_eq!(Verdict::of_exit_status(Some(1)), Verdict::Errored);
         assert_eq!(Verdict::of_exit_status(None), Verdict::Errored);
         assert_eq!(serde_json::to_value(Verdict::Errored).unwrap(), "errored");
+        assert_eq!(serde_json::to_value(Verdict::NotRun).unwrap(), "not_run");
     }
 }

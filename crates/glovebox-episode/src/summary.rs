@@ -32,6 +32,8 @@ pub struct Counts {
     pub failed: usize,
     /// Episodes that could not be judged.
     pub errored: usize,
+    /// Episodes not run here, each with its reason (OSWorld-format tasks this machine cannot carry).
+    pub not_run: usize,
 }
 
 impl Counts {
@@ -43,6 +45,7 @@ impl Counts {
                 Verdict::Passed => counts.passed += 1,
                 Verdict::Failed => counts.failed += 1,
                 Verdict::Errored => counts.errored += 1,
+                Verdict::NotRun => counts.not_run += 1,
             }
         }
         counts
@@ -50,7 +53,7 @@ impl Counts {
 
     /// Every episode counted.
     pub fn total(&self) -> usize {
-        self.passed + self.failed + self.errored
+        self.passed + self.failed + self.errored + self.not_run
     }
 }
 
@@ -60,6 +63,15 @@ pub fn verdict_word(verdict: Verdict) -> &'static str {
         Verdict::Passed => "passed",
         Verdict::Failed => "failed",
         Verdict::Errored => "errored",
+        Verdict::NotRun => "not_run",
+    }
+}
+
+/// The group a row is shown and counted in: its directory, and an OSWorld task's domain in it.
+pub fn group_of(row: &Row) -> String {
+    match &row.record.domain {
+        Some(domain) => format!("{}/{domain}", row.group),
+        None => row.group.clone(),
     }
 }
 
@@ -87,7 +99,7 @@ tr.errored td.v{color:#8a5a00;font-weight:bold}nav a{margin-right:1em}nav a.on{f
 /// Rows are hidden by verdict from the address's fragment (`index.html#failed`), so a filtered
 /// view can be linked to; without script every row shows.
 const SCRIPT: &str = "function show(){var f=location.hash.slice(1);\
-if(['passed','failed','errored'].indexOf(f)<0)f='all';\
+if(['passed','failed','errored','not_run'].indexOf(f)<0)f='all';\
 document.querySelectorAll('tbody tr').forEach(function(r){r.hidden=f!=='all'&&r.dataset.verdict!==f;});\
 document.querySelectorAll('nav a').forEach(function(a){a.className=a.hash.slice(1)===f?'on':'';});}\
 addEventListener('hashchange',show);addEventListener('DOMContentLoaded',show);";
@@ -101,19 +113,22 @@ pub fn index_html(title: &str, rows: &[Row]) -> String {
         page,
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\
          <style>{STYLE}</style><script>{SCRIPT}</script></head><body><h1>{title}</h1>\
-         <p id=\"counts\">{} passed, {} failed, {} errored of {} ({seconds:.1} s of episodes)</p>\
+         <p id=\"counts\">{} passed, {} failed, {} errored, {} not run of {} ({seconds:.1} s of episodes)</p>\
          <nav><a href=\"#all\">all ({})</a><a href=\"#passed\">passed ({})</a>\
-         <a href=\"#failed\">failed ({})</a><a href=\"#errored\">errored ({})</a></nav>\
+         <a href=\"#failed\">failed ({})</a><a href=\"#errored\">errored ({})</a>\
+         <a href=\"#not_run\">not run ({})</a></nav>\
          <table><thead><tr><th>episode</th><th>group</th><th>verdict</th><th>time (s)</th>\
          <th>steps</th><th>why it did not pass</th><th>refusals</th><th>report</th></tr></thead><tbody>",
         counts.passed,
         counts.failed,
         counts.errored,
+        counts.not_run,
         counts.total(),
         counts.total(),
         counts.passed,
         counts.failed,
         counts.errored,
+        counts.not_run,
         title = markup(title),
     );
     for row in rows {
@@ -139,7 +154,7 @@ pub fn index_html(title: &str, rows: &[Row]) -> String {
              <td class=\"v\">{verdict}</td><td class=\"n\">{:.1}</td><td class=\"n\">{}</td>\
              <td class=\"why\">{}</td><td class=\"why\">{refusals}</td><td>{report}</td></tr>",
             markup(&record.episode),
-            markup(&row.group),
+            markup(&group_of(row)),
             record.seconds,
             record.steps,
             if record.verdict == Verdict::Passed { String::new() } else { markup(&why(record)) },
@@ -162,24 +177,26 @@ pub fn junit_xml(suite: &str, rows: &[Row]) -> String {
         counts.failed,
         counts.errored,
     );
-    let mut groups: Vec<&str> = Vec::new();
+    let mut groups: Vec<String> = Vec::new();
     for row in rows {
-        if !groups.contains(&row.group.as_str()) {
-            groups.push(&row.group);
+        let group = group_of(row);
+        if !groups.contains(&group) {
+            groups.push(group);
         }
     }
     for group in groups {
-        let members: Vec<&Row> = rows.iter().filter(|r| r.group == group).collect();
+        let members: Vec<&Row> = rows.iter().filter(|r| group_of(r) == group).collect();
         let counts = Counts::of(members.iter().map(|r| &r.record));
         let time: f64 = members.iter().map(|r| r.record.seconds).sum();
         let _ = writeln!(
             xml,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" \
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" \
              time=\"{time:.3}\">",
-            markup(group),
+            markup(&group),
             counts.total(),
             counts.failed,
             counts.errored,
+            counts.not_run,
         );
         for row in members {
             let record = &row.record;
@@ -197,6 +214,7 @@ pub fn junit_xml(suite: &str, rows: &[Row]) -> String {
                 }
                 Verdict::Failed => "failure",
                 Verdict::Errored => "error",
+                Verdict::NotRun => "skipped",
             };
             let why = why(record);
             let mut detail = String::new();
@@ -273,6 +291,8 @@ mod tests {
             }],
             seconds: 1.25,
             model_tokens: None,
+            score: None,
+            domain: None,
             report: Some("/records/x/report.html".into()),
         }
     }

@@ -16,21 +16,47 @@ pub fn model_server_with(
 ) -> (String, Recorded<Value>) {
     let (base, seen, _) = replay_server(Box::new(move |step, request: &Value| {
         std::thread::sleep(delay);
-        let prompt = match &request["messages"][1]["content"] {
-            Value::String(s) => s.clone(),
-            Value::Array(parts) => {
-                parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n")
-            }
-            _ => String::new(),
-        };
-        json!({
-            "id": format!("chatcmpl-{step}"), "object": "chat.completion", "model": "scripted",
-            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
-                "tool_calls": [{"id": format!("call_{step}"), "type": "function", "function": {"name": "next_step", "arguments": script(step, &prompt).to_string()}}]}}],
-            "usage": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}
-        })
+        chat_completion(step, &script(step, &prompt_of(request)))
     }));
     (format!("{base}/v1"), seen)
+}
+
+/// As [`model_server_with`], for many conversations at once (a batch of
+/// episodes): `script(prompt)` decides from the prompt alone, which carries
+/// the instruction, the steps so far ([`turn_of`]) and the tree.
+pub fn model_server_by_prompt(script: fn(&str) -> Value) -> (String, Recorded<Value>) {
+    let (base, seen, _) = replay_server(Box::new(move |step, request: &Value| {
+        chat_completion(step, &script(&prompt_of(request)))
+    }));
+    (format!("{base}/v1"), seen)
+}
+
+/// How many steps the loop has taken before this prompt (its "Steps so far" lines).
+pub fn turn_of(prompt: &str) -> usize {
+    prompt
+        .split_once("Steps so far (glovebox's record):\n")
+        .map_or(0, |(_, rest)| rest.lines().take_while(|l| l.starts_with("  ")).count())
+}
+
+/// The user turn's text of a Chat Completions request.
+fn prompt_of(request: &Value) -> String {
+    match &request["messages"][1]["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => {
+            parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n")
+        }
+        _ => String::new(),
+    }
+}
+
+/// A Chat Completions answer calling the loop's tool with `decision`.
+fn chat_completion(step: usize, decision: &Value) -> Value {
+    json!({
+        "id": format!("chatcmpl-{step}"), "object": "chat.completion", "model": "scripted",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+            "tool_calls": [{"id": format!("call_{step}"), "type": "function", "function": {"name": "next_step", "arguments": decision.to_string()}}]}}],
+        "usage": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}
+    })
 }
 
 /// What a server answers to the `step`-th request with this body.

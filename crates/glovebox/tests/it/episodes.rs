@@ -276,7 +276,7 @@ fn a_terminated_batch_ends_every_episode_it_started_and_records_them_as_interrup
         assert_eq!(record["reason"], "interrupted", "{record}");
     }
     assert_eq!(
-        document["summary"]["not_run"], 1,
+        document["summary"]["not_started"], 1,
         "no episode starts after the interrupt: {document}"
     );
     assert!(!out.join("slow-c").exists());

@@ -23,6 +23,7 @@ mod mcp_stdio;
 mod memo_agrees_x11;
 mod names_x11;
 mod observations_x11;
+mod osworld;
 mod packaging;
 mod presence_x11;
 mod prompt_escapes;

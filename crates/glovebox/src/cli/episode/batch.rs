@@ -65,7 +65,9 @@ pub fn batch(config: Option<PathBuf>, args: BatchArgs) -> Result<ExitCode, Failu
     let records: Vec<EpisodeRecord> = records.into_iter().map(|(_, r)| r).collect();
     let counts = Counts::of(&records);
     let (passed, failed, errored) = (counts.passed, counts.failed, counts.errored);
-    let not_run = specs.len() - records.len();
+    // Specs an interrupt kept from starting; apart from tasks run and found not runnable here.
+    let not_started = specs.len() - records.len();
+    let not_run = counts.not_run;
     let seconds = started.elapsed().as_secs_f64();
     let group = std::path::absolute(&out)
         .ok()
@@ -75,16 +77,17 @@ pub fn batch(config: Option<PathBuf>, args: BatchArgs) -> Result<ExitCode, Failu
         records.iter().map(|r| summarize::batch_row(r.clone(), &out, &group)).collect();
     summarize::write(&out, &format!("glovebox episodes: {}", args.dir.display()), &rows)?;
     if args.json {
-        let summary = serde_json::json!({"passed": passed, "failed": failed, "errored": errored, "not_run": not_run, "seconds": seconds, "parallel": args.parallel, "index": out.join(summarize::INDEX), "junit": out.join(summarize::JUNIT)});
+        let summary = serde_json::json!({"passed": passed, "failed": failed, "errored": errored, "not_run": not_run, "not_started": not_started, "seconds": seconds, "parallel": args.parallel, "index": out.join(summarize::INDEX), "junit": out.join(summarize::JUNIT)});
         println!("{}", serde_json::json!({"episodes": records, "summary": summary}));
     } else {
         println!(
-            "{passed} passed, {failed} failed, {errored} errored{} of {} in {seconds:.1} s",
-            if not_run > 0 { format!(", {not_run} not run") } else { String::new() },
+            "{passed} passed, {failed} failed, {errored} errored{}{} of {} in {seconds:.1} s",
+            if not_run > 0 { format!(", {not_run} not run here") } else { String::new() },
+            if not_started > 0 { format!(", {not_started} not started") } else { String::new() },
             specs.len()
         );
     }
-    let worst = if not_run > 0 { Verdict::Errored } else { summarize::worst(counts) };
+    let worst = if not_started > 0 { Verdict::Errored } else { summarize::worst(counts) };
     Ok(ExitCode::from(worst.exit_status()))
 }
 

@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use clap::Args;
 use glovebox_episode::record::CheckReading;
 use glovebox_episode::spec::{AgentSpec, Check, StartedApp, TextMatch};
-use glovebox_episode::{Episode, EpisodeRecord, Verdict};
+use glovebox_episode::{EpisodeRecord, Verdict};
 use glovebox_host::Host;
 use glovebox_model::{WindowId, WindowRef};
 use std::path::{Path, PathBuf};
@@ -30,25 +30,22 @@ const ORACLE_WAIT: Duration = Duration::from_secs(20);
 
 pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Failure> {
     let started = Instant::now();
-    let episode = Episode::load(&args.spec).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let episode =
+        match glovebox_episode::Task::load(&args.spec).map_err(|e| anyhow::anyhow!("{e}"))? {
+            glovebox_episode::Task::Spec(episode) => episode,
+            glovebox_episode::Task::OsWorld(task) => {
+                return super::osworld::inside(config, &args.spec, &args.dir, &task, started)
+            }
+        };
     let phase = |name: &str| std::fs::write(args.dir.join(PHASE_FILE), name);
     phase("setup").context("writing the phase")?;
-    let mut record = EpisodeRecord {
-        episode: super::episode_name(&args.spec),
-        verdict: Verdict::Errored,
-        reason: None,
-        steps: 0,
-        refusals: vec![],
-        checks: vec![],
-        seconds: 0.0,
-        model_tokens: None,
-        report: None,
-    };
+    let mut record = super::errored(&super::episode_name(&args.spec), String::new(), started);
+    record.reason = None;
     let work = args.dir.join("work");
     let places = Places { work: &work, spec_dir: args.spec.parent().unwrap_or(Path::new(".")) };
     let mut apps = Apps(vec![]);
     let outcome = (|| -> Result<(), String> {
-        let host = open_host(config.clone(), &episode)?;
+        let host = open_host(config.clone(), &episode.instruction, episode.limits.budget)?;
         let mut windows = vec![];
         for (i, app) in episode.setup.apps.iter().enumerate() {
             apps.0.push(
@@ -56,7 +53,8 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
                     format!("setup.apps[{i}] ({}) did not start: {e}", app.command[0])
                 })?,
             );
-            windows.push(wait_for_window(&host, app).ok_or_else(|| {
+            let wait = Duration::from_secs_f64(app.timeout_secs);
+            windows.push(wait_for_window(&host, &app.window, wait).ok_or_else(|| {
                 format!(
                     "setup.apps[{i}] ({}) showed no window titled like {:?} within {} s",
                     app.command[0], app.window, app.timeout_secs
@@ -106,7 +104,8 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
                 let ran = model_agent(
                     &host,
                     config.clone(),
-                    &episode,
+                    &episode.instruction,
+                    episode.limits.steps,
                     windows.first().map(|(id, _)| id),
                 )?;
                 record.steps = ran.0;
@@ -151,9 +150,18 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
         record.reason = Some(reason);
     }
     drop(apps);
+    finish(record, &args.dir, started)
+}
+
+/// The record, timed, where `run` reads it.
+pub(super) fn finish(
+    mut record: EpisodeRecord,
+    dir: &Path,
+    started: Instant,
+) -> Result<ExitCode, Failure> {
     record.seconds = started.elapsed().as_secs_f64();
     glovebox_platform::files::write_private(
-        &args.dir.join(RECORD_FILE),
+        &dir.join(RECORD_FILE),
         &serde_json::to_vec_pretty(&record).context("serialising the record")?,
     )
     .context("writing the record")?;
@@ -161,7 +169,11 @@ pub fn inside(config: Option<PathBuf>, args: InsideArgs) -> Result<ExitCode, Fai
 }
 
 /// The trajectory report beside the record, named in it.
-fn write_report(record: &mut EpisodeRecord, dir: &Path, html: &str) -> Result<(), String> {
+pub(super) fn write_report(
+    record: &mut EpisodeRecord,
+    dir: &Path,
+    html: &str,
+) -> Result<(), String> {
     let path = dir.join("report.html");
     glovebox_agent::report::write(&path, html).map_err(|e| format!("writing the report: {e}"))?;
     record.report = Some(path);
@@ -170,20 +182,24 @@ fn write_report(record: &mut EpisodeRecord, dir: &Path, html: &str) -> Result<()
 
 /// A host on this desktop for the episode alone: on, the episode's budget,
 /// no drawn cursor, its input approved by the person who started the episode.
-fn open_host(config: Option<PathBuf>, episode: &Episode) -> Result<Host, String> {
+pub(super) fn open_host(
+    config: Option<PathBuf>,
+    instruction: &str,
+    budget: u32,
+) -> Result<Host, String> {
     let layered = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config))
         .map_err(|e| format!("the configuration: {e}"))?;
     let mut config = layered.config;
     config.enabled = true;
     config.overlay = false;
-    config.grant.budget = episode.limits.budget;
+    config.grant.budget = budget;
     let host = glovebox::platform::open_host(&config)
         .map_err(|r| format!("the host did not open: {}", r.message))?;
     let span = glovebox_host::Span {
         class: glovebox_model::ApprovalClass::Input,
         actions: vec![format!(
             "run the episode {:?}",
-            episode.instruction.chars().take(200).collect::<String>()
+            instruction.chars().take(200).collect::<String>()
         )],
         targets: vec![],
         typed: vec![],
@@ -196,7 +212,7 @@ fn open_host(config: Option<PathBuf>, episode: &Episode) -> Result<Host, String>
 }
 
 /// The setup apps, ended when the episode is (those the agent left running).
-struct Apps(Vec<Child>);
+pub(super) struct Apps(pub(super) Vec<Child>);
 
 impl Drop for Apps {
     fn drop(&mut self) {
@@ -237,17 +253,21 @@ fn start(app: &StartedApp, places: &Places, dir: &Path, index: usize) -> std::io
         .spawn()
 }
 
-/// The first window whose title holds `app.window`, within its wait, with
+/// The first window whose title holds `title`, within `wait`, with
 /// its whole title; once two looks 200 ms apart find it in the same place
 /// (the window manager may still be placing a window just listed, and a
 /// step made on the first look would meet a moved window).
-fn wait_for_window(host: &Host, app: &StartedApp) -> Option<(WindowId, String)> {
-    let deadline = Instant::now() + Duration::from_secs_f64(app.timeout_secs);
-    let wanted = app.window.to_lowercase();
+pub(super) fn wait_for_window(
+    host: &Host,
+    title: &str,
+    wait: Duration,
+) -> Option<(WindowId, String)> {
+    let deadline = Instant::now() + wait;
+    let wanted = title.to_lowercase();
     let mut seen = None;
     loop {
         let listed =
-            host.list_windows(Some(&app.window), 1).ok().into_iter().flat_map(|page| page.windows);
+            host.list_windows(Some(title), 1).ok().into_iter().flat_map(|page| page.windows);
         if let Some(window) =
             listed.into_iter().find(|w| w.window.title.to_lowercase().contains(&wanted))
         {
@@ -265,10 +285,11 @@ fn wait_for_window(host: &Host, app: &StartedApp) -> Option<(WindowId, String)> 
 }
 
 /// The bound model through the loop: its steps, refusals and report.
-fn model_agent(
+pub(super) fn model_agent(
     host: &Host,
     config: Option<PathBuf>,
-    episode: &Episode,
+    instruction: &str,
+    max_steps: u32,
     window: Option<&WindowId>,
 ) -> Result<(u32, Vec<String>, String), String> {
     let layered = glovebox_config::Layered::load(&glovebox_config::Sources::standard(config))
@@ -276,8 +297,8 @@ fn model_agent(
     let binding = glovebox::binding::model_binding(&layered.config.model)
         .map_err(|e| e.to_refusal().message)?
         .ok_or("no model is bound (model.provider)")?;
-    let mut task = glovebox_agent::Task::new(episode.instruction.clone());
-    task.max_steps = episode.limits.steps;
+    let mut task = glovebox_agent::Task::new(instruction.to_owned());
+    task.max_steps = max_steps;
     task.window = window.map(|w| WindowRef::Id(*w));
     task.validate().map_err(|r| r.message)?;
     let outcome = if binding.native {
@@ -445,7 +466,7 @@ fn read_check(
 }
 
 /// The child's status once it ends, within `wait`.
-fn wait_for(child: &mut Child, wait: Duration) -> Option<std::process::ExitStatus> {
+pub(super) fn wait_for(child: &mut Child, wait: Duration) -> Option<std::process::ExitStatus> {
     let deadline = Instant::now() + wait;
     loop {
         if let Ok(Some(status)) = child.try_wait() {

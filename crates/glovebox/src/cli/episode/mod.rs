@@ -6,9 +6,11 @@
 //! started. The child writes the record; this process judges what it could
 //! not (a time limit, a crash) and exits with the verdict's status.
 //! `batch.rs` runs many `run`s at once; `summarize.rs` shows many records at a glance.
+//! An OSWorld-format task (`osworld.rs`) runs the same way, or is not run, with the reason.
 
 mod batch;
 mod inside;
+mod osworld;
 mod script;
 mod summarize;
 
@@ -18,7 +20,7 @@ use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use glovebox_episode::record::MAX_RECORD_BYTES;
 use glovebox_episode::spec::DesktopKind;
-use glovebox_episode::{Episode, EpisodeRecord, Verdict};
+use glovebox_episode::{EpisodeRecord, Task, Verdict};
 use glovebox_platform::files::{read_regular, read_regular_text, Links};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -121,9 +123,18 @@ fn run(config: Option<PathBuf>, mut args: RunArgs) -> Result<ExitCode, Failure> 
             started,
         ),
         Ok(()) => keep(
-            match Episode::load(&args.spec) {
+            match Task::load(&args.spec) {
                 Err(e) => {
                     errored(&name, format!("the spec is refused, nothing started: {e}"), started)
+                }
+                Ok(Task::OsWorld(task))
+                    if let Some(why) =
+                        osworld::not_run_here(&task, &args.spec, &out, config.as_deref()) =>
+                {
+                    let mut record = errored(&name, format!("not run here: {why}"), started);
+                    record.verdict = Verdict::NotRun;
+                    record.domain = Some(task.domain()).filter(|d| !d.is_empty());
+                    record
                 }
                 Ok(episode) => match glovebox_platform::files::make_dirs(&out.join("work")) {
                     Err(e) => errored(
@@ -166,6 +177,7 @@ fn keep(record: EpisodeRecord, out: &Path) -> EpisodeRecord {
                 Verdict::Failed => format!(" (the episode itself failed{reason})"),
                 Verdict::Errored if reason.is_empty() => String::new(),
                 Verdict::Errored => format!(" (and before that{reason})"),
+                Verdict::NotRun => format!(" (the episode itself was not run{reason})"),
             };
             EpisodeRecord {
                 verdict: Verdict::Errored,
@@ -190,6 +202,8 @@ fn errored(name: &str, reason: String, started: Instant) -> EpisodeRecord {
         checks: vec![],
         seconds: started.elapsed().as_secs_f64(),
         model_tokens: None,
+        score: None,
+        domain: None,
         report: None,
     }
 }
@@ -204,13 +218,18 @@ const RECORDING_FILE: &str = "recording-steps.json";
 
 fn in_a_desktop(
     spec: &Path,
-    episode: &Episode,
+    task: &Task,
     out: &Path,
     config: Option<&Path>,
     started: Instant,
 ) -> EpisodeRecord {
     let name = episode_name(spec);
-    for file in &episode.setup.files {
+    let no_files = vec![];
+    let files = match task {
+        Task::Spec(episode) => &episode.setup.files,
+        Task::OsWorld(_) => &no_files,
+    };
+    for file in files {
         let path = out.join("work").join(&file.path);
         let placed = path
             .parent()
@@ -220,7 +239,11 @@ fn in_a_desktop(
             return errored(&name, format!("placing {}: {e}", file.path), started);
         }
     }
-    if let glovebox_episode::spec::AgentSpec::Recorded { recording } = &episode.agent {
+    if let Task::Spec(glovebox_episode::Episode {
+        agent: glovebox_episode::spec::AgentSpec::Recorded { recording },
+        ..
+    }) = task
+    {
         // Verified here, with the user's key; the episode's own home has none.
         let path = spec.parent().unwrap_or(Path::new(".")).join(recording);
         let steps = match glovebox_services::recording::read(
@@ -240,8 +263,9 @@ fn in_a_desktop(
             return errored(&name, format!("writing the recording's steps: {e}"), started);
         }
     }
-    let (width, height) = (episode.desktop.width, episode.desktop.height);
-    let desktop = match episode.desktop.kind {
+    let wanted = task.desktop();
+    let (width, height) = (wanted.width, wanted.height);
+    let desktop = match wanted.kind {
         DesktopKind::X11 => glovebox_sandbox::Sandbox::start(glovebox_sandbox::SandboxOptions {
             width,
             height,
@@ -257,7 +281,8 @@ fn in_a_desktop(
         Ok(desktop) => desktop,
         Err(e) => return errored(&name, format!("the desktop did not start: {e}"), started),
     };
-    let record = run_inside(&desktop, spec, episode, out, config, started);
+    let mut record = run_inside(&desktop, spec, task, out, config, started);
+    record.domain = record.domain.take().or_else(|| task.domain());
     desktop.shutdown();
     record
 }
@@ -265,7 +290,7 @@ fn in_a_desktop(
 fn run_inside(
     desktop: &Running,
     spec: &Path,
-    episode: &Episode,
+    task: &Task,
     out: &Path,
     config: Option<&Path>,
     started: Instant,
@@ -315,7 +340,8 @@ fn run_inside(
         Ok(child) => child,
         Err(e) => return errored(&name, format!("starting the episode's runner: {e}"), started),
     };
-    let limit = Duration::from_secs_f64(episode.limits.seconds);
+    let seconds = task.limits().seconds;
+    let limit = Duration::from_secs_f64(seconds);
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
@@ -335,7 +361,7 @@ fn run_inside(
         let reason = if interrupted() {
             "interrupted".to_owned()
         } else {
-            format!("exceeded limits.seconds ({} s)", episode.limits.seconds)
+            format!("exceeded limits.seconds ({seconds} s)")
         };
         let mut record = errored(&name, reason, started);
         // Out of time while the agent worked: the task was not done in time.
@@ -380,6 +406,7 @@ fn render(record: &EpisodeRecord) -> String {
         Verdict::Passed => "passed",
         Verdict::Failed => "FAILED",
         Verdict::Errored => "ERRORED",
+        Verdict::NotRun => "NOT RUN",
     };
     let mut text = format!(
         "{} {verdict} in {:.1} s, {} step(s)",

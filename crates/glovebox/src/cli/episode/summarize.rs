@@ -99,12 +99,16 @@ pub fn summarize(args: SummarizeArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::from(worst(counts).exit_status()))
 }
 
-/// The verdict a set of episodes exits with: any errored, else any failed, else passed.
+/// The verdict a set of episodes exits with: any errored, else any failed, else passed, unless
+/// none ran here at all (not run).
 pub fn worst(counts: Counts) -> Verdict {
     if counts.errored > 0 {
         Verdict::Errored
     } else if counts.failed > 0 {
         Verdict::Failed
+    } else if counts.not_run > 0 && counts.passed == 0 {
+        // Nothing ran here: that is not a pass.
+        Verdict::NotRun
     } else {
         Verdict::Passed
     }

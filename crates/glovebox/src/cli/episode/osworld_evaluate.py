@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""OSWorld's own evaluator on a glovebox episode.
+
+glovebox runs an OSWorld-format task's config steps and its agent; this
+script scores what the agent left behind with OSWorld's code as it ships on
+PyPI (`desktop-env`, installed with `--no-deps` beside the packages in
+`requirements.txt`): `DesktopEnv._set_evaluator_info` picks the metric and
+getter functions named by the task, and `DesktopEnv.evaluate` reads the
+getters and combines the metrics. Nothing of their scoring is written here.
+
+What this script supplies is the VM's side of the wire, on loopback, for
+the getters that read the desktop through OSWorld's `PythonController`
+(`/execute`, `/file`, `/list_directory`, `/screen_size`): the same requests,
+answered from the episode's own home and display instead of a VM's. The
+VM's `/home/user` is the episode's home.
+
+Two modes, each printing one JSON object on stdout:
+  check TASK           {"supported": true} or {"not_run": REASON}: every
+                       metric imports and every getter is one served here.
+  evaluate TASK ...    {"score": S, "log": [...]} or {"not_run": REASON}.
+
+A module desktop-env imports but this environment does not carry (torch,
+easyocr, playwright, OpenCV, ...) is a stand-in that raises `Withheld` when
+used, so the metric families that need it only for some functions still
+load; a metric that reaches one is not run, with the module named.
+"""
+
+import argparse
+import ast
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+import types
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# Getters answered here, through OSWorld's own getter functions. Every other
+# one reads what this host does not serve (Chrome's DevTools port, VLC's
+# web interface, a VM's window manager, Google Drive) and is not run.
+SERVED_GETTERS = {
+    "vm_file",
+    "cloud_file",  # only a file already placed in the cache (a local or file: source)
+    "cache_file",
+    "content_from_vm_file",
+    "vm_command_line",
+    "vm_command_error",
+    "rule",
+    "rule_relativeTime",
+    "time_diff_range",
+    "list_directory",
+    "vm_screen_size",
+}
+
+VM_HOME = "/home/user"
+
+
+class Withheld(Exception):
+    """A module desktop-env imports that this environment does not carry."""
+
+
+class NotRun(Exception):
+    pass
+
+
+def _withheld_stand_in(name):
+    class StandIn(types.ModuleType):
+        __path__ = []
+
+        def __getattr__(self, attribute):
+            if attribute.startswith("__"):
+                raise AttributeError(attribute)
+            return _WithheldThing(f"{name}.{attribute}")
+
+    return StandIn(name)
+
+
+class _WithheldThing:
+    def __init__(self, name):
+        self._name = name
+
+    def _refuse(self, *args, **kwargs):
+        raise Withheld(f"it needs `{self._name.split('.')[0]}`, which glovebox's evaluator does not carry")
+
+    __call__ = _refuse
+
+    def __getattr__(self, attribute):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        return _WithheldThing(f"{self._name}.{attribute}")
+
+    def __mro_entries__(self, bases):
+        return (object,)
+
+
+# What desktop-env declares as its dependencies and this environment leaves
+# out (several GB: models, OCR, browsers' drivers, cloud SDKs), by import name.
+WITHHELD = {
+    "torch", "transformers", "easyocr", "cv2", "skimage", "librosa", "acoustid",
+    "fastdtw", "imagehash", "fitz", "borb", "PyPDF2", "mutagen", "playwright",
+    "pydrive", "pyautogui", "pynput", "pygame", "matplotlib", "fabric", "flask",
+    "autogen", "openai", "dashscope", "google", "groq",
+    "boto3", "botocore", "azure", "docker", "loguru", "wandb", "gdown",
+    "tiktoken", "anthropic", "alibabacloud_ecs20140526", "alibabacloud_tea_openapi",
+    "alibabacloud_tea_util", "func_timeout", "wrapt_timeout_decorator",
+    "pygetwindow", "backoff",
+}
+
+
+class _WithheldFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Last on the path: answers only for a withheld module nothing else found."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname.split(".")[0] not in WITHHELD:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        return _withheld_stand_in(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+def _package_dir():
+    spec = importlib.util.find_spec("desktop_env")
+    if spec is None or not spec.submodule_search_locations:
+        raise NotRun("desktop-env is not installed in this Python")
+    return list(spec.submodule_search_locations)[0]
+
+
+def _exports(init_path):
+    """name -> submodule, from a package's `from .x import (...)` lines."""
+    tree = ast.parse(open(init_path, encoding="utf-8").read())
+    names = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            for alias in node.names:
+                names[alias.asname or alias.name] = node.module
+    return names
+
+
+def _lazy_package(fullname, directory, exports, served=None):
+    """The package without its `__init__`, which imports every family (and so
+    every heavy dependency) at once: a name is imported from its own module
+    when `DesktopEnv` asks for it."""
+
+    class Lazy(types.ModuleType):
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            if served is not None and name.startswith("get_") and name[4:] not in served:
+                raise NotRun(
+                    f"the getter `{name[4:]}` is not served here: it reads what a VM's "
+                    "controller serves and glovebox does not (served: "
+                    + ", ".join(sorted(served))
+                    + ")"
+                )
+            if name == "infeasible":
+                raise NotRun(
+                    "an infeasible task is scored by the agent saying FAIL, which "
+                    "glovebox's loop has no word for"
+                )
+            module_name = exports.get(name)
+            if module_name is None:
+                raise NotRun(f"`{name}` is not in desktop-env's {fullname.rsplit('.', 1)[-1]}")
+            module = importlib.import_module(f"{fullname}.{module_name}")
+            value = getattr(module, name)
+            setattr(self, name, value)
+            return value
+
+    package = Lazy(fullname)
+    package.__path__ = [directory]
+    sys.modules[fullname] = package
+    return package
+
+
+def load_desktop_env():
+    root = _package_dir()
+    sys.meta_path.append(_WithheldFinder())
+    evaluators = os.path.join(root, "evaluators")
+    for fullname, directory in [
+        ("desktop_env", root),
+        ("desktop_env.evaluators", evaluators),
+    ]:
+        package = types.ModuleType(fullname)
+        package.__path__ = [directory]
+        sys.modules[fullname] = package
+    metrics_dir = os.path.join(evaluators, "metrics")
+    getters_dir = os.path.join(evaluators, "getters")
+    metrics = _lazy_package(
+        "desktop_env.evaluators.metrics",
+        metrics_dir,
+        _exports(os.path.join(metrics_dir, "__init__.py")),
+    )
+    getters = _lazy_package(
+        "desktop_env.evaluators.getters",
+        getters_dir,
+        _exports(os.path.join(getters_dir, "__init__.py")),
+        served=SERVED_GETTERS,
+    )
+    sys.modules["desktop_env.evaluators"].metrics = metrics
+    sys.modules["desktop_env.evaluators"].getters = getters
+    from desktop_env.desktop_env import DesktopEnv  # noqa: E402  (after the stand-ins)
+    from desktop_env.controllers.python import PythonController  # noqa: E402
+
+    return DesktopEnv, PythonController
+
+
+def _getter_configs(evaluator, key):
+    value = evaluator.get(key)
+    if not value:
+        return []
+    return [v for v in (value if isinstance(value, list) else [value]) if v]
+
+
+def check_sources(evaluator, task_dir):
+    """A getter that would reach the network is not run; a local source must exist."""
+    for config in _getter_configs(evaluator, "result") + _getter_configs(evaluator, "expected"):
+        if config.get("type") != "cloud_file":
+            continue
+        paths = config["path"] if config.get("multi") else [config["path"]]
+        for path in paths:
+            local_source(path, task_dir)
+
+
+def local_source(path, task_dir):
+    parsed = urllib.parse.urlparse(path)
+    if parsed.scheme in ("http", "https", "ftp"):
+        raise NotRun(f"`{path}` needs the network, which an episode does not have here")
+    local = urllib.parse.unquote(parsed.path) if parsed.scheme == "file" else path
+    if parsed.scheme not in ("", "file"):
+        raise NotRun(f"`{path}`: only local paths and file: sources are read")
+    local = os.path.join(task_dir, local)
+    if not os.path.isfile(local):
+        raise NotRun(f"`{path}` is not a file here")
+    return local
+
+
+class Vm:
+    """The VM's side of OSWorld's controller wire, for this episode's home and display."""
+
+    def __init__(self, home):
+        self.home = home
+
+    def here(self, path):
+        if path == VM_HOME or path.startswith(VM_HOME + "/"):
+            return self.home + path[len(VM_HOME):]
+        return path
+
+    def execute(self, command, shell):
+        if isinstance(command, str):
+            command = self.here_in_text(command)
+        else:
+            command = [self.here_in_text(part) for part in command]
+            # The VM's `python` is its Python 3.
+            if command and command[0] == "python":
+                command[0] = "python3"
+        env = dict(os.environ, HOME=self.home)
+        try:
+            ran = subprocess.run(
+                command, shell=shell, capture_output=True, text=True, timeout=60, env=env, cwd=self.home
+            )
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return {"status": "error", "output": "", "error": str(e), "returncode": -1}
+        return {"status": "success", "output": ran.stdout, "error": ran.stderr, "returncode": ran.returncode}
+
+    def here_in_text(self, text):
+        return text.replace(VM_HOME + "/", self.home + "/").replace(VM_HOME + " ", self.home + " ")
+
+    def tree(self, path):
+        path = self.here(path)
+        if not os.path.isdir(path):
+            return None
+
+        def walk(p):
+            node = {"name": os.path.basename(p), "type": "directory", "children": []}
+            for entry in sorted(os.listdir(p)):
+                full = os.path.join(p, entry)
+                if os.path.isdir(full) and not os.path.islink(full):
+                    node["children"].append(walk(full))
+                else:
+                    node["children"].append({"name": entry, "type": "file"})
+            return node
+
+        return walk(path)
+
+
+def serve(vm, screen):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def _send(self, status, body, kind="application/json"):
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _body(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            return self.rfile.read(length)
+
+        def do_GET(self):
+            self._send(404, {"error": f"{self.path} is not served"})
+
+        def do_POST(self):
+            body = self._body()
+            if self.path == "/execute":
+                request = json.loads(body or b"{}")
+                self._send(200, vm.execute(request.get("command", []), bool(request.get("shell"))))
+            elif self.path == "/file":
+                form = urllib.parse.parse_qs(body.decode())
+                path = vm.here(form.get("file_path", [""])[0])
+                if os.path.isfile(path):
+                    with open(path, "rb") as f:
+                        self._send(200, f.read(), "application/octet-stream")
+                else:
+                    self._send(404, {"error": "File not found"})
+            elif self.path == "/list_directory":
+                tree = vm.tree(json.loads(body or b"{}").get("path", ""))
+                self._send(200 if tree else 404, {"directory_tree": tree})
+            elif self.path == "/screen_size":
+                self._send(200, {"width": screen[0], "height": screen[1]})
+            else:
+                self._send(404, {"error": f"{self.path} is not served"})
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+class _NoSetup:
+    """The postconfig ran before this script, in the episode's desktop."""
+
+    def setup(self, config, use_proxy=False):
+        return True
+
+
+def evaluate(task, task_dir, home, cache, screen, log):
+    DesktopEnv, PythonController = load_desktop_env()
+    evaluator = task["evaluator"]
+    check_sources(evaluator, task_dir)
+    os.makedirs(cache, exist_ok=True)
+    # A local expected file is placed where `get_cloud_file` looks first.
+    for config in _getter_configs(evaluator, "expected") + _getter_configs(evaluator, "result"):
+        if config.get("type") == "cloud_file":
+            paths = config["path"] if config.get("multi") else [config["path"]]
+            dests = config["dest"] if config.get("multi") else [config["dest"]]
+            for path, dest in zip(paths, dests):
+                with open(local_source(path, task_dir), "rb") as src, open(os.path.join(cache, dest), "wb") as dst:
+                    dst.write(src.read())
+    server = serve(Vm(home), screen)
+    env = object.__new__(DesktopEnv)
+    env.vm_ip, env.server_port = "127.0.0.1", server.server_address[1]
+    env.chromium_port, env.vlc_port = 0, 0
+    env.cache_dir = cache
+    env.controller = PythonController(vm_ip=env.vm_ip, server_port=env.server_port)
+    # The VM's prefix imports pyautogui for input; glovebox's agent gives input through its
+    # gate, so commands run as written. A missing file is answered at once, not retried.
+    env.controller.pkgs_prefix = "{command}"
+    env.controller.retry_times, env.controller.retry_interval = 1, 0
+    env.setup_controller = _NoSetup()
+    env.enable_proxy = False
+    env.action_history = []
+    env.is_environment_used = False
+    DesktopEnv._set_evaluator_info(env, task)
+    score = DesktopEnv.evaluate(env)
+    server.shutdown()
+    return float(score)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=["check", "evaluate"])
+    parser.add_argument("task")
+    parser.add_argument("--home")
+    parser.add_argument("--cache")
+    parser.add_argument("--screen", default="1280x800")
+    args = parser.parse_args()
+    log_lines = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            if len(log_lines) < 200:
+                log_lines.append(self.format(record)[:500])
+
+    logging.basicConfig(level=logging.INFO, handlers=[Keep()])
+    # The AWS provider's proxy pool complains at import about a file only a VM host has.
+    logging.getLogger("desktopenv.providers").setLevel(logging.CRITICAL)
+    # The metrics print as they go; stdout is this script's answer.
+    answer_to = sys.stdout
+    sys.stdout = sys.stderr
+    try:
+        task = json.load(open(args.task, encoding="utf-8"))
+        task_dir = os.path.dirname(os.path.abspath(args.task))
+        if args.mode == "check":
+            DesktopEnv, _ = load_desktop_env()
+            check_sources(task["evaluator"], task_dir)
+            env = object.__new__(DesktopEnv)
+            DesktopEnv._set_evaluator_info(env, task)
+            answer = {"supported": True}
+        else:
+            width, height = (int(v) for v in args.screen.split("x"))
+            score = evaluate(task, task_dir, args.home, args.cache, (width, height), log_lines)
+            answer = {"score": score, "log": log_lines[-40:]}
+    except NotRun as e:
+        answer = {"not_run": str(e)}
+    except Withheld as e:
+        answer = {"not_run": f"the metric cannot run here: {e}"}
+    except Exception as e:  # the evaluator itself broke: the episode cannot be judged
+        answer = {"error": f"{type(e).__name__}: {e}", "log": log_lines[-40:]}
+    print(json.dumps(answer), file=answer_to)
+
+
+if __name__ == "__main__":
+    main()

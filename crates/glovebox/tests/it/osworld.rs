@@ -1,0 +1,289 @@
+//! OSWorld-format tasks as glovebox episodes, written here in OSWorld's
+//! format (not copied from OSWorld): a Calc cell edit, a Writer document
+//! change and a file in the home directory, run by `glovebox episode batch`
+//! with a scripted model through the loop, and scored by `desktop-env`'s own
+//! metric functions (`compare_table`, `compare_docx_files`,
+//! `check_include_exclude`) on what OSWorld's own getters read from the
+//! episode. A run that makes the wrong edit fails; a task whose getter this
+//! host does not serve, or whose file is on the network, is `not_run` with
+//! its reason; the JUnit and page group by OSWorld's domain.
+#![cfg(target_os = "linux")]
+
+use glovebox_testkit::model::{id_on_line, model_server_by_prompt, turn_of};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The Python with desktop-env that `.ci/install-deps` makes.
+fn osworld_python() -> PathBuf {
+    let python = repo().join("target/osworld-venv/bin/python");
+    assert!(python.exists(), "{} is missing: run .ci/install-deps", python.display());
+    python
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("glovebox-osworld-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `code` in the evaluator's Python (openpyxl, python-docx) in `dir`; its stdout.
+fn python(dir: &Path, code: &str) -> String {
+    let out = Command::new(osworld_python()).args(["-c", code]).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn write_task(dir: &Path, name: &str, task: Value) {
+    std::fs::write(dir.join(format!("{name}.json")), serde_json::to_vec_pretty(&task).unwrap())
+        .unwrap();
+}
+
+/// The task files and the files they start from and are scored against.
+fn tasks(dir: &Path) {
+    python(
+        dir,
+        "import openpyxl, docx\n\
+         for name, count in [('start.xlsx', 3), ('gold.xlsx', 42)]:\n\
+         \x20   wb = openpyxl.Workbook(); ws = wb.active; ws.title = 'Fruit'\n\
+         \x20   ws.append(['fruit', 'count']); ws.append(['Apples', count]); ws.append(['Pears', 7])\n\
+         \x20   wb.save(name)\n\
+         for name, line in [('start.docx', 'Dear Ada,'), ('gold.docx', 'Dear Grace,')]:\n\
+         \x20   d = docx.Document(); d.add_paragraph(line); d.save(name)\n",
+    );
+    let calc = |instruction: &str| {
+        json!({
+            "id": "glovebox-calc-cell", "snapshot": "libreoffice_calc",
+            "instruction": instruction,
+            "source": "written for glovebox's tests", "trajectory": "trajectories/",
+            "related_apps": ["libreoffice_calc"],
+            "config": [
+                {"type": "download", "parameters": {"files": [{"url": "start.xlsx", "path": "/home/user/fruit.xlsx"}]}},
+                {"type": "open", "parameters": {"path": "/home/user/fruit.xlsx"}}
+            ],
+            "evaluator": {
+                "func": "compare_table",
+                "result": {"type": "vm_file", "path": "/home/user/fruit.xlsx", "dest": "fruit.xlsx"},
+                "expected": {"type": "cloud_file", "path": "gold.xlsx", "dest": "gold.xlsx"},
+                "options": {"rules": [{"type": "sheet_data", "sheet_idx0": "RI0", "sheet_idx1": "EI0"}]}
+            }
+        })
+    };
+    write_task(
+        dir,
+        "calc-cell",
+        calc("Set the count of Apples (cell B2) to 42 and save the file."),
+    );
+    // The same task; the scripted model below gets it wrong.
+    write_task(
+        dir,
+        "calc-wrong",
+        calc("Set the count of Apples (cell B2) to 42 and save the file, second hand."),
+    );
+    write_task(
+        dir,
+        "writer-line",
+        json!({
+            "id": "glovebox-writer-line", "snapshot": "libreoffice_writer",
+            "instruction": "The letter is to Grace, not Ada: change its line to say so and save it.",
+            "related_apps": ["libreoffice_writer"],
+            "config": [
+                {"type": "download", "parameters": {"files": [{"url": format!("file://{}/start.docx", dir.display()), "path": "/home/user/letter.docx"}]}},
+                {"type": "open", "parameters": {"path": "/home/user/letter.docx"}}
+            ],
+            "evaluator": {
+                "func": "compare_docx_files",
+                "result": {"type": "vm_file", "path": "/home/user/letter.docx", "dest": "letter.docx"},
+                "expected": {"type": "cloud_file", "path": "gold.docx", "dest": "gold.docx"}
+            }
+        }),
+    );
+    write_task(
+        dir,
+        "home-file",
+        json!({
+            "id": "glovebox-home-file", "snapshot": "os",
+            "instruction": "Add a line saying shipped under the draft line of notes.txt in the editor, and save it.",
+            "related_apps": ["os"],
+            "config": [
+                {"type": "execute", "parameters": {"command": "printf 'draft\\n' > /home/user/notes.txt", "shell": true}},
+                {"type": "launch", "parameters": {"command": ["featherpad", "/home/user/notes.txt"]}},
+                {"type": "activate_window", "parameters": {"window_name": "notes.txt"}},
+                {"type": "sleep", "parameters": {"seconds": 0.5}}
+            ],
+            "evaluator": {
+                "func": "check_include_exclude",
+                "result": {"type": "vm_command_line", "command": ["cat", "/home/user/notes.txt"]},
+                "options": {"rules": {"include": ["draft\nshipped"], "exclude": ["wrong"]}}
+            }
+        }),
+    );
+    write_task(
+        dir,
+        "open-tabs",
+        json!({
+            "id": "glovebox-open-tabs", "snapshot": "chrome", "related_apps": ["chrome"],
+            "instruction": "Open the project's page in a new tab.",
+            "config": [],
+            "evaluator": {
+                "func": "is_expected_tabs",
+                "result": {"type": "open_tabs_info"},
+                "expected": {"type": "rule", "rules": {"type": "url", "urls": ["https://example.com/"]}}
+            }
+        }),
+    );
+    write_task(
+        dir,
+        "network-file",
+        json!({
+            "id": "glovebox-network-file", "snapshot": "libreoffice_calc", "related_apps": ["libreoffice_calc"],
+            "instruction": "Sum the column.",
+            "config": [{"type": "download", "parameters": {"files": [{"url": "https://example.com/sheet.xlsx", "path": "/home/user/sheet.xlsx"}]}}],
+            "evaluator": {"func": "compare_table", "result": {"type": "vm_file", "path": "/home/user/sheet.xlsx", "dest": "sheet.xlsx"}}
+        }),
+    );
+}
+
+/// The scripted model: reads the instruction, the steps so far and the tree from its prompt,
+/// as a model would, and does each task in three turns: the edit, the app's save shortcut, done.
+fn model(prompt: &str) -> Value {
+    let act = |action: Value| json!({"decision": {"kind": "action", "action": action}});
+    // Not found: the model gives up (a panic here would stop the server for every episode).
+    let set = |needle: &str, text: &str| match id_on_line(prompt, needle) {
+        Some(element) => {
+            act(json!({"action": "set_value", "target": {"element": element}, "text": text}))
+        }
+        None => json!({"decision": {"kind": "done", "claim": format!("no {needle} in the tree")}}),
+    };
+    let instruction = prompt.lines().next().unwrap_or_default();
+    match turn_of(prompt) {
+        0 if instruction.contains("second hand") => set("\"B2\"", "24"),
+        0 if instruction.contains("cell B2") => set("\"B2\"", "42"),
+        // Writer shows its paragraph without its text in the line: the focused one under the document.
+        0 if instruction.contains("Grace") => set("paragraph [focused", "Dear Grace,"),
+        // FeatherPad's editor: its focused text (the tree gives a text's value on request).
+        0 if instruction.contains("notes.txt") => {
+            set("text [focused, has value]", "draft\nshipped\n")
+        }
+        1 => act(json!({"action": "key", "combo": "ctrl+s", "repeat": 1})),
+        _ => json!({"decision": {"kind": "done", "claim": "Done and saved."}}),
+    }
+}
+
+fn record<'a>(document: &'a Value, name: &str) -> &'a Value {
+    document["episodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["episode"] == name)
+        .unwrap_or_else(|| panic!("no record of {name}: {document}"))
+}
+
+#[test]
+fn osworld_tasks_run_as_a_batch_and_are_scored_by_osworlds_own_metrics() {
+    let _heavy = glovebox_testkit::heavy_turn();
+    let dir = scratch("tasks");
+    let out = scratch("out");
+    tasks(&dir);
+    let (base, asked) = model_server_by_prompt(model);
+    let output = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .args(["episode", "batch"])
+        .arg(&dir)
+        .args(["--parallel", "2", "--json", "--out"])
+        .arg(&out)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("GLOVEBOX_EPISODE_OSWORLD_PYTHON", osworld_python())
+        .env("GLOVEBOX_MODEL_PROVIDER", "openai-compatible")
+        .env("GLOVEBOX_MODEL_MODEL", "scripted")
+        .env("GLOVEBOX_MODEL_BASE_URL", &base)
+        // A model with a long context: Writer's document comes after its toolbars in the tree.
+        .env("GLOVEBOX_OBSERVE_MAX_TOKENS", "40000")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let document: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+
+    for (name, domain) in [
+        ("calc-cell", "libreoffice_calc"),
+        ("writer-line", "libreoffice_writer"),
+        ("home-file", "os"),
+    ] {
+        let record = record(&document, name);
+        assert_eq!(
+            (&record["verdict"], &record["score"], &record["domain"]),
+            (&json!("passed"), &json!(1.0), &json!(domain)),
+            "{record}"
+        );
+    }
+    // The app's own file, read apart from OSWorld's metric: the saved cell.
+    let saved = python(
+        &out,
+        "import openpyxl\n\
+         for name in ['calc-cell', 'calc-wrong']:\n\
+         \x20   print(openpyxl.load_workbook(name + '/home/fruit.xlsx').active['B2'].value)\n",
+    );
+    assert_eq!(saved, "42\n24\n");
+    let wrong = record(&document, "calc-wrong");
+    assert_eq!((&wrong["verdict"], &wrong["score"]), (&json!("failed"), &json!(0.0)), "{wrong}");
+    assert!(wrong["reason"].as_str().unwrap().contains("compare_table scored it 0"), "{wrong}");
+    let notes = std::fs::read_to_string(out.join("home-file/home/notes.txt")).unwrap();
+    assert_eq!(notes, "draft\nshipped\n");
+
+    let tabs = record(&document, "open-tabs");
+    assert_eq!(tabs["verdict"], "not_run", "{tabs}");
+    assert!(
+        tabs["reason"].as_str().unwrap().contains("the getter `open_tabs_info` is not served"),
+        "{tabs}"
+    );
+    let network = record(&document, "network-file");
+    assert_eq!(network["verdict"], "not_run", "{network}");
+    assert!(
+        network["reason"]
+            .as_str()
+            .unwrap()
+            .contains("config[0] (download): \"https://example.com/sheet.xlsx\" needs the network"),
+        "{network}"
+    );
+    // Nothing started for a task not run here, and the model was never asked about it.
+    assert!(!out.join("open-tabs/home").exists() && !out.join("network-file/home").exists());
+    let prompts: Vec<String> = asked.lock().unwrap().iter().map(|r| r.to_string()).collect();
+    assert!(!prompts.iter().any(|p| p.contains("Sum the column") || p.contains("project's page")));
+
+    let summary = &document["summary"];
+    assert_eq!(
+        [&summary["passed"], &summary["failed"], &summary["errored"], &summary["not_run"]],
+        [&json!(3), &json!(1), &json!(0), &json!(2)],
+        "{summary}"
+    );
+    assert_eq!(output.status.code(), Some(7), "a failed task fails the batch");
+    // Grouped by OSWorld's domain; a task not run is skipped, never passed or failed.
+    let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    let suite = |domain: &str| {
+        junit
+            .lines()
+            .find(|l| l.contains("<testsuite ") && l.contains(&format!("/{domain}\"")))
+            .unwrap_or_else(|| panic!("no suite for {domain}: {junit}"))
+            .to_owned()
+    };
+    assert!(
+        suite("libreoffice_calc").contains("tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\""),
+        "{junit}"
+    );
+    assert!(
+        suite("chrome").contains("tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\""),
+        "{junit}"
+    );
+    assert_eq!(junit.matches("<skipped ").count(), 2, "{junit}");
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_eq!(page.matches("data-verdict=\"not_run\"").count(), 2, "{page}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}
