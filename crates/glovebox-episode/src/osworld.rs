@@ -73,6 +73,20 @@ pub enum ConfigStep {
         title: String,
         strict: bool,
     },
+    /// Ask the windows with this title (or class) to close, as a person closing them would:
+    /// the application saves what it keeps on exit (a browser's profile).
+    CloseWindow { name: String, match_by: WindowMatch },
+}
+
+/// How a window step names its window, as OSWorld's `strict` and `by_class` say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowMatch {
+    /// Part of its title.
+    TitleContains,
+    /// Its whole title.
+    TitleEquals,
+    /// Its class.
+    Class,
 }
 
 /// A command as OSWorld writes one: a program and arguments, or a line for the shell.
@@ -82,11 +96,13 @@ pub enum Command {
     Shell(String),
 }
 
-/// Where a task's VM paths land: the episode's home, and the task file's directory.
+/// Where a task's VM paths land: the episode's home, and the task file's directory; and
+/// whether the episode runs as root (where Chromium needs `--no-sandbox`).
 #[derive(Debug, Clone, Copy)]
 pub struct Places<'a> {
     pub home: &'a Path,
     pub task_dir: &'a Path,
+    pub as_root: bool,
 }
 
 /// The longest sleep a step may ask for, in seconds.
@@ -204,10 +220,24 @@ fn carried(step: &RawStep, places: Places) -> Result<ConfigStep, String> {
             }
             _ => return Err("parameters.command is missing or not a string or list".into()),
         };
+        let command = match command {
+            Command::Argv(words) if words.first().is_some_and(|w| w == "google-chrome") => {
+                Command::Argv(chrome_here(&words[1..], places))
+            }
+            other => other,
+        };
         let words = match &command {
             Command::Argv(words) => words.join(" "),
             Command::Shell(line) => line.clone(),
         };
+        let program = words.split_whitespace().next().unwrap_or_default();
+        let program = program.rsplit('/').next().unwrap_or_default();
+        if ["pkill", "killall", "kill"].contains(&program) {
+            return Err(format!(
+                "`{program}` would reach processes outside the episode: its desktop shares \
+                 this machine's processes (close_window closes an app in the episode)"
+            ));
+        }
         if words.trim().is_empty() {
             return Err("the command is empty".into());
         }
@@ -261,13 +291,40 @@ fn carried(step: &RawStep, places: Places) -> Result<ConfigStep, String> {
             title: text("window_name")?,
             strict: flag("strict") && !flag("by_class"),
         },
+        "close_window" => ConfigStep::CloseWindow {
+            name: text("window_name")?,
+            match_by: match (flag("by_class"), flag("strict")) {
+                (true, _) => WindowMatch::Class,
+                (false, true) => WindowMatch::TitleEquals,
+                (false, false) => WindowMatch::TitleContains,
+            },
+        },
         other => {
             return Err(format!(
                 "the step type `{other}` is not carried here (carried: launch, open, execute, \
-                 command, sleep, download, activate_window)"
+                 command, sleep, download, activate_window, close_window)"
             ))
         }
     })
+}
+
+/// OSWorld's Google Chrome as this machine has it: Debian's Chromium, its profile where
+/// Chrome keeps one (`~/.config/google-chrome`, which OSWorld's getters read), past its
+/// first run, with its renderer's accessibility on (as `glovebox launch` starts it), and
+/// `--no-sandbox` as root, where Chromium's own sandbox cannot run.
+fn chrome_here(args: &[String], places: Places) -> Vec<String> {
+    let mut words = vec![
+        "chromium".to_owned(),
+        format!("--user-data-dir={}", places.home.join(".config/google-chrome").display()),
+        "--no-first-run".into(),
+        "--no-default-browser-check".into(),
+        "--force-renderer-accessibility".into(),
+    ];
+    if places.as_root {
+        words.push("--no-sandbox".into());
+    }
+    words.extend(args.iter().cloned());
+    words
 }
 
 /// A download's source as a local file: a path beside the task or a `file:` URL; a URL on
@@ -337,7 +394,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("start.xlsx"), b"x").unwrap();
         let home = dir.join("home");
-        let places = Places { home: &home, task_dir: &dir };
+        let places = Places { home: &home, task_dir: &dir, as_root: false };
         let t = task(json!([
             {"type": "download", "parameters": {"files": [{"url": "start.xlsx", "path": "/home/user/a.xlsx"}]}},
             {"type": "open", "parameters": {"path": "/home/user/a.xlsx"}},
@@ -371,7 +428,7 @@ mod tests {
     #[test]
     fn what_is_not_carried_says_which_step_and_why() {
         let here = Path::new("/nonexistent-task-dir");
-        let places = Places { home: Path::new("/tmp/h"), task_dir: here };
+        let places = Places { home: Path::new("/tmp/h"), task_dir: here, as_root: false };
         let why = |config: Value| task(config).steps(places).unwrap_err();
         let network = why(
             json!([{"type": "download", "parameters": {"files": [{"url": "https://example.com/a.xlsx", "path": "/home/user/a.xlsx"}]}}]),
@@ -384,6 +441,8 @@ mod tests {
             json!([{"type": "execute", "parameters": {"command": ["python", "-c", "import pyautogui; pyautogui.hotkey('ctrl', 's')"]}}]),
         );
         assert!(input.contains("pyautogui"), "{input}");
+        let kill = why(json!([{"type": "launch", "parameters": {"command": ["pkill", "chrome"]}}]));
+        assert!(kill.contains("`pkill` would reach processes outside the episode"), "{kill}");
         let unknown = why(json!([{"type": "googledrive", "parameters": {}}]));
         assert!(unknown.contains("`googledrive` is not carried"), "{unknown}");
         let long = why(json!([{"type": "sleep", "parameters": {"seconds": 1e9}}]));

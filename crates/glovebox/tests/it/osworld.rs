@@ -236,7 +236,6 @@ fn osworld_tasks_run_as_a_batch_and_are_scored_by_osworlds_own_metrics() {
     assert!(wrong["reason"].as_str().unwrap().contains("compare_table scored it 0"), "{wrong}");
     let notes = std::fs::read_to_string(out.join("home-file/home/notes.txt")).unwrap();
     assert_eq!(notes, "draft\nshipped\n");
-
     let tabs = record(&document, "open-tabs");
     assert_eq!(tabs["verdict"], "not_run", "{tabs}");
     assert!(

@@ -12,7 +12,9 @@ use super::inside::{
     finish, model_agent, open_host, wait_for, wait_for_window, write_report, Apps,
 };
 use super::{episode_name, errored, AGENT_PHASE, PHASE_FILE};
-use glovebox_episode::osworld::{Command as TaskCommand, ConfigStep, OsWorldTask, Places};
+use glovebox_episode::osworld::{
+    Command as TaskCommand, ConfigStep, OsWorldTask, Places, WindowMatch,
+};
 use glovebox_episode::record::CheckReading;
 use glovebox_episode::Verdict;
 use glovebox_host::Host;
@@ -48,8 +50,7 @@ pub(super) fn not_run_here(
     config: Option<&Path>,
 ) -> Option<String> {
     let home = out.join("home");
-    let places = Places { home: &home, task_dir: spec.parent().unwrap_or(Path::new(".")) };
-    if let Err(why) = task.steps(places) {
+    if let Err(why) = task.steps(places(&home, spec)) {
         return Some(why);
     }
     match run_evaluator(spec, out, config, &["check"]) {
@@ -58,6 +59,13 @@ pub(super) fn not_run_here(
         }),
         Err(why) => Some(why),
     }
+}
+
+/// Where the task's VM paths land in this episode.
+fn places<'a>(home: &'a Path, spec: &'a Path) -> Places<'a> {
+    let as_root = std::fs::metadata("/proc/self")
+        .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
+    Places { home, task_dir: spec.parent().unwrap_or(Path::new(".")), as_root }
 }
 
 /// OSWorld's evaluator on the task: its one JSON answer.
@@ -124,8 +132,7 @@ pub(super) fn inside(
     let outcome = (|| -> Result<(), String> {
         phase("setup").map_err(|e| format!("writing the phase: {e}"))?;
         prepare_home(&home).map_err(|e| format!("preparing the home: {e}"))?;
-        let places = Places { home: &home, task_dir: spec.parent().unwrap_or(Path::new(".")) };
-        let (steps, postconfig) = task.steps(places)?;
+        let (steps, postconfig) = task.steps(places(&home, spec))?;
         let limits = task.limits();
         let host = open_host(config.clone(), &task.instruction, limits.budget)?;
         let mut carrier = Carrier { host: &host, apps: &mut apps, dir, home: &home, window: None };
@@ -273,6 +280,25 @@ impl Carrier<'_> {
                         format!("copying {} to {}: {e}", from.display(), to.display())
                     })?;
                 }
+            }
+            ConfigStep::CloseWindow { name, match_by } => {
+                // wmctrl, as OSWorld's VM server does it: _NET_CLOSE_WINDOW, a close a person
+                // could ask for, in this episode's display.
+                let mut wmctrl = Command::new("wmctrl");
+                match match_by {
+                    WindowMatch::TitleContains => wmctrl.arg("-c"),
+                    WindowMatch::TitleEquals => wmctrl.args(["-F", "-c"]),
+                    WindowMatch::Class => wmctrl.args(["-x", "-c"]),
+                };
+                let mut child = wmctrl
+                    .arg(name)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .map_err(|e| format!("wmctrl did not start: {e}"))?;
+                wait_for(&mut child, COMMAND_WAIT)
+                    .ok_or_else(|| format!("wmctrl ran past {} s", COMMAND_WAIT.as_secs()))?;
             }
             ConfigStep::ActivateWindow { title, strict } => {
                 // As on OSWorld's VM, a window that is not there is no error; nothing is raised.

@@ -55,6 +55,24 @@ SERVED_GETTERS = {
     "time_diff_range",
     "list_directory",
     "vm_screen_size",
+    # Chrome's profile files (Preferences, Bookmarks, History, Cookies), read through
+    # `/execute` and `/file`; an episode's Chrome is Debian's Chromium with its profile
+    # where Google Chrome keeps one.
+    "default_search_engine",
+    "cookie_data",
+    "history",
+    "enabled_experiments",
+    "profile_name",
+    "chrome_language",
+    "chrome_font_size",
+    "bookmarks",
+    "enable_do_not_track",
+    "enable_enhanced_safety_browsing",
+    "enable_safe_browsing",
+    "new_startup_page",
+    "data_delete_automacally",
+    "find_unpacked_extension_path",
+    "find_installed_extension_name",
 }
 
 VM_HOME = "/home/user"
