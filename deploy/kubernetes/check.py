@@ -40,9 +40,15 @@ EXTERNAL = {
     ("ConfigMap", "glovebox-episodes", "glovebox-episodes"): (
         "kubectl -n glovebox-episodes create configmap glovebox-episodes --from-file=examples/episodes/"
     ),
+    ("ConfigMap", "glovebox-episodes", "glovebox-osworld"): (
+        "kubectl -n glovebox-episodes create configmap glovebox-osworld --from-file=examples/osworld/"
+    ),
 }
 # The directory each external ConfigMap is made from, to count its spec files.
-CONFIGMAP_SOURCES = {("glovebox-episodes", "glovebox-episodes"): REPO / "examples" / "episodes"}
+CONFIGMAP_SOURCES = {
+    ("glovebox-episodes", "glovebox-episodes"): REPO / "examples" / "episodes",
+    ("glovebox-episodes", "glovebox-osworld"): REPO / "examples" / "osworld",
+}
 
 CLUSTER_SCOPED = {"Namespace"}
 VAR_REF = re.compile(r"(?<!\$)\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")

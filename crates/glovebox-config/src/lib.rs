@@ -44,7 +44,7 @@ pub struct Config {
 #[serde(deny_unknown_fields)]
 pub struct EpisodeConfig {
     /// The Python with OSWorld's `desktop-env` that scores OSWorld-format tasks
-    /// (the package and the image put one here; `.ci/install-deps` makes `target/osworld-venv`).
+    /// (the full image puts one here; `.ci/install-deps` makes `target/osworld-venv`).
     pub osworld_python: String,
 }
 

@@ -75,7 +75,10 @@ pub enum ConfigStep {
     },
     /// Ask the windows with this title (or class) to close, as a person closing them would:
     /// the application saves what it keeps on exit (a browser's profile).
-    CloseWindow { name: String, match_by: WindowMatch },
+    CloseWindow {
+        name: String,
+        match_by: WindowMatch,
+    },
 }
 
 /// How a window step names its window, as OSWorld's `strict` and `by_class` say.
@@ -422,6 +425,16 @@ mod tests {
             ]
         );
         assert_eq!(t.domain(), "libreoffice_calc");
+        // A file: URL, percent-encoded as URLs are.
+        std::fs::write(dir.join("a b.docx"), b"x").unwrap();
+        let url = format!("file://{}/a%20b.docx", dir.display());
+        let by_url = task(
+            json!([{"type": "download", "parameters": {"files": [{"url": url, "path": "/home/user/l.docx"}]}}]),
+        );
+        assert_eq!(
+            by_url.steps(places).unwrap().0,
+            vec![ConfigStep::Download { files: vec![(dir.join("a b.docx"), home.join("l.docx"))] }]
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -171,11 +171,13 @@ pub fn junit_xml(suite: &str, rows: &[Row]) -> String {
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         xml,
-        "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{seconds:.3}\">",
+        "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" \
+         time=\"{seconds:.3}\">",
         markup(suite),
         counts.total(),
         counts.failed,
         counts.errored,
+        counts.not_run,
     );
     let mut groups: Vec<String> = Vec::new();
     for row in rows {
@@ -310,14 +312,27 @@ mod tests {
                 link: Some("web form".into()),
             },
             Row { record: record("calc", Verdict::Errored), group: "b2".into(), link: None },
+            Row {
+                record: EpisodeRecord {
+                    reason: Some("the getter `open_tabs_info` is not served here".into()),
+                    domain: Some("chrome".into()),
+                    checks: vec![],
+                    ..record("tabs", Verdict::NotRun)
+                },
+                group: "b2".into(),
+                link: None,
+            },
         ]
     }
 
     #[test]
     fn the_page_has_a_row_per_episode_with_its_why_and_link_escaped() {
         let page = index_html("episodes <b1>", &rows());
-        assert_eq!(page.matches("<tr class=").count(), 3);
-        assert!(page.contains("1 passed, 1 failed, 1 errored of 3"));
+        assert_eq!(page.matches("<tr class=").count(), 4);
+        assert!(page.contains("1 passed, 1 failed, 1 errored, 1 not run of 4"));
+        // A task not run shows why, in its domain's group.
+        assert!(page.contains("<td>b2/chrome</td><td class=\"v\">not_run</td>"), "{page}");
+        assert!(page.contains("the getter `open_tabs_info` is not served here"));
         assert!(page.contains("<title>episodes &lt;b1&gt;</title>"));
         assert!(page.contains("<a href=\"web%20form/report.html\">report</a>"));
         assert!(page.contains("file state.json contains &quot;Ada&quot; — saw {&quot;name&quot;: &quot;Bob &amp; co&quot;}"));
@@ -329,11 +344,14 @@ mod tests {
     #[test]
     fn junit_counts_failures_and_errors_per_group_and_in_all() {
         let xml = junit_xml("glovebox", &rows());
-        assert!(
-            xml.contains("<testsuites name=\"glovebox\" tests=\"3\" failures=\"1\" errors=\"1\"")
-        );
+        assert!(xml.contains(
+            "<testsuites name=\"glovebox\" tests=\"4\" failures=\"1\" errors=\"1\" skipped=\"1\""
+        ));
         assert!(xml.contains("<testsuite name=\"b1\" tests=\"2\" failures=\"1\" errors=\"0\""));
         assert!(xml.contains("<testsuite name=\"b2\" tests=\"1\" failures=\"0\" errors=\"1\""));
+        // An OSWorld task's domain is a suite of its own; not run is skipped, neither failed nor errored.
+        assert!(xml.contains("<testsuite name=\"b2/chrome\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\""), "{xml}");
+        assert!(xml.contains("<skipped message=\"the getter `open_tabs_info` is not served here\" type=\"not_run\">"), "{xml}");
         assert!(xml.contains("<testcase classname=\"glovebox.b1\" name=\"form\" time=\"1.250\"/>"));
         assert!(xml.contains("<failure message=\"file state.json contains &quot;Ada&quot;"));
         assert!(xml.contains("<error message=\"the desktop did not start: file state.json"));

@@ -28,6 +28,7 @@ fn every_manifest_holds_against_its_pinned_schema() {
     assert!(output.status.success(), "{printed}{}", String::from_utf8_lossy(&output.stderr));
     for object in [
         "Job/glovebox-episodes",
+        "Job/glovebox-osworld",
         "Namespace/glovebox-episodes",
         "PersistentVolumeClaim/glovebox-records",
         "Job/glovebox-episodes-summary",
@@ -67,6 +68,14 @@ fn a_misspelt_field_a_wrong_type_or_a_dangling_reference_is_refused_by_name() {
         job,
         &[("claimName: glovebox-records", "claimName: glovebox-record")],
         "glovebox-record",
+    );
+    // The OSWorld tasks' Job runs one pod per task file of the directory its ConfigMap is made from.
+    refused(
+        &dir,
+        "osworld-count.yaml",
+        "deploy/kubernetes/job/osworld-job.yaml",
+        &[("completions: 3", "completions: 4")],
+        "spec.completions: 4, but examples/osworld has 3 spec files",
     );
     refused(
         &dir,

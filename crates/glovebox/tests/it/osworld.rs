@@ -1,5 +1,5 @@
-//! OSWorld-format tasks as glovebox episodes, written here in OSWorld's
-//! format (not copied from OSWorld): a Calc cell edit, a Writer document
+//! OSWorld-format tasks as glovebox episodes, written for glovebox in OSWorld's
+//! format (`examples/osworld`, not copied from OSWorld): a Calc cell edit, a Writer document
 //! change and a file in the home directory, run by `glovebox episode batch`
 //! with a scripted model through the loop, and scored by `desktop-env`'s own
 //! metric functions (`compare_table`, `compare_docx_files`,
@@ -45,85 +45,22 @@ fn write_task(dir: &Path, name: &str, task: Value) {
         .unwrap();
 }
 
-/// The task files and the files they start from and are scored against.
+/// `examples/osworld` (a Calc cell edit, a Writer document change, a file in the home
+/// directory, with the files they start from and are scored against) and beside them: the
+/// Calc task again for a wrong hand, a task whose getter this host does not serve, and one
+/// whose file is on the network.
 fn tasks(dir: &Path) {
-    python(
-        dir,
-        "import openpyxl, docx\n\
-         for name, count in [('start.xlsx', 3), ('gold.xlsx', 42)]:\n\
-         \x20   wb = openpyxl.Workbook(); ws = wb.active; ws.title = 'Fruit'\n\
-         \x20   ws.append(['fruit', 'count']); ws.append(['Apples', count]); ws.append(['Pears', 7])\n\
-         \x20   wb.save(name)\n\
-         for name, line in [('start.docx', 'Dear Ada,'), ('gold.docx', 'Dear Grace,')]:\n\
-         \x20   d = docx.Document(); d.add_paragraph(line); d.save(name)\n",
-    );
-    let calc = |instruction: &str| {
-        json!({
-            "id": "glovebox-calc-cell", "snapshot": "libreoffice_calc",
-            "instruction": instruction,
-            "source": "written for glovebox's tests", "trajectory": "trajectories/",
-            "related_apps": ["libreoffice_calc"],
-            "config": [
-                {"type": "download", "parameters": {"files": [{"url": "start.xlsx", "path": "/home/user/fruit.xlsx"}]}},
-                {"type": "open", "parameters": {"path": "/home/user/fruit.xlsx"}}
-            ],
-            "evaluator": {
-                "func": "compare_table",
-                "result": {"type": "vm_file", "path": "/home/user/fruit.xlsx", "dest": "fruit.xlsx"},
-                "expected": {"type": "cloud_file", "path": "gold.xlsx", "dest": "gold.xlsx"},
-                "options": {"rules": [{"type": "sheet_data", "sheet_idx0": "RI0", "sheet_idx1": "EI0"}]}
-            }
-        })
-    };
-    write_task(
-        dir,
-        "calc-cell",
-        calc("Set the count of Apples (cell B2) to 42 and save the file."),
-    );
+    let examples = repo().join("examples/osworld");
+    for entry in std::fs::read_dir(&examples).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+    }
+    let mut wrong: Value =
+        serde_json::from_slice(&std::fs::read(examples.join("calc-cell.json")).unwrap()).unwrap();
     // The same task; the scripted model below gets it wrong.
-    write_task(
-        dir,
-        "calc-wrong",
-        calc("Set the count of Apples (cell B2) to 42 and save the file, second hand."),
-    );
-    write_task(
-        dir,
-        "writer-line",
-        json!({
-            "id": "glovebox-writer-line", "snapshot": "libreoffice_writer",
-            "instruction": "The letter is to Grace, not Ada: change its line to say so and save it.",
-            "related_apps": ["libreoffice_writer"],
-            "config": [
-                {"type": "download", "parameters": {"files": [{"url": format!("file://{}/start.docx", dir.display()), "path": "/home/user/letter.docx"}]}},
-                {"type": "open", "parameters": {"path": "/home/user/letter.docx"}}
-            ],
-            "evaluator": {
-                "func": "compare_docx_files",
-                "result": {"type": "vm_file", "path": "/home/user/letter.docx", "dest": "letter.docx"},
-                "expected": {"type": "cloud_file", "path": "gold.docx", "dest": "gold.docx"}
-            }
-        }),
-    );
-    write_task(
-        dir,
-        "home-file",
-        json!({
-            "id": "glovebox-home-file", "snapshot": "os",
-            "instruction": "Add a line saying shipped under the draft line of notes.txt in the editor, and save it.",
-            "related_apps": ["os"],
-            "config": [
-                {"type": "execute", "parameters": {"command": "printf 'draft\\n' > /home/user/notes.txt", "shell": true}},
-                {"type": "launch", "parameters": {"command": ["featherpad", "/home/user/notes.txt"]}},
-                {"type": "activate_window", "parameters": {"window_name": "notes.txt"}},
-                {"type": "sleep", "parameters": {"seconds": 0.5}}
-            ],
-            "evaluator": {
-                "func": "check_include_exclude",
-                "result": {"type": "vm_command_line", "command": ["cat", "/home/user/notes.txt"]},
-                "options": {"rules": {"include": ["draft\nshipped"], "exclude": ["wrong"]}}
-            }
-        }),
-    );
+    wrong["instruction"] =
+        json!("Set the count of Apples (cell B2) to 42 and save the file, second hand.");
+    write_task(dir, "calc-wrong", wrong);
     write_task(
         dir,
         "open-tabs",

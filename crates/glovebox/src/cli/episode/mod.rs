@@ -331,11 +331,8 @@ fn run_inside(
     // and thrown away, so no input asks first, not even on a Submit or Send (nobody is there to
     // answer); the denials (password fields, glovebox's own windows) still hold.
     let user_file = home.join(".config/glovebox/config.toml");
-    // Foreground input (the real pointer and keyboard, `delivery: foreground`) is allowed too: there
-    // is no person on this desktop whose pointer or focus it could take, and some applications
-    // take keys no other way (Chromium's address bar).
-    let defaults = "enabled = true\noverlay = false\n\n[input]\nforeground = true\n\n\
-                    [approval]\nmode = \"yolo\"\nconsequential = []\n";
+    let defaults =
+        "enabled = true\noverlay = false\n\n[approval]\nmode = \"yolo\"\nconsequential = []\n";
     let mut child = match std::fs::create_dir_all(user_file.parent().unwrap_or(&home))
         .and_then(|_| std::fs::write(&user_file, defaults))
         .and_then(|_| command.spawn())

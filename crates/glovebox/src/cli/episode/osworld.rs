@@ -63,8 +63,8 @@ pub(super) fn not_run_here(
 
 /// Where the task's VM paths land in this episode.
 fn places<'a>(home: &'a Path, spec: &'a Path) -> Places<'a> {
-    let as_root = std::fs::metadata("/proc/self")
-        .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
+    let as_root =
+        std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
     Places { home, task_dir: spec.parent().unwrap_or(Path::new(".")), as_root }
 }
 

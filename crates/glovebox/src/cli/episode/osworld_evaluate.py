@@ -146,6 +146,9 @@ class _WithheldFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def _package_dir():
+    loaded = sys.modules.get("desktop_env")
+    if loaded is not None and getattr(loaded, "__path__", None):
+        return list(loaded.__path__)[0]
     spec = importlib.util.find_spec("desktop_env")
     if spec is None or not spec.submodule_search_locations:
         raise NotRun("desktop-env is not installed in this Python")
