@@ -184,10 +184,22 @@ pub fn in_episode(path: &str, home: &Path) -> PathBuf {
     }
 }
 
-/// Each word of a command, VM paths made the episode's.
+/// A command's text with the VM's home made the episode's wherever it is a whole path
+/// component (`/home/user`, `/home/user/x`, `'/home/user'`), not in `/home/username`.
 fn in_episode_text(text: &str, home: &Path) -> String {
     let home = home.to_string_lossy();
-    text.replace(&format!("{VM_HOME}/"), &format!("{home}/"))
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(VM_HOME) {
+        let after = &rest[at + VM_HOME.len()..];
+        let whole =
+            after.chars().next().is_none_or(|c| !(c.is_alphanumeric() || "_-.".contains(c)));
+        out.push_str(&rest[..at]);
+        out.push_str(if whole { &home } else { VM_HOME });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 fn carried(step: &RawStep, places: Places) -> Result<ConfigStep, String> {
@@ -461,6 +473,15 @@ mod tests {
         let long = why(json!([{"type": "sleep", "parameters": {"seconds": 1e9}}]));
         assert!(long.contains("seconds must lie"), "{long}");
         assert!(why(json!([{"type": "open", "parameters": {}}])).contains("parameters.path"));
+    }
+
+    #[test]
+    fn the_vm_home_is_replaced_only_as_a_whole_path_component() {
+        let home = Path::new("/e/home");
+        assert_eq!(
+            in_episode_text("cp /home/user/a '/home/user' /home/username /home/user", home),
+            "cp /e/home/a '/e/home' /home/username /e/home"
+        );
     }
 
     #[test]

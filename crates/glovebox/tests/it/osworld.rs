@@ -223,3 +223,42 @@ fn osworld_tasks_run_as_a_batch_and_are_scored_by_osworlds_own_metrics() {
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// The VM's side of OSWorld's wire runs commands, on loopback, while the evaluator scores:
+/// it answers this user's processes and refuses another local user's (here `nobody`).
+#[test]
+fn the_evaluators_wire_answers_this_user_alone() {
+    const PROBE: &str = r#"
+import subprocess, sys, requests
+sys.path.insert(0, sys.argv[1])
+import osworld_evaluate as evaluator
+port = evaluator.serve(evaluator.Vm(sys.argv[2]), (1, 1)).server_address[1]
+url = f"http://127.0.0.1:{port}/execute"
+print(requests.post(url, json={"command": ["id", "-u"]}).json()["output"].strip())
+other = (
+    "import sys, urllib.request as u\n"
+    "try: u.urlopen(u.Request(sys.argv[1], data=b'{\"command\": [\"id\"]}')); print('answered')\n"
+    "except Exception as e: print(e)"
+)
+ran = subprocess.run(
+    ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", other, url],
+    capture_output=True, text=True,
+)
+print(ran.stdout.strip() or ran.stderr.strip())
+"#;
+    let home = scratch("wire-home");
+    let out = Command::new(osworld_python())
+        .args(["-c", PROBE])
+        .arg(repo().join("crates/glovebox/src/cli/episode"))
+        .arg(&home)
+        .output()
+        .unwrap();
+    let me = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{me}\nHTTP Error 403: Forbidden\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&home).unwrap();
+}

@@ -33,6 +33,7 @@ import importlib.util
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -292,7 +293,8 @@ class Vm:
         return {"status": "success", "output": ran.stdout, "error": ran.stderr, "returncode": ran.returncode}
 
     def here_in_text(self, text):
-        return text.replace(VM_HOME + "/", self.home + "/").replace(VM_HOME + " ", self.home + " ")
+        # Where the VM's home is a whole path component, not in /home/username.
+        return re.sub(re.escape(VM_HOME) + r"(?![\w.-])", lambda _: self.home, text)
 
     def tree(self, path):
         path = self.here(path)
@@ -312,10 +314,36 @@ class Vm:
         return walk(path)
 
 
+def peer_uid(client_port):
+    """The user owning the loopback TCP socket whose local port is `client_port`, from
+    /proc/net/tcp; None when it is not there."""
+    want = f"0100007F:{client_port:04X}"
+    with open("/proc/net/tcp", encoding="ascii") as table:
+        next(table)
+        for line in table:
+            fields = line.split()
+            if len(fields) > 7 and fields[1] == want:
+                return int(fields[7])
+    return None
+
+
+# Most bytes a request to the wire may carry: a command or a path.
+MAX_REQUEST_BYTES = 1 << 20
+
+
 def serve(vm, screen):
+    """The wire on loopback, answering this user's processes alone: it runs commands, and
+    another local user could otherwise reach it while the evaluator runs."""
+
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):
             pass
+
+        def _ours(self):
+            if peer_uid(self.client_address[1]) == os.getuid():
+                return True
+            self._send(403, {"error": "not this user's"})
+            return False
 
         def _send(self, status, body, kind="application/json"):
             data = body if isinstance(body, bytes) else json.dumps(body).encode()
@@ -327,12 +355,15 @@ def serve(vm, screen):
 
         def _body(self):
             length = int(self.headers.get("Content-Length") or 0)
-            return self.rfile.read(length)
+            return self.rfile.read(min(max(length, 0), MAX_REQUEST_BYTES))
 
         def do_GET(self):
-            self._send(404, {"error": f"{self.path} is not served"})
+            if self._ours():
+                self._send(404, {"error": f"{self.path} is not served"})
 
         def do_POST(self):
+            if not self._ours():
+                return
             body = self._body()
             if self.path == "/execute":
                 request = json.loads(body or b"{}")
@@ -410,12 +441,13 @@ def main():
 
     class Keep(logging.Handler):
         def emit(self, record):
+            # The AWS provider's proxy pool complains at import about a file only a VM host has.
+            if record.name.startswith("desktopenv.providers"):
+                return
             if len(log_lines) < 200:
                 log_lines.append(self.format(record)[:500])
 
     logging.basicConfig(level=logging.INFO, handlers=[Keep()])
-    # The AWS provider's proxy pool complains at import about a file only a VM host has.
-    logging.getLogger("desktopenv.providers").setLevel(logging.CRITICAL)
     # The metrics print as they go; stdout is this script's answer.
     answer_to = sys.stdout
     sys.stdout = sys.stderr
