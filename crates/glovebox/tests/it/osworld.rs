@@ -2,9 +2,10 @@
 //! format (`examples/osworld`, not copied from OSWorld): a Calc cell edit, a Writer document
 //! change and a file in the home directory, run by `glovebox episode batch`
 //! with a scripted model through the loop, and scored by `desktop-env`'s own
-//! metric functions (`compare_table`, `compare_docx_files`,
-//! `check_include_exclude`) on what OSWorld's own getters read from the
-//! episode. A run that makes the wrong edit fails; a task whose getter this
+//! metric functions (`compare_table` with `check_accessibility_tree`,
+//! `compare_docx_files`, `check_include_exclude`) on what OSWorld's own
+//! getters read from the episode (files, a command's output, the desktop's
+//! accessibility tree). A run that makes the wrong edit fails; a task whose getter this
 //! host does not serve, or whose file is on the network, is `not_run` with
 //! its reason; the JUnit and page group by OSWorld's domain.
 #![cfg(target_os = "linux")]
@@ -160,6 +161,11 @@ fn osworld_tasks_run_as_a_batch_and_are_scored_by_osworlds_own_metrics() {
             "{record}"
         );
     }
+    // Both of the Calc task's metrics held: the saved file's and the cell Calc shows in its tree.
+    assert_eq!(
+        record(&document, "calc-cell")["checks"][0]["check"],
+        "OSWorld's compare_table, check_accessibility_tree scores the task 1"
+    );
     // The app's own file, read apart from OSWorld's metric: the saved cell.
     let saved = python(
         &out,
@@ -170,7 +176,7 @@ fn osworld_tasks_run_as_a_batch_and_are_scored_by_osworlds_own_metrics() {
     assert_eq!(saved, "42\n24\n");
     let wrong = record(&document, "calc-wrong");
     assert_eq!((&wrong["verdict"], &wrong["score"]), (&json!("failed"), &json!(0.0)), "{wrong}");
-    assert!(wrong["reason"].as_str().unwrap().contains("compare_table scored it 0"), "{wrong}");
+    assert!(wrong["reason"].as_str().unwrap().contains("compare_table, check_accessibility_tree scored it 0"), "{wrong}");
     let notes = std::fs::read_to_string(out.join("home-file/home/notes.txt")).unwrap();
     assert_eq!(notes, "draft\nshipped\n");
     let tabs = record(&document, "open-tabs");

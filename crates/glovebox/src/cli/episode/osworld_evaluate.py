@@ -18,6 +18,8 @@ Two modes, each printing one JSON object on stdout:
   check TASK           {"supported": true} or {"not_run": REASON}: every
                        metric imports and every getter is one served here.
   evaluate TASK ...    {"score": S, "log": [...]} or {"not_run": REASON}.
+A third, `accessibility`, is run by the system's Python (which has pyatspi)
+for `/accessibility`: it prints the desktop's tree as OSWorld's XML.
 
 A module desktop-env imports but this environment does not carry (torch,
 easyocr, playwright, OpenCV, ...) is a stand-in that raises `Withheld` when
@@ -56,6 +58,7 @@ SERVED_GETTERS = {
     "time_diff_range",
     "list_directory",
     "vm_screen_size",
+    "accessibility_tree",  # the desktop's AT-SPI tree in OSWorld's XML, written here
     # Chrome's profile files (Preferences, Bookmarks, History, Cookies), read through
     # `/execute` and `/file`; an episode's Chrome is Debian's Chromium with its profile
     # where Google Chrome keeps one.
@@ -77,6 +80,8 @@ SERVED_GETTERS = {
 }
 
 VM_HOME = "/home/user"
+# The Python with pyatspi (Debian's python3-pyatspi) that reads the accessibility tree.
+SYSTEM_PYTHON = "/usr/bin/python3"
 
 
 class Withheld(Exception):
@@ -264,6 +269,140 @@ def local_source(path, task_dir):
     return local
 
 
+# OSWorld's XML for a desktop's accessibility tree (what its `check_accessibility_tree`
+# metric reads): an element per accessible, named by its role with `-` for spaces;
+# `name`; each state as st:NAME="true"; each object attribute as attr:NAME; where it
+# shows, cp:screencoord and cp:size as "(x, y)"; its text as the element's text; its
+# value as val:value, val:min, val:max, val:step; each action's description and key
+# binding as act:NAME_desc and act:NAME_kb; image="true" and selection="true" where
+# it has those interfaces. The namespaces are OSWorld's Ubuntu ones.
+A11Y_NAMESPACES = {
+    prefix: f"https://accessibility.ubuntu.example.org/ns/{path}"
+    for prefix, path in [
+        ("st", "state"), ("attr", "attributes"), ("cp", "component"), ("doc", "document"),
+        ("docattr", "document/attributes"), ("txt", "text"), ("val", "value"), ("act", "action"),
+    ]
+}
+A11Y_MAX_DEPTH = 50
+A11Y_MAX_CHILDREN = 1024
+# A container with more children than this (Calc's sheet: 2^30 cells) is read by the
+# cells that show, found from where it is on the screen, never child by child.
+A11Y_HUGE = 5000
+A11Y_MAX_SHOWN = 200
+
+
+def accessibility_xml():
+    import pyatspi  # the system's Python: `accessibility` mode only
+    import xml.etree.ElementTree as ET
+
+    for prefix, uri in A11Y_NAMESPACES.items():
+        ET.register_namespace(prefix, uri)
+    ns = {k: "{" + v + "}" for k, v in A11Y_NAMESPACES.items()}
+    name_ok = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+    def attempt(call, default=None):
+        try:
+            return call()
+        except Exception:
+            return default
+
+    def element(node, depth):
+        role = (attempt(node.getRoleName, "") or "unknown").strip().replace(" ", "-") or "unknown"
+        if not name_ok.match(role):
+            role = "unknown"
+        attributes = {"name": attempt(lambda: node.name, "") or ""}
+        states = [s.value_nick for s in attempt(lambda: node.getState().getStates(), [])]
+        for state in states:
+            if name_ok.match(state or ""):
+                attributes[ns["st"] + state] = "true"
+        for key, value in (attempt(node.get_attributes, {}) or {}).items():
+            if name_ok.match(key):
+                attributes[ns["attr"] + key] = str(value)
+        if "visible" in states and "showing" in states:
+            extents = attempt(lambda: node.queryComponent().getExtents(pyatspi.XY_SCREEN))
+            if extents is not None:
+                attributes[ns["cp"] + "screencoord"] = f"({extents.x}, {extents.y})"
+                attributes[ns["cp"] + "size"] = f"({extents.width}, {extents.height})"
+        text = ""
+        # A password field's text is a secret: it never leaves the application.
+        if role != "password-text":
+            text_interface = attempt(node.queryText)
+            if text_interface is not None:
+                text = attempt(lambda: text_interface.getText(0, text_interface.characterCount), "") or ""
+                text = text.replace("\ufffc", "").replace("\ufffd", "")
+        if attempt(node.queryImage) is not None:
+            attributes["image"] = "true"
+        if attempt(node.querySelection) is not None:
+            attributes["selection"] = "true"
+        value = attempt(node.queryValue)
+        if value is not None:
+            for key, read in [("value", "currentValue"), ("min", "minimumValue"),
+                              ("max", "maximumValue"), ("step", "minimumIncrement")]:
+                got = attempt(lambda: getattr(value, read))
+                if got is not None:
+                    attributes[ns["val"] + key] = str(got)
+        actions = attempt(node.queryAction)
+        if actions is not None:
+            for i in range(attempt(lambda: actions.nActions, 0)):
+                action = (attempt(lambda: actions.getName(i), "") or "").replace(" ", "-")
+                if name_ok.match(action):
+                    attributes[ns["act"] + action + "_desc"] = attempt(lambda: actions.getDescription(i), "") or ""
+                    attributes[ns["act"] + action + "_kb"] = attempt(lambda: actions.getKeyBinding(i), "") or ""
+        made = ET.Element(role, attributes)
+        if text:
+            made.text = text
+        if depth < A11Y_MAX_DEPTH:
+            for child in children(node):
+                made.append(element(child, depth + 1))
+        return made
+
+    def children(node):
+        count = attempt(lambda: node.childCount, 0)
+        if count <= A11Y_HUGE:
+            for i in range(min(count, A11Y_MAX_CHILDREN)):
+                child = attempt(lambda: node.getChildAtIndex(i))
+                if child is not None:
+                    yield child
+            return
+        # The cells that show: from the one at the container's top left, along its rows
+        # and columns while they show.
+        table = attempt(node.queryTable)
+        extents = attempt(lambda: node.queryComponent().getExtents(pyatspi.XY_SCREEN))
+        if table is None or extents is None:
+            return
+        first = attempt(lambda: node.queryComponent().getAccessibleAtPoint(
+            extents.x + 2, extents.y + 2, pyatspi.XY_SCREEN))
+        index = attempt(lambda: first.getIndexInParent()) if first is not None else None
+        if index is None:
+            return
+        row0, column0 = table.getRowAtIndex(index), table.getColumnAtIndex(index)
+
+        def showing(row, column):
+            cell = attempt(lambda: table.getAccessibleAt(row, column))
+            shown = cell is not None and attempt(
+                lambda: cell.getState().contains(pyatspi.STATE_SHOWING), False)
+            return cell if shown else None
+
+        shown = 0
+        row = row0
+        while row < table.nRows and shown < A11Y_MAX_SHOWN * 50:
+            column, any_in_row = column0, False
+            while column < table.nColumns and column - column0 < A11Y_MAX_SHOWN:
+                cell = showing(row, column)
+                if cell is None:
+                    break
+                any_in_row = True
+                shown += 1
+                yield cell
+                column += 1
+            if not any_in_row or row - row0 >= A11Y_MAX_SHOWN:
+                return
+            row += 1
+
+    desktop = pyatspi.Registry.getDesktop(0)
+    return ET.tostring(element(desktop, 0), encoding="unicode")
+
+
 class Vm:
     """The VM's side of OSWorld's controller wire, for this episode's home and display."""
 
@@ -295,6 +434,17 @@ class Vm:
     def here_in_text(self, text):
         # Where the VM's home is a whole path component, not in /home/username.
         return re.sub(re.escape(VM_HOME) + r"(?![\w.-])", lambda _: self.home, text)
+
+    def accessibility(self):
+        """The desktop's tree, read by the system's Python (pyatspi) in this display's session."""
+        try:
+            ran = subprocess.run(
+                [SYSTEM_PYTHON, os.path.abspath(__file__), "accessibility", "-"],
+                capture_output=True, text=True, timeout=120,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return ran.stdout if ran.returncode == 0 and ran.stdout.startswith("<") else None
 
     def tree(self, path):
         path = self.here(path)
@@ -358,7 +508,12 @@ def serve(vm, screen):
             return self.rfile.read(min(max(length, 0), MAX_REQUEST_BYTES))
 
         def do_GET(self):
-            if self._ours():
+            if not self._ours():
+                return
+            if self.path == "/accessibility":
+                tree = vm.accessibility()
+                self._send(200 if tree else 500, {"AT": tree})
+            else:
                 self._send(404, {"error": f"{self.path} is not served"})
 
         def do_POST(self):
@@ -431,12 +586,15 @@ def evaluate(task, task_dir, home, cache, screen, log):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["check", "evaluate"])
+    parser.add_argument("mode", choices=["check", "evaluate", "accessibility"])
     parser.add_argument("task")
     parser.add_argument("--home")
     parser.add_argument("--cache")
     parser.add_argument("--screen", default="1280x800")
     args = parser.parse_args()
+    if args.mode == "accessibility":
+        print(accessibility_xml())
+        return
     log_lines = []
 
     class Keep(logging.Handler):
