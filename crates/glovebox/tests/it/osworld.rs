@@ -176,7 +176,13 @@ fn osworld_tasks_run_as_a_batch_and_are_scored_by_osworlds_own_metrics() {
     assert_eq!(saved, "42\n24\n");
     let wrong = record(&document, "calc-wrong");
     assert_eq!((&wrong["verdict"], &wrong["score"]), (&json!("failed"), &json!(0.0)), "{wrong}");
-    assert!(wrong["reason"].as_str().unwrap().contains("compare_table, check_accessibility_tree scored it 0"), "{wrong}");
+    assert!(
+        wrong["reason"]
+            .as_str()
+            .unwrap()
+            .contains("compare_table, check_accessibility_tree scored it 0"),
+        "{wrong}"
+    );
     let notes = std::fs::read_to_string(out.join("home-file/home/notes.txt")).unwrap();
     assert_eq!(notes, "draft\nshipped\n");
     let tabs = record(&document, "open-tabs");
