@@ -3,7 +3,7 @@
 //! schema. Parsing is strict too: unknown fields, missing fields and wrong
 //! types are `COMPUTER_MODEL_SCHEMA_VIOLATION`, never a best guess.
 
-use glovebox_model::{Action, ErrorCode, Refusal};
+use glovebox_model::{Action, DeliveryMode, ErrorCode, Refusal};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -16,20 +16,16 @@ pub const MAX_MODEL_TEXT: usize = 500;
 /// One parsed decision.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
-    Act(Action),
+    /// One input action; `delivery` when the model asks for a route (the
+    /// foreground for an app that takes no background input), else the task's.
+    Act { action: Action, delivery: Option<DeliveryMode> },
     /// Bind the grant to another window (a `pid/xid` id from the list).
-    Switch {
-        window: String,
-    },
+    Switch { window: String },
     /// The model believes the task is finished. Its claim is recorded in
     /// the trajectory; the summary is built from what the loop saw.
-    Done {
-        claim: String,
-    },
+    Done { claim: String },
     /// The model needs the caller to answer something first.
-    Ask {
-        question: String,
-    },
+    Ask { question: String },
 }
 
 #[derive(Deserialize)]
@@ -41,10 +37,20 @@ struct Envelope {
 #[derive(Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 enum Wire {
-    Action { action: Action },
-    Switch { window: String },
-    Done { claim: String },
-    Ask { question: String },
+    Action {
+        action: Action,
+        #[serde(default)]
+        delivery: Option<DeliveryMode>,
+    },
+    Switch {
+        window: String,
+    },
+    Done {
+        claim: String,
+    },
+    Ask {
+        question: String,
+    },
 }
 
 fn violation(message: impl Into<String>) -> Refusal {
@@ -85,7 +91,7 @@ pub fn parse(raw: &str) -> Result<Decision, Refusal> {
             return Err(violation("an ask needs a question"))
         }
         Wire::Ask { question } => Decision::Ask { question: bounded(&question) },
-        Wire::Action { action } => Decision::Act(action),
+        Wire::Action { action, delivery } => Decision::Act { action, delivery },
     })
 }
 
@@ -103,13 +109,26 @@ fn kind(name: &str) -> Value {
 /// `anyOf` below the root object.
 pub fn schema() -> Value {
     let action = glovebox_model::schema::strict(&schemars::schema_for!(Action).to_value());
+    let mut delivery =
+        glovebox_model::schema::strict(&schemars::schema_for!(Option<DeliveryMode>).to_value());
+    if let Value::Object(map) = &mut delivery {
+        map.insert(
+            "description".into(),
+            json!(
+                "null: the task's route, in the background where one exists. foreground: \
+                   the real pointer and keyboard, for what takes no background input (a \
+                   browser's address bar and menus); the user's configuration decides whether \
+                   it is allowed"
+            ),
+        );
+    }
     let text = |what: &str| json!({"type": "string", "description": what});
     json!({
         "type": "object",
         "additionalProperties": false,
         "required": ["decision"],
         "properties": {"decision": {"anyOf": [
-            object(&["kind", "action"], json!({"kind": kind("action"), "action": action})),
+            object(&["kind", "action", "delivery"], json!({"kind": kind("action"), "action": action, "delivery": delivery})),
             object(&["kind", "window"], json!({"kind": kind("switch"), "window": text("a window id (pid/xid) from the window list")})),
             object(&["kind", "claim"], json!({"kind": kind("done"), "claim": text("what you believe is now achieved, in one sentence")})),
             object(&["kind", "question"], json!({"kind": kind("ask"), "question": text("what you need the user to answer before going on")})),
@@ -127,21 +146,39 @@ mod tests {
         let click = parse(r#"{"decision":{"kind":"action","action":{"action":"click","target":{"element":"@e4"},"button":"left","count":1}}}"#).unwrap();
         assert_eq!(
             click,
-            Decision::Act(Action::Click {
-                target: Target::Element(ElementId::tree(4).unwrap()),
-                button: Button::Left,
-                count: 1,
-                modifiers: vec![]
-            })
+            Decision::Act {
+                action: Action::Click {
+                    target: Target::Element(ElementId::tree(4).unwrap()),
+                    button: Button::Left,
+                    count: 1,
+                    modifiers: vec![]
+                },
+                delivery: None
+            }
         );
         let at = parse(r#"{"decision":{"kind":"action","action":{"action":"set_value","target":{"point":{"x":3,"y":9}},"text":"hi"}}}"#).unwrap();
         assert_eq!(
             at,
-            Decision::Act(Action::SetValue {
-                target: Target::Point(Point { x: 3, y: 9 }),
-                text: "hi".into()
-            })
+            Decision::Act {
+                action: Action::SetValue {
+                    target: Target::Point(Point { x: 3, y: 9 }),
+                    text: "hi".into()
+                },
+                delivery: None
+            }
         );
+        // A route asked for, or left to the task (null, as a strict provider sends it).
+        let keys = |delivery: &str| {
+            parse(&format!(
+                r#"{{"decision":{{"kind":"action","action":{{"action":"key","combo":"ctrl+l","repeat":1}},"delivery":{delivery}}}}}"#
+            ))
+        };
+        assert!(matches!(
+            keys("\"foreground\""),
+            Ok(Decision::Act { delivery: Some(DeliveryMode::Foreground), .. })
+        ));
+        assert!(matches!(keys("null"), Ok(Decision::Act { delivery: None, .. })));
+        assert!(keys("\"sideways\"").is_err());
         assert_eq!(
             parse(r#"{"decision":{"kind":"switch","window":"12/0x400001"}}"#).unwrap(),
             Decision::Switch { window: "12/0x400001".into() }
@@ -245,6 +282,6 @@ mod tests {
             modifiers: vec![],
         };
         let raw = json!({"decision": {"kind": "action", "action": action}}).to_string();
-        assert_eq!(parse(&raw).unwrap(), Decision::Act(action));
+        assert_eq!(parse(&raw).unwrap(), Decision::Act { action, delivery: None });
     }
 }

@@ -321,13 +321,13 @@ pub fn run_asking(
                     }
                 }
             }
-            Decision::Act(action) => {
+            Decision::Act { action, delivery } => {
                 step.action = Some(describe(host, &seen, &action));
                 step.target_drawn = drawn_target(&seen, &action);
                 let result = check(&seen, &action, task).and_then(|()| {
                     host.perform(
                         ActRequest::new(seen.frame.id, action.clone())
-                            .mode(task.delivery)
+                            .mode(delivery.unwrap_or(task.delivery))
                             .look(LookAfter::Nothing),
                     )
                     .map(|done| done.delivery)

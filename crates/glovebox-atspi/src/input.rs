@@ -332,7 +332,7 @@ async fn select(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Delivery,
     let is_combo = bus.role(object).await.map_err(bus_failure)? == Role::ComboBox;
     let confirmed = || async {
         if is_combo {
-            bus.name(object).await.map(|name| name == option).unwrap_or(false)
+            bus.name(object).await.map(|name| same_option(&name, option)).unwrap_or(false)
         } else {
             bus.states(&child).await.map(|s| s.contains(State::Selected)).unwrap_or(false)
         }
@@ -397,6 +397,12 @@ enum Found {
     Others(Vec<String>),
 }
 
+/// Whether an option's accessible name is the one asked for: the same text, whatever spaces
+/// pad it (a page's `<option> Large </option>` is named " Large "; a model writes "Large").
+fn same_option(name: &str, option: &str) -> bool {
+    name.trim() == option.trim()
+}
+
 /// Looks for the option among the element's descendants, three levels deep.
 async fn find_option(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Found, BackendError> {
     let mut level = vec![object.clone()];
@@ -408,11 +414,11 @@ async fn find_option(bus: &Bus, object: &ObjectRef, option: &str) -> Result<Foun
             for (index, child) in children.iter().enumerate() {
                 let name = bus.name(child).await.map_err(bus_failure)?;
                 let is_option = OPTION_ROLES.contains(&bus.role(child).await.map_err(bus_failure)?);
-                if is_option && name == option {
+                if is_option && same_option(&name, option) {
                     return Ok(Found::Option(parent.clone(), child.clone(), index as i32));
                 }
-                if is_option && !name.is_empty() {
-                    others.push(name);
+                if is_option && !name.trim().is_empty() {
+                    others.push(name.trim().to_owned());
                 }
             }
             next.extend(children);

@@ -32,7 +32,7 @@ fn fuzz_model_decisions() {
             Err(refusal) => {
                 Err(format!("refused with {}, not COMPUTER_MODEL_SCHEMA_VIOLATION", refusal.code))
             }
-            Ok(Decision::Act(action)) => {
+            Ok(Decision::Act { action, .. }) => {
                 let written = serde_json::to_value(&action).map_err(|e| e.to_string())?;
                 match serde_json::from_value::<Action>(written) {
                     Ok(again) if again == action => Ok(()),

@@ -329,10 +329,14 @@ fn run_inside(
         .stderr(log);
     // The episode's own defaults, under any `--config` and GLOVEBOX_* setting: the desktop is private
     // and thrown away, so no input asks first, not even on a Submit or Send (nobody is there to
-    // answer); the denials (password fields, glovebox's own windows) still hold.
+    // answer), and the foreground may be used; the denials (password fields, glovebox's own
+    // windows) still hold.
     let user_file = home.join(".config/glovebox/config.toml");
-    let defaults =
-        "enabled = true\noverlay = false\n\n[approval]\nmode = \"yolo\"\nconsequential = []\n";
+    // Foreground input (the real pointer and keyboard, which a model asks for where the
+    // background does not reach: a browser's address bar) is allowed too: nobody's pointer
+    // or focus is on this desktop to be taken.
+    let defaults = "enabled = true\noverlay = false\n\n[input]\nforeground = true\n\n\
+                    [approval]\nmode = \"yolo\"\nconsequential = []\n";
     let mut child = match std::fs::create_dir_all(user_file.parent().unwrap_or(&home))
         .and_then(|_| std::fs::write(&user_file, defaults))
         .and_then(|_| command.spawn())
