@@ -361,3 +361,51 @@ print(ran.stdout.strip() or ran.stderr.strip())
     );
     std::fs::remove_dir_all(&home).unwrap();
 }
+
+/// Decided before any desktop starts: a task whose evaluator OSWorld's code cannot read is
+/// errored (it cannot be judged), and with no Python that has desktop-env every task is not
+/// run here, saying which setting names it.
+#[test]
+fn a_task_the_evaluator_cannot_read_errs_and_one_it_cannot_score_here_is_not_run() {
+    let dir = scratch("unreadable");
+    write_task(
+        &dir,
+        "no-getter-type",
+        json!({"id": "t", "instruction": "Do it.", "config": [],
+            "evaluator": {"func": "exact_match", "result": {"path": "/home/user/x"}}}),
+    );
+    let run = |task: &str, python: &Path| {
+        let out = dir.join(format!("out-{task}"));
+        let ran = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+            .args(["episode", "run"])
+            .arg(dir.join(format!("{task}.json")))
+            .arg("--out")
+            .arg(&out)
+            .arg("--json")
+            .env("GLOVEBOX_EPISODE_OSWORLD_PYTHON", python)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let record: Value = serde_json::from_slice(&ran.stdout).unwrap();
+        assert!(!out.join("home").exists() && !out.join("work").exists(), "nothing started");
+        (ran.status.code(), record)
+    };
+    let (status, record) = run("no-getter-type", &osworld_python());
+    assert_eq!((status, &record["verdict"]), (Some(8), &json!("errored")), "{record}");
+    assert!(
+        record["reason"].as_str().unwrap().contains("cannot read its evaluator: KeyError"),
+        "{record}"
+    );
+    std::fs::copy(repo().join("examples/osworld/home-file.json"), dir.join("home-file.json"))
+        .unwrap();
+    let (status, record) = run("home-file", Path::new("/nonexistent/python3"));
+    assert_eq!((status, &record["verdict"]), (Some(9), &json!("not_run")), "{record}");
+    assert!(
+        record["reason"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/python3 is not there (episode.osworld_python)"),
+        "{record}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

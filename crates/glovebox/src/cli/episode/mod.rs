@@ -127,23 +127,36 @@ fn run(config: Option<PathBuf>, mut args: RunArgs) -> Result<ExitCode, Failure> 
                 Err(e) => {
                     errored(&name, format!("the spec is refused, nothing started: {e}"), started)
                 }
-                Ok(Task::OsWorld(task))
-                    if let Some(why) =
-                        osworld::not_run_here(&task, &args.spec, &out, config.as_deref()) =>
-                {
-                    let mut record = errored(&name, format!("not run here: {why}"), started);
-                    record.verdict = Verdict::NotRun;
-                    record.domain = Some(task.domain()).filter(|d| !d.is_empty());
-                    record
+                Ok(Task::OsWorld(task)) => {
+                    match osworld::not_run_here(&task, &args.spec, &out, config.as_deref()) {
+                        Ok(None) => in_a_desktop_or_errored(
+                            &args.spec,
+                            &Task::OsWorld(task),
+                            &out,
+                            config.as_deref(),
+                            started,
+                        ),
+                        Ok(Some(why)) => {
+                            let mut record =
+                                errored(&name, format!("not run here: {why}"), started);
+                            record.verdict = Verdict::NotRun;
+                            record.domain = Some(task.domain()).filter(|d| !d.is_empty());
+                            record
+                        }
+                        Err(why) => {
+                            let mut record = errored(
+                                &name,
+                                format!("the task is refused, nothing started: {why}"),
+                                started,
+                            );
+                            record.domain = Some(task.domain()).filter(|d| !d.is_empty());
+                            record
+                        }
+                    }
                 }
-                Ok(episode) => match glovebox_platform::files::make_dirs(&out.join("work")) {
-                    Err(e) => errored(
-                        &name,
-                        format!("creating {}: {e}", out.join("work").display()),
-                        started,
-                    ),
-                    Ok(()) => in_a_desktop(&args.spec, &episode, &out, config.as_deref(), started),
-                },
+                Ok(episode) => {
+                    in_a_desktop_or_errored(&args.spec, &episode, &out, config.as_deref(), started)
+                }
             },
             &out,
         ),
@@ -154,6 +167,24 @@ fn run(config: Option<PathBuf>, mut args: RunArgs) -> Result<ExitCode, Failure> 
         print!("{}", render(&record));
     }
     Ok(ExitCode::from(record.verdict.exit_status()))
+}
+
+/// The episode in a fresh desktop, once its working directory is made.
+fn in_a_desktop_or_errored(
+    spec: &Path,
+    task: &Task,
+    out: &Path,
+    config: Option<&Path>,
+    started: Instant,
+) -> EpisodeRecord {
+    match glovebox_platform::files::make_dirs(&out.join("work")) {
+        Err(e) => errored(
+            &episode_name(spec),
+            format!("creating {}: {e}", out.join("work").display()),
+            started,
+        ),
+        Ok(()) => in_a_desktop(spec, task, out, config, started),
+    }
 }
 
 /// The record written to `OUT/record.json`, or, when it cannot be (a records volume that is

@@ -42,22 +42,28 @@ fn evaluator_python(config: Option<&Path>) -> Result<PathBuf, String> {
         .map_err(|e| format!("the configuration: {e}"))
 }
 
-/// Why this task cannot run here, found before anything starts; `None` when it can.
+/// Before anything starts: `Ok(Some(why))` when this task cannot run here, `Ok(None)` when
+/// it can, `Err` when OSWorld's evaluator cannot read it (a task that cannot be judged).
 pub(super) fn not_run_here(
     task: &OsWorldTask,
     spec: &Path,
     out: &Path,
     config: Option<&Path>,
-) -> Option<String> {
+) -> Result<Option<String>, String> {
     let home = out.join("home");
     if let Err(why) = task.steps(places(&home, spec)) {
-        return Some(why);
+        return Ok(Some(why));
     }
     match run_evaluator(spec, out, config, &["check"]) {
-        Ok(answer) => answer["not_run"].as_str().map(str::to_owned).or_else(|| {
-            answer["error"].as_str().map(|e| format!("OSWorld's evaluator could not read it: {e}"))
-        }),
-        Err(why) => Some(why),
+        Ok(answer) => match (answer["not_run"].as_str(), answer["error"].as_str()) {
+            (Some(why), _) => Ok(Some(why.to_owned())),
+            (None, Some(error)) => {
+                Err(format!("OSWorld's evaluator cannot read its evaluator: {error}"))
+            }
+            (None, None) => Ok(None),
+        },
+        // No evaluator here (no Python with desktop-env): this machine cannot score it.
+        Err(why) => Ok(Some(why)),
     }
 }
 
