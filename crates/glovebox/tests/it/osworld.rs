@@ -161,9 +161,13 @@ fn browser(prompt: &str) -> Value {
         0 => act(json!({"action": "key", "combo": "ctrl+l", "repeat": 1}), foreground),
         1 => act(json!({"action": "type", "text": "chrome://settings/appearance"}), foreground),
         2 => act(json!({"action": "key", "combo": "Return", "repeat": 1}), foreground),
-        // The page is still loading: look again (a switch to the same window does no work).
-        3..10 => match window_id(prompt, "Settings") {
-            Some(window) => json!({"decision": {"kind": "switch", "window": window}}),
+        // The page is still loading: a second's thought, then look again (a switch to the same
+        // window does no work); a loaded machine may take a while.
+        3..30 => match window_id(prompt, "Settings") {
+            Some(window) => {
+                std::thread::sleep(std::time::Duration::from_secs(1));
+                json!({"decision": {"kind": "switch", "window": window}})
+            }
             None => json!({"decision": {"kind": "done", "claim": "no settings window"}}),
         },
         _ => json!({"decision": {"kind": "done", "claim": "no Font size in the tree"}}),
