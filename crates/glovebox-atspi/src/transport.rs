@@ -136,13 +136,6 @@ impl ToolkitFamily {
     pub fn reacts_where_it_answers(self) -> bool {
         matches!(self, ToolkitFamily::Gtk | ToolkitFamily::Qt)
     }
-
-    /// Whether its pages react in other processes than the one that answers: a
-    /// browser. Its own chrome (an address bar) may react in turn, so what was
-    /// seen of one input says nothing of the next, a page's.
-    pub fn reacts_elsewhere(self) -> bool {
-        matches!(self, ToolkitFamily::Chromium | ToolkitFamily::Gecko)
-    }
 }
 
 impl ToolkitName {

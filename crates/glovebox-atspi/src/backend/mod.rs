@@ -6,7 +6,7 @@ use crate::busy::ProcessState;
 use crate::events::FirstEvent;
 use crate::ids::IdRegistry;
 use crate::memo::{Memo, Memos};
-use crate::transport::{Bus, BusError, ObjectRef, ToolkitFamily};
+use crate::transport::{Bus, BusError, ObjectRef};
 use crate::walk::{
     moved_unannounced, read_facts, rect, remember, screen_offset, walk, Cut, RawNode, Reading, Walk,
 };
@@ -433,18 +433,20 @@ impl glovebox_platform::AccessibilitySource for AtspiBackend {
         }
         let learned = self.reactions.lock_recovered().get(&app).copied();
         // The request the application serves after the input: its root's
-        // role. Its answer is never believed for a browser (its pages react
-        // in other processes, whatever its own chrome did before) nor for an
-        // application seen to react after answering; it is believed for one
-        // whose toolkit handles input where it answers, and for any other
-        // seen to send its reactions before answering.
+        // role. Its answer is believed for an application seen to send its
+        // reactions before answering, or, not seen yet, one whose toolkit
+        // handles input where it answers.
         let bus = self.bus().ok().filter(|_| limits.after_answer.is_some());
         let root = ObjectRef::root_of(&app);
         let answer = async move {
             let bus = bus?;
             bus.role(&root).await.ok()?;
-            let family = bus.toolkit(&root.bus).await.map(|t| t.family).ok();
-            Some(answer_believed(family, learned))
+            Some(match learned {
+                Some(first) => first == FirstEvent::InTurn,
+                None => {
+                    bus.toolkit(&root.bus).await.is_ok_and(|t| t.family.reacts_where_it_answers())
+                }
+            })
         };
         let watched = self.runtime.block_on(crate::events::settle(&mut stream, answer, limits));
         match watched.first_event {
@@ -633,36 +635,4 @@ pub fn windows_without_trees_check(
             &["the accessibility trees of these windows (their pixels stay readable)"],
         )
     })
-}
-
-/// Whether an application's answer to the request after an input says it has sent every
-/// reaction to it (see `settle`): never for a browser or an application seen to react
-/// later; for GTK and Qt; for another once seen to react before answering.
-fn answer_believed(family: Option<ToolkitFamily>, learned: Option<FirstEvent>) -> bool {
-    match (family, learned) {
-        (Some(family), _) if family.reacts_elsewhere() => false,
-        (_, Some(FirstEvent::Late)) => false,
-        (Some(family), _) if family.reacts_where_it_answers() => true,
-        (_, learned) => learned == Some(FirstEvent::InTurn),
-    }
-}
-
-#[cfg(test)]
-mod answer_tests {
-    use super::{answer_believed, FirstEvent, ToolkitFamily as F};
-
-    #[test]
-    fn a_browsers_answer_is_never_believed_whatever_was_seen_before() {
-        for browser in [F::Chromium, F::Gecko] {
-            for learned in [None, Some(FirstEvent::InTurn), Some(FirstEvent::Late)] {
-                assert!(!answer_believed(Some(browser), learned), "{browser:?} {learned:?}");
-            }
-        }
-        assert!(answer_believed(Some(F::Gtk), None));
-        assert!(answer_believed(Some(F::Qt), Some(FirstEvent::InTurn)));
-        assert!(!answer_believed(Some(F::Gtk), Some(FirstEvent::Late)));
-        assert!(!answer_believed(Some(F::Other), None));
-        assert!(answer_believed(Some(F::Other), Some(FirstEvent::InTurn)));
-        assert!(answer_believed(None, Some(FirstEvent::InTurn)));
-    }
 }
