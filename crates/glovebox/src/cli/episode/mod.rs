@@ -129,7 +129,7 @@ fn run(config: Option<PathBuf>, mut args: RunArgs) -> Result<ExitCode, Failure> 
                 }
                 Ok(Task::OsWorld(task)) => {
                     match osworld::not_run_here(&task, &args.spec, &out, config.as_deref()) {
-                        Ok(None) => in_a_desktop_or_errored(
+                        Ok(None) => in_a_desktop(
                             &args.spec,
                             &Task::OsWorld(task),
                             &out,
@@ -154,9 +154,7 @@ fn run(config: Option<PathBuf>, mut args: RunArgs) -> Result<ExitCode, Failure> 
                         }
                     }
                 }
-                Ok(episode) => {
-                    in_a_desktop_or_errored(&args.spec, &episode, &out, config.as_deref(), started)
-                }
+                Ok(episode) => in_a_desktop(&args.spec, &episode, &out, config.as_deref(), started),
             },
             &out,
         ),
@@ -167,24 +165,6 @@ fn run(config: Option<PathBuf>, mut args: RunArgs) -> Result<ExitCode, Failure> 
         print!("{}", render(&record));
     }
     Ok(ExitCode::from(record.verdict.exit_status()))
-}
-
-/// The episode in a fresh desktop, once its working directory is made.
-fn in_a_desktop_or_errored(
-    spec: &Path,
-    task: &Task,
-    out: &Path,
-    config: Option<&Path>,
-    started: Instant,
-) -> EpisodeRecord {
-    match glovebox_platform::files::make_dirs(&out.join("work")) {
-        Err(e) => errored(
-            &episode_name(spec),
-            format!("creating {}: {e}", out.join("work").display()),
-            started,
-        ),
-        Ok(()) => in_a_desktop(spec, task, out, config, started),
-    }
 }
 
 /// The record written to `OUT/record.json`, or, when it cannot be (a records volume that is
@@ -255,6 +235,9 @@ fn in_a_desktop(
     started: Instant,
 ) -> EpisodeRecord {
     let name = episode_name(spec);
+    if let Err(e) = glovebox_platform::files::make_dirs(&out.join("work")) {
+        return errored(&name, format!("creating {}: {e}", out.join("work").display()), started);
+    }
     let no_files = vec![];
     let files = match task {
         Task::Spec(episode) => &episode.setup.files,
