@@ -57,7 +57,6 @@ pub fn grant(config: Option<PathBuf>, action: GrantAction) -> Result<ExitCode, F
             println!("{}", serde_json::to_string(&view).context("serialising the grant")?);
             let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
             let flag = interrupted.clone();
-            #[cfg(target_os = "linux")]
             let _ =
                 ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst));
             while host.grant_status().is_some()

@@ -150,6 +150,7 @@ pub fn main() -> ExitCode {
         Command::Doctor { json } => setup::doctor(cli.config, json),
         #[cfg(target_os = "linux")]
         Command::Setup { what: Some(what), .. } => setup_accessibility::setup(what),
+        #[cfg(target_os = "linux")]
         Command::Setup { what: None, guided } => setup_guided::guided(cli.config, guided),
         #[cfg(target_os = "linux")]
         Command::Sandbox(args) => sandbox::run(args),

@@ -18,7 +18,7 @@
 //! is the call's failure, with its code: nothing is retried twice.
 
 use super::desktop::{self, InspectArgs, ObserveArgs, ScreenshotArgs, WindowsArgs};
-use super::exit::{refused, Printed};
+use super::exit::Printed;
 use glovebox::exit_status::Exit;
 use glovebox_config::Config;
 use glovebox_host::Host;
@@ -237,7 +237,9 @@ fn ride(config: &Config, call: Call, out: &mut Printed) -> Ridden {
         Err(lost) => {
             *out = Printed::default();
             Ridden::Done(
-                refused(glovebox_host::refusal_of_lost_call(lost, pid), json).render(out).status(),
+                super::exit::refused(glovebox_host::refusal_of_lost_call(lost, pid), json)
+                    .render(out)
+                    .status(),
             )
         }
     }

@@ -22,6 +22,24 @@ type Warm = glovebox_services::warm::WarmService;
 #[cfg(not(unix))]
 type Warm = ();
 
+/// The warm service one-shot commands ride while this server lives.
+#[cfg(unix)]
+fn keep_warm(host: &glovebox_host::Host, config: &glovebox_config::Config) -> Option<Warm> {
+    match super::ride::keep_warm(host, config, super::ride::Role::McpServer) {
+        Ok(service) => Some(service),
+        Err(e) => {
+            eprintln!("glovebox: one-shot commands will not ride this server: {e}");
+            None
+        }
+    }
+}
+
+/// Where no warm service is built yet, one-shot commands open their own desktop.
+#[cfg(not(unix))]
+fn keep_warm(_host: &glovebox_host::Host, _config: &glovebox_config::Config) -> Option<Warm> {
+    None
+}
+
 /// The MCP server of this configuration (not yet serving), and its warm
 /// service for the display's one-shot CLI calls: it serves them once no
 /// other host of the display does.
@@ -36,15 +54,10 @@ fn mcp_server(config: &glovebox_config::Config) -> (glovebox_mcp::GloveboxServer
     let options = glovebox_mcp::Options { read_only: config.read_only, screenshot_dir, model };
     // A disabled host never touches the desktop; every tool answers its refusal.
     let host = glovebox::platform::open_host(config);
-    let mut warm = None;
-    if let Ok(host) = &host {
+    let warm = host.as_ref().ok().and_then(|host| {
         glovebox::platform::serve_indicator(host);
-        #[cfg(unix)]
-        match super::ride::keep_warm(host, config, super::ride::Role::McpServer) {
-            Ok(service) => warm = Some(service),
-            Err(e) => eprintln!("glovebox: one-shot commands will not ride this server: {e}"),
-        }
-    }
+        keep_warm(host, config)
+    });
     (glovebox_mcp::GloveboxServer::new(host, options), warm)
 }
 
