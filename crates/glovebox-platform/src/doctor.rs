@@ -72,6 +72,8 @@ pub enum SessionType {
     Wayland,
     /// No graphical session could be reached.
     None,
+    /// A Windows session's interactive desktop (`winsta0\Default`).
+    Windows,
     /// Not Linux: no backend exists for this platform yet.
     Unsupported,
 }

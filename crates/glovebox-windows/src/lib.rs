@@ -17,3 +17,7 @@
 pub mod messages;
 pub mod roles;
 pub mod walk;
+#[cfg(windows)]
+mod win32;
+#[cfg(windows)]
+pub use win32::{backends, capabilities, doctor, WindowsDesktop};

@@ -7,7 +7,7 @@ mod linux;
 #[cfg(target_os = "linux")]
 pub(crate) use linux::*;
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(any(target_os = "linux", target_os = "windows")))]
 mod unsupported;
 
 #[cfg(target_os = "windows")]

@@ -1,9 +1,26 @@
-//! Windows: no backend yet (UI Automation, window messages and a window's
-//! own pixels are its design, docs/DESIGN.md); every operation refuses.
-//! The protected programs below are the ones its backend will supply.
-//! Type-checked for `x86_64-pc-windows-gnu` in CI; not yet run on Windows.
+//! Windows: glovebox-windows' desktop — windows by `EnumWindows`, a
+//! window's own pixels, trees from the standard controls and MSAA, input by
+//! window messages. Built for `x86_64-pc-windows-gnu` and run under Wine in
+//! CI; not yet run on Windows itself (docs/windows.md).
 
-pub(crate) use super::unsupported::{capabilities, display_name, doctor, open};
+use glovebox_platform::{doctor::DoctorReport, BackendError, Backends, Capabilities};
+
+/// The session and its interactive desktop: one grant lock per session.
+pub(crate) fn display_name(_backend: glovebox_model::DisplayBackend) -> String {
+    "windows-session".into()
+}
+
+pub(crate) fn open(_options: &glovebox_platform::DesktopOptions) -> Result<Backends, BackendError> {
+    glovebox_windows::backends(PROTECTED)
+}
+
+pub(crate) fn doctor() -> DoctorReport {
+    glovebox_windows::doctor()
+}
+
+pub(crate) fn capabilities() -> Option<Capabilities> {
+    Some(glovebox_windows::capabilities())
+}
 
 /// Matched lower-case against a window's application name, its class and
 /// its executable (`consent.exe`), `*` any run of characters.
@@ -16,6 +33,8 @@ pub(crate) const PROTECTED: glovebox_platform::ProtectedPrograms =
             "1password*",
             // The system's own credential prompt (Windows Hello, saved passwords).
             "credentialuibroker*",
+            // The classic credential dialog's window class.
+            "credential dialog xaml host",
         ],
         consent: &[
             // User Account Control's elevation prompt.

@@ -19,6 +19,7 @@ pub enum Failure {
     /// A change the command would make on the person's say-so (`glovebox
     /// setup`) was not agreed to, or there was no one to ask: the command's
     /// own question, not the gate's approval, so no `COMPUTER_*` code.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     NotAgreed(String),
     Other(anyhow::Error),
 }

@@ -16,6 +16,9 @@
 //! environment, or one that does not greet within [`GREETING`]: the CLI
 //! does the work itself. A host that ends or stalls once it has the call
 //! is the call's failure, with its code: nothing is retried twice.
+// The wire to a warm host is a Unix socket; elsewhere its protocol types
+// stand unused until a named-pipe transport exists.
+#![cfg_attr(not(unix), allow(dead_code))]
 
 use super::desktop::{self, InspectArgs, ObserveArgs, ScreenshotArgs, WindowsArgs};
 use super::exit::Printed;
@@ -356,7 +359,8 @@ mod serving {
         McpServer,
         /// `glovebox host`: the only one, refused when another serves; says
         /// each call it carries out on stderr, and tells `ended` the pid of
-        /// a `glovebox stop` asking it to end.
+        /// a `glovebox stop` asking it to end. (Linux's only, so far.)
+        #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
         Resident { ended: mpsc::Sender<u32> },
     }
 
