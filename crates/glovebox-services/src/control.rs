@@ -3,17 +3,28 @@
 //! control socket through which `glovebox stop` and `glovebox grant status`
 //! reach the process holding the grant.
 //!
-//! The lock is an `flock` on a file in the runtime directory: the kernel
+//! The lock is the system's file lock on a file in the runtime directory
+//! (`flock` on Unix, `LockFileEx` on Windows, through std): the system
 //! drops it when its holder dies, so a crashed holder never blocks anyone.
+//! The cooldown is a file beside it. Both work on every system.
 //!
 //! The socket speaks JSON lines: one [`ControlRequest`] per connection, one
-//! [`ControlReply`] back. Both sides use the types here.
+//! [`ControlReply`] back. Both sides use the types here. It is a Unix
+//! socket; Windows has no control pipe yet, so there `glovebox stop` from
+//! another process starts the cooldown but cannot reach the holder
+//! (`ControlError::Unsupported`), and the holder's own Stop (the indicator,
+//! Ctrl-C) is how a grant ends.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Write};
+#[cfg(unix)]
+use std::io::{BufRead, BufReader};
+use std::io::{Read, Write};
+#[cfg(unix)]
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(unix)]
+use std::sync::atomic::Ordering;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -59,6 +70,7 @@ impl DisplayDir {
     }
 
     /// The files of this display's warm host ([`crate::warm`]).
+    #[cfg(unix)]
     pub fn warm(&self) -> crate::warm::WarmDir {
         crate::warm::WarmDir { lock: self.file("warm.lock"), socket: self.file("warm.sock") }
     }
@@ -71,13 +83,15 @@ impl DisplayDir {
             OpenOptions::new().create(true).truncate(false).read(true).write(true),
         )
         .map_err(|e| io_error("grant lock", e))?;
-        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        match file.try_lock() {
             Ok(()) => {
                 file.set_len(0).map_err(|e| io_error("grant lock", e))?;
                 write!(file, "{}", std::process::id()).map_err(|e| io_error("grant lock", e))?;
                 Ok(DisplayLock { _file: file })
             }
             Err(_) => {
+                // The holder wrote its pid; Windows' lock covers the bytes,
+                // so there a reader may see nothing.
                 let mut holder = String::new();
                 let _ = file.read_to_string(&mut holder);
                 Err(ControlError::Held { holder: holder.trim().to_owned() })
@@ -110,6 +124,7 @@ impl DisplayDir {
 
     /// Serves the control socket: each connection sends one request line
     /// and gets one reply line from `handle`.
+    #[cfg(unix)]
     pub fn serve(
         &self,
         handle: impl Fn(ControlRequest) -> ControlReply + Send + 'static,
@@ -146,7 +161,23 @@ impl DisplayDir {
         Ok(ControlServer { path, stop })
     }
 
+    /// No control socket is served where there are no Unix sockets yet.
+    #[cfg(not(unix))]
+    pub fn serve(
+        &self,
+        _handle: impl Fn(ControlRequest) -> ControlReply + Send + 'static,
+    ) -> Result<ControlServer, ControlError> {
+        Err(ControlError::Unsupported { os: std::env::consts::OS })
+    }
+
+    /// No holder can be reached where there are no Unix sockets yet.
+    #[cfg(not(unix))]
+    pub fn send(&self, _request: ControlRequest) -> Result<ControlReply, ControlError> {
+        Err(ControlError::Unsupported { os: std::env::consts::OS })
+    }
+
     /// Sends a request to the process holding this display's grant.
+    #[cfg(unix)]
     pub fn send(&self, request: ControlRequest) -> Result<ControlReply, ControlError> {
         let path = self.file("sock");
         let mut stream = UnixStream::connect(&path).map_err(|_| ControlError::NoHolder)?;
@@ -175,11 +206,13 @@ pub struct DisplayLock {
 
 /// The control socket's server; stops serving when dropped.
 #[derive(Debug)]
+#[cfg_attr(not(unix), allow(dead_code))]
 pub struct ControlServer {
     path: PathBuf,
     stop: Arc<AtomicBool>,
 }
 
+#[cfg(unix)]
 impl Drop for ControlServer {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);

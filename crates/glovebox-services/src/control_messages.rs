@@ -106,8 +106,9 @@ pub enum ControlError {
         #[source]
         source: std::io::Error,
     },
-    /// This system has no way to coordinate glovebox processes yet.
-    #[error("glovebox cannot coordinate grants on {os} yet")]
+    /// This system has no control socket yet: another process's Stop or
+    /// status cannot reach the grant's holder.
+    #[error("glovebox's control socket (Stop and status from another process) is not built for {os} yet: the grant's holder ends its grant with its own Stop")]
     Unsupported {
         /// The system (`std::env::consts::OS`).
         os: &'static str,

@@ -17,12 +17,6 @@
 
 pub mod access;
 pub mod audit;
-#[cfg(unix)]
-pub mod control;
-/// Without Unix sockets and `flock` there is no cross-process coordination
-/// yet: every grant is refused on such platforms.
-#[cfg(not(unix))]
-#[path = "control_unsupported.rs"]
 pub mod control;
 mod control_messages;
 pub mod os;

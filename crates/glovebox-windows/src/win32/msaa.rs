@@ -30,6 +30,8 @@ mod msg {
     pub(super) const LB_GETTEXT: u32 = 0x0189;
     pub(super) const LB_GETTEXTLEN: u32 = 0x018A;
     pub(super) const LB_GETCOUNT: u32 = 0x018B;
+    pub(super) const LB_GETTOPINDEX: u32 = 0x018E;
+    pub(super) const LB_GETITEMHEIGHT: u32 = 0x01A1;
     pub(super) const CB_GETCOUNT: u32 = 0x0146;
     pub(super) const CB_GETCURSEL: u32 = 0x0147;
     pub(super) const CB_GETLBTEXT: u32 = 0x0148;
@@ -168,8 +170,13 @@ fn label_before(hwnd: HWND) -> Option<String> {
     (standard(previous) == Some(StandardControl::Static))
         .then(|| control_text(previous, 256))
         .flatten()
-        .map(|t| t.replace('&', "").trim_end_matches(':').trim().to_owned())
-        .filter(|t| !t.is_empty())
+        .filter(|t| !t.trim().is_empty())
+}
+
+/// A field's name from its label: without the mnemonic's `&` and the
+/// colon that ends a label (`&Name:` names the field "Name").
+fn field_name(label: &str) -> String {
+    label.replace('&', "").trim().trim_end_matches(':').trim_end().to_owned()
 }
 
 fn describe_window(hwnd: HWND) -> Option<Described> {
@@ -195,6 +202,7 @@ fn describe_window(hwnd: HWND) -> Option<Described> {
             .map(|f| f.name.clone())
             .filter(|n| !n.is_empty())
             .or_else(|| label_before(hwnd))
+            .map(|n| field_name(&n))
             .unwrap_or_default(),
         Some(_) => control_text(hwnd, 256).unwrap_or_default().replace('&', ""),
         None if top_level => system::text(hwnd),
@@ -265,6 +273,19 @@ fn describe_window(hwnd: HWND) -> Option<Described> {
     })
 }
 
+/// Whether item `index` is in the list's view: from the first item shown,
+/// as many as the list's height holds (a combo box's closed list shows none).
+fn item_showing(list: HWND, kind: StandardControl, index: u32) -> bool {
+    // SAFETY: only looks the handle up.
+    if kind != StandardControl::ListBox || !unsafe { IsWindowVisible(list).as_bool() } {
+        return false;
+    }
+    let top = send(list, msg::LB_GETTOPINDEX, 0, 0).unwrap_or(0).max(0) as u32;
+    let height = send(list, msg::LB_GETITEMHEIGHT, 0, 0).unwrap_or(0).max(1) as u32;
+    let shown = system::client_rect(list).map(|r| r.height.div_ceil(height)).unwrap_or(0);
+    (top..top + shown).contains(&index)
+}
+
 fn describe_item(list: HWND, index: u32) -> Option<Described> {
     let kind = standard(list)?;
     let (length, text) = match kind {
@@ -279,6 +300,9 @@ fn describe_item(list: HWND, index: u32) -> Option<Described> {
         _ => send(list, msg::CB_GETCURSEL, 0, 0) == Some(index as isize),
     };
     let mut states: ElementStates = [ElementState::Enabled, ElementState::Visible].into();
+    if item_showing(list, kind, index) {
+        states.insert(ElementState::Showing);
+    }
     if selected {
         states.insert(ElementState::Selected);
     }

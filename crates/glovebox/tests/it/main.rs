@@ -43,4 +43,5 @@ mod tools_x11;
 mod typing_approval;
 mod warm_host;
 mod wayland;
+mod windows_wine;
 mod wire_x11;
