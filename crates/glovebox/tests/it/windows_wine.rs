@@ -94,8 +94,7 @@ impl Wine {
     fn spawn(&mut self, args: &[&str]) {
         let mut all = vec!["wine"];
         all.extend_from_slice(args);
-        let child =
-            self.command(&all).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let child = self.command(&all).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
         self.children.push(child);
     }
 
@@ -164,7 +163,7 @@ fn glovebox_exe_under_wine_fills_a_win32_form_in_the_background_through_the_pyth
     let pointer = sandbox.pointer().unwrap();
 
     let server: Vec<String> = {
-        let command = wine.command(&["wine", "/target/x86_64-pc-windows-gnu/debug/glovebox.exe", "mcp"]);
+        let command = wine.command(&["wine", "/target/glovebox.exe", "mcp"]);
         std::iter::once(command.get_program())
             .chain(command.get_args())
             .map(|a| a.to_string_lossy().into_owned())
@@ -201,18 +200,29 @@ fn glovebox_exe_under_wine_fills_a_win32_form_in_the_background_through_the_pyth
     let calls = report["calls"].as_object().unwrap();
     for (step, call) in calls {
         let refused = call["error"] == true;
-        assert_eq!(refused, step.ends_with(":set_value") && step.starts_with("4:"), "{step}: {call}");
+        assert_eq!(
+            refused,
+            step.ends_with(":set_value") && step.starts_with("4:"),
+            "{step}: {call}"
+        );
     }
     let password = &calls["4:set_value"]["text"];
     assert!(password.as_str().unwrap().starts_with("COMPUTER_"), "{password}");
-    assert_eq!(report["prompts"].as_array().unwrap().len(), 4, "one approval per delivered input: {report}");
+    assert_eq!(
+        report["prompts"].as_array().unwrap().len(),
+        4,
+        "one approval per delivered input: {report}"
+    );
 
     // The fixture's own account of it.
     let state = wait_for("the fixture's state after the input", Duration::from_secs(10), || {
         wine.state().filter(|s| s.get("submitted").map(String::as_str) == Some("1"))
     });
     assert_eq!(state["name"], "Ada Lovelace", "{state:?}");
-    assert_eq!(state["submitted_name"], "Ada Lovelace", "the name was there when Submit was pressed");
+    assert_eq!(
+        state["submitted_name"], "Ada Lovelace",
+        "the name was there when Submit was pressed"
+    );
     assert_eq!(state["subscribed"], "1", "{state:?}");
     assert_eq!(state["colour"], "Green", "{state:?}");
     assert_eq!(state["password_length"], "0", "nothing reached the password field");
