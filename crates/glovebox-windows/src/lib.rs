@@ -6,6 +6,8 @@
 //!   with ids that stay with their nodes.
 //! - [`messages`]: which window messages carry an action to a control with
 //!   the foreground untouched.
+//! - [`uia`]: UI Automation's elements as nodes of the walk, over the real
+//!   element or a tree written down for the tests.
 //! - `win32` (Windows only): the system calls — `EnumWindows`, a window's
 //!   own pixels, MSAA and UI Automation reads, the messages sent.
 //!
@@ -16,6 +18,7 @@
 
 pub mod messages;
 pub mod roles;
+pub mod uia;
 pub mod walk;
 #[cfg(windows)]
 mod win32;

@@ -16,6 +16,7 @@ use super::list::live;
 use super::msaa::{items, standard};
 use super::process::{integrity, own_integrity};
 use super::system::{self, send, send_text};
+use super::uia;
 use crate::messages::{self, Control, Dispatch, LParam, Performed};
 use crate::roles::StandardControl;
 use crate::walk::{IdRegistry, NodeKey};
@@ -166,10 +167,17 @@ impl Input<'_> {
                         item = Some(index);
                         system::hwnd(hwnd)
                     }
-                    NodeKey::Uia(_) => {
-                        return Err(BackendError::not_actionable(
-                            "this element was read through UI Automation, whose patterns are not wired to input yet",
-                        ))
+                    NodeKey::Uia(runtime) => {
+                        if let Some(delivery) = by_patterns(top, &runtime, action)? {
+                            return Ok(delivery);
+                        }
+                        // No pattern carries it: messages to the control under its point.
+                        let at = targets.first().and_then(|t| t.point()).ok_or_else(|| {
+                            BackendError::not_actionable(format!(
+                                "{id} offers no UI Automation pattern for this and has no place on the screen"
+                            ))
+                        })?;
+                        control_at(top, at)
                     }
                 }
             }
@@ -245,6 +253,40 @@ impl Input<'_> {
         };
         Ok(Delivery { route, receipt })
     }
+}
+
+/// Carries `action` out by the patterns of the UI Automation element
+/// `runtime` of window `top`; `None` when no pattern carries it.
+fn by_patterns(
+    top: HWND,
+    runtime: &[i32],
+    action: &Action,
+) -> Result<Option<Delivery>, BackendError> {
+    let element = uia::root(top).and_then(|root| root.find(runtime)).ok_or_else(|| {
+        BackendError::new(
+            BackendErrorKind::StaleElement,
+            "the element is gone from the window; observe again",
+        )
+    })?;
+    let (done, semantic) = match action {
+        Action::Click { button: glovebox_model::Button::Left, count: 1, modifiers, .. }
+            if modifiers.is_empty() =>
+        {
+            (element.click(), Semantic::Invoke("click".into()))
+        }
+        Action::SetValue { text, .. } => {
+            if element.password() {
+                return Err(BackendError::new(
+                    BackendErrorKind::SecureInput,
+                    "the target is a password field: glovebox never types into one",
+                ));
+            }
+            (element.set_value(text), Semantic::SetText)
+        }
+        Action::Select { option, .. } => (element.select(option), Semantic::Select),
+        _ => (None, Semantic::SetText),
+    };
+    Ok(done.map(|mechanism| Delivery::by(Route::Semantic(semantic, Mechanism::named(mechanism)))))
 }
 
 /// Whether the input desktop is another than this session's own

@@ -3,9 +3,10 @@
 //!
 //! Run under Wine 10 in CI (window listing, the pixels of visible windows,
 //! trees of standard controls, input by messages, the password rule); not
-//! yet run on Windows itself. UI Automation is not read by this module yet:
-//! under Wine it finds no children and no patterns, so the trees here come
-//! from the controls and MSAA.
+//! yet run on Windows itself. A window of standard controls is read through
+//! them and MSAA; a window that draws its own content (no child windows) is
+//! read through UI Automation, which under Wine finds no children, so there
+//! the controls and MSAA are all there is.
 
 mod capture;
 mod input;
@@ -13,6 +14,7 @@ mod list;
 mod msaa;
 mod process;
 mod system;
+mod uia;
 
 use crate::walk::{walk, IdRegistry, NodeKey};
 use glovebox_model::{
@@ -116,6 +118,17 @@ impl AccessibilitySource for WindowsDesktop {
     ) -> Result<AccessibilityTree, BackendError> {
         let handle = list::live(window)?;
         let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        // Standard controls say exactly what they are, and their messages
+        // carry input; a window drawing its own content has only UI
+        // Automation to say what is in it.
+        if !msaa::has_child_windows(handle) {
+            if let Some(root) = uia::root(handle) {
+                let tree = walk(crate::uia::Uia(root), window, budget, &mut ids);
+                if tree.root.as_ref().is_some_and(|r| !r.children.is_empty()) {
+                    return Ok(tree);
+                }
+            }
+        }
         Ok(walk(msaa::Win32Node::Window(handle), window, budget, &mut ids))
     }
 
@@ -263,10 +276,16 @@ pub fn doctor() -> DoctorReport {
     } else {
         Check::ok("input desktop", "the session's own desktop holds the input")
     });
-    checks.push(Check::warning(
-        "ui automation",
-        "not read yet: trees come from the standard controls and MSAA",
-        &["trees of applications that expose only UI Automation"],
-    ));
+    checks.push(match system::has_ui_automation() {
+        true => Check::ok(
+            "ui automation",
+            "CUIAutomation answers (read for windows without child controls)",
+        ),
+        false => Check::warning(
+            "ui automation",
+            "CUIAutomation cannot be made: trees come from the standard controls and MSAA alone",
+            &["trees of applications that draw their own content"],
+        ),
+    });
     DoctorReport { platform: "windows".into(), session: SessionType::Windows, checks }
 }

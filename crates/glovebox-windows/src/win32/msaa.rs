@@ -81,6 +81,12 @@ pub(crate) fn control_text(hwnd: HWND, max: usize) -> Option<String> {
     (ok.0 != 0).then(|| String::from_utf16_lossy(&buffer[..copied.min(capacity - 1)]))
 }
 
+/// Whether `hwnd` holds controls of its own (child windows).
+pub(crate) fn has_child_windows(hwnd: HWND) -> bool {
+    // SAFETY: only looks the handle up.
+    unsafe { GetWindow(hwnd, GW_CHILD) }.is_ok_and(|c| !c.is_invalid())
+}
+
 /// The standard control `hwnd` is, if any.
 pub(crate) fn standard(hwnd: HWND) -> Option<StandardControl> {
     StandardControl::of(&system::class(hwnd), system::style(hwnd))

@@ -207,3 +207,20 @@ pub(crate) fn com() {
         }
     });
 }
+
+/// Whether UI Automation's client object can be made here.
+pub(crate) fn has_ui_automation() -> bool {
+    com();
+    // SAFETY: COM is initialised on this thread; the object is released on drop.
+    unsafe {
+        windows::Win32::System::Com::CoCreateInstance::<
+            _,
+            windows::Win32::UI::Accessibility::IUIAutomation,
+        >(
+            &windows::Win32::UI::Accessibility::CUIAutomation,
+            None,
+            windows::Win32::System::Com::CLSCTX_INPROC_SERVER,
+        )
+        .is_ok()
+    }
+}
