@@ -100,7 +100,7 @@ int WINAPI wWinMain(HINSTANCE instance, HINSTANCE previous, PWSTR command, int s
     cls.lpszClassName = L"GloveboxFixture";
     RegisterClassW(&cls);
     main_window = CreateWindowExW(0, L"GloveboxFixture", L"glovebox fixture", WS_OVERLAPPEDWINDOW,
-                                  800, 260, 440, 280, NULL, NULL, instance, NULL);
+                                  1300, 260, 440, 280, NULL, NULL, instance, NULL);
     ShowWindow(main_window, show);
     write_state();
     MSG msg;

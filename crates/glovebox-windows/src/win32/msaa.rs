@@ -203,13 +203,14 @@ fn describe_window(hwnd: HWND) -> Option<Described> {
     let name = match control {
         Some(
             StandardControl::Edit { .. } | StandardControl::ListBox | StandardControl::ComboBox,
-        ) => facts
-            .as_ref()
-            .map(|f| f.name.clone())
-            .filter(|n| !n.is_empty())
-            .or_else(|| label_before(hwnd))
-            .map(|n| field_name(&n))
-            .unwrap_or_default(),
+        ) => {
+            // A field is named by the label before it, as oleacc names it on
+            // Windows (Wine's MSAA names a combo box by the option it shows).
+            label_before(hwnd)
+                .or_else(|| facts.as_ref().map(|f| f.name.clone()).filter(|n| !n.is_empty()))
+                .map(|n| field_name(&n))
+                .unwrap_or_default()
+        }
         Some(_) => control_text(hwnd, 256).unwrap_or_default().replace('&', ""),
         None if top_level => system::text(hwnd),
         None => facts.as_ref().map(|f| f.name.clone()).unwrap_or_default(),

@@ -31,10 +31,11 @@ use std::time::{Duration, Instant};
 
 mod cells;
 mod served;
+pub(crate) use cells::shows;
 use cells::*;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum App {
+pub(crate) enum App {
     Gtk3,
     Gtk4,
     XTerm,
@@ -55,6 +56,9 @@ enum App {
     /// The Tk fixture (`testapps/fixture_tk_matrix.py`): Tk has no
     /// accessibility at all, so it is read from its pixels.
     Tk,
+    /// The Win32 matrix fixture (`testapps/windows/matrix.c`) under Wine,
+    /// driven through glovebox.exe: its column is `windows_wine::matrix`'s.
+    Win32,
 }
 
 impl App {
@@ -70,6 +74,7 @@ impl App {
             App::ChromiumSeen => "Chromium (accessibility off, seen)",
             App::FirefoxSeen => "Firefox (accessibility off, seen)",
             App::Tk => "Tk (seen)",
+            App::Win32 => "Win32 (Wine)",
         }
     }
 
@@ -84,7 +89,7 @@ impl App {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Act {
+pub(crate) enum Act {
     /// Left click on the Submit button (xterm: anywhere).
     Click,
     RightClick,
@@ -115,7 +120,7 @@ enum Act {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Addressing {
+pub(crate) enum Addressing {
     Element,
     Point,
     /// Typing and keys go to the focused element; they take no target.
@@ -123,7 +128,7 @@ enum Addressing {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Expect {
+pub(crate) enum Expect {
     Delivered,
     Refused(ErrorCode),
 }
@@ -239,9 +244,9 @@ const TOOLKITS: [App; 6] =
     [App::Gtk3, App::Gtk4, App::Qt5, App::Chromium, App::Firefox, App::Gtk4Current];
 const FIVE: usize = 5;
 
-const TYPED_ASCII: &str = "hello world";
-const TYPED_UNICODE: &str = "héllo 日本 🦀";
-const NEW_NAME: &str = "Grace Hopper ✓";
+pub(crate) const TYPED_ASCII: &str = "hello world";
+pub(crate) const TYPED_UNICODE: &str = "héllo 日本 🦀";
+pub(crate) const NEW_NAME: &str = "Grace Hopper ✓";
 
 struct Stage {
     host: Host,
@@ -324,6 +329,7 @@ impl Stage {
             ),
             // Above the page of the accessible Chromium, clear of the sentinel.
             App::Tk => (FixtureKind::Tk, &["--x", "1450", "--y", "0"]),
+            App::Win32 => unreachable!("the Win32 column runs under Wine: windows_wine::matrix"),
             App::FirefoxSeen => (
                 FixtureKind::Firefox,
                 &[
@@ -368,7 +374,7 @@ impl Stage {
                 &["--x", "300", "--y", "260", "--width", "900", "--height", "520"],
             ),
             App::Gtk4Current => (FixtureKind::Gtk4, &["--no-password"]),
-            App::XTerm | App::ChromiumSeen | App::FirefoxSeen | App::Tk => {
+            App::XTerm | App::ChromiumSeen | App::FirefoxSeen | App::Tk | App::Win32 => {
                 unreachable!("{app:?} has no agent display column")
             }
         };

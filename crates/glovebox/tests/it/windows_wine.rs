@@ -17,6 +17,8 @@
 //! of covered windows are not implemented by Wine 10 and are not claimed.
 #![cfg(target_os = "linux")]
 
+mod matrix;
+
 use glovebox_sandbox::{Sandbox, SandboxOptions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

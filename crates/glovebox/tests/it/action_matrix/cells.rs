@@ -181,7 +181,7 @@ pub(super) fn combo_name(app: App) -> &'static str {
 
 /// Whether the fixture's report shows the effect of `act`, comparing the
 /// report after the action with the one before.
-pub(super) fn shows(act: Act, app: App, before: &Value, after: &Value) -> bool {
+pub(crate) fn shows(act: Act, app: App, before: &Value, after: &Value) -> bool {
     let presses = |s: &Value| s["pad"]["presses"].as_array().cloned().unwrap_or_default();
     let new_presses: Vec<Value> = presses(after).into_iter().skip(presses(before).len()).collect();
     let last_press = presses(after).last().cloned().unwrap_or(Value::Null);
