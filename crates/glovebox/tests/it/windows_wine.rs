@@ -233,3 +233,74 @@ fn glovebox_exe_under_wine_fills_a_win32_form_in_the_background_through_the_pyth
     assert_eq!(wine.probe()["foreground"], "Untitled - Notepad", "the foreground window changed");
     assert_eq!(sandbox.pointer().unwrap(), pointer, "the pointer moved");
 }
+
+/// The npm and PyPI layouts of glovebox.exe: `glovebox-mcp-win32-x64`
+/// (`os` win32, `cpu` x64, no `libc`) beside the launcher that names it,
+/// and the `win_amd64` wheel, each carrying this very executable; both
+/// launchers find it where Windows would run them (the platform faked).
+#[test]
+fn the_windows_packages_carry_glovebox_exe_and_the_launchers_find_it() {
+    build();
+    let exe = repo().join("target/windows/glovebox.exe");
+    let out = std::env::temp_dir().join(format!("glovebox-win-packages-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let version = env!("CARGO_PKG_VERSION");
+    let run = |command: &mut Command| {
+        let done = command.env("GLOVEBOX_VERSION", version).output().unwrap();
+        assert!(done.status.success(), "{command:?}: {}", String::from_utf8_lossy(&done.stderr));
+        String::from_utf8_lossy(&done.stdout).into_owned()
+    };
+    let tarballs = run(Command::new(repo().join("packaging/build-npm")).arg(&exe).arg(&out));
+    let [platform, main] = &tarballs.lines().collect::<Vec<_>>()[..] else { panic!("{tarballs}") };
+    assert!(platform.ends_with(&format!("glovebox-mcp-win32-x64-{version}.tgz")), "{platform}");
+    let unpacked = out.join("npm");
+    std::fs::create_dir_all(unpacked.join("node_modules/glovebox-mcp-win32-x64")).unwrap();
+    std::fs::create_dir_all(unpacked.join("node_modules/glovebox-mcp")).unwrap();
+    for (tarball, into) in [(platform, "glovebox-mcp-win32-x64"), (main, "glovebox-mcp")] {
+        run(Command::new("tar")
+            .args(["-xzf", tarball, "--strip-components=1", "-C"])
+            .arg(unpacked.join("node_modules").join(into)));
+    }
+    let package: Value = serde_json::from_str(
+        &std::fs::read_to_string(unpacked.join("node_modules/glovebox-mcp-win32-x64/package.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!((&package["os"], &package["cpu"]), (&serde_json::json!(["win32"]), &serde_json::json!(["x64"])));
+    assert!(package.get("libc").is_none(), "{package}");
+    let carried = std::fs::read(unpacked.join("node_modules/glovebox-mcp-win32-x64/bin/glovebox.exe")).unwrap();
+    assert!(carried == std::fs::read(&exe).unwrap(), "the npm package carries another glovebox.exe");
+    let launcher: Value = serde_json::from_str(
+        &std::fs::read_to_string(unpacked.join("node_modules/glovebox-mcp/package.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(launcher["optionalDependencies"]["glovebox-mcp-win32-x64"], version);
+    // The launcher as Windows would run it: it resolves the package's
+    // glovebox.exe (which cannot start here, and says so with its path).
+    let script = "Object.defineProperty(process, 'platform', {value: 'win32'}); \
+                  Object.defineProperty(process, 'arch', {value: 'x64'}); \
+                  require('./node_modules/glovebox-mcp/bin/glovebox-mcp.js');";
+    let started = Command::new("node").args(["-e", script]).current_dir(&unpacked).output().unwrap();
+    let said = String::from_utf8_lossy(&started.stderr);
+    assert!(said.contains("glovebox-mcp-win32-x64/bin/glovebox.exe"), "{said}");
+
+    let wheel = run(Command::new(repo().join("packaging/build-wheel"))
+        .arg(&exe)
+        .arg(&out)
+        .arg(glovebox_testkit::sdk::python()));
+    let wheel = wheel.trim();
+    assert!(wheel.ends_with(&format!("glovebox_mcp-{version}-py3-none-win_amd64.whl")), "{wheel}");
+    // The Python launcher as Windows would run it finds bin/glovebox.exe.
+    let check = format!(
+        "import platform, zipfile, os, sys, tempfile\n\
+         d = tempfile.mkdtemp(); zipfile.ZipFile({wheel:?}).extractall(d)\n\
+         exe = os.path.join(d, 'glovebox_mcp', 'bin', 'glovebox.exe'); os.chmod(exe, 0o755)\n\
+         assert open(exe, 'rb').read() == open({exe:?}, 'rb').read(), 'another glovebox.exe'\n\
+         platform.system = lambda: 'Windows'; platform.machine = lambda: 'AMD64'\n\
+         sys.path.insert(0, d); import glovebox_mcp\n\
+         path, reason = glovebox_mcp.binary(); print(path, reason)\n",
+        exe = exe.display().to_string()
+    );
+    let found = run(Command::new(glovebox_testkit::sdk::python()).args(["-c", &check]));
+    assert!(found.trim().ends_with("glovebox_mcp/bin/glovebox.exe None"), "{found}");
+    let _ = std::fs::remove_dir_all(&out);
+}

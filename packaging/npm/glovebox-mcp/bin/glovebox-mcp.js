@@ -8,9 +8,13 @@
 
 const { spawn } = require("child_process");
 
-// `${process.platform} ${process.arch}` -> the package holding bin/glovebox.
-// aarch64 would add "linux arm64": "glovebox-mcp-linux-arm64" (docs/packages.md).
-const PACKAGES = { "linux x64": "glovebox-mcp-linux-x64" };
+// `${process.platform} ${process.arch}` -> the package holding the binary,
+// and the binary's name in its bin/. aarch64 would add "linux arm64":
+// "glovebox-mcp-linux-arm64" (docs/packages.md).
+const PACKAGES = {
+  "linux x64": ["glovebox-mcp-linux-x64", "glovebox"],
+  "win32 x64": ["glovebox-mcp-win32-x64", "glovebox.exe"],
+};
 const UNAVAILABLE = 4;
 
 function fail(message) {
@@ -19,17 +23,16 @@ function fail(message) {
 }
 
 const platform = `${process.platform} ${process.arch}`;
-const name = PACKAGES[platform];
-if (!name) {
+if (!PACKAGES[platform]) {
   fail(
-    `no glovebox binary for ${platform}: this package carries one for Linux x64 (glibc) only. ` +
-      "glovebox runs on Linux desktops (X11, Wayland); see https://github.com/glovebox-rs/glovebox " +
-      "for the other ways to install it.",
+    `no glovebox binary for ${platform}: this package carries one for Linux x64 (glibc) and ` +
+      "Windows x64 only. See https://github.com/glovebox-rs/glovebox for the other ways to install it.",
   );
 }
+const [name, file] = PACKAGES[platform];
 let binary;
 try {
-  binary = require.resolve(`${name}/bin/glovebox`);
+  binary = require.resolve(`${name}/bin/${file}`);
 } catch {
   fail(
     `its binary package ${name} is not installed: npm skips optional dependencies with ` +

@@ -2,7 +2,9 @@
 
 `uvx glovebox-mcp mcp`, `glovebox-mcp …` and `glovebox …` all come here and
 are replaced by the binary (exec: its stdin and stdout are the MCP client's,
-its exit status is theirs). On a platform the package has no binary for,
+its exit status is theirs). Windows has no exec (Python's stand-in exits at
+once, and a client would take that for the server's end), so there the
+binary runs as a child on the same handles and its exit status is passed on. On a platform the package has no binary for,
 it says which platform it found and exits 4 (glovebox's "not possible here").
 """
 
@@ -13,7 +15,7 @@ from pathlib import Path
 
 # (system, machine) -> the binary's name under bin/. aarch64 would add
 # ("linux", "aarch64") with a wheel of its own (docs/packages.md).
-BINARIES = {("linux", "x86_64"): "glovebox"}
+BINARIES = {("linux", "x86_64"): "glovebox", ("windows", "x86_64"): "glovebox.exe"}
 MACHINE_NAMES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}
 UNAVAILABLE = 4
 
@@ -27,8 +29,7 @@ def binary():
     if name is None:
         return None, (
             f"glovebox-mcp has no glovebox binary for {platform.system()} {platform.machine()}: "
-            "this package carries one for Linux x86_64 (glibc) only. "
-            "glovebox runs on Linux desktops (X11, Wayland); see "
+            "the wheels carry one for Linux x86_64 (glibc) and Windows x86_64 only; see "
             "https://github.com/glovebox-rs/glovebox for the other ways to install it."
         )
     path = Path(__file__).resolve().parent / "bin" / name
@@ -42,4 +43,8 @@ def main():
     if path is None:
         sys.stderr.write(reason + "\n")
         sys.exit(UNAVAILABLE)
+    if os.name == "nt":
+        import subprocess
+
+        sys.exit(subprocess.call([str(path), *sys.argv[1:]]))
     os.execv(str(path), [str(path), *sys.argv[1:]])
