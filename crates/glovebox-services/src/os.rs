@@ -29,6 +29,33 @@ pub fn state_dir() -> PathBuf {
     set("HOME").map(|h| h.join(home_relative)).unwrap_or_else(std::env::temp_dir).join("glovebox")
 }
 
+/// This user's home directory: `HOME`; on Windows `USERPROFILE` (where
+/// `HOME` is rarely set), else `HOMEDRIVE` and `HOMEPATH`.
+pub fn home_dir() -> Option<PathBuf> {
+    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if cfg!(windows) {
+        return set("USERPROFILE").or_else(|| {
+            let (drive, path) = (set("HOMEDRIVE")?, set("HOMEPATH")?);
+            Some(drive.join(path))
+        });
+    }
+    set("HOME")
+}
+
+/// Where applications keep this user's settings: `%APPDATA%` on Windows,
+/// `~/Library/Application Support` on macOS, `$XDG_CONFIG_HOME` (default
+/// `~/.config`) elsewhere.
+pub fn app_config_dir() -> Option<PathBuf> {
+    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if cfg!(windows) {
+        return set("APPDATA");
+    }
+    if cfg!(target_os = "macos") {
+        return home_dir().map(|h| h.join("Library/Application Support"));
+    }
+    set("XDG_CONFIG_HOME").or_else(|| home_dir().map(|h| h.join(".config")))
+}
+
 /// The directory for this user's sockets and locks of this login:
 /// `$XDG_RUNTIME_DIR/glovebox`, else `glovebox-UID` in the temporary
 /// directory (the caller makes it private and refuses another user's).

@@ -14,6 +14,9 @@ pub const SERVER_NAME: &str = "glovebox";
 pub enum Client {
     /// Claude Code: `.mcp.json` in a project (or `claude mcp add`).
     ClaudeCode,
+    /// Claude Desktop: `claude_desktop_config.json` in `%APPDATA%\Claude`
+    /// (Windows) or `~/Library/Application Support/Claude` (macOS).
+    ClaudeDesktop,
     /// Cursor: `~/.cursor/mcp.json`.
     Cursor,
     /// VS Code: `.vscode/mcp.json` in a workspace.
@@ -70,30 +73,63 @@ impl Launch {
     }
 }
 
+/// Where a person's client settings live on this system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Places {
+    /// The home directory (`HOME`; `USERPROFILE` on Windows).
+    pub home: PathBuf,
+    /// The project or workspace a project-scoped file goes in.
+    pub project: PathBuf,
+    /// `$CODEX_HOME`, when set.
+    pub codex_home: Option<PathBuf>,
+    /// Where applications keep settings (`%APPDATA%`, `~/Library/Application
+    /// Support`, `~/.config`).
+    pub app_config: PathBuf,
+}
+
+impl Places {
+    /// This process's places: the home and application directories as
+    /// `glovebox_services::os` finds them on this system, `project` as given.
+    pub fn here(project: PathBuf) -> Option<Places> {
+        let home = glovebox_services::os::home_dir()?;
+        let app_config =
+            glovebox_services::os::app_config_dir().unwrap_or_else(|| home.join(".config"));
+        let codex_home =
+            std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
+        Some(Places { home, project, codex_home, app_config })
+    }
+}
+
 impl Client {
     /// The configuration file `--write` adds the entry to: relative ones
-    /// are the project's or workspace's (under `project`), others the
-    /// user's (under `home`, or `$CODEX_HOME` for Codex).
-    pub fn config_file(self, home: &Path, project: &Path, codex_home: Option<&Path>) -> PathBuf {
+    /// are the project's or workspace's, others the user's (under the
+    /// home, `$CODEX_HOME` for Codex, the applications' settings for Claude
+    /// Desktop).
+    pub fn config_file(self, places: &Places) -> PathBuf {
         match self {
-            Client::ClaudeCode => project.join(".mcp.json"),
-            Client::Cursor => home.join(".cursor/mcp.json"),
-            Client::Vscode => project.join(".vscode/mcp.json"),
-            Client::Codex => codex_home
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| home.join(".codex"))
+            Client::ClaudeCode => places.project.join(".mcp.json"),
+            Client::ClaudeDesktop => {
+                places.app_config.join("Claude").join("claude_desktop_config.json")
+            }
+            Client::Cursor => places.home.join(".cursor").join("mcp.json"),
+            Client::Vscode => places.project.join(".vscode").join("mcp.json"),
+            Client::Codex => places
+                .codex_home
+                .clone()
+                .unwrap_or_else(|| places.home.join(".codex"))
                 .join("config.toml"),
         }
     }
 
     /// Every client, in the order setup offers them.
-    pub const ALL: [Client; 4] =
-        [Client::ClaudeCode, Client::Cursor, Client::Vscode, Client::Codex];
+    pub const ALL: [Client; 5] =
+        [Client::ClaudeCode, Client::ClaudeDesktop, Client::Cursor, Client::Vscode, Client::Codex];
 
     /// The client's name as a person knows it.
     pub fn title(self) -> &'static str {
         match self {
             Client::ClaudeCode => "Claude Code",
+            Client::ClaudeDesktop => "Claude Desktop",
             Client::Cursor => "Cursor",
             Client::Vscode => "VS Code",
             Client::Codex => "Codex",
@@ -101,21 +137,27 @@ impl Client {
     }
 
     /// What shows the client is installed for this person, if anything: its command on
-    /// `path` (the `PATH` directories) or its settings directory under `home`.
-    pub fn installed(self, home: &Path, path: &[PathBuf]) -> Option<String> {
-        let (command, dirs): (&str, &[&str]) = match self {
-            Client::ClaudeCode => ("claude", &[".claude", ".claude.json"]),
-            Client::Cursor => ("cursor", &[".cursor"]),
-            Client::Vscode => ("code", &[".vscode"]),
-            Client::Codex => ("codex", &[".codex"]),
+    /// `path` (the `PATH` directories) or its settings under the home or the
+    /// applications' settings directory.
+    pub fn installed(self, places: &Places, path: &[PathBuf]) -> Option<String> {
+        let (command, dirs): (Option<&str>, &[&str]) = match self {
+            Client::ClaudeCode => (Some("claude"), &[".claude", ".claude.json"]),
+            Client::ClaudeDesktop => (None, &[]),
+            Client::Cursor => (Some("cursor"), &[".cursor"]),
+            Client::Vscode => (Some("code"), &[".vscode"]),
+            Client::Codex => (Some("codex"), &[".codex"]),
         };
-        if let Some(dir) = path.iter().find(|dir| is_executable(&dir.join(command))) {
-            return Some(format!("`{command}` in {}", dir.display()));
+        if let Some(command) = command {
+            if let Some(dir) = path.iter().find(|dir| is_command(dir, command)) {
+                return Some(format!("`{command}` in {}", dir.display()));
+            }
         }
-        dirs.iter()
-            .map(|d| home.join(d))
-            .find(|p| p.exists())
-            .map(|p| format!("{} exists", p.display()))
+        let settings = match self {
+            // Claude Desktop has no command; it keeps its settings with the applications'.
+            Client::ClaudeDesktop => vec![places.app_config.join("Claude")],
+            _ => dirs.iter().map(|d| places.home.join(d)).collect(),
+        };
+        settings.into_iter().find(|p| p.exists()).map(|p| format!("{} exists", p.display()))
     }
 
     /// The client's own command that adds the server, where it has one.
@@ -130,7 +172,7 @@ impl Client {
                 Some(format!("claude mcp add --scope user {SERVER_NAME} -- {words}"))
             }
             Client::Codex => Some(format!("codex mcp add {SERVER_NAME} -- {words}")),
-            Client::Cursor | Client::Vscode => None,
+            Client::ClaudeDesktop | Client::Cursor | Client::Vscode => None,
         }
     }
 
@@ -191,7 +233,7 @@ fn add_to_json(client: Client, document: &mut Value, launch: &Launch) -> Result<
             "mcpServers",
             json!({"type": "stdio", "command": launch.command(), "args": launch.args()}),
         ),
-        Client::Cursor => {
+        Client::ClaudeDesktop | Client::Cursor => {
             ("mcpServers", json!({"command": launch.command(), "args": launch.args()}))
         }
         Client::Vscode => (
@@ -222,15 +264,22 @@ fn add_to_toml(document: &mut toml_edit::DocumentMut, launch: &Launch) {
     servers[SERVER_NAME] = toml_edit::Item::Table(entry);
 }
 
+/// Whether `dir` holds the command `name`, as the system would run it.
 #[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
+fn is_command(dir: &Path, name: &str) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
-    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    dir.join(name).metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// On Windows a command is a file with one of `PATHEXT`'s extensions
+/// (`claude.cmd`, `code.cmd`, `cursor.exe`).
 #[cfg(not(unix))]
-fn is_executable(path: &Path) -> bool {
-    path.is_file()
+fn is_command(dir: &Path, name: &str) -> bool {
+    let extensions = std::env::var("PATHEXT").unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".into());
+    extensions
+        .split(';')
+        .filter(|e| !e.is_empty())
+        .any(|e| dir.join(format!("{name}{}", e.to_ascii_lowercase())).is_file())
 }
 
 /// `word` as one word of a POSIX shell command line.
@@ -279,6 +328,40 @@ mod tests {
             Client::Codex.add_command(&spaced).unwrap(),
             "codex mcp add glovebox -- '/opt/my tools/glovebox' mcp"
         );
+    }
+
+    #[test]
+    fn each_client_has_its_file_in_this_systems_places() {
+        // As on a Windows machine: the home is USERPROFILE's, settings are APPDATA's.
+        let places = Places {
+            home: PathBuf::from("C:/Users/ada"),
+            project: PathBuf::from("C:/work/app"),
+            codex_home: None,
+            app_config: PathBuf::from("C:/Users/ada/AppData/Roaming"),
+        };
+        let file = |c: Client| c.config_file(&places);
+        assert_eq!(
+            file(Client::ClaudeDesktop),
+            PathBuf::from("C:/Users/ada/AppData/Roaming/Claude/claude_desktop_config.json")
+        );
+        assert_eq!(file(Client::Cursor), PathBuf::from("C:/Users/ada/.cursor/mcp.json"));
+        assert_eq!(file(Client::Vscode), PathBuf::from("C:/work/app/.vscode/mcp.json"));
+        assert_eq!(file(Client::Codex), PathBuf::from("C:/Users/ada/.codex/config.toml"));
+        let desktop: Value =
+            serde_json::from_str(&Client::ClaudeDesktop.render(&launch(false))).unwrap();
+        assert_eq!(
+            desktop,
+            json!({"mcpServers": {"glovebox": {"command": "/usr/bin/glovebox", "args": ["mcp"]}}})
+        );
+        assert_eq!(Client::ClaudeDesktop.add_command(&launch(false)), None);
+        // Claude Desktop is found by its settings, having no command.
+        let dir = std::env::temp_dir().join(format!("glovebox-places-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let found = Places { app_config: dir.clone(), ..places };
+        assert_eq!(Client::ClaudeDesktop.installed(&found, &[]), None);
+        std::fs::create_dir_all(dir.join("Claude")).unwrap();
+        assert!(Client::ClaudeDesktop.installed(&found, &[]).unwrap().ends_with("Claude exists"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use super::exit::{refused, Failure};
 use anyhow::Context;
 use glovebox::exit_status::Exit;
-use glovebox::mcp_config::{Client, Launch, Via};
+use glovebox::mcp_config::{Client, Launch, Places, Via};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -44,25 +44,32 @@ impl ViaArg {
     /// The launch form; the binary's own path is looked up only for `path`.
     pub fn via(self) -> Result<Via, Failure> {
         Ok(match self {
-            ViaArg::Path => Via::Path(
+            ViaArg::Path => Via::Path(without_verbatim_prefix(
                 std::env::current_exe()
                     .and_then(|p| p.canonicalize())
                     .context("finding this binary's path")?,
-            ),
+            )),
             ViaArg::Uvx => Via::Uvx,
             ViaArg::Npx => Via::Npx,
         })
     }
 }
 
+/// Windows' canonical paths begin `\\?\` (`\\?\C:\Users\…`), which
+/// not every client starts a program by: the plain drive path is the same file.
+fn without_verbatim_prefix(path: PathBuf) -> PathBuf {
+    match path.to_str().and_then(|p| p.strip_prefix(r"\\?\")) {
+        Some(plain) if cfg!(windows) && !plain.starts_with("UNC\\") => PathBuf::from(plain),
+        _ => path,
+    }
+}
+
 pub fn mcp_config(args: McpConfigArgs) -> Result<ExitCode, Failure> {
     let launch = Launch { via: args.via.via()?, read_only: args.read_only };
-    let home = std::env::var_os("HOME").map(PathBuf::from).context("HOME is not set")?;
     let project = std::env::current_dir().context("reading the current directory")?;
-    let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
-    let file = args
-        .file
-        .unwrap_or_else(|| args.client.config_file(&home, &project, codex_home.as_deref()));
+    let places = Places::here(project)
+        .context("finding the home directory (HOME; USERPROFILE on Windows)")?;
+    let file = args.file.unwrap_or_else(|| args.client.config_file(&places));
     if !args.write {
         print!("{}", args.client.render(&launch));
         eprintln!(

@@ -170,12 +170,13 @@ fn clients(
     not_added: &mut Vec<String>,
 ) -> Result<(), Failure> {
     step(4, "MCP clients");
-    let home = std::env::var_os("HOME").map(PathBuf::from).context("HOME is not set")?;
+    let project = std::env::current_dir().context("reading the current directory")?;
+    let places = glovebox::mcp_config::Places::here(project).context("HOME is not set")?;
     let path: Vec<PathBuf> =
         std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
     let found: Vec<(Client, String)> = Client::ALL
         .into_iter()
-        .filter_map(|c| c.installed(&home, &path).map(|why| (c, why)))
+        .filter_map(|c| c.installed(&places, &path).map(|why| (c, why)))
         .collect();
     for (client, why) in &found {
         println!("    found {} ({why})", client.title());
@@ -192,10 +193,8 @@ fn clients(
         return Ok(());
     }
     let launch = Launch { via: args.via.via()?, read_only: false };
-    let project = std::env::current_dir().context("reading the current directory")?;
-    let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
     for client in picked {
-        let file = client.config_file(&home, &project, codex_home.as_deref());
+        let file = client.config_file(&places);
         if !found.iter().any(|(c, _)| *c == client) {
             println!(
                 "    {} was not found installed; its entry is added anyway (--clients)",

@@ -262,13 +262,22 @@ fn the_windows_packages_carry_glovebox_exe_and_the_launchers_find_it() {
             .arg(unpacked.join("node_modules").join(into)));
     }
     let package: Value = serde_json::from_str(
-        &std::fs::read_to_string(unpacked.join("node_modules/glovebox-mcp-win32-x64/package.json")).unwrap(),
+        &std::fs::read_to_string(unpacked.join("node_modules/glovebox-mcp-win32-x64/package.json"))
+            .unwrap(),
     )
     .unwrap();
-    assert_eq!((&package["os"], &package["cpu"]), (&serde_json::json!(["win32"]), &serde_json::json!(["x64"])));
+    assert_eq!(
+        (&package["os"], &package["cpu"]),
+        (&serde_json::json!(["win32"]), &serde_json::json!(["x64"]))
+    );
     assert!(package.get("libc").is_none(), "{package}");
-    let carried = std::fs::read(unpacked.join("node_modules/glovebox-mcp-win32-x64/bin/glovebox.exe")).unwrap();
-    assert!(carried == std::fs::read(&exe).unwrap(), "the npm package carries another glovebox.exe");
+    let carried =
+        std::fs::read(unpacked.join("node_modules/glovebox-mcp-win32-x64/bin/glovebox.exe"))
+            .unwrap();
+    assert!(
+        carried == std::fs::read(&exe).unwrap(),
+        "the npm package carries another glovebox.exe"
+    );
     let launcher: Value = serde_json::from_str(
         &std::fs::read_to_string(unpacked.join("node_modules/glovebox-mcp/package.json")).unwrap(),
     )
@@ -279,7 +288,8 @@ fn the_windows_packages_carry_glovebox_exe_and_the_launchers_find_it() {
     let script = "Object.defineProperty(process, 'platform', {value: 'win32'}); \
                   Object.defineProperty(process, 'arch', {value: 'x64'}); \
                   require('./node_modules/glovebox-mcp/bin/glovebox-mcp.js');";
-    let started = Command::new("node").args(["-e", script]).current_dir(&unpacked).output().unwrap();
+    let started =
+        Command::new("node").args(["-e", script]).current_dir(&unpacked).output().unwrap();
     let said = String::from_utf8_lossy(&started.stderr);
     assert!(said.contains("glovebox-mcp-win32-x64/bin/glovebox.exe"), "{said}");
 
