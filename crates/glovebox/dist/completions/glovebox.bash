@@ -1533,7 +1533,7 @@ _glovebox() {
             return 0
             ;;
         glovebox__subcmd__mcp__subcmd__config)
-            opts="-h --read-only --write --file --via --config --help claude-code cursor vscode codex"
+            opts="-h --read-only --write --file --via --config --help claude-code claude-desktop cursor vscode codex"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1874,7 +1874,7 @@ _glovebox() {
             fi
             case "${prev}" in
                 --clients)
-                    COMPREPLY=($(compgen -W "claude-code cursor vscode codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code claude-desktop cursor vscode codex" -- "${cur}"))
                     return 0
                     ;;
                 --via)

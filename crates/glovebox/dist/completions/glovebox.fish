@@ -107,6 +107,7 @@ complete -c glovebox -n "__fish_glovebox_using_subcommand doctor" -l config -d '
 complete -c glovebox -n "__fish_glovebox_using_subcommand doctor" -l json
 complete -c glovebox -n "__fish_glovebox_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c glovebox -n "__fish_glovebox_using_subcommand setup; and not __fish_seen_subcommand_from accessibility kde-screenshots gnome-extension help" -l clients -d 'The MCP clients to add glovebox to (default: every one found installed)' -r -f -a "claude-code\t'Claude Code: `.mcp.json` in a project (or `claude mcp add`)'
+claude-desktop\t'Claude Desktop: `claude_desktop_config.json` in `%APPDATA%\\Claude` (Windows) or `~/Library/Application Support/Claude` (macOS)'
 cursor\t'Cursor: `~/.cursor/mcp.json`'
 vscode\t'VS Code: `.vscode/mcp.json` in a workspace'
 codex\t'OpenAI Codex: `~/.codex/config.toml`'"

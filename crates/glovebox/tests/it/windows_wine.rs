@@ -43,6 +43,17 @@ fn wait_for<T>(what: &str, limit: Duration, mut probe: impl FnMut() -> Option<T>
     }
 }
 
+/// Held by a test while its Wine runs: two glovebox.exe servers under Wine
+/// at once, beside the other tests' load, once ended in a panic inside the
+/// MCP runtime (noted in docs/windows.md; not yet understood), so the Wine
+/// tests take turns.
+static WINE_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// This test's turn at Wine.
+fn wine_turn() -> std::sync::MutexGuard<'static, ()> {
+    WINE_TURN.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// A Wine prefix of this test's own, on the sandbox's display, its
 /// programs' processes ended with it.
 struct Wine {
@@ -53,7 +64,11 @@ struct Wine {
 
 impl Wine {
     fn start(sandbox: &Sandbox) -> Wine {
-        let dir = std::env::temp_dir().join(format!("glovebox-wine-{}", std::process::id()));
+        // One prefix per test: the tests of this binary run at once, and two
+        // sharing one would share a wineserver and glovebox's grant lock.
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("glovebox-wine-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         for sub in ["prefix", "tmp", "files"] {
             std::fs::create_dir_all(dir.join(sub)).unwrap();
@@ -152,6 +167,7 @@ fn pixel(png_base64: &str, x: u32, y: u32) -> [u8; 3] {
 #[test]
 fn glovebox_exe_under_wine_fills_a_win32_form_in_the_background_through_the_python_sdk() {
     build();
+    let _turn = wine_turn();
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
     let mut wine = Wine::start(&sandbox);
     wine.spawn(&["/target/fixture.exe", "Z:\\files\\state.txt"]);

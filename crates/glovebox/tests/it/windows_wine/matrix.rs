@@ -7,7 +7,7 @@
 //! shows it) or refused with its declared code (the fixture shows
 //! nothing); notepad stays in front and the pointer does not move.
 
-use super::{build, repo, wait_for, Wine};
+use super::{build, repo, wait_for, wine_turn, Wine};
 use crate::action_matrix::{
     shows, Act, Addressing, App, Expect, NEW_NAME, TYPED_ASCII, TYPED_UNICODE,
 };
@@ -132,6 +132,7 @@ fn route_of(text: &str) -> String {
 #[test]
 fn the_win32_column_of_the_action_matrix_under_wine() {
     build();
+    let _turn = wine_turn();
     let sandbox = Sandbox::start(SandboxOptions::default()).unwrap();
     let mut wine = Wine::start(&sandbox);
     wine.spawn(&["/target/matrix.exe", "Z:\\files\\matrix.json"]);
